@@ -1,0 +1,202 @@
+"""The typed graph: a networkx ``MultiDiGraph`` wrapped by a small API.
+
+networkx attributes are derived from the model: each node carries ``kind``
+(the :class:`~graphkit.model.NodeKind` value) and ``node`` (the pydantic
+object); each edge, keyed by :attr:`Edge.nx_key`, carries ``kind``,
+``traversable`` and ``edge`` (the pydantic object).  Analysis code may use
+``graph.nx`` directly with networkx algorithms.
+
+File format (``graphkit.graph/v1``)::
+
+    {"schema": "graphkit.graph/v1",
+     "nodes": [<node model_dump>...],      # sorted by id
+     "edges": [<edge model_dump>...],      # sorted by (source, target, key)
+     "meta":  {...}}                        # inputs and problems of the build
+
+Saving then loading gives an equal graph (see ``tests/test_graph.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from graphkit.errors import GraphFileError, GraphkitError, UnknownNodeError
+from graphkit.model import EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, Edge, Node, NodeKind
+
+__all__ = ["Graph", "GRAPH_SCHEMA"]
+
+GRAPH_SCHEMA = "graphkit.graph/v1"
+
+
+class Graph:
+    """A typed multigraph of graphkit nodes and edges.
+
+    Adding a node or edge that already exists merges the two observations
+    (evidence unioned; see :meth:`Node.merged` and :meth:`Edge.merged`).
+
+    Raises
+    ------
+    GraphkitError
+        when an edge joins node kinds its declaration does not allow, or an
+        endpoint is missing.
+    """
+
+    def __init__(self) -> None:
+        self.nx: nx.MultiDiGraph = nx.MultiDiGraph()
+        self.meta: dict[str, Any] = {}
+
+    # ----------------------------------------------------------------- building
+    def add_node(self, node: Node) -> Node:
+        """Add or merge ``node``; returns the stored node."""
+        if node.id in self.nx:
+            node = self.node(node.id).merged(node)
+        self.nx.add_node(node.id, kind=node.spec.kind.value, node=node)
+        return node
+
+    def add_edge(self, edge: Edge) -> Edge:
+        """Add or merge ``edge``; both endpoints must exist with allowed kinds."""
+        spec = EDGE_SPECS[edge.kind]
+        for end, allowed in ((edge.source, spec.sources), (edge.target, spec.targets)):
+            if end not in self.nx:
+                raise GraphkitError(f"edge {edge.kind.value} {edge.source} -> {edge.target}: node {end!r} missing")
+            kind = self.node(end).spec.kind
+            if kind not in allowed:
+                raise GraphkitError(f"edge {edge.kind.value} may not touch a {kind.value} node ({end})")
+        key = edge.nx_key
+        existing = self.nx.get_edge_data(edge.source, edge.target, key)
+        if existing is not None:
+            edge = existing["edge"].merged(edge)
+        self.nx.add_edge(edge.source, edge.target, key=key, kind=edge.kind.value,
+                         traversable=spec.traversable, edge=edge)
+        return edge
+
+    def update(self, nodes: Iterable[Node] = (), edges: Iterable[Edge] = ()) -> None:
+        """Add many nodes, then many edges."""
+        for n in nodes:
+            self.add_node(n)
+        for e in edges:
+            self.add_edge(e)
+
+    # ----------------------------------------------------------------- reading
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self.nx
+
+    def __len__(self) -> int:
+        return self.nx.number_of_nodes()
+
+    def node(self, node_id: str) -> Node:
+        """The node with ``node_id``.
+
+        Raises
+        ------
+        UnknownNodeError
+            with close ids as suggestions.
+        """
+        try:
+            return self.nx.nodes[node_id]["node"]
+        except KeyError:
+            raise UnknownNodeError(node_id, self.nx.nodes) from None
+
+    def nodes(self, kind: NodeKind | None = None) -> Iterator[Node]:
+        """Nodes (of one kind), in id order."""
+        for nid in sorted(self.nx.nodes):
+            data = self.nx.nodes[nid]
+            if kind is None or data["kind"] == kind.value:
+                yield data["node"]
+
+    def edges(self, kind: Any = None) -> Iterator[Edge]:
+        """Edges (of one :class:`EdgeKind`), in (source, target, key) order."""
+        for u, v, k, data in sorted(self.nx.edges(keys=True, data=True), key=lambda t: (t[0], t[1], t[2])):
+            if kind is None or data["kind"] == kind.value:
+                yield data["edge"]
+
+    def out_edges(self, node_id: str) -> Iterator[Edge]:
+        """Edges leaving ``node_id``."""
+        for _, _, data in self.nx.out_edges(node_id, data=True):
+            yield data["edge"]
+
+    def in_edges(self, node_id: str) -> Iterator[Edge]:
+        """Edges entering ``node_id``."""
+        for _, _, data in self.nx.in_edges(node_id, data=True):
+            yield data["edge"]
+
+    def traversable_view(self) -> nx.MultiDiGraph:
+        """A read-only view with only traversable edges (no copy)."""
+        return nx.subgraph_view(self.nx, filter_edge=lambda u, v, k: self.nx.edges[u, v, k]["traversable"])
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Counts per node kind and per edge kind (only kinds present)."""
+        nodes: dict[str, int] = {}
+        for _, kind in self.nx.nodes(data="kind"):
+            nodes[kind] = nodes.get(kind, 0) + 1
+        edges: dict[str, int] = {}
+        for _, _, kind in self.nx.edges(data="kind"):
+            edges[kind] = edges.get(kind, 0) + 1
+        return {"nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items()))}
+
+    # ----------------------------------------------------------------- files
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-compatible file representation (``graphkit.graph/v1``)."""
+        return {
+            "schema": GRAPH_SCHEMA,
+            "nodes": [n.model_dump(mode="json", exclude_defaults=False) for n in self.nodes()],
+            "edges": [e.model_dump(mode="json") for e in self.edges()],
+            "meta": self.meta,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, source: str = "<dict>") -> "Graph":
+        """Rebuild a graph from :meth:`to_dict` output.
+
+        Raises
+        ------
+        GraphFileError
+            naming ``source`` and the failing item.
+        """
+        if not isinstance(data, dict) or data.get("schema") != GRAPH_SCHEMA:
+            raise GraphFileError(source, f"not a {GRAPH_SCHEMA} file (schema={data.get('schema') if isinstance(data, dict) else None!r})")
+        g = cls()
+        g.meta = data.get("meta", {})
+        for i, raw in enumerate(data.get("nodes", [])):
+            try:
+                node = NODE_ADAPTER.validate_python(raw)
+            except ValueError as exc:
+                raise GraphFileError(source, f"nodes[{i}]: {exc}") from None
+            g.nx.add_node(node.id, kind=node.spec.kind.value, node=node)
+        for i, raw in enumerate(data.get("edges", [])):
+            try:
+                g.add_edge(Edge.model_validate(raw))
+            except (ValueError, GraphkitError) as exc:
+                raise GraphFileError(source, f"edges[{i}]: {exc}") from None
+        return g
+
+    def save(self, path: str | Path) -> None:
+        """Write the graph as JSON to ``path`` (UTF-8, sorted, indented)."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Graph":
+        """Read a graph saved by :meth:`save`.
+
+        Raises
+        ------
+        GraphFileError
+            if the file is missing, not JSON, or not a graphkit graph.
+        """
+        p = Path(path)
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise GraphFileError(str(p), str(exc)) from None
+        return cls.from_dict(data, source=str(p))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Graph) and self.to_dict() == other.to_dict()
+
+
+assert set(NODE_TYPES) == set(NodeKind)

@@ -1,0 +1,91 @@
+"""Registry of ingestors: how the core reaches ``ingest/`` without importing it.
+
+An ingestor is any object with a ``name`` (the CLI option stem, e.g.
+``github-actions`` for ``--github-actions``), a one-line ``description`` and an
+``ingest(paths, progress=None) -> IngestResult`` method.  Ingestors are found
+through the ``graphkit.ingestors`` entry-point group declared in
+``pyproject.toml``; tests may :func:`register` more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Protocol
+
+from graphkit.errors import GraphkitError, InputError
+from graphkit.model import Edge, Node
+
+__all__ = ["IngestResult", "Ingestor", "Progress", "register", "ingestors", "get"]
+
+#: ``progress(advance, description)``: called by ingestors as they finish items.
+Progress = Callable[[int, str], None]
+
+
+@dataclass
+class IngestResult:
+    """What one ingestor produced.
+
+    ``problems``: non-fatal input errors (skipped files or places), each naming
+    file and place.  ``complete``: every input was read in full (no problem);
+    a consumer must not treat missing data of an incomplete source as absent.
+    ``meta``: JSON-compatible facts for the build (e.g. label overrides).
+    """
+
+    nodes: list[Node] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    problems: list[InputError] = field(default_factory=list)
+    items: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """True when nothing was skipped."""
+        return not self.problems
+
+
+class Ingestor(Protocol):
+    """Interface every ``ingest/`` module exposes (see module docstring)."""
+
+    name: str
+    description: str
+
+    def count(self, paths: Sequence[Path]) -> int:
+        """How many items ``ingest`` will report progress for (for progress bars)."""
+
+    def ingest(self, paths: Sequence[Path], progress: Progress | None = None) -> IngestResult:
+        """Read ``paths`` and return nodes, edges and problems; never raise on one bad file."""
+
+
+_extra: dict[str, Ingestor] = {}
+
+
+def register(ingestor: Ingestor) -> None:
+    """Register an ingestor by its ``name`` (overrides an entry point of that name)."""
+    _extra[ingestor.name] = ingestor
+
+
+def ingestors() -> dict[str, Ingestor]:
+    """All ingestors by name: entry points of group ``graphkit.ingestors``, then registered ones."""
+    found: dict[str, Ingestor] = {}
+    for ep in entry_points(group="graphkit.ingestors"):
+        found[ep.name] = ep.load()
+    found.update(_extra)
+    return found
+
+
+def get(name: str) -> Ingestor:
+    """The ingestor called ``name``.
+
+    Raises
+    ------
+    GraphkitError
+        if none is installed under that name (is the package installed?).
+    """
+    try:
+        return ingestors()[name]
+    except KeyError:
+        raise GraphkitError(f"no ingestor {name!r} installed (known: {', '.join(sorted(ingestors())) or 'none'}); "
+                            "install graphkit with 'pip install -e .'") from None
