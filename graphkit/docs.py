@@ -1,0 +1,55 @@
+"""Generate the README's graph-model tables from the model declarations.
+
+``python -m graphkit.docs`` rewrites the part of README.md between the
+``<!-- model:begin -->`` and ``<!-- model:end -->`` markers; a test checks the
+README is up to date.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from graphkit.model import EDGE_SPECS, NODE_ID_FORMATS, NODE_TYPES, REVOCATION_SPECS
+
+BEGIN, END = "<!-- model:begin -->", "<!-- model:end -->"
+
+
+def model_markdown() -> str:
+    """Markdown tables of node kinds, edge kinds and revocation actions."""
+    lines = ["| node kind | Neo4j label | id format | default criticality | revoked by | meaning |",
+             "|---|---|---|---|---|---|"]
+    for kind, cls in NODE_TYPES.items():
+        s = cls.spec
+        fmt = NODE_ID_FORMATS[kind].replace("|", "\\|")
+        lines.append(f"| `{kind.value}` | `{s.label}` | `{fmt}` | {s.default_criticality.value} | "
+                     f"{s.revoked_by.value if s.revoked_by else ''} | {s.description} |")
+    lines += ["", "| edge kind | Neo4j type | traversable | from | to | lifetime | revoked by (on) | meaning |",
+              "|---|---|---|---|---|---|---|---|"]
+    for kind, e in EDGE_SPECS.items():
+        src = ", ".join(sorted(k.value for k in e.sources))
+        dst = ", ".join(sorted(k.value for k in e.targets))
+        rev = f"{e.revoked_by.value} ({e.revoke_subject})" if e.revoked_by else ""
+        lines.append(f"| `{kind.value}` | `{e.rel_type}` | {'yes' if e.traversable else 'no'} | {src} | {dst} | "
+                     f"{e.lifetime.value} | {rev} | {e.description} |")
+    lines += ["", "| revocation action | what it means |", "|---|---|"]
+    for action, spec in REVOCATION_SPECS.items():
+        lines.append(f"| `{action.value}` | {spec.description} |")
+    return "\n".join(lines)
+
+
+def render(readme: str) -> str:
+    """``readme`` with the generated block replaced.
+
+    Raises
+    ------
+    ValueError
+        if the markers are missing.
+    """
+    start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
+    return readme[:start] + "\n" + model_markdown() + "\n" + readme[end:]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    path = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    path.write_text(render(path.read_text(encoding="utf-8")), encoding="utf-8")

@@ -1,0 +1,1 @@
+"""Ingestors: one module per source, each exposing ``INGESTOR`` (see :mod:`graphkit.registry`)."""

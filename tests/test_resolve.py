@@ -1,0 +1,485 @@
+"""Resolver rules on small literal graphs (graphkit/resolve.py).
+
+Jobs and runners are built directly with the model so that these tests do not
+depend on the workflow ingestor.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from graphkit.graph import Graph
+from graphkit.hosted import is_self_hosted
+from graphkit.model import (Cache, Confidence, Edge, EdgeKind, Evidence, Host, Job, Lifetime, Organization,
+                            Repository, Runner, RunnerGroup, RunsOnCandidate, Secret, SecretGrant, SecretRef,
+                            DeploymentTarget)
+from graphkit.resolve import resolve
+
+EV = Evidence(file="test.yml", yaml_path="x")
+C, P = Confidence.CERTAIN, Confidence.POSSIBLE
+
+
+# --------------------------------------------------------------------------- builders
+
+
+def cand(*labels: str, group: str | None = None, matrix: dict | None = None,
+         confidence: Confidence = C) -> RunsOnCandidate:
+    return RunsOnCandidate(labels=tuple(labels), group=group, matrix=matrix, confidence=confidence,
+                           evidence=Evidence(file="wf.yml", yaml_path=f"runs-on {labels} {matrix}"))
+
+
+def job(repo: str, name: str, *cands: RunsOnCandidate, path: str = ".github/workflows/ci.yml", **kw) -> Job:
+    return Job(id=f"job:{repo}/{path}#{name}", name=name, repository=repo, workflow_path=path, job_key=name,
+               secrets_repository=kw.pop("secrets_repository", repo), runs_on=list(cands), evidence=[EV], **kw)
+
+
+def runner(name: str, labels: list[str], scope: str = "acme", group: str | None = "Default", **kw) -> Runner:
+    return Runner(id=f"runner:{scope}/{name}", name=name, labels=["self-hosted", *labels], scope=scope,
+                  runner_group=group if "/" not in scope else None, evidence=[EV], **kw)
+
+
+def group(name: str, **kw) -> RunnerGroup:
+    return RunnerGroup(id=f"runner_group:acme/{name.lower()}", name=name, owner="acme", evidence=[EV], **kw)
+
+
+def repo(full: str, visibility: str | None = "private", **kw) -> Repository:
+    return Repository(id=f"repo:{full}", name=full, full_name=full, visibility=visibility, evidence=[EV], **kw)
+
+
+def graph(*nodes, meta: dict | None = None) -> Graph:
+    g = Graph()
+    for n in nodes:
+        g.add_node(n)
+    g.meta = {"runner_inventory": meta} if meta is not None else {}
+    return g
+
+
+def receives(g: Graph) -> set[tuple[str, str]]:
+    return {(e.source, e.target) for e in g.edges(EdgeKind.RECEIVES_JOB)}
+
+
+def receives_full(g: Graph) -> set[tuple[str, str, str, str]]:
+    return {(e.source, e.target, e.key, e.confidence.value) for e in g.edges(EdgeKind.RECEIVES_JOB)}
+
+
+def reads(g: Graph) -> set[tuple[str, str, str]]:
+    return {(e.source, e.target, e.confidence.value) for e in g.edges(EdgeKind.READS_SECRET)}
+
+
+DEFAULT_ALL = group("Default", visibility="all")
+
+
+# --------------------------------------------------------------------------- routing
+
+
+def test_all_labels_required_case_insensitive_and_implicit_self_hosted():
+    g = graph(repo("acme/app"), DEFAULT_ALL,
+              runner("r-linux", ["Linux", "X64"]),
+              runner("r-gpu", ["linux", "GPU"]),
+              runner("r-bare", [], ),
+              job("acme/app", "a", cand("self-hosted", "LINUX", "x64")),
+              job("acme/app", "b", cand("linux", "gpu")),
+              job("acme/app", "c", cand("self-hosted")))
+    resolve(g)
+    assert receives_full(g) == {
+        ("runner:acme/r-linux", "job:acme/app/.github/workflows/ci.yml#a", "", "certain"),
+        ("runner:acme/r-gpu", "job:acme/app/.github/workflows/ci.yml#b", "", "certain"),
+        ("runner:acme/r-linux", "job:acme/app/.github/workflows/ci.yml#c", "", "certain"),
+        ("runner:acme/r-gpu", "job:acme/app/.github/workflows/ci.yml#c", "", "certain"),
+        ("runner:acme/r-bare", "job:acme/app/.github/workflows/ci.yml#c", "", "certain"),
+    }
+
+
+def test_scope_org_or_own_repository_only():
+    g = graph(repo("acme/app"), repo("acme/docs"), DEFAULT_ALL,
+              runner("org", ["linux"]), runner("app-only", ["linux"], scope="acme/app"),
+              runner("other-org", ["linux"], scope="umbrella"),
+              job("acme/app", "a", cand("linux")), job("acme/docs", "d", cand("linux")))
+    resolve(g)
+    assert receives(g) == {
+        ("runner:acme/org", "job:acme/app/.github/workflows/ci.yml#a"),
+        ("runner:acme/app/app-only", "job:acme/app/.github/workflows/ci.yml#a"),
+        ("runner:acme/org", "job:acme/docs/.github/workflows/ci.yml#d"),
+    }
+
+
+def test_group_pin_links_only_that_group():
+    g = graph(repo("acme/app"), DEFAULT_ALL, group("builders", visibility="all"),
+              runner("gpu-default", ["gpu"]), runner("gpu-builders", ["gpu"], group="builders"),
+              runner("gpu-repo", ["gpu"], scope="acme/app"),
+              job("acme/app", "train", cand("gpu", group="Builders")))
+    resolve(g)
+    assert receives(g) == {("runner:acme/gpu-builders", "job:acme/app/.github/workflows/ci.yml#train")}
+
+
+def test_group_selected_visibility():
+    g = graph(repo("acme/app"), repo("acme/docs"),
+              group("shared", visibility="selected", selected_repositories=["acme/app"]),
+              runner("r1", ["linux"], group="shared"),
+              job("acme/app", "a", cand("linux")), job("acme/docs", "d", cand("linux")))
+    resolve(g)
+    assert receives(g) == {("runner:acme/r1", "job:acme/app/.github/workflows/ci.yml#a")}
+    # a real runner matches the labels, so no pool is invented for docs: it is reported as unrouted
+    assert g.meta["resolve"]["inferred_pools"] == []
+    assert g.meta["resolve"]["unrouted_candidates"] == ["job:acme/docs/.github/workflows/ci.yml#d [linux]"]
+
+
+def test_group_private_visibility_and_public_repositories():
+    nodes = [repo("acme/priv"), repo("acme/int", "internal"), repo("acme/pub", "public"), repo("acme/unk", None),
+             group("private-grp", visibility="private", allows_public_repositories=True),
+             group("no-public", visibility="all"), group("public-ok", visibility="all",
+                                                        allows_public_repositories=True),
+             runner("rp", ["p"], group="private-grp"), runner("rn", ["n"], group="no-public"),
+             runner("ro", ["o"], group="public-ok")]
+    jobs = [job(f"acme/{r}", lab, cand(lab)) for r in ("priv", "int", "pub", "unk") for lab in ("p", "n", "o")]
+    g = graph(*nodes, *jobs)
+    resolve(g)
+    assert receives_full(g) == {
+        ("runner:acme/rp", "job:acme/priv/.github/workflows/ci.yml#p", "", "certain"),
+        ("runner:acme/rp", "job:acme/int/.github/workflows/ci.yml#p", "", "certain"),
+        ("runner:acme/rp", "job:acme/unk/.github/workflows/ci.yml#p", "", "possible"),
+        ("runner:acme/rn", "job:acme/priv/.github/workflows/ci.yml#n", "", "certain"),
+        ("runner:acme/rn", "job:acme/int/.github/workflows/ci.yml#n", "", "certain"),
+        ("runner:acme/rn", "job:acme/unk/.github/workflows/ci.yml#n", "", "possible"),
+        ("runner:acme/ro", "job:acme/priv/.github/workflows/ci.yml#o", "", "certain"),
+        ("runner:acme/ro", "job:acme/int/.github/workflows/ci.yml#o", "", "certain"),
+        ("runner:acme/ro", "job:acme/pub/.github/workflows/ci.yml#o", "", "certain"),
+        ("runner:acme/ro", "job:acme/unk/.github/workflows/ci.yml#o", "", "certain"),
+    }
+
+
+def test_restricted_to_workflows():
+    g = graph(repo("acme/app", default_branch="main"),
+              group("rel", visibility="all", restricted_to_workflows=True,
+                    selected_workflows=["acme/app/.github/workflows/release.yml@refs/heads/main",
+                                        "Acme/App/.github/workflows/nightly.yml@refs/tags/v1"]),
+              group("rel-unknown", visibility="all", restricted_to_workflows=True),
+              runner("rr", ["rel"], group="rel"), runner("ru", ["relu"], group="rel-unknown"),
+              job("acme/app", "publish", cand("rel"), path=".github/workflows/release.yml"),
+              job("acme/app", "nightly", cand("rel"), path=".github/workflows/nightly.yml"),
+              job("acme/app", "test", cand("rel"), path=".github/workflows/ci.yml"),
+              job("acme/app", "x", cand("relu"), path=".github/workflows/ci.yml"),
+              meta={"unknown_selected_workflows": ["runner_group:acme/rel-unknown"]})
+    resolve(g)
+    assert receives_full(g) == {
+        ("runner:acme/rr", "job:acme/app/.github/workflows/release.yml#publish", "", "certain"),
+        ("runner:acme/rr", "job:acme/app/.github/workflows/nightly.yml#nightly", "", "possible"),
+        ("runner:acme/ru", "job:acme/app/.github/workflows/ci.yml#x", "", "possible"),
+    }
+
+
+def test_matrix_instances_keep_distinct_keys():
+    g = graph(repo("acme/app"), DEFAULT_ALL, runner("a", ["linux-a"]), runner("b", ["linux-b"]),
+              runner("c", ["linux-c"]),
+              job("acme/app", "m", cand("linux-a", matrix={"os": "linux-a"}), cand("linux-c", matrix={"os": "linux-c"})))
+    resolve(g)
+    assert receives_full(g) == {
+        ("runner:acme/a", "job:acme/app/.github/workflows/ci.yml#m", 'matrix={"os":"linux-a"}', "certain"),
+        ("runner:acme/c", "job:acme/app/.github/workflows/ci.yml#m", 'matrix={"os":"linux-c"}', "certain"),
+    }
+
+
+def test_inferred_pools_and_replacement_by_real_runners():
+    j_gpu = job("acme/app", "gpu", cand("self-hosted", "Linux", "GPU"))
+    j_linux = job("acme/app", "lin", cand("linux"))
+    j_other = job("umbrella/x", "o", cand("linux"))
+    # no inventory: every self-hosted label set is a pool of its owner
+    g = graph(repo("acme/app"), j_gpu, j_linux, j_other)
+    resolve(g)
+    assert receives_full(g) == {
+        ("runner:inferred:acme:gpu+linux+self-hosted", j_gpu.id, "", "possible"),
+        ("runner:inferred:acme:linux+self-hosted", j_linux.id, "", "possible"),
+        # the gpu pool's machines have "linux" too
+        ("runner:inferred:acme:gpu+linux+self-hosted", j_linux.id, "", "possible"),
+        ("runner:inferred:umbrella:linux+self-hosted", j_other.id, "", "possible"),
+    }
+    pool = g.node("runner:inferred:acme:gpu+linux+self-hosted")
+    assert (pool.inferred, pool.scope, pool.labels) == (True, "acme", ["gpu", "linux", "self-hosted"])
+    # a real runner with linux replaces the linux pool (not the gpu one)
+    g = graph(repo("acme/app"), DEFAULT_ALL, runner("r1", ["linux"]), j_gpu, j_linux)
+    resolve(g)
+    assert receives_full(g) == {
+        ("runner:inferred:acme:gpu+linux+self-hosted", j_gpu.id, "", "possible"),
+        ("runner:acme/r1", j_linux.id, "", "certain"),
+    }
+    assert g.meta["resolve"]["inferred_pools"] == ["runner:inferred:acme:gpu+linux+self-hosted"]
+
+
+def test_unresolved_runs_on_links_every_usable_runner_and_pool():
+    unresolved = Evidence(file="wf.yml", yaml_path="jobs.plan.runs-on", detail="${{ inputs.runner }}")
+    j_dyn = job("acme/app", "dyn", runs_on_unresolved=unresolved)
+    j_gpu = job("acme/app", "gpu", cand("gpu"))
+    g = graph(repo("acme/app"), DEFAULT_ALL, group("other", visibility="selected", selected_repositories=[]),
+              runner("r1", ["linux"]), runner("denied", ["linux"], group="other"),
+              runner("app", ["x"], scope="acme/app"), j_dyn, j_gpu)
+    resolve(g)
+    assert receives_full(g) == {
+        ("runner:acme/r1", j_dyn.id, "unresolved", "possible"),
+        ("runner:acme/app/app", j_dyn.id, "unresolved", "possible"),
+        ("runner:inferred:acme:gpu+self-hosted", j_dyn.id, "unresolved", "possible"),
+        ("runner:inferred:acme:gpu+self-hosted", j_gpu.id, "", "possible"),
+    }
+    # nothing known at all: a catch-all pool, never a silent drop
+    g = graph(repo("acme/app"), j_dyn)
+    resolve(g)
+    assert receives_full(g) == {("runner:inferred:acme:self-hosted", j_dyn.id, "unresolved", "possible")}
+    assert g.meta["resolve"]["unresolved_jobs"] == [j_dyn.id]
+
+
+def test_hosted_labels_not_linked_with_overrides():
+    assert not is_self_hosted(["ubuntu-latest"]) and is_self_hosted(["ubuntu-x64-small"])
+    g = graph(repo("acme/app"), DEFAULT_ALL,
+              runner("r1", ["ubuntu-latest", "ubuntu-22.04", "acme-8core", "macos-m1-stable"]),
+              job("acme/app", "hosted", cand("ubuntu-latest")),
+              job("acme/app", "larger", cand("acme-8core")),
+              job("acme/app", "sh", cand("self-hosted", "ubuntu-latest")),
+              job("acme/app", "forced", cand("ubuntu-22.04")),
+              job("acme/app", "m1", cand("macos-m1-stable")),
+              meta={"github_hosted_labels": ["ACME-8core"], "self_hosted_labels": ["ubuntu-22.04"]})
+    resolve(g)
+    assert receives(g) == {("runner:acme/r1", f"job:acme/app/.github/workflows/ci.yml#{n}")
+                           for n in ("sh", "forced", "m1")}
+    assert not any(n.inferred for n in g.nodes() if isinstance(n, Runner))
+
+
+def test_ephemeral_vs_persistent_lifetimes():
+    g = graph(repo("acme/app"), DEFAULT_ALL, runner("eph", ["l"], ephemeral=True),
+              runner("per", ["l"], ephemeral=False), runner("unk", ["l"]),
+              job("acme/app", "j", cand("l")))
+    resolve(g)
+    got = {(e.source, e.lifetime, e.confidence) for e in g.edges(EdgeKind.RECEIVES_JOB)}
+    assert got == {("runner:acme/eph", Lifetime.PER_JOB, P),
+                   ("runner:acme/per", Lifetime.UNTIL_RUNNER_REMOVED, C),
+                   ("runner:acme/unk", Lifetime.UNTIL_RUNNER_REMOVED, C)}
+
+
+def test_reusable_workflow_uses_callers_runners():
+    callee = Job(id="job:acme/app/.github/workflows/ci.yml#call>acme/shared/.github/workflows/build.yml#b",
+                 name="b", repository="acme/shared", workflow_path=".github/workflows/build.yml", job_key="b",
+                 secrets_repository="acme/app", runs_on=[cand("l")], evidence=[EV])
+    g = graph(repo("acme/app"), repo("acme/shared"),
+              group("g", visibility="selected", selected_repositories=["acme/app"]),
+              runner("r", ["l"], group="g"), callee)
+    resolve(g)
+    assert receives(g) == {("runner:acme/r", callee.id)}
+
+
+def test_candidate_confidence_propagates():
+    g = graph(repo("acme/app"), DEFAULT_ALL, runner("r", ["l"]),
+              job("acme/app", "j", cand("l", confidence=P)))
+    resolve(g)
+    assert receives_full(g) == {("runner:acme/r", "job:acme/app/.github/workflows/ci.yml#j", "", "possible")}
+
+
+# --------------------------------------------------------------------------- secrets
+
+
+def secret(scope: str, name: str, **kw) -> Secret:
+    if scope == "org":
+        sid = f"secret:org:acme:{name}"
+    elif scope == "repo":
+        sid = f"secret:repo:{kw['repository']}:{name}"
+    else:
+        sid = f"secret:env:{kw['repository']}:{kw['environment']}:{name}"
+    return Secret(id=sid, name=name, secret_name=name, scope=scope, owner="acme", evidence=[EV], **kw)
+
+
+def refs(*names: str) -> list[SecretRef]:
+    return [SecretRef(name=n, evidence=Evidence(file="wf.yml", yaml_path=f"secrets.{n}")) for n in names]
+
+
+SECRET_NODES = [
+    Organization(id="org:acme", name="acme", evidence=[EV]),
+    repo("acme/app"), repo("acme/docs"), repo("acme/site", "public"),
+    secret("org", "TOKEN", visibility="all"),
+    secret("org", "ORG_ONLY", visibility="all"),
+    secret("org", "PRIV", visibility="private"),
+    secret("org", "SEL", visibility="selected", selected_repositories=["acme/app"]),
+    secret("repo", "TOKEN", repository="acme/app"),
+    secret("repo", "REPO_ONLY", repository="acme/app"),
+    secret("env", "TOKEN", repository="acme/app", environment="production"),
+]
+COMPLETE = {"secrets_complete": ["org:acme", "repo:acme/app", "repo:acme/docs", "repo:acme/site",
+                                 "target:environment:acme/app:production"]}
+
+
+def test_secret_resolution_order_env_repo_org():
+    j_env = job("acme/app", "deploy", environment="Production", secret_refs=refs("TOKEN", "REPO_ONLY", "ORG_ONLY"))
+    j_plain = job("acme/app", "build", secret_refs=refs("token", "github_token"))
+    j_docs = job("acme/docs", "docs", secret_refs=refs("TOKEN", "REPO_ONLY"))
+    g = graph(*SECRET_NODES, j_env, j_plain, j_docs, meta=COMPLETE)
+    resolve(g)
+    assert reads(g) == {
+        (j_env.id, "secret:env:acme/app:production:TOKEN", "certain"),
+        (j_env.id, "secret:repo:acme/app:REPO_ONLY", "certain"),
+        (j_env.id, "secret:org:acme:ORG_ONLY", "certain"),
+        (j_plain.id, "secret:repo:acme/app:TOKEN", "certain"),
+        (j_docs.id, "secret:org:acme:TOKEN", "certain"),
+        (j_docs.id, "secret:acme/docs:REPO_ONLY", "certain"),
+    }
+    unknown = g.node("secret:acme/docs:REPO_ONLY")
+    assert (unknown.scope, unknown.repository) == ("unknown", "acme/docs")
+
+
+def test_org_secret_visibility_selected_and_private():
+    jobs = [job(f"acme/{r}", "j", secret_refs=refs("SEL", "PRIV")) for r in ("app", "docs", "site")]
+    g = graph(*SECRET_NODES, *jobs, meta=COMPLETE)
+    resolve(g)
+    assert reads(g) == {
+        ("job:acme/app/.github/workflows/ci.yml#j", "secret:org:acme:SEL", "certain"),
+        ("job:acme/app/.github/workflows/ci.yml#j", "secret:org:acme:PRIV", "certain"),
+        ("job:acme/docs/.github/workflows/ci.yml#j", "secret:acme/docs:SEL", "certain"),
+        ("job:acme/docs/.github/workflows/ci.yml#j", "secret:org:acme:PRIV", "certain"),
+        ("job:acme/site/.github/workflows/ci.yml#j", "secret:acme/site:SEL", "certain"),
+        ("job:acme/site/.github/workflows/ci.yml#j", "secret:acme/site:PRIV", "certain"),
+    }
+
+
+def test_incomplete_shadowing_scope_makes_lookup_possible():
+    j = job("acme/app", "j", secret_refs=refs("ORG_ONLY"))
+    g = graph(*SECRET_NODES, j)  # no list known complete
+    resolve(g)
+    assert reads(g) == {(j.id, "secret:org:acme:ORG_ONLY", "possible")}
+
+
+def test_all_secrets_expands_to_every_visible_secret():
+    ev = Evidence(file="wf.yml", yaml_path="jobs.j.env.ALL", detail="toJSON(secrets)")
+    j_env = job("acme/app", "env", environment="production", all_secrets=ev)
+    j_app = job("acme/app", "app", all_secrets=ev)
+    j_site = job("acme/site", "site", all_secrets=ev)
+    g = graph(*SECRET_NODES, j_env, j_app, j_site, meta=COMPLETE)
+    resolve(g)
+    assert reads(g) == {
+        (j_env.id, "secret:env:acme/app:production:TOKEN", "certain"),
+        (j_env.id, "secret:repo:acme/app:REPO_ONLY", "certain"),
+        (j_env.id, "secret:org:acme:ORG_ONLY", "certain"),
+        (j_env.id, "secret:org:acme:PRIV", "certain"),
+        (j_env.id, "secret:org:acme:SEL", "certain"),
+        (j_app.id, "secret:repo:acme/app:TOKEN", "certain"),
+        (j_app.id, "secret:repo:acme/app:REPO_ONLY", "certain"),
+        (j_app.id, "secret:org:acme:ORG_ONLY", "certain"),
+        (j_app.id, "secret:org:acme:PRIV", "certain"),
+        (j_app.id, "secret:org:acme:SEL", "certain"),
+        (j_site.id, "secret:org:acme:TOKEN", "certain"),
+        (j_site.id, "secret:org:acme:ORG_ONLY", "certain"),
+    }
+    # lists not known complete: plus the "every secret" node
+    g = graph(*SECRET_NODES, j_site, meta={"secrets_complete": ["org:acme"]})
+    resolve(g)
+    assert reads(g) == {(j_site.id, "secret:org:acme:TOKEN", "possible"),
+                        (j_site.id, "secret:org:acme:ORG_ONLY", "possible"),
+                        (j_site.id, "secret:all:acme/site", "possible")}
+    assert g.node("secret:all:acme/site").scope == "all"
+
+
+def test_secret_grants_link_secret_to_target():
+    target = DeploymentTarget(id="target:package_index:pypi.org/acme-app", name="pypi", target_type="package_index",
+                              identifier="pypi.org/acme-app", evidence=[EV])
+    gev = Evidence(file="wf.yml", yaml_path="jobs.j.steps[3].with.password")
+    j = job("acme/app", "j", secret_grants=[
+        SecretGrant(name="REPO_ONLY", edge_kind=EdgeKind.PUBLISHES_TO, target=target.id, evidence=gev),
+        SecretGrant(name="ORG_ONLY", edge_kind=EdgeKind.PUBLISHES_TO, target="target:registry:absent", evidence=gev)])
+    g = graph(*SECRET_NODES, target, j, meta=COMPLETE)
+    resolve(g)
+    assert reads(g) == {(j.id, "secret:repo:acme/app:REPO_ONLY", "certain"),
+                        (j.id, "secret:org:acme:ORG_ONLY", "certain")}
+    (e,) = list(g.edges(EdgeKind.PUBLISHES_TO))
+    assert (e.source, e.target, e.lifetime) == ("secret:repo:acme/app:REPO_ONLY", target.id, Lifetime.UNTIL_ROTATED)
+    assert g.meta["resolve"]["dangling_grants"] == [
+        "secret:org:acme:ORG_ONLY -[publishes_to]-> target:registry:absent"]
+
+
+# --------------------------------------------------------------------------- host caches
+
+
+def test_host_caches_shared_by_every_job_on_the_host():
+    h = Host(id="host:build-01", name="build-01", ephemeral=False, evidence=[EV])
+    vm = Host(id="host:vm", name="vm", ephemeral=True, evidence=[EV])
+    tc = Cache(id="cache:host:build-01:/opt/tc", name="tc", cache_type="host", scope="build-01", path="/opt/tc",
+               evidence=[EV])
+    vc = Cache(id="cache:host:vm:/opt/tc", name="tc", cache_type="host", scope="vm", path="/opt/tc", evidence=[EV])
+    r1, r2, r3 = runner("a", ["a"], host="build-01"), runner("b", ["b"], host="build-01"), runner("v", ["a"])
+    ja, jb = job("acme/app", "ja", cand("a")), job("acme/docs", "jb", cand("b"))
+    g = graph(repo("acme/app"), repo("acme/docs"), DEFAULT_ALL, h, vm, tc, vc, r1, r2, r3, ja, jb)
+    for e in [Edge(kind=EdgeKind.RUNS_ON_HOST, source=r1.id, target=h.id, evidence=[EV]),
+              Edge(kind=EdgeKind.RUNS_ON_HOST, source=r2.id, target=h.id, evidence=[EV]),
+              Edge(kind=EdgeKind.RUNS_ON_HOST, source=r3.id, target=vm.id, evidence=[EV]),
+              Edge(kind=EdgeKind.SHARES_CACHE, source=h.id, target=tc.id, evidence=[EV]),
+              Edge(kind=EdgeKind.SHARES_CACHE, source=vm.id, target=vc.id, evidence=[EV])]:
+        g.add_edge(e)
+    resolve(g)
+    assert {(e.source, e.target) for e in g.edges(EdgeKind.RESTORES_INTO)} == {(tc.id, ja.id), (tc.id, jb.id)}
+    assert {(e.source, e.target) for e in g.edges(EdgeKind.WRITES_CACHE)} == {(ja.id, tc.id), (jb.id, tc.id)}
+
+
+# --------------------------------------------------------------------------- idempotence
+
+
+def test_resolve_is_idempotent():
+    unresolved = Evidence(file="wf.yml", yaml_path="jobs.plan.runs-on")
+    ev = Evidence(file="wf.yml", yaml_path="jobs.j.env.ALL")
+    g = graph(*SECRET_NODES, DEFAULT_ALL, runner("r", ["l"], ephemeral=True),
+              job("acme/app", "a", cand("l"), cand("gpu", matrix={"k": 1}), secret_refs=refs("TOKEN", "NOPE")),
+              job("acme/app", "b", runs_on_unresolved=unresolved, all_secrets=ev),
+              job("acme/docs", "c", cand("hosted-nothing"), all_secrets=ev),
+              meta={"secrets_complete": ["org:acme"]})
+    resolve(g)
+    once = copy.deepcopy(g.to_dict())
+    resolve(g)
+    assert g.to_dict() == once
+    assert Graph.from_dict(once) == g
+
+
+# --------------------------------------------------------------------------- example (needs the workflow ingestor)
+
+
+def _github_actions_available() -> bool:
+    try:
+        import ingest.github_actions  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _github_actions_available(), reason="ingest/github_actions.py not written yet")
+def test_example_chain():
+    from graphkit.build import build_graph
+
+    root = Path(__file__).resolve().parents[1] / "examples" / "acme"
+    res = build_graph({"github-actions": [root / "repos"], "runners": [root / "inventory.yaml"]})
+    g = res.graph
+    assert res.problems == []
+    wf = "job:acme/{}/.github/workflows/{}"
+    release, ci = wf.format("app", "release.yml#publish"), wf.format("app", "ci.yml#test")
+    docs = wf.format("docs", "docs.yml#build")
+    plan, deploy = wf.format("infra", "deploy.yml#plan"), wf.format("infra", "deploy.yml#deploy")
+    a, b, eph = "runner:acme/build-01-a", "runner:acme/build-01-b", "runner:acme/eph-7f3a"
+    # ci.yml#lint is on ubuntu-latest: not linked; release only on the restricted `release` group
+    assert receives_full(g) == {
+        (a, ci, "", "certain"), (a, docs, "", "certain"), (a, deploy, "", "certain"),
+        (a, plan, "unresolved", "possible"), (b, release, "", "certain"),
+        (eph, ci, "", "possible"), (eph, docs, "", "possible"), (eph, deploy, "", "possible"),
+        (eph, plan, "unresolved", "possible")}
+    # public docs repo with toJSON(secrets): every org secret visible to it, not the private-only one
+    assert {t for (s, t, _) in reads(g) if s == docs} == {
+        "secret:org:acme:SLACK_WEBHOOK_URL", "secret:org:acme:DOCS_DEPLOY_KEY", "secret:repo:acme/docs:ALGOLIA_ADMIN_KEY"}
+    assert {t for (s, t, _) in reads(g) if s == release} == {
+        "secret:env:acme/app:production:COSIGN_PRIVATE_KEY", "secret:env:acme/app:production:COSIGN_PASSWORD",
+        "secret:repo:acme/app:PYPI_API_TOKEN"}
+    # the host cache written by docs is restored into the release job (same host, other runner)
+    assert ("cache:host:build-01:/home/runner/.cache/pip", release) in {
+        (e.source, e.target) for e in g.edges(EdgeKind.RESTORES_INTO)}
+    # build-01-a -> host -> build-01-b (runner on runner) -> release job -> prod secrets, OIDC, roles
+    reach = nx.descendants(g.traversable_view(), a)
+    assert {"host:build-01", b, release, "credential:build-01:~/.aws/credentials",
+            "cloud_role:aws:arn:aws:iam::111122223333:role/acme-ci-builder",
+            "secret:env:acme/app:production:COSIGN_PRIVATE_KEY", "secret:repo:acme/app:PYPI_API_TOKEN",
+            "secret:env:acme/infra:production:KUBE_CONFIG_PROD",
+            "target:environment:acme/app:production"} <= reach
+    assert any(n.startswith("signing_key:") for n in reach)
+    assert any(n.startswith("cloud_role:aws:") and n.endswith("role/acme-release") for n in reach)
+    assert g.meta["resolve"]["unresolved_jobs"] == [plan]

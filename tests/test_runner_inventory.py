@@ -1,0 +1,217 @@
+"""Runner inventory format: parse, to_graph, problems, schema (ingest/runner_inventory.py)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from graphkit.errors import InputError
+from graphkit.model import EdgeKind, Lifetime
+from ingest import runner_inventory as ri
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "acme" / "inventory.yaml"
+SCHEMA = ROOT / "schemas" / "runner-inventory.schema.json"
+
+
+@pytest.fixture(scope="module")
+def example():
+    return ri.INGESTOR.ingest([EXAMPLE])
+
+
+def test_example_exact_counts(example):
+    assert example.problems == []
+    assert example.items == 1
+    assert Counter(n.spec.kind.value for n in example.nodes) == {
+        "secret": 11, "deployment_target": 4, "runner_group": 3, "repository": 3, "credential": 3, "runner": 3,
+        "host": 2, "cache": 2, "organization": 1, "cloud_role": 1}
+    assert Counter(e.kind.value for e in example.edges) == {
+        "has_secret": 11, "owns": 6, "allows_repository": 4, "stores_credential": 3, "member_of": 3, "hosts": 3,
+        "runs_on_host": 3, "shares_cache": 2, "assumes_role": 1, "publishes_to": 1}
+
+
+def test_example_ids_and_fields(example):
+    nodes = {n.id: n for n in example.nodes}
+    assert {i for i in nodes if i.startswith("secret:")} == {
+        "secret:org:acme:SLACK_WEBHOOK_URL", "secret:org:acme:ACME_BOT_TOKEN", "secret:org:acme:DOCS_DEPLOY_KEY",
+        "secret:org:acme:TF_STATE_TOKEN", "secret:repo:acme/app:PYPI_API_TOKEN",
+        "secret:repo:acme/app:CODECOV_TOKEN", "secret:env:acme/app:production:COSIGN_PRIVATE_KEY",
+        "secret:env:acme/app:production:COSIGN_PASSWORD", "secret:repo:acme/docs:ALGOLIA_ADMIN_KEY",
+        "secret:repo:acme/infra:KUBE_CONFIG_STAGING", "secret:env:acme/infra:production:KUBE_CONFIG_PROD"}
+    assert {i for i in nodes if i.startswith("runner:")} == {
+        "runner:acme/build-01-a", "runner:acme/build-01-b", "runner:acme/eph-7f3a"}
+    a = nodes["runner:acme/build-01-a"]
+    assert a.labels == ["self-hosted", "Linux", "X64", "shared"]
+    assert (a.scope, a.runner_group, a.ephemeral, a.host) == ("acme", "shared-linux", False, "build-01")
+    assert nodes["runner:acme/eph-7f3a"].ephemeral is True
+    grp = nodes["runner_group:acme/release"]
+    assert (grp.visibility, grp.selected_repositories, grp.restricted_to_workflows, grp.selected_workflows) == (
+        "selected", ["acme/app"], True, ["acme/app/.github/workflows/release.yml@refs/heads/main"])
+    assert nodes["runner_group:acme/default"].allows_public_repositories is False
+    assert nodes["runner_group:acme/shared-linux"].allows_public_repositories is True
+    sec = nodes["secret:org:acme:DOCS_DEPLOY_KEY"]
+    assert (sec.scope, sec.visibility, sec.selected_repositories) == ("org", "selected", ["acme/docs"])
+    prod = nodes["target:environment:acme/app:production"]
+    assert (prod.production, prod.criticality.value) == (True, "critical")
+    assert nodes["target:environment:acme/app:staging"].production is False
+    assert nodes["repo:acme/docs"].visibility == "public"
+    cred = nodes["credential:build-01:~/.aws/credentials"]
+    assert (cred.credential_type, cred.fingerprint, cred.grants) == (
+        "aws", "a1b2c3d4e5f60718", ["cloud_role:aws:arn:aws:iam::111122223333:role/acme-ci-builder"])
+    assert nodes["credential:build-01:/opt/actions-runner-a/.credentials"].lifetime == Lifetime.UNTIL_RUNNER_REMOVED
+    assert nodes["cache:host:build-01:/opt/hostedtoolcache"].cache_type == "host"
+    role = nodes["cloud_role:aws:arn:aws:iam::111122223333:role/acme-ci-builder"]
+    assert (role.provider, role.account) == ("aws", "111122223333")
+
+
+def test_example_edges_and_evidence(example):
+    edges = {(e.kind, e.source, e.target): e for e in example.edges}
+    assert {(s, t) for (k, s, t) in edges if k == EdgeKind.HOSTS} == {
+        ("host:build-01", "runner:acme/build-01-a"), ("host:build-01", "runner:acme/build-01-b"),
+        ("host:ci-vm-7f3a", "runner:acme/eph-7f3a")}
+    assert {(s, t) for (k, s, t) in edges if k == EdgeKind.ALLOWS_REPOSITORY} == {
+        ("runner_group:acme/shared-linux", "repo:acme/app"), ("runner_group:acme/shared-linux", "repo:acme/docs"),
+        ("runner_group:acme/shared-linux", "repo:acme/infra"), ("runner_group:acme/release", "repo:acme/app")}
+    assert edges[(EdgeKind.RUNS_ON_HOST, "runner:acme/eph-7f3a", "host:ci-vm-7f3a")].lifetime == Lifetime.PER_JOB
+    assert edges[(EdgeKind.RUNS_ON_HOST, "runner:acme/build-01-a", "host:build-01")].lifetime == Lifetime.UNTIL_REIMAGED
+    member = edges[(EdgeKind.MEMBER_OF, "runner:acme/build-01-b", "runner_group:acme/release")]
+    ev = member.evidence[0]
+    assert (ev.file, ev.yaml_path) == (str(EXAMPLE), "runners[1].runner_group")
+    assert EXAMPLE.read_text().splitlines()[ev.line - 1].strip() == "runner_group: release"
+    for e in example.edges:
+        assert e.evidence and all(x.file == str(EXAMPLE) and x.yaml_path for x in e.evidence)
+    for n in example.nodes:
+        assert n.evidence and all(x.file == str(EXAMPLE) and x.yaml_path for x in n.evidence)
+
+
+def test_example_meta(example):
+    assert example.meta == {"runner_inventory": {
+        "github_hosted_labels": ["acme-ubuntu-8core"], "self_hosted_labels": [],
+        "secrets_complete": ["org:acme", "repo:acme/app", "repo:acme/docs", "target:environment:acme/app:production",
+                             "target:environment:acme/app:staging"],
+        "oidc_sub_templates": {"acme": {"use_default": True}}, "unknown_selected_workflows": [],
+        "files": [str(EXAMPLE)]}}
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+GOOD = """\
+schema: graphkit.runner-inventory/v1
+runners:
+  - {name: r1, labels: [linux], scope: acme}
+"""
+
+
+def test_malformed_inventory_one_problem_naming_file_and_place(tmp_path):
+    bad = _write(tmp_path, "inventory.yaml", """\
+schema: graphkit.runner-inventory/v1
+runners:
+  - {name: r1, labels: [linux], scope: acme}
+  - {name: r2, labels: [linux], scope: acme}
+  - {name: r3, labels: [linux], scope: acme}
+  - name: r4
+    scope: acme
+    labels: linux-not-a-list
+""")
+    good = _write(tmp_path, "good.yaml", GOOD)
+    res = ri.INGESTOR.ingest([bad, good])
+    assert len(res.problems) == 1
+    prob = res.problems[0]
+    assert isinstance(prob, InputError)
+    assert (prob.file, prob.place) == (str(bad), "runners[3].labels")
+    assert "line 8" in prob.reason
+    assert str(prob).startswith(f"{bad}: runners[3].labels: ")
+    assert [n.id for n in res.nodes if n.spec.kind.value == "runner"] == ["runner:acme/r1"]  # good.yaml read
+    assert res.items == 2 and not res.complete
+
+
+@pytest.mark.parametrize("text, place", [
+    ("schema: graphkit.runner-inventory/v1\nhosts:\n  - {name: h, colour: red}\n", "hosts[0].colour"),
+    ("schema: graphkit.runner-inventory/v2\n", "schema"),
+    ("schema: graphkit.runner-inventory/v1\nrunners: [\n", "line 3"),
+    ("- just a list\n", ""),
+    ("schema: graphkit.runner-inventory/v1\nrepositories:\n  - {full_name: noslash}\n", "repositories[0].full_name"),
+    ("schema: graphkit.runner-inventory/v1\nhosts:\n  - name: h\n    credentials:\n"
+     "      - {credential_type: aws, path: x, fingerprint: 'AKIA-not-hex'}\n", "hosts[0].credentials[0].fingerprint"),
+    ("schema: graphkit.runner-inventory/v1\nhosts:\n  - name: h\n    credentials:\n"
+     "      - {credential_type: aws, path: x, grants: [{access: assumes_role, target: 'repo:acme/app'}]}\n",
+     "hosts[0].credentials[0].grants[0].access"),
+    ("schema: graphkit.runner-inventory/v1\nhosts:\n  - name: h\n    credentials:\n"
+     "      - {credential_type: aws, path: x, grants: [{access: assumes_role, target: 'cloud_role:aws:nope'}]}\n",
+     "hosts[0].credentials[0].grants[0].target"),
+])
+def test_problem_places(tmp_path, text, place):
+    res = ri.INGESTOR.ingest([_write(tmp_path, "inv.yaml", text)])
+    assert [(p.file, p.place) for p in res.problems] == [(str(tmp_path / "inv.yaml"), place)]
+    assert res.nodes == [] and res.edges == []
+
+
+def test_missing_file_is_a_problem(tmp_path):
+    res = ri.INGESTOR.ingest([tmp_path / "absent.yaml"])
+    assert [(p.file, p.place) for p in res.problems] == [(str(tmp_path / "absent.yaml"), "")]
+
+
+def test_unknown_is_not_empty(tmp_path):
+    res = ri.INGESTOR.ingest([_write(tmp_path, "inv.yaml", """\
+schema: graphkit.runner-inventory/v1
+organizations: [{name: acme}]
+repositories: [{full_name: acme/app, secrets: [A]}]
+runners:
+  - {name: r1, labels: [{name: self-hosted, type: read-only}, {name: gpu, type: custom}], scope: acme}
+  - {name: r2, labels: [linux], scope: acme/app, host: h9}
+""")])
+    nodes = {n.id: n for n in res.nodes}
+    assert nodes["repo:acme/app"].visibility is None
+    # listed secrets exist, but the list is not known complete
+    assert res.meta["runner_inventory"]["secrets_complete"] == []
+    r1, r2 = nodes["runner:acme/r1"], nodes["runner:acme/app/r2"]
+    assert (r1.labels, r1.runner_group, r1.ephemeral) == (["self-hosted", "gpu"], "Default", None)
+    assert (r2.labels, r2.runner_group, r2.scope) == (["self-hosted", "linux"], None, "acme/app")
+    # group referenced but not listed: inferred (access settings unknown)
+    assert nodes["runner_group:acme/default"].inferred is True
+    assert nodes["host:h9"].os is None and nodes["host:h9"].ephemeral is None
+
+
+def test_json_and_directory_inputs(tmp_path):
+    d = tmp_path / "inv"
+    d.mkdir()
+    (d / "a.json").write_text(json.dumps(yaml.safe_load(GOOD)))
+    (d / "b.yaml").write_text(GOOD.replace("r1", "r2").replace("[linux]", "[linux]\n") +
+                              "github_hosted_labels: [big-box]\n")
+    res = ri.INGESTOR.ingest([d])
+    assert res.problems == [] and ri.INGESTOR.count([d]) == 2
+    assert sorted(n.id for n in res.nodes if n.spec.kind.value == "runner") == ["runner:acme/r1", "runner:acme/r2"]
+    assert res.meta["runner_inventory"]["github_hosted_labels"] == ["big-box"]
+
+
+def test_schema_file_up_to_date():
+    assert SCHEMA.read_text(encoding="utf-8") == ri.schema_text(), (
+        "regenerate with: python -m ingest.runner_inventory --write schemas/runner-inventory.schema.json")
+
+
+def test_example_valid_against_schema():
+    schema = json.loads(SCHEMA.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(yaml.safe_load(EXAMPLE.read_text()), schema)
+
+
+def test_registered_entry_point():
+    (ep,) = [ep for ep in entry_points(group="graphkit.ingestors") if ep.name == "runners"]
+    assert ep.load() is ri.INGESTOR
+    assert ri.INGESTOR.name == "runners" and ri.INGESTOR.description
+
+
+def test_looks_production():
+    assert [ri.looks_production(n) for n in ("prod", "Production", "prod-eu", "release", "live", "staging",
+                                             "dev", "github-pages", "products")] == [
+        True, True, True, True, True, False, False, None, None]
