@@ -140,6 +140,84 @@ def nodes(
     err.print(f"{len(rows)} node(s)")
 
 
+def _path_text(graph: Graph, hops: list[dict]) -> str:
+    """``a -kind-> b -kind?-> c`` (``?`` marks a possible edge)."""
+    names = [graph.node(hops[0]["source"]).name] if hops else []
+    for h in hops:
+        mark = "" if h["confidence"] == "certain" else "?"
+        names.append(f"-{h['kind']}{mark}-> {graph.node(h['target']).name}")
+    return " ".join(names)
+
+
+def _evidence_text(hops: list[dict]) -> str:
+    """Where the last hop was seen: ``repo:file:line (yaml.path)``."""
+    if not hops or not hops[-1]["evidence"]:
+        return ""
+    e = hops[-1]["evidence"][0]
+    where = f"{e['repository']}:{e['file']}" if e.get("repository") else e["file"]
+    where += f":{e['line']}" if e.get("line") else ""
+    return where + (f" ({e['yaml_path']})" if e.get("yaml_path") else "")
+
+
+def _print_blast_radius(graph: Graph, doc: dict) -> None:
+    src = ", ".join(graph.node(s).name for s in doc["source"])
+    counts = doc["counts"]
+    shown = "" if len(doc["reached"]) == counts["reached"] else f" (top {len(doc['reached'])} shown)"
+    out.print(f"[bold]Blast radius of {src}[/bold]: {counts['reached']} reachable node(s){shown}, "
+              f"{counts['by_criticality'].get('critical', 0)} critical, weighted {doc['weight']}", highlight=False)
+    groups: dict[str, list[dict]] = {}
+    for r in doc["reached"]:  # already ordered critical first
+        groups.setdefault(r["kind"], []).append(r)
+    for kind, rows in groups.items():
+        out.print(f"\n[bold underline]{kind}[/bold underline] ({counts['by_kind'][kind]})", highlight=False)
+        for r in rows:
+            crit = r["criticality"].upper()
+            style = "bold red" if crit == "CRITICAL" else "yellow" if crit == "HIGH" else "dim"
+            out.print(f"  [{style}]{crit:<8}[/{style}] {r['id']}  [dim]{r['confidence']}, {r['lifetime']}[/dim]",
+                      highlight=False)
+            out.print(f"           path: {_path_text(graph, r['path'])}", highlight=False)
+            out.print(f"           evidence: {_evidence_text(r['path'])}", style="dim", highlight=False)
+    out.print(f"\n[bold]Revocation plan[/bold] (weighted blast radius {doc['weight']} -> {doc['residual_weight']})",
+              highlight=False)
+    for s in doc["revocations"]:
+        cuts = ", ".join(graph.node(c).name for c in s["cuts"][:5]) + (", ..." if len(s["cuts"]) > 5 else "")
+        out.print(f"  {s['rank']:>2}. [bold]{s['action']}[/bold] {s['target']}  [dim]residual "
+                  f"{s['residual_weight']}[/dim]", highlight=False)
+        out.print(f"      cuts {len(s['cuts'])}: {cuts}", style="dim", highlight=False)
+    if doc["partial_input"]:
+        err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
+
+
+@app.command("blast-radius")
+def blast_radius_cmd(
+    sources: Annotated[list[str], typer.Option("--from", metavar="ID", help="Source node id (runner, host, job...). "
+                                               "Repeatable: the union is analysed.")],
+    graph: GraphOpt = None,
+    github_actions: GithubActionsOpt = [],
+    runners: RunnersOpt = [],
+    fmt: FormatOpt = Format.table,
+    top: Annotated[Optional[int], typer.Option("--top", min=1, help="Show only the N most critical assets and "
+                                               "the first N plan steps.")] = None,
+) -> None:
+    """What the sources reach (grouped by kind, critical first, with paths) and the revocation plan."""
+    from graphkit.output import blast_radius_document
+
+    try:
+        g, partial = _load_or_build(graph, github_actions, runners)
+    except GraphkitError as exc:
+        _fail(exc)
+    try:
+        doc = blast_radius_document(g, sources, top=top)
+    except UnknownNodeError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--from") from None
+    if fmt is Format.json:
+        out.print_json(json.dumps(doc))
+    else:
+        _print_blast_radius(g, doc)
+    if partial:
+        raise typer.Exit(EXIT_PARTIAL)
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app()
 

@@ -72,8 +72,9 @@ kind (lifetime ``until_rotated``), plus the ``READS_SECRET`` edge.
 Host caches (semantics §3 "Caches")
 -----------------------------------
 For every job a runner on a non-ephemeral host receives, every cache that host
-shares gets ``cache -> job`` ``RESTORES_INTO`` and ``job -> cache``
-``WRITES_CACHE`` (same confidence as the routing edge).
+shares gets ``cache -> job`` ``RESTORES_INTO`` (same confidence as the routing
+edge) and ``job -> cache`` ``WRITES_CACHE``, which is ``possible`` when the job
+may also run on runners of other hosts (only its runs on this host write here).
 
 Examples
 --------
@@ -509,20 +510,29 @@ def _secrets(ctx: _Ctx, jobs: list[Job]) -> None:
 
 def _host_caches(ctx: _Ctx) -> None:
     g = ctx.graph
-    receives = [e for e in g.edges(EdgeKind.RECEIVES_JOB)]
+    receives = list(g.edges(EdgeKind.RECEIVES_JOB))
+    runner_host = {e.source: e.target for e in g.edges(EdgeKind.RUNS_ON_HOST)}
+    hosts_of_job: dict[str, set[str | None]] = {}
     for edge in receives:
-        for host_edge in [e for e in g.out_edges(edge.source) if e.kind == EdgeKind.RUNS_ON_HOST]:
-            host = g.node(host_edge.target)
-            if isinstance(host, Host) and host.ephemeral:
-                continue  # nothing survives to the next job
-            for share in sorted((e for e in g.out_edges(host.id) if e.kind == EdgeKind.SHARES_CACHE),
-                                key=lambda e: e.target):
-                evidence = [*edge.evidence, *share.evidence]
-                props = {"via_runner": edge.source, "host": host.id}
-                g.add_edge(Edge(kind=EdgeKind.RESTORES_INTO, source=share.target, target=edge.target,
-                                evidence=evidence, confidence=edge.confidence, props=props))
-                g.add_edge(Edge(kind=EdgeKind.WRITES_CACHE, source=edge.target, target=share.target,
-                                evidence=evidence, confidence=edge.confidence, props=props))
+        hosts_of_job.setdefault(edge.target, set()).add(runner_host.get(edge.source))
+    for edge in receives:
+        host_id = runner_host.get(edge.source)
+        if host_id is None:
+            continue
+        host = g.node(host_id)
+        if isinstance(host, Host) and host.ephemeral:
+            continue  # nothing survives to the next job
+        # A job that may also run elsewhere writes this host's cache only in its runs here.
+        only_here = hosts_of_job[edge.target] == {host_id}
+        write_conf = edge.confidence if only_here else P
+        for share in sorted((e for e in g.out_edges(host.id) if e.kind == EdgeKind.SHARES_CACHE),
+                            key=lambda e: e.target):
+            evidence = [*edge.evidence, *share.evidence]
+            props = {"via_runner": edge.source, "host": host.id}
+            g.add_edge(Edge(kind=EdgeKind.RESTORES_INTO, source=share.target, target=edge.target,
+                            evidence=evidence, confidence=edge.confidence, props=props))
+            g.add_edge(Edge(kind=EdgeKind.WRITES_CACHE, source=edge.target, target=share.target,
+                            evidence=evidence, confidence=write_conf, props=props))
 
 
 # --------------------------------------------------------------------------- entry point

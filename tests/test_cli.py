@@ -1,0 +1,127 @@
+"""The CLI on the bundled example: commands, formats, exit codes, README contract."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphkit.cli import EXIT_PARTIAL, app
+
+ROOT = Path(__file__).resolve().parents[1]
+REPOS = str(ROOT / "examples/acme/repos")
+INVENTORY = str(ROOT / "examples/acme/inventory.yaml")
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def graph_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("g") / "graph.json"
+    res = invoke("build", "--github-actions", REPOS, "--runners", INVENTORY, "-o", str(path))
+    assert res.exit_code == 0, res.output
+    return path
+
+
+def test_build_writes_graph_and_summary(graph_file):
+    data = json.loads(graph_file.read_text())
+    assert data["schema"] == "graphkit.graph/v1"
+    kinds = {n["kind"] for n in data["nodes"]}
+    assert {"runner", "host", "job", "secret", "signing_key", "deployment_target", "cloud_role"} <= kinds
+    assert data["meta"]["problems"] == []
+
+
+def test_nodes_kind_filter_and_json(graph_file):
+    res = invoke("nodes", "--graph", str(graph_file), "--kind", "Runner", "--format", "json")
+    assert res.exit_code == 0
+    ids = [r["id"] for r in json.loads(res.stdout)]
+    assert ids == ["runner:acme/build-01-a", "runner:acme/build-01-b", "runner:acme/eph-7f3a"]
+    res = invoke("nodes", "--graph", str(graph_file), "--kind", "cloud-role", "--format", "json")
+    assert {r["id"] for r in json.loads(res.stdout)} >= {"cloud_role:aws:arn:aws:iam::111122223333:role/acme-release"}
+
+
+def test_nodes_unknown_kind_is_usage_error(graph_file):
+    res = invoke("nodes", "--graph", str(graph_file), "--kind", "runnr")
+    assert res.exit_code == 2
+    assert "valid kinds" in res.output
+
+
+def test_blast_radius_json_contract(graph_file):
+    res = invoke("blast-radius", "--graph", str(graph_file), "--from", "runner:acme/build-01-a", "--format", "json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["schema"] == "graphkit.blast-radius/v1"
+    assert doc["source"] == ["runner:acme/build-01-a"]
+    ids = {r["id"] for r in doc["reached"]}
+    assert {"host:build-01", "runner:acme/build-01-b", "secret:org:acme:DOCS_DEPLOY_KEY",
+            "target:environment:acme/infra:production"} <= ids
+    for r in doc["reached"]:
+        assert set(r) == {"id", "kind", "name", "criticality", "confidence", "lifetime", "path"}
+        assert r["path"] and r["path"][0]["source"] == "runner:acme/build-01-a" and r["path"][-1]["target"] == r["id"]
+        assert all(h["evidence"] for h in r["path"])
+    assert len(doc["revocations"]) >= 3
+    ranks = [s["rank"] for s in doc["revocations"]]
+    assert ranks == list(range(1, len(ranks) + 1))
+    residuals = [s["residual_weight"] for s in doc["revocations"]]
+    assert residuals == sorted(residuals, reverse=True) and residuals[-1] < doc["weight"]
+    assert {"rank", "action", "target", "cuts", "residual_weight"} <= set(doc["revocations"][0])
+
+
+def test_blast_radius_table_from_inputs_and_top():
+    res = invoke("blast-radius", "--github-actions", REPOS, "--runners", INVENTORY, "--from",
+                 "runner:acme/build-01-a", "--top", "3")
+    assert res.exit_code == 0, res.output
+    assert "Blast radius of build-01-a" in res.stdout
+    assert "(top 3 shown)" in res.stdout and "Revocation plan" in res.stdout
+    assert "path: build-01-a -" in res.stdout and "evidence: " in res.stdout
+
+
+def test_blast_radius_from_host_covers_its_runners(graph_file):
+    res = invoke("blast-radius", "--graph", str(graph_file), "--from", "host:build-01", "--format", "json")
+    ids = {r["id"] for r in json.loads(res.stdout)["reached"]}
+    assert {"runner:acme/build-01-a", "runner:acme/build-01-b"} <= ids
+
+
+def test_unknown_source_suggests_close_ids(graph_file):
+    res = invoke("blast-radius", "--graph", str(graph_file), "--from", "runner:acme/build-01")
+    assert res.exit_code == 2
+    assert "did you mean" in res.output and "runner:acme/build-01-a" in res.output
+
+
+def test_partial_input_exit_code_names_the_file(tmp_path):
+    wf = tmp_path / "acme__bad" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "broken.yml").write_text("on: push\njobs:\n  a: [unclosed\n")
+    (wf / "ok.yml").write_text("on: push\njobs:\n  b:\n    runs-on: [self-hosted, linux]\n    steps: []\n")
+    res = invoke("build", "--github-actions", str(tmp_path / "acme__bad"), "-o", str(tmp_path / "g.json"))
+    assert res.exit_code == EXIT_PARTIAL
+    assert "broken.yml" in res.stderr
+    g = json.loads((tmp_path / "g.json").read_text())
+    assert "job:acme/bad/.github/workflows/ok.yml#b" in {n["id"] for n in g["nodes"]}
+
+
+def test_no_input_is_usage_error():
+    assert invoke("build").exit_code == 2
+    assert invoke("blast-radius", "--from", "x").exit_code == 2
+
+
+def test_missing_graph_file_is_error(tmp_path):
+    res = invoke("nodes", "--graph", str(tmp_path / "nope.json"))
+    assert res.exit_code == 1 and "nope.json" in res.stderr
+
+
+def test_readme_quickstart_has_two_commands_and_model_tables_are_current():
+    from graphkit.docs import render
+
+    readme = (ROOT / "README.md").read_text()
+    quick = readme.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"```sh\n(.*?)\n```", quick, flags=re.S)
+    assert len(commands) == 2 and all("\n" not in c for c in commands)
+    assert "graphkit blast-radius" in commands[0] and commands[1].endswith("pytest")
+    ci = (ROOT / ".ci/run").read_text()
+    assert commands[1] in ci  # CI runs the README's test command
+    assert render(readme) == readme, "run: python -m graphkit.docs"
