@@ -183,7 +183,8 @@ def _print_blast_radius(graph: Graph, doc: dict) -> None:
         cuts = ", ".join(graph.node(c).name for c in s["cuts"][:5]) + (", ..." if len(s["cuts"]) > 5 else "")
         out.print(f"  {s['rank']:>2}. [bold]{s['action']}[/bold] {s['target']}  [dim]residual "
                   f"{s['residual_weight']}[/dim]", highlight=False)
-        out.print(f"      cuts {len(s['cuts'])}: {cuts}", style="dim", highlight=False)
+        what = f"cuts {len(s['cuts'])}: {cuts}" if s["cuts"] else "cuts nothing by itself (other footholds still reach it all)"
+        out.print(f"      [{s['phase']}] {what}", style="dim", highlight=False)
     if doc["partial_input"]:
         err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
 

@@ -36,8 +36,8 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
     dict
         ``{schema, source, counts, weight, reached: [{id, kind, name,
         criticality, confidence, lifetime, path: [hop]}], revocations: [{rank,
-        action, target, target_kind, target_name, description, long_lived,
-        cuts, residual_weight}], residual_weight, partial_input}``.
+        action, target, target_kind, target_name, description, phase,
+        long_lived, cuts, residual_weight}], residual_weight, partial_input}``.
 
     Raises
     ------
@@ -62,7 +62,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         "reached": [r.to_dict() for r in reached],
         "revocations": [{"rank": s.rank, "action": s.action.value, "target": s.subject_id,
                          "target_kind": s.subject_kind.value, "target_name": s.subject_name,
-                         "description": s.description, "long_lived": s.long_lived, "cuts": list(s.cuts),
+                         "description": s.description, "phase": s.phase, "long_lived": s.long_lived, "cuts": list(s.cuts),
                          "residual_weight": s.residual_weight} for s in steps],
         "residual_weight": plan.residual_weight,
         "partial_input": bool(graph.meta.get("problems")),
