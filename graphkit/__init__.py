@@ -2,14 +2,14 @@
 
 Public API::
 
-    from graphkit import Graph, build_graph, blast_radius, revocation_plan
+    from graphkit import Graph, build_graph, blast_radius, revocation_plan, choke_points
 """
 
 from graphkit.graph import Graph
 from graphkit.model import Confidence, Criticality, Edge, EdgeKind, Evidence, Lifetime, Node, NodeKind
 
 __all__ = ["Graph", "Node", "Edge", "NodeKind", "EdgeKind", "Evidence", "Confidence", "Criticality", "Lifetime",
-           "build_graph", "blast_radius", "revocation_plan"]
+           "build_graph", "blast_radius", "revocation_plan", "choke_points"]
 __version__ = "0.1.0"
 
 
@@ -17,7 +17,7 @@ def __getattr__(name: str):  # lazy: keep `import graphkit` light
     if name == "build_graph":
         from graphkit.build import build_graph
         return build_graph
-    if name in ("blast_radius", "revocation_plan"):
+    if name in ("blast_radius", "revocation_plan", "choke_points"):
         from graphkit import analysis
         return getattr(analysis, name)
     raise AttributeError(name)

@@ -105,7 +105,7 @@ from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
 from graphkit.hosted import is_self_hosted
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Host, Job, Lifetime, NodeKind, Repository,
-                            Runner, RunnerGroup, RunsOnCandidate, Secret, repo_key, secret_key)
+                            Runner, RunnerGroup, RunsOnCandidate, Secret, SecretGrant, repo_key, secret_key)
 
 __all__ = ["resolve", "INVENTORY_META_KEY", "RESOLVE_META_KEY"]
 
@@ -466,18 +466,15 @@ def _secrets(ctx: _Ctx, jobs: list[Job]) -> None:
     g = ctx.graph
     for job in jobs:
         repo_full = _context_repo(job)
-        for ref in job.secret_refs:
+        for ref in [*job.secret_refs, *job.secret_grants]:
             if secret_key(ref.name) == "GITHUB_TOKEN":
                 continue
             sid, conf = _secret_node(ctx, job, ref.name, ref.evidence)
             g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ref.evidence],
                             confidence=conf))
-        for grant in job.secret_grants:
-            if secret_key(grant.name) == "GITHUB_TOKEN":
+            if not isinstance(ref, SecretGrant):
                 continue
-            sid, conf = _secret_node(ctx, job, grant.name, grant.evidence)
-            g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[grant.evidence],
-                            confidence=conf))
+            grant = ref
             if grant.target not in g:
                 ctx.summary["dangling_grants"].add(f"{sid} -[{grant.edge_kind.value}]-> {grant.target}")
                 continue

@@ -7,7 +7,6 @@ import itertools
 import json
 import math
 import random
-import time
 
 import networkx as nx
 import pytest
@@ -570,28 +569,3 @@ def test_revocation_plan_matches_naive_semantics(seed):
     assert len(cut) == len(set(cut))
     if plan.steps:
         assert set(cut) <= blast_radius(g, sources).ids
-
-
-def test_fifty_thousand_nodes_is_fast():
-    rng = random.Random(7)
-    g = Graph()
-    g.add_node(host("host:big"))
-    runners = [g.add_node(runner(f"runner:{i}")).id for i in range(999)]
-    jobs = [g.add_node(job(f"job:{i}")).id for i in range(20000)]
-    secrets = [g.add_node(secret(f"secret:{i}")).id for i in range(19000)]
-    targets = [g.add_node(target(f"target:{i}")).id for i in range(10000)]
-    for j in jobs:
-        g.add_edge(edge(K.RECEIVES_JOB, rng.choice(runners), j))
-        for s in rng.sample(secrets, 3):
-            g.add_edge(edge(K.READS_SECRET, j, s, confidence=rng.choice([C, P])))
-    for s in secrets:
-        g.add_edge(edge(K.DEPLOYS_TO, s, rng.choice(targets)))
-    for r in runners:  # one shared host: every runner reaches every other (runner on runner)
-        g.add_edge(edge(K.RUNS_ON_HOST, r, "host:big"))
-        g.add_edge(edge(K.HOSTS, "host:big", r))
-    assert len(g) == 50000
-    t0 = time.perf_counter()
-    br = blast_radius(g, runners[0])
-    elapsed = time.perf_counter() - t0
-    assert len(br) > 45000
-    assert elapsed < 2.0, elapsed  # typically well under a second; generous for slow CI
