@@ -219,6 +219,44 @@ def blast_radius_cmd(
         raise typer.Exit(EXIT_PARTIAL)
 
 
+@app.command()
+def findings(
+    graph: GraphOpt = None,
+    github_actions: GithubActionsOpt = [],
+    runners: RunnersOpt = [],
+    expected_org: Annotated[list[str], typer.Option("--expected-org", metavar="ORG",
+                                                    help="Org (or org/repo) runners may register to. Repeatable.")] = [],
+    rule_ids: Annotated[list[str], typer.Option("--rule", metavar="ID", help="Run only these rules.")] = [],
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Findings over the graph (stable ids, severity, confidence, evidence)."""
+    from graphkit.findings import FindingOptions, findings_document, rules, run_rules
+
+    try:
+        g, partial = _load_or_build(graph, github_actions, runners)
+    except GraphkitError as exc:
+        _fail(exc)
+    unknown = sorted(set(rule_ids) - set(rules()))
+    if unknown:
+        raise typer.BadParameter(f"unknown rule(s) {', '.join(unknown)}; known: {', '.join(rules())}",
+                                 param_hint="--rule")
+    options = FindingOptions(expected_orgs=frozenset(o.lower() for o in expected_org) or None)
+    found = run_rules(g, options, only=rule_ids or None)
+    if fmt is Format.json:
+        out.print_json(json.dumps(findings_document(found)))
+    else:
+        table = Table(show_edge=False)
+        for col in ("severity", "rule", "subject", "message", "evidence", "id"):
+            table.add_column(col, overflow="fold")
+        for f in found:
+            ev = str(f.evidence[0]) if f.evidence else ""
+            table.add_row(f.severity.value, f.rule, f.subject, f.message, ev, f.id)
+        out.print(table)
+        err.print(f"{len(found)} finding(s)")
+    if partial:
+        raise typer.Exit(EXIT_PARTIAL)
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app()
 
