@@ -561,6 +561,8 @@ class _Candidate:
     invalidate: bool = False
     long_lived: bool = False
     phase: int = 2
+    #: order inside the phase: containment removes registrations, then hosts, then caches
+    sub: int = 0
 
     def key(self, subject_id: str) -> tuple:
         return (0 if self.long_lived else 1, _ACTION_RANK[self.action], subject_id)
@@ -568,7 +570,7 @@ class _Candidate:
 
 #: Phases of a plan (see :func:`revocation_plan`): 0 contain footholds, 1 rotate held credentials, 2 restrict.
 PLAN_PHASES = ("contain", "rotate", "restrict")
-_FOOTHOLD_KINDS = frozenset({NodeKind.RUNNER, NodeKind.HOST, NodeKind.CACHE})
+_FOOTHOLD_ORDER = {NodeKind.RUNNER: 0, NodeKind.HOST: 1, NodeKind.CACHE: 2}
 
 
 def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: int | None = None) -> RevocationPlan:
@@ -637,11 +639,12 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
       are mutually redundant (a held host re-reaches the runners, a second
       registration re-reaches the jobs), so a pure greedy would first cut
       leaf targets one by one; phases keep the plan in responder order.
-    - **Greedy.**  The compromised sources' own footholds come first (removing
-      the compromised registration, reimaging the compromised host), even when
-      other held footholds make that step cut little by itself.  Then each
-      step applies, from the earliest phase that still has a useful
-      candidate, the candidate with the largest residual reduction; ties go to long-lived credentials (subject of a holdable kind
+    - **Greedy.**  Each step applies, from the earliest phase that still has
+      a useful candidate (containment ordered registrations, then hosts, then
+      caches), the candidate with the largest residual reduction, except that
+      a compromised source's own foothold (its registration, its host) comes
+      first in its group even when other held footholds make it cut little by
+      itself; ties go to long-lived credentials (subject of a holdable kind
       that is a source or held), then to the action order of
       :class:`~graphkit.model.RevocationAction`, then to the subject id.  The
       plan stops when the residual is 0, when no candidate reduces it, or
@@ -771,7 +774,10 @@ def _revocation_plan(graph: Graph, srcs: tuple[str, ...], max_steps: int | None)
         c.invalidate = nd.spec.revoked_by is c.action
         c.long_lived = nd.spec.holdable and bool(is_seed[c.subject])
         if c.invalidate and c.long_lived:
-            c.phase = 0 if nd.spec.kind in _FOOTHOLD_KINDS else 1
+            if nd.spec.kind in _FOOTHOLD_ORDER:
+                c.phase, c.sub = 0, _FOOTHOLD_ORDER[nd.spec.kind]
+            else:
+                c.phase = 1
     by_rank = sorted(range(len(cands)), key=lambda ci: cands[ci].key(ids[cands[ci].subject]))
 
     alive = bytearray(b"\x01") * len(eu)
@@ -809,21 +815,22 @@ def _revocation_plan(graph: Graph, srcs: tuple[str, ...], max_steps: int | None)
         subw: dict[int, int] = {}
         for x in reversed(torder):
             subw[x] = (weight[x] if 0 <= x < n else 0) + sum(subw[k] for k in children.get(x, ()))
-        best_in: list[tuple[_Candidate | None, int]] = [(None, 0)] * len(PLAN_PHASES)
-        source_first: tuple[_Candidate, int] | None = None
-        for ci in by_rank:  # in tie-break order: the first of equal reductions wins
+        best: _Candidate | None = None
+        best_key: tuple = ()
+        best_red = 0
+        for ci in by_rank:  # in tie-break order: the first of equal keys wins
             c = cands[ci]
             s = c.subject
             if c.invalidate or idom.get(s) == n + 2 * ci:
                 red = subw.get(s, 0)
             else:
                 red = subw.get(n + 2 * ci + 1, 0)
-            if c.phase == 0 and s < n_src and not dead[s]:
-                if source_first is None or red > source_first[1]:
-                    source_first = (c, red)
-            if red > best_in[c.phase][1]:
-                best_in[c.phase] = (c, red)
-        best, best_red = source_first or next((b for b in best_in if b[0] is not None), (None, 0))
+            own = c.phase == 0 and s < n_src and not dead[s]  # a compromised source's own foothold
+            if red <= 0 and not own:
+                continue
+            key = (c.phase, c.sub, not own, -red)
+            if best is None or key < best_key:
+                best, best_key, best_red = c, key, red
         if best is None:
             break
         for ei in best.edges:

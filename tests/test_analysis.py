@@ -532,26 +532,26 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
     cur, _ = residual(applied)
     out = []
     while cur > 0:
-        def phase(c):
+        def group(c):
             a, s = c
             seed = s in sources or s in held
+            kind = g.node(s).spec.kind.value
             if g.node(s).spec.revoked_by == a and seed:
-                return 0 if g.node(s).spec.kind.value in ("runner", "host", "cache") else 1
-            return 2
+                order = {"runner": 0, "host": 1, "cache": 2}
+                return (0, order[kind]) if kind in order else (1, 0)
+            return (2, 0)
 
         def rank(c):
             a, s = c
+            red = cur - residual(applied | {c})[0]
+            own = group(c)[0] == 0 and s in sources
             long_lived = g.node(s).spec.holdable and (s in sources or s in held)
-            return (-(cur - residual(applied | {c})[0]), not long_lived, list(RevocationAction).index(a), s)
-        own = [c for c in cands - applied if phase(c) == 0 and c[1] in sources]
-        useful = [c for c in cands - applied if residual(applied | {c})[0] < cur]
-        if own:
-            best = min(own, key=rank)
-        elif not useful:
+            return (*group(c), not own, -red, not long_lived, list(RevocationAction).index(a), s)
+        eligible = [c for c in cands - applied
+                    if residual(applied | {c})[0] < cur or (group(c)[0] == 0 and c[1] in sources)]
+        if not eligible:
             break
-        else:
-            first = min(phase(c) for c in useful)
-            best = min((c for c in useful if phase(c) == first), key=rank)
+        best = min(eligible, key=rank)
         applied.add(best)
         cur = residual(applied)[0]
         out.append((best[0], best[1], cur))
