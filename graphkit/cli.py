@@ -14,6 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -184,7 +185,7 @@ def _print_blast_radius(graph: Graph, doc: dict) -> None:
         out.print(f"  {s['rank']:>2}. [bold]{s['action']}[/bold] {s['target']}  [dim]residual "
                   f"{s['residual_weight']}[/dim]", highlight=False)
         what = f"cuts {len(s['cuts'])}: {cuts}" if s["cuts"] else "cuts nothing by itself (other footholds still reach it all)"
-        out.print(f"      [{s['phase']}] {what}", style="dim", highlight=False)
+        out.print(f"      {escape('[' + s['phase'] + ']')} {what}", style="dim", highlight=False)
     if doc["partial_input"]:
         err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
 
