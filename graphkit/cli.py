@@ -58,7 +58,7 @@ def _build(inputs: dict[str, list]) -> BuildResult:
         task = bar.add_task("reading inputs", total=total or None)
         result = build_graph(inputs, progress=lambda n, what: bar.update(task, advance=n, description=what[-40:]))
     for p in result.problems:
-        err.print(f"[yellow]skipped[/yellow] {p}", highlight=False)
+        err.print(f"[yellow]skipped[/yellow] {escape(str(p))}", highlight=False)
     return result
 
 
@@ -75,7 +75,7 @@ def _load_or_build(graph: Optional[Path], github_actions: list[str], runners: li
 
 
 def _fail(exc: GraphkitError) -> None:
-    err.print(f"[red]error:[/red] {exc}", highlight=False)
+    err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
     raise typer.Exit(EXIT_ERROR)
 
 
@@ -136,7 +136,7 @@ def nodes(
     for col in ("id", "kind", "name", "criticality"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["id"], r["kind"], r["name"], r["criticality"])
+        table.add_row(*map(escape, (r["id"], r["kind"], r["name"], r["criticality"])))
     out.print(table)
     err.print(f"{len(rows)} node(s)")
 
@@ -161,7 +161,7 @@ def _evidence_text(hops: list[dict]) -> str:
 
 
 def _print_blast_radius(graph: Graph, doc: dict) -> None:
-    src = ", ".join(graph.node(s).name for s in doc["source"])
+    src = escape(", ".join(graph.node(s).name for s in doc["source"]))
     counts = doc["counts"]
     shown = "" if len(doc["reached"]) == counts["reached"] else f" (top {len(doc['reached'])} shown)"
     out.print(f"[bold]Blast radius of {src}[/bold]: {counts['reached']} reachable node(s){shown}, "
@@ -174,17 +174,17 @@ def _print_blast_radius(graph: Graph, doc: dict) -> None:
         for r in rows:
             crit = r["criticality"].upper()
             style = "bold red" if crit == "CRITICAL" else "yellow" if crit == "HIGH" else "dim"
-            out.print(f"  [{style}]{crit:<8}[/{style}] {r['id']}  [dim]{r['confidence']}, {r['lifetime']}[/dim]",
-                      highlight=False)
-            out.print(f"           path: {_path_text(graph, r['path'])}", highlight=False)
-            out.print(f"           evidence: {_evidence_text(r['path'])}", style="dim", highlight=False)
+            out.print(f"  [{style}]{crit:<8}[/{style}] {escape(r['id'])}  [dim]{r['confidence']}, "
+                      f"{r['lifetime']}[/dim]", highlight=False)
+            out.print(f"           path: {escape(_path_text(graph, r['path']))}", highlight=False)
+            out.print(f"           evidence: {escape(_evidence_text(r['path']))}", style="dim", highlight=False)
     out.print(f"\n[bold]Revocation plan[/bold] (weighted blast radius {doc['weight']} -> {doc['residual_weight']})",
               highlight=False)
     for s in doc["revocations"]:
         cuts = ", ".join(graph.node(c).name for c in s["cuts"][:5]) + (", ..." if len(s["cuts"]) > 5 else "")
-        out.print(f"  {s['rank']:>2}. [bold]{s['action']}[/bold] {s['target']}  [dim]residual "
+        out.print(f"  {s['rank']:>2}. [bold]{s['action']}[/bold] {escape(s['target'])}  [dim]residual "
                   f"{s['residual_weight']}[/dim]", highlight=False)
-        what = f"cuts {len(s['cuts'])}: {cuts}" if s["cuts"] else "cuts nothing by itself (other footholds still reach it all)"
+        what = f"cuts {len(s['cuts'])}: {escape(cuts)}" if s["cuts"] else "cuts nothing by itself (other footholds still reach it all)"
         out.print(f"      {escape('[' + s['phase'] + ']')} {what}", style="dim", highlight=False)
     if doc["partial_input"]:
         err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
@@ -251,7 +251,7 @@ def findings(
             table.add_column(col, overflow="fold")
         for f in found:
             ev = str(f.evidence[0]) if f.evidence else ""
-            table.add_row(f.severity.value, f.rule, f.subject, f.message, ev, f.id)
+            table.add_row(*map(escape, (f.severity.value, f.rule, f.subject, f.message, ev, f.id)))
         out.print(table)
         err.print(f"{len(found)} finding(s)")
     if partial:
