@@ -28,8 +28,22 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   help="Blast radius of CI/CD build runners: what a compromised runner reaches, what to revoke first.")
-out = Console(soft_wrap=True)
-err = Console(stderr=True)
+# Ids must stay copyable: never crop them to an 80-column default when piped.
+out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 240)
+err = Console(stderr=True, soft_wrap=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from graphkit import __version__
+        out.print(f"graphkit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    """Blast radius of CI/CD build runners: what a compromised runner reaches, what to revoke first."""
 
 
 class Format(str, Enum):
@@ -59,6 +73,8 @@ def _build(inputs: dict[str, list]) -> BuildResult:
         result = build_graph(inputs, progress=lambda n, what: bar.update(task, advance=n, description=what[-40:]))
     for p in result.problems:
         err.print(f"[yellow]skipped[/yellow] {escape(str(p))}", highlight=False)
+    if result.problems and not any(s["items"] for s in result.graph.meta["sources"].values()):
+        raise GraphkitError("nothing could be read from the inputs (see the skipped inputs above)")
     return result
 
 
@@ -170,7 +186,9 @@ def _print_blast_radius(graph: Graph, doc: dict) -> None:
     for r in doc["reached"]:  # already ordered critical first
         groups.setdefault(r["kind"], []).append(r)
     for kind, rows in groups.items():
-        out.print(f"\n[bold underline]{kind}[/bold underline] ({counts['by_kind'][kind]})", highlight=False)
+        total = counts["by_kind"][kind]
+        n = f"{len(rows)} of {total}" if len(rows) < total else str(total)
+        out.print(f"\n[bold underline]{kind}[/bold underline] ({n})", highlight=False)
         for r in rows:
             crit = r["criticality"].upper()
             style = "bold red" if crit == "CRITICAL" else "yellow" if crit == "HIGH" else "dim"

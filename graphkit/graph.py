@@ -191,8 +191,10 @@ class Graph:
         p = Path(path)
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise GraphFileError(str(p), str(exc)) from None
+        except OSError as exc:
+            raise GraphFileError(str(p), exc.strerror or str(exc)) from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise GraphFileError(str(p), f"not a graphkit graph file (not valid JSON: {exc})") from None
         return cls.from_dict(data, source=str(p))
 
     def __eq__(self, other: object) -> bool:

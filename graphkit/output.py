@@ -37,7 +37,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         ``{schema, source, counts, weight, reached: [{id, kind, name,
         criticality, confidence, lifetime, path: [hop]}], revocations: [{rank,
         action, target, target_kind, target_name, description, phase,
-        long_lived, cuts, residual_weight}], residual_weight, partial_input}``.
+        long_lived, cuts, residual_weight}], residual_weight, partial_input, problems: [{file, place, reason}]}``.
 
     Raises
     ------
@@ -66,4 +66,5 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
                          "residual_weight": s.residual_weight} for s in steps],
         "residual_weight": plan.residual_weight,
         "partial_input": bool(graph.meta.get("problems")),
+        "problems": list(graph.meta.get("problems", [])),
     }
