@@ -561,7 +561,8 @@ class _Candidate:
     invalidate: bool = False
     long_lived: bool = False
     phase: int = 2
-    #: order inside the phase: containment removes registrations, then hosts, then caches
+    #: order inside the phase (see :func:`_contain_sub`): live registrations, on-disk keys, other
+    #: registrations, hosts, caches
     sub: int = 0
 
     def key(self, subject_id: str) -> tuple:
@@ -570,7 +571,24 @@ class _Candidate:
 
 #: Phases of a plan (see :func:`revocation_plan`): 0 contain footholds, 1 rotate held credentials, 2 restrict.
 PLAN_PHASES = ("contain", "rotate", "restrict")
-_FOOTHOLD_ORDER = {NodeKind.RUNNER: 0, NodeKind.HOST: 1, NodeKind.CACHE: 2}
+_FOOTHOLD_ORDER = {NodeKind.RUNNER: 2, NodeKind.HOST: 3, NodeKind.CACHE: 4}
+
+
+def _contain_sub(node: Node, is_source: bool) -> int | None:
+    """Order inside the ``contain`` phase of invalidating a held/source ``node``; None: not containment.
+
+    0: a compromised source's own registration, and unvetted registrations
+    (seen on a host, listed by no inventory: rogue or unknown) -- the live
+    channels; 1: long-lived on-disk credentials (``until_rotated``): a copy
+    already taken survives a reimage, so it is revoked at its issuer before
+    the slower rebuild; 2: other registrations; 3: hosts; 4: caches.
+    """
+    kind = node.spec.kind
+    if kind is NodeKind.RUNNER and (is_source or getattr(node, "unvetted", False)):
+        return 0
+    if kind is NodeKind.CREDENTIAL and getattr(node, "lifetime", None) is Lifetime.UNTIL_ROTATED:
+        return 1
+    return _FOOTHOLD_ORDER.get(kind)
 
 
 def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: int | None = None) -> RevocationPlan:
@@ -633,15 +651,32 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
       own (semantics §6).  Candidates fall in three phases (``PLAN_PHASES``):
       ``contain`` (invalidate a source or held *foothold*: runner
       registration, host, cache -- what keeps giving the attacker future
-      jobs), ``rotate`` (invalidate a held credential: secret, on-disk
-      credential, signing key) and ``restrict`` (every other action: trust
+      jobs -- and a held long-lived on-disk credential), ``rotate``
+      (invalidate another held credential: secret, signing key, a runner's
+      registration credential) and ``restrict`` (every other action: trust
       policies, environments, token permissions, group access).  Footholds
       are mutually redundant (a held host re-reaches the runners, a second
       registration re-reaches the jobs), so a pure greedy would first cut
       leaf targets one by one; phases keep the plan in responder order.
+    - **Containment order** (semantics §2, §5, §7).  Inside ``contain``:
+      (-1) narrowing an over-broad OIDC trust policy (``CloudRole.broad_trust``:
+      no ``sub`` condition, a wildcard owner, ``repo:ORG/*``,
+      ``repo:ORG/REPO:*`` or any branch): such a trust is a door that any push
+      to a matching repository reopens from any runner, GitHub-hosted ones
+      included, so removing the compromised runner does not close it; it is
+      the first cloud action (then the role's sessions, then keys: semantics
+      §5); (0) a
+      compromised source's own runner registration and every *unvetted*
+      registration (``Runner.unvetted``: seen on a host scan, listed by no
+      inventory -- the rogue "runner on runner"), the channels that keep
+      handing the attacker new jobs; (1) held on-disk credentials that live
+      until rotated (cloud keys, registry and package tokens, signing keys
+      on disk): the attacker already copied them, reimaging does not revoke
+      the copy, and rotating at the issuer is fast where a rebuild is slow;
+      (2) other registrations; (3) hosts; (4) caches.
     - **Greedy.**  Each step applies, from the earliest phase that still has
-      a useful candidate (containment ordered registrations, then hosts, then
-      caches), the candidate with the largest residual reduction, except that
+      a useful candidate (containment in the order above), the candidate
+      with the largest residual reduction, except that
       a compromised source's own foothold (its registration, its host) comes
       first in its group even when other held footholds make it cut little by
       itself; ties go to long-lived credentials (subject of a holdable kind
@@ -773,9 +808,12 @@ def _revocation_plan(graph: Graph, srcs: tuple[str, ...], max_steps: int | None)
         nd = nodes[c.subject]
         c.invalidate = nd.spec.revoked_by is c.action
         c.long_lived = nd.spec.holdable and bool(is_seed[c.subject])
-        if c.invalidate and c.long_lived:
-            if nd.spec.kind in _FOOTHOLD_ORDER:
-                c.phase, c.sub = 0, _FOOTHOLD_ORDER[nd.spec.kind]
+        if c.action is RevocationAction.NARROW_TRUST_POLICY and getattr(nd, "broad_trust", False):
+            c.phase, c.sub = 0, -1  # an over-broad OIDC trust: a door any push reopens, closed first
+        elif c.invalidate and c.long_lived:
+            sub = _contain_sub(nd, c.subject < n_src)
+            if sub is not None:
+                c.phase, c.sub = 0, sub
             else:
                 c.phase = 1
     by_rank = sorted(range(len(cands)), key=lambda ci: cands[ci].key(ids[cands[ci].subject]))

@@ -29,7 +29,7 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   help="Blast radius of CI/CD build runners: what a compromised runner reaches, what to revoke first.")
 # Ids must stay copyable: never crop them to an 80-column default when piped.
-out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 240)
+out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 240, emoji=False)  # ids hold ":secret:"
 err = Console(stderr=True, soft_wrap=True)
 
 
@@ -51,17 +51,26 @@ class Format(str, Enum):
     json = "json"
 
 
+class FindingsFormat(str, Enum):
+    table = "table"
+    json = "json"
+    sarif = "sarif"
+
+
 GithubActionsOpt = Annotated[list[str], typer.Option(
     "--github-actions", metavar="DIR", help="Repository checkout(s): DIR, OWNER/NAME=DIR, or a folder of "
     "owner__name checkouts. Repeatable.")]
 RunnersOpt = Annotated[list[Path], typer.Option(
     "--runners", metavar="FILE", help="Runner inventory file(s) (YAML/JSON, graphkit.runner-inventory/v1).")]
+AwsIamOpt = Annotated[list[Path], typer.Option(
+    "--aws-iam", metavar="FILE", help="AWS IAM export(s): get-account-authorization-details JSON (one per account), "
+    "get-role, credential report, policy documents, CloudFormation templates; or a folder of them. Repeatable.")]
 GraphOpt = Annotated[Optional[Path], typer.Option("--graph", "-g", metavar="FILE", help="Graph file from 'graphkit build'.")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 
 
-def _inputs(github_actions: list[str], runners: list[Path]) -> dict[str, list]:
-    return {"github-actions": list(github_actions), "runners": list(runners)}
+def _inputs(github_actions: list[str], runners: list[Path], aws_iam: list[Path] = ()) -> dict[str, list]:  # type: ignore[assignment]
+    return {"github-actions": list(github_actions), "runners": list(runners), "aws-iam": list(aws_iam)}
 
 
 def _build(inputs: dict[str, list]) -> BuildResult:
@@ -78,15 +87,16 @@ def _build(inputs: dict[str, list]) -> BuildResult:
     return result
 
 
-def _load_or_build(graph: Optional[Path], github_actions: list[str], runners: list[Path]) -> tuple[Graph, bool]:
+def _load_or_build(graph: Optional[Path], github_actions: list[str], runners: list[Path],
+                   aws_iam: list[Path] = ()) -> tuple[Graph, bool]:  # type: ignore[assignment]
     if graph is not None:
-        if github_actions or runners:
+        if github_actions or runners or aws_iam:
             raise typer.BadParameter("give either --graph or input options, not both")
         loaded = Graph.load(graph)
         return loaded, bool(loaded.meta.get("problems"))
-    if not (github_actions or runners):
-        raise typer.BadParameter("give --graph FILE or at least one input (--github-actions, --runners)")
-    result = _build(_inputs(github_actions, runners))
+    if not (github_actions or runners or aws_iam):
+        raise typer.BadParameter("give --graph FILE or at least one input (--github-actions, --runners, --aws-iam)")
+    result = _build(_inputs(github_actions, runners, aws_iam))
     return result.graph, result.partial
 
 
@@ -99,14 +109,15 @@ def _fail(exc: GraphkitError) -> None:
 def build(
     github_actions: GithubActionsOpt = [],
     runners: RunnersOpt = [],
+    aws_iam: AwsIamOpt = [],
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write the graph JSON.")]
     = Path("graph.json"),
 ) -> None:
     """Build the graph from inputs and save it (summary: counts per kind, skipped inputs)."""
-    if not (github_actions or runners):
-        raise typer.BadParameter("give at least one input (--github-actions, --runners)")
+    if not (github_actions or runners or aws_iam):
+        raise typer.BadParameter("give at least one input (--github-actions, --runners, --aws-iam)")
     try:
-        result = _build(_inputs(github_actions, runners))
+        result = _build(_inputs(github_actions, runners, aws_iam))
         result.graph.save(output)
     except GraphkitError as exc:
         _fail(exc)
@@ -215,6 +226,7 @@ def blast_radius_cmd(
     graph: GraphOpt = None,
     github_actions: GithubActionsOpt = [],
     runners: RunnersOpt = [],
+    aws_iam: AwsIamOpt = [],
     fmt: FormatOpt = Format.table,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Show only the N most critical assets and "
                                                "the first N plan steps.")] = None,
@@ -223,7 +235,7 @@ def blast_radius_cmd(
     from graphkit.output import blast_radius_document
 
     try:
-        g, partial = _load_or_build(graph, github_actions, runners)
+        g, partial = _load_or_build(graph, github_actions, runners, aws_iam)
     except GraphkitError as exc:
         _fail(exc)
     try:
@@ -243,16 +255,18 @@ def findings(
     graph: GraphOpt = None,
     github_actions: GithubActionsOpt = [],
     runners: RunnersOpt = [],
+    aws_iam: AwsIamOpt = [],
     expected_org: Annotated[list[str], typer.Option("--expected-org", metavar="ORG",
                                                     help="Org (or org/repo) runners may register to. Repeatable.")] = [],
     rule_ids: Annotated[list[str], typer.Option("--rule", metavar="ID", help="Run only these rules.")] = [],
-    fmt: FormatOpt = Format.table,
+    fmt: Annotated[FindingsFormat, typer.Option("--format", "-f", help="Output format (sarif: SARIF 2.1.0 "
+                                                "for code scanning).")] = FindingsFormat.table,
 ) -> None:
     """Findings over the graph (stable ids, severity, confidence, evidence)."""
     from graphkit.findings import FindingOptions, findings_document, rules, run_rules
 
     try:
-        g, partial = _load_or_build(graph, github_actions, runners)
+        g, partial = _load_or_build(graph, github_actions, runners, aws_iam)
     except GraphkitError as exc:
         _fail(exc)
     unknown = sorted(set(rule_ids) - set(rules()))
@@ -261,7 +275,11 @@ def findings(
                                  param_hint="--rule")
     options = FindingOptions(expected_orgs=frozenset(o.lower() for o in expected_org) or None)
     found = run_rules(g, options, only=rule_ids or None)
-    if fmt is Format.json:
+    if fmt is FindingsFormat.sarif:
+        from graphkit.export import sarif_document
+
+        out.print_json(json.dumps(sarif_document(found)))
+    elif fmt is FindingsFormat.json:
         out.print_json(json.dumps(findings_document(found)))
     else:
         table = Table(show_edge=False)
@@ -274,6 +292,129 @@ def findings(
         err.print(f"{len(found)} finding(s)")
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
+
+
+@app.command()
+def report(
+    sources: Annotated[list[str], typer.Option("--from", metavar="ID", help="Source node id (runner, host, job...). "
+                                               "Repeatable: the union is analysed.")],
+    graph: GraphOpt = None,
+    github_actions: GithubActionsOpt = [],
+    runners: RunnersOpt = [],
+    aws_iam: AwsIamOpt = [],
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write the HTML report.")]
+    = Path("report.html"),
+) -> None:
+    """Write a self-contained HTML report (blast-radius graph, revocation curve, tables; works offline)."""
+    from graphkit.report import write_report
+
+    try:
+        g, partial = _load_or_build(graph, github_actions, runners, aws_iam)
+    except GraphkitError as exc:
+        _fail(exc)
+    try:
+        write_report(g, sources, output)
+    except UnknownNodeError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--from") from None
+    except OSError as exc:
+        _fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
+    err.print(f"report written to {escape(str(output))}", highlight=False)
+    if partial:
+        raise typer.Exit(EXIT_PARTIAL)
+
+
+export_app = typer.Typer(no_args_is_help=True, help="Export the graph for other tools.")
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("opengraph")
+def export_opengraph(
+    graph: GraphOpt = None,
+    github_actions: GithubActionsOpt = [],
+    runners: RunnersOpt = [],
+    aws_iam: AwsIamOpt = [],
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE",
+                                                   help="Where to write the JSON (default: stdout).")] = None,
+    traversable_only: Annotated[bool, typer.Option("--traversable-only", help="Only attack-path edges.")] = False,
+) -> None:
+    """BloodHound OpenGraph JSON (kinds GK_*, traversable edges marked) for BloodHound CE."""
+    from graphkit.export import opengraph_document
+
+    try:
+        g, partial = _load_or_build(graph, github_actions, runners, aws_iam)
+    except GraphkitError as exc:
+        _fail(exc)
+    text = json.dumps(opengraph_document(g, traversable_only=traversable_only), indent=1)
+    if output is None:
+        sys.stdout.write(text + "\n")
+    else:
+        try:
+            output.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            _fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
+        err.print(f"OpenGraph written to {escape(str(output))}", highlight=False)
+    if partial:
+        raise typer.Exit(EXIT_PARTIAL)
+
+
+collect_app = typer.Typer(no_args_is_help=True, help="Collect snapshots from live systems (read-only).")
+app.add_typer(collect_app, name="collect")
+
+
+@collect_app.command("host")
+def collect_host_cmd(
+    root: Annotated[Path, typer.Option("--root", metavar="DIR", help="Directory standing for / (default: this "
+                                       "host).")] = Path("/"),
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write the snapshot "
+                                         "(graphkit.runner-inventory/v1 JSON).")] = Path("host.json"),
+    hostname: Annotated[Optional[str], typer.Option("--hostname", help="Host name (default: etc/hostname).")] = None,
+    key_file: Annotated[Optional[Path], typer.Option("--key-file", metavar="FILE", help="Fingerprint key (bytes of "
+                                                     "the file; default: graphkit's fixed, documented key).")] = None,
+) -> None:
+    """Scan a build host read-only: runner registrations, on-disk credentials (fingerprints only), shared caches."""
+    try:
+        key = {} if key_file is None else {"key": key_file.read_bytes()}
+    except OSError as exc:
+        raise typer.BadParameter(f"{key_file}: {exc.strerror or exc}", param_hint="--key-file") from None
+    try:
+        result = registry.get_collector("host").collect(root, hostname=hostname, **key)
+        output.write_text(json.dumps(result.document, indent=2) + "\n", encoding="utf-8")
+    except GraphkitError as exc:
+        _fail(exc)
+    except OSError as exc:
+        _fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
+    for p in result.problems:
+        err.print(f"[yellow]skipped[/yellow] {escape(str(p))}", highlight=False)
+    counts = ", ".join(f"{v} {k}" for k, v in result.summary.items() if k != "problems")
+    out.print(f"host snapshot written to {escape(str(output))}: {escape(counts)}", highlight=False)
+    if result.problems:
+        raise typer.Exit(EXIT_PARTIAL)
+
+
+@app.command("diff")
+def diff_cmd(
+    old: Annotated[Path, typer.Argument(metavar="OLD", help="Earlier snapshot (host or inventory file, or graph).")],
+    new: Annotated[Path, typer.Argument(metavar="NEW", help="Later snapshot.")],
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Runners, registrations, credentials and caches that appeared, changed or disappeared (new enrollment first)."""
+    from graphkit.diff import diff_document, diff_files
+
+    try:
+        changes = diff_files(old, new)
+    except GraphkitError as exc:
+        _fail(exc)
+    if fmt is Format.json:
+        out.print_json(json.dumps(diff_document(changes, str(old), str(new))))
+        return
+    table = Table(show_edge=False)
+    for col in ("signal", "change", "kind", "id", "what"):
+        table.add_column(col, overflow="fold")
+    for c in changes:
+        what = c.message + "".join(f"; {k}: {v[0]} -> {v[1]}" for k, v in c.fields.items())
+        table.add_row(*map(escape, (c.signal.value, c.change, c.kind.value, c.id, what)))
+    out.print(table)
+    err.print(f"{len(changes)} change(s)")
 
 
 def main() -> None:  # pragma: no cover - console entry point

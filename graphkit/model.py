@@ -45,6 +45,7 @@ __all__ = [
     "EdgeSpec",
     "EDGE_SPECS",
     "Edge",
+    "RunnerRegistration",
     "node_kind",
     "node_id",
 ]
@@ -158,6 +159,7 @@ class RevocationAction(str, Enum):
     REVOKE_ROLE_SESSIONS = "revoke_role_sessions"
     RESTRICT_ENVIRONMENT = "restrict_environment"
     PURGE_CACHE = "purge_cache"
+    ROTATE_ACCESS_KEYS = "rotate_access_keys"
 
 
 class RevocationSpec(BaseModel):
@@ -197,13 +199,18 @@ REVOCATION_SPECS: dict[RevocationAction, RevocationSpec] = {
         RevocationSpec(action=RevocationAction.REMOVE_ID_TOKEN_PERMISSION,
                        description="Remove id-token: write from the job"),
         RevocationSpec(action=RevocationAction.NARROW_TRUST_POLICY,
-                       description="Narrow the cloud role's trust policy (sub/aud conditions)"),
+                       description="Narrow the cloud role's trust policy (sub/aud conditions), then revoke its "
+                       "active sessions (AWS: inline Deny on aws:TokenIssueTime; issued sessions last up to the "
+                       "role's max session, 12 h)"),
         RevocationSpec(action=RevocationAction.REVOKE_ROLE_SESSIONS,
                        description="Revoke active sessions (AWS: inline Deny on aws:TokenIssueTime)"),
         RevocationSpec(action=RevocationAction.RESTRICT_ENVIRONMENT,
                        description="Add deployment protection rules (required reviewers, branch policy)"),
         RevocationSpec(action=RevocationAction.PURGE_CACHE,
                        description="Purge the cache (GitHub: gh cache delete --all; host: delete the folder)"),
+        RevocationSpec(action=RevocationAction.ROTATE_ACCESS_KEYS,
+                       description="Deactivate and rotate the IAM user's access keys (aws iam update-access-key "
+                       "--status Inactive, then create new ones)"),
     ]
 }
 
@@ -266,6 +273,12 @@ class NodeKind(str, Enum):
     DEPLOYMENT_TARGET = "deployment_target"
     CACHE = "cache"
     CREDENTIAL = "credential"
+    CLOUD_USER = "cloud_user"
+    CLOUD_GROUP = "cloud_group"
+    CLOUD_POLICY = "cloud_policy"
+    OIDC_PROVIDER = "oidc_provider"
+    CLOUD_ACCOUNT = "cloud_account"
+    CLOUD_SECRET = "cloud_secret"
 
 
 #: Stable id format of each node kind.  ``{owner}``/``{repo}`` are lower-cased,
@@ -289,6 +302,12 @@ NODE_ID_FORMATS: dict[NodeKind, str] = {
     NodeKind.DEPLOYMENT_TARGET: "target:{target_type}:{identifier}",
     NodeKind.CACHE: "cache:actions:{owner}/{repo} | cache:host:{hostname}:{path}",
     NodeKind.CREDENTIAL: "credential:{hostname}:{path}",
+    NodeKind.CLOUD_USER: "cloud_user:aws:{user arn}",
+    NodeKind.CLOUD_GROUP: "cloud_group:aws:{group arn}",
+    NodeKind.CLOUD_POLICY: "cloud_policy:aws:{policy arn} | cloud_policy:file:{path} (a policy document file)",
+    NodeKind.OIDC_PROVIDER: "oidc_provider:aws:{provider arn}",
+    NodeKind.CLOUD_ACCOUNT: "cloud_account:aws:{account id}",
+    NodeKind.CLOUD_SECRET: "cloud_secret:aws:{secret or parameter arn (pattern with *)}",
 }
 
 
@@ -380,6 +399,40 @@ class Host(Node):
     ephemeral: bool | None = None
 
 
+class RunnerRegistration(BaseModel):
+    """What a host scan saw of one runner registration (never a secret value).
+
+    Read from the actions/runner ``.runner`` file (``ConfigurationStore``:
+    ``agentId``, ``poolId``, ``serverUrl``, ``gitHubUrl``, ``workFolder``) and
+    its service unit or launchd plist, or from one GitLab ``config.toml``
+    ``[[runners]]`` table (``url``, ``executor``, ``[runners.docker]``).
+    ``config_path``: the file it was read from (absolute inside the scanned
+    root).  ``url``: the GitHub URL (org or repository) or GitLab instance it
+    serves.  ``user``: the account the runner process runs as, when known;
+    ``runs_as_root`` None = unknown.  ``credential_path`` /
+    ``credential_fingerprint``: the registration credential (``.credentials``
+    + ``.credentials_rsaparams``, or the GitLab token) as a keyed truncated
+    hash.  ``docker_socket``: jobs can reach the host's docker socket.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    config_path: str
+    url: str | None = None
+    server_url: str | None = None
+    agent_id: int | None = None
+    pool_id: int | None = None
+    work_folder: str | None = None
+    service: str | None = None
+    user: str | None = None
+    runs_as_root: bool | None = None
+    executor: str | None = None
+    privileged: bool | None = None
+    docker_socket: bool | None = None
+    credential_path: str | None = None
+    credential_fingerprint: str | None = None
+
+
 class Runner(Node):
     """A self-hosted runner registration, or an inferred pool of runners.
 
@@ -401,6 +454,15 @@ class Runner(Node):
     os: str | None = None
     status: str | None = None
     platform: Literal["github", "gitlab"] = "github"
+    #: set when a host scan saw the registration on disk (``graphkit collect host``)
+    registration: RunnerRegistration | None = None
+    #: True when an org inventory (API or operator list) lists it; None = not listed / unknown
+    in_inventory: bool | None = None
+
+    @property
+    def unvetted(self) -> bool:
+        """Seen on a host scan but listed by no inventory: a rogue or unknown registration."""
+        return self.registration is not None and not self.in_inventory
 
 
 class RunnerGroup(Node):
@@ -594,6 +656,13 @@ class CloudRole(Node):
     account: str | None = None
     trust: Literal["known", "unknown"] = "unknown"
     pattern: bool = False
+    #: AWS: the trust policy document as exported (None = not ingested)
+    trust_policy: dict[str, Any] | None = None
+    #: the trust accepts GitHub OIDC claims of any branch, PR, environment or repository (a door any push
+    #: to a matching repository opens, whatever runner it uses); set by :mod:`graphkit.cloud`
+    broad_trust: bool = False
+    permissions_boundary: str | None = None
+    instance_profiles: list[str] = Field(default_factory=list)
 
 
 class SigningKey(Node):
@@ -655,18 +724,107 @@ class Credential(Node):
     fingerprint: str | None = None
     lifetime: Lifetime = Lifetime.UNTIL_ROTATED
     grants: list[str] = Field(default_factory=list)
+    #: runner ids whose user can read the file (host scan); None = unknown
+    readable_by: list[str] | None = None
+
+
+class CloudUser(Node):
+    """An AWS IAM user: its access keys are long-lived credentials (until rotated).
+
+    ``access_keys``: active access key count from a credential report (None =
+    unknown).  ``policies``: identity policy documents as exported (inline,
+    attached managed default versions, group policies), used by the resolver.
+    """
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_USER, revoked_by=RevocationAction.ROTATE_ACCESS_KEYS,
+                                        label="CloudUser", default_criticality=Criticality.HIGH,
+                                        description="An IAM user (access keys: long-lived)")
+    kind: Literal["cloud_user"] = "cloud_user"
+    provider: Literal["aws"] = "aws"
+    arn: str
+    account: str
+    groups: list[str] = Field(default_factory=list)
+    permissions_boundary: str | None = None
+    access_keys: int | None = None
+
+
+class CloudGroup(Node):
+    """An AWS IAM group (its policies apply to its users)."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_GROUP, label="CloudGroup",
+                                        description="An IAM group")
+    kind: Literal["cloud_group"] = "cloud_group"
+    arn: str
+    account: str
+
+
+class CloudPolicy(Node):
+    """A managed IAM policy (its default version) or a policy document file.
+
+    ``document``: the default version's document (only it applies).
+    ``placeholders``: ``${...}`` template placeholders left unresolved (Terraform
+    or CloudFormation templates).  ``policy_type``: ``identity`` or ``trust``.
+    """
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_POLICY, label="CloudPolicy",
+                                        description="A managed IAM policy or policy document")
+    kind: Literal["cloud_policy"] = "cloud_policy"
+    arn: str | None = None
+    account: str | None = None
+    default_version: str | None = None
+    versions: int = 1
+    document: dict[str, Any] | None = None
+    policy_type: Literal["identity", "trust"] = "identity"
+    placeholders: list[str] = Field(default_factory=list)
+
+
+class OIDCProvider(Node):
+    """An IAM OIDC identity provider (e.g. ``token.actions.githubusercontent.com``)."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.OIDC_PROVIDER, label="OIDCProvider",
+                                        description="An IAM OIDC identity provider")
+    kind: Literal["oidc_provider"] = "oidc_provider"
+    arn: str
+    account: str | None = None
+    url: str
+    client_ids: list[str] | None = None
+
+
+class CloudAccount(Node):
+    """A cloud account; reaching it means administrator access to it."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_ACCOUNT, label="CloudAccount",
+                                        default_criticality=Criticality.CRITICAL,
+                                        description="A cloud account (reached: administrator access)")
+    kind: Literal["cloud_account"] = "cloud_account"
+    provider: Literal["aws"] = "aws"
+    account: str
+
+
+class CloudSecret(Node):
+    """A secret stored in a cloud service (Secrets Manager secret, SSM parameter), or a pattern of them."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_SECRET, revoked_by=RevocationAction.ROTATE_SECRET,
+                                        label="CloudSecret", default_criticality=Criticality.HIGH,
+                                        description="A Secrets Manager secret or SSM parameter")
+    kind: Literal["cloud_secret"] = "cloud_secret"
+    service: Literal["secretsmanager", "ssm"]
+    resource: str
+    pattern: bool = False
 
 
 #: Every node kind, in documentation order.
 NODE_TYPES: dict[NodeKind, type[Node]] = {
     cls.spec.kind: cls
     for cls in [Host, Runner, RunnerGroup, Organization, Repository, Workflow, Job, Secret, GitHubToken,
-                OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential]
+                OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential, CloudUser, CloudGroup,
+                CloudPolicy, OIDCProvider, CloudAccount, CloudSecret]
 }
 
 AnyNode = Annotated[
     Union[Host, Runner, RunnerGroup, Organization, Repository, Workflow, Job, Secret, GitHubToken,
-          OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential],
+          OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential, CloudUser, CloudGroup,
+          CloudPolicy, OIDCProvider, CloudAccount, CloudSecret],
     Field(discriminator="kind"),
 ]
 NODE_ADAPTER: TypeAdapter[Node] = TypeAdapter(AnyNode)
@@ -701,6 +859,9 @@ class EdgeKind(str, Enum):
     MEMBER_OF = "member_of"
     ALLOWS_REPOSITORY = "allows_repository"
     HAS_SECRET = "has_secret"
+    HAS_POLICY = "has_policy"
+    IN_GROUP = "in_group"
+    TRUSTS_PROVIDER = "trusts_provider"
     # traversable
     HOSTS = "hosts"
     RUNS_ON_HOST = "runs_on_host"
@@ -717,6 +878,8 @@ class EdgeKind(str, Enum):
     RESTORES_INTO = "restores_into"
     SHARES_CACHE = "shares_cache"
     STORES_CREDENTIAL = "stores_credential"
+    AUTHENTICATES_AS = "authenticates_as"
+    ADMINISTERS = "administers"
 
 
 class EdgeSpec(BaseModel):
@@ -751,7 +914,7 @@ def _spec(kind: EdgeKind, traversable: bool, sources: set[NodeKind], targets: se
 
 K = NodeKind
 R = RevocationAction
-_GRANTERS = {K.JOB, K.SECRET, K.CLOUD_ROLE, K.CREDENTIAL, K.GITHUB_TOKEN}
+_GRANTERS = {K.JOB, K.SECRET, K.CLOUD_ROLE, K.CREDENTIAL, K.GITHUB_TOKEN, K.CLOUD_USER}
 
 #: Every edge kind.  Direction: attacker who controls source obtains/acts as/tampers with target.
 EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
@@ -772,7 +935,8 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
               Lifetime.UNTIL_REIMAGED, R.REIMAGE_HOST, "target"),
         _spec(EdgeKind.RECEIVES_JOB, True, {K.RUNNER}, {K.JOB}, "Runner is eligible for the job's future runs "
               "(labels, group access)", Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "source"),
-        _spec(EdgeKind.READS_SECRET, True, {K.JOB}, {K.SECRET}, "Job receives the secret value",
+        _spec(EdgeKind.READS_SECRET, True, {K.JOB, K.CLOUD_ROLE, K.CLOUD_USER}, {K.SECRET, K.CLOUD_SECRET},
+              "Job (or cloud principal) receives the secret value",
               Lifetime.UNTIL_ROTATED, R.ROTATE_SECRET, "target"),
         _spec(EdgeKind.HAS_TOKEN, True, {K.JOB}, {K.GITHUB_TOKEN}, "Job receives its GITHUB_TOKEN",
               Lifetime.PER_JOB, R.REDUCE_TOKEN_PERMISSIONS, "target"),
@@ -781,7 +945,8 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
               R.REDUCE_TOKEN_PERMISSIONS, "source"),
         _spec(EdgeKind.MINTS_OIDC, True, {K.JOB}, {K.OIDC_IDENTITY}, "Job has id-token: write",
               Lifetime.OIDC_TOKEN, R.REMOVE_ID_TOKEN_PERMISSION, "source"),
-        _spec(EdgeKind.ASSUMES_ROLE, True, {K.OIDC_IDENTITY, K.JOB, K.SECRET, K.CREDENTIAL, K.CLOUD_ROLE},
+        _spec(EdgeKind.ASSUMES_ROLE, True, {K.OIDC_IDENTITY, K.JOB, K.SECRET, K.CREDENTIAL, K.CLOUD_ROLE,
+                                            K.CLOUD_USER},
               {K.CLOUD_ROLE}, "Source can assume the cloud role", Lifetime.CLOUD_SESSION, R.NARROW_TRUST_POLICY,
               "target"),
         _spec(EdgeKind.SIGNS_WITH, True, _GRANTERS, {K.SIGNING_KEY}, "Source can sign with the key/identity",
@@ -799,6 +964,16 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.STORES_CREDENTIAL, True, {K.HOST, K.RUNNER}, {K.CREDENTIAL},
               "Credential on disk readable by the runner's user", Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL,
               "target"),
+        _spec(EdgeKind.HAS_POLICY, False, {K.CLOUD_ROLE, K.CLOUD_USER, K.CLOUD_GROUP}, {K.CLOUD_POLICY},
+              "Principal has the managed policy attached (or as permissions boundary)"),
+        _spec(EdgeKind.IN_GROUP, False, {K.CLOUD_USER}, {K.CLOUD_GROUP}, "IAM user is a member of the group"),
+        _spec(EdgeKind.TRUSTS_PROVIDER, False, {K.CLOUD_ROLE}, {K.OIDC_PROVIDER},
+              "Role's trust policy names the OIDC provider"),
+        _spec(EdgeKind.AUTHENTICATES_AS, True, {K.CREDENTIAL, K.SECRET}, {K.CLOUD_USER},
+              "Access key of the IAM user", Lifetime.UNTIL_ROTATED, R.ROTATE_ACCESS_KEYS, "target"),
+        _spec(EdgeKind.ADMINISTERS, True, {K.CLOUD_ROLE, K.CLOUD_USER}, {K.CLOUD_ACCOUNT},
+              "Principal is an administrator of the account (*:*, iam:* or iam:PassRole with compute creation)",
+              Lifetime.CLOUD_SESSION, R.REVOKE_ROLE_SESSIONS, "source"),
     ]
 }
 del K, R

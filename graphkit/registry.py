@@ -5,6 +5,12 @@ An ingestor is any object with a ``name`` (the CLI option stem, e.g.
 ``ingest(paths, progress=None) -> IngestResult`` method.  Ingestors are found
 through the ``graphkit.ingestors`` entry-point group declared in
 ``pyproject.toml``; tests may :func:`register` more.
+
+A collector (``graphkit collect <name>``) reads a live system read-only and
+returns a document an ingestor reads (e.g. the ``host`` collector writes the
+runner inventory format).  It has a ``name``, a ``description`` and
+``collect(root, **options) -> CollectResult``; collectors are found through the
+``graphkit.collectors`` entry-point group (:func:`get_collector`).
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from typing import Any, Protocol
 from graphkit.errors import GraphkitError, InputError
 from graphkit.model import Edge, Node
 
-__all__ = ["IngestResult", "Ingestor", "Progress", "register", "ingestors", "get"]
+__all__ = ["IngestResult", "Ingestor", "Progress", "register", "ingestors", "get", "CollectResult", "Collector",
+           "collectors", "get_collector"]
 
 #: ``progress(advance, description)``: called by ingestors as they finish items.
 Progress = Callable[[int, str], None]
@@ -88,4 +95,51 @@ def get(name: str) -> Ingestor:
         return ingestors()[name]
     except KeyError:
         raise GraphkitError(f"no ingestor {name!r} installed (known: {', '.join(sorted(ingestors())) or 'none'}); "
+                            "install graphkit with 'pip install -e .'") from None
+
+
+# --------------------------------------------------------------------------- collectors
+
+
+@dataclass
+class CollectResult:
+    """What one collector produced.
+
+    ``document``: JSON-compatible, in an ingestor's input format.
+    ``problems``: what could not be read (file and place, never content).
+    ``summary``: counts for the user.
+    """
+
+    document: dict[str, Any]
+    problems: list[InputError] = field(default_factory=list)
+    summary: dict[str, int] = field(default_factory=dict)
+
+
+class Collector(Protocol):
+    """Interface of a collector (see module docstring)."""
+
+    name: str
+    description: str
+
+    def collect(self, root: Path, **options: Any) -> CollectResult:
+        """Read the system under ``root`` without changing it."""
+
+
+def collectors() -> dict[str, Collector]:
+    """All collectors by name (entry points of group ``graphkit.collectors``)."""
+    return {ep.name: ep.load() for ep in entry_points(group="graphkit.collectors")}
+
+
+def get_collector(name: str) -> Collector:
+    """The collector called ``name``.
+
+    Raises
+    ------
+    GraphkitError
+        if none is installed under that name.
+    """
+    try:
+        return collectors()[name]
+    except KeyError:
+        raise GraphkitError(f"no collector {name!r} installed (known: {', '.join(sorted(collectors())) or 'none'}); "
                             "install graphkit with 'pip install -e .'") from None

@@ -573,3 +573,5 @@ def resolve(graph: Graph) -> None:
     _secrets(ctx, jobs)
     _host_caches(ctx)
     graph.meta[RESOLVE_META_KEY] = {k: sorted(v) for k, v in ctx.summary.items()}
+    from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)
+    link_cloud(graph)

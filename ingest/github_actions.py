@@ -22,6 +22,19 @@ Conventions (see also :data:`graphkit.model.NODE_ID_FORMATS`)
 -------------------------------------------------------------
 - Only ``<checkout>/.github/workflows/*.yml|yaml`` are workflows: GitHub reads
   no other place (not sub-folders, not nested ``examples/**/.github``).
+- Repository names: ``owner/name=PATH`` as given, else an ``owner__name``
+  folder, else the ``origin`` remote of ``.git/config``, else
+  ``local/<folder>`` (a real checkout with no owner information: its nodes are
+  ``org:local`` and ``repo:local/<folder>``).  A path holding no
+  ``.github/workflows/*.yml|yaml`` and no ``action.yml`` is a problem naming it,
+  never a ``local/...`` repository.
+- Robustness: a malformed workflow is one problem and never stops the others;
+  inside a workflow, a malformed job is skipped (problem: file, YAML path,
+  line), a malformed step is skipped, a malformed ``steps`` drops the steps,
+  and a ``runs-on`` that is not label text keeps the job with
+  ``runs_on_unresolved`` (and a problem).  Problems of a parsed file are in
+  ``WorkflowFile.problems`` / ``ActionFile.problems``; :func:`to_graph`
+  reports them.
 - A cloud role named by an expression that cannot be evaluated statically gets
   ``pattern=True`` and an identifier keeping the literal parts with ``*`` for
   each expression (``arn:aws:iam::*:role/deploy``); when *nothing* is literal
@@ -151,7 +164,7 @@ class WorkflowFile(BaseModel):
     1-based line.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     repository: str
     file: str
@@ -162,6 +175,8 @@ class WorkflowFile(BaseModel):
     jobs: dict[str, JobDef] = Field(default_factory=dict)
     call_inputs: dict[str, Any] = Field(default_factory=dict)
     lines: dict[str, int] = Field(default_factory=dict)
+    #: what was skipped while parsing (a job, a step, ``steps``) or left unresolved (``runs-on``)
+    problems: tuple[InputError, ...] = ()
 
     @property
     def reusable(self) -> bool:
@@ -172,7 +187,7 @@ class WorkflowFile(BaseModel):
 class ActionFile(BaseModel):
     """A parsed local action (``action.yml``); only composite actions have ``steps``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     repository: str
     file: str
@@ -181,6 +196,8 @@ class ActionFile(BaseModel):
     inputs: dict[str, Any] = Field(default_factory=dict)
     steps: list[Step] = Field(default_factory=list)
     lines: dict[str, int] = Field(default_factory=dict)
+    #: malformed steps skipped while parsing
+    problems: tuple[InputError, ...] = ()
 
     @property
     def directory(self) -> str:
@@ -272,26 +289,68 @@ def _triggers(raw: Any, file: str) -> dict[str, Any]:
     raise InputError(file, "on", f"expected an event name, a list or a mapping, got {_type_name(raw)}")
 
 
-def _steps(raw: Any, file: str, path: str) -> list[Step]:
+def _with_line(exc: InputError, lines: Mapping[str, int]) -> InputError:
+    """``exc`` with `` (line N)`` appended: the line of its YAML path, else of its nearest present ancestor.
+
+    Places that are already lines/bytes, the top level and paths with no
+    present ancestor (a missing top-level key) are left as they are.
+    """
+    path = exc.place
+    if not path or path.startswith(("line ", "byte ")) or re.search(r"\(line \d+\)$", exc.reason):
+        return exc
+    while path and path not in lines:
+        cut = max(path.rfind("."), path.rfind("["))
+        path = path[:cut] if cut > 0 else ""
+    if not path:
+        return exc
+    return InputError(exc.file, exc.place, f"{exc.reason} (line {lines[path]})")
+
+
+def _skipped(exc: InputError, what: str) -> InputError:
+    return InputError(exc.file, exc.place, f"{exc.reason}; {what}")
+
+
+def _steps(raw: Any, file: str, path: str, problems: list[InputError]) -> list[Step]:
+    """The well-formed steps; a malformed ``steps`` or step is a problem and is skipped."""
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise InputError(file, path, f"steps must be a sequence, got {_type_name(raw)}")
+        problems.append(InputError(file, path, f"steps must be a sequence, got {_type_name(raw)}; steps skipped"))
+        return []
     out = []
     for i, s in enumerate(raw):
         sp = join_path(path, i)
-        s = _mapping(s, file, sp, optional=False)
-        out.append(Step(index=i, path=sp, id=_opt_str(s.get("id"), file, sp + ".id"),
-                        name=_opt_str(s.get("name"), file, sp + ".name"),
-                        uses=_opt_str(s.get("uses"), file, sp + ".uses"),
-                        run=_opt_str(s.get("run"), file, sp + ".run"),
-                        with_args=_mapping(s.get("with"), file, sp + ".with"),
-                        env=_mapping(s.get("env"), file, sp + ".env") if not isinstance(s.get("env"), str) else {},
-                        condition=_opt_str(s.get("if"), file, sp + ".if")))
+        try:
+            s = _mapping(s, file, sp, optional=False)
+            out.append(Step(index=i, path=sp, id=_opt_str(s.get("id"), file, sp + ".id"),
+                            name=_opt_str(s.get("name"), file, sp + ".name"),
+                            uses=_opt_str(s.get("uses"), file, sp + ".uses"),
+                            run=_opt_str(s.get("run"), file, sp + ".run"),
+                            with_args=_mapping(s.get("with"), file, sp + ".with"),
+                            env=_mapping(s.get("env"), file, sp + ".env") if not isinstance(s.get("env"), str) else {},
+                            condition=_opt_str(s.get("if"), file, sp + ".if")))
+        except InputError as exc:
+            problems.append(_skipped(exc, "step skipped"))
     return out
 
 
-def _job(key: str, raw: Any, file: str) -> JobDef:
+def _runs_on_problems(value: Any, file: str, path: str) -> list[InputError]:
+    """``runs-on`` values that are not label text (``42``, ``[self-hosted, true]``): GitHub wants strings."""
+    if value is None or isinstance(value, str):
+        return []
+    if isinstance(value, list):
+        return [InputError(file, join_path(path, i), f"runner label must be a string, got {_type_name(v)} "
+                           f"{json.dumps(_jsonable(v))}; runs-on left unresolved")
+                for i, v in enumerate(value) if not isinstance(v, str)]
+    if isinstance(value, dict):
+        labels = value.get("labels")
+        return [] if labels is None else _runs_on_problems(labels, file, path + ".labels")
+    return [InputError(file, path, f"expected a runner label, a list of labels or a mapping (group, labels), "
+                       f"got {_type_name(value)} {json.dumps(_jsonable(value))}; runs-on left unresolved")]
+
+
+def _job(key: str, raw: Any, file: str, problems: list[InputError]) -> JobDef:
+    """One job; raises for a job that cannot be used, records problems for the parts skipped."""
     path = f"jobs.{key}"
     j = _mapping(raw, file, path, optional=False)
     strategy = j.get("strategy")
@@ -301,13 +360,16 @@ def _job(key: str, raw: Any, file: str) -> JobDef:
         raise InputError(file, path + ".secrets", f"expected 'inherit' or a mapping, got {_type_name(secrets)}")
     perms = j.get("permissions")
     env = j.get("env")
-    return JobDef(key=key, name=_opt_str(j.get("name"), file, path + ".name"), runs_on=j.get("runs-on"),
-                  matrix=matrix,
-                  permissions=None if perms is None else parse_permissions(perms, file=file, path=path + ".permissions"),
-                  environment=j.get("environment"), uses=_opt_str(j.get("uses"), file, path + ".uses"),
-                  with_args=_mapping(j.get("with"), file, path + ".with"), secrets=secrets,
-                  env=_mapping(env, file, path + ".env") if not isinstance(env, str) else {},
-                  steps=_steps(j.get("steps"), file, path + ".steps"), raw=j)
+    mine = _runs_on_problems(j.get("runs-on"), file, path + ".runs-on")  # kept: runs_on_candidates leaves it unresolved
+    jd = JobDef(key=key, name=_opt_str(j.get("name"), file, path + ".name"), runs_on=j.get("runs-on"),
+                matrix=matrix,
+                permissions=None if perms is None else parse_permissions(perms, file=file, path=path + ".permissions"),
+                environment=j.get("environment"), uses=_opt_str(j.get("uses"), file, path + ".uses"),
+                with_args=_mapping(j.get("with"), file, path + ".with"), secrets=secrets,
+                env=_mapping(env, file, path + ".env") if not isinstance(env, str) else {},
+                steps=_steps(j.get("steps"), file, path + ".steps", mine), raw=j)
+    problems.extend(mine)  # only once the job itself is usable
+    return jd
 
 
 def parse_workflow(text: str, *, file: str, repository: str) -> WorkflowFile:
@@ -329,9 +391,14 @@ def parse_workflow(text: str, *, file: str, repository: str) -> WorkflowFile:
     Raises
     ------
     InputError
-        ``(file, place, reason)``: invalid YAML (``line N``), a top level or
-        ``jobs`` that is not a mapping, a malformed job, step or permissions
-        block (YAML path), or no ``on`` key.
+        ``(file, place, reason)`` when the file cannot be used: invalid YAML
+        (``line N``), a top level or ``jobs`` that is not a mapping, a
+        malformed workflow-level ``name``/``env``/``permissions``, or no
+        ``on`` key.  The reason ends with `` (line N)`` of the offending
+        node when it is in the file.  A malformed *job* (skipped), step
+        (skipped), ``steps`` (dropped) or non-text ``runs-on`` label (job
+        kept, runs-on unresolved) is not raised: it is one entry of
+        ``WorkflowFile.problems`` (YAML path, reason ending with the line).
 
     Examples
     --------
@@ -341,6 +408,13 @@ def parse_workflow(text: str, *, file: str, repository: str) -> WorkflowFile:
     ({'push': {}}, ['a'], 4)
     """
     data, lines = load_yaml(text, file=file)
+    try:
+        return _workflow(data, lines, file, repository)
+    except InputError as exc:
+        raise _with_line(exc, lines) from None
+
+
+def _workflow(data: Any, lines: dict[str, int], file: str, repository: str) -> WorkflowFile:
     doc = _mapping(data, file, "", optional=False) if data is not None else None
     if doc is None:
         raise InputError(file, "", "empty workflow")
@@ -354,12 +428,19 @@ def parse_workflow(text: str, *, file: str, repository: str) -> WorkflowFile:
     if isinstance(call, dict) and isinstance(call.get("inputs"), dict):
         call_inputs = {str(k): (v.get("default") if isinstance(v, dict) else None) for k, v in call["inputs"].items()}
     perms = doc.get("permissions")
+    problems: list[InputError] = []
+    job_defs: dict[str, JobDef] = {}
+    for k, v in jobs.items():
+        try:
+            job_defs[str(k)] = _job(str(k), v, file, problems)
+        except InputError as exc:  # one bad job never costs the others
+            problems.append(_skipped(exc, "job skipped"))
     return WorkflowFile(repository=repository, file=file, name=_opt_str(doc.get("name"), file, "name"),
                         triggers=triggers,
                         permissions=None if perms is None else parse_permissions(perms, file=file, path="permissions"),
                         env=_mapping(doc.get("env"), file, "env") if not isinstance(doc.get("env"), str) else {},
-                        jobs={str(k): _job(str(k), v, file) for k, v in jobs.items()},
-                        call_inputs=call_inputs, lines=lines)
+                        jobs=job_defs, call_inputs=call_inputs, lines=lines,
+                        problems=tuple(_with_line(p, lines) for p in problems))
 
 
 def parse_action(text: str, *, file: str, repository: str) -> ActionFile:
@@ -368,17 +449,24 @@ def parse_action(text: str, *, file: str, repository: str) -> ActionFile:
     Raises
     ------
     InputError
-        invalid YAML, or a top level / ``runs`` / ``runs.steps`` of the wrong shape.
+        invalid YAML, or a top level / ``runs`` / ``inputs`` of the wrong
+        shape (reason ending with the line).  A malformed ``runs.steps`` or
+        step is skipped and recorded in ``ActionFile.problems``.
     """
     data, lines = load_yaml(text, file=file)
-    doc = _mapping(data, file, "", optional=False)
-    runs = _mapping(doc.get("runs"), file, "runs")
-    inputs = _mapping(doc.get("inputs"), file, "inputs")
-    using = _opt_str(runs.get("using"), file, "runs.using")
-    steps = _steps(runs.get("steps"), file, "runs.steps") if using == "composite" else []
-    return ActionFile(repository=repository, file=file, name=_opt_str(doc.get("name"), file, "name"), using=using,
-                      inputs={k: (v.get("default") if isinstance(v, dict) else None) for k, v in inputs.items()},
-                      steps=steps, lines=lines)
+    try:
+        doc = _mapping(data, file, "", optional=False)
+        runs = _mapping(doc.get("runs"), file, "runs")
+        inputs = _mapping(doc.get("inputs"), file, "inputs")
+        using = _opt_str(runs.get("using"), file, "runs.using")
+        problems: list[InputError] = []
+        steps = _steps(runs.get("steps"), file, "runs.steps", problems) if using == "composite" else []
+        return ActionFile(repository=repository, file=file, name=_opt_str(doc.get("name"), file, "name"),
+                          using=using,
+                          inputs={k: (v.get("default") if isinstance(v, dict) else None) for k, v in inputs.items()},
+                          steps=steps, lines=lines, problems=tuple(_with_line(p, lines) for p in problems))
+    except InputError as exc:
+        raise _with_line(exc, lines) from None
 
 
 # ============================================================================ expressions (pure)
@@ -1696,14 +1784,16 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
     Returns
     -------
     IngestResult
-        ``nodes``, ``edges`` and ``problems`` (reusable workflow cycles or
-        depth overflow); ``items`` is 0.
+        ``nodes``, ``edges`` and ``problems`` (the ``problems`` of every
+        file, then reusable workflow cycles or depth overflow); ``items`` is 0.
     """
     b = _Builder(files, max_levels)
     for name in repositories:
         b.repository(name, Evidence(file=".", repository=name, detail="checkout"))
     b.run()
-    return IngestResult(nodes=list(b.out.nodes.values()), edges=list(b.out.edges.values()), problems=b.out.problems)
+    parse_problems = [p for f in files for p in f.problems]  # skipped jobs/steps: incomplete, say so
+    return IngestResult(nodes=list(b.out.nodes.values()), edges=list(b.out.edges.values()),
+                        problems=parse_problems + b.out.problems)
 
 
 # ============================================================================ collect (I/O)
@@ -1754,7 +1844,10 @@ def find_checkouts(paths: Sequence[Path | str]) -> tuple[list[Checkout], list[In
     Returns
     -------
     tuple
-        ``(checkouts, problems)``: a missing path is a problem, not an exception.
+        ``(checkouts, problems)``: a missing path, or a checkout (or given
+        path) with no workflow and no action file, is a problem naming the
+        path, not an exception and not a checkout (no ``local/...`` nodes are
+        invented for it).
     """
     out: list[Checkout] = []
     problems: list[InputError] = []
@@ -1763,16 +1856,20 @@ def find_checkouts(paths: Sequence[Path | str]) -> tuple[list[Checkout], list[In
         m = _NAMED.match(text)
         given, root = (m.group(1), Path(m.group(2))) if m and not Path(text).exists() else (None, Path(text))
         if not root.is_dir():
-            problems.append(InputError(str(root), "", "not a directory"))
+            problems.append(InputError(str(root), "", "not a directory" if root.exists() else "no such directory"))
             continue
         if given or _is_checkout(root):
-            out.append(Checkout(given or _repository_name(root.resolve()), root))
-            continue
-        subs = sorted(p for p in root.iterdir() if p.is_dir() and _is_checkout(p))
-        if subs:
-            out += [Checkout(_repository_name(p.resolve()), p) for p in subs]
+            found = [Checkout(given or _repository_name(root.resolve()), root)]
         else:
-            out.append(Checkout(_repository_name(root.resolve()), root))
+            subs = sorted(p for p in root.iterdir() if p.is_dir() and _is_checkout(p))
+            found = [Checkout(_repository_name(p.resolve()), p) for p in subs] or [
+                Checkout(_repository_name(root.resolve()), root)]
+        for co in found:
+            if checkout_files(co):
+                out.append(co)
+            else:
+                problems.append(InputError(str(co.root), "", "no .github/workflows/*.yml|yaml or action.yml "
+                                           f"found under {co.root}"))
     return out, problems
 
 
@@ -1829,7 +1926,11 @@ class GitHubActionsIngestor:
                     except OSError as exc:
                         raise InputError(rel, "", f"unreadable: {exc.strerror or exc}") from None
                     parse = parse_workflow if kind == "workflow" else parse_action
-                    parsed.append(parse(text, file=rel, repository=co.repository))
+                    f = parse(text, file=rel, repository=co.repository)
+                    if f.problems:  # skipped parts are reported by to_graph, under the full path
+                        f = f.model_copy(update={"problems": tuple(InputError(str(co.root / rel), p.place, p.reason)
+                                                                   for p in f.problems)})
+                    parsed.append(f)
                 except InputError as exc:
                     problems.append(InputError(str(co.root / rel), exc.place, exc.reason))
                 if progress is not None:

@@ -82,20 +82,21 @@ values are never part of the format: only names.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_origin
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from graphkit.errors import InputError
 from graphkit.model import (EDGE_SPECS, Cache, CloudRole, Credential, DeploymentTarget, Edge, EdgeKind, Evidence,
                             Host, Lifetime, Node, Organization, Repository, Runner, RunnerGroup, Secret,
-                            SigningKey, repo_key, secret_key, Criticality)
+                            SigningKey, repo_key, secret_key, Criticality, RunnerRegistration)
 from graphkit.registry import IngestResult, Progress
 
 __all__ = ["SCHEMA_ID", "RunnerInventory", "INGESTOR", "RunnerInventoryIngestor", "collect", "parse", "to_graph",
@@ -225,6 +226,10 @@ class HostCredential(_Model):
                                     description="Truncated keyed hash (hex), never the value.")
     lifetime: Lifetime = Lifetime.UNTIL_ROTATED
     grants: list[CredentialGrant] | None = None
+    access: list[str] | None = Field(None, description="What it gives access to as read from the file, never a "
+                                     "value: `profile:NAME`, `registry:HOST`, `cluster:SERVER`, `index:URL`...")
+    readable_by: list[str] | None = Field(None, description="Runners of this host (`scope/name`) whose user can "
+                                          "read the file (host scan); null = unknown.")
 
 
 class HostCache(_Model):
@@ -257,8 +262,8 @@ class RunnerEntry(_Model):
 
     name: str = Field(min_length=1)
     id: int | None = None
-    labels: list[str | RunnerLabel] = Field(description="Runner labels (strings or API label objects); "
-                                            "`self-hosted` is implied.")
+    labels: list[str | RunnerLabel] | None = Field(None, description="Runner labels (strings or API label "
+                                                   "objects); `self-hosted` is implied; null = unknown (host scan).")
     scope: str = Field(pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)?$",
                        description="Organization (`acme`) or repository (`acme/app`) it is registered to.")
     runner_group: str | None = Field(None, description="Group of an org runner (default `Default`).")
@@ -267,16 +272,20 @@ class RunnerEntry(_Model):
     os: str | None = None
     status: str | None = None
     busy: bool | None = None
+    platform: Literal["github", "gitlab"] | None = Field(None, description="CI platform (default github).")
+    registration: RunnerRegistration | None = Field(
+        None, description="What a host scan saw on disk (`graphkit collect host`); a runner with it is host-observed, "
+        "one without it is listed by an inventory.")
 
     def label_names(self) -> list[str]:
         """Label names, ``self-hosted`` first if not given."""
-        names = [x if isinstance(x, str) else x.name for x in self.labels]
+        names = [x if isinstance(x, str) else x.name for x in self.labels or []]
         return names if "self-hosted" in {n.lower() for n in names} else ["self-hosted", *names]
 
     @field_validator("labels")
     @classmethod
-    def _nonempty_labels(cls, v: list[Any]) -> list[Any]:
-        for x in v:
+    def _nonempty_labels(cls, v: list[Any] | None) -> list[Any] | None:
+        for x in v or []:
             if isinstance(x, str) and not x.strip():
                 raise ValueError("empty label")
         return v
@@ -328,6 +337,11 @@ def collect(paths: Sequence[Path]) -> list[Path]:
     return out
 
 
+def _type_name(value: Any) -> str:
+    """YAML name of a value's type (``mapping``, ``string``, ``int``...)."""
+    return {dict: "mapping", list: "list", str: "string", type(None): "null"}.get(type(value), type(value).__name__)
+
+
 def _place(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
@@ -374,6 +388,83 @@ class ParsedInventory(BaseModel):
     file: str
     inventory: RunnerInventory
     lines: dict[str, int] = Field(default_factory=dict)
+    #: entries left out of ``inventory`` (one per error: file, place, reason ending with the line)
+    problems: list[InputError] = Field(default_factory=list)
+
+
+def _line_near(lines: dict[str, int], place: str) -> int | None:
+    """Line of ``place``, else of its nearest ancestor below the top level (a missing field: its entry)."""
+    while place:
+        if place in lines:
+            return lines[place]
+        cut = max(place.rfind("."), place.rfind("["))
+        place = place[:cut] if cut > 0 else ""
+    return None
+
+
+def _models_in(tp: Any) -> list[type[BaseModel]]:
+    """Model classes inside a type annotation (through ``| None``, ``list[...]``, unions)."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return [tp]
+    return [m for arg in get_args(tp) for m in _models_in(arg)]
+
+
+def _field_names(tp: Any, loc: Sequence[Any]) -> list[str]:
+    """Field names (aliases) of the model(s) found at ``loc`` inside ``tp`` (for "did you mean")."""
+    models = _models_in(tp)
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        named = [m for m in models if m.__name__ == part]  # a union branch tag
+        fields = [f for m in models for n, f in m.model_fields.items() if part in (n, f.alias)]
+        models = named or [m for f in fields for m in _models_in(f.annotation)] or models
+    return sorted({f.alias or n for m in models for n, f in m.model_fields.items()})
+
+
+def _unknown_field(key: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    return f"unknown field (did you mean {close[0]!r}?)" if close else f"unknown field (known: {', '.join(known)})"
+
+
+def _validation_problems(exc: ValidationError, tp: Any, prefix: tuple[Any, ...]) -> list[tuple[str, str]]:
+    """``(place, reason)`` per place of a validation error of a value of type ``tp`` found at ``prefix``."""
+    by_place: dict[str, list[str]] = {}
+    errors = exc.errors(include_url=False)
+    places = [_place(prefix + tuple(e["loc"])) for e in errors]
+    for err, here in zip(errors, places):
+        loc = tuple(err["loc"])
+        if err["type"].endswith("_type") and any(p.startswith((here + ".", here + "[")) for p in places):
+            continue  # the union branch of another type (a label string) when a label object was meant
+        if err["type"] == "extra_forbidden":
+            msg = _unknown_field(str(loc[-1]), _field_names(tp, loc[:-1]))
+        elif err["type"] == "missing":
+            msg = "required field missing"
+        else:
+            msg = err["msg"]
+        msgs = by_place.setdefault(_place(prefix + loc), [])
+        if msg not in msgs:
+            msgs.append(msg)  # union branches (label string | label object) fail at one place
+    return [(place, " or ".join(msgs)) for place, msgs in by_place.items()]
+
+
+def _host_problems(host: HostEntry, place: str, file: str) -> list[tuple[str, str]]:
+    """Credential grants whose target id is malformed or cannot receive that access."""
+    out = []
+    for j, cred in enumerate(host.credentials or []):
+        for k, g in enumerate(cred.grants or []):
+            gp = f"{place}.credentials[{j}].grants[{k}]"
+            try:
+                target = _grant_target(g.target, Evidence(file=file, yaml_path=gp))
+            except ValueError as exc:
+                out.append((f"{gp}.target", str(exc)))
+                continue
+            if target.spec.kind not in EDGE_SPECS[_grant_kind(g.access, target)].targets:
+                out.append((f"{gp}.access", f"{g.access} cannot point to a {target.spec.kind.value} ({g.target})"))
+    return out
+
+
+#: Checks beyond the schema of one entry of a top-level list: ``(entry, place, file) -> [(place, reason)]``.
+_ENTRY_CHECKS: dict[str, Any] = {"hosts": _host_problems}
 
 
 def parse(text: str, file: str) -> ParsedInventory:
@@ -390,11 +481,21 @@ def parse(text: str, file: str) -> ParsedInventory:
     -------
     ParsedInventory
 
+    Entries are validated one by one: an entry of a top-level list
+    (``runners[3]``, ``hosts[0]``, ``repositories[1]``, ``organizations[0]``,
+    one label) with a typo'd field, a wrong type, a missing required field or
+    a bad credential grant is left out and each of its errors becomes one
+    problem in ``ParsedInventory.problems``: ``InputError(file, place,
+    reason (line N))``, e.g. ``runners[3].runnner_group: unknown field (did
+    you mean 'runner_group'?) (line 42)``; a missing field gets the line of
+    its entry.  An unknown top-level key or a top-level value of the wrong
+    type is a problem too and is left out.  Every other entry is kept.
+
     Raises
     ------
     InputError
-        naming ``file`` and the place (``runners[3].labels``) of the first
-        problem; the reason lists every validation error with its line.
+        when the file as a whole cannot be used: invalid YAML (``line N``),
+        not a mapping, or a ``schema`` other than :data:`SCHEMA_ID`.
     """
     try:
         data = yaml.safe_load(text)
@@ -407,19 +508,50 @@ def parse(text: str, file: str) -> ParsedInventory:
     if data.get("schema") != SCHEMA_ID:
         raise InputError(file, "schema", f"expected {SCHEMA_ID!r}, got {data.get('schema')!r}")
     lines = _line_index(text)
+    found: list[tuple[str, str]] = []
+    kept: dict[str, Any] = {"schema": SCHEMA_ID}
+    fields = {(f.alias or n): f for n, f in RunnerInventory.model_fields.items()}
+    for key, value in data.items():
+        key = str(key)
+        if key == "schema":
+            continue
+        if key not in fields:
+            found.append((key, _unknown_field(key, sorted(fields))))
+            continue
+        tp = fields[key].annotation
+        item_tp = next((get_args(a)[0] for a in (tp, *get_args(tp)) if get_origin(a) is list), None)
+        if value is None or item_tp is None:  # not a list field: validated whole
+            try:
+                kept[key] = TypeAdapter(tp).validate_python(value)
+            except ValidationError as exc:
+                found += _validation_problems(exc, tp, (key,))
+            continue
+        if not isinstance(value, list):
+            found.append((key, f"expected a list, got {_type_name(value)}"))
+            continue
+        adapter = TypeAdapter(item_tp)
+        items = []
+        for i, item in enumerate(value):
+            try:
+                entry = adapter.validate_python(item)
+            except ValidationError as exc:
+                found += _validation_problems(exc, item_tp, (key, i))
+                continue
+            extra = _ENTRY_CHECKS[key](entry, f"{key}[{i}]", file) if key in _ENTRY_CHECKS else []
+            if extra:
+                found += extra
+                continue
+            items.append(entry)
+        kept[key] = items
+    problems = [InputError(file, place, reason + (f" (line {line})" if (line := _line_near(lines, place)) else ""))
+                for place, reason in found]
     try:
-        inv = RunnerInventory.model_validate(data)
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-        parts = []
-        for err in errors:
-            place = _place(err["loc"])
-            line = lines.get(place)
-            parts.append(f"{place or '<top>'}: {err['msg']}" + (f" (line {line})" if line else ""))
-        first = _place(errors[0]["loc"])
-        reason = parts[0].split(": ", 1)[1] if len(parts) == 1 else "; ".join(parts)
-        raise InputError(file, first, reason) from None
-    return ParsedInventory(file=file, inventory=inv, lines=lines)
+        inv = RunnerInventory.model_validate(kept)
+    except ValidationError as exc:  # not expected (every part was validated above): reject the file
+        place, reason = _validation_problems(exc, RunnerInventory, ())[0]
+        line = _line_near(lines, place)
+        raise InputError(file, place, reason + (f" (line {line})" if line else "")) from None
+    return ParsedInventory(file=file, inventory=inv, lines=lines, problems=problems)
 
 
 # --------------------------------------------------------------------------- to_graph
@@ -497,11 +629,19 @@ def _grant_target(target: str, ev: Evidence) -> Node:
     """
     if target.startswith("cloud_role:aws:"):
         arn = target[len("cloud_role:aws:"):]
-        m = re.match(r"^arn:aws[a-z-]*:iam::(\d{12}):role/.+$", arn)
+        m = re.match(r"^arn:aws[a-z-]*:iam::(\d{12}):(role|instance-profile)/(.+)$", arn)
         if not m:
-            raise ValueError(f"{target!r}: expected cloud_role:aws:arn:aws:iam::<12 digits>:role/<name>")
-        return CloudRole(id=target, name=arn.split(":role/", 1)[1], provider="aws", identifier=arn,
+            raise ValueError(f"{target!r}: expected cloud_role:aws:arn:aws:iam::<12 digits>:role/<name> "
+                             "(or :instance-profile/<name>)")
+        return CloudRole(id=target, name=m.group(3), provider="aws", identifier=arn,
                          account=m.group(1), evidence=[ev])
+    if target.startswith("cloud_user:aws:"):  # an access key of an IAM user (ingest/aws_iam.py)
+        from graphkit.model import CloudUser
+        arn = target[len("cloud_user:aws:"):]
+        m = re.match(r"^arn:aws[a-z-]*:iam::(\d{12}):user/(.+)$", arn)
+        if not m:
+            raise ValueError(f"{target!r}: expected cloud_user:aws:arn:aws:iam::<12 digits>:user/<name>")
+        return CloudUser(id=target, name=m.group(2), arn=arn, account=m.group(1), evidence=[ev])
     if target.startswith(("cloud_role:gcp:", "cloud_role:azure:")):
         _, provider, ident = target.split(":", 2)
         return CloudRole(id=target, name=ident, provider=provider, identifier=ident, evidence=[ev])  # type: ignore[arg-type]
@@ -521,6 +661,20 @@ def _grant_target(target: str, ev: Evidence) -> Node:
     raise ValueError(f"{target!r}: not a cloud_role:, target:, signing_key: or repo: node id")
 
 
+def _grant_kind(access: str, target: Node) -> EdgeKind:
+    """Edge kind of a grant: ``assumes_role`` on an IAM user is its access key (``authenticates_as``)."""
+    kind = EdgeKind(access)
+    if kind is EdgeKind.ASSUMES_ROLE and target.spec.kind.value == "cloud_user":
+        return EdgeKind.AUTHENTICATES_AS
+    return kind
+
+
+def _runner_key(scope_name: str) -> str:
+    """``Owner[/Repo]/Name`` -> ``owner[/repo]/Name`` (the runner id without ``runner:``)."""
+    scope, _, name = scope_name.rpartition("/")
+    return f"{repo_key(scope)}/{name}"
+
+
 def to_graph(parsed: ParsedInventory) -> tuple[list[Node], list[Edge], dict[str, Any]]:
     """Turn one validated inventory into nodes, edges and resolver facts (pure).
 
@@ -534,13 +688,25 @@ def to_graph(parsed: ParsedInventory) -> tuple[list[Node], list[Edge], dict[str,
     ------
     InputError
         for a credential grant whose target id is malformed or of a kind
-        that cannot receive that access (names file and place).
+        that cannot receive that access, or a ``readable_by`` entry that is
+        not a runner of the file (names file and place).
+
+    Notes
+    -----
+    A runner with ``registration`` was seen on disk by a host scan
+    (``graphkit collect host``); one without it is listed by an inventory
+    (``Runner.in_inventory``).  Only the fields an entry gives are set on its
+    node, so the same runner from a host scan and from the org inventory
+    merges into one node without erasing facts.  ``readable_by`` adds
+    ``runner -> credential`` ``STORES_CREDENTIAL`` edges.
     """
     inv = parsed.inventory
     b = _Builder(parsed)
     complete: list[str] = []
     oidc: dict[str, Any] = {}
     unknown_wf: list[str] = []
+    owners: set[str] = set()  # owners whose runner list an inventory gives (not a host scan)
+    readable: list[tuple[str, str, Evidence]] = []  # (runner id, credential id, evidence) from readable_by
 
     for i, org in enumerate(inv.organizations or []):
         p = f"organizations[{i}]"
@@ -620,22 +786,27 @@ def to_graph(parsed: ParsedInventory) -> tuple[list[Node], list[Edge], dict[str,
         p = f"hosts[{i}]"
         hn = host.name.strip().lower()
         hid = f"host:{hn}"
-        b.node(Host(id=hid, name=host.name, os=host.os, ephemeral=host.ephemeral, evidence=[b.ev(p)]))
+        # only known facts: a host scan (os known, ephemeral not) must not erase an inventory's ephemeral flag
+        known = {k: v for k, v in (("os", host.os), ("ephemeral", host.ephemeral)) if v is not None}
+        b.node(Host(id=hid, name=host.name, evidence=[b.ev(p)], **known))
         for j, cred in enumerate(host.credentials or []):
             cp = f"{p}.credentials[{j}]"
             cid = f"credential:{hn}:{cred.path}"
-            grants = [g.target for g in cred.grants or []]
+            grants = [g.target for g in cred.grants or []] + list(cred.access or [])
+            readers = None if cred.readable_by is None else sorted(f"runner:{_runner_key(r)}" for r in cred.readable_by)
             b.node(Credential(id=cid, name=f"{cred.path} on {host.name}", credential_type=cred.credential_type,
                               host=hn, path=cred.path, fingerprint=cred.fingerprint, lifetime=cred.lifetime,
-                              grants=grants, evidence=[b.ev(cp)]))
+                              grants=grants, readable_by=readers, evidence=[b.ev(cp)]))
             b.edge(EdgeKind.STORES_CREDENTIAL, hid, cid, b.ev(cp))
+            for reader in readers or []:  # the runner's user can read it (edge added once the runner exists)
+                readable.append((reader, cid, b.ev(f"{cp}.readable_by")))
             for k, g in enumerate(cred.grants or []):
                 gp = f"{cp}.grants[{k}]"
                 try:
                     target = _grant_target(g.target, b.ev(gp))
                 except ValueError as exc:
                     raise InputError(parsed.file, f"{gp}.target", str(exc)) from None
-                kind = EdgeKind(g.access)
+                kind = _grant_kind(g.access, target)
                 if target.spec.kind not in EDGE_SPECS[kind].targets:
                     raise InputError(parsed.file, f"{gp}.access",
                                      f"{g.access} cannot point to a {target.spec.kind.value} ({g.target})")
@@ -653,12 +824,22 @@ def to_graph(parsed: ParsedInventory) -> tuple[list[Node], list[Edge], dict[str,
         scope = repo_key(r.scope)
         owner = scope.split("/")[0]
         is_org = "/" not in scope
-        group = (r.runner_group or "Default") if is_org else r.runner_group
-        rid = f"runner:{scope}/{r.name}"
-        ev = b.ev(p)
-        b.node(Runner(id=rid, name=r.name, labels=r.label_names(), scope=scope, runner_group=group,
-                      ephemeral=r.ephemeral, host=r.host.strip().lower() if r.host else None, os=r.os,
-                      status=r.status, evidence=[ev]))
+        reg = r.registration
+        # a host scan does not know the group unless .runner names it: no "Default" guess for it
+        group = (r.runner_group or ("Default" if reg is None else None)) if is_org else r.runner_group
+        rid = f"runner:{_runner_key(r.scope + '/' + r.name)}"
+        ev = b.ev(p, None if reg is None else f"seen on host: {reg.config_path}")
+        # only known fields, so that a host scan and an inventory of the same runner merge without erasing facts
+        known: dict[str, Any] = {k: v for k, v in (
+            ("labels", None if r.labels is None else r.label_names()), ("runner_group", group),
+            ("ephemeral", r.ephemeral), ("host", r.host.strip().lower() if r.host else None), ("os", r.os),
+            ("status", r.status), ("platform", r.platform), ("registration", reg),
+            ("in_inventory", True if reg is None else None)) if v is not None}
+        if reg is None and r.labels is None:
+            known["labels"] = r.label_names()
+        b.node(Runner(id=rid, name=r.name, scope=scope, evidence=[ev], **known))
+        if reg is None:
+            owners.add(owner)
         if is_org:
             b.org(owner, ev)
         else:
@@ -682,11 +863,21 @@ def to_graph(parsed: ParsedInventory) -> tuple[list[Node], list[Edge], dict[str,
             b.edge(EdgeKind.RUNS_ON_HOST, rid, hid, b.ev(f"{p}.host"),
                    **({"lifetime": Lifetime.PER_JOB} if ephemeral_host else {}))
 
+    for reader, cid, rev in readable:
+        if reader not in b.nodes:
+            raise InputError(parsed.file, rev.yaml_path or "", f"{reader.removeprefix('runner:')} is not a runner "
+                             "of this file")
+        b.edge(EdgeKind.STORES_CREDENTIAL, reader, cid, rev)
+    if inv.runners is not None:  # an inventory's runner list covers the organizations it declares
+        owners.update(o.name.strip().lower() for o in inv.organizations or [])
+
     meta = {"github_hosted_labels": sorted(set(inv.github_hosted_labels or [])),
             "self_hosted_labels": sorted(set(inv.self_hosted_labels or [])),
             "secrets_complete": sorted(set(complete)),
             "oidc_sub_templates": oidc,
             "unknown_selected_workflows": sorted(unknown_wf),
+            "runner_owners": sorted(owners),
+            "organizations": sorted(o.name.strip().lower() for o in inv.organizations or []),
             "files": [parsed.file]}
     return list(b.nodes.values()), list(b.edges.values()), meta
 
@@ -718,13 +909,14 @@ class RunnerInventoryIngestor:
         return len(collect(paths))
 
     def ingest(self, paths: Sequence[Path], progress: Progress | None = None) -> IngestResult:
-        """Read every inventory file; a bad file becomes one or more problems, never an exception.
+        """Read every inventory file; a bad file or entry becomes one or more problems, never an exception.
 
         Returns
         -------
         IngestResult
-            nodes and edges of every valid file, ``problems`` naming file and
-            place, ``meta[META_KEY]`` with the resolver facts.
+            nodes and edges of every valid entry of every usable file (a bad
+            entry is left out, see :func:`parse`), ``problems`` naming file,
+            place and line, ``meta[META_KEY]`` with the resolver facts.
         """
         result = IngestResult()
         metas = []
@@ -735,7 +927,9 @@ class RunnerInventoryIngestor:
                     text = path.read_text(encoding="utf-8")
                 except (OSError, UnicodeDecodeError) as exc:
                     raise InputError(file, "", f"cannot read: {exc}") from None
-                nodes, edges, meta = to_graph(parse(text, file))
+                parsed = parse(text, file)
+                result.problems.extend(parsed.problems)  # entries left out; the others are used
+                nodes, edges, meta = to_graph(parsed)
             except InputError as exc:
                 result.problems.append(exc)
             else:

@@ -18,7 +18,8 @@ from graphkit.graph import Graph
 from graphkit.model import (
     CRITICALITY_WEIGHT, EDGE_SPECS, Cache, CloudRole, Confidence, Credential, Criticality,
     DeploymentTarget, Edge, EdgeKind, Evidence, GitHubToken, Host, Job, Lifetime, NodeKind, OIDCIdentity,
-    Repository, RevocationAction, Runner, RunnerGroup, Secret, SigningKey, Workflow, lifetime_seconds,
+    Repository, RevocationAction, Runner, RunnerGroup, RunnerRegistration, Secret, SigningKey, Workflow,
+    lifetime_seconds,
 )
 
 EV = Evidence(file="test.yml")
@@ -323,26 +324,26 @@ def test_plan_runner_job_secret_target_and_oidc_role_key():
 def test_plan_with_host_and_stolen_credential():
     # adds host 20 and on-disk credential 20 (-> role): 286.  Held (unbounded path from the runner):
     # host (runs_on_host), credential (host -stores-> cred), secret.  Seeds: runner, host, cred, secret.
-    # phase contain (footholds): the compromised source's own registration first, -6 (job, oidc): 280 left;
-    #   then the held host, -20 (the credential stays held): 260 left.
-    # phase rotate (held credentials): rotate credential -140 (cred 20, role 20 via cred -> role, key 100)
-    #   > rotate secret -120 (secret 20, production 100).  120 left, then 0.
+    # phase contain: the compromised source's own registration first, -6 (job, oidc): 280 left;
+    #   then the long-lived key on disk (already copied: a reimage would not revoke it), -140 (cred 20,
+    #   role 20 via cred -> role, key 100): 140 left; then the held host, -20: 120 left.
+    # phase rotate (held credentials): rotate secret -120 (secret 20, production 100): 0.
     # (a pure greedy would have rotated the secret and narrowed the trust policy before containing the host.)
     plan = revocation_plan(release_graph(with_host=True), R1)
     assert plan.initial_weight == 286
     assert plan.held == (H1, S1, CR1)
     assert steps(plan) == [
         (1, A.REMOVE_RUNNER_REGISTRATION, R1, (O1, J1), 280),
-        (2, A.REIMAGE_HOST, H1, (H1,), 260),
-        (3, A.ROTATE_CREDENTIAL, CR1, (KEY1, ROLE1, CR1), 120),
+        (2, A.ROTATE_CREDENTIAL, CR1, (KEY1, ROLE1, CR1), 140),
+        (3, A.REIMAGE_HOST, H1, (H1,), 120),
         (4, A.ROTATE_SECRET, S1, (T1, S1), 0)]
-    assert [s.phase for s in plan.steps] == ["contain", "contain", "rotate", "rotate"]
+    assert [s.phase for s in plan.steps] == ["contain", "contain", "contain", "rotate"]
     curve = [plan.initial_weight] + [s.residual_weight for s in plan.steps]
     assert curve == sorted(curve, reverse=True)
     assert [s.reduction for s in plan.steps] == [a - b for a, b in itertools.pairwise(curve)]
     # max_steps
     assert steps(revocation_plan(release_graph(with_host=True), R1, max_steps=2)) == steps(plan)[:2]
-    assert revocation_plan(release_graph(with_host=True), R1, max_steps=2).residual_weight == 260
+    assert revocation_plan(release_graph(with_host=True), R1, max_steps=2).residual_weight == 140
     empty = revocation_plan(release_graph(with_host=True), R1, max_steps=0)
     assert (empty.steps, empty.residual_weight) == ((), 286)
     with pytest.raises(ValueError):
@@ -363,15 +364,15 @@ def test_tie_break_prefers_long_lived_credentials():
 
 def test_short_lived_credential_expires_on_its_own():
     # host with instance-metadata credentials (12 h session) and a static key file (until rotated).
-    # reimage host -20 (the metadata credentials), rotate either credential -20: three-way tie.
-    # Long-lived: the host (a source) and the static key (held); action order: reimage first.
-    # Then only the stolen static key is left; the metadata credentials need no action.
+    # The stolen static key (held, until rotated) is contained first: a reimage would not revoke the copy.
+    # Then the host itself (the source's own foothold) is reimaged, which also ends the metadata credentials
+    # (12 h session, not held); they need no rotation of their own.
     a, b = "credential:build-1:/metadata", "credential:build-1:/static"
     g = build([host(H1), cred(a), cred(b)],
               [edge(K.STORES_CREDENTIAL, H1, a, lifetime=Lifetime.CLOUD_SESSION), edge(K.STORES_CREDENTIAL, H1, b)])
     plan = revocation_plan(g, H1)
     assert plan.held == (b,)
-    assert steps(plan) == [(1, A.REIMAGE_HOST, H1, (a,), 20), (2, A.ROTATE_CREDENTIAL, b, (b,), 0)]
+    assert steps(plan) == [(1, A.ROTATE_CREDENTIAL, b, (b,), 20), (2, A.REIMAGE_HOST, H1, (a,), 0)]
 
 
 def test_plan_redundant_paths_to_a_target():
@@ -466,6 +467,19 @@ def random_graph(seed: int, n: int = 40, m: int = 90) -> Graph:
             kw["lifetime"] = rng.choice(list(Lifetime))
         if u != v:
             edges.append(edge(spec.kind, u, v, **kw))
+    # host-scan facts from a second stream (the first one's graphs stay as they were)
+    rng2 = random.Random(seed + 10_000)
+    for i, nd in enumerate(nodes):
+        if isinstance(nd, Runner) and rng2.random() < 0.5:
+            seen = RunnerRegistration(config_path=f"/opt/r{i}/.runner")
+            nodes[i] = nd.model_copy(update={"registration": seen, "in_inventory": rng2.choice([None, True])})
+        elif isinstance(nd, Credential) and rng2.random() < 0.3:
+            nodes[i] = nd.model_copy(update={"lifetime": Lifetime.UNTIL_RUNNER_REMOVED})
+    # over-broad OIDC trusts from a third stream (graphkit/cloud.py sets them; the plan narrows them first)
+    rng3 = random.Random(seed + 20_000)
+    for i, nd in enumerate(nodes):
+        if isinstance(nd, CloudRole) and rng3.random() < 0.4:
+            nodes[i] = nd.model_copy(update={"broad_trust": True})
     return build(nodes, edges)
 
 
@@ -535,9 +549,16 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
         def group(c):
             a, s = c
             seed = s in sources or s in held
-            kind = g.node(s).spec.kind.value
-            if g.node(s).spec.revoked_by == a and seed:
-                order = {"runner": 0, "host": 1, "cache": 2}
+            node = g.node(s)
+            kind = node.spec.kind.value
+            if a == RevocationAction.NARROW_TRUST_POLICY and getattr(node, "broad_trust", False):
+                return (0, -1)  # over-broad OIDC trust: closed first
+            if node.spec.revoked_by == a and seed:
+                if kind == "runner" and (s in sources or node.unvetted):
+                    return (0, 0)  # own or unvetted (rogue) registration
+                if kind == "credential" and node.lifetime is Lifetime.UNTIL_ROTATED:
+                    return (0, 1)  # long-lived key on disk
+                order = {"runner": 2, "host": 3, "cache": 4}
                 return (0, order[kind]) if kind in order else (1, 0)
             return (2, 0)
 

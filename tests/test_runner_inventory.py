@@ -96,6 +96,7 @@ def test_example_meta(example):
         "secrets_complete": ["org:acme", "repo:acme/app", "repo:acme/docs", "target:environment:acme/app:production",
                              "target:environment:acme/app:staging"],
         "oidc_sub_templates": {"acme": {"use_default": True}}, "unknown_selected_workflows": [],
+        "runner_owners": ["acme"], "organizations": ["acme"],
         "files": [str(EXAMPLE)]}}
 
 
@@ -131,7 +132,9 @@ runners:
     assert (prob.file, prob.place) == (str(bad), "runners[3].labels")
     assert "line 8" in prob.reason
     assert str(prob).startswith(f"{bad}: runners[3].labels: ")
-    assert [n.id for n in res.nodes if n.spec.kind.value == "runner"] == ["runner:acme/r1"]  # good.yaml read
+    # validated entry by entry: only r4 is left out of bad.yaml; good.yaml read
+    assert [n.id for n in res.nodes if n.spec.kind.value == "runner"] == [
+        "runner:acme/r1", "runner:acme/r2", "runner:acme/r3", "runner:acme/r1"]
     assert res.items == 2 and not res.complete
 
 

@@ -5,4 +5,11 @@ checks every module here is listed and every rule is documented in the README.
 """
 
 #: Module names under ``graphkit.rules``, imported by :func:`graphkit.findings.rules`.
-RULE_MODULES: list[str] = []
+RULE_MODULES: list[str] = [
+    # runner hosts (issue 5)
+    "runner_on_runner", "runner_unexpected_org", "runner_not_in_inventory", "runner_without_host",
+    "persistent_runner_shared", "long_lived_credential_on_disk",
+    # cloud trust (issue 3)
+    "oidc_trust_without_sub", "oidc_trust_wildcard_owner", "oidc_trust_broad_sub", "oidc_trust_set_operator",
+    "oidc_trust_audience",
+]

@@ -1,0 +1,214 @@
+"""Cross-source cloud linking: GitHub OIDC identities to AWS roles, named roles to ingested ones.
+
+Runs inside :func:`graphkit.resolve.resolve` (pure graph -> graph, idempotent).
+Inputs: :class:`~graphkit.model.OIDCIdentity` nodes (workflow ingestor),
+:class:`~graphkit.model.CloudRole` nodes with ``trust_policy`` (AWS IAM
+ingestor), ``graph.meta["runner_inventory"]["oidc_sub_templates"]``.
+
+1. **Trust evaluation** (``shared/docs/semantics.md`` §4-§5): for every OIDC
+   identity and every ingested AWS role whose trust policy has an
+   ``sts:AssumeRoleWithWebIdentity`` statement, the candidate ``sub`` claims
+   (:func:`graphkit.oidc.candidate_subjects`) are evaluated with
+   :func:`graphkit.iam.web_identity_trust`; the job can assume the role when
+   some candidate passes.  Edge ``oidc -> role`` ``assumes_role``:
+   ``certain`` when decided on complete data, ``possible`` when it depends on
+   an unknown (a branch name pattern, an unmodelled condition key).  Whether
+   the workflow names the role does not matter: any job with
+   ``id-token: write`` can call ``AssumeRoleWithWebIdentity`` on any role.
+2. **Named roles**: the workflow ingestor's ``possible`` edges (``trust:
+   unknown``) to a role that is now ingested are replaced by step 1's result
+   (removed when the trust rejects the job).  A pattern role
+   (``arn:aws:iam::111122223333:role/deploy-*``) whose account is ingested
+   resolves to the matching roles: its possible edges are dropped (step 1
+   links the real ones); roles of accounts not ingested stay ``trust:
+   unknown`` with their ``possible`` edges.
+3. **Instance profiles**: a ``cloud_role:aws:...:instance-profile/NAME`` node
+   (a host credential grant in the runner inventory) gets ``assumes_role`` to
+   the role of that instance profile.
+
+Summary in ``graph.meta["cloud"]``: ``evaluated`` (pairs), ``denied`` (named
+roles the trust rejects, ``oidc id -> role id``), ``resolved_patterns``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphkit.graph import Graph
+from graphkit.iam import (Statement, Tri, glob_match, or3, parse_policy, PolicyError, web_identity_trust)
+from graphkit.model import CloudRole, Confidence, Edge, EdgeKind, Evidence, NodeKind, OIDCIdentity
+from graphkit.oidc import candidate_subjects, claims_context, effective_template
+
+__all__ = ["link_cloud", "CLOUD_META_KEY"]
+
+CLOUD_META_KEY = "cloud"
+
+
+def _iam_evidence(role: Any) -> Evidence | None:
+    """The evidence of the IAM export entry of a role (not of a workflow naming it)."""
+    for e in role.evidence:
+        if e.yaml_path and (e.yaml_path.startswith("RoleDetailList") or e.yaml_path == "Role"):
+            return e
+    return role.evidence[0] if role.evidence else None
+
+
+def _statements(role: CloudRole) -> list[Statement] | None:
+    if role.trust_policy is None:
+        return None
+    try:
+        return parse_policy(role.trust_policy)
+    except PolicyError:
+        return None
+
+
+def _evaluate(identity: OIDCIdentity, role: CloudRole, statements: list[Statement],
+              templates: dict[str, Any]) -> tuple[Tri, list[str], list[Statement]]:
+    """(result, matching subjects, deciding statements) of one identity against one role."""
+    template = effective_template(templates, identity.repository)
+    cands = candidate_subjects(identity.subjects, template=template, job_workflow_ref=identity.job_workflow_ref)
+    best: Tri = False
+    subs: list[str] = []
+    decided: list[Statement] = []
+    for sub in cands:
+        ctx, known = claims_context(sub, repository=identity.repository.lower(),
+                                    job_workflow_ref=identity.job_workflow_ref)
+        m = web_identity_trust(statements, role.account or "", ctx, known_keys=known)
+        if m.result is False:
+            continue
+        subs.append(sub.text)
+        decided += [s for s in m.allows if s not in decided]
+        best = or3([best, m.result])
+    return best, subs, decided
+
+
+def link_cloud(graph: Graph) -> None:
+    """Add OIDC -> role, pattern-role and instance-profile edges (see module docstring).
+
+    Parameters
+    ----------
+    graph : Graph
+        After every ingestor ran.
+
+    Returns
+    -------
+    None
+        ``graph`` is changed in place; ``graph.meta["cloud"]`` summarises.
+
+    Raises
+    ------
+    GraphkitError
+        only if the graph breaks the model.
+    """
+    nx = graph.nx
+    roles = [r for r in graph.nodes(NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
+    known = {r.identifier: r for r in roles if r.trust == "known"}
+    ingested_accounts = {r.account for r in known.values() if r.account}
+    templates = (graph.meta.get("runner_inventory") or {}).get("oidc_sub_templates") or {}
+    prev = graph.meta.get(CLOUD_META_KEY) or {}
+    denied: set[str] = set(prev.get("denied") or [])
+    resolved: set[str] = set(prev.get("resolved_patterns") or [])
+    evaluated = 0
+    trusts = {r.id: st for r in known.values() if (st := _statements(r))}
+    identities = [o for o in graph.nodes(NodeKind.OIDC_IDENTITY) if isinstance(o, OIDCIdentity)
+                  and "token.actions.githubusercontent.com" in o.issuer]
+    for o in identities:
+        for rid, statements in sorted(trusts.items()):
+            role = graph.node(rid)
+            assert isinstance(role, CloudRole)
+            evaluated += 1
+            result, subs, decided = _evaluate(o, role, statements, templates)
+            named = [d for d in (nx.get_edge_data(o.id, rid) or {}).values()
+                     if d["kind"] == EdgeKind.ASSUMES_ROLE.value and d["edge"].props.get("trust") == "unknown"]
+            for key in [k for k, d in (nx.get_edge_data(o.id, rid) or {}).items() if d in named]:
+                nx.remove_edge(o.id, rid, key)
+            if result is False:
+                if named:
+                    denied.add(f"{o.id} -> {rid}")
+                continue
+            evidence = [ev for d in named for ev in d["edge"].evidence]
+            base = _iam_evidence(role)
+            evidence += [Evidence(file=base.file if base else "aws-iam",
+                                  yaml_path=f"{base.yaml_path}.AssumeRolePolicyDocument.{s.place}"
+                                  if base and base.yaml_path else s.place,
+                                  detail=s.sid) for s in decided]
+            graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=o.id, target=rid,
+                                evidence=evidence or list(o.evidence),
+                                confidence=Confidence.CERTAIN if result is True else Confidence.POSSIBLE,
+                                props={"via": "oidc", "trust": "evaluated", "subjects": subs[:5],
+                                       "named": bool(named) or any(
+                                           d["edge"].props.get("named") for d in
+                                           (nx.get_edge_data(o.id, rid) or {}).values())}))
+    # pattern roles whose account is ingested: resolved by the evaluation above
+    for r in roles:
+        if not r.pattern or r.trust == "known" or not r.account or r.account not in ingested_accounts:
+            continue
+        matches = [k for k in known if glob_match(r.identifier, k)]
+        for u, _, key, d in list(nx.in_edges(r.id, keys=True, data=True)):
+            if d["kind"] == EdgeKind.ASSUMES_ROLE.value and graph.node(u).spec.kind is NodeKind.OIDC_IDENTITY:
+                nx.remove_edge(u, r.id, key)
+        resolved.add(f"{r.id} -> {', '.join(sorted(matches)) or 'no role'}")
+    # instance profiles named by host credentials
+    by_profile = {ip: r for r in known.values() for ip in r.instance_profiles}
+    for r in roles:
+        if ":instance-profile/" in r.identifier and r.identifier in by_profile:
+            target = by_profile[r.identifier]
+            graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=r.id, target=target.id,
+                                evidence=list(target.evidence[:1]) or list(r.evidence[:1]),
+                                props={"via": "instance profile"}))
+    graph.meta[CLOUD_META_KEY] = {"evaluated": evaluated, "denied": sorted(denied),
+                                  "resolved_patterns": sorted(resolved)}
+
+
+def trust_documents(graph: Graph):
+    """``(subject id, statements, evidence, account)`` of every trust policy in the graph.
+
+    Ingested roles (``CloudRole.trust_policy``) and trust documents read from
+    files (``CloudPolicy`` of ``policy_type`` trust: CloudFormation roles,
+    templates).  Unreadable documents are skipped (the ingestor reported them).
+    """
+    from graphkit.model import CloudPolicy
+
+    for node in graph.nodes():
+        doc = None
+        if isinstance(node, CloudRole) and node.trust_policy is not None:
+            doc, account = node.trust_policy, node.account
+        elif isinstance(node, CloudPolicy) and node.policy_type == "trust" and node.document is not None:
+            doc, account = node.document, node.account
+        if doc is None:
+            continue
+        try:
+            statements = parse_policy(doc)
+        except PolicyError:
+            continue
+        base = _iam_evidence(node)
+        yield node.id, statements, [base] if base else [], account
+
+
+def trust_findings(rule: Any, graph: Graph, codes: dict[str, tuple[Any, str]]):
+    """Findings of ``rule`` for the :func:`graphkit.iam.oidc_trust_issues` whose code is in ``codes``.
+
+    ``codes`` maps an issue code to ``(severity, message template)``; the
+    template may use ``{subject}``, ``{value}``, ``{operator}``.  Identity of a
+    finding: rule, subject node id, statement ``Sid`` (or index), issue code
+    and value -- never a line number.
+    """
+    from graphkit.iam import oidc_trust_issues
+
+    for subject, statements, evidence, _ in trust_documents(graph):
+        for issue in oidc_trust_issues(statements):
+            if issue.code not in codes:
+                continue
+            severity, template = codes[issue.code]
+            st = issue.statement
+            base = evidence[0] if evidence else Evidence(file="graph")
+            place = f"{base.yaml_path}." if base.yaml_path else ""
+            if isinstance(graph.node(subject), CloudRole):
+                place += "AssumeRolePolicyDocument."
+            ev = base.model_copy(update={"yaml_path": (place + st.place).strip(".") or None,
+                                         "detail": issue.value or None})
+            yield rule.finding(subject, st.sid or f"#{st.index}", issue.code, issue.value, subject=subject,
+                               severity=severity, evidence=[ev],
+                               message=template.format(subject=graph.node(subject).name, value=issue.value,
+                                                       operator=issue.operator),
+                               code=issue.code, value=issue.value, operator=issue.operator,
+                               statement=st.sid or st.place)

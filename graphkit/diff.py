@@ -1,0 +1,220 @@
+"""Snapshot diff: runners, registrations, credentials and caches that appeared, changed or disappeared.
+
+``graphkit diff OLD NEW`` compares two host or inventory snapshots (any file
+the ``runners`` ingestor reads: a ``graphkit collect host`` output or an org
+inventory, or a saved ``graphkit.graph/v1`` file).  A **new enrollment** (a
+runner registration that was not there before, or one re-registered: new
+agent id, URL or registration credential) is the high-signal event of runner
+persistence (``shared/docs/semantics.md`` §7).
+
+Snapshots are read through the ingestor registry (the core never imports
+``ingest``).  Comparison is pure (:func:`diff_graphs`): node ids are stable,
+so the same runner, credential or cache has the same id in both; only
+declared fields are compared (:data:`TRACKED`), fingerprints included -- a
+changed fingerprint means the file was rotated or replaced.  No secret value
+is ever part of a snapshot, so none can appear in a diff.
+
+Output contract: ``graphkit.diff/v1`` (:func:`diff_document`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graphkit.errors import GraphkitError, InputError
+from graphkit.findings import SEVERITY_ORDER, Severity
+from graphkit.graph import Graph
+from graphkit.model import Credential, Node, NodeKind, Runner
+
+__all__ = ["DIFF_SCHEMA", "TRACKED", "Change", "load_snapshot", "diff_graphs", "diff_document"]
+
+DIFF_SCHEMA = "graphkit.diff/v1"
+
+#: Fields compared per node kind (registration fields are compared one by one as ``registration.<field>``).
+TRACKED: dict[NodeKind, tuple[str, ...]] = {
+    NodeKind.HOST: ("os", "ephemeral"),
+    NodeKind.RUNNER: ("scope", "platform", "host", "ephemeral", "runner_group", "labels", "registration"),
+    NodeKind.CREDENTIAL: ("credential_type", "host", "path", "fingerprint", "lifetime", "grants", "readable_by"),
+    NodeKind.CACHE: ("cache_type", "path"),
+}
+#: Runner fields whose change means the registration itself was replaced (a new enrollment).
+_REENROLL = {"scope", "registration.url", "registration.agent_id", "registration.credential_fingerprint",
+             "registration.config_path", "registration.runs_as_root", "registration.user", "registration.service"}
+_REGISTRATION_CREDENTIALS = {"runner", "gitlab-runner"}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference between two snapshots.
+
+    ``change``: ``added``, ``removed`` or ``changed``.  ``signal``: how much
+    it matters (a :class:`~graphkit.findings.Severity`).  ``fields``: for
+    ``changed``, ``{field: [old, new]}`` (JSON values).
+    """
+
+    change: str
+    kind: NodeKind
+    id: str
+    name: str
+    signal: Severity
+    message: str
+    fields: dict[str, list[Any]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{change, kind, id, name, signal, message, fields}``."""
+        return {"change": self.change, "kind": self.kind.value, "id": self.id, "name": self.name,
+                "signal": self.signal.value, "message": self.message, "fields": self.fields}
+
+
+def load_snapshot(path: str | Path) -> Graph:
+    """A snapshot file as a graph: a saved graph, else a runner inventory / host snapshot (registry ingestor).
+
+    Raises
+    ------
+    InputError
+        if the file (or a place in it) cannot be used: a partial snapshot
+        would report what it skipped as removed.
+    GraphFileError
+        for a broken saved graph.
+    """
+    from graphkit import registry
+
+    p = Path(path)
+    try:
+        head = json.loads(p.read_text(encoding="utf-8")) if p.suffix == ".json" else None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        head = None
+    if isinstance(head, dict) and head.get("schema") == "graphkit.graph/v1":
+        return Graph.load(p)
+    result = registry.get("runners").ingest([p])
+    if result.problems:
+        first = result.problems[0]
+        raise InputError(first.file, first.place, first.reason + (
+            f" (and {len(result.problems) - 1} more problem(s))" if len(result.problems) > 1 else ""))
+    g = Graph()
+    g.update(result.nodes, result.edges)
+    return g
+
+
+def _value(node: Node, name: str) -> Any:
+    v = getattr(node, name)
+    if hasattr(v, "model_dump"):
+        return v.model_dump(mode="json", exclude_none=True)
+    if hasattr(v, "value"):
+        return v.value
+    if isinstance(v, list):
+        return sorted(v)
+    return v
+
+
+def _facts(node: Node) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in TRACKED[node.spec.kind]:
+        v = _value(node, name)
+        if name == "registration":
+            for k, x in (v or {}).items():
+                out[f"registration.{k}"] = x
+        else:
+            out[name] = v
+    return out
+
+
+def _added(node: Node) -> tuple[Severity, str]:
+    kind = node.spec.kind
+    if isinstance(node, Runner):
+        where = f" on {node.host}" if node.host else ""
+        root = " running as root" if node.registration and node.registration.runs_as_root else ""
+        return Severity.HIGH, f"new runner enrollment {node.scope}/{node.name}{where}{root}"
+    if isinstance(node, Credential):
+        if node.credential_type in _REGISTRATION_CREDENTIALS:
+            return Severity.HIGH, f"new runner registration credential {node.path} on {node.host}"
+        return Severity.MEDIUM, f"new {node.credential_type} credential {node.path} on {node.host}"
+    if kind is NodeKind.CACHE:
+        return Severity.LOW, f"new shared cache {node.name}"
+    return Severity.INFO, f"new {kind.value} {node.name}"
+
+
+def _changed(node: Node, fields: dict[str, list[Any]]) -> tuple[Severity, str]:
+    names = ", ".join(sorted(fields))
+    replaced = {k for k, (before, _) in fields.items() if k in _REENROLL and before is not None}
+    if isinstance(node, Runner) and replaced:
+        return Severity.HIGH, f"runner {node.scope}/{node.name} re-registered or moved ({names})"
+    if isinstance(node, Credential) and "fingerprint" in fields:
+        sev = Severity.HIGH if node.credential_type in _REGISTRATION_CREDENTIALS else Severity.MEDIUM
+        return sev, f"{node.credential_type} credential {node.path} rotated or replaced"
+    return Severity.LOW, f"{node.spec.kind.value} {node.name} changed ({names})"
+
+
+def diff_graphs(old: Graph, new: Graph) -> list[Change]:
+    """What appeared, changed or disappeared between two snapshots (pure).
+
+    Parameters
+    ----------
+    old, new : Graph
+        the two snapshots.
+
+    Returns
+    -------
+    list of Change
+        hosts, runners, credentials and caches (:data:`TRACKED`), ordered by
+        signal (high first), then kind, then id.  Added runners are ``high``
+        (new enrollment), and so are changes that replace a registration
+        (:data:`_REENROLL` fields that had a value) and new or changed registration
+        credentials; other credentials ``medium``; caches and removals
+        ``low``/``info``.
+
+    Examples
+    --------
+    >>> from graphkit.model import Evidence, Runner
+    >>> a, b = Graph(), Graph()
+    >>> _ = b.add_node(Runner(id="runner:evil/x", name="x", scope="evil", host="h1", evidence=[Evidence(file="h.json")]))
+    >>> [(c.change, c.id, c.signal.value) for c in diff_graphs(a, b)]
+    [('added', 'runner:evil/x', 'high')]
+    """
+    def index(g: Graph) -> dict[str, Node]:
+        return {n.id: n for kind in TRACKED for n in g.nodes(kind) if not n.inferred}
+
+    before, after = index(old), index(new)
+    changes: list[Change] = []
+    for nid in sorted(after.keys() - before.keys()):
+        sig, msg = _added(after[nid])
+        changes.append(Change("added", after[nid].spec.kind, nid, after[nid].name, sig, msg))
+    for nid in sorted(before.keys() - after.keys()):
+        n = before[nid]
+        sig = Severity.LOW if n.spec.kind in (NodeKind.RUNNER, NodeKind.CREDENTIAL) else Severity.INFO
+        changes.append(Change("removed", n.spec.kind, nid, n.name, sig, f"{n.spec.kind.value} {n.name} is gone"))
+    for nid in sorted(before.keys() & after.keys()):
+        a, b = _facts(before[nid]), _facts(after[nid])
+        fields = {k: [a.get(k), b.get(k)] for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)}
+        if fields:
+            sig, msg = _changed(after[nid], fields)
+            changes.append(Change("changed", after[nid].spec.kind, nid, after[nid].name, sig, msg, fields))
+    kind_rank = {k: i for i, k in enumerate(NodeKind)}
+    return sorted(changes, key=lambda c: (SEVERITY_ORDER[c.signal], kind_rank[c.kind], c.id))
+
+
+def diff_document(changes: Iterable[Change], old: str, new: str) -> dict[str, Any]:
+    """``{"schema": "graphkit.diff/v1", "old", "new", "counts": {signal: n}, "changes": [...]}``."""
+    items = [c.to_dict() for c in changes]
+    counts: dict[str, int] = {}
+    for c in items:
+        counts[c["signal"]] = counts.get(c["signal"], 0) + 1
+    return {"schema": DIFF_SCHEMA, "old": old, "new": new, "counts": counts, "changes": items}
+
+
+def diff_files(old: str | Path, new: str | Path) -> list[Change]:
+    """:func:`diff_graphs` of two snapshot files (:func:`load_snapshot`).
+
+    Raises
+    ------
+    GraphkitError
+        (``InputError``, ``GraphFileError``) when a snapshot cannot be read in full.
+    """
+    try:
+        return diff_graphs(load_snapshot(old), load_snapshot(new))
+    except OSError as exc:  # pragma: no cover - the ingestor reports unreadable files as problems
+        raise GraphkitError(str(exc)) from None

@@ -1,0 +1,147 @@
+"""Connection settings for Neo4j (or any Bolt server speaking Cypher), from flags or the environment.
+
+The password is held in a field excluded from ``repr`` and never appears in
+messages; URIs are shown without any user information.  Every session names
+its database explicitly: with Bolt, a pooled connection otherwise keeps using
+the database it used last (``shared/docs/bolt-test-server.md``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
+
+from graphkit.errors import GraphkitError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import neo4j
+
+__all__ = ["DatabaseError", "Neo4jSettings", "DEFAULT_URI", "DEFAULT_USER", "DEFAULT_DATABASE", "connect"]
+
+DEFAULT_URI = "bolt://localhost:7687"
+DEFAULT_USER = "neo4j"
+DEFAULT_DATABASE = "neo4j"
+
+
+class DatabaseError(GraphkitError):
+    """The Bolt server could not be reached, refused the credentials, or rejected a statement."""
+
+
+@dataclass(frozen=True)
+class Neo4jSettings:
+    """Where and how to connect.
+
+    ``password`` is excluded from ``repr``; an empty password connects
+    without authentication (``NEO4J_AUTH=none`` servers).
+    """
+
+    uri: str = DEFAULT_URI
+    user: str = DEFAULT_USER
+    password: str = field(default="", repr=False)
+    database: str = DEFAULT_DATABASE
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: str | None) -> "Neo4jSettings":
+        """Settings from ``NEO4J_URI``, ``NEO4J_USERNAME``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``.
+
+        Parameters
+        ----------
+        env
+            the environment (default ``os.environ``).
+        **overrides
+            ``uri``, ``user``, ``password``, ``database`` given as flags; a
+            ``None`` override falls back to the environment, then the default.
+
+        Examples
+        --------
+        >>> s = Neo4jSettings.from_env({"NEO4J_URI": "bolt://db:7687", "NEO4J_PASSWORD": "hunter22"},
+        ...                            database="graphs")
+        >>> s
+        Neo4jSettings(uri='bolt://db:7687', user='neo4j', database='graphs')
+        """
+        env = os.environ if env is None else env
+        names = {"uri": "NEO4J_URI", "user": "NEO4J_USERNAME", "password": "NEO4J_PASSWORD",
+                 "database": "NEO4J_DATABASE"}
+        values = {}
+        for key, var in names.items():
+            given = overrides.get(key)
+            values[key] = given if given is not None else env.get(var) or getattr(cls, key)
+        return cls(**values)
+
+    @property
+    def display_uri(self) -> str:
+        """The URI without user information (``bolt://user:pw@host`` -> ``bolt://host``).
+
+        Examples
+        --------
+        >>> Neo4jSettings(uri="neo4j://bob:secret@db.example:7687").display_uri
+        'neo4j://db.example:7687'
+        """
+        parts = urlsplit(self.uri)
+        if parts.username is None and parts.password is None:
+            return self.uri
+        host = parts.hostname or ""
+        netloc = host + (f":{parts.port}" if parts.port else "")
+        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+    def __str__(self) -> str:
+        return f"{self.display_uri} (database {self.database}, user {self.user})"
+
+
+def _message(exc: Exception, settings: Neo4jSettings) -> str:
+    text = str(getattr(exc, "message", None) or exc) or type(exc).__name__
+    if settings.password:
+        text = text.replace(settings.password, "***")
+    return text
+
+
+@contextmanager
+def connect(settings: Neo4jSettings, *, verify: bool = True) -> Iterator["neo4j.Driver"]:
+    """A driver for ``settings``, closed on exit; driver errors become :class:`DatabaseError`.
+
+    Parameters
+    ----------
+    settings
+        connection settings.
+    verify
+        check connectivity and authentication first (one round trip).
+
+    Yields
+    ------
+    neo4j.Driver
+        sessions must be opened with ``database=settings.database``.
+
+    Raises
+    ------
+    DatabaseError
+        unreachable server, authentication failure, or any
+        :class:`neo4j.exceptions.Neo4jError` / ``DriverError`` raised inside
+        the block (message without the password).  See
+        https://neo4j.com/docs/api/python-driver/current/api.html#errors.
+    """
+    import neo4j
+    from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable
+
+    auth = (settings.user, settings.password) if settings.password else None
+    try:
+        driver = neo4j.GraphDatabase.driver(settings.uri, auth=auth)
+    except (ValueError, DriverError, Neo4jError) as exc:
+        raise DatabaseError(f"cannot use {settings.display_uri}: {_message(exc, settings)}") from None
+    try:
+        if verify:
+            driver.verify_connectivity()
+        yield driver
+    except AuthError as exc:
+        raise DatabaseError(f"{settings}: authentication failed ({_message(exc, settings)}); "
+                            "check NEO4J_USERNAME / NEO4J_PASSWORD") from None
+    except ServiceUnavailable as exc:
+        raise DatabaseError(f"{settings}: server unavailable ({_message(exc, settings)}); is it running? "
+                            "(docker compose up -d)") from None
+    except (Neo4jError, DriverError) as exc:
+        raise DatabaseError(f"{settings}: {_message(exc, settings)}") from None
+    finally:
+        driver.close()

@@ -1,0 +1,193 @@
+"""Reach computed in the database: the blast-radius backend for graphs kept in Neo4j.
+
+:func:`reached_subgraph` walks traversable relationships breadth-first *in
+the database*, one query per label per level (``UNWIND $ids ... MATCH
+(a:Label {id: i})-[r]->(b) WHERE r.traversable``), so only the part of the
+graph reachable from the sources ever leaves the server.  The nodes and
+relationships found are rebuilt as a local :class:`~graphkit.graph.Graph`
+holding exactly what :func:`graphkit.analysis.blast_radius` and
+:func:`~graphkit.analysis.revocation_plan` visit (every node reachable from
+the sources and every traversable edge leaving one), so
+:func:`blast_radius_document` returns the same ``graphkit.blast-radius/v1``
+document as the embedded backend: same reached ids, criticality,
+confidence, lifetime, paths and plan (both backends run the same analysis
+on the same subgraph; the tests compare the two documents for equality).
+
+Memory holds the reached subgraph only, not the whole graph.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from graphkit.errors import UnknownNodeError
+from graphkit.graph import Graph
+from graphkit.model import NODE_TYPES, NodeKind, node_id
+from graphkit.neo4j.statements import (
+    SYNC_ID, SYNC_LABEL, TRAVERSABLE, edge_from_props, kind_of_label, label_of, node_from_props, rel_type_of,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import neo4j
+
+__all__ = ["reached_subgraph", "read_graph", "blast_radius_document", "find_node_kind"]
+
+
+def _prefix_kinds(node_ref: str) -> list[NodeKind]:
+    """Kinds whose id prefix (``node_id(kind)``) starts ``node_ref``, longest prefix first."""
+    hits = [(len(node_id(k, "")), k) for k in NODE_TYPES if node_ref.startswith(node_id(k, ""))]
+    return [k for _, k in sorted(hits, key=lambda t: -t[0])]
+
+
+def find_node_kind(session: "neo4j.Session", node_ref: str) -> NodeKind | None:
+    """The kind of the node with id ``node_ref`` in the database, or None.
+
+    Tries the kinds whose id prefix matches first (one indexed lookup), then
+    every other label (a node kind declared with another id format).
+    """
+    tried = _prefix_kinds(node_ref)
+    for kind in tried + [k for k in NODE_TYPES if k not in tried]:
+        if session.run(f"MATCH (n:{label_of(kind)} {{id: $id}}) RETURN n.id AS id", id=node_ref).single():
+            return kind
+    return None
+
+
+def _suggest(session: "neo4j.Session", node_ref: str) -> list[str]:
+    known: list[str] = []
+    for kind in _prefix_kinds(node_ref) or list(NODE_TYPES):
+        known += [r["id"] for r in session.run(f"MATCH (n:{label_of(kind)}) RETURN n.id AS id LIMIT 20000")]
+    return known
+
+
+def _sync_meta(session: "neo4j.Session") -> dict[str, Any]:
+    rec = session.run(f"MATCH (m:{SYNC_LABEL} {{id: $id}}) RETURN properties(m) AS p", id=SYNC_ID).single()
+    if not rec:
+        return {}
+    p = rec["p"]
+    return {"sources": json.loads(p.get("sources_json") or "{}"), "problems": json.loads(p.get("problems_json") or "[]")}
+
+
+def _fetch_nodes(session: "neo4j.Session", kind: NodeKind, ids: list[str]) -> list[Any]:
+    q = f"UNWIND $ids AS i MATCH (n:{label_of(kind)} {{id: i}}) RETURN n.id AS id, properties(n) AS p"
+    return [node_from_props(kind, r["id"], r["p"]) for r in session.run(q, ids=ids)]
+
+
+def reached_subgraph(driver: "neo4j.Driver", sources: str | Iterable[str], *, database: str,
+                     batch_size: int = 1000) -> Graph:
+    """The part of the database's graph reachable from ``sources`` over traversable relationships.
+
+    Parameters
+    ----------
+    driver
+        an open driver.
+    sources
+        node id(s), as for :func:`graphkit.analysis.blast_radius`.
+    database
+        the database name (always passed).
+    batch_size
+        ids per ``UNWIND`` query.
+
+    Returns
+    -------
+    Graph
+        the sources, every node reachable from them and every traversable
+        relationship leaving one of those nodes; ``meta`` holds the last
+        sync's ``sources`` and ``problems``.
+
+    Raises
+    ------
+    UnknownNodeError
+        if a source id is in no model label (with close ids as suggestions).
+    neo4j.exceptions.Neo4jError
+        on a database error.
+    """
+    items = sorted({sources} if isinstance(sources, str) else set(sources))
+    g = Graph()
+    with driver.session(database=database) as session:
+        g.meta = _sync_meta(session)
+        frontier: dict[NodeKind, list[str]] = defaultdict(list)
+        for s in items:
+            kind = find_node_kind(session, s)
+            if kind is None:
+                raise UnknownNodeError(s, _suggest(session, s))
+            frontier[kind].append(s)
+        for kind, ids in frontier.items():
+            g.update(nodes=_fetch_nodes(session, kind, ids))
+        seen = set(items)
+        pending_edges: list[Any] = []
+        while frontier:
+            found: dict[NodeKind, list[str]] = defaultdict(list)
+            for kind, ids in frontier.items():
+                for i in range(0, len(ids), batch_size):
+                    q = (f"UNWIND $ids AS i MATCH (a:{label_of(kind)} {{id: i}})-[r]->(b) "
+                         f"WHERE r.{TRAVERSABLE} = true "
+                         "RETURN a.id AS source, b.id AS target, labels(b) AS labels, properties(r) AS p")
+                    for rec in session.run(q, ids=ids[i:i + batch_size]):
+                        pending_edges.append(edge_from_props(rec["source"], rec["target"], rec["p"]))
+                        t = rec["target"]
+                        if t not in seen:
+                            tkind = next((k for k in map(kind_of_label, rec["labels"]) if k is not None), None)
+                            if tkind is None:  # a node without a model label: not graphkit's
+                                continue
+                            seen.add(t)
+                            found[tkind].append(t)
+            for kind, ids in found.items():
+                for i in range(0, len(ids), batch_size):
+                    g.update(nodes=_fetch_nodes(session, kind, ids[i:i + batch_size]))
+            frontier = found
+        g.update(edges=[e for e in pending_edges if e.target in g])
+    return g
+
+
+def read_graph(driver: "neo4j.Driver", *, database: str) -> Graph:
+    """Every graphkit node and relationship of the database as a :class:`Graph` (for tests and small graphs).
+
+    Raises
+    ------
+    neo4j.exceptions.Neo4jError
+        on a database error; ``pydantic.ValidationError`` if stored
+        properties do not describe valid nodes or edges.
+    """
+    from graphkit.model import EDGE_SPECS
+
+    g = Graph()
+    with driver.session(database=database) as session:
+        g.meta = _sync_meta(session)
+        for kind in NODE_TYPES:
+            q = f"MATCH (n:{label_of(kind)}) RETURN n.id AS id, properties(n) AS p"
+            g.update(nodes=[node_from_props(kind, r["id"], r["p"]) for r in session.run(q)])
+        for ekind in EDGE_SPECS:
+            q = f"MATCH (a)-[r:{rel_type_of(ekind)}]->(b) RETURN a.id AS s, b.id AS t, properties(r) AS p"
+            g.update(edges=[edge_from_props(r["s"], r["t"], r["p"]) for r in session.run(q)])
+    return g
+
+
+def blast_radius_document(driver: "neo4j.Driver", sources: str | Iterable[str], *, database: str,
+                          top: int | None = None) -> tuple[dict[str, Any], Graph]:
+    """The ``graphkit.blast-radius/v1`` document computed from the database.
+
+    Parameters
+    ----------
+    driver, sources, database
+        as for :func:`reached_subgraph`.
+    top
+        as for :func:`graphkit.output.blast_radius_document`.
+
+    Returns
+    -------
+    (dict, Graph)
+        the document (equal to the embedded backend's on the same graph) and
+        the reached subgraph (node names for display).
+
+    Raises
+    ------
+    UnknownNodeError
+        for an unknown source id.
+    """
+    from graphkit.output import blast_radius_document as document
+
+    sub = reached_subgraph(driver, sources, database=database)
+    return document(sub, sources, top=top), sub

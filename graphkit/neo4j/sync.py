@@ -1,0 +1,321 @@
+"""Sync a graphkit graph into Neo4j: idempotent upserts, then stale-data removal scoped to complete sources.
+
+Steps of :func:`sync_graph`, every statement generated from the model by
+:func:`graphkit.neo4j.statements.statements`:
+
+1. a uniqueness constraint on ``id`` for every label (``IF NOT EXISTS``);
+2. nodes, one statement per node kind, in batches of ``UNWIND $rows``;
+3. relationships, one statement per (source kind, edge kind, target kind);
+4. stale-data removal: what carries an older update tag and came only from
+   sources read **completely** in this sync is deleted; anything that a
+   partially read source (a skipped file, a 403) may still hold stays;
+5. the bookkeeping node (:data:`~graphkit.neo4j.statements.SYNC_LABEL`) with
+   this sync's tag, sources and input problems.
+
+Every write runs in a managed transaction (``Session.execute_write``), which
+the driver retries on transient errors and lost connections; MERGE makes a
+re-run after an interruption converge, and removal only runs once every
+write succeeded.
+
+Provenance
+----------
+A node or relationship's sources are derived from its evidence and
+``graph.meta``: evidence whose ``file`` is (or lies under) an input path of a
+source in ``graph.meta["inputs"]`` belongs to that source; other evidence
+(paths relative to a repository checkout) belongs to the sources none of
+whose evidence matched an input path, or to every source when there is none.
+A node seen by several sources is removable only when all of them were
+complete.  A graph without ``meta["sources"]`` removes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from graphkit.graph import Graph
+from graphkit.model import EDGE_SPECS, NODE_TYPES, EdgeKind, Evidence, NodeKind
+from graphkit.neo4j.statements import (
+    SOURCES, SYNC_ID, UPDATE_TAG, edge_props, label_of, node_props, rel_type_of, statements,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import neo4j
+
+__all__ = ["SyncResult", "sync_graph", "sync_size", "provenance", "database_counts", "DEFAULT_BATCH_SIZE"]
+
+DEFAULT_BATCH_SIZE = 1000
+#: ``progress(advance, description)``, as for ingestors.
+Progress = Callable[[int, str], None]
+
+
+@dataclass
+class SyncResult:
+    """What a sync did.
+
+    ``nodes`` / ``edges``: items written per node / edge kind value.
+    ``removed_nodes`` / ``removed_edges``: stale items deleted per kind value.
+    ``complete_sources``: the sources whose stale data could be removed.
+    ``seconds``: wall time.
+    """
+
+    update_tag: int
+    database: str
+    nodes: dict[str, int] = field(default_factory=dict)
+    edges: dict[str, int] = field(default_factory=dict)
+    removed_nodes: dict[str, int] = field(default_factory=dict)
+    removed_edges: dict[str, int] = field(default_factory=dict)
+    complete_sources: list[str] = field(default_factory=list)
+    partial_sources: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, field names as attributes."""
+        return {"update_tag": self.update_tag, "database": self.database, "nodes": self.nodes, "edges": self.edges,
+                "removed_nodes": self.removed_nodes, "removed_edges": self.removed_edges,
+                "complete_sources": self.complete_sources, "partial_sources": self.partial_sources,
+                "seconds": round(self.seconds, 3)}
+
+
+# --------------------------------------------------------------------------- provenance
+
+
+def _norm(path: str) -> str:
+    return posixpath.normpath(path.replace("\\", "/"))
+
+
+def _input_paths(meta: dict[str, Any]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name, paths in (meta.get("inputs") or {}).items():
+        norm = []
+        for p in paths:
+            p = str(p)
+            norm.append(_norm(p))
+            if "=" in p:  # OWNER/NAME=DIR
+                norm.append(_norm(p.rsplit("=", 1)[1]))
+        out[name] = norm
+    return out
+
+
+def provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str, str], list[str]]]:
+    """The sources each node and edge came from, derived from evidence and ``graph.meta``.
+
+    Parameters
+    ----------
+    graph
+        a built graph; ``graph.meta["sources"]`` names the sources read and
+        ``graph.meta["inputs"]`` their input paths.
+
+    Returns
+    -------
+    (dict, dict)
+        node id -> sorted source names; ``(source, target, nx key)`` -> sorted
+        source names.  Both empty when ``meta["sources"]`` is absent.
+
+    Examples
+    --------
+    >>> from graphkit.model import Evidence, Host, Repository
+    >>> g = Graph()
+    >>> g.update(nodes=[Host(id="host:h1", name="h1", evidence=[Evidence(file="inv/runners.yaml")]),
+    ...                 Repository(id="repo:a/b", name="b", full_name="a/b",
+    ...                            evidence=[Evidence(file=".github/workflows/ci.yml", repository="a/b")])])
+    >>> g.meta = {"sources": {"github-actions": {"complete": True}, "runners": {"complete": False}},
+    ...           "inputs": {"github-actions": ["checkouts"], "runners": ["inv/runners.yaml"]}}
+    >>> provenance(g)[0]
+    {'host:h1': ['runners'], 'repo:a/b': ['github-actions']}
+    """
+    sources = sorted((graph.meta.get("sources") or {}).keys())
+    if not sources:
+        return {}, {}
+    inputs = {name: paths for name, paths in _input_paths(graph.meta).items() if name in sources}
+    cache: dict[Evidence, str | None] = {}
+
+    def match(ev: Evidence) -> str | None:
+        if ev not in cache:
+            f = _norm(ev.file)
+            cache[ev] = next((name for name, paths in inputs.items()
+                              if any(f == p or f.startswith(p.rstrip("/") + "/") for p in paths)), None)
+        return cache[ev]
+
+    items: list[tuple[Any, list[Evidence]]] = [(n.id, n.evidence) for n in graph.nodes()]
+    items += [((e.source, e.target, e.nx_key), e.evidence) for e in graph.edges()]
+    matched = {match(ev) for _, evs in items for ev in evs} - {None}
+    fallback = [s for s in sources if s not in matched] or sources
+    node_src: dict[str, list[str]] = {}
+    edge_src: dict[tuple[str, str, str], list[str]] = {}
+    for key, evs in items:
+        names: set[str] = set()
+        for ev in evs:
+            m = match(ev)
+            names.update([m] if m else fallback)
+        result = sorted(names) if names else list(sources)
+        if isinstance(key, tuple):
+            edge_src[key] = result
+        else:
+            node_src[key] = result
+    return node_src, edge_src
+
+
+# --------------------------------------------------------------------------- sync
+
+
+def _chunks(rows: list[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    for i in range(0, len(rows), size):
+        yield rows[i:i + size]
+
+
+def _write(tx: "neo4j.ManagedTransaction", query: str, params: dict[str, Any]) -> None:
+    tx.run(query, params).consume()
+
+
+def _removed(tx: "neo4j.ManagedTransaction", query: str, params: dict[str, Any]) -> int:
+    record = tx.run(query, params).single()
+    return int(record["removed"]) if record else 0
+
+
+def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_tag: int | None = None,
+               batch_size: int = DEFAULT_BATCH_SIZE, cleanup: bool = True,
+               progress: Progress | None = None) -> SyncResult:
+    """Write ``graph`` into the Neo4j database ``database``; idempotent, with scoped stale-data removal.
+
+    Parameters
+    ----------
+    driver
+        an open :class:`neo4j.Driver` (see :func:`graphkit.neo4j.connection.connect`).
+    graph
+        the graph to write (``graph.meta["sources"]`` / ``["inputs"]`` drive
+        stale-data removal, see the module docstring).
+    database
+        the database name, always passed to the session.
+    update_tag
+        an integer stamped as ``update_tag`` on everything written; default
+        ``time.time_ns()``.  Must grow from one sync to the next.
+    batch_size
+        rows per ``UNWIND $rows`` transaction.
+    cleanup
+        remove stale data of the sources read completely (default true).
+    progress
+        optional ``(advance, description)`` callback, advanced once per
+        node and edge written (total: nodes + edges of ``graph``).
+
+    Returns
+    -------
+    SyncResult
+        items written and removed per kind, sources, seconds.
+
+    Raises
+    ------
+    neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError
+        a statement rejected, or a transient error that persisted past the
+        driver's retry time (``max_transaction_retry_time``, 30 s default;
+        https://neo4j.com/docs/api/python-driver/current/api.html#max-transaction-retry-time).
+        :func:`~graphkit.neo4j.connection.connect` turns them into
+        :class:`~graphkit.neo4j.connection.DatabaseError`.
+    ValueError
+        if ``batch_size`` < 1.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    t0 = time.monotonic()
+    tag = time.time_ns() if update_tag is None else int(update_tag)
+    st = statements()
+    node_src, edge_src = provenance(graph)
+    meta_sources = graph.meta.get("sources") or {}
+    complete = sorted(n for n, s in meta_sources.items() if s.get("complete"))
+    partial = sorted(n for n in meta_sources if n not in complete)
+    result = SyncResult(update_tag=tag, database=database, complete_sources=complete, partial_sources=partial)
+    advance = progress or (lambda n, what: None)
+
+    with driver.session(database=database) as session:
+        for q in st.constraints:
+            session.execute_write(_write, q, {})
+
+        by_kind: dict[NodeKind, list[dict[str, Any]]] = defaultdict(list)
+        for node in graph.nodes():
+            props = node_props(node)
+            props[UPDATE_TAG] = tag
+            props[SOURCES] = node_src.get(node.id, [])
+            by_kind[node.spec.kind].append({"id": node.id, "props": props})
+        for kind in NODE_TYPES:
+            rows = by_kind.get(kind, [])
+            for chunk in _chunks(rows, batch_size):
+                session.execute_write(_write, st.nodes[kind], {"rows": chunk})
+                advance(len(chunk), f"nodes {label_of(kind)}")
+            if rows:
+                result.nodes[kind.value] = len(rows)
+
+        kinds = {nid: kind for nid, kind in graph.nx.nodes(data="kind")}
+        by_triple: dict[tuple[NodeKind, EdgeKind, NodeKind], list[dict[str, Any]]] = defaultdict(list)
+        for edge in graph.edges():
+            props = edge_props(edge)
+            props[UPDATE_TAG] = tag
+            props[SOURCES] = edge_src.get((edge.source, edge.target, edge.nx_key), [])
+            triple = (NodeKind(kinds[edge.source]), edge.kind, NodeKind(kinds[edge.target]))
+            by_triple[triple].append({"source": edge.source, "target": edge.target, "key": edge.key,
+                                      "props": props})
+        for triple, query in st.edges.items():
+            rows = by_triple.get(triple, [])
+            for chunk in _chunks(rows, batch_size):
+                session.execute_write(_write, query, {"rows": chunk})
+                advance(len(chunk), f"edges {rel_type_of(triple[1])}")
+            if rows:
+                result.edges[triple[1].value] = result.edges.get(triple[1].value, 0) + len(rows)
+
+        if cleanup and complete:
+            params = {"tag": tag, "complete": complete, "limit": batch_size}
+            for ekind, query in st.stale_edges.items():
+                n = _drain(session, query, params)
+                if n:
+                    result.removed_edges[ekind.value] = n
+            for nkind, query in st.stale_nodes.items():
+                n = _drain(session, query, params)
+                if n:
+                    result.removed_nodes[nkind.value] = n
+
+        meta_props = {UPDATE_TAG: tag, "sources_json": json.dumps(meta_sources, sort_keys=True),
+                      "problems_json": json.dumps(graph.meta.get("problems") or [], sort_keys=True),
+                      "complete_sources": complete, "partial_sources": partial}
+        session.execute_write(_write, st.sync_meta, {"id": SYNC_ID, "props": meta_props})
+    result.seconds = time.monotonic() - t0
+    return result
+
+
+def _drain(session: "neo4j.Session", query: str, params: dict[str, Any]) -> int:
+    total = 0
+    while True:
+        n = session.execute_write(_removed, query, params)
+        total += n
+        if n < params["limit"]:
+            return total
+
+
+def sync_size(graph: Graph) -> int:
+    """How many progress units :func:`sync_graph` reports: nodes + edges."""
+    return graph.nx.number_of_nodes() + graph.nx.number_of_edges()
+
+
+def database_counts(driver: "neo4j.Driver", *, database: str,
+                    kinds: Iterable[NodeKind] | None = None) -> dict[str, dict[str, int]]:
+    """Nodes per node kind and relationships per edge kind in the database (kinds with 0 left out).
+
+    Same shape as :meth:`graphkit.graph.Graph.counts`; one count query per
+    model label and relationship type (Neo4j answers them from its count
+    store).
+    """
+    nodes: dict[str, int] = {}
+    edges: dict[str, int] = {}
+    with driver.session(database=database) as session:
+        for kind in kinds or NODE_TYPES:
+            n = session.run(f"MATCH (n:{label_of(kind)}) RETURN count(n) AS c").single()["c"]
+            if n:
+                nodes[kind.value] = n
+        for ekind in EDGE_SPECS:
+            n = session.run(f"MATCH ()-[r:{rel_type_of(ekind)}]->() RETURN count(r) AS c").single()["c"]
+            if n:
+                edges[ekind.value] = n
+    return {"nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items()))}

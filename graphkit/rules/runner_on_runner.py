@@ -1,0 +1,65 @@
+"""``runner-on-runner``: several runner registrations on one host (semantics §2, §7).
+
+Whoever controls one registration on a host controls the host, and through
+it every other registration there (the ``hosts`` edge): an attacker who
+registers a second runner or agent on a build host receives its jobs and
+secrets, and keeps access after the malicious package is gone.  Two
+registrations of one scope are common (concurrency) and are ``medium``; to
+different repositories, or one running as root, ``high``; to different
+organizations, ``critical``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphkit.findings import Finding, FindingOptions, Severity, rule
+from graphkit.graph import Graph
+from graphkit.model import EdgeKind, NodeKind, Runner
+
+__all__ = ["runners_on_host", "runner_on_runner"]
+
+
+def runners_on_host(graph: Graph, host_id: str) -> list[Runner]:
+    """Real (not inferred) runners a host runs (``hosts`` edges), in id order."""
+    ids = sorted({e.target for e in graph.out_edges(host_id) if e.kind is EdgeKind.HOSTS})
+    return [r for r in (graph.node(i) for i in ids) if isinstance(r, Runner) and not r.inferred]
+
+
+@rule("runner-on-runner", title="Several runner registrations on one host",
+      description="A host runs more than one runner registration: controlling one controls the others (runner on "
+      "runner); critical when they serve different organizations, high for different repositories or one "
+      "running as root.",
+      help_uri="https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/"
+      "about-self-hosted-runners#self-hosted-runner-security",
+      severity=Severity.HIGH,
+      remediation="Remove every registration you did not enroll (Settings > Actions > Runners), then reimage the "
+      "host; run one registration per host, ephemeral, as a non-root user.")
+def runner_on_runner(graph: Graph, options: FindingOptions) -> Iterator[Finding]:
+    for host in graph.nodes(NodeKind.HOST):
+        runners = runners_on_host(graph, host.id)
+        if len(runners) < 2:
+            continue
+        owners = sorted({r.scope.split("/")[0] for r in runners})
+        scopes = sorted({r.scope for r in runners})
+        root = [r.id for r in runners if r.registration is not None and r.registration.runs_as_root]
+        unvetted = [r.id for r in runners if r.unvetted]
+        if len(owners) > 1:
+            sev = Severity.CRITICAL
+        elif len(scopes) > 1 or root:
+            sev = Severity.HIGH
+        else:
+            sev = Severity.MEDIUM
+        names = ", ".join(f"{r.scope}/{r.name}" for r in runners)
+        msg = f"{len(runners)} runner registrations on {host.name}: {names}"
+        if len(owners) > 1:
+            msg += f"; to different organizations ({', '.join(owners)})"
+        if root:
+            msg += f"; running as root: {', '.join(root)}"
+        if unvetted:
+            msg += f"; in no inventory: {', '.join(unvetted)}"
+        evidence = [e for r in runners for e in r.evidence]
+        yield runner_on_runner.finding(host.id, subject=host.id, message=msg, severity=sev,
+                                       related=[r.id for r in runners], evidence=evidence,
+                                       registrations=[r.id for r in runners], owners=owners, scopes=scopes,
+                                       runs_as_root=root, unvetted=unvetted)

@@ -1,0 +1,13 @@
+// name: cloud-roles-from-runner
+// purpose: Cloud roles a runner can assume, through OIDC tokens of its jobs, secrets or on-disk credentials.
+// param runner_id: graphkit id of the runner
+// :param runner_id => 'runner:acme/build-01-a'
+// counterpart: blast_radius reached nodes of kind cloud_role (same ids, providers, trust; hops = shortest path length)
+MATCH (s:Runner {id: $runner_id})
+MATCH (s)-[* {traversable: true}]->(n:CloudRole)
+WITH DISTINCT s, n
+MATCH p = shortestPath((s)-[*]->(n))
+WHERE all(r IN relationships(p) WHERE r.traversable)
+RETURN n.id AS id, n.provider AS provider, n.identifier AS identifier, n.account AS account, n.trust AS trust,
+       length(p) AS hops, [x IN nodes(p) | x.id] AS path
+ORDER BY hops, id

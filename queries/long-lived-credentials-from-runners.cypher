@@ -1,0 +1,11 @@
+// name: long-lived-credentials-from-runners
+// purpose: Long-lived credentials (secrets, signing keys, on-disk credentials valid until rotated) reachable from any runner, by how many runners reach them.
+// params: none
+// counterpart: union of blast_radius over every runner, nodes of kind secret, signing_key, or credential with an unbounded lifetime
+MATCH (r:Runner)-[* {traversable: true}]->(c)
+WHERE c:Secret OR c:SigningKey
+   OR (c:Credential AND NOT c.lifetime IN ['oidc_token', 'registration_token', 'cloud_session', 'per_job', 'not_applicable'])
+WITH DISTINCT r, c
+WITH c, collect(r.id) AS runners
+RETURN c.id AS id, c.kind AS kind, c.name AS name, c.criticality AS criticality, size(runners) AS runner_count, runners
+ORDER BY runner_count DESC, id

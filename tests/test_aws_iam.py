@@ -1,0 +1,292 @@
+"""AWS IAM ingest: real exports, policy templates, CloudFormation, reach edges, issue cases 7-9, the example."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphkit.analysis import revocation_plan
+from graphkit.build import build_graph
+from graphkit.cli import app
+from graphkit.errors import InputError
+from graphkit.findings import run_rules
+from graphkit.graph import Graph
+from graphkit.iam import ClaimValue, web_identity_trust
+from graphkit.model import EdgeKind, NodeKind, RevocationAction
+from graphkit.resolve import resolve
+from ingest import aws_iam
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus" / "aws-iam"
+corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
+A = "111122223333"
+
+
+def graph_of(*exports: dict) -> Graph:
+    parsed = [aws_iam.parse(json.dumps(e), f"acct{i}.json") for i, e in enumerate(exports)]
+    nodes, edges, meta = aws_iam.to_graph(parsed)
+    g = Graph()
+    g.update(nodes, edges)
+    g.meta["aws_iam"] = meta
+    resolve(g)
+    return g
+
+
+def role(name: str, trust: dict, inline: list | None = None, managed: list[str] | None = None, acct: str = A) -> dict:
+    return {"RoleName": name, "Arn": f"arn:aws:iam::{acct}:role/{name}", "AssumeRolePolicyDocument": trust,
+            "RolePolicyList": [{"PolicyName": "p", "PolicyDocument": {"Statement": inline}}] if inline else [],
+            "AttachedManagedPolicies": [{"PolicyName": m.rsplit("/", 1)[1], "PolicyArn": m} for m in managed or []]}
+
+
+def root_trust(acct: str = A) -> dict:
+    return {"Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": {"AWS": f"arn:aws:iam::{acct}:root"}}]}
+
+
+def out_edges(g: Graph, src: str, kind: EdgeKind) -> dict[str, str]:
+    return {e.target: e.confidence.value for e in g.out_edges(src) if e.kind is kind}
+
+
+KEY = f"arn:aws:kms:eu-west-1:{A}:key/k"
+R = f"cloud_role:aws:arn:aws:iam::{A}:role/"
+
+
+def test_case7_explicit_deny_of_kms_sign_removes_the_signing_edge():
+    allow = [{"Effect": "Allow", "Action": "kms:*", "Resource": KEY}]
+    deny = allow + [{"Effect": "Deny", "Action": "kms:Sign", "Resource": "*"}]
+    g = graph_of({"RoleDetailList": [role("signer", root_trust(), allow), role("denied", root_trust(), deny)]})
+    assert out_edges(g, R + "signer", EdgeKind.SIGNS_WITH) == {f"signing_key:aws-kms:{KEY}": "certain"}
+    assert out_edges(g, R + "denied", EdgeKind.SIGNS_WITH) == {}
+
+
+def test_case8_only_the_default_policy_version_applies():
+    pol = f"arn:aws:iam::{A}:policy/upload"
+    versions = [{"VersionId": "v2", "IsDefaultVersion": True,
+                 "Document": {"Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}},
+                {"VersionId": "v1", "IsDefaultVersion": False,
+                 "Document": {"Statement": [{"Effect": "Allow", "Action": "s3:PutObject", "Resource": "*"}]}}]
+    g = graph_of({"RoleDetailList": [role("r", root_trust(), managed=[pol])],
+                  "Policies": [{"PolicyName": "upload", "Arn": pol, "DefaultVersionId": "v2",
+                                "PolicyVersionList": versions}]})
+    assert out_edges(g, R + "r", EdgeKind.PUBLISHES_TO) == {}
+    node = g.node(f"cloud_policy:aws:{pol}")
+    assert (node.default_version, node.versions) == ("v2", 2)
+    assert out_edges(g, R + "r", EdgeKind.HAS_POLICY) == {f"cloud_policy:aws:{pol}": "certain"}
+
+
+def test_case9_role_chain_through_account_root_trust():
+    a = role("a", root_trust(), [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": f"arn:aws:iam::{A}:role/b"}])
+    b = role("b", root_trust(), [{"Effect": "Allow", "Action": "kms:Sign", "Resource": KEY}])
+    c = role("c", root_trust())  # trusts the account too, but nothing lets a call it
+    g = graph_of({"RoleDetailList": [a, b, c]})
+    assert out_edges(g, R + "a", EdgeKind.ASSUMES_ROLE) == {R + "b": "certain"}
+    from graphkit.analysis import blast_radius
+    br = blast_radius(g, R + "a")
+    assert f"signing_key:aws-kms:{KEY}" in br and R + "c" not in br
+    # cross-account: the trust names the caller's account, and the caller's policy allows it
+    x = role("x", root_trust(A), [{"Effect": "Allow", "Action": "kms:Sign", "Resource": "*"}], acct="444455556666")
+    g2 = graph_of({"RoleDetailList": [a]}, {"RoleDetailList": [x]})
+    assert out_edges(g2, R + "a", EdgeKind.ASSUMES_ROLE) == {}  # a may only assume role/b
+    a2 = role("a", root_trust(), [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}])
+    g3 = graph_of({"RoleDetailList": [a2]}, {"RoleDetailList": [x]})
+    assert out_edges(g3, R + "a", EdgeKind.ASSUMES_ROLE) == {"cloud_role:aws:arn:aws:iam::444455556666:role/x": "certain"}
+
+
+def test_sensitive_action_classes_and_admin():
+    inline = [{"Effect": "Allow", "Action": ["ecr:PutImage", "codeartifact:Publish*", "lambda:UpdateFunctionCode",
+                                               "ecs:UpdateService", "ssm:SendCommand", "secretsmanager:GetSecretValue",
+                                               "ssm:GetParameters", "signer:StartSigningJob", "cloudformation:UpdateStack",
+                                               "eks:UpdateClusterConfig"],
+               "Resource": "*"},
+              {"Effect": "Allow", "Action": "s3:PutObject", "Resource": "arn:aws:s3:::releases/*"}]
+    g = graph_of({"RoleDetailList": [role("wide", root_trust(), inline),
+                                     role("passer", root_trust(), [{"Effect": "Allow", "Action": ["iam:PassRole",
+                                          "ec2:RunInstances"], "Resource": "*"}]),
+                                     role("admin", root_trust(), managed=["arn:aws:iam::aws:policy/AdministratorAccess"])]})
+    kinds = {}
+    for e in g.out_edges(R + "wide"):
+        kinds.setdefault(e.kind.value, set()).add(e.target)
+    assert kinds["publishes_to"] == {f"target:registry:{A}.dkr.ecr.*.amazonaws.com/*",
+                                     f"target:package_index:codeartifact:{A}:*", "target:bucket:s3://releases"}
+    assert kinds["deploys_to"] == {f"target:function:aws:{A}:*", f"target:cluster:ecs:{A}:*",
+                                   f"target:other:ssm-command:{A}:*", f"target:other:cloudformation:{A}:*",
+                                   f"target:cluster:eks:{A}:*"}
+    assert kinds["reads_secret"] == {f"cloud_secret:aws:arn:aws:secretsmanager:*:{A}:secret:*",
+                                     f"cloud_secret:aws:arn:aws:ssm:*:{A}:parameter/*"}
+    assert kinds["signs_with"] == {f"signing_key:aws-signer:arn:aws:signer:*:{A}:/signing-profiles/*"}
+    assert "administers" not in kinds
+    assert out_edges(g, R + "passer", EdgeKind.ADMINISTERS) == {f"cloud_account:aws:{A}": "possible"}
+    assert out_edges(g, R + "admin", EdgeKind.ADMINISTERS) == {f"cloud_account:aws:{A}": "certain"}
+    assert g.node(f"cloud_account:aws:{A}").criticality.value == "critical"
+
+
+def test_users_groups_boundary_and_unknown_policy():
+    group_pol = f"arn:aws:iam::{A}:policy/g"
+    export = {
+        "UserDetailList": [{"UserName": "u", "Arn": f"arn:aws:iam::{A}:user/u", "GroupList": ["devs"],
+                            "PermissionsBoundary": {"PermissionsBoundaryType": "Policy",
+                                                    "PermissionsBoundaryArn": f"arn:aws:iam::{A}:policy/missing"}},
+                           {"UserName": "v", "Arn": f"arn:aws:iam::{A}:user/v", "GroupList": ["devs"]}],
+        "GroupDetailList": [{"GroupName": "devs", "Arn": f"arn:aws:iam::{A}:group/devs",
+                             "AttachedManagedPolicies": [{"PolicyName": "g", "PolicyArn": group_pol}]}],
+        "Policies": [{"PolicyName": "g", "Arn": group_pol, "DefaultVersionId": "v1", "PolicyVersionList": [
+            {"VersionId": "v1", "IsDefaultVersion": True,
+             "Document": {"Statement": {"Effect": "Allow", "Action": "kms:Sign", "Resource": KEY}}}]}]}
+    g = graph_of(export)
+    u, v = f"cloud_user:aws:arn:aws:iam::{A}:user/u", f"cloud_user:aws:arn:aws:iam::{A}:user/v"
+    assert out_edges(g, v, EdgeKind.SIGNS_WITH) == {f"signing_key:aws-kms:{KEY}": "certain"}
+    assert out_edges(g, u, EdgeKind.SIGNS_WITH) == {f"signing_key:aws-kms:{KEY}": "possible"}  # boundary unknown
+    assert out_edges(g, u, EdgeKind.IN_GROUP) == {f"cloud_group:aws:arn:aws:iam::{A}:group/devs": "certain"}
+    assert g.meta["aws_iam"]["unknown_policies"] == [f"arn:aws:iam::{A}:policy/missing"]
+    assert g.node(u).spec.revoked_by is RevocationAction.ROTATE_ACCESS_KEYS
+
+
+def test_malformed_file_and_entries_are_named():
+    with pytest.raises(InputError) as exc:
+        aws_iam.parse("{not json", "bad.json")
+    assert exc.value.file == "bad.json" and exc.value.place.startswith("line ")
+    pf = aws_iam.parse(json.dumps({"RoleDetailList": [
+        role("ok", root_trust()),
+        {"RoleName": "broken", "Arn": f"arn:aws:iam::{A}:role/broken",
+         "AssumeRolePolicyDocument": {"Statement": [{"Effect": "Permit"}]}}]}), "x.json")
+    assert [p.role for p in []] == [] and [p.name for p in pf.principals] == ["ok"]
+    assert [(p.file, p.place) for p in pf.problems] == [("x.json", "RoleDetailList[1].AssumeRolePolicyDocument."
+                                                                   "Statement[0].Effect")]
+    with pytest.raises(InputError, match="not a recognised IAM document"):
+        aws_iam.parse('{"Account": "1"}', "sts.json")
+
+
+def test_ingestor_reports_bad_files_and_reads_the_others(tmp_path):
+    (tmp_path / "good.json").write_text(json.dumps({"RoleDetailList": [role("ok", root_trust())]}))
+    (tmp_path / "bad.json").write_text("[1, 2")
+    res = aws_iam.INGESTOR.ingest([tmp_path / "good.json", tmp_path / "bad.json"])
+    assert [p.file for p in res.problems] == [str(tmp_path / "bad.json")]
+    assert [n.id for n in res.nodes if n.spec.kind is NodeKind.CLOUD_ROLE] == [R + "ok"]
+
+
+@corpus
+def test_corpus_cloudsplaining_example_counts_and_named_edges():
+    res = build_graph({"aws-iam": [CORPUS / "salesforce__cloudsplaining/examples/files/example.json"]})
+    g = res.graph
+    assert res.problems == []
+    assert g.meta["aws_iam"]["counts"] == {"roles": 78, "users": 44, "groups": 5, "policies": 84, "documents": 0}
+    counts = g.counts()
+    assert {k: counts["nodes"][k] for k in ("cloud_role", "cloud_user", "cloud_group", "cloud_policy")} == {
+        "cloud_role": 78, "cloud_user": 44, "cloud_group": 5, "cloud_policy": 84}
+    assert {k: counts["edges"][k] for k in ("administers", "assumes_role", "in_group", "has_policy")} == {
+        "administers": 60, "assumes_role": 14, "in_group": 6, "has_policy": 106}
+    acct = "cloud_account:aws:200611803367"
+    arn = "cloud_user:aws:arn:aws:iam::200611803367:user/"
+    assert out_edges(g, arn + "privesc4-CreateAccessKey-user", EdgeKind.ADMINISTERS) == {acct: "certain"}
+    sso = "cloud_role:aws:arn:aws:iam::200611803367:role/aws-reserved/sso.amazonaws.com/" \
+          "AWSReservedSSO_AdministratorAccess_dc6414f7f2ab04fc"
+    assert out_edges(g, sso, EdgeKind.ADMINISTERS) == {acct: "certain"}
+    assert g.node("cloud_role:aws:arn:aws:iam::200611803367:role/privesc-high-priv-service-role").instance_profiles \
+        == ["arn:aws:iam::200611803367:instance-profile/privesc-high-priv-service-profile"]
+    pol = g.node("cloud_policy:aws:arn:aws:iam::aws:policy/AWSCodeCommitPowerUser")
+    assert (pol.default_version, pol.versions) == ("v11", 2)
+
+
+@corpus
+def test_corpus_every_export_template_and_cloudformation_reads_cleanly():
+    res = build_graph({"aws-iam": [CORPUS]})
+    assert res.problems == []
+    meta = res.graph.meta["aws_iam"]
+    assert meta["counts"] == {"roles": 84, "users": 47, "groups": 8, "policies": 87, "documents": 22}
+    assert sorted(Path(f).name for f in meta["ignored"]) == ["secretsmanager-list-secrets.json",
+                                                            "sts-get-caller-identity.json"]
+    docs = [n for n in res.graph.nodes(NodeKind.CLOUD_POLICY) if n.id.startswith("cloud_policy:file:")]
+    templates = [d for d in docs if "pytorch__test-infra" in d.id]
+    assert len(templates) == 21 and sum(bool(d.placeholders) for d in templates) == 17
+    assert {Path(d.id).name for d in templates if d.policy_type == "trust"} == {
+        "instance-role-trust-policy.json", "assume-role-for-account.json"}
+    found = {(f.rule, f.properties["code"]) for f in run_rules(res.graph) if f.rule.startswith("oidc-trust")}
+    assert found == {("oidc-trust-broad-sub", "org-wide"), ("oidc-trust-audience", "no-aud")}
+    mapper = "cloud_user:aws:arn:aws:iam::aws:user/USER"
+    assert out_edges(res.graph, mapper, EdgeKind.PUBLISHES_TO) == {"target:bucket:s3://*": "certain"}
+
+
+@corpus
+def test_corpus_cloudformation_trust_is_evaluated():
+    path = CORPUS / "aws-actions__configure-aws-credentials/examples/federated-setup/github-actions-oidc-federation-and-role.yml"
+    pf = aws_iam.parse(path.read_text(), str(path), parameters={"GitHubOrganization": "acme", "RoleName": "ci"})
+    doc = next(d for d in pf.documents if d.policy_type == "trust")
+    assert doc.placeholders == ["AWS::AccountId"]
+    sub = "token.actions.githubusercontent.com:sub"
+
+    def can(claim: str) -> bool | None:
+        return web_identity_trust(doc.statements, "${AWS::AccountId}", {sub: [ClaimValue(claim, "*" in claim)]}).result
+
+    assert can("repo:acme/app:ref:refs/heads/main") is True
+    assert can("repo:acme/app:ref:refs/heads/*") is True
+    assert can("repo:acme/app:pull_request") is False
+    assert can("repo:other/app:ref:refs/heads/main") is False
+    assert [p.url for p in pf.providers] == ["https://token.actions.githubusercontent.com"]
+
+
+def test_example_chain_and_plan_rank_the_trust_fix_first():
+    ex = ROOT / "examples/acme"
+    res = build_graph({"github-actions": [ex / "repos"], "runners": [ex / "inventory.yaml"],
+                       "aws-iam": [ex / "aws-iam.json"]})
+    g = res.graph
+    assert res.problems == []
+    release = R + "acme-release"
+    key = f"signing_key:aws-kms:arn:aws:kms:eu-west-1:{A}:key/0d1e2f30-release-signing"
+    from graphkit.analysis import blast_radius
+    br = blast_radius(g, "runner:acme/build-01-a")
+    path = [(h.kind.value, h.target) for h in br[key].path]
+    assert path == [("receives_job", "job:acme/infra/.github/workflows/deploy.yml#deploy"),
+                    ("mints_oidc", "oidc:acme/infra/.github/workflows/deploy.yml#deploy"),
+                    ("assumes_role", release), ("signs_with", key)]
+    assert br[key].confidence.value == "certain"
+    prod = br["target:cluster:eks:111122223333:acme-production"]
+    assert [h.target for h in prod.path][-2:] == [R + "acme-infra-deployer", "target:cluster:eks:111122223333:acme-production"]
+    assert f"cloud_account:aws:{A}" in br  # infra-deployer -> acme-deploy-admin (role chain) -> admin
+    plan = revocation_plan(g, "runner:acme/build-01-a")
+    first = plan.steps[0]
+    assert (first.action, first.subject_id, first.phase) == (RevocationAction.NARROW_TRUST_POLICY, release, "contain")
+    assert key in first.cuts
+    # the access key of the ci user is long-lived; the docker and aws files on the host are rotated in contain
+    actions = [s.action for s in plan.steps]
+    assert actions.index(RevocationAction.NARROW_TRUST_POLICY) < actions.index(RevocationAction.ROTATE_CREDENTIAL)
+    doc = json.loads(CliRunner().invoke(app, ["blast-radius", "--github-actions", str(ex / "repos"), "--runners",
+                                              str(ex / "inventory.yaml"), "--aws-iam", str(ex / "aws-iam.json"),
+                                              "--from", "runner:acme/build-01-a", "--format", "json"]).stdout)
+    assert (doc["revocations"][0]["action"], doc["revocations"][0]["target"]) == ("narrow_trust_policy", release)
+    found = CliRunner().invoke(app, ["findings", "--aws-iam", str(ex / "aws-iam.json"), "--format", "json"])
+    rules = {f["rule"]: f["subject"] for f in json.loads(found.stdout)["findings"]}
+    assert rules == {"oidc-trust-broad-sub": release}
+
+
+def test_host_access_key_and_instance_profile_reach_the_iam_principals():
+    from ingest import runner_inventory
+    inv = f"""
+schema: graphkit.runner-inventory/v1
+hosts:
+  - name: h
+    credentials:
+      - {{credential_type: aws, path: ~/.aws/credentials, grants: [{{access: assumes_role, target: "cloud_user:aws:arn:aws:iam::{A}:user/ci"}}]}}
+      - {{credential_type: aws-imds, path: imds, lifetime: per_job, grants: [{{access: assumes_role, target: "cloud_role:aws:arn:aws:iam::{A}:instance-profile/runner"}}]}}
+"""
+    nodes, edges, meta = runner_inventory.to_graph(runner_inventory.parse(inv, "inv.yaml"))
+    r = role("runner", root_trust(), [{"Effect": "Allow", "Action": "s3:PutObject", "Resource": "arn:aws:s3:::b/*"}])
+    r["InstanceProfileList"] = [{"Arn": f"arn:aws:iam::{A}:instance-profile/runner"}]
+    user = {"UserName": "ci", "Arn": f"arn:aws:iam::{A}:user/ci",
+            "UserPolicyList": [{"PolicyName": "p", "PolicyDocument": {"Statement": [
+                {"Effect": "Allow", "Action": "kms:Sign", "Resource": KEY}]}}]}
+    inodes, iedges, imeta = aws_iam.to_graph([aws_iam.parse(json.dumps({"RoleDetailList": [r], "UserDetailList": [user]}),
+                                                            "iam.json")])
+    g = Graph()
+    g.update([*nodes, *inodes], [*edges, *iedges])
+    resolve(g)
+    before = g.to_dict()
+    resolve(g)
+    assert g.to_dict() == before  # idempotent
+    key_edge = next(e for e in g.in_edges(f"cloud_user:aws:arn:aws:iam::{A}:user/ci"))
+    assert (key_edge.kind, key_edge.revoked_by) == (EdgeKind.AUTHENTICATES_AS, RevocationAction.ROTATE_ACCESS_KEYS)
+    assert out_edges(g, f"cloud_role:aws:arn:aws:iam::{A}:instance-profile/runner", EdgeKind.ASSUMES_ROLE) == {
+        R + "runner": "certain"}
+    plan = revocation_plan(g, "host:h")
+    got = [(s.action.value, s.phase) for s in plan.steps]
+    assert got[0] == ("rotate_credential", "contain")  # the key file on disk, then the user's keys at AWS
+    assert got.index(("rotate_access_keys", "rotate")) > got.index(("reimage_host", "contain"))

@@ -1,0 +1,89 @@
+"""graphkit diff: new enrollments, re-registrations, rotated credentials, removals; JSON contract; errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphkit.cli import app
+from graphkit.diff import diff_files
+from graphkit.errors import InputError
+from host_fixtures import make_root, runner_install, write
+from ingest.host import collect_host
+
+cli = CliRunner()
+
+
+def snapshot(root: Path, path: Path) -> Path:
+    path.write_text(json.dumps(collect_host(root).document))
+    return path
+
+
+def test_new_enrollment_rotation_and_removal(tmp_path):
+    root = make_root(tmp_path, everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    assert diff_files(old, old) == []
+    # an attacker enrolls a third runner; the docker config is replaced; the tool cache goes
+    runner_install(root, "/home/runner/.local/ar2", agent_id=777, name="build-01-z", url="https://github.com/acme",
+                   unit=None)
+    write(root, "home/runner/.docker/config.json", json.dumps({"auths": {"ghcr.io": {"auth": "changed"}}}))
+    (root / "opt/hostedtoolcache/node/20.0.0").rmdir()
+    (root / "opt/hostedtoolcache/node").rmdir()
+    (root / "opt/hostedtoolcache").rmdir()
+    new = snapshot(root, tmp_path / "new.json")
+    changes = diff_files(old, new)
+    got = [(c.change, c.id, c.signal.value) for c in changes]
+    assert got[0] == ("added", "runner:acme/build-01-z", "high")  # new enrollment first
+    assert ("added", "credential:build-01:/home/runner/.local/ar2/.credentials", "high") in got
+    assert ("changed", "credential:build-01:/home/runner/.docker/config.json", "medium") in got
+    assert ("removed", "cache:host:build-01:/opt/hostedtoolcache", "info") in got
+    docker = next(c for c in changes if c.id.endswith("docker/config.json"))
+    assert docker.message.endswith("rotated or replaced")
+    assert list(docker.fields) == ["fingerprint", "readable_by"]  # and the new runner's user can read it
+    assert "runner:acme/build-01-z" in docker.fields["readable_by"][1]
+
+
+def test_re_registration_is_high(tmp_path):
+    root = make_root(tmp_path, everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    # same name, re-configured to a new agent id and new credentials (e.g. with a stolen registration token)
+    runner_install(root, "/opt/actions-runner", agent_id=555, name="build-01-a", url="https://github.com/acme",
+                   pool="shared-linux", unit="actions.runner.acme.build-01-a.service")
+    write(root, "opt/actions-runner/.credentials", '{"scheme": "OAuth", "data": {"v": "new"}}')
+    new = snapshot(root, tmp_path / "new.json")
+    (c,) = [c for c in diff_files(old, new) if c.id == "runner:acme/build-01-a"]
+    assert c.change == "changed" and c.signal.value == "high"
+    assert c.fields["registration.agent_id"] == [101, 555]
+    assert "registration.credential_fingerprint" in c.fields
+
+
+def test_cli_diff_json_contract_and_bad_input(tmp_path):
+    root = make_root(tmp_path, everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    runner_install(root, "/opt/r2", agent_id=8, name="r2", url="https://github.com/other", unit=None)
+    new = snapshot(root, tmp_path / "new.json")
+    res = cli.invoke(app, ["diff", str(old), str(new), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["schema"] == "graphkit.diff/v1" and doc["counts"]["high"] >= 2
+    assert set(doc["changes"][0]) == {"change", "kind", "id", "name", "signal", "message", "fields"}
+    assert doc["changes"][0]["id"] == "runner:other/r2"
+    table = cli.invoke(app, ["diff", str(old), str(new)])
+    assert "new runner enrollment other/r2" in table.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "graphkit.runner-inventory/v1", "runners": [{"name": "x"}]}')
+    res = cli.invoke(app, ["diff", str(old), str(bad)])
+    assert res.exit_code == 1 and "runners[0]" in res.stderr
+    with pytest.raises(InputError):
+        diff_files(old, bad)
+
+
+def test_diff_of_saved_graphs(tmp_path):
+    root = make_root(tmp_path, everything=False)
+    host = snapshot(root, tmp_path / "host.json")
+    g1 = tmp_path / "g1.json"
+    assert cli.invoke(app, ["build", "--runners", str(host), "-o", str(g1)]).exit_code == 0
+    assert diff_files(g1, host) == []
