@@ -66,6 +66,7 @@ from typing import Any
 
 import yaml
 
+from ingest._io import read_text
 from graphkit.errors import InputError
 from graphkit.iam import (PolicyError, Statement, Tri, allowed, and3, expand_actions, oidc_trust_issues,
                           parse_policy, principal_trust, resource_matches)
@@ -814,11 +815,7 @@ class AwsIamIngestor:
         for path in collect(paths):
             file = str(path)
             try:
-                try:
-                    text = path.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError) as exc:
-                    raise InputError(file, "", f"cannot read: {exc}") from None
-                pf = parse(text, file)
+                pf = parse(read_text(path), file)
             except InputError as exc:
                 if file not in explicit and exc.reason.startswith("not a recognised IAM document"):
                     ignored.append(file)  # an unrelated file in a folder (e.g. sts-get-caller-identity.json)

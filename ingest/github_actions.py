@@ -70,6 +70,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ingest._io import read_text
 from graphkit.errors import InputError
 from graphkit.model import (Cache, CloudRole, Confidence, Criticality, DeploymentTarget, Edge, EdgeKind, Evidence,
                             GitHubToken, Job, Node, OIDCIdentity, Organization, Repository, RunsOnCandidate,
@@ -1919,12 +1920,7 @@ class GitHubActionsIngestor:
             for rel, kind in checkout_files(co):
                 items += 1
                 try:
-                    try:
-                        text = (co.root / rel).read_text(encoding="utf-8")
-                    except UnicodeDecodeError as exc:
-                        raise InputError(rel, f"byte {exc.start}", "not UTF-8 text") from None
-                    except OSError as exc:
-                        raise InputError(rel, "", f"unreadable: {exc.strerror or exc}") from None
+                    text = read_text(co.root / rel, name=rel)
                     parse = parse_workflow if kind == "workflow" else parse_action
                     f = parse(text, file=rel, repository=co.repository)
                     if f.problems:  # skipped parts are reported by to_graph, under the full path

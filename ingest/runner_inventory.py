@@ -93,6 +93,7 @@ from typing import Any, Literal, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
+from ingest._io import read_text
 from graphkit.errors import InputError
 from graphkit.model import (EDGE_SPECS, Cache, CloudRole, Credential, DeploymentTarget, Edge, EdgeKind, Evidence,
                             Host, Lifetime, Node, Organization, Repository, Runner, RunnerGroup, Secret,
@@ -923,11 +924,7 @@ class RunnerInventoryIngestor:
         for path in collect(paths):
             file = str(path)
             try:
-                try:
-                    text = path.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError) as exc:
-                    raise InputError(file, "", f"cannot read: {exc}") from None
-                parsed = parse(text, file)
+                parsed = parse(read_text(path), file)
                 result.problems.extend(parsed.problems)  # entries left out; the others are used
                 nodes, edges, meta = to_graph(parsed)
             except InputError as exc:
