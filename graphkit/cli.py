@@ -23,6 +23,7 @@ from graphkit.build import BuildResult, build_graph
 from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.graph import Graph
 from graphkit.model import node_kind
+from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
@@ -230,10 +231,15 @@ def blast_radius_cmd(
     fmt: FormatOpt = Format.table,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Show only the N most critical assets and "
                                                "the first N plan steps.")] = None,
+    backend: BackendOpt = Backend.networkx,
 ) -> None:
     """What the sources reach (grouped by kind, critical first, with paths) and the revocation plan."""
     from graphkit.output import blast_radius_document
 
+    if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
+        from graphkit.neo4j.cli import blast_radius_neo4j
+        return blast_radius_neo4j(sources, as_json=fmt is Format.json, top=top,
+                                  has_inputs=bool(graph or github_actions or runners or aws_iam))
     try:
         g, partial = _load_or_build(graph, github_actions, runners, aws_iam)
     except GraphkitError as exc:
@@ -355,6 +361,10 @@ def export_opengraph(
         err.print(f"OpenGraph written to {escape(str(output))}", highlight=False)
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
+
+
+app.add_typer(neo4j_app, name="neo4j")
+app.command("query")(query_cmd)
 
 
 collect_app = typer.Typer(no_args_is_help=True, help="Collect snapshots from live systems (read-only).")

@@ -4,11 +4,9 @@
 // :param host_id => 'host:build-01'
 // counterpart: graphkit.analysis.blast_radius from the host (same reached ids; hops = shortest path length)
 MATCH (h:Host {id: $host_id})
-MATCH (h)-[* {traversable: true}]->(n)
+MATCH (n)
 WHERE n <> h
-WITH DISTINCT h, n
-MATCH p = shortestPath((h)-[*]->(n))
-WHERE all(r IN relationships(p) WHERE r.traversable)
+MATCH p = shortestPath((h)-[* {traversable: true}]->(n))
 RETURN n.id AS id, n.kind AS kind, n.name AS name, n.criticality AS criticality, length(p) AS hops,
        [x IN nodes(p) WHERE x:Runner | x.id][0] AS via_runner, [x IN nodes(p) | x.id] AS path, p AS route
 ORDER BY CASE criticality WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END,

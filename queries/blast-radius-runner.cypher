@@ -4,11 +4,9 @@
 // :param runner_id => 'runner:acme/build-01-a'
 // counterpart: graphkit.analysis.blast_radius (same reached ids; hops = shortest path length over traversable edges)
 MATCH (s:Runner {id: $runner_id})
-MATCH (s)-[* {traversable: true}]->(n)
+MATCH (n)
 WHERE n <> s
-WITH DISTINCT s, n
-MATCH p = shortestPath((s)-[*]->(n))
-WHERE all(r IN relationships(p) WHERE r.traversable)
+MATCH p = shortestPath((s)-[* {traversable: true}]->(n))
 RETURN n.id AS id, n.kind AS kind, n.name AS name, n.criticality AS criticality, length(p) AS hops,
        [x IN nodes(p) | x.id] AS path, p AS route
 ORDER BY CASE criticality WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END,

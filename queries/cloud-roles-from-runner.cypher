@@ -4,10 +4,8 @@
 // :param runner_id => 'runner:acme/build-01-a'
 // counterpart: blast_radius reached nodes of kind cloud_role (same ids, providers, trust; hops = shortest path length)
 MATCH (s:Runner {id: $runner_id})
-MATCH (s)-[* {traversable: true}]->(n:CloudRole)
-WITH DISTINCT s, n
-MATCH p = shortestPath((s)-[*]->(n))
-WHERE all(r IN relationships(p) WHERE r.traversable)
+MATCH (n:CloudRole)
+MATCH p = shortestPath((s)-[* {traversable: true}]->(n))
 RETURN n.id AS id, n.provider AS provider, n.identifier AS identifier, n.account AS account, n.trust AS trust,
        length(p) AS hops, [x IN nodes(p) | x.id] AS path
 ORDER BY hops, id

@@ -4,11 +4,9 @@
 // :param runner_id => 'runner:acme/build-01-a'
 // counterpart: blast_radius reached signing_key nodes and deployment_target nodes that are production or critical
 MATCH (s:Runner {id: $runner_id})
-MATCH (s)-[* {traversable: true}]->(n)
+MATCH (n)
 WHERE n:SigningKey OR (n:DeploymentTarget AND (n.production = true OR n.criticality = 'critical'))
-WITH DISTINCT s, n
-MATCH p = shortestPath((s)-[*]->(n))
-WHERE all(r IN relationships(p) WHERE r.traversable)
+MATCH p = shortestPath((s)-[* {traversable: true}]->(n))
 RETURN n.id AS id, n.kind AS kind, n.name AS name, n.criticality AS criticality, n.production AS production,
        length(p) AS hops, [x IN nodes(p) | x.id] AS path, p AS route
 ORDER BY hops, id

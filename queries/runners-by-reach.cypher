@@ -2,11 +2,17 @@
 // purpose: Every runner ranked by what it reaches: critical assets, secrets, all nodes.
 // params: none
 // counterpart: blast_radius of each runner (size, critical count, secret count)
+MATCH (n)
+WHERE EXISTS { MATCH ()-[x]->(n) WHERE x.traversable = true }
+WITH collect(n) AS candidates
 MATCH (r:Runner)
-OPTIONAL MATCH (r)-[* {traversable: true}]->(n)
+UNWIND candidates AS n
+WITH r, n
 WHERE n <> r
-WITH DISTINCT r, n
-WITH r, count(n) AS reached, sum(CASE WHEN n.criticality = 'critical' THEN 1 ELSE 0 END) AS critical,
-     sum(CASE WHEN n:Secret THEN 1 ELSE 0 END) AS secrets
+OPTIONAL MATCH p = shortestPath((r)-[* {traversable: true}]->(n))
+WITH r, n, p
+WITH r, count(p) AS reached,
+     sum(CASE WHEN p IS NOT NULL AND n.criticality = 'critical' THEN 1 ELSE 0 END) AS critical,
+     sum(CASE WHEN p IS NOT NULL AND n:Secret THEN 1 ELSE 0 END) AS secrets
 RETURN r.id AS id, r.name AS name, r.ephemeral AS ephemeral, reached, critical, secrets
 ORDER BY critical DESC, reached DESC, id

@@ -4,10 +4,8 @@
 // :param runner_id => 'runner:acme/build-01-a'
 // counterpart: blast_radius reached nodes of kind secret (same ids and scopes; hops = shortest path length)
 MATCH (s:Runner {id: $runner_id})
-MATCH (s)-[* {traversable: true}]->(n:Secret)
-WITH DISTINCT s, n
-MATCH p = shortestPath((s)-[*]->(n))
-WHERE all(r IN relationships(p) WHERE r.traversable)
+MATCH (n:Secret)
+MATCH p = shortestPath((s)-[* {traversable: true}]->(n))
 RETURN n.id AS id, n.secret_name AS secret_name, n.scope AS scope, n.repository AS repository,
        n.environment AS environment, length(p) AS hops, [r IN relationships(p) | type(r)] AS via
 ORDER BY hops, id

@@ -35,7 +35,8 @@ class DatabaseError(GraphkitError):
 class Neo4jSettings:
     """Where and how to connect.
 
-    ``password`` is excluded from ``repr``; an empty password connects
+    ``password`` (and any password inside ``uri``) is left out of ``repr``
+    and ``str``; an empty password connects
     without authentication (``NEO4J_AUTH=none`` servers).
     """
 
@@ -90,6 +91,9 @@ class Neo4jSettings:
 
     def __str__(self) -> str:
         return f"{self.display_uri} (database {self.database}, user {self.user})"
+
+    def __repr__(self) -> str:
+        return f"Neo4jSettings(uri={self.display_uri!r}, user={self.user!r}, database={self.database!r})"
 
 
 def _message(exc: Exception, settings: Neo4jSettings) -> str:

@@ -362,7 +362,7 @@ def _multi(graph: Graph, params: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _long_lived(n: Node) -> bool:
-    if n.spec.kind in (NodeKind.SECRET, NodeKind.SIGNING_KEY):
+    if n.spec.kind in (NodeKind.SECRET, NodeKind.CLOUD_SECRET, NodeKind.CLOUD_USER, NodeKind.SIGNING_KEY):
         return True
     return n.spec.kind is NodeKind.CREDENTIAL and LIFETIME_SECONDS[Lifetime(n.lifetime)] is None  # type: ignore
 
@@ -379,7 +379,7 @@ def _long(graph: Graph, params: dict[str, Any]) -> list[dict[str, Any]]:
             for c, rs in by.items()]
 
 
-@_counterpart("oidc-broad-trusts", "id", "trust", "repository_count", "repositories", "identities", "pull_request",
+@_counterpart("oidc-broad-trusts", "id", "trust", "broad_trust", "repository_count", "repositories", "identities", "pull_request",
               "wildcard", "possible")
 def _oidc(graph: Graph, params: dict[str, Any]) -> list[dict[str, Any]]:
     """assumes_role edges from OIDC identities grouped by role, kept when broad."""
@@ -395,8 +395,9 @@ def _oidc(graph: Graph, params: dict[str, Any]) -> list[dict[str, Any]]:
         pr = any(s.endswith(":pull_request") for s in subjects)
         wild = any("*" in s for s in subjects)
         possible = any(e.confidence.value == "possible" for e in edges)
-        if c.trust != "known" or len(repos) > 1 or pr or wild or possible:  # type: ignore[attr-defined]
-            rows.append({"id": c.id, "trust": c.trust, "repository_count": len(repos),  # type: ignore
+        broad = getattr(c, "broad_trust", False)
+        if broad or c.trust != "known" or len(repos) > 1 or pr or wild or possible:  # type: ignore[attr-defined]
+            rows.append({"id": c.id, "trust": c.trust, "broad_trust": broad, "repository_count": len(repos),  # type: ignore
                          "repositories": repos, "identities": len({o.id for o in idents}), "pull_request": pr,
                          "wildcard": wild, "possible": possible})
     return rows
@@ -416,8 +417,8 @@ def _tojson(graph: Graph, params: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-_CHOKE_KINDS = (NodeKind.SECRET, NodeKind.CREDENTIAL, NodeKind.GITHUB_TOKEN, NodeKind.OIDC_IDENTITY,
-                NodeKind.CLOUD_ROLE)
+_CHOKE_KINDS = (NodeKind.SECRET, NodeKind.CLOUD_SECRET, NodeKind.CREDENTIAL, NodeKind.GITHUB_TOKEN,
+                NodeKind.OIDC_IDENTITY, NodeKind.CLOUD_ROLE, NodeKind.CLOUD_USER)
 
 
 @_counterpart("choke-points", "id", "kind", "pairs", "runners", "targets")

@@ -21,11 +21,13 @@ Provenance
 ----------
 A node or relationship's sources are derived from its evidence and
 ``graph.meta``: evidence whose ``file`` is (or lies under) an input path of a
-source in ``graph.meta["inputs"]`` belongs to that source; other evidence
-(paths relative to a repository checkout) belongs to the sources none of
-whose evidence matched an input path, or to every source when there is none.
-A node seen by several sources is removable only when all of them were
-complete.  A graph without ``meta["sources"]`` removes nothing.
+source in ``graph.meta["inputs"]`` belongs to that source; evidence relative
+to a repository checkout (``repository`` set) belongs to the sources none of
+whose evidence matched an input path; any other evidence (an API object, a
+built-in policy) and an item without evidence belong to every source.  An
+item of several sources is removable only when all of them were complete
+(unknown provenance keeps data: it is never removed for a source that did
+not produce it).  A graph without ``meta["sources"]`` removes nothing.
 """
 
 from __future__ import annotations
@@ -115,7 +117,8 @@ def provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str,
     -------
     (dict, dict)
         node id -> sorted source names; ``(source, target, nx key)`` -> sorted
-        source names.  Both empty when ``meta["sources"]`` is absent.
+        source names (see the module docstring).  Both empty when
+        ``meta["sources"]`` is absent.
 
     Examples
     --------
@@ -145,14 +148,14 @@ def provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str,
     items: list[tuple[Any, list[Evidence]]] = [(n.id, n.evidence) for n in graph.nodes()]
     items += [((e.source, e.target, e.nx_key), e.evidence) for e in graph.edges()]
     matched = {match(ev) for _, evs in items for ev in evs} - {None}
-    fallback = [s for s in sources if s not in matched] or sources
+    checkout = [s for s in sources if s not in matched] or sources
     node_src: dict[str, list[str]] = {}
     edge_src: dict[tuple[str, str, str], list[str]] = {}
     for key, evs in items:
         names: set[str] = set()
         for ev in evs:
             m = match(ev)
-            names.update([m] if m else fallback)
+            names.update([m] if m else checkout if ev.repository else sources)
         result = sorted(names) if names else list(sources)
         if isinstance(key, tuple):
             edge_src[key] = result

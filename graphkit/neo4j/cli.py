@@ -1,0 +1,248 @@
+"""Command line for the Neo4j backend: ``graphkit neo4j sync`` and ``graphkit query``.
+
+Registered on the main Typer app by :mod:`graphkit.cli`; the business logic is
+in :mod:`graphkit.neo4j.sync`, :mod:`graphkit.neo4j.library` and
+:mod:`graphkit.neo4j.reach`.  Connection settings come from the flags or
+``NEO4J_URI``, ``NEO4J_USERNAME``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``; the
+password is never printed.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from graphkit.neo4j.connection import DEFAULT_DATABASE, DEFAULT_URI, DEFAULT_USER, Neo4jSettings
+
+__all__ = ["neo4j_app", "query_cmd", "settings_from_options", "Backend", "BackendOpt", "blast_radius_neo4j"]
+
+neo4j_app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
+                        help="Neo4j: sync the graph into a Neo4j database (see docker-compose.yml).")
+
+UriOpt = Annotated[Optional[str], typer.Option("--uri", metavar="URI", envvar="NEO4J_URI", show_envvar=True,
+                                               help=f"Bolt URI [default: {DEFAULT_URI}].")]
+UserOpt = Annotated[Optional[str], typer.Option("--user", metavar="NAME", envvar="NEO4J_USERNAME", show_envvar=True,
+                                                help=f"User name [default: {DEFAULT_USER}].")]
+PasswordOpt = Annotated[Optional[str], typer.Option(
+    "--password", metavar="PASSWORD", envvar="NEO4J_PASSWORD", show_envvar=True, show_default=False,
+    help="Password (prefer the environment variable: flags show in process lists). Empty: no authentication.")]
+DatabaseOpt = Annotated[Optional[str], typer.Option("--database", "-d", metavar="NAME", envvar="NEO4J_DATABASE", show_envvar=True,
+                                                    help=f"Database name [default: {DEFAULT_DATABASE}].")]
+
+
+class QueryFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+def settings_from_options(uri: str | None, user: str | None, password: str | None,
+                          database: str | None) -> Neo4jSettings:
+    """Flags first, then ``NEO4J_*`` variables, then defaults."""
+    return Neo4jSettings.from_env(uri=uri, user=user, password=password, database=database)
+
+
+def _sync_table(result: Any, counts: dict[str, dict[str, int]]) -> Table:
+    table = Table(show_edge=False, title=f"update tag {result.update_tag}")
+    for col, just in (("kind", "left"), ("written", "right"), ("removed", "right"), ("in database", "right")):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for section, written, removed in (("nodes", result.nodes, result.removed_nodes),
+                                      ("edges", result.edges, result.removed_edges)):
+        kinds = sorted(set(written) | set(removed) | set(counts[section]))
+        for k in kinds:
+            table.add_row(f"{section[:-1]} {k}", str(written.get(k, 0)), str(removed.get(k, 0)),
+                          str(counts[section].get(k, 0)))
+    return table
+
+
+@neo4j_app.command("sync")
+def sync_cmd(
+    graph: Annotated[Optional[Path], typer.Option("--graph", "-g", metavar="FILE",
+                                                  help="Graph file from 'graphkit build'.")] = None,
+    github_actions: Annotated[list[str], typer.Option(
+        "--github-actions", metavar="DIR", help="Repository checkout(s), as for 'graphkit build'.")] = [],
+    runners: Annotated[list[Path], typer.Option(
+        "--runners", metavar="FILE", help="Runner inventory file(s), as for 'graphkit build'.")] = [],
+    aws_iam: Annotated[list[Path], typer.Option(
+        "--aws-iam", metavar="FILE", help="AWS IAM export(s), as for 'graphkit build'.")] = [],
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", metavar="N", min=1, help="Rows per UNWIND transaction.")] = 1000,
+    update_tag: Annotated[Optional[int], typer.Option("--update-tag", metavar="INT", help="Integer stamped on everything written "
+                                                      "(default: now in ns); must grow between syncs.")] = None,
+    cleanup: Annotated[bool, typer.Option("--cleanup/--no-cleanup", help="Remove stale data of sources read "
+                                          "completely.")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Write the graph into Neo4j (idempotent); remove stale data of sources read completely."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from graphkit import cli as base
+    from graphkit.errors import GraphkitError
+    from graphkit.neo4j.connection import connect
+    from graphkit.neo4j.sync import database_counts, sync_graph, sync_size
+
+    settings = settings_from_options(uri, user, password, database)
+    try:
+        g, partial = base._load_or_build(graph, github_actions, runners, aws_iam)
+        with connect(settings) as driver:
+            total = sync_size(g)
+            with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                          TimeElapsedColumn(), console=base.err, transient=True, disable=total < 200) as bar:
+                task = bar.add_task("syncing", total=total)
+                result = sync_graph(driver, g, database=settings.database, update_tag=update_tag,
+                                    batch_size=batch_size, cleanup=cleanup,
+                                    progress=lambda n, what: bar.update(task, advance=n, description=what))
+            counts = database_counts(driver, database=settings.database)
+    except GraphkitError as exc:
+        base._fail(exc)
+    if as_json:
+        base.out.print_json(json.dumps({**result.to_dict(), "uri": settings.display_uri, "in_database": counts}))
+    else:
+        base.out.print(_sync_table(result, counts))
+        removed = sum(result.removed_nodes.values()) + sum(result.removed_edges.values())
+        scope = (f"stale data removed for complete sources: {', '.join(result.complete_sources)}"
+                 if result.complete_sources and cleanup else "no stale data removed")
+        if result.partial_sources:
+            scope += f"; partial sources kept as they were: {', '.join(result.partial_sources)}"
+        base.out.print(f"synced {sum(result.nodes.values())} nodes and {sum(result.edges.values())} relationships "
+                       f"to {escape(settings.display_uri)} (database {escape(settings.database)}) in "
+                       f"{result.seconds:.1f} s; {removed} stale item(s) removed ({escape(scope)})", highlight=False)
+    if partial:
+        raise typer.Exit(base.EXIT_PARTIAL)
+
+
+def _parse_params(values: list[str]) -> dict[str, Any]:
+    from graphkit.neo4j.library import parse_param
+
+    params: dict[str, Any] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--param")
+        params[key.strip()] = parse_param(value)
+    return params
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    return "" if value is None else str(value)
+
+
+def query_cmd(
+    name: Annotated[Optional[str], typer.Argument(metavar="NAME", help="Library query name (file name without .cypher); omit to "
+                                                  "list the library.")] = None,
+    param: Annotated[list[str], typer.Option("--param", "-p", metavar="KEY=VALUE",
+                                             help="Query parameter; VALUE is JSON or text. Repeatable.")] = [],
+    fmt: Annotated[QueryFormat, typer.Option("--format", "-f", help="Output format.")] = QueryFormat.table,
+    queries: Annotated[Optional[Path], typer.Option("--queries", metavar="DIR", envvar="GRAPHKIT_QUERIES",
+                                                    help="Query library folder [default: the repository's "
+                                                    "queries/].")] = None,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
+) -> None:
+    """Run a Cypher library query (queries/*.cypher) through the Neo4j driver."""
+    from graphkit import cli as base
+    from graphkit.errors import GraphkitError
+    from graphkit.neo4j.connection import connect
+    from graphkit.neo4j.library import QueryError, load_library, run_query
+
+    try:
+        library = load_library(queries)
+    except QueryError as exc:
+        base._fail(exc)
+    if name is None:
+        table = Table(show_edge=False)
+        for col in ("name", "purpose", "parameters"):
+            table.add_column(col, overflow="fold")
+        for q in library.values():
+            table.add_row(escape(q.name), escape(q.purpose), escape(", ".join(sorted(q.used_params()))))
+        base.out.print(table)
+        return
+    if name not in library:
+        raise typer.BadParameter(f"no query {name!r}; known: {', '.join(library)}", param_hint="NAME")
+    query = library[name]
+    params = _parse_params(param)
+    missing = sorted(query.used_params() - set(params) - set(query.examples))
+    unknown = sorted(set(params) - query.used_params())
+    if missing or unknown:
+        raise typer.BadParameter(f"query {name} takes {', '.join(sorted(query.used_params())) or 'no parameters'}",
+                                 param_hint="--param")
+    settings = settings_from_options(uri, user, password, database)
+    try:
+        with connect(settings) as driver:
+            columns, rows = run_query(driver, query, params, database=settings.database)
+    except GraphkitError as exc:
+        base._fail(exc)
+    if fmt is QueryFormat.json:
+        base.out.print_json(json.dumps({"query": name, "params": {**{k: v for k, v in query.examples.items()
+                                                                      if k in query.used_params()}, **params},
+                                        "columns": columns, "rows": rows}))
+        return
+    table = Table(show_edge=False)
+    for col in columns:
+        table.add_column(escape(col), overflow="fold")
+    for row in rows:
+        table.add_row(*(escape(_cell(row[c])) for c in columns))
+    base.out.print(table)
+    base.err.print(f"{len(rows)} row(s)")
+
+
+class Backend(str, Enum):
+    """Where ``graphkit blast-radius`` computes reach."""
+
+    networkx = "networkx"
+    neo4j = "neo4j"
+
+
+BackendOpt = Annotated[Backend, typer.Option(
+    "--backend", help="networkx: in process, from --graph or inputs; neo4j: reach computed in the database "
+    "(after 'graphkit neo4j sync'), connection from NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE.")]
+
+
+def blast_radius_neo4j(sources: list[str], *, as_json: bool, top: int | None, has_inputs: bool) -> None:
+    """``graphkit blast-radius --backend neo4j``: same output as the embedded backend, reach computed in the database.
+
+    Connection from ``NEO4J_URI`` / ``NEO4J_USERNAME`` / ``NEO4J_PASSWORD`` /
+    ``NEO4J_DATABASE``.  Exit codes as for the embedded backend (3 when the
+    last sync's input was partial).
+
+    Raises
+    ------
+    typer.BadParameter
+        for an unknown source id, or when a graph file or inputs are also given.
+    typer.Exit
+        1 on a connection or database error, 3 for partial input.
+    """
+    from graphkit import cli as base
+    from graphkit.errors import GraphkitError, UnknownNodeError
+    from graphkit.neo4j.connection import connect
+    from graphkit.neo4j.reach import blast_radius_document
+
+    if has_inputs:
+        raise typer.BadParameter("--backend neo4j reads the database: give no --graph or input options",
+                                 param_hint="--backend")
+    settings = Neo4jSettings.from_env()
+    try:
+        with connect(settings) as driver:
+            doc, sub = blast_radius_document(driver, sources, database=settings.database, top=top)
+    except UnknownNodeError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--from") from None
+    except GraphkitError as exc:
+        base._fail(exc)
+    if as_json:
+        base.out.print_json(json.dumps(doc))
+    else:
+        base._print_blast_radius(sub, doc)
+    if doc["partial_input"]:
+        raise typer.Exit(base.EXIT_PARTIAL)

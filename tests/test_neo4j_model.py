@@ -1,0 +1,217 @@
+"""Neo4j without a server: statements and properties derived from the model, the query library's headers and
+names, docker-compose.yml, connection settings.  (The server tests are in test_neo4j_sync.py and
+test_neo4j_queries.py.)"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from graphkit.graph import Graph
+from graphkit.model import EDGE_SPECS, NODE_TYPES, EdgeKind, Evidence, Host, NodeKind, Repository
+from graphkit.neo4j.connection import Neo4jSettings
+from graphkit.neo4j.library import COUNTERPARTS, QueryError, load_library, load_query
+from graphkit.neo4j.statements import (
+    IDENTIFIER, SOURCES, SYNC_LABEL, UPDATE_TAG, edge_fields, edge_from_props, edge_props, edge_triples, label_of,
+    node_fields, node_from_props, node_props, property_names, rel_type_of, statements,
+)
+from graphkit.neo4j.sync import provenance
+
+from neo4j_helpers import ROOT, example_graph
+
+QUERIES = ROOT / "queries"
+
+
+@pytest.fixture(scope="module")
+def example() -> Graph:
+    return example_graph()
+
+
+# --------------------------------------------------------------------------- statements (golden + meta)
+
+
+def test_golden_statements():
+    st = statements()
+    assert st.constraints[0] == "CREATE CONSTRAINT graphkit_Host_id IF NOT EXISTS FOR (n:Host) REQUIRE n.id IS UNIQUE"
+    assert st.nodes[NodeKind.JOB] == "UNWIND $rows AS row MERGE (n:Job {id: row.id}) SET n += row.props"
+    assert st.edges[(NodeKind.JOB, EdgeKind.READS_SECRET, NodeKind.SECRET)] == (
+        "UNWIND $rows AS row MATCH (a:Job {id: row.source}) MATCH (b:Secret {id: row.target}) "
+        "MERGE (a)-[r:READS_SECRET {key: row.key}]->(b) SET r += row.props")
+    assert st.stale_nodes[NodeKind.SECRET] == (
+        "MATCH (x:Secret) WHERE x.update_tag <> $tag AND size(coalesce(x.graphkit_sources, [])) > 0 "
+        "AND all(s IN x.graphkit_sources WHERE s IN $complete) WITH x LIMIT $limit DETACH DELETE x "
+        "RETURN count(*) AS removed")
+
+
+def test_one_statement_per_kind_and_triple_from_the_model():
+    """Meta-test: every node kind, every (source, edge, target) the model allows, and nothing else."""
+    st = statements()
+    assert set(st.nodes) == set(NODE_TYPES)
+    triples = {(s, k, t) for k, spec in EDGE_SPECS.items() for s in spec.sources for t in spec.targets}
+    assert set(st.edges) == triples == set(edge_triples())
+    assert set(st.stale_edges) == set(EDGE_SPECS)
+    # the constraint comes first, per model label, plus the bookkeeping label
+    labels = [label_of(k) for k in NODE_TYPES] + [SYNC_LABEL]
+    assert [re.search(r"FOR \(n:(\w+)\)", c).group(1) for c in st.constraints] == labels
+    for (s, k, t), q in st.edges.items():
+        assert f"(a:{label_of(s)} " in q and f"[r:{rel_type_of(k)} " in q and f"(b:{label_of(t)} " in q
+    for q in [*st.nodes.values(), *st.edges.values()]:
+        assert "UNWIND $rows AS row" in q and "$(" not in q  # no dynamic labels
+
+
+def test_model_labels_and_property_names_are_plain_and_unique():
+    assert len({label_of(k) for k in NODE_TYPES}) == len(NODE_TYPES)
+    assert len({rel_type_of(k) for k in EDGE_SPECS}) == len(EDGE_SPECS)
+    for kind in NODE_TYPES:
+        props = [f.prop for f in node_fields(kind)] + [f.where for f in node_fields(kind) if f.where]
+        assert len(props) == len(set(props)), kind
+        assert not {"id", UPDATE_TAG, SOURCES} & set(props), kind
+        assert all(IDENTIFIER.match(p) for p in props)
+    eprops = [f.prop for f in edge_fields()] + [f.where for f in edge_fields() if f.where]
+    assert len(eprops) == len(set(eprops)) and not {"traversable", UPDATE_TAG, SOURCES} & set(eprops)
+
+
+def test_label_not_an_identifier_is_refused(monkeypatch):
+    spec = NODE_TYPES[NodeKind.HOST].spec
+    monkeypatch.setattr(NODE_TYPES[NodeKind.HOST], "spec", spec.model_copy(update={"label": "Host) DETACH DELETE (x"}))
+    with pytest.raises(ValueError, match="not a plain Cypher identifier"):
+        statements()
+
+
+def test_properties_are_neo4j_storable_and_round_trip(example: Graph):
+    """Every node and edge of the example flattens to primitives / homogeneous lists and back, exactly."""
+    def storable(v):
+        if isinstance(v, list):
+            return len({type(x) for x in v}) <= 1 and all(isinstance(x, (str, int, float, bool)) for x in v)
+        return v is None or isinstance(v, (str, int, float, bool))
+
+    for node in example.nodes():
+        props = node_props(node)
+        assert all(storable(v) for v in props.values()), node.id
+        assert node_from_props(node.spec.kind, node.id, {k: v for k, v in props.items() if v is not None}) == node
+    for edge in example.edges():
+        props = edge_props(edge)
+        assert all(storable(v) for v in props.values())
+        assert props["traversable"] is EDGE_SPECS[edge.kind].traversable
+        assert edge_from_props(edge.source, edge.target, props) == edge
+    job = example.node("job:acme/docs/.github/workflows/docs.yml#build")
+    p = node_props(job)
+    assert p["all_secrets_where"] == ["acme/docs:.github/workflows/docs.yml:20 (jobs.build.steps[2].env.ALL_SECRETS)"]
+    assert p["criticality"] == "low" and isinstance(p["evidence_json"], str)
+
+
+def test_provenance_from_evidence_and_inputs(example: Graph):
+    nodes, edges = provenance(example)
+    assert nodes["host:build-01"] == ["runners"]
+    assert nodes["workflow:acme/app/.github/workflows/ci.yml"] == ["github-actions"]
+    assert nodes["org:acme"] == ["github-actions", "runners"]
+    assert any(v == ["aws-iam"] for v in nodes.values())
+    # a routing edge's evidence is the job's runs-on (its runner's removal takes the edge with it)
+    key = next(k for k in edges if k[0] == "runner:acme/build-01-a" and k[2].startswith("receives_job"))
+    assert edges[key] == ["github-actions"]
+    assert set(nodes) == set(example.nx) and len(edges) == example.nx.number_of_edges()
+    bare = Graph()
+    bare.add_node(Host(id="host:h", name="h", evidence=[Evidence(file="x.yaml")]))
+    assert provenance(bare) == ({}, {})  # no meta["sources"]: nothing is removable
+
+
+def test_provenance_unmatched_evidence_goes_to_checkout_sources():
+    g = Graph()
+    g.update(nodes=[Host(id="host:h", name="h", evidence=[Evidence(file="./inv/hosts.yaml")]),
+                    Repository(id="repo:a/b", name="b", full_name="a/b", evidence=[]),
+                    Repository(id="repo:a/c", name="c", full_name="a/c",
+                               evidence=[Evidence(file="ci.yml", repository="a/c")]),
+                    Host(id="host:api", name="api", evidence=[Evidence(file="GET /orgs/a/actions/runners")])])
+    g.meta = {"sources": {"github-actions": {"complete": True}, "runners": {"complete": True}},
+              "inputs": {"github-actions": ["a__c=ck/c"], "runners": ["inv"]}}
+    nodes, _ = provenance(g)
+    # matched path -> that source; checkout-relative -> the checkout source; unknown origin -> every source
+    assert nodes == {"host:h": ["runners"], "repo:a/b": ["github-actions", "runners"],
+                     "repo:a/c": ["github-actions"], "host:api": ["github-actions", "runners"]}
+
+
+# --------------------------------------------------------------------------- the query library
+
+
+def test_library_has_at_least_12_queries_with_headers():
+    lib = load_library(QUERIES)
+    assert len(lib) >= 12
+    for q in lib.values():
+        assert q.text.startswith(f"// name: {q.name}\n// purpose: ")
+        assert q.purpose and q.counterpart, q.name
+        for p in q.used_params():
+            assert p in q.params and p in q.examples, (q.name, p)
+            assert re.search(rf"^// :param {p} => .+$", q.text, re.M), (q.name, p)
+        assert ";" not in q.body  # one statement, runnable as it is in Browser
+
+
+def test_library_covers_the_issue_list():
+    names = set(load_library(QUERIES))
+    assert {"blast-radius-runner", "blast-radius-host", "secrets-from-runner", "cloud-roles-from-runner",
+            "critical-targets-from-runner", "runners-shared-across-repositories", "runner-groups-open-to-public",
+            "persistent-runners", "hosts-with-multiple-runners", "long-lived-credentials-from-runners",
+            "oidc-broad-trusts", "tojson-secrets-on-self-hosted", "choke-points"} <= names
+    assert set(COUNTERPARTS) <= names
+
+
+def _strip(text: str) -> str:
+    text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    return re.sub(r"'(?:[^'\\]|\\.)*'", "''", text)
+
+
+def test_library_names_only_model_labels_types_and_synced_properties():
+    """Meta-test: a typo in a label, type or property is a silent empty result in Cypher, so check them here."""
+    labels = {label_of(k) for k in NODE_TYPES}
+    types = {rel_type_of(k) for k in EDGE_SPECS}
+    props = property_names()
+    known_props = props["node"] | props["relationship"]
+    for q in load_library(QUERIES).values():
+        body = _strip(q.text)
+        for name in re.findall(r"\b[a-z_][a-zA-Z0-9_]*:([A-Za-z_][A-Za-z0-9_|]*)", body):
+            for part in name.split("|"):
+                assert part in labels | types, (q.name, part)
+        for name in re.findall(r"\[\w*:([A-Z_|]+)", body):
+            for part in name.split("|"):
+                assert part in types, (q.name, part)
+        for prop in re.findall(r"\b[a-z]\w*\.([a-z_][a-z0-9_]*)\b", body):
+            assert prop in known_props, (q.name, prop)
+        for prop in re.findall(r"\{\s*([a-z_]+)\s*:", body):
+            assert prop in known_props, (q.name, prop)
+
+
+def test_malformed_query_file_is_refused(tmp_path: Path):
+    f = tmp_path / "x.cypher"
+    f.write_text("// name: y\n// purpose: p\nRETURN 1\n")
+    with pytest.raises(QueryError, match="must equal the file name"):
+        load_query(f)
+    f.write_text("// name: x\n// purpose: p\nRETURN $a\n")
+    with pytest.raises(QueryError, match=r"parameter \$a"):
+        load_query(f)
+
+
+# --------------------------------------------------------------------------- docker-compose.yml, settings
+
+
+def test_docker_compose_file():
+    doc = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    neo = doc["services"]["neo4j"]
+    assert neo["image"].startswith("neo4j:5") and "community" in neo["image"]
+    ports = {p.rsplit(":", 2)[-1] for p in neo["ports"]}
+    assert {"7474", "7687"} <= {p.split(":")[-1] for p in neo["ports"]} and ports == {"7474", "7687"}
+    assert "${NEO4J_PASSWORD" in neo["environment"]["NEO4J_AUTH"]
+    mounts = {v.split(":")[1]: v.split(":")[0] for v in neo["volumes"]}
+    assert set(mounts) == {"/data", "/logs"} and set(mounts.values()) <= set(doc["volumes"])
+    assert "cypher-shell" in " ".join(neo["healthcheck"]["test"])
+
+
+def test_settings_from_env_and_password_hidden():
+    s = Neo4jSettings.from_env({"NEO4J_URI": "neo4j://u:pw@db:7687", "NEO4J_USERNAME": "alice",
+                                "NEO4J_PASSWORD": "s3cr3t-value", "NEO4J_DATABASE": "graphs"})
+    assert (s.user, s.password, s.database) == ("alice", "s3cr3t-value", "graphs")
+    for text in (repr(s), str(s), s.display_uri):
+        assert "s3cr3t-value" not in text and "pw@" not in text
+    assert Neo4jSettings.from_env({}, uri="bolt://x:1").uri == "bolt://x:1"
+    assert Neo4jSettings.from_env({}).database == "neo4j"

@@ -1,0 +1,174 @@
+"""The Cypher library and the database backend against a real Bolt server, differentially: every library query
+runs, and each one with a networkx counterpart returns the same rows (reached ids, counts, hops) on the bundled
+example and on a corpus graph; ``blast-radius --backend neo4j`` returns the same document as the embedded
+backend.  ``graphkit query`` and ``blast-radius --backend neo4j`` through the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphkit.analysis import blast_radius
+from graphkit.cli import app
+from graphkit.errors import UnknownNodeError
+from graphkit.graph import Graph
+from graphkit.model import NodeKind
+from graphkit.neo4j.connection import connect
+from graphkit.neo4j.library import COUNTERPARTS, load_library, run_query
+from graphkit.neo4j.reach import blast_radius_document as db_document, reached_subgraph
+from graphkit.neo4j.sync import sync_graph
+from graphkit.output import blast_radius_document
+
+from neo4j_helpers import GHA, ROOT, corpus_graph, example_graph, normalise, settings, wipe
+
+LIBRARY = load_library(ROOT / "queries")
+GRAPHS = ["example", pytest.param("corpus", marks=[pytest.mark.corpus, pytest.mark.skipif(
+    not GHA.is_dir(), reason=f"corpus not present at {GHA}")])]
+
+
+@pytest.fixture(scope="module")
+def driver(bolt):
+    with connect(settings(bolt)) as d:
+        yield d
+
+
+@pytest.fixture(scope="module", params=GRAPHS)
+def synced(request, bolt, driver, tmp_path_factory) -> tuple[str, Graph]:
+    """The graph, synced alone into the database (tests are grouped by graph)."""
+    g = example_graph() if request.param == "example" else corpus_graph(tmp_path_factory.mktemp("corpus"))
+    wipe(driver, bolt["database"])
+    sync_graph(driver, g, database=bolt["database"])
+    return request.param, g
+
+
+def _runners(g: Graph) -> list[str]:
+    """Runners to start from: every runner of the example; in the corpus the inventory's runners and the
+    inferred pools with the largest blast radius (the differential runs stay fast)."""
+    ids = [n.id for n in g.nodes(NodeKind.RUNNER)]
+    if len(ids) <= 5:
+        return ids
+    declared = [i for i in ids if not g.node(i).inferred]
+    pools = sorted((i for i in ids if g.node(i).inferred), key=lambda i: (-len(blast_radius(g, i)), i))
+    return declared + pools[:2]
+
+
+def _param_sets(query, g: Graph) -> list[dict]:
+    used = query.used_params()
+    if "runner_id" in used:
+        return [{"runner_id": r} for r in _runners(g)]
+    if "host_id" in used:
+        return [{"host_id": n.id} for n in g.nodes(NodeKind.HOST)]
+    if "limit" in used:
+        return [{"limit": 100000}]
+    return [{}]
+
+
+@pytest.mark.parametrize("name", sorted(LIBRARY))
+def test_library_query_matches_networkx(name, synced, driver, bolt):
+    label, g = synced
+    query = LIBRARY[name]
+    sets = _param_sets(query, g)
+    assert sets, f"{label} graph has nothing to start {name} from"
+    total = 0
+    for params in sets:
+        columns, rows = run_query(driver, query, params, database=bolt["database"])
+        total += len(rows)
+        assert all(set(r) == set(columns) for r in rows)  # (ArcadeDB names no columns for an empty result)
+        cp = COUNTERPARTS.get(name)
+        if cp is None:
+            continue
+        expected = cp.fn(g, params)
+        assert normalise(rows, cp.columns) == normalise(expected, cp.columns), (label, name, params)
+        if {"runner_id", "host_id"} & set(params) and "hops" in columns and "path" in columns:
+            # the paths are real traversable paths of the reported length, from the source
+            src = next(iter(params.values()))
+            if name.startswith("blast-radius-"):  # the analysis' reach, not only a networkx BFS
+                assert {r["id"] for r in rows} == blast_radius(g, src).ids
+            for r in rows:
+                assert r["path"][0] == src and r["path"][-1] == r["id"] and len(r["path"]) == r["hops"] + 1
+                assert all(any(d["traversable"] for d in g.nx.get_edge_data(a, b).values())
+                           for a, b in zip(r["path"], r["path"][1:]))
+    assert total > 0, f"{name} answers nothing on the {label} graph: the comparison would prove nothing"
+
+
+@pytest.mark.parametrize("synced", ["example"], indirect=True)
+def test_example_answers(synced, driver, bolt):
+    """A few answers read off the example's files, so that both sides being wrong the same way shows."""
+    label, g = synced
+    db = bolt["database"]
+    _, rows = run_query(driver, LIBRARY["hosts-with-multiple-runners"], {}, database=db)
+    assert [(r["id"], sorted(r["runners"])) for r in rows] == [
+        ("host:build-01", ["runner:acme/build-01-a", "runner:acme/build-01-b"])]
+    _, rows = run_query(driver, LIBRARY["tojson-secrets-on-self-hosted"], {}, database=db)
+    assert [r["id"] for r in rows] == ["job:acme/docs/.github/workflows/docs.yml#build"]
+    _, rows = run_query(driver, LIBRARY["runner-groups-open-to-public"], {}, database=db)
+    assert [(r["id"], r["public_repositories"]) for r in rows] == [("runner_group:acme/shared-linux", ["acme/docs"])]
+    _, rows = run_query(driver, LIBRARY["persistent-runners"], {}, database=db)
+    assert {r["id"] for r in rows} == {"runner:acme/build-01-a", "runner:acme/build-01-b"}
+    _, rows = run_query(driver, LIBRARY["critical-targets-from-runner"], {"runner_id": "runner:acme/build-01-a"},
+                        database=db)
+    assert rows and all(r["kind"] in ("signing_key", "deployment_target") for r in rows)
+
+
+def test_database_backend_document_equals_embedded(synced, driver, bolt):
+    """blast-radius --backend neo4j: reach computed in the database, the whole v1 document identical."""
+    label, g = synced
+    db = bolt["database"]
+    sources = [[r] for r in _runners(g)] + [[h.id] for h in g.nodes(NodeKind.HOST)]
+    if label == "corpus":
+        sources += [[n.id for n in g.nodes(NodeKind.RUNNER)]]  # every runner at once
+    for srcs in sources:
+        doc, sub = db_document(driver, srcs, database=db)
+        assert doc == blast_radius_document(g, srcs), (label, srcs)
+        # only the reached part left the server
+        assert set(sub.nx) == set(srcs) | {r["id"] for r in doc["reached"]}
+    with pytest.raises(UnknownNodeError) as exc:
+        reached_subgraph(driver, "runner:acme/build-01-x", database=db)
+    if label == "example":
+        assert "runner:acme/build-01-a" in exc.value.suggestions
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _env(bolt) -> dict[str, str]:
+    return {"NEO4J_URI": bolt["uri"], "NEO4J_USERNAME": bolt["user"], "NEO4J_PASSWORD": bolt["password"],
+            "NEO4J_DATABASE": bolt["database"]}
+
+
+@pytest.mark.parametrize("synced", ["example"], indirect=True)
+def test_cli_query_and_backend(synced, bolt, tmp_path: Path):
+    label, g = synced
+    env = _env(bolt)
+    run = CliRunner().invoke
+    res = run(app, ["query"], env=env)
+    assert res.exit_code == 0 and "blast-radius-runner" in res.output and "choke-points" in res.output
+    res = run(app, ["query", "secrets-from-runner", "--param", "runner_id=runner:acme/build-01-a", "--format",
+                    "json"], env=env)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["params"] == {"runner_id": "runner:acme/build-01-a"} and "hops" in doc["columns"]
+    assert {r["id"] for r in doc["rows"]} == {x.id for x in blast_radius(g, "runner:acme/build-01-a")
+                                              if x.kind is NodeKind.SECRET}
+    res = run(app, ["query", "choke-points", "-p", "limit=3"], env=env)
+    assert res.exit_code == 0 and "pairs" in res.output and bolt["password"] not in res.output
+    assert run(app, ["query", "no-such-query"], env=env).exit_code == 2
+    assert run(app, ["query", "choke-points", "-p", "runner_id=x"], env=env).exit_code == 2
+    assert run(app, ["query", "choke-points", "-p", "limit"], env=env).exit_code == 2
+
+    gfile = tmp_path / "g.json"
+    g.save(gfile)
+    for src in ("runner:acme/build-01-a", "host:build-01"):
+        emb = run(app, ["blast-radius", "--graph", str(gfile), "--from", src, "--format", "json"])
+        neo = run(app, ["blast-radius", "--backend", "neo4j", "--from", src, "--format", "json"], env=env)
+        assert emb.exit_code == neo.exit_code == 0, neo.output
+        assert json.loads(neo.stdout) == json.loads(emb.stdout)
+    res = run(app, ["blast-radius", "--backend", "neo4j", "--from", "runner:acme/build-01-a"], env=env)
+    assert res.exit_code == 0 and "Revocation plan" in res.output
+    res = run(app, ["blast-radius", "--backend", "neo4j", "--from", "runner:nope"], env=env)
+    assert res.exit_code == 2 and "no node with id" in res.output
+    res = run(app, ["blast-radius", "--backend", "neo4j", "--graph", str(gfile), "--from", "host:build-01"], env=env)
+    assert res.exit_code == 2

@@ -1,0 +1,245 @@
+"""Sync against a real Bolt server (ArcadeDB started by the ``bolt`` fixture, or the Neo4j of ``NEO4J_URI``):
+idempotence, exact round trip, stale-data removal with update tags scoped to complete sources, convergence
+after an interruption, retries, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from neo4j.exceptions import SessionExpired
+from typer.testing import CliRunner
+
+import graphkit.neo4j.sync as sync_mod
+from graphkit.build import build_graph
+from graphkit.cli import app
+from graphkit.graph import Graph
+from graphkit.model import NODE_TYPES
+from graphkit.neo4j.connection import DatabaseError, Neo4jSettings, connect
+from graphkit.neo4j.reach import read_graph
+from graphkit.neo4j.statements import label_of
+from graphkit.neo4j.sync import database_counts, sync_graph
+
+from neo4j_helpers import EXAMPLE, GHA, corpus_graph, example_graph, settings, snapshot, wipe
+
+
+@pytest.fixture(scope="module")
+def driver(bolt):
+    with connect(settings(bolt)) as d:
+        yield d
+
+
+@pytest.fixture(scope="module")
+def db(bolt) -> str:
+    return bolt["database"]
+
+
+@pytest.fixture(scope="module")
+def example() -> Graph:
+    return example_graph()
+
+
+def _tags(driver, db) -> set[int]:
+    with driver.session(database=db) as s:
+        return {r["t"] for label in (label_of(k) for k in NODE_TYPES)
+                for r in s.run(f"MATCH (n:{label}) RETURN DISTINCT n.update_tag AS t")}
+
+
+def test_sync_example_twice_changes_nothing(driver, db, example):
+    wipe(driver, db)
+    first = sync_graph(driver, example, database=db, update_tag=1)
+    assert database_counts(driver, database=db) == example.counts()
+    assert sum(first.nodes.values()) == len(example) and sum(first.edges.values()) == example.nx.number_of_edges()
+    before = snapshot(driver, db)
+    second = sync_graph(driver, example, database=db, update_tag=2)
+    assert database_counts(driver, database=db) == example.counts()
+    assert snapshot(driver, db) == before  # every property but the update tag is unchanged
+    assert second.removed_nodes == second.removed_edges == {}
+    assert _tags(driver, db) == {2}
+    assert second.complete_sources == ["aws-iam", "github-actions", "runners"]
+
+
+def test_uniqueness_constraint_per_label(driver, db, example):
+    with driver.session(database=db) as s:
+        rows = s.run("SHOW CONSTRAINTS").data()
+    unique = {tuple(r["labelsOrTypes"]) for r in rows if "UNIQUE" in str(r["type"]).upper() and r["properties"] == ["id"]}
+    assert {(label_of(k),) for k in NODE_TYPES} <= unique
+
+
+def test_database_round_trip_is_exact(driver, db, example):
+    sync_graph(driver, example, database=db, update_tag=3)
+    back = read_graph(driver, database=db)
+    assert back.to_dict()["nodes"] == example.to_dict()["nodes"]
+    assert back.to_dict()["edges"] == example.to_dict()["edges"]
+    assert back.meta["sources"] == example.meta["sources"]
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not GHA.is_dir(), reason=f"corpus not present at {GHA}")
+def test_sync_corpus_twice_identical_counts(driver, db, tmp_path: Path):
+    g = corpus_graph(tmp_path)
+    assert len(g) > 500
+    wipe(driver, db)
+    sync_graph(driver, g, database=db, update_tag=1, batch_size=250)
+    counts = database_counts(driver, database=db)
+    before = snapshot(driver, db)
+    result = sync_graph(driver, g, database=db, update_tag=2)
+    assert counts == database_counts(driver, database=db) == g.counts()
+    assert snapshot(driver, db) == before and not result.removed_nodes and not result.removed_edges
+
+
+def _copy_example(tmp: Path) -> Path:
+    dst = tmp / "acme"
+    shutil.copytree(EXAMPLE, dst)
+    return dst
+
+
+def _build(root: Path, *, iam: bool = True) -> Graph:
+    inputs = {"github-actions": [root / "repos"], "runners": [root / "inventory.yaml"]}
+    if iam:
+        inputs["aws-iam"] = [root / "aws-iam.json"]
+    return build_graph(inputs).graph
+
+
+def _ids(driver, db, label: str) -> dict[str, int]:
+    with driver.session(database=db) as s:
+        return {r["id"]: r["t"] for r in s.run(f"MATCH (n:{label}) RETURN n.id AS id, n.update_tag AS t")}
+
+
+def _rel(driver, db, source: str, rel_type: str, target: str) -> bool:
+    with driver.session(database=db) as s:
+        return s.run(f"MATCH (a {{id: $a}})-[r:{rel_type}]->(b {{id: $b}}) RETURN count(r) AS c",
+                     a=source, b=target).single()["c"] > 0
+
+
+def test_stale_data_removed_only_for_complete_sources(driver, db, tmp_path: Path):
+    """Three syncs, tags 1-2-3: a source read completely loses what disappeared; a partial one keeps it."""
+    root = _copy_example(tmp_path)
+    gone_wf = "workflow:acme/app/.github/workflows/ci.yml"
+    gone_job = "job:acme/app/.github/workflows/ci.yml#test"
+    eph = "runner:acme/eph-7f3a"
+    wipe(driver, db)
+    g1 = _build(root)
+    sync_graph(driver, g1, database=db, update_tag=1)
+    assert eph in _ids(driver, db, "Runner") and gone_wf in _ids(driver, db, "Workflow")
+    assert _rel(driver, db, "runner:acme/build-01-a", "RECEIVES_JOB", gone_job)
+
+    # tag 2: the inventory (complete) drops a runner and its host; ci.yml is deleted, but another workflow
+    # file is unreadable, so the github-actions source is partial: its missing data must stay.
+    inv = yaml.safe_load((root / "inventory.yaml").read_text())
+    inv["runners"] = [r for r in inv["runners"] if r["name"] != "eph-7f3a"]
+    inv["hosts"] = [h for h in inv["hosts"] if h["name"] != "ci-vm-7f3a"]
+    (root / "inventory.yaml").write_text(yaml.safe_dump(inv, sort_keys=False))
+    (root / "repos/acme__app/.github/workflows/ci.yml").unlink()
+    broken = root / "repos/acme__app/.github/workflows/broken.yml"
+    broken.write_text("on: [push\njobs: {")
+    g2 = _build(root)
+    assert g2.meta["sources"]["github-actions"]["complete"] is False and eph not in g2 and gone_wf not in g2
+    r2 = sync_graph(driver, g2, database=db, update_tag=2)
+    assert r2.complete_sources == ["aws-iam", "runners"] and r2.partial_sources == ["github-actions"]
+    runners = _ids(driver, db, "Runner")
+    assert eph not in runners and "host:ci-vm-7f3a" not in _ids(driver, db, "Host")
+    assert r2.removed_nodes == {"host": 1, "runner": 1}
+    assert _ids(driver, db, "Workflow")[gone_wf] == 1  # partial source: kept, with its old tag
+    assert _ids(driver, db, "Job")[gone_job] == 1
+    assert _rel(driver, db, "runner:acme/build-01-a", "RECEIVES_JOB", gone_job)
+    assert runners["runner:acme/build-01-a"] == 2
+
+    # tag 3: github-actions complete again, and no aws-iam input at all: ci.yml's nodes and edges go,
+    # the IAM nodes (a source not read in this sync) stay.
+    broken.unlink()
+    g3 = _build(root, iam=False)
+    iam_before = _ids(driver, db, "CloudPolicy")
+    assert iam_before
+    r3 = sync_graph(driver, g3, database=db, update_tag=3)
+    assert r3.complete_sources == ["github-actions", "runners"]
+    assert gone_wf not in _ids(driver, db, "Workflow") and gone_job not in _ids(driver, db, "Job")
+    assert not _rel(driver, db, "runner:acme/build-01-a", "RECEIVES_JOB", gone_job)
+    assert r3.removed_nodes.get("workflow") == 1 and r3.removed_nodes.get("job") == 2
+    assert r3.removed_edges.get("receives_job", 0) >= 1
+    assert _ids(driver, db, "CloudPolicy") == iam_before  # scoped: not read this time, nothing removed
+    for kind in NODE_TYPES:  # everything of the new graph is there, stamped 3
+        in_db = _ids(driver, db, label_of(kind))
+        assert all(in_db.get(n.id) == 3 for n in g3.nodes(kind)), kind
+
+
+def test_interrupted_sync_converges(driver, db, example, monkeypatch):
+    wipe(driver, db)
+    sync_graph(driver, example, database=db, update_tag=1)
+    clean = snapshot(driver, db)
+    wipe(driver, db)
+    done = []
+
+    def interrupt(n: int, what: str) -> None:
+        done.append(n)
+        if sum(done) > len(example) // 2:
+            raise KeyboardInterrupt("connection lost")
+
+    with pytest.raises(KeyboardInterrupt):
+        sync_graph(driver, example, database=db, update_tag=2, batch_size=20, progress=interrupt)
+    assert database_counts(driver, database=db) != example.counts()
+    sync_graph(driver, example, database=db, update_tag=3)
+    assert snapshot(driver, db) == clean and _tags(driver, db) == {3}
+
+
+def test_transient_errors_are_retried_by_the_driver(driver, db, example, monkeypatch):
+    calls = {"n": 0}
+    real = sync_mod._write
+
+    def flaky(tx, query, params):
+        calls["n"] += 1
+        if calls["n"] in (3, 7):  # the driver retries the transaction function on retryable errors
+            raise SessionExpired("simulated: connection dropped")
+        return real(tx, query, params)
+
+    monkeypatch.setattr(sync_mod, "_write", flaky)
+    wipe(driver, db)
+    sync_graph(driver, example, database=db, update_tag=1)
+    assert database_counts(driver, database=db) == example.counts()
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _env(bolt) -> dict[str, str]:
+    return {"NEO4J_URI": bolt["uri"], "NEO4J_USERNAME": bolt["user"], "NEO4J_PASSWORD": bolt["password"],
+            "NEO4J_DATABASE": bolt["database"]}
+
+
+def test_cli_sync_from_graph_file_and_inputs(bolt, driver, db, example, tmp_path: Path):
+    gfile = tmp_path / "g.json"
+    example.save(gfile)
+    wipe(driver, db)
+    res = CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(gfile)], env=_env(bolt))
+    assert res.exit_code == 0, res.output
+    assert "synced" in res.output and "relationships" in res.output and "RECEIVES_JOB" not in res.output
+    assert bolt["password"] not in res.output
+    res = CliRunner().invoke(app, ["neo4j", "sync", "--json", "--github-actions", str(EXAMPLE / "repos"),
+                                   "--runners", str(EXAMPLE / "inventory.yaml"), "--aws-iam",
+                                   str(EXAMPLE / "aws-iam.json"), "--uri", bolt["uri"], "--user", bolt["user"],
+                                   "--password", bolt["password"], "--database", bolt["database"]], env={})
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["in_database"] == example.counts() and summary["removed_nodes"] == {}
+    assert bolt["password"] not in res.output
+
+
+def test_cli_sync_wrong_password_and_unreachable_server(bolt, example, tmp_path: Path):
+    gfile = tmp_path / "g.json"
+    example.save(gfile)
+    bad = {**_env(bolt), "NEO4J_PASSWORD": "not-the-password-4711"}
+    res = CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(gfile)], env=bad)
+    assert res.exit_code == 1 and "error:" in res.output
+    assert "not-the-password-4711" not in res.output
+    res = CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(gfile), "--uri", "bolt://127.0.0.1:9"],
+                             env=_env(bolt))
+    assert res.exit_code == 1 and "unavailable" in res.output and bolt["password"] not in res.output
+
+
+def test_connect_errors_are_database_errors():
+    with pytest.raises(DatabaseError, match="unavailable"):
+        with connect(Neo4jSettings(uri="bolt://127.0.0.1:9", password="x-secret-x")):
+            pass
