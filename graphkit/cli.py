@@ -13,27 +13,20 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from graphkit import registry
-from graphkit.build import BuildResult, build_graph
 from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.graph import Graph
 from graphkit.model import node_kind
+from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, AwsIamOpt, Format, FormatOpt,  # noqa: F401
+                                 GithubActionsOpt, GraphOpt, RunnersOpt, build_with_progress, err, fail, inputs,
+                                 load_or_build, out, print_blast_radius)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
-
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   help="Blast radius of CI/CD build runners: what a compromised runner reaches, what to revoke first.")
-# Ids must stay copyable: never crop them to an 80-column default when piped.
-out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 240, emoji=False)  # ids hold ":secret:"
-err = Console(stderr=True, soft_wrap=True)
-
-
 def _version(value: bool) -> None:
     if value:
         from graphkit import __version__
@@ -47,63 +40,10 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
     """Blast radius of CI/CD build runners: what a compromised runner reaches, what to revoke first."""
 
 
-class Format(str, Enum):
-    table = "table"
-    json = "json"
-
-
 class FindingsFormat(str, Enum):
     table = "table"
     json = "json"
     sarif = "sarif"
-
-
-GithubActionsOpt = Annotated[list[str], typer.Option(
-    "--github-actions", metavar="DIR", help="Repository checkout(s): DIR, OWNER/NAME=DIR, or a folder of "
-    "owner__name checkouts. Repeatable.")]
-RunnersOpt = Annotated[list[Path], typer.Option(
-    "--runners", metavar="FILE", help="Runner inventory file(s) (YAML/JSON, graphkit.runner-inventory/v1).")]
-AwsIamOpt = Annotated[list[Path], typer.Option(
-    "--aws-iam", metavar="FILE", help="AWS IAM export(s): get-account-authorization-details JSON (one per account), "
-    "get-role, credential report, policy documents, CloudFormation templates; or a folder of them. Repeatable.")]
-GraphOpt = Annotated[Optional[Path], typer.Option("--graph", "-g", metavar="FILE", help="Graph file from 'graphkit build'.")]
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
-
-
-def _inputs(github_actions: list[str], runners: list[Path], aws_iam: list[Path] = ()) -> dict[str, list]:  # type: ignore[assignment]
-    return {"github-actions": list(github_actions), "runners": list(runners), "aws-iam": list(aws_iam)}
-
-
-def _build(inputs: dict[str, list]) -> BuildResult:
-    """Run the build with a progress bar on stderr and report skipped inputs."""
-    total = sum(registry.get(name).count([Path(p) for p in paths]) for name, paths in inputs.items() if paths)
-    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True, disable=total < 20) as bar:
-        task = bar.add_task("reading inputs", total=total or None)
-        result = build_graph(inputs, progress=lambda n, what: bar.update(task, advance=n, description=what[-40:]))
-    for p in result.problems:
-        err.print(f"[yellow]skipped[/yellow] {escape(str(p))}", highlight=False)
-    if result.problems and not any(s["items"] for s in result.graph.meta["sources"].values()):
-        raise GraphkitError("nothing could be read from the inputs (see the skipped inputs above)")
-    return result
-
-
-def _load_or_build(graph: Optional[Path], github_actions: list[str], runners: list[Path],
-                   aws_iam: list[Path] = ()) -> tuple[Graph, bool]:  # type: ignore[assignment]
-    if graph is not None:
-        if github_actions or runners or aws_iam:
-            raise typer.BadParameter("give either --graph or input options, not both")
-        loaded = Graph.load(graph)
-        return loaded, bool(loaded.meta.get("problems"))
-    if not (github_actions or runners or aws_iam):
-        raise typer.BadParameter("give --graph FILE or at least one input (--github-actions, --runners, --aws-iam)")
-    result = _build(_inputs(github_actions, runners, aws_iam))
-    return result.graph, result.partial
-
-
-def _fail(exc: GraphkitError) -> None:
-    err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-    raise typer.Exit(EXIT_ERROR)
 
 
 @app.command()
@@ -118,10 +58,10 @@ def build(
     if not (github_actions or runners or aws_iam):
         raise typer.BadParameter("give at least one input (--github-actions, --runners, --aws-iam)")
     try:
-        result = _build(_inputs(github_actions, runners, aws_iam))
+        result = build_with_progress(inputs(github_actions, runners, aws_iam))
         result.graph.save(output)
     except GraphkitError as exc:
-        _fail(exc)
+        fail(exc)
     counts = result.graph.counts()
     table = Table(title=f"graph written to {output}", show_edge=False)
     table.add_column("nodes", style="bold")
@@ -154,7 +94,7 @@ def nodes(
     try:
         g = Graph.load(graph)
     except GraphkitError as exc:
-        _fail(exc)
+        fail(exc)
     rows = [{"id": n.id, "kind": n.spec.kind.value, "name": n.name, "criticality": n.criticality.value,
              "inferred": n.inferred} for n in g.nodes(k)]
     if fmt is Format.json:
@@ -167,57 +107,6 @@ def nodes(
         table.add_row(*map(escape, (r["id"], r["kind"], r["name"], r["criticality"])))
     out.print(table)
     err.print(f"{len(rows)} node(s)")
-
-
-def _path_text(graph: Graph, hops: list[dict]) -> str:
-    """``a -kind-> b -kind?-> c`` (``?`` marks a possible edge)."""
-    names = [graph.node(hops[0]["source"]).name] if hops else []
-    for h in hops:
-        mark = "" if h["confidence"] == "certain" else "?"
-        names.append(f"-{h['kind']}{mark}-> {graph.node(h['target']).name}")
-    return " ".join(names)
-
-
-def _evidence_text(hops: list[dict]) -> str:
-    """Where the last hop was seen: ``repo:file:line (yaml.path)``."""
-    if not hops or not hops[-1]["evidence"]:
-        return ""
-    e = hops[-1]["evidence"][0]
-    where = f"{e['repository']}:{e['file']}" if e.get("repository") else e["file"]
-    where += f":{e['line']}" if e.get("line") else ""
-    return where + (f" ({e['yaml_path']})" if e.get("yaml_path") else "")
-
-
-def _print_blast_radius(graph: Graph, doc: dict) -> None:
-    src = escape(", ".join(graph.node(s).name for s in doc["source"]))
-    counts = doc["counts"]
-    shown = "" if len(doc["reached"]) == counts["reached"] else f" (top {len(doc['reached'])} shown)"
-    out.print(f"[bold]Blast radius of {src}[/bold]: {counts['reached']} reachable node(s){shown}, "
-              f"{counts['by_criticality'].get('critical', 0)} critical, weighted {doc['weight']}", highlight=False)
-    groups: dict[str, list[dict]] = {}
-    for r in doc["reached"]:  # already ordered critical first
-        groups.setdefault(r["kind"], []).append(r)
-    for kind, rows in groups.items():
-        total = counts["by_kind"][kind]
-        n = f"{len(rows)} of {total}" if len(rows) < total else str(total)
-        out.print(f"\n[bold underline]{kind}[/bold underline] ({n})", highlight=False)
-        for r in rows:
-            crit = r["criticality"].upper()
-            style = "bold red" if crit == "CRITICAL" else "yellow" if crit == "HIGH" else "dim"
-            out.print(f"  [{style}]{crit:<8}[/{style}] {escape(r['id'])}  [dim]{r['confidence']}, "
-                      f"{r['lifetime']}[/dim]", highlight=False)
-            out.print(f"           path: {escape(_path_text(graph, r['path']))}", highlight=False)
-            out.print(f"           evidence: {escape(_evidence_text(r['path']))}", style="dim", highlight=False)
-    out.print(f"\n[bold]Revocation plan[/bold] (weighted blast radius {doc['weight']} -> {doc['residual_weight']})",
-              highlight=False)
-    for s in doc["revocations"]:
-        cuts = ", ".join(graph.node(c).name for c in s["cuts"][:5]) + (", ..." if len(s["cuts"]) > 5 else "")
-        out.print(f"  {s['rank']:>2}. [bold]{s['action']}[/bold] {escape(s['target'])}  [dim]residual "
-                  f"{s['residual_weight']}[/dim]", highlight=False)
-        what = f"cuts {len(s['cuts'])}: {escape(cuts)}" if s["cuts"] else "cuts nothing by itself (other footholds still reach it all)"
-        out.print(f"      {escape('[' + s['phase'] + ']')} {what}", style="dim", highlight=False)
-    if doc["partial_input"]:
-        err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
 
 
 @app.command("blast-radius")
@@ -241,9 +130,9 @@ def blast_radius_cmd(
         return blast_radius_neo4j(sources, as_json=fmt is Format.json, top=top,
                                   has_inputs=bool(graph or github_actions or runners or aws_iam))
     try:
-        g, partial = _load_or_build(graph, github_actions, runners, aws_iam)
+        g, partial = load_or_build(graph, github_actions, runners, aws_iam)
     except GraphkitError as exc:
-        _fail(exc)
+        fail(exc)
     try:
         doc = blast_radius_document(g, sources, top=top)
     except UnknownNodeError as exc:
@@ -251,7 +140,7 @@ def blast_radius_cmd(
     if fmt is Format.json:
         out.print_json(json.dumps(doc))
     else:
-        _print_blast_radius(g, doc)
+        print_blast_radius(g, doc)
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
 
@@ -272,9 +161,9 @@ def findings(
     from graphkit.findings import FindingOptions, findings_document, rules, run_rules
 
     try:
-        g, partial = _load_or_build(graph, github_actions, runners, aws_iam)
+        g, partial = load_or_build(graph, github_actions, runners, aws_iam)
     except GraphkitError as exc:
-        _fail(exc)
+        fail(exc)
     unknown = sorted(set(rule_ids) - set(rules()))
     if unknown:
         raise typer.BadParameter(f"unknown rule(s) {', '.join(unknown)}; known: {', '.join(rules())}",
@@ -315,15 +204,15 @@ def report(
     from graphkit.report import write_report
 
     try:
-        g, partial = _load_or_build(graph, github_actions, runners, aws_iam)
+        g, partial = load_or_build(graph, github_actions, runners, aws_iam)
     except GraphkitError as exc:
-        _fail(exc)
+        fail(exc)
     try:
         write_report(g, sources, output)
     except UnknownNodeError as exc:
         raise typer.BadParameter(str(exc), param_hint="--from") from None
     except OSError as exc:
-        _fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
+        fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
     err.print(f"report written to {escape(str(output))}", highlight=False)
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
@@ -347,9 +236,9 @@ def export_opengraph(
     from graphkit.export import opengraph_document
 
     try:
-        g, partial = _load_or_build(graph, github_actions, runners, aws_iam)
+        g, partial = load_or_build(graph, github_actions, runners, aws_iam)
     except GraphkitError as exc:
-        _fail(exc)
+        fail(exc)
     text = json.dumps(opengraph_document(g, traversable_only=traversable_only), indent=1)
     if output is None:
         sys.stdout.write(text + "\n")
@@ -357,7 +246,7 @@ def export_opengraph(
         try:
             output.write_text(text + "\n", encoding="utf-8")
         except OSError as exc:
-            _fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
+            fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
         err.print(f"OpenGraph written to {escape(str(output))}", highlight=False)
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
@@ -390,9 +279,9 @@ def collect_host_cmd(
         result = registry.get_collector("host").collect(root, hostname=hostname, **key)
         output.write_text(json.dumps(result.document, indent=2) + "\n", encoding="utf-8")
     except GraphkitError as exc:
-        _fail(exc)
+        fail(exc)
     except OSError as exc:
-        _fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
+        fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
     for p in result.problems:
         err.print(f"[yellow]skipped[/yellow] {escape(str(p))}", highlight=False)
     counts = ", ".join(f"{v} {k}" for k, v in result.summary.items() if k != "problems")
@@ -413,7 +302,7 @@ def diff_cmd(
     try:
         changes = diff_files(old, new)
     except GraphkitError as exc:
-        _fail(exc)
+        fail(exc)
     if fmt is Format.json:
         out.print_json(json.dumps(diff_document(changes, str(old), str(new))))
         return

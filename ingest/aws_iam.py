@@ -71,7 +71,7 @@ from graphkit.errors import InputError
 from graphkit.iam import (PolicyError, Statement, Tri, allowed, and3, expand_actions, oidc_trust_issues,
                           parse_policy, principal_trust, resource_matches)
 from graphkit.model import (CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudSecret, CloudUser, Confidence,
-                            Criticality, DeploymentTarget, Edge, EdgeKind, Evidence, Lifetime, Node, OIDCProvider,
+                            Criticality, DeploymentTarget, Edge, EdgeKind, Evidence, Node, OIDCProvider,
                             SigningKey)
 from graphkit.registry import IngestResult, Progress
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
 
 from graphkit.analysis import blast_radius
 from graphkit.build import BuildResult, build_graph

@@ -18,6 +18,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from graphkit import cli_common as base
+from graphkit.cli_common import AwsIamOpt, GithubActionsOpt, GraphOpt, RunnersOpt
 from graphkit.neo4j.connection import DEFAULT_DATABASE, DEFAULT_URI, DEFAULT_USER, Neo4jSettings
 
 __all__ = ["neo4j_app", "query_cmd", "settings_from_options", "Backend", "BackendOpt", "blast_radius_neo4j"]
@@ -62,14 +64,10 @@ def _sync_table(result: Any, counts: dict[str, dict[str, int]]) -> Table:
 
 @neo4j_app.command("sync")
 def sync_cmd(
-    graph: Annotated[Optional[Path], typer.Option("--graph", "-g", metavar="FILE",
-                                                  help="Graph file from 'graphkit build'.")] = None,
-    github_actions: Annotated[list[str], typer.Option(
-        "--github-actions", metavar="DIR", help="Repository checkout(s), as for 'graphkit build'.")] = [],
-    runners: Annotated[list[Path], typer.Option(
-        "--runners", metavar="FILE", help="Runner inventory file(s), as for 'graphkit build'.")] = [],
-    aws_iam: Annotated[list[Path], typer.Option(
-        "--aws-iam", metavar="FILE", help="AWS IAM export(s), as for 'graphkit build'.")] = [],
+    graph: GraphOpt = None,
+    github_actions: GithubActionsOpt = [],
+    runners: RunnersOpt = [],
+    aws_iam: AwsIamOpt = [],
     uri: UriOpt = None,
     user: UserOpt = None,
     password: PasswordOpt = None,
@@ -84,14 +82,13 @@ def sync_cmd(
     """Write the graph into Neo4j (idempotent); remove stale data of sources read completely."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from graphkit import cli as base
     from graphkit.errors import GraphkitError
     from graphkit.neo4j.connection import connect
     from graphkit.neo4j.sync import database_counts, sync_graph, sync_size
 
     settings = settings_from_options(uri, user, password, database)
     try:
-        g, partial = base._load_or_build(graph, github_actions, runners, aws_iam)
+        g, partial = base.load_or_build(graph, github_actions, runners, aws_iam)
         with connect(settings) as driver:
             total = sync_size(g)
             with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -102,7 +99,7 @@ def sync_cmd(
                                     progress=lambda n, what: bar.update(task, advance=n, description=what))
             counts = database_counts(driver, database=settings.database)
     except GraphkitError as exc:
-        base._fail(exc)
+        base.fail(exc)
     if as_json:
         base.out.print_json(json.dumps({**result.to_dict(), "uri": settings.display_uri, "in_database": counts}))
     else:
@@ -152,7 +149,6 @@ def query_cmd(
     database: DatabaseOpt = None,
 ) -> None:
     """Run a Cypher library query (queries/*.cypher) through the Neo4j driver."""
-    from graphkit import cli as base
     from graphkit.errors import GraphkitError
     from graphkit.neo4j.connection import connect
     from graphkit.neo4j.library import QueryError, load_library, run_query
@@ -160,7 +156,7 @@ def query_cmd(
     try:
         library = load_library(queries)
     except QueryError as exc:
-        base._fail(exc)
+        base.fail(exc)
     if name is None:
         table = Table(show_edge=False)
         for col in ("name", "purpose", "parameters"):
@@ -183,7 +179,7 @@ def query_cmd(
         with connect(settings) as driver:
             columns, rows = run_query(driver, query, params, database=settings.database)
     except GraphkitError as exc:
-        base._fail(exc)
+        base.fail(exc)
     if fmt is QueryFormat.json:
         base.out.print_json(json.dumps({"query": name, "params": {**{k: v for k, v in query.examples.items()
                                                                       if k in query.used_params()}, **params},
@@ -224,7 +220,6 @@ def blast_radius_neo4j(sources: list[str], *, as_json: bool, top: int | None, ha
     typer.Exit
         1 on a connection or database error, 3 for partial input.
     """
-    from graphkit import cli as base
     from graphkit.errors import GraphkitError, UnknownNodeError
     from graphkit.neo4j.connection import connect
     from graphkit.neo4j.reach import blast_radius_document
@@ -239,10 +234,10 @@ def blast_radius_neo4j(sources: list[str], *, as_json: bool, top: int | None, ha
     except UnknownNodeError as exc:
         raise typer.BadParameter(str(exc), param_hint="--from") from None
     except GraphkitError as exc:
-        base._fail(exc)
+        base.fail(exc)
     if as_json:
         base.out.print_json(json.dumps(doc))
     else:
-        base._print_blast_radius(sub, doc)
+        base.print_blast_radius(sub, doc)
     if doc["partial_input"]:
         raise typer.Exit(base.EXIT_PARTIAL)
