@@ -560,6 +560,8 @@ class _Candidate:
     edges: list[int] = field(default_factory=list)
     invalidate: bool = False
     long_lived: bool = False
+    #: nodes invalidated together with the subject (EdgeSpec.wiped_with_source: a reimaged host's caches)
+    wipes: list[int] = field(default_factory=list)
     phase: int = 2
     #: order inside the phase (see :func:`_contain_sub`): live registrations, on-disk keys, other
     #: registrations, hosts, caches
@@ -641,7 +643,9 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
       ``(revoked_by, revoke_subject_id)`` is ``(a, s)``, and when ``a`` is the
       ``revoked_by`` of node ``s``'s kind, invalidates ``s``: it can no longer
       be reached nor held (a source too: removing the compromised runner's
-      registration, reimaging the host).
+      registration, reimaging the host), together with the targets of its
+      edges whose kind declares ``wiped_with_source`` for ``s``'s kind
+      (reimaging a host wipes its local caches).
     - **Residual.**  After a set of actions: the weight of every node (sources
       excepted) reachable over the remaining edges and valid nodes from the
       seeds = (sources not invalidated) | (held nodes not invalidated).
@@ -769,6 +773,7 @@ def _revocation_plan(graph: Graph, srcs: tuple[str, ...], max_steps: int | None)
     ev: list[int] = []
     evirt: list[int] = []
     unbounded: list[bool] = []
+    edge_kind: list[EdgeKind] = []
     out: list[list[tuple[int, int]]] = [[] for _ in range(n)]
     for ui in range(n):
         for vi, _, _, _, _, edges in sub.adj[ui]:
@@ -777,6 +782,7 @@ def _revocation_plan(graph: Graph, srcs: tuple[str, ...], max_steps: int | None)
                 eu.append(ui)
                 ev.append(vi)
                 unbounded.append(_SECS[e.lifetime] == _INF)  # type: ignore[index]
+                edge_kind.append(e.kind)
                 out[ui].append((ei, vi))
                 if e.revoked_by is None:
                     evirt.append(-1)
@@ -807,6 +813,9 @@ def _revocation_plan(graph: Graph, srcs: tuple[str, ...], max_steps: int | None)
     for c in cands:
         nd = nodes[c.subject]
         c.invalidate = nd.spec.revoked_by is c.action
+        if c.invalidate:
+            c.wipes = sorted({ev[ei] for ei, _ in out[c.subject]
+                              if nd.spec.kind in EDGE_SPECS[edge_kind[ei]].wiped_with_source} - {c.subject})
         c.long_lived = nd.spec.holdable and bool(is_seed[c.subject])
         if c.action is RevocationAction.NARROW_TRUST_POLICY and getattr(nd, "broad_trust", False):
             c.phase, c.sub = 0, -1  # an over-broad OIDC trust: a door any push reopens, closed first
@@ -834,6 +843,23 @@ def _revocation_plan(graph: Graph, srcs: tuple[str, ...], max_steps: int | None)
                     todo.append(y)
         return cur
 
+    def _weight_without(c: _Candidate) -> int:
+        """Residual weight if ``c`` (and the nodes it wipes) were applied now."""
+        saved_nodes = [(i, dead[i]) for i in (c.subject, *c.wipes)]
+        saved_edges = [(ei, alive[ei]) for ei in c.edges]
+        for i, _ in saved_nodes:
+            dead[i] = 1
+        for ei, _ in saved_edges:
+            alive[ei] = 0
+        try:
+            after = reach()
+            return sum(weight[i] for i in range(n) if after[i])
+        finally:
+            for i, was in saved_nodes:
+                dead[i] = was
+            for ei, was in saved_edges:
+                alive[ei] = was
+
     cur = reach()
     initial = residual = sum(weight[i] for i in range(n) if cur[i])
     steps: list[RevocationStep] = []
@@ -859,7 +885,9 @@ def _revocation_plan(graph: Graph, srcs: tuple[str, ...], max_steps: int | None)
         for ci in by_rank:  # in tie-break order: the first of equal keys wins
             c = cands[ci]
             s = c.subject
-            if c.invalidate or idom.get(s) == n + 2 * ci:
+            if c.wipes and any(not dead[w] for w in c.wipes):
+                red = residual - _weight_without(c)  # several nodes go at once: no single subtree
+            elif c.invalidate or idom.get(s) == n + 2 * ci:
                 red = subw.get(s, 0)
             else:
                 red = subw.get(n + 2 * ci + 1, 0)
@@ -875,6 +903,8 @@ def _revocation_plan(graph: Graph, srcs: tuple[str, ...], max_steps: int | None)
             alive[ei] = 0
         if best.invalidate:
             dead[best.subject] = 1
+            for w in best.wipes:
+                dead[w] = 1
         new = reach()
         cuts = sorted((i for i in range(n_src, n) if cur[i] and not new[i]), key=lambda i: _node_key(nodes[i]))
         cur = new

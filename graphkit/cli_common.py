@@ -131,5 +131,9 @@ def print_blast_radius(graph: Graph, doc: dict) -> None:
                   f"{s['residual_weight']}[/dim]", highlight=False)
         what = f"cuts {len(s['cuts'])}: {escape(cuts)}" if s["cuts"] else "cuts nothing by itself (other footholds still reach it all)"
         out.print(f"      {escape('[' + s['phase'] + ']')} {what}", style="dim", highlight=False)
+    hidden = doc["counts"]["revocations"] - len(doc["revocations"])
+    if hidden > 0:
+        out.print(f"  ... {hidden} more step(s) down to residual {doc['residual_weight']} (--top limits the list)",
+                  style="dim", highlight=False)
     if doc["partial_input"]:
         err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")

@@ -902,14 +902,19 @@ class EdgeSpec(BaseModel):
     revoked_by: RevocationAction | None = None
     revoke_subject: Literal["source", "target"] = "target"
     description: str
+    #: when the source node (of one of these kinds) is invalidated, the target goes with it: reimaging a host
+    #: wipes its local caches (copied credentials, by contrast, stay valid until rotated)
+    wiped_with_source: frozenset[NodeKind] = frozenset()
 
 
 def _spec(kind: EdgeKind, traversable: bool, sources: set[NodeKind], targets: set[NodeKind], description: str,
           lifetime: Lifetime = Lifetime.NOT_APPLICABLE, revoked_by: RevocationAction | None = None,
-          revoke_subject: Literal["source", "target"] = "target") -> EdgeSpec:
+          revoke_subject: Literal["source", "target"] = "target",
+          wiped_with_source: set[NodeKind] = frozenset()) -> EdgeSpec:  # type: ignore[assignment]
     return EdgeSpec(kind=kind, rel_type=kind.value.upper(), traversable=traversable, sources=frozenset(sources),
                     targets=frozenset(targets), lifetime=lifetime, revoked_by=revoked_by,
-                    revoke_subject=revoke_subject, description=description)
+                    revoke_subject=revoke_subject, description=description,
+                    wiped_with_source=frozenset(wiped_with_source))
 
 
 K = NodeKind
@@ -960,7 +965,7 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.RESTORES_INTO, True, {K.CACHE}, {K.JOB}, "Cache content is restored into the job",
               Lifetime.UNTIL_PURGED, R.PURGE_CACHE, "source"),
         _spec(EdgeKind.SHARES_CACHE, True, {K.HOST, K.RUNNER}, {K.CACHE}, "Host-local cache shared by its jobs",
-              Lifetime.UNTIL_PURGED, R.PURGE_CACHE, "target"),
+              Lifetime.UNTIL_PURGED, R.PURGE_CACHE, "target", wiped_with_source={K.HOST}),
         _spec(EdgeKind.STORES_CREDENTIAL, True, {K.HOST, K.RUNNER}, {K.CREDENTIAL},
               "Credential on disk readable by the runner's user", Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL,
               "target"),

@@ -812,6 +812,7 @@ class AwsIamIngestor:
         parsed: list[ParsedFile] = []
         ignored: list[str] = []
         explicit = {str(p) for p in paths if not p.is_dir()}
+        used: list[Path] = []
         for path in collect(paths):
             file = str(path)
             try:
@@ -824,9 +825,14 @@ class AwsIamIngestor:
             else:
                 result.problems.extend(pf.problems)
                 parsed.append(pf)
-            result.items += 1
+                used.append(path)
+                result.items += 1
             if progress is not None:
                 progress(1, f"aws iam {file}")
+        for p in paths:  # a folder with nothing usable is a problem, never an empty account
+            if p.is_dir() and not any(u == p or p in u.parents for u in used):
+                result.problems.append(InputError(str(p), "", "no IAM documents found (get-account-authorization-"
+                                                  "details, get-role, policy or CloudFormation JSON/YAML)"))
         nodes, edges, meta = to_graph(parsed)
         result.nodes, result.edges = nodes, edges
         result.meta = {META_KEY: {**meta, "ignored": ignored}}

@@ -921,6 +921,7 @@ class RunnerInventoryIngestor:
         """
         result = IngestResult()
         metas = []
+        used: list[Path] = []
         for path in collect(paths):
             file = str(path)
             try:
@@ -933,9 +934,13 @@ class RunnerInventoryIngestor:
                 result.nodes.extend(nodes)
                 result.edges.extend(edges)
                 metas.append(meta)
-            result.items += 1
+                used.append(path)
+                result.items += 1
             if progress is not None:
                 progress(1, f"runner inventory {file}")
+        for p in paths:  # a folder with no inventory is a problem, never an empty inventory
+            if p.is_dir() and not any(p in u.parents for u in used):
+                result.problems.append(InputError(str(p), "", "no inventory file (*.yaml, *.yml, *.json) found"))
         result.meta = {META_KEY: merge_meta(metas)}
         return result
 

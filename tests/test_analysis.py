@@ -532,8 +532,13 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
     cands = {(e.revoked_by, e.revoke_subject_id()) for e in edges}
     cands |= {(g.node(v).spec.revoked_by, v) for v in reached if g.node(v).spec.holdable}
 
-    def residual(applied) -> tuple[int, set]:
+    def dead_of(applied) -> set:
         dead = {s for a, s in applied if g.node(s).spec.revoked_by == a}
+        return dead | {e.target for e in edges if e.source in dead
+                       and g.node(e.source).spec.kind in EDGE_SPECS[e.kind].wiped_with_source}
+
+    def residual(applied) -> tuple[int, set]:
+        dead = dead_of(applied)
         dg = nx.DiGraph()
         dg.add_nodes_from(v for v in reached if v not in dead)
         dg.add_edges_from((e.source, e.target) for e in edges if (e.revoked_by, e.revoke_subject_id()) not in applied
@@ -565,11 +570,12 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
         def rank(c):
             a, s = c
             red = cur - residual(applied | {c})[0]
-            own = group(c)[0] == 0 and s in sources
+            own = group(c)[0] == 0 and s in sources and s not in dead_of(applied)
             long_lived = g.node(s).spec.holdable and (s in sources or s in held)
             return (*group(c), not own, -red, not long_lived, list(RevocationAction).index(a), s)
-        eligible = [c for c in cands - applied
-                    if residual(applied | {c})[0] < cur or (group(c)[0] == 0 and c[1] in sources)]
+        gone = dead_of(applied)
+        eligible = [c for c in cands - applied if residual(applied | {c})[0] < cur
+                    or (group(c)[0] == 0 and c[1] in sources and c[1] not in gone)]
         if not eligible:
             break
         best = min(eligible, key=rank)

@@ -106,8 +106,10 @@ def test_done_when_plan_starts_with_rogue_registration_then_keys(done_when):
     # then the rest of containment: the vetted registration, the host, the caches
     rest = steps[3:]
     assert rest.index(("remove_runner_registration", ACME_A)) < rest.index(("reimage_host", "host:build-01"))
-    assert rest.index(("reimage_host", "host:build-01")) < rest.index(
-        ("purge_cache", "cache:host:build-01:/opt/hostedtoolcache"))
+    # reimaging the host wipes its tool cache: cut by that step, no separate purge
+    reimage = next(s for s in doc["revocations"] if s["action"] == "reimage_host")
+    assert "cache:host:build-01:/opt/hostedtoolcache" in reimage["cuts"]
+    assert ("purge_cache", "cache:host:build-01:/opt/hostedtoolcache") not in rest
     assert ("rotate_credential", "credential:build-01:/opt/actions-runner/.credentials") in rest
     table = invoke("blast-radius", "--graph", str(done_when["graph"]), "--from", "host:build-01")
     assert "1. remove_runner_registration runner:evil-corp/build-01-x" in table.stdout

@@ -475,7 +475,7 @@ def test_example_chain():
         (e.source, e.target) for e in g.edges(EdgeKind.RESTORES_INTO)}
     # build-01-a -> host -> build-01-b (runner on runner) -> release job -> prod secrets, OIDC, roles
     reach = nx.descendants(g.traversable_view(), a)
-    assert {"host:build-01", b, release, "credential:build-01:~/.aws/credentials",
+    assert {"host:build-01", b, release, "credential:build-01:/home/runner/.aws/credentials",
             "cloud_role:aws:arn:aws:iam::111122223333:role/acme-ci-builder",
             "secret:env:acme/app:production:COSIGN_PRIVATE_KEY", "secret:repo:acme/app:PYPI_API_TOKEN",
             "secret:env:acme/infra:production:KUBE_CONFIG_PROD",

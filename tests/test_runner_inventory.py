@@ -61,7 +61,7 @@ def test_example_ids_and_fields(example):
     assert (prod.production, prod.criticality.value) == (True, "critical")
     assert nodes["target:environment:acme/app:staging"].production is False
     assert nodes["repo:acme/docs"].visibility == "public"
-    cred = nodes["credential:build-01:~/.aws/credentials"]
+    cred = nodes["credential:build-01:/home/runner/.aws/credentials"]
     assert (cred.credential_type, cred.fingerprint, cred.grants) == (
         "aws", "a1b2c3d4e5f60718", ["cloud_role:aws:arn:aws:iam::111122223333:role/acme-ci-builder"])
     assert nodes["credential:build-01:/opt/actions-runner-a/.credentials"].lifetime == Lifetime.UNTIL_RUNNER_REMOVED
