@@ -573,6 +573,9 @@ class _Candidate:
 
 #: Phases of a plan (see :func:`revocation_plan`): 0 contain footholds, 1 rotate held credentials, 2 restrict.
 PLAN_PHASES = ("contain", "rotate", "restrict")
+#: Actions that always come with a companion right after them: narrowing a trust policy stops new sessions,
+#: the sessions already issued (up to 12 h) must be revoked next (AWS: Deny on aws:TokenIssueTime).
+_FOLLOW_UP = {RevocationAction.NARROW_TRUST_POLICY: RevocationAction.REVOKE_ROLE_SESSIONS}
 _FOOTHOLD_ORDER = {NodeKind.RUNNER: 2, NodeKind.HOST: 3, NodeKind.CACHE: 4}
 
 
@@ -678,6 +681,12 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
       on disk): the attacker already copied them, reimaging does not revoke
       the copy, and rotating at the issuer is fast where a rebuild is slow;
       (2) other registrations; (3) hosts; (4) caches.
+    - **Companions.**  A ``narrow_trust_policy`` step is always followed by
+      ``revoke_role_sessions`` on the same role: the fixed trust stops new
+      sessions, the ones already issued stay valid up to the role's maximum
+      session (AWS IAM User Guide, "Revoking IAM role temporary security
+      credentials").  The companion is listed even when it cuts nothing in the
+      (time-free) graph.
     - **Greedy.**  Each step applies, from the earliest phase that still has
       a useful candidate (containment in the order above), the candidate
       with the largest residual reduction, except that
@@ -917,6 +926,22 @@ def _revocation_plan(graph: Graph, srcs: tuple[str, ...], max_steps: int | None)
             subject_name=subj.name, description=REVOCATION_SPECS[best.action].description,
             long_lived=best.long_lived, phase=PLAN_PHASES[best.phase], reduction=best_red,
             cuts=tuple(ids[i] for i in cuts), residual_weight=residual))
+        follow = _FOLLOW_UP.get(best.action)
+        if follow is not None and (max_steps is None or len(steps) < max_steps):
+            # the companion action comes right after, even when it cuts nothing by itself
+            ci = cand_at.get((follow, best.subject))
+            fc = cands[ci] if ci is not None else _Candidate(follow, best.subject)
+            for ei in fc.edges:
+                alive[ei] = 0
+            new = reach()
+            cuts = sorted((i for i in range(n_src, n) if cur[i] and not new[i]), key=lambda i: _node_key(nodes[i]))
+            after = sum(weight[i] for i in range(n) if new[i])
+            steps.append(RevocationStep(
+                rank=len(steps) + 1, action=follow, subject_id=subj.id, subject_kind=subj.spec.kind,
+                subject_name=subj.name, description=REVOCATION_SPECS[follow].description, long_lived=False,
+                phase=PLAN_PHASES[best.phase], reduction=residual - after, cuts=tuple(ids[i] for i in cuts),
+                residual_weight=after))
+            cur, residual = new, after
     held_ids = tuple(ids[i] for i in sorted(held, key=lambda i: _node_key(nodes[i])))
     return RevocationPlan(sources=srcs, initial_weight=initial, held=held_ids, steps=tuple(steps))
 

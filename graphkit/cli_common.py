@@ -129,7 +129,12 @@ def print_blast_radius(graph: Graph, doc: dict) -> None:
         cuts = ", ".join(graph.node(c).name for c in s["cuts"][:5]) + (", ..." if len(s["cuts"]) > 5 else "")
         out.print(f"  {s['rank']:>2}. [bold]{s['action']}[/bold] {escape(s['target'])}  [dim]residual "
                   f"{s['residual_weight']}[/dim]", highlight=False)
-        what = f"cuts {len(s['cuts'])}: {escape(cuts)}" if s["cuts"] else "cuts nothing by itself (other footholds still reach it all)"
+        if s["cuts"]:
+            what = f"cuts {len(s['cuts'])}: {escape(cuts)}"
+        elif s["long_lived"]:
+            what = "cuts nothing by itself (other footholds still reach it all)"
+        else:
+            what = f"cuts nothing in the graph by itself: {escape(s['description'])}"
         out.print(f"      {escape('[' + s['phase'] + ']')} {what}", style="dim", highlight=False)
     hidden = doc["counts"]["revocations"] - len(doc["revocations"])
     if hidden > 0:

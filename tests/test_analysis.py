@@ -582,6 +582,10 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
         applied.add(best)
         cur = residual(applied)[0]
         out.append((best[0], best[1], cur))
+        if best[0] == RevocationAction.NARROW_TRUST_POLICY:  # companion step
+            applied.add((RevocationAction.REVOKE_ROLE_SESSIONS, best[1]))
+            cur = residual(applied)[0]
+            out.append((RevocationAction.REVOKE_ROLE_SESSIONS, best[1], cur))
     return out
 
 

@@ -246,6 +246,10 @@ def test_example_chain_and_plan_rank_the_trust_fix_first():
     first = plan.steps[0]
     assert (first.action, first.subject_id, first.phase) == (RevocationAction.NARROW_TRUST_POLICY, release, "contain")
     assert key in first.cuts
+    # narrow the trust first, then revoke the sessions it already issued, then rotate keys (semantics §5)
+    second = plan.steps[1]
+    assert (second.action, second.subject_id, second.residual_weight) == (
+        RevocationAction.REVOKE_ROLE_SESSIONS, release, first.residual_weight)
     # the access key of the ci user is long-lived; the docker and aws files on the host are rotated in contain
     actions = [s.action for s in plan.steps]
     assert actions.index(RevocationAction.NARROW_TRUST_POLICY) < actions.index(RevocationAction.ROTATE_CREDENTIAL)
