@@ -21,7 +21,7 @@ from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.graph import Graph
 from graphkit.model import node_kind
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, AwsIamOpt, Format, FormatOpt,  # noqa: F401
-                                 GithubActionsOpt, GraphOpt, RunnersOpt, build_with_progress, err, fail, inputs,
+                                 GithubActionsOpt, GraphOpt, RunnersOpt, SourcesOpt, build_with_progress, err, fail, inputs,
                                  load_or_build, out, print_blast_radius)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 
@@ -111,8 +111,7 @@ def nodes(
 
 @app.command("blast-radius")
 def blast_radius_cmd(
-    sources: Annotated[list[str], typer.Option("--from", metavar="ID", help="Source node id (runner, host, job...). "
-                                               "Repeatable: the union is analysed.")],
+    sources: SourcesOpt,
     graph: GraphOpt = None,
     github_actions: GithubActionsOpt = [],
     runners: RunnersOpt = [],
@@ -191,8 +190,7 @@ def findings(
 
 @app.command()
 def report(
-    sources: Annotated[list[str], typer.Option("--from", metavar="ID", help="Source node id (runner, host, job...). "
-                                               "Repeatable: the union is analysed.")],
+    sources: SourcesOpt,
     graph: GraphOpt = None,
     github_actions: GithubActionsOpt = [],
     runners: RunnersOpt = [],

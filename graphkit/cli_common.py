@@ -45,6 +45,8 @@ AwsIamOpt = Annotated[list[Path], typer.Option(
     "--aws-iam", metavar="FILE", help="AWS IAM export(s): get-account-authorization-details JSON (one per account), "
     "get-role, credential report, policy documents, CloudFormation templates; or a folder of them. Repeatable.")]
 GraphOpt = Annotated[Optional[Path], typer.Option("--graph", "-g", metavar="FILE", help="Graph file from 'graphkit build'.")]
+SourcesOpt = Annotated[list[str], typer.Option("--from", metavar="ID", help="Source node id (runner, host, job...). "
+                                              "Repeatable: the union is analysed.")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 
 
