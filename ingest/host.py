@@ -395,10 +395,15 @@ _AWS_SECRET_KEYS = ("aws_secret_access_key", "aws_session_token", "credential_pr
 
 
 def parse_aws_credentials(text: str) -> CredentialFacts:
-    """``~/.aws/credentials`` (pure): one ``profile:NAME`` per profile holding keys.
+    """``~/.aws/credentials`` (pure): one ``profile:NAME`` per profile holding keys or a role.
+
+    The AWS CLI reads ``role_arn`` from this file as well as from ``config``
+    (AWS CLI User Guide, "Configuration and credential file settings").
 
     >>> parse_aws_credentials("[default]\\naws_access_key_id = placeholder\\naws_secret_access_key = x\\n").access
     ['profile:default']
+    >>> parse_aws_credentials("[deploy]\\nrole_arn = arn:aws:iam::111122223333:role/d\\nsource_profile = a\\n").roles
+    ['arn:aws:iam::111122223333:role/d']
 
     Raises
     ------
@@ -406,17 +411,24 @@ def parse_aws_credentials(text: str) -> CredentialFacts:
         not INI (the message names no content).
     """
     facts = CredentialFacts("aws")
-    for name in _ini(text).sections():
-        sec = _ini_section(text, name)
-        if any(k in sec for k in _AWS_SECRET_KEYS + ("aws_access_key_id",)):
+    cp = _ini(text)
+    for name in cp.sections():
+        sec = {k.lower(): v for k, v in cp.items(name)}
+        keys = any(k in sec for k in _AWS_SECRET_KEYS + ("aws_access_key_id",))
+        role = _role_arn(sec)
+        if keys:
             facts.present = True
+        if role:
+            facts.roles.append(role)
+        if keys or role:
             facts.access.append(f"profile:{name}")
     return facts
 
 
-def _ini_section(text: str, name: str) -> dict[str, str]:
-    cp = _ini(text)
-    return {k.lower(): v for k, v in cp.items(name)} if cp.has_section(name) else {}
+def _role_arn(section: dict[str, str]) -> str | None:
+    """The ``role_arn`` of a profile section, when it names an IAM role."""
+    role = section.get("role_arn", "").strip()
+    return role if role.startswith("arn:aws") and ":role/" in role else None
 
 
 def parse_aws_config(text: str) -> CredentialFacts:
@@ -437,8 +449,8 @@ def parse_aws_config(text: str) -> CredentialFacts:
         sec = {k.lower(): v for k, v in cp.items(section)}
         if any(k in sec for k in _AWS_SECRET_KEYS):
             facts.present = True
-        role = sec.get("role_arn", "").strip()
-        if role.startswith("arn:aws") and ":role/" in role:
+        role = _role_arn(sec)
+        if role:
             facts.roles.append(role)
             if "credential_source" in sec:  # instance metadata / environment: this file is the path
                 facts.present = True
@@ -1010,7 +1022,7 @@ def _home_credentials(scan: HostScan, home: str, user: str, key: bytes) -> list[
         facts, fp = got
         grants = list(facts.grants)
         if rel == ".aws/credentials":  # the keys here assume the roles the config names (source_profile)
-            grants += [("assumes_role", f"cloud_role:aws:{r}") for r in roles]
+            grants += [("assumes_role", f"cloud_role:aws:{r}") for r in dict.fromkeys([*facts.roles, *roles])]
         out.append(_cred(ctype, path, fp, facts.access, grants, home, user))
     if config is not None:
         facts, fp = config

@@ -215,3 +215,20 @@ def test_canaries_never_leave_the_files(root, tmp_path, caplog):
         for t in texts:
             assert canary not in t, f"canary {name} leaked"
     assert any("rotated or replaced" in t for t in outputs)  # the diff saw the npm change, by fingerprint only
+
+
+def test_role_arn_in_the_credentials_file_is_an_assumes_role_grant(tmp_path):
+    # the AWS CLI reads role_arn from ~/.aws/credentials as well as from ~/.aws/config
+    aws = tmp_path / "root" / "home" / "runner" / ".aws"
+    aws.mkdir(parents=True)
+    (aws / "credentials").write_text("[default]\naws_access_key_id = placeholder\naws_secret_access_key = canary-value-q7\n"
+                                     "[deploy]\nrole_arn = arn:aws:iam::111122223333:role/deploy\n"
+                                     "source_profile = default\n")
+    out = tmp_path / "host.json"
+    res = CliRunner().invoke(app, ["collect", "host", "--root", str(tmp_path / "root"), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    creds = [c for h in json.loads(out.read_text())["hosts"] for c in h["credentials"]]
+    assert [(c["path"], c["grants"]) for c in creds] == [
+        ("/home/runner/.aws/credentials",
+         [{"access": "assumes_role", "target": "cloud_role:aws:arn:aws:iam::111122223333:role/deploy"}])]
+    assert "canary-value-q7" not in out.read_text()
