@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -177,7 +177,3 @@ def findings_document(findings: Iterable[Finding]) -> dict[str, Any]:
         counts[f["severity"]] = counts.get(f["severity"], 0) + 1
     return {"schema": FINDINGS_SCHEMA, "counts": counts, "findings": items}
 
-
-def iter_findings_for(findings: Iterable[Finding], node_id: str) -> Iterator[Finding]:
-    """Findings whose subject or related nodes include ``node_id``."""
-    return (f for f in findings if f.subject == node_id or node_id in f.related)
