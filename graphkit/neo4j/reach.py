@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphkit.errors import UnknownNodeError
 from graphkit.graph import Graph
-from graphkit.model import NODE_TYPES, NodeKind, node_id
+from graphkit.model import NODE_TYPES, NodeKind, ids
 from graphkit.neo4j.statements import (
     SYNC_ID, SYNC_LABEL, TRAVERSABLE, edge_from_props, kind_of_label, label_of, node_from_props, rel_type_of,
 )
@@ -37,8 +37,8 @@ __all__ = ["reached_subgraph", "read_graph", "blast_radius_document", "find_node
 
 
 def _prefix_kinds(node_ref: str) -> list[NodeKind]:
-    """Kinds whose id prefix (``node_id(kind)``) starts ``node_ref``, longest prefix first."""
-    hits = [(len(node_id(k, "")), k) for k in NODE_TYPES if node_ref.startswith(node_id(k, ""))]
+    """Kinds whose id prefix (:data:`graphkit.model.ids.PREFIXES`) starts ``node_ref``, longest prefix first."""
+    hits = [(len(prefix), k) for k, prefix in ids.PREFIXES.items() if node_ref.startswith(prefix)]
     return [k for _, k in sorted(hits, key=lambda t: -t[0])]
 
 

@@ -1,0 +1,185 @@
+"""The edge kinds: their declarations (:data:`EDGE_SPECS`) and the edge instance model."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from graphkit.model.enums import Confidence, EdgeKind, Lifetime, NodeKind, RevocationAction
+from graphkit.model.evidence import Evidence, merge_evidence
+
+__all__ = ["EdgeSpec", "EDGE_SPECS", "Edge"]
+
+
+class EdgeSpec(BaseModel):
+    """Declaration of an edge kind.
+
+    ``rel_type``: Neo4j relationship type.  ``sources``/``targets``: allowed
+    node kinds (checked on insert).  ``lifetime``: default lifetime of what it
+    grants.  ``revoked_by`` + ``revoke_subject``: the action that cuts it and
+    whether that action applies to the edge's source or target node.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: EdgeKind
+    rel_type: str
+    traversable: bool
+    sources: frozenset[NodeKind]
+    targets: frozenset[NodeKind]
+    lifetime: Lifetime = Lifetime.NOT_APPLICABLE
+    revoked_by: RevocationAction | None = None
+    revoke_subject: Literal["source", "target"] = "target"
+    description: str
+    #: when the source node (of one of these kinds) is invalidated, the target goes with it: reimaging a host
+    #: wipes its local caches (copied credentials, by contrast, stay valid until rotated)
+    wiped_with_source: frozenset[NodeKind] = frozenset()
+
+
+def _spec(kind: EdgeKind, traversable: bool, sources: set[NodeKind], targets: set[NodeKind], description: str,
+          lifetime: Lifetime = Lifetime.NOT_APPLICABLE, revoked_by: RevocationAction | None = None,
+          revoke_subject: Literal["source", "target"] = "target",
+          wiped_with_source: set[NodeKind] = frozenset()) -> EdgeSpec:  # type: ignore[assignment]
+    return EdgeSpec(kind=kind, rel_type=kind.value.upper(), traversable=traversable, sources=frozenset(sources),
+                    targets=frozenset(targets), lifetime=lifetime, revoked_by=revoked_by,
+                    revoke_subject=revoke_subject, description=description,
+                    wiped_with_source=frozenset(wiped_with_source))
+
+
+K = NodeKind
+R = RevocationAction
+_GRANTERS = {K.JOB, K.SECRET, K.CLOUD_ROLE, K.CREDENTIAL, K.GITHUB_TOKEN, K.CLOUD_USER}
+
+#: Every edge kind.  Direction: attacker who controls source obtains/acts as/tampers with target.
+EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
+    s.kind: s
+    for s in [
+        _spec(EdgeKind.OWNS, False, {K.ORGANIZATION}, {K.REPOSITORY, K.RUNNER_GROUP}, "Owner has the repository/group"),
+        _spec(EdgeKind.HAS_WORKFLOW, False, {K.REPOSITORY}, {K.WORKFLOW}, "Repository contains the workflow"),
+        _spec(EdgeKind.HAS_JOB, False, {K.WORKFLOW}, {K.JOB}, "Workflow defines the job"),
+        _spec(EdgeKind.CALLS_WORKFLOW, False, {K.JOB}, {K.WORKFLOW}, "Job calls a reusable workflow"),
+        _spec(EdgeKind.MEMBER_OF, False, {K.RUNNER}, {K.RUNNER_GROUP}, "Runner belongs to the runner group"),
+        _spec(EdgeKind.ALLOWS_REPOSITORY, False, {K.RUNNER_GROUP}, {K.REPOSITORY},
+              "Runner group may be used by the repository"),
+        _spec(EdgeKind.HAS_SECRET, False, {K.ORGANIZATION, K.REPOSITORY, K.DEPLOYMENT_TARGET}, {K.SECRET},
+              "Owner, repository or environment stores the secret"),
+        _spec(EdgeKind.HOSTS, True, {K.HOST}, {K.RUNNER}, "Host runs the runner: controlling the host controls it "
+              "(runner on runner)", Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "target"),
+        _spec(EdgeKind.RUNS_ON_HOST, True, {K.RUNNER}, {K.HOST}, "Jobs on the runner execute on the host",
+              Lifetime.UNTIL_REIMAGED, R.REIMAGE_HOST, "target"),
+        _spec(EdgeKind.RECEIVES_JOB, True, {K.RUNNER}, {K.JOB}, "Runner is eligible for the job's future runs "
+              "(labels, group access)", Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "source"),
+        _spec(EdgeKind.READS_SECRET, True, {K.JOB, K.CLOUD_ROLE, K.CLOUD_USER}, {K.SECRET, K.CLOUD_SECRET},
+              "Job (or cloud principal) receives the secret value",
+              Lifetime.UNTIL_ROTATED, R.ROTATE_SECRET, "target"),
+        _spec(EdgeKind.HAS_TOKEN, True, {K.JOB}, {K.GITHUB_TOKEN}, "Job receives its GITHUB_TOKEN",
+              Lifetime.PER_JOB, R.REDUCE_TOKEN_PERMISSIONS, "target"),
+        _spec(EdgeKind.WRITES_REPOSITORY, True, {K.GITHUB_TOKEN, K.SECRET, K.CREDENTIAL}, {K.REPOSITORY},
+              "Token can write to the repository (contents, actions, packages...)", Lifetime.PER_JOB,
+              R.REDUCE_TOKEN_PERMISSIONS, "source"),
+        _spec(EdgeKind.MINTS_OIDC, True, {K.JOB}, {K.OIDC_IDENTITY}, "Job has id-token: write",
+              Lifetime.OIDC_TOKEN, R.REMOVE_ID_TOKEN_PERMISSION, "source"),
+        _spec(EdgeKind.ASSUMES_ROLE, True, {K.OIDC_IDENTITY, K.JOB, K.SECRET, K.CREDENTIAL, K.CLOUD_ROLE,
+                                            K.CLOUD_USER},
+              {K.CLOUD_ROLE}, "Source can assume the cloud role", Lifetime.CLOUD_SESSION, R.NARROW_TRUST_POLICY,
+              "target"),
+        _spec(EdgeKind.SIGNS_WITH, True, _GRANTERS, {K.SIGNING_KEY}, "Source can sign with the key/identity",
+              Lifetime.PER_JOB, R.ROTATE_SIGNING_KEY, "target"),
+        _spec(EdgeKind.DEPLOYS_TO, True, _GRANTERS, {K.DEPLOYMENT_TARGET}, "Source can deploy to the target",
+              Lifetime.PER_JOB, R.RESTRICT_ENVIRONMENT, "target"),
+        _spec(EdgeKind.PUBLISHES_TO, True, _GRANTERS, {K.DEPLOYMENT_TARGET}, "Source can publish artifacts to the "
+              "target", Lifetime.PER_JOB, R.RESTRICT_ENVIRONMENT, "target"),
+        _spec(EdgeKind.WRITES_CACHE, True, {K.JOB}, {K.CACHE}, "Job saves the cache (can poison it)",
+              Lifetime.UNTIL_PURGED, R.PURGE_CACHE, "target"),
+        _spec(EdgeKind.RESTORES_INTO, True, {K.CACHE}, {K.JOB}, "Cache content is restored into the job",
+              Lifetime.UNTIL_PURGED, R.PURGE_CACHE, "source"),
+        _spec(EdgeKind.SHARES_CACHE, True, {K.HOST, K.RUNNER}, {K.CACHE}, "Host-local cache shared by its jobs",
+              Lifetime.UNTIL_PURGED, R.PURGE_CACHE, "target", wiped_with_source={K.HOST}),
+        _spec(EdgeKind.STORES_CREDENTIAL, True, {K.HOST, K.RUNNER}, {K.CREDENTIAL},
+              "Credential on disk readable by the runner's user", Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL,
+              "target"),
+        _spec(EdgeKind.HAS_POLICY, False, {K.CLOUD_ROLE, K.CLOUD_USER, K.CLOUD_GROUP}, {K.CLOUD_POLICY},
+              "Principal has the managed policy attached (or as permissions boundary)"),
+        _spec(EdgeKind.IN_GROUP, False, {K.CLOUD_USER}, {K.CLOUD_GROUP}, "IAM user is a member of the group"),
+        _spec(EdgeKind.TRUSTS_PROVIDER, False, {K.CLOUD_ROLE}, {K.OIDC_PROVIDER},
+              "Role's trust policy names the OIDC provider"),
+        _spec(EdgeKind.AUTHENTICATES_AS, True, {K.CREDENTIAL, K.SECRET}, {K.CLOUD_USER},
+              "Access key of the IAM user", Lifetime.UNTIL_ROTATED, R.ROTATE_ACCESS_KEYS, "target"),
+        _spec(EdgeKind.ADMINISTERS, True, {K.CLOUD_ROLE, K.CLOUD_USER}, {K.CLOUD_ACCOUNT},
+              "Principal is an administrator of the account (*:*, iam:* or iam:PassRole with compute creation)",
+              Lifetime.CLOUD_SESSION, R.REVOKE_ROLE_SESSIONS, "source"),
+    ]
+}
+del K, R
+
+
+class Edge(BaseModel):
+    """An edge instance.
+
+    ``key`` distinguishes parallel edges of one kind between the same nodes
+    (e.g. two matrix instances); it is part of the edge's identity.
+    ``lifetime`` and ``revoked_by`` default to the kind's declaration.
+    ``props`` holds JSON-compatible extra facts (no secret values).
+
+    Raises
+    ------
+    pydantic.ValidationError
+        on an unknown kind or missing evidence.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: EdgeKind
+    source: str
+    target: str
+    key: str = ""
+    evidence: list[Evidence] = Field(min_length=1)
+    confidence: Confidence = Confidence.CERTAIN
+    lifetime: Lifetime | None = None
+    revoked_by: RevocationAction | None = None
+    props: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _defaults(self) -> "Edge":
+        spec = EDGE_SPECS[self.kind]
+        if self.lifetime is None:
+            self.lifetime = spec.lifetime
+        if self.revoked_by is None:
+            self.revoked_by = spec.revoked_by
+        return self
+
+    @property
+    def spec(self) -> EdgeSpec:
+        """The kind's declaration."""
+        return EDGE_SPECS[self.kind]
+
+    @property
+    def traversable(self) -> bool:
+        """Whether an attacker controlling ``source`` gains ``target``."""
+        return EDGE_SPECS[self.kind].traversable
+
+    @property
+    def nx_key(self) -> str:
+        """Key in the networkx ``MultiDiGraph``: ``kind`` or ``kind|key``."""
+        return self.kind.value if not self.key else f"{self.kind.value}|{self.key}"
+
+    @property
+    def identity(self) -> tuple[str, str, str]:
+        """What makes two observations the same edge: ``(source, target, nx_key)`` (the networkx key)."""
+        return self.source, self.target, self.nx_key
+
+    def revoke_subject_id(self) -> str:
+        """Id of the node the revocation action applies to."""
+        return self.source if EDGE_SPECS[self.kind].revoke_subject == "source" else self.target
+
+    def merged(self, other: "Edge") -> "Edge":
+        """Combine two observations of the same edge: evidence unioned, ``certain`` wins."""
+        out = self.model_copy()
+        out.evidence = merge_evidence(self.evidence, other.evidence)
+        if Confidence.CERTAIN in (self.confidence, other.confidence):
+            out.confidence = Confidence.CERTAIN
+        out.props = {**self.props, **other.props}
+        return out
+
+

@@ -1,0 +1,467 @@
+"""Node ids, declared with their kinds: one constructor and one parser per id form.
+
+A node id is ``<prefix>:<parts>``, a pure function of the identity of what the
+node stands for (never of file order, time, machine or line numbers).  Each
+node kind has one or more *forms* (:class:`IdForm`): a template whose
+placeholders are typed :class:`Part` objects that normalise once, following
+the platform's own case rules:
+
+- GitHub owner, repository, runner group and environment names are
+  case-insensitive: lower-cased.  ("Environment names are not case
+  sensitive", https://docs.github.com/en/actions/managing-workflow-runs-and-deployments/managing-deployments/managing-environments-for-deployment;
+  owners and repositories: https://docs.github.com/en/repositories/creating-and-managing-repositories/about-repositories.)
+- Secret names are stored upper-case by GitHub ("Secret names are not case-sensitive",
+  https://docs.github.com/en/actions/security-for-github-actions/security-guides/using-secrets-in-github-actions#naming-your-secrets):
+  upper-cased.
+- Host names are DNS names (case-insensitive, RFC 4343): lower-cased.
+- AWS ARNs are kept as written: ARN comparison in policies is case-sensitive
+  (``ArnEquals``, https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html#Conditions_ARN),
+  and the partition, service and account parts are lower-case or digits by definition.
+- Paths (workflow files, files on a host), job keys, runner names, signing and
+  target identifiers are kept as written (case-sensitive).
+
+Typed constructors (:func:`repository`, :func:`secret_env`, :func:`job`...) are
+the only way graphkit builds ids; :func:`parse` reads any id back into its
+kind, form and parts, and ``parse(build(x)) == x`` for every form (tested).
+The README's id column is rendered from :data:`ID_FORMS`.
+
+Examples
+--------
+>>> repository("Acme/App")
+'repo:acme/app'
+>>> environment("Acme/App", "PyPI")
+'target:environment:acme/app:pypi'
+>>> secret_env("acme/app", "Prod", "aws_key")
+'secret:env:acme/app:prod:AWS_KEY'
+>>> p = parse("secret:env:acme/app:prod:AWS_KEY")
+>>> p.kind.value, p.form, p.parts["environment"]
+('secret', 'env', 'prod')
+>>> repository("no-slash")
+Traceback (most recent call last):
+...
+graphkit.model.ids.IdError: repository id: 'no-slash' is not owner/name
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import NamedTuple
+
+from graphkit.model.enums import NodeKind
+
+__all__ = [
+    "IdError", "Part", "IdForm", "ParsedId", "ID_FORMS", "FORMS_BY_KIND", "PREFIXES", "parse", "kind_of",
+    "id_format", "host", "runner", "runner_pool", "pool_labels", "runner_group", "organization", "repository",
+    "workflow", "job", "github_token", "oidc_identity", "secret_org", "secret_repo", "secret_env",
+    "secret_unknown", "secret_all", "cloud_role", "signing_key", "environment", "target", "cache_actions",
+    "cache_host", "credential", "cloud_user", "cloud_group", "cloud_policy", "cloud_policy_file",
+    "oidc_provider", "cloud_account", "cloud_secret", "owner_key", "repo_key", "secret_key", "env_key",
+]
+
+
+class IdError(ValueError):
+    """A value cannot be part of a node id (it would not read back), or a string is not a graphkit id."""
+
+
+# --------------------------------------------------------------------------- parts
+
+
+def owner_key(owner: str) -> str:
+    """GitHub owner (organization or user) as ids write it: case-insensitive, lower-cased."""
+    return owner.strip().lower()
+
+
+def repo_key(full_name: str) -> str:
+    """``Owner/Repo`` as ids write it (GitHub names are case-insensitive)."""
+    return full_name.strip().lower()
+
+
+def secret_key(name: str) -> str:
+    """A secret name as ids write it (GitHub stores secret names upper-case)."""
+    return name.strip().upper()
+
+
+def env_key(name: str) -> str:
+    """A deployment environment name as ids write it (GitHub: not case sensitive)."""
+    return name.strip().lower()
+
+
+def _keep(text: str) -> str:
+    return text.strip()
+
+
+@dataclass(frozen=True)
+class Part:
+    """One placeholder of an id template.
+
+    ``normalize``: applied once to the value given to a constructor (platform
+    case rules).  ``pattern``: the regular expression the normalised value
+    must match in full (else :class:`IdError`).  ``render`` / ``decode``: how
+    the value is written in the id and read back, and ``id_pattern`` how
+    :func:`parse` finds it there (default ``pattern``); all three differ from
+    the identity only for job references, written without ``job:``.
+    """
+
+    what: str
+    normalize: Callable[[str], str]
+    pattern: str
+    render: Callable[[str], str] = _keep
+    decode: Callable[[str], str] = _keep
+    id_pattern: str | None = None
+
+
+OWNER = Part("owner", owner_key, r"[^/:]+")
+REPO = Part("owner/name", repo_key, r"[^/:]+/[^/:]+")
+SCOPE = Part("owner or owner/name", repo_key, r"[^/:]+(?:/[^/:]+)?")
+NAME = Part("name", _keep, r"[^/]+")
+GROUP = Part("group name", owner_key, r".+")
+ENV = Part("environment name", env_key, r".+")
+SECRET = Part("secret name", secret_key, r"[^:]+")
+HOSTNAME = Part("host name", lambda s: s.strip().lower(), r"[^:]+")
+PATH = Part("path", _keep, r".+")
+WF_PATH = Part("workflow path", _keep, r"[^#]+")
+JOB_KEY = Part("job key", _keep, r"[^#>:/]+")
+LABELS = Part("label set", _keep, r"[^:]+")
+TEXT = Part("identifier", _keep, r".+")
+WORD = Part("type", lambda s: s.strip().lower(), r"[a-z0-9_-]+")
+ACCOUNT = Part("account id", _keep, r"\d{12}|\*|aws|\$\{[^}]+\}")
+ARN = Part("ARN", _keep, r"arn:.+")
+JOB_REF = Part("job id", _keep, r"job:.+", render=lambda s: s.removeprefix("job:"), decode=lambda s: "job:" + s,
+               id_pattern=r".+")
+
+
+# --------------------------------------------------------------------------- forms
+
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+@dataclass(frozen=True)
+class IdForm:
+    """One way of writing ids of a node kind.
+
+    ``template``: literal text with ``{part}`` placeholders, e.g.
+    ``secret:env:{repo}:{environment}:{name}``; ``parts`` maps each
+    placeholder to its :class:`Part`; ``note`` is shown in the README.
+    """
+
+    kind: NodeKind
+    name: str
+    template: str
+    parts: Mapping[str, Part] = field(default_factory=dict)
+    note: str = ""
+
+    @cached_property
+    def _regex(self) -> re.Pattern[str]:
+        out, pos = [], 0
+        for m in _FIELD.finditer(self.template):
+            out.append(re.escape(self.template[pos:m.start()]))
+            part = self.parts[m.group(1)]
+            out.append(f"(?P<{m.group(1)}>{part.id_pattern or part.pattern})")
+            pos = m.end()
+        out.append(re.escape(self.template[pos:]))
+        return re.compile("".join(out), re.S)
+
+    @property
+    def prefix(self) -> str:
+        """The literal text before the first placeholder (``secret:env:``)."""
+        return self.template.split("{", 1)[0]
+
+    def build(self, /, **values: str) -> str:
+        """The id of ``values`` (normalised).
+
+        Raises
+        ------
+        IdError
+            when a value is missing or, once normalised, does not match its part.
+        """
+        text = self.template
+        for key, part in self.parts.items():
+            if key not in values:
+                raise IdError(f"{self.kind.value} id: missing {key}")
+            value = part.normalize(str(values[key]))
+            if not re.fullmatch(part.pattern, value, re.S):
+                raise IdError(f"{self.kind.value} id: {values[key]!r} is not {part.what}")
+            text = text.replace("{" + key + "}", part.render(value), 1)
+        return text
+
+    def match(self, node_id: str) -> dict[str, str] | None:
+        """The parts of ``node_id`` if it is written in this form, else None."""
+        m = self._regex.fullmatch(node_id)
+        if m is None:
+            return None
+        return {k: self.parts[k].decode(v) for k, v in m.groupdict().items()}
+
+    @property
+    def display(self) -> str:
+        """The template as the README shows it (with its note)."""
+        return self.template + (f" ({self.note})" if self.note else "")
+
+
+def _form(kind: NodeKind, form: str, template: str, note: str = "", /, **parts: Part) -> IdForm:
+    return IdForm(kind=kind, name=form, template=template, parts=parts, note=note)
+
+
+K = NodeKind
+#: Every id form, in documentation order; a kind's first form is its main one.  Parsing tries the forms in this
+#: order, so a more specific form comes before a general one that would also match (environment targets).
+#: ``{repo}`` is ``owner/name``.
+ID_FORMS: tuple[IdForm, ...] = (
+    _form(K.HOST, "host", "host:{hostname}", hostname=HOSTNAME),
+    _form(K.RUNNER, "registration", "runner:{scope}/{name}", "scope: owner or owner/name", scope=SCOPE, name=NAME),
+    _form(K.RUNNER, "pool", "runner:inferred:{owner}:{labels}", "an inferred pool: labels lower-cased, sorted, "
+          "joined by +", owner=OWNER, labels=LABELS),
+    _form(K.RUNNER_GROUP, "group", "runner_group:{owner}/{group}", owner=OWNER, group=GROUP),
+    _form(K.ORGANIZATION, "owner", "org:{owner}", owner=OWNER),
+    _form(K.REPOSITORY, "repository", "repo:{repo}", repo=REPO),
+    _form(K.WORKFLOW, "workflow", "workflow:{repo}/{path}", repo=REPO, path=PATH),
+    _form(K.JOB, "job", "job:{repo}/{path}#{key}", repo=REPO, path=WF_PATH, key=JOB_KEY),
+    _form(K.JOB, "called", "job:{caller}>{repo}/{path}#{key}", "a called workflow's job, per caller job",
+          caller=JOB_REF, repo=REPO, path=WF_PATH, key=JOB_KEY),
+    _form(K.SECRET, "org", "secret:org:{owner}:{name}", owner=OWNER, name=SECRET),
+    _form(K.SECRET, "repo", "secret:repo:{repo}:{name}", repo=REPO, name=SECRET),
+    _form(K.SECRET, "env", "secret:env:{repo}:{environment}:{name}", repo=REPO, environment=ENV, name=SECRET),
+    _form(K.SECRET, "unknown", "secret:{repo}:{name}", "scope unknown", repo=REPO, name=SECRET),
+    _form(K.SECRET, "all", "secret:all:{repo}", "every secret visible, not enumerated", repo=REPO),
+    _form(K.GITHUB_TOKEN, "token", "github_token:{job}", "the job id without job:", job=JOB_REF),
+    _form(K.OIDC_IDENTITY, "oidc", "oidc:{job}", "the job id without job:", job=JOB_REF),
+    _form(K.CLOUD_ROLE, "aws", "cloud_role:aws:{identifier}", "role ARN, or a pattern/expr:/key: identifier",
+          identifier=TEXT),
+    _form(K.CLOUD_ROLE, "gcp", "cloud_role:gcp:{identifier}", "service account or provider", identifier=TEXT),
+    _form(K.CLOUD_ROLE, "azure", "cloud_role:azure:{identifier}", "client id", identifier=TEXT),
+    _form(K.SIGNING_KEY, "key", "signing_key:{scheme}:{identifier}", scheme=WORD, identifier=TEXT),
+    _form(K.DEPLOYMENT_TARGET, "environment", "target:environment:{repo}:{environment}", repo=REPO,
+          environment=ENV),
+    _form(K.DEPLOYMENT_TARGET, "target", "target:{target_type}:{identifier}", target_type=WORD, identifier=TEXT),
+    _form(K.CACHE, "actions", "cache:actions:{repo}", repo=REPO),
+    _form(K.CACHE, "host", "cache:host:{hostname}:{path}", hostname=HOSTNAME, path=PATH),
+    _form(K.CREDENTIAL, "file", "credential:{hostname}:{path}", hostname=HOSTNAME, path=PATH),
+    _form(K.CLOUD_USER, "aws", "cloud_user:aws:{arn}", arn=ARN),
+    _form(K.CLOUD_GROUP, "aws", "cloud_group:aws:{arn}", arn=ARN),
+    _form(K.CLOUD_POLICY, "aws", "cloud_policy:aws:{arn}", arn=ARN),
+    _form(K.CLOUD_POLICY, "file", "cloud_policy:file:{path}", "a policy document file[#resource]", path=PATH),
+    _form(K.OIDC_PROVIDER, "aws", "oidc_provider:aws:{arn}", arn=ARN),
+    _form(K.CLOUD_ACCOUNT, "aws", "cloud_account:aws:{account}", account=ACCOUNT),
+    _form(K.CLOUD_SECRET, "aws", "cloud_secret:aws:{arn}", "secret or parameter ARN, a pattern with *", arn=ARN),
+)
+del K
+
+#: Forms of each node kind, main form first.
+FORMS_BY_KIND: dict[NodeKind, tuple[IdForm, ...]] = {
+    k: tuple(f for f in ID_FORMS if f.kind is k) for k in NodeKind
+}
+#: The literal prefix of every id of a kind (``repo:``, ``target:``...): what ids start with.
+PREFIXES: dict[NodeKind, str] = {k: forms[0].template.split(":", 1)[0] + ":" for k, forms in FORMS_BY_KIND.items()}
+_FORM = {(f.kind, f.name): f for f in ID_FORMS}
+
+
+class ParsedId(NamedTuple):
+    """What :func:`parse` reads from an id: ``kind``, ``form`` (its name) and ``parts``."""
+
+    kind: NodeKind
+    form: str
+    parts: dict[str, str]
+
+
+def parse(node_id: str) -> ParsedId:
+    """Read a node id back into kind, form and parts.
+
+    Raises
+    ------
+    IdError
+        when ``node_id`` is written in no form.
+
+    >>> parse("job:acme/app/.github/workflows/ci.yml#call>acme/lib/.github/workflows/r.yml#build").parts["caller"]
+    'job:acme/app/.github/workflows/ci.yml#call'
+    """
+    for f in ID_FORMS:
+        parts = f.match(node_id)
+        if parts is not None:
+            return ParsedId(f.kind, f.name, parts)
+    raise IdError(f"{node_id!r} is not a graphkit node id")
+
+
+def kind_of(node_id: str) -> NodeKind:
+    """The node kind an id names (:func:`parse`; raises :class:`IdError` likewise)."""
+    return parse(node_id).kind
+
+
+def id_format(kind: NodeKind) -> str:
+    """The README's id column for ``kind``: its forms' templates joined by `` | ``."""
+    return " | ".join(f.display for f in FORMS_BY_KIND[kind])
+
+
+def _build(kind: NodeKind, form: str, /, **values: str) -> str:
+    return _FORM[(kind, form)].build(**values)
+
+
+# --------------------------------------------------------------------------- typed constructors
+
+
+def host(hostname: str) -> str:
+    """``host:{hostname}`` (lower-cased)."""
+    return _build(NodeKind.HOST, "host", hostname=hostname)
+
+
+def runner(scope: str, name: str) -> str:
+    """A runner registration: ``runner:{owner}[/{repo}]/{name}`` (scope lower-cased, name as registered)."""
+    return _build(NodeKind.RUNNER, "registration", scope=scope, name=name)
+
+
+def pool_labels(labels: Iterable[str]) -> list[str]:
+    """An inferred pool's labels: lower-cased, sorted, ``self-hosted`` included.
+
+    >>> pool_labels(["Linux", "X64"])
+    ['linux', 'self-hosted', 'x64']
+    """
+    return sorted({x.strip().lower() for x in labels} | {"self-hosted"})
+
+
+def runner_pool(owner: str, labels: Iterable[str]) -> str:
+    """An inferred runner pool: ``runner:inferred:{owner}:{label+label...}`` (see :func:`pool_labels`)."""
+    return _build(NodeKind.RUNNER, "pool", owner=owner, labels="+".join(pool_labels(labels)))
+
+
+def runner_group(owner: str, group: str) -> str:
+    """``runner_group:{owner}/{group}`` (both lower-cased)."""
+    return _build(NodeKind.RUNNER_GROUP, "group", owner=owner, group=group)
+
+
+def organization(owner: str) -> str:
+    """``org:{owner}`` (lower-cased)."""
+    return _build(NodeKind.ORGANIZATION, "owner", owner=owner)
+
+
+def repository(full_name: str) -> str:
+    """``repo:{owner}/{name}`` (lower-cased)."""
+    return _build(NodeKind.REPOSITORY, "repository", repo=full_name)
+
+
+def workflow(repo: str, path: str) -> str:
+    """``workflow:{owner}/{repo}/{path}`` (path as in the checkout)."""
+    return _build(NodeKind.WORKFLOW, "workflow", repo=repo, path=path)
+
+
+def job(repo: str, path: str, key: str, caller: str | None = None) -> str:
+    """A job: ``job:{owner}/{repo}/{path}#{job}``; a called workflow's job under ``caller`` (a job id):
+    ``{caller}>{owner}/{repo}/{path}#{job}``."""
+    if caller is None:
+        return _build(NodeKind.JOB, "job", repo=repo, path=path, key=key)
+    return _build(NodeKind.JOB, "called", caller=caller, repo=repo, path=path, key=key)
+
+
+def github_token(job_id: str) -> str:
+    """The GITHUB_TOKEN of a job: ``github_token:{job id without job:}``."""
+    return _build(NodeKind.GITHUB_TOKEN, "token", job=job_id)
+
+
+def oidc_identity(job_id: str) -> str:
+    """The OIDC identity of a job: ``oidc:{job id without job:}``."""
+    return _build(NodeKind.OIDC_IDENTITY, "oidc", job=job_id)
+
+
+def secret_org(owner: str, name: str) -> str:
+    """An organization secret: ``secret:org:{owner}:{NAME}``."""
+    return _build(NodeKind.SECRET, "org", owner=owner, name=name)
+
+
+def secret_repo(repo: str, name: str) -> str:
+    """A repository secret: ``secret:repo:{owner}/{repo}:{NAME}``."""
+    return _build(NodeKind.SECRET, "repo", repo=repo, name=name)
+
+
+def secret_env(repo: str, environment_name: str, name: str) -> str:
+    """An environment secret: ``secret:env:{owner}/{repo}:{environment}:{NAME}``."""
+    return _build(NodeKind.SECRET, "env", repo=repo, environment=environment_name, name=name)
+
+
+def secret_unknown(repo: str, name: str) -> str:
+    """A referenced secret whose scope is unknown: ``secret:{owner}/{repo}:{NAME}``."""
+    return _build(NodeKind.SECRET, "unknown", repo=repo, name=name)
+
+
+def secret_all(repo: str) -> str:
+    """Every secret visible to a repository, not enumerated: ``secret:all:{owner}/{repo}``."""
+    return _build(NodeKind.SECRET, "all", repo=repo)
+
+
+def cloud_role(provider: str, identifier: str) -> str:
+    """``cloud_role:{aws|gcp|azure}:{identifier}`` (ARN, service account, client id or pattern, as written)."""
+    if provider not in ("aws", "gcp", "azure"):
+        raise IdError(f"cloud_role id: unknown provider {provider!r}")
+    return _build(NodeKind.CLOUD_ROLE, provider, identifier=identifier)
+
+
+def signing_key(scheme: str, identifier: str) -> str:
+    """``signing_key:{scheme}:{identifier}``."""
+    return _build(NodeKind.SIGNING_KEY, "key", scheme=scheme, identifier=identifier)
+
+
+def environment(repo: str, name: str) -> str:
+    """A deployment environment: ``target:environment:{owner}/{repo}:{environment}`` (lower-cased)."""
+    return _build(NodeKind.DEPLOYMENT_TARGET, "environment", repo=repo, environment=name)
+
+
+def target(target_type: str, identifier: str) -> str:
+    """Any other deployment target: ``target:{target_type}:{identifier}``.
+
+    Raises
+    ------
+    IdError
+        for ``environment`` (use :func:`environment`, which normalises the name).
+    """
+    if target_type.strip().lower() == "environment":
+        raise IdError("environment targets are built with ids.environment(repo, name)")
+    return _build(NodeKind.DEPLOYMENT_TARGET, "target", target_type=target_type, identifier=identifier)
+
+
+def cache_actions(repo: str) -> str:
+    """A repository's GitHub Actions cache: ``cache:actions:{owner}/{repo}``."""
+    return _build(NodeKind.CACHE, "actions", repo=repo)
+
+
+def cache_host(hostname: str, path: str) -> str:
+    """A host-local cache folder: ``cache:host:{hostname}:{path}``."""
+    return _build(NodeKind.CACHE, "host", hostname=hostname, path=path)
+
+
+def credential(hostname: str, path: str) -> str:
+    """A credential file on a host: ``credential:{hostname}:{path}``."""
+    return _build(NodeKind.CREDENTIAL, "file", hostname=hostname, path=path)
+
+
+def cloud_user(arn: str) -> str:
+    """``cloud_user:aws:{user arn}``."""
+    return _build(NodeKind.CLOUD_USER, "aws", arn=arn)
+
+
+def cloud_group(arn: str) -> str:
+    """``cloud_group:aws:{group arn}``."""
+    return _build(NodeKind.CLOUD_GROUP, "aws", arn=arn)
+
+
+def cloud_policy(arn: str) -> str:
+    """A managed policy: ``cloud_policy:aws:{policy arn}``."""
+    return _build(NodeKind.CLOUD_POLICY, "aws", arn=arn)
+
+
+def cloud_policy_file(path: str, resource: str | None = None) -> str:
+    """A policy document file (or one resource of a template): ``cloud_policy:file:{path}[#{resource}]``."""
+    return _build(NodeKind.CLOUD_POLICY, "file", path=path if resource is None else f"{path}#{resource}")
+
+
+def oidc_provider(arn: str) -> str:
+    """``oidc_provider:aws:{provider arn}``."""
+    return _build(NodeKind.OIDC_PROVIDER, "aws", arn=arn)
+
+
+def cloud_account(account: str) -> str:
+    """``cloud_account:aws:{account id}``."""
+    return _build(NodeKind.CLOUD_ACCOUNT, "aws", account=account)
+
+
+def cloud_secret(arn: str) -> str:
+    """A Secrets Manager secret or SSM parameter (or a pattern of them): ``cloud_secret:aws:{arn}``."""
+    return _build(NodeKind.CLOUD_SECRET, "aws", arn=arn)

@@ -1,0 +1,133 @@
+"""The node base class: the kind declaration every node class carries, and how two observations merge."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from graphkit.model.enums import CRITICALITY_WEIGHT, Criticality, NodeKind, RevocationAction
+from graphkit.model.evidence import Evidence, merge_evidence
+from graphkit.model.ids import FORMS_BY_KIND, IdForm
+
+__all__ = ["NodeSpec", "Node", "MergeRule"]
+
+
+class NodeSpec(BaseModel):
+    """Class-level declaration of a node kind.
+
+    ``label``: the Neo4j label (and BloodHound kind suffix).  ``revoked_by``:
+    the action that invalidates a node of this kind (None: not a credential).
+    Its id forms are :data:`graphkit.model.ids.FORMS_BY_KIND` ``[kind]``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: NodeKind
+    label: str
+    description: str
+    default_criticality: Criticality = Criticality.LOW
+    revoked_by: RevocationAction | None = None
+
+    @property
+    def holdable(self) -> bool:
+        """True for credential-like kinds (those with a ``revoked_by`` action): an attacker who reached one keeps
+        it after losing the path to it (a stolen secret, a copied registration credential, a poisoned cache)."""
+        return self.revoked_by is not None
+
+    @property
+    def id_forms(self) -> tuple[IdForm, ...]:
+        """How ids of this kind are written (main form first)."""
+        return FORMS_BY_KIND[self.kind]
+
+
+class MergeRule(str, Enum):
+    """How two *known and different* values of one field combine when two sources saw the same node.
+
+    Put on a field as ``Annotated[..., MergeRule.X]``.  Fields without a rule
+    keep the later observation's value (the build reads its sources in a
+    fixed order, so the result does not depend on the command line).  An
+    unknown value (``None``, or a field the source did not set) never
+    replaces a known one, whatever the rule.
+    """
+
+    #: security worst case for "is it production / public / privileged": any True wins
+    ANY_TRUE = "any_true"
+    #: worst case for "is it ephemeral": any False (persistent) wins
+    ANY_FALSE = "any_false"
+    #: lists: union, first observation's order first
+    UNION = "union"
+
+
+def _combine(rule: MergeRule | None, old: Any, new: Any) -> Any:
+    if rule is MergeRule.ANY_TRUE:
+        return bool(old) or bool(new)
+    if rule is MergeRule.ANY_FALSE:
+        return bool(old) and bool(new)
+    if rule is MergeRule.UNION:
+        return list(dict.fromkeys([*old, *new]))
+    return new
+
+
+class Node(BaseModel):
+    """Base of every node kind.
+
+    Shapes: ``id`` (stable, built by :mod:`graphkit.model.ids`), ``name``
+    (display), ``criticality`` (default: the kind's), ``inferred`` (true when
+    graphkit made the node up from indirect evidence, e.g. an inferred
+    runner pool), ``evidence`` (where it was seen; never empty for ingested
+    nodes).
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    spec: ClassVar[NodeSpec]
+
+    id: str
+    name: str
+    criticality: Criticality | None = None
+    inferred: bool = False
+    evidence: list[Evidence] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _default_criticality(self) -> "Node":
+        if self.criticality is None:
+            object.__setattr__(self, "criticality", self.spec.default_criticality)
+        return self
+
+    def known_fields(self) -> dict[str, Any]:
+        """The fields this observation states: set explicitly and not None (identity and evidence excluded)."""
+        return {k: getattr(self, k) for k in self.model_fields_set
+                if k not in ("id", "evidence", "criticality", "inferred") and getattr(self, k) is not None}
+
+    def merged(self, other: "Node") -> "Node":
+        """Combine two observations of the same node.
+
+        An observed node's known values win over an inferred one's (never the
+        reverse); between two observations of the same standing, known values
+        combine by the field's :class:`MergeRule`, else the later
+        (``other``) wins.  Unknown values (None, or not set) never replace
+        known ones.  Criticality is the higher of the two; evidence is the
+        union; the result is inferred only if both are.
+
+        Raises
+        ------
+        ValueError
+            if the ids or kinds differ.
+        """
+        if other.id != self.id or type(other) is not type(self):
+            raise ValueError(f"cannot merge {self.id!r} ({self.spec.kind.value}) "
+                             f"with {other.id!r} ({other.spec.kind.value})")
+        weak, strong = (other, self) if other.inferred and not self.inferred else (self, other)
+        values = weak.known_fields()
+        rules = {k: next((m for m in f.metadata if isinstance(m, MergeRule)), None)
+                 for k, f in type(self).model_fields.items()}
+        for key, value in strong.known_fields().items():
+            if key in values and weak.inferred == strong.inferred:
+                value = _combine(rules[key], values[key], value)
+            values[key] = value
+        crit = max(self.criticality, other.criticality, key=lambda c: CRITICALITY_WEIGHT[c])  # type: ignore[arg-type]
+        return type(self).model_construct(id=self.id, **values, criticality=crit,
+                                          inferred=self.inferred and other.inferred,
+                                          evidence=merge_evidence(self.evidence, other.evidence))

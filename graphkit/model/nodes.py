@@ -1,0 +1,481 @@
+"""The node kinds: one pydantic class per kind, each with its :class:`~graphkit.model.node.NodeSpec`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from graphkit.model.enums import Confidence, Criticality, EdgeKind, Lifetime, NodeKind, RevocationAction
+from graphkit.model.evidence import Evidence
+from graphkit.model.ids import id_format
+from graphkit.model.node import MergeRule, Node, NodeSpec
+
+__all__ = ["Host", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
+           "RunsOnCandidate", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
+           "CloudRole", "SigningKey", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",
+           "CloudPolicy", "OIDCProvider", "CloudAccount", "CloudSecret", "NODE_TYPES", "AnyNode", "NODE_ADAPTER",
+           "NODE_ID_FORMATS", "node_kind"]
+
+
+class Host(Node):
+    """A machine that runs one or more runners (VM, bare metal, pod node)."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.HOST, revoked_by=RevocationAction.REIMAGE_HOST, label="Host",
+                                        default_criticality=Criticality.HIGH,
+                                        description="A build host running runner registrations")
+    kind: Literal["host"] = "host"
+    os: str | None = None
+    #: "true"/"false" when known; None = unknown (never assumed empty)
+    ephemeral: Annotated[bool | None, MergeRule.ANY_FALSE] = None
+
+
+class RunnerRegistration(BaseModel):
+    """What a host scan saw of one runner registration (never a secret value).
+
+    Read from the actions/runner ``.runner`` file (``ConfigurationStore``:
+    ``agentId``, ``poolId``, ``serverUrl``, ``gitHubUrl``, ``workFolder``) and
+    its service unit or launchd plist, or from one GitLab ``config.toml``
+    ``[[runners]]`` table (``url``, ``executor``, ``[runners.docker]``).
+    ``config_path``: the file it was read from (absolute inside the scanned
+    root).  ``url``: the GitHub URL (org or repository) or GitLab instance it
+    serves.  ``user``: the account the runner process runs as, when known;
+    ``runs_as_root`` None = unknown.  ``credential_path`` /
+    ``credential_fingerprint``: the registration credential (``.credentials``
+    + ``.credentials_rsaparams``, or the GitLab token) as a keyed truncated
+    hash.  ``docker_socket``: jobs can reach the host's docker socket.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    config_path: str
+    url: str | None = None
+    server_url: str | None = None
+    agent_id: int | None = None
+    pool_id: int | None = None
+    work_folder: str | None = None
+    service: str | None = None
+    user: str | None = None
+    runs_as_root: bool | None = None
+    executor: str | None = None
+    privileged: bool | None = None
+    docker_socket: bool | None = None
+    credential_path: str | None = None
+    credential_fingerprint: str | None = None
+
+
+class Runner(Node):
+    """A self-hosted runner registration, or an inferred pool of runners.
+
+    ``labels`` include ``self-hosted`` for self-hosted runners (GitHub adds it
+    automatically).  ``scope`` is the org (``acme``) or repository
+    (``acme/app``) it is registered to.  ``ephemeral`` None means unknown, which
+    the analysis treats as persistent (the worst case) and says so.
+    """
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.RUNNER, revoked_by=RevocationAction.REMOVE_RUNNER_REGISTRATION, label="Runner",
+                                        default_criticality=Criticality.HIGH,
+                                        description="A self-hosted runner registration (or an inferred pool)")
+    kind: Literal["runner"] = "runner"
+    labels: Annotated[list[str], MergeRule.UNION] = Field(default_factory=list)
+    scope: str
+    runner_group: str | None = None
+    ephemeral: Annotated[bool | None, MergeRule.ANY_FALSE] = None
+    host: str | None = None
+    os: str | None = None
+    status: str | None = None
+    platform: Literal["github", "gitlab"] = "github"
+    #: set when a host scan saw the registration on disk (``graphkit collect host``)
+    registration: RunnerRegistration | None = None
+    #: True when an org inventory (API or operator list) lists it; None = not listed / unknown
+    in_inventory: bool | None = None
+
+    @property
+    def unvetted(self) -> bool:
+        """Seen on a host scan but listed by no inventory: a rogue or unknown registration."""
+        return self.registration is not None and not self.in_inventory
+
+
+class RunnerGroup(Node):
+    """A GitHub runner group (GitHub docs "Managing access to self-hosted runners using groups").
+
+    ``selected_repositories`` is None when the visibility is not ``selected`` or
+    the list could not be read (then ``selected_repositories_known`` is False).
+    ``selected_workflows`` entries are ``owner/repo/.github/workflows/x.yml@ref``.
+    """
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.RUNNER_GROUP, label="RunnerGroup",
+                                        description="A runner group controlling which repos use its runners")
+    kind: Literal["runner_group"] = "runner_group"
+    owner: str
+    visibility: Literal["all", "selected", "private"] = "all"
+    selected_repositories: list[str] | None = None
+    allows_public_repositories: bool = False
+    restricted_to_workflows: bool = False
+    selected_workflows: list[str] = Field(default_factory=list)
+
+
+class Organization(Node):
+    """A GitHub organization or user account owning repositories."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.ORGANIZATION, label="Organization",
+                                        description="A GitHub organization (owner)")
+    kind: Literal["organization"] = "organization"
+
+
+class Repository(Node):
+    """A repository.  ``visibility`` None = unknown."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.REPOSITORY, label="Repository",
+                                        default_criticality=Criticality.MEDIUM,
+                                        description="A source repository")
+    kind: Literal["repository"] = "repository"
+    full_name: str
+    visibility: Literal["public", "private", "internal"] | None = None
+    default_branch: str | None = None
+
+
+class Workflow(Node):
+    """A workflow file.  ``triggers`` maps event name to its filter mapping (or {})."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.WORKFLOW, label="Workflow",
+                                        description="A GitHub Actions workflow file")
+    kind: Literal["workflow"] = "workflow"
+    repository: str
+    path: str
+    triggers: dict[str, Any] = Field(default_factory=dict)
+    reusable: bool = False
+
+
+class RunsOnCandidate(BaseModel):
+    """One label set a job (or one matrix instance of it) asks for.
+
+    ``labels`` as written (matching is case-insensitive); ``group`` from the
+    ``{group, labels}`` form; ``matrix`` the matrix values of that instance.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    labels: tuple[str, ...]
+    group: str | None = None
+    matrix: dict[str, Any] | None = None
+    confidence: Confidence = Confidence.CERTAIN
+    evidence: Evidence
+
+
+class SecretRef(BaseModel):
+    """A secret name a job reads, as seen by the repository whose secrets it sees."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    evidence: Evidence
+
+
+class SecretGrant(BaseModel):
+    """A secret used as the credential of an action (e.g. PYPI_TOKEN for a publish step).
+
+    The resolver adds an edge ``secret -> target`` of ``edge_kind``: whoever
+    holds the secret has that access from anywhere, until it is rotated.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    edge_kind: EdgeKind
+    target: str
+    evidence: Evidence
+
+
+class Job(Node):
+    """A job of a workflow (for a reusable workflow: one instance per caller).
+
+    Routing facts consumed by :mod:`graphkit.resolve`:
+
+    - ``runs_on``: candidate label sets (matrix expanded).
+    - ``runs_on_unresolved``: set when ``runs-on`` holds an expression that cannot
+      be evaluated statically: the job may run on any runner its repository can
+      use (``possible``).
+    - ``secret_refs``: names read through ``secrets.NAME`` / ``secrets['NAME']``
+      (as names of ``secrets_repository``, i.e. the caller's for reusable jobs).
+    - ``all_secrets``: evidence of ``toJSON(secrets)`` / dynamic ``secrets[...]``
+      / ``secrets: inherit`` into a callee that does so.
+    - ``environment``: the deployment environment name, if any.
+    - ``permissions``: effective GITHUB_TOKEN scopes (scope -> read|write|none);
+      ``permissions_source``: ``job``, ``workflow``, ``caller`` or ``default``
+      (no block: the repository/org default applies, not known statically).
+    """
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.JOB, label="Job", default_criticality=Criticality.LOW,
+                                        description="A workflow job; future runs of it reach what it reaches")
+    kind: Literal["job"] = "job"
+    repository: str
+    workflow_path: str
+    job_key: str
+    secrets_repository: str
+    runs_on: list[RunsOnCandidate] = Field(default_factory=list)
+    runs_on_unresolved: Evidence | None = None
+    environment: str | None = None
+    secret_refs: list[SecretRef] = Field(default_factory=list)
+    secret_grants: list[SecretGrant] = Field(default_factory=list)
+    all_secrets: Evidence | None = None
+    permissions: dict[str, str] = Field(default_factory=dict)
+    permissions_source: Literal["job", "workflow", "caller", "default"] = "default"
+    caller: str | None = None
+
+
+class Secret(Node):
+    """A GitHub Actions secret.  Values are never read.
+
+    ``scope``: ``org``, ``repo``, ``env``, ``unknown`` (referenced but not
+    declared in any inventory) or ``all`` (every secret visible to a repository,
+    when they could not be enumerated).
+    """
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.SECRET, revoked_by=RevocationAction.ROTATE_SECRET, label="Secret",
+                                        default_criticality=Criticality.HIGH,
+                                        description="A repository, organization or environment secret")
+    kind: Literal["secret"] = "secret"
+    secret_name: str
+    scope: Literal["org", "repo", "env", "unknown", "all"]
+    owner: str
+    repository: str | None = None
+    environment: str | None = None
+    visibility: Literal["all", "private", "selected"] | None = None
+    selected_repositories: list[str] | None = None
+
+
+class GitHubToken(Node):
+    """The job's GITHUB_TOKEN with its effective permissions."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.GITHUB_TOKEN, label="GitHubToken",
+                                        default_criticality=Criticality.MEDIUM,
+                                        description="A job's GITHUB_TOKEN")
+    kind: Literal["github_token"] = "github_token"
+    repository: str
+    permissions: dict[str, str] = Field(default_factory=dict)
+    permissions_source: Literal["job", "workflow", "caller", "default"] = "default"
+
+
+class OIDCIdentity(Node):
+    """What a job's OIDC token can claim (``iss``, candidate ``sub`` values, ``job_workflow_ref``)."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.OIDC_IDENTITY, label="OIDCIdentity",
+                                        default_criticality=Criticality.MEDIUM,
+                                        description="The OIDC claims a job with id-token: write can present")
+    kind: Literal["oidc_identity"] = "oidc_identity"
+    issuer: str = "https://token.actions.githubusercontent.com"
+    repository: str
+    subjects: list[str] = Field(default_factory=list)
+    job_workflow_ref: str | None = None
+
+
+class CloudRole(Node):
+    """A cloud identity that can be assumed (AWS role, GCP service account, Azure app).
+
+    ``trust``: ``known`` once the trust policy is ingested, else ``unknown``.
+    ``pattern``: true when the identifier keeps only the literal parts of an
+    expression (``*`` stands for the rest).
+    """
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_ROLE, label="CloudRole",
+                                        default_criticality=Criticality.HIGH,
+                                        description="A cloud role or service account")
+    kind: Literal["cloud_role"] = "cloud_role"
+    provider: Literal["aws", "gcp", "azure"]
+    identifier: str
+    account: str | None = None
+    trust: Literal["known", "unknown"] = "unknown"
+    pattern: bool = False
+    #: AWS: the trust policy document as exported (None = not ingested)
+    trust_policy: dict[str, Any] | None = None
+    #: the trust accepts GitHub OIDC claims of any branch, PR, environment or repository (a door any push
+    #: to a matching repository opens, whatever runner it uses); set by :mod:`graphkit.cloud`
+    broad_trust: bool = False
+    permissions_boundary: str | None = None
+    instance_profiles: list[str] = Field(default_factory=list)
+
+
+class SigningKey(Node):
+    """A signing key or keyless signing identity (cosign, sigstore, GPG, attestations)."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.SIGNING_KEY, revoked_by=RevocationAction.ROTATE_SIGNING_KEY, label="SigningKey",
+                                        default_criticality=Criticality.CRITICAL,
+                                        description="A key or identity that signs releases")
+    kind: Literal["signing_key"] = "signing_key"
+    scheme: str
+    identifier: str
+
+
+class DeploymentTarget(Node):
+    """Where artifacts or deployments land.
+
+    ``target_type``: ``environment``, ``registry``, ``package_index``,
+    ``bucket``, ``cluster``, ``function``, ``site`` or ``other``.
+    """
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.DEPLOYMENT_TARGET, label="DeploymentTarget",
+                                        default_criticality=Criticality.HIGH,
+                                        description="An environment, registry, package index, bucket or cluster")
+    kind: Literal["deployment_target"] = "deployment_target"
+    target_type: Literal["environment", "registry", "package_index", "bucket", "cluster", "function",
+                         "site", "other"]
+    identifier: str
+    production: Annotated[bool | None, MergeRule.ANY_TRUE] = None
+
+
+class Cache(Node):
+    """A cache shared between jobs: an Actions cache namespace or a host-local folder."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CACHE, revoked_by=RevocationAction.PURGE_CACHE, label="Cache",
+                                        default_criticality=Criticality.MEDIUM,
+                                        description="A cache that later jobs restore")
+    kind: Literal["cache"] = "cache"
+    cache_type: Literal["actions", "host"]
+    scope: str
+    path: str | None = None
+
+
+class Credential(Node):
+    """A credential stored on a host (presence and fingerprint only, never the value).
+
+    ``credential_type``: e.g. ``aws``, ``docker``, ``kube``, ``npm``, ``pypi``,
+    ``gh``, ``git``, ``ssh``, ``gpg``, ``cosign``, ``runner``.  ``grants``: what
+    it gives access to when readable from the file (profile, registry host...).
+    ``fingerprint``: a truncated keyed hash, never reversible.
+    """
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CREDENTIAL, revoked_by=RevocationAction.ROTATE_CREDENTIAL, label="Credential",
+                                        default_criticality=Criticality.HIGH,
+                                        description="A credential stored on a host")
+    kind: Literal["credential"] = "credential"
+    credential_type: str
+    host: str
+    path: str
+    fingerprint: str | None = None
+    lifetime: Lifetime = Lifetime.UNTIL_ROTATED
+    grants: list[str] = Field(default_factory=list)
+    #: runner ids whose user can read the file (host scan); None = unknown
+    readable_by: list[str] | None = None
+
+
+class CloudUser(Node):
+    """An AWS IAM user: its access keys are long-lived credentials (until rotated).
+
+    ``access_keys``: active access key count from a credential report (None =
+    unknown).  ``policies``: identity policy documents as exported (inline,
+    attached managed default versions, group policies), used by the resolver.
+    """
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_USER, revoked_by=RevocationAction.ROTATE_ACCESS_KEYS,
+                                        label="CloudUser", default_criticality=Criticality.HIGH,
+                                        description="An IAM user (access keys: long-lived)")
+    kind: Literal["cloud_user"] = "cloud_user"
+    provider: Literal["aws"] = "aws"
+    arn: str
+    account: str
+    groups: list[str] = Field(default_factory=list)
+    permissions_boundary: str | None = None
+    access_keys: int | None = None
+
+
+class CloudGroup(Node):
+    """An AWS IAM group (its policies apply to its users)."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_GROUP, label="CloudGroup",
+                                        description="An IAM group")
+    kind: Literal["cloud_group"] = "cloud_group"
+    arn: str
+    account: str
+
+
+class CloudPolicy(Node):
+    """A managed IAM policy (its default version) or a policy document file.
+
+    ``document``: the default version's document (only it applies).
+    ``placeholders``: ``${...}`` template placeholders left unresolved (Terraform
+    or CloudFormation templates).  ``policy_type``: ``identity`` or ``trust``.
+    """
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_POLICY, label="CloudPolicy",
+                                        description="A managed IAM policy or policy document")
+    kind: Literal["cloud_policy"] = "cloud_policy"
+    arn: str | None = None
+    account: str | None = None
+    default_version: str | None = None
+    versions: int = 1
+    document: dict[str, Any] | None = None
+    policy_type: Literal["identity", "trust"] = "identity"
+    placeholders: list[str] = Field(default_factory=list)
+
+
+class OIDCProvider(Node):
+    """An IAM OIDC identity provider (e.g. ``token.actions.githubusercontent.com``)."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.OIDC_PROVIDER, label="OIDCProvider",
+                                        description="An IAM OIDC identity provider")
+    kind: Literal["oidc_provider"] = "oidc_provider"
+    arn: str
+    account: str | None = None
+    url: str
+    client_ids: list[str] | None = None
+
+
+class CloudAccount(Node):
+    """A cloud account; reaching it means administrator access to it."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_ACCOUNT, label="CloudAccount",
+                                        default_criticality=Criticality.CRITICAL,
+                                        description="A cloud account (reached: administrator access)")
+    kind: Literal["cloud_account"] = "cloud_account"
+    provider: Literal["aws"] = "aws"
+    account: str
+
+
+class CloudSecret(Node):
+    """A secret stored in a cloud service (Secrets Manager secret, SSM parameter), or a pattern of them."""
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_SECRET, revoked_by=RevocationAction.ROTATE_SECRET,
+                                        label="CloudSecret", default_criticality=Criticality.HIGH,
+                                        description="A Secrets Manager secret or SSM parameter")
+    kind: Literal["cloud_secret"] = "cloud_secret"
+    service: Literal["secretsmanager", "ssm"]
+    resource: str
+    pattern: bool = False
+
+
+#: Every node kind, in documentation order.
+NODE_TYPES: dict[NodeKind, type[Node]] = {
+    cls.spec.kind: cls
+    for cls in [Host, Runner, RunnerGroup, Organization, Repository, Workflow, Job, Secret, GitHubToken,
+                OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential, CloudUser, CloudGroup,
+                CloudPolicy, OIDCProvider, CloudAccount, CloudSecret]
+}
+
+AnyNode = Annotated[
+    Union[Host, Runner, RunnerGroup, Organization, Repository, Workflow, Job, Secret, GitHubToken,
+          OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential, CloudUser, CloudGroup,
+          CloudPolicy, OIDCProvider, CloudAccount, CloudSecret],
+    Field(discriminator="kind"),
+]
+NODE_ADAPTER: TypeAdapter[Node] = TypeAdapter(AnyNode)
+
+
+def node_kind(value: str) -> NodeKind:
+    """Parse a user-given kind name: case-insensitive, ``-`` and ``_`` alike.
+
+    Raises
+    ------
+    ValueError
+        naming the valid kinds.
+    """
+    norm = value.strip().lower().replace("-", "_")
+    for kind in NodeKind:
+        if kind.value == norm or NODE_TYPES[kind].spec.label.lower() == norm:
+            return kind
+    raise ValueError(f"unknown node kind {value!r}; valid kinds: {', '.join(k.value for k in NodeKind)}")
+
+
+
+#: The id column of the README: each kind's id forms (declared in :mod:`graphkit.model.ids`).
+NODE_ID_FORMATS: dict[NodeKind, str] = {kind: id_format(kind) for kind in NodeKind}
