@@ -1,4 +1,4 @@
-"""Build a graph from inputs: run ingestors, merge, then resolve cross-source edges."""
+"""Build a graph from inputs: run the ingestors, merge, classify targets, then resolve cross-source edges."""
 
 from __future__ import annotations
 
@@ -7,17 +7,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphkit import registry
-from graphkit.errors import InputError
+from graphkit.errors import GraphkitError, InputError
 from graphkit.graph import Graph
-from graphkit.registry import Progress
+from graphkit.ingestor import Progress
+from graphkit.meta import GraphMeta, Problem, SourceStatus
 from graphkit.resolve import resolve
+from graphkit.targets import classify_targets
 
 __all__ = ["BuildResult", "build_graph"]
 
 
 @dataclass
 class BuildResult:
-    """A built graph and the problems met (``partial`` when any input was skipped)."""
+    """A built graph and the problems met.
+
+    ``partial``: some file or place was skipped (the output covers the
+    rest).  ``nothing_readable``: inputs were given but not one item of any
+    source could be read: an error, never an empty graph.
+    """
 
     graph: Graph
     problems: list[InputError] = field(default_factory=list)
@@ -27,21 +34,50 @@ class BuildResult:
         """True when some file or place was skipped."""
         return bool(self.problems)
 
+    @property
+    def nothing_readable(self) -> bool:
+        """True when there were problems and no source read a single item."""
+        return self.partial and not any(s.items for s in self.graph.meta.sources.values())
 
-def build_graph(inputs: Mapping[str, Sequence[Path]], progress: Progress | None = None) -> BuildResult:
-    """Run the named ingestors on their paths and resolve the result.
+    def check_readable(self) -> "BuildResult":
+        """``self``, unless nothing could be read.
+
+        Raises
+        ------
+        GraphkitError
+            when :attr:`nothing_readable` (the problems say why).
+        """
+        if self.nothing_readable:
+            raise GraphkitError("nothing could be read from the inputs (see the skipped inputs above)")
+        return self
+
+
+def _canonical(inputs: Mapping[str, Sequence[str | Path]]) -> list[tuple[str, list[str]]]:
+    """Sources in registry order, each source's paths sorted and deduplicated: the graph does not depend on the
+    order in which inputs are given (merging keeps the first observation's evidence first)."""
+    order = list(registry.ingestors())
+    unknown = sorted(set(inputs) - set(order))
+    if unknown:
+        registry.get(unknown[0])  # raises, naming the installed ingestors
+    return [(name, sorted({str(p) for p in inputs[name]})) for name in order if inputs.get(name)]
+
+
+def build_graph(inputs: Mapping[str, Sequence[str | Path]], progress: Progress | None = None) -> BuildResult:
+    """Run the named ingestors on their paths, merge, classify deployment targets and resolve.
 
     Parameters
     ----------
     inputs
-        ingestor name (``github-actions``, ``runners``...) -> paths.
+        ingestor name (``github-actions``, ``runners``...) -> paths.  The
+        order of names and paths does not matter.
     progress
         optional callback ``(advance, description)``.
 
     Returns
     -------
     BuildResult
-        ``graph.meta`` records the inputs, per-source completeness and problems.
+        ``graph.meta`` (:class:`~graphkit.meta.GraphMeta`) records the inputs,
+        per-source completeness and problems.
 
     Raises
     ------
@@ -50,8 +86,8 @@ def build_graph(inputs: Mapping[str, Sequence[Path]], progress: Progress | None 
         recorded in ``problems``).
     """
     graph = Graph()
-    results = {name: registry.get(name).ingest([Path(p) for p in paths], progress=progress)
-               for name, paths in inputs.items() if paths}
+    sources = _canonical(inputs)
+    results = {name: registry.get(name).ingest(paths, progress=progress) for name, paths in sources}
     for res in results.values():
         for n in res.nodes:
             graph.add_node(n)
@@ -59,14 +95,15 @@ def build_graph(inputs: Mapping[str, Sequence[Path]], progress: Progress | None 
         for e in res.edges:
             graph.add_edge(e)
     problems = [p for res in results.values() for p in res.problems]
-    meta: dict = {}
+    facts: dict = {}
     for res in results.values():
-        meta.update(res.meta)
-    graph.meta = {
-        "inputs": {name: [str(p) for p in paths] for name, paths in inputs.items() if paths},
-        "sources": {name: {"complete": res.complete, "items": res.items} for name, res in results.items()},
-        "problems": [p.as_dict() for p in problems],
-        **meta,
-    }
+        facts.update(res.meta)
+    graph.meta = GraphMeta(
+        inputs=dict(sources),
+        sources={name: SourceStatus(complete=res.complete, items=res.items) for name, res in results.items()},
+        problems=[Problem(**p.as_dict()) for p in problems],
+        **facts,
+    )
+    classify_targets(graph)
     resolve(graph)
     return BuildResult(graph=graph, problems=problems)

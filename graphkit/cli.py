@@ -20,9 +20,8 @@ from graphkit import registry
 from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.graph import Graph
 from graphkit.model import node_kind
-from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, AwsIamOpt, Format, FormatOpt,  # noqa: F401
-                                 GithubActionsOpt, GraphOpt, RunnersOpt, SourcesOpt, build_with_progress, err, fail, inputs,
-                                 load_or_build, out, print_blast_radius)
+from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
+                                 GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, reads_graph)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
@@ -47,18 +46,17 @@ class FindingsFormat(str, Enum):
 
 
 @app.command()
+@reads_graph(graph_file=False)
 def build(
-    github_actions: GithubActionsOpt = [],
-    runners: RunnersOpt = [],
-    aws_iam: AwsIamOpt = [],
+    given: GraphInput,
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write the graph JSON.")]
     = Path("graph.json"),
 ) -> None:
     """Build the graph from inputs and save it (summary: counts per kind, skipped inputs)."""
-    if not (github_actions or runners or aws_iam):
-        raise typer.BadParameter("give at least one input (--github-actions, --runners, --aws-iam)")
+    if not given.inputs:
+        raise typer.BadParameter(f"give at least one input ({input_flags()})")
     try:
-        result = build_with_progress(inputs(github_actions, runners, aws_iam))
+        result = given.build()
         result.graph.save(output)
     except GraphkitError as exc:
         fail(exc)
@@ -110,12 +108,10 @@ def nodes(
 
 
 @app.command("blast-radius")
+@reads_graph()
 def blast_radius_cmd(
     sources: SourcesOpt,
-    graph: GraphOpt = None,
-    github_actions: GithubActionsOpt = [],
-    runners: RunnersOpt = [],
-    aws_iam: AwsIamOpt = [],
+    given: GraphInput,
     fmt: FormatOpt = Format.table,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Show only the N most critical assets and "
                                                "the first N plan steps.")] = None,
@@ -127,9 +123,9 @@ def blast_radius_cmd(
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j
         return blast_radius_neo4j(sources, as_json=fmt is Format.json, top=top,
-                                  has_inputs=bool(graph or github_actions or runners or aws_iam))
+                                  has_inputs=bool(given.graph or given.inputs))
     try:
-        g, partial = load_or_build(graph, github_actions, runners, aws_iam)
+        g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
     try:
@@ -145,11 +141,9 @@ def blast_radius_cmd(
 
 
 @app.command()
+@reads_graph()
 def findings(
-    graph: GraphOpt = None,
-    github_actions: GithubActionsOpt = [],
-    runners: RunnersOpt = [],
-    aws_iam: AwsIamOpt = [],
+    given: GraphInput,
     expected_org: Annotated[list[str], typer.Option("--expected-org", metavar="ORG",
                                                     help="Org (or org/repo) runners may register to. Repeatable.")] = [],
     rule_ids: Annotated[list[str], typer.Option("--rule", metavar="ID", help="Run only these rules.")] = [],
@@ -160,7 +154,7 @@ def findings(
     from graphkit.findings import FindingOptions, findings_document, rules, run_rules
 
     try:
-        g, partial = load_or_build(graph, github_actions, runners, aws_iam)
+        g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
     unknown = sorted(set(rule_ids) - set(rules()))
@@ -189,12 +183,10 @@ def findings(
 
 
 @app.command()
+@reads_graph()
 def report(
     sources: SourcesOpt,
-    graph: GraphOpt = None,
-    github_actions: GithubActionsOpt = [],
-    runners: RunnersOpt = [],
-    aws_iam: AwsIamOpt = [],
+    given: GraphInput,
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write the HTML report.")]
     = Path("report.html"),
 ) -> None:
@@ -202,7 +194,7 @@ def report(
     from graphkit.report import write_report
 
     try:
-        g, partial = load_or_build(graph, github_actions, runners, aws_iam)
+        g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
     try:
@@ -221,11 +213,9 @@ app.add_typer(export_app, name="export")
 
 
 @export_app.command("opengraph")
+@reads_graph()
 def export_opengraph(
-    graph: GraphOpt = None,
-    github_actions: GithubActionsOpt = [],
-    runners: RunnersOpt = [],
-    aws_iam: AwsIamOpt = [],
+    given: GraphInput,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE",
                                                    help="Where to write the JSON (default: stdout).")] = None,
     traversable_only: Annotated[bool, typer.Option("--traversable-only", help="Only attack-path edges.")] = False,
@@ -234,7 +224,7 @@ def export_opengraph(
     from graphkit.export import opengraph_document
 
     try:
-        g, partial = load_or_build(graph, github_actions, runners, aws_iam)
+        g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
     text = json.dumps(opengraph_document(g, traversable_only=traversable_only), indent=1)

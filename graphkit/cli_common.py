@@ -8,10 +8,13 @@ messages and exit codes.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -36,49 +39,94 @@ class Format(str, Enum):
     json = "json"
 
 
-GithubActionsOpt = Annotated[list[str], typer.Option(
-    "--github-actions", metavar="DIR", help="Repository checkout(s): DIR, OWNER/NAME=DIR, or a folder of "
-    "owner__name checkouts. Repeatable.")]
-RunnersOpt = Annotated[list[Path], typer.Option(
-    "--runners", metavar="FILE", help="Runner inventory file(s) (YAML/JSON, graphkit.runner-inventory/v1).")]
-AwsIamOpt = Annotated[list[Path], typer.Option(
-    "--aws-iam", metavar="FILE", help="AWS IAM export(s): get-account-authorization-details JSON (one per account), "
-    "get-role, credential report, policy documents, CloudFormation templates; or a folder of them. Repeatable.")]
 GraphOpt = Annotated[Optional[Path], typer.Option("--graph", "-g", metavar="FILE", help="Graph file from 'graphkit build'.")]
 SourcesOpt = Annotated[list[str], typer.Option("--from", metavar="ID", help="Source node id (runner, host, job...). "
                                               "Repeatable: the union is analysed.")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 
 
-def inputs(github_actions: list[str], runners: list[Path], aws_iam: list[Path] = ()) -> dict[str, list]:  # type: ignore[assignment]
-    return {"github-actions": list(github_actions), "runners": list(runners), "aws-iam": list(aws_iam)}
+class GraphInput:
+    """What a command reads: a saved graph (``--graph``) or the inputs of ``build`` (one option per ingestor).
+
+    ``inputs``: ingestor name -> values as given (``--github-actions DIR`` ...).
+    """
+
+    def __init__(self, graph: Path | None, inputs: dict[str, list[str]]) -> None:
+        self.graph, self.inputs = graph, {k: v for k, v in inputs.items() if v}
+
+    def build(self) -> BuildResult:
+        """Build from the inputs with a progress bar on stderr, naming every skipped input there.
+
+        Raises
+        ------
+        GraphkitError
+            when nothing could be read (:meth:`BuildResult.check_readable`).
+        """
+        total = sum(registry.get(name).count(paths) for name, paths in self.inputs.items())
+        with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=err, transient=True, disable=total < 20) as bar:
+            task = bar.add_task("reading inputs", total=total or None)
+            result = build_graph(self.inputs, progress=lambda n, what: bar.update(task, advance=n,
+                                                                                 description=what[-40:]))
+        for p in result.problems:
+            err.print(f"[yellow]skipped[/yellow] {escape(str(p))}", highlight=False)
+        return result.check_readable()
+
+    def load(self) -> tuple[Graph, bool]:
+        """``(graph, partial)`` from ``--graph`` or from the inputs.
+
+        Raises
+        ------
+        typer.BadParameter
+            when both or neither are given.
+        GraphkitError
+            for an unreadable graph file or inputs of which nothing could be read.
+        """
+        if self.graph is not None:
+            if self.inputs:
+                raise typer.BadParameter("give either --graph or input options, not both")
+            loaded = Graph.load(self.graph)
+            return loaded, loaded.meta.partial
+        if not self.inputs:
+            raise typer.BadParameter(f"give --graph FILE or at least one input ({input_flags()})")
+        result = self.build()
+        return result.graph, result.partial
 
 
-def build_with_progress(inputs: dict[str, list]) -> BuildResult:
-    """Run the build with a progress bar on stderr and report skipped inputs."""
-    total = sum(registry.get(name).count([Path(p) for p in paths]) for name, paths in inputs.items() if paths)
-    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True, disable=total < 20) as bar:
-        task = bar.add_task("reading inputs", total=total or None)
-        result = build_graph(inputs, progress=lambda n, what: bar.update(task, advance=n, description=what[-40:]))
-    for p in result.problems:
-        err.print(f"[yellow]skipped[/yellow] {escape(str(p))}", highlight=False)
-    if result.problems and not any(s["items"] for s in result.graph.meta["sources"].values()):
-        raise GraphkitError("nothing could be read from the inputs (see the skipped inputs above)")
-    return result
+def input_flags() -> str:
+    """``--github-actions, --runners, ...``: the input options, from the ingestor registry."""
+    return ", ".join(f"--{name}" for name in registry.ingestors())
 
 
-def load_or_build(graph: Optional[Path], github_actions: list[str], runners: list[Path],
-                   aws_iam: list[Path] = ()) -> tuple[Graph, bool]:  # type: ignore[assignment]
-    if graph is not None:
-        if github_actions or runners or aws_iam:
-            raise typer.BadParameter("give either --graph or input options, not both")
-        loaded = Graph.load(graph)
-        return loaded, bool(loaded.meta.get("problems"))
-    if not (github_actions or runners or aws_iam):
-        raise typer.BadParameter("give --graph FILE or at least one input (--github-actions, --runners, --aws-iam)")
-    result = build_with_progress(inputs(github_actions, runners, aws_iam))
-    return result.graph, result.partial
+def reads_graph(*, graph_file: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command the input options of every registered ingestor (and ``--graph`` unless ``graph_file`` is
+    False), passed to it as its ``given: GraphInput`` parameter.
+
+    A new ingestor (entry point ``graphkit.ingestors``) adds its ``--<name>`` option, with its
+    :class:`~graphkit.ingestor.InputOption` metavar and help, to every such command without editing them.
+    """
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(fn, eval_str=True)
+        own = [p for p in sig.parameters.values() if p.name != "given"]
+        names = {name: "in_" + name.replace("-", "_") for name in registry.ingestors()}
+        added = [inspect.Parameter("graph", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=GraphOpt)] \
+            if graph_file else []
+        for name, ingestor in registry.ingestors().items():
+            option = typer.Option(f"--{name}", metavar=ingestor.option.metavar, help=ingestor.option.help)
+            added.append(inspect.Parameter(names[name], inspect.Parameter.KEYWORD_ONLY, default=[],
+                                           annotation=Annotated[list[str], option]))
+
+        @functools.wraps(fn)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            graph = kwargs.pop("graph", None)
+            inputs = {name: list(kwargs.pop(py) or []) for name, py in names.items()}
+            return fn(*args, given=GraphInput(graph, inputs), **kwargs)
+
+        params = own + added
+        command.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in params}
+        return command
+    return decorate
 
 
 def fail(exc: GraphkitError) -> None:

@@ -3,7 +3,7 @@
 Runs inside :func:`graphkit.resolve.resolve` (pure graph -> graph, idempotent).
 Inputs: :class:`~graphkit.model.OIDCIdentity` nodes (workflow ingestor),
 :class:`~graphkit.model.CloudRole` nodes with ``trust_policy`` (AWS IAM
-ingestor), ``graph.meta["runner_inventory"]["oidc_sub_templates"]``.
+ingestor), ``graph.meta.runner_inventory.oidc_sub_templates``.
 
 1. **Trust evaluation** (``shared/docs/semantics.md`` §4-§5): for every OIDC
    identity and every ingested AWS role whose trust policy has an
@@ -26,7 +26,7 @@ ingestor), ``graph.meta["runner_inventory"]["oidc_sub_templates"]``.
    (a host credential grant in the runner inventory) gets ``assumes_role`` to
    the role of that instance profile.
 
-Summary in ``graph.meta["cloud"]``: ``evaluated`` (pairs), ``denied`` (named
+Summary in ``graph.meta.cloud``: ``evaluated`` (pairs), ``denied`` (named
 roles the trust rejects, ``oidc id -> role id``), ``resolved_patterns``.
 """
 
@@ -36,12 +36,12 @@ from typing import Any
 
 from graphkit.graph import Graph
 from graphkit.iam import (Statement, Tri, glob_match, or3, parse_policy, PolicyError, web_identity_trust)
+from graphkit.meta import CloudSummary
 from graphkit.model import CloudRole, Confidence, Edge, EdgeKind, Evidence, NodeKind, OIDCIdentity
 from graphkit.oidc import candidate_subjects, claims_context, effective_template
 
-__all__ = ["link_cloud", "CLOUD_META_KEY"]
+__all__ = ["link_cloud"]
 
-CLOUD_META_KEY = "cloud"
 
 
 def _iam_evidence(role: Any) -> Evidence | None:
@@ -92,7 +92,7 @@ def link_cloud(graph: Graph) -> None:
     Returns
     -------
     None
-        ``graph`` is changed in place; ``graph.meta["cloud"]`` summarises.
+        ``graph`` is changed in place; ``graph.meta.cloud`` summarises.
 
     Raises
     ------
@@ -103,10 +103,10 @@ def link_cloud(graph: Graph) -> None:
     roles = [r for r in graph.nodes(NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
     known = {r.identifier: r for r in roles if r.trust == "known"}
     ingested_accounts = {r.account for r in known.values() if r.account}
-    templates = (graph.meta.get("runner_inventory") or {}).get("oidc_sub_templates") or {}
-    prev = graph.meta.get(CLOUD_META_KEY) or {}
-    denied: set[str] = set(prev.get("denied") or [])
-    resolved: set[str] = set(prev.get("resolved_patterns") or [])
+    templates = graph.meta.inventory.oidc_sub_templates
+    prev = graph.meta.cloud or CloudSummary()
+    denied: set[str] = set(prev.denied)
+    resolved: set[str] = set(prev.resolved_patterns)
     evaluated = 0
     trusts = {r.id: st for r in known.values() if (st := _statements(r))}
     identities = [o for o in graph.nodes(NodeKind.OIDC_IDENTITY) if isinstance(o, OIDCIdentity)
@@ -155,8 +155,7 @@ def link_cloud(graph: Graph) -> None:
             graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=r.id, target=target.id,
                                 evidence=list(target.evidence[:1]) or list(r.evidence[:1]),
                                 props={"via": "instance profile"}))
-    graph.meta[CLOUD_META_KEY] = {"evaluated": evaluated, "denied": sorted(denied),
-                                  "resolved_patterns": sorted(resolved)}
+    graph.meta.cloud = CloudSummary(evaluated=evaluated, denied=sorted(denied), resolved_patterns=sorted(resolved))
 
 
 def trust_documents(graph: Graph):

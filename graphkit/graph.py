@@ -19,18 +19,66 @@ Saving then loading gives an equal graph (see ``tests/test_graph.py``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
 from graphkit.errors import GraphFileError, GraphkitError, UnknownNodeError
-from graphkit.model import EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, Edge, Node, NodeKind
+from graphkit.meta import GraphMeta
+from graphkit.model import EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, Confidence, Edge, EdgeKind, Evidence, Lifetime, Node, NodeKind
 
-__all__ = ["Graph", "GRAPH_SCHEMA"]
+__all__ = ["Graph", "GraphBuilder", "GRAPH_SCHEMA"]
 
 GRAPH_SCHEMA = "graphkit.graph/v1"
+
+
+class GraphBuilder:
+    """Accumulates the nodes and edges of one source, merged exactly as :class:`Graph` merges them.
+
+    Identity is the node id, and ``(source, target, nx_key)`` for edges
+    (:attr:`Edge.identity`); a second observation merges into the first
+    (:meth:`Node.merged`, :meth:`Edge.merged`).  Unlike :class:`Graph`, an
+    edge may point to a node another source declares (checked when the build
+    adds it to the graph).
+    """
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, Node] = {}
+        self.edges: dict[tuple[str, str, str], Edge] = {}
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self.nodes
+
+    def node(self, node: Node) -> str:
+        """Add or merge ``node``; returns its id."""
+        prev = self.nodes.get(node.id)
+        self.nodes[node.id] = node if prev is None else prev.merged(node)
+        return node.id
+
+    def add_edge(self, edge: Edge) -> Edge:
+        """Add or merge ``edge``; returns the stored edge."""
+        prev = self.edges.get(edge.identity)
+        stored = edge if prev is None else prev.merged(edge)
+        self.edges[edge.identity] = stored
+        return stored
+
+    def edge(self, kind: EdgeKind, source: str, target: str, evidence: Evidence | Sequence[Evidence], *,
+             key: str = "", possible: bool = False, lifetime: Lifetime | None = None,
+             props: dict[str, Any] | None = None) -> Edge:
+        """Add or merge an edge of ``kind`` (``possible`` sets :attr:`Confidence.POSSIBLE`)."""
+        return self.add_edge(Edge(kind=kind, source=source, target=target, key=key,
+                                  evidence=[evidence] if isinstance(evidence, Evidence) else list(evidence),
+                                  confidence=Confidence.POSSIBLE if possible else Confidence.CERTAIN,
+                                  lifetime=lifetime, props=props or {}))
+
+    def update(self, other: "GraphBuilder") -> None:
+        """Merge every node and edge of ``other`` into this builder."""
+        for n in other.nodes.values():
+            self.node(n)
+        for e in other.edges.values():
+            self.add_edge(e)
 
 
 class Graph:
@@ -48,7 +96,16 @@ class Graph:
 
     def __init__(self) -> None:
         self.nx: nx.MultiDiGraph = nx.MultiDiGraph()
-        self.meta: dict[str, Any] = {}
+        self._meta = GraphMeta()
+
+    @property
+    def meta(self) -> GraphMeta:
+        """What the build recorded (:class:`~graphkit.meta.GraphMeta`); assigning a mapping validates it."""
+        return self._meta
+
+    @meta.setter
+    def meta(self, value: GraphMeta | dict[str, Any]) -> None:
+        self._meta = value if isinstance(value, GraphMeta) else GraphMeta.model_validate(value)
 
     # ----------------------------------------------------------------- building
     def add_node(self, node: Node) -> Node:
@@ -57,6 +114,17 @@ class Graph:
             node = self.node(node.id).merged(node)
         self.nx.add_node(node.id, kind=node.spec.kind.value, node=node)
         return node
+
+    def replace_node(self, node: Node) -> None:
+        """Store ``node`` in place of the node with its id (no merge; edges are kept).
+
+        Raises
+        ------
+        UnknownNodeError
+            if no node has that id.
+        """
+        self.node(node.id)
+        self.nx.nodes[node.id]["node"] = node
 
     def add_edge(self, edge: Edge) -> Edge:
         """Add or merge ``edge``; both endpoints must exist with allowed kinds."""
@@ -67,12 +135,11 @@ class Graph:
             kind = self.node(end).spec.kind
             if kind not in allowed:
                 raise GraphkitError(f"edge {edge.kind.value} may not touch a {kind.value} node ({end})")
-        key = edge.nx_key
-        existing = self.nx.get_edge_data(edge.source, edge.target, key)
+        source, target, key = edge.identity
+        existing = self.nx.get_edge_data(source, target, key)
         if existing is not None:
             edge = existing["edge"].merged(edge)
-        self.nx.add_edge(edge.source, edge.target, key=key, kind=edge.kind.value,
-                         traversable=spec.traversable, edge=edge)
+        self.nx.add_edge(source, target, key=key, kind=edge.kind.value, traversable=spec.traversable, edge=edge)
         return edge
 
     def update(self, nodes: Iterable[Node] = (), edges: Iterable[Edge] = ()) -> None:
@@ -146,7 +213,7 @@ class Graph:
             "schema": GRAPH_SCHEMA,
             "nodes": [n.model_dump(mode="json", exclude_defaults=False) for n in self.nodes()],
             "edges": [e.model_dump(mode="json") for e in self.edges()],
-            "meta": self.meta,
+            "meta": self.meta.to_json(),
         }
 
     @classmethod
@@ -161,7 +228,10 @@ class Graph:
         if not isinstance(data, dict) or data.get("schema") != GRAPH_SCHEMA:
             raise GraphFileError(source, f"not a {GRAPH_SCHEMA} file (schema={data.get('schema') if isinstance(data, dict) else None!r})")
         g = cls()
-        g.meta = data.get("meta", {})
+        try:
+            g.meta = data.get("meta") or {}
+        except ValueError as exc:
+            raise GraphFileError(source, f"meta: {exc}") from None
         for i, raw in enumerate(data.get("nodes", [])):
             try:
                 node = NODE_ADAPTER.validate_python(raw)

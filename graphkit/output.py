@@ -65,6 +65,6 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
                          "description": s.description, "phase": s.phase, "long_lived": s.long_lived, "cuts": list(s.cuts),
                          "residual_weight": s.residual_weight} for s in steps],
         "residual_weight": plan.residual_weight,
-        "partial_input": bool(graph.meta.get("problems")),
-        "problems": list(graph.meta.get("problems", [])),
+        "partial_input": graph.meta.partial,
+        "problems": [p.model_dump() for p in graph.meta.problems],
     }

@@ -1,10 +1,13 @@
 """Registry of ingestors: how the core reaches ``ingest/`` without importing it.
 
-An ingestor is any object with a ``name`` (the CLI option stem, e.g.
-``github-actions`` for ``--github-actions``), a one-line ``description`` and an
+An ingestor (:class:`graphkit.ingestor.Ingestor`; file sources subclass
+:class:`graphkit.ingestor.FileIngestor`) has a ``name`` (the CLI option stem,
+e.g. ``github-actions`` for ``--github-actions``), a one-line
+``description``, an :class:`~graphkit.ingestor.InputOption` and an
 ``ingest(paths, progress=None) -> IngestResult`` method.  Ingestors are found
 through the ``graphkit.ingestors`` entry-point group declared in
-``pyproject.toml``; tests may :func:`register` more.
+``pyproject.toml``; tests may :func:`register` more.  The build merges sources
+in :func:`ingestors` order.
 
 A collector (``graphkit collect <name>``) reads a live system read-only and
 returns a document an ingestor reads (e.g. the ``host`` collector writes the
@@ -15,56 +18,15 @@ runner inventory format).  It has a ``name``, a ``description`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
 
 from graphkit.errors import GraphkitError, InputError
-from graphkit.model import Edge, Node
+from graphkit.ingestor import Ingestor
 
-__all__ = ["IngestResult", "Ingestor", "Progress", "register", "ingestors", "get", "CollectResult", "Collector",
-           "collectors", "get_collector"]
-
-#: ``progress(advance, description)``: called by ingestors as they finish items.
-Progress = Callable[[int, str], None]
-
-
-@dataclass
-class IngestResult:
-    """What one ingestor produced.
-
-    ``problems``: non-fatal input errors (skipped files or places), each naming
-    file and place.  ``complete``: every input was read in full (no problem);
-    a consumer must not treat missing data of an incomplete source as absent.
-    ``meta``: JSON-compatible facts for the build (e.g. label overrides).
-    """
-
-    nodes: list[Node] = field(default_factory=list)
-    edges: list[Edge] = field(default_factory=list)
-    problems: list[InputError] = field(default_factory=list)
-    items: int = 0
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def complete(self) -> bool:
-        """True when nothing was skipped."""
-        return not self.problems
-
-
-class Ingestor(Protocol):
-    """Interface every ``ingest/`` module exposes (see module docstring)."""
-
-    name: str
-    description: str
-
-    def count(self, paths: Sequence[Path]) -> int:
-        """How many items ``ingest`` will report progress for (for progress bars)."""
-
-    def ingest(self, paths: Sequence[Path], progress: Progress | None = None) -> IngestResult:
-        """Read ``paths`` and return nodes, edges and problems; never raise on one bad file."""
-
+__all__ = ["register", "ingestors", "get", "CollectResult", "Collector", "collectors", "get_collector"]
 
 _extra: dict[str, Ingestor] = {}
 
@@ -75,12 +37,13 @@ def register(ingestor: Ingestor) -> None:
 
 
 def ingestors() -> dict[str, Ingestor]:
-    """All ingestors by name: entry points of group ``graphkit.ingestors``, then registered ones."""
+    """All ingestors by name (entry points of group ``graphkit.ingestors`` and registered ones), in merge order:
+    by :attr:`~graphkit.ingestor.Ingestor.merge_rank`, then name."""
     found: dict[str, Ingestor] = {}
     for ep in entry_points(group="graphkit.ingestors"):
         found[ep.name] = ep.load()
     found.update(_extra)
-    return found
+    return dict(sorted(found.items(), key=lambda kv: (getattr(kv[1], "merge_rank", 50), kv[0])))
 
 
 def get(name: str) -> Ingestor:

@@ -533,11 +533,10 @@ def report_html(graph: Graph, sources: str | Iterable[str], *, findings: Iterabl
     title = title or f"graphkit report: blast radius of {names}"
     crit = sum(1 for r in radius if r.criticality is Criticality.CRITICAL)
     possible = sum(1 for r in radius if r.confidence is Confidence.POSSIBLE)
-    meta = graph.meta or {}
-    problems = meta.get("problems") or []
+    problems = graph.meta.problems
     warn = (f'<p class="warn">Partial input: {len(problems)} file(s) or place(s) were skipped when the graph was '
             "built; the blast radius may be larger.</p>") if problems else ""
-    inputs = meta.get("inputs")
+    inputs = graph.meta.inputs
     inputs_html = f"<p class=\"meta\">inputs: <code>{_e(inputs)}</code></p>" if inputs else ""
     cards = "".join(f'<div class="card"><b>{v}</b>{_e(k)}</div>' for k, v in (
         ("reached", len(radius)), ("critical", crit), ("possible", possible), ("weighted radius", radius.weight),

@@ -5,10 +5,10 @@ It is pure graph -> graph (no I/O) and idempotent: resolving twice gives the
 same graph.  Its input facts are node fields (:class:`~graphkit.model.Job`
 routing and secret fields, :class:`~graphkit.model.Runner`,
 :class:`~graphkit.model.RunnerGroup`, :class:`~graphkit.model.Repository`,
-:class:`~graphkit.model.Secret`) and ``graph.meta["runner_inventory"]``
+:class:`~graphkit.model.Secret`) and ``graph.meta.runner_inventory``
 (written by :mod:`ingest.runner_inventory`: hosted-label overrides, which
 secret lists are complete).  Its own findings are summarised in
-``graph.meta["resolve"]``.
+``graph.meta.resolve``.
 
 Routing (``shared/docs/semantics.md`` §2)
 -----------------------------------------
@@ -104,15 +104,12 @@ from typing import Any
 from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
 from graphkit.hosted import is_self_hosted
+from graphkit.meta import ResolveSummary
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Host, Job, Lifetime, NodeKind, Repository,
                             Runner, RunnerGroup, RunsOnCandidate, Secret, SecretGrant, repo_key, secret_key)
 
-__all__ = ["resolve", "INVENTORY_META_KEY", "RESOLVE_META_KEY"]
+__all__ = ["resolve"]
 
-#: ``graph.meta`` key written by the runner inventory ingestor.
-INVENTORY_META_KEY = "runner_inventory"
-#: ``graph.meta`` key this module writes.
-RESOLVE_META_KEY = "resolve"
 
 C, P = Confidence.CERTAIN, Confidence.POSSIBLE
 
@@ -146,13 +143,13 @@ class _Ctx:
 
     @classmethod
     def of(cls, graph: Graph) -> "_Ctx":
-        meta = graph.meta.get(INVENTORY_META_KEY) or {}
+        meta = graph.meta.inventory
         ctx = cls(
             graph=graph,
-            extra_hosted=list(meta.get("github_hosted_labels") or []),
-            self_hosted=list(meta.get("self_hosted_labels") or []),
-            complete={_low(x) for x in meta.get("secrets_complete") or []},
-            unknown_workflow_lists={_low(x) for x in meta.get("unknown_selected_workflows") or []},
+            extra_hosted=list(meta.github_hosted_labels),
+            self_hosted=list(meta.self_hosted_labels),
+            complete={_low(x) for x in meta.secrets_complete},
+            unknown_workflow_lists={_low(x) for x in meta.unknown_selected_workflows},
             runners=[r for r in graph.nodes(NodeKind.RUNNER)  # type: ignore[misc]
                      if isinstance(r, Runner) and not r.inferred and r.platform == "github"],
             groups={n.id: n for n in graph.nodes(NodeKind.RUNNER_GROUP) if isinstance(n, RunnerGroup)},
@@ -542,7 +539,7 @@ def resolve(graph: Graph) -> None:
     ----------
     graph
         a graph holding the nodes of every ingestor (jobs, runners, groups,
-        repositories, secrets, hosts, caches); ``graph.meta["runner_inventory"]``
+        repositories, secrets, hosts, caches); ``graph.meta.runner_inventory``
         optional.
 
     Returns
@@ -550,7 +547,7 @@ def resolve(graph: Graph) -> None:
     None
         ``graph`` gains ``RECEIVES_JOB``, ``READS_SECRET``, secret-grant,
         ``RESTORES_INTO`` and ``WRITES_CACHE`` edges, inferred runner pools and
-        secrets of scope ``unknown``/``all``; ``graph.meta["resolve"]`` lists
+        secrets of scope ``unknown``/``all``; ``graph.meta.resolve`` lists
         ``inferred_pools``, ``unresolved_jobs``, ``unknown_secrets``,
         ``dangling_grants`` (grant targets absent from the graph) and
         ``unrouted_candidates`` (label sets served by runners whose group
@@ -572,6 +569,6 @@ def resolve(graph: Graph) -> None:
     _route(ctx, jobs)
     _secrets(ctx, jobs)
     _host_caches(ctx)
-    graph.meta[RESOLVE_META_KEY] = {k: sorted(v) for k, v in ctx.summary.items()}
+    graph.meta.resolve = ResolveSummary(**{k: sorted(v) for k, v in ctx.summary.items()})
     from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)
     link_cloud(graph)

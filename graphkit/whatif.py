@@ -2,7 +2,7 @@
 
 Each change returns a **modified copy** of the graph (the input is never
 touched; unchanged node and edge objects are shared, changed ones replaced),
-and records itself in ``copy.meta["what_if"]``.  Changes compose by chaining::
+and records itself in ``copy.meta.what_if``.  Changes compose by chaining::
 
     after = narrow_trust_policy(make_ephemeral(g, "runner:acme/build-01-a", host=True),
                                 "cloud_role:aws:arn:aws:iam::111122223333:role/acme-release",
@@ -46,7 +46,6 @@ from graphkit.model import (
 )
 
 __all__ = [
-    "WHAT_IF_META_KEY",
     "make_ephemeral",
     "restrict_runner_group",
     "narrow_trust_policy",
@@ -56,8 +55,6 @@ __all__ = [
     "compare",
 ]
 
-#: ``graph.meta`` key listing the changes applied to a what-if copy, in order.
-WHAT_IF_META_KEY = "what_if"
 
 EdgeRef = Edge | tuple[str, str, EdgeKind | str]
 
@@ -74,7 +71,7 @@ def _copy(graph: Graph) -> Graph:
 
 
 def _record(graph: Graph, change: str, **details: Any) -> None:
-    graph.meta.setdefault(WHAT_IF_META_KEY, []).append({"change": change, **details})
+    graph.meta.what_if = [*graph.meta.what_if, {"change": change, **details}]
 
 
 def _typed(graph: Graph, node_id: str, kind: NodeKind) -> Node:
@@ -85,7 +82,7 @@ def _typed(graph: Graph, node_id: str, kind: NodeKind) -> Node:
 
 
 def _replace_node(graph: Graph, node: Node) -> None:
-    graph.nx.nodes[node.id]["node"] = node
+    graph.replace_node(node)
 
 
 def _replace_edge(graph: Graph, edge: Edge) -> None:
@@ -378,7 +375,7 @@ def remove_edges(graph: Graph, edges: Iterable[EdgeRef] = (), *,
     Returns
     -------
     Graph
-        The copy; ``meta["what_if"]`` records how many edges were removed.
+        The copy; ``meta.what_if`` records how many edges were removed.
 
     Raises
     ------
@@ -390,7 +387,7 @@ def remove_edges(graph: Graph, edges: Iterable[EdgeRef] = (), *,
     >>> from graphkit.model import EdgeKind
     >>> g = Graph()
     >>> after = remove_edges(g, where=lambda e: e.kind is EdgeKind.MINTS_OIDC)
-    >>> after.meta["what_if"]
+    >>> after.meta.what_if
     [{'change': 'remove_edges', 'edges_removed': 0}]
     """
     g = _copy(graph)
@@ -522,7 +519,7 @@ def compare(before: Graph, after: Graph, sources: str | Iterable[str], *,
     -------
     Comparison
         Both snapshots, the ids no longer reached, newly reached and changed,
-        and the changes recorded in ``after.meta["what_if"]``.
+        and the changes recorded in ``after.meta.what_if``.
 
     Raises
     ------
@@ -560,5 +557,5 @@ def compare(before: Graph, after: Graph, sources: str | Iterable[str], *,
         if diff:
             changed[r.id] = diff
     return Comparison(sources=b.radius.sources, before=b, after=a, removed=removed, added=added, changed=changed,
-                      changes=tuple(after.meta.get(WHAT_IF_META_KEY, [])))
+                      changes=tuple(after.meta.what_if))
 

@@ -66,16 +66,15 @@ from typing import Any
 
 import yaml
 
-from ingest._io import read_text
 from graphkit.errors import InputError
 from graphkit.iam import (PolicyError, Statement, Tri, allowed, and3, expand_actions, oidc_trust_issues,
                           parse_policy, principal_trust, resource_matches)
 from graphkit.model import (CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudSecret, CloudUser, Confidence,
                             Criticality, DeploymentTarget, Edge, EdgeKind, Evidence, Node, OIDCProvider,
                             SigningKey)
-from graphkit.registry import IngestResult, Progress
+from graphkit.ingestor import RANK_CLOUD, Collected, FileIngestor, IngestResult, InputFile, InputOption, NotRecognised
 
-__all__ = ["INGESTOR", "AwsIamIngestor", "collect", "parse", "to_graph", "ParsedFile", "Principal",
+__all__ = ["INGESTOR", "AwsIamIngestor", "parse", "to_graph", "ParsedFile", "Principal",
            "ManagedPolicy", "SENSITIVE_ACTIONS", "META_KEY"]
 
 META_KEY = "aws_iam"
@@ -167,18 +166,6 @@ class ParsedFile:
 
 
 # --------------------------------------------------------------------------- collect
-
-
-def collect(paths: Sequence[Path]) -> list[Path]:
-    """Files under ``paths``: as given, or (directories) ``*.json|yaml|yml`` and ``iam-get-role/*``, sorted."""
-    out: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            out.extend(sorted(q for q in p.rglob("*") if q.is_file() and (
-                q.suffix in (".json", ".yaml", ".yml") or q.parent.name == "iam-get-role")))
-        else:
-            out.append(p)
-    return out
 
 
 # --------------------------------------------------------------------------- parse
@@ -434,7 +421,7 @@ def parse(text: str, file: str, *, parameters: dict[str, str] | None = None) -> 
             return _auth_details(data, file)
     except PolicyError as exc:
         raise InputError(file, exc.place, exc.reason) from None
-    raise InputError(file, "", "not a recognised IAM document (expected get-account-authorization-details, "
+    raise NotRecognised(file, "", "not a recognised IAM document (expected get-account-authorization-details, "
                                "get-role, a credential report, a policy document or a CloudFormation template)")
 
 
@@ -795,47 +782,34 @@ def or3_grants(grants: Iterable[Any], arn: str) -> Tri:
 # --------------------------------------------------------------------------- ingestor
 
 
-class AwsIamIngestor:
+class AwsIamIngestor(FileIngestor[ParsedFile]):
     """The ``aws-iam`` ingestor (``--aws-iam FILE``)."""
 
     name = "aws-iam"
     description = "AWS IAM: get-account-authorization-details exports, get-role, credential reports, policy " \
                   "documents and CloudFormation templates"
+    option = InputOption("FILE", "AWS IAM export(s): get-account-authorization-details JSON (one per account), "
+                         "get-role, credential report, policy documents, CloudFormation templates; or a folder of "
+                         "them. Repeatable.")
+    #: in folders: JSON/YAML documents and the extensionless outputs of ``aws iam get-role`` saved by name
+    merge_rank = RANK_CLOUD
+    patterns = ("*.json", "*.yaml", "*.yml", "iam-get-role/*")
+    nothing_found = ("no IAM documents found (get-account-authorization-details, get-role, policy or "
+                     "CloudFormation JSON/YAML)")
 
-    def count(self, paths: Sequence[Path]) -> int:
-        """Number of files :func:`collect` finds."""
-        return len(collect(paths))
+    def parse(self, text: str, file: InputFile) -> ParsedFile:
+        """:func:`parse` (a document of another kind found in a folder is ignored)."""
+        return parse(text, file.name)
 
-    def ingest(self, paths: Sequence[Path], progress: Progress | None = None) -> IngestResult:
-        """Read every file; a bad file or entry becomes a problem, never an exception."""
+    def to_graph(self, parsed: list[ParsedFile], collected: Collected) -> IngestResult:
+        """:func:`to_graph` of every file at once (role chains cross accounts)."""
         result = IngestResult()
-        parsed: list[ParsedFile] = []
-        ignored: list[str] = []
-        explicit = {str(p) for p in paths if not p.is_dir()}
-        used: list[Path] = []
-        for path in collect(paths):
-            file = str(path)
-            try:
-                pf = parse(read_text(path), file)
-            except InputError as exc:
-                if file not in explicit and exc.reason.startswith("not a recognised IAM document"):
-                    ignored.append(file)  # an unrelated file in a folder (e.g. sts-get-caller-identity.json)
-                else:
-                    result.problems.append(exc)
-            else:
-                result.problems.extend(pf.problems)
-                parsed.append(pf)
-                used.append(path)
-                result.items += 1
-            if progress is not None:
-                progress(1, f"aws iam {file}")
-        for p in paths:  # a folder with nothing usable is a problem, never an empty account
-            if p.is_dir() and not any(u == p or p in u.parents for u in used):
-                result.problems.append(InputError(str(p), "", "no IAM documents found (get-account-authorization-"
-                                                  "details, get-role, policy or CloudFormation JSON/YAML)"))
         nodes, edges, meta = to_graph(parsed)
-        result.nodes, result.edges = nodes, edges
-        result.meta = {META_KEY: {**meta, "ignored": ignored}}
+        for n in nodes:
+            result.graph.node(n)
+        for e in edges:
+            result.graph.add_edge(e)
+        result.meta = {META_KEY: {**meta, "ignored": collected.ignored}}
         return result
 
 

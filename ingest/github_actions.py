@@ -70,12 +70,12 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ingest._io import read_text
 from graphkit.errors import InputError
-from graphkit.model import (Cache, CloudRole, Confidence, Criticality, DeploymentTarget, Edge, EdgeKind, Evidence,
-                            GitHubToken, Job, Node, OIDCIdentity, Organization, Repository, RunsOnCandidate,
+from graphkit.model import (Cache, CloudRole, Confidence, Criticality, DeploymentTarget, EdgeKind, Evidence,
+                            GitHubToken, Job, OIDCIdentity, Organization, Repository, RunsOnCandidate,
                             SecretGrant, SecretRef, SigningKey, Workflow, repo_key, secret_key)
-from graphkit.registry import IngestResult, Progress
+from graphkit.graph import GraphBuilder
+from graphkit.ingestor import Collected, FileIngestor, IngestResult, InputFile, InputOption
 from ingest._yaml import join_path, line_of, load_yaml
 
 __all__ = [
@@ -1049,24 +1049,6 @@ class _Call:
 
 
 @dataclass
-class _Out:
-    nodes: dict[str, Node] = field(default_factory=dict)
-    edges: dict[tuple[EdgeKind, str, str], Edge] = field(default_factory=dict)
-    problems: list[InputError] = field(default_factory=list)
-
-    def node(self, node: Node) -> str:
-        self.nodes[node.id] = self.nodes[node.id].merged(node) if node.id in self.nodes else node
-        return node.id
-
-    def edge(self, kind: EdgeKind, source: str, target: str, ev: Evidence, *, possible: bool = False,
-             props: dict[str, Any] | None = None) -> None:
-        e = Edge(kind=kind, source=source, target=target, evidence=[ev],
-                 confidence=Confidence.POSSIBLE if possible else Confidence.CERTAIN, props=props or {})
-        self.edges[(kind, source, target)] = self.edges[(kind, source, target)].merged(e) \
-            if (kind, source, target) in self.edges else e
-
-
-@dataclass
 class _JobState:
     """What the step rules of one job instance accumulate."""
 
@@ -1075,7 +1057,7 @@ class _JobState:
     oidc_id: str | None
     identity: str               # keyless signing identity of the defining workflow
     secrets: _SecretMap
-    out: _Out
+    out: GraphBuilder
     grants: list[SecretGrant] = field(default_factory=list)
     checkouts: dict[str, str] = field(default_factory=dict)  # checkout path -> repo key
     registries: list[str] = field(default_factory=list)
@@ -1510,7 +1492,8 @@ def _uses_target(uses: str) -> tuple[str | None, str, str | None]:
 
 class _Builder:
     def __init__(self, files: Sequence[WorkflowFile | ActionFile], max_levels: int) -> None:
-        self.out = _Out()
+        self.out = GraphBuilder()
+        self.problems: list[InputError] = []
         self.max_levels = max_levels
         self.workflows = {(repo_key(f.repository), f.file): f for f in files if isinstance(f, WorkflowFile)}
         self.actions = {(repo_key(f.repository), f.directory): f for f in files if isinstance(f, ActionFile)}
@@ -1678,10 +1661,10 @@ class _Builder:
             return unresolved or unk, all_ev
         self.out.edge(EdgeKind.CALLS_WORKFLOW, jid, wid, ev)
         if key in call.chain:
-            self.out.problems.append(InputError(src.file, f"{path}.uses", f"reusable workflow cycle via {jd.uses}"))
+            self.problems.append(InputError(src.file, f"{path}.uses", f"reusable workflow cycle via {jd.uses}"))
             return unresolved, all_ev
         if len(call.chain) >= self.max_levels:
-            self.out.problems.append(InputError(src.file, f"{path}.uses", f"more than {self.max_levels} workflow "
+            self.problems.append(InputError(src.file, f"{path}.uses", f"more than {self.max_levels} workflow "
                                                 "levels; deeper calls not instantiated"))
             return unresolved, all_ev
         if jd.secrets == "inherit":
@@ -1793,8 +1776,7 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
         b.repository(name, Evidence(file=".", repository=name, detail="checkout"))
     b.run()
     parse_problems = [p for f in files for p in f.problems]  # skipped jobs/steps: incomplete, say so
-    return IngestResult(nodes=list(b.out.nodes.values()), edges=list(b.out.edges.values()),
-                        problems=parse_problems + b.out.problems)
+    return IngestResult(graph=b.out, problems=parse_problems + b.problems)
 
 
 # ============================================================================ collect (I/O)
@@ -1893,48 +1875,38 @@ def checkout_files(checkout: Checkout) -> list[tuple[str, str]]:
     return found
 
 
-class GitHubActionsIngestor:
-    """The ``github-actions`` ingestor (see module docstring)."""
+class GitHubActionsIngestor(FileIngestor["WorkflowFile | ActionFile"]):
+    """The ``github-actions`` ingestor (see module docstring): the files of :func:`find_checkouts`."""
 
     name = "github-actions"
     description = "GitHub Actions workflows and local actions of repository checkouts"
+    option = InputOption("DIR", "Repository checkout(s): DIR, OWNER/NAME=DIR, or a folder of owner__name "
+                         "checkouts. Repeatable.")
 
-    def count(self, paths: Sequence[Path]) -> int:
-        """Number of files :meth:`ingest` reads (one progress step each)."""
-        checkouts, _ = find_checkouts(paths)
-        return sum(len(checkout_files(c)) for c in checkouts)
-
-    def ingest(self, paths: Sequence[Path], progress: Progress | None = None) -> IngestResult:
-        """Read checkouts; one bad file becomes one problem, every other file is still used.
-
-        Returns
-        -------
-        IngestResult
-            ``items`` = files read; ``problems`` name the file (full path) and
-            place (YAML path or ``line N``).
-        """
+    def collect(self, paths: Sequence[Path | str]) -> Collected:
+        """Every workflow and action file of every checkout; ``context`` = ``(repository, "workflow"|"action")``."""
         checkouts, problems = find_checkouts(paths)
-        parsed: list[WorkflowFile | ActionFile] = []
-        items = 0
-        for co in checkouts:
-            for rel, kind in checkout_files(co):
-                items += 1
-                try:
-                    text = read_text(co.root / rel, name=rel)
-                    parse = parse_workflow if kind == "workflow" else parse_action
-                    f = parse(text, file=rel, repository=co.repository)
-                    if f.problems:  # skipped parts are reported by to_graph, under the full path
-                        f = f.model_copy(update={"problems": tuple(InputError(str(co.root / rel), p.place, p.reason)
-                                                                   for p in f.problems)})
-                    parsed.append(f)
-                except InputError as exc:
-                    problems.append(InputError(str(co.root / rel), exc.place, exc.reason))
-                if progress is not None:
-                    progress(1, f"{co.repository}/{rel}")
-        result = to_graph(parsed, repositories=[c.repository for c in checkouts])
-        result.problems = problems + result.problems
-        result.items = items
-        return result
+        files = [InputFile(path=co.root / rel, name=rel, root=co.root, context=(co.repository, kind))
+                 for co in checkouts for rel, kind in checkout_files(co)]
+        return Collected(files=files, problems=problems)
+
+    def parse(self, text: str, file: InputFile) -> "WorkflowFile | ActionFile":
+        """:func:`parse_workflow` or :func:`parse_action`; skipped parts keep the file's full path (reported by
+        :meth:`to_graph`)."""
+        repository, kind = file.context
+        f = (parse_workflow if kind == "workflow" else parse_action)(text, file=file.name, repository=repository)
+        if f.problems:
+            f = f.model_copy(update={"problems": tuple(InputError(str(file.path), p.place, p.reason)
+                                                       for p in f.problems)})
+        return f
+
+    def problems_of(self, parsed: "WorkflowFile | ActionFile") -> Sequence[InputError]:
+        """None here: :func:`to_graph` reports the skipped parts of every file."""
+        return ()
+
+    def to_graph(self, parsed: list["WorkflowFile | ActionFile"], collected: Collected) -> IngestResult:
+        """:func:`to_graph` of every parsed file, with a repository node for every checkout."""
+        return to_graph(parsed, repositories=list(dict.fromkeys(f.context[0] for f in collected.files)))
 
 
 #: The registered ingestor (entry point ``github-actions``).

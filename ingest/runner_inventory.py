@@ -93,14 +93,13 @@ from typing import Any, Literal, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from ingest._io import read_text
 from graphkit.errors import InputError
 from graphkit.model import (EDGE_SPECS, Cache, CloudRole, Credential, DeploymentTarget, Edge, EdgeKind, Evidence,
                             Host, Lifetime, Node, Organization, Repository, Runner, RunnerGroup, Secret,
                             SigningKey, repo_key, secret_key, Criticality, RunnerRegistration)
-from graphkit.registry import IngestResult, Progress
+from graphkit.ingestor import RANK_INVENTORY, Collected, FileIngestor, IngestResult, InputFile, InputOption
 
-__all__ = ["SCHEMA_ID", "RunnerInventory", "INGESTOR", "RunnerInventoryIngestor", "collect", "parse", "to_graph",
+__all__ = ["SCHEMA_ID", "RunnerInventory", "INGESTOR", "RunnerInventoryIngestor", "parse", "to_graph",
            "json_schema", "looks_production", "META_KEY"]
 
 #: Value of the top-level ``schema`` key.
@@ -325,17 +324,6 @@ def schema_text() -> str:
 
 
 # --------------------------------------------------------------------------- collect / parse
-
-
-def collect(paths: Sequence[Path]) -> list[Path]:
-    """Inventory files under ``paths`` (files as given; ``*.yaml``/``*.yml``/``*.json`` in directories), sorted."""
-    out: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            out.extend(sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml", ".json") and q.is_file()))
-        else:
-            out.append(p)
-    return out
 
 
 def _type_name(value: Any) -> str:
@@ -899,48 +887,37 @@ def merge_meta(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- ingestor
 
 
-class RunnerInventoryIngestor:
+class RunnerInventoryIngestor(FileIngestor[ParsedInventory]):
     """The ``runners`` ingestor (``--runners inventory.yaml``)."""
 
     name = "runners"
     description = "Runner inventory (graphkit.runner-inventory/v1 YAML/JSON): runners, groups, hosts, secrets"
+    option = InputOption("FILE", "Runner inventory file(s) (YAML/JSON, graphkit.runner-inventory/v1).")
+    nothing_found = "no inventory file (*.yaml, *.yml, *.json) found"
+    merge_rank = RANK_INVENTORY
 
-    def count(self, paths: Sequence[Path]) -> int:
-        """Number of inventory files under ``paths``."""
-        return len(collect(paths))
+    def parse(self, text: str, file: InputFile) -> ParsedInventory:
+        """:func:`parse`: entries that fail validation are left out and listed in ``problems``."""
+        return parse(text, file.name)
 
-    def ingest(self, paths: Sequence[Path], progress: Progress | None = None) -> IngestResult:
-        """Read every inventory file; a bad file or entry becomes one or more problems, never an exception.
+    def to_graph(self, parsed: list[ParsedInventory], collected: Collected) -> IngestResult:
+        """:func:`to_graph` of each file; a file whose graph cannot be built (a bad grant) is one problem.
 
-        Returns
-        -------
-        IngestResult
-            nodes and edges of every valid entry of every usable file (a bad
-            entry is left out, see :func:`parse`), ``problems`` naming file,
-            place and line, ``meta[META_KEY]`` with the resolver facts.
+        ``meta[META_KEY]``: the resolver facts of every file (:func:`merge_meta`).
         """
         result = IngestResult()
         metas = []
-        used: list[Path] = []
-        for path in collect(paths):
-            file = str(path)
+        for p in parsed:
             try:
-                parsed = parse(read_text(path), file)
-                result.problems.extend(parsed.problems)  # entries left out; the others are used
-                nodes, edges, meta = to_graph(parsed)
+                nodes, edges, meta = to_graph(p)
             except InputError as exc:
                 result.problems.append(exc)
-            else:
-                result.nodes.extend(nodes)
-                result.edges.extend(edges)
-                metas.append(meta)
-                used.append(path)
-                result.items += 1
-            if progress is not None:
-                progress(1, f"runner inventory {file}")
-        for p in paths:  # a folder with no inventory is a problem, never an empty inventory
-            if p.is_dir() and not any(p in u.parents for u in used):
-                result.problems.append(InputError(str(p), "", "no inventory file (*.yaml, *.yml, *.json) found"))
+                continue
+            for n in nodes:
+                result.graph.node(n)
+            for e in edges:
+                result.graph.add_edge(e)
+            metas.append(meta)
         result.meta = {META_KEY: merge_meta(metas)}
         return result
 

@@ -28,7 +28,7 @@ def graph_of(*exports: dict) -> Graph:
     nodes, edges, meta = aws_iam.to_graph(parsed)
     g = Graph()
     g.update(nodes, edges)
-    g.meta["aws_iam"] = meta
+    g.meta.aws_iam = meta
     resolve(g)
     return g
 
@@ -137,7 +137,7 @@ def test_users_groups_boundary_and_unknown_policy():
     assert out_edges(g, v, EdgeKind.SIGNS_WITH) == {f"signing_key:aws-kms:{KEY}": "certain"}
     assert out_edges(g, u, EdgeKind.SIGNS_WITH) == {f"signing_key:aws-kms:{KEY}": "possible"}  # boundary unknown
     assert out_edges(g, u, EdgeKind.IN_GROUP) == {f"cloud_group:aws:arn:aws:iam::{A}:group/devs": "certain"}
-    assert g.meta["aws_iam"]["unknown_policies"] == [f"arn:aws:iam::{A}:policy/missing"]
+    assert g.meta.aws_iam.unknown_policies == [f"arn:aws:iam::{A}:policy/missing"]
     assert g.node(u).spec.revoked_by is RevocationAction.ROTATE_ACCESS_KEYS
 
 
@@ -169,7 +169,7 @@ def test_corpus_cloudsplaining_example_counts_and_named_edges():
     res = build_graph({"aws-iam": [CORPUS / "salesforce__cloudsplaining/examples/files/example.json"]})
     g = res.graph
     assert res.problems == []
-    assert g.meta["aws_iam"]["counts"] == {"roles": 78, "users": 44, "groups": 5, "policies": 84, "documents": 0}
+    assert g.meta.aws_iam.counts == {"roles": 78, "users": 44, "groups": 5, "policies": 84, "documents": 0}
     counts = g.counts()
     assert {k: counts["nodes"][k] for k in ("cloud_role", "cloud_user", "cloud_group", "cloud_policy")} == {
         "cloud_role": 78, "cloud_user": 44, "cloud_group": 5, "cloud_policy": 84}
@@ -191,9 +191,9 @@ def test_corpus_cloudsplaining_example_counts_and_named_edges():
 def test_corpus_every_export_template_and_cloudformation_reads_cleanly():
     res = build_graph({"aws-iam": [CORPUS]})
     assert res.problems == []
-    meta = res.graph.meta["aws_iam"]
-    assert meta["counts"] == {"roles": 84, "users": 47, "groups": 8, "policies": 87, "documents": 22}
-    assert sorted(Path(f).name for f in meta["ignored"]) == ["secretsmanager-list-secrets.json",
+    meta = res.graph.meta.aws_iam
+    assert meta.counts == {"roles": 84, "users": 47, "groups": 8, "policies": 87, "documents": 22}
+    assert sorted(Path(f).name for f in meta.ignored) == ["secretsmanager-list-secrets.json",
                                                             "sts-get-caller-identity.json"]
     docs = [n for n in res.graph.nodes(NodeKind.CLOUD_POLICY) if n.id.startswith("cloud_policy:file:")]
     templates = [d for d in docs if "pytorch__test-infra" in d.id]

@@ -115,7 +115,7 @@ def test_provenance_from_evidence_and_inputs(example: Graph):
     assert set(nodes) == set(example.nx) and len(edges) == example.nx.number_of_edges()
     bare = Graph()
     bare.add_node(Host(id="host:h", name="h", evidence=[Evidence(file="x.yaml")]))
-    assert provenance(bare) == ({}, {})  # no meta["sources"]: nothing is removable
+    assert provenance(bare) == ({}, {})  # no meta.sources: nothing is removable
 
 
 def test_provenance_unmatched_evidence_goes_to_checkout_sources():

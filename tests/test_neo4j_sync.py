@@ -74,7 +74,7 @@ def test_database_round_trip_is_exact(driver, db, example):
     back = read_graph(driver, database=db)
     assert back.to_dict()["nodes"] == example.to_dict()["nodes"]
     assert back.to_dict()["edges"] == example.to_dict()["edges"]
-    assert back.meta["sources"] == example.meta["sources"]
+    assert back.meta.sources == example.meta.sources
 
 
 @pytest.mark.corpus
@@ -137,7 +137,7 @@ def test_stale_data_removed_only_for_complete_sources(driver, db, tmp_path: Path
     broken = root / "repos/acme__app/.github/workflows/broken.yml"
     broken.write_text("on: [push\njobs: {")
     g2 = _build(root)
-    assert g2.meta["sources"]["github-actions"]["complete"] is False and eph not in g2 and gone_wf not in g2
+    assert g2.meta.sources["github-actions"].complete is False and eph not in g2 and gone_wf not in g2
     r2 = sync_graph(driver, g2, database=db, update_tag=2)
     assert r2.complete_sources == ["aws-iam", "runners"] and r2.partial_sources == ["github-actions"]
     runners = _ids(driver, db, "Runner")

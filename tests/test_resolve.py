@@ -124,8 +124,8 @@ def test_group_selected_visibility():
     resolve(g)
     assert receives(g) == {("runner:acme/r1", "job:acme/app/.github/workflows/ci.yml#a")}
     # a real runner matches the labels, so no pool is invented for docs: it is reported as unrouted
-    assert g.meta["resolve"]["inferred_pools"] == []
-    assert g.meta["resolve"]["unrouted_candidates"] == ["job:acme/docs/.github/workflows/ci.yml#d [linux]"]
+    assert g.meta.resolve.inferred_pools == []
+    assert g.meta.resolve.unrouted_candidates == ["job:acme/docs/.github/workflows/ci.yml#d [linux]"]
 
 
 def test_group_private_visibility_and_public_repositories():
@@ -206,7 +206,7 @@ def test_inferred_pools_and_replacement_by_real_runners():
         ("runner:inferred:acme:gpu+linux+self-hosted", j_gpu.id, "", "possible"),
         ("runner:acme/r1", j_linux.id, "", "certain"),
     }
-    assert g.meta["resolve"]["inferred_pools"] == ["runner:inferred:acme:gpu+linux+self-hosted"]
+    assert g.meta.resolve.inferred_pools == ["runner:inferred:acme:gpu+linux+self-hosted"]
 
 
 def test_unresolved_runs_on_links_every_usable_runner_and_pool():
@@ -227,7 +227,7 @@ def test_unresolved_runs_on_links_every_usable_runner_and_pool():
     g = graph(repo("acme/app"), j_dyn)
     resolve(g)
     assert receives_full(g) == {("runner:inferred:acme:self-hosted", j_dyn.id, "unresolved", "possible")}
-    assert g.meta["resolve"]["unresolved_jobs"] == [j_dyn.id]
+    assert g.meta.resolve.unresolved_jobs == [j_dyn.id]
 
 
 def test_hosted_labels_not_linked_with_overrides():
@@ -389,7 +389,7 @@ def test_secret_grants_link_secret_to_target():
                         (j.id, "secret:org:acme:ORG_ONLY", "certain")}
     (e,) = list(g.edges(EdgeKind.PUBLISHES_TO))
     assert (e.source, e.target, e.lifetime) == ("secret:repo:acme/app:REPO_ONLY", target.id, Lifetime.UNTIL_ROTATED)
-    assert g.meta["resolve"]["dangling_grants"] == [
+    assert g.meta.resolve.dangling_grants == [
         "secret:org:acme:ORG_ONLY -[publishes_to]-> target:registry:absent"]
 
 
@@ -482,4 +482,4 @@ def test_example_chain():
             "target:environment:acme/app:production"} <= reach
     assert any(n.startswith("signing_key:") for n in reach)
     assert any(n.startswith("cloud_role:aws:") and n.endswith("role/acme-release") for n in reach)
-    assert g.meta["resolve"]["unresolved_jobs"] == [plan]
+    assert g.meta.resolve.unresolved_jobs == [plan]

@@ -132,9 +132,10 @@ runners:
     assert (prob.file, prob.place) == (str(bad), "runners[3].labels")
     assert "line 8" in prob.reason
     assert str(prob).startswith(f"{bad}: runners[3].labels: ")
-    # validated entry by entry: only r4 is left out of bad.yaml; good.yaml read
-    assert [n.id for n in res.nodes if n.spec.kind.value == "runner"] == [
-        "runner:acme/r1", "runner:acme/r2", "runner:acme/r3", "runner:acme/r1"]
+    # validated entry by entry: only r4 is left out of bad.yaml; good.yaml read, its r1 merged with bad.yaml's
+    runners = {n.id: n for n in res.nodes if n.spec.kind.value == "runner"}
+    assert list(runners) == ["runner:acme/r1", "runner:acme/r2", "runner:acme/r3"]
+    assert [e.file for e in runners["runner:acme/r1"].evidence] == [str(bad), str(good)]
     assert res.items == 2 and not res.complete
 
 

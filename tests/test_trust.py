@@ -49,7 +49,7 @@ def build(trust: dict, *workflows: tuple[str, str]) -> Graph:
     nodes, edges, meta = aws_iam.to_graph([aws_iam.parse(json.dumps(trust), "iam.json")])
     g = Graph()
     g.update([*res.nodes, *nodes], [*res.edges, *edges])
-    g.meta["aws_iam"] = meta
+    g.meta.aws_iam = meta
     resolve(g)
     return g
 
@@ -145,7 +145,7 @@ def test_named_role_not_ingested_stays_possible_then_resolves():
     # the export says the trust accepts only another environment: the named edge is removed
     g2 = build(export({"StringEquals": {SUB: "repo:acme/app:environment:staging"}}), ("acme/app", wf))
     assert g2.node(ROLE).trust == "known" and reach(g2) == {}
-    assert g2.meta["cloud"]["denied"] == [f"oidc:acme/app/.github/workflows/w.yml#deploy -> {ROLE}"]
+    assert g2.meta.cloud.denied == [f"oidc:acme/app/.github/workflows/w.yml#deploy -> {ROLE}"]
     g3 = build(export({"StringEquals": {SUB: "repo:acme/app:environment:prod"}}), ("acme/app", wf))
     edge = next(e for e in g3.edges(EdgeKind.ASSUMES_ROLE) if e.target == ROLE)
     assert edge.confidence is Confidence.CERTAIN and edge.props["named"] is True
@@ -161,7 +161,7 @@ def test_pattern_role_resolves_when_its_account_is_ingested():
     g = build(export({"StringLike": {SUB: "repo:acme/app:*"}}), ("acme/app", wf))
     pattern = f"cloud_role:aws:arn:aws:iam::{ACCT}:role/*"
     assert pattern in g and not any(e.target == pattern for e in g.edges(EdgeKind.ASSUMES_ROLE))
-    assert g.meta["cloud"]["resolved_patterns"] == [f"{pattern} -> arn:aws:iam::{ACCT}:role/r"]
+    assert g.meta.cloud.resolved_patterns == [f"{pattern} -> arn:aws:iam::{ACCT}:role/r"]
     assert reach(g) == {"acme/app": "certain"}
 
 
@@ -171,7 +171,7 @@ def test_pattern_role_resolves_when_its_account_is_ingested():
 ])
 def test_custom_sub_template_changes_the_claim(template, expected):
     g = build(export({"StringLike": {SUB: "repo:acme/app:*"}}), ("acme/app", PUSH_MAIN))
-    g.meta["runner_inventory"] = {"oidc_sub_templates": template}
+    g.meta.runner_inventory = {"oidc_sub_templates": template}
     for e in list(g.edges(EdgeKind.ASSUMES_ROLE)):
         g.nx.remove_edge(e.source, e.target, e.nx_key)
     resolve(g)

@@ -10,7 +10,7 @@ from graphkit.analysis import blast_radius
 from graphkit.build import build_graph
 from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.model import Confidence, EdgeKind, Lifetime
-from graphkit.whatif import (WHAT_IF_META_KEY, compare, make_ephemeral, narrow_trust_policy, remove_edges,
+from graphkit.whatif import (compare, make_ephemeral, narrow_trust_policy, remove_edges,
                              restrict_runner_group)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,7 +79,7 @@ def test_remove_edges_and_errors(graph):
     edge = next(e for e in graph.edges(EdgeKind.MINTS_OIDC))
     after = remove_edges(graph, [(edge.source, edge.target, "mints_oidc")])
     assert not after.nx.has_edge(edge.source, edge.target, edge.nx_key)
-    assert after.meta[WHAT_IF_META_KEY] == [{"change": "remove_edges", "edges_removed": 1}]
+    assert after.meta.what_if == [{"change": "remove_edges", "edges_removed": 1}]
     with pytest.raises(GraphkitError):
         remove_edges(graph, [(edge.source, edge.target, "reads_secret")])
     with pytest.raises(UnknownNodeError):
@@ -92,7 +92,7 @@ def test_changes_compose_and_compare_serialises(graph):
     after = narrow_trust_policy(restrict_runner_group(make_ephemeral(graph, SOURCE), GROUP,
                                                       repositories=["acme/app", "acme/infra"]),
                                 DEPLOYER, subjects=["repo:acme/infra:ref:refs/heads/main"])
-    assert [c["change"] for c in after.meta[WHAT_IF_META_KEY]] == ["make_ephemeral", "restrict_runner_group",
+    assert [c["change"] for c in after.meta.what_if] == ["make_ephemeral", "restrict_runner_group",
                                                                   "narrow_trust_policy"]
     c = compare(graph, after, SOURCE)
     d = c.to_dict()

@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from graphkit import cli_common as base
-from graphkit.cli_common import AwsIamOpt, GithubActionsOpt, GraphOpt, RunnersOpt
+from graphkit.cli_common import GraphInput, reads_graph
 from graphkit.neo4j.connection import DEFAULT_DATABASE, DEFAULT_URI, DEFAULT_USER, Neo4jSettings
 
 __all__ = ["neo4j_app", "query_cmd", "settings_from_options", "Backend", "BackendOpt", "blast_radius_neo4j"]
@@ -63,11 +63,9 @@ def _sync_table(result: Any, counts: dict[str, dict[str, int]]) -> Table:
 
 
 @neo4j_app.command("sync")
+@reads_graph()
 def sync_cmd(
-    graph: GraphOpt = None,
-    github_actions: GithubActionsOpt = [],
-    runners: RunnersOpt = [],
-    aws_iam: AwsIamOpt = [],
+    given: GraphInput,
     uri: UriOpt = None,
     user: UserOpt = None,
     password: PasswordOpt = None,
@@ -88,7 +86,7 @@ def sync_cmd(
 
     settings = settings_from_options(uri, user, password, database)
     try:
-        g, partial = base.load_or_build(graph, github_actions, runners, aws_iam)
+        g, partial = given.load()
         with connect(settings) as driver:
             total = sync_size(g)
             with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),

@@ -21,13 +21,13 @@ Provenance
 ----------
 A node or relationship's sources are derived from its evidence and
 ``graph.meta``: evidence whose ``file`` is (or lies under) an input path of a
-source in ``graph.meta["inputs"]`` belongs to that source; evidence relative
+source in ``graph.meta.inputs`` belongs to that source; evidence relative
 to a repository checkout (``repository`` set) belongs to the sources none of
 whose evidence matched an input path; any other evidence (an API object, a
 built-in policy) and an item without evidence belong to every source.  An
 item of several sources is removable only when all of them were complete
 (unknown provenance keeps data: it is never removed for a source that did
-not produce it).  A graph without ``meta["sources"]`` removes nothing.
+not produce it).  A graph without ``meta.sources`` removes nothing.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphkit.graph import Graph
+from graphkit.meta import GraphMeta
 from graphkit.model import EDGE_SPECS, NODE_TYPES, EdgeKind, Evidence, NodeKind
 from graphkit.neo4j.statements import (
     SOURCES, SYNC_ID, UPDATE_TAG, edge_props, label_of, node_props, rel_type_of, statements,
@@ -91,9 +92,9 @@ def _norm(path: str) -> str:
     return posixpath.normpath(path.replace("\\", "/"))
 
 
-def _input_paths(meta: dict[str, Any]) -> dict[str, list[str]]:
+def _input_paths(meta: GraphMeta) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for name, paths in (meta.get("inputs") or {}).items():
+    for name, paths in meta.inputs.items():
         norm = []
         for p in paths:
             p = str(p)
@@ -110,15 +111,15 @@ def provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str,
     Parameters
     ----------
     graph
-        a built graph; ``graph.meta["sources"]`` names the sources read and
-        ``graph.meta["inputs"]`` their input paths.
+        a built graph; ``graph.meta.sources`` names the sources read and
+        ``graph.meta.inputs`` their input paths.
 
     Returns
     -------
     (dict, dict)
         node id -> sorted source names; ``(source, target, nx key)`` -> sorted
         source names (see the module docstring).  Both empty when
-        ``meta["sources"]`` is absent.
+        ``meta.sources`` is absent.
 
     Examples
     --------
@@ -132,7 +133,7 @@ def provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str,
     >>> provenance(g)[0]
     {'host:h1': ['runners'], 'repo:a/b': ['github-actions']}
     """
-    sources = sorted((graph.meta.get("sources") or {}).keys())
+    sources = sorted(graph.meta.sources)
     if not sources:
         return {}, {}
     inputs = {name: paths for name, paths in _input_paths(graph.meta).items() if name in sources}
@@ -191,7 +192,7 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
     driver
         an open :class:`neo4j.Driver` (see :func:`graphkit.neo4j.connection.connect`).
     graph
-        the graph to write (``graph.meta["sources"]`` / ``["inputs"]`` drive
+        the graph to write (``graph.meta.sources`` / ``.inputs`` drive
         stale-data removal, see the module docstring).
     database
         the database name, always passed to the session.
@@ -228,8 +229,8 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
     tag = time.time_ns() if update_tag is None else int(update_tag)
     st = statements()
     node_src, edge_src = provenance(graph)
-    meta_sources = graph.meta.get("sources") or {}
-    complete = sorted(n for n, s in meta_sources.items() if s.get("complete"))
+    meta_sources = {name: s.model_dump() for name, s in graph.meta.sources.items()}
+    complete = sorted(n for n, s in meta_sources.items() if s["complete"])
     partial = sorted(n for n in meta_sources if n not in complete)
     result = SyncResult(update_tag=tag, database=database, complete_sources=complete, partial_sources=partial)
     advance = progress or (lambda n, what: None)
@@ -281,7 +282,7 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
                     result.removed_nodes[nkind.value] = n
 
         meta_props = {UPDATE_TAG: tag, "sources_json": json.dumps(meta_sources, sort_keys=True),
-                      "problems_json": json.dumps(graph.meta.get("problems") or [], sort_keys=True),
+                      "problems_json": json.dumps([p.model_dump() for p in graph.meta.problems], sort_keys=True),
                       "complete_sources": complete, "partial_sources": partial}
         session.execute_write(_write, st.sync_meta, {"id": SYNC_ID, "props": meta_props})
     result.seconds = time.monotonic() - t0

@@ -1,7 +1,7 @@
 """``runner-not-in-inventory``: a registration on disk that the org's runner inventory does not list (semantics §7).
 
 Decided only for owners whose runner list an org inventory gives
-(``graph.meta["runner_inventory"]["runner_owners"]``); a registration to an
+(``graph.meta.runner_inventory.runner_owners``); a registration to an
 owner no inventory covers is left to ``runner-unexpected-org``.
 """
 
@@ -25,7 +25,7 @@ __all__ = ["runner_not_in_inventory"]
       remediation="Compare with Settings > Actions > Runners; remove the registration if nobody enrolled it "
       "and reimage the host; otherwise add it to the inventory.")
 def runner_not_in_inventory(graph: Graph, options: FindingOptions) -> Iterator[Finding]:
-    covered = set((graph.meta.get("runner_inventory") or {}).get("runner_owners") or [])
+    covered = set(graph.meta.inventory.runner_owners)
     for r in graph.nodes(NodeKind.RUNNER):
         if not isinstance(r, Runner) or not r.unvetted:
             continue

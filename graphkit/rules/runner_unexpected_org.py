@@ -23,7 +23,7 @@ def expected_scopes(graph: Graph, options: FindingOptions) -> tuple[frozenset[st
     """The expected orgs/repos (lower-cased) and where they come from, or None when unknown."""
     if options.expected_orgs:
         return frozenset(o.strip().lower() for o in options.expected_orgs), "--expected-org"
-    declared = (graph.meta.get("runner_inventory") or {}).get("organizations") or []
+    declared = graph.meta.inventory.organizations
     if declared:
         return frozenset(declared), "inventory organizations"
     return None

@@ -1,0 +1,257 @@
+"""The skeleton every source is built on: collect (the only I/O) -> read -> parse (pure) -> to_graph (pure).
+
+A source (``ingest/<source>``) subclasses :class:`FileIngestor` and writes
+three things: how to find its files (:meth:`FileIngestor.collect`, default:
+the files given and, in folders, the files matching
+:attr:`FileIngestor.patterns`), a pure :meth:`~FileIngestor.parse` from text
+to pydantic models that raises :class:`~graphkit.errors.InputError` naming
+file and place, and a pure :meth:`~FileIngestor.to_graph` from every parsed
+file to nodes and edges (a :class:`~graphkit.graph.GraphBuilder`).  The loop
+(:meth:`FileIngestor.ingest`) is written once, here: one malformed file is one
+problem and never stops the others; progress is reported per file; a file
+found in a folder that is not this source's kind of document is ignored (and
+named); a folder where nothing usable was found is a problem, never an empty
+input.
+
+The core reaches sources only through :mod:`graphkit.registry` (entry points
+``graphkit.ingestors``); each ingestor's :class:`InputOption` becomes the
+``--<name>`` option of every command that reads inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from graphkit.errors import InputError
+from graphkit.graph import GraphBuilder
+from graphkit.model import Edge, Node
+
+__all__ = ["Progress", "RANK_REFERENCES", "RANK_INVENTORY", "RANK_CLOUD", "InputOption", "InputFile", "Collected", "NotRecognised", "IngestResult", "Ingestor",
+           "FileIngestor", "read_text"]
+
+#: ``progress(advance, description)``: called by ingestors as they finish items.
+Progress = Callable[[int, str], None]
+
+
+@dataclass(frozen=True)
+class InputOption:
+    """How an ingestor's inputs are given on the command line: ``--<name> METAVAR`` (repeatable), with help."""
+
+    metavar: str
+    help: str
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One file to read.
+
+    ``path``: where to read it.  ``name``: how parse errors and evidence name
+    it (the path as given, or relative to a checkout).  ``given``: named on
+    the command line rather than found in a folder.  ``root``: the input
+    path it was found under.  ``context``: source-specific (e.g. the
+    repository of a checkout).
+    """
+
+    path: Path
+    name: str
+    given: bool = True
+    root: Path | None = None
+    context: Any = None
+
+
+@dataclass
+class Collected:
+    """What :meth:`FileIngestor.collect` found: ``files`` to read and ``problems`` (missing paths...).
+
+    ``ignored`` is filled by the loop: files found in folders that are not this source's documents.
+    """
+
+    files: list[InputFile] = field(default_factory=list)
+    problems: list[InputError] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+
+
+class NotRecognised(InputError):
+    """A file that is not this source's kind of document.
+
+    Found in a folder, it is ignored (and listed); named on the command line,
+    it is a problem like any other.
+    """
+
+
+@dataclass
+class IngestResult:
+    """What one ingestor produced.
+
+    ``graph``: its nodes and edges (merged as :class:`~graphkit.graph.Graph`
+    merges them).  ``problems``: non-fatal input errors (skipped files or
+    places), each naming file and place.  ``complete``: every input was read
+    in full; a consumer must not treat missing data of an incomplete source as
+    absent.  ``items``: files read.  ``meta``: facts for
+    :class:`~graphkit.meta.GraphMeta` (key -> model or JSON-compatible value).
+    """
+
+    graph: GraphBuilder = field(default_factory=GraphBuilder)
+    problems: list[InputError] = field(default_factory=list)
+    items: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def nodes(self) -> list[Node]:
+        """The nodes, in the order first seen."""
+        return list(self.graph.nodes.values())
+
+    @property
+    def edges(self) -> list[Edge]:
+        """The edges, in the order first seen."""
+        return list(self.graph.edges.values())
+
+    @property
+    def complete(self) -> bool:
+        """True when nothing was skipped."""
+        return not self.problems
+
+
+#: Merge ranks: sources that reference things (workflows) merge first, sources that describe them with authority
+#: (runner inventories and host snapshots, then cloud exports) after, so that on a conflict between two known
+#: values the describing source wins (:meth:`graphkit.model.Node.merged`), whatever the command line order.
+RANK_REFERENCES, RANK_INVENTORY, RANK_CLOUD = 10, 20, 30
+
+
+class Ingestor(Protocol):
+    """What the core needs of a source: a ``name`` (the ``--<name>`` option), a ``description``, its
+    :class:`InputOption`, a ``merge_rank`` (see :data:`RANK_REFERENCES`), ``count(paths)`` (progress total) and
+    ``ingest(paths, progress)``, which never raises for bad input (it reports problems)."""
+
+    name: str
+    description: str
+    option: InputOption
+    merge_rank: int
+
+    def count(self, paths: Sequence[str | Path]) -> int:
+        """How many items :meth:`ingest` will report progress for."""
+
+    def ingest(self, paths: Sequence[str | Path], progress: Progress | None = None) -> IngestResult:
+        """Read ``paths`` and return nodes, edges and problems."""
+
+
+def read_text(path: Path, *, name: str | None = None) -> str:
+    """Read ``path`` as UTF-8 text (the one place sources read input text).
+
+    Raises
+    ------
+    InputError
+        naming the file (``name``, default ``str(path)``), with the byte
+        offset for non-UTF-8 content or the OS reason for an unreadable file.
+    """
+    file = name if name is not None else str(path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(file, f"byte {exc.start}", "not UTF-8 text") from None
+    except OSError as exc:
+        raise InputError(file, "", f"unreadable: {exc.strerror or exc}") from None
+
+
+ParsedT = TypeVar("ParsedT")
+
+
+class FileIngestor(Generic[ParsedT]):
+    """Base of file sources (see the module docstring for the contract).
+
+    Subclasses set :attr:`name`, :attr:`description`, :attr:`option`, and
+    :attr:`patterns` (or override :meth:`collect`), and implement
+    :meth:`parse` and :meth:`to_graph`.  :attr:`nothing_found`, when set, is
+    the problem reported for a given folder in which no file could be used.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    option: ClassVar[InputOption]
+    merge_rank: ClassVar[int] = RANK_REFERENCES
+    #: glob patterns of the files read in folders (recursively)
+    patterns: ClassVar[tuple[str, ...]] = ("*.json", "*.yaml", "*.yml")
+    nothing_found: ClassVar[str | None] = None
+
+    # ------------------------------------------------------------ the steps a source writes
+    def collect(self, paths: Sequence[str | Path]) -> Collected:
+        """The files under ``paths`` (I/O: lists folders): files as given, and in folders every file matching
+        :attr:`patterns` (recursively), sorted."""
+        out = Collected()
+        for raw in paths:
+            p = Path(raw)
+            if p.is_dir():
+                found = sorted({q for pattern in self.patterns for q in p.rglob(pattern) if q.is_file()})
+                out.files += [InputFile(path=q, name=str(q), given=False, root=p) for q in found]
+            else:
+                out.files.append(InputFile(path=p, name=str(p), root=p))
+        return out
+
+    def parse(self, text: str, file: InputFile) -> ParsedT:
+        """Text -> models (pure).  Raises :class:`InputError` (file, place, reason); :class:`NotRecognised` for a
+        document of another kind.  Places skipped inside a usable file are listed by :meth:`problems_of`."""
+        raise NotImplementedError
+
+    def problems_of(self, parsed: ParsedT) -> Sequence[InputError]:
+        """Problems of the parts of a parsed file that were left out (default: its ``problems`` attribute)."""
+        return tuple(getattr(parsed, "problems", ()) or ())
+
+    def to_graph(self, parsed: list[ParsedT], collected: Collected) -> IngestResult:
+        """Every parsed file -> nodes, edges, further problems and meta (pure)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ the loop, written once
+    def count(self, paths: Sequence[str | Path]) -> int:
+        """Number of files :meth:`ingest` reads (one progress step each)."""
+        return len(self.collect(paths).files)
+
+    def ingest(self, paths: Sequence[str | Path], progress: Progress | None = None) -> IngestResult:
+        """Collect, read and parse every file, then build the graph part.
+
+        Returns
+        -------
+        IngestResult
+            ``items`` = files parsed; ``problems`` = collect problems, then
+            per-file problems in file order (named by the file's full path),
+            then those of :meth:`to_graph`.
+        """
+        collected = self.collect(paths)
+        problems = list(collected.problems)
+        parsed: list[ParsedT] = []
+        used: list[InputFile] = []
+        for f in collected.files:
+            try:
+                item = self.parse(read_text(f.path, name=f.name), f)
+            except NotRecognised as exc:
+                if f.given:
+                    problems.append(_named(exc, f))
+                else:
+                    collected.ignored.append(str(f.path))
+            except InputError as exc:
+                problems.append(_named(exc, f))
+            else:
+                problems += [_named(p, f) for p in self.problems_of(item)]
+                parsed.append(item)
+                used.append(f)
+            if progress is not None:
+                progress(1, f"{self.name} {f.name}")
+        if self.nothing_found:
+            for raw in paths:
+                p = Path(raw)
+                if p.is_dir() and not any(u.root == p for u in used):
+                    problems.append(InputError(str(p), "", self.nothing_found))
+        result = self.to_graph(parsed, collected)
+        result.problems = problems + result.problems
+        result.items = len(used)
+        return result
+
+
+def _named(exc: InputError, f: InputFile) -> InputError:
+    """``exc`` naming the file by its full path (parsers name it as evidence does)."""
+    full = str(f.path)
+    if exc.file == full:
+        return exc
+    return type(exc)(full, exc.place, exc.reason) if exc.file == f.name else exc

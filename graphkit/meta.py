@@ -1,0 +1,123 @@
+"""What a build records beside the nodes and edges: ``graph.meta`` as a typed model.
+
+:class:`GraphMeta` is the ``meta`` object of the graph file (``graphkit.graph/v1``,
+JSON Schema in ``schemas/graph.schema.json``, generated from these models).
+It says which inputs were read, whether each source was read completely
+(a consumer never treats what an incomplete source did not show as absent),
+the problems met, the facts sources hand to the resolver, and the summaries
+the resolver and the cloud linker write.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Problem", "SourceStatus", "InventoryFacts", "AwsIamSummary", "ResolveSummary", "CloudSummary",
+           "GraphMeta"]
+
+
+class _Meta(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class Problem(_Meta):
+    """One input that could not be used: ``file`` (path as given), ``place`` (YAML/JSON path or ``line N``, may
+    be empty), ``reason``."""
+
+    file: str
+    place: str = ""
+    reason: str
+
+
+class SourceStatus(_Meta):
+    """One source of the build: ``complete`` (every input read in full) and ``items`` (files read)."""
+
+    complete: bool
+    items: int = 0
+
+
+class InventoryFacts(_Meta):
+    """Facts the runner inventories hand to the resolver and rules (``meta.runner_inventory``).
+
+    ``github_hosted_labels`` / ``self_hosted_labels``: overrides of the hosted
+    label list.  ``secrets_complete``: ids of the organizations, repositories
+    and environments whose secret lists are complete.  ``oidc_sub_templates``:
+    owner or ``owner/repo`` -> the OIDC ``sub`` customisation.
+    ``unknown_selected_workflows``: runner group ids restricted to workflows
+    whose list was not read.  ``runner_owners``: owners whose runner list an
+    inventory gives.  ``organizations``: owners declared.  ``files``: the
+    inventory files read.
+    """
+
+    github_hosted_labels: list[str] = Field(default_factory=list)
+    self_hosted_labels: list[str] = Field(default_factory=list)
+    secrets_complete: list[str] = Field(default_factory=list)
+    oidc_sub_templates: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    unknown_selected_workflows: list[str] = Field(default_factory=list)
+    runner_owners: list[str] = Field(default_factory=list)
+    organizations: list[str] = Field(default_factory=list)
+    files: list[str] = Field(default_factory=list)
+
+
+class AwsIamSummary(_Meta):
+    """What the AWS IAM exports held (``meta.aws_iam``): accounts, counts per principal/policy kind,
+    managed policies attached but absent from every export, files read and files ignored."""
+
+    accounts: list[str] = Field(default_factory=list)
+    counts: dict[str, int] = Field(default_factory=dict)
+    unknown_policies: list[str] = Field(default_factory=list)
+    files: list[str] = Field(default_factory=list)
+    ignored: list[str] = Field(default_factory=list)
+
+
+class ResolveSummary(_Meta):
+    """What :func:`graphkit.resolve.resolve` made up or could not link (``meta.resolve``)."""
+
+    inferred_pools: list[str] = Field(default_factory=list)
+    unresolved_jobs: list[str] = Field(default_factory=list)
+    unknown_secrets: list[str] = Field(default_factory=list)
+    dangling_grants: list[str] = Field(default_factory=list)
+    unrouted_candidates: list[str] = Field(default_factory=list)
+
+
+class CloudSummary(_Meta):
+    """What :func:`graphkit.cloud.link_cloud` evaluated (``meta.cloud``): trust (identity, role) pairs
+    ``evaluated``, pairs ``denied``, pattern roles resolved to ingested roles."""
+
+    evaluated: int = 0
+    denied: list[str] = Field(default_factory=list)
+    resolved_patterns: list[str] = Field(default_factory=list)
+
+
+class GraphMeta(_Meta):
+    """``graph.meta``: inputs, per-source completeness, problems, source facts and summaries.
+
+    ``inputs``: ingestor name -> paths as given.  ``sources``: ingestor name
+    -> :class:`SourceStatus`.  ``what_if``: the changes a what-if copy
+    carries (:mod:`graphkit.whatif`).
+    """
+
+    inputs: dict[str, list[str]] = Field(default_factory=dict)
+    sources: dict[str, SourceStatus] = Field(default_factory=dict)
+    problems: list[Problem] = Field(default_factory=list)
+    runner_inventory: InventoryFacts | None = None
+    aws_iam: AwsIamSummary | None = None
+    resolve: ResolveSummary | None = None
+    cloud: CloudSummary | None = None
+    what_if: list[dict[str, Any]] = Field(default_factory=list)
+
+    @property
+    def partial(self) -> bool:
+        """True when some input was skipped (the graph may miss what it held)."""
+        return bool(self.problems)
+
+    @property
+    def inventory(self) -> InventoryFacts:
+        """The inventory facts, empty when no inventory was read."""
+        return self.runner_inventory or InventoryFacts()
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of the graph file (sections that were not written are left out)."""
+        return self.model_dump(mode="json", exclude_unset=True)
