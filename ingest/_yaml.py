@@ -19,7 +19,17 @@ import yaml
 
 from graphkit.errors import InputError
 
-__all__ = ["load_yaml", "join_path", "line_of"]
+__all__ = ["load_yaml", "join_path", "line_of", "type_name"]
+
+
+def type_name(value: Any) -> str:
+    """The YAML name of a value's type, as error messages say it.
+
+    >>> [type_name(v) for v in ({}, [], "x", None, 3, True, 1.5)]
+    ['mapping', 'sequence', 'string', 'null', 'int', 'bool', 'float']
+    """
+    return {dict: "mapping", list: "sequence", str: "string", type(None): "null"}.get(type(value),
+                                                                                     type(value).__name__)
 
 
 def join_path(parent: str, key: str | int) -> str:
