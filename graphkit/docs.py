@@ -1,15 +1,18 @@
-"""Generate the README's graph-model tables from the model declarations.
+"""Generate what is derived from the model: the README's graph-model tables and the graph file's JSON Schema.
 
-``python -m graphkit.docs`` rewrites the part of README.md between the
-``<!-- model:begin -->`` and ``<!-- model:end -->`` markers; a test checks the
-README is up to date.
+``python -m graphkit.docs [ROOT]`` (from the repository root by default)
+rewrites the part of ``README.md`` between the ``<!-- model:begin -->`` and
+``<!-- model:end -->`` markers and ``schemas/graph.schema.json``; tests check
+both are up to date.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
+from graphkit.graph import graph_file_schema
 from graphkit.model import EDGE_SPECS, NODE_ID_FORMATS, NODE_TYPES, REVOCATION_SPECS
 
 BEGIN, END = "<!-- model:begin -->", "<!-- model:end -->"
@@ -50,6 +53,17 @@ def render(readme: str) -> str:
     return readme[:start] + "\n" + model_markdown() + "\n" + readme[end:]
 
 
+def schema_text() -> str:
+    """``schemas/graph.schema.json`` as it must be (sorted keys, 2-space indent, trailing newline)."""
+    return json.dumps(graph_file_schema(), indent=2, sort_keys=True) + "\n"
+
+
+def write_all(root: Path) -> None:
+    """Rewrite the generated parts under the repository ``root`` (README tables, graph schema)."""
+    readme = root / "README.md"
+    readme.write_text(render(readme.read_text(encoding="utf-8")), encoding="utf-8")
+    (root / "schemas" / "graph.schema.json").write_text(schema_text(), encoding="utf-8")
+
+
 if __name__ == "__main__":  # pragma: no cover
-    path = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
-    path.write_text(render(path.read_text(encoding="utf-8")), encoding="utf-8")
+    write_all(Path(sys.argv[1] if len(sys.argv) > 1 else "."))

@@ -21,17 +21,46 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import networkx as nx
 
 from graphkit.errors import GraphFileError, GraphkitError, UnknownNodeError
-from graphkit.meta import GraphMeta
-from graphkit.model import EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, Confidence, Edge, EdgeKind, Evidence, Lifetime, Node, NodeKind
+from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Graph", "GraphBuilder", "GRAPH_SCHEMA"]
+from graphkit.meta import GraphMeta
+from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, Evidence,
+                            Lifetime, Node, NodeKind)
+
+__all__ = ["Graph", "GraphBuilder", "GRAPH_SCHEMA", "graph_file_schema"]
 
 GRAPH_SCHEMA = "graphkit.graph/v1"
+
+
+class _GraphFile(BaseModel):
+    """The shape of the graph file (``graphkit.graph/v1``): what :meth:`Graph.to_dict` writes."""
+
+    model_config = ConfigDict(extra="forbid", title=GRAPH_SCHEMA)
+
+    schema_: Literal["graphkit.graph/v1"] = Field(alias="schema")
+    nodes: list[AnyNode]
+    edges: list[Edge]
+    meta: GraphMeta
+
+
+def graph_file_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the graph file, generated from the model.
+
+    ``schemas/graph.schema.json`` is this document (``python -m graphkit.docs`` writes it; a test checks it is
+    current): every node kind with its own fields, edges with evidence, confidence, lifetime and revoking
+    action, and the typed ``meta``.
+    """
+    schema = _GraphFile.model_json_schema(mode="serialization", by_alias=True)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://graphkit.dev/schemas/graph.schema.json",
+            "description": "The graph file written by `graphkit build -o graph.json` (graphkit.graph.Graph.save), "
+                           "generated from graphkit.model and graphkit.meta by `python -m graphkit.docs`.",
+            **schema}
 
 
 class GraphBuilder:

@@ -92,6 +92,11 @@ def test_findings_document_validates(graph):
     assert not v.is_valid(findings_document([f.model_copy(update={"id": "not-stable"})]))
 
 
+def test_graph_schema_is_generated_from_the_model():
+    from graphkit.docs import schema_text
+    assert (SCHEMAS / "graph.schema.json").read_text() == schema_text(), "run: python -m graphkit.docs"
+
+
 def test_graph_file_validates(graph_file):
     v = validator("graph.schema.json")
     data = json.loads(graph_file.read_text())
