@@ -32,16 +32,17 @@ roles the trust rejects, ``oidc id -> role id``), ``resolved_patterns``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from graphkit.graph import Graph
-from graphkit.iam import (Statement, Tri, glob_match, or3, parse_policy, PolicyError, web_identity_trust)
+from graphkit.iam import (GITHUB_ISSUER_HOST, PolicyError, Statement, Tri, glob_match, oidc_trust_issues, or3,
+                          parse_policy, web_identity_trust)
 from graphkit.meta import CloudSummary
-from graphkit.model import CloudRole, Confidence, Edge, EdgeKind, Evidence, NodeKind, OIDCIdentity
+from graphkit.model import CloudPolicy, CloudRole, Confidence, Edge, EdgeKind, Evidence, NodeKind, OIDCIdentity
 from graphkit.oidc import candidate_subjects, claims_context, effective_template
 
-__all__ = ["link_cloud"]
-
+__all__ = ["link_cloud", "trust_documents", "trust_findings"]
 
 
 def _iam_evidence(role: Any) -> Evidence | None:
@@ -99,55 +100,91 @@ def link_cloud(graph: Graph) -> None:
     GraphkitError
         only if the graph breaks the model.
     """
-    nx = graph.nx
     roles = [r for r in graph.nodes(NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
     known = {r.identifier: r for r in roles if r.trust == "known"}
-    ingested_accounts = {r.account for r in known.values() if r.account}
-    templates = graph.meta.inventory.oidc_sub_templates
     prev = graph.meta.cloud or CloudSummary()
-    denied: set[str] = set(prev.denied)
-    resolved: set[str] = set(prev.resolved_patterns)
-    evaluated = 0
-    trusts = {r.id: st for r in known.values() if (st := _statements(r))}
+    evaluated, denied = _link_oidc(graph, list(known.values()), graph.meta.inventory.oidc_sub_templates)
+    resolved = _resolve_pattern_roles(graph, roles, known)
+    _link_instance_profiles(graph, roles, known)
+    graph.meta.cloud = CloudSummary(evaluated=evaluated, denied=sorted(set(prev.denied) | denied),
+                                    resolved_patterns=sorted(set(prev.resolved_patterns) | resolved))
+
+
+def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) -> tuple[int, set[str]]:
+    """Step 1 and 2: evaluate every GitHub OIDC identity against every ingested trust policy.
+
+    Returns
+    -------
+    (evaluated, denied)
+        Pairs evaluated; ``oidc id -> role id`` of named roles whose trust rejects the job.
+    """
+    trusts = {r.id: st for r in known if (st := _statements(r))}
     identities = [o for o in graph.nodes(NodeKind.OIDC_IDENTITY) if isinstance(o, OIDCIdentity)
-                  and "token.actions.githubusercontent.com" in o.issuer]
+                  and GITHUB_ISSUER_HOST in o.issuer]
+    evaluated = 0
+    denied: set[str] = set()
     for o in identities:
         for rid, statements in sorted(trusts.items()):
             role = graph.node(rid)
             assert isinstance(role, CloudRole)
             evaluated += 1
-            result, subs, decided = _evaluate(o, role, statements, templates)
-            named = [d for d in (nx.get_edge_data(o.id, rid) or {}).values()
-                     if d["kind"] == EdgeKind.ASSUMES_ROLE.value and d["edge"].props.get("trust") == "unknown"]
-            for key in [k for k, d in (nx.get_edge_data(o.id, rid) or {}).items() if d in named]:
-                nx.remove_edge(o.id, rid, key)
-            if result is False:
-                if named:
-                    denied.add(f"{o.id} -> {rid}")
-                continue
-            evidence = [ev for d in named for ev in d["edge"].evidence]
-            base = _iam_evidence(role)
-            evidence += [Evidence(file=base.file if base else "aws-iam",
-                                  yaml_path=f"{base.yaml_path}.AssumeRolePolicyDocument.{s.place}"
-                                  if base and base.yaml_path else s.place,
-                                  detail=s.sid) for s in decided]
-            graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=o.id, target=rid,
-                                evidence=evidence or list(o.evidence),
-                                confidence=Confidence.CERTAIN if result is True else Confidence.POSSIBLE,
-                                props={"via": "oidc", "trust": "evaluated", "subjects": subs[:5],
-                                       "named": bool(named) or any(
-                                           d["edge"].props.get("named") for d in
-                                           (nx.get_edge_data(o.id, rid) or {}).values())}))
-    # pattern roles whose account is ingested: resolved by the evaluation above
+            if _link_pair(graph, o, role, statements, templates):
+                denied.add(f"{o.id} -> {rid}")
+    return evaluated, denied
+
+
+def _link_pair(graph: Graph, o: OIDCIdentity, role: CloudRole, statements: list[Statement],
+               templates: dict[str, Any]) -> bool:
+    """Replace the workflow's ``trust: unknown`` edges ``o -> role`` by the evaluated edge (none when the trust
+    rejects every candidate subject); returns True when a role the workflow names was denied."""
+    result, subs, decided = _evaluate(o, role, statements, templates)
+    named = _take_named_edges(graph, o.id, role.id)
+    if result is False:
+        return bool(named)
+    evidence = [ev for d in named for ev in d["edge"].evidence]
+    base = _iam_evidence(role)
+    evidence += [Evidence(file=base.file if base else "aws-iam",
+                          yaml_path=f"{base.yaml_path}.AssumeRolePolicyDocument.{s.place}"
+                          if base and base.yaml_path else s.place,
+                          detail=s.sid) for s in decided]
+    still_named = any(d["edge"].props.get("named") for d in (graph.nx.get_edge_data(o.id, role.id) or {}).values())
+    graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=o.id, target=role.id,
+                        evidence=evidence or list(o.evidence),
+                        confidence=Confidence.CERTAIN if result is True else Confidence.POSSIBLE,
+                        props={"via": "oidc", "trust": "evaluated", "subjects": subs[:5],
+                               "named": bool(named) or still_named}))
+    return False
+
+
+def _take_named_edges(graph: Graph, source: str, target: str) -> list[dict[str, Any]]:
+    """Remove and return the ``assumes_role`` edges of ``trust: unknown`` (a workflow naming the role)."""
+    data = graph.nx.get_edge_data(source, target) or {}
+    named = {k: d for k, d in data.items()
+             if d["kind"] == EdgeKind.ASSUMES_ROLE.value and d["edge"].props.get("trust") == "unknown"}
+    for key in named:
+        graph.nx.remove_edge(source, target, key)
+    return list(named.values())
+
+
+def _resolve_pattern_roles(graph: Graph, roles: list[CloudRole], known: dict[str, CloudRole]) -> set[str]:
+    """Step 2: a pattern role of an ingested account loses its possible OIDC edges (step 1 linked the real
+    roles); returns ``pattern id -> matching ARNs`` lines."""
+    ingested_accounts = {r.account for r in known.values() if r.account}
+    resolved: set[str] = set()
     for r in roles:
         if not r.pattern or r.trust == "known" or not r.account or r.account not in ingested_accounts:
             continue
         matches = [k for k in known if glob_match(r.identifier, k)]
-        for u, _, key, d in list(nx.in_edges(r.id, keys=True, data=True)):
+        for u, _, key, d in list(graph.nx.in_edges(r.id, keys=True, data=True)):
             if d["kind"] == EdgeKind.ASSUMES_ROLE.value and graph.node(u).spec.kind is NodeKind.OIDC_IDENTITY:
-                nx.remove_edge(u, r.id, key)
+                graph.nx.remove_edge(u, r.id, key)
         resolved.add(f"{r.id} -> {', '.join(sorted(matches)) or 'no role'}")
-    # instance profiles named by host credentials
+    return resolved
+
+
+def _link_instance_profiles(graph: Graph, roles: list[CloudRole], known: dict[str, CloudRole]) -> None:
+    """Step 3: an ``...:instance-profile/NAME`` role node (a host credential grant) assumes the role of that
+    instance profile."""
     by_profile = {ip: r for r in known.values() for ip in r.instance_profiles}
     for r in roles:
         if ":instance-profile/" in r.identifier and r.identifier in by_profile:
@@ -155,18 +192,15 @@ def link_cloud(graph: Graph) -> None:
             graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=r.id, target=target.id,
                                 evidence=list(target.evidence[:1]) or list(r.evidence[:1]),
                                 props={"via": "instance profile"}))
-    graph.meta.cloud = CloudSummary(evaluated=evaluated, denied=sorted(denied), resolved_patterns=sorted(resolved))
 
 
-def trust_documents(graph: Graph):
+def trust_documents(graph: Graph) -> Iterator[tuple[str, list[Statement], list[Evidence], str | None]]:
     """``(subject id, statements, evidence, account)`` of every trust policy in the graph.
 
     Ingested roles (``CloudRole.trust_policy``) and trust documents read from
     files (``CloudPolicy`` of ``policy_type`` trust: CloudFormation roles,
     templates).  Unreadable documents are skipped (the ingestor reported them).
     """
-    from graphkit.model import CloudPolicy
-
     for node in graph.nodes():
         doc = None
         if isinstance(node, CloudRole) and node.trust_policy is not None:
@@ -183,7 +217,7 @@ def trust_documents(graph: Graph):
         yield node.id, statements, [base] if base else [], account
 
 
-def trust_findings(rule: Any, graph: Graph, codes: dict[str, tuple[Any, str]]):
+def trust_findings(rule: Any, graph: Graph, codes: dict[str, tuple[Any, str]]) -> Iterator[Any]:
     """Findings of ``rule`` for the :func:`graphkit.iam.oidc_trust_issues` whose code is in ``codes``.
 
     ``codes`` maps an issue code to ``(severity, message template)``; the
@@ -191,8 +225,6 @@ def trust_findings(rule: Any, graph: Graph, codes: dict[str, tuple[Any, str]]):
     finding: rule, subject node id, statement ``Sid`` (or index), issue code
     and value -- never a line number.
     """
-    from graphkit.iam import oidc_trust_issues
-
     for subject, statements, evidence, _ in trust_documents(graph):
         for issue in oidc_trust_issues(statements):
             if issue.code not in codes:

@@ -20,6 +20,10 @@ Source: GitHub docs "OpenID Connect reference"
 - ``aud`` is chosen by the job (``sts.amazonaws.com`` by default for AWS):
   audience is not a boundary.
 
+This module is the one place graphkit writes ``sub`` claims (:func:`subject`,
+:func:`any_branch_subject`) and reads them (:func:`split_subject`,
+:func:`subject_pattern`); they are claims, not node ids.
+
 The workflow ingestor fills :attr:`graphkit.model.OIDCIdentity.subjects` with
 default-template subjects, where ``*`` stands for an unknown branch or tag name
 (``push`` without branch filters, ``workflow_dispatch``...) or for a branch
@@ -33,10 +37,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graphkit.iam import GITHUB_ISSUER_HOST, ClaimValue
+from graphkit.iam.conditions import GITHUB_ISSUER_HOST, ClaimValue
 
-__all__ = ["SubjectParts", "split_subject", "render_subject", "candidate_subjects", "claims_context",
-           "effective_template", "CLAIM_KEYS"]
+__all__ = ["SubjectParts", "SUB_PREFIX", "subject", "any_branch_subject", "split_subject", "subject_pattern",
+           "render_subject", "candidate_subjects", "claims_context", "effective_template", "CLAIM_KEYS"]
+
+#: What every default-template ``sub`` starts with (a claim, not a graphkit node id).
+SUB_PREFIX = "repo:"
 
 #: Condition keys graphkit can give a value for (others are unknown, never assumed absent).
 CLAIM_KEYS = ("sub", "aud", "job_workflow_ref", "repository", "repository_owner", "environment", "ref",
@@ -54,6 +61,16 @@ class SubjectParts:
     context: str
 
     @property
+    def owner(self) -> str:
+        """The owner part of :attr:`repository` (text before the first ``/``)."""
+        return self.repository.partition("/")[0]
+
+    @property
+    def name(self) -> str:
+        """The repository name part of :attr:`repository` (text after the first ``/``; empty without one)."""
+        return self.repository.partition("/")[2]
+
+    @property
     def environment(self) -> str | None:
         """The environment name, if the context is one."""
         return self.context.split(":", 1)[1] if self.context.startswith("environment:") else None
@@ -64,18 +81,53 @@ class SubjectParts:
         return self.context.split(":", 1)[1] if self.context.startswith("ref:") else None
 
 
-def split_subject(subject: str) -> SubjectParts | None:
+def subject(repository: str, context: str) -> str:
+    """The default-template ``sub`` claim ``repo:OWNER/REPO:CONTEXT`` (either part may hold ``*`` patterns).
+
+    Both parts are written as given (claims are not node ids and are never
+    normalised here).
+
+    >>> subject("acme/app", "environment:prod")
+    'repo:acme/app:environment:prod'
+    """
+    return f"{SUB_PREFIX}{repository}:{context}"
+
+
+def any_branch_subject(repository: str) -> str:
+    """The ``sub`` pattern of every branch push of ``repository``: ``repo:OWNER/REPO:ref:refs/heads/*``.
+
+    >>> any_branch_subject("acme/app")
+    'repo:acme/app:ref:refs/heads/*'
+    """
+    return subject(repository, "ref:refs/heads/*")
+
+
+def split_subject(sub: str) -> SubjectParts | None:
     """Parse ``repo:OWNER/REPO:CONTEXT`` (None for another shape).
 
     >>> split_subject("repo:acme/app:environment:prod")
     SubjectParts(repository='acme/app', context='environment:prod')
     """
-    if not subject.startswith("repo:"):
+    if not sub.startswith(SUB_PREFIX):
         return None
-    rest = subject[5:]
-    repo, sep, context = rest.partition(":")
+    repo, sep, context = sub.removeprefix(SUB_PREFIX).partition(":")
     if not sep or "/" not in repo:
         return None
+    return SubjectParts(repo, context)
+
+
+def subject_pattern(value: str) -> SubjectParts | None:
+    """Read a trusted ``sub`` value (possibly a pattern) leniently: ``repo:`` then repository up to the first
+    ``:``, then the context (empty when there is no ``:``); None when it does not start with ``repo:``.
+
+    >>> subject_pattern("repo:acme/*")
+    SubjectParts(repository='acme/*', context='')
+    >>> subject_pattern("*") is None
+    True
+    """
+    if not value.startswith(SUB_PREFIX):
+        return None
+    repo, _, context = value.removeprefix(SUB_PREFIX).partition(":")
     return SubjectParts(repo, context)
 
 
@@ -115,7 +167,7 @@ def render_subject(parts: SubjectParts, keys: Sequence[str], *, job_workflow_ref
     values = {
         "repo": parts.repository,
         "repository": parts.repository,
-        "repository_owner": parts.repository.split("/", 1)[0],
+        "repository_owner": parts.owner,
         "context": parts.context,
         "environment": env or "",
         "ref": ref or "*",
@@ -166,8 +218,7 @@ def candidate_subjects(subjects: Sequence[str], *, template: Sequence[str] | Non
         if parts is not None and template:
             text = render_subject(parts, template, job_workflow_ref=job_workflow_ref)
         elif parts is not None and immutable_ids is not None:
-            owner, repo = parts.repository.split("/", 1)
-            text = f"repo:{owner}@{immutable_ids[0]}/{repo}@{immutable_ids[1]}:{parts.context}"
+            text = subject(f"{parts.owner}@{immutable_ids[0]}/{parts.name}@{immutable_ids[1]}", parts.context)
         out.append(ClaimValue(text, pattern="*" in text or "?" in text))
     return list(dict.fromkeys(out))
 

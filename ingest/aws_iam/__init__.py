@@ -1,0 +1,68 @@
+"""AWS IAM ingestor (``--aws-iam FILE ...``): principals, policies, trust, and what roles reach.
+
+Three parts (``shared/docs/style.md``), one module each:
+
+``collect`` (:class:`AwsIamIngestor`, the :class:`~graphkit.ingestor.FileIngestor` loop) -- the only I/O
+    Files as given; in directories every ``*.json``/``*.yaml``/``*.yml``
+    (recursively) and extensionless ``iam-get-role/*`` outputs.
+``parse`` (:func:`~ingest.aws_iam.parse.parse`) -- **pure, no I/O**
+    Text -> :class:`~ingest.aws_iam.models.ParsedFile`: authorization
+    details, ``get-role``, credential reports, policy documents, CloudFormation
+    templates; raises :class:`~graphkit.ingestor.NotRecognised` for a
+    document of another kind.
+``to_graph`` (:func:`~ingest.aws_iam.to_graph.to_graph`) -- **pure, no I/O**
+    Every parsed file at once (so role chains cross accounts): nodes
+    (:class:`~graphkit.model.CloudRole`, ``CloudUser``, ``CloudGroup``,
+    ``CloudPolicy``, ``OIDCProvider``, targets) and edges (structural
+    ``has_policy``/``in_group``/``trusts_provider``; traversable role -> role
+    ``assumes_role`` and the sensitive-action edges of
+    :data:`~ingest.aws_iam.actions.SENSITIVE_ACTIONS`, listed with the target
+    ids they build in :mod:`ingest.aws_iam.actions`).
+
+Models: :mod:`ingest.aws_iam.models`.  Semantics (AWS IAM User Guide "Policy
+evaluation logic",
+https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html)
+are described in :mod:`ingest.aws_iam.to_graph`.  Job -> role edges (OIDC
+trust) are added by :mod:`graphkit.cloud` after every ingestor ran.
+"""
+
+from __future__ import annotations
+
+from graphkit.ingestor import RANK_CLOUD, Collected, FileIngestor, IngestResult, InputFile, InputOption
+from ingest.aws_iam.actions import SENSITIVE_ACTIONS, ActionClass
+from ingest.aws_iam.models import ManagedPolicy, ParsedFile, PolicyFile, Principal, Provider
+from ingest.aws_iam.parse import parse
+from ingest.aws_iam.to_graph import META_KEY, to_graph
+
+__all__ = ["INGESTOR", "AwsIamIngestor", "parse", "to_graph", "ParsedFile", "Principal", "ManagedPolicy",
+           "PolicyFile", "Provider", "ActionClass", "SENSITIVE_ACTIONS", "META_KEY"]
+
+
+class AwsIamIngestor(FileIngestor[ParsedFile]):
+    """The ``aws-iam`` ingestor (``--aws-iam FILE``)."""
+
+    name = "aws-iam"
+    description = "AWS IAM: get-account-authorization-details exports, get-role, credential reports, policy " \
+                  "documents and CloudFormation templates"
+    option = InputOption("FILE", "AWS IAM export(s): get-account-authorization-details JSON (one per account), "
+                         "get-role, credential report, policy documents, CloudFormation templates; or a folder of "
+                         "them. Repeatable.")
+    merge_rank = RANK_CLOUD
+    #: in folders: JSON/YAML documents and the extensionless outputs of ``aws iam get-role`` saved by name
+    patterns = ("*.json", "*.yaml", "*.yml", "iam-get-role/*")
+    nothing_found = ("no IAM documents found (get-account-authorization-details, get-role, policy or "
+                     "CloudFormation JSON/YAML)")
+
+    def parse(self, text: str, file: InputFile) -> ParsedFile:
+        """:func:`~ingest.aws_iam.parse.parse` (a document of another kind found in a folder is ignored)."""
+        return parse(text, file.name)
+
+    def to_graph(self, parsed: list[ParsedFile], collected: Collected) -> IngestResult:
+        """:func:`~ingest.aws_iam.to_graph.to_graph` of every file at once (role chains cross accounts), with the
+        files found in folders but ignored."""
+        result = to_graph(parsed)
+        result.meta[META_KEY]["ignored"] = collected.ignored
+        return result
+
+
+INGESTOR = AwsIamIngestor()

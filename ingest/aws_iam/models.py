@@ -1,0 +1,134 @@
+"""What the AWS IAM parser produces (:mod:`ingest.aws_iam.parse`) and the graph step reads: plain dataclasses.
+
+Only the **default version** of a managed policy is kept (AWS IAM User Guide
+"Versioning IAM policies",
+https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_managed-versioning.html).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphkit.errors import InputError
+from graphkit.iam import Statement
+
+__all__ = ["ARN", "PLACEHOLDER", "BUILTIN_POLICIES", "account_of", "Principal", "ManagedPolicy", "PolicyFile",
+           "Provider", "ParsedFile"]
+
+#: An IAM ARN: partition, account (12 digits, ``aws`` for AWS managed policies, or a ``${...}`` placeholder),
+#: resource type and name ("IAM identifiers",
+#: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-arns).
+ARN = re.compile(r"^arn:(aws[a-z-]*):iam::(\d{12}|aws|\$\{[^}]+\}):(role|user|group|policy|oidc-provider|"
+                 r"instance-profile)/(.+)$")
+#: A Terraform/CloudFormation placeholder ``${name}``.
+PLACEHOLDER = re.compile(r"\$\{([^}]+)\}")
+
+#: AWS managed policies whose content is fixed and used when absent from the export.
+BUILTIN_POLICIES: dict[str, dict[str, Any]] = {
+    "arn:aws:iam::aws:policy/AdministratorAccess": {
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]},
+}
+
+
+def account_of(arn: str) -> str:
+    """The account of an IAM ARN (``aws`` for AWS managed policies); empty when ``arn`` is not one.
+
+    >>> account_of("arn:aws:iam::111122223333:role/ci"), account_of("not an arn")
+    ('111122223333', '')
+    """
+    m = ARN.match(arn)
+    return m.group(2) if m else ""
+
+
+@dataclass
+class Principal:
+    """A role, user or group as exported: identity statements and (roles) the trust policy.
+
+    ``inline``: ``(policy name, statements, JSON path)``; ``managed``: attached
+    policy ARNs; ``boundary``: permissions boundary ARN; ``groups``: (users)
+    group names; ``instance_profiles``: (roles) instance profile ARNs;
+    ``max_session``: (roles) seconds.  ``place``: JSON path of the entry.
+    """
+
+    kind: str  # role | user | group
+    arn: str
+    name: str
+    account: str
+    file: str
+    place: str
+    inline: list[tuple[str, list[Statement], str]] = field(default_factory=list)
+    managed: list[str] = field(default_factory=list)
+    boundary: str | None = None
+    trust: list[Statement] | None = None
+    trust_document: dict[str, Any] | None = None
+    groups: list[str] = field(default_factory=list)
+    instance_profiles: list[str] = field(default_factory=list)
+    max_session: int | None = None
+
+
+@dataclass
+class ManagedPolicy:
+    """A managed policy: its default version's statements only (``versions``: how many the export lists)."""
+
+    arn: str
+    name: str
+    account: str
+    file: str
+    place: str
+    default_version: str | None
+    versions: int
+    statements: list[Statement]
+    document: dict[str, Any]
+
+
+@dataclass
+class PolicyFile:
+    """A standalone policy document (Terraform template, CloudFormation role trust...).
+
+    ``resource``: the CloudFormation logical id when the document is one
+    resource of a template (None for a whole-file document); ``placeholders``:
+    the ``${...}`` names left unresolved; ``policy_type``: ``trust`` or
+    ``identity``.
+    """
+
+    file: str
+    resource: str | None
+    name: str
+    place: str
+    document: dict[str, Any]
+    statements: list[Statement]
+    placeholders: list[str]
+    policy_type: str
+
+
+@dataclass
+class Provider:
+    """An IAM OIDC identity provider (``account`` None when the ARN does not say)."""
+
+    arn: str
+    url: str
+    account: str | None
+    client_ids: list[str] | None
+    file: str
+    place: str
+
+
+@dataclass
+class ParsedFile:
+    """What one file held; ``problems``: entries left out (the rest is usable).
+
+    ``kind``: ``authorization-details``, ``get-role``, ``credential-report``,
+    ``policy-document`` or ``cloudformation``; ``access_keys``: user ARN ->
+    number of active access keys (credential report).
+    """
+
+    file: str
+    kind: str
+    principals: list[Principal] = field(default_factory=list)
+    policies: list[ManagedPolicy] = field(default_factory=list)
+    documents: list[PolicyFile] = field(default_factory=list)
+    providers: list[Provider] = field(default_factory=list)
+    access_keys: dict[str, int] = field(default_factory=dict)
+    problems: list[InputError] = field(default_factory=list)

@@ -1,0 +1,389 @@
+"""Text of one IAM file -> :class:`~ingest.aws_iam.models.ParsedFile` -- **pure, no I/O**.
+
+Recognised documents:
+
+- ``aws iam get-account-authorization-details`` output (``UserDetailList``,
+  ``GroupDetailList``, ``RoleDetailList``, ``Policies`` with
+  ``PolicyVersionList``); optionally ``OpenIDConnectProviderList``
+  (``[{Arn, Url, ClientIDList}]``, from ``list/get-open-id-connect-provider``)
+  (https://docs.aws.amazon.com/cli/latest/reference/iam/get-account-authorization-details.html);
+- ``aws iam get-role`` output (``{"Role": {...}}``);
+- an IAM credential report (``{"Content": csv, "ReportFormat": "text/csv"}``):
+  active access keys per user
+  (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_getting-report.html);
+- a single policy document (``{"Statement": ...}``), e.g. a Terraform
+  template with ``${...}`` placeholders (kept as placeholders);
+- a CloudFormation template: ``AWS::IAM::Role`` trust policies and
+  ``AWS::IAM::OIDCProvider`` resources (``!Sub``/``!Ref`` resolved from
+  parameter defaults, the rest kept as ``${...}`` placeholders).
+
+Malformed input raises :class:`~graphkit.errors.InputError` naming the file
+and the JSON path; one bad principal or policy is reported and left out, the
+rest of the file is used.  A document of another kind raises
+:class:`~graphkit.ingestor.NotRecognised`.  Every ARN that becomes part of a
+node id is checked here with the :mod:`graphkit.model.ids` constructors, so
+that a malformed one is a problem naming its place.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import urllib.parse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from graphkit.errors import InputError
+from graphkit.iam import PolicyError, Statement, parse_policy
+from graphkit.ingestor import NotRecognised
+from graphkit.model import ids
+from ingest.aws_iam.models import (ARN, PLACEHOLDER, ManagedPolicy, ParsedFile, PolicyFile, Principal, Provider,
+                                   account_of)
+
+__all__ = ["parse"]
+
+T = TypeVar("T")
+
+
+def parse(text: str, file: str, *, parameters: dict[str, str] | None = None) -> ParsedFile:
+    """Parse one file's text (pure).
+
+    Parameters
+    ----------
+    text : str
+        JSON (or YAML for CloudFormation templates).
+    file : str
+        The path as given, for evidence and errors.
+    parameters : dict, optional
+        CloudFormation parameter values (override defaults).
+
+    Returns
+    -------
+    ParsedFile
+        ``kind``: ``authorization-details``, ``get-role``, ``credential-report``,
+        ``policy-document`` or ``cloudformation``.
+
+    Raises
+    ------
+    NotRecognised
+        valid JSON/YAML of another kind (an ``InputError``).
+    InputError
+        not JSON/YAML, or a malformed document (a malformed single principal
+        or policy is a ``problems`` entry instead).
+
+    Examples
+    --------
+    >>> p = parse('{"Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "arn:aws:s3:::${bucket}/*"}]}', "t.json")
+    >>> p.kind, p.documents[0].placeholders
+    ('policy-document', ['bucket'])
+    """
+    data = _load(text, file)
+    try:
+        if any(k in data for k in ("RoleDetailList", "UserDetailList", "GroupDetailList", "Policies")):
+            return _auth_details(data, file)
+        if isinstance(data.get("Role"), dict):
+            return ParsedFile(file=file, kind="get-role", principals=[_principal("role", data["Role"], file, "Role")])
+        if "Content" in data and "ReportFormat" in data:
+            return _credential_report(data, file)
+        if "Statement" in data:
+            return ParsedFile(file=file, kind="policy-document", documents=[_policy_document(data, text, file)])
+        if "Resources" in data or "AWSTemplateFormatVersion" in data:
+            return _cloudformation(data, file, parameters)
+        if "OpenIDConnectProviderList" in data:
+            return _auth_details(data, file)
+    except PolicyError as exc:
+        raise InputError(file, exc.place, exc.reason) from None
+    raise NotRecognised(file, "", "not a recognised IAM document (expected get-account-authorization-details, "
+                               "get-role, a credential report, a policy document or a CloudFormation template)")
+
+
+# --------------------------------------------------------------------------- text
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """SafeLoader that reads CloudFormation short tags (``!Sub x`` -> ``{"Fn::Sub": x}``)."""
+
+
+def _cfn_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    name = "Ref" if suffix == "Ref" else f"Fn::{suffix}"
+    return {name: value}
+
+
+_CfnLoader.add_multi_constructor("!", _cfn_tag)
+
+
+def _load(text: str, file: str) -> dict[str, Any]:
+    """JSON, else YAML with CloudFormation tags; the top level must be a mapping."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        try:
+            data = yaml.load(text, Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
+        except yaml.YAMLError:
+            raise InputError(file, f"line {exc.lineno}", f"not JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise InputError(file, "", "not an IAM document (top level is not a mapping)")
+    return data
+
+
+def _doc(raw: Any, place: str) -> tuple[dict[str, Any], list[Statement]]:
+    """A policy document (a mapping, JSON text, or URL-encoded JSON as the IAM API returns it) and its statements."""
+    if isinstance(raw, str):
+        text = urllib.parse.unquote(raw) if raw.lstrip().startswith("%") else raw
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PolicyError(place, f"policy document is not JSON: {exc.msg}") from None
+    return raw, parse_policy(raw, place)
+
+
+def _checked(make: Callable[[str], str], arn: str, place: str, what: str) -> str:
+    """``arn`` once the id constructor ``make`` accepts it; else :class:`PolicyError` at ``place``."""
+    try:
+        make(arn)
+    except ids.IdError as exc:
+        raise PolicyError(place, f"{what} {arn!r} cannot be a node id ({exc})") from None
+    return arn
+
+
+# --------------------------------------------------------------------------- authorization details
+
+
+_INLINE_KEY = {"role": "RolePolicyList", "user": "UserPolicyList", "group": "GroupPolicyList"}
+
+
+def _principal(kind: str, entry: Any, file: str, place: str) -> Principal:
+    """One ``RoleDetailList``/``UserDetailList``/``GroupDetailList`` entry (or ``get-role``'s ``Role``)."""
+    if not isinstance(entry, dict):
+        raise PolicyError(place, f"{kind} entry is not a mapping")
+    arn = entry.get("Arn")
+    name = entry.get(f"{kind.capitalize()}Name")
+    if not isinstance(arn, str) or not ARN.match(arn) or not isinstance(name, str):
+        raise PolicyError(place, f"{kind} entry without a valid Arn and {kind.capitalize()}Name")
+    p = Principal(kind=kind, arn=arn, name=name, account=account_of(arn), file=file, place=place)
+    p.inline = _inline_policies(entry, _INLINE_KEY[kind], place)
+    p.managed = _attached(entry, place)
+    pb = entry.get("PermissionsBoundary")
+    if isinstance(pb, dict) and isinstance(pb.get("PermissionsBoundaryArn"), str):
+        p.boundary = _checked(ids.cloud_policy, pb["PermissionsBoundaryArn"],
+                              f"{place}.PermissionsBoundary.PermissionsBoundaryArn", "boundary")
+    if kind == "role":
+        _role_fields(p, entry, place)
+    if kind == "user":
+        p.groups = [g for g in entry.get("GroupList") or [] if isinstance(g, str)]
+    return p
+
+
+def _inline_policies(entry: dict[str, Any], key: str, place: str) -> list[tuple[str, list[Statement], str]]:
+    out = []
+    for i, pol in enumerate(entry.get(key) or []):
+        pp = f"{place}.{key}[{i}]"
+        if not isinstance(pol, dict) or "PolicyDocument" not in pol:
+            raise PolicyError(pp, "inline policy without PolicyDocument")
+        _, sts = _doc(pol["PolicyDocument"], f"{pp}.PolicyDocument")
+        out.append((str(pol.get("PolicyName") or f"inline-{i}"), sts, f"{pp}.PolicyDocument"))
+    return out
+
+
+def _attached(entry: dict[str, Any], place: str) -> list[str]:
+    out = []
+    for i, att in enumerate(entry.get("AttachedManagedPolicies") or []):
+        ap = f"{place}.AttachedManagedPolicies[{i}]"
+        if not isinstance(att, dict) or not isinstance(att.get("PolicyArn"), str):
+            raise PolicyError(ap, "attachment without PolicyArn")
+        out.append(_checked(ids.cloud_policy, att["PolicyArn"], f"{ap}.PolicyArn", "PolicyArn"))
+    return out
+
+
+def _role_fields(p: Principal, entry: dict[str, Any], place: str) -> None:
+    """Trust policy, instance profiles and maximum session duration of a role."""
+    raw = entry.get("AssumeRolePolicyDocument")
+    if raw is None:
+        raise PolicyError(place, "role without AssumeRolePolicyDocument")
+    p.trust_document, p.trust = _doc(raw, f"{place}.AssumeRolePolicyDocument")
+    p.instance_profiles = [ip["Arn"] for ip in entry.get("InstanceProfileList") or []
+                           if isinstance(ip, dict) and isinstance(ip.get("Arn"), str)]
+    if isinstance(entry.get("MaxSessionDuration"), int):
+        p.max_session = entry["MaxSessionDuration"]
+
+
+def _auth_details(data: dict[str, Any], file: str) -> ParsedFile:
+    """``get-account-authorization-details`` (or a bare ``OpenIDConnectProviderList``)."""
+    out = ParsedFile(file=file, kind="authorization-details")
+    for key, kind in (("RoleDetailList", "role"), ("UserDetailList", "user"), ("GroupDetailList", "group")):
+        items = data.get(key) or []
+        if not isinstance(items, list):
+            raise InputError(file, key, "expected a list")
+        for i, entry in enumerate(items):
+            _keep(out, out.principals, _principal, kind, entry, file, f"{key}[{i}]")
+    for i, pol in enumerate(data.get("Policies") or []):
+        _keep(out, out.policies, _managed_policy, pol, file, f"Policies[{i}]")
+    for i, prov in enumerate(data.get("OpenIDConnectProviderList") or []):
+        _keep(out, out.providers, _provider, prov, file, f"OpenIDConnectProviderList[{i}]")
+    return out
+
+
+def _keep(out: ParsedFile, into: list[T], read: Callable[..., T], *args: Any) -> None:
+    """Append ``read(*args)`` (one entry) to ``into``; a :class:`PolicyError` is a problem of ``out`` instead."""
+    try:
+        into.append(read(*args))
+    except PolicyError as exc:
+        out.problems.append(InputError(out.file, exc.place, exc.reason))
+
+
+def _managed_policy(pol: Any, file: str, place: str) -> ManagedPolicy:
+    """One ``Policies`` entry: only its default version (``IsDefaultVersion``, else ``DefaultVersionId``)."""
+    if not isinstance(pol, dict) or not isinstance(pol.get("Arn"), str):
+        raise PolicyError(place, "policy without Arn")
+    arn = _checked(ids.cloud_policy, pol["Arn"], f"{place}.Arn", "policy Arn")
+    versions = pol.get("PolicyVersionList") or []
+    default = next((j for j, v in enumerate(versions) if isinstance(v, dict) and v.get("IsDefaultVersion")), None)
+    if default is None:
+        default = next((j for j, v in enumerate(versions) if isinstance(v, dict)
+                        and v.get("VersionId") == pol.get("DefaultVersionId")), None)
+    if default is None:
+        raise PolicyError(place, "no default version in PolicyVersionList")
+    doc_place = f"{place}.PolicyVersionList[{default}].Document"
+    doc, sts = _doc(versions[default].get("Document"), doc_place)
+    return ManagedPolicy(arn=arn, name=str(pol.get("PolicyName") or arn.rsplit("/", 1)[-1]), account=account_of(arn),
+                         file=file, place=doc_place, default_version=versions[default].get("VersionId"),
+                         versions=len(versions), statements=sts, document=doc)
+
+
+def _provider(prov: Any, file: str, place: str) -> Provider:
+    """One ``OpenIDConnectProviderList`` entry."""
+    if not isinstance(prov, dict) or not isinstance(prov.get("Arn"), str):
+        raise PolicyError(place, "provider without Arn")
+    arn = _checked(ids.oidc_provider, prov["Arn"], f"{place}.Arn", "provider Arn")
+    url = prov.get("Url") or arn.split("oidc-provider/", 1)[-1]
+    return Provider(arn=arn, url=str(url), account=account_of(arn) or None, client_ids=prov.get("ClientIDList"),
+                    file=file, place=place)
+
+
+# --------------------------------------------------------------------------- other documents
+
+
+def _credential_report(data: dict[str, Any], file: str) -> ParsedFile:
+    """Active access keys per user from a credential report's CSV (never any key material)."""
+    out = ParsedFile(file=file, kind="credential-report")
+    content = data.get("Content")
+    if not isinstance(content, str):
+        raise InputError(file, "Content", "credential report without CSV content")
+    for row in csv.DictReader(io.StringIO(content)):
+        arn = row.get("arn") or ""
+        if ":user/" in arn:
+            out.access_keys[arn] = sum(row.get(f"access_key_{k}_active") == "true" for k in (1, 2))
+    return out
+
+
+def _policy_document(data: dict[str, Any], text: str, file: str) -> PolicyFile:
+    """A whole file that is one policy document: trust when a statement names principals, else identity."""
+    _, sts = _doc(data, "")
+    return PolicyFile(file=file, resource=None, name=Path(file).name, place="", document=data, statements=sts,
+                      placeholders=sorted(set(PLACEHOLDER.findall(text))),
+                      policy_type="trust" if any(s.principals for s in sts) else "identity")
+
+
+# --------------------------------------------------------------------------- CloudFormation
+
+
+def _cloudformation(data: dict[str, Any], file: str, parameters: dict[str, str] | None) -> ParsedFile:
+    """``AWS::IAM::Role`` trust policies and ``AWS::IAM::OIDCProvider`` resources of a template."""
+    out = ParsedFile(file=file, kind="cloudformation")
+    params: dict[str, Any] = {"AWS::Partition": "aws"}
+    for name, spec in (data.get("Parameters") or {}).items():
+        if isinstance(spec, dict) and "Default" in spec and spec["Default"] != "":
+            params[name] = spec["Default"]
+    params.update(parameters or {})
+    resources = data.get("Resources") or {}
+    if not isinstance(resources, dict):
+        raise InputError(file, "Resources", "expected a mapping")
+    cfn = _Cfn(params, resources)
+    for name, res in resources.items():
+        if not isinstance(res, dict):
+            continue
+        props = cfn.value(res.get("Properties") or {})
+        if res.get("Type") == "AWS::IAM::Role":
+            _keep(out, out.documents, _cfn_role_trust, name, props, file)
+        elif res.get("Type") == "AWS::IAM::OIDCProvider":
+            out.providers.append(_cfn_provider(props, file, f"Resources.{name}"))
+    return out
+
+
+def _cfn_role_trust(name: str, props: dict[str, Any], file: str) -> PolicyFile:
+    place = f"Resources.{name}.Properties.AssumeRolePolicyDocument"
+    doc, sts = _doc(props.get("AssumeRolePolicyDocument"), place)
+    role_name = props.get("RoleName") or name
+    return PolicyFile(file=file, resource=name, name=f"trust of {role_name} ({Path(file).name})", place=place,
+                      document=doc, statements=sts, placeholders=sorted(set(PLACEHOLDER.findall(json.dumps(doc)))),
+                      policy_type="trust")
+
+
+def _cfn_provider(props: dict[str, Any], file: str, place: str) -> Provider:
+    """A template's provider: its ARN is unknown until deployed, so it is named by URL and file."""
+    url = str(props.get("Url", ""))
+    arn = "arn:aws:iam::${AWS::AccountId}:oidc-provider/" + url.removeprefix("https://")
+    return Provider(arn=f"{arn}@{file}", url=url, account=None,
+                    client_ids=[str(c) for c in props.get("ClientIdList") or []], file=file, place=place)
+
+
+class _Cfn:
+    """Resolves ``Ref``/``Fn::Sub``/``Fn::If``/``Fn::Join`` enough to read IAM resources
+    ("Intrinsic function reference",
+    https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/intrinsic-function-reference.html)."""
+
+    def __init__(self, params: dict[str, Any], resources: dict[str, Any]) -> None:
+        self.params, self.resources = params, resources
+        #: function name -> resolver of its argument (``_UNRESOLVED``: an argument of another shape)
+        self.functions: dict[str, Callable[[Any], Any]] = {"Ref": self._ref, "Fn::Sub": self._sub,
+                                                           "Fn::If": self._if, "Fn::Join": self._join}
+
+    def value(self, value: Any) -> Any:
+        """``value`` with every intrinsic function graphkit understands resolved; unknowns as ``${...}``."""
+        if isinstance(value, list):
+            return [self.value(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        if len(value) == 1:
+            (k, v), = value.items()
+            resolved = self.functions[k](v) if k in self.functions else _UNRESOLVED
+            if resolved is not _UNRESOLVED:
+                return resolved
+        return {k: self.value(v) for k, v in value.items()}
+
+    def _ref(self, name: Any) -> Any:
+        if name in self.params:
+            return self.params[name]
+        res = self.resources.get(name)
+        if isinstance(res, dict) and res.get("Type") == "AWS::IAM::OIDCProvider":
+            url = str(self.value((res.get("Properties") or {}).get("Url", "")))
+            return f"arn:{self.params['AWS::Partition']}:iam::${{AWS::AccountId}}:oidc-provider/" \
+                + url.removeprefix("https://")
+        return "${" + str(name) + "}"
+
+    def _sub(self, arg: Any) -> Any:
+        text = arg[0] if isinstance(arg, list) else arg
+        return PLACEHOLDER.sub(lambda m: str(self.params[m.group(1)]) if m.group(1) in self.params else m.group(0),
+                               str(text))
+
+    def _if(self, arg: Any) -> Any:
+        return self.value(arg[1]) if isinstance(arg, list) and len(arg) == 3 else _UNRESOLVED
+
+    def _join(self, arg: Any) -> Any:
+        if isinstance(arg, list) and len(arg) == 2:
+            return str(arg[0]).join(str(self.value(x)) for x in arg[1])
+        return _UNRESOLVED
+
+
+#: Marker: an intrinsic function whose arguments have an unexpected shape (its mapping is resolved as data).
+_UNRESOLVED = object()

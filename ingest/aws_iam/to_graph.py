@@ -1,0 +1,397 @@
+"""Every parsed IAM file -> nodes, edges and facts -- **pure, no I/O**.
+
+All files at once, so that role chains cross accounts.  Steps, in order
+(each a function below):
+
+1. :func:`_policy_nodes`: ``CloudPolicy`` per managed policy (default version).
+2. :func:`_principal_nodes`: ``CloudRole``/``CloudUser``/``CloudGroup`` with
+   structural ``has_policy`` (``key="boundary"`` for a permissions boundary)
+   and ``in_group`` edges; a policy attached but absent from every export
+   is an inferred node.
+3. :func:`_file_nodes`: OIDC providers and standalone policy documents.
+4. :func:`_reach_edges`: per role or user, the sensitive-action edges of
+   :data:`~ingest.aws_iam.actions.SENSITIVE_ACTIONS` and ``administers``
+   the account.
+5. :func:`_assume_role_edges`: traversable role -> role (and user -> role)
+   ``assumes_role`` through ``sts:AssumeRole``.
+6. :func:`_trust_provider_edges`: ``trusts_provider`` to the OIDC providers
+   trust policies name.
+
+Semantics: only the **default version** of a managed policy applies; a
+permissions boundary intersects; an explicit Deny wins (AWS IAM User Guide
+"Policy evaluation logic",
+https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html).
+Conditions of identity policies depend on the request and make an edge
+``possible``.  A managed policy attached but absent from every export is
+unknown: it adds no edge and is listed in ``meta["aws_iam"]["unknown_policies"]``
+(except ``AdministratorAccess``, whose content is fixed).  Job -> role
+edges (OIDC trust) are added by :mod:`graphkit.cloud` after every ingestor ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphkit.errors import InputError
+from graphkit.graph import GraphBuilder
+from graphkit.iam import (Grant, Statement, Tri, allowed, and3, oidc_trust_issues, or3, parse_policy,
+                          principal_trust, resource_matches)
+from graphkit.ingestor import IngestResult
+from graphkit.model import (CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudUser, EdgeKind, Evidence, Node,
+                            OIDCProvider, ids)
+from ingest.aws_iam.actions import (CREATE_COMPUTE, ESCALATION_ACTIONS, SENSITIVE_ACTIONS, ActionClass, actions_of,
+                                    mentions_service, target_node)
+from ingest.aws_iam.models import BUILTIN_POLICIES, ManagedPolicy, ParsedFile, Principal, account_of
+
+__all__ = ["META_KEY", "to_graph", "principal_id"]
+
+#: Key of this source's facts in ``IngestResult.meta`` / ``graph.meta``.
+META_KEY = "aws_iam"
+
+
+def to_graph(parsed: Sequence[ParsedFile]) -> IngestResult:
+    """Turn every parsed file into nodes, edges and facts (pure).
+
+    Returns
+    -------
+    IngestResult
+        ``graph``: the nodes and edges; ``problems``: granted resources that
+        cannot be part of a node id (file and statement place);
+        ``meta[META_KEY]``: ``{"accounts": [...], "unknown_policies": [...],
+        "files": [...], "counts": {...}}``.
+    """
+    index = _Index.of(parsed)
+    b = _Build(index)
+    _policy_nodes(b)
+    _principal_nodes(b)
+    _file_nodes(b, parsed)
+    callers = {p.arn: _reach_edges(b, p) for p in index.principals.values() if p.kind != "group"}
+    _assume_role_edges(b, callers)
+    _trust_provider_edges(b)
+    return IngestResult(graph=b.graph, problems=b.problems, meta={META_KEY: _meta(parsed, index, b.unknown)})
+
+
+def principal_id(p: Principal) -> str:
+    """The node id of a role, user or group (:mod:`graphkit.model.ids`)."""
+    if p.kind == "role":
+        return ids.cloud_role("aws", p.arn)
+    return ids.cloud_user(p.arn) if p.kind == "user" else ids.cloud_group(p.arn)
+
+
+def _ev(file: str, place: str, detail: str | None = None) -> Evidence:
+    return Evidence(file=file, yaml_path=place or None, detail=detail)
+
+
+# --------------------------------------------------------------------------- shared state
+
+
+@dataclass
+class _Index:
+    """Every file merged: managed policies and principals by ARN, groups by (account, name), access keys."""
+
+    policies: dict[str, ManagedPolicy]
+    principals: dict[str, Principal]
+    access_keys: dict[str, int]
+    groups: dict[tuple[str, str], Principal]
+
+    @classmethod
+    def of(cls, parsed: Sequence[ParsedFile]) -> _Index:
+        """The first export of a policy wins; a principal's full entry wins over a bare ``get-role`` one."""
+        policies: dict[str, ManagedPolicy] = {}
+        principals: dict[str, Principal] = {}
+        keys: dict[str, int] = {}
+        for pf in parsed:
+            for pol in pf.policies:
+                policies.setdefault(pol.arn, pol)
+            for pr in pf.principals:
+                prev = principals.get(pr.arn)
+                if prev is None or (prev.kind == "role" and not prev.inline and not prev.managed):
+                    principals[pr.arn] = pr
+            keys.update(pf.access_keys)
+        groups = {(p.account, p.name): p for p in principals.values() if p.kind == "group"}
+        return cls(policies, principals, keys, groups)
+
+    @property
+    def roles_with_trust(self) -> list[Principal]:
+        """Roles whose trust policy has statements."""
+        return [p for p in self.principals.values() if p.kind == "role" and p.trust]
+
+
+@dataclass
+class _Build:
+    """The graph being built, its problems, and the managed policies found attached but never exported."""
+
+    index: _Index
+    graph: GraphBuilder = field(default_factory=GraphBuilder)
+    problems: list[InputError] = field(default_factory=list)
+    unknown: set[str] = field(default_factory=set)
+
+    def edge(self, kind: EdgeKind, source: str, target: str, evidence: list[Evidence], confidence: Tri, *,
+             key: str = "", **props: Any) -> None:
+        """An edge, ``certain`` when ``confidence`` is True, else ``possible``; ``props`` as given."""
+        self.graph.edge(kind, source, target, evidence, key=key, possible=confidence is not True, props=props)
+
+
+# --------------------------------------------------------------------------- steps 1-3: nodes
+
+
+def _policy_nodes(b: _Build) -> None:
+    for pol in b.index.policies.values():
+        b.graph.node(CloudPolicy(id=ids.cloud_policy(pol.arn), name=pol.name, arn=pol.arn,
+                                 account=pol.account or None, default_version=pol.default_version,
+                                 versions=pol.versions, document=pol.document, evidence=[_ev(pol.file, pol.place)]))
+
+
+def _principal_node(p: Principal, access_keys: dict[str, int]) -> Node:
+    pev = [_ev(p.file, p.place)]
+    if p.kind == "role":
+        issues = oidc_trust_issues(p.trust or [])
+        return CloudRole(id=principal_id(p), name=p.name, provider="aws", identifier=p.arn, account=p.account,
+                         trust="known", trust_policy=p.trust_document, permissions_boundary=p.boundary,
+                         instance_profiles=p.instance_profiles, broad_trust=any(i.broad for i in issues),
+                         evidence=pev)
+    if p.kind == "user":
+        return CloudUser(id=principal_id(p), name=p.name, arn=p.arn, account=p.account, groups=p.groups,
+                         permissions_boundary=p.boundary, access_keys=access_keys.get(p.arn), evidence=pev)
+    return CloudGroup(id=principal_id(p), name=p.name, arn=p.arn, account=p.account, evidence=pev)
+
+
+def _principal_nodes(b: _Build) -> None:
+    """Principals, their attached (and boundary) policies, and group membership."""
+    for p in b.index.principals.values():
+        src = b.graph.node(_principal_node(p, b.index.access_keys))
+        pev = [_ev(p.file, p.place)]
+        for arn in p.managed + ([p.boundary] if p.boundary else []):
+            pid = ids.cloud_policy(arn)
+            if arn not in b.index.policies:
+                b.graph.node(CloudPolicy(id=pid, name=arn.rsplit("/", 1)[-1], arn=arn, account=account_of(arn) or None,
+                                         document=BUILTIN_POLICIES.get(arn), inferred=True, evidence=pev))
+            b.edge(EdgeKind.HAS_POLICY, src, pid, pev, True,
+                   key="boundary" if arn == p.boundary and arn not in p.managed else "")
+        for g in p.groups:
+            grp = b.index.groups.get((p.account, g))
+            if grp is not None:
+                b.edge(EdgeKind.IN_GROUP, src, principal_id(grp), pev, True)
+
+
+def _file_nodes(b: _Build, parsed: Sequence[ParsedFile]) -> None:
+    """OIDC providers and standalone policy documents (Terraform templates, CloudFormation role trusts)."""
+    for pf in parsed:
+        for prov in pf.providers:
+            b.graph.node(OIDCProvider(id=ids.oidc_provider(prov.arn), name=prov.url, arn=prov.arn,
+                                      account=prov.account, url=prov.url, client_ids=prov.client_ids,
+                                      evidence=[_ev(prov.file, prov.place)]))
+        for doc in pf.documents:
+            b.graph.node(CloudPolicy(id=ids.cloud_policy_file(doc.file, doc.resource), name=doc.name,
+                                     document=doc.document, policy_type=doc.policy_type,  # type: ignore[arg-type]
+                                     placeholders=doc.placeholders, evidence=[_ev(doc.file, doc.place)]))
+
+
+# --------------------------------------------------------------------------- step 4: what a principal reaches
+
+
+@dataclass
+class _Permissions:
+    """A principal's identity statements (own, groups', managed policies') and its permissions boundary.
+
+    ``known``: True when every policy was exported (else None: grants are
+    only ``possible``).  ``where``: statement -> (file, place) for evidence.
+    """
+
+    statements: list[Statement]
+    where: dict[int, tuple[str, str]]
+    known: Tri
+    boundary: list[Statement] | None
+    boundary_known: bool
+
+    def grants(self, action: str) -> list[Grant]:
+        """Where ``action`` is allowed (statements that may concern its service only)."""
+        service = action.split(":", 1)[0]
+        rel = [s for s in self.statements if mentions_service(s, service)]
+        return allowed(rel, action, boundary=self.boundary, boundary_known=self.boundary_known) if rel else []
+
+    def evidence(self, g: Grant, detail: str | None) -> Evidence:
+        """Evidence of a grant: the file and place of its statement."""
+        return _ev(*self.where[id(g.statement)], detail)
+
+
+def _permissions(b: _Build, p: Principal) -> _Permissions:
+    """Gather ``p``'s statements; policies attached but never exported make it ``known = None``."""
+    found: list[tuple[Statement, str]] = []
+    owners = [p] + [b.index.groups[(p.account, g)] for g in p.groups if (p.account, g) in b.index.groups]
+    known: Tri = None if p.kind == "user" and len(owners) - 1 < len(p.groups) else True
+    for o in owners:
+        for _, sts, _ in o.inline:
+            found += [(s, o.file) for s in sts]
+        for arn in o.managed:
+            policy = _managed_statements(b, arn)
+            if policy is None:
+                known = None
+            else:
+                statements, file = policy
+                found += [(s, file) for s in statements]
+    boundary, b_known = _boundary(b, p)
+    return _Permissions([s for s, _ in found], {id(s): (f, s.place) for s, f in found}, known, boundary, b_known)
+
+
+def _managed_statements(b: _Build, arn: str) -> tuple[list[Statement], str] | None:
+    """(statements, evidence file) of a managed policy; None (and listed unknown) when never exported."""
+    pol = b.index.policies.get(arn)
+    if pol is not None:
+        return pol.statements, pol.file
+    if arn in BUILTIN_POLICIES:
+        return parse_policy(BUILTIN_POLICIES[arn]), "builtin:" + arn
+    b.unknown.add(arn)
+    return None
+
+
+def _boundary(b: _Build, p: Principal) -> tuple[list[Statement] | None, bool]:
+    """The permissions boundary's statements (None: no boundary) and whether its document is known."""
+    if p.boundary is None:
+        return None, True
+    found = _managed_statements(b, p.boundary)
+    return (found[0], True) if found is not None else ([], False)
+
+
+def _reach_edges(b: _Build, p: Principal) -> tuple[list[Grant], _Permissions]:
+    """Sensitive-action and admin edges of a role or user; returns its ``sts:AssumeRole`` grants (step 5)."""
+    perms = _permissions(b, p)
+    for cls in SENSITIVE_ACTIONS:
+        _sensitive_edges(b, p, perms, cls)
+    _admin_edge(b, p, perms)
+    return perms.grants("sts:AssumeRole"), perms
+
+
+def _sensitive_edges(b: _Build, p: Principal, perms: _Permissions, cls: ActionClass) -> None:
+    """One edge per target reached by an action of ``cls``: the best confidence, every action and statement."""
+    found: dict[str, tuple[Tri, list[Evidence], set[str]]] = {}
+    for action in actions_of(cls):
+        for g in perms.grants(action):
+            evs = [perms.evidence(g, g.statement.sid)]
+            try:
+                tgt = target_node(cls, g.resource, p.account, evs)
+            except ids.IdError as exc:
+                b.problems.append(InputError(evs[0].file, g.statement.place, f"resource {g.resource!r}: {exc}"))
+                continue
+            conf = and3([g.confidence, perms.known])
+            prev = found.get(tgt.id)
+            if prev is None:
+                b.graph.node(tgt)
+                found[tgt.id] = (conf, evs, {action})
+            else:
+                best = True if True in (prev[0], conf) else None
+                found[tgt.id] = (best, prev[1] + [e for e in evs if e not in prev[1]], prev[2] | {action})
+    for tid, (conf, evs, acts) in found.items():
+        b.edge(cls.edge, principal_id(p), tid, evs, conf, category=cls.category, actions=sorted(acts)[:10],
+               via="identity policy")
+
+
+def _admin_edge(b: _Build, p: Principal, perms: _Permissions) -> None:
+    """``administers`` the account: IAM escalation on the account's resources, or PassRole + compute creation."""
+    admin, admin_ev = _escalation(p, perms)
+    if admin is not True:
+        via_compute = _pass_role_compute(perms)
+        if via_compute:
+            admin = None if admin is False else admin
+            admin_ev += via_compute
+    if admin is not False and p.account.isdigit():
+        aid = b.graph.node(CloudAccount(id=ids.cloud_account(p.account), name=f"AWS account {p.account}",
+                                        account=p.account, evidence=admin_ev[:1]))
+        b.edge(EdgeKind.ADMINISTERS, principal_id(p), aid, admin_ev[:5], and3([admin, perms.known]))
+
+
+def _escalation(p: Principal, perms: _Permissions) -> tuple[Tri, list[Evidence]]:
+    """Whether an IAM escalation action is allowed on every IAM resource of the account (first action decided)."""
+    admin: Tri = False
+    evs: list[Evidence] = []
+    for action in ESCALATION_ACTIONS:
+        for g in perms.grants(action):
+            if resource_matches(g.resource, f"arn:aws:iam::{p.account}:*") is True:
+                admin = or3([admin, g.confidence])
+                evs.append(perms.evidence(g, f"{action} on {g.resource}"))
+        if admin is True:
+            break
+    return admin, evs
+
+
+def _pass_role_compute(perms: _Permissions) -> list[Evidence]:
+    """Evidence of ``iam:PassRole`` with a compute creation action (empty when not both)."""
+    passes = perms.grants("iam:PassRole")
+    if not passes:
+        return []
+    for action in CREATE_COMPUTE:
+        comp = perms.grants(action)
+        if comp:
+            return [perms.evidence(g, f"{g.action} on {g.resource}") for g in (passes[0], comp[0])]
+    return []
+
+
+# --------------------------------------------------------------------------- steps 5-6: trust
+
+
+def _assume_role_edges(b: _Build, callers: dict[str, tuple[list[Grant], _Permissions]]) -> None:
+    """Role -> role (and user -> role) through ``sts:AssumeRole``: the trust, and when it delegates to the
+    caller's account (or crosses accounts) the caller's identity policy too."""
+    roles = b.index.roles_with_trust
+    for caller in b.index.principals.values():
+        if caller.kind == "group":
+            continue
+        grants, perms = callers[caller.arn]
+        for role in roles:
+            if role.arn != caller.arn:
+                _assume_role_edge(b, caller, role, grants, perms)
+
+
+def _assume_role_edge(b: _Build, caller: Principal, role: Principal, grants: list[Grant],
+                      perms: _Permissions) -> None:
+    res, needs, match = principal_trust(role.trust or [], caller.arn, caller.account, role.account)
+    if res is False:
+        return
+    evs = [_ev(role.file, st.place, st.sid) for st in match.allows]
+    if needs:
+        ident = _grants_cover(grants, role.arn)
+        if ident is False:
+            return
+        res = and3([res, ident])
+        evs += [perms.evidence(g, g.statement.sid) for g in grants
+                if resource_matches(g.resource, role.arn) is not False][:2]
+    b.edge(EdgeKind.ASSUMES_ROLE, principal_id(caller), principal_id(role), evs or [_ev(role.file, role.place)], res,
+           via="sts:AssumeRole")
+
+
+def _grants_cover(grants: Iterable[Grant], arn: str) -> Tri:
+    """Whether identity grants of ``sts:AssumeRole`` cover role ``arn``."""
+    return or3(and3([resource_matches(g.resource, arn), g.confidence]) for g in grants)
+
+
+def _trust_provider_edges(b: _Build) -> None:
+    """``trusts_provider`` to every OIDC provider a trust statement names (inferred when not exported)."""
+    for role in b.index.roles_with_trust:
+        for st in role.trust or []:
+            for fed in st.principals.get("Federated", ()):
+                if ":oidc-provider/" not in fed:
+                    continue
+                evs = [_ev(role.file, st.place)]
+                host = fed.split("oidc-provider/", 1)[1]
+                try:
+                    pid = b.graph.node(OIDCProvider(id=ids.oidc_provider(fed), name=host, arn=fed,
+                                                    account=account_of(fed) or None, url="https://" + host,
+                                                    inferred=True, evidence=evs))
+                except ids.IdError as exc:
+                    b.problems.append(InputError(role.file, f"{st.place}.Principal.Federated", str(exc)))
+                    continue
+                b.edge(EdgeKind.TRUSTS_PROVIDER, principal_id(role), pid, evs, True)
+
+
+def _meta(parsed: Sequence[ParsedFile], index: _Index, unknown: set[str]) -> dict[str, Any]:
+    principals = index.principals.values()
+    return {"accounts": sorted({p.account for p in principals if p.account.isdigit()}),
+            "unknown_policies": sorted(unknown),
+            "files": [pf.file for pf in parsed],
+            "counts": {"roles": sum(p.kind == "role" for p in principals),
+                       "users": sum(p.kind == "user" for p in principals),
+                       "groups": sum(p.kind == "group" for p in principals),
+                       "policies": len(index.policies),
+                       "documents": sum(len(pf.documents) for pf in parsed)}}
