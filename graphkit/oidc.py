@@ -36,7 +36,7 @@ from typing import Any
 from graphkit.iam import GITHUB_ISSUER_HOST, ClaimValue
 
 __all__ = ["SubjectParts", "split_subject", "render_subject", "candidate_subjects", "claims_context",
-           "effective_template", "CLAIM_KEYS"]
+           "effective_template", "default_subjects", "CLAIM_KEYS"]
 
 #: Condition keys graphkit can give a value for (others are unknown, never assumed absent).
 CLAIM_KEYS = ("sub", "aud", "job_workflow_ref", "repository", "repository_owner", "environment", "ref",
@@ -62,6 +62,48 @@ class SubjectParts:
     def ref(self) -> str | None:
         """``refs/heads/...`` or ``refs/tags/...``, if the context is a ref."""
         return self.context.split(":", 1)[1] if self.context.startswith("ref:") else None
+
+
+def _claim_value(value: str) -> str:
+    """A value inside ``sub``: ``:`` is written ``%3A``."""
+    return value.replace(":", "%3A")
+
+
+def _event_contexts(event: str, filters: Any) -> list[str]:
+    """Default-template contexts of one workflow trigger (``*``: an unknown branch or tag name)."""
+    filters = filters if isinstance(filters, dict) else {}
+    if event == "pull_request":
+        return ["pull_request"]
+    if event == "release":
+        return ["ref:refs/tags/*"]
+    if event == "workflow_call":
+        return []
+    if event != "push":
+        return ["ref:refs/heads/*"]
+    branches, tags = filters.get("branches"), filters.get("tags")
+    out = []
+    if branches or not tags:
+        out += [f"ref:refs/heads/{_claim_value(str(b))}" for b in (branches if isinstance(branches, list) else ["*"])]
+    out += [f"ref:refs/tags/{_claim_value(str(t))}" for t in (tags if isinstance(tags, list) else [])]
+    return out
+
+
+def default_subjects(repository: str, triggers: Mapping[str, Any], environment: str | None) -> list[str]:
+    """Default-template ``sub`` claims a job of ``repository`` can present (see the module docstring).
+
+    ``triggers``: the triggering workflow's ``on:`` (event -> filters);
+    ``environment``: the job's environment name, which replaces the event.
+
+    >>> default_subjects("acme/app", {"push": {"branches": ["main"]}, "pull_request": {}}, None)
+    ['repo:acme/app:ref:refs/heads/main', 'repo:acme/app:pull_request']
+    >>> default_subjects("acme/app", {"push": {}}, "prod:eu")
+    ['repo:acme/app:environment:prod%3Aeu']
+    """
+    if environment:
+        contexts = [f"environment:{_claim_value(environment)}"]
+    else:
+        contexts = [c for event, filters in triggers.items() for c in _event_contexts(event, filters)]
+    return list(dict.fromkeys(f"repo:{repository}:{c}" for c in contexts))
 
 
 def split_subject(subject: str) -> SubjectParts | None:
