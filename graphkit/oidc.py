@@ -39,8 +39,9 @@ from typing import Any
 
 from graphkit.iam.conditions import GITHUB_ISSUER_HOST, ClaimValue
 
-__all__ = ["SubjectParts", "SUB_PREFIX", "subject", "any_branch_subject", "split_subject", "subject_pattern",
-           "render_subject", "candidate_subjects", "claims_context", "effective_template", "CLAIM_KEYS"]
+__all__ = ["SubjectParts", "SUB_PREFIX", "subject", "any_branch_subject", "default_subjects", "split_subject",
+           "subject_pattern", "render_subject", "candidate_subjects", "claims_context", "effective_template",
+           "CLAIM_KEYS"]
 
 #: What every default-template ``sub`` starts with (a claim, not a graphkit node id).
 SUB_PREFIX = "repo:"
@@ -100,6 +101,48 @@ def any_branch_subject(repository: str) -> str:
     'repo:acme/app:ref:refs/heads/*'
     """
     return subject(repository, "ref:refs/heads/*")
+
+
+def _claim_value(value: str) -> str:
+    """A value inside ``sub``: ``:`` is written ``%3A``."""
+    return value.replace(":", "%3A")
+
+
+def _event_contexts(event: str, filters: Any) -> list[str]:
+    """Default-template contexts of one workflow trigger (``*``: an unknown branch or tag name)."""
+    filters = filters if isinstance(filters, dict) else {}
+    if event == "pull_request":
+        return ["pull_request"]
+    if event == "release":
+        return ["ref:refs/tags/*"]
+    if event == "workflow_call":
+        return []
+    if event != "push":
+        return ["ref:refs/heads/*"]
+    branches, tags = filters.get("branches"), filters.get("tags")
+    out = []
+    if branches or not tags:
+        out += [f"ref:refs/heads/{_claim_value(str(b))}" for b in (branches if isinstance(branches, list) else ["*"])]
+    out += [f"ref:refs/tags/{_claim_value(str(t))}" for t in (tags if isinstance(tags, list) else [])]
+    return out
+
+
+def default_subjects(repository: str, triggers: Mapping[str, Any], environment: str | None) -> list[str]:
+    """Default-template ``sub`` claims a job of ``repository`` can present (see the module docstring).
+
+    ``triggers``: the triggering workflow's ``on:`` (event -> filters);
+    ``environment``: the job's environment name, which replaces the event.
+
+    >>> default_subjects("acme/app", {"push": {"branches": ["main"]}, "pull_request": {}}, None)
+    ['repo:acme/app:ref:refs/heads/main', 'repo:acme/app:pull_request']
+    >>> default_subjects("acme/app", {"push": {}}, "prod:eu")
+    ['repo:acme/app:environment:prod%3Aeu']
+    """
+    if environment:
+        contexts = [f"environment:{_claim_value(environment)}"]
+    else:
+        contexts = [c for event, filters in triggers.items() for c in _event_contexts(event, filters)]
+    return list(dict.fromkeys(subject(repository, c) for c in contexts))
 
 
 def split_subject(sub: str) -> SubjectParts | None:

@@ -1,4 +1,6 @@
-"""Tests of ``ingest/github_actions.py``: inline YAML cases, then the real corpus.
+"""Tests of ``ingest/github_actions/``: inline YAML cases, then the real corpus.
+
+Step rules are tested one by one on fixture files in ``test_gha_steps.py``.
 
 The corpus lives outside the repository (``../shared/corpus/github-actions``);
 numbers asserted on it were checked by hand against the files.
@@ -13,7 +15,8 @@ import pytest
 from graphkit.errors import InputError
 from graphkit.graph import Graph
 from graphkit.meta import Problem
-from graphkit.model import (Confidence, Criticality, EdgeKind, Job, NodeKind, OIDCIdentity, Workflow)
+from graphkit.model import (Confidence, Criticality, EdgeKind, Job, NodeKind, OIDCIdentity, Workflow, ids)
+from graphkit.targets import classify_targets
 from ingest import github_actions as gha
 from ingest.github_actions import (INGESTOR, PERMISSION_SCOPES, EvalContext, evaluate, expand_matrix, find_checkouts,
                                    parse_action, parse_workflow, scan_secrets, to_graph)
@@ -26,12 +29,14 @@ NONE = dict.fromkeys(PERMISSION_SCOPES, "none")
 
 
 def graph_of(*files: tuple[str, str, str], **kw) -> Graph:
-    """Build a graph from ``(repository, path, text)`` triples (workflows or action.yml)."""
+    """Build a graph from ``(repository, path, text)`` triples (workflows or action.yml), targets classified as
+    the build classifies them (:func:`graphkit.targets.classify_targets`)."""
     parsed = [(parse_action if p.endswith(("action.yml", "action.yaml")) else parse_workflow)(t, file=p, repository=r)
               for r, p, t in files]
     res = to_graph(parsed, **kw)
     g = Graph()
     g.update(res.nodes, res.edges)
+    classify_targets(g)
     g.meta.problems = [Problem(**p.as_dict()) for p in res.problems]
     return g
 
@@ -54,7 +59,14 @@ def labels(j: Job) -> set[tuple[str, ...]]:
     return {c.labels for c in j.runs_on}
 
 
-CI = "job:acme/app/.github/workflows/ci.yml#"
+def ci(key: str) -> str:
+    """The id of job ``key`` of ``acme/app``'s ``.github/workflows/ci.yml``."""
+    return ids.job("acme/app", ".github/workflows/ci.yml", key)
+
+
+def lib(key: str, caller: str) -> str:
+    """The id of job ``key`` of ``acme/app``'s ``.github/workflows/lib.yml`` called by job ``caller``."""
+    return ids.job("acme/app", ".github/workflows/lib.yml", key, caller=caller)
 
 
 # ----------------------------------------------------------------------------- parse
@@ -74,7 +86,7 @@ def test_on_key_is_yaml11_boolean_and_all_trigger_forms():
 def test_lines_follow_yaml_paths():
     text = "on: push\njobs:\n  build:\n    runs-on: linux\n    steps:\n      - run: echo\n      - uses: a/b@v1\n"
     g = wf(text)
-    j = job(g, CI + "build")
+    j = job(g, ci("build"))
     assert j.runs_on[0].evidence.line == 4
     assert j.runs_on[0].evidence.yaml_path == "jobs.build.runs-on"
     assert parse_workflow(text, file="w.yml", repository="a/b").lines["jobs.build.steps[1]"] == 7
@@ -111,7 +123,7 @@ jobs:
         exclude: [{os: linux-b}]
     runs-on: ${{ matrix.os }}
 """)
-    j = job(g, CI + "t")
+    j = job(g, ci("t"))
     assert labels(j) == {("linux-a",), ("linux-c",)}
     assert j.runs_on_unresolved is None
     assert {c.matrix["os"] for c in j.runs_on} == {"linux-a", "linux-c"}
@@ -150,16 +162,16 @@ jobs:
     runs-on: ${{ matrix.runner }}
   expr: {runs-on: "${{ needs.pick.outputs.runner }}"}
 """)
-    assert labels(job(g, CI + "lst")) == {("self-hosted", "linux", "x64")}
-    grp = job(g, CI + "grp").runs_on[0]
+    assert labels(job(g, ci("lst"))) == {("self-hosted", "linux", "x64")}
+    grp = job(g, ci("grp")).runs_on[0]
     assert (grp.group, grp.labels) == ("big", ("gpu",))
-    assert job(g, CI + "grp2").runs_on[0].labels == ("linux", "gpu")
-    assert labels(job(g, CI + "nested")) == {("a", "b")}
-    cond = job(g, CI + "cond")
+    assert job(g, ci("grp2")).runs_on[0].labels == ("linux", "gpu")
+    assert labels(job(g, ci("nested"))) == {("a", "b")}
+    cond = job(g, ci("cond"))
     assert labels(cond) == {("linux.big",), ("linux.small",)}
     assert {c.confidence for c in cond.runs_on} == {Confidence.POSSIBLE}
     for key in ("dyn", "expr"):
-        j = job(g, CI + key)
+        j = job(g, ci(key))
         assert j.runs_on == [] and j.runs_on_unresolved is not None
         assert j.runs_on_unresolved.yaml_path == f"jobs.{key}.runs-on"
 
@@ -184,25 +196,24 @@ jobs:
   empty: {runs-on: x, permissions: {}}
   reader: {runs-on: x, permissions: read-all}
 """)
-    narrow = job(g, CI + "narrow")
+    narrow = job(g, ci("narrow"))
     assert narrow.permissions == {**NONE, "contents": "read"}
     assert narrow.permissions["id-token"] == "none" and narrow.permissions_source == "job"
-    assert ("oidc:" + narrow.id[4:]) not in g
-    wide = job(g, CI + "wide")
+    assert ids.oidc_identity(narrow.id) not in g
+    wide = job(g, ci("wide"))
     assert wide.permissions_source == "workflow" and wide.permissions["id-token"] == "write"
     assert wide.permissions["models"] == "read"  # models has no write level
-    assert job(g, CI + "empty").permissions == NONE
-    assert set(job(g, CI + "reader").permissions.values()) == {"read"}
-    token = "github_token:acme/app/.github/workflows/ci.yml#"
-    assert out(g, token + "narrow", EdgeKind.WRITES_REPOSITORY) == {}
-    edge = next(e for e in g.out_edges(token + "wide") if e.kind is EdgeKind.WRITES_REPOSITORY)
+    assert job(g, ci("empty")).permissions == NONE
+    assert set(job(g, ci("reader")).permissions.values()) == {"read"}
+    assert out(g, ids.github_token(narrow.id), EdgeKind.WRITES_REPOSITORY) == {}
+    edge = next(e for e in g.out_edges(ids.github_token(wide.id)) if e.kind is EdgeKind.WRITES_REPOSITORY)
     assert edge.target == "repo:acme/app" and "contents" in edge.props["scopes"]
     assert "id-token" not in edge.props["scopes"]
 
 
 def test_no_permissions_block_is_default_and_possible_write():
     g = wf("on: push\njobs:\n  a: {runs-on: x}\n")
-    a = job(g, CI + "a")
+    a = job(g, ci("a"))
     assert a.permissions == {} and a.permissions_source == "default"
     token = g.node("github_token:acme/app/.github/workflows/ci.yml#a")
     assert token.permissions_source == "default"
@@ -226,7 +237,7 @@ jobs:
     runs-on: x
     environment: ${{ github.ref == 'refs/heads/main' && 'staging' || '' }}
 """)
-    d = job(g, CI + "deploy")
+    d = job(g, ci("deploy"))
     assert d.environment == "production"
     target = g.node("target:environment:acme/app:production")
     assert target.production is True and target.criticality is Criticality.CRITICAL
@@ -234,7 +245,7 @@ jobs:
     oidc = g.node("oidc:acme/app/.github/workflows/ci.yml#deploy")
     assert isinstance(oidc, OIDCIdentity) and oidc.subjects == ["repo:acme/app:environment:production"]
     assert out(g, d.id, EdgeKind.MINTS_OIDC) == {oidc.id: Confidence.CERTAIN}
-    m = job(g, CI + "maybe")
+    m = job(g, ci("maybe"))
     assert m.environment == "staging"
     assert out(g, m.id, EdgeKind.DEPLOYS_TO) == {"target:environment:acme/app:staging": Confidence.POSSIBLE}
     assert g.node("target:environment:acme/app:staging").production is False
@@ -260,14 +271,14 @@ jobs:
     strategy: {matrix: {n: [A]}}
     steps: [{env: {V: "${{ secrets[matrix.n] }}"}, run: echo}]
 """)
-    a = job(g, CI + "a")
+    a = job(g, ci("a"))
     assert {r.name for r in a.secret_refs} == {"WORKFLOW_LEVEL", "IN_IF", "BRACKET", "DOUBLE", "IN_WITH"}
     assert a.all_secrets is None
     assert next(r for r in a.secret_refs if r.name == "BRACKET").evidence.yaml_path == "jobs.a.env.J"
-    b = job(g, CI + "b")
+    b = job(g, ci("b"))
     assert b.all_secrets.yaml_path == "jobs.b.steps[0].run" and b.all_secrets.line == 14
     assert b.all_secrets.detail == "${{ toJSON(secrets) }}"
-    assert job(g, CI + "c").all_secrets is not None
+    assert job(g, ci("c")).all_secrets is not None
     assert scan_secrets("secrets.x") == (["x"], False)
 
 
@@ -307,18 +318,18 @@ jobs:
     secrets: inherit
 """
     g = graph_of(("acme/app", ".github/workflows/lib.yml", CALLEE), ("acme/app", ".github/workflows/ci.yml", caller))
-    ex = job(g, CI + "explicit>acme/app/.github/workflows/lib.yml#build")
-    assert ex.caller == CI + "explicit" and ex.secrets_repository == "acme/app"
+    ex = job(g, lib("build", ci("explicit")))
+    assert ex.caller == ci("explicit") and ex.secrets_repository == "acme/app"
     assert labels(ex) == {("big-runner",)}
     assert [r.name for r in ex.secret_refs] == ["DEPLOY_TOKEN"]  # NOT_PASSED is empty in the callee
     assert ex.permissions["contents"] == "read" and ex.permissions["id-token"] == "write"  # capped by caller
-    dump = job(g, CI + "explicit>acme/app/.github/workflows/lib.yml#dump")
+    dump = job(g, lib("dump", ci("explicit")))
     assert [r.name for r in dump.secret_refs] == ["DEPLOY_TOKEN"] and dump.all_secrets is None
-    inh = job(g, CI + "inherit>acme/app/.github/workflows/lib.yml#build")
+    inh = job(g, lib("build", ci("inherit")))
     assert labels(inh) == {("default-runner",)}
     assert {r.name for r in inh.secret_refs} == {"TOKEN", "NOT_PASSED"}
-    assert job(g, CI + "inherit>acme/app/.github/workflows/lib.yml#dump").all_secrets is not None
-    assert out(g, CI + "explicit", EdgeKind.CALLS_WORKFLOW) == {
+    assert job(g, lib("dump", ci("inherit"))).all_secrets is not None
+    assert out(g, ci("explicit"), EdgeKind.CALLS_WORKFLOW) == {
         "workflow:acme/app/.github/workflows/lib.yml": Confidence.CERTAIN}
     oidc = g.node("oidc:acme/app/.github/workflows/ci.yml#explicit>acme/app/.github/workflows/lib.yml#build")
     assert oidc.job_workflow_ref == "acme/app/.github/workflows/lib.yml@*"
@@ -342,7 +353,7 @@ jobs:
 """)
     callee = g.node("workflow:other/lib/.github/workflows/x.yml")
     assert isinstance(callee, Workflow) and callee.inferred
-    ext = job(g, CI + "ext")
+    ext = job(g, ci("ext"))
     assert ext.runs_on_unresolved is not None and ext.all_secrets is not None
     loop = "on: [push, workflow_call]\njobs:\n  again: {uses: ./.github/workflows/ci.yml}\n"
     g = wf(loop)
@@ -359,6 +370,40 @@ def test_nesting_depth_limit_is_data():
     shallow = graph_of(*files, max_levels=2)
     assert not any(j.job_key == "leaf" for j in shallow.nodes(NodeKind.JOB))
     assert len(shallow.meta.problems) == 1
+
+
+# ----------------------------------------------------------------------------- ids built from input
+
+
+def test_values_no_id_can_hold_are_problems_and_the_rest_is_kept():
+    g = wf("""
+on: push
+jobs:
+  "a#b": {runs-on: x}
+  ok:
+    runs-on: x
+    environment: " "
+  call: {uses: octo/lib@v1, secrets: inherit}
+""")
+    assert {(p.place, p.reason.rsplit("; ", 1)[-1]) for p in g.meta.problems} == {
+        ("jobs.a#b", "job skipped"), ("jobs.ok.environment", "environment skipped"),
+        ("jobs.call.uses", "call not followed")}
+    assert {j.job_key for j in g.nodes(NodeKind.JOB)} == {"ok", "call"}
+    assert out(g, ci("ok"), EdgeKind.DEPLOYS_TO) == {}
+    call = job(g, ci("call"))  # unknown is not empty: the callee runs somewhere, with every secret
+    assert call.runs_on_unresolved is not None and call.all_secrets is not None
+    assert out(g, call.id, EdgeKind.CALLS_WORKFLOW) == {}
+    res = to_graph([parse_workflow("on: push\njobs: {a: {runs-on: x}}\n", file="w.yml", repository="no-owner")],
+                   repositories=["no-owner"])
+    assert [(p.file, p.place) for p in res.problems] == [("no-owner", ""), ("w.yml", "")]
+    assert res.nodes == []
+
+
+def test_environment_target_identifier_is_the_normalised_name():
+    g = wf("on: push\njobs:\n  d: {runs-on: x, environment: Production}\n")
+    t = g.node("target:environment:acme/app:production")
+    assert (t.name, t.identifier, t.production) == ("acme/app:Production", "acme/app:production", True)
+    assert job(g, ci("d")).environment == "Production"
 
 
 # ----------------------------------------------------------------------------- step rules
@@ -397,7 +442,7 @@ jobs:
                      "cloud_role:azure:0000-1111": Confidence.POSSIBLE}
     pattern = g.node("cloud_role:aws:arn:aws:iam::*:role/deploy")
     assert pattern.pattern and pattern.trust == "unknown"
-    keys = job(g, CI + "keys")
+    keys = job(g, ci("keys"))
     role = "cloud_role:aws:arn:aws:iam::123456789012:role/ci"
     assert out(g, keys.id, EdgeKind.ASSUMES_ROLE) == {role: Confidence.CERTAIN}
     assert g.node(role).account == "123456789012"
@@ -434,7 +479,7 @@ jobs:
     runs-on: x
     steps: [{uses: actions/cache/restore@v4, with: {path: p, key: k}}]
 """)
-    rel = job(g, CI + "rel")
+    rel = job(g, ci("rel"))
     keys = out(g, rel.id, EdgeKind.SIGNS_WITH)
     assert keys == {"signing_key:sigstore:github.com/acme/app/.github/workflows/ci.yml": Confidence.CERTAIN,
                     "signing_key:cosign:acme/app:COSIGN_KEY": Confidence.CERTAIN,
@@ -449,8 +494,8 @@ jobs:
         ("COSIGN_KEY", EdgeKind.SIGNS_WITH), ("GPG_KEY", EdgeKind.SIGNS_WITH), ("PYPI_TOKEN", EdgeKind.PUBLISHES_TO)}
     cache = "cache:actions:acme/app"
     assert out(g, rel.id, EdgeKind.WRITES_CACHE) == {cache: Confidence.CERTAIN}
-    assert out(g, cache, EdgeKind.RESTORES_INTO) == {rel.id: Confidence.CERTAIN, CI + "restore": Confidence.CERTAIN}
-    assert out(g, CI + "restore", EdgeKind.WRITES_CACHE) == {}
+    assert out(g, cache, EdgeKind.RESTORES_INTO) == {rel.id: Confidence.CERTAIN, ci("restore"): Confidence.CERTAIN}
+    assert out(g, ci("restore"), EdgeKind.WRITES_CACHE) == {}
 
 
 def test_composite_action_sees_secrets_through_inputs():
@@ -475,7 +520,7 @@ jobs:
         with: {token: "${{ secrets.TEST_PYPI }}"}
 """
     g = graph_of(("acme/app", "actions/pub/action.yml", action), ("acme/app", ".github/workflows/ci.yml", caller))
-    pub = job(g, CI + "pub")
+    pub = job(g, ci("pub"))
     assert out(g, pub.id, EdgeKind.PUBLISHES_TO) == {"target:package_index:testpypi": Confidence.CERTAIN}
     grant = pub.secret_grants[0]
     assert (grant.name, grant.evidence.file, grant.evidence.yaml_path) == (
@@ -566,9 +611,9 @@ def test_corpus_test_file_report_jobs(corpus_graph):
     g, _ = corpus_graph
     wid = "workflow:pytorch/test-infra/.github/workflows/update_test_file_report.yml"
     jobs = sorted(e.target for e in g.out_edges(wid) if e.kind is EdgeKind.HAS_JOB)
-    prefix = "job:pytorch/test-infra/.github/workflows/update_test_file_report.yml#"
-    assert jobs == [prefix + "file-report", prefix + "weekly-file-report-notification"]
-    fr = job(g, prefix + "file-report")
+    assert jobs == [ids.job("pytorch/test-infra", ".github/workflows/update_test_file_report.yml", key)
+                    for key in ("file-report", "weekly-file-report-notification")]
+    fr = job(g, jobs[0])
     assert labels(fr) == {("linux.2xlarge",)} and fr.runs_on[0].evidence.line == 18
     assert fr.permissions == {**NONE, "issues": "write"} and fr.permissions_source == "job"
     assert {r.name for r in fr.secret_refs} == {
@@ -586,7 +631,7 @@ def test_corpus_grafana_techdocs_role_through_composite_action(corpus_graph):
     j = job(g, jid)
     assert labels(j) == {("ubuntu-latest",)}
     assert j.permissions == {**NONE, "contents": "read", "id-token": "write"}
-    roles = out(g, "oidc:" + jid[4:], EdgeKind.ASSUMES_ROLE)
+    roles = out(g, ids.oidc_identity(jid), EdgeKind.ASSUMES_ROLE)
     ops = "cloud_role:aws:arn:aws:iam::058264369985:role/github-actions/backstage-techdocs-publisher"
     dev = "cloud_role:aws:arn:aws:iam::663667355653:role/github-actions/backstage-techdocs-publisher"
     assert roles == {ops: Confidence.POSSIBLE, dev: Confidence.POSSIBLE}
@@ -632,7 +677,7 @@ def test_corpus_to_json_secrets_and_explicit_mapping(corpus_graph):
                 ">pytorch/test-infra/.github/workflows/build_wheels_macos.yml#upload"
                 ">pytorch/test-infra/.github/workflows/_binary_upload.yml#upload")
     assert up.secret_refs == [] and up.secret_grants == []
-    roles = {e.target for e in g.out_edges("oidc:" + up.id[4:]) if e.kind is EdgeKind.ASSUMES_ROLE}
+    roles = {e.target for e in g.out_edges(ids.oidc_identity(up.id)) if e.kind is EdgeKind.ASSUMES_ROLE}
     assert roles == {"cloud_role:aws:arn:aws:iam::749337293305:role/gha_workflow_nightly_build_wheels",
                      "cloud_role:aws:arn:aws:iam::749337293305:role/gha_workflow_test_build_wheels"}
 
@@ -646,7 +691,7 @@ def test_corpus_signing_publishing_and_gcp(corpus_graph):
     assert out(g, rel, EdgeKind.SIGNS_WITH) == {
         "signing_key:sigstore:github.com/sigstore/sigstore-python/.github/workflows/release.yml": Confidence.CERTAIN}
     build = "job:sigstore/cosign/.github/workflows/build.yaml#build"
-    assert out(g, "oidc:" + build[4:], EdgeKind.ASSUMES_ROLE) == {
+    assert out(g, ids.oidc_identity(build), EdgeKind.ASSUMES_ROLE) == {
         "cloud_role:gcp:github-actions@projectsigstore.iam.gserviceaccount.com": Confidence.POSSIBLE}
     assert out(g, build, EdgeKind.PUBLISHES_TO) == {"target:registry:ghcr.io": Confidence.POSSIBLE}
     sign = ("job:grafana/shared-workflows/.github/workflows/sign-and-attest.yml#sign-and-attest")

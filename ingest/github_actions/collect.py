@@ -1,0 +1,123 @@
+"""Find repository checkouts and the workflow and action files GitHub reads in them (the only I/O).
+
+- Only ``<checkout>/.github/workflows/*.yml|yaml`` are workflows: GitHub reads
+  no other place (not sub-folders, not nested ``examples/**/.github``).
+- Repository names: ``owner/name=PATH`` as given, else an ``owner__name``
+  folder, else the ``origin`` remote of ``.git/config``, else
+  ``local/<folder>`` (a real checkout with no owner information: its nodes are
+  ``org:local`` and ``repo:local/<folder>``).  A path holding no
+  ``.github/workflows/*.yml|yaml`` and no ``action.yml`` is a problem naming it,
+  never a ``local/...`` repository.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from graphkit.errors import InputError
+
+__all__ = ["Checkout", "checkout_files", "find_checkouts"]
+
+_GIT_REMOTE = re.compile(r"github\.com[:/]+([^/\s]+)/([^/\s]+?)(?:\.git)?/?$")
+_NAMED = re.compile(r"^([\w.-]+/[\w.-]+)=(.+)$")
+_SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "vendor"})
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A repository checkout: display name ``owner/name`` and its root folder."""
+
+    repository: str
+    root: Path
+
+
+def _is_checkout(path: Path) -> bool:
+    return (path / ".github").is_dir() or (path / "action.yml").is_file() or (path / "action.yaml").is_file()
+
+
+def _remote_name(config: Path) -> str | None:
+    """``owner/name`` of the ``origin`` remote in a ``.git/config`` on github.com, else None."""
+    parser = configparser.ConfigParser(strict=False)
+    try:
+        parser.read(config, encoding="utf-8")
+        m = _GIT_REMOTE.search(parser.get('remote "origin"', "url", fallback=""))
+    except (configparser.Error, OSError, UnicodeDecodeError):
+        return None
+    return f"{m.group(1)}/{m.group(2)}" if m else None
+
+
+def _repository_name(root: Path) -> str:
+    if "__" in root.name:
+        owner, name = root.name.split("__", 1)
+        if owner and name:
+            return f"{owner}/{name}"
+    config = root / ".git" / "config"
+    remote = _remote_name(config) if config.is_file() else None
+    return remote or f"local/{root.name}"
+
+
+def _checkouts_at(text: str) -> list[Checkout] | InputError:
+    """The checkouts one command-line path names (itself, its sub-folders, or ``owner/name=PATH``)."""
+    m = _NAMED.match(text)
+    given, root = (m.group(1), Path(m.group(2))) if m and not Path(text).exists() else (None, Path(text))
+    if not root.is_dir():
+        return InputError(str(root), "", "not a directory" if root.exists() else "no such directory")
+    if given or _is_checkout(root):
+        return [Checkout(given or _repository_name(root.resolve()), root)]
+    subs = sorted(p for p in root.iterdir() if p.is_dir() and _is_checkout(p))
+    return [Checkout(_repository_name(p.resolve()), p) for p in subs] or [
+        Checkout(_repository_name(root.resolve()), root)]
+
+
+def find_checkouts(paths: Sequence[Path | str]) -> tuple[list[Checkout], list[InputError]]:
+    """Checkouts named by ``paths`` (I/O: lists folders).
+
+    Each path is a checkout, a folder of checkouts, or ``owner/name=PATH``.
+    The repository name is the given one, else ``owner__name`` of the folder,
+    else the ``origin`` remote of ``.git/config``, else ``local/<folder>``.
+
+    Returns
+    -------
+    tuple
+        ``(checkouts, problems)``: a missing path, or a checkout (or given
+        path) with no workflow and no action file, is a problem naming the
+        path, not an exception and not a checkout (no ``local/...`` nodes are
+        invented for it).
+    """
+    out: list[Checkout] = []
+    problems: list[InputError] = []
+    for raw in paths:
+        found = _checkouts_at(str(raw))
+        if isinstance(found, InputError):
+            problems.append(found)
+            continue
+        for co in found:
+            if checkout_files(co):
+                out.append(co)
+            else:
+                problems.append(InputError(str(co.root), "", "no .github/workflows/*.yml|yaml or action.yml "
+                                           f"found under {co.root}"))
+    return out, problems
+
+
+def checkout_files(checkout: Checkout) -> list[tuple[str, str]]:
+    """``(relative posix path, "workflow" | "action")`` of the files to read, sorted.
+
+    Workflows: ``.github/workflows/*.yml|yaml`` only (GitHub does not recurse).
+    Actions: ``action.yml|yaml`` anywhere except ``.git``/``node_modules``/``.venv``/``vendor``.
+    """
+    root = checkout.root
+    found: list[tuple[str, str]] = []
+    wdir = root / ".github" / "workflows"
+    if wdir.is_dir():
+        found += [(p.relative_to(root).as_posix(), "workflow") for p in sorted(wdir.iterdir())
+                  if p.is_file() and p.suffix in (".yml", ".yaml")]
+    for p in sorted(root.rglob("action.y*ml")):
+        rel = p.relative_to(root)
+        if p.name in ("action.yml", "action.yaml") and not _SKIP_DIRS.intersection(rel.parts[:-1]):
+            found.append((rel.as_posix(), "action"))
+    return found

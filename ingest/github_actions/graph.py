@@ -1,0 +1,387 @@
+"""Parsed workflows and actions -> nodes and edges (pure: no I/O).
+
+What a workflow file becomes:
+
+- ``org`` -owns-> ``repo`` -has_workflow-> ``workflow`` -has_job-> ``job``;
+- per job instance: its GITHUB_TOKEN (``has_token``; ``writes_repository``
+  when a scope writes, ``possible`` under the default permissions), its OIDC
+  identity when ``id-token: write`` (``mints_oidc``), its environments
+  (``deploys_to`` a ``target:environment:{owner}/{repo}:{env}``, lower-case),
+  and what its steps give it (:mod:`.steps`);
+- a job that calls a reusable workflow (``calls_workflow``) instantiates the
+  callee's jobs under it (ids ``job:{caller}>{owner}/{repo}/{path}#{key}``)
+  with the inputs, secrets (:class:`~.secrets.SecretMap`) and permission cap
+  it passes; a callee not among the files is an inferred workflow and leaves
+  the caller ``runs_on_unresolved`` (its jobs run somewhere);
+- a step that uses a local or ingested composite action runs the action's
+  steps in the job, with the inputs it passes.
+
+Not produced here: Secret nodes and runner links; the resolver
+(:mod:`graphkit.resolve`) makes them from ``Job.secret_refs``,
+``Job.all_secrets``, ``Job.secret_grants`` and ``Job.runs_on``.  Nor
+production or criticality of targets (:mod:`graphkit.targets`).
+
+Every id comes from :mod:`graphkit.model.ids`; a value an id cannot hold
+(:class:`~graphkit.model.ids.IdError`) is an :class:`~graphkit.errors.InputError`
+naming the file and YAML path, and the rest of the input is still used.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from graphkit.errors import InputError
+from graphkit.graph import GraphBuilder
+from graphkit.ingestor import IngestResult
+from graphkit.model import (DeploymentTarget, EdgeKind, Evidence, GitHubToken, Job, OIDCIdentity, Organization,
+                            Repository, Workflow, ids, repo_key)
+from graphkit.oidc import default_subjects
+
+from .evidence import Src
+from .expressions import EvalContext, Val, resolve, run_outputs, truthy
+from .matrix import expand_matrix, runs_on_candidates
+from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_text
+from .permissions import effective_permissions, repository_writes
+from .secrets import SecretMap, secret_refs
+from .steps import JobState, StepView, apply_step_rules
+
+__all__ = ["MAX_COMPOSITE_DEPTH", "MAX_WORKFLOW_LEVELS", "to_graph"]
+
+#: Levels of workflows (top-level caller included) GitHub connects.  (dated) github.com
+#: allows ten since 2025; GHES four.  https://docs.github.com/en/actions/how-tos/reuse-automations/reuse-workflows#nesting-reusable-workflows
+MAX_WORKFLOW_LEVELS = 10
+#: Nested composite actions per workflow (same page: "up to 10 composite actions").
+MAX_COMPOSITE_DEPTH = 10
+
+
+@dataclass(frozen=True)
+class _Call:
+    """How a workflow's jobs are being instantiated."""
+
+    top: WorkflowFile                # the triggering workflow
+    chain: tuple[tuple[str, str], ...]  # (repo key, path) of each workflow level
+    caller_id: str | None = None
+    inputs: dict[str, list[Val] | None] | None = None
+    secrets: SecretMap = field(default_factory=SecretMap)
+    cap: dict[str, str] | None = None
+    job_workflow_ref: str | None = None
+    #: a reusable workflow no ingested workflow calls: its inputs come from an unknown caller
+    unknown_caller: bool = False
+
+
+def _uses_target(uses: str) -> tuple[str | None, str, str | None]:
+    """``(owner/repo or None for local, path, ref)`` of a ``uses:`` value."""
+    uses = uses.strip()
+    if uses.startswith("./"):
+        return None, posixpath.normpath(uses[2:]), None
+    ref = None
+    if "@" in uses:
+        uses, ref = uses.split("@", 1)
+    parts = uses.split("/")
+    return "/".join(parts[:2]), "/".join(parts[2:]), ref
+
+
+def _environment_names(jd: JobDef, ctx: EvalContext) -> tuple[str | None, list[Val]]:
+    """``(Job.environment, candidate names)``: one candidate -> its name, else the text as written."""
+    raw = jd.environment.get("name") if isinstance(jd.environment, dict) else jd.environment
+    if raw is None:
+        return None, []
+    text = scalar_text(raw)
+    vals, pattern = resolve(text, ctx)
+    names = [Val(scalar_text(v.value), v.certain) for v in vals if truthy(v.value)]
+    if pattern is not None or not names:
+        return text, [Val(text, False)]
+    return (names[0].value if len(names) == 1 else text), names
+
+
+def _step_outputs(jd: JobDef) -> dict[str, dict[str, list[Val]]]:
+    return {s.id: run_outputs(s.run) for s in jd.steps if s.id and s.run and "GITHUB_OUTPUT" in s.run}
+
+
+class _Builder:
+    def __init__(self, files: Sequence[WorkflowFile | ActionFile], max_levels: int) -> None:
+        self.out = GraphBuilder()
+        self.problems: list[InputError] = []
+        self.max_levels = max_levels
+        self.workflows = {(repo_key(f.repository), f.file): f for f in files if isinstance(f, WorkflowFile)}
+        self.actions = {(repo_key(f.repository), f.directory): f for f in files if isinstance(f, ActionFile)}
+
+    # ------------------------------------------------------------ structure
+    def repository(self, full_name: str, ev: Evidence) -> str:
+        """Add the repository and its owner; raises :class:`ids.IdError` for a name that is not ``owner/name``."""
+        owner = full_name.split("/", 1)[0]
+        oid, rid = ids.organization(owner), ids.repository(full_name)
+        self.out.node(Organization(id=oid, name=owner, evidence=[ev]))
+        self.out.node(Repository(id=rid, name=full_name, full_name=full_name, evidence=[ev]))
+        self.out.edge(EdgeKind.OWNS, oid, rid, ev)
+        return rid
+
+    def workflow(self, wf: WorkflowFile) -> None:
+        """Add the workflow (and its repository); raises :class:`ids.IdError` before adding anything."""
+        ev = Src(wf.file, wf.repository, wf.lines).ev("", wf.name)
+        wid = ids.workflow(wf.repository, wf.file)
+        rid = self.repository(wf.repository, ev)
+        self.out.node(Workflow(id=wid, name=wf.name or wf.file, repository=wf.repository, path=wf.file,
+                               triggers=wf.triggers, reusable=wf.reusable, evidence=[ev]))
+        self.out.edge(EdgeKind.HAS_WORKFLOW, rid, wid, ev)
+
+    def run(self) -> None:
+        """Instantiate every workflow that runs on its own.
+
+        A workflow triggered only by ``workflow_call`` runs as instances under
+        its callers; when no ingested workflow calls it, it is instantiated
+        once for an unknown caller (inputs: defaults, as ``possible``;
+        secrets: its own repository's).
+        """
+        called = set()
+        for key, wf in list(self.workflows.items()):
+            try:
+                self.workflow(wf)
+            except ids.IdError as exc:
+                self.problems.append(InputError(wf.file, "", f"{exc}; workflow skipped"))
+                del self.workflows[key]
+                continue
+            for jd in wf.jobs.values():
+                if jd.uses:
+                    owner_repo, path, _ = _uses_target(jd.uses)
+                    called.add((repo_key(owner_repo or wf.repository), path))
+        for key, wf in self.workflows.items():
+            standalone = bool(set(wf.triggers) - {"workflow_call"})
+            if not standalone and key in called:
+                continue
+            inputs = None if standalone else {n.lower(): (None if d is None else [Val(d, False)])
+                                              for n, d in wf.call_inputs.items()}
+            call = _Call(top=wf, chain=(key,), inputs=inputs, unknown_caller=not standalone)
+            for jd in wf.jobs.values():
+                self.job(wf, jd, call)
+
+    # ------------------------------------------------------------ jobs
+    def job(self, wf: WorkflowFile, jd: JobDef, call: _Call) -> None:
+        """Add one job instance, what its steps give it, and the jobs it calls."""
+        src = Src(wf.file, wf.repository, wf.lines)
+        path = f"jobs.{jd.key}"
+        try:
+            jid = ids.job(wf.repository, wf.file, jd.key, caller=call.caller_id)
+        except ids.IdError as exc:
+            self.problems.append(InputError(wf.file, path, f"{exc}; job skipped"))
+            return
+        top_repo = call.top.repository
+        perms, perm_source = effective_permissions(wf.permissions, jd.permissions, call.cap)
+        env = {**wf.env, **jd.env}
+        ctx = EvalContext(inputs=call.inputs, env=env, steps=_step_outputs(jd))
+        environment, env_names = _environment_names(jd, ctx)
+        oidc_id = self._oidc(jid, jd, call, environment, src) if perms.get("id-token") == "write" else None
+        state = JobState(id=jid, repo=top_repo, oidc_id=oidc_id, secrets=call.secrets, env=env,
+                         identity=f"github.com/{repo_key(wf.repository)}/{wf.file}")
+        refs, all_ev = secret_refs(wf, jd, src, call.secrets)
+        runs_on, unresolved = runs_on_candidates(jd.runs_on, jd.matrix, ctx, src.ev(f"{path}.runs-on", jd.runs_on))
+        if call.unknown_caller and "inputs" in json.dumps(jsonable(jd.runs_on)):
+            unresolved = unresolved or src.ev(f"{path}.runs-on", f"{jd.runs_on} (input of an unknown caller)")
+        self._steps(jd.steps, src, ctx, state, {}, depth=0, seen=())
+        self._environments(jid, top_repo, env_names, src, src.ev(f"{path}.environment", jd.environment))
+        if jd.uses:
+            unresolved, all_ev = self._call(wf, jd, src, call, jid, perms if perm_source != "default" else None,
+                                            ctx, unresolved, all_ev)
+        job = Job(id=jid, name=jd.name if jd.name and "${{" not in jd.name else jd.key, repository=wf.repository,
+                  workflow_path=wf.file, job_key=jd.key, secrets_repository=top_repo, runs_on=runs_on,
+                  runs_on_unresolved=unresolved, environment=environment, secret_refs=refs,
+                  secret_grants=state.grants, all_secrets=all_ev, permissions=perms,
+                  permissions_source=perm_source, caller=call.caller_id, evidence=[src.ev(path, jd.name)])
+        self.out.node(job)
+        self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
+        self._token(job, src.ev(f"{path}.permissions" if jd.permissions is not None else
+                                "permissions" if wf.permissions is not None else path))
+
+    def _oidc(self, jid: str, jd: JobDef, call: _Call, environment: str | None, src: Src) -> str:
+        """The job's OIDC identity (it has ``id-token: write``): the subjects describe the triggering workflow."""
+        ev = src.ev(f"jobs.{jd.key}.permissions.id-token") if jd.permissions else src.ev("permissions.id-token")
+        top_repo = call.top.repository
+        oidc_id = self.out.node(OIDCIdentity(
+            id=ids.oidc_identity(jid), name=f"OIDC of {jd.key}", repository=top_repo,
+            subjects=default_subjects(top_repo, call.top.triggers, environment),
+            job_workflow_ref=call.job_workflow_ref, evidence=[ev]))
+        self.out.edge(EdgeKind.MINTS_OIDC, jid, oidc_id, self.out.nodes[oidc_id].evidence[0])
+        return oidc_id
+
+    def _environments(self, jid: str, top_repo: str, names: list[Val], src: Src, ev: Evidence) -> None:
+        """``deploys_to`` each environment the job may name (environments of the triggering repository)."""
+        for name in names:
+            try:
+                tid = ids.environment(top_repo, name.value)
+            except ids.IdError as exc:
+                self.problems.append(InputError(src.file, ev.yaml_path or "", f"{exc}; environment skipped"))
+                continue
+            parts = ids.parse(tid).parts
+            self.out.node(DeploymentTarget(id=tid, name=f"{top_repo}:{name.value}", target_type="environment",
+                                           identifier=f"{parts['repo']}:{parts['environment']}", evidence=[ev]))
+            self.out.edge(EdgeKind.DEPLOYS_TO, jid, tid, ev, possible=not name.certain)
+
+    def _token(self, job: Job, ev: Evidence) -> None:
+        tid = self.out.node(GitHubToken(id=ids.github_token(job.id), name=f"GITHUB_TOKEN of {job.job_key}",
+                                        repository=job.secrets_repository, permissions=job.permissions,
+                                        permissions_source=job.permissions_source, evidence=[ev]))
+        self.out.edge(EdgeKind.HAS_TOKEN, job.id, tid, ev)
+        writes = repository_writes(job.permissions)
+        rid = ids.repository(job.secrets_repository)
+        if writes:
+            self.out.edge(EdgeKind.WRITES_REPOSITORY, tid, rid, ev, props={"scopes": writes})
+        elif job.permissions_source == "default":
+            self.out.edge(EdgeKind.WRITES_REPOSITORY, tid, rid, ev, possible=True,
+                          props={"scopes": [], "reason": "default token permissions (repository/org setting)"})
+
+    # ------------------------------------------------------------ reusable workflows
+    def _call(self, wf: WorkflowFile, jd: JobDef, src: Src, call: _Call, jid: str, cap: dict[str, str] | None,
+              ctx: EvalContext, unresolved: Evidence | None,
+              all_ev: Evidence | None) -> tuple[Evidence | None, Evidence | None]:
+        """Instantiate the called workflow's jobs; returns the caller's ``(runs_on_unresolved, all_secrets)``."""
+        path = f"jobs.{jd.key}"
+        ev = src.ev(f"{path}.uses", jd.uses)
+        owner_repo, callee_path, ref = _uses_target(jd.uses or "")
+        callee_repo = owner_repo or wf.repository
+        key = (repo_key(callee_repo), callee_path)
+        callee = self.workflows.get(key)
+        # unknown is not empty: an unknown callee's jobs run somewhere with what the caller passes
+        unknown = src.ev(f"{path}.uses", f"{jd.uses} (called workflow not ingested)")
+        try:
+            wid = ids.workflow(callee_repo, callee_path)
+        except ids.IdError as exc:
+            self.problems.append(InputError(src.file, f"{path}.uses", f"{exc}; call not followed"))
+            return unresolved or unknown, (all_ev or unknown) if jd.secrets == "inherit" else all_ev
+        if callee is None:
+            self.out.node(Workflow(id=wid, name=callee_path, repository=callee_repo, path=callee_path, reusable=True,
+                                   inferred=True, evidence=[ev]))
+            self.out.edge(EdgeKind.CALLS_WORKFLOW, jid, wid, ev, possible=True)
+            return unresolved or unknown, (all_ev or unknown) if jd.secrets == "inherit" else all_ev
+        self.out.edge(EdgeKind.CALLS_WORKFLOW, jid, wid, ev)
+        if key in call.chain:
+            self.problems.append(InputError(src.file, f"{path}.uses", f"reusable workflow cycle via {jd.uses}"))
+            return unresolved, all_ev
+        if len(call.chain) >= self.max_levels:
+            self.problems.append(InputError(src.file, f"{path}.uses", f"more than {self.max_levels} workflow "
+                                            "levels; deeper calls not instantiated"))
+            return unresolved, all_ev
+        smap = call.secrets if jd.secrets == "inherit" else call.secrets.explicit(jd.secrets or {}, src,
+                                                                                   f"{path}.secrets")
+        sub = _Call(top=call.top, chain=call.chain + (key,), caller_id=jid,
+                    inputs=self._call_inputs(callee, jd, ctx), secrets=smap, cap=cap,
+                    job_workflow_ref=f"{callee.repository}/{callee.file}@{ref or '*'}")
+        for cjd in callee.jobs.values():
+            self.job(callee, cjd, sub)
+        return unresolved, all_ev
+
+    def _call_inputs(self, callee: WorkflowFile, jd: JobDef, ctx: EvalContext) -> dict[str, list[Val] | None]:
+        """The callee's inputs: what the caller passes (over its matrix), else the default, else ``""``."""
+        given = {k.lower(): v for k, v in jd.with_args.items()}
+        combos = expand_matrix(jd.matrix) if jd.matrix is not None else [{}]
+        return {name.lower(): self._input(given.get(name.lower(), default), jd, combos, ctx)
+                for name, default in callee.call_inputs.items()}
+
+    @staticmethod
+    def _input(raw: object, jd: JobDef, combos: list[dict] | None, ctx: EvalContext) -> list[Val] | None:
+        if raw is None:
+            return [Val("", True)]
+        vals: list[Val] = []
+        for combo in combos or [None]:
+            sub = EvalContext(matrix=combo if jd.matrix is not None else None, inputs=ctx.inputs, env=ctx.env,
+                              steps={})
+            r, pattern = resolve(raw, sub)
+            if pattern is not None:
+                return None
+            vals += [v for v in r if v not in vals]
+        if len({json.dumps(jsonable(v.value)) for v in vals}) > 1:  # differs between instances: each is possible
+            vals = [Val(v.value, False) for v in vals]
+        return vals
+
+    # ------------------------------------------------------------ steps and composite actions
+    def _steps(self, steps: Sequence[Step], src: Src, ctx: EvalContext, state: JobState, subst: dict[str, str],
+               depth: int, seen: tuple[str, ...]) -> None:
+        for step in steps:
+            sv = StepView(step=step, src=src, ctx=EvalContext(matrix=ctx.matrix, inputs=ctx.inputs,
+                                                                env={**ctx.env, **step.env}, steps=ctx.steps),
+                          job=state, subst=subst)
+            self._apply_rules(sv)
+            if sv.action is None:
+                continue
+            if sv.action == "actions/checkout":
+                self._record_checkout(sv)
+            composite = self._find_action(step.uses or "", state)
+            if composite is not None and composite.steps and depth < MAX_COMPOSITE_DEPTH and composite.file not in seen:
+                self._composite(sv, composite, ctx, depth, seen)
+
+    def _apply_rules(self, sv: StepView) -> None:
+        """The step rules of one step, all or nothing: an id that cannot be built drops the step's additions."""
+        grants, registries = len(sv.job.grants), len(sv.job.registries)
+        try:
+            apply_step_rules(sv)
+        except ids.IdError as exc:
+            del sv.job.grants[grants:], sv.job.registries[registries:]
+            self.problems.append(InputError(sv.src.file, sv.step.path, f"{exc}; step not analysed"))
+            return
+        self.out.update(sv.out)
+
+    def _composite(self, sv: StepView, action: ActionFile, ctx: EvalContext, depth: int,
+                   seen: tuple[str, ...]) -> None:
+        """Run a composite action's steps in the job, with the inputs the step passes (else their defaults)."""
+        subst = {name.lower(): scalar_text(default) for name, default in action.inputs.items() if default is not None}
+        subst.update({k.lower(): sv.arg(k) or "" for k in sv.step.with_args})
+        cctx = EvalContext(inputs={k: (resolve(v, sv.ctx)[0] or None) for k, v in subst.items()},
+                           env=sv.ctx.env, steps=ctx.steps)
+        self._steps(action.steps, Src(action.file, action.repository, action.lines), cctx, sv.job, subst,
+                    depth + 1, seen + (action.repository + ":" + action.file,))
+
+    def _record_checkout(self, sv: StepView) -> None:
+        repo, path = sv.arg("repository"), sv.arg("path")
+        if path and "${{" not in path:
+            target = repo_key(repo) if repo and "${{" not in repo else sv.job.rk
+            sv.job.checkouts[posixpath.normpath(path)] = target
+
+    def _find_action(self, uses: str, state: JobState) -> ActionFile | None:
+        owner_repo, path, _ = _uses_target(uses)
+        if owner_repo is not None:
+            return self.actions.get((repo_key(owner_repo), path))
+        path = "" if path == "." else path
+        for prefix, rk in state.checkouts.items():
+            if prefix != "." and (path == prefix or path.startswith(prefix + "/")):
+                return self.actions.get((rk, path[len(prefix):].strip("/")))
+        return self.actions.get((state.rk, path))
+
+
+def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterable[str] = (),
+             max_levels: int = MAX_WORKFLOW_LEVELS) -> IngestResult:
+    """Turn parsed files of one or more checkouts into nodes and edges (pure).
+
+    Reusable workflows and actions are resolved among ``files`` only; a called
+    workflow that is not among them becomes an inferred :class:`Workflow` node
+    and its caller job is marked ``runs_on_unresolved`` (its jobs run
+    somewhere, with what the caller passes).
+
+    Parameters
+    ----------
+    files
+        parsed workflows and actions (their ``repository`` decides ownership).
+    repositories
+        repository names to create even without files (``owner/name``).
+    max_levels
+        workflow levels instantiated (top-level caller included), see
+        :data:`MAX_WORKFLOW_LEVELS`.
+
+    Returns
+    -------
+    IngestResult
+        ``graph`` and ``problems``: the ``problems`` of every file, then
+        values no id can hold (a repository that is not ``owner/name``, a job
+        key with ``#``...: that part is skipped), reusable workflow cycles and
+        depth overflow.  ``items`` is 0.
+    """
+    b = _Builder(files, max_levels)
+    for name in repositories:
+        try:
+            b.repository(name, Evidence(file=".", repository=name, detail="checkout"))
+        except ids.IdError as exc:
+            b.problems.append(InputError(name, "", f"{exc}; repository skipped"))
+    b.run()
+    parse_problems = [p for f in files for p in f.problems]  # skipped jobs/steps: incomplete, say so
+    return IngestResult(graph=b.out, problems=parse_problems + b.problems)

@@ -1,0 +1,204 @@
+"""Matrix expansion and the runner label sets a job's ``runs-on`` asks for (pure).
+
+GitHub rules: https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/running-variations-of-jobs-in-a-workflow
+(matrix) and https://docs.github.com/en/actions/writing-workflows/choosing-where-your-workflow-runs/choosing-the-runner-for-a-job
+(``runs-on``: a label, a list of labels, or ``{group, labels}``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from typing import Any
+
+from graphkit.model import Confidence, Evidence, RunsOnCandidate
+
+from .expressions import EvalContext, Val, resolve
+from .models import jsonable, scalar_text
+
+__all__ = ["MAX_COMBINATIONS", "LabelSet", "expand_matrix", "runs_on_candidates"]
+
+#: Matrix combinations beyond this are treated as not statically resolvable.
+MAX_COMBINATIONS = 4096
+#: Candidates kept for one ``runs-on`` list whose items have several values each.
+_MAX_LABEL_SETS = 64
+
+#: ``(labels, group, certain)``: one label set a ``runs-on`` value may ask for.
+LabelSet = tuple[tuple[str, ...], str | None, bool]
+
+
+def _axes(raw: dict[Any, Any]) -> tuple[list[str], list[list[Any]]] | None:
+    """``(keys, values of each key)`` of the matrix axes; None when one is an expression."""
+    keys, lists = [], []
+    for k, v in raw.items():
+        if k in ("include", "exclude"):
+            continue
+        if isinstance(v, str) and "${{" in v:
+            return None
+        keys.append(str(k))
+        lists.append(v if isinstance(v, list) else [v])
+    return keys, lists
+
+
+def _matches(combo: dict[str, Any], entry: dict[Any, Any]) -> bool:
+    return all(combo.get(k) == v for k, v in entry.items())
+
+
+def _with_includes(combos: list[dict[str, Any]], include: list[Any],
+                   originals: set[str]) -> list[dict[str, Any]] | None:
+    """Each ``include`` entry extends every combination whose original values it keeps, else is added."""
+    added = []
+    for inc in include:
+        if not isinstance(inc, dict):
+            return None
+        matched = False
+        for c in combos:
+            if all(c.get(k) == v for k, v in inc.items() if k in originals):
+                c.update({k: v for k, v in inc.items() if k not in originals})
+                matched = True
+        if not matched:
+            added.append(dict(inc))
+    return combos + added
+
+
+def expand_matrix(raw: Any) -> list[dict[str, Any]] | None:
+    """Expand a static ``strategy.matrix`` into its combinations.
+
+    GitHub rules (https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/running-variations-of-jobs-in-a-workflow):
+    the cartesian product of the list-valued keys; ``exclude`` entries remove
+    every combination they match (partial match); then each ``include`` entry
+    is added to every combination whose *original* values it does not
+    overwrite, or becomes a new combination when it fits none.
+
+    Returns
+    -------
+    list of dict or None
+        the combinations (``[{}]`` without a matrix), or ``None`` when the
+        matrix (or one of its lists) is an expression, or too large
+        (:data:`MAX_COMBINATIONS`).
+
+    Examples
+    --------
+    >>> expand_matrix({"os": ["a", "b"], "include": [{"os": "c"}, {"os": "a", "big": True}], "exclude": [{"os": "b"}]})
+    [{'os': 'a', 'big': True}, {'os': 'c'}]
+    """
+    if raw is None:
+        return [{}]
+    if not isinstance(raw, dict):
+        return None
+    include, exclude = raw.get("include", []), raw.get("exclude", [])
+    axes = _axes(raw) if isinstance(include, list) and isinstance(exclude, list) else None
+    if axes is None:
+        return None
+    keys, lists = axes
+    if math.prod(len(lst) for lst in lists) > MAX_COMBINATIONS:
+        return None
+    combos = [dict(zip(keys, c)) for c in itertools.product(*lists)] if keys else []
+    combos = [c for c in combos if not any(_matches(c, ex) for ex in exclude if isinstance(ex, dict))]
+    combos = _with_includes(combos, include, set(keys))
+    return None if combos is None else combos or [{}]
+
+
+# ---------------------------------------------------------------- runs-on
+
+
+def _text_label_sets(value: str, ctx: EvalContext) -> list[LabelSet] | None:
+    vals, pattern = resolve(value, ctx)
+    if pattern is not None:
+        return None
+    out: list[LabelSet] = []
+    for v in vals:
+        if isinstance(v.value, str):
+            if not v.value.strip():
+                return None
+            out.append(((v.value.strip(),), None, v.certain))
+            continue
+        sub = _label_sets(v.value, ctx)  # an expression that evaluates to a list or a mapping
+        if sub is None:
+            return None
+        out.extend((labels, group, c and v.certain) for labels, group, c in sub)
+    return out
+
+
+def _list_label_sets(value: list[Any], ctx: EvalContext) -> list[LabelSet] | None:
+    parts = [_label_sets(e, ctx) for e in value]
+    if any(p is None or any(g for _, g, _ in p) for p in parts):
+        return None
+    out: list[LabelSet] = []
+    for combo in itertools.islice(itertools.product(*parts), _MAX_LABEL_SETS):  # type: ignore[arg-type]
+        labels = tuple(dict.fromkeys(lbl for ls, _, _ in combo for lbl in ls))
+        out.append((labels, None, all(c for _, _, c in combo)))
+    return out
+
+
+def _group_label_sets(value: dict[str, Any], ctx: EvalContext) -> list[LabelSet] | None:
+    groups: list[Val] = [Val(None, True)]
+    if value.get("group") is not None:
+        groups, pattern = resolve(value["group"], ctx)
+        if pattern is not None:
+            return None
+    labels = _label_sets(value["labels"], ctx) if value.get("labels") is not None else [((), None, True)]
+    if labels is None:
+        return None
+    return [(ls, None if g.value is None else scalar_text(g.value), c and g.certain)
+            for g in groups for ls, _, c in labels]
+
+
+def _label_sets(value: Any, ctx: EvalContext) -> list[LabelSet] | None:
+    """Label sets a ``runs-on`` value asks for; None if unresolvable (or not label text)."""
+    if isinstance(value, str):
+        return _text_label_sets(value, ctx)
+    if isinstance(value, list):
+        return _list_label_sets(value, ctx)
+    if isinstance(value, dict):
+        return _group_label_sets(value, ctx)
+    return None
+
+
+def _matrix_refs(value: Any) -> bool:
+    return "matrix" in json.dumps(jsonable(value)).lower()
+
+
+def runs_on_candidates(runs_on: Any, matrix: Any, ctx: EvalContext,
+                       evidence: Evidence) -> tuple[list[RunsOnCandidate], Evidence | None]:
+    """Candidates for a job's ``runs-on`` over its matrix instances.
+
+    Returns
+    -------
+    tuple
+        ``(candidates, unresolved)``: one :class:`RunsOnCandidate` per distinct
+        ``(labels, group)`` (labels compared case-insensitively, with the first
+        instance's matrix values; ``certain`` if any instance is), and
+        ``evidence`` when some instance is not statically resolvable.
+
+    Examples
+    --------
+    >>> ev = Evidence(file="ci.yml")
+    >>> cands, unresolved = runs_on_candidates("${{ matrix.os }}", {"os": ["a", "b"]}, EvalContext(), ev)
+    >>> [c.labels for c in cands], unresolved
+    ([('a',), ('b',)], None)
+    """
+    if runs_on is None:
+        return [], None
+    combos = expand_matrix(matrix) if _matrix_refs(runs_on) else [{}]
+    if combos is None:
+        return [], evidence
+    seen: dict[tuple[tuple[str, ...], str | None], RunsOnCandidate] = {}
+    unresolved = None
+    for combo in combos:
+        sub = EvalContext(matrix=combo if matrix is not None else None, inputs=ctx.inputs, env=ctx.env,
+                          steps=ctx.steps)
+        sets = _label_sets(runs_on, sub)
+        if sets is None:
+            unresolved = evidence
+            continue
+        for labels, group, certain in sets:
+            key = (tuple(sorted(lbl.lower() for lbl in labels)), group)
+            conf = Confidence.CERTAIN if certain else Confidence.POSSIBLE
+            if key not in seen:
+                seen[key] = RunsOnCandidate(labels=labels, group=group, matrix=jsonable(combo) if combo else None,
+                                            confidence=conf, evidence=evidence)
+            elif conf is Confidence.CERTAIN:
+                seen[key] = seen[key].model_copy(update={"confidence": conf})
+    return list(seen.values()), unresolved

@@ -1,0 +1,111 @@
+"""GITHUB_TOKEN permissions: a ``permissions`` block as written -> scope levels, and the levels a job gets (pure).
+
+Source: https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/controlling-permissions-for-github_token
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphkit.errors import InputError
+from ingest._yaml import join_path
+
+__all__ = [
+    "NON_REPO_WRITE_SCOPES", "PERMISSION_SCOPES", "effective_permissions", "parse_permissions",
+    "repository_writes",
+]
+
+#: GITHUB_TOKEN scopes that ``read-all`` / ``write-all`` / a partial block expand over.
+#: Source: https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/controlling-permissions-for-github_token
+PERMISSION_SCOPES: tuple[str, ...] = (
+    "actions", "attestations", "checks", "contents", "deployments", "discussions", "id-token", "issues",
+    "packages", "pages", "pull-requests", "repository-projects", "security-events", "statuses", "models",
+)
+#: Scopes that only accept ``read``/``none`` (``write-all`` grants ``read``).
+_READ_ONLY_SCOPES = frozenset({"models"})
+#: Scopes whose ``write`` is not a write to the repository.
+NON_REPO_WRITE_SCOPES = frozenset({"id-token", "models"})
+_LEVEL = {"none": 0, "read": 1, "write": 2}
+
+
+def parse_permissions(raw: Any, *, file: str, path: str) -> dict[str, str]:
+    """Normalise a ``permissions`` block.
+
+    Naming any scope sets the others to ``none``; ``read-all``/``write-all``
+    expand over :data:`PERMISSION_SCOPES` (``models`` is read-only);
+    ``{}`` is all ``none``.  Unknown scope names are kept as written.
+
+    Returns
+    -------
+    dict
+        scope -> ``read`` | ``write`` | ``none``, every documented scope present.
+
+    Raises
+    ------
+    InputError
+        on an invalid value.
+
+    Examples
+    --------
+    >>> p = parse_permissions({"contents": "read"}, file="w.yml", path="permissions")
+    >>> p["contents"], p["id-token"], len(p)
+    ('read', 'none', 15)
+    """
+    base = dict.fromkeys(PERMISSION_SCOPES, "none")
+    if raw in ("read-all", "write-all"):
+        level = raw.split("-")[0]
+        return {s: ("read" if s in _READ_ONLY_SCOPES else level) for s in base}
+    if isinstance(raw, dict):
+        for scope, level in raw.items():
+            if level not in _LEVEL:
+                raise InputError(file, join_path(path, str(scope)), f"invalid permission level {level!r}")
+            base[str(scope)] = level
+        return base
+    raise InputError(file, path, f"permissions must be read-all, write-all or a mapping, got {raw!r}")
+
+
+def effective_permissions(workflow: dict[str, str] | None, job: dict[str, str] | None,
+                          cap: dict[str, str] | None = None) -> tuple[dict[str, str], str]:
+    """The GITHUB_TOKEN scopes a job gets.
+
+    The job block replaces the workflow block; with neither, the
+    repository/org default applies (``{}``, source ``default``).  ``cap`` is a
+    reusable caller's effective permissions: a called workflow can only keep
+    or shrink them (scope-wise minimum); with no block of its own it gets the
+    caller's (source ``caller``).  ``id-token`` is never granted by default.
+    https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/controlling-permissions-for-github_token
+
+    Returns
+    -------
+    tuple
+        ``(scope -> read|write|none, source)`` with source ``job``,
+        ``workflow``, ``caller`` or ``default``.
+
+    Examples
+    --------
+    >>> all_write = dict.fromkeys(PERMISSION_SCOPES, "write")
+    >>> p, src = effective_permissions(all_write, {**dict.fromkeys(PERMISSION_SCOPES, "none"), "contents": "read"})
+    >>> src, p["contents"], p["id-token"]
+    ('job', 'read', 'none')
+    """
+    if job is not None:
+        declared, source = job, "job"
+    elif workflow is not None:
+        declared, source = workflow, "workflow"
+    else:
+        declared, source = None, "default"
+    if not cap:
+        return dict(declared or {}), source
+    if declared is None:
+        return dict(cap), "caller"
+    scopes = list(dict.fromkeys([*declared, *cap]))
+    return {s: min(declared.get(s, "none"), cap.get(s, "none"), key=_LEVEL.__getitem__) for s in scopes}, source
+
+
+def repository_writes(permissions: dict[str, str]) -> list[str]:
+    """The scopes at ``write`` that write to the repository (sorted; not ``id-token``/``models``).
+
+    >>> repository_writes({"contents": "write", "id-token": "write", "issues": "read"})
+    ['contents']
+    """
+    return sorted(s for s, lvl in permissions.items() if lvl == "write" and s not in NON_REPO_WRITE_SCOPES)

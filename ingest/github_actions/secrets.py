@@ -1,0 +1,121 @@
+"""Which secrets a job reads, named as the repository that holds them knows them (pure).
+
+A top-level job reads its repository's secrets by name.  A job of a called
+workflow sees what its caller passes: everything with ``secrets: inherit``,
+else only the names of an explicit ``secrets:`` mapping, each standing for
+whatever the caller's expression reads (:class:`SecretMap`).  A read of the
+whole context (``toJSON(secrets)``, dynamic ``secrets[...]``) is recorded as
+evidence (``Job.all_secrets``), never as an empty list.
+Source: https://docs.github.com/en/actions/sharing-automations/reusing-workflows#passing-inputs-and-secrets-to-a-reusable-workflow
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+from graphkit.model import Evidence, SecretRef, secret_key
+from ingest._yaml import join_path
+
+from .evidence import Src
+from .expressions import expressions, mentions_secrets, scan_secrets
+from .models import JobDef, WorkflowFile
+
+__all__ = ["SecretMap", "secret_exprs", "secret_refs"]
+
+
+def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, join_path(path, str(k)))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _strings(v, join_path(path, i))
+
+
+def secret_exprs(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """``(yaml_path, expression)`` for every expression under ``value`` that reads secrets (``if:`` may be bare).
+
+    >>> list(secret_exprs({"if": "secrets.A != ''", "run": "echo ${{ secrets.B }}"}, "jobs.a"))
+    [('jobs.a.if', "secrets.A != ''"), ('jobs.a.run', 'secrets.B')]
+    """
+    for p, text in _strings(value, path):
+        for e in expressions(text, bare=p.endswith(".if") or p == "if"):
+            if mentions_secrets(e):
+                yield p, e
+
+
+class SecretMap:
+    """How secret names seen by a job map to names of the repository that holds them.
+
+    ``None`` mapping: identity (a top-level job, or ``secrets: inherit``).
+    Otherwise callee name (upper) -> (caller names, evidence of a dynamic read).
+    """
+
+    def __init__(self, mapping: dict[str, tuple[list[str], Evidence | None]] | None = None) -> None:
+        self.mapping = mapping
+
+    def map(self, name: str) -> tuple[list[str], Evidence | None]:
+        """``(names in the holding repository, evidence that the name stands for every secret)``."""
+        if self.mapping is None:
+            return [name], None
+        return self.mapping.get(secret_key(name), ([], None))
+
+    def everything(self) -> tuple[list[str], bool, Evidence | None]:
+        """``(names, all, all-evidence)`` for a read of the whole context."""
+        if self.mapping is None:
+            return [], True, None
+        names = [n for ns, _ in self.mapping.values() for n in ns]
+        ev = next((e for _, e in self.mapping.values() if e is not None), None)
+        return list(dict.fromkeys(names)), ev is not None, ev
+
+    def explicit(self, secrets: dict[str, Any], src: Src, path: str) -> SecretMap:
+        """The map a callee sees through its caller's explicit ``secrets:`` mapping (at YAML ``path``)."""
+        out: dict[str, tuple[list[str], Evidence | None]] = {}
+        for name, value in secrets.items():
+            names: list[str] = []
+            ev = None
+            for p, e in secret_exprs(value, join_path(path, name)):
+                found, everything = scan_secrets(e)
+                for n in found:
+                    mapped, mev = self.map(n)
+                    names += mapped
+                    ev = ev or mev
+                if everything:
+                    more, is_all, aev = self.everything()
+                    names += more
+                    ev = ev or (src.ev(p, e) if is_all and aev is None else aev)
+            out[secret_key(name)] = (list(dict.fromkeys(names)), ev)
+        return SecretMap(out)
+
+
+def secret_refs(wf: WorkflowFile, jd: JobDef, src: Src, smap: SecretMap) -> tuple[list[SecretRef], Evidence | None]:
+    """The secrets a job reads (workflow ``env`` and the whole job mapping), through ``smap``.
+
+    Returns
+    -------
+    tuple
+        ``(references, all)``: one :class:`SecretRef` per secret name (upper
+        case identity, first evidence kept), and the evidence of a read of
+        every secret (None when there is none).
+    """
+    refs: dict[str, SecretRef] = {}
+    all_ev = None
+    for p, e in itertools.chain(secret_exprs(wf.env, "env"), secret_exprs(jd.raw, f"jobs.{jd.key}")):
+        names, everything = scan_secrets(e)
+        ev = src.ev(p, f"${{{{ {e} }}}}")
+        for n in names:
+            mapped, mev = smap.map(n)
+            all_ev = all_ev or mev
+            for m in mapped:
+                refs.setdefault(secret_key(m), SecretRef(name=m, evidence=ev))
+        if everything:
+            mapped, is_all, aev = smap.everything()
+            for m in mapped:
+                refs.setdefault(secret_key(m), SecretRef(name=m, evidence=ev))
+            if is_all:
+                all_ev = all_ev or aev or ev
+    return list(refs.values()), all_ev
