@@ -36,7 +36,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from graphkit import resolve as _resolve
 from graphkit.analysis import BlastRadius, RevocationPlan, blast_radius, revocation_plan
 from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
@@ -44,6 +43,8 @@ from graphkit.model import (
     Confidence, Criticality, Edge, EdgeKind, Host, Job, Lifetime, Node, NodeKind,
     OIDCIdentity, Runner, RunnerGroup, lifetime_seconds, repo_key,
 )
+from graphkit.resolve.context import Context, context_repo
+from graphkit.resolve.routing import group_access
 
 __all__ = [
     "make_ephemeral",
@@ -248,7 +249,7 @@ def restrict_runner_group(graph: Graph, group_id: str, *, repositories: Iterable
     _replace_node(g, new_group)
     removed = _drop(g, [e for e in g.out_edges(group_id) if e.kind is EdgeKind.ALLOWS_REPOSITORY
                         and repo_key(g.node(e.target).full_name) not in allowed])  # type: ignore[attr-defined]
-    ctx = _resolve._Ctx.of(g)
+    ctx = Context.of(g)
     members = [e.source for e in g.in_edges(group_id) if e.kind is EdgeKind.MEMBER_OF]
     touched: set[str] = set()
     dropped: list[Edge] = []
@@ -259,7 +260,7 @@ def restrict_runner_group(graph: Graph, group_id: str, *, repositories: Iterable
                 continue
             job = g.node(e.target)
             assert isinstance(job, Job)
-            access = _resolve._group_access(ctx, new_group, job, _resolve._context_repo(job))
+            access = group_access(ctx, new_group, job, context_repo(job))
             if access is None:
                 dropped += _drop(g, [e])
                 touched.add(job.id)

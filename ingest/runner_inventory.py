@@ -96,7 +96,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from graphkit.errors import InputError
 from graphkit.model import (EDGE_SPECS, Cache, CloudRole, Credential, DeploymentTarget, Edge, EdgeKind, Evidence,
                             Host, Lifetime, Node, Organization, Repository, Runner, RunnerGroup, Secret,
-                            SigningKey, repo_key, secret_key, Criticality, RunnerRegistration)
+                            SigningKey, repo_key, secret_key, Criticality, RunnerRegistration, ids)
 from graphkit.ingestor import RANK_INVENTORY, Collected, FileIngestor, IngestResult, InputFile, InputOption
 
 __all__ = ["SCHEMA_ID", "RunnerInventory", "INGESTOR", "RunnerInventoryIngestor", "parse", "to_graph",
@@ -605,7 +605,7 @@ class _Builder:
 
 
 def _env_target_id(full_name: str, env: str) -> str:
-    return f"target:environment:{repo_key(full_name)}:{env}"
+    return ids.environment(full_name, env)
 
 
 def _grant_target(target: str, ev: Evidence) -> Node:
@@ -765,7 +765,7 @@ def to_graph(parsed: ParsedInventory) -> tuple[list[Node], list[Edge], dict[str,
             for k, name in enumerate(env.secrets or []):
                 sp = f"{ep}.secrets[{k}]"
                 nm = secret_key(name)
-                sid = f"secret:env:{rk}:{env.name}:{nm}"
+                sid = ids.secret_env(rk, env.name, nm)
                 b.node(Secret(id=sid, name=f"{repo.full_name} environment {env.name} secret {nm}", secret_name=nm,
                               scope="env", owner=rk.split("/")[0], repository=rk, environment=env.name,
                               evidence=[b.ev(sp)]))

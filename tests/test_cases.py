@@ -18,7 +18,7 @@ from pathlib import Path
 from graphkit.analysis import blast_radius
 from graphkit.build import BuildResult, build_graph
 from graphkit.graph import Graph
-from graphkit.model import Confidence, EdgeKind, Lifetime, NodeKind
+from graphkit.model import Confidence, EdgeKind, Lifetime, NodeKind, ids
 from ingest.github_actions import PERMISSION_SCOPES
 
 C, P = Confidence.CERTAIN, Confidence.POSSIBLE
@@ -47,7 +47,7 @@ def build(tmp_path: Path, *repos: str, inv: Path | None = None) -> BuildResult:
 
 
 def jid(repo: str, wf: str, key: str) -> str:
-    return f"job:{repo}/{WF}/{wf}#{key}"
+    return ids.job(repo, f"{WF}/{wf}", key)
 
 
 def receives(g: Graph) -> dict[tuple[str, str], list]:
@@ -90,7 +90,7 @@ def test_case1_on_boolean_key_and_self_hosted_linux_routing(tmp_path: Path):
     g = res.graph
     assert res.problems == []
     # `on:` is PyYAML's boolean True key: still read as the trigger block
-    assert g.node(f"workflow:acme/app/{WF}/ci.yml").triggers == {"push": {}}
+    assert g.node(ids.workflow("acme/app", f"{WF}/ci.yml")).triggers == {"push": {}}
     job = jid("acme/app", "ci.yml", "build")
     edges = receives(g)[("runner:acme/lin-1", job)]
     assert len(edges) == 1
@@ -257,11 +257,11 @@ def test_case4_job_permissions_replace_write_all(tmp_path: Path):
     assert res.problems == []
     g = res.graph
     narrow = jid("acme/app", "perm.yml", "narrow")
-    tok = g.node("github_token:" + narrow[len("job:"):])
+    tok = g.node(ids.github_token(narrow))
     assert tok.permissions_source == "job"
     assert tok.permissions == {**dict.fromkeys(PERMISSION_SCOPES, "none"), "contents": "read"}
     assert g.node(narrow).permissions == tok.permissions
-    assert "oidc:" + narrow[len("job:"):] not in g
+    assert ids.oidc_identity(narrow) not in g
     assert not any(e.kind is EdgeKind.MINTS_OIDC for e in g.out_edges(narrow))
     assert not any(e.kind is EdgeKind.WRITES_REPOSITORY for e in g.out_edges(tok.id))
     br = blast_radius(g, "runner:acme/lin-1")
@@ -270,10 +270,10 @@ def test_case4_job_permissions_replace_write_all(tmp_path: Path):
 
     # contrast: the sibling job keeps write-all (workflow level), id-token included
     wide = jid("acme/app", "perm.yml", "wide")
-    wtok = g.node("github_token:" + wide[len("job:"):])
+    wtok = g.node(ids.github_token(wide))
     assert wtok.permissions_source == "workflow" and wtok.permissions["contents"] == "write"
     assert wtok.permissions["id-token"] == "write"
-    assert "oidc:" + wide[len("job:"):] in g
+    assert ids.oidc_identity(wide) in g
     assert {e.target for e in g.out_edges(wtok.id) if e.kind is EdgeKind.WRITES_REPOSITORY} == {"repo:acme/app"}
 
 
@@ -462,7 +462,7 @@ def test_case7_persistent_and_ephemeral_runner_on_one_host(tmp_path: Path):
     br_p = blast_radius(g, pers)
     for job in (app, docs):
         assert br_p[job].confidence is C and br_p[job].lifetime is Lifetime.UNTIL_RUNNER_REMOVED
-        assert "github_token:" + job[len("job:"):] in br_p
+        assert ids.github_token(job) in br_p
 
     br_h = blast_radius(g, host)
     assert {pers, eph} <= br_h.ids

@@ -22,7 +22,7 @@ import pytest
 from graphkit.analysis import blast_radius
 from graphkit.build import BuildResult, build_graph
 from graphkit.graph import Graph
-from graphkit.model import Confidence, EdgeKind, Lifetime, NodeKind
+from graphkit.model import Confidence, EdgeKind, Lifetime, NodeKind, ids
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 GHA = CORPUS / "github-actions"
@@ -146,7 +146,7 @@ def bare() -> BuildResult:
 
 
 def jid(repo: str, path: str, key: str) -> str:
-    return f"job:{repo}/.github/workflows/{path}#{key}"
+    return ids.job(repo, f".github/workflows/{path}", key)
 
 
 def linked(g: Graph, runner: str, *, unresolved: bool = False) -> dict[str, list]:
@@ -280,7 +280,7 @@ def test_persistent_runner_blast_radius(g: Graph):
     # update_test_file_report.yml:54-55 read these repository secrets
     for name in ("TEST_REPORT_AWS_LAMBDA_TOKEN", "AWS_INFRA_ALERTS_LAMBDA_URL",
                  "CLICKHOUSE_HUD_USER_USERNAME", "CLICKHOUSE_HUD_USER_PASSWORD"):
-        r = br[f"secret:repo:pytorch/test-infra:{name}"]
+        r = br[ids.secret_repo("pytorch/test-infra", name)]
         assert r.confidence is C and r.lifetime is Lifetime.UNTIL_ROTATED
         assert [h.kind for h in r.path] == [EdgeKind.RECEIVES_JOB, EdgeKind.READS_SECRET]
     # org secrets: possible because the repository's own list is not complete (could shadow)
@@ -293,7 +293,7 @@ def test_persistent_runner_blast_radius(g: Graph):
     # OIDC roles of jobs whose runs-on is an expression (mobile_job.yml, build-pypi-cache.yml): possible
     for arn in ("arn:aws:iam::308535385114:role/gha_workflow_mobile_job",
                 "arn:aws:iam::308535385114:role/gha_workflow_pypi_wheel_cache"):
-        assert br["cloud_role:aws:" + arn].confidence is P
+        assert br[ids.cloud_role("aws", arn)].confidence is P
     # doc_build.yml:75-79 seemethere/upload-artifact-s3 to s3-bucket doc-previews
     assert br["target:bucket:s3://doc-previews"].confidence is C
     assert {r.id for r in br if r.kind is NodeKind.JOB and r.confidence is C} == set(
@@ -314,7 +314,7 @@ def test_ephemeral_runner_reaches_build_gcc_oidc_role(g: Graph):
     assert arc.path[0].target in (gcc, clang)
     assert {gcc, clang} <= set(linked(g, "runner:pytorch/pt-mt-x86"))
     for job in (gcc, clang):
-        roles = {e.target for e in g.out_edges("oidc:" + job[4:]) if e.kind is EdgeKind.ASSUMES_ROLE}
+        roles = {e.target for e in g.out_edges(ids.oidc_identity(job)) if e.kind is EdgeKind.ASSUMES_ROLE}
         assert roles == {"cloud_role:aws:arn:aws:iam::308535385114:role/arc"}
     # never the host credential of pt-build-01 (not on that host)
     assert "credential:pt-build-01:~/.aws/credentials" not in br

@@ -6,7 +6,7 @@ from pathlib import Path
 import graphkit.rules
 from graphkit.findings import FindingOptions, Severity, finding_id, findings_document, rule, rules, run_rules
 from graphkit.graph import Graph
-from graphkit.model import Evidence, Runner
+from graphkit.model import Evidence, Runner, ids
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,7 +23,7 @@ def test_finding_ids_are_stable_and_identity_based():
 def test_registered_rule_runs_sorted_and_merges_duplicates():
     g = Graph()
     for name in ("b", "a"):
-        g.add_node(Runner(id=f"runner:acme/{name}", name=name, scope="acme", evidence=[Evidence(file=f"{name}.yaml")]))
+        g.add_node(Runner(id=ids.runner("acme", name), name=name, scope="acme", evidence=[Evidence(file=f"{name}.yaml")]))
 
     @rule("test-every-runner", title="t", description="d", help_uri="https://example.invalid/doc",
           severity=Severity.LOW, remediation="r")

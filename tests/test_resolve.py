@@ -7,6 +7,7 @@ depend on the workflow ingestor.
 from __future__ import annotations
 
 import copy
+import textwrap
 from pathlib import Path
 
 import networkx as nx
@@ -14,9 +15,9 @@ import pytest
 
 from graphkit.graph import Graph
 from graphkit.hosted import is_self_hosted
-from graphkit.model import (Cache, Confidence, Edge, EdgeKind, Evidence, Host, Job, Lifetime, Organization,
-                            Repository, Runner, RunnerGroup, RunsOnCandidate, Secret, SecretGrant, SecretRef,
-                            DeploymentTarget)
+from graphkit.model import (Cache, Confidence, Criticality, DeploymentTarget, Edge, EdgeKind, Evidence, Host, Job,
+                            Lifetime, Organization, Repository, Runner, RunnerGroup, RunsOnCandidate, Secret,
+                            SecretGrant, SecretRef, ids)
 from graphkit.resolve import resolve
 
 EV = Evidence(file="test.yml", yaml_path="x")
@@ -33,21 +34,21 @@ def cand(*labels: str, group: str | None = None, matrix: dict | None = None,
 
 
 def job(repo: str, name: str, *cands: RunsOnCandidate, path: str = ".github/workflows/ci.yml", **kw) -> Job:
-    return Job(id=f"job:{repo}/{path}#{name}", name=name, repository=repo, workflow_path=path, job_key=name,
+    return Job(id=ids.job(repo, path, name), name=name, repository=repo, workflow_path=path, job_key=name,
                secrets_repository=kw.pop("secrets_repository", repo), runs_on=list(cands), evidence=[EV], **kw)
 
 
 def runner(name: str, labels: list[str], scope: str = "acme", group: str | None = "Default", **kw) -> Runner:
-    return Runner(id=f"runner:{scope}/{name}", name=name, labels=["self-hosted", *labels], scope=scope,
+    return Runner(id=ids.runner(scope, name), name=name, labels=["self-hosted", *labels], scope=scope,
                   runner_group=group if "/" not in scope else None, evidence=[EV], **kw)
 
 
 def group(name: str, **kw) -> RunnerGroup:
-    return RunnerGroup(id=f"runner_group:acme/{name.lower()}", name=name, owner="acme", evidence=[EV], **kw)
+    return RunnerGroup(id=ids.runner_group("acme", name), name=name, owner="acme", evidence=[EV], **kw)
 
 
 def repo(full: str, visibility: str | None = "private", **kw) -> Repository:
-    return Repository(id=f"repo:{full}", name=full, full_name=full, visibility=visibility, evidence=[EV], **kw)
+    return Repository(id=ids.repository(full), name=full, full_name=full, visibility=visibility, evidence=[EV], **kw)
 
 
 def graph(*nodes, meta: dict | None = None) -> Graph:
@@ -241,7 +242,7 @@ def test_hosted_labels_not_linked_with_overrides():
               job("acme/app", "m1", cand("macos-m1-stable")),
               meta={"github_hosted_labels": ["ACME-8core"], "self_hosted_labels": ["ubuntu-22.04"]})
     resolve(g)
-    assert receives(g) == {("runner:acme/r1", f"job:acme/app/.github/workflows/ci.yml#{n}")
+    assert receives(g) == {("runner:acme/r1", ids.job("acme/app", ".github/workflows/ci.yml", n))
                            for n in ("sh", "forced", "m1")}
     assert not any(n.inferred for n in g.nodes() if isinstance(n, Runner))
 
@@ -280,11 +281,11 @@ def test_candidate_confidence_propagates():
 
 def secret(scope: str, name: str, **kw) -> Secret:
     if scope == "org":
-        sid = f"secret:org:acme:{name}"
+        sid = ids.secret_org("acme", name)
     elif scope == "repo":
-        sid = f"secret:repo:{kw['repository']}:{name}"
+        sid = ids.secret_repo(kw["repository"], name)
     else:
-        sid = f"secret:env:{kw['repository']}:{kw['environment']}:{name}"
+        sid = ids.secret_env(kw["repository"], kw["environment"], name)
     return Secret(id=sid, name=name, secret_name=name, scope=scope, owner="acme", evidence=[EV], **kw)
 
 
@@ -453,10 +454,12 @@ def test_example_chain():
     res = build_graph({"github-actions": [root / "repos"], "runners": [root / "inventory.yaml"]})
     g = res.graph
     assert res.problems == []
-    wf = "job:acme/{}/.github/workflows/{}"
-    release, ci = wf.format("app", "release.yml#publish"), wf.format("app", "ci.yml#test")
-    docs = wf.format("docs", "docs.yml#build")
-    plan, deploy = wf.format("infra", "deploy.yml#plan"), wf.format("infra", "deploy.yml#deploy")
+    def wf(repo: str, file: str, key: str) -> str:
+        return ids.job(f"acme/{repo}", f".github/workflows/{file}", key)
+
+    release, ci = wf("app", "release.yml", "publish"), wf("app", "ci.yml", "test")
+    docs = wf("docs", "docs.yml", "build")
+    plan, deploy = wf("infra", "deploy.yml", "plan"), wf("infra", "deploy.yml", "deploy")
     a, b, eph = "runner:acme/build-01-a", "runner:acme/build-01-b", "runner:acme/eph-7f3a"
     # ci.yml#lint is on ubuntu-latest: not linked; release only on the restricted `release` group
     assert receives_full(g) == {
@@ -483,3 +486,79 @@ def test_example_chain():
     assert any(n.startswith("signing_key:") for n in reach)
     assert any(n.startswith("cloud_role:aws:") and n.endswith("role/acme-release") for n in reach)
     assert g.meta.resolve.unresolved_jobs == [plan]
+
+
+@pytest.mark.skipif(not _github_actions_available(), reason="ingest/github_actions.py not written yet")
+def test_environment_names_are_case_insensitive(tmp_path):
+    """An inventory's ``PyPI`` and a workflow's ``pypi`` are one environment (GitHub: environment names are not
+    case sensitive): one target node, critical, and the job reads that environment's secret."""
+    from graphkit.build import build_graph
+
+    inv = tmp_path / "inventory.yaml"
+    inv.write_text(textwrap.dedent("""
+        schema: graphkit.runner-inventory/v1
+        organizations: [{name: acme}]
+        repositories:
+          - full_name: acme/app
+            visibility: private
+            secrets: []
+            secrets_complete: true
+            environments:
+              - name: PyPI
+                production: true
+                secrets: [PYPI_TOKEN]
+                secrets_complete: true
+    """).lstrip())
+    wf = tmp_path / "acme__app" / ".github" / "workflows" / "release.yml"
+    wf.parent.mkdir(parents=True)
+    wf.write_text(textwrap.dedent("""
+        on: push
+        jobs:
+          publish:
+            runs-on: ubuntu-latest
+            environment: pypi
+            steps:
+              - run: twine upload dist/*
+                env:
+                  TWINE_PASSWORD: ${{ secrets.PYPI_TOKEN }}
+    """).lstrip())
+    res = build_graph({"github-actions": [tmp_path / "acme__app"], "runners": [inv]})
+    assert res.problems == []
+    g = res.graph
+    env = ids.environment("acme/app", "PyPI")
+    assert env == "target:environment:acme/app:pypi"
+    envs = [n.id for n in g.nodes() if isinstance(n, DeploymentTarget) and n.target_type == "environment"]
+    assert envs == [env]
+    target = g.node(env)
+    assert (target.production, target.criticality) == (True, Criticality.CRITICAL)
+    job_id = ids.job("acme/app", ".github/workflows/release.yml", "publish")
+    assert {(e.source, e.target) for e in g.edges(EdgeKind.DEPLOYS_TO)} == {(job_id, env)}
+    secret_id = ids.secret_env("acme/app", "PyPI", "PYPI_TOKEN")
+    assert secret_id == "secret:env:acme/app:pypi:PYPI_TOKEN"
+    assert {(e.source, e.target) for e in g.edges(EdgeKind.HAS_SECRET)} == {(env, secret_id)}
+    assert reads(g) == {(job_id, secret_id, "certain")}
+
+
+def test_values_that_cannot_be_ids_are_problems_not_crashes():
+    # ":" cannot be part of an inferred pool id (labels) nor of a secret id (names): not linked, reported with
+    # file and place, and the rest of the job is still resolved
+    j = job("acme/app", "j", cand("gpu:a100"), secret_refs=refs("BAD:NAME", "TOKEN"))
+    g = graph(repo("acme/app"), j)
+    resolve(g)
+    resolve(g)  # idempotent: each problem once
+    assert receives(g) == set()
+    assert reads(g) == {(j.id, "secret:acme/app:TOKEN", "certain")}
+    assert [(p.file, p.place) for p in g.meta.problems] == [
+        ("wf.yml", "runs-on ('gpu:a100',) None"), ("wf.yml", "secrets.BAD:NAME")]
+    assert "label set" in g.meta.problems[0].reason and "secret name" in g.meta.problems[1].reason
+
+
+def test_secrets_complete_ids_are_read_by_their_constructors():
+    # an inventory may write ids in any case: `repo:Acme/App` is the id of acme/app
+    ev = Evidence(file="wf.yml", yaml_path="jobs.j.env.ALL", detail="toJSON(secrets)")
+    j = job("acme/app", "app", environment="Production", all_secrets=ev)
+    meta = {"secrets_complete": ["org:ACME", "repo:Acme/App", "target:environment:acme/APP:production", "nonsense"]}
+    g = graph(*SECRET_NODES, j, meta=meta)
+    resolve(g)
+    assert "secret:all:acme/app" not in g
+    assert (j.id, "secret:env:acme/app:production:TOKEN", "certain") in reads(g)

@@ -44,7 +44,7 @@ from graphkit.graph import Graph
 from graphkit.meta import GraphMeta
 from graphkit.model import EDGE_SPECS, NODE_TYPES, EdgeKind, Evidence, NodeKind
 from graphkit.neo4j.statements import (
-    SOURCES, SYNC_ID, UPDATE_TAG, edge_props, label_of, node_props, rel_type_of, statements,
+    SOURCES, SYNC_ID, UPDATE_TAG, Statements, edge_props, label_of, node_props, rel_type_of, statements,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -236,57 +236,81 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
     advance = progress or (lambda n, what: None)
 
     with driver.session(database=database) as session:
+        w = _Writer(session, tag, batch_size, advance)
         for q in st.constraints:
             session.execute_write(_write, q, {})
-
-        by_kind: dict[NodeKind, list[dict[str, Any]]] = defaultdict(list)
-        for node in graph.nodes():
-            props = node_props(node)
-            props[UPDATE_TAG] = tag
-            props[SOURCES] = node_src.get(node.id, [])
-            by_kind[node.spec.kind].append({"id": node.id, "props": props})
-        for kind in NODE_TYPES:
-            rows = by_kind.get(kind, [])
-            for chunk in _chunks(rows, batch_size):
-                session.execute_write(_write, st.nodes[kind], {"rows": chunk})
-                advance(len(chunk), f"nodes {label_of(kind)}")
-            if rows:
-                result.nodes[kind.value] = len(rows)
-
-        kinds = {nid: kind for nid, kind in graph.nx.nodes(data="kind")}
-        by_triple: dict[tuple[NodeKind, EdgeKind, NodeKind], list[dict[str, Any]]] = defaultdict(list)
-        for edge in graph.edges():
-            props = edge_props(edge)
-            props[UPDATE_TAG] = tag
-            props[SOURCES] = edge_src.get((edge.source, edge.target, edge.nx_key), [])
-            triple = (NodeKind(kinds[edge.source]), edge.kind, NodeKind(kinds[edge.target]))
-            by_triple[triple].append({"source": edge.source, "target": edge.target, "key": edge.key,
-                                      "props": props})
-        for triple, query in st.edges.items():
-            rows = by_triple.get(triple, [])
-            for chunk in _chunks(rows, batch_size):
-                session.execute_write(_write, query, {"rows": chunk})
-                advance(len(chunk), f"edges {rel_type_of(triple[1])}")
-            if rows:
-                result.edges[triple[1].value] = result.edges.get(triple[1].value, 0) + len(rows)
-
+        result.nodes = _write_nodes(w, st, graph, node_src)
+        result.edges = _write_edges(w, st, graph, edge_src)
         if cleanup and complete:
-            params = {"tag": tag, "complete": complete, "limit": batch_size}
-            for ekind, query in st.stale_edges.items():
-                n = _drain(session, query, params)
-                if n:
-                    result.removed_edges[ekind.value] = n
-            for nkind, query in st.stale_nodes.items():
-                n = _drain(session, query, params)
-                if n:
-                    result.removed_nodes[nkind.value] = n
-
+            result.removed_edges, result.removed_nodes = _remove_stale(w, st, complete)
         meta_props = {UPDATE_TAG: tag, "sources_json": json.dumps(meta_sources, sort_keys=True),
                       "problems_json": json.dumps([p.model_dump() for p in graph.meta.problems], sort_keys=True),
                       "complete_sources": complete, "partial_sources": partial}
         session.execute_write(_write, st.sync_meta, {"id": SYNC_ID, "props": meta_props})
     result.seconds = time.monotonic() - t0
     return result
+
+
+@dataclass
+class _Writer:
+    """One sync's session, update tag, batch size and progress callback."""
+
+    session: "neo4j.Session"
+    tag: int
+    batch_size: int
+    advance: Progress
+
+    def batches(self, query: str, rows: list[dict[str, Any]], what: str) -> None:
+        """Run ``query`` over ``rows`` in ``UNWIND $rows`` batches, one managed transaction each."""
+        for chunk in _chunks(rows, self.batch_size):
+            self.session.execute_write(_write, query, {"rows": chunk})
+            self.advance(len(chunk), what)
+
+    def stamped(self, props: dict[str, Any], sources: list[str]) -> dict[str, Any]:
+        """``props`` with this sync's update tag and the item's sources."""
+        return {**props, UPDATE_TAG: self.tag, SOURCES: sources}
+
+
+def _write_nodes(w: _Writer, st: Statements, graph: Graph, node_src: dict[str, list[str]]) -> dict[str, int]:
+    """MERGE every node, one statement per node kind; returns nodes written per kind value."""
+    by_kind: dict[NodeKind, list[dict[str, Any]]] = defaultdict(list)
+    for node in graph.nodes():
+        props = w.stamped(node_props(node), node_src.get(node.id, []))
+        by_kind[node.spec.kind].append({"id": node.id, "props": props})
+    written: dict[str, int] = {}
+    for kind in NODE_TYPES:
+        rows = by_kind.get(kind, [])
+        w.batches(st.nodes[kind], rows, f"nodes {label_of(kind)}")
+        if rows:
+            written[kind.value] = len(rows)
+    return written
+
+
+def _write_edges(w: _Writer, st: Statements, graph: Graph,
+                 edge_src: dict[tuple[str, str, str], list[str]]) -> dict[str, int]:
+    """MERGE every relationship, one statement per (source kind, edge kind, target kind); returns relationships
+    written per edge kind value."""
+    kinds = {nid: kind for nid, kind in graph.nx.nodes(data="kind")}
+    by_triple: dict[tuple[NodeKind, EdgeKind, NodeKind], list[dict[str, Any]]] = defaultdict(list)
+    for edge in graph.edges():
+        props = w.stamped(edge_props(edge), edge_src.get((edge.source, edge.target, edge.nx_key), []))
+        triple = (NodeKind(kinds[edge.source]), edge.kind, NodeKind(kinds[edge.target]))
+        by_triple[triple].append({"source": edge.source, "target": edge.target, "key": edge.key, "props": props})
+    written: dict[str, int] = {}
+    for triple, query in st.edges.items():
+        rows = by_triple.get(triple, [])
+        w.batches(query, rows, f"edges {rel_type_of(triple[1])}")
+        if rows:
+            written[triple[1].value] = written.get(triple[1].value, 0) + len(rows)
+    return written
+
+
+def _remove_stale(w: _Writer, st: Statements, complete: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """Delete what an older sync wrote and only complete sources held: (relationships, nodes) removed per kind."""
+    params = {"tag": w.tag, "complete": complete, "limit": w.batch_size}
+    edges = {ekind.value: n for ekind, query in st.stale_edges.items() if (n := _drain(w.session, query, params))}
+    nodes = {nkind.value: n for nkind, query in st.stale_nodes.items() if (n := _drain(w.session, query, params))}
+    return edges, nodes
 
 
 def _drain(session: "neo4j.Session", query: str, params: dict[str, Any]) -> int:

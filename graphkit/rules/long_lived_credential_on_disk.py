@@ -15,9 +15,21 @@ from collections.abc import Iterator
 
 from graphkit.findings import Finding, FindingOptions, Severity, rule
 from graphkit.graph import Graph
-from graphkit.model import Confidence, Credential, Criticality, EdgeKind, Lifetime, NodeKind, Runner
+from graphkit.model import Confidence, Credential, Criticality, EdgeKind, Lifetime, NodeKind, Runner, ids
 
 __all__ = ["long_lived_credential_on_disk"]
+
+
+def _readers(graph: Graph, c: Credential) -> tuple[list[str], Confidence]:
+    """Runners whose user can read ``c`` (host scan), else -- when the scan did not say -- every runner of its
+    host, ``possible``."""
+    readers = sorted(e.source for e in graph.in_edges(c.id)
+                     if e.kind is EdgeKind.STORES_CREDENTIAL and isinstance(graph.node(e.source), Runner))
+    if readers or c.readable_by is not None:
+        return readers, Confidence.CERTAIN
+    hid = ids.host(c.host)
+    hosted = sorted(e.target for e in graph.out_edges(hid) if e.kind is EdgeKind.HOSTS) if hid in graph else []
+    return hosted, Confidence.POSSIBLE
 
 
 @rule("long-lived-credential-on-disk", title="Long-lived credential on a build host, readable by a runner",
@@ -32,13 +44,7 @@ def long_lived_credential_on_disk(graph: Graph, options: FindingOptions) -> Iter
     for c in graph.nodes(NodeKind.CREDENTIAL):
         if not isinstance(c, Credential) or c.lifetime is not Lifetime.UNTIL_ROTATED:
             continue
-        readers = sorted(e.source for e in graph.in_edges(c.id)
-                         if e.kind is EdgeKind.STORES_CREDENTIAL and isinstance(graph.node(e.source), Runner))
-        confidence = Confidence.CERTAIN
-        if not readers and c.readable_by is None:
-            hid = f"host:{c.host}"
-            readers = sorted(e.target for e in graph.out_edges(hid) if e.kind is EdgeKind.HOSTS) if hid in graph else []
-            confidence = Confidence.POSSIBLE
+        readers, confidence = _readers(graph, c)
         if not readers:
             continue
         reached = [graph.node(e.target) for e in graph.out_edges(c.id) if graph.node(e.target).spec.kind is not

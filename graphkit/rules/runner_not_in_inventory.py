@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from graphkit.findings import Finding, FindingOptions, Severity, rule
 from graphkit.graph import Graph
-from graphkit.model import NodeKind, Runner
+from graphkit.model import NodeKind, Runner, ids
 
 __all__ = ["runner_not_in_inventory"]
 
@@ -34,7 +34,7 @@ def runner_not_in_inventory(graph: Graph, options: FindingOptions) -> Iterator[F
             continue
         assert r.registration is not None
         yield runner_not_in_inventory.finding(
-            r.id, subject=r.id, related=[f"host:{r.host}"] if r.host else [],
+            r.id, subject=r.id, related=[ids.host(r.host)] if r.host else [],
             message=f"runner {r.scope}/{r.name} is registered on {r.host or 'a host'} "
                     f"({r.registration.config_path}) but the {owner} runner inventory does not list it",
             evidence=r.evidence, config_path=r.registration.config_path)

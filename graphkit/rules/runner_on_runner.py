@@ -44,22 +44,31 @@ def runner_on_runner(graph: Graph, options: FindingOptions) -> Iterator[Finding]
         scopes = sorted({r.scope for r in runners})
         root = [r.id for r in runners if r.registration is not None and r.registration.runs_as_root]
         unvetted = [r.id for r in runners if r.unvetted]
-        if len(owners) > 1:
-            sev = Severity.CRITICAL
-        elif len(scopes) > 1 or root:
-            sev = Severity.HIGH
-        else:
-            sev = Severity.MEDIUM
-        names = ", ".join(f"{r.scope}/{r.name}" for r in runners)
-        msg = f"{len(runners)} runner registrations on {host.name}: {names}"
-        if len(owners) > 1:
-            msg += f"; to different organizations ({', '.join(owners)})"
-        if root:
-            msg += f"; running as root: {', '.join(root)}"
-        if unvetted:
-            msg += f"; in no inventory: {', '.join(unvetted)}"
         evidence = [e for r in runners for e in r.evidence]
-        yield runner_on_runner.finding(host.id, subject=host.id, message=msg, severity=sev,
+        msg = _message(host.name, runners, owners, root, unvetted)
+        yield runner_on_runner.finding(host.id, subject=host.id, message=msg, severity=_severity(owners, scopes, root),
                                        related=[r.id for r in runners], evidence=evidence,
                                        registrations=[r.id for r in runners], owners=owners, scopes=scopes,
                                        runs_as_root=root, unvetted=unvetted)
+
+
+def _severity(owners: list[str], scopes: list[str], root: list[str]) -> Severity:
+    """``critical`` across organizations, ``high`` across repositories or with a root registration, else ``medium``."""
+    if len(owners) > 1:
+        return Severity.CRITICAL
+    if len(scopes) > 1 or root:
+        return Severity.HIGH
+    return Severity.MEDIUM
+
+
+def _message(host: str, runners: list[Runner], owners: list[str], root: list[str], unvetted: list[str]) -> str:
+    """The registrations on ``host``, then what makes them worse (organizations, root, no inventory)."""
+    names = ", ".join(f"{r.scope}/{r.name}" for r in runners)
+    msg = f"{len(runners)} runner registrations on {host}: {names}"
+    if len(owners) > 1:
+        msg += f"; to different organizations ({', '.join(owners)})"
+    if root:
+        msg += f"; running as root: {', '.join(root)}"
+    if unvetted:
+        msg += f"; in no inventory: {', '.join(unvetted)}"
+    return msg

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from graphkit.findings import Finding, FindingOptions, Severity, rule
 from graphkit.graph import Graph
-from graphkit.model import NodeKind, Runner
+from graphkit.model import NodeKind, Runner, ids
 
 __all__ = ["expected_scopes", "is_expected", "runner_unexpected_org"]
 
@@ -59,7 +59,7 @@ def runner_unexpected_org(graph: Graph, options: FindingOptions) -> Iterator[Fin
         url = r.registration.url if r.registration is not None else None
         where = f" on {r.host}" if r.host else ""
         yield runner_unexpected_org.finding(
-            r.id, subject=r.id, related=[f"host:{r.host}"] if r.host else [],
+            r.id, subject=r.id, related=[ids.host(r.host)] if r.host else [],
             message=f"runner {r.name}{where} is registered to {r.scope}"
                     f"{f' ({url})' if url else ''}, not an expected org ({', '.join(sorted(expected))}, "
                     f"from {origin})",

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from graphkit.findings import Finding, FindingOptions, Severity, rule
 from graphkit.graph import Graph
-from graphkit.model import Confidence, Credential, NodeKind, Runner
+from graphkit.model import Confidence, Credential, NodeKind, Runner, ids
 
 __all__ = ["scanned_hosts", "runner_without_host"]
 
@@ -45,6 +45,6 @@ def runner_without_host(graph: Graph, options: FindingOptions) -> Iterator[Findi
                 message=f"runner {r.scope}/{r.name} is in the inventory but no known host runs it")
         elif r.host in scanned:
             yield runner_without_host.finding(
-                r.id, subject=r.id, related=[f"host:{r.host}"], severity=Severity.HIGH, evidence=r.evidence,
+                r.id, subject=r.id, related=[ids.host(r.host)], severity=Severity.HIGH, evidence=r.evidence,
                 message=f"runner {r.scope}/{r.name} is listed on {r.host}, but the scan of {r.host} did not find it",
                 host=r.host)

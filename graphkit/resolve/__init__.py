@@ -1,0 +1,164 @@
+"""The cross-source linker: jobs to runners, secrets and host caches (GitHub semantics).
+
+:func:`resolve` runs once after every ingestor (see :func:`graphkit.build.build_graph`).
+It is pure graph -> graph (no I/O) and idempotent: resolving twice gives the
+same graph.  Its input facts are node fields (:class:`~graphkit.model.Job`
+routing and secret fields, :class:`~graphkit.model.Runner`,
+:class:`~graphkit.model.RunnerGroup`, :class:`~graphkit.model.Repository`,
+:class:`~graphkit.model.Secret`) and ``graph.meta.runner_inventory``
+(written by :mod:`ingest.runner_inventory`: hosted-label overrides, which
+secret lists are complete).  Its own findings are summarised in
+``graph.meta.resolve``.
+
+Routing (``shared/docs/semantics.md`` §2)
+-----------------------------------------
+For each job and each ``runs-on`` candidate that is self-hosted
+(:func:`graphkit.hosted.is_self_hosted`), an edge ``runner -> job``
+``RECEIVES_JOB`` from every real (non-inferred) runner that
+
+1. has **all** requested labels, case-insensitively, ``self-hosted`` being
+   implicit on every self-hosted runner (GitHub docs "Choosing the runner for a
+   job", https://docs.github.com/en/actions/using-jobs/choosing-the-runner-for-a-job);
+2. is registered to the job's repository or to its owner (for a reusable
+   workflow: the **caller**'s repository, ``Job.secrets_repository``; GitHub docs
+   "Reusing workflows", self-hosted runners are accessed from the caller's context);
+3. for org runners, belongs to a group the repository may use (GitHub docs
+   "Managing access to self-hosted runners using groups",
+   https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/managing-access-to-self-hosted-runners-using-groups):
+   visibility ``all``; ``selected`` with the repository listed; ``private``
+   for private and internal repositories; public repositories only with
+   ``allows_public_repositories``; with ``restricted_to_workflows`` the job's
+   workflow ``owner/repo/path`` must be in ``selected_workflows``;
+4. with ``runs-on: {group: G}``, is in group ``G`` (case-insensitive; repository
+   runners are in no group).  Label collisions between groups: GitHub changelog
+   2022-10-31 (job routing when runners of several groups share labels).
+
+Confidence is ``possible`` when the candidate is, when a deciding fact is
+unknown (repository visibility, a group not in the inventory, a selected list
+not read, a workflow restriction pinned to a ref other than the default
+branch), and for ephemeral runners (only one future job; lifetime
+``per_job``).  Persistent or unknown runners: ``until_runner_removed``.
+
+Edge keys: ``""`` for a job with one candidate and no matrix, else
+``matrix={json}`` or ``labels=a,b[;group=g]``, so matrix instances routed to
+different runners stay distinguishable.
+
+Inferred pools: a self-hosted label set that no inventory runner of the owner
+serves (labels, scope and group pin; group *access* is not considered) becomes
+a ``runner:inferred:{owner}:{labels}`` runner (:func:`graphkit.model.ids.runner_pool`:
+labels sorted, lower-cased, ``self-hosted`` included, joined by ``+``); every unserved candidate is linked
+(``possible``) to each pool of its owner whose labels include the requested
+ones.  ``runs_on_unresolved`` links ``possible`` edges (key ``unresolved``)
+from every real runner the repository can use and every pool of the owner;
+when there is none, the pool ``runner:inferred:{owner}:self-hosted`` is made,
+so an unresolved job is never silently dropped.
+
+Secrets (semantics §3; GitHub docs "Using secrets in GitHub Actions",
+https://docs.github.com/en/actions/security-for-github-actions/security-guides/using-secrets-in-github-actions)
+------------------------------------------------------------------------------------------
+A name resolves to the environment secret of the job's ``environment``, else
+the repository secret, else the organization secret visible to the repository
+(``all``; ``private``: private and internal repositories; ``selected``).  The
+edge is ``possible`` when visibility is unknown or when a scope that would
+shadow it is not known complete.  With no declared secret of that name: a
+``secret:{owner}/{repo}:{NAME}`` node of scope ``unknown`` (:func:`graphkit.model.ids.secret_unknown`).  ``all_secrets``
+(``toJSON(secrets)``, dynamic ``secrets[...]``) links every secret visible to
+the job (each name resolved as above), plus ``secret:all:{owner}/{repo}``
+(``possible``) unless the organization, repository and environment lists are
+all complete.  ``secret_grants`` add ``secret -> target`` edges of the grant's
+kind (lifetime ``until_rotated``), plus the ``READS_SECRET`` edge.
+``GITHUB_TOKEN`` is the job's token (``HAS_TOKEN``), not a stored secret: skipped.
+
+Host caches (semantics §3 "Caches")
+-----------------------------------
+For every job a runner on a non-ephemeral host receives, every cache that host
+shares gets ``cache -> job`` ``RESTORES_INTO`` (same confidence as the routing
+edge) and ``job -> cache`` ``WRITES_CACHE``, which is ``possible`` when the job
+may also run on runners of other hosts (only its runs on this host write here).
+
+Ids
+---
+Every id the linker makes or looks up is built by :mod:`graphkit.model.ids`
+(ids read from ``graph.meta``, such as ``secrets_complete``, are rewritten by
+their constructor first, so ``repo:Acme/App`` and ``repo:acme/app`` agree).  A
+value that cannot be part of an id (a ``runs-on`` label or a secret name
+holding ``:``) is not linked and becomes a problem in ``graph.meta.problems``
+naming the file and place; resolving never stops on it.
+
+Layout: :mod:`~graphkit.resolve.context` (what a run reads once),
+:mod:`~graphkit.resolve.routing`, :mod:`~graphkit.resolve.secrets`,
+:mod:`~graphkit.resolve.caches`.
+
+Examples
+--------
+>>> from graphkit.graph import Graph
+>>> from graphkit.model import Evidence, Job, Runner, RunsOnCandidate
+>>> ev = Evidence(file="ci.yml")
+>>> g = Graph()
+>>> _ = g.add_node(Runner(id="runner:acme/r1", name="r1", scope="acme", labels=["self-hosted", "Linux"],
+...                       runner_group=None, evidence=[ev]))
+>>> _ = g.add_node(Job(id="job:acme/app/ci.yml#t", name="t", repository="acme/app", workflow_path="ci.yml",
+...                    job_key="t", secrets_repository="acme/app", evidence=[ev],
+...                    runs_on=[RunsOnCandidate(labels=("linux",), evidence=ev)]))
+>>> resolve(g)
+>>> [(e.source, e.target, e.confidence.value) for e in g.edges()]
+[('runner:acme/r1', 'job:acme/app/ci.yml#t', 'possible')]
+
+(``possible``: the runner names no group and no group is in the graph.)
+"""
+
+from __future__ import annotations
+
+from graphkit.graph import Graph
+from graphkit.meta import ResolveSummary
+from graphkit.model import Job, NodeKind
+from graphkit.resolve.caches import link_host_caches
+from graphkit.resolve.context import Context
+from graphkit.resolve.routing import route, top_level_workflow
+from graphkit.resolve.secrets import link_secrets
+
+__all__ = ["resolve", "top_level_workflow"]
+
+
+def resolve(graph: Graph) -> None:
+    """Add routing, secret and host-cache edges to ``graph`` in place.
+
+    Parameters
+    ----------
+    graph
+        a graph holding the nodes of every ingestor (jobs, runners, groups,
+        repositories, secrets, hosts, caches); ``graph.meta.runner_inventory``
+        optional.
+
+    Returns
+    -------
+    None
+        ``graph`` gains ``RECEIVES_JOB``, ``READS_SECRET``, secret-grant,
+        ``RESTORES_INTO`` and ``WRITES_CACHE`` edges, inferred runner pools and
+        secrets of scope ``unknown``/``all``; ``graph.meta.resolve`` lists
+        ``inferred_pools``, ``unresolved_jobs``, ``unknown_secrets``,
+        ``dangling_grants`` (grant targets absent from the graph) and
+        ``unrouted_candidates`` (label sets served by runners whose group
+        denies the repository).  A ``runs-on`` label or secret name that
+        cannot be part of an id is left unlinked and appended (once) to
+        ``graph.meta.problems`` with its file and place.
+
+    Raises
+    ------
+    GraphkitError
+        only if the graph breaks the model (an edge kind between disallowed
+        node kinds), never for missing or unknown facts.
+
+    Notes
+    -----
+    Idempotent: calling it twice gives an equal graph.  Rules and sources are
+    in the module docstring.
+    """
+    ctx = Context.of(graph)
+    jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)]
+    route(ctx, jobs)
+    link_secrets(ctx, jobs)
+    link_host_caches(ctx)
+    graph.meta.resolve = ResolveSummary(**{k: sorted(v) for k, v in ctx.summary.items()})
+    from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)
+    link_cloud(graph)

@@ -1,0 +1,167 @@
+"""What the linker reads once per run: runners, groups, repositories, secrets, inventory facts.
+
+Every id the linker makes or looks up is built by :mod:`graphkit.model.ids`;
+ids read from ``graph.meta`` (``secrets_complete``,
+``unknown_selected_workflows``) are rewritten by their constructor first
+(:func:`canonical`), so ``repo:Acme/App`` and ``repo:acme/app`` agree.  A
+value that cannot be part of an id (a ``runs-on`` label or a secret name
+holding ``:``) is not linked: :meth:`Context.problem` records it in
+``graph.meta.problems`` with its file and place, and resolving goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from graphkit.graph import Graph
+from graphkit.meta import Problem, ResolveSummary
+from graphkit.model import Confidence, Evidence, Job, NodeKind, Repository, Runner, RunnerGroup, Secret, ids
+from graphkit.model.ids import env_key, owner_key, repo_key, secret_key
+
+__all__ = ["C", "Context", "P", "SecretIndex", "canonical", "canonical_set", "context_owner", "context_repo",
+           "owner_of", "weakest"]
+
+C, P = Confidence.CERTAIN, Confidence.POSSIBLE
+
+
+def weakest(*cs: Confidence) -> Confidence:
+    """``possible`` if any of ``cs`` is, else ``certain``."""
+    return P if P in cs else C
+
+
+def owner_of(repo_full: str) -> str:
+    """The owner part of ``owner/name`` (a repository name, not an id)."""
+    return owner_key(repo_full.split("/", 1)[0])
+
+
+def canonical(node_id: str) -> str | None:
+    """``node_id`` rewritten by its constructor (``repo:Acme/App`` -> ``repo:acme/app``); None if it is no id."""
+    try:
+        parsed = ids.parse(node_id.strip())
+        form = next(f for f in ids.FORMS_BY_KIND[parsed.kind] if f.name == parsed.form)
+        return form.build(**parsed.parts)
+    except ids.IdError:
+        return None
+
+
+def canonical_set(node_ids: Iterable[str]) -> set[str]:
+    """:func:`canonical` of each id, leaving out what is no id."""
+    return {c for c in map(canonical, node_ids) if c is not None}
+
+
+# --------------------------------------------------------------------------- context
+
+
+@dataclass
+class SecretIndex:
+    """Declared secrets by scope, keyed by normalised (owner | repo [, environment], NAME)."""
+
+    org: dict[tuple[str, str], Secret] = field(default_factory=dict)
+    repo: dict[tuple[str, str], Secret] = field(default_factory=dict)
+    env: dict[tuple[str, str, str], Secret] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, graph: Graph) -> SecretIndex:
+        """Index the secret nodes of ``graph``."""
+        out = cls()
+        for s in graph.nodes(NodeKind.SECRET):
+            assert isinstance(s, Secret)
+            name = secret_key(s.secret_name)
+            if s.scope == "org":
+                out.org[(owner_key(s.owner), name)] = s
+            elif s.scope == "repo" and s.repository:
+                out.repo[(repo_key(s.repository), name)] = s
+            elif s.scope == "env" and s.repository and s.environment:
+                out.env[(repo_key(s.repository), env_key(s.environment), name)] = s
+        return out
+
+    def visible_names(self, repo_full: str, env: str | None) -> set[str]:
+        """Names of the secrets declared for the organization, repository and environment of a job."""
+        owner = owner_of(repo_full)
+        names = {n for (o, n) in self.org if o == owner}
+        names |= {n for (r, n) in self.repo if r == repo_full}
+        if env is not None:
+            names |= {n for (r, e, n) in self.env if r == repo_full and e == env_key(env)}
+        return names
+
+
+def _new_summary() -> dict[str, set[str]]:
+    return {k: set() for k in ResolveSummary.model_fields}
+
+
+@dataclass
+class Context:
+    """What one :func:`~graphkit.resolve.resolve` run reads from the graph once, and the summary it writes."""
+
+    graph: Graph
+    extra_hosted: list[str]
+    self_hosted: list[str]
+    complete: set[str]
+    unknown_workflow_lists: set[str]
+    runners: list[Runner]
+    groups: dict[str, RunnerGroup]
+    repos: dict[str, Repository]
+    secrets: SecretIndex = field(default_factory=SecretIndex)
+    summary: dict[str, set[str]] = field(default_factory=_new_summary)
+    _pools: dict[str, dict[str, Runner]] | None = None
+
+    @classmethod
+    def of(cls, graph: Graph) -> Context:
+        """Read runners, groups, repositories, secrets and inventory facts of ``graph``."""
+        meta = graph.meta.inventory
+        return cls(
+            graph=graph,
+            extra_hosted=list(meta.github_hosted_labels),
+            self_hosted=list(meta.self_hosted_labels),
+            complete=canonical_set(meta.secrets_complete),
+            unknown_workflow_lists=canonical_set(meta.unknown_selected_workflows),
+            runners=[r for r in graph.nodes(NodeKind.RUNNER)  # type: ignore[misc]
+                     if isinstance(r, Runner) and not r.inferred and r.platform == "github"],
+            groups={n.id: n for n in graph.nodes(NodeKind.RUNNER_GROUP) if isinstance(n, RunnerGroup)},
+            repos={repo_key(n.full_name): n for n in graph.nodes(NodeKind.REPOSITORY) if isinstance(n, Repository)},
+            secrets=SecretIndex.of(graph),
+        )
+
+    def pools(self, owner: str) -> list[Runner]:
+        """Inferred pools of ``owner`` (indexed once, kept up to date by :meth:`add_pool`)."""
+        if self._pools is None:
+            self._pools = {}
+            for r in self.graph.nodes(NodeKind.RUNNER):
+                if isinstance(r, Runner) and r.inferred and r.platform == "github":
+                    self._pools.setdefault(owner_key(r.scope), {})[r.id] = r
+        return [self._pools.get(owner, {})[k] for k in sorted(self._pools.get(owner, {}))]
+
+    def add_pool(self, pool: Runner) -> Runner:
+        """Add an inferred pool to the graph (merged with an equal id) and to the index :meth:`pools` reads."""
+        stored = self.graph.add_node(pool)
+        assert isinstance(stored, Runner)
+        if self._pools is not None:
+            self._pools.setdefault(owner_key(stored.scope), {})[stored.id] = stored
+        return stored
+
+    def is_complete(self, build: Callable[..., str], *values: str) -> bool:
+        """Whether the secret list of the scope whose id is ``build(*values)`` is known complete."""
+        try:
+            return build(*values) in self.complete
+        except ids.IdError:
+            return False
+
+    def problem(self, evidence: Evidence, error: ids.IdError) -> None:
+        """Record a value that cannot be part of an id (once, however often :func:`resolve` runs)."""
+        place = evidence.yaml_path or ""
+        if evidence.line is not None:
+            place = f"{place} (line {evidence.line})".strip()
+        problem = Problem(file=evidence.file, place=place, reason=str(error))
+        if problem not in self.graph.meta.problems:
+            self.graph.meta.problems.append(problem)
+
+
+def context_repo(job: Job) -> str:
+    """The repository whose runners and secrets a job uses (the caller's for reusable workflows)."""
+    return repo_key(job.secrets_repository or job.repository)
+
+
+def context_owner(job: Job) -> str:
+    """Owner (lower-cased) of the repository whose runners ``job`` may use."""
+    return owner_of(context_repo(job))

@@ -1,0 +1,294 @@
+"""Routing: ``runner -> job`` ``RECEIVES_JOB`` edges (rules in :mod:`graphkit.resolve`, "Routing").
+
+One step per function: label and scope matching (:func:`_route_labels`),
+runner group access (:func:`group_access`), inferred pools
+(:func:`_route_pools`) and run-time ``runs-on`` (:func:`_route_unresolved`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from graphkit.hosted import is_self_hosted
+from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, NodeKind, Repository, Runner,
+                            RunnerGroup, RunsOnCandidate, ids)
+from graphkit.model.ids import owner_key, repo_key
+from graphkit.resolve.context import C, P, Context, canonical, context_owner, context_repo, owner_of, weakest
+
+__all__ = ["group_access", "route", "top_level_workflow"]
+
+
+# --------------------------------------------------------------------------- routing: group access
+
+
+def top_level_workflow(job_id: str) -> tuple[str, str] | None:
+    """(``owner/repo`` lower-cased, workflow path) of the workflow a job id starts from, or None.
+
+    For a called workflow's job (``job:{caller}>{repo}/{path}#{key}``) this is
+    the top-level caller's workflow: the one whose trigger runs the job.
+    None when ``job_id`` is no job id (:func:`graphkit.model.ids.parse`).
+
+    >>> top_level_workflow("job:Acme/App/.github/workflows/ci.yml#call>acme/lib/.github/workflows/r.yml#b")
+    ('acme/app', '.github/workflows/ci.yml')
+    """
+    try:
+        parsed = ids.parse(job_id)
+        while parsed.kind is NodeKind.JOB and parsed.form == "called":
+            parsed = ids.parse(parsed.parts["caller"])
+    except ids.IdError:
+        return None
+    if parsed.kind is not NodeKind.JOB:
+        return None
+    return repo_key(parsed.parts["repo"]), parsed.parts["path"]
+
+
+def _split_workflow(ref: str) -> tuple[str, str | None]:
+    """``Owner/Repo/.github/workflows/x.yml@ref`` -> (``owner/repo/.github/workflows/x.yml``, ``ref``)."""
+    path, _, at = ref.strip().partition("@")
+    parts = path.split("/", 2)
+    if len(parts) == 3:
+        path = f"{repo_key(parts[0] + '/' + parts[1])}/{parts[2]}"
+    return path, (at or None)
+
+
+def _job_workflows(job: Job) -> list[str]:
+    """The job's own workflow, then the top-level caller's (from the job id), as ``owner/repo/path``."""
+    own = f"{repo_key(job.repository)}/{job.workflow_path}"
+    top = top_level_workflow(job.id)
+    caller = "/".join(top) if top else own
+    return [own] if caller == own else [own, caller]
+
+
+def _workflow_access(group: RunnerGroup, job: Job, repo: Repository | None) -> Confidence | None:
+    """Whether a job's workflow is among a restricted group's ``selected_workflows``.
+
+    An entry without ref, or pinned to the default branch, matches the
+    checked-out workflow ``certain``; any other ref (a tag, another branch) or
+    an unknown default branch makes it ``possible``; a match only through the
+    top-level caller of a reusable workflow is ``possible``.
+    """
+    best: Confidence | None = None
+    mine = _job_workflows(job)
+    default = repo.default_branch if repo else None
+    for entry in group.selected_workflows:
+        path, ref = _split_workflow(entry)
+        if path not in mine:
+            continue
+        conf = C
+        if ref is not None and not (default and ref in (default, f"refs/heads/{default}")):
+            conf = P
+        if path != mine[0]:
+            conf = P
+        best = conf if best is None else (C if C in (best, conf) else P)
+    return best
+
+
+def _repository_access(group: RunnerGroup, repo_full: str, visibility: str | None) -> Confidence | None:
+    """The group's repository settings (visibility, selected list, public repositories) for one repository."""
+    conf = C
+    if group.visibility == "selected":
+        if group.selected_repositories is None:
+            conf = P
+        elif repo_full not in {repo_key(r) for r in group.selected_repositories}:
+            return None
+    private_only = group.visibility == "private" or not group.allows_public_repositories
+    if private_only and visibility == "public":
+        return None
+    if private_only and visibility is None:
+        conf = P
+    return conf
+
+
+def group_access(ctx: Context, group: RunnerGroup | None, job: Job, repo_full: str) -> Confidence | None:
+    """Whether a job may use the runners of ``group`` (rule 3 of "Routing" in :mod:`graphkit.resolve`).
+
+    Parameters
+    ----------
+    ctx
+        the run's :class:`~graphkit.resolve.context.Context` (repositories, unread workflow lists).
+    group
+        the runner group, or None when it is not in the graph.
+    job
+        the job; its workflow (and top-level caller's) is checked against ``selected_workflows``.
+    repo_full
+        ``owner/name`` (lower-cased) of the repository whose runners the job uses (the caller's for a
+        reusable workflow).
+
+    Returns
+    -------
+    Confidence or None
+        ``certain``, ``possible`` when a deciding fact is unknown (group not
+        read, repository visibility, selected lists not read, a workflow ref
+        other than the default branch), None when the group denies the job.
+    """
+    if group is None or group.inferred:
+        return P  # settings not read
+    repo = ctx.repos.get(repo_full)
+    conf = _repository_access(group, repo_full, repo.visibility if repo else None)
+    if conf is None or not group.restricted_to_workflows:
+        return conf
+    if canonical(group.id) in ctx.unknown_workflow_lists:
+        return P
+    wf = _workflow_access(group, job, repo)
+    return None if wf is None else weakest(conf, wf)
+
+
+def _repo_scoped(runner: Runner) -> bool:
+    """A repository runner (scope ``owner/name``), in no runner group."""
+    return "/" in runner.scope
+
+
+def _group_name(runner: Runner) -> str:
+    """The group of an org runner (``Default`` when not said), as ids write it."""
+    return owner_key(runner.runner_group or "Default")
+
+
+def _runner_group(ctx: Context, runner: Runner) -> RunnerGroup | None:
+    """The group node of an org runner, None when not in the graph (or a repository runner)."""
+    if _repo_scoped(runner):
+        return None
+    try:
+        return ctx.groups.get(ids.runner_group(runner.scope, _group_name(runner)))
+    except ids.IdError:
+        return None
+
+
+def _access(ctx: Context, runner: Runner, job: Job, repo_full: str) -> Confidence | None:
+    """Whether ``job`` may run on ``runner``: repository runners always, org runners as their group allows."""
+    if _repo_scoped(runner):
+        return C
+    return group_access(ctx, _runner_group(ctx, runner), job, repo_full)
+
+
+# --------------------------------------------------------------------------- routing: labels and scope
+
+
+def _in_scope(runner: Runner, repo_full: str) -> bool:
+    scope = repo_key(runner.scope)
+    return scope == repo_full if _repo_scoped(runner) else scope == owner_of(repo_full)
+
+
+def _serves(runner: Runner, cand: RunsOnCandidate, repo_full: str) -> bool:
+    """Labels, scope and group pin match (group access not checked)."""
+    if not _in_scope(runner, repo_full):
+        return False
+    if not set(ids.pool_labels(cand.labels)) <= set(ids.pool_labels(runner.labels)):
+        return False
+    if cand.group is not None:
+        return not _repo_scoped(runner) and _group_name(runner) == owner_key(cand.group)
+    return True
+
+
+def _cand_key(job: Job, cand: RunsOnCandidate) -> str:
+    if len(job.runs_on) == 1 and cand.matrix is None:
+        return ""
+    if cand.matrix is not None:
+        return "matrix=" + json.dumps(cand.matrix, sort_keys=True, separators=(",", ":"), default=str)
+    key = "labels=" + ",".join(sorted(x.strip().lower() for x in cand.labels))
+    return key + (f";group={owner_key(cand.group)}" if cand.group else "")
+
+
+def _props(cand: RunsOnCandidate, **extra: Any) -> dict[str, Any]:
+    return {"labels": list(cand.labels), "group": cand.group, "matrix": cand.matrix, **extra}
+
+
+def _receive(ctx: Context, runner: Runner, job: Job, key: str, evidence: Evidence, confidence: Confidence,
+             props: dict[str, Any]) -> None:
+    lifetime = Lifetime.UNTIL_RUNNER_REMOVED
+    if runner.ephemeral:
+        lifetime, confidence = Lifetime.PER_JOB, P
+        props = {**props, "ephemeral": True}
+    ctx.graph.add_edge(Edge(kind=EdgeKind.RECEIVES_JOB, source=runner.id, target=job.id, key=key,
+                            evidence=[evidence], confidence=confidence, lifetime=lifetime, props=props))
+
+
+class _Unserved(NamedTuple):
+    """A self-hosted ``runs-on`` candidate no inventory runner serves: for an inferred pool."""
+
+    job: Job
+    cand: RunsOnCandidate
+    key: str
+
+
+def _route_labels(ctx: Context, jobs: list[Job]) -> list[_Unserved]:
+    """Link every self-hosted candidate to the real runners serving it; return the candidates none serves."""
+    unserved: list[_Unserved] = []
+    for job in jobs:
+        repo_full = context_repo(job)
+        for cand in job.runs_on:
+            if not is_self_hosted(cand.labels, extra_hosted=ctx.extra_hosted, self_hosted=ctx.self_hosted):
+                continue
+            key = _cand_key(job, cand)
+            serving = [r for r in ctx.runners if _serves(r, cand, repo_full)]
+            if not serving:
+                unserved.append(_Unserved(job, cand, key))
+            elif not _link_serving(ctx, serving, job, cand, key):
+                ctx.summary["unrouted_candidates"].add(f"{job.id} [{key or ','.join(cand.labels)}]")
+    return unserved
+
+
+def _link_serving(ctx: Context, serving: list[Runner], job: Job, cand: RunsOnCandidate, key: str) -> bool:
+    """``receives_job`` from each serving runner whose group lets the job in; False when none does."""
+    linked = False
+    for runner in serving:
+        access = _access(ctx, runner, job, context_repo(job))
+        if access is not None:
+            linked = True
+            _receive(ctx, runner, job, key, cand.evidence, weakest(cand.confidence, access), _props(cand))
+    return linked
+
+
+# --------------------------------------------------------------------------- routing: inferred pools
+
+
+def _add_pool(ctx: Context, owner: str, labels: Iterable[str], evidence: Evidence) -> Runner | None:
+    """The inferred pool of ``owner`` with ``labels`` (made if absent); None, with a problem, for bad labels."""
+    try:
+        pid = ids.runner_pool(owner, labels)
+    except ids.IdError as err:
+        ctx.problem(evidence, err)
+        return None
+    labs = ids.pool_labels(labels)
+    pool = Runner(id=pid, name=f"inferred runner pool {owner} [{', '.join(labs)}]",
+                  labels=labs, scope=owner, inferred=True, evidence=[evidence])
+    ctx.summary["inferred_pools"].add(pool.id)
+    return ctx.add_pool(pool)
+
+
+def _route_pools(ctx: Context, unserved: list[_Unserved]) -> None:
+    """Pools are made first, then linked, so every unserved candidate sees every pool of its owner."""
+    for job, cand, _ in unserved:
+        _add_pool(ctx, context_owner(job), cand.labels, cand.evidence)
+    for job, cand, key in unserved:
+        want = set(ids.pool_labels(cand.labels))
+        for pool in ctx.pools(context_owner(job)):
+            if want <= set(ids.pool_labels(pool.labels)):
+                _receive(ctx, pool, job, key, cand.evidence, P, _props(cand, inferred_pool=True))
+
+
+# --------------------------------------------------------------------------- routing: unresolved runs-on
+
+
+def _route_unresolved(ctx: Context, jobs: list[Job]) -> None:
+    """A run-time ``runs-on``: every runner the repository can use and every pool of the owner, ``possible``."""
+    for job in jobs:
+        ev = job.runs_on_unresolved
+        if ev is None:
+            continue
+        ctx.summary["unresolved_jobs"].add(job.id)
+        repo_full, owner = context_repo(job), context_owner(job)
+        sources = [r for r in ctx.runners
+                   if _in_scope(r, repo_full) and _access(ctx, r, job, repo_full) is not None]
+        pools = ctx.pools(owner)
+        if not sources and not pools:
+            pools = [p for p in [_add_pool(ctx, owner, ["self-hosted"], ev)] if p is not None]
+        for runner in [*sources, *pools]:
+            _receive(ctx, runner, job, "unresolved", ev, P, {"unresolved": True, "detail": ev.detail})
+
+
+def route(ctx: Context, jobs: list[Job]) -> None:
+    """Add every ``RECEIVES_JOB`` edge of ``jobs`` (and the inferred pools they need) to ``ctx.graph``."""
+    _route_pools(ctx, _route_labels(ctx, jobs))
+    _route_unresolved(ctx, jobs)

@@ -1,0 +1,126 @@
+"""Secrets: ``job -> secret`` ``READS_SECRET`` and grant edges (rules in :mod:`graphkit.resolve`, "Secrets").
+"""
+
+from __future__ import annotations
+
+from graphkit.errors import GraphkitError
+from graphkit.model import Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, Secret, SecretGrant, ids
+from graphkit.model.ids import env_key, repo_key, secret_key
+from graphkit.resolve.context import C, P, Context, context_repo, owner_of, weakest
+
+__all__ = ["link_secrets"]
+
+
+def _org_visibility(ctx: Context, secret: Secret, repo_full: str) -> Confidence | None:
+    repo = ctx.repos.get(repo_full)
+    vis = repo.visibility if repo else None
+    if secret.visibility is None:
+        return P
+    if secret.visibility == "all":
+        return C
+    if secret.visibility == "private":
+        return None if vis == "public" else (P if vis is None else C)
+    if secret.selected_repositories is None:
+        return P
+    return C if repo_full in {repo_key(r) for r in secret.selected_repositories} else None
+
+
+def _lookup(ctx: Context, repo_full: str, env: str | None, name: str) -> tuple[Secret | None, Confidence]:
+    """Resolve one secret name: environment, then repository, then organization (semantics §3).
+
+    Returns the declared secret (or None) and the confidence that it is the
+    one the job receives (``possible`` when a shadowing scope is incomplete or
+    the org secret's visibility is unknown).
+    """
+    name = secret_key(name)
+    shadow_complete = True
+    if env is not None:
+        s = ctx.secrets.env.get((repo_full, env_key(env), name))
+        if s is not None:
+            return s, C
+        shadow_complete = ctx.is_complete(ids.environment, repo_full, env)
+    s = ctx.secrets.repo.get((repo_full, name))
+    if s is not None:
+        return s, C if shadow_complete else P
+    shadow_complete = shadow_complete and ctx.is_complete(ids.repository, repo_full)
+    s = ctx.secrets.org.get((owner_of(repo_full), name))
+    if s is not None:
+        vis = _org_visibility(ctx, s, repo_full)
+        if vis is not None:
+            return s, weakest(vis, C if shadow_complete else P)
+    return None, C
+
+
+def _secret_node(ctx: Context, job: Job, name: str, evidence: Evidence) -> tuple[str, Confidence] | None:
+    """The secret a job's reference reads (a ``scope: unknown`` node when none is declared); None for a name
+    that cannot be part of an id (recorded as a problem)."""
+    repo_full = context_repo(job)
+    found, conf = _lookup(ctx, repo_full, job.environment, name)
+    if found is not None:
+        return found.id, conf
+    nm = secret_key(name)
+    try:
+        sid = ids.secret_unknown(repo_full, nm)
+    except ids.IdError as err:
+        ctx.problem(evidence, err)
+        return None
+    ctx.graph.add_node(Secret(id=sid, name=f"{repo_full} secret {nm} (scope unknown)", secret_name=nm,
+                              scope="unknown", owner=owner_of(repo_full), repository=repo_full,
+                              evidence=[evidence]))
+    ctx.summary["unknown_secrets"].add(sid)
+    return sid, C
+
+
+def _grant(ctx: Context, sid: str, conf: Confidence, grant: SecretGrant) -> None:
+    """``secret -> target`` of the grant's kind, or a dangling grant when the target is absent or not allowed."""
+    g = ctx.graph
+    if grant.target in g:
+        try:
+            g.add_edge(Edge(kind=grant.edge_kind, source=sid, target=grant.target, evidence=[grant.evidence],
+                            confidence=conf, lifetime=Lifetime.UNTIL_ROTATED))
+            return
+        except GraphkitError:
+            pass
+    ctx.summary["dangling_grants"].add(f"{sid} -[{grant.edge_kind.value}]-> {grant.target}")
+
+
+def _secret_refs(ctx: Context, job: Job) -> None:
+    """``READS_SECRET`` for each named reference and grant (``GITHUB_TOKEN`` is the job's token: skipped)."""
+    for ref in [*job.secret_refs, *job.secret_grants]:
+        if secret_key(ref.name) == "GITHUB_TOKEN":
+            continue
+        found = _secret_node(ctx, job, ref.name, ref.evidence)
+        if found is None:
+            continue
+        sid, conf = found
+        ctx.graph.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ref.evidence],
+                                confidence=conf))
+        if isinstance(ref, SecretGrant):
+            _grant(ctx, sid, conf, ref)
+
+
+def _all_secrets(ctx: Context, job: Job, ev: Evidence) -> None:
+    """``toJSON(secrets)``: every visible secret, plus ``secret:all`` unless every list is known complete."""
+    g, repo_full, env = ctx.graph, context_repo(job), job.environment
+    for name in sorted(ctx.secrets.visible_names(repo_full, env)):
+        found, conf = _lookup(ctx, repo_full, env, name)
+        if found is not None:
+            g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=found.id, evidence=[ev],
+                            confidence=conf, props={"all_secrets": True}))
+    owner = owner_of(repo_full)
+    if (ctx.is_complete(ids.organization, owner) and ctx.is_complete(ids.repository, repo_full)
+            and (env is None or ctx.is_complete(ids.environment, repo_full, env))):
+        return
+    sid = ids.secret_all(repo_full)
+    g.add_node(Secret(id=sid, name=f"every secret visible to {repo_full} (not enumerated)", secret_name="*",
+                      scope="all", owner=owner, repository=repo_full, inferred=True, evidence=[ev]))
+    g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ev], confidence=P,
+                    props={"all_secrets": True}))
+
+
+def link_secrets(ctx: Context, jobs: list[Job]) -> None:
+    """Add the ``READS_SECRET`` and secret-grant edges of ``jobs`` (and ``unknown``/``all`` secrets) to the graph."""
+    for job in jobs:
+        _secret_refs(ctx, job)
+        if job.all_secrets is not None:
+            _all_secrets(ctx, job, job.all_secrets)
