@@ -1,4 +1,12 @@
-"""Shared fixtures.  ``bolt``: the Bolt server of the Neo4j tests (see ``tests/bolt_server.py``)."""
+"""Shared fixtures and the skip policy.
+
+``bolt``: the Bolt server of the Neo4j tests (see ``tests/bolt_server.py``).
+
+Skip policy: a test that cannot run because a dependency or the shared corpus is missing calls
+:func:`require` (or carries ``@pytest.mark.requires(condition, reason=...)``).  Locally it is skipped, with the
+reason; under ``GRAPHKIT_CI=1`` (set by the CI script) it *fails* instead, so that a missing install step or a
+missing corpus can never turn CI green by skipping.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,54 @@ import pytest
 
 from bolt_server import arcadedb_available, server_settings
 
+#: Environment variable that turns a missing requirement into a failure (the CI script sets it to ``1``).
+CI_VARIABLE = "GRAPHKIT_CI"
+
+
+def strict() -> bool:
+    """True when missing requirements must fail (``GRAPHKIT_CI=1``)."""
+    return os.environ.get(CI_VARIABLE) == "1"
+
+
+def require(condition: object, reason: str, *, allow_module_level: bool = False) -> None:
+    """Go on when ``condition`` holds; else skip the test (locally) or fail it (under ``GRAPHKIT_CI=1``).
+
+    Parameters
+    ----------
+    condition
+        truthy when the dependency (package, program, corpus) is present.
+    reason
+        what is missing and how to get it, e.g. ``"chromium not installed (apt-get install -y chromium)"``.
+    allow_module_level
+        as for :func:`pytest.skip`: call it at module level to skip a whole module.
+
+    Raises
+    ------
+    pytest.skip.Exception
+        when ``condition`` is falsy and ``GRAPHKIT_CI`` is not ``1``.
+    pytest.fail.Exception
+        when ``condition`` is falsy and ``GRAPHKIT_CI=1``.
+    """
+    if condition:
+        return
+    if strict():
+        pytest.fail(f"{reason} [{CI_VARIABLE}=1: a missing requirement fails instead of skipping]", pytrace=False)
+    pytest.skip(reason, allow_module_level=allow_module_level)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "requires(condition, reason): run only when condition holds; skipped "
+                            f"otherwise, failed under {CI_VARIABLE}=1 (see tests/conftest.py: require)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Apply ``@pytest.mark.requires(condition, reason=...)`` through :func:`require`."""
+    for mark in item.iter_markers("requires"):
+        condition = mark.args[0] if mark.args else mark.kwargs["condition"]
+        reason = mark.args[1] if len(mark.args) > 1 else mark.kwargs["reason"]
+        require(condition, reason)
+
 
 @pytest.fixture(scope="session")
 def bolt():
@@ -15,8 +71,7 @@ def bolt():
 
     ArcadeDB started on free loopback ports (stopped at the end), or the Neo4j named by ``NEO4J_URI``.
     """
-    if not os.environ.get("NEO4J_URI") and not arcadedb_available():
-        pytest.skip("no Bolt server: arcadedb-embedded is not installed (pip install -e '.[test]') "
-                    "and NEO4J_URI is not set")
+    require(os.environ.get("NEO4J_URI") or arcadedb_available(),
+            "no Bolt server: arcadedb-embedded is not installed (pip install -e '.[test]') and NEO4J_URI is not set")
     with server_settings() as settings:
         yield settings

@@ -18,6 +18,7 @@ import collections
 from pathlib import Path
 
 import pytest
+from conftest import require
 
 from graphkit.analysis import blast_radius
 from graphkit.build import BuildResult, build_graph
@@ -27,8 +28,7 @@ from graphkit.model import Confidence, EdgeKind, Lifetime, NodeKind, ids
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 GHA = CORPUS / "github-actions"
 
-if not GHA.is_dir():
-    pytest.skip(f"corpus not present at {GHA} (shared/corpus/github-actions)", allow_module_level=True)
+require(GHA.is_dir(), f"corpus not present at {GHA} (shared/corpus/github-actions)", allow_module_level=True)
 
 pytestmark = pytest.mark.corpus
 

@@ -25,8 +25,8 @@ from graphkit.output import blast_radius_document
 from neo4j_helpers import GHA, ROOT, corpus_graph, example_graph, normalise, settings, wipe
 
 LIBRARY = load_library(ROOT / "queries")
-GRAPHS = ["example", pytest.param("corpus", marks=[pytest.mark.corpus, pytest.mark.skipif(
-    not GHA.is_dir(), reason=f"corpus not present at {GHA}")])]
+GRAPHS = ["example", pytest.param("corpus", marks=[pytest.mark.corpus, pytest.mark.requires(
+    GHA.is_dir(), reason=f"corpus not present at {GHA}")])]
 
 
 @pytest.fixture(scope="module")
