@@ -300,7 +300,8 @@ hosts:
       - {{credential_type: aws, path: ~/.aws/credentials, grants: [{{access: assumes_role, target: "cloud_user:aws:arn:aws:iam::{A}:user/ci"}}]}}
       - {{credential_type: aws-imds, path: imds, lifetime: per_job, grants: [{{access: assumes_role, target: "cloud_role:aws:arn:aws:iam::{A}:instance-profile/runner"}}]}}
 """
-    nodes, edges, meta = runner_inventory.to_graph(runner_inventory.parse(inv, "inv.yaml"))
+    part = runner_inventory.to_graph([runner_inventory.parse(inv, "inv.yaml")])
+    nodes, edges = part.nodes, part.edges
     r = role("runner", root_trust(), [{"Effect": "Allow", "Action": "s3:PutObject", "Resource": "arn:aws:s3:::b/*"}])
     r["InstanceProfileList"] = [{"Arn": f"arn:aws:iam::{A}:instance-profile/runner"}]
     user = {"UserName": "ci", "Arn": f"arn:aws:iam::{A}:user/ci",

@@ -133,7 +133,8 @@ def test_collect_finds_registrations_services_and_users(root):
     assert places["/home/admin/.aws/credentials"].startswith("link out of the scanned root")
     assert set(places) == {"/home/admin/.aws/credentials", "/home/admin/.kube/config", "/home/admin/.pypirc"}
     # the document is a valid runner inventory
-    runner_inventory.to_graph(runner_inventory.parse(json.dumps(doc), "host.json"))
+    parsed = runner_inventory.parse(json.dumps(doc), "host.json")
+    assert parsed.problems == [] and runner_inventory.to_graph([parsed]).problems == []
 
 
 def test_readable_by_follows_users_and_modes(root):
@@ -232,3 +233,37 @@ def test_role_arn_in_the_credentials_file_is_an_assumes_role_grant(tmp_path):
         ("/home/runner/.aws/credentials",
          [{"access": "assumes_role", "target": "cloud_role:aws:arn:aws:iam::111122223333:role/deploy"}])]
     assert "canary-value-q7" not in out.read_text()
+
+
+def test_grant_ids_are_built_by_the_id_constructors():
+    from graphkit.model import ids
+    assert parse_docker_config('{"auths": {"GHCR.io": {"auth": "x"}}}').grants == [
+        ("publishes_to", ids.target("registry", "ghcr.io"))]
+    assert parse_npmrc("//npm.example.com/:_authToken=x\n").grants == [
+        ("publishes_to", ids.target("package_index", "npm.example.com"))]
+    assert parse_kube_config("clusters:\n- cluster: {server: https://k}\nusers:\n- user: {token: x}\n").grants == [
+        ("deploys_to", ids.target("cluster", "https://k"))]
+
+
+def test_credentials_naming_no_target_are_present_without_grants(tmp_path):
+    # a credential under a blank registry / index key is still a credential on disk, but names no node
+    docker = parse_docker_config('{"auths": {"https://": {"auth": "x"}}}')
+    assert (docker.present, docker.access, docker.grants) == (True, [], [])
+    npm = parse_npmrc("//:_authToken=x\n")
+    assert (npm.present, npm.access, npm.grants) == (True, [], [])
+    root = tmp_path / "root"
+    write(root, "home/ci/.npmrc", "//:_authToken=x\n")
+    res = collect_host(root, hostname="h")
+    assert [(c["path"], "grants" in c) for c in res.document["hosts"][0]["credentials"]] == [("/home/ci/.npmrc", False)]
+    assert runner_inventory.parse(json.dumps(res.document), "host.json").problems == []
+
+
+def test_unusable_host_names_and_urls(tmp_path):
+    from graphkit.errors import GraphkitError
+    root = tmp_path / "root"
+    runner_install(root, "/opt/ar", agent_id=1, name="r", url="https://[::1/acme", unit=None)
+    res = collect_host(root, hostname="h")
+    assert res.document["runners"] == []
+    assert [(p.file, p.place) for p in res.problems] == [("/opt/ar/.runner", "gitHubUrl")]
+    with pytest.raises(GraphkitError, match="cannot be a host name"):
+        collect_host(root, hostname="build:01")

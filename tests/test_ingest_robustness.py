@@ -230,7 +230,7 @@ def test_inventory_bad_entries_are_reported_and_the_others_ingested(tmp_path: Pa
     assert {i for i in ids if i.startswith("host:")} == {"host:h3"}
     assert {i for i in ids if i.startswith("repo:")} == {"repo:acme/app"}
     assert "org:other" in ids and "runner_group:acme/g" not in ids
-    assert res.meta["runner_inventory"]["self_hosted_labels"] == ["big"]
+    assert res.meta["runner_inventory"].self_hosted_labels == ["big"]
     assert res.items == 1 and not res.complete
 
 

@@ -1,4 +1,4 @@
-"""Runner inventory format: parse, to_graph, problems, schema (ingest/runner_inventory.py)."""
+"""Runner inventory format: parse, to_graph, problems, schema (ingest/runner_inventory/)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import jsonschema
 import pytest
 import yaml
 
+from graphkit.build import build_graph
 from graphkit.errors import InputError
-from graphkit.model import EdgeKind, Lifetime
+from graphkit.model import EdgeKind, Lifetime, ids
 from ingest import runner_inventory as ri
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,9 +58,10 @@ def test_example_ids_and_fields(example):
     assert nodes["runner_group:acme/shared-linux"].allows_public_repositories is True
     sec = nodes["secret:org:acme:DOCS_DEPLOY_KEY"]
     assert (sec.scope, sec.visibility, sec.selected_repositories) == ("org", "selected", ["acme/docs"])
+    # the inventory states no `production:`: the ingestor passes none, the build classifies (graphkit.targets)
     prod = nodes["target:environment:acme/app:production"]
-    assert (prod.production, prod.criticality.value) == (True, "critical")
-    assert nodes["target:environment:acme/app:staging"].production is False
+    assert (prod.production, prod.criticality.value) == (None, "high")
+    assert nodes["target:environment:acme/app:staging"].production is None
     assert nodes["repo:acme/docs"].visibility == "public"
     cred = nodes["credential:build-01:/home/runner/.aws/credentials"]
     assert (cred.credential_type, cred.fingerprint, cred.grants) == (
@@ -91,13 +93,14 @@ def test_example_edges_and_evidence(example):
 
 
 def test_example_meta(example):
-    assert example.meta == {"runner_inventory": {
+    assert list(example.meta) == ["runner_inventory"]
+    assert example.meta["runner_inventory"].model_dump() == {
         "github_hosted_labels": ["acme-ubuntu-8core"], "self_hosted_labels": [],
         "secrets_complete": ["org:acme", "repo:acme/app", "repo:acme/docs", "target:environment:acme/app:production",
                              "target:environment:acme/app:staging"],
         "oidc_sub_templates": {"acme": {"use_default": True}}, "unknown_selected_workflows": [],
         "runner_owners": ["acme"], "organizations": ["acme"],
-        "files": [str(EXAMPLE)]}}
+        "files": [str(EXAMPLE)]}
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -142,7 +145,7 @@ runners:
 @pytest.mark.parametrize("text, place", [
     ("schema: graphkit.runner-inventory/v1\nhosts:\n  - {name: h, colour: red}\n", "hosts[0].colour"),
     ("schema: graphkit.runner-inventory/v2\n", "schema"),
-    ("schema: graphkit.runner-inventory/v1\nrunners: [\n", "line 3"),
+    ("schema: graphkit.runner-inventory/v1\nrunners: [\n", "line 2"),  # the unclosed list (ingest._yaml)
     ("- just a list\n", ""),
     ("schema: graphkit.runner-inventory/v1\nrepositories:\n  - {full_name: noslash}\n", "repositories[0].full_name"),
     ("schema: graphkit.runner-inventory/v1\nhosts:\n  - name: h\n    credentials:\n"
@@ -177,7 +180,7 @@ runners:
     nodes = {n.id: n for n in res.nodes}
     assert nodes["repo:acme/app"].visibility is None
     # listed secrets exist, but the list is not known complete
-    assert res.meta["runner_inventory"]["secrets_complete"] == []
+    assert res.meta["runner_inventory"].secrets_complete == []
     r1, r2 = nodes["runner:acme/r1"], nodes["runner:acme/app/r2"]
     assert (r1.labels, r1.runner_group, r1.ephemeral) == (["self-hosted", "gpu"], "Default", None)
     assert (r2.labels, r2.runner_group, r2.scope) == (["self-hosted", "linux"], None, "acme/app")
@@ -195,7 +198,7 @@ def test_json_and_directory_inputs(tmp_path):
     res = ri.INGESTOR.ingest([d])
     assert res.problems == [] and ri.INGESTOR.count([d]) == 2
     assert sorted(n.id for n in res.nodes if n.spec.kind.value == "runner") == ["runner:acme/r1", "runner:acme/r2"]
-    assert res.meta["runner_inventory"]["github_hosted_labels"] == ["big-box"]
+    assert res.meta["runner_inventory"].github_hosted_labels == ["big-box"]
 
 
 def test_schema_file_up_to_date():
@@ -215,7 +218,113 @@ def test_registered_entry_point():
     assert ri.INGESTOR.name == "runners" and ri.INGESTOR.description
 
 
-def test_looks_production():
-    assert [ri.looks_production(n) for n in ("prod", "Production", "prod-eu", "release", "live", "staging",
-                                             "dev", "github-pages", "products")] == [
-        True, True, True, True, True, False, False, None, None]
+def test_production_only_when_stated_and_classified_by_the_build(tmp_path):
+    inv = _write(tmp_path, "inv.yaml", """\
+schema: graphkit.runner-inventory/v1
+repositories:
+  - full_name: acme/app
+    environments:
+      - {name: Production}
+      - {name: staging}
+      - {name: docs, production: true}
+      - {name: live-eu, production: false}
+""")
+    nodes = {n.id: n for n in ri.INGESTOR.ingest([inv]).nodes}
+    envs = [ids.environment("acme/app", e) for e in ("production", "staging", "docs", "live-eu")]
+    assert [(nodes[e].production, nodes[e].criticality.value) for e in envs] == [
+        (None, "high"), (None, "high"), (True, "high"), (False, "high")]
+    # environment names are case-insensitive: the id lower-cases the name, the identifier keeps it as written
+    assert (envs[0], nodes[envs[0]].identifier) == ("target:environment:acme/app:production", "acme/app:Production")
+    built = {n.id: n for n in build_graph({"runners": [inv]}).graph.nodes()}
+    assert [(built[e].production, built[e].criticality.value) for e in envs] == [
+        (True, "critical"), (False, "high"), (True, "critical"), (False, "high")]
+
+
+def test_example_built_environments_are_classified():
+    built = {n.id: n for n in build_graph({"runners": [EXAMPLE]}).graph.nodes()}
+    prod = built["target:environment:acme/app:production"]
+    assert (prod.production, prod.criticality.value) == (True, "critical")
+    assert built["target:environment:acme/app:staging"].production is False
+
+
+GRANTS = """\
+schema: graphkit.runner-inventory/v1
+hosts:
+  - name: h
+    credentials:
+      - credential_type: x
+        path: /x
+        grants:
+          - {access: deploys_to, target: "TARGET"}
+"""
+
+
+@pytest.mark.parametrize("target, node_id", [
+    ("target:environment:Acme/App:Prod", "target:environment:acme/app:prod"),
+    ("target:registry:ghcr.io", "target:registry:ghcr.io"),
+    ("target:cluster:https://k8s.example:6443", "target:cluster:https://k8s.example:6443"),
+])
+def test_grant_targets_are_rebuilt_by_the_id_constructors(tmp_path, target, node_id):
+    res = ri.INGESTOR.ingest([_write(tmp_path, "inv.yaml", GRANTS.replace("TARGET", target))])
+    assert res.problems == []
+    cred = next(n for n in res.nodes if n.spec.kind.value == "credential")
+    assert cred.grants == [node_id]
+    assert [(e.kind, e.target) for e in res.edges if e.source == cred.id] == [(EdgeKind.DEPLOYS_TO, node_id)]
+
+
+ROLE = "expected cloud_role:aws:arn:aws:iam::<12 digits>:role/<name> (or :instance-profile/<name>)"
+NOT_A_TARGET = "not a cloud_role:, target:, signing_key: or repo: node id"
+
+
+@pytest.mark.parametrize("access, target, place, reason", [
+    ("assumes_role", "cloud_role:aws:nope", "target", f"'cloud_role:aws:nope': {ROLE}"),
+    ("assumes_role", "cloud_role:aws:", "target", f"'cloud_role:aws:': {ROLE}"),
+    ("assumes_role", "cloud_user:aws:ci", "target",
+     "'cloud_user:aws:ci': expected cloud_user:aws:arn:aws:iam::<12 digits>:user/<name>"),
+    ("deploys_to", "target:registry", "target", "'target:registry': expected target:<type>:<identifier>"),
+    ("deploys_to", "target:environment:noslash", "target",
+     "'target:environment:noslash': expected target:environment:<owner>/<repo>:<environment>"),
+    ("deploys_to", "target:spaceship:x", "target",
+     ("'target:spaceship:x': expected target:<type>:<identifier> with <type> one of environment, registry, "
+      "package_index, bucket, cluster, function, site, other")),
+    ("signs_with", "signing_key:gpg", "target", "'signing_key:gpg': expected signing_key:<scheme>:<identifier>"),
+    ("writes_repository", "repo:noslash", "target", f"'repo:noslash': {NOT_A_TARGET}"),
+    ("deploys_to", "host:h", "target", f"'host:h': {NOT_A_TARGET}"),
+    ("signs_with", "target:registry:ghcr.io", "access",
+     "signs_with cannot point to a deployment_target (target:registry:ghcr.io)"),
+])
+def test_malformed_grant_targets_say_what_was_expected(tmp_path, access, target, place, reason):
+    f = _write(tmp_path, "inv.yaml", GRANTS.replace("deploys_to", access).replace("TARGET", target))
+    res = ri.INGESTOR.ingest([f])
+    assert [(p.file, p.place, p.reason) for p in res.problems] == [
+        (str(f), f"hosts[0].credentials[0].grants[0].{place}", f"{reason} (line 8)")]
+    assert res.nodes == []
+
+
+@pytest.mark.parametrize("entry, place, reason", [
+    ("hosts:\n  - {name: 'build:01'}", "hosts[0].name", "Value error, host id: 'build:01' is not host name"),
+    ("repositories:\n  - {full_name: acme/app, secrets: ['A:B']}", "repositories[0].secrets[0]",
+     "Value error, secret id: 'A:B' is not secret name"),
+    ("runners:\n  - {name: a/b, scope: acme}", "runners[0].name", "Value error, runner id: 'a/b' is not name"),
+    ("runners:\n  - {name: a, scope: acme, host: ' '}", "runners[0].host",
+     "Value error, host id: ' ' is not host name"),
+    ("hosts:\n  - {name: h, credentials: [{credential_type: x, path: /x, readable_by: [nobody]}]}",
+     "hosts[0].credentials[0].readable_by[0]",
+     "Value error, runner reference 'nobody' is not owner/name or owner/repo/name"),
+])
+def test_values_no_id_can_hold_are_problems_at_their_place(tmp_path, entry, place, reason):
+    f = _write(tmp_path, "inv.yaml", "schema: graphkit.runner-inventory/v1\n" + entry + "\n")
+    good = _write(tmp_path, "good.yaml", GOOD)
+    res = ri.INGESTOR.ingest([f, good])
+    assert [(p.file, p.place, p.reason) for p in res.problems] == [(str(f), place, f"{reason} (line 3)")]
+    assert [n.id for n in res.nodes if n.spec.kind.value == "runner"] == ["runner:acme/r1"]
+
+
+def test_readable_by_an_unknown_runner_rejects_the_file(tmp_path):
+    f = _write(tmp_path, "inv.yaml", "schema: graphkit.runner-inventory/v1\nhosts:\n  - name: h\n    credentials:\n"
+               "      - {credential_type: x, path: /x, readable_by: [Acme/ghost]}\n")
+    good = _write(tmp_path, "good.yaml", GOOD)
+    res = ri.INGESTOR.ingest([f, good])
+    assert [(p.file, p.place, p.reason) for p in res.problems] == [
+        (str(f), "hosts[0].credentials[0].readable_by", "acme/ghost is not a runner of this file")]
+    assert [n.id for n in res.nodes] == ["runner:acme/r1", "org:acme", "runner_group:acme/default"]

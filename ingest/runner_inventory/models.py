@@ -1,0 +1,288 @@
+"""The runner inventory format ``graphkit.runner-inventory/v1`` as pydantic models (the input schema).
+
+The JSON Schema shipped as ``schemas/runner-inventory.schema.json`` is
+generated from :class:`RunnerInventory` (:func:`schema_text`; regenerate with
+``python -m ingest.runner_inventory --write schemas/runner-inventory.schema.json``).
+Field names follow the GitHub REST API where one exists
+(``GET /orgs/{org}/actions/runners``, ``/runner-groups``, ``/actions/secrets``,
+``GET /repos/{owner}/{repo}/environments``).  A field not given is **unknown**
+(``None``), never empty.
+
+Every value that becomes part of a node id (a host name, a secret name, a
+runner name, a path...) is checked by the id constructor that will use it
+(:mod:`graphkit.model.ids`): a value no id can hold fails validation at its
+own place, like a wrong type, instead of failing later in ``to_graph``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from graphkit.model import Lifetime, RunnerRegistration, ids
+
+__all__ = ["SCHEMA_ID", "CredentialGrant", "DeploymentBranchPolicy", "Environment", "HostCache", "HostCredential",
+           "HostEntry", "OIDCSubTemplate", "OrgSecret", "OrganizationEntry", "ProtectionRule", "RepositoryEntry",
+           "RunnerEntry", "RunnerGroupEntry", "RunnerInventory", "RunnerLabel", "json_schema", "runner_id",
+           "schema_text"]
+
+#: Value of the top-level ``schema`` key.
+SCHEMA_ID = "graphkit.runner-inventory/v1"
+
+_NAME = r"^[A-Za-z0-9._-]+$"
+_FULL_NAME = r"^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$"
+
+
+def runner_id(scope_name: str) -> str:
+    """The id of a runner named ``scope/name`` (``Owner[/Repo]/Name``) as ``readable_by`` names it.
+
+    Raises
+    ------
+    graphkit.model.ids.IdError
+        when ``scope_name`` is not ``owner/name`` or ``owner/repo/name``.
+
+    >>> runner_id("Acme/App/build-1")
+    'runner:acme/app/build-1'
+    """
+    scope, sep, name = scope_name.rpartition("/")
+    if not sep:
+        raise ids.IdError(f"runner reference {scope_name!r} is not owner/name or owner/repo/name")
+    return ids.runner(scope, name)
+
+
+def _id_part(build: Callable[[str], str], *, empty_is_unknown: bool = False) -> AfterValidator:
+    """A validator: the value must be usable by the id constructor ``build`` (its
+    :class:`~graphkit.model.ids.IdError`, a ``ValueError``, becomes a validation error at the field's place).
+    ``empty_is_unknown``: ``""`` is accepted and means "not given" (optional references)."""
+
+    def check(value: str) -> str:
+        if value or not empty_is_unknown:
+            build(value)
+        return value
+
+    return AfterValidator(check)
+
+
+#: Values that become part of node ids (checked with the constructor that uses them).
+_SecretName = Annotated[str, _id_part(lambda v: ids.secret_org("o", v))]
+_RepoName = Annotated[str, _id_part(ids.repository)]
+_HostName = Annotated[str, _id_part(ids.host)]
+_HostPath = Annotated[str, _id_part(lambda v: ids.credential("h", v))]
+_GroupName = Annotated[str, _id_part(lambda v: ids.runner_group("o", v))]
+_EnvName = Annotated[str, _id_part(lambda v: ids.environment("o/r", v))]
+_RunnerName = Annotated[str, _id_part(lambda v: ids.runner("o", v))]
+_RunnerRef = Annotated[str, _id_part(runner_id)]
+_HostRef = Annotated[str, _id_part(ids.host, empty_is_unknown=True)]
+_GroupRef = Annotated[str, _id_part(lambda v: ids.runner_group("o", v), empty_is_unknown=True)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class OrgSecret(_Model):
+    """An organization secret (``GET /orgs/{org}/actions/secrets``); name only, never a value."""
+
+    name: _SecretName = Field(min_length=1, description="Secret name (case-insensitive; stored upper-case).")
+    visibility: Literal["all", "private", "selected"] | None = Field(
+        None, description="Which repositories see it: all, private (private and internal repos) or selected; "
+        "null = unknown.")
+    selected_repositories: list[str] | None = Field(
+        None, description="owner/repo names when visibility is selected; null = unknown.")
+
+
+class RunnerGroupEntry(_Model):
+    """A runner group (``GET /orgs/{org}/actions/runner-groups``).
+
+    GitHub docs "Managing access to self-hosted runners using groups".
+    """
+
+    name: _GroupName = Field(min_length=1)
+    id: int | None = None
+    visibility: Literal["all", "selected", "private"] = Field(
+        description="all repositories, selected repositories, or private (private and internal repositories).")
+    selected_repositories: list[_RepoName] | None = Field(
+        None, description="owner/repo names when visibility is selected; null = unknown.")
+    allows_public_repositories: bool = Field(False, description="Public repositories may use the group "
+                                             "(GitHub default: false).")
+    restricted_to_workflows: bool = False
+    selected_workflows: list[str] | None = Field(
+        None, description="owner/repo/.github/workflows/file.yml@ref entries when restricted_to_workflows; "
+        "null = unknown.")
+
+
+class OIDCSubTemplate(_Model):
+    """OIDC subject claim customisation (``GET /orgs/{org}/actions/oidc/customization/sub``)."""
+
+    use_default: bool | None = None
+    include_claim_keys: list[str] | None = None
+
+
+class OrganizationEntry(_Model):
+    """An organization (or user account owning repositories)."""
+
+    name: str = Field(pattern=_NAME)
+    secrets: list[OrgSecret] | None = Field(None, description="Organization secrets; null = unknown.")
+    secrets_complete: bool = Field(False, description="True when `secrets` lists every organization secret.")
+    runner_groups: list[RunnerGroupEntry] | None = Field(None, description="Runner groups; null = unknown.")
+    oidc_sub_template: OIDCSubTemplate | None = None
+
+
+class ProtectionRule(_Model):
+    """An environment protection rule (``GET /repos/{owner}/{repo}/environments``)."""
+
+    type: str = Field(description="required_reviewers, wait_timer, branch_policy or a custom rule type.")
+    wait_timer: int | None = None
+    reviewers: list[str] | None = Field(None, description="User or team names (owner/team).")
+
+
+class DeploymentBranchPolicy(_Model):
+    """Which branches may deploy to an environment."""
+
+    protected_branches: bool | None = None
+    custom_branch_policies: bool | None = None
+
+
+class Environment(_Model):
+    """A deployment environment of a repository."""
+
+    name: _EnvName = Field(min_length=1)
+    secrets: list[_SecretName] | None = Field(None, description="Environment secret names; null = unknown.")
+    secrets_complete: bool = Field(False, description="True when `secrets` lists every environment secret.")
+    protection_rules: list[ProtectionRule] | None = None
+    deployment_branch_policy: DeploymentBranchPolicy | None = None
+    production: bool | None = Field(None, description="Override the name-based production guess.")
+
+
+class RepositoryEntry(_Model):
+    """A repository (``GET /repos/{owner}/{repo}``)."""
+
+    full_name: str = Field(pattern=_FULL_NAME)
+    id: int | None = None
+    visibility: Literal["public", "private", "internal"] | None = None
+    default_branch: str | None = None
+    secrets: list[_SecretName] | None = Field(None, description="Repository secret names; null = unknown.")
+    secrets_complete: bool = Field(False, description="True when `secrets` lists every repository secret.")
+    environments: list[Environment] | None = None
+    oidc_sub_template: OIDCSubTemplate | None = None
+
+
+class CredentialGrant(_Model):
+    """What holding an on-disk credential gives: an edge ``credential -> target``.
+
+    ``target`` is a graphkit node id of kind cloud_role (``cloud_role:aws:<arn>``),
+    deployment_target (``target:<type>:<identifier>``), signing_key
+    (``signing_key:<scheme>:<identifier>``) or repository (``repo:<owner>/<repo>``).
+    """
+
+    access: Literal["assumes_role", "deploys_to", "publishes_to", "signs_with", "writes_repository"]
+    target: str = Field(min_length=3)
+
+
+class HostCredential(_Model):
+    """A credential file on a host: presence and a fingerprint, never the value."""
+
+    credential_type: str = Field(description="aws, docker, kube, npm, pypi, gh, git, ssh, gpg, cosign, runner...")
+    path: _HostPath = Field(min_length=1)
+    fingerprint: str | None = Field(None, pattern=r"^[0-9a-fA-F:]{4,128}$",
+                                    description="Truncated keyed hash (hex), never the value.")
+    lifetime: Lifetime = Lifetime.UNTIL_ROTATED
+    grants: list[CredentialGrant] | None = None
+    access: list[str] | None = Field(None, description="What it gives access to as read from the file, never a "
+                                     "value: `profile:NAME`, `registry:HOST`, `cluster:SERVER`, `index:URL`...")
+    readable_by: list[_RunnerRef] | None = Field(None, description="Runners of this host (`scope/name`) whose user can "
+                                          "read the file (host scan); null = unknown.")
+
+
+class HostCache(_Model):
+    """A host-local cache folder that every job on the host reuses."""
+
+    path: _HostPath = Field(min_length=1)
+    kind: str | None = Field(None, description="toolcache, docker, pip, npm, work...")
+
+
+class HostEntry(_Model):
+    """A machine running runner registrations."""
+
+    name: _HostName = Field(min_length=1)
+    os: str | None = None
+    ephemeral: bool | None = None
+    credentials: list[HostCredential] | None = None
+    caches: list[HostCache] | None = None
+
+
+class RunnerLabel(_Model):
+    """A runner label as the REST API returns it."""
+
+    name: str = Field(min_length=1)
+    id: int | None = None
+    type: Literal["read-only", "custom"] | None = None
+
+
+class RunnerEntry(_Model):
+    """A self-hosted runner registration (``GET /orgs/{org}/actions/runners``)."""
+
+    name: _RunnerName = Field(min_length=1)
+    id: int | None = None
+    labels: list[str | RunnerLabel] | None = Field(None, description="Runner labels (strings or API label "
+                                                   "objects); `self-hosted` is implied; null = unknown (host scan).")
+    scope: str = Field(pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)?$",
+                       description="Organization (`acme`) or repository (`acme/app`) it is registered to.")
+    runner_group: _GroupRef | None = Field(None, description="Group of an org runner (default `Default`).")
+    ephemeral: bool | None = None
+    host: _HostRef | None = None
+    os: str | None = None
+    status: str | None = None
+    busy: bool | None = None
+    platform: Literal["github", "gitlab"] | None = Field(None, description="CI platform (default github).")
+    registration: RunnerRegistration | None = Field(
+        None, description="What a host scan saw on disk (`graphkit collect host`); a runner with it is host-observed, "
+        "one without it is listed by an inventory.")
+
+    def label_names(self) -> list[str]:
+        """Label names, ``self-hosted`` first if not given."""
+        names = [x if isinstance(x, str) else x.name for x in self.labels or []]
+        return names if "self-hosted" in {n.lower() for n in names} else ["self-hosted", *names]
+
+    @field_validator("labels")
+    @classmethod
+    def _nonempty_labels(cls, v: list[Any] | None) -> list[Any] | None:
+        for x in v or []:
+            if isinstance(x, str) and not x.strip():
+                raise ValueError("empty label")
+        return v
+
+
+class RunnerInventory(_Model):
+    """Top level of a ``graphkit.runner-inventory/v1`` file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="graphkit runner inventory v1")
+
+    schema_: Literal["graphkit.runner-inventory/v1"] = Field(alias="schema")
+    organizations: list[OrganizationEntry] | None = None
+    repositories: list[RepositoryEntry] | None = None
+    hosts: list[HostEntry] | None = None
+    runners: list[RunnerEntry] | None = None
+    github_hosted_labels: list[str] | None = Field(None, description="Extra labels to treat as GitHub-hosted.")
+    self_hosted_labels: list[str] | None = Field(None, description="Labels never treated as GitHub-hosted.")
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of the format, generated from :class:`RunnerInventory`.
+
+    Returns
+    -------
+    dict
+        JSON Schema (draft 2020-12) with ``$id`` and ``title``.
+    """
+    schema = RunnerInventory.model_json_schema(by_alias=True)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://graphkit.dev/schemas/runner-inventory.schema.json", **schema}
+
+
+def schema_text() -> str:
+    """The shipped schema file's exact text (sorted keys, 2-space indent, trailing newline)."""
+    return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
