@@ -106,4 +106,6 @@ def build_graph(inputs: Mapping[str, Sequence[str | Path]], progress: Progress |
     )
     classify_targets(graph)
     resolve(graph)
+    # places the resolver could not link (e.g. a label no id can hold) are problems of the build too
+    problems += [InputError(p.file, p.place, p.reason) for p in graph.meta.problems[len(problems):]]
     return BuildResult(graph=graph, problems=problems)

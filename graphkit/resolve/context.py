@@ -154,7 +154,7 @@ class Context:
             place = f"{place} (line {evidence.line})".strip()
         problem = Problem(file=evidence.file, place=place, reason=str(error))
         if problem not in self.graph.meta.problems:
-            self.graph.meta.problems.append(problem)
+            self.graph.meta.problems = [*self.graph.meta.problems, problem]
 
 
 def context_repo(job: Job) -> str:
