@@ -152,6 +152,8 @@ class Candidate:
     phase: Phase = Phase.RESTRICT
     #: the first part of the greedy key: (phase rank, containment order)
     group: tuple[int, int] = (_PHASE_RANK[Phase.RESTRICT], 0)
+    #: already applied (chosen, or listed as a companion): never chosen again
+    applied: bool = False
 
     def tie_break(self, subject_id: str) -> tuple[int, int, str]:
         """Order among equal greedy keys: long-lived subjects, then action order, then subject id."""

@@ -92,6 +92,8 @@ def _best(inc: Incident, cands: Candidates, live: _Live) -> _Choice | None:
     best: _Choice | None = None
     best_key: tuple = ()
     for c in cands.ranked:  # in tie-break order: the first of equal keys wins
+        if c.applied:
+            continue
         red = _reduction(c, tree, subw, inc, live)
         own = c.phase is Phase.CONTAIN and c.subject < n_src and not dead[c.subject]  # a source's own foothold
         if red <= 0 and not own:
@@ -178,6 +180,7 @@ def _cuts(inc: Incident, before: bytearray, after: bytearray) -> tuple[str, ...]
 def _apply(inc: Incident, live: _Live, choice: _Choice, *, rank: int) -> RevocationStep:
     """Apply the chosen candidate to ``live`` and describe the step."""
     c = choice.candidate
+    c.applied = True
     for a in c.arcs:
         live.alive[a] = 0
     if c.invalidates:
@@ -198,8 +201,10 @@ def _follow_up(inc: Incident, cands: Candidates, live: _Live, done: Candidate, a
                rank: int) -> RevocationStep:
     """Apply the companion ``action`` of ``done`` on the same subject (its arcs only) and describe the step."""
     companion = cands.at.get((action, done.subject))
-    for a in companion.arcs if companion is not None else ():
-        live.alive[a] = 0
+    if companion is not None:
+        companion.applied = True
+        for a in companion.arcs:
+            live.alive[a] = 0
     after = _reach(inc, live)
     cuts = _cuts(inc, live.reached, after)
     residual = _weight(inc, after)
