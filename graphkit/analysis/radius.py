@@ -1,0 +1,124 @@
+"""Blast radius (:func:`blast_radius`): every node the sources reach, with confidence, lifetime and a path."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from graphkit.analysis.reach import Subgraph, bfs_tree, collect, explanation_paths, gc_paused, source_ids, widest
+from graphkit.analysis.results import BlastRadius, Hop, Reached, node_order
+from graphkit.graph import Graph
+from graphkit.model import Confidence, Node
+
+__all__ = ["blast_radius"]
+
+
+def blast_radius(graph: Graph, sources: str | Iterable[str]) -> BlastRadius:
+    """Every node an attacker controlling ``sources`` can reach over traversable edges.
+
+    Parameters
+    ----------
+    graph : Graph
+        The typed graph.  Only edges whose ``traversable`` attribute is true
+        are followed (structural edges such as ``has_workflow`` are not).
+    sources : str or iterable of str
+        One node id, or several (e.g. every runner of a compromised host);
+        duplicates are ignored, an empty iterable reaches nothing.
+
+    Returns
+    -------
+    BlastRadius
+        ``reached``: one :class:`Reached` per reachable node other than the
+        sources, ordered by criticality (critical first), kind, id, with:
+
+        - ``confidence``: ``certain`` if some path of certain edges only reaches
+          the node, else ``possible``.
+        - ``path``: one shortest explanation path (a tuple of :class:`Hop`):
+          the shortest certain-only path for a certain node, the shortest path
+          overall for a possible one.  Between parallel edges of one pair the
+          hop shows the certain one, then the longest-lived one.
+        - ``lifetime``: the best bottleneck over all paths (max over paths of
+          the min edge lifetime in seconds, unbounded = inf, regardless of
+          confidence), reported as the :class:`~graphkit.model.Lifetime` of
+          the last edge that attains that bottleneck on a widest path.  It may
+          come from another path than ``path``.
+
+        ``weight`` is the sum of the reached nodes' criticality weights.
+
+    Raises
+    ------
+    UnknownNodeError
+        If a source id is not in the graph (``suggestions`` holds close ids).
+
+    Notes
+    -----
+    Passes over the reached subgraph only: a BFS collecting it (parallel edges
+    folded per pair), two BFS trees (certain edges only, then all, the second
+    only when some node is possible) for confidence and paths, and a max-min
+    Dijkstra for lifetimes.  Time O(E log V) on the reached subgraph, plus the
+    total length of the returned paths (hops are shared objects).  The cyclic
+    garbage collector is paused during the run (it would walk the whole graph
+    repeatedly for nothing); about 1 s for 50k reached nodes on a slow CPU.
+
+    Examples
+    --------
+    >>> from graphkit.model import Edge, EdgeKind, Evidence, Job, Runner, Secret
+    >>> ev = [Evidence(file="ci.yml")]
+    >>> g = Graph()
+    >>> g.update(nodes=[Runner(id="runner:r1", name="r1", scope="acme"),
+    ...                 Job(id="job:build", name="build", repository="acme/app", workflow_path="ci.yml",
+    ...                     job_key="build", secrets_repository="acme/app"),
+    ...                 Secret(id="secret:NPM", name="NPM", secret_name="NPM", scope="repo", owner="acme")],
+    ...          edges=[Edge(kind=EdgeKind.RECEIVES_JOB, source="runner:r1", target="job:build", evidence=ev),
+    ...                 Edge(kind=EdgeKind.READS_SECRET, source="job:build", target="secret:NPM",
+    ...                      evidence=ev, confidence="possible")])
+    >>> br = blast_radius(g, "runner:r1")
+    >>> [(r.id, r.confidence.value, r.lifetime.value) for r in br.reached]
+    [('secret:NPM', 'possible', 'until_rotated'), ('job:build', 'certain', 'until_runner_removed')]
+    >>> [(h.source, h.kind.value, h.target) for h in br["secret:NPM"].path]
+    [('runner:r1', 'receives_job', 'job:build'), ('job:build', 'reads_secret', 'secret:NPM')]
+    >>> br.weight
+    21
+    >>> blast_radius(g, "runner:r2")
+    Traceback (most recent call last):
+    ...
+    graphkit.errors.UnknownNodeError: no node with id 'runner:r2'; did you mean: runner:r1
+
+    References
+    ----------
+    .. [1] graphkit ``shared/docs/semantics.md`` §1 (what an edge means), §6 (lifetimes).
+    .. [2] networkx ``descendants`` and ``bfs_edges`` (the shape followed here).
+    """
+    srcs = source_ids(graph, sources)
+    with gc_paused():
+        return _blast_radius(graph, srcs)
+
+
+def _blast_radius(graph: Graph, srcs: tuple[str, ...]) -> BlastRadius:
+    sub = collect(graph, srcs)
+    paths, certain = _paths(sub)
+    life = widest(sub)
+    nodes = sub.nodes
+    reached = []
+    for v in sorted(range(sub.n_src, len(sub)), key=lambda v: node_order(nodes[v])):
+        node: Node = nodes[v]
+        reached.append(Reached(
+            id=node.id, kind=node.spec.kind, name=node.name, criticality=node.criticality,  # type: ignore[arg-type]
+            confidence=Confidence.CERTAIN if v in certain else Confidence.POSSIBLE,
+            lifetime=life[v], path=paths[v]))  # type: ignore[arg-type]
+    return BlastRadius(sources=srcs, reached=tuple(reached), weight=sum(r.weight for r in reached))
+
+
+def _paths(sub: Subgraph) -> tuple[dict[int, tuple[Hop, ...]], set[int]]:
+    """Explanation paths of every node, and the nodes reached over certain edges only.
+
+    The shortest certain-only path of a certain node, the shortest path overall
+    (a second BFS, only when some node is possible) of a possible one.
+    """
+    hops: dict[int, Hop] = {}
+    paths = explanation_paths(sub, bfs_tree(sub, certain_only=True), hops)
+    certain = set(paths)
+    if len(certain) < len(sub):
+        possible = [v for v in range(sub.n_src, len(sub)) if v not in certain]
+        for v, p in explanation_paths(sub, bfs_tree(sub, certain_only=False), hops, only=possible).items():
+            paths.setdefault(v, p)
+    return paths, certain

@@ -1,0 +1,349 @@
+"""The one reach primitive every analysis starts from, and the traversals over its result.
+
+:func:`collect` runs one BFS from the sources over **traversable** edges
+(``shared/docs/semantics.md`` §1) and returns the reached subgraph on integer
+indexes (:class:`Subgraph`), parallel edges folded per pair with the
+bookkeeping the analyses need: the explanation edge of the pair (the certain
+one first, then the longest-lived one) and the pair's longest lifetime.  Only
+that subgraph is visited afterwards, so the cost of an analysis depends on the
+blast radius, not on the size of the graph.
+
+Traversals over a :class:`Subgraph`: :func:`bfs_tree` (shortest explanation
+paths, certain-only or all), :func:`explanation_paths`, :func:`widest` (the
+max-min lifetime), and, over the parallel edges apart (:func:`unfold`),
+:func:`reachable` with usable-edge and blocked-node masks (held nodes and the
+revocation plan's residual).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import heapq
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from graphkit.analysis.results import Hop
+from graphkit.errors import UnknownNodeError
+from graphkit.graph import Graph
+from graphkit.model import Confidence, Edge, Lifetime, Node, lifetime_seconds
+
+__all__ = [
+    "SECONDS",
+    "Arcs",
+    "BfsTree",
+    "Pair",
+    "Subgraph",
+    "bfs_tree",
+    "collect",
+    "explanation_paths",
+    "gc_paused",
+    "reachable",
+    "source_ids",
+    "unfold",
+    "widest",
+]
+
+#: Upper bound of every lifetime in seconds (``math.inf`` when unbounded).
+SECONDS: dict[Lifetime, float] = {lt: lifetime_seconds(lt) for lt in Lifetime}
+_INF = math.inf
+_CERTAIN = Confidence.CERTAIN
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while allocating many small acyclic objects.
+
+    On a large graph every collection walks all its node and edge objects;
+    the analyses create no reference cycles, so collections during them only
+    cost time (2-3x on 50k nodes).  The previous state is restored.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def source_ids(graph: Graph, sources: str | Iterable[str]) -> tuple[str, ...]:
+    """The sources of an analysis: one id or several, deduplicated and sorted.
+
+    Raises
+    ------
+    UnknownNodeError
+        If an id is not in the graph (``suggestions`` holds close ids).
+    """
+    items = [sources] if isinstance(sources, str) else list(sources)
+    for s in items:
+        if s not in graph.nx:
+            raise UnknownNodeError(s, graph.nx.nodes)
+    return tuple(sorted(set(items)))
+
+
+def _path_rank(e: Edge) -> tuple:
+    return (e.confidence is not _CERTAIN, -SECONDS[e.lifetime], e.kind.value, e.key)  # type: ignore[index]
+
+
+def _life_rank(e: Edge) -> tuple:
+    return (-SECONDS[e.lifetime], e.confidence is not _CERTAIN, e.kind.value, e.key)  # type: ignore[index]
+
+
+class Pair(NamedTuple):
+    """The traversable edges of one pair ``u -> v``, folded."""
+
+    #: index of ``v``
+    target: int
+    #: the explanation edge: the certain one first, then the longest-lived, then by kind and key
+    edge: Edge
+    #: the explanation edge is certain
+    certain: bool
+    #: the longest lifetime of the parallel edges, in seconds (``math.inf`` when unbounded)
+    seconds: float
+    #: that lifetime
+    lifetime: Lifetime
+    #: every parallel traversable edge
+    edges: tuple[Edge, ...]
+
+
+@dataclass(slots=True)
+class Subgraph:
+    """The traversable subgraph reachable from the sources, on integer indexes."""
+
+    #: node ids: the sources (sorted) first, then the reached nodes in BFS order
+    ids: list[str]
+    #: the nodes, index for index
+    nodes: list[Node]
+    #: the sources are ``range(n_src)``
+    n_src: int
+    #: index of every node id
+    index: dict[str, int]
+    #: adj[i]: the folded pairs leaving node i, ordered by target id
+    adj: list[list[Pair]]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def collect(graph: Graph, srcs: tuple[str, ...]) -> Subgraph:
+    """One BFS over traversable edges from ``srcs``: O(V + E) of the reached subgraph.
+
+    Parameters
+    ----------
+    graph : Graph
+        The typed graph.
+    srcs : tuple of str
+        Source ids, sorted and present in the graph (:func:`source_ids`).
+
+    Returns
+    -------
+    Subgraph
+        Sources first, then reached nodes in BFS order (neighbours by id).
+    """
+    succ = graph.nx._succ  # raw dict-of-dicts, as networkx's own algorithms use it
+    index = {s: i for i, s in enumerate(srcs)}
+    ids = list(srcs)
+    adj: list[list[Pair]] = []
+    make, seconds = tuple.__new__, SECONDS  # tuple.__new__(Pair, ...): a Pair without a Python-level call
+    for u in ids:  # ids grows while it is walked: BFS order
+        nbrs = succ[u]
+        row: list[Pair] = []
+        for v in (sorted(nbrs) if len(nbrs) > 1 else nbrs):
+            keyed = nbrs[v]
+            if len(keyed) == 1:
+                (d,) = keyed.values()
+                if not d["traversable"]:
+                    continue
+                best = longest = d["edge"]
+                edges = (best,)
+            else:
+                edges = tuple([d["edge"] for d in keyed.values() if d["traversable"]])
+                if not edges:
+                    continue
+                best, longest = min(edges, key=_path_rank), min(edges, key=_life_rank)
+            j = index.get(v)
+            if j is None:
+                j = index[v] = len(ids)
+                ids.append(v)
+            row.append(make(Pair, (j, best, best.confidence is _CERTAIN, seconds[longest.lifetime],
+                                   longest.lifetime, edges)))
+        adj.append(row)
+    attrs = graph.nx._node
+    return Subgraph(ids, [attrs[v]["node"] for v in ids], len(srcs), index, adj)
+
+
+class BfsTree(NamedTuple):
+    """A BFS tree from the sources, on the indexes of a :class:`Subgraph`."""
+
+    #: visit order (the sources first)
+    order: list[int]
+    #: parent index of each node (-1: none)
+    parent: list[int]
+    #: the explanation edge from the parent (None: none)
+    edge: list[Edge | None]
+
+
+def bfs_tree(sub: Subgraph, *, certain_only: bool) -> BfsTree:
+    """BFS from the sources over every pair, or over pairs whose explanation edge is certain."""
+    n = len(sub.ids)
+    parent = [-1] * n
+    pedge: list[Edge | None] = [None] * n
+    seen = bytearray(n)
+    order = list(range(sub.n_src))
+    for i in order:
+        seen[i] = 1
+    adj = sub.adj
+    for u in order:  # order grows while it is walked
+        for v, e, cert, *_ in adj[u]:
+            if seen[v] or (certain_only and not cert):
+                continue
+            seen[v] = 1
+            parent[v] = u
+            pedge[v] = e
+            order.append(v)
+    return BfsTree(order, parent, pedge)
+
+
+def explanation_paths(sub: Subgraph, tree: BfsTree, hops: dict[int, Hop],
+                      only: Iterable[int] | None = None) -> dict[int, tuple[Hop, ...]]:
+    """Explanation paths in a BFS tree: of every node in ``tree.order``, or of ``only`` (and their ancestors).
+
+    ``hops`` caches one :class:`Hop` per edge object (by ``id()``) across
+    calls, so paths share their hops.
+    """
+    ids, parent, pedge = sub.ids, tree.parent, tree.edge
+    paths: dict[int, tuple[Hop, ...]] = {}
+
+    def hop(v: int) -> Hop:
+        e = pedge[v]
+        h = hops.get(id(e))
+        if h is None:
+            h = hops[id(e)] = Hop(ids[parent[v]], ids[v], e.kind, e.confidence, e.lifetime,  # type: ignore
+                                  tuple(e.evidence))  # type: ignore[union-attr]
+        return h
+
+    if only is None:
+        for v in tree.order:
+            u = parent[v]
+            paths[v] = () if u < 0 else paths[u] + (hop(v),)
+        return paths
+    for v in only:
+        chain = []
+        while v not in paths and parent[v] >= 0:
+            chain.append(v)
+            v = parent[v]
+        prefix = paths.setdefault(v, ())
+        for x in reversed(chain):
+            prefix = paths[x] = prefix + (hop(x),)
+    return paths
+
+
+def widest(sub: Subgraph) -> list[Lifetime | None]:
+    """Max-min (bottleneck) lifetime from the sources: Dijkstra on widths, O(E log V).
+
+    The label of a node is the lifetime of the last edge attaining the
+    bottleneck on its widest path (the edge whose expiry ends the access);
+    None for the sources.
+    """
+    n, n_src, adj = len(sub.ids), sub.n_src, sub.adj
+    width = [-1.0] * n
+    label: list[Lifetime | None] = [None] * n
+    heap: list[tuple[float, int]] = [(-_INF, s) for s in range(n_src)]
+    for s in range(n_src):
+        width[s] = _INF
+    done = bytearray(n)
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        negw, u = pop(heap)
+        if done[u]:
+            continue
+        done[u] = 1
+        w = -negw
+        lu = label[u]
+        for v, _, _, secs, life, _ in adj[u]:
+            if done[v] or v < n_src:
+                continue
+            if secs <= w:
+                if secs > width[v]:
+                    width[v] = secs
+                    label[v] = life
+                    push(heap, (-secs, v))
+            elif w > width[v]:
+                width[v] = w
+                label[v] = lu
+                push(heap, (-w, v))
+    return label
+
+
+@dataclass(frozen=True, slots=True)
+class Arcs:
+    """Every traversable edge of a :class:`Subgraph`, parallel edges apart, in CSR form.
+
+    The arcs leaving node ``i`` are ``range(start[i], start[i + 1])``; arc
+    ``a`` goes from ``source[a]`` to ``target[a]`` and stands for ``edge[a]``.
+    """
+
+    start: list[int]
+    source: list[int]
+    target: list[int]
+    edge: list[Edge]
+
+    def __len__(self) -> int:
+        return len(self.edge)
+
+    def leaving(self, node: int) -> range:
+        """Arc indexes leaving ``node``."""
+        return range(self.start[node], self.start[node + 1])
+
+
+def unfold(sub: Subgraph) -> Arcs:
+    """The arcs of ``sub``: one per traversable edge, grouped by source node in index order."""
+    start = [0]
+    source: list[int] = []
+    target: list[int] = []
+    edge: list[Edge] = []
+    for u, row in enumerate(sub.adj):
+        for p in row:
+            for e in p.edges:
+                source.append(u)
+                target.append(p.target)
+                edge.append(e)
+        start.append(len(edge))
+    return Arcs(start, source, target, edge)
+
+
+def reachable(arcs: Arcs, seeds: Iterable[int], usable: bytearray, blocked: bytearray) -> bytearray:
+    """Nodes reachable from ``seeds`` over usable arcs, never entering a blocked node.
+
+    Parameters
+    ----------
+    arcs : Arcs
+        The unfolded subgraph.
+    seeds : iterable of int
+        Start nodes (reached themselves; the caller leaves blocked ones out).
+    usable : bytearray
+        One flag per arc: true when the arc may be followed.
+    blocked : bytearray
+        One flag per node: true when the node may not be entered.
+
+    Returns
+    -------
+    bytearray
+        One flag per node: 1 when reached.  Time O(V + E).
+    """
+    start, target = arcs.start, arcs.target
+    seen = bytearray(len(start) - 1)
+    todo = list(seeds)
+    for s in todo:
+        seen[s] = 1
+    while todo:
+        x = todo.pop()
+        for a in range(start[x], start[x + 1]):
+            y = target[a]
+            if usable[a] and not seen[y] and not blocked[y]:
+                seen[y] = 1
+                todo.append(y)
+    return seen

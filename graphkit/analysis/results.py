@@ -1,0 +1,251 @@
+"""Result types of the analyses: immutable data with a ``to_dict()`` giving JSON-ready values.
+
+Node order in every result: criticality (critical first), then node kind in
+declaration order (:class:`~graphkit.model.NodeKind`), then id
+(:func:`node_order`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from graphkit.errors import UnknownNodeError
+from graphkit.model import (
+    CRITICALITY_WEIGHT, Confidence, Criticality, EdgeKind, Evidence, Lifetime, Node, NodeKind, RevocationAction,
+)
+
+__all__ = [
+    "PLAN_PHASES",
+    "BlastRadius",
+    "ChokePoint",
+    "Hop",
+    "Phase",
+    "Reached",
+    "RevocationPlan",
+    "RevocationStep",
+    "node_order",
+]
+
+_CRIT_RANK = {c: i for i, c in enumerate(Criticality)}
+_KIND_RANK = {k: i for i, k in enumerate(NodeKind)}
+
+
+def node_order(node: Node) -> tuple[int, int, str]:
+    """Sort key of a node in results: criticality (critical first), kind (declaration order), id."""
+    return (_CRIT_RANK[node.criticality], _KIND_RANK[node.spec.kind], node.id)  # type: ignore[index]
+
+
+class Phase(StrEnum):
+    """Phase of a revocation step, in responder order (``docs/revocation-plan.md``).
+
+    A str-valued enum: ``Phase.CONTAIN == "contain"``, and its JSON value is
+    the plain string.
+    """
+
+    #: invalidate a source or held foothold (registration, host, cache, on-disk key) or close an over-broad trust
+    CONTAIN = "contain"
+    #: invalidate another held credential (secret, signing key...)
+    ROTATE = "rotate"
+    #: every other action: access that expires on its own
+    RESTRICT = "restrict"
+
+
+#: The phases in plan order (kept for callers of the former string tuple).
+PLAN_PHASES: tuple[Phase, ...] = tuple(Phase)
+
+
+def _evidence_dicts(evidence: tuple[Evidence, ...]) -> list[dict[str, Any]]:
+    return [e.model_dump(mode="json") for e in evidence]
+
+
+class Hop(NamedTuple):
+    """One edge of an explanation path (an immutable named tuple).
+
+    ``source`` -> ``target`` over an edge of ``kind``; ``confidence``,
+    ``lifetime`` and ``evidence`` are the edge's.
+    """
+
+    source: str
+    target: str
+    kind: EdgeKind
+    confidence: Confidence
+    lifetime: Lifetime
+    evidence: tuple[Evidence, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{source, target, kind, confidence, lifetime, evidence}``."""
+        return {"source": self.source, "target": self.target, "kind": self.kind.value,
+                "confidence": self.confidence.value, "lifetime": self.lifetime.value,
+                "evidence": _evidence_dicts(self.evidence)}
+
+
+@dataclass(frozen=True, slots=True)
+class Reached:
+    """A node in the blast radius.
+
+    ``confidence``: ``certain`` when some path of certain edges only reaches
+    it.  ``lifetime``: how long the best access lasts (see
+    :func:`~graphkit.analysis.blast_radius`).  ``path``: one shortest
+    explanation path from a source (certain edges only when ``confidence`` is
+    certain).
+    """
+
+    id: str
+    kind: NodeKind
+    name: str
+    criticality: Criticality
+    confidence: Confidence
+    lifetime: Lifetime
+    path: tuple[Hop, ...]
+
+    @property
+    def weight(self) -> int:
+        """``CRITICALITY_WEIGHT[criticality]``."""
+        return CRITICALITY_WEIGHT[self.criticality]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{id, kind, name, criticality, confidence, lifetime, path}``."""
+        return {"id": self.id, "kind": self.kind.value, "name": self.name,
+                "criticality": self.criticality.value, "confidence": self.confidence.value,
+                "lifetime": self.lifetime.value, "path": [h.to_dict() for h in self.path]}
+
+
+@dataclass(frozen=True, slots=True)
+class BlastRadius:
+    """Everything reachable from ``sources``.
+
+    ``reached`` excludes the sources and is ordered by criticality (critical
+    first), kind, id.  ``weight`` is the weighted blast radius: the sum of
+    :data:`~graphkit.model.CRITICALITY_WEIGHT` over ``reached``.  Supports
+    ``len()``, iteration, ``node_id in result`` and ``result[node_id]``
+    (:class:`~graphkit.errors.UnknownNodeError` for an id not reached).
+    """
+
+    sources: tuple[str, ...]
+    reached: tuple[Reached, ...]
+    weight: int
+    _by_id: dict[str, Reached] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_id", {r.id: r for r in self.reached})
+
+    def __len__(self) -> int:
+        return len(self.reached)
+
+    def __iter__(self) -> Iterator[Reached]:
+        return iter(self.reached)
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._by_id
+
+    def __getitem__(self, node_id: str) -> Reached:
+        try:
+            return self._by_id[node_id]
+        except KeyError:
+            raise UnknownNodeError(node_id, self._by_id) from None
+
+    @property
+    def ids(self) -> frozenset[str]:
+        """Ids of the reached nodes."""
+        return frozenset(self._by_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{sources, weight, reached: [...]}``."""
+        return {"sources": list(self.sources), "weight": self.weight,
+                "reached": [r.to_dict() for r in self.reached]}
+
+
+@dataclass(frozen=True, slots=True)
+class RevocationStep:
+    """One action of a revocation plan.
+
+    ``rank`` starts at 1.  ``subject_id`` is the node the action applies to.
+    ``phase``: the :class:`Phase` the step belongs to.  ``cuts``: nodes
+    reached before this step and no longer after it (ordered like
+    :attr:`BlastRadius.reached`).  ``reduction``: weight removed by this step;
+    ``residual_weight``: weighted blast radius left after it.  ``long_lived``:
+    the subject is a credential-like node the attacker keeps (a source or a
+    held node, see :func:`~graphkit.analysis.revocation_plan`).
+    """
+
+    rank: int
+    action: RevocationAction
+    subject_id: str
+    subject_kind: NodeKind
+    subject_name: str
+    description: str
+    long_lived: bool
+    phase: Phase
+    reduction: int
+    cuts: tuple[str, ...]
+    residual_weight: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, field names as attributes (enums as their values)."""
+        return {"rank": self.rank, "action": self.action.value, "subject_id": self.subject_id,
+                "subject_kind": self.subject_kind.value, "subject_name": self.subject_name,
+                "description": self.description, "long_lived": self.long_lived, "phase": self.phase.value,
+                "reduction": self.reduction,
+                "cuts": list(self.cuts), "residual_weight": self.residual_weight}
+
+
+@dataclass(frozen=True, slots=True)
+class RevocationPlan:
+    """An ordered revocation plan (see :func:`~graphkit.analysis.revocation_plan`).
+
+    ``initial_weight``: weighted blast radius before any action.  ``held``:
+    nodes the attacker keeps after losing the path to them (ordered like
+    :attr:`BlastRadius.reached`).  ``steps``: in order; their
+    ``residual_weight`` values are the revocation curve.
+    """
+
+    sources: tuple[str, ...]
+    initial_weight: int
+    held: tuple[str, ...]
+    steps: tuple[RevocationStep, ...]
+
+    @property
+    def residual_weight(self) -> int:
+        """Weight left after the last step (``initial_weight`` with no step)."""
+        return self.steps[-1].residual_weight if self.steps else self.initial_weight
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __iter__(self) -> Iterator[RevocationStep]:
+        return iter(self.steps)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{sources, initial_weight, residual_weight, held, steps: [...]}``."""
+        return {"sources": list(self.sources), "initial_weight": self.initial_weight,
+                "residual_weight": self.residual_weight, "held": list(self.held),
+                "steps": [s.to_dict() for s in self.steps]}
+
+
+@dataclass(frozen=True, slots=True)
+class ChokePoint:
+    """A reached node that every path from the sources to other reached nodes crosses.
+
+    ``dominated``: how many reached nodes it strictly dominates.  ``weight`` and
+    ``critical_weight``: total weight, and weight of critical nodes, of the node
+    itself plus everything it dominates (what is lost when it is cut off).
+    ``critical``: ids of those critical nodes (ordered by kind, id).
+    """
+
+    id: str
+    kind: NodeKind
+    name: str
+    criticality: Criticality
+    dominated: int
+    weight: int
+    critical_weight: int
+    critical: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, field names as attributes."""
+        return {"id": self.id, "kind": self.kind.value, "name": self.name,
+                "criticality": self.criticality.value, "dominated": self.dominated, "weight": self.weight,
+                "critical_weight": self.critical_weight, "critical": list(self.critical)}
