@@ -62,7 +62,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         "reached": [r.to_dict() for r in reached],
         "revocations": [{"rank": s.rank, "action": s.action.value, "target": s.subject_id,
                          "target_kind": s.subject_kind.value, "target_name": s.subject_name,
-                         "description": s.description, "phase": s.phase, "long_lived": s.long_lived, "cuts": list(s.cuts),
+                         "description": s.description, "phase": s.phase.value, "long_lived": s.long_lived, "cuts": list(s.cuts),
                          "residual_weight": s.residual_weight} for s in steps],
         "residual_weight": plan.residual_weight,
         "partial_input": graph.meta.partial,

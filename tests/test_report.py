@@ -26,6 +26,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from conftest import require
+
 from graphkit.analysis import blast_radius, revocation_plan
 from graphkit.build import build_graph
 from graphkit.cli import app
@@ -232,11 +234,8 @@ class DevTools:
 
 def _chromium() -> str:
     path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed (.ci/run installs the Debian package)")
-        pytest.skip("chromium not installed (apt-get install -y chromium)")
-    return path
+    require(path, "chromium not installed (apt-get install -y chromium; .ci/run installs it)")
+    return path  # type: ignore[return-value]
 
 
 _PLOT_STATE = """(() => {

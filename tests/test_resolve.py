@@ -11,7 +11,6 @@ import textwrap
 from pathlib import Path
 
 import networkx as nx
-import pytest
 
 from graphkit.graph import Graph
 from graphkit.hosted import is_self_hosted
@@ -438,15 +437,6 @@ def test_resolve_is_idempotent():
 # --------------------------------------------------------------------------- example (needs the workflow ingestor)
 
 
-def _github_actions_available() -> bool:
-    try:
-        import ingest.github_actions  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _github_actions_available(), reason="ingest/github_actions.py not written yet")
 def test_example_chain():
     from graphkit.build import build_graph
 
@@ -488,7 +478,6 @@ def test_example_chain():
     assert g.meta.resolve.unresolved_jobs == [plan]
 
 
-@pytest.mark.skipif(not _github_actions_available(), reason="ingest/github_actions.py not written yet")
 def test_environment_names_are_case_insensitive(tmp_path):
     """An inventory's ``PyPI`` and a workflow's ``pypi`` are one environment (GitHub: environment names are not
     case sensitive): one target node, critical, and the job reads that environment's secret."""
