@@ -1,4 +1,4 @@
-"""Resolver rules on small literal graphs (graphkit/resolve.py).
+"""Resolver rules on small literal graphs (graphkit/resolve/).
 
 Jobs and runners are built directly with the model so that these tests do not
 depend on the workflow ingestor.
