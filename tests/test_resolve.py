@@ -528,6 +528,29 @@ def test_environment_names_are_case_insensitive(tmp_path):
     assert reads(g) == {(job_id, secret_id, "certain")}
 
 
+def test_a_stated_production_flag_survives_any_input_order(tmp_path):
+    """The inventory states that environment ``Blue`` is production; the workflow only names it.  Whatever the
+    order of the inputs (and of the files), the one node keeps ``production: true`` and ``critical``: the
+    workflow's unknown never replaces the inventory's fact (before, one order gave unknown and ``high``)."""
+    from graphkit.build import build_graph
+
+    inv = tmp_path / "inventory.yaml"
+    inv.write_text("schema: graphkit.runner-inventory/v1\nrepositories:\n  - full_name: Acme/App\n"
+                   "    environments: [{name: Blue, production: true}]\n")
+    other = tmp_path / "other.yaml"
+    other.write_text("schema: graphkit.runner-inventory/v1\nrepositories: [{full_name: acme/app}]\n")
+    wf = tmp_path / "acme__app" / ".github" / "workflows" / "deploy.yml"
+    wf.parent.mkdir(parents=True)
+    wf.write_text("on: push\njobs:\n  deploy:\n    runs-on: ubuntu-latest\n    environment: blue\n"
+                  "    steps: [{run: ./deploy.sh}]\n")
+    orders = [{"github-actions": [wf.parents[2]], "runners": [inv, other]},
+              {"runners": [other, inv], "github-actions": [wf.parents[2]]}]
+    graphs = [build_graph(inputs).graph for inputs in orders]
+    assert graphs[0].to_dict() == graphs[1].to_dict()
+    target = graphs[0].node(ids.environment("acme/app", "blue"))
+    assert (target.production, target.criticality) == (True, Criticality.CRITICAL)
+
+
 def test_values_that_cannot_be_ids_are_problems_not_crashes():
     # ":" cannot be part of an inferred pool id (labels) nor of a secret id (names): not linked, reported with
     # file and place, and the rest of the job is still resolved
