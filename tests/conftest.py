@@ -4,8 +4,10 @@
 
 Skip policy: a test that cannot run because a dependency or the shared corpus is missing calls
 :func:`require` (or carries ``@pytest.mark.requires(condition, reason=...)``).  Locally it is skipped, with the
-reason; under ``GRAPHKIT_CI=1`` (set by the CI script) it *fails* instead, so that a missing install step or a
-missing corpus can never turn CI green by skipping.
+reason; under ``GRAPHKIT_CI=1`` (set by the CI script) a missing dependency *fails* instead, so that a missing
+install step can never turn CI green by skipping.  The shared corpus is data beside the checkout, not something
+the CI script installs: a test that needs it (``corpus=True``) fails under CI only when ``GRAPHKIT_REQUIRE_CORPUS=1``,
+which the CI script sets when ``../shared/corpus`` is there (so every corpus test must then run).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from bolt_server import arcadedb_available, server_settings
 
 #: Environment variable that turns a missing requirement into a failure (the CI script sets it to ``1``).
 CI_VARIABLE = "GRAPHKIT_CI"
+#: Environment variable that makes a missing corpus a failure under :data:`CI_VARIABLE` too.
+CORPUS_VARIABLE = "GRAPHKIT_REQUIRE_CORPUS"
 
 
 def strict() -> bool:
@@ -25,7 +29,7 @@ def strict() -> bool:
     return os.environ.get(CI_VARIABLE) == "1"
 
 
-def require(condition: object, reason: str, *, allow_module_level: bool = False) -> None:
+def require(condition: object, reason: str, *, allow_module_level: bool = False, corpus: bool = False) -> None:
     """Go on when ``condition`` holds; else skip the test (locally) or fail it (under ``GRAPHKIT_CI=1``).
 
     Parameters
@@ -36,6 +40,8 @@ def require(condition: object, reason: str, *, allow_module_level: bool = False)
         what is missing and how to get it, e.g. ``"chromium not installed (apt-get install -y chromium)"``.
     allow_module_level
         as for :func:`pytest.skip`: call it at module level to skip a whole module.
+    corpus
+        the requirement is the shared corpus: strict only when ``GRAPHKIT_REQUIRE_CORPUS=1`` as well.
 
     Raises
     ------
@@ -46,7 +52,7 @@ def require(condition: object, reason: str, *, allow_module_level: bool = False)
     """
     if condition:
         return
-    if strict():
+    if strict() and (not corpus or os.environ.get(CORPUS_VARIABLE) == "1"):
         pytest.fail(f"{reason} [{CI_VARIABLE}=1: a missing requirement fails instead of skipping]", pytrace=False)
     pytest.skip(reason, allow_module_level=allow_module_level)
 
@@ -62,7 +68,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     for mark in item.iter_markers("requires"):
         condition = mark.args[0] if mark.args else mark.kwargs["condition"]
         reason = mark.args[1] if len(mark.args) > 1 else mark.kwargs["reason"]
-        require(condition, reason)
+        require(condition, reason, corpus=mark.kwargs.get("corpus", False))
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ from ingest import aws_iam
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "aws-iam"
-corpus = pytest.mark.requires(CORPUS.is_dir(), reason="shared corpus not present")
+corpus = pytest.mark.requires(CORPUS.is_dir(), reason="shared corpus not present", corpus=True)
 A = "111122223333"
 
 

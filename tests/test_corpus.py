@@ -28,7 +28,7 @@ from graphkit.model import Confidence, EdgeKind, Lifetime, NodeKind, ids
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 GHA = CORPUS / "github-actions"
 
-require(GHA.is_dir(), f"corpus not present at {GHA} (shared/corpus/github-actions)", allow_module_level=True)
+require(GHA.is_dir(), f"corpus not present at {GHA} (shared/corpus/github-actions)", allow_module_level=True, corpus=True)
 
 pytestmark = pytest.mark.corpus
 

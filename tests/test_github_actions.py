@@ -575,7 +575,7 @@ def test_ingestor_is_registered():
 
 # ----------------------------------------------------------------------------- the real corpus
 
-corpus = pytest.mark.requires(CORPUS.is_dir(), reason="corpus not present")
+corpus = pytest.mark.requires(CORPUS.is_dir(), reason="corpus not present", corpus=True)
 
 
 @pytest.fixture(scope="module")

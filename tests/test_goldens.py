@@ -33,7 +33,7 @@ def _case(folder) -> gold.Case:
     case = gold.load_case(folder)
     missing = gold.missing_inputs(case)
     if missing and gold.needs_corpus(case):
-        require(False, f"corpus not present at {gold.CORPUS} (case {case.name} reads {', '.join(missing)})")
+        require(False, f"corpus not present at {gold.CORPUS} (case {case.name} reads {', '.join(missing)})", corpus=True)
     assert not missing, f"{case.name}: inputs named in case.yaml do not exist: {missing}"
     return case
 

@@ -26,7 +26,7 @@ from neo4j_helpers import GHA, ROOT, corpus_graph, example_graph, normalise, set
 
 LIBRARY = load_library(ROOT / "queries")
 GRAPHS = ["example", pytest.param("corpus", marks=[pytest.mark.corpus, pytest.mark.requires(
-    GHA.is_dir(), reason=f"corpus not present at {GHA}")])]
+    GHA.is_dir(), reason=f"corpus not present at {GHA}", corpus=True)])]
 
 
 @pytest.fixture(scope="module")

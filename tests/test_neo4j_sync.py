@@ -78,7 +78,7 @@ def test_database_round_trip_is_exact(driver, db, example):
 
 
 @pytest.mark.corpus
-@pytest.mark.requires(GHA.is_dir(), reason=f"corpus not present at {GHA}")
+@pytest.mark.requires(GHA.is_dir(), reason=f"corpus not present at {GHA}", corpus=True)
 def test_sync_corpus_twice_identical_counts(driver, db, tmp_path: Path):
     g = corpus_graph(tmp_path)
     assert len(g) > 500
