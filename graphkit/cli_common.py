@@ -30,7 +30,7 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
 # Ids must stay copyable: never crop them to an 80-column default when piped.
 out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 240, emoji=False)  # ids hold ":secret:"
-err = Console(stderr=True, soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True, emoji=False)  # input text like ":fire:" stays as written
 
 
 

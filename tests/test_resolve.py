@@ -552,17 +552,20 @@ def test_a_stated_production_flag_survives_any_input_order(tmp_path):
 
 
 def test_values_that_cannot_be_ids_are_problems_not_crashes():
-    # ":" cannot be part of an inferred pool id (labels) nor of a secret id (names): not linked, reported with
-    # file and place, and the rest of the job is still resolved
+    # ":" cannot be part of a secret id (GitHub secret names are letters, digits, "_" and "-"): not linked,
+    # reported with file and place, and the rest of the job is still resolved.  A label may hold ":" (the label
+    # set is the last part of a pool id): the job is routed to its inferred pool.
     j = job("acme/app", "j", cand("gpu:a100"), secret_refs=refs("BAD:NAME", "TOKEN"))
     g = graph(repo("acme/app"), j)
     resolve(g)
     resolve(g)  # idempotent: each problem once
-    assert receives(g) == set()
+    pool = ids.runner_pool("acme", ["gpu:a100"])
+    assert pool == "runner:inferred:acme:gpu:a100+self-hosted"
+    assert ids.parse(pool).parts["labels"] == "gpu:a100+self-hosted"
+    assert {(s, t, c) for s, t, _, c in receives_full(g)} == {(pool, j.id, "possible")}
     assert reads(g) == {(j.id, "secret:acme/app:TOKEN", "certain")}
-    assert [(p.file, p.place) for p in g.meta.problems] == [
-        ("wf.yml", "runs-on ('gpu:a100',) None"), ("wf.yml", "secrets.BAD:NAME")]
-    assert "label set" in g.meta.problems[0].reason and "secret name" in g.meta.problems[1].reason
+    assert [(p.file, p.place) for p in g.meta.problems] == [("wf.yml", "secrets.BAD:NAME")]
+    assert "secret name" in g.meta.problems[0].reason
 
 
 def test_secrets_complete_ids_are_read_by_their_constructors():

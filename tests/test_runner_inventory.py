@@ -302,12 +302,12 @@ def test_malformed_grant_targets_say_what_was_expected(tmp_path, access, target,
 
 
 @pytest.mark.parametrize("entry, place, reason", [
-    ("hosts:\n  - {name: 'build:01'}", "hosts[0].name", "Value error, host id: 'build:01' is not host name"),
+    ("hosts:\n  - {name: 'build:01'}", "hosts[0].name", "Value error, host id: 'build:01' is not a valid host name"),
     ("repositories:\n  - {full_name: acme/app, secrets: ['A:B']}", "repositories[0].secrets[0]",
-     "Value error, secret id: 'A:B' is not secret name"),
-    ("runners:\n  - {name: a/b, scope: acme}", "runners[0].name", "Value error, runner id: 'a/b' is not name"),
+     "Value error, secret id: 'A:B' is not a valid secret name"),
+    ("runners:\n  - {name: a/b, scope: acme}", "runners[0].name", "Value error, runner id: 'a/b' is not a valid runner name"),
     ("runners:\n  - {name: a, scope: acme, host: ' '}", "runners[0].host",
-     "Value error, host id: ' ' is not host name"),
+     "Value error, host id: ' ' is not a valid host name"),
     ("hosts:\n  - {name: h, credentials: [{credential_type: x, path: /x, readable_by: [nobody]}]}",
      "hosts[0].credentials[0].readable_by[0]",
      "Value error, runner reference 'nobody' is not owner/name or owner/repo/name"),

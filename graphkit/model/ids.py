@@ -39,7 +39,7 @@ Examples
 >>> repository("no-slash")
 Traceback (most recent call last):
 ...
-graphkit.model.ids.IdError: repository id: 'no-slash' is not owner/name
+graphkit.model.ids.IdError: repository id: 'no-slash' is not a valid owner/name
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ class Part:
 OWNER = Part("owner", owner_key, r"[^/:]+")
 REPO = Part("owner/name", repo_key, r"[^/:]+/[^/:]+")
 SCOPE = Part("owner or owner/name", repo_key, r"[^/:]+(?:/[^/:]+)?")
-NAME = Part("name", _keep, r"[^/]+")
+NAME = Part("runner name", _keep, r"[^/]+")
 GROUP = Part("group name", owner_key, r".+")
 ENV = Part("environment name", env_key, r".+")
 SECRET = Part("secret name", secret_key, r"[^:]+")
@@ -124,7 +124,7 @@ HOSTNAME = Part("host name", lambda s: s.strip().lower(), r"[^:]+")
 PATH = Part("path", _keep, r".+")
 WF_PATH = Part("workflow path", _keep, r"[^#]+")
 JOB_KEY = Part("job key", _keep, r"[^#>:/]+")
-LABELS = Part("label set", _keep, r"[^:]+")
+LABELS = Part("label set", _keep, r".+")
 TEXT = Part("identifier", _keep, r".+")
 WORD = Part("type", lambda s: s.strip().lower(), r"[a-z0-9_-]+")
 ACCOUNT = Part("account id", _keep, r"\d{12}|\*|aws|\$\{[^}]+\}")
@@ -183,7 +183,7 @@ class IdForm:
                 raise IdError(f"{self.kind.value} id: missing {key}")
             value = part.normalize(str(values[key]))
             if not re.fullmatch(part.pattern, value, re.S):
-                raise IdError(f"{self.kind.value} id: {values[key]!r} is not {part.what}")
+                raise IdError(f"{self.kind.value} id: {values[key]!r} is not a valid {part.what}")
             text = text.replace("{" + key + "}", part.render(value), 1)
         return text
 
