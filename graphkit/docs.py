@@ -1,6 +1,6 @@
 """Generate what is derived from the model: the README's graph-model tables and the graph file's JSON Schema.
 
-``python -m graphkit.docs [ROOT]`` (from the repository root by default)
+``python -m graphkit.docs [ROOT]`` (ROOT: the repository this module is in by default)
 rewrites the part of ``README.md`` between the ``<!-- model:begin -->`` and
 ``<!-- model:end -->`` markers and ``schemas/graph.schema.json``; tests check
 both are up to date.
@@ -66,4 +66,7 @@ def write_all(root: Path) -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    write_all(Path(sys.argv[1] if len(sys.argv) > 1 else "."))
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1]
+    if not (root / "README.md").is_file():
+        sys.exit(f"{root}: not a graphkit checkout (no README.md); give the repository root")
+    write_all(root)

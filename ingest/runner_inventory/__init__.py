@@ -107,7 +107,8 @@ class RunnerInventoryIngestor(FileIngestor[ParsedInventory]):
 
     name = "runners"
     description = "Runner inventory (graphkit.runner-inventory/v1 YAML/JSON): runners, groups, hosts, secrets"
-    option = InputOption("FILE", "Runner inventory file(s) (YAML/JSON, graphkit.runner-inventory/v1).")
+    option = InputOption("FILE", "Runner inventory file(s) or folders of them (YAML/JSON, graphkit.runner-inventory/v1; "
+                         "host snapshots from 'graphkit collect host' too). Repeatable.")
     nothing_found = "no inventory file (*.yaml, *.yml, *.json) found"
     merge_rank = RANK_INVENTORY
 
