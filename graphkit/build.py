@@ -55,10 +55,9 @@ class BuildResult:
 def _canonical(inputs: Mapping[str, Sequence[str | Path]]) -> list[tuple[str, list[str]]]:
     """Sources in registry order, each source's paths sorted and deduplicated: the graph does not depend on the
     order in which inputs are given (merging keeps the first observation's evidence first)."""
+    for name in inputs:
+        registry.get(name)  # GraphkitError naming the installed ingestors for an unknown name
     order = list(registry.ingestors())
-    unknown = sorted(set(inputs) - set(order))
-    if unknown:
-        registry.get(unknown[0])  # raises, naming the installed ingestors
     return [(name, sorted({str(p) for p in inputs[name]})) for name in order if inputs.get(name)]
 
 

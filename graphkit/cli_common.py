@@ -108,10 +108,11 @@ def reads_graph(*, graph_file: bool = True) -> Callable[[Callable[..., Any]], Ca
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         sig = inspect.signature(fn, eval_str=True)
         own = [p for p in sig.parameters.values() if p.name != "given"]
-        names = {name: "in_" + name.replace("-", "_") for name in registry.ingestors()}
+        sources = registry.ingestors()
+        names = {name: "in_" + name.replace("-", "_") for name in sources}
         added = [inspect.Parameter("graph", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=GraphOpt)] \
             if graph_file else []
-        for name, ingestor in registry.ingestors().items():
+        for name, ingestor in sources.items():
             option = typer.Option(f"--{name}", metavar=ingestor.option.metavar, help=ingestor.option.help)
             added.append(inspect.Parameter(names[name], inspect.Parameter.KEYWORD_ONLY, default=[],
                                            annotation=Annotated[list[str], option]))

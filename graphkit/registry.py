@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from graphkit.errors import GraphkitError, InputError
-from graphkit.ingestor import Ingestor
+from graphkit.ingestor import RANK_REFERENCES, Ingestor
 
 __all__ = ["register", "ingestors", "get", "CollectResult", "Collector", "collectors", "get_collector"]
 
@@ -43,7 +43,7 @@ def ingestors() -> dict[str, Ingestor]:
     for ep in entry_points(group="graphkit.ingestors"):
         found[ep.name] = ep.load()
     found.update(_extra)
-    return dict(sorted(found.items(), key=lambda kv: (getattr(kv[1], "merge_rank", 50), kv[0])))
+    return dict(sorted(found.items(), key=lambda kv: (getattr(kv[1], "merge_rank", RANK_REFERENCES), kv[0])))
 
 
 def get(name: str) -> Ingestor:

@@ -55,9 +55,13 @@ def _name(target: DeploymentTarget) -> str:
     return target.identifier.rsplit(":", 1)[-1]
 
 
-def target_criticality(target: DeploymentTarget) -> Criticality:
-    """``critical`` for a production target or a package index (publishing), else the kind's default."""
-    if target.production or target.target_type == "package_index":
+def target_criticality(target_type: str, production: bool | None) -> Criticality:
+    """``critical`` for a production target or a package index (publishing), else the kind's default.
+
+    >>> target_criticality("package_index", None).value, target_criticality("environment", False).value
+    ('critical', 'high')
+    """
+    if production or target_type == "package_index":
         return Criticality.CRITICAL
     return DeploymentTarget.spec.default_criticality
 
@@ -73,7 +77,7 @@ def classify_targets(graph: Graph) -> None:
         production = node.production
         if production is None and node.target_type in NAMED_TARGET_TYPES:
             production = looks_production(_name(node))
-        crit = max(node.criticality, target_criticality(node.model_copy(update={"production": production})),
+        crit = max(node.criticality, target_criticality(node.target_type, production),
                    key=lambda c: CRITICALITY_WEIGHT[c])
         if (production, crit) != (node.production, node.criticality):
             graph.replace_node(node.model_copy(update={"production": production, "criticality": crit}))

@@ -82,10 +82,6 @@ def _typed(graph: Graph, node_id: str, kind: NodeKind) -> Node:
     return node
 
 
-def _replace_node(graph: Graph, node: Node) -> None:
-    graph.replace_node(node)
-
-
 def _replace_edge(graph: Graph, edge: Edge) -> None:
     graph.nx.edges[edge.source, edge.target, edge.nx_key]["edge"] = edge
 
@@ -172,7 +168,7 @@ def make_ephemeral(graph: Graph, runner_id: str, *, host: bool = False) -> Graph
     runner = _typed(graph, runner_id, NodeKind.RUNNER)
     assert isinstance(runner, Runner)
     g = _copy(graph)
-    _replace_node(g, runner.model_copy(update={"ephemeral": True}))
+    g.replace_node(runner.model_copy(update={"ephemeral": True}))
     changed = 0
     for e in list(g.out_edges(runner_id)):
         if e.kind is EdgeKind.RECEIVES_JOB:
@@ -189,7 +185,7 @@ def make_ephemeral(graph: Graph, runner_id: str, *, host: bool = False) -> Graph
             _replace_edge(g, e.model_copy(update={"lifetime": Lifetime.PER_JOB}))
             h = g.node(e.target)
             if isinstance(h, Host):
-                _replace_node(g, h.model_copy(update={"ephemeral": True}))
+                g.replace_node(h.model_copy(update={"ephemeral": True}))
             removed += _drop(g, [x for x in g.edges() if x.kind in (EdgeKind.RESTORES_INTO, EdgeKind.WRITES_CACHE)
                                  and x.props.get("host") == e.target])
     _record(g, "make_ephemeral", subject=runner_id, host=sorted(hosts), receives_job_changed=changed,
@@ -246,7 +242,7 @@ def restrict_runner_group(graph: Graph, group_id: str, *, repositories: Iterable
         update["allows_public_repositories"] = allows_public_repositories
     g = _copy(graph)
     new_group = group.model_copy(update=update)
-    _replace_node(g, new_group)
+    g.replace_node(new_group)
     removed = _drop(g, [e for e in g.out_edges(group_id) if e.kind is EdgeKind.ALLOWS_REPOSITORY
                         and repo_key(g.node(e.target).full_name) not in allowed])  # type: ignore[attr-defined]
     ctx = Context.of(g)
@@ -337,7 +333,7 @@ def narrow_trust_policy(graph: Graph, role_id: str, *, subjects: Iterable[str]) 
     patterns = [_string_like(s) for s in subjects]
     pattern_text = list(subjects) if not isinstance(subjects, list) else subjects
     g = _copy(graph)
-    _replace_node(g, role.model_copy(update={"trust": "known"}))
+    g.replace_node(role.model_copy(update={"trust": "known"}))
     removed: list[Edge] = []
     kept = 0
     for e in list(g.in_edges(role_id)):
