@@ -47,8 +47,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from graphkit.hosted import is_self_hosted
-from graphkit.model import (Confidence, Credential, Edge, EdgeKind, Evidence, Job, NodeKind, RevocationAction,
-                            RunnerGroup, ids)
+from graphkit.model import (Confidence, Credential, Edge, EdgeKind, Evidence, Job, NodeKind, RunnerGroup, ids)
 from graphkit.model.ids import owner_key, repo_key
 from graphkit.resolve.context import C, P, Context, context_owner, context_repo, weakest
 from graphkit.resolve.routing import group_access
@@ -68,7 +67,6 @@ class _Registrar(NamedTuple):
     scope: str  # an owner ("acme") or a repository ("acme/app")
     confidence: Confidence
     evidence: list[Evidence]
-    action: RevocationAction
 
 
 def registration_scope(scopes: list[str] | None) -> str | None:
@@ -104,7 +102,7 @@ def _from_credential(ctx: Context, cred: Credential) -> list[_Registrar]:
             scopes = [s.split("/")[0] for s in scopes]
     else:
         scopes, conf = _host_owners(ctx, cred), P
-    return [_Registrar(cred.id, s, conf, list(cred.evidence), RevocationAction.ROTATE_CREDENTIAL) for s in scopes]
+    return [_Registrar(cred.id, s, conf, list(cred.evidence)) for s in scopes]
 
 
 def _stated(ctx: Context) -> list[_Registrar]:
@@ -113,11 +111,9 @@ def _stated(ctx: Context) -> list[_Registrar]:
     for e in list(ctx.graph.edges(EdgeKind.CAN_REGISTER_RUNNER)):
         parsed = ids.parse(e.target)
         if parsed.kind is NodeKind.ORGANIZATION:
-            out.append(_Registrar(e.source, parsed.parts["owner"], e.confidence, list(e.evidence),
-                                  e.revoked_by or RevocationAction.ROTATE_SECRET))
+            out.append(_Registrar(e.source, owner_key(parsed.parts["owner"]), e.confidence, list(e.evidence)))
         elif parsed.kind is NodeKind.REPOSITORY:
-            out.append(_Registrar(e.source, parsed.parts["repo"], e.confidence, list(e.evidence),
-                                  e.revoked_by or RevocationAction.ROTATE_SECRET))
+            out.append(_Registrar(e.source, repo_key(parsed.parts["repo"]), e.confidence, list(e.evidence)))
     return out
 
 
@@ -162,7 +158,7 @@ def _group_jobs(ctx: Context, group: RunnerGroup, jobs: list[Job]) -> None:
 def _edge(ctx: Context, reg: _Registrar, target: str, conf: Confidence) -> None:
     ctx.graph.add_edge(Edge(kind=EdgeKind.CAN_REGISTER_RUNNER, source=reg.source, target=target,
                             evidence=reg.evidence, confidence=weakest(reg.confidence, conf),
-                            revoked_by=reg.action, props={"scope": reg.scope}))
+                            props={"scope": reg.scope}))
 
 
 def link_registration(ctx: Context, jobs: list[Job]) -> None:

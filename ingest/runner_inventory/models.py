@@ -195,6 +195,12 @@ class HostCredential(_Model):
                                      "value: `profile:NAME`, `registry:HOST`, `cluster:SERVER`, `index:URL`...")
     readable_by: list[_RunnerRef] | None = Field(None, description="Runners of this host (`scope/name`) whose user can "
                                           "read the file (host scan); null = unknown.")
+    scopes: list[str] | None = Field(None, description="GitHub token scopes or App permissions, when known: classic "
+                                     "`admin:org`, `manage_runners:org`, `repo`; fine-grained/App "
+                                     "`organization_self_hosted_runners:write`, `administration:write`. null = unknown.")
+    github_owner: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)?$",
+                                     description="Organization (`acme`) or repository (`acme/app`) the token or App "
+                                     "installation acts on; null = unknown.")
 
 
 class HostCache(_Model):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from graphkit.analysis.dominators import DominatorTree, dominator_tree
-from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
+from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Containment, Incident
 from graphkit.analysis.reach import reachable
 from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep, node_order
 from graphkit.model import REVOCATION_SPECS, RevocationAction
@@ -20,6 +20,8 @@ __all__ = ["greedy_plan"]
 
 #: the virtual root of the dominator graph, joined to every live seed
 _ROOT = -1
+#: the greedy group of a held credential that can register runners (always eligible, first)
+_REGISTRAR = (0, Containment.REGISTRAR)
 
 
 @dataclass(slots=True)
@@ -95,7 +97,8 @@ def _best(inc: Incident, cands: Candidates, live: _Live) -> _Choice | None:
         if c.applied:
             continue
         red = _reduction(c, tree, subw, inc, live)
-        own = c.phase is Phase.CONTAIN and c.subject < n_src and not dead[c.subject]  # a source's own foothold
+        # a source's own foothold, and a registrar: each comes first in its group even when it cuts little alone
+        own = c.phase is Phase.CONTAIN and not dead[c.subject] and (c.subject < n_src or c.group == _REGISTRAR)
         if red <= 0 and not own:
             continue
         key = (c.group, not own, -red)
