@@ -571,7 +571,7 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
                            == math.inf)
     held = {v for v in _reach(unb, sources) - set(sources) if g.node(v).spec.holdable}
     edges = [d["edge"] for u, _, d in tv.edges(data=True) if u in reached]
-    cands = {(e.revoked_by, e.revoke_subject_id()) for e in edges}
+    cands = {(e.revoked_by, e.revoke_subject_id()) for e in edges if e.revoked_by is not None}
     cands |= {(g.node(v).spec.revoked_by, v) for v in reached if g.node(v).spec.holdable}
 
     def dead_of(applied) -> set:
