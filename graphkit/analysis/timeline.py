@@ -53,7 +53,7 @@ from graphkit.graph import Graph
 from graphkit.model import CloudRole, RevocationAction
 
 __all__ = ["ISSUED_SCHEMA", "LIFETIMES", "Issued", "IssuedFile", "TokenKind", "TokenStatus", "classify",
-           "classify_all", "load_issued", "parse_time"]
+           "classify_all", "load_issued", "parse_time", "session_notes"]
 
 ISSUED_SCHEMA = "graphkit.issued-tokens/v1"
 
@@ -267,3 +267,34 @@ def classify_all(issued: Iterable[Issued], *, now: datetime, compromised_since: 
     far = datetime.max.replace(tzinfo=timezone.utc)
     return sorted(out, key=lambda s: (order[s.status], s.expires_at or far, s.issued.subject, s.issued.kind.value))
 
+
+
+def session_notes(graph: Graph, reached: Iterable[str], narrowed: dict[str, int]) -> list[str]:
+    """What a recognised session-revocation policy means for each reached role that has one.
+
+    Parameters
+    ----------
+    graph
+        the graph.
+    reached
+        ids of the blast radius.
+    narrowed
+        role id -> rank of the plan step that narrows its trust policy.
+
+    Returns
+    -------
+    list of str
+        one line per role with ``sessions_revoked_before``: older sessions are
+        dead, and whether the trust path that mints new ones is still open.
+    """
+    out = []
+    for rid in sorted(reached):
+        role = graph.node(rid) if rid in graph else None
+        if not isinstance(role, CloudRole) or not role.sessions_revoked_before:
+            continue
+        fix = (f"step {narrowed[rid]} narrows it" if rid in narrowed
+               else "no step of this plan narrows it: narrow it, then revoke the sessions again")
+        out.append(f"{role.name}: sessions issued before {role.sessions_revoked_before} are dead (inline Deny on "
+                   f"aws:TokenIssueTime, {_REVOKE_DOC}); the trust path that mints new sessions is still open "
+                   f"({fix})")
+    return out
