@@ -12,7 +12,7 @@ from graphkit.model.ids import id_format
 from graphkit.model.node import MergeRule, Node, NodeSpec
 
 __all__ = ["Host", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
-           "RunsOnCandidate", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
+           "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
            "CloudRole", "SigningKey", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",
            "CloudPolicy", "OIDCProvider", "CloudAccount", "CloudSecret", "NODE_TYPES", "AnyNode", "NODE_ADAPTER",
            "NODE_ID_FORMATS", "node_kind"]
@@ -163,6 +163,43 @@ class RunsOnCandidate(BaseModel):
     evidence: Evidence
 
 
+class Trigger(BaseModel):
+    """One event of the ``on:`` of the workflow whose run a job is part of.
+
+    For a job of a called (reusable) workflow these are the **top-level
+    caller's** events: the run is the caller's (GitHub docs "Reusing
+    workflows": ``github`` context of the caller).  Filters as written
+    (GitHub filter patterns: ``*``, ``**``, ``?``, ``+``, ``[]``, leading
+    ``!``), ``None`` when the filter is absent (no restriction):
+
+    - ``branches`` / ``branches_ignore``, ``tags`` / ``tags_ignore``,
+      ``paths`` / ``paths_ignore`` (GitHub docs "Workflow syntax for GitHub
+      Actions", ``on.<push|pull_request|pull_request_target>.<branches|tags>``,
+      https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onpushpull_requestpull_request_targetpathspaths-ignore);
+    - ``types``: the activity types (``on.<event>.types``);
+    - ``workflows``: the triggering workflows of ``workflow_run``;
+    - ``schedules``: the ``cron`` strings of ``schedule``.
+
+    Which refs an event runs on (``GITHUB_REF``) is decided by
+    :func:`graphkit.refs.trigger_refs` (GitHub docs "Events that trigger
+    workflows", https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    event: str
+    types: tuple[str, ...] | None = None
+    branches: tuple[str, ...] | None = None
+    branches_ignore: tuple[str, ...] | None = None
+    tags: tuple[str, ...] | None = None
+    tags_ignore: tuple[str, ...] | None = None
+    paths: tuple[str, ...] | None = None
+    paths_ignore: tuple[str, ...] | None = None
+    workflows: tuple[str, ...] | None = None
+    schedules: tuple[str, ...] = ()
+    evidence: Evidence
+
+
 class SecretRef(BaseModel):
     """A secret name a job reads, as seen by the repository whose secrets it sees."""
 
@@ -201,6 +238,9 @@ class Job(Node):
     - ``all_secrets``: evidence of ``toJSON(secrets)`` / dynamic ``secrets[...]``
       / ``secrets: inherit`` into a callee that does so.
     - ``environment``: the deployment environment name, if any.
+    - ``triggers``: the events (with their branch/tag filters) of the run the
+      job is part of: the top-level caller's for a called workflow
+      (:class:`Trigger`; refs: :func:`graphkit.refs.job_refs`).
     - ``permissions``: effective GITHUB_TOKEN scopes (scope -> read|write|none);
       ``permissions_source``: ``job``, ``workflow``, ``caller`` or ``default``
       (no block: the repository/org default applies, not known statically).
@@ -222,6 +262,7 @@ class Job(Node):
     permissions: dict[str, str] = Field(default_factory=dict)
     permissions_source: Literal["job", "workflow", "caller", "default"] = "default"
     caller: str | None = None
+    triggers: list[Trigger] = Field(default_factory=list)
 
 
 class Secret(Node):

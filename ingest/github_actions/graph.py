@@ -189,7 +189,8 @@ class _Builder:
                   workflow_path=wf.file, job_key=jd.key, secrets_repository=top_repo, runs_on=runs_on,
                   runs_on_unresolved=unresolved, environment=environment, secret_refs=refs,
                   secret_grants=state.grants, all_secrets=all_ev, permissions=perms,
-                  permissions_source=perm_source, caller=call.caller_id, evidence=[src.ev(path, jd.name)])
+                  permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
+                  evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
         self._token(job, src.ev(f"{path}.permissions" if jd.permissions is not None else

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphkit.errors import InputError
+from graphkit.model import Trigger
 
 __all__ = ["ActionFile", "JobDef", "Step", "WorkflowFile", "jsonable", "scalar_text"]
 
@@ -78,6 +79,8 @@ class WorkflowFile(BaseModel):
     file: str
     name: str | None = None
     triggers: dict[str, Any] = Field(default_factory=dict)
+    #: the same events typed, with filters and evidence (:mod:`.triggers`)
+    events: tuple[Trigger, ...] = ()
     permissions: dict[str, str] | None = None
     env: dict[str, Any] = Field(default_factory=dict)
     jobs: dict[str, JobDef] = Field(default_factory=dict)
