@@ -292,7 +292,7 @@ on:
       runner: {type: string, default: default-runner}
     secrets:
       TOKEN: {required: true}
-permissions: {contents: write, id-token: write}
+permissions: {contents: read, id-token: write}
 jobs:
   build:
     runs-on: ${{ inputs.runner }}
