@@ -41,7 +41,8 @@ def parse_permissions(raw: Any, *, file: str, path: str) -> dict[str, str]:
 
     Naming any scope sets the others to ``none``; ``read-all``/``write-all``
     expand over :data:`PERMISSION_SCOPES` (``models`` is read-only);
-    ``{}`` is all ``none``.  Unknown scope names are kept as written.  A level
+    ``{}`` is all ``none`` (``read-all`` leaves ``id-token`` at ``none``: it
+    has no ``read`` level).  Unknown scope names are kept as written.  A level
     a scope does not accept (``id-token: read``) is an error: GitHub refuses
     the whole workflow file.
 
@@ -63,8 +64,9 @@ def parse_permissions(raw: Any, *, file: str, path: str) -> dict[str, str]:
     """
     base = dict.fromkeys(PERMISSION_SCOPES, "none")
     if raw in ("read-all", "write-all"):
-        level = raw.split("-")[0]
-        return {s: ("read" if s in _READ_ONLY_SCOPES else level) for s in base}
+        level = raw.split("-")[0]  # a scope without that level gets its nearest lower one (id-token: none)
+        return {s: next(lv for lv in (level, "read", "none") if lv in _ALLOWED_LEVELS.get(s, tuple(_LEVEL)))
+                for s in base}
     if isinstance(raw, dict):
         for scope, level in raw.items():
             allowed = _ALLOWED_LEVELS.get(str(scope), tuple(_LEVEL))
