@@ -897,3 +897,23 @@ jobs:
     assert labels(j) == {("acme-pool-x64",), ("acme-pool-arm64",)} and j.runs_on_unresolved is None
     assert all(c.confidence is Confidence.CERTAIN for c in j.runs_on)
     assert not any("${{" in lbl for c in j.runs_on for lbl in c.labels)
+
+
+def test_checkout_holding_only_composite_actions_is_one_repository(tmp_path: Path):
+    """A repository of composite actions in sub-folders (``uses: acme/actions/setup@v1`` names
+    ``{owner}/{repo}/{path}``: https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax
+    #jobsjob_idstepsuses) is read as one checkout, never split per action nor skipped beside others."""
+    action = "name: setup\nruns:\n  using: composite\n  steps:\n    - {run: 'echo ${{ inputs.token }}', shell: bash}\n"
+    _write(tmp_path / "acme__actions", "setup/action.yml", action)
+    _write(tmp_path / "acme__actions", "lint/action.yml", action.replace("setup", "lint"))
+    _write(tmp_path / "acme__app", ".github/workflows/ci.yml",
+           "on: push\njobs:\n  a:\n    runs-on: x\n    steps: [{uses: acme/actions/setup@v1, with: {token: '${{ secrets.T }}'}}]\n")
+    (tmp_path / "notes").mkdir()
+    found, problems = find_checkouts([tmp_path])
+    assert [c.repository for c in found] == ["acme/actions", "acme/app"]
+    assert [Path(p.file).name for p in problems] == ["notes"]  # a folder with nothing to read is reported
+    assert [c.repository for c in find_checkouts([tmp_path / "acme__actions"])[0]] == ["acme/actions"]
+    res = INGESTOR.ingest([tmp_path / "acme__actions", tmp_path / "acme__app"])
+    assert res.items == 3 and res.problems == []
+    repo = next(n for n in res.nodes if n.id == "repo:acme/actions")
+    assert sorted(e.file for e in repo.evidence if e.file != ".") == ["lint/action.yml", "setup/action.yml"]

@@ -472,6 +472,13 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
             b.repository(name, Evidence(file=".", repository=name, detail="checkout"))
         except ids.IdError as exc:
             b.problems.append(InputError(name, "", f"{exc}; repository skipped"))
+    for f in files:  # every action read is on its repository, used by an ingested workflow or not
+        if isinstance(f, ActionFile):
+            try:
+                b.repository(f.repository, Src(f.file, f.repository, f.lines).ev("", f"{f.using or '?'} action "
+                                                                                  f"{f.name or f.directory or '.'}"))
+            except ids.IdError as exc:
+                b.problems.append(InputError(f.file, "", f"{exc}; action skipped"))
     b.run()
     parse_problems = [p for f in files for p in f.problems]  # skipped jobs/steps: incomplete, say so
     return IngestResult(graph=b.out, problems=parse_problems + b.problems)
