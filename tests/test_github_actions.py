@@ -917,3 +917,31 @@ def test_checkout_holding_only_composite_actions_is_one_repository(tmp_path: Pat
     assert res.items == 3 and res.problems == []
     repo = next(n for n in res.nodes if n.id == "repo:acme/actions")
     assert sorted(e.file for e in repo.evidence if e.file != ".") == ["lint/action.yml", "setup/action.yml"]
+
+
+@pytest.mark.parametrize("complete,org_secrets,expected", [
+    # every deciding list complete and none holds it: no node, a finding
+    (["org:acme", "repo:acme/app"], [], None),
+    # the scope that has it (an org secret visible to all repositories)
+    (["org:acme", "repo:acme/app"], ["NPM_TOKEN"], "secret:org:acme:NPM_TOKEN"),
+    # the org list is not known complete: it may be an org secret, scope unknown
+    (["repo:acme/app"], [], "secret:acme/app:NPM_TOKEN"),
+])
+def test_secret_absent_from_complete_inventories_is_not_invented(complete, org_secrets, expected):
+    """Lookup order environment, repository, organization; a secret that is not set reads as empty
+    (https://docs.github.com/en/actions/security-for-github-actions/security-guides/using-secrets-in-github-actions)."""
+    from graphkit.findings import FindingOptions, run_rules
+    from graphkit.meta import InventoryFacts
+    from graphkit.model import Evidence, Secret
+    from graphkit.resolve import resolve
+    g = wf("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps: [{run: 'echo ${{ secrets.NPM_TOKEN }}'}]\n")
+    for name in org_secrets:
+        g.add_node(Secret(id=ids.secret_org("acme", name), name=name, secret_name=name, scope="org", owner="acme",
+                          visibility="all", evidence=[Evidence(file="inventory.yaml")]))
+    g.meta.runner_inventory = InventoryFacts(secrets_complete=complete)
+    resolve(g)
+    assert sorted(out(g, ci("a"), EdgeKind.READS_SECRET)) == ([expected] if expected else [])
+    assert [n.id for n in g.nodes(NodeKind.SECRET)] == ([expected] if expected else [])
+    found = [f for f in run_rules(g, FindingOptions()) if f.rule == "referenced-secret-missing"]
+    assert [(f.subject, f.properties["secret_name"], f.evidence[0].line) for f in found] == (
+        [] if expected else [(ci("a"), "NPM_TOKEN", 5)])
