@@ -44,7 +44,8 @@ class TrustMatch:
 
 
 def _trust(statements: Sequence[Statement], action: str, principal_ok: Callable[[Statement], Tri],
-           context: Mapping[str, Sequence[ClaimValue]], known_keys: Iterable[str] | None) -> TrustMatch:
+           context: Mapping[str, Sequence[ClaimValue]],
+           known_keys: Iterable[str] | Callable[[str], bool] | None) -> TrustMatch:
     allow: list[Tri] = []
     deny: list[Tri] = []
     allow_st: list[Statement] = []
@@ -71,7 +72,8 @@ def _trust(statements: Sequence[Statement], action: str, principal_ok: Callable[
 
 
 def web_identity_trust(statements: Sequence[Statement], account: str, claims: Mapping[str, Sequence[ClaimValue]],
-                       *, known_keys: Iterable[str] | None = None, provider_host: str = GITHUB_ISSUER_HOST,
+                       *, known_keys: Iterable[str] | Callable[[str], bool] | None = None,
+                       provider_host: str = GITHUB_ISSUER_HOST,
                        partition: str = "aws") -> TrustMatch:
     """Whether a trust policy lets a GitHub job (its ``claims``) call ``sts:AssumeRoleWithWebIdentity``.
 
@@ -85,9 +87,14 @@ def web_identity_trust(statements: Sequence[Statement], account: str, claims: Ma
     claims : mapping
         Condition keys (``token.actions.githubusercontent.com:sub``, ``:aud``...)
         -> request values, as built by :func:`graphkit.oidc.claims_context`.
-    known_keys : iterable of str, optional
-        Keys known absent when missing from ``claims``; other missing keys are
-        unknown (``None``).
+    known_keys : iterable of str, or callable, optional
+        Keys known absent when missing from ``claims`` (or a predicate); other
+        missing keys are unknown (``None``).
+    provider_host, partition : str
+        The issuer host (``token.actions.SUBDOMAIN.ghe.com`` for GitHub
+        Enterprise Cloud with data residency) and the role's ARN partition
+        (``aws``, ``aws-us-gov``, ``aws-cn``; AWS "IAM identifiers",
+        https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-arns).
 
     Returns
     -------
@@ -141,6 +148,7 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
     (True, True)
     """
     delegated = [False]
+    partition = caller_arn.split(":", 2)[1] if caller_arn.startswith("arn:") else "aws"
 
     def principal_ok(st: Statement) -> Tri:
         if st.not_principals:
@@ -149,7 +157,7 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
         for p in list(st.principals.get("AWS", ())) + list(st.principals.get("*", ())):
             if p == caller_arn or (("*" in p or "?" in p) and p != "*" and glob_match(p, caller_arn)):
                 res = True
-            elif p in (f"arn:aws:iam::{caller_account}:root", caller_account, "*"):
+            elif p in (f"arn:{partition}:iam::{caller_account}:root", caller_account, "*"):
                 res = True
                 delegated[0] = True
         return res
