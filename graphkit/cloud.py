@@ -274,7 +274,8 @@ def trust_findings(rule: Any, graph: Graph, codes: dict[str, tuple[Any, str]]) -
     """Findings of ``rule`` for the :func:`graphkit.iam.oidc_trust_issues` whose code is in ``codes``.
 
     ``codes`` maps an issue code to ``(severity, message template)``; the
-    template may use ``{subject}``, ``{value}``, ``{operator}``.  Identity of a
+    severity may be a function ``(graph, issue) -> Severity``; the template
+    may use ``{subject}``, ``{value}``, ``{operator}``.  Identity of a
     finding: rule, subject node id, statement ``Sid`` (or index), issue code
     and value -- never a line number.
     """
@@ -283,6 +284,8 @@ def trust_findings(rule: Any, graph: Graph, codes: dict[str, tuple[Any, str]]) -
             if issue.code not in codes:
                 continue
             severity, template = codes[issue.code]
+            if callable(severity):
+                severity = severity(graph, issue)
             st = issue.statement
             base = evidence[0] if evidence else Evidence(file="graph")
             place = f"{base.yaml_path}." if base.yaml_path else ""

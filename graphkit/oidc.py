@@ -413,7 +413,7 @@ def _context(facts: JobFacts, claims: Mapping[str, str | None]) -> tuple[dict[st
     k = f"{facts.host}:"
     ctx = {f"{k}aud": [ClaimValue("sts.amazonaws.com", chosen=True)]}
     for name, value in claims.items():
-        if value is not None:
+        if value is not None and name in STS_CLAIMS:
             ctx[f"{k}{name}"] = [ClaimValue(value, pattern="*" in value or "?" in value)]
     return ctx, _Known(k.lower(), frozenset(n for n, v in claims.items() if v is None))
 

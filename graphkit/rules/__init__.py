@@ -12,4 +12,6 @@ RULE_MODULES: list[str] = [
     # cloud trust (issue 3)
     "oidc_trust_without_sub", "oidc_trust_wildcard_owner", "oidc_trust_broad_sub", "oidc_trust_set_operator",
     "oidc_trust_audience",
+    # exact platform semantics (issue 10)
+    "oidc_trust_workflow_ref_only",
 ]
