@@ -351,3 +351,23 @@ def test_other_partitions_are_understood(partition):
     role = ids.cloud_role("aws", f"arn:{partition}:iam::{ACCT}:role/r")
     assert [(e.source.startswith("oidc:"), e.confidence.value) for e in g.edges(EdgeKind.ASSUMES_ROLE)
             if e.target == role] == [(True, "certain")]
+
+
+def test_inventory_ids_select_the_immutable_subject(tmp_path):
+    from graphkit.build import build_graph
+
+    wf = tmp_path / "acme__app" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "w.yml").write_text(PUSH_MAIN)
+    (tmp_path / "inventory.yaml").write_text("""schema: graphkit.runner-inventory/v1
+organizations: [{name: acme, id: 11}]
+repositories:
+  - {full_name: acme/app, id: 22, oidc_sub_template: {use_default: true, use_immutable_subject: true}}
+""")
+    trust = export({"StringEquals": {SUB: "repo:acme@11/app@22:ref:refs/heads/main", AUD: "sts.amazonaws.com",
+                                     K + "repository_id": "22", K + "repository_owner_id": "11"}})
+    (tmp_path / "iam.json").write_text(json.dumps(trust))
+    result = build_graph({"github-actions": [tmp_path / "acme__app"], "runners": [tmp_path / "inventory.yaml"],
+                          "aws-iam": [tmp_path / "iam.json"]})
+    assert [p.as_dict() for p in result.problems] == []
+    assert reach(result.graph) == {"acme/app": "certain"}
