@@ -14,4 +14,6 @@ RULE_MODULES: list[str] = [
     "oidc_trust_audience",
     # workflows and secrets (issue 10)
     "referenced_secret_missing",
+    # exact platform semantics (issue 10)
+    "oidc_trust_workflow_ref_only",
 ]
