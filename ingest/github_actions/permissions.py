@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphkit.errors import InputError
-from ingest._yaml import join_path
+from ingest._yaml import join_path, type_name
 
 __all__ = [
     "NON_REPO_WRITE_SCOPES", "PERMISSION_SCOPES", "effective_permissions", "parse_permissions",
@@ -57,11 +57,17 @@ def parse_permissions(raw: Any, *, file: str, path: str) -> dict[str, str]:
         return {s: ("read" if s in _READ_ONLY_SCOPES else level) for s in base}
     if isinstance(raw, dict):
         for scope, level in raw.items():
-            if level not in _LEVEL:
-                raise InputError(file, join_path(path, str(scope)), f"invalid permission level {level!r}")
+            if not isinstance(level, str) or level not in _LEVEL:  # a list or mapping is not hashable
+                raise InputError(file, join_path(path, str(scope)), f"invalid permission level {_shown(level)}")
             base[str(scope)] = level
         return base
-    raise InputError(file, path, f"permissions must be read-all, write-all or a mapping, got {raw!r}")
+    raise InputError(file, path, f"permissions must be read-all, write-all or a mapping, got {_shown(raw)}")
+
+
+def _shown(value: Any) -> str:
+    """A short string as written, anything else by its type (errors never echo long values: they could be
+    secrets)."""
+    return repr(value) if isinstance(value, str) and len(value) <= 20 else f"a {type_name(value)}"
 
 
 def effective_permissions(workflow: dict[str, str] | None, job: dict[str, str] | None,
