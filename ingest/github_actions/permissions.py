@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphkit.errors import InputError
-from ingest._yaml import join_path
+from ingest._yaml import join_path, type_name
 
 __all__ = [
     "LEVEL", "NON_REPO_WRITE_SCOPES", "PERMISSION_SCOPES", "effective_permissions", "parse_permissions",
@@ -70,13 +70,18 @@ def parse_permissions(raw: Any, *, file: str, path: str) -> dict[str, str]:
     if isinstance(raw, dict):
         for scope, level in raw.items():
             allowed = _ALLOWED_LEVELS.get(str(scope), tuple(_LEVEL))
-            if level not in allowed:
-                shown = repr(level) if level in _LEVEL or level is None or isinstance(level, bool) else "value"
-                raise InputError(file, join_path(path, str(scope)), f"invalid permission level {shown} for "
+            if not isinstance(level, str) or level not in allowed:  # a list or mapping is refused too
+                raise InputError(file, join_path(path, str(scope)), f"invalid permission level {_shown(level)} for "
                                  f"{scope} (GitHub accepts {'|'.join(allowed)}; the workflow is not run)")
             base[str(scope)] = level
         return base
-    raise InputError(file, path, f"permissions must be read-all, write-all or a mapping, got {raw!r}")
+    raise InputError(file, path, f"permissions must be read-all, write-all or a mapping, got {_shown(raw)}")
+
+
+def _shown(value: Any) -> str:
+    """A short string as written, anything else by its type (errors never echo long values: they could be
+    secrets)."""
+    return repr(value) if isinstance(value, str) and len(value) <= 20 else f"a {type_name(value)}"
 
 
 def effective_permissions(workflow: dict[str, str] | None, job: dict[str, str] | None,
