@@ -24,7 +24,10 @@ from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, 
                                  GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, reads_graph)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 
+#: A crash never prints local variables (they may hold a token read from a host file); Typer 0.12 shows them by
+#: default, so both settings are explicit.  https://typer.tiangolo.com/tutorial/exceptions/
 app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
+                  pretty_exceptions_show_locals=False, pretty_exceptions_short=True,
                   help="Blast radius of CI/CD build runners: what a compromised runner reaches, what to revoke first.")
 def _version(value: bool) -> None:
     if value:

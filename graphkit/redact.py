@@ -43,8 +43,8 @@ from detect_secrets.plugins.slack import SlackDetector
 from detect_secrets.plugins.square_oauth import SquareOAuthDetector
 from detect_secrets.plugins.stripe import StripeDetector
 
-__all__ = ["FINGERPRINT_HEX", "FINGERPRINT_KEY", "REDACTED", "CleanUrl", "CredentialMatch", "find_credentials",
-           "fingerprint", "redact_text", "strip_embedded_urls", "strip_url_credentials",
+__all__ = ["FINGERPRINT_HEX", "FINGERPRINT_KEY", "REDACTED", "SECRET_CONDITION_KEYS", "CleanUrl", "CredentialMatch", "find_credentials",
+           "fingerprint", "redact_text", "redact_policy_secrets", "strip_embedded_urls", "strip_url_credentials",
            "strip_url_fields"]
 
 #: Default fingerprint key (documented, fixed): fingerprints stay comparable across runs and machines.
@@ -278,3 +278,41 @@ def redact_text(text: str) -> str:
         parts += [text[last:m.start], REDACTED]
         last = m.end
     return "".join(parts) + text[last:] if parts else text
+
+
+# --------------------------------------------------------------------------- policy documents
+
+#: Condition keys whose values are shared secrets between two parties: ``sts:ExternalId`` ("a secret that
+#: only you and your customer know", used against the confused deputy problem).
+#: https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_common-scenarios_third-party.html
+SECRET_CONDITION_KEYS = frozenset({"sts:externalid"})
+
+
+def redact_policy_secrets(document: object, key: bytes = FINGERPRINT_KEY) -> object:
+    """A copy of an IAM policy document whose secret condition values (:data:`SECRET_CONDITION_KEYS`) are
+    replaced by ``fingerprint:<hex>`` (same type: a string or a list of strings).  Walks iteratively (no
+    recursion limit); other values are shared, not copied.
+
+    >>> d = {"Statement": [{"Condition": {"StringEquals": {"sts:ExternalId": "fake-shared-secret"}}}]}
+    >>> redact_policy_secrets(d)["Statement"][0]["Condition"]["StringEquals"]["sts:ExternalId"][:12]
+    'fingerprint:'
+    """
+    def hide(v: object) -> object:
+        if isinstance(v, list):
+            return [hide(x) for x in v]
+        return f"fingerprint:{fingerprint(str(v).encode('utf-8', 'replace'), key)}"
+
+    root: list[object] = [document]
+    stack: list[tuple[object, object]] = [(root, 0)]
+    while stack:
+        parent, slot = stack.pop()
+        value = parent[slot]  # type: ignore[index]
+        if isinstance(value, dict):
+            value = {k: (hide(v) if isinstance(k, str) and k.lower() in SECRET_CONDITION_KEYS else v)
+                     for k, v in value.items()}
+            stack += [(value, k) for k, v in value.items() if isinstance(v, (dict, list))]
+        elif isinstance(value, list):
+            value = list(value)
+            stack += [(value, i) for i, v in enumerate(value) if isinstance(v, (dict, list))]
+        parent[slot] = value  # type: ignore[index]
+    return root[0]
