@@ -32,7 +32,7 @@ LAYER_NAMES = ("model", "graph", "semantics", "analysis", "outputs", "cli")
 
 #: Module or package (dotted, covers its submodules) -> layer.  Declared once; keep it complete.
 LAYERS: dict[str, int] = {
-    "graphkit.model": MODEL,
+    "graphkit.model": MODEL, "graphkit.redact": MODEL,
     "graphkit.graph": GRAPH, "graphkit.meta": GRAPH, "graphkit.errors": GRAPH, "graphkit.ingestor": GRAPH,
     "graphkit.registry": GRAPH,
     "graphkit.resolve": SEMANTICS, "graphkit.cloud": SEMANTICS, "graphkit.iam": SEMANTICS,

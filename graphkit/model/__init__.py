@@ -25,7 +25,7 @@ from graphkit.model.ids import repo_key, secret_key
 from graphkit.model.node import MergeRule, Node, NodeSpec
 from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, Cache, CloudAccount, CloudGroup,
                                   CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential, DeploymentTarget,
-                                  GitHubToken, Host, Job, OIDCIdentity, OIDCProvider, Organization, Repository,
+                                  GitHubToken, Host, Job, LiteralCredential, OIDCIdentity, OIDCProvider, Organization, Repository,
                                   Runner, RunnerGroup, RunnerRegistration, RunsOnCandidate, Secret, SecretGrant,
                                   SecretRef, SigningKey, Trigger, Workflow, node_kind)
 
@@ -34,7 +34,7 @@ __all__ = [
     "RevocationAction", "RevocationSpec", "REVOCATION_SPECS", "Evidence", "merge_evidence", "Node", "NodeSpec",
     "MergeRule", "NodeKind", "NODE_TYPES", "NODE_ID_FORMATS", "NODE_ADAPTER", "AnyNode", "EdgeKind", "EdgeSpec",
     "EDGE_SPECS", "Edge", "node_kind", "repo_key", "secret_key",
-    "Host", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
+    "Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
     "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
     "CloudRole",
     "SigningKey", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup", "CloudPolicy",

@@ -16,4 +16,6 @@ RULE_MODULES: list[str] = [
     "referenced_secret_missing",
     # exact platform semantics (issue 10)
     "oidc_trust_workflow_ref_only",
+    # secrets in inputs (issue 18)
+    "credential_in_url", "literal_credential_in_workflow",
 ]

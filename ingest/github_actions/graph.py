@@ -126,6 +126,18 @@ class _Builder:
         self.out.edge(EdgeKind.OWNS, oid, rid, ev)
         return rid
 
+    def literal_credentials(self, files: Sequence[WorkflowFile | ActionFile]) -> None:
+        """Credentials written in the files, on their repository (finding ``literal-credential-in-workflow``)."""
+        for f in files:
+            if f.literal_credentials:
+                try:
+                    rid = self.repository(f.repository, f.literal_credentials[0].evidence)
+                except ids.IdError:
+                    continue  # reported with the file's workflows
+                self.out.node(Repository(id=rid, name=f.repository, full_name=f.repository,
+                                         literal_credentials=list(f.literal_credentials),
+                                         evidence=[f.literal_credentials[0].evidence]))
+
     def workflow(self, wf: WorkflowFile) -> None:
         """Add the workflow (and its repository); raises :class:`ids.IdError` before adding anything."""
         ev = Src(wf.file, wf.repository, wf.lines).ev("", wf.name)
@@ -481,5 +493,6 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
             except ids.IdError as exc:
                 b.problems.append(InputError(f.file, "", f"{exc}; action skipped"))
     b.run()
+    b.literal_credentials(files)
     parse_problems = [p for f in files for p in f.problems]  # skipped jobs/steps: incomplete, say so
     return IngestResult(graph=b.out, problems=parse_problems + b.problems)

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphkit.errors import InputError
-from graphkit.model import Trigger
+from graphkit.model import LiteralCredential, Trigger
 
 __all__ = ["ActionFile", "JobDef", "Step", "WorkflowFile", "jsonable", "scalar_text"]
 
@@ -93,6 +93,8 @@ class WorkflowFile(BaseModel):
     lines: dict[str, int] = Field(default_factory=dict)
     #: what was skipped while parsing (a job, a step, ``steps``) or left unresolved (``runs-on``)
     problems: tuple[InputError, ...] = ()
+    #: credentials written literally in the file (:func:`graphkit.redact.find_credentials`; values not kept)
+    literal_credentials: tuple[LiteralCredential, ...] = ()
 
     @property
     def reusable(self) -> bool:
@@ -114,6 +116,8 @@ class ActionFile(BaseModel):
     lines: dict[str, int] = Field(default_factory=dict)
     #: malformed steps skipped while parsing
     problems: tuple[InputError, ...] = ()
+    #: credentials written literally in the file (:func:`graphkit.redact.find_credentials`; values not kept)
+    literal_credentials: tuple[LiteralCredential, ...] = ()
 
     @property
     def directory(self) -> str:
