@@ -365,6 +365,13 @@ class CloudRole(Node):
     broad_trust: bool = False
     permissions_boundary: str | None = None
     instance_profiles: list[str] = Field(default_factory=list)
+    #: AWS ``MaxSessionDuration`` in seconds (3600 when not set; 900-43200), None = unknown
+    #: (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_update-role-settings.html)
+    max_session_seconds: int | None = None
+    #: ISO 8601 time before which the role's sessions are revoked: an inline Deny on ``aws:TokenIssueTime``
+    #: (``DateLessThan``), as the console's "Revoke active sessions" writes it (AWS IAM User Guide,
+    #: https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html); None = none seen
+    sessions_revoked_before: str | None = None
 
 
 class SigningKey(Node):
@@ -430,6 +437,14 @@ class Credential(Node):
     url_credential_fingerprint: str | None = None
     #: runner ids whose user can read the file (host scan); None = unknown
     readable_by: list[str] | None = None
+    #: GitHub token scopes or permissions when known (classic PAT scopes such as ``admin:org``,
+    #: ``manage_runners:org``, ``repo``; fine-grained token / GitHub App permissions written
+    #: ``permission:level``, e.g. ``organization_self_hosted_runners:write``, ``administration:write``);
+    #: None = unknown.  Read by :mod:`graphkit.resolve.registration`.
+    scopes: list[str] | None = None
+    #: the GitHub owner (``org``) or repository (``owner/name``) the token or App installation acts on;
+    #: None = unknown (then the owners of the host's runners, ``possible``)
+    github_owner: str | None = None
 
 
 class CloudUser(Node):

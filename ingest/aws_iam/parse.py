@@ -42,8 +42,8 @@ from graphkit.limits import current, too_many
 from graphkit.iam import PolicyError, Statement, parse_policy
 from graphkit.ingestor import NotRecognised
 from graphkit.model import ids
-from ingest._yaml import Loader, check_depth, load_yaml, type_name
 from graphkit.redact import redact_policy_secrets
+from ingest._yaml import Loader, check_depth, load_yaml, type_name
 from ingest.aws_iam.models import (ARN, PLACEHOLDER, ManagedPolicy, ParsedFile, PolicyFile, Principal, Provider,
                                    account_of)
 
