@@ -121,8 +121,8 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.CAN_REGISTER_RUNNER, True, {K.CREDENTIAL, K.SECRET},
               {K.ORGANIZATION, K.REPOSITORY, K.RUNNER_GROUP, K.JOB},
               "Credential can mint runner registration tokens and attach a new runner there (semantics §8; "
-              "graphkit.resolve.registration); cut by rotating the source (its kind's revocation)",
-              Lifetime.UNTIL_ROTATED, None, "source"),
+              "graphkit.resolve.registration); cut by rotating the source (a secret's edge: rotate_secret)",
+              Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL, "source"),
         _spec(EdgeKind.GROUP_RECEIVES_JOB, True, {K.RUNNER_GROUP}, {K.JOB},
               "A runner attached to the group (any labels) would receive the job's future runs",
               Lifetime.UNTIL_REVOKED, R.RESTRICT_RUNNER_GROUP, "source"),

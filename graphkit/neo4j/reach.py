@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphkit.errors import UnknownNodeError
 from graphkit.graph import Graph
-from graphkit.model import NODE_TYPES, NodeKind, ids
+from graphkit.model import EDGE_SPECS, NODE_TYPES, NodeKind, ids
 from graphkit.neo4j.statements import (
     SYNC_ID, SYNC_LABEL, TRAVERSABLE, edge_from_props, kind_of_label, label_of, node_from_props, rel_type_of,
 )
@@ -118,14 +118,16 @@ def reached_subgraph(driver: "neo4j.Driver", sources: str | Iterable[str], *, da
             g.update(nodes=_fetch_nodes(session, kind, ids))
         seen = set(items)
         pending_edges: list[Any] = []
+        # source-only kinds (persists_on) are stored traversable: false and followed from the sources alone
+        first = sorted(rel_type_of(k) for k, spec in EDGE_SPECS.items() if spec.source_only)
         while frontier:
             found: dict[NodeKind, list[str]] = defaultdict(list)
             for kind, ids in frontier.items():
                 for i in range(0, len(ids), batch_size):
                     q = (f"UNWIND $ids AS i MATCH (a:{label_of(kind)} {{id: i}})-[r]->(b) "
-                         f"WHERE r.{TRAVERSABLE} = true "
+                         f"WHERE r.{TRAVERSABLE} = true OR type(r) IN $first "
                          "RETURN a.id AS source, b.id AS target, labels(b) AS labels, properties(r) AS p")
-                    for rec in session.run(q, ids=ids[i:i + batch_size]):
+                    for rec in session.run(q, ids=ids[i:i + batch_size], first=first):
                         pending_edges.append(edge_from_props(rec["source"], rec["target"], rec["p"]))
                         t = rec["target"]
                         if t not in seen:
@@ -137,7 +139,7 @@ def reached_subgraph(driver: "neo4j.Driver", sources: str | Iterable[str], *, da
             for kind, ids in found.items():
                 for i in range(0, len(ids), batch_size):
                     g.update(nodes=_fetch_nodes(session, kind, ids[i:i + batch_size]))
-            frontier = found
+            frontier, first = found, []
         g.update(edges=[e for e in pending_edges if e.target in g])
     return g
 

@@ -47,7 +47,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from graphkit.hosted import is_self_hosted
-from graphkit.model import (Confidence, Credential, Edge, EdgeKind, Evidence, Job, NodeKind, RunnerGroup, ids)
+from graphkit.model import (Confidence, Credential, Edge, EdgeKind, Evidence, Job, NodeKind, RevocationAction,
+                            RunnerGroup, ids)
 from graphkit.model.ids import owner_key, repo_key
 from graphkit.resolve.context import C, P, Context, context_owner, context_repo, weakest
 from graphkit.resolve.routing import group_access
@@ -109,6 +110,9 @@ def _stated(ctx: Context) -> list[_Registrar]:
     """``CAN_REGISTER_RUNNER`` edges a source made to an organization or repository."""
     out = []
     for e in list(ctx.graph.edges(EdgeKind.CAN_REGISTER_RUNNER)):
+        action = _rotation(ctx, e.source)
+        if e.revoked_by is not action:  # a step rule's grant (secret -> org) is cut by rotating the secret
+            ctx.graph.nx.edges[e.source, e.target, e.nx_key]["edge"] = e.model_copy(update={"revoked_by": action})
         parsed = ids.parse(e.target)
         if parsed.kind is NodeKind.ORGANIZATION:
             out.append(_Registrar(e.source, owner_key(parsed.parts["owner"]), e.confidence, list(e.evidence)))
@@ -155,10 +159,15 @@ def _group_jobs(ctx: Context, group: RunnerGroup, jobs: list[Job]) -> None:
                                 evidence=[*group.evidence[:1], *job.evidence[:1]], confidence=weakest(want, access)))
 
 
+def _rotation(ctx: Context, source: str) -> RevocationAction:
+    """What cuts a registrar's edges: its own kind's revocation (rotate a secret, rotate an on-disk credential)."""
+    return ctx.graph.node(source).spec.revoked_by or RevocationAction.ROTATE_CREDENTIAL
+
+
 def _edge(ctx: Context, reg: _Registrar, target: str, conf: Confidence) -> None:
     ctx.graph.add_edge(Edge(kind=EdgeKind.CAN_REGISTER_RUNNER, source=reg.source, target=target,
                             evidence=reg.evidence, confidence=weakest(reg.confidence, conf),
-                            props={"scope": reg.scope}))
+                            revoked_by=_rotation(ctx, reg.source), props={"scope": reg.scope}))
 
 
 def link_registration(ctx: Context, jobs: list[Job]) -> None:
