@@ -36,8 +36,8 @@ from typing import Literal
 from graphkit.analysis import RevocationPlan, RevocationStep
 from graphkit.analysis.timeline import TokenStatus
 from graphkit.graph import Graph
-from graphkit.model import (Cache, CloudRole, CloudSecret, CloudUser, Credential, Host, Node, RevocationAction, Runner,
-                            RunnerGroup, Secret, ids)
+from graphkit.model import (Cache, CloudRole, CloudSecret, CloudUser, Credential, EdgeKind, Host, Node,
+                            RevocationAction, Runner, RunnerGroup, Secret, ids)
 
 __all__ = ["Action", "runbook_markdown", "runbook_script", "step_actions"]
 
@@ -147,6 +147,7 @@ def _rotate_secret(node: Node, graph: Graph) -> list[Action]:
                        "https://cli.github.com/manual/gh_secret_set", "manual")]
     return [Action(f"Revoke {node.secret_name} at its issuer and issue a new value", "https://docs.github.com/en/"
                    "actions/security-for-github-actions/security-guides/using-secrets-in-github-actions", "manual"),
+            *_registered_meanwhile(node, graph),
             Action(f"Store the new value of {node.secret_name} (gh prompts for it; never on the command line)",
                    "https://cli.github.com/manual/gh_secret_set", "api",
                    _cmd("gh", "secret", "set", node.secret_name, *_secret_scope(node)))]
@@ -168,18 +169,21 @@ _ISSUER = {
 }
 
 
+def _registered_meanwhile(node: Node, graph: Graph) -> list[Action]:
+    """For a registrar (``can_register_runner``): list the runners it may have registered since the compromise."""
+    scopes = sorted({e.props["scope"] for e in graph.out_edges(node.id)
+                     if e.kind is EdgeKind.CAN_REGISTER_RUNNER and e.props.get("scope")})
+    return [Action(f"List the runners of {scope} and remove any registered since the compromise", _GH, "api",
+                   _cmd("gh", "api", "--paginate", _runner_api(scope), "--jq",
+                        ".runners[] | [.id, .name, .status] | @tsv")) for scope in scopes]
+
+
 def _rotate_credential(node: Node, graph: Graph) -> list[Action]:
     if not isinstance(node, Credential):
         return [Action(f"Rotate {node.name} at its issuer", _HARDEN, "manual")]
     text, doc = _ISSUER.get(node.credential_type, (f"Rotate the {node.credential_type} credential at its issuer",
                                                     _HARDEN))
-    out = [Action(text, doc, "manual")]
-    owners = sorted({e.props.get("scope") for e in graph.out_edges(node.id) if e.kind.value == "can_register_runner"
-                     and e.props.get("scope")})
-    for scope in owners:  # a registrar: list what it may have registered meanwhile
-        out.append(Action(f"List the runners of {scope} and remove any registered since the compromise",
-                          _GH, "api", _cmd("gh", "api", "--paginate", _runner_api(scope), "--jq",
-                                           ".runners[] | [.id, .name, .status] | @tsv")))
+    out = [Action(text, doc, "manual"), *_registered_meanwhile(node, graph)]
     out.append(Action(f"Delete {node.path} (the copy an attacker took stays valid until the rotation above)",
                       _HARDEN, "host", _cmd("sudo", "shred", "-u", "--", node.path), node.host))
     return out
