@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
-from graphkit.model import (DeploymentTarget, EdgeKind, Evidence, GitHubToken, Job, OIDCIdentity, Organization,
+from graphkit.model import (Confidence, DeploymentTarget, EdgeKind, Evidence, GitHubToken, Job, OIDCIdentity, Organization,
                             Repository, Workflow, ids, repo_key, secret_key)
 from graphkit.oidc import default_subjects
 
@@ -139,26 +139,23 @@ class _Builder:
         """Instantiate every workflow that runs on its own.
 
         A workflow triggered only by ``workflow_call`` runs as instances under
-        its callers; when no ingested workflow calls it, it is instantiated
-        once for an unknown caller (inputs: defaults, as ``possible``;
-        secrets: its own repository's).
+        its callers, and once more for an unknown caller, whether ingested
+        workflows call it or not: workflows of other repositories may call it
+        when its repository is public or shares its workflows
+        (https://docs.github.com/en/actions/how-tos/reuse-automations/reuse-workflows#access-to-reusable-workflows),
+        which no workflow file tells.  That instance is ``possible``: its
+        runner candidates are, its inputs are the defaults (``possible``), and
+        the secrets it reads are named as it declares them (the resolver
+        links them as ``possible``, never as missing).
         """
-        called = set()
         for key, wf in list(self.workflows.items()):
             try:
                 self.workflow(wf)
             except ids.IdError as exc:
                 self.problems.append(InputError(wf.file, "", f"{exc}; workflow skipped"))
                 del self.workflows[key]
-                continue
-            for jd in wf.jobs.values():
-                if jd.uses:
-                    owner_repo, path, _ = _uses_target(jd.uses)
-                    called.add((repo_key(owner_repo or wf.repository), path))
         for key, wf in self.workflows.items():
             standalone = bool(set(wf.triggers) - {"workflow_call"})
-            if not standalone and key in called:
-                continue
             inputs = None if standalone else {n.lower(): (None if d is None else [Val(d, False)])
                                               for n, d in wf.call_inputs.items()}
             self.instance(wf, _Call(top=wf, chain=(key,), inputs=inputs, unknown_caller=not standalone,
@@ -205,8 +202,10 @@ class _Builder:
                          identity=f"github.com/{repo_key(wf.repository)}/{wf.file}")
         refs, all_ev = secret_refs(wf, jd, src, call.secrets)
         runs_on, unresolved = runs_on_candidates(jd.runs_on, matrix, ctx, src.ev(f"{path}.runs-on", jd.runs_on))
-        if call.unknown_caller and "inputs" in json.dumps(jsonable(jd.runs_on)):
-            unresolved = unresolved or src.ev(f"{path}.runs-on", f"{jd.runs_on} (input of an unknown caller)")
+        if call.unknown_caller:  # the instance for a caller we do not know: every route is possible
+            runs_on = [c.model_copy(update={"confidence": Confidence.POSSIBLE}) for c in runs_on]
+            if "inputs" in json.dumps(jsonable(jd.runs_on)):
+                unresolved = unresolved or src.ev(f"{path}.runs-on", f"{jd.runs_on} (input of an unknown caller)")
         self._steps(jd.steps, src, ctx, state, {}, depth=0, seen=())
         self._environments(jid, top_repo, env_names, src, src.ev(f"{path}.environment", jd.environment))
         if jd.uses:
@@ -262,7 +261,9 @@ class _Builder:
             id=ids.oidc_identity(jid), name=f"OIDC of {jd.key}", repository=top_repo,
             subjects=default_subjects(top_repo, call.top.triggers, environment),
             job_workflow_ref=call.job_workflow_ref, evidence=[ev]))
-        self.out.edge(EdgeKind.MINTS_OIDC, jid, oidc_id, self.out.nodes[oidc_id].evidence[0])
+        # for an unknown caller, minting depends on that caller granting id-token: write
+        self.out.edge(EdgeKind.MINTS_OIDC, jid, oidc_id, self.out.nodes[oidc_id].evidence[0],
+                      possible=call.unknown_caller)
         return oidc_id
 
     def _environments(self, jid: str, top_repo: str, names: list[Val], src: Src, ev: Evidence) -> None:
