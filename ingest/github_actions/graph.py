@@ -14,7 +14,11 @@ What a workflow file becomes:
   it passes; a callee not among the files is an inferred workflow and leaves
   the caller ``runs_on_unresolved`` (its jobs run somewhere);
 - a step that uses a local or ingested composite action runs the action's
-  steps in the job, with the inputs it passes.
+  steps in the job, with the inputs it passes;
+- a reusable workflow is also instantiated once for callers outside the
+  ingested files (``possible``), and a run GitHub refuses (a called job asking
+  for more permissions than its caller grants, a call without a required
+  input or secret) adds no job at all: a problem naming the calling job.
 
 Not produced here: Secret nodes and runner links; the resolver
 (:mod:`graphkit.resolve`) makes them from ``Job.secret_refs``,
@@ -464,8 +468,9 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
     IngestResult
         ``graph`` and ``problems``: the ``problems`` of every file, then
         values no id can hold (a repository that is not ``owner/name``, a job
-        key with ``#``...: that part is skipped), reusable workflow cycles and
-        depth overflow.  ``items`` is 0.
+        key with ``#``...: that part is skipped), reusable workflow cycles,
+        depth overflow, and runs GitHub refuses (their jobs are left out).
+        ``items`` is 0.
     """
     b = _Builder(files, max_levels)
     for name in repositories:
