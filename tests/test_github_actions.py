@@ -765,17 +765,31 @@ jobs:
     ("true: push\njobs: {a: {runs-on: x}}\n", "true", "GitHub reads only `on`"),
     ("yes: push\njobs: {a: {runs-on: x}}\n", "yes", "GitHub reads only `on`"),
     # id-token accepts write|none (https://docs.github.com/en/actions/reference/workflows-and-actions/
-    # workflow-syntax#permissions); a bad job-level value refuses the whole file, not one job
+    # workflow-syntax#permissions); at workflow level the whole file goes
     ("on: push\npermissions: {id-token: read}\njobs: {a: {runs-on: x}}\n", "permissions.id-token",
-     "invalid permission level 'read' for id-token"),
-    ("on: push\njobs:\n  a: {runs-on: x}\n  b:\n    runs-on: x\n    permissions: {models: write}\n",
-     "jobs.b.permissions.models", "GitHub accepts read|none"),
+     "invalid permission level 'read' for id-token (GitHub accepts write|none)"),
 ])
 def test_workflows_github_refuses_are_problems_with_place(text, place, reason):
     with pytest.raises(InputError) as info:
         parse_workflow(text, file=".github/workflows/bad.yml", repository="acme/app")
     assert (info.value.place, reason in info.value.reason) == (place, True)
     assert re.search(r"\(line \d+\)$", info.value.reason)
+
+
+def test_job_permission_level_github_rejects_skips_that_job():
+    """A job-level ``id-token: read``/``models: write``: the job gets no node and no edge (a problem with its
+    place); as for any malformed job, the other jobs are kept (tests/test_ingest_robustness.py)."""
+    text = ("on: push\njobs:\n  a: {runs-on: x}\n  b:\n    runs-on: x\n    permissions: {id-token: read}\n"
+            "  c:\n    runs-on: x\n    permissions: {models: write, contents: '${{ secrets.X }}'}\n")
+    parsed = parse_workflow(text, file=".github/workflows/ci.yml", repository="acme/app")
+    assert list(parsed.jobs) == ["a"]
+    assert [(p.place, p.reason) for p in parsed.problems] == [
+        ("jobs.b.permissions.id-token", "invalid permission level 'read' for id-token (GitHub accepts write|none); "
+                                        "job skipped (line 6)"),
+        ("jobs.c.permissions.models", "invalid permission level 'write' for models (GitHub accepts read|none); "
+                                      "job skipped (line 9)")]
+    bad = parse_workflow(text.replace("models: write, ", ""), file="w.yml", repository="acme/app").problems[1]
+    assert "secrets" not in bad.reason and "of type str" in bad.reason  # a value that is no level is not quoted
 
 
 def test_trigger_key_on_is_read_quoted_or_not():
