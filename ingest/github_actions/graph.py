@@ -130,6 +130,18 @@ class _Builder:
         self.out.edge(EdgeKind.OWNS, oid, rid, ev)
         return rid
 
+    def literal_credentials(self, files: Sequence[WorkflowFile | ActionFile]) -> None:
+        """Credentials written in the files, on their repository (finding ``literal-credential-in-workflow``)."""
+        for f in files:
+            if f.literal_credentials:
+                try:
+                    rid = self.repository(f.repository, f.literal_credentials[0].evidence)
+                except ids.IdError:
+                    continue  # reported with the file's workflows
+                self.out.node(Repository(id=rid, name=f.repository, full_name=f.repository,
+                                         literal_credentials=list(f.literal_credentials),
+                                         evidence=[f.literal_credentials[0].evidence]))
+
     def workflow(self, wf: WorkflowFile) -> None:
         """Add the workflow (and its repository); raises :class:`ids.IdError` before adding anything."""
         ev = Src(wf.file, wf.repository, wf.lines).ev("", wf.name)
@@ -219,7 +231,8 @@ class _Builder:
                   workflow_path=wf.file, job_key=jd.key, secrets_repository=top_repo, runs_on=runs_on,
                   runs_on_unresolved=unresolved, environment=environment, secret_refs=refs,
                   secret_grants=state.grants, all_secrets=all_ev, permissions=perms,
-                  permissions_source=perm_source, caller=call.caller_id, evidence=[src.ev(path, jd.name)])
+                  permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
+                  evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
         self._token(job, src.ev(f"{path}.permissions" if jd.permissions is not None else
@@ -486,5 +499,6 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
             except ids.IdError as exc:
                 b.problems.append(InputError(f.file, "", f"{exc}; action skipped"))
     b.run()
+    b.literal_credentials(files)
     parse_problems = [p for f in files for p in f.problems]  # skipped jobs/steps: incomplete, say so
     return IngestResult(graph=b.out, problems=parse_problems + b.problems)

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphkit.errors import InputError
+from graphkit.model import LiteralCredential, Trigger
 
 __all__ = ["ActionFile", "JobDef", "Step", "WorkflowFile", "jsonable", "scalar_text"]
 
@@ -79,6 +80,8 @@ class WorkflowFile(BaseModel):
     file: str
     name: str | None = None
     triggers: dict[str, Any] = Field(default_factory=dict)
+    #: the same events typed, with filters and evidence (:mod:`.triggers`)
+    events: tuple[Trigger, ...] = ()
     permissions: dict[str, str] | None = None
     env: dict[str, Any] = Field(default_factory=dict)
     jobs: dict[str, JobDef] = Field(default_factory=dict)
@@ -90,6 +93,8 @@ class WorkflowFile(BaseModel):
     lines: dict[str, int] = Field(default_factory=dict)
     #: what was skipped while parsing (a job, a step, ``steps``) or left unresolved (``runs-on``)
     problems: tuple[InputError, ...] = ()
+    #: credentials written literally in the file (:func:`graphkit.redact.find_credentials`; values not kept)
+    literal_credentials: tuple[LiteralCredential, ...] = ()
 
     @property
     def reusable(self) -> bool:
@@ -111,6 +116,8 @@ class ActionFile(BaseModel):
     lines: dict[str, int] = Field(default_factory=dict)
     #: malformed steps skipped while parsing
     problems: tuple[InputError, ...] = ()
+    #: credentials written literally in the file (:func:`graphkit.redact.find_credentials`; values not kept)
+    literal_credentials: tuple[LiteralCredential, ...] = ()
 
     @property
     def directory(self) -> str:

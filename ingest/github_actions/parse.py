@@ -18,8 +18,10 @@ from typing import Any
 from graphkit.errors import InputError
 from ingest._yaml import join_path, load_yaml, type_name
 
+from .evidence import Src
 from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_text
 from .permissions import parse_permissions
+from .triggers import parse_triggers
 
 __all__ = ["InvalidWorkflow", "parse_action", "parse_workflow"]
 
@@ -245,7 +247,7 @@ def _workflow(data: Any, lines: dict[str, int], file: str, repository: str) -> W
     triggers = _triggers(on, file)
     jobs = _mapping(doc.get("jobs"), file, "jobs", optional=False)
     perms = doc.get("permissions")
-    problems: list[InputError] = []
+    events, problems = parse_triggers(on, Src(file, repository, lines))  # typed events (sem-route)
     job_defs: dict[str, JobDef] = {}
     for k, v in jobs.items():
         try:
@@ -253,7 +255,7 @@ def _workflow(data: Any, lines: dict[str, int], file: str, repository: str) -> W
         except InputError as exc:  # one bad job never costs the others
             problems.append(_skipped(exc, "job skipped"))
     return WorkflowFile(repository=repository, file=file, name=_opt_str(doc.get("name"), file, "name"),
-                        triggers=triggers,
+                        triggers=triggers, events=events,
                         permissions=None if perms is None else parse_permissions(perms, file=file, path="permissions"),
                         env=_env(doc.get("env"), file, "env"), jobs=job_defs, call_inputs=_call_inputs(triggers),
                         required_inputs=_required_inputs(triggers), call_secrets=_call_secrets(triggers),

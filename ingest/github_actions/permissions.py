@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from graphkit.errors import InputError
-from ingest._yaml import join_path
+from ingest._yaml import join_path, type_name
 
 __all__ = [
     "LEVEL", "NON_REPO_WRITE_SCOPES", "PERMISSION_SCOPES", "effective_permissions", "parse_permissions",
@@ -71,7 +71,7 @@ def parse_permissions(raw: Any, *, file: str, path: str) -> dict[str, str]:
     if isinstance(raw, dict):
         for scope, level in raw.items():
             allowed = _ALLOWED_LEVELS.get(str(scope), tuple(_LEVEL))
-            if level not in allowed:
+            if not isinstance(level, str) or level not in allowed:  # a list or mapping is refused too
                 # a level is a short word; anything else is not quoted (it could be a pasted secret)
                 shown = repr(level) if isinstance(level, str) and re.fullmatch(r"[A-Za-z-]{1,16}", level) else (
                     "of type " + type(level).__name__)
@@ -79,7 +79,13 @@ def parse_permissions(raw: Any, *, file: str, path: str) -> dict[str, str]:
                 raise InputError(file, join_path(path, str(scope)), f"invalid permission level {shown}{restricted}")
             base[str(scope)] = level
         return base
-    raise InputError(file, path, f"permissions must be read-all, write-all or a mapping, got {raw!r}")
+    raise InputError(file, path, f"permissions must be read-all, write-all or a mapping, got {_shown(raw)}")
+
+
+def _shown(value: Any) -> str:
+    """A short string as written, anything else by its type (errors never echo long values: they could be
+    secrets)."""
+    return repr(value) if isinstance(value, str) and len(value) <= 20 else f"a {type_name(value)}"
 
 
 def effective_permissions(workflow: dict[str, str] | None, job: dict[str, str] | None,
