@@ -995,3 +995,18 @@ jobs:
     assert out(g, other, EdgeKind.READS_SECRET) == {"secret:acme/app:PUBLISH_TOKEN": Confidence.POSSIBLE}
     assert out(g, other, EdgeKind.MINTS_OIDC) == {ids.oidc_identity(other): Confidence.POSSIBLE}
     assert {c.confidence for c in job(g, other).runs_on} == {Confidence.POSSIBLE}
+
+
+def test_jobs_called_from_an_unknown_callers_run_are_possible_and_inherit_an_unknown_cap():
+    """In the run of a caller outside the ingested files, a nested call is capped by what that caller grants,
+    which no file tells: a nested job asking for ``id-token: write`` is not refused, and its routes are possible
+    (https://docs.github.com/en/actions/reference/workflows-and-actions/reusing-workflow-configurations
+    #access-and-permissions-for-nested-workflows)."""
+    middle = "on: workflow_call\njobs:\n  m: {uses: ./.github/workflows/leaf.yml}\n"
+    leaf = "on: workflow_call\njobs:\n  n: {runs-on: [self-hosted], permissions: {id-token: write}}\n"
+    g = graph_of(("acme/app", ".github/workflows/middle.yml", middle), ("acme/app", ".github/workflows/leaf.yml", leaf))
+    assert g.meta.problems == []
+    nested = job(g, ids.job("acme/app", ".github/workflows/leaf.yml", "n",
+                            caller=ids.job("acme/app", ".github/workflows/middle.yml", "m")))
+    assert {c.confidence for c in nested.runs_on} == {Confidence.POSSIBLE}
+    assert out(g, nested.id, EdgeKind.MINTS_OIDC) == {ids.oidc_identity(nested.id): Confidence.POSSIBLE}

@@ -76,12 +76,20 @@ def _all_complete(ctx: Context, repo_full: str, env: str | None) -> bool:
 
 
 def _unknown_caller(ctx: Context, job: Job) -> bool:
-    """True for the instance of a reusable workflow (``on: workflow_call`` only) made for a caller outside the
-    ingested files: the secrets it reads are what that caller passes, so its reads are only ``possible``."""
-    if job.caller is not None:
+    """True for a job of the run of a caller outside the ingested files: the instance of a reusable workflow
+    (``on: workflow_call`` only) with no caller, or a job it calls.  What such a job reads is what that caller
+    passes, so its reads are only ``possible``."""
+    top: Job | None = job
+    while top is not None and top.caller is not None:
+        try:
+            node = ctx.graph.node(top.caller)
+        except GraphkitError:
+            return False
+        top = node if isinstance(node, Job) else None
+    if top is None:
         return False
     try:
-        wf = ctx.graph.node(ids.workflow(job.repository, job.workflow_path))
+        wf = ctx.graph.node(ids.workflow(top.repository, top.workflow_path))
     except (ids.IdError, GraphkitError):
         return False
     return isinstance(wf, Workflow) and wf.reusable and set(wf.triggers) <= {"workflow_call"}
@@ -90,7 +98,8 @@ def _unknown_caller(ctx: Context, job: Job) -> bool:
 def _missing(ctx: Context, job: Job, name: str) -> bool:
     """True when ``name`` certainly names no secret the job can read (every deciding list is complete)."""
     repo_full = context_repo(job)
-    return (not _unknown_caller(ctx, job) and _STORED_NAME.fullmatch(name.strip()) is not None and _all_complete(ctx, repo_full, job.environment)
+    return (not _unknown_caller(ctx, job) and _STORED_NAME.fullmatch(name.strip()) is not None
+            and _all_complete(ctx, repo_full, job.environment)
             and _lookup(ctx, repo_full, job.environment, name)[0] is None)
 
 

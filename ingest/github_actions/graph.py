@@ -79,6 +79,8 @@ class _Call:
     job_workflow_ref: str | None = None
     #: a reusable workflow no ingested workflow calls: its inputs come from an unknown caller
     unknown_caller: bool = False
+    #: the run is that of a caller outside the ingested files (this level or above): everything is possible
+    unknown_top: bool = False
 
 
 def _uses_target(uses: str) -> tuple[str | None, str, str | None]:
@@ -175,6 +177,7 @@ class _Builder:
             inputs = None if standalone else {n.lower(): (None if d is None else [Val(d, False)])
                                               for n, d in wf.call_inputs.items()}
             self.instance(wf, _Call(top=wf, chain=(key,), inputs=inputs, unknown_caller=not standalone,
+                                    unknown_top=not standalone,
                                     secrets=SecretMap(any_name=not standalone)))
 
     def instance(self, wf: WorkflowFile, call: _Call) -> None:
@@ -218,7 +221,7 @@ class _Builder:
                          identity=f"github.com/{repo_key(wf.repository)}/{wf.file}")
         refs, all_ev = secret_refs(wf, jd, src, call.secrets)
         runs_on, unresolved = runs_on_candidates(jd.runs_on, matrix, ctx, src.ev(f"{path}.runs-on", jd.runs_on))
-        if call.unknown_caller:  # the instance for a caller we do not know: every route is possible
+        if call.unknown_top:  # the run of a caller we do not know: every route is possible
             runs_on = [c.model_copy(update={"confidence": Confidence.POSSIBLE}) for c in runs_on]
             if "inputs" in json.dumps(jsonable(jd.runs_on)):
                 unresolved = unresolved or src.ev(f"{path}.runs-on", f"{jd.runs_on} (input of an unknown caller)")
@@ -280,7 +283,7 @@ class _Builder:
             job_workflow_ref=call.job_workflow_ref, evidence=[ev]))
         # for an unknown caller, minting depends on that caller granting id-token: write
         self.out.edge(EdgeKind.MINTS_OIDC, jid, oidc_id, self.out.nodes[oidc_id].evidence[0],
-                      possible=call.unknown_caller)
+                      possible=call.unknown_top)
         return oidc_id
 
     def _environments(self, jid: str, top_repo: str, names: list[Val], src: Src, ev: Evidence) -> None:
@@ -345,7 +348,7 @@ class _Builder:
                                                                                    f"{path}.secrets")
         sub = _Call(top=call.top, chain=call.chain + (key,), caller_id=jid,
                     inputs=self._call_inputs(callee, jd, ctx), secrets=smap, **self._cap(wf, jd, call, perms, src),
-                    call_ev=ev,
+                    call_ev=ev, unknown_top=call.unknown_top,
                     job_workflow_ref=f"{callee.repository}/{callee.file}@{ref or '*'}")
         for cjd in callee.jobs.values():
             self.job(callee, cjd, sub)
@@ -355,6 +358,8 @@ class _Builder:
     def _cap(wf: WorkflowFile, jd: JobDef, call: _Call, perms: tuple[dict[str, str], str], src: Src) -> dict:
         """The permission cap a calling job passes (its effective permissions) and where it is decided."""
         levels, source = perms
+        if source == "default" and call.unknown_top:  # no block up to a caller we do not know: cap unknown
+            return {"cap": None, "cap_ev": None, "default_cap": False}
         if source == "default":
             return {"cap": None, "cap_ev": src.ev(f"jobs.{jd.key}", "default token permissions"),
                     "default_cap": True}
