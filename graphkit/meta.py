@@ -80,6 +80,8 @@ class ResolveSummary(_Meta):
     unknown_secrets: list[str] = Field(default_factory=list)
     dangling_grants: list[str] = Field(default_factory=list)
     unrouted_candidates: list[str] = Field(default_factory=list)
+    #: ``job -> environment`` pairs whose deployment branch policy no ref of the job passes
+    environments_denied: list[str] = Field(default_factory=list)
 
 
 class CloudSummary(_Meta):

@@ -577,3 +577,88 @@ def test_secrets_complete_ids_are_read_by_their_constructors():
     resolve(g)
     assert "secret:all:acme/app" not in g
     assert (j.id, "secret:env:acme/app:production:TOKEN", "certain") in reads(g)
+
+
+# --------------------------------------------------------------------------- environment branch policies
+
+
+POLICY_INVENTORY = """
+schema: graphkit.runner-inventory/v1
+organizations: [{name: acme}]
+repositories:
+  - full_name: acme/app
+    visibility: private
+    default_branch: main
+    protected_branches: [main, 'release/*']
+    secrets: []
+    secrets_complete: true
+    environments:
+      - name: production
+        secrets: [DEPLOY_KEY]
+        secrets_complete: true
+        deployment_branch_policy:
+          protected_branches: false
+          custom_branch_policies: true
+          branch_policies: [{name: main}, {name: 'v*', type: tag}]
+      - name: staging
+        secrets: [STAGING_KEY]
+        secrets_complete: true
+        deployment_branch_policy: {protected_branches: true, custom_branch_policies: false}
+      - name: sandbox
+        secrets: [SANDBOX_KEY]
+        secrets_complete: true
+"""
+
+POLICY_WORKFLOWS = {
+    "main.yml": ("on:\n  push:\n    branches: [main]\n", "production", "DEPLOY_KEY"),
+    "dispatch.yml": ("on:\n  push:\n    branches: [main]\n  workflow_dispatch:\n", "production", "DEPLOY_KEY"),
+    "only-dispatch.yml": ("on: workflow_dispatch\n", "production", "DEPLOY_KEY"),
+    "tags.yml": ("on:\n  push:\n    tags: ['v*']\n", "production", "DEPLOY_KEY"),
+    "feature.yml": ("on:\n  push:\n    branches: ['feature/**']\n", "production", "DEPLOY_KEY"),
+    "pr.yml": ("on: pull_request\n", "production", "DEPLOY_KEY"),
+    "release.yml": ("on:\n  push:\n    branches: ['release/**']\n", "staging", "STAGING_KEY"),
+    "release-tag.yml": ("on:\n  push:\n    tags: ['release/*']\n", "staging", "STAGING_KEY"),
+    "nightly.yml": ("on:\n  schedule: [{cron: '0 0 * * *'}]\n", "staging", "STAGING_KEY"),
+    "sandbox.yml": ("on:\n  push:\n    tags: ['x*']\n", "sandbox", "SANDBOX_KEY"),
+}
+
+
+def test_environment_branch_policies_decide_per_ref(tmp_path):
+    """GitHub docs "Deployments and environments", deployment branches and tags
+    (https://docs.github.com/en/actions/reference/workflows-and-actions/deployments-and-environments#deployment-branches-and-tags):
+    selected branch/tag name patterns, protected branches only (tags never deploy: changelog 2023-08-10), no
+    restriction; (dated 2025-12-08) pull_request jobs are evaluated on refs/pull/N/merge."""
+    from graphkit.build import build_graph
+
+    inv = tmp_path / "inventory.yaml"
+    inv.write_text(POLICY_INVENTORY.lstrip())
+    wfdir = tmp_path / "acme__app" / ".github" / "workflows"
+    wfdir.mkdir(parents=True)
+    for name, (on, env, key) in POLICY_WORKFLOWS.items():
+        (wfdir / name).write_text(on + f"jobs:\n  d:\n    runs-on: ubuntu-latest\n    environment: {env}\n"
+                                  f"    steps:\n      - run: deploy\n        env:\n"
+                                  f"          K: ${{{{ secrets.{key} }}}}\n")
+    res = build_graph({"github-actions": [tmp_path / "acme__app"], "runners": [inv]})
+    assert res.problems == []
+    g = res.graph
+
+    def jid(name: str) -> str:
+        return ids.job("acme/app", f".github/workflows/{name}", "d")
+
+    deploys = {e.source: e.confidence.value for e in g.edges(EdgeKind.DEPLOYS_TO)}
+    secrets = {e.source: e.confidence.value for e in g.edges(EdgeKind.READS_SECRET)}
+    # certain when every ref of some event passes (the runs of that event reach it), possible when some ref may
+    expected = {"main.yml": "certain", "dispatch.yml": "certain", "only-dispatch.yml": "possible",
+                "tags.yml": "certain", "pr.yml": "possible",
+                "release.yml": "possible", "nightly.yml": "certain", "sandbox.yml": "certain"}
+    assert deploys == {jid(n): c for n, c in expected.items()}
+    assert secrets == deploys  # the environment's secret follows the same decision
+    assert g.meta.resolve.environments_denied == sorted([
+        f"{jid('feature.yml')} -> target:environment:acme/app:production",
+        f"{jid('release-tag.yml')} -> target:environment:acme/app:staging"])
+    policy = g.node("target:environment:acme/app:production").branch_policy
+    assert (policy.branches, policy.tags) == (("main",), ("v*",))
+    before = (sorted(deploys.items()), sorted(secrets.items()))
+    resolve(g)  # idempotent
+    assert before == (sorted((e.source, e.confidence.value) for e in g.edges(EdgeKind.DEPLOYS_TO)),
+                      sorted((e.source, e.confidence.value) for e in g.edges(EdgeKind.READS_SECRET)))

@@ -23,8 +23,9 @@ from graphkit.model.enums import (CRITICALITY_WEIGHT, LIFETIME_SECONDS, REVOCATI
 from graphkit.model.evidence import Evidence, merge_evidence
 from graphkit.model.ids import repo_key, secret_key
 from graphkit.model.node import MergeRule, Node, NodeSpec
-from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, Cache, CloudAccount, CloudGroup,
-                                  CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential, DeploymentTarget,
+from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, BranchPolicy, Cache,
+                                  CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential,
+                                  DeploymentTarget,
                                   GitHubToken, Host, Job, OIDCIdentity, OIDCProvider, Organization, Repository,
                                   Runner, RunnerGroup, RunnerRegistration, RunsOnCandidate, Secret, SecretGrant,
                                   SecretRef, SigningKey, Trigger, Workflow, node_kind)
@@ -37,6 +38,7 @@ __all__ = [
     "Host", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
     "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
     "CloudRole",
-    "SigningKey", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup", "CloudPolicy",
+    "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",
+    "CloudPolicy",
     "OIDCProvider", "CloudAccount", "CloudSecret",
 ]

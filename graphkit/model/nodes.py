@@ -13,7 +13,8 @@ from graphkit.model.node import MergeRule, Node, NodeSpec
 
 __all__ = ["Host", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
            "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
-           "CloudRole", "SigningKey", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",
+           "CloudRole", "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser",
+           "CloudGroup",
            "CloudPolicy", "OIDCProvider", "CloudAccount", "CloudSecret", "NODE_TYPES", "AnyNode", "NODE_ADAPTER",
            "NODE_ID_FORMATS", "node_kind"]
 
@@ -133,6 +134,8 @@ class Repository(Node):
     full_name: str
     visibility: Literal["public", "private", "internal"] | None = None
     default_branch: str | None = None
+    #: name patterns of the protected branches (branch protection rules, rulesets); None = unknown
+    protected_branches: list[str] | None = None
 
 
 class Workflow(Node):
@@ -348,6 +351,23 @@ class SigningKey(Node):
     identifier: str
 
 
+class BranchPolicy(BaseModel):
+    """An environment's "Deployment branches and tags" rule (GitHub docs "Deployments and environments",
+    https://docs.github.com/en/actions/reference/workflows-and-actions/deployments-and-environments#deployment-branches-and-tags).
+
+    ``protected_branches``: "Protected branches only".  Otherwise "Selected
+    branches and tags": ``branches`` / ``tags`` name patterns (Ruby
+    ``File.fnmatch`` syntax); ``branches`` None when the list was not read.
+    Which jobs pass it: :func:`graphkit.refs.environment_access`.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    protected_branches: bool = False
+    branches: tuple[str, ...] | None = ()
+    tags: tuple[str, ...] = ()
+
+
 class DeploymentTarget(Node):
     """Where artifacts or deployments land.
 
@@ -363,6 +383,8 @@ class DeploymentTarget(Node):
                          "site", "other"]
     identifier: str
     production: Annotated[bool | None, MergeRule.ANY_TRUE] = None
+    #: environments: the deployment branch policy; None = no restriction or not known
+    branch_policy: BranchPolicy | None = None
 
 
 class Cache(Node):

@@ -69,6 +69,13 @@ all complete.  ``secret_grants`` add ``secret -> target`` edges of the grant's
 kind (lifetime ``until_rotated``), plus the ``READS_SECRET`` edge.
 ``GITHUB_TOKEN`` is the job's token (``HAS_TOKEN``), not a stored secret: skipped.
 
+Environment branch policies
+---------------------------
+A job reaches an environment (``deploys_to``) and its secrets only when its
+refs (:mod:`graphkit.refs`) pass the environment's deployment branch policy:
+``possible`` when some may, removed (``meta.resolve.environments_denied``)
+when none can (:mod:`~graphkit.resolve.environments`).
+
 Host caches (semantics §3 "Caches")
 -----------------------------------
 For every job a runner on a non-ephemeral host receives, every cache that host
@@ -114,6 +121,7 @@ from graphkit.meta import ResolveSummary
 from graphkit.model import Job, NodeKind
 from graphkit.resolve.caches import link_host_caches
 from graphkit.resolve.context import Context
+from graphkit.resolve.environments import apply_branch_policies
 from graphkit.resolve.routing import route, top_level_workflow
 from graphkit.resolve.secrets import link_secrets
 
@@ -158,6 +166,7 @@ def resolve(graph: Graph) -> None:
     jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)]
     route(ctx, jobs)
     link_secrets(ctx, jobs)
+    apply_branch_policies(ctx, jobs)
     link_host_caches(ctx)
     graph.meta.resolve = ResolveSummary(**{k: sorted(v) for k, v in ctx.summary.items()})
     from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)

@@ -24,7 +24,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 
 from graphkit.model import Lifetime, RunnerRegistration, ids
 
-__all__ = ["SCHEMA_ID", "CredentialGrant", "DeploymentBranchPolicy", "Environment", "HostCache", "HostCredential",
+__all__ = ["SCHEMA_ID", "BranchPolicyEntry", "CredentialGrant", "DeploymentBranchPolicy", "Environment", "HostCache",
+           "HostCredential",
            "HostEntry", "OIDCSubTemplate", "OrgSecret", "OrganizationEntry", "ProtectionRule", "RepositoryEntry",
            "RunnerEntry", "RunnerGroupEntry", "RunnerInventory", "RunnerLabel", "json_schema", "runner_id",
            "schema_text"]
@@ -139,11 +140,28 @@ class ProtectionRule(_Model):
     reviewers: list[str] | None = Field(None, description="User or team names (owner/team).")
 
 
+class BranchPolicyEntry(_Model):
+    """One "Selected branches and tags" name pattern
+    (``GET /repos/{owner}/{repo}/environments/{env}/deployment-branch-policies``)."""
+
+    name: str = Field(min_length=1, description="Name pattern (Ruby File.fnmatch syntax: `*` does not match `/`).")
+    type: Literal["branch", "tag"] = "branch"
+
+
 class DeploymentBranchPolicy(_Model):
-    """Which branches may deploy to an environment."""
+    """Which branches and tags may deploy to an environment (``deployment_branch_policy`` of
+    ``GET /repos/{owner}/{repo}/environments``; GitHub docs "Deployments and environments",
+    https://docs.github.com/en/actions/reference/workflows-and-actions/deployments-and-environments#deployment-branches-and-tags).
+
+    ``protected_branches``: only protected branches deploy.  ``custom_branch_policies``: only the names
+    matching ``branch_policies`` (null = the list was not read: any ref *may* pass).  Give no
+    ``deployment_branch_policy`` (null) for "No restriction".
+    """
 
     protected_branches: bool | None = None
     custom_branch_policies: bool | None = None
+    branch_policies: list[BranchPolicyEntry] | None = Field(
+        None, description="The selected branch and tag name patterns; null = not read.")
 
 
 class Environment(_Model):
@@ -164,6 +182,9 @@ class RepositoryEntry(_Model):
     id: int | None = None
     visibility: Literal["public", "private", "internal"] | None = None
     default_branch: str | None = None
+    protected_branches: list[str] | None = Field(
+        None, description="Name patterns of protected branches (branch protection rules and rulesets); "
+        "null = unknown.")
     secrets: list[_SecretName] | None = Field(None, description="Repository secret names; null = unknown.")
     secrets_complete: bool = Field(False, description="True when `secrets` lists every repository secret.")
     environments: list[Environment] | None = None

@@ -25,12 +25,12 @@ from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
 from graphkit.meta import InventoryFacts
-from graphkit.model import (Cache, Credential, DeploymentTarget, EdgeKind, Evidence, Host, Lifetime, Organization,
-                            Repository, Runner, RunnerGroup, Secret, ids)
+from graphkit.model import (BranchPolicy, Cache, Credential, DeploymentTarget, EdgeKind, Evidence, Host, Lifetime,
+                            Organization, Repository, Runner, RunnerGroup, Secret, ids)
 from ingest.runner_inventory.grants import GrantError, resolve_grant
-from ingest.runner_inventory.models import (Environment, HostCache, HostCredential, HostEntry, OrganizationEntry,
-                                            OrgSecret, RepositoryEntry, RunnerEntry, RunnerGroupEntry, RunnerInventory,
-                                            runner_id)
+from ingest.runner_inventory.models import (DeploymentBranchPolicy, Environment, HostCache, HostCredential,
+                                            HostEntry, OrganizationEntry, OrgSecret, RepositoryEntry, RunnerEntry,
+                                            RunnerGroupEntry, RunnerInventory, runner_id)
 from ingest.runner_inventory.parse import ParsedInventory
 
 __all__ = ["META_KEY", "file_graph", "merge_facts", "to_graph"]
@@ -129,7 +129,8 @@ def _repository(fg: _FileGraph, repo: RepositoryEntry, p: str) -> None:
     rk = ids.repo_key(repo.full_name)
     rid = fg.repo(repo.full_name, fg.ev(p))
     fg.graph.node(Repository(id=rid, name=repo.full_name, full_name=repo.full_name, visibility=repo.visibility,
-                             default_branch=repo.default_branch, evidence=[fg.ev(p)]))
+                             default_branch=repo.default_branch, protected_branches=repo.protected_branches,
+                             evidence=[fg.ev(p)]))
     if repo.secrets_complete and repo.secrets is not None:
         fg.complete.append(rid)
     if repo.oidc_sub_template is not None:
@@ -145,6 +146,20 @@ def _repository(fg: _FileGraph, repo: RepositoryEntry, p: str) -> None:
         _environment(fg, repo.full_name, env, f"{p}.environments[{j}]")
 
 
+def _branch_policy(policy: DeploymentBranchPolicy | None) -> BranchPolicy | None:
+    """The model of an environment's deployment branch policy; None for "No restriction" (or not given)."""
+    if policy is None:
+        return None
+    if policy.protected_branches:
+        return BranchPolicy(protected_branches=True)
+    if not (policy.custom_branch_policies or policy.branch_policies is not None):
+        return None
+    if policy.branch_policies is None:
+        return BranchPolicy(branches=None)
+    return BranchPolicy(branches=tuple(b.name for b in policy.branch_policies if b.type == "branch"),
+                        tags=tuple(b.name for b in policy.branch_policies if b.type == "tag"))
+
+
 def _environment(fg: _FileGraph, full_name: str, env: Environment, ep: str) -> None:
     """A deployment environment: ``production`` only when the inventory states it (the build classifies)."""
     rk = ids.repo_key(full_name)
@@ -153,6 +168,7 @@ def _environment(fg: _FileGraph, full_name: str, env: Environment, ep: str) -> N
     tid = fg.graph.node(DeploymentTarget(id=ids.environment(full_name, env.name),
                                          name=f"{full_name} environment {env.name}", target_type="environment",
                                          identifier=f"{rk}:{env.name}", production=env.production,
+                                         branch_policy=_branch_policy(env.deployment_branch_policy),
                                          evidence=[fg.ev(ep, detail)]))
     if env.secrets_complete and env.secrets is not None:
         fg.complete.append(tid)
