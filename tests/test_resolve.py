@@ -662,3 +662,45 @@ def test_environment_branch_policies_decide_per_ref(tmp_path):
     resolve(g)  # idempotent
     assert before == (sorted((e.source, e.confidence.value) for e in g.edges(EdgeKind.DEPLOYS_TO)),
                       sorted((e.source, e.confidence.value) for e in g.edges(EdgeKind.READS_SECRET)))
+
+
+# --------------------------------------------------------------------------- label patterns, complete runner lists
+
+
+def test_third_party_pool_label_patterns_and_queued_forever():
+    """A job runs on a runner with ALL its labels (routing precedence:
+    https://docs.github.com/en/actions/reference/runners/self-hosted-runners#routing-precedence-for-self-hosted-runners);
+    a pool registering runners with the job's labels answers to patterns; dynamic labels stay patterns."""
+    pool = runner("runs-on", ["runs-on"], label_patterns=["runner=*", "run-id=*"], ephemeral=True)
+    big = runner("big", ["linux-large"])
+    pooled = job("acme/app", "pooled", RunsOnCandidate(labels=("runs-on", "runner=4cpu-linux", "run-id=*"),
+                                                       dynamic=("run-id=*",), evidence=EV))
+    sized = job("acme/app", "sized", RunsOnCandidate(labels=("*-large",), dynamic=("*-large",), evidence=EV))
+    typo = job("acme/app", "typo", cand("linx"))
+    g = graph(repo("acme/app"), DEFAULT_ALL, pool, big, pooled, sized, typo,
+              meta={"runners_complete": ["Acme"]})
+    resolve(g)
+    assert receives_full(g) == {
+        (pool.id, pooled.id, "", "possible"),  # ephemeral: one future job
+        (big.id, sized.id, "", "possible"),  # "*-large" may or may not be "linux-large"
+        (pool.id, sized.id, "", "possible"),  # ... or "runner=x-large"
+    }
+    assert g.meta.resolve.queued_forever == [f"{typo.id} [linx]"]
+    assert g.meta.resolve.inferred_pools == []  # the runner list is complete: no invented pool
+    g2 = graph(repo("acme/app"), DEFAULT_ALL, pool, big, typo)  # not complete: an inferred pool as before
+    resolve(g2)
+    assert g2.meta.resolve.inferred_pools == ["runner:inferred:acme:linx+self-hosted"]
+    assert g2.meta.resolve.queued_forever == []
+
+
+def test_dynamic_runs_on_labels_from_the_workflow(tmp_path):
+    from ingest.github_actions import parse_workflow, to_graph
+
+    text = ("on: push\njobs:\n  a:\n    runs-on: [runs-on, runner=2cpu-linux-x64, 'run-id=${{ github.run_id }}']\n"
+            "  b:\n    runs-on: ${{ inputs.runner }}\n")
+    res = to_graph([parse_workflow(text, file=".github/workflows/ci.yml", repository="acme/app")])
+    jobs = {n.job_key: n for n in res.nodes if isinstance(n, Job)}
+    assert [(c.labels, c.dynamic) for c in jobs["a"].runs_on] == [
+        (("runs-on", "runner=2cpu-linux-x64", "run-id=*"), ("run-id=*",))]
+    assert jobs["a"].runs_on_unresolved is None
+    assert jobs["b"].runs_on == [] and jobs["b"].runs_on_unresolved is not None  # nothing literal: any runner

@@ -79,6 +79,9 @@ class Runner(Node):
                                         description="A self-hosted runner registration (or an inferred pool)")
     kind: Literal["runner"] = "runner"
     labels: Annotated[list[str], MergeRule.UNION] = Field(default_factory=list)
+    #: label patterns (``*`` any characters, case-insensitive) a runner or pool also answers to: third-party
+    #: pools that register a runner per job with the job's labels (``runner=*``, ``run-id=*``)
+    label_patterns: Annotated[list[str], MergeRule.UNION] = Field(default_factory=list)
     scope: str
     runner_group: str | None = None
     ephemeral: Annotated[bool | None, MergeRule.ANY_FALSE] = None
@@ -155,11 +158,15 @@ class RunsOnCandidate(BaseModel):
 
     ``labels`` as written (matching is case-insensitive); ``group`` from the
     ``{group, labels}`` form; ``matrix`` the matrix values of that instance.
+    ``dynamic``: the labels (also in ``labels``) with a part known only at run
+    time, written as patterns with ``*`` for that part (``run-id=*`` for
+    ``run-id=${{ github.run_id }}``).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     labels: tuple[str, ...]
+    dynamic: tuple[str, ...] = ()
     group: str | None = None
     matrix: dict[str, Any] | None = None
     confidence: Confidence = Confidence.CERTAIN

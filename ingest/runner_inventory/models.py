@@ -129,6 +129,9 @@ class OrganizationEntry(_Model):
     secrets: list[OrgSecret] | None = Field(None, description="Organization secrets; null = unknown.")
     secrets_complete: bool = Field(False, description="True when `secrets` lists every organization secret.")
     runner_groups: list[RunnerGroupEntry] | None = Field(None, description="Runner groups; null = unknown.")
+    runners_complete: bool = Field(False, description="True when `runners` lists every runner (and runner pool) "
+                                   "registered to the organization and its repositories: a self-hosted label set "
+                                   "none of them takes stays queued (no runner pool is inferred).")
     oidc_sub_template: OIDCSubTemplate | None = None
 
 
@@ -250,6 +253,9 @@ class RunnerEntry(_Model):
     id: int | None = None
     labels: list[str | RunnerLabel] | None = Field(None, description="Runner labels (strings or API label "
                                                    "objects); `self-hosted` is implied; null = unknown (host scan).")
+    label_patterns: list[str] | None = Field(
+        None, description="Label patterns the runner (or a third-party pool that registers one runner per job "
+        "with the job's labels) answers to: `*` any characters, case-insensitive (`runner=*`, `run-id=*`).")
     scope: str = Field(pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)?$",
                        description="Organization (`acme`) or repository (`acme/app`) it is registered to.")
     runner_group: _GroupRef | None = Field(None, description="Group of an org runner (default `Default`).")

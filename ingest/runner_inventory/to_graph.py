@@ -235,6 +235,7 @@ def _runner_fields(r: RunnerEntry, group: str | None) -> dict[str, Any]:
     pairs = (("labels", r.label_names() if r.labels is not None or reg is None else None), ("runner_group", group),
              ("ephemeral", r.ephemeral), ("host", _hostname(r.host)[1] if r.host else None), ("os", r.os),
              ("status", r.status), ("platform", r.platform), ("registration", reg),
+             ("label_patterns", [x.strip() for x in r.label_patterns] if r.label_patterns else None),
              ("in_inventory", True if reg is None else None))
     return {k: v for k, v in pairs if v is not None}
 
@@ -317,6 +318,8 @@ def _facts(fg: _FileGraph, inv: RunnerInventory) -> InventoryFacts:
                           self_hosted_labels=sorted(set(inv.self_hosted_labels or [])),
                           secrets_complete=sorted(set(fg.complete)), oidc_sub_templates=fg.oidc,
                           unknown_selected_workflows=sorted(fg.unknown_workflows), runner_owners=sorted(owners),
+                          runners_complete=sorted(ids.owner_key(o.name) for o in inv.organizations or []
+                                                  if o.runners_complete),
                           organizations=sorted(ids.owner_key(o.name) for o in inv.organizations or []),
                           files=[fg.file])
 
