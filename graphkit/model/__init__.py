@@ -28,7 +28,8 @@ from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, Any
                                   DeploymentTarget,
                                   GitHubToken, Host, Job, OIDCIdentity, OIDCProvider, Organization, Repository,
                                   Runner, RunnerGroup, RunnerRegistration, RunsOnCandidate, Secret, SecretGrant,
-                                  SecretRef, SigningKey, Trigger, Workflow, node_kind)
+                                  SecretRef, SigningKey, Trigger, UntrustedActor, UntrustedCode, Workflow,
+                                  node_kind)
 
 __all__ = [
     "ids", "Confidence", "Criticality", "CRITICALITY_WEIGHT", "Lifetime", "LIFETIME_SECONDS", "lifetime_seconds",
@@ -40,5 +41,5 @@ __all__ = [
     "CloudRole",
     "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",
     "CloudPolicy",
-    "OIDCProvider", "CloudAccount", "CloudSecret",
+    "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode",
 ]

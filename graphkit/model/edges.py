@@ -109,6 +109,9 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.ADMINISTERS, True, {K.CLOUD_ROLE, K.CLOUD_USER}, {K.CLOUD_ACCOUNT},
               "Principal is an administrator of the account (*:*, iam:* or iam:PassRole with compute creation)",
               Lifetime.CLOUD_SESSION, R.REVOKE_ROLE_SESSIONS, "source"),
+        _spec(EdgeKind.CAN_TRIGGER, True, {K.UNTRUSTED}, {K.JOB, K.RUNNER},
+              "Untrusted actor can make the job run their code (or run it on the runner, from a fork)",
+              Lifetime.PER_JOB, R.RESTRICT_UNTRUSTED_TRIGGER, "source"),
     ]
 }
 del K, R

@@ -76,6 +76,12 @@ refs (:mod:`graphkit.refs`) pass the environment's deployment branch policy:
 ``possible`` when some may, removed (``meta.resolve.environments_denied``)
 when none can (:mod:`~graphkit.resolve.environments`).
 
+Untrusted entry points
+----------------------
+``untrusted:{actor}:{owner}`` nodes and their ``can_trigger`` edges to the
+jobs (or, from fork ``pull_request`` runs, the runners) that run code of
+people who are not trusted (:mod:`~graphkit.resolve.untrusted`).
+
 Host caches (semantics §3 "Caches")
 -----------------------------------
 For every job a runner on a non-ephemeral host receives, every cache that host
@@ -124,6 +130,7 @@ from graphkit.resolve.context import Context
 from graphkit.resolve.environments import apply_branch_policies
 from graphkit.resolve.routing import route, top_level_workflow
 from graphkit.resolve.secrets import link_secrets
+from graphkit.resolve.untrusted import link_untrusted
 
 __all__ = ["resolve", "top_level_workflow"]
 
@@ -167,6 +174,7 @@ def resolve(graph: Graph) -> None:
     route(ctx, jobs)
     link_secrets(ctx, jobs)
     apply_branch_policies(ctx, jobs)
+    link_untrusted(ctx, jobs)
     link_host_caches(ctx)
     graph.meta.resolve = ResolveSummary(**{k: sorted(v) for k, v in ctx.summary.items()})
     from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)

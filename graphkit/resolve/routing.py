@@ -19,7 +19,7 @@ from graphkit.model.ids import owner_key, repo_key
 from graphkit.resolve.context import C, P, Context, canonical, context_owner, context_repo, owner_of, weakest
 from graphkit.resolve.labels import candidate_labels
 
-__all__ = ["group_access", "queued_forever", "route", "top_level_workflow"]
+__all__ = ["group_access", "queued_forever", "route", "top_level_workflow", "usable_runners"]
 
 
 # --------------------------------------------------------------------------- routing: group access
@@ -312,6 +312,12 @@ def _route_pools(ctx: Context, unserved: list[_Unserved]) -> None:
 # --------------------------------------------------------------------------- routing: unresolved runs-on
 
 
+def usable_runners(ctx: Context, job: Job) -> list[Runner]:
+    """Every inventory runner ``job``'s repository may use, whatever the labels (scope and group access)."""
+    repo_full = context_repo(job)
+    return [r for r in ctx.runners if _in_scope(r, repo_full) and _access(ctx, r, job, repo_full) is not None]
+
+
 def _route_unresolved(ctx: Context, jobs: list[Job]) -> None:
     """A run-time ``runs-on``: every runner the repository can use and every pool of the owner, ``possible``."""
     for job in jobs:
@@ -319,9 +325,8 @@ def _route_unresolved(ctx: Context, jobs: list[Job]) -> None:
         if ev is None:
             continue
         ctx.summary["unresolved_jobs"].add(job.id)
-        repo_full, owner = context_repo(job), context_owner(job)
-        sources = [r for r in ctx.runners
-                   if _in_scope(r, repo_full) and _access(ctx, r, job, repo_full) is not None]
+        owner = context_owner(job)
+        sources = usable_runners(ctx, job)
         pools = ctx.pools(owner)
         if not sources and not pools:
             pools = [p for p in [_add_pool(ctx, owner, ["self-hosted"], ev)] if p is not None]

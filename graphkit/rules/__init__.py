@@ -11,6 +11,8 @@ RULE_MODULES: list[str] = [
     "persistent_runner_shared", "long_lived_credential_on_disk",
     # routing (issue 10)
     "runs_on_queued_forever",
+    # untrusted entry points (issue 11)
+    "untrusted_path_to_runner",
     # cloud trust (issue 3)
     "oidc_trust_without_sub", "oidc_trust_wildcard_owner", "oidc_trust_broad_sub", "oidc_trust_set_operator",
     "oidc_trust_audience",

@@ -188,6 +188,13 @@ class RepositoryEntry(_Model):
     protected_branches: list[str] | None = Field(
         None, description="Name patterns of protected branches (branch protection rules and rulesets); "
         "null = unknown.")
+    fork_pr_approval: Literal["first_time_contributors_new_to_github", "first_time_contributors",
+                              "all_external_contributors"] | None = Field(
+        None, description="Public repositories: 'Approval for running fork pull request workflows from "
+        "contributors' (GET /repos/{owner}/{repo}/actions/permissions/fork-pr-contributor-approval); null = unknown.")
+    fork_pr_workflows: bool | None = Field(
+        None, description="Private/internal repositories: 'Run workflows from fork pull requests' "
+        "(GET /repos/{owner}/{repo}/actions/permissions/fork-pr-workflows-private-repos); null = unknown.")
     secrets: list[_SecretName] | None = Field(None, description="Repository secret names; null = unknown.")
     secrets_complete: bool = Field(False, description="True when `secrets` lists every repository secret.")
     environments: list[Environment] | None = None

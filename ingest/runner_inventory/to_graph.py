@@ -130,6 +130,7 @@ def _repository(fg: _FileGraph, repo: RepositoryEntry, p: str) -> None:
     rid = fg.repo(repo.full_name, fg.ev(p))
     fg.graph.node(Repository(id=rid, name=repo.full_name, full_name=repo.full_name, visibility=repo.visibility,
                              default_branch=repo.default_branch, protected_branches=repo.protected_branches,
+                             fork_pr_approval=repo.fork_pr_approval, fork_pr_workflows=repo.fork_pr_workflows,
                              evidence=[fg.ev(p)]))
     if repo.secrets_complete and repo.secrets is not None:
         fg.complete.append(rid)
