@@ -25,8 +25,8 @@ from graphkit.model.ids import repo_key, secret_key
 from graphkit.model.node import MergeRule, Node, NodeSpec
 from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, BranchPolicy, Cache,
                                   CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential,
-                                  DeploymentTarget,
-                                  GitHubToken, Host, Job, OIDCIdentity, OIDCProvider, Organization, Repository,
+                                  DeploymentTarget, GitHubToken, Host, Job, LiteralCredential, OIDCIdentity,
+                                  OIDCProvider, Organization, Repository,
                                   Runner, RunnerGroup, RunnerRegistration, RunsOnCandidate, Secret, SecretGrant,
                                   SecretRef, SigningKey, Trigger, UntrustedActor, UntrustedCode, Workflow,
                                   node_kind)
@@ -36,7 +36,7 @@ __all__ = [
     "RevocationAction", "RevocationSpec", "REVOCATION_SPECS", "Evidence", "merge_evidence", "Node", "NodeSpec",
     "MergeRule", "NodeKind", "NODE_TYPES", "NODE_ID_FORMATS", "NODE_ADAPTER", "AnyNode", "EdgeKind", "EdgeSpec",
     "EDGE_SPECS", "Edge", "node_kind", "repo_key", "secret_key",
-    "Host", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
+    "Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
     "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
     "CloudRole",
     "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",

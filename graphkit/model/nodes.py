@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+
+from graphkit.redact import strip_url_fields
 
 from graphkit.model.enums import Confidence, Criticality, EdgeKind, Lifetime, NodeKind, RevocationAction
 from graphkit.model.evidence import Evidence
 from graphkit.model.ids import id_format
 from graphkit.model.node import MergeRule, Node, NodeSpec
 
-__all__ = ["Host", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
+__all__ = ["Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
            "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
            "CloudRole", "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser",
            "CloudGroup",
@@ -46,6 +48,10 @@ class RunnerRegistration(BaseModel):
     ``credential_fingerprint``: the registration credential (``.credentials``
     + ``.credentials_rsaparams``, or the GitLab token) as a keyed truncated
     hash.  ``docker_socket``: jobs can reach the host's docker socket.
+    ``url_credential_fingerprint``: ``url`` or ``server_url`` held a
+    credential (userinfo or a token parameter), removed when the model is
+    built (:func:`graphkit.redact.strip_url_credentials`); the keyed hash of
+    what was removed.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -64,6 +70,13 @@ class RunnerRegistration(BaseModel):
     docker_socket: bool | None = None
     credential_path: str | None = None
     credential_fingerprint: str | None = None
+    url_credential_fingerprint: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _strip_url_credentials(cls, data: Any) -> Any:
+        """URLs never keep a credential, whoever wrote them (host scan, inventory, saved graph)."""
+        return strip_url_fields(data) if isinstance(data, dict) else data
 
 
 class Runner(Node):
@@ -128,6 +141,21 @@ class Organization(Node):
     kind: Literal["organization"] = "organization"
 
 
+class LiteralCredential(BaseModel):
+    """A credential written literally in a repository's workflow or action file (the value is never kept).
+
+    ``kind``: the token format (``GitHub Token``, ``AWS Access Key``, ``Private Key``, ``URL credential``,
+    ``High-entropy assignment``...), see :mod:`graphkit.redact`; ``fingerprint``: keyed hash of the value;
+    ``evidence``: file, repository, line and the nearest YAML path.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: str
+    fingerprint: str
+    evidence: Evidence
+
+
 class Repository(Node):
     """A repository.  ``visibility`` None = unknown."""
 
@@ -147,6 +175,8 @@ class Repository(Node):
                               "all_external_contributors"] | None = None
     #: private/internal repositories: "Run workflows from fork pull requests" (off by default); None = unknown
     fork_pr_workflows: bool | None = None
+    #: credentials written literally in its workflow and action files (finding ``literal-credential-in-workflow``)
+    literal_credentials: Annotated[list[LiteralCredential], MergeRule.UNION] = Field(default_factory=list)
 
 
 class Workflow(Node):
@@ -379,6 +409,13 @@ class CloudRole(Node):
     broad_trust: bool = False
     permissions_boundary: str | None = None
     instance_profiles: list[str] = Field(default_factory=list)
+    #: AWS ``MaxSessionDuration`` in seconds (3600 when not set; 900-43200), None = unknown
+    #: (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_update-role-settings.html)
+    max_session_seconds: int | None = None
+    #: ISO 8601 time before which the role's sessions are revoked: an inline Deny on ``aws:TokenIssueTime``
+    #: (``DateLessThan``), as the console's "Revoke active sessions" writes it (AWS IAM User Guide,
+    #: https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html); None = none seen
+    sessions_revoked_before: str | None = None
 
 
 class SigningKey(Node):
@@ -459,8 +496,18 @@ class Credential(Node):
     fingerprint: str | None = None
     lifetime: Lifetime = Lifetime.UNTIL_ROTATED
     grants: list[str] = Field(default_factory=list)
+    #: the file names a URL holding a credential (userinfo, token parameter): keyed hash of the removed text
+    url_credential_fingerprint: str | None = None
     #: runner ids whose user can read the file (host scan); None = unknown
     readable_by: list[str] | None = None
+    #: GitHub token scopes or permissions when known (classic PAT scopes such as ``admin:org``,
+    #: ``manage_runners:org``, ``repo``; fine-grained token / GitHub App permissions written
+    #: ``permission:level``, e.g. ``organization_self_hosted_runners:write``, ``administration:write``);
+    #: None = unknown.  Read by :mod:`graphkit.resolve.registration`.
+    scopes: list[str] | None = None
+    #: the GitHub owner (``org``) or repository (``owner/name``) the token or App installation acts on;
+    #: None = unknown (then the owners of the host's runners, ``possible``)
+    github_owner: str | None = None
 
 
 class CloudUser(Node):

@@ -86,8 +86,15 @@ Host caches (semantics §3 "Caches")
 -----------------------------------
 For every job a runner on a non-ephemeral host receives, every cache that host
 shares gets ``cache -> job`` ``RESTORES_INTO`` (same confidence as the routing
-edge) and ``job -> cache`` ``WRITES_CACHE``, which is ``possible`` when the job
-may also run on runners of other hosts (only its runs on this host write here).
+edge).  A job reaches a host's caches only through the host it persists on
+(``job -persists_on-> host -shares_cache-> cache``), so reimaging the host cuts
+them, and a job that may also land elsewhere does not reach this host's caches
+by a "possible write".
+
+Persistence and registrars
+--------------------------
+``job -> runner`` / ``job -> host`` ``PERSISTS_ON`` (:mod:`~graphkit.resolve.persistence`) and the credentials
+that can register new runners (:mod:`~graphkit.resolve.registration`).
 
 Ids
 ---
@@ -105,7 +112,7 @@ Layout: :mod:`~graphkit.resolve.context` (what a run reads once),
 Examples
 --------
 >>> from graphkit.graph import Graph
->>> from graphkit.model import Evidence, Job, Runner, RunsOnCandidate
+>>> from graphkit.model import EdgeKind, Evidence, Job, Runner, RunsOnCandidate
 >>> ev = Evidence(file="ci.yml")
 >>> g = Graph()
 >>> _ = g.add_node(Runner(id="runner:acme/r1", name="r1", scope="acme", labels=["self-hosted", "Linux"],
@@ -114,7 +121,7 @@ Examples
 ...                    job_key="t", secrets_repository="acme/app", evidence=[ev],
 ...                    runs_on=[RunsOnCandidate(labels=("linux",), evidence=ev)]))
 >>> resolve(g)
->>> [(e.source, e.target, e.confidence.value) for e in g.edges()]
+>>> [(e.source, e.target, e.confidence.value) for e in g.edges(EdgeKind.RECEIVES_JOB)]
 [('runner:acme/r1', 'job:acme/app/ci.yml#t', 'possible')]
 
 (``possible``: the runner names no group and no group is in the graph.)
@@ -128,6 +135,8 @@ from graphkit.model import Job, NodeKind
 from graphkit.resolve.caches import link_host_caches
 from graphkit.resolve.context import Context
 from graphkit.resolve.environments import apply_branch_policies
+from graphkit.resolve.persistence import link_persistence
+from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
 from graphkit.resolve.secrets import link_secrets
 from graphkit.resolve.untrusted import link_untrusted
@@ -176,6 +185,8 @@ def resolve(graph: Graph) -> None:
     apply_branch_policies(ctx, jobs)
     link_untrusted(ctx, jobs)
     link_host_caches(ctx)
+    link_persistence(graph)
+    link_registration(ctx, jobs)
     graph.meta.resolve = ResolveSummary(**{k: sorted(v) for k, v in ctx.summary.items()})
     from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)
     link_cloud(graph)
