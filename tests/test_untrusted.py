@@ -140,3 +140,22 @@ def test_blast_radius_from_untrusted_fork_pr_with_org(tmp_path):
     assert {BUILD, GPU, job("pwn", "preview"), job("comment", "rebuild")} <= reached
     res = runner.invoke(app, args[:-4] + ["--format", "json"])  # no --org: every owner's fork-pr node
     assert res.exit_code == 0, res.output and json.loads(res.stdout)["source"] == [FORK]
+
+
+def test_required_reviewers_hold_privileged_entries(tmp_path):
+    """GitHub docs "Deployments and environments", required reviewers: the job waits for approval."""
+    inv = tmp_path / "inventory.yaml"
+    inv.write_text((FIXTURE / "positive" / "inventory.yaml").read_text().replace(
+        "  - {full_name: acme/site, visibility: public, default_branch: main}",
+        "  - full_name: acme/site\n    visibility: public\n    default_branch: main\n    environments:\n"
+        "      - {name: preview, protection_rules: [{type: required_reviewers, reviewers: [acme/docs]}]}"))
+    wfdir = tmp_path / "acme__site" / ".github" / "workflows"
+    wfdir.mkdir(parents=True)
+    text = (FIXTURE / "positive" / "repos" / "acme__site" / ".github" / "workflows" / "pwn.yml").read_text()
+    (wfdir / "pwn.yml").write_text(text.replace("    runs-on: [self-hosted, gpu]\n",
+                                                "    runs-on: [self-hosted, gpu]\n    environment: preview\n"))
+    res = build_graph({"github-actions": [tmp_path / "acme__site"], "runners": [inv]})
+    assert res.problems == []
+    edge = next(e for e in res.graph.out_edges(FORK) if e.target == job("pwn", "preview"))
+    assert edge.confidence.value == "possible"
+    assert edge.props["guards"][-1] == "environment-required-reviewers"

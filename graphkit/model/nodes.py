@@ -463,6 +463,8 @@ class DeploymentTarget(Node):
     production: Annotated[bool | None, MergeRule.ANY_TRUE] = None
     #: environments: the deployment branch policy; None = no restriction or not known
     branch_policy: BranchPolicy | None = None
+    #: environments: a required-reviewers protection rule holds every job that names it; None = unknown
+    required_reviewers: bool | None = None
 
 
 class Cache(Node):

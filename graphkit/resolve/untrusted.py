@@ -34,6 +34,10 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
    code in the jobs triggered by ``push``, ``pull_request`` or
    ``workflow_dispatch``, with their secrets: ``possible`` for every such job.
 
+A job held by an environment with required reviewers (inventory
+``protection_rules``) runs only once a reviewer approves: its ``job`` edges
+(rules 2-4) are ``possible`` and name the guard.
+
 Every rule above is data with its source URL and date in
 ``graphkit/data/untrusted_guards.json`` (:func:`guards`); edges carry the
 ids of the rules that decided them (prop ``guards``).
@@ -171,17 +175,33 @@ def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
         out.edge("fork-pr", owner, job.id, ev, weakest(conf, gate[0]), event, {**base, "guards": rules})
 
 
+def _reviewed(ctx: Context, job: Job) -> bool:
+    """The job names an environment whose required reviewers must approve it first."""
+    return any(e.kind is EdgeKind.DEPLOYS_TO and getattr(ctx.graph.node(e.target), "required_reviewers", None)
+               for e in ctx.graph.out_edges(job.id))
+
+
+class _Reviewed(_Out):
+    """An :class:`_Out` for a job behind required reviewers: every edge ``possible``, naming the guard."""
+
+    def edge(self, actor: str, owner: str, target: str, ev: Evidence, conf: Confidence, key: str,
+             props: dict[str, Any]) -> None:
+        props = {**props, "guards": [*props.get("guards", []), *_g("environment-required-reviewers")]}
+        super().edge(actor, owner, target, ev, P, key, props)
+
+
 def link_untrusted(ctx: Context, jobs: Sequence[Job]) -> None:
     """Add the untrusted actors and their ``can_trigger`` edges (module docstring) to ``ctx.graph``.
 
     Runs after routing (rule 1 follows ``receives_job`` edges); idempotent.
     """
-    out = _Out(ctx.graph)
+    plain = _Out(ctx.graph)
     for job in jobs:
         events = {t.event: t for t in job.triggers}
-        if events.keys() & _PR_EVENTS:
+        if events.keys() & _PR_EVENTS:  # the fork run's workflow is the pull request's: it can drop the environment
             trig = next(events[e] for e in sorted(events.keys() & _PR_EVENTS))
-            _fork_pr_runners(ctx, out, job, trig.evidence)
+            _fork_pr_runners(ctx, plain, job, trig.evidence)
+        out = _Reviewed(ctx.graph) if _reviewed(ctx, job) else plain
         for event in sorted(events.keys() & (_PRIVILEGED | {"issue_comment"})):
             _privileged(ctx, out, job, event)
         if events.keys() & _WRITER_EVENTS:

@@ -174,6 +174,8 @@ def _environment(fg: _FileGraph, full_name: str, env: Environment, ep: str) -> N
                                          name=f"{full_name} environment {env.name}", target_type="environment",
                                          identifier=f"{rk}:{env.name}", production=env.production,
                                          branch_policy=_branch_policy(env.deployment_branch_policy),
+                                         required_reviewers=None if env.protection_rules is None else
+                                         any(r.type == "required_reviewers" for r in env.protection_rules),
                                          evidence=[fg.ev(ep, detail)]))
     if env.secrets_complete and env.secrets is not None:
         fg.complete.append(tid)
