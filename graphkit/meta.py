@@ -57,6 +57,8 @@ class InventoryFacts(_Meta):
     oidc_sub_templates: dict[str, dict[str, Any]] = Field(default_factory=dict)
     unknown_selected_workflows: list[str] = Field(default_factory=list)
     runner_owners: list[str] = Field(default_factory=list)
+    #: owners whose inventory says every runner (org and repository runners) is listed (``runners_complete``)
+    runners_complete: list[str] = Field(default_factory=list)
     organizations: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
 
@@ -80,6 +82,10 @@ class ResolveSummary(_Meta):
     unknown_secrets: list[str] = Field(default_factory=list)
     dangling_grants: list[str] = Field(default_factory=list)
     unrouted_candidates: list[str] = Field(default_factory=list)
+    #: ``job -> environment`` pairs whose deployment branch policy no ref of the job passes
+    environments_denied: list[str] = Field(default_factory=list)
+    #: ``job [labels]`` self-hosted label sets no runner of an owner with a complete runner list can take
+    queued_forever: list[str] = Field(default_factory=list)
 
 
 class CloudSummary(_Meta):

@@ -125,6 +125,9 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.GROUP_RECEIVES_JOB, True, {K.RUNNER_GROUP}, {K.JOB},
               "A runner attached to the group (any labels) would receive the job's future runs",
               Lifetime.UNTIL_REVOKED, R.RESTRICT_RUNNER_GROUP, "source"),
+        _spec(EdgeKind.CAN_TRIGGER, True, {K.UNTRUSTED}, {K.JOB, K.RUNNER},
+              "Untrusted actor can make the job run their code (or run it on the runner, from a fork)",
+              Lifetime.PER_JOB, R.RESTRICT_UNTRUSTED_TRIGGER, "source"),
     ]
 }
 del K, R
