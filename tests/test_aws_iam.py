@@ -322,3 +322,22 @@ hosts:
     got = [(s.action.value, s.phase) for s in plan.steps]
     assert got[0] == ("rotate_credential", "contain")  # the key file on disk, then the user's keys at AWS
     assert got.index(("rotate_access_keys", "rotate")) > got.index(("reimage_host", "contain"))
+
+
+def test_document_ids_do_not_depend_on_the_working_directory(tmp_path, monkeypatch):
+    # issue 10 known gap: cloud_policy:file: / oidc_provider ids embedded the path as given
+    from graphkit.build import build_graph
+
+    folder = tmp_path / "iam" / "trusts"
+    folder.mkdir(parents=True)
+    (folder / "ci.json").write_text(json.dumps({"Statement": {"Effect": "Allow", "Action": "s3:*", "Resource": "*"}}))
+    (folder / "cfn.yaml").write_text("Resources:\n  Gh:\n    Type: AWS::IAM::OIDCProvider\n    Properties:\n"
+                                     "      Url: https://token.actions.githubusercontent.com\n")
+    found = []
+    for cwd, arg in ((tmp_path, "iam"), (folder, ".."), (folder, str(tmp_path / "iam"))):
+        monkeypatch.chdir(cwd)
+        g = build_graph({"aws-iam": [arg]}).graph
+        found.append(sorted(n.id for n in g.nodes() if n.id.startswith(("cloud_policy:file:", "oidc_provider:"))))
+    assert found[0] == found[1] == found[2]
+    assert found[0][0] == "cloud_policy:file:iam/trusts/ci.json"
+    assert found[0][1].endswith("@iam/trusts/cfn.yaml")

@@ -88,7 +88,8 @@ class PolicyFile:
     """A standalone policy document (Terraform template, CloudFormation role trust...).
 
     ``resource``: the CloudFormation logical id when the document is one
-    resource of a template (None for a whole-file document); ``placeholders``:
+    resource of a template (None for a whole-file document); ``id_path``: the
+    file's path relative to its input root (node ids embed it); ``placeholders``:
     the ``${...}`` names left unresolved; ``policy_type``: ``trust`` or
     ``identity``.
     """
@@ -101,6 +102,7 @@ class PolicyFile:
     statements: list[Statement]
     placeholders: list[str]
     policy_type: str
+    id_path: str = ""
 
 
 @dataclass

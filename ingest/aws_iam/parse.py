@@ -49,7 +49,7 @@ __all__ = ["parse"]
 T = TypeVar("T")
 
 
-def parse(text: str, file: str, *, parameters: dict[str, str] | None = None) -> ParsedFile:
+def parse(text: str, file: str, *, parameters: dict[str, str] | None = None, id_path: str | None = None) -> ParsedFile:
     """Parse one file's text (pure).
 
     Parameters
@@ -60,6 +60,9 @@ def parse(text: str, file: str, *, parameters: dict[str, str] | None = None) -> 
         The path as given, for evidence and errors.
     parameters : dict, optional
         CloudFormation parameter values (override defaults).
+    id_path : str, optional
+        The file's path relative to its input root (what node ids of documents and template providers embed,
+        so that they do not depend on the working directory); default ``file``.
 
     Returns
     -------
@@ -82,6 +85,7 @@ def parse(text: str, file: str, *, parameters: dict[str, str] | None = None) -> 
     ('policy-document', ['bucket'])
     """
     data = _load(text, file)
+    key = id_path or file
     try:
         if any(k in data for k in ("RoleDetailList", "UserDetailList", "GroupDetailList", "Policies")):
             return _auth_details(data, file)
@@ -90,9 +94,9 @@ def parse(text: str, file: str, *, parameters: dict[str, str] | None = None) -> 
         if "Content" in data and "ReportFormat" in data:
             return _credential_report(data, file)
         if "Statement" in data:
-            return ParsedFile(file=file, kind="policy-document", documents=[_policy_document(data, text, file)])
+            return ParsedFile(file=file, kind="policy-document", documents=[_policy_document(data, text, file, key)])
         if "Resources" in data or "AWSTemplateFormatVersion" in data:
-            return _cloudformation(data, file, parameters)
+            return _cloudformation(data, file, parameters, key)
         if "OpenIDConnectProviderList" in data:
             return _auth_details(data, file)
     except PolicyError as exc:
@@ -286,10 +290,10 @@ def _credential_report(data: dict[str, Any], file: str) -> ParsedFile:
     return out
 
 
-def _policy_document(data: dict[str, Any], text: str, file: str) -> PolicyFile:
+def _policy_document(data: dict[str, Any], text: str, file: str, key: str) -> PolicyFile:
     """A whole file that is one policy document: trust when a statement names principals, else identity."""
     _, sts = _doc(data, "")
-    return PolicyFile(file=file, resource=None, name=Path(file).name, place="", document=data, statements=sts,
+    return PolicyFile(file=file, id_path=key, resource=None, name=Path(file).name, place="", document=data, statements=sts,
                       placeholders=sorted(set(PLACEHOLDER.findall(text))),
                       policy_type="trust" if any(s.principals for s in sts) else "identity")
 
@@ -297,7 +301,7 @@ def _policy_document(data: dict[str, Any], text: str, file: str) -> PolicyFile:
 # --------------------------------------------------------------------------- CloudFormation
 
 
-def _cloudformation(data: dict[str, Any], file: str, parameters: dict[str, str] | None) -> ParsedFile:
+def _cloudformation(data: dict[str, Any], file: str, parameters: dict[str, str] | None, key: str) -> ParsedFile:
     """``AWS::IAM::Role`` trust policies and ``AWS::IAM::OIDCProvider`` resources of a template."""
     out = ParsedFile(file=file, kind="cloudformation")
     params: dict[str, Any] = {"AWS::Partition": "aws"}
@@ -314,26 +318,27 @@ def _cloudformation(data: dict[str, Any], file: str, parameters: dict[str, str] 
             continue
         props = cfn.value(res.get("Properties") or {})
         if res.get("Type") == "AWS::IAM::Role":
-            _keep(out, out.documents, _cfn_role_trust, name, props, file)
+            _keep(out, out.documents, _cfn_role_trust, name, props, file, key)
         elif res.get("Type") == "AWS::IAM::OIDCProvider":
-            out.providers.append(_cfn_provider(props, file, f"Resources.{name}"))
+            out.providers.append(_cfn_provider(props, file, f"Resources.{name}", key))
     return out
 
 
-def _cfn_role_trust(name: str, props: dict[str, Any], file: str) -> PolicyFile:
+def _cfn_role_trust(name: str, props: dict[str, Any], file: str, key: str) -> PolicyFile:
     place = f"Resources.{name}.Properties.AssumeRolePolicyDocument"
     doc, sts = _doc(props.get("AssumeRolePolicyDocument"), place)
     role_name = props.get("RoleName") or name
-    return PolicyFile(file=file, resource=name, name=f"trust of {role_name} ({Path(file).name})", place=place,
+    return PolicyFile(file=file, id_path=key, resource=name, name=f"trust of {role_name} ({Path(file).name})", place=place,
                       document=doc, statements=sts, placeholders=sorted(set(PLACEHOLDER.findall(json.dumps(doc)))),
                       policy_type="trust")
 
 
-def _cfn_provider(props: dict[str, Any], file: str, place: str) -> Provider:
-    """A template's provider: its ARN is unknown until deployed, so it is named by URL and file."""
+def _cfn_provider(props: dict[str, Any], file: str, place: str, key: str) -> Provider:
+    """A template's provider: its ARN is unknown until deployed, so it is named by URL and file (``key``: its
+    path relative to the input root)."""
     url = str(props.get("Url", ""))
     arn = "arn:aws:iam::${AWS::AccountId}:oidc-provider/" + url.removeprefix("https://")
-    return Provider(arn=f"{arn}@{file}", url=url, account=None,
+    return Provider(arn=f"{arn}@{key}", url=url, account=None,
                     client_ids=[str(c) for c in props.get("ClientIdList") or []], file=file, place=place)
 
 

@@ -184,7 +184,7 @@ def _file_nodes(b: _Build, parsed: Sequence[ParsedFile]) -> None:
                                       account=prov.account, url=prov.url, client_ids=prov.client_ids,
                                       evidence=[_ev(prov.file, prov.place)]))
         for doc in pf.documents:
-            b.graph.node(CloudPolicy(id=ids.cloud_policy_file(doc.file, doc.resource), name=doc.name,
+            b.graph.node(CloudPolicy(id=ids.cloud_policy_file(doc.id_path or doc.file, doc.resource), name=doc.name,
                                      document=doc.document, policy_type=doc.policy_type,  # type: ignore[arg-type]
                                      placeholders=doc.placeholders, evidence=[_ev(doc.file, doc.place)]))
 
