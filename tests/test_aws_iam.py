@@ -341,3 +341,26 @@ def test_document_ids_do_not_depend_on_the_working_directory(tmp_path, monkeypat
     assert found[0] == found[1] == found[2]
     assert found[0][0] == "cloud_policy:file:iam/trusts/ci.json"
     assert found[0][1].endswith("@iam/trusts/cfn.yaml")
+
+
+def test_terraform_template_that_is_not_json_is_reported_with_the_way_to_render_it():
+    # Terraform "Strings and Templates" (https://developer.hashicorp.com/terraform/language/expressions/strings):
+    # %{ if } directives make a file that is neither JSON nor YAML until rendered
+    text = ('{"Statement": [%{ for r in repos ~}{"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity", '
+            '"Principal": {"Federated": "${provider}"}}%{ endfor ~}]}')
+    with pytest.raises(InputError) as exc:
+        aws_iam.parse(text, "trust.json.tpl")
+    assert exc.value.file == "trust.json.tpl" and "Terraform template" in exc.value.reason
+    assert "terraform show -json" in exc.value.reason
+    # a template that is JSON (only ${...} placeholders) is still read, placeholders kept
+    ok = aws_iam.parse('{"Statement": {"Effect": "Allow", "Action": "s3:*", "Resource": "arn:aws:s3:::${b}/*"}}', "p.json")
+    assert ok.documents[0].placeholders == ["b"]
+
+
+def test_duplicate_keys_are_found_in_embedded_and_plain_documents():
+    enc = "%7B%22Statement%22%3A%7B%22Effect%22%3A%22Allow%22%2C%22Effect%22%3A%22Deny%22%2C%22Action%22%3A%22s3%3A%2A%22%7D%7D"
+    doc = {"RoleDetailList": [{"RoleName": "r", "Arn": f"arn:aws:iam::{A}:role/r", "AssumeRolePolicyDocument": enc}]}
+    assert aws_iam.parse(json.dumps(doc), "iam.json").duplicates == [
+        ("RoleDetailList[0].AssumeRolePolicyDocument.Statement", "Effect")]
+    assert aws_iam.parse('{"Statement": [], "Statement": {"Effect": "Allow", "Action": "s3:*"}}', "p.json").duplicates \
+        == [("", "Statement")]

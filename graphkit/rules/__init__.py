@@ -13,5 +13,5 @@ RULE_MODULES: list[str] = [
     "oidc_trust_without_sub", "oidc_trust_wildcard_owner", "oidc_trust_broad_sub", "oidc_trust_set_operator",
     "oidc_trust_audience",
     # exact platform semantics (issue 10)
-    "oidc_trust_workflow_ref_only",
+    "oidc_trust_workflow_ref_only", "iam_policy_duplicate_key",
 ]

@@ -123,7 +123,8 @@ class ParsedFile:
 
     ``kind``: ``authorization-details``, ``get-role``, ``credential-report``,
     ``policy-document`` or ``cloudformation``; ``access_keys``: user ARN ->
-    number of active access keys (credential report).
+    number of active access keys (credential report); ``duplicates``:
+    ``(JSON path, key)`` of keys an object held twice.
     """
 
     file: str
@@ -134,3 +135,4 @@ class ParsedFile:
     providers: list[Provider] = field(default_factory=list)
     access_keys: dict[str, int] = field(default_factory=dict)
     problems: list[InputError] = field(default_factory=list)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
@@ -85,7 +86,14 @@ def parse(text: str, file: str, *, parameters: dict[str, str] | None = None, id_
     ('policy-document', ['bucket'])
     """
     data = _load(text, file)
-    key = id_path or file
+    result = _parse_kind(data, text, file, parameters, id_path or file)
+    result.duplicates = duplicate_keys(data)
+    return result
+
+
+def _parse_kind(data: dict[str, Any], text: str, file: str, parameters: dict[str, str] | None,
+                key: str) -> ParsedFile:
+    """The :func:`parse` of one loaded document, by kind."""
     try:
         if any(k in data for k in ("RoleDetailList", "UserDetailList", "GroupDetailList", "Policies")):
             return _auth_details(data, file)
@@ -126,18 +134,80 @@ def _cfn_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
 _CfnLoader.add_multi_constructor("!", _cfn_tag)
 
 
+#: Terraform template directives and interpolations (``%{ if ... }``, ``${var.x}``): "Strings and Templates",
+#: https://developer.hashicorp.com/terraform/language/expressions/strings
+TEMPLATE = re.compile(r"%\{|\$\{")
+
+#: How to feed the rendered policy of a Terraform template (README "AWS IAM").
+RENDER_HINT = ("render it first and read the result: `terraform show -json` (state) or `terraform show -json PLANFILE` "
+               "holds each aws_iam_role's assume_role_policy and each aws_iam_policy's policy as rendered JSON, e.g. "
+               "`terraform show -json | jq -r '.values.root_module.resources[] | select(.type == \"aws_iam_role\") "
+               "| .values.assume_role_policy'`; or `terraform console` with templatefile(...)")
+
+
 def _load(text: str, file: str) -> dict[str, Any]:
-    """JSON, else YAML with CloudFormation tags; the top level must be a mapping."""
+    """JSON, else YAML with CloudFormation tags; the top level must be a mapping.
+
+    A file that is neither and holds Terraform template syntax (``%{ if }``, ``${var}``) is reported as a template,
+    with the documented way to feed its rendered policy (:data:`RENDER_HINT`).
+    """
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_Pairs)
     except json.JSONDecodeError as exc:
         try:
             data = yaml.load(text, Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
         except yaml.YAMLError:
+            data = None
+        if not isinstance(data, dict):
+            if TEMPLATE.search(text):
+                raise InputError(file, f"line {exc.lineno}", f"a Terraform template, not a policy document: "
+                                 f"{RENDER_HINT}") from None
             raise InputError(file, f"line {exc.lineno}", f"not JSON: {exc.msg}") from None
     if not isinstance(data, dict):
         raise InputError(file, "", "not an IAM document (top level is not a mapping)")
     return data
+
+
+#: Keys whose string value is a policy document (IAM API output keeps them URL-encoded).
+_DOCUMENT_KEYS = ("PolicyDocument", "Document", "AssumeRolePolicyDocument")
+
+
+class _Pairs(dict):
+    """A JSON object that remembers the keys it held more than once (the last value won, as in most parsers)."""
+
+    duplicates: list[str]
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        seen: set[str] = set()
+        self.duplicates = []
+        for k, _ in pairs:
+            if k in seen and k not in self.duplicates:
+                self.duplicates.append(k)
+            seen.add(k)
+
+
+def duplicate_keys(data: Any, place: str = "") -> list[tuple[str, str]]:
+    """``(JSON path, key)`` of every key an object held twice (read with :class:`_Pairs`).
+
+    >>> duplicate_keys(json.loads('{"Statement": [{"Effect": "Allow", "Effect": "Deny"}]}', object_pairs_hook=_Pairs))
+    [('Statement[0]', 'Effect')]
+    """
+    out: list[tuple[str, str]] = []
+    if isinstance(data, str) and place.endswith(_DOCUMENT_KEYS) and data.lstrip()[:3] in ("%7B", "%7b", "{"):
+        try:  # a policy document embedded as (URL-encoded) JSON text
+            data = json.loads(urllib.parse.unquote(data) if data.lstrip().startswith("%") else data,
+                              object_pairs_hook=_Pairs)
+        except json.JSONDecodeError:
+            return out
+    if isinstance(data, dict):
+        out += [(place, k) for k in getattr(data, "duplicates", [])]
+        for k, v in data.items():
+            out += duplicate_keys(v, f"{place}.{k}" if place else str(k))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            out += duplicate_keys(v, f"{place}[{i}]")
+    return out
 
 
 def _doc(raw: Any, place: str) -> tuple[dict[str, Any], list[Statement]]:
@@ -145,7 +215,7 @@ def _doc(raw: Any, place: str) -> tuple[dict[str, Any], list[Statement]]:
     if isinstance(raw, str):
         text = urllib.parse.unquote(raw) if raw.lstrip().startswith("%") else raw
         try:
-            raw = json.loads(text)
+            raw = json.loads(text, object_pairs_hook=_Pairs)
         except json.JSONDecodeError as exc:
             raise PolicyError(place, f"policy document is not JSON: {exc.msg}") from None
     return raw, parse_policy(raw, place)

@@ -390,6 +390,8 @@ def _meta(parsed: Sequence[ParsedFile], index: _Index, unknown: set[str]) -> dic
     return {"accounts": sorted({p.account for p in principals if p.account.isdigit()}),
             "unknown_policies": sorted(unknown),
             "files": [pf.file for pf in parsed],
+            "duplicate_keys": [{"file": pf.file, "place": place, "key": key} for pf in parsed
+                               for place, key in pf.duplicates],
             "counts": {"roles": sum(p.kind == "role" for p in principals),
                        "users": sum(p.kind == "user" for p in principals),
                        "groups": sum(p.kind == "group" for p in principals),
