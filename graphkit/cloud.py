@@ -36,7 +36,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from graphkit.graph import Graph
-from graphkit.iam import PolicyError, Statement, Tri, glob_match, oidc_trust_issues, or3, parse_policy, web_identity_trust
+from graphkit.iam import (PolicyError, Statement, Tri, and3, control_policy_decision, glob_match, oidc_trust_issues, or3,
+                          parse_policy, web_identity_trust)
 from graphkit.meta import CloudSummary
 from graphkit.model import (CloudPolicy, CloudRole, Confidence, Edge, EdgeKind, Evidence, Job, NodeKind, OIDCIdentity,
                             Repository, Workflow, ids)
@@ -106,13 +107,31 @@ def _partition(arn: str) -> str:
     return arn.split(":", 2)[1] if arn.startswith("arn:") and arn.count(":") >= 2 else "aws"
 
 
-def _evaluate(facts: JobFacts, role: CloudRole, statements: list[Statement]) -> tuple[Tri, list[str], list[Statement]]:
+def _rcp_levels(graph: Graph, account: str | None) -> list[list[Statement] | None]:
+    """The RCP levels of ``account`` (``meta.aws_iam.control_policies``): they cap ``AssumeRoleWithWebIdentity``
+    on its roles, with the token's claims as condition keys (AWS Organizations "Resource control policies",
+    https://docs.aws.amazon.com/organizations/latest/userguide/orgs_manage_policies_rcps.html)."""
+    summary = graph.meta.aws_iam
+    levels = (summary.control_policies.get("rcp") or {}).get(account or "") if summary else None
+    out: list[list[Statement] | None] = []
+    for level in levels or []:
+        try:
+            out.append(None if level is None else [s for doc in level for s in parse_policy(doc)])
+        except PolicyError:
+            out.append(None)
+    return out
+
+
+def _evaluate(facts: JobFacts, role: CloudRole, statements: list[Statement],
+              rcps: list[list[Statement] | None] | None = None) -> tuple[Tri, list[str], list[Statement]]:
     """(result, matching subjects, deciding statements) of one job's token against one role.
 
     OR over the runs the attacker picks, then every unknown-fact variant must agree
-    (:func:`graphkit.oidc.claim_variants`): True in all -> True, False in all -> False, else None.
+    (:func:`graphkit.oidc.claim_variants`): True in all -> True, False in all -> False, else None.  ``rcps``:
+    the role account's RCP levels, evaluated with the same claims.
     """
     per_variant: list[Tri] = []
+    result: Tri
     subs: list[str] = []
     decided: list[Statement] = []
     for runs in claim_variants(facts):
@@ -120,14 +139,18 @@ def _evaluate(facts: JobFacts, role: CloudRole, statements: list[Statement]) -> 
         for ctx, known, sub in runs:
             m = web_identity_trust(statements, role.account or "", ctx, known_keys=known, provider_host=facts.host,
                                    partition=_partition(role.identifier))
-            if m.result is False:
+            result = m.result
+            if rcps and result is not False:
+                result = and3([result, control_policy_decision(rcps, "sts:AssumeRoleWithWebIdentity",
+                                                               role.identifier, context=ctx, known_keys=known)])
+            if result is False:
                 continue
             subs.append(sub)
             decided += [s for s in m.allows if s not in decided]
-            best = or3([best, m.result])
+            best = or3([best, result])
         per_variant.append(best)
     if all(r is True for r in per_variant):
-        result: Tri = True
+        result = True
     elif all(r is False for r in per_variant):
         result = False
     else:
@@ -190,7 +213,7 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
 def _link_pair(graph: Graph, o: OIDCIdentity, role: CloudRole, statements: list[Statement], facts: JobFacts) -> bool:
     """Replace the workflow's ``trust: unknown`` edges ``o -> role`` by the evaluated edge (none when the trust
     rejects every candidate subject); returns True when a role the workflow names was denied."""
-    result, subs, decided = _evaluate(facts, role, statements)
+    result, subs, decided = _evaluate(facts, role, statements, _rcp_levels(graph, role.account))
     named = _take_named_edges(graph, o.id, role.id)
     if result is False:
         return bool(named)

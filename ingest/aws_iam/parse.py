@@ -42,6 +42,7 @@ from graphkit.errors import InputError
 from graphkit.iam import PolicyError, Statement, parse_policy
 from graphkit.ingestor import NotRecognised
 from graphkit.model import ids
+from ingest.aws_iam.organizations import parse_organizations
 from ingest.aws_iam.models import (ARN, PLACEHOLDER, ManagedPolicy, ParsedFile, PolicyFile, Principal, Provider,
                                    account_of)
 
@@ -95,6 +96,8 @@ def _parse_kind(data: dict[str, Any], text: str, file: str, parameters: dict[str
                 key: str) -> ParsedFile:
     """The :func:`parse` of one loaded document, by kind."""
     try:
+        if "OrganizationPolicies" in data:
+            return parse_organizations(data, file)
         if any(k in data for k in ("RoleDetailList", "UserDetailList", "GroupDetailList", "Policies")):
             return _auth_details(data, file)
         if isinstance(data.get("Role"), dict):
@@ -302,6 +305,7 @@ def _auth_details(data: dict[str, Any], file: str) -> ParsedFile:
             _keep(out, out.principals, _principal, kind, entry, file, f"{key}[{i}]")
     for i, pol in enumerate(data.get("Policies") or []):
         _keep(out, out.policies, _managed_policy, pol, file, f"Policies[{i}]")
+    out.problems += [p for pol in out.policies for p in pol.problems]
     for i, prov in enumerate(data.get("OpenIDConnectProviderList") or []):
         _keep(out, out.providers, _provider, prov, file, f"OpenIDConnectProviderList[{i}]")
     return out
@@ -316,7 +320,10 @@ def _keep(out: ParsedFile, into: list[T], read: Callable[..., T], *args: Any) ->
 
 
 def _managed_policy(pol: Any, file: str, place: str) -> ManagedPolicy:
-    """One ``Policies`` entry: only its default version (``IsDefaultVersion``, else ``DefaultVersionId``)."""
+    """One ``Policies`` entry: its default version (``IsDefaultVersion``, else ``DefaultVersionId``), which alone
+    applies, and its other versions (read, not dropped: ``iam:SetDefaultPolicyVersion`` makes one of them apply;
+    AWS "Versioning IAM policies",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_managed-versioning.html)."""
     if not isinstance(pol, dict) or not isinstance(pol.get("Arn"), str):
         raise PolicyError(place, "policy without Arn")
     arn = _checked(ids.cloud_policy, pol["Arn"], f"{place}.Arn", "policy Arn")
@@ -329,9 +336,18 @@ def _managed_policy(pol: Any, file: str, place: str) -> ManagedPolicy:
         raise PolicyError(place, "no default version in PolicyVersionList")
     doc_place = f"{place}.PolicyVersionList[{default}].Document"
     doc, sts = _doc(versions[default].get("Document"), doc_place)
-    return ManagedPolicy(arn=arn, name=str(pol.get("PolicyName") or arn.rsplit("/", 1)[-1]), account=account_of(arn),
-                         file=file, place=doc_place, default_version=versions[default].get("VersionId"),
-                         versions=len(versions), statements=sts, document=doc)
+    out = ManagedPolicy(arn=arn, name=str(pol.get("PolicyName") or arn.rsplit("/", 1)[-1]), account=account_of(arn),
+                        file=file, place=doc_place, default_version=versions[default].get("VersionId"),
+                        versions=len(versions), statements=sts, document=doc)
+    for j, v in enumerate(versions):
+        if j == default or not isinstance(v, dict):
+            continue
+        try:
+            out.other_versions.append((str(v.get("VersionId") or j), _doc(v.get("Document"),
+                                       f"{place}.PolicyVersionList[{j}].Document")[1]))
+        except PolicyError as exc:
+            out.problems.append(InputError(file, exc.place, f"non-default version left out: {exc.reason}"))
+    return out
 
 
 def _provider(prov: Any, file: str, place: str) -> Provider:
