@@ -205,8 +205,8 @@ def test_corpus_cloudsplaining_example_counts_and_named_edges():
     acct = "cloud_account:aws:200611803367"
     # issue 10: iam:CreatePolicyVersion on the policy attached to oneself (cloudsplaining's "exploitable resource
     # constraint" fixture) is an escalation (AWS "Versioning IAM policies")
-    fn2 = "200611803367:role/fn2-exploitableResourceConstraint-role"
-    assert out_edges(g, f"cloud_role:aws:arn:aws:iam::{fn2}", EdgeKind.ADMINISTERS) == {acct: "certain"}
+    fn2 = ids.cloud_role("aws", "arn:aws:iam::200611803367:role/fn2-exploitableResourceConstraint-role")
+    assert out_edges(g, fn2, EdgeKind.ADMINISTERS) == {acct: "certain"}
     arn = "cloud_user:aws:arn:aws:iam::200611803367:user/"
     assert out_edges(g, arn + "privesc4-CreateAccessKey-user", EdgeKind.ADMINISTERS) == {acct: "certain"}
     sso = "cloud_role:aws:arn:aws:iam::200611803367:role/aws-reserved/sso.amazonaws.com/" \
