@@ -199,14 +199,17 @@ def test_corpus_cloudsplaining_example_counts_and_named_edges():
                                      "control_policies": 0}
     counts = g.counts()
     assert {k: counts["nodes"][k] for k in ("cloud_role", "cloud_user", "cloud_group", "cloud_policy")} == {
-        "cloud_role": 78, "cloud_user": 44, "cloud_group": 5, "cloud_policy": 84}
+        "cloud_role": 79, "cloud_user": 44, "cloud_group": 5, "cloud_policy": 84}  # +1: foreign stacksets admin role
     assert {k: counts["edges"][k] for k in ("administers", "assumes_role", "in_group", "has_policy")} == {
-        "administers": 62, "assumes_role": 14, "in_group": 6, "has_policy": 106}
+        "administers": 62, "assumes_role": 16, "in_group": 6, "has_policy": 106}
     acct = "cloud_account:aws:200611803367"
     # issue 10: iam:CreatePolicyVersion on the policy attached to oneself (cloudsplaining's "exploitable resource
     # constraint" fixture) is an escalation (AWS "Versioning IAM policies")
     fn2 = ids.cloud_role("aws", "arn:aws:iam::200611803367:role/fn2-exploitableResourceConstraint-role")
     assert out_edges(g, fn2, EdgeKind.ADMINISTERS) == {acct: "certain"}
+    # the management account (not exported) that OrganizationAccountAccessRole trusts is a node of its own
+    assert out_edges(g, ids.cloud_account("072528804237"), EdgeKind.ASSUMES_ROLE) == {
+        ids.cloud_role("aws", "arn:aws:iam::200611803367:role/OrganizationAccountAccessRole"): "certain"}
     arn = "cloud_user:aws:arn:aws:iam::200611803367:user/"
     assert out_edges(g, arn + "privesc4-CreateAccessKey-user", EdgeKind.ADMINISTERS) == {acct: "certain"}
     sso = "cloud_role:aws:arn:aws:iam::200611803367:role/aws-reserved/sso.amazonaws.com/" \
@@ -477,3 +480,20 @@ def test_set_default_policy_version_on_an_attached_policy_reads_the_other_versio
     # iam:CreatePolicyVersion on the attached policy: it can write anything into it
     cpv = {"Statement": [{"Effect": "Allow", "Action": "iam:CreatePolicyVersion", "Resource": pol}]}
     assert out_edges(graph_of(export(cpv)), R("ci"), EdgeKind.ADMINISTERS) == {ACCOUNT: "certain"}
+
+
+def test_a_trust_naming_a_foreign_account_becomes_a_node_of_that_account():
+    # AWS "Cross account resource access"
+    # (https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies-cross-account-resource-access.html)
+    other = "444455556666"
+    trust = {"Statement": [
+        {"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": {"AWS": f"arn:aws:iam::{other}:root"}},
+        {"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": {"AWS": f"arn:aws:iam::{other}:role/deployer"},
+         "Condition": {"StringEquals": {"sts:ExternalId": "x"}}}]}
+    g = graph_of({"RoleDetailList": [role("shared", trust), role("mine", root_trust())]})
+    foreign_role = ids.cloud_role("aws", f"arn:aws:iam::{other}:role/deployer")
+    assert out_edges(g, ids.cloud_account(other), EdgeKind.ASSUMES_ROLE) == {R("shared"): "certain"}
+    assert out_edges(g, foreign_role, EdgeKind.ASSUMES_ROLE) == {R("shared"): "possible"}
+    assert g.node(foreign_role).inferred and g.node(foreign_role).account == other
+    # a principal of an ingested account is evaluated as before, never as foreign
+    assert ids.cloud_account(A) not in g or not out_edges(g, ids.cloud_account(A), EdgeKind.ASSUMES_ROLE)

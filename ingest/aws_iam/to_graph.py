@@ -70,6 +70,7 @@ def to_graph(parsed: Sequence[ParsedFile]) -> IngestResult:
     _file_nodes(b, parsed)
     callers = {p.arn: _reach_edges(b, p) for p in index.principals.values() if p.kind != "group"}
     _assume_role_edges(b, callers)
+    _foreign_trust_edges(b)
     _trust_provider_edges(b)
     return IngestResult(graph=b.graph, problems=b.problems, meta={META_KEY: _meta(parsed, index, b.unknown)})
 
@@ -308,6 +309,56 @@ def _assume_role_edge(b: _Build, caller: Principal, role: Principal, grants: lis
                 if resource_matches(g.resource, role.arn) is not False][:2]
     b.edge(EdgeKind.ASSUMES_ROLE, principal_id(caller), principal_id(role), evs or [_ev(role.file, role.place)], res,
            via="sts:AssumeRole")
+
+
+def _foreign_trust_edges(b: _Build) -> None:
+    """A trust naming a principal of an account no export covers: a node of that account -> the role.
+
+    ``arn:aws:iam::ACCOUNT:root`` (or the bare id) delegates to that account: its ``cloud_account`` node (whoever
+    administers it can assume the role); a role or user ARN there becomes an inferred ``cloud_role`` /
+    ``cloud_user``.  The edge is ``possible`` unless the account node is trusted unconditionally: the other
+    account's identity policies are not known (AWS "Cross account resource access",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies-cross-account-resource-access.html).
+    """
+    ingested = {p.account for p in b.index.principals.values()}
+    for role in b.index.roles_with_trust:
+        partition = role.arn.split(":", 2)[1]
+        for st in role.trust or []:
+            if st.effect != "Allow" or st.not_principals:
+                continue
+            for value in st.principals.get("AWS", ()):
+                account = value if value.isdigit() and len(value) == 12 else (account_of(value) or _root_account(value))
+                if not account.isdigit() or account in ingested:
+                    continue
+                try:
+                    source = _foreign_node(b, value, account, partition, _ev(role.file, st.place, st.sid))
+                except ids.IdError as exc:
+                    b.problems.append(InputError(role.file, f"{st.place}.Principal.AWS", str(exc)))
+                    continue
+                res, _, _ = principal_trust([st], value if ":root" not in value else f"arn:{partition}:iam::"
+                                            f"{account}:root", account, role.account)
+                if res is not False:
+                    b.edge(EdgeKind.ASSUMES_ROLE, source, principal_id(role), [_ev(role.file, st.place, st.sid)],
+                           res if source == ids.cloud_account(account) else None, via="sts:AssumeRole",
+                           foreign=True)
+
+
+def _root_account(value: str) -> str:
+    """The account of ``arn:PARTITION:iam::ACCOUNT:root`` (empty for another value)."""
+    parts = value.split(":")
+    return parts[4] if len(parts) == 6 and value.startswith("arn:") and parts[5] == "root" else ""
+
+
+def _foreign_node(b: _Build, value: str, account: str, partition: str, ev: Evidence) -> str:
+    """The node of a trusted principal in a foreign account (its account, or an inferred role or user)."""
+    if ":role/" in value:
+        return b.graph.node(CloudRole(id=ids.cloud_role("aws", value), name=value.rsplit("/", 1)[-1], provider="aws",
+                                      identifier=value, account=account, inferred=True, evidence=[ev]))
+    if ":user/" in value:
+        return b.graph.node(CloudUser(id=ids.cloud_user(value), name=value.rsplit("/", 1)[-1], arn=value,
+                                      account=account, inferred=True, evidence=[ev]))
+    return b.graph.node(CloudAccount(id=ids.cloud_account(account), name=f"AWS account {account} (not ingested)",
+                                     account=account, evidence=[ev]))
 
 
 def _grants_cover(grants: Iterable[Grant], arn: str) -> Tri:
