@@ -198,7 +198,8 @@ def _credential(fg: _FileGraph, host_name: str, hid: str, hn: str, cred: HostCre
                                    credential_type=cred.credential_type, host=hn, path=cred.path,
                                    fingerprint=cred.fingerprint, lifetime=cred.lifetime,
                                    grants=[t.id for _, t, _ in grants] + list(cred.access or []),
-                                   readable_by=readers, evidence=[fg.ev(cp)]))
+                                   readable_by=readers, url_credential_fingerprint=cred.url_credential_fingerprint,
+                                   evidence=[fg.ev(cp)]))
     fg.graph.edge(EdgeKind.STORES_CREDENTIAL, hid, cid, fg.ev(cp))
     for reader in readers or []:  # the runner's user can read it (edge added once the runner exists)
         fg.readable.append((reader, cid, fg.ev(f"{cp}.readable_by")))
