@@ -41,7 +41,9 @@ from graphkit.iam import (PolicyError, Statement, Tri, and3, control_policy_deci
 from graphkit.meta import CloudSummary
 from graphkit.model import (CloudPolicy, CloudRole, Confidence, Edge, EdgeKind, Evidence, Job, NodeKind, OIDCIdentity,
                             Repository, Workflow, ids)
-from graphkit.oidc import JobFacts, claim_variants, effective_template, is_github_issuer, issuer_host, runs_of
+from graphkit.oidc import (JobFacts, Run, claim_variants, effective_template, is_github_issuer, issuer_host, runs_of,
+                          runs_of_refs)
+from graphkit.refs import job_refs
 
 __all__ = ["link_cloud", "trust_documents", "trust_findings"]
 
@@ -74,6 +76,7 @@ def _job_facts(graph: Graph, identity: OIDCIdentity, templates: dict[str, Any]) 
     repo = identity.repository
     job = next((graph.node(u) for u, _, d in graph.nx.in_edges(identity.id, data=True)
                 if d["kind"] == EdgeKind.MINTS_OIDC.value), None)
+    runs = _runs(graph, identity, job)
     while isinstance(job, Job) and job.caller and job.caller in graph:
         job = graph.node(job.caller)
     path = wf_name = None
@@ -92,10 +95,25 @@ def _job_facts(graph: Graph, identity: OIDCIdentity, templates: dict[str, Any]) 
         if isinstance(node, Repository) and node.default_branch:
             branches = (node.default_branch,)
     template = effective_template(templates, repo)
-    return JobFacts(repository=repo, runs=tuple(runs_of(identity.subjects)), workflow_path=path, workflow=wf_name,
+    return JobFacts(repository=repo, runs=runs, workflow_path=path, workflow=wf_name,
                     called_ref=identity.job_workflow_ref, template=tuple(template) if template else None,
                     owner_id=_id(org.get("owner_id")), repository_id=_id(own.get("repository_id")),
                     immutable=immutable, branches=branches, host=issuer_host(identity.issuer))
+
+
+def _runs(graph: Graph, identity: OIDCIdentity, job: Any) -> tuple[Run, ...]:
+    """The runs of the job: per ref of its events (``Job.triggers``, :func:`graphkit.refs.job_refs`, the caller's
+    for a called workflow, the repository's default branch when known), with its environment; else from the
+    default-template subjects the workflow ingestor wrote."""
+    from_subjects = runs_of(identity.subjects)
+    if not isinstance(job, Job) or not job.triggers:
+        return tuple(from_subjects)
+    rid = ids.repository(identity.repository)
+    repo = graph.node(rid) if rid in graph else None
+    default = repo.default_branch if isinstance(repo, Repository) else None
+    envs = list(dict.fromkeys(r.environment for r in from_subjects if r.environment is not None))
+    runs = runs_of_refs(((rs.event, rs.patterns) for rs in job_refs(job, default)), envs)
+    return tuple(runs or from_subjects)
 
 
 def _id(value: Any) -> str | None:
