@@ -15,7 +15,12 @@ Recognised documents:
   template with ``${...}`` placeholders (kept as placeholders);
 - a CloudFormation template: ``AWS::IAM::Role`` trust policies and
   ``AWS::IAM::OIDCProvider`` resources (``!Sub``/``!Ref`` resolved from
-  parameter defaults, the rest kept as ``${...}`` placeholders).
+  parameter defaults, the rest kept as ``${...}`` placeholders);
+- an Organizations export (``OrganizationPolicies``: SCPs and RCPs with their
+  targets, :mod:`ingest.aws_iam.organizations`).
+
+Every JSON object is read remembering keys it held twice (``ParsedFile.duplicates``); a
+Terraform template that is not JSON is reported with the way to render it (:data:`RENDER_HINT`).
 
 Malformed input raises :class:`~graphkit.errors.InputError` naming the file
 and the JSON path; one bad principal or policy is reported and left out, the
