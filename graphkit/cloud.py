@@ -90,8 +90,11 @@ def _job_facts(graph: Graph, identity: OIDCIdentity, templates: dict[str, Any]) 
     immutable = own.get("use_immutable_subject", org.get("use_immutable_subject", False))
     branches: tuple[str, ...] = ()
     if identity.job_workflow_ref:
-        callee = "/".join(identity.job_workflow_ref.split("/", 2)[:2])
-        node = graph.node(ids.repository(callee)) if ids.repository(callee) in graph else None
+        try:
+            callee = ids.repository("/".join(identity.job_workflow_ref.split("/", 2)[:2]))
+        except ids.IdError:
+            callee = ""
+        node = graph.node(callee) if callee in graph else None
         if isinstance(node, Repository) and node.default_branch:
             branches = (node.default_branch,)
     template = effective_template(templates, repo)

@@ -389,3 +389,18 @@ def test_ref_and_sub_are_decided_per_ref_of_the_jobs_events():
     g.update([Repository(id=ids.repository("acme/app"), name="acme/app", full_name="acme/app",
                          default_branch="main")], [])
     assert reach(resolved(g, {})) == {"acme/app": "certain"}  # schedule runs on the default branch
+
+
+def test_workflow_ref_only_trust_is_high_when_the_workflow_repository_is_private():
+    # GitHub "Using OpenID Connect with reusable workflows": only repositories allowed to call a private
+    # workflow can; a public one, any repository
+    trust = export({"StringEquals": {AUD: "sts.amazonaws.com",
+                                     K + "job_workflow_ref": "acme/tools/.github/workflows/deploy.yml@refs/heads/main"}})
+    g = build(trust)
+    assert [f.severity.value for f in run_rules(g, only=["oidc-trust-workflow-ref-only"])] == ["critical"]
+    assert run_rules(g, only=["oidc-trust-without-sub"]) == []
+    for visibility, severity in (("private", "high"), ("public", "critical")):
+        g = build(trust)
+        g.update([Repository(id=ids.repository("acme/tools"), name="acme/tools", full_name="acme/tools",
+                             visibility=visibility)], [])
+        assert [f.severity.value for f in run_rules(g, only=["oidc-trust-workflow-ref-only"])] == [severity]
