@@ -19,7 +19,7 @@ RULE_MODULES: list[str] = [
     # workflows and secrets (issue 10)
     "referenced_secret_missing",
     # exact platform semantics (issue 10)
-    "oidc_trust_workflow_ref_only",
+    "oidc_trust_workflow_ref_only", "iam_policy_duplicate_key",
     # secrets in inputs (issue 18)
     "credential_in_url", "literal_credential_in_workflow",
 ]
