@@ -212,6 +212,7 @@ def test_what_was_removed_is_flagged(planted, outputs):
         <= by_rule["credential-in-url"]
     assert any(s.startswith("credential:") and "/.kube/config" in s for s in by_rule["credential-in-url"])
     assert any(s.startswith("credential:") and "/.docker/config.json" in s for s in by_rule["credential-in-url"])
+    assert "credential:build-02:/home/ci/.kube/config" in by_rule["credential-in-url"]  # written in an inventory
     literal = [f for f in doc["findings"] if f["rule"] == "literal-credential-in-workflow"]
     where = {(f["properties"]["file"], f["properties"]["line"], f["properties"]["kind"]) for f in literal}
     assert {(".github/workflows/deploy.yml", 11, "GitHub Token"), (".github/workflows/deploy.yml", 14, "GitHub Token"),
