@@ -64,6 +64,15 @@ jobs:
           registry: https://bot:CANARY-Reg-Pw-2m@registry.example.invalid
           password: CANARY-With-Pw-8j
       - uses: ./.github/actions/setup
+  matrix:
+    strategy:
+      matrix:
+        api_token: ["CANARY-Matrix-Tok-7y"]
+        os: [linux]
+    runs-on: [self-hosted, "${{{{ matrix.os }}}}"]
+    environment: {{name: prod, url: "https://u:CANARY-Env-Url-2k@deploy.example.invalid"}}
+    steps:
+      - run: echo ${{{{ matrix.api_token }}}}
 """)
     write(repo, ".github/actions/setup/action.yml", f"""\
 name: setup
