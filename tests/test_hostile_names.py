@@ -26,7 +26,7 @@ import yaml
 from graphkit.build import build_graph
 from graphkit.findings import run_rules
 from graphkit.graph import Graph
-from graphkit.model import NodeKind
+from graphkit.model import NodeKind, ids
 
 #: Hostile values, by what they try.
 HOSTILE = {
@@ -80,7 +80,7 @@ def test_names_are_stored_verbatim(hostile):
     assert HOSTILE["quote"] in jobs  # a hostile job key is kept as a key
     loaded = Graph.load(root / "g.json")
     assert {n.id: n.name for n in loaded.nodes()} == {n.id: n.name for n in graph.nodes()}
-    runner = graph.node("runner:acme/" + HOSTILE_RUNNER)
+    runner = graph.node(ids.runner("acme", HOSTILE_RUNNER))
     assert runner.name == HOSTILE_RUNNER and set(runner.labels) == set(LABELS)
 
 
