@@ -17,6 +17,7 @@ from rich.table import Table
 
 from graphkit import registry
 from graphkit.errors import GraphkitError, UnknownNodeError
+from graphkit.files import write_atomic
 from graphkit.graph import Graph
 from graphkit.model import node_kind
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
@@ -204,8 +205,8 @@ def report(
         write_report(g, sources, output)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
-    except OSError as exc:
-        fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
+    except GraphkitError as exc:
+        fail(exc)
     err.print(f"report written to {term(str(output))}", highlight=False)
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
@@ -235,9 +236,9 @@ def export_opengraph(
         sys.stdout.write(text + "\n")
     else:
         try:
-            output.write_text(text + "\n", encoding="utf-8")
-        except OSError as exc:
-            fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
+            write_atomic(output, text + "\n")
+        except GraphkitError as exc:
+            fail(exc)
         err.print(f"OpenGraph written to {term(str(output))}", highlight=False)
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
@@ -256,7 +257,7 @@ def collect_host_cmd(
     root: Annotated[Path, typer.Option("--root", metavar="DIR", help="Directory standing for / (default: this "
                                        "host).")] = Path("/"),
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write the snapshot "
-                                         "(graphkit.runner-inventory/v1 JSON).")] = Path("host.json"),
+                                         "(graphkit.runner-inventory/v1 JSON; - for standard output).")] = Path("host.json"),
     hostname: Annotated[Optional[str], typer.Option("--hostname", help="Host name (default: etc/hostname).")] = None,
     key_file: Annotated[Optional[Path], typer.Option("--key-file", metavar="FILE", help="Fingerprint key (bytes of "
                                                      "the file; default: graphkit's fixed, documented key).")] = None,
@@ -268,15 +269,15 @@ def collect_host_cmd(
         raise typer.BadParameter(f"{key_file}: {exc.strerror or exc}", param_hint="--key-file") from None
     try:
         result = registry.get_collector("host").collect(root, hostname=hostname, **key)
-        output.write_text(json.dumps(result.document, indent=2) + "\n", encoding="utf-8")
+        write_atomic(output, json.dumps(result.document, indent=2) + "\n")  # "-": standard output
     except GraphkitError as exc:
         fail(exc)
-    except OSError as exc:
-        fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
     for p in result.problems:
         err.print(f"[yellow]skipped[/yellow] {term(str(p))}", highlight=False)
     counts = ", ".join(f"{v} {k}" for k, v in result.summary.items() if k != "problems")
-    out.print(f"host snapshot written to {term(str(output))}: {term(counts)}", highlight=False)
+    where = "standard output" if str(output) == "-" else str(output)
+    (err if str(output) == "-" else out).print(f"host snapshot written to {term(where)}: {term(counts)}",
+                                               highlight=False)
     if result.problems:
         raise typer.Exit(EXIT_PARTIAL)
 

@@ -36,7 +36,7 @@ LAYERS: dict[str, int] = {
     "graphkit.graph": GRAPH, "graphkit.meta": GRAPH, "graphkit.errors": GRAPH, "graphkit.ingestor": GRAPH,
     "graphkit.registry": GRAPH,
     "graphkit.resolve": SEMANTICS, "graphkit.cloud": SEMANTICS, "graphkit.iam": SEMANTICS,
-    "graphkit.oidc": SEMANTICS, "graphkit.hosted": SEMANTICS, "graphkit.targets": SEMANTICS,
+    "graphkit.oidc": SEMANTICS, "graphkit.hosted": SEMANTICS, "graphkit.targets": SEMANTICS, "graphkit.refs": SEMANTICS,
     "graphkit.build": SEMANTICS, "graphkit.rules": SEMANTICS, "graphkit.findings": SEMANTICS,
     "graphkit.analysis": ANALYSIS, "graphkit.whatif": ANALYSIS,
     "graphkit.output": OUTPUTS, "graphkit.report": OUTPUTS, "graphkit.export": OUTPUTS, "graphkit.diff": OUTPUTS,

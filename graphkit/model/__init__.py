@@ -27,7 +27,7 @@ from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, Any
                                   CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential, DeploymentTarget,
                                   GitHubToken, Host, Job, LiteralCredential, OIDCIdentity, OIDCProvider, Organization, Repository,
                                   Runner, RunnerGroup, RunnerRegistration, RunsOnCandidate, Secret, SecretGrant,
-                                  SecretRef, SigningKey, Workflow, node_kind)
+                                  SecretRef, SigningKey, Trigger, Workflow, node_kind)
 
 __all__ = [
     "ids", "Confidence", "Criticality", "CRITICALITY_WEIGHT", "Lifetime", "LIFETIME_SECONDS", "lifetime_seconds",
@@ -35,7 +35,8 @@ __all__ = [
     "MergeRule", "NodeKind", "NODE_TYPES", "NODE_ID_FORMATS", "NODE_ADAPTER", "AnyNode", "EdgeKind", "EdgeSpec",
     "EDGE_SPECS", "Edge", "node_kind", "repo_key", "secret_key",
     "Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
-    "RunsOnCandidate", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity", "CloudRole",
+    "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
+    "CloudRole",
     "SigningKey", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup", "CloudPolicy",
     "OIDCProvider", "CloudAccount", "CloudSecret",
 ]

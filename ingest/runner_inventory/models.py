@@ -120,12 +120,17 @@ class OIDCSubTemplate(_Model):
 
     use_default: bool | None = None
     include_claim_keys: list[str] | None = None
+    use_immutable_subject: bool | None = Field(
+        None, description="The repository (or organization) presents immutable subjects "
+        "repo:OWNER@OWNER_ID/REPO@REPO_ID:... (GitHub docs \"OpenID Connect reference\", immutable subject claims: "
+        "repositories created, renamed or transferred after 2026-07-15, or opted in); null = unknown (name-based).")
 
 
 class OrganizationEntry(_Model):
     """An organization (or user account owning repositories)."""
 
     name: str = Field(pattern=_NAME)
+    id: int | None = Field(None, description="Numeric owner id (OIDC repository_owner_id claim).")
     secrets: list[OrgSecret] | None = Field(None, description="Organization secrets; null = unknown.")
     secrets_complete: bool = Field(False, description="True when `secrets` lists every organization secret.")
     runner_groups: list[RunnerGroupEntry] | None = Field(None, description="Runner groups; null = unknown.")
