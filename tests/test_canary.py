@@ -281,8 +281,6 @@ def test_a_crash_prints_no_local_variables(tmp_path):
     assert app.pretty_exceptions_show_locals is False if hasattr(app, "pretty_exceptions_show_locals") else True
 
 
-@pytest.mark.xfail(raises=ValueError, strict=True, reason="the YAML loader lets a failing tag's ValueError escape; "
-                   "fixed by the bounded loader of issue 18 (parsers): remove this mark when it lands")
 def test_error_messages_quote_no_value(tmp_path):
     """A value whose YAML tag fails, or that breaks a model, is never echoed in the problem."""
     repo = tmp_path / "repos" / "acme__app"
