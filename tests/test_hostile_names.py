@@ -203,6 +203,7 @@ def test_html_report_runs_no_planted_script_in_chromium(hostile, tmp_path):
     dialogs = [e for e in browser.events if e.get("method") == "Page.javascriptDialogOpening"]
     assert state["pwned"] is None and dialogs == [] and state["imgs"] == 0, state["pwned"]
     assert "</script><script>window.__pwned=1</script>" in state["text"]  # shown as text
+    assert "\u202e" not in state["text"] + state["svg"] and "abc\\u202etxt.exe" in state["text"]  # no reordering
 
 
 # --------------------------------------------------------------------------- Neo4j
