@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from graphkit.model import Lifetime, RunnerRegistration, ids
 from graphkit.redact import strip_embedded_urls
@@ -235,11 +235,30 @@ class HostCredential(_Model):
     url_credential_fingerprint: str | None = Field(None, description="A URL the file names held a credential "
                                                    "(removed): keyed hash of it, never the value.")
 
-    @field_validator("access", mode="after")
+    @model_validator(mode="before")
     @classmethod
-    def _no_url_credentials(cls, access: list[str] | None) -> list[str] | None:
-        """Access descriptors never keep a URL credential (``cluster:https://user:pw@...``)."""
-        return None if access is None else [strip_embedded_urls(a).url for a in access]
+    def _no_url_credentials(cls, data: Any) -> Any:
+        """Access descriptors and grant targets never keep a URL credential (``cluster:https://user:pw@...``);
+        one that held one sets ``url_credential_fingerprint`` (finding ``credential-in-url``)."""
+        if not isinstance(data, dict):
+            return data
+        data, removed = dict(data), []
+
+        def clean(text: Any) -> Any:
+            if not isinstance(text, str):
+                return text
+            c = strip_embedded_urls(text)
+            if c.fingerprint:
+                removed.append(c.fingerprint)
+            return c.url
+        if isinstance(data.get("access"), list):
+            data["access"] = [clean(a) for a in data["access"]]
+        if isinstance(data.get("grants"), list):
+            data["grants"] = [{**g, "target": clean(g.get("target"))} if isinstance(g, dict) else g
+                              for g in data["grants"]]
+        if removed and not data.get("url_credential_fingerprint"):
+            data["url_credential_fingerprint"] = removed[0]
+        return data
 
 
 class HostCache(_Model):
