@@ -55,8 +55,22 @@ def _runners(g: Graph) -> list[str]:
     return declared + pools[:2]
 
 
+#: Assets the inbound query starts from (every one of these kinds a runner reaches, a few per kind).
+_ASSETS = (NodeKind.SECRET, NodeKind.CLOUD_ROLE, NodeKind.SIGNING_KEY, NodeKind.DEPLOYMENT_TARGET)
+
+
+def _assets(g: Graph) -> list[str]:
+    reached = set().union(*(blast_radius(g, r).ids for r in _runners(g)))
+    return [i for kind in _ASSETS for i in sorted(n.id for n in g.nodes(kind) if n.id in reached)[:3]]
+
+
 def _param_sets(query, g: Graph) -> list[dict]:
     used = query.used_params()
+    if "target_id" in used:
+        return [{"target_id": t} for t in _assets(g)]
+    if "sources" in used:
+        hosts = [h.id for h in g.nodes(NodeKind.HOST)]
+        return [{"sources": _runners(g)[:2] + hosts[:1]}, {"sources": _runners(g)[-1:] + ["no:such-node"]}]
     if "runner_id" in used:
         return [{"runner_id": r} for r in _runners(g)]
     if "host_id" in used:

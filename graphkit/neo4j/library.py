@@ -30,6 +30,7 @@ import networkx as nx
 
 from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
+from graphkit.neo4j.templates import MAX_HOPS
 from graphkit.model import LIFETIME_SECONDS, Criticality, EdgeKind, Lifetime, Node, NodeKind
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -236,10 +237,11 @@ def _counterpart(name: str, *columns: str) -> Callable:
 
 
 def _hops(graph: Graph, source: str) -> dict[str, int]:
-    """Shortest traversable path length from ``source`` to every node it reaches (itself excluded)."""
+    """Shortest traversable path length (up to the library's bound) from ``source`` to every node it reaches (itself
+    excluded)."""
     if source not in graph:
         return {}
-    lengths = nx.single_source_shortest_path_length(graph.traversable_view(), source)
+    lengths = nx.single_source_shortest_path_length(graph.traversable_view(), source, cutoff=MAX_HOPS)
     lengths.pop(source, None)
     return lengths
 
@@ -449,3 +451,7 @@ def _by_reach(graph: Graph, params: dict[str, Any]) -> list[dict[str, Any]]:
                      "secrets": sum(n.spec.kind is NodeKind.SECRET for n in reach)})
     return rows
 
+
+
+# the inbound, multi-source, drawn-path and property-filter queries (registered on import)
+from graphkit.neo4j import counterparts as _more  # noqa: E402,F401

@@ -1,0 +1,84 @@
+"""The query library's ``.cypher`` files, rendered from ``queries/templates/`` with names taken from the model.
+
+A template is a library file (see :mod:`graphkit.neo4j.library`) whose text may
+hold ``{{placeholder}}`` markers:
+
+- ``{{traversable}}``: the relationship types of the traversable edge kinds,
+  ``HOSTS|RUNS_ON_HOST|RECEIVES_JOB|...`` (:func:`~graphkit.neo4j.statements.traversable_types`),
+  for ``shortestPath((s)-[:{{traversable}}*..{{max_hops}}]->(n))``: Neo4j 5
+  refuses property predicates inside ``shortestPath`` ("shortestPath(...)
+  contains properties ... currently not supported"), and a
+  ``WHERE all(r IN relationships(p) ...)`` filter is applied *after* the
+  search by ArcadeDB (the test server), so the types are named;
+- ``{{max_hops}}``: :data:`MAX_HOPS`, the bound of every variable-length pattern;
+- ``{{node}}``: the common label every graphkit node carries (``Graphkit``).
+
+``python -m graphkit.docs`` writes ``queries/<name>.cypher`` for every
+``queries/templates/<name>.cypher`` (:func:`write_queries`); a test fails when a
+rendered file is stale, so edge kinds added to the model reach the library
+without editing it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from graphkit.neo4j.statements import COMMON_LABEL, traversable_types
+
+__all__ = ["MAX_HOPS", "placeholders", "render_template", "rendered_queries", "write_queries"]
+
+#: Upper bound of the library's variable-length patterns (hops).  An unbounded shortestPath is a performance
+#: warning in Neo4j ("Using shortest path with an unbounded pattern will likely result in long execution times");
+#: the networkx counterparts use the same cutoff.
+MAX_HOPS = 20
+_MARK = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
+GENERATED = ("// rendered from templates/{name}.cypher by `python -m graphkit.docs` (edit the template, "
+             "not this file)")
+
+
+def placeholders() -> dict[str, str]:
+    """Placeholder name -> text, from the model as it is now."""
+    return {"traversable": "|".join(traversable_types()), "max_hops": str(MAX_HOPS), "node": COMMON_LABEL}
+
+
+def render_template(text: str, name: str) -> str:
+    """``text`` with every ``{{placeholder}}`` replaced and the "rendered from" line after the header comments.
+
+    Raises
+    ------
+    ValueError
+        for an unknown placeholder (named with the template).
+
+    Examples
+    --------
+    >>> text = render_template("// name: x\\nMATCH (n:{{node}})-[:{{traversable}}*..2]->(m) RETURN m", "x")
+    >>> print(text.splitlines()[1][:30], text.splitlines()[2][:40], sep="\\n")
+    // rendered from templates/x.c
+    MATCH (n:Graphkit)-[:HOSTS|RUNS_ON_HOST|
+    """
+    values = placeholders()
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) not in values:
+            raise ValueError(f"template {name}: unknown placeholder {m.group(0)} (known: {', '.join(values)})")
+        return values[m.group(1)]
+
+    lines = _MARK.sub(sub, text).splitlines()
+    at = next((i for i, line in enumerate(lines) if not line.lstrip().startswith("//")), len(lines))
+    lines.insert(at, GENERATED.format(name=name))
+    return "\n".join(lines) + "\n"
+
+
+def rendered_queries(query_dir: Path) -> dict[Path, str]:
+    """``queries/<name>.cypher`` path -> rendered text, for every template of ``query_dir/templates``."""
+    return {query_dir / t.name: render_template(t.read_text(encoding="utf-8"), t.stem)
+            for t in sorted((query_dir / "templates").glob("*.cypher"))}
+
+
+def write_queries(query_dir: Path) -> list[Path]:
+    """Render every template into ``query_dir``; returns the files written."""
+    out = rendered_queries(query_dir)
+    for path, text in out.items():
+        path.write_text(text, encoding="utf-8")
+    return list(out)
