@@ -200,7 +200,22 @@ def test_rendered_library_is_fresh():
     for path, text in rendered.items():
         assert path.read_text(encoding="utf-8") == text, f"{path.name} is stale: run python -m graphkit.docs"
     # every library file comes from a template (none edited by hand beside them)
-    assert {p.name for p in QUERIES.glob("*.cypher")} == {p.name for p in rendered}
+    assert {p.name for p in QUERIES.glob("*.cypher")} == {p.name for p in rendered if p.suffix == ".cypher"}
+
+
+def test_browser_style_sheet_covers_the_model():
+    """queries/graphkit.grass styles every label and relationship type; paths show confidence and lifetime."""
+    text = (QUERIES / "graphkit.grass").read_text(encoding="utf-8")
+    blocks = dict(re.findall(r"^(node\.\w+|relationship\.\w+) \{\n(.*?)^\}", text, re.M | re.S))
+    for kind in NODE_TYPES:
+        assert 'caption: "{name}"' in blocks[f"node.{label_of(kind)}"]
+    colours = {re.search(r"color: (#\w+)", blocks[f"node.{label_of(k)}"]).group(1) for k in NODE_TYPES}
+    assert len(colours) == min(len(NODE_TYPES), 18)
+    for kind, spec in EDGE_SPECS.items():
+        body = blocks[f"relationship.{rel_type_of(kind)}"]
+        assert ('"{confidence} {lifetime}"' in body) is spec.traversable
+    readme = (QUERIES / "README.md").read_text(encoding="utf-8")
+    assert "graphkit.grass" in readme and ":style" in readme
 
 
 def test_library_paths_name_every_traversable_type_and_only_those():

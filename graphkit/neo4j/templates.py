@@ -14,8 +14,9 @@ hold ``{{placeholder}}`` markers:
 - ``{{node}}``: the common label every graphkit node carries (``Graphkit``).
 
 ``python -m graphkit.docs`` writes ``queries/<name>.cypher`` for every
-``queries/templates/<name>.cypher`` (:func:`write_queries`); a test fails when a
-rendered file is stale, so edge kinds added to the model reach the library
+``queries/templates/<name>.cypher``, and the Browser style sheet
+``queries/graphkit.grass`` (:func:`render_grass`, :func:`write_queries`); a
+test fails when a rendered file is stale, so edge kinds added to the model reach the library
 without editing it.
 """
 
@@ -24,9 +25,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from graphkit.neo4j.statements import COMMON_LABEL, traversable_types
+from graphkit.model import EDGE_SPECS, NODE_TYPES, Criticality
+from graphkit.neo4j.statements import COMMON_LABEL, label_of, rel_type_of, traversable_types
 
-__all__ = ["MAX_HOPS", "placeholders", "render_template", "rendered_queries", "write_queries"]
+__all__ = ["MAX_HOPS", "GRASS_FILE", "placeholders", "render_template", "rendered_queries", "render_grass",
+           "write_queries"]
 
 #: Upper bound of the library's variable-length patterns (hops).  An unbounded shortestPath is a performance
 #: warning in Neo4j ("Using shortest path with an unbounded pattern will likely result in long execution times");
@@ -71,9 +74,46 @@ def render_template(text: str, name: str) -> str:
 
 
 def rendered_queries(query_dir: Path) -> dict[Path, str]:
-    """``queries/<name>.cypher`` path -> rendered text, for every template of ``query_dir/templates``."""
-    return {query_dir / t.name: render_template(t.read_text(encoding="utf-8"), t.stem)
-            for t in sorted((query_dir / "templates").glob("*.cypher"))}
+    """``queries/<name>.cypher`` path -> rendered text, for every template of ``query_dir/templates``, and the
+    Browser style sheet :data:`GRASS_FILE`."""
+    out = {query_dir / t.name: render_template(t.read_text(encoding="utf-8"), t.stem)
+           for t in sorted((query_dir / "templates").glob("*.cypher"))}
+    out[query_dir / GRASS_FILE] = render_grass()
+    return out
+
+
+#: The Neo4j Browser style sheet written beside the queries (load it with ``:style`` in Browser).
+GRASS_FILE = "graphkit.grass"
+#: Node colours, given to the labels in the model's declaration order (a new kind gets the next colour).
+_PALETTE = ("#4C8EDA", "#DA7194", "#569480", "#F79767", "#8DCC93", "#C990C0", "#D9C8AE", "#57C7E3", "#F16667",
+            "#FFC454", "#ECB5C9", "#6DCE9E", "#A5ABB6", "#FFE081", "#68BDF6", "#B08EC0", "#E06C75", "#7FB3D5")
+_DIAMETER = {Criticality.CRITICAL: 70, Criticality.HIGH: 58, Criticality.MEDIUM: 50, Criticality.LOW: 44}
+
+
+def render_grass() -> str:
+    """The Browser style sheet: a colour, size (by default criticality) and ``{name}`` caption per node label;
+    traversable relationships captioned with their ``{confidence} {lifetime}`` and drawn thicker and red,
+    the others with their type, thin and grey.
+
+    Format: Neo4j Browser's GRASS (``:style`` shows and edits the current one; a ``.grass`` file dropped on it
+    replaces it), https://neo4j.com/docs/browser-manual/current/operations/browser-styling/.
+    """
+    out = ["node {", "  diameter: 50px;", "  color: #A5ABB6;", "  border-color: #9AA1AC;", "  border-width: 2px;",
+           "  text-color-internal: #FFFFFF;", "  font-size: 10px;", "}", "",
+           "relationship {", "  color: #A5ABB6;", "  shaft-width: 1px;", "  font-size: 8px;", "  padding: 3px;",
+           "  text-color-external: #000000;", "  text-color-internal: #FFFFFF;", '  caption: "<type>";', "}", ""]
+    for i, (kind, cls) in enumerate(NODE_TYPES.items()):
+        colour = _PALETTE[i % len(_PALETTE)]
+        out += [f"node.{label_of(kind)} {{", f"  color: {colour};", "  border-color: #5B5F66;",
+                f"  diameter: {_DIAMETER.get(cls.spec.default_criticality, 50)}px;", '  caption: "{name}";', "}", ""]
+    for kind, spec in EDGE_SPECS.items():
+        if spec.traversable:
+            out += [f"relationship.{rel_type_of(kind)} {{", "  color: #D94F4F;", "  shaft-width: 3px;",
+                    '  caption: "{confidence} {lifetime}";', "}", ""]
+        else:
+            out += [f"relationship.{rel_type_of(kind)} {{", "  color: #C5C8CE;", "  shaft-width: 1px;",
+                    '  caption: "<type>";', "}", ""]
+    return "\n".join(out)
 
 
 def write_queries(query_dir: Path) -> list[Path]:
