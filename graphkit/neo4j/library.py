@@ -17,6 +17,7 @@ compare as sets).  The tests run both on the same graph and compare.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -73,12 +74,15 @@ class LibraryQuery:
 
 
 def parse_param(value: str) -> Any:
-    """A parameter value from ``k=v`` or a ``:param`` line: JSON (numbers, true, lists...), a quoted string, else text.
+    """A parameter value from ``k=v`` or a ``:param`` line: JSON (numbers, true, lists...), a quoted string, a
+    Cypher list of quoted strings, else text.
 
     Examples
     --------
     >>> parse_param("20"), parse_param("true"), parse_param("'runner:acme/a'"), parse_param("runner:acme/a")
     (20, True, 'runner:acme/a', 'runner:acme/a')
+    >>> parse_param("['runner:acme/a', 'host:h']"), parse_param('["x"]')
+    (['runner:acme/a', 'host:h'], ['x'])
     """
     v = value.strip()
     if len(v) >= 2 and v[0] == v[-1] == "'":
@@ -86,7 +90,15 @@ def parse_param(value: str) -> Any:
     try:
         return json.loads(v)
     except json.JSONDecodeError:
-        return value
+        pass
+    if v.startswith("[") and v.endswith("]"):  # a Cypher list of quoted strings and numbers, as in Browser
+        try:
+            items = ast.literal_eval(v)
+        except (ValueError, SyntaxError):
+            return value
+        if isinstance(items, list) and all(isinstance(i, (str, int, float)) for i in items):
+            return items
+    return value
 
 
 _HEADER = re.compile(r"^//\s*(name|purpose|params?|counterpart)\b\s*([A-Za-z_][A-Za-z0-9_]*)?\s*:\s*(.*)$")
