@@ -6,7 +6,7 @@
 // rendered from templates/blast-radius-host.cypher by `python -m graphkit.docs` (edit the template, not this file)
 MATCH (h:Host {id: $host_id})
 MATCH (n:Graphkit)
-WHERE n <> h
+WHERE n <> h AND EXISTS { MATCH ()-[:HOSTS|RUNS_ON_HOST|RECEIVES_JOB|READS_SECRET|HAS_TOKEN|WRITES_REPOSITORY|MINTS_OIDC|ASSUMES_ROLE|SIGNS_WITH|DEPLOYS_TO|PUBLISHES_TO|WRITES_CACHE|RESTORES_INTO|SHARES_CACHE|STORES_CREDENTIAL|AUTHENTICATES_AS|ADMINISTERS]->(n) }
 MATCH p = shortestPath((h)-[:HOSTS|RUNS_ON_HOST|RECEIVES_JOB|READS_SECRET|HAS_TOKEN|WRITES_REPOSITORY|MINTS_OIDC|ASSUMES_ROLE|SIGNS_WITH|DEPLOYS_TO|PUBLISHES_TO|WRITES_CACHE|RESTORES_INTO|SHARES_CACHE|STORES_CREDENTIAL|AUTHENTICATES_AS|ADMINISTERS*..20]->(n))
 RETURN n.id AS id, n.kind AS kind, n.name AS name, n.criticality AS criticality, length(p) AS hops,
        [x IN nodes(p) WHERE x:Runner | x.id][0] AS via_runner, [x IN nodes(p) | x.id] AS path, p AS route

@@ -5,7 +5,7 @@
 // counterpart: graphkit.analysis.blast_radius from the host (same reached ids; hops = shortest path length)
 MATCH (h:Host {id: $host_id})
 MATCH (n:{{node}})
-WHERE n <> h
+WHERE n <> h AND EXISTS { MATCH ()-[:{{traversable}}]->(n) }
 MATCH p = shortestPath((h)-[:{{traversable}}*..{{max_hops}}]->(n))
 RETURN n.id AS id, n.kind AS kind, n.name AS name, n.criticality AS criticality, length(p) AS hops,
        [x IN nodes(p) WHERE x:Runner | x.id][0] AS via_runner, [x IN nodes(p) | x.id] AS path, p AS route

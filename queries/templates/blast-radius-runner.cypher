@@ -5,7 +5,7 @@
 // counterpart: graphkit.analysis.blast_radius (same reached ids; hops = shortest path length over traversable edges)
 MATCH (s:Runner {id: $runner_id})
 MATCH (n:{{node}})
-WHERE n <> s
+WHERE n <> s AND EXISTS { MATCH ()-[:{{traversable}}]->(n) }
 MATCH p = shortestPath((s)-[:{{traversable}}*..{{max_hops}}]->(n))
 RETURN n.id AS id, n.kind AS kind, n.name AS name, n.criticality AS criticality, length(p) AS hops,
        [x IN nodes(p) | x.id] AS path, p AS route

@@ -6,7 +6,7 @@
 MATCH (s:{{node}})
 WHERE s.id IN $sources
 MATCH (n:{{node}})
-WHERE NOT n.id IN $sources
+WHERE NOT n.id IN $sources AND EXISTS { MATCH ()-[:{{traversable}}]->(n) }
 MATCH p = shortestPath((s)-[:{{traversable}}*..{{max_hops}}]->(n))
 WITH n, p
 ORDER BY length(p), s.id

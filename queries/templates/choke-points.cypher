@@ -9,7 +9,7 @@ MATCH (r:Runner)
 MATCH p = shortestPath((r)-[:{{traversable}}*..{{max_hops}}]->(c))
 WITH c, count(DISTINCT r) AS runners
 MATCH (t:{{node}})
-WHERE t.criticality = 'critical' AND t <> c
+WHERE t.criticality = 'critical' AND t <> c AND EXISTS { MATCH ()-[:{{traversable}}]->(t) }
 MATCH q = shortestPath((c)-[:{{traversable}}*..{{max_hops}}]->(t))
 WITH c, runners, count(DISTINCT t) AS targets
 RETURN c.id AS id, c.kind AS kind, c.name AS name, runners * targets AS pairs, runners, targets
