@@ -16,7 +16,8 @@ from graphkit.neo4j.connection import Neo4jSettings
 from graphkit.neo4j.library import COUNTERPARTS, QueryError, load_library, load_query
 from graphkit.neo4j.statements import (
     COMMON_LABEL, IDENTIFIER, SOURCES, SYNC_LABEL, UPDATE_TAG, edge_fields, edge_from_props, edge_props, edge_triples, label_of,
-    derived_props, node_fields, node_from_props, node_props, property_names, rel_type_of, statements,
+    derived_props, node_fields, node_from_props, node_props, path_types, property_names,
+    source_only_kinds, rel_type_of, statements,
 )
 from graphkit.neo4j.sync import provenance
 from graphkit.neo4j.templates import MAX_HOPS, render_template, rendered_queries
@@ -220,7 +221,9 @@ def test_browser_style_sheet_covers_the_model():
 
 def test_library_paths_name_every_traversable_type_and_only_those():
     """Variable-length patterns follow exactly the traversable edge kinds, bounded, over graphkit nodes."""
-    trav = [rel_type_of(k) for k, spec in EDGE_SPECS.items() if spec.traversable]
+    only = source_only_kinds()
+    trav = [rel_type_of(k) for k, spec in EDGE_SPECS.items() if spec.traversable and k not in only]
+    assert trav == path_types() and len(trav) >= 17
     lib = load_library(QUERIES)
     seen = 0
     for q in lib.values():

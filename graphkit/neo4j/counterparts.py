@@ -13,7 +13,7 @@ import networkx as nx
 
 from graphkit.graph import Graph
 from graphkit.model import Criticality, EdgeKind, Node, NodeKind
-from graphkit.neo4j.library import _counterpart, _hops, _nodes
+from graphkit.neo4j.library import _counterpart, _hops, _nodes, path_view
 from graphkit.neo4j.templates import MAX_HOPS
 
 __all__: list[str] = []
@@ -24,8 +24,8 @@ __all__: list[str] = []
 FORK_PR_EVENTS = ("pull_request", "pull_request_target")
 
 
-def _traversable_in(graph: Graph, node_id: str) -> bool:
-    return any(d.get("traversable") for _, _, d in graph.nx.in_edges(node_id, data=True))
+def _path_in(view: nx.MultiDiGraph, node_id: str) -> bool:
+    return view.in_degree(node_id) > 0
 
 
 @_counterpart("who-reaches", "id", "kind", "hops")
@@ -34,12 +34,12 @@ def _who_reaches(graph: Graph, params: dict[str, Any]) -> list[dict[str, Any]]:
     target = params["target_id"]
     if target not in graph:
         return []
-    lengths = nx.single_source_shortest_path_length(graph.traversable_view().reverse(copy=False), target,
-                                                    cutoff=MAX_HOPS)
+    view = path_view(graph)
+    lengths = nx.single_source_shortest_path_length(view.reverse(copy=False), target, cutoff=MAX_HOPS)
     rows = []
     for nid, hops in lengths.items():
         n = graph.node(nid)
-        if nid != target and (n.spec.kind in (NodeKind.RUNNER, NodeKind.HOST) or not _traversable_in(graph, nid)):
+        if nid != target and (n.spec.kind in (NodeKind.RUNNER, NodeKind.HOST) or not _path_in(view, nid)):
             rows.append({"id": nid, "kind": n.spec.kind.value, "hops": hops})
     return rows
 

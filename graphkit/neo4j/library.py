@@ -31,6 +31,7 @@ import networkx as nx
 
 from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
+from graphkit.neo4j.statements import source_only_kinds
 from graphkit.neo4j.templates import MAX_HOPS
 from graphkit.model import LIFETIME_SECONDS, Criticality, EdgeKind, Lifetime, Node, NodeKind
 
@@ -248,12 +249,19 @@ def _counterpart(name: str, *columns: str) -> Callable:
     return deco
 
 
+def path_view(graph: Graph) -> nx.MultiDiGraph:
+    """The edges the library's paths follow: traversable, not source-only (``{{traversable}}`` in the templates)."""
+    only = {k.value for k in source_only_kinds()}
+    return nx.subgraph_view(graph.nx, filter_edge=lambda u, v, k: graph.nx.edges[u, v, k]["traversable"]
+                            and graph.nx.edges[u, v, k]["kind"] not in only)
+
+
 def _hops(graph: Graph, source: str) -> dict[str, int]:
     """Shortest traversable path length (up to the library's bound) from ``source`` to every node it reaches (itself
     excluded)."""
     if source not in graph:
         return {}
-    lengths = nx.single_source_shortest_path_length(graph.traversable_view(), source, cutoff=MAX_HOPS)
+    lengths = nx.single_source_shortest_path_length(path_view(graph), source, cutoff=MAX_HOPS)
     lengths.pop(source, None)
     return lengths
 

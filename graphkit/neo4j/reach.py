@@ -116,7 +116,8 @@ def reached_subgraph(driver: "neo4j.Driver", sources: str | Iterable[str], *, da
         for kind, ids in frontier.items():
             g.update(nodes=_fetch_nodes(session, kind, ids))
         seen = set(items)
-        walk = read_statements().walk
+        rd = read_statements()
+        walk = rd.walk_sources  # source-only kinds (persists_on) are followed from the sources alone
         pending_edges: list[Any] = []
         while frontier:
             found: dict[NodeKind, list[str]] = defaultdict(list)
@@ -134,7 +135,7 @@ def reached_subgraph(driver: "neo4j.Driver", sources: str | Iterable[str], *, da
             for kind, ids in found.items():
                 for i in range(0, len(ids), batch_size):
                     g.update(nodes=_fetch_nodes(session, kind, ids[i:i + batch_size]))
-            frontier = found
+            frontier, walk = found, rd.walk
         g.update(edges=[e for e in pending_edges if e.target in g])
     return g
 

@@ -90,6 +90,8 @@ __all__ = [
     "COMMON_LABEL",
     "derived_props",
     "traversable_types",
+    "path_types",
+    "source_only_kinds",
     "ReadStatements",
     "read_statements",
     "all_statements",
@@ -450,7 +452,7 @@ MERGE (a)-[r:RECEIVES_JOB {key: row.key}]->(b) SET r += row.props
 
 
 def traversable_types() -> list[str]:
-    """The relationship types of the traversable edge kinds, in declaration order (what attack paths follow).
+    """The relationship types of the traversable edge kinds, in declaration order.
 
     Examples
     --------
@@ -460,6 +462,24 @@ def traversable_types() -> list[str]:
     return [rel_type_of(k) for k, spec in EDGE_SPECS.items() if spec.traversable]
 
 
+def source_only_kinds() -> frozenset[EdgeKind]:
+    """Traversable edge kinds followed from a source only (``EdgeSpec.source_only``, e.g. ``persists_on``: the
+    attacker controls a source job's code, not every run of a job a runner receives)."""
+    return frozenset(k for k, spec in EDGE_SPECS.items() if spec.traversable and getattr(spec, "source_only", False))
+
+
+def path_types() -> list[str]:
+    """The relationship types an attack path follows past its first hop: traversable, not source-only.
+
+    Examples
+    --------
+    >>> "PERSISTS_ON" in traversable_types() and "PERSISTS_ON" not in path_types()
+    True
+    """
+    only = source_only_kinds()
+    return [rel_type_of(k) for k, spec in EDGE_SPECS.items() if spec.traversable and k not in only]
+
+
 @dataclass(frozen=True)
 class ReadStatements:
     """The read statements of one node kind's label (``kind``) or of the whole graph.
@@ -467,7 +487,8 @@ class ReadStatements:
     ``count_nodes[kind]`` / ``count_edges[edge kind]``: ``RETURN count(..) AS c``.
     ``find[kind]``: ``$id`` -> ``id`` (is the node there).  ``ids[kind]``: every ``id`` (suggestions).
     ``fetch[kind]``: ``$ids`` -> ``id``, ``p`` (properties).  ``walk[kind]``: ``$ids`` -> one row per
-    traversable relationship leaving them (``source``, ``target``, ``labels`` of the target, ``p``).
+    relationship of :func:`path_types` leaving them (``source``, ``target``, ``labels`` of the target, ``p``);
+    ``walk_sources[kind]``: the same over every traversable type (the first step, from the sources).
     ``read_nodes[kind]`` / ``read_edges[edge kind]``: everything (``id``, ``p`` / ``s``, ``t``, ``p``).
     ``sync_meta``: ``$id`` -> ``p`` of the bookkeeping node.
     """
@@ -478,6 +499,7 @@ class ReadStatements:
     ids: dict[NodeKind, str]
     fetch: dict[NodeKind, str]
     walk: dict[NodeKind, str]
+    walk_sources: dict[NodeKind, str]
     read_nodes: dict[NodeKind, str]
     read_edges: dict[EdgeKind, str]
     sync_meta: str
@@ -493,7 +515,7 @@ def read_statements() -> ReadStatements:
     UNWIND $ids AS i MATCH (a:Host {id: i})-[r:HOSTS|RUNS_ON_HOST|RECE
     """
     lb = {k: label_of(k) for k in NODE_TYPES}
-    trav = "|".join(traversable_types())
+    trav, first = "|".join(path_types()), "|".join(traversable_types())
     return ReadStatements(
         count_nodes={k: f"MATCH (n:{lb[k]}) RETURN count(n) AS c" for k in NODE_TYPES},
         count_edges={k: f"MATCH ()-[r:{rel_type_of(k)}]->() RETURN count(r) AS c" for k in EDGE_SPECS},
@@ -503,6 +525,9 @@ def read_statements() -> ReadStatements:
                for k in NODE_TYPES},
         walk={k: f"UNWIND $ids AS i MATCH (a:{lb[k]} {{id: i}})-[r:{trav}]->(b:{COMMON_LABEL}) "
                  "RETURN a.id AS source, b.id AS target, labels(b) AS labels, properties(r) AS p" for k in NODE_TYPES},
+        walk_sources={k: f"UNWIND $ids AS i MATCH (a:{lb[k]} {{id: i}})-[r:{first}]->(b:{COMMON_LABEL}) "
+                         "RETURN a.id AS source, b.id AS target, labels(b) AS labels, properties(r) AS p"
+                      for k in NODE_TYPES},
         read_nodes={k: f"MATCH (n:{lb[k]}) RETURN n.id AS id, properties(n) AS p" for k in NODE_TYPES},
         read_edges={k: f"MATCH (a:{COMMON_LABEL})-[r:{rel_type_of(k)}]->(b:{COMMON_LABEL}) "
                        "RETURN a.id AS s, b.id AS t, properties(r) AS p" for k in EDGE_SPECS},
@@ -525,7 +550,8 @@ def all_statements() -> dict[str, str]:
         out[f"sync.constraint.{i}"] = q
     for group, table in (("sync.nodes", st.nodes), ("sync.relabel", st.relabel), ("sync.stale_nodes", st.stale_nodes),
                          ("read.count_nodes", rd.count_nodes), ("read.find", rd.find), ("read.ids", rd.ids),
-                         ("read.fetch", rd.fetch), ("read.walk", rd.walk), ("read.read_nodes", rd.read_nodes)):
+                         ("read.fetch", rd.fetch), ("read.walk", rd.walk), ("read.walk_sources", rd.walk_sources),
+                         ("read.read_nodes", rd.read_nodes)):
         out.update({f"{group}.{label_of(k)}": q for k, q in table.items()})
     for group, etable in (("sync.stale_edges", st.stale_edges), ("read.count_edges", rd.count_edges),
                           ("read.read_edges", rd.read_edges)):

@@ -3,8 +3,11 @@
 A template is a library file (see :mod:`graphkit.neo4j.library`) whose text may
 hold ``{{placeholder}}`` markers:
 
-- ``{{traversable}}``: the relationship types of the traversable edge kinds,
-  ``HOSTS|RUNS_ON_HOST|RECEIVES_JOB|...`` (:func:`~graphkit.neo4j.statements.traversable_types`),
+- ``{{traversable}}``: the relationship types of the traversable edge kinds that
+  paths follow, ``HOSTS|RUNS_ON_HOST|RECEIVES_JOB|...``
+  (:func:`~graphkit.neo4j.statements.path_types`: source-only kinds such as
+  ``PERSISTS_ON``, followed by the analysis from a source job alone, are left
+  out; the library's path queries start from runners, hosts and given nodes),
   for ``shortestPath((s)-[:{{traversable}}*..{{max_hops}}]->(n))``: Neo4j 5
   refuses property predicates inside ``shortestPath`` ("shortestPath(...)
   contains properties ... currently not supported"), and a
@@ -26,7 +29,7 @@ import re
 from pathlib import Path
 
 from graphkit.model import EDGE_SPECS, NODE_TYPES, Criticality
-from graphkit.neo4j.statements import COMMON_LABEL, label_of, rel_type_of, traversable_types
+from graphkit.neo4j.statements import COMMON_LABEL, label_of, path_types, rel_type_of
 
 __all__ = ["MAX_HOPS", "GRASS_FILE", "placeholders", "render_template", "rendered_queries", "render_grass",
            "write_queries"]
@@ -42,7 +45,7 @@ GENERATED = ("// rendered from templates/{name}.cypher by `python -m graphkit.do
 
 def placeholders() -> dict[str, str]:
     """Placeholder name -> text, from the model as it is now."""
-    return {"traversable": "|".join(traversable_types()), "max_hops": str(MAX_HOPS), "node": COMMON_LABEL}
+    return {"traversable": "|".join(path_types()), "max_hops": str(MAX_HOPS), "node": COMMON_LABEL}
 
 
 def render_template(text: str, name: str) -> str:
