@@ -150,6 +150,8 @@ def blast_radius_cmd(
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Show only the N most critical assets and "
                                                "the first N plan steps.")] = None,
     backend: BackendOpt = Backend.networkx,
+    org: Annotated[Optional[str], typer.Option("--org", metavar="ORG", help="Owner of the untrusted entry points "
+                                               "named without one (--from untrusted:fork-pr).")] = None,
     now: Annotated[Optional[str], typer.Option("--now", metavar="TIME", help="Time of the analysis (ISO 8601; "
                                                "default: now).")] = None,
     compromised_since: Annotated[Optional[str], typer.Option("--compromised-since", metavar="TIME", help="Start "
@@ -161,6 +163,7 @@ def blast_radius_cmd(
 ) -> None:
     """What the sources reach (grouped by kind, critical first, with paths) and the revocation plan."""
     from graphkit.output import blast_radius_document, runbook_text
+    from graphkit.resolve.untrusted import expand_sources
 
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j
@@ -173,10 +176,11 @@ def blast_radius_cmd(
     except GraphkitError as exc:
         fail(exc)
     try:
+        expanded = expand_sources(g, sources, org)
         if fmt is BlastFormat.runbook:
-            sys.stdout.write(runbook_text(g, sources, clock=clock))
+            sys.stdout.write(runbook_text(g, expanded, clock=clock))
             raise typer.Exit(EXIT_PARTIAL if partial else EXIT_OK)
-        doc = blast_radius_document(g, sources, top=top, clock=clock if timed else None)
+        doc = blast_radius_document(g, expanded, top=top, clock=clock if timed else None)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     if fmt is BlastFormat.json:
