@@ -102,8 +102,7 @@ def test_properties_are_neo4j_storable_and_round_trip(example: Graph):
     for edge in example.edges():
         props = edge_props(edge)
         assert all(storable(v) for v in props.values())
-        spec = EDGE_SPECS[edge.kind]  # a source-only kind (persists_on) is stored not traversable
-        assert props["traversable"] is (spec.traversable and not spec.source_only)
+        assert props["traversable"] is EDGE_SPECS[edge.kind].traversable
         assert edge_from_props(edge.source, edge.target, props) == edge
     job = example.node("job:acme/docs/.github/workflows/docs.yml#build")
     p = node_props(job)

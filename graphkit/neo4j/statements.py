@@ -306,15 +306,9 @@ def node_props(node: Node) -> dict[str, Any]:
 
 
 def edge_props(edge: Edge) -> dict[str, Any]:
-    """Neo4j properties of ``edge`` (endpoints excluded), with ``traversable`` from its kind.
-
-    A ``source_only`` kind (``persists_on``: followed from a source alone) is stored ``traversable: false`` so
-    that Cypher walks (the query library) never follow it past the first hop; :mod:`graphkit.neo4j.reach`
-    follows it from the sources by its type.
-    """
+    """Neo4j properties of ``edge`` (endpoints excluded), with ``traversable`` from its kind."""
     props = _encode(edge_fields(), edge.model_dump(mode="json"))
-    spec = EDGE_SPECS[edge.kind]
-    props[TRAVERSABLE] = spec.traversable and not spec.source_only
+    props[TRAVERSABLE] = EDGE_SPECS[edge.kind].traversable
     return props
 
 
