@@ -12,11 +12,13 @@ from typer.testing import CliRunner
 
 from graphkit.cli import app
 from graphkit.errors import InputError
-from host_fixtures import CANARIES, KEY_HEADER, make_root, runner_install, write
+from host_fixtures import (CANARIES, HIDEOUT_CANARIES, HIDEOUTS, KEY_HEADER, make_hideouts, make_root, plant_hostile,
+                           runner_install, write)
 from ingest import runner_inventory
 from ingest.host import (collect_host, fingerprint, is_private_key, parse_aws_config, parse_docker_config,
                          parse_gitlab_config, parse_kube_config, parse_launchd_plist, parse_npmrc, parse_runner_file,
                          parse_service_unit, scope_from_url)
+from ingest.host.scan import ScanLimits
 
 cli = CliRunner()
 
@@ -267,3 +269,157 @@ def test_unusable_host_names_and_urls(tmp_path):
     assert [(p.file, p.place) for p in res.problems] == [("/opt/ar/.runner", "gitHubUrl")]
     with pytest.raises(GraphkitError, match="cannot be a host name"):
         collect_host(root, hostname="build:01")
+
+
+# --------------------------------------------------------------------------- a host as an attacker leaves it
+
+
+@pytest.fixture
+def hideouts(tmp_path) -> tuple[Path, dict[str, str]]:
+    root = make_hideouts(tmp_path)
+    return root, plant_hostile(root, tmp_path)
+
+
+def test_every_planted_registration_is_found_with_how_it_stays_alive(hideouts):
+    root, _ = hideouts
+    res = collect_host(root)
+    found = {r["registration"]["config_path"].rpartition("/")[0]: r for r in res.document["runners"]}
+    assert set(found) == set(HIDEOUTS)  # eleven places: homes' dot-folders, /tmp, /dev/shm, /etc, /usr/lib, deep...
+    for folder, (key, starter) in HIDEOUTS.items():
+        r = found[folder]
+        assert f"{r['scope']}/{r['name']}" == key
+        assert starter in r["registration"]["kept_alive_by"], (folder, r["registration"])
+        assert r["registration"]["unsupervised"] is (key != "acme/build-01-a")
+    legit = found["/opt/actions-runner"]["registration"]
+    assert legit["job_hooks"] == ["ACTIONS_RUNNER_HOOK_JOB_STARTED=/usr/local/lib/ci-hooks/pre-job.sh"]
+    assert legit["runsvc_modified"] is True  # a curl | sh line the shipped runsvc.sh does not have
+    assert found["/opt/vendor/a/b/c/d/e/f/g/h/ar"]["registration"]["job_hooks"] == [
+        "ACTIONS_RUNNER_HOOK_JOB_STARTED (process environment)"]
+    # the parsed document is a valid inventory
+    parsed = runner_inventory.parse(json.dumps(res.document), "host.json")
+    assert parsed.problems == [] and runner_inventory.to_graph([parsed]).problems == []
+
+
+def test_processes_report_names_never_values(hideouts):
+    root, _ = hideouts
+    scan = collect_host(root).document["hosts"][0]["scan"]
+    procs = {p["pid"]: p for p in scan["processes"]}
+    assert set(procs) == {812, 4242, 5151, 6000}  # runner processes only (not node, tmux, init)
+    legit, worm, stray = procs[812], procs[4242], procs[6000]
+    assert (legit["user"], legit["parent"], legit["unit"], legit["registration"]) == (
+        "runner", "node", "actions.runner.acme.build-01-a.service", "acme/build-01-a")
+    assert (worm["user"], worm["parent_pid"], worm["cwd"], worm["unit"], worm["registration"]) == (
+        "root", 1, "/usr/lib/x86_64-linux-gnu/.ld/ar", "session-3.scope", "evil/worm-6")
+    assert worm["env_keys"] == ["ACTIONS_RUNNER_HOOK_JOB_STARTED", "RUNNER_ALLOW_RUNASROOT", "RUNNER_TRACKING_ID"]
+    assert worm["started_after_boot_s"] > 0
+    assert "registration" not in stray and stray["cwd"] == "/var/tmp/.q"  # a runner from no known registration
+    assert HIDEOUT_CANARIES["process_env"] not in json.dumps(scan)
+    assert scan["installs_without_registration"] == ["/srv/old-runner"]
+
+
+def test_scan_report_says_who_scanned_and_where_it_did_not_look(hideouts, monkeypatch):
+    root, _ = hideouts
+    import ingest.host.scan as scan_mod
+    real_scandir = scan_mod.os.scandir
+    blocked = str(root / "srv/locked")
+    os.makedirs(blocked)
+
+    def scandir(path):  # the tests run as root: a permission error is simulated for one folder
+        if str(path) == blocked:
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(scan_mod.os, "scandir", scandir)
+    res = collect_host(root)
+    report = res.document["hosts"][0]["scan"]
+    assert report["uid"] == os.geteuid() and report["user"]
+    assert report["unreadable"] == ["/srv/locked"]
+    assert {"path": "/srv/locked", "reason": "unreadable"} in report["skipped"]
+    assert {"path": "/proc", "reason": "pseudo filesystem"} in report["skipped"]
+    assert any(p.file == "/srv/locked" and "Permission denied" in p.reason for p in res.problems)
+
+
+def test_search_limits_are_reported_never_silent(hideouts):
+    root, _ = hideouts
+    shallow = collect_host(root, limits=ScanLimits(max_depth=4))
+    folders = {r["registration"]["config_path"] for r in shallow.document["runners"]}
+    assert "/opt/vendor/a/b/c/d/e/f/g/h/ar/.runner" not in folders and "/tmp/.X11-lock/ar/.runner" in folders
+    skipped = shallow.document["hosts"][0]["scan"]["skipped"]
+    assert {"path": "/opt/vendor/a/b/c", "reason": "depth limit"} in skipped  # 5 levels below /
+    few = collect_host(root, limits=ScanLimits(max_entries=20))
+    assert any("entry limit reached" in p.reason for p in few.problems)
+    assert few.document["hosts"][0]["scan"]["skip_counts"]["entry limit"] >= 1
+
+
+def test_one_hostile_file_per_kind_does_not_stop_the_scan(hideouts):
+    root, planted = hideouts
+    res = collect_host(root)
+    assert len(res.document["runners"]) == len(HIDEOUTS)  # everything else is still found
+    reasons = {p.file: p.reason for p in res.problems}
+    expected = {"deep nesting": "nested too deeply", "deep nesting (.runner)": "nested too deeply",
+                "huge file": "larger than", "binary garbage": "not valid JSON", "FIFO": "a FIFO: not read",
+                "device": ": not read", "symlink loop": "Too many levels of symbolic links",
+                "link out of the root": "link out of the scanned root"}
+    for kind, path in planted.items():
+        assert expected[kind] in reasons[path], (kind, reasons.get(path))
+    text = json.dumps(res.document) + " ".join(map(str, res.problems))
+    assert HIDEOUT_CANARIES["garbage"] not in text and HIDEOUT_CANARIES["hook_secret"] not in text
+
+
+def test_cli_limits_and_hostile_root(hideouts, tmp_path):
+    root, _ = hideouts
+    out = tmp_path / "host.json"
+    res = cli.invoke(app, ["collect", "host", "--root", str(root), "-o", str(out), "--max-depth", "4"])
+    assert res.exit_code == 3, res.output
+    doc = json.loads(out.read_text())
+    assert doc["hosts"][0]["scan"]["limits"]["max_depth"] == 4
+    assert "folders not searched" in res.stdout and "nested too deeply" in res.stderr
+
+
+def test_scan_executes_and_changes_nothing_on_the_hostile_host(hideouts):
+    root, _ = hideouts
+
+    def state():
+        out = {}
+        for dirpath, dirs, files in os.walk(root):
+            for n in dirs + files:
+                st = os.lstat(os.path.join(dirpath, n))
+                out[os.path.join(dirpath, n)] = (st.st_mode, st.st_size, st.st_mtime_ns)
+        return out
+    before = state()
+    collect_host(root)
+    assert state() == before
+
+
+def test_paths_written_with_the_mount_root_merge_with_the_inventory(tmp_path):
+    """A disk configured while mounted at the scanned root (``.runner``'s workFolder and the unit name that
+    prefix): the snapshot names host paths, so runner, credential and caches merge with an inventory."""
+    root = tmp_path / "mnt" / "build-01"
+    runner_install(root, "/opt/ar", agent_id=7, name="b1", url="https://github.com/acme", unit=None)
+    rf = root / "opt/ar/.runner"
+    settings = json.loads(rf.read_text(encoding="utf-8-sig"))
+    settings["workFolder"] = f"{root}/opt/ar/_work"
+    rf.write_text(json.dumps(settings))
+    write(root, "etc/systemd/system/actions.runner.acme.b1.service",
+          f"[Service]\nExecStart={root}/opt/ar/runsvc.sh\nWorkingDirectory={root}/opt/ar\nUser=ci\n")
+    doc = collect_host(root, hostname="build-01").document
+    (r,) = doc["runners"]
+    assert r["registration"]["work_folder"] == "/opt/ar/_work" and r["registration"]["user"] == "ci"
+    host = tmp_path / "host.json"
+    host.write_text(json.dumps(doc))
+    inv = tmp_path / "inv.yaml"
+    inv.write_text("schema: graphkit.runner-inventory/v1\nhosts:\n  - name: build-01\n    credentials:\n"
+                   "      - {credential_type: runner, path: /opt/ar/.credentials, lifetime: until_runner_removed}\n"
+                   "runners:\n  - {name: b1, scope: acme, labels: [self-hosted], host: build-01}\n")
+    from graphkit.build import build_graph
+    g = build_graph({"runners": [host, inv]}).graph
+    assert [n.id for n in g.nodes() if n.id.startswith(("runner:", "credential:"))] == [
+        "credential:build-01:/opt/ar/.credentials", "runner:acme/b1"]
+
+
+def test_host_doctests():
+    import doctest
+    import importlib
+    names = ("keepalive", "procs", "found", "scan", "runners", "credentials")
+    results = [doctest.testmod(importlib.import_module(f"ingest.host.{n}")) for n in names]
+    assert all(r.failed == 0 for r in results) and sum(r.attempted for r in results) >= 30

@@ -73,8 +73,9 @@ Host caches (semantics §3 "Caches")
 -----------------------------------
 For every job a runner on a non-ephemeral host receives, every cache that host
 shares gets ``cache -> job`` ``RESTORES_INTO`` (same confidence as the routing
-edge) and ``job -> cache`` ``WRITES_CACHE``, which is ``possible`` when the job
-may also run on runners of other hosts (only its runs on this host write here).
+edge) and, only when every runner of the job is on that host, ``job -> cache``
+``WRITES_CACHE``: a host-local cache is reachable only through that host's
+runners (:mod:`graphkit.resolve.caches`).
 
 Ids
 ---

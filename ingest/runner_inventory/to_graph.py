@@ -203,8 +203,11 @@ def _credential(fg: _FileGraph, host_name: str, hid: str, hn: str, cred: HostCre
 
 
 def _cache(fg: _FileGraph, host_name: str, hid: str, hn: str, cache: HostCache, kp: str) -> None:
+    runners = {k: sorted(runner_id(r) for r in v) for k, v in (("read_by", cache.read_by),
+                                                                 ("written_by", cache.written_by)) if v is not None}
     kid = fg.graph.node(Cache(id=ids.cache_host(hn, cache.path), name=f"{cache.kind or 'cache'} {cache.path} on "
-                              f"{host_name}", cache_type="host", scope=hn, path=cache.path, evidence=[fg.ev(kp)]))
+                              f"{host_name}", cache_type="host", scope=hn, path=cache.path, evidence=[fg.ev(kp)],
+                              **runners))
     fg.graph.edge(EdgeKind.SHARES_CACHE, hid, kid, fg.ev(kp))
 
 
