@@ -12,8 +12,10 @@ from graphkit.analysis import blast_radius, revocation_plan
 from graphkit.build import build_graph
 from graphkit.cli import app
 from graphkit.findings import FindingOptions, Severity, finding_id, run_rules
+from graphkit.model import Cache, Credential, EdgeKind, NodeKind, ids
 from graphkit.model import RevocationAction as A
-from host_fixtures import make_root, runner_install
+from host_fixtures import HIDEOUTS, make_hideouts, make_root, runner_install
+from ingest.runner_inventory.models import runner_id
 
 ROOT = Path(__file__).resolve().parents[1]
 REPOS = ROOT / "examples/acme/repos"
@@ -110,7 +112,10 @@ def test_done_when_plan_starts_with_rogue_registration_then_keys(done_when):
     reimage = next(s for s in doc["revocations"] if s["action"] == "reimage_host")
     assert "cache:host:build-01:/opt/hostedtoolcache" in reimage["cuts"]
     assert ("purge_cache", "cache:host:build-01:/opt/hostedtoolcache") not in rest
-    assert ("rotate_credential", "credential:build-01:/opt/actions-runner/.credentials") in rest
+    # the registration's own .credentials is cut by removing the registration, never rotated late
+    remove_a = next(s for s in doc["revocations"] if s["target"] == ACME_A)
+    assert "credential:build-01:/opt/actions-runner/.credentials" in remove_a["cuts"]
+    assert not any(t.endswith("/.credentials") for a, t in steps if a == "rotate_credential")
     table = invoke("blast-radius", "--graph", str(done_when["graph"]), "--from", "host:build-01")
     assert "1. remove_runner_registration runner:evil-corp/build-01-x" in table.stdout
 
@@ -161,3 +166,95 @@ def test_example_inventory_same_scope_registrations_are_medium():
     creds = run_rules(g, FindingOptions(), only=["long-lived-credential-on-disk"])
     assert creds and all(f.confidence.value == "possible" for f in creds)
     assert all(not f.subject.endswith("/.credentials") for f in creds)  # registration credentials excluded
+
+
+# --------------------------------------------------------------------------- hosts as an attacker leaves them
+
+
+def test_runner_on_runner_names_each_rogue_with_how_it_stays_alive(tmp_path):
+    root = make_hideouts(tmp_path)
+    host = tmp_path / "host.json"
+    assert invoke("collect", "host", "--root", str(root), "-o", str(host)).exit_code == 0
+    g = build_graph({"runners": [host]}).graph
+    (f,) = run_rules(g, FindingOptions(), only=["runner-on-runner"])
+    assert f.severity is Severity.CRITICAL and len(f.related) == len(HIDEOUTS)
+    for key, starter in HIDEOUTS.values():
+        assert f"{key} (kept alive by " in f.message and starter in f.message, key
+        assert starter in f.properties["kept_alive_by"][runner_id(key)]
+    assert ACME_A not in f.properties["unsupervised"]
+    assert len(f.properties["unsupervised"]) == len(HIDEOUTS) - 1
+    # the job hook the legitimate runner runs for every job is a persistence node read by that runner only
+    hook = g.node("cache:host:build-01:/usr/local/lib/ci-hooks/pre-job.sh")
+    assert hook.read_by == ["runner:acme/build-01-a"] and "runner:evil/worm-8" in hook.written_by
+
+
+def _foreign_host_local(g, runner_id: str) -> set[str]:
+    """Host-local caches and credentials of other hosts that ``runner_id`` reaches."""
+    home = g.node(runner_id).host
+    out = set()
+    for nid in blast_radius(g, runner_id).ids:
+        node = g.node(nid)
+        host = getattr(node, "host", None) if isinstance(node, Credential) else \
+            (node.scope if isinstance(node, Cache) and node.cache_type == "host" else None)
+        if host is not None and host != home:
+            out.add(nid)
+    return out
+
+
+def test_example_host_local_state_is_reached_only_through_its_host():
+    """The bundled example: a cache or credential on build-01 is reached from a runner on another VM only through
+    a platform-side GitHub Actions cache that a build-01 job restores (a real poisoning channel), never through a
+    job the runner itself receives (which never runs on build-01 there)."""
+    g = build_graph({"github-actions": [REPOS], "runners": [ROOT / "examples/acme/inventory.yaml"]}).graph
+    runners = [n.id for n in g.nodes(NodeKind.RUNNER) if getattr(n, "host", None)]
+    assert "runner:acme/eph-7f3a" in runners
+    for rid in runners:
+        for path in (r.path for r in blast_radius(g, rid).reached if r.id in _foreign_host_local(g, rid)):
+            assert any(h.source.startswith("cache:actions:") for h in path), [h.source for h in path]
+    # every job -> host cache write comes from a job whose runners are all on that host
+    for e in g.edges(EdgeKind.WRITES_CACHE):
+        cache = g.node(e.target)
+        if cache.cache_type == "host":
+            hosts = {g.node(r.source).host for r in g.in_edges(e.source) if r.kind is EdgeKind.RECEIVES_JOB}
+            assert hosts == {cache.scope}, (e.source, e.target, hosts)
+    # without the platform-side caches, no runner reaches another host's local state
+    for cache_id in [n.id for n in g.nodes(NodeKind.CACHE) if n.cache_type == "actions"]:
+        g.nx.remove_node(cache_id)
+    assert all(not _foreign_host_local(g, rid) for rid in runners)
+    plan = revocation_plan(g, "runner:acme/eph-7f3a")
+    assert not any(s.subject_id.startswith(("cache:host:build-01", "host:build-01")) for s in plan.steps)
+
+
+def test_host_caches_follow_readers_writers_and_hosts():
+    from graphkit.graph import Graph
+    from graphkit.model import Edge, Evidence, Host, Job, Runner
+    from graphkit.resolve.caches import link_host_caches
+    from graphkit.resolve.context import Context
+    ev = Evidence(file="t")
+    g = Graph()
+    for h in ("h1", "h2"):
+        g.add_node(Host(id=ids.host(h), name=h, ephemeral=False, evidence=[ev]))
+    for r, h in (("r1", "h1"), ("r2", "h1"), ("r3", "h2")):
+        g.add_node(Runner(id=ids.runner("acme", r), name=r, scope="acme", host=h, evidence=[ev]))
+        g.add_edge(Edge(kind=EdgeKind.RUNS_ON_HOST, source=ids.runner("acme", r), target=ids.host(h), evidence=[ev]))
+    hook = Cache(id=ids.cache_host("h1", "/hook.sh"), name="hook", cache_type="host", scope="h1", path="/hook.sh",
+                 read_by=[ids.runner("acme", "r1")], written_by=[ids.runner("acme", "r2")], evidence=[ev])
+    tool = Cache(id=ids.cache_host("h1", "/opt/hostedtoolcache"), name="tc", cache_type="host", scope="h1",
+                 evidence=[ev])
+    for c in (hook, tool):
+        g.add_node(c)
+        g.add_edge(Edge(kind=EdgeKind.SHARES_CACHE, source=ids.host("h1"), target=c.id, evidence=[ev]))
+    for j, runners in (("j1", ["r1"]), ("j2", ["r2"]), ("j3", ["r1", "r3"])):
+        jid = ids.job("acme/app", "ci.yml", j)
+        g.add_node(Job(id=jid, name=j, repository="acme/app", workflow_path="ci.yml", job_key=j,
+                       secrets_repository="acme/app", evidence=[ev]))
+        for r in runners:
+            g.add_edge(Edge(kind=EdgeKind.RECEIVES_JOB, source=ids.runner("acme", r), target=jid, evidence=[ev]))
+    link_host_caches(Context.of(g))
+    got = {(e.kind.value, e.source.rpartition("#")[2] or e.source, e.target.rpartition("#")[2] or e.target)
+           for e in g.edges() if e.kind in (EdgeKind.RESTORES_INTO, EdgeKind.WRITES_CACHE)}
+    assert got == {
+        ("restores_into", hook.id, "j1"), ("restores_into", hook.id, "j3"),  # the hook runs for r1's jobs only
+        ("writes_cache", "j2", hook.id),                                      # only r2's user can change it
+        ("restores_into", tool.id, "j1"), ("restores_into", tool.id, "j2"), ("restores_into", tool.id, "j3"),
+        ("writes_cache", "j1", tool.id), ("writes_cache", "j2", tool.id)}     # j3 also runs on h2: no write
