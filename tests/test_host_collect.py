@@ -423,3 +423,12 @@ def test_host_doctests():
     names = ("keepalive", "procs", "found", "scan", "runners", "credentials")
     results = [doctest.testmod(importlib.import_module(f"ingest.host.{n}")) for n in names]
     assert all(r.failed == 0 for r in results) and sum(r.attempted for r in results) >= 30
+
+
+def test_planted_hostname_does_not_stop_the_scan(tmp_path):
+    root = tmp_path / "build-09"
+    write(root, "etc/hostname", "evil:host/\u0000x\n")
+    runner_install(root, "/opt/ar", agent_id=1, name="r", url="https://github.com/acme", unit=None)
+    res = collect_host(root)
+    assert res.document["hosts"][0]["name"] == "build-09" and len(res.document["runners"]) == 1
+    assert [(p.file, p.reason.split(":")[0]) for p in res.problems] == [("/etc/hostname", "not usable as a host name")]

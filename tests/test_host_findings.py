@@ -183,6 +183,11 @@ def test_runner_on_runner_names_each_rogue_with_how_it_stays_alive(tmp_path):
         assert starter in f.properties["kept_alive_by"][runner_id(key)]
     assert ACME_A not in f.properties["unsupervised"]
     assert len(f.properties["unsupervised"]) == len(HIDEOUTS) - 1
+    # each rogue is also a runner-unsupervised finding (how it stays alive), and so is the stray process
+    un = run_rules(g, FindingOptions(), only=["runner-unsupervised"])
+    assert {f.subject for f in un} == {runner_id(k) for k, _ in HIDEOUTS.values()} - {ACME_A} | {"host:build-01"}
+    stray = next(f for f in un if f.subject == "host:build-01")
+    assert "/var/tmp/.q" in stray.message and stray.severity is Severity.CRITICAL
     # the job hook the legitimate runner runs for every job is a persistence node read by that runner only
     hook = g.node("cache:host:build-01:/usr/local/lib/ci-hooks/pre-job.sh")
     assert hook.read_by == ["runner:acme/build-01-a"] and "runner:evil/worm-8" in hook.written_by

@@ -28,6 +28,9 @@ class Host(Node):
     os: str | None = None
     #: "true"/"false" when known; None = unknown (never assumed empty)
     ephemeral: Annotated[bool | None, MergeRule.ANY_FALSE] = None
+    #: live runner processes a host scan could tie to no registration (``Runner.Listener in /var/tmp/.q (pid 6000,
+    #: user root)``); None = not scanned
+    unknown_runner_processes: list[str] | None = None
 
 
 class RunnerRegistration(BaseModel):

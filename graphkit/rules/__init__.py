@@ -9,6 +9,8 @@ RULE_MODULES: list[str] = [
     # runner hosts (issue 5)
     "runner_on_runner", "runner_unexpected_org", "runner_not_in_inventory", "runner_without_host",
     "persistent_runner_shared", "long_lived_credential_on_disk",
+    # hosts as an attacker leaves them (issue 13)
+    "runner_unsupervised",
     # cloud trust (issue 3)
     "oidc_trust_without_sub", "oidc_trust_wildcard_owner", "oidc_trust_broad_sub", "oidc_trust_set_operator",
     "oidc_trust_audience",

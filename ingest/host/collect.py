@@ -321,7 +321,16 @@ def collect_host(root: Path | str = "/", *, hostname: str | None = None, key: by
     if not os.path.isdir(scan.real):
         raise GraphkitError(f"{root}: not a directory")
     host = _hostname(scan, hostname)
-    host_key = _host_key(host)
+    try:
+        host_key = _host_key(host)
+    except GraphkitError:
+        if hostname:
+            raise
+        # a planted /etc/hostname never stops the scan: the root folder's name stands in
+        scan.problems.append(InputError("/etc/hostname", "", "not usable as a host name: the root folder's name "
+                                        "is used (give --hostname)"))
+        host = Path(scan.real).name or "localhost"
+        host_key = _host_key(host)
     log.debug("host scan of %s as %s", scan.root, host)
     homes = _homes(scan)
     found = Found()

@@ -174,7 +174,11 @@ def _environment(fg: _FileGraph, full_name: str, env: Environment, ep: str) -> N
 def _host(fg: _FileGraph, host: HostEntry, p: str) -> None:
     hid, hn = _hostname(host.name)
     # only known facts: a host scan (os known, ephemeral not) must not erase an inventory's ephemeral flag
-    known = {k: v for k, v in (("os", host.os), ("ephemeral", host.ephemeral)) if v is not None}
+    strays = None if host.scan is None or host.scan.processes is None else [
+        f"{p.command} in {p.cwd or 'an unknown folder'} (pid {p.pid}, user {p.user or p.uid})"
+        for p in host.scan.processes if p.registration is None]
+    known = {k: v for k, v in (("os", host.os), ("ephemeral", host.ephemeral),
+                               ("unknown_runner_processes", strays)) if v is not None}
     fg.graph.node(Host(id=hid, name=host.name, evidence=[fg.ev(p)], **known))
     for j, cred in enumerate(host.credentials or []):
         _credential(fg, host.name, hid, hn, cred, f"{p}.credentials[{j}]")
