@@ -432,3 +432,14 @@ def test_planted_hostname_does_not_stop_the_scan(tmp_path):
     res = collect_host(root)
     assert res.document["hosts"][0]["name"] == "build-09" and len(res.document["runners"]) == 1
     assert [(p.file, p.reason.split(":")[0]) for p in res.problems] == [("/etc/hostname", "not usable as a host name")]
+
+
+def test_masked_unit_is_not_a_problem(tmp_path):
+    root = tmp_path / "root"
+    runner_install(root, "/opt/ar", agent_id=1, name="r", url="https://github.com/acme", unit=None)
+    (root / "dev").mkdir()
+    os.mknod(root / "dev/null", 0o666 | __import__("stat").S_IFCHR, os.makedev(1, 3))
+    (root / "etc/systemd/system").mkdir(parents=True)
+    os.symlink("/dev/null", root / "etc/systemd/system/apt-daily.service")  # `systemctl mask`: a link to /dev/null
+    os.symlink("../../../dev/null", root / "etc/systemd/system/motd.service")
+    assert collect_host(root, hostname="h").problems == []

@@ -413,7 +413,8 @@ def test_host_caches_shared_by_every_job_on_the_host():
         g.add_edge(e)
     resolve(g)
     assert {(e.source, e.target) for e in g.edges(EdgeKind.RESTORES_INTO)} == {(tc.id, ja.id), (tc.id, jb.id)}
-    assert {(e.source, e.target) for e in g.edges(EdgeKind.WRITES_CACHE)} == {(ja.id, tc.id), (jb.id, tc.id)}
+    # ja also runs on the vm: the job node gets no write into build-01's cache, or the vm's runner would reach it
+    assert {(e.source, e.target) for e in g.edges(EdgeKind.WRITES_CACHE)} == {(jb.id, tc.id)}
 
 
 # --------------------------------------------------------------------------- idempotence

@@ -142,7 +142,7 @@ class HostScan:
         the root is not followed: each is a problem naming the file.
         """
         local = self.local(host_path)
-        if not os.path.lexists(local):
+        if not os.path.lexists(local) or self.readlink(host_path) == "/dev/null":  # absent, or a masked unit
             return None
         if not self.inside(local):
             self.problems.append(InputError(host_path, "", "link out of the scanned root: not followed"))
@@ -152,7 +152,8 @@ class HostScan:
             st = os.stat(local)
             if not stat.S_ISREG(st.st_mode):
                 kind = _KIND.get(stat.S_IFMT(st.st_mode), "not a regular file")
-                if not stat.S_ISDIR(st.st_mode):
+                masked = os.path.realpath(local) == os.path.join(self.real, "dev/null")  # a masked systemd unit
+                if not stat.S_ISDIR(st.st_mode) and not masked:
                     self.problems.append(InputError(host_path, "", f"{kind}: not read"))
                 return None
             if st.st_size > limit:
