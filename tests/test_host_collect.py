@@ -443,3 +443,31 @@ def test_masked_unit_is_not_a_problem(tmp_path):
     os.symlink("/dev/null", root / "etc/systemd/system/apt-daily.service")  # `systemctl mask`: a link to /dev/null
     os.symlink("../../../dev/null", root / "etc/systemd/system/motd.service")
     assert collect_host(root, hostname="h").problems == []
+
+
+def test_windows_service_and_launchd_agents(tmp_path):
+    """A Windows root: ``config.cmd`` registers a service and writes its name to the folder's ``.service``; a macOS
+    root: ``svc.sh`` installs ``actions.runner.*.plist`` (GitHub docs "Configuring the self-hosted runner application
+    as a service"); a LaunchAgent under another name starting a runner is unsupervised."""
+    import plistlib
+    win = tmp_path / "win"
+    (win / "Windows").mkdir(parents=True)
+    runner_install(win, "/actions-runner", agent_id=5, name="w1", url="https://github.com/acme", unit=None)
+    write(win, "actions-runner/.service", "actions.runner.acme.w1\n")
+    (r,) = collect_host(win, hostname="win-01").document["runners"]
+    assert (r["registration"]["kept_alive_by"], r["registration"]["unsupervised"]) == (
+        ["windows-service actions.runner.acme.w1"], False)
+    mac = tmp_path / "mac"
+    write(mac, "System/Library/CoreServices/SystemVersion.plist", b"")
+    runner_install(mac, "/Users/ci/actions-runner", agent_id=6, name="m1", url="https://github.com/acme", unit=None)
+    runner_install(mac, "/Users/ci/.npm/.r", agent_id=7, name="m2", url="https://github.com/evil", unit=None)
+    write(mac, "Library/LaunchDaemons/actions.runner.acme.m1.plist", plistlib.dumps(
+        {"Label": "actions.runner.acme.m1", "ProgramArguments": ["/Users/ci/actions-runner/runsvc.sh"]}))
+    write(mac, "Users/ci/Library/LaunchAgents/com.apple.updater.plist", plistlib.dumps(
+        {"Label": "com.apple.updater", "ProgramArguments": ["/bin/sh", "-c", "/Users/ci/.npm/.r/run.sh"],
+         "RunAtLoad": True}, fmt=plistlib.FMT_BINARY))
+    got = {r["name"]: r["registration"] for r in collect_host(mac, hostname="mac-01").document["runners"]}
+    assert (got["m1"]["kept_alive_by"], got["m1"]["unsupervised"]) == (
+        ["launchd /Library/LaunchDaemons/actions.runner.acme.m1.plist"], False)
+    assert (got["m2"]["kept_alive_by"], got["m2"]["unsupervised"]) == (
+        ["launchd /Users/ci/Library/LaunchAgents/com.apple.updater.plist"], True)
