@@ -26,7 +26,8 @@ from typing import Any, Literal
 import networkx as nx
 
 from graphkit.errors import GraphFileError, GraphkitError, UnknownNodeError
-from pydantic import BaseModel, ConfigDict, Field
+from graphkit.files import write_atomic
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphkit.meta import GraphMeta
 from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, Evidence,
@@ -252,31 +253,46 @@ class Graph:
         Raises
         ------
         GraphFileError
-            naming ``source`` and the failing item.
+            naming ``source`` and the failing item (a file of another version or
+            a damaged one: ``nodes`` not a list, an edge without its nodes...).
         """
         if not isinstance(data, dict) or data.get("schema") != GRAPH_SCHEMA:
-            raise GraphFileError(source, f"not a {GRAPH_SCHEMA} file (schema={data.get('schema') if isinstance(data, dict) else None!r})")
+            found = data.get("schema") if isinstance(data, dict) else None
+            shown = repr(found) if isinstance(found, str) and len(found) <= 40 else type(found).__name__
+            raise GraphFileError(source, f"not a {GRAPH_SCHEMA} file (schema={shown})")
         g = cls()
         try:
             g.meta = data.get("meta") or {}
-        except ValueError as exc:
-            raise GraphFileError(source, f"meta: {exc}") from None
-        for i, raw in enumerate(data.get("nodes", [])):
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise GraphFileError(source, f"meta: {_first_line(exc)}") from None
+        for i, raw in enumerate(_items(data, "nodes", source)):
             try:
                 node = NODE_ADAPTER.validate_python(raw)
-            except ValueError as exc:
-                raise GraphFileError(source, f"nodes[{i}]: {exc}") from None
+            except (ValueError, TypeError, RecursionError) as exc:
+                raise GraphFileError(source, f"nodes[{i}]: {_first_line(exc)}") from None
             g.nx.add_node(node.id, kind=node.spec.kind.value, node=node)
-        for i, raw in enumerate(data.get("edges", [])):
+        for i, raw in enumerate(_items(data, "edges", source)):
             try:
                 g.add_edge(Edge.model_validate(raw))
-            except (ValueError, GraphkitError) as exc:
-                raise GraphFileError(source, f"edges[{i}]: {exc}") from None
+            except (ValueError, TypeError, RecursionError, GraphkitError) as exc:
+                raise GraphFileError(source, f"edges[{i}]: {_first_line(exc)}") from None
         return g
 
     def save(self, path: str | Path) -> None:
-        """Write the graph as JSON to ``path`` (UTF-8, sorted, indented)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        """Write the graph as JSON to ``path`` (UTF-8, sorted, indented), atomically
+        (:func:`graphkit.files.write_atomic`: the previous file survives any failure).
+
+        Raises
+        ------
+        GraphkitError
+            the path cannot be written (OS reason), or the graph cannot be
+            serialized (values nested past the serializer's limits).
+        """
+        try:
+            text = json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n"
+        except (ValueError, RecursionError) as exc:
+            raise GraphkitError(f"{path}: graph cannot be serialized ({type(exc).__name__})") from None
+        write_atomic(path, text)
 
     @classmethod
     def load(cls, path: str | Path) -> "Graph":
@@ -285,7 +301,7 @@ class Graph:
         Raises
         ------
         GraphFileError
-            if the file is missing, not JSON, or not a graphkit graph.
+            if the file is missing, not JSON, nested deeper than ``max_depth``, or not a graphkit graph.
         """
         p = Path(path)
         try:
@@ -293,11 +309,33 @@ class Graph:
         except OSError as exc:
             raise GraphFileError(str(p), exc.strerror or str(exc)) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise GraphFileError(str(p), f"not a graphkit graph file (not valid JSON: {exc})") from None
+            raise GraphFileError(str(p), f"not a graphkit graph file (not valid JSON: {_first_line(exc)})") from None
+        except RecursionError:
+            raise GraphFileError(str(p), "not a graphkit graph file (JSON nested too deep)") from None
         return cls.from_dict(data, source=str(p))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Graph) and self.to_dict() == other.to_dict()
+
+
+def _items(data: dict[str, Any], key: str, source: str) -> list[Any]:
+    """``data[key]`` of a graph file: a list (missing is empty); another type is a :class:`GraphFileError`."""
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise GraphFileError(source, f"{key}: expected a list, got {type(value).__name__} (a file of another version?)")
+    return value
+
+
+def _first_line(exc: BaseException) -> str:
+    """An error's message without the input values: pydantic's first error (location and message), else the
+    first line, at most 300 characters."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = exc.errors()[0]
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        text = f"{'.'.join(map(str, first['loc'])) or 'value'}: {first['msg']}{more}"
+    else:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 assert set(NODE_TYPES) == set(NodeKind)

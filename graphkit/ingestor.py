@@ -25,12 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from graphkit import limits
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.model import Edge, Node
 
 __all__ = ["Progress", "RANK_REFERENCES", "RANK_INVENTORY", "RANK_CLOUD", "InputOption", "InputFile", "Collected", "NotRecognised", "IngestResult", "Ingestor",
-           "FileIngestor", "read_text"]
+           "FileIngestor", "read_text", "unexpected"]
 
 #: ``progress(advance, description)``: called by ingestors as they finish items.
 Progress = Callable[[int, str], None]
@@ -139,21 +140,37 @@ class Ingestor(Protocol):
 
 
 def read_text(path: Path, *, name: str | None = None) -> str:
-    """Read ``path`` as UTF-8 text (the one place sources read input text).
+    """Read ``path`` as UTF-8 text (the one place sources read input text), refusing a file larger than the
+    ``max_file_bytes`` limit before reading it (:mod:`graphkit.limits`).
 
     Raises
     ------
     InputError
         naming the file (``name``, default ``str(path)``), with the byte
-        offset for non-UTF-8 content or the OS reason for an unreadable file.
+        offset for non-UTF-8 content, the OS reason for an unreadable file,
+        or the limit passed.
     """
     file = name if name is not None else str(path)
+    cap = limits.current().max_file_bytes
     try:
-        return path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if size > cap:
+            raise InputError(file, "", limits.too_many("max_file_bytes", cap, f"file of {size} bytes"))
+        with path.open("rb") as fh:
+            raw = fh.read(cap + 1)  # a file that grew since stat (or a FIFO) is still bounded
+        if len(raw) > cap:
+            raise InputError(file, "", limits.too_many("max_file_bytes", cap, f"file of more than {cap} bytes"))
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(file, f"byte {exc.start}", "not UTF-8 text") from None
     except OSError as exc:
         raise InputError(file, "", f"unreadable: {exc.strerror or exc}") from None
+
+
+def unexpected(file: str, exc: BaseException) -> InputError:
+    """The problem recorded when a parser fails in a way it did not foresee (a defect of graphkit, never a reason
+    to lose the other files): names the file and the exception type, never its message (which may quote input)."""
+    return InputError(file, "", f"could not be parsed (internal error {type(exc).__name__}; please report it)")
 
 
 ParsedT = TypeVar("ParsedT")
@@ -232,6 +249,8 @@ class FileIngestor(Generic[ParsedT]):
                     collected.ignored.append(str(f.path))
             except InputError as exc:
                 problems.append(_named(exc, f))
+            except Exception as exc:  # noqa: BLE001 - a parser defect: this file is lost, never the others
+                problems.append(unexpected(str(f.path), exc))
             else:
                 problems += [_named(p, f) for p in self.problems_of(item)]
                 parsed.append(item)
@@ -243,10 +262,32 @@ class FileIngestor(Generic[ParsedT]):
                 p = Path(raw)
                 if p.is_dir() and not any(u.root == p for u in used):
                     problems.append(InputError(str(p), "", self.nothing_found))
-        result = self.to_graph(parsed, collected)
-        result.problems = problems + result.problems
-        result.items = len(used)
+        result, lost = self._graph_of(parsed, used, collected)
+        result.problems = problems + lost + result.problems
+        result.items = len(used) - len(lost)
         return result
+
+    def _graph_of(self, parsed: list[ParsedT], used: list[InputFile],
+                  collected: Collected) -> tuple[IngestResult, list[InputError]]:
+        """:meth:`to_graph` of every parsed file; if it fails unexpectedly (a defect), each file is tried alone
+        and the files that fail are left out as problems, so that one file never loses the others."""
+        try:
+            return self.to_graph(parsed, collected), []
+        except Exception:  # noqa: BLE001 - isolate the file(s) that trigger the defect
+            pass
+        keep: list[ParsedT] = []
+        lost: list[InputError] = []
+        for item, f in zip(parsed, used):
+            try:
+                self.to_graph([item], collected)
+            except Exception as exc:  # noqa: BLE001
+                lost.append(unexpected(str(f.path), exc))
+            else:
+                keep.append(item)
+        try:
+            return self.to_graph(keep, collected), lost
+        except Exception as exc:  # noqa: BLE001 - only files together fail: every file is reported lost
+            return IngestResult(), [unexpected(str(f.path), exc) for f in used]
 
 
 def _named(exc: InputError, f: InputFile) -> InputError:

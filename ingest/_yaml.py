@@ -1,8 +1,29 @@
-"""YAML loading with a line for every YAML path (pure: no I/O).
+"""YAML (and JSON) loading with a line for every YAML path, bounded against hostile input (pure: no I/O).
 
-PyYAML's ``SafeLoader`` is used in two passes over one composed node tree:
-the node tree gives the 1-based line of every mapping key and sequence item
-(``yaml.Node.start_mark``), and ``construct_document`` gives the Python data.
+One loader, :class:`Loader`: libyaml's scanner and parser (``yaml.CParser``,
+when PyYAML was built with it, else the pure-Python parser) feeding PyYAML's
+Python composer, with ``SafeConstructor``.  Composition is where a document is
+checked, *before* any data is built (limits: :mod:`graphkit.limits`):
+
+* nesting deeper than ``max_depth`` is refused as it is met (never a
+  ``RecursionError``);
+* every node counts the nodes it stands for once aliases are expanded, so a
+  "billion laughs" document (https://en.wikipedia.org/wiki/Billion_laughs_attack)
+  is refused after a few thousand nodes are composed, past ``max_yaml_nodes``;
+  alias occurrences are bounded by ``max_yaml_aliases``;
+* duplicate mapping keys are an error, as GitHub Actions says it
+  (``'env' is already defined``, e.g. https://github.com/lowlighter/metrics/issues/1055,
+  https://github.com/hahwul/deadfinder/issues/28) and as YAML requires
+  ("each of the keys is unique", https://yaml.org/spec/1.2.2/#mapping);
+  ``<<`` merge keys may override, as YAML 1.1 merge allows.
+
+Construction failures (``!!int 12x``, ``!!binary`` that is not base64...) are an
+:class:`~graphkit.errors.InputError` naming the line and the tag, never the
+value (it could be a secret).  Control characters YAML does not allow are an
+error naming their line.
+
+The node tree gives the 1-based line of every mapping key and sequence item
+(``yaml.Node.start_mark``; libyaml keeps the same marks as the Python parser).
 Paths are written as graphkit evidence writes them: dotted keys and ``[i]``
 indexes, e.g. ``jobs.build.steps[2].with.role-to-assume``.
 
@@ -13,13 +34,150 @@ YAML 1.1 note: PyYAML constructs the bare key ``on`` as the boolean ``True``
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
 
+from graphkit import limits
 from graphkit.errors import InputError
 
-__all__ = ["load_yaml", "join_path", "line_of", "type_name"]
+try:  # libyaml's parser: same events and marks, several times faster
+    from yaml._yaml import CParser as _Parser
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml.parser import Parser as _PyParser
+    from yaml.reader import Reader
+    from yaml.scanner import Scanner
+
+    class _Parser(Reader, Scanner, _PyParser):  # type: ignore[no-redef]
+        def __init__(self, stream: str) -> None:
+            Reader.__init__(self, stream)
+            Scanner.__init__(self)
+            _PyParser.__init__(self)
+
+__all__ = ["Loader", "load_yaml", "load_json", "join_path", "line_of", "type_name", "check_depth"]
+
+
+class _Refused(yaml.YAMLError):
+    """A limit was passed while composing: ``(line, reason)``."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(reason)
+        self.line, self.reason = line, reason
+
+
+class _Unconstructable(yaml.YAMLError):
+    """A tagged value could not be constructed (the value is not kept)."""
+
+    def __init__(self, node: yaml.Node) -> None:
+        super().__init__("unconstructable")
+        self.line = node.start_mark.line + 1
+        self.tag = node.tag
+
+
+class _BoundedComposer(Composer):
+    """PyYAML's composer, counting depth, expanded nodes and aliases, and refusing duplicate keys."""
+
+    def _setup_bounds(self) -> None:
+        lim = limits.current()
+        self._lim = lim
+        self._depth = 0
+        self._total = 0
+        self._aliases = 0
+        self._sizes: dict[int, tuple[int, int]] = {}  # id(node) -> (expanded nodes, height)
+
+    def _refuse(self, event: yaml.Event, name: str, what: str) -> None:
+        raise _Refused(event.start_mark.line + 1, limits.too_many(name, getattr(self._lim, name), what))
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            anchor = event.anchor
+            if anchor in self.anchors:
+                self._aliases += 1
+                if self._aliases > self._lim.max_yaml_aliases:
+                    self._refuse(event, "max_yaml_aliases", "too many aliases")
+                size, height = self._sizes.get(id(self.anchors[anchor]), (1, 0))
+                self._count(event, size, height)
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > self._lim.max_depth:
+            self._refuse(self.peek_event(), "max_depth", f"nesting deeper than {self._lim.max_depth} levels")
+        before = self._total
+        node = super().compose_node(parent, index)
+        self._depth -= 1
+        self._total += 1
+        self._sizes[id(node)] = (self._total - before, self._height(node))
+        if self._total > self._lim.max_yaml_nodes:
+            self._refuse_at(node)
+        return node
+
+    def _height(self, node: yaml.Node) -> int:
+        if isinstance(node, yaml.ScalarNode) or not node.value:
+            return 0
+        items = node.value if isinstance(node, yaml.SequenceNode) else [v for pair in node.value for v in pair]
+        return 1 + max(self._sizes.get(id(n), (1, 0))[1] for n in items)
+
+    def _count(self, event: yaml.Event, size: int, height: int) -> None:
+        """An alias adds the nodes it stands for; its height adds to the current depth."""
+        self._total += size
+        if self._total > self._lim.max_yaml_nodes:
+            self._refuse(event, "max_yaml_nodes", f"more than {self._lim.max_yaml_nodes} nodes once aliases "
+                                                  "are expanded")
+        if self._depth + height > self._lim.max_depth:
+            self._refuse(event, "max_depth", f"nesting deeper than {self._lim.max_depth} levels once aliases "
+                                             "are expanded")
+
+    def _refuse_at(self, node: yaml.Node) -> None:
+        raise _Refused(node.start_mark.line + 1, limits.too_many(
+            "max_yaml_nodes", self._lim.max_yaml_nodes, f"more than {self._lim.max_yaml_nodes} nodes"))
+
+    def compose_mapping_node(self, anchor: str | None) -> yaml.MappingNode:
+        node = super().compose_mapping_node(anchor)
+        seen: dict[tuple[str, str], int] = {}
+        for key, _ in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value != "<<":
+                ident = (key.tag, key.value)
+                if ident not in seen:
+                    seen[ident] = key.start_mark.line + 1
+                else:
+                    first = seen[ident]
+                    raise _Refused(key.start_mark.line + 1, f"duplicate key {_shown(key.value)} (first at line "
+                                                            f"{first}): a key is defined once per mapping")
+        return node
+
+
+def _shown(key: str) -> str:
+    """A mapping key as errors show it: quoted, control characters escaped, at most 60 characters."""
+    text = key if len(key) <= 60 else key[:57] + "..."
+    return repr(text)
+
+
+class _CheckedConstructor(SafeConstructor):
+    """``SafeConstructor`` whose failures name the node's line and tag, never its value."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (yaml.YAMLError, RecursionError):
+            raise
+        except Exception:  # noqa: BLE001 - any constructor failure (ValueError, binascii.Error, OverflowError...)
+            raise _Unconstructable(node) from None
+
+
+class Loader(_BoundedComposer, _Parser, _CheckedConstructor, Resolver):  # type: ignore[misc]
+    """The one YAML loader (see the module docstring); subclass it to add constructors (e.g. CloudFormation
+    short tags) and pass the subclass to :func:`load_yaml`."""
+
+    def __init__(self, stream: str) -> None:
+        _Parser.__init__(self, stream)
+        Composer.__init__(self)
+        _CheckedConstructor.__init__(self)
+        Resolver.__init__(self)
+        self._setup_bounds()
 
 
 def type_name(value: Any) -> str:
@@ -43,22 +201,44 @@ def join_path(parent: str, key: str | int) -> str:
     return f"{parent}.{key}" if parent else str(key)
 
 
-def _walk(node: yaml.Node, path: str, lines: dict[str, int]) -> None:
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.value == "<<":
-                continue
-            sub = join_path(path, key_node.value)
-            lines.setdefault(sub, key_node.start_mark.line + 1)
-            _walk(value_node, sub, lines)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            sub = join_path(path, i)
-            lines.setdefault(sub, item.start_mark.line + 1)
-            _walk(item, sub, lines)
+def _walk(root: yaml.Node, lines: dict[str, int]) -> None:
+    """Line of every YAML path under ``root`` (iterative; an aliased node is walked once, at its first path)."""
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, str]] = [(root, "")]
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        subs: list[tuple[yaml.Node, str, int]] = []
+        if isinstance(node, yaml.MappingNode):
+            subs = [(v, join_path(path, k.value), k.start_mark.line + 1) for k, v in node.value
+                    if isinstance(k, yaml.ScalarNode) and k.value != "<<"]
+        elif isinstance(node, yaml.SequenceNode):
+            subs = [(item, join_path(path, i), item.start_mark.line + 1) for i, item in enumerate(node.value)]
+        for sub_node, sub, line in subs:
+            lines.setdefault(sub, line)
+        stack += [(n, p) for n, p, _ in reversed(subs)]
 
 
-def load_yaml(text: str, *, file: str) -> tuple[Any, dict[str, int]]:
+def _short_tag(tag: str) -> str:
+    """``tag:yaml.org,2002:int`` -> ``!!int`` (as written in documents).
+
+    >>> _short_tag("tag:yaml.org,2002:int"), _short_tag("!Ref")
+    ('!!int', '!Ref')
+    """
+    prefix = "tag:yaml.org,2002:"
+    return "!!" + tag[len(prefix):] if tag.startswith(prefix) else tag
+
+
+def _line_at(text: str, index: int) -> int:
+    """1-based line of character ``index``; an error found at the end of input is put on the last non-blank
+    line."""
+    body = text.rstrip()
+    return text.count("\n", 0, index) + 1 if index < len(body) else body.count("\n") + 1
+
+
+def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader) -> tuple[Any, dict[str, int]]:
     """Parse one YAML document and map each YAML path to its line.
 
     Parameters
@@ -67,6 +247,8 @@ def load_yaml(text: str, *, file: str) -> tuple[Any, dict[str, int]]:
         the document.
     file
         name used in errors.
+    loader
+        :class:`Loader` or a subclass of it (more constructors).
 
     Returns
     -------
@@ -78,28 +260,77 @@ def load_yaml(text: str, *, file: str) -> tuple[Any, dict[str, int]]:
     ------
     InputError
         ``(file, "line N", reason)`` on a YAML syntax or construction error,
-        or when the stream holds more than one document.
+        a duplicate key, a limit of :mod:`graphkit.limits` passed, or when the
+        stream holds more than one document.  The reason never quotes a value.
     """
-    loader = yaml.SafeLoader(text)
+    ldr = loader(text)
     try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        node = ldr.get_single_node()
+        data = ldr.construct_document(node) if node is not None else None
+    except _Refused as exc:
+        raise InputError(file, f"line {exc.line}", exc.reason) from None
+    except _Unconstructable as exc:
+        raise InputError(file, f"line {exc.line}", f"invalid YAML: the value tagged {_shown(_short_tag(exc.tag))} cannot be "
+                                                   "read as that type") from None
+    except yaml.reader.ReaderError as exc:
+        raise InputError(file, f"line {_line_at(text, exc.position)}",
+                         f"invalid YAML: {exc.reason} (character #x{exc.character:04x})"
+                         if isinstance(exc.character, int) else f"invalid YAML: {exc.reason}") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        place = ""
-        if mark is not None:
-            # an error found at end of input is reported on the last non-blank line
-            line = mark.line + 1 if mark.index < len(text.rstrip()) else text.rstrip().count("\n") + 1
-            place = f"line {line}"
+        place = f"line {_line_at(text, mark.index)}" if mark is not None else ""
         raise InputError(file, place, f"invalid YAML: {exc.problem or exc.context}") from None
     except yaml.YAMLError as exc:
         raise InputError(file, "", f"invalid YAML: {exc}") from None
+    except RecursionError:  # a limit set above what the interpreter's stack allows
+        raise InputError(file, "", limits.too_many("max_depth", limits.current().max_depth,
+                                                   "nesting too deep for this interpreter")) from None
     finally:
-        loader.dispose()
+        ldr.dispose()
     lines: dict[str, int] = {"": 1}
     if node is not None:
-        _walk(node, "", lines)
+        _walk(node, lines)
     return data, lines
+
+
+def check_depth(data: Any, *, file: str, place: str = "") -> Any:
+    """``data`` (parsed JSON/YAML), unless it nests deeper than ``max_depth`` (iterative: never recurses).
+
+    Raises
+    ------
+    InputError
+        naming the limit.
+    """
+    lim = limits.current().max_depth
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > lim:
+                    raise InputError(file, place, limits.too_many("max_depth", lim, f"nesting deeper than {lim} "
+                                                                                    "levels"))
+                stack.append((child, depth + 1))
+    return data
+
+
+def load_json(text: str, *, file: str, place: str = "") -> Any:
+    """Parse JSON text, refusing nesting deeper than ``max_depth`` (see :func:`check_depth`).
+
+    Raises
+    ------
+    InputError
+        ``(file, "line N", "not valid JSON: reason")`` (the reason names no value), or a refused depth.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(file, f"line {exc.lineno}" if not place else place, f"not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        lim = limits.current().max_depth
+        raise InputError(file, place, limits.too_many("max_depth", lim, f"nesting deeper than {lim} levels")) from None
+    return check_depth(data, file=file, place=place)
 
 
 def line_of(lines: dict[str, int], path: str) -> int | None:

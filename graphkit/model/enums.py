@@ -237,5 +237,8 @@ class EdgeKind(str, Enum):
     REGISTRATION_CREDENTIAL = "registration_credential"
     AUTHENTICATES_AS = "authenticates_as"
     ADMINISTERS = "administers"
+    PERSISTS_ON = "persists_on"
+    CAN_REGISTER_RUNNER = "can_register_runner"
+    GROUP_RECEIVES_JOB = "group_receives_job"
 
 

@@ -18,6 +18,7 @@ from plotly.offline import get_plotlyjs
 
 from graphkit import __version__
 from graphkit.analysis import BlastRadius, ChokePoint, Hop, RevocationPlan, blast_radius, choke_points, revocation_plan
+from graphkit.files import write_atomic
 from graphkit.findings import Finding, rules, run_rules
 from graphkit.graph import Graph
 from graphkit.model import REVOCATION_SPECS, Confidence, Criticality
@@ -293,7 +294,9 @@ def write_report(graph: Graph, sources: str | Iterable[str], path: str | Path, *
     ------
     UnknownNodeError
         If a source id is not in the graph.
+    GraphkitError
+        If ``path`` cannot be written (written atomically: :func:`graphkit.files.write_atomic`).
     """
     out = Path(path)
-    out.write_text(report_html(graph, sources, **kwargs), encoding="utf-8")
+    write_atomic(out, report_html(graph, sources, **kwargs))
     return out

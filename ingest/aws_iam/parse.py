@@ -38,9 +38,12 @@ from typing import Any, TypeVar
 import yaml
 
 from graphkit.errors import InputError
+from graphkit.limits import current, too_many
 from graphkit.iam import PolicyError, Statement, parse_policy
 from graphkit.ingestor import NotRecognised
 from graphkit.model import ids
+from graphkit.redact import redact_policy_secrets
+from ingest._yaml import Loader, check_depth, load_yaml, type_name
 from ingest.aws_iam.models import (ARN, PLACEHOLDER, ManagedPolicy, ParsedFile, PolicyFile, Principal, Provider,
                                    account_of)
 
@@ -104,11 +107,11 @@ def parse(text: str, file: str, *, parameters: dict[str, str] | None = None) -> 
 # --------------------------------------------------------------------------- text
 
 
-class _CfnLoader(yaml.SafeLoader):
-    """SafeLoader that reads CloudFormation short tags (``!Sub x`` -> ``{"Fn::Sub": x}``)."""
+class _CfnLoader(Loader):
+    """The one bounded YAML loader (:class:`ingest._yaml.Loader`), reading CloudFormation short tags (``!Sub x`` -> ``{"Fn::Sub": x}``)."""
 
 
-def _cfn_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+def _cfn_tag(loader: Loader, suffix: str, node: yaml.Node) -> Any:
     if isinstance(node, yaml.ScalarNode):
         value: Any = loader.construct_scalar(node)
     elif isinstance(node, yaml.SequenceNode):
@@ -125,11 +128,15 @@ _CfnLoader.add_multi_constructor("!", _cfn_tag)
 def _load(text: str, file: str) -> dict[str, Any]:
     """JSON, else YAML with CloudFormation tags; the top level must be a mapping."""
     try:
-        data = json.loads(text)
+        data = check_depth(json.loads(text), file=file)
+    except RecursionError:
+        raise InputError(file, "", too_many("max_depth", current().max_depth, "nesting too deep")) from None
     except json.JSONDecodeError as exc:
         try:
-            data = yaml.load(text, Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
-        except yaml.YAMLError:
+            data, _ = load_yaml(text, file=file, loader=_CfnLoader)
+        except InputError as yexc:
+            if yexc.reason.startswith("refused"):  # a limit: say which
+                raise
             raise InputError(file, f"line {exc.lineno}", f"not JSON: {exc.msg}") from None
     if not isinstance(data, dict):
         raise InputError(file, "", "not an IAM document (top level is not a mapping)")
@@ -144,7 +151,26 @@ def _doc(raw: Any, place: str) -> tuple[dict[str, Any], list[Statement]]:
             raw = json.loads(text)
         except json.JSONDecodeError as exc:
             raise PolicyError(place, f"policy document is not JSON: {exc.msg}") from None
+    raw = redact_policy_secrets(raw)  # sts:ExternalId values are shared secrets: fingerprints only
     return raw, parse_policy(raw, place)
+
+
+def _list(value: Any, place: str) -> list[Any]:
+    """``value`` when it is a list (``None`` is an empty one); else :class:`PolicyError` at ``place`` (the entry is
+    skipped)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise PolicyError(place, f"expected a list, got {type_name(value)}")
+    return value
+
+
+def _top_list(data: dict[str, Any], key: str, file: str) -> list[Any]:
+    """A top-level list of an export; another type makes the file unusable (:class:`InputError`)."""
+    try:
+        return _list(data.get(key), key)
+    except PolicyError as exc:
+        raise InputError(file, exc.place, exc.reason) from None
 
 
 def _checked(make: Callable[[str], str], arn: str, place: str, what: str) -> str:
@@ -180,13 +206,13 @@ def _principal(kind: str, entry: Any, file: str, place: str) -> Principal:
     if kind == "role":
         _role_fields(p, entry, place)
     if kind == "user":
-        p.groups = [g for g in entry.get("GroupList") or [] if isinstance(g, str)]
+        p.groups = [g for g in _list(entry.get("GroupList"), f"{place}.GroupList") if isinstance(g, str)]
     return p
 
 
 def _inline_policies(entry: dict[str, Any], key: str, place: str) -> list[tuple[str, list[Statement], str]]:
     out = []
-    for i, pol in enumerate(entry.get(key) or []):
+    for i, pol in enumerate(_list(entry.get(key), f"{place}.{key}")):
         pp = f"{place}.{key}[{i}]"
         if not isinstance(pol, dict) or "PolicyDocument" not in pol:
             raise PolicyError(pp, "inline policy without PolicyDocument")
@@ -197,7 +223,7 @@ def _inline_policies(entry: dict[str, Any], key: str, place: str) -> list[tuple[
 
 def _attached(entry: dict[str, Any], place: str) -> list[str]:
     out = []
-    for i, att in enumerate(entry.get("AttachedManagedPolicies") or []):
+    for i, att in enumerate(_list(entry.get("AttachedManagedPolicies"), f"{place}.AttachedManagedPolicies")):
         ap = f"{place}.AttachedManagedPolicies[{i}]"
         if not isinstance(att, dict) or not isinstance(att.get("PolicyArn"), str):
             raise PolicyError(ap, "attachment without PolicyArn")
@@ -211,7 +237,7 @@ def _role_fields(p: Principal, entry: dict[str, Any], place: str) -> None:
     if raw is None:
         raise PolicyError(place, "role without AssumeRolePolicyDocument")
     p.trust_document, p.trust = _doc(raw, f"{place}.AssumeRolePolicyDocument")
-    p.instance_profiles = [ip["Arn"] for ip in entry.get("InstanceProfileList") or []
+    p.instance_profiles = [ip["Arn"] for ip in _list(entry.get("InstanceProfileList"), f"{place}.InstanceProfileList")
                            if isinstance(ip, dict) and isinstance(ip.get("Arn"), str)]
     if isinstance(entry.get("MaxSessionDuration"), int):
         p.max_session = entry["MaxSessionDuration"]
@@ -226,9 +252,9 @@ def _auth_details(data: dict[str, Any], file: str) -> ParsedFile:
             raise InputError(file, key, "expected a list")
         for i, entry in enumerate(items):
             _keep(out, out.principals, _principal, kind, entry, file, f"{key}[{i}]")
-    for i, pol in enumerate(data.get("Policies") or []):
+    for i, pol in enumerate(_top_list(data, "Policies", file)):
         _keep(out, out.policies, _managed_policy, pol, file, f"Policies[{i}]")
-    for i, prov in enumerate(data.get("OpenIDConnectProviderList") or []):
+    for i, prov in enumerate(_top_list(data, "OpenIDConnectProviderList", file)):
         _keep(out, out.providers, _provider, prov, file, f"OpenIDConnectProviderList[{i}]")
     return out
 
@@ -246,7 +272,7 @@ def _managed_policy(pol: Any, file: str, place: str) -> ManagedPolicy:
     if not isinstance(pol, dict) or not isinstance(pol.get("Arn"), str):
         raise PolicyError(place, "policy without Arn")
     arn = _checked(ids.cloud_policy, pol["Arn"], f"{place}.Arn", "policy Arn")
-    versions = pol.get("PolicyVersionList") or []
+    versions = _list(pol.get("PolicyVersionList"), f"{place}.PolicyVersionList")
     default = next((j for j, v in enumerate(versions) if isinstance(v, dict) and v.get("IsDefaultVersion")), None)
     if default is None:
         default = next((j for j, v in enumerate(versions) if isinstance(v, dict)
@@ -266,7 +292,9 @@ def _provider(prov: Any, file: str, place: str) -> Provider:
         raise PolicyError(place, "provider without Arn")
     arn = _checked(ids.oidc_provider, prov["Arn"], f"{place}.Arn", "provider Arn")
     url = prov.get("Url") or arn.split("oidc-provider/", 1)[-1]
-    return Provider(arn=arn, url=str(url), account=account_of(arn) or None, client_ids=prov.get("ClientIDList"),
+    clients = prov.get("ClientIDList")
+    clients = [str(c) for c in clients if isinstance(c, (str, int))] if isinstance(clients, list) else None
+    return Provider(arn=arn, url=str(url), account=account_of(arn) or None, client_ids=clients,
                     file=file, place=place)
 
 
@@ -279,17 +307,20 @@ def _credential_report(data: dict[str, Any], file: str) -> ParsedFile:
     content = data.get("Content")
     if not isinstance(content, str):
         raise InputError(file, "Content", "credential report without CSV content")
-    for row in csv.DictReader(io.StringIO(content)):
-        arn = row.get("arn") or ""
-        if ":user/" in arn:
-            out.access_keys[arn] = sum(row.get(f"access_key_{k}_active") == "true" for k in (1, 2))
+    try:
+        for row in csv.DictReader(io.StringIO(content)):
+            arn = row.get("arn") or ""
+            if isinstance(arn, str) and ":user/" in arn:
+                out.access_keys[arn] = sum(row.get(f"access_key_{k}_active") == "true" for k in (1, 2))
+    except csv.Error as exc:
+        raise InputError(file, "Content", f"credential report is not CSV: {exc}") from None
     return out
 
 
 def _policy_document(data: dict[str, Any], text: str, file: str) -> PolicyFile:
     """A whole file that is one policy document: trust when a statement names principals, else identity."""
-    _, sts = _doc(data, "")
-    return PolicyFile(file=file, resource=None, name=Path(file).name, place="", document=data, statements=sts,
+    doc, sts = _doc(data, "")
+    return PolicyFile(file=file, resource=None, name=Path(file).name, place="", document=doc, statements=sts,
                       placeholders=sorted(set(PLACEHOLDER.findall(text))),
                       policy_type="trust" if any(s.principals for s in sts) else "identity")
 
@@ -301,7 +332,10 @@ def _cloudformation(data: dict[str, Any], file: str, parameters: dict[str, str] 
     """``AWS::IAM::Role`` trust policies and ``AWS::IAM::OIDCProvider`` resources of a template."""
     out = ParsedFile(file=file, kind="cloudformation")
     params: dict[str, Any] = {"AWS::Partition": "aws"}
-    for name, spec in (data.get("Parameters") or {}).items():
+    declared = data.get("Parameters") or {}
+    if not isinstance(declared, dict):
+        raise InputError(file, "Parameters", "expected a mapping")
+    for name, spec in declared.items():
         if isinstance(spec, dict) and "Default" in spec and spec["Default"] != "":
             params[name] = spec["Default"]
     params.update(parameters or {})
@@ -334,7 +368,8 @@ def _cfn_provider(props: dict[str, Any], file: str, place: str) -> Provider:
     url = str(props.get("Url", ""))
     arn = "arn:aws:iam::${AWS::AccountId}:oidc-provider/" + url.removeprefix("https://")
     return Provider(arn=f"{arn}@{file}", url=url, account=None,
-                    client_ids=[str(c) for c in props.get("ClientIdList") or []], file=file, place=place)
+                    client_ids=[str(c) for c in props.get("ClientIdList") or [] if isinstance(c, (str, int))]
+                    if isinstance(props.get("ClientIdList"), list) else [], file=file, place=place)
 
 
 class _Cfn:
@@ -362,6 +397,8 @@ class _Cfn:
         return {k: self.value(v) for k, v in value.items()}
 
     def _ref(self, name: Any) -> Any:
+        if not isinstance(name, str):
+            return _UNRESOLVED
         if name in self.params:
             return self.params[name]
         res = self.resources.get(name)

@@ -132,13 +132,14 @@ def _credential_files(scan: HostScan, home: str, user: str, key: bytes) -> list[
         grants = list(facts.grants)
         if rel == ".aws/credentials":
             grants += assumes_roles([*facts.roles, *roles])
-        out.append(home_cred(ctype, path, fp, facts.access, grants, home, user))
+        out.append(home_cred(ctype, path, fp, facts.access, grants, home, user, facts.url_credential))
     if config is not None:
         facts, fp = config
         has_keys_file = any(c.entry["path"] == f"{home}/.aws/credentials" for c in out)
         if facts.holds_keys or not has_keys_file:
             grants = [] if has_keys_file else assumes_roles(facts.roles)
-            out.append(home_cred("aws", f"{home}/.aws/config", fp, facts.access, grants, home, user))
+            out.append(home_cred("aws", f"{home}/.aws/config", fp, facts.access, grants, home, user,
+                                 facts.url_credential))
     return out
 
 

@@ -79,12 +79,15 @@ class Found:
 
 
 def home_cred(ctype: str, path: str, fp: str, access: list[str], grants: list[tuple[str, str]], home: str,
-              user: str | None) -> Cred:
-    """A user's credential file that lasts until rotated; ``grants`` are ``(edge kind, node id)`` pairs."""
-    return Cred({"credential_type": ctype, "path": path, "fingerprint": fp, "lifetime": "until_rotated",
-                 "access": list(dict.fromkeys(access)),
-                 "grants": [{"access": a, "target": t} for a, t in dict.fromkeys(grants)]},
-                (home, user) if user is not None else None, home)
+              user: str | None, url_credential: str | None = None) -> Cred:
+    """A user's credential file that lasts until rotated; ``grants`` are ``(edge kind, node id)`` pairs;
+    ``url_credential``: keyed hash of a credential removed from a URL the file names."""
+    entry = {"credential_type": ctype, "path": path, "fingerprint": fp, "lifetime": "until_rotated",
+             "access": list(dict.fromkeys(access)),
+             "grants": [{"access": a, "target": t} for a, t in dict.fromkeys(grants)]}
+    if url_credential:
+        entry["url_credential_fingerprint"] = url_credential
+    return Cred(entry, (home, user) if user is not None else None, home)
 
 
 def guarded(scan: HostScan, path: str, parse: Callable[[], T], what: str = "skipped", *,

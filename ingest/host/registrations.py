@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from graphkit.errors import InputError
+from graphkit.redact import strip_url_fields
 from ingest.host.fingerprint import fingerprint
 from ingest.host.found import Cred, Found, Home, Install, guarded
 from ingest.host.runners import (GitLabRunner, RunnerFile, ServiceUnit, parse_gitlab_config, parse_launchd_plist,
@@ -143,7 +144,8 @@ def _github_runner(scan: HostScan, d: str, hostname: str, units: list[ServiceUni
                            "credential_path": cred_path, "credential_fingerprint": cred_fp}
     entry: dict[str, Any] = {"name": name, "id": rf.agent_id, "scope": scope, "ephemeral": rf.ephemeral,
                              "host": hostname, "platform": "github",
-                             "registration": {k: v for k, v in reg.items() if v is not None}}
+                             "registration": strip_url_fields({k: v for k, v in reg.items() if v is not None},
+                                                              key=key)}
     if "/" not in scope and rf.pool_name:
         entry["runner_group"] = rf.pool_name
     if cred_path is not None:
@@ -180,7 +182,7 @@ def _gitlab_install(scan: HostScan, path: str, r: GitLabRunner, user: str, hostn
            "credential_path": path, "credential_fingerprint": r.token_fingerprint}
     return Install(key=f"{scope}/{name}", user=user, directory=None, config=path, entry={
         "name": name, "id": r.id, "scope": scope, "ephemeral": False, "host": hostname, "platform": "gitlab",
-        "registration": {k: v for k, v in reg.items() if v is not None}})
+        "registration": strip_url_fields({k: v for k, v in reg.items() if v is not None})})
 
 
 def _gitlab_config(scan: HostScan, path: str, hostname: str, key: bytes, found: Found) -> list[Install]:
