@@ -210,6 +210,7 @@ def make_hideouts(tmp: Path) -> Path:
     write(root, "home/dev/.gitlab-runner/config.toml", "[[runners]]\n  name = \"gl-hidden\"\n"
           "  url = \"https://gitlab.example.com/\"\n  token = \"placeholder\"\n  executor = \"shell\"\n")
     _hideout_starters(root)
+    (root / "var/lib/docker/image/overlay2").mkdir(parents=True)  # images and build cache later jobs run from
     # runner binaries without a registration (configured, then .runner removed)
     write(root, "srv/old-runner/bin/Runner.Listener", b"\x7fELF")
     write(root, "srv/old-runner/config.sh", "#!/bin/bash\n")

@@ -293,6 +293,11 @@ def test_every_planted_registration_is_found_with_how_it_stays_alive(hideouts):
     legit = found["/opt/actions-runner"]["registration"]
     assert legit["job_hooks"] == ["ACTIONS_RUNNER_HOOK_JOB_STARTED=/usr/local/lib/ci-hooks/pre-job.sh"]
     assert legit["runsvc_modified"] is True  # a curl | sh line the shipped runsvc.sh does not have
+    caches = {c["path"]: c for c in res.document["hosts"][0]["caches"]}
+    assert caches["/usr/local/lib/ci-hooks/pre-job.sh"]["kind"] == "job-hook"
+    assert caches["/usr/local/lib/ci-hooks/pre-job.sh"]["read_by"] == ["acme/build-01-a"]
+    assert caches["/var/lib/docker"]["kind"] == "docker-images" and "read_by" not in caches["/var/lib/docker"]
+    assert caches["/opt/actions-runner/_work"]["read_by"] == ["acme/build-01-a"]
     assert found["/opt/vendor/a/b/c/d/e/f/g/h/ar"]["registration"]["job_hooks"] == [
         "ACTIONS_RUNNER_HOOK_JOB_STARTED (process environment)"]
     # the parsed document is a valid inventory

@@ -46,7 +46,8 @@ log = logging.getLogger(__name__)
 
 #: Host-wide shared state (host path, cache kind).
 SHARED_STATE = (("/opt/hostedtoolcache", "toolcache"), ("/var/run/docker.sock", "docker-socket"),
-                ("/run/docker.sock", "docker-socket"))
+                ("/run/docker.sock", "docker-socket"), ("/var/lib/docker", "docker-images"),
+                ("/var/lib/buildkit", "docker-build-cache"), ("/var/lib/containerd", "container-images"))
 #: Package caches in a runner user's home (relative path, kind).
 PACKAGE_CACHES = ((".cache/pip", "pip"), (".npm", "npm"), (".m2/repository", "maven"), (".gradle/caches", "gradle"),
                   (".cache/go-build", "go-build"), ("go/pkg/mod", "go-mod"), (".cargo/registry", "cargo"),
