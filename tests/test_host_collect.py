@@ -363,7 +363,7 @@ def test_one_hostile_file_per_kind_does_not_stop_the_scan(hideouts):
     reasons = {p.file: p.reason for p in res.problems}
     expected = {"deep nesting": "nested too deeply", "deep nesting (.runner)": "nested too deeply",
                 "huge file": "larger than", "binary garbage": "not valid JSON", "FIFO": "a FIFO: not read",
-                "device": ": not read", "symlink loop": "Too many levels of symbolic links",
+                "device": ": not read", "symlink loop": "link loop: not followed",
                 "link out of the root": "link out of the scanned root"}
     for kind, path in planted.items():
         assert expected[kind] in reasons[path], (kind, reasons.get(path))
@@ -476,3 +476,26 @@ def test_windows_service_and_launchd_agents(tmp_path):
         ["launchd /Library/LaunchDaemons/actions.runner.acme.m1.plist"], False)
     assert (got["m2"]["kept_alive_by"], got["m2"]["unsupervised"]) == (
         ["launchd /Users/ci/Library/LaunchAgents/com.apple.updater.plist"], True)
+
+
+def test_absolute_links_in_a_mounted_image_resolve_inside_it(tmp_path):
+    """A disk image mounted at the root: its absolute links name the image's own files (``/lib/systemd/system``,
+    a credential moved to ``/srv/keys``); they are read from the image, never from the scanning machine."""
+    root = tmp_path / "img"
+    runner_install(root, "/opt/ar", agent_id=3, name="img-1", url="https://github.com/acme", unit=None)
+    write(root, "lib/systemd/system/actions.runner.acme.img-1.service",
+          "[Service]\nExecStart=/opt/ar/runsvc.sh\nUser=ci\n")
+    (root / "etc/systemd/system/multi-user.target.wants").mkdir(parents=True)
+    os.symlink("/lib/systemd/system/actions.runner.acme.img-1.service",
+               root / "etc/systemd/system/multi-user.target.wants/actions.runner.acme.img-1.service")
+    write(root, "srv/keys/aws", "[default]\naws_access_key_id = placeholder\naws_secret_access_key = canary-img-4\n")
+    (root / "home/ci/.aws").mkdir(parents=True)
+    os.symlink("/srv/keys/aws", root / "home/ci/.aws/credentials")
+    os.symlink("../../../../../../../../etc/hostname", root / "home/ci/.npmrc")  # `..` stops at the root
+    res = collect_host(root, hostname="img")
+    (r,) = res.document["runners"]
+    assert r["registration"]["kept_alive_by"] == ["systemd /lib/systemd/system/actions.runner.acme.img-1.service"]
+    assert r["registration"]["unsupervised"] is False
+    creds = {c["path"]: c for c in res.document["hosts"][0]["credentials"]}
+    assert creds["/home/ci/.aws/credentials"]["access"] == ["profile:default"]
+    assert res.problems == [] and "canary-img-4" not in json.dumps(res.document)

@@ -25,6 +25,7 @@ change it (``written_by``: same user, root, or any when world-writable).
 
 from __future__ import annotations
 
+import os
 import stat
 from collections.abc import Iterator
 from pathlib import PurePosixPath
@@ -76,13 +77,23 @@ def _text(scan: HostScan, path: str) -> str | None:
     return None if data is None else data.decode("utf-8", "replace")
 
 
+def _target(scan: HostScan, host_path: str) -> str:
+    """The host path a link resolves to inside the root (the path itself when not a link or unresolvable)."""
+    local, _ = scan.resolve(host_path)
+    if local is None or scan.readlink(host_path) is None:
+        return host_path
+    rel = os.path.relpath(local, scan.real).replace(os.sep, "/")
+    return "/" if rel == "." else "/" + rel
+
+
 def _unit_starters(scan: HostScan, homes: list[Home], folders: list[str]) -> Iterator[tuple[str, Starter, list[str]]]:
     """System and user systemd units naming a folder (each unit file once)."""
     seen: set[str] = set()
     units = [(d, user_unit, None) for d, user_unit in UNIT_DIRS]
     units += [(f"{h}/{rel}", True, u) for h, u in homes for rel in _HOME_UNIT_DIRS]
     for d, user_unit, owner in units:
-        for path in _files(scan, d, ".service"):
+        for link in _files(scan, d, ".service"):
+            path = _target(scan, link)  # a `*.wants` link names the unit file it enables: read that one once
             text = _text(scan, path) if path not in seen else None
             seen.add(path)
             yield from parse_unit(text or "", path, folders, user_unit=user_unit, home_user=owner)

@@ -111,6 +111,42 @@ class HostScan:
         real = os.path.realpath(local)
         return real == self.real or real.startswith(self.real.rstrip(os.sep) + os.sep)
 
+    def resolve(self, host_path: str) -> tuple[str | None, str | None]:
+        """``(filesystem path, None)`` of a host path with its links followed **as the host would**: an absolute
+        link target is taken from the root (``/lib/systemd/system/x`` in a mounted image is the image's), ``..``
+        stops at the root, so nothing out of the root is ever reached; ``(None, reason)`` for a link loop
+        (more than 40 links, as Linux's ``ELOOP``) or a link whose target exists only out of the root.
+
+        >>> HostScan(Path("/")).resolve("/")
+        ('/', None)
+        """
+        todo = list(reversed(PurePosixPath("/" + host_path.lstrip("/")).parts[1:]))
+        done: list[str] = []
+        links = 0
+        while todo:
+            name = todo.pop()
+            if name in ("", "."):
+                continue
+            if name == "..":
+                done = done[:-1]
+                continue
+            local = os.path.join(self.real, *done, name)
+            if not os.path.islink(local):
+                done.append(name)
+                continue
+            links += 1
+            if links > 40:
+                return None, "link loop: not followed"
+            target = os.readlink(local)
+            if target.startswith("/"):
+                if os.path.lexists(target) and not os.path.lexists(os.path.join(self.real, target.lstrip("/"))) \
+                        and self.real != os.sep:
+                    return None, "link out of the scanned root: not followed"
+                done = []
+            todo.extend(reversed(PurePosixPath(target).parts[1:] if target.startswith("/") else
+                                 PurePosixPath(target).parts))
+        return os.path.join(self.real, *done), None
+
     def lstat(self, host_path: str) -> os.stat_result | None:
         """``lstat`` of a host path, None when absent or unreadable."""
         try:
@@ -119,14 +155,14 @@ class HostScan:
             return None
 
     def exists(self, host_path: str) -> bool:
-        """The path exists inside the root (a link counts only if it stays inside)."""
-        local = self.local(host_path)
-        return os.path.lexists(local) and self.inside(local) and os.path.exists(local)
+        """The path exists inside the root (links followed as the host would: :meth:`resolve`)."""
+        local, _ = self.resolve(host_path)
+        return local is not None and os.path.exists(local)
 
     def is_dir(self, host_path: str) -> bool:
-        """A directory inside the root (links to directories inside the root count)."""
-        local = self.local(host_path)
-        return self.inside(local) and os.path.isdir(local)
+        """A directory inside the root (links followed as the host would: :meth:`resolve`)."""
+        local, _ = self.resolve(host_path)
+        return local is not None and os.path.isdir(local)
 
     def denied(self, host_path: str, exc: OSError, what: str = "cannot read") -> None:
         """Record an OS error on ``host_path`` (a permission error also in :attr:`unreadable`)."""
@@ -141,18 +177,20 @@ class HostScan:
         a file over ``max_file_bytes`` is not read, a link loop or a link out of
         the root is not followed: each is a problem naming the file.
         """
-        local = self.local(host_path)
-        if not os.path.lexists(local) or self.readlink(host_path) == "/dev/null":  # absent, or a masked unit
+        if not os.path.lexists(self.local(host_path)) or self.readlink(host_path) == "/dev/null":
+            return None  # absent, or a masked systemd unit
+        local, why = self.resolve(host_path)
+        if local is None:
+            self.problems.append(InputError(host_path, "", why or "not followed"))
             return None
-        if not self.inside(local):
-            self.problems.append(InputError(host_path, "", "link out of the scanned root: not followed"))
-            return None
+        if not os.path.lexists(local):
+            return None  # a dangling link
         limit = self.limits.max_file_bytes
         try:
             st = os.stat(local)
             if not stat.S_ISREG(st.st_mode):
                 kind = _KIND.get(stat.S_IFMT(st.st_mode), "not a regular file")
-                masked = os.path.realpath(local) == os.path.join(self.real, "dev/null")  # a masked systemd unit
+                masked = local == os.path.join(self.real, "dev/null")  # a masked systemd unit
                 if not stat.S_ISDIR(st.st_mode) and not masked:
                     self.problems.append(InputError(host_path, "", f"{kind}: not read"))
                 return None
@@ -183,8 +221,9 @@ class HostScan:
         """Sorted entry names of a directory inside the root ([] otherwise)."""
         if not self.is_dir(host_path):
             return []
+        local, _ = self.resolve(host_path)
         try:
-            return sorted(os.listdir(self.local(host_path)))
+            return sorted(os.listdir(local or ""))
         except OSError:
             return []
 
