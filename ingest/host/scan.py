@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections import Counter
-from collections.abc import Iterator
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -248,7 +248,7 @@ class HostScan:
     def search(self, top: str = "/") -> Iterator[tuple[str, list[str], list[str]]]:
         """``(host dir, sub-folder names, file names)`` of every folder below ``top``, bounded.
 
-        Depth first, names sorted, links never followed (a link is listed with
+        Breadth first (shallow folders everywhere before deep ones), names sorted, links never followed (a link is listed with
         the files).  Not entered, each recorded by :meth:`skip`: the pseudo
         filesystems :data:`PSEUDO_FS` (in ``/dev`` only ``/dev/shm`` is entered), folders named in
         :data:`PRUNED_NAMES`, unreadable folders (also a problem), folders
@@ -258,9 +258,9 @@ class HostScan:
         """
         lim = self.limits
         deadline = time.monotonic() + lim.max_seconds
-        stack = [top]
+        stack = deque([top])  # breadth first: a limit leaves the deepest folders, never a whole shallow branch
         while stack:
-            d = stack.pop()
+            d = stack.popleft()
             if self.entries >= lim.max_entries or time.monotonic() > deadline:
                 self._stop(d, stack, "entry limit" if self.entries >= lim.max_entries else "time limit")
                 return
@@ -280,7 +280,7 @@ class HostScan:
                     is_dir = False
                 (dirs if is_dir else files).append(e.name)
             yield d, dirs, files
-            for name in reversed(dirs):
+            for name in dirs:
                 child = f"{d.rstrip('/')}/{name}"
                 reason = self._prune(child, name)
                 if reason:
@@ -298,12 +298,13 @@ class HostScan:
             return "depth limit"
         return None
 
-    def _stop(self, current: str, stack: list[str], reason: str) -> None:
+    def _stop(self, current: str, stack: Iterable[str], reason: str) -> None:
         """A limit stopped the search: every folder left is skipped, and the scan is partial."""
-        for d in [current, *reversed(stack)]:
+        left = [current, *stack]
+        for d in left:
             self.skip(d, reason)
         self.problems.append(InputError(current, "", f"{reason} reached ({self.entries} entries): "
-                                        f"{len(stack) + 1} folders not searched"))
+                                        f"{len(left)} folders not searched"))
 
     def world_readable(self, host_path: str, top: str) -> bool:
         """The file is readable by any user: ``o+r`` on it and ``o+x`` on each folder from ``top`` down."""
