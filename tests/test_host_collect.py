@@ -499,3 +499,22 @@ def test_absolute_links_in_a_mounted_image_resolve_inside_it(tmp_path):
     creds = {c["path"]: c for c in res.document["hosts"][0]["credentials"]}
     assert creds["/home/ci/.aws/credentials"]["access"] == ["profile:default"]
     assert res.problems == [] and "canary-img-4" not in json.dumps(res.document)
+
+
+def test_hideout_canaries_never_leave_the_files(hideouts, tmp_path):
+    """collect + build + findings + blast radius on the attacked host: no secret of a runner's ``.env``, a
+    process environment, a job hook script, a registration credential or a hostile file is in any output."""
+    root, _ = hideouts
+    host, graph = tmp_path / "host.json", tmp_path / "graph.json"
+    texts = []
+    for args in (["collect", "host", "--root", str(root), "-o", str(host)],
+                 ["build", "--runners", str(host), "-o", str(graph)],
+                 ["findings", "--graph", str(graph), "--format", "json"],
+                 ["blast-radius", "--graph", str(graph), "--from", "host:build-01", "--format", "json"]):
+        res = cli.invoke(app, args)
+        assert res.exit_code in (0, 3), (args, res.output)
+        texts.append(res.stdout + res.stderr)
+    texts += [host.read_text(), graph.read_text()]
+    assert "runner:evil/worm-8" in texts[2]  # the findings name the rogue registrations
+    for name, canary in {**CANARIES, **HIDEOUT_CANARIES}.items():
+        assert not any(canary in t for t in texts), f"canary {name} leaked"
