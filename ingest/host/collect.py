@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -185,21 +185,10 @@ def _gpg(scan: HostScan, home: str, user: str, hostname: str, key: bytes) -> lis
     return out
 
 
-def _files_named(scan: HostScan, tops: Sequence[str], name: str, max_depth: int) -> Iterator[tuple[str, str]]:
-    """``(top, host path)`` of each file called ``name`` below ``tops`` (each path once)."""
-    seen: set[str] = set()
-    for top in tops:
-        for d, files in scan.walk_dirs(top, max_depth=max_depth):
-            path = f"{d}/{name}" if d != "/" else f"/{name}"
-            if name in files and path not in seen:
-                seen.add(path)
-                yield top, path
-
-
-def _cosign_keys(scan: HostScan, tops: Sequence[str], hostname: str, key: bytes) -> list[Cred]:
-    """``cosign.key`` files below the homes and installations: ``signing_key:cosign:{host}:{path}``."""
+def _cosign_keys(scan: HostScan, paths: Sequence[str], hostname: str, key: bytes) -> list[Cred]:
+    """``cosign.key`` files the signature search found anywhere: ``signing_key:cosign:{host}:{path}``."""
     out = []
-    for top, path in _files_named(scan, tops, "cosign.key", max_depth=3):
+    for path in paths:
         data = scan.read(path)
         if data is None:
             continue
@@ -207,7 +196,7 @@ def _cosign_keys(scan: HostScan, tops: Sequence[str], hostname: str, key: bytes)
         del data
         home = home_of(path)
         out.append(home_cred("cosign", path, fp, [], [("signs_with", ids.signing_key("cosign", f"{hostname}:{path}"))],
-                         home[0] if home else top, home[1] if home else None))
+                             home[0] if home else "/", home[1] if home else None))
     return out
 
 
@@ -217,8 +206,7 @@ def _credentials(scan: HostScan, homes: list[Home], hostname: str, key: bytes, f
         found.creds += _credential_files(scan, h, u, key)
         found.creds += _ssh_keys(scan, h, u, key)
         found.creds += _gpg(scan, h, u, hostname, key)
-    tops = [h for h, _ in homes] + [i.directory for i in found.installs if i.directory]
-    found.creds += _cosign_keys(scan, tops, hostname, key)
+    found.creds += _cosign_keys(scan, found.cosign_keys, hostname, key)
 
 
 # --------------------------------------------------------------------------- shared state, readers, document

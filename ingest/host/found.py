@@ -69,6 +69,8 @@ class Found:
     caches: list[dict[str, Any]] = field(default_factory=list)
     #: folders with runner binaries or credentials but no ``.runner``
     orphans: list[str] = field(default_factory=list)
+    #: ``cosign.key`` files the signature search found
+    cosign_keys: list[str] = field(default_factory=list)
     #: live runner processes (``ScanProcess`` entries)
     processes: list[dict[str, Any]] = field(default_factory=list)
 

@@ -236,4 +236,5 @@ def registrations(scan: HostScan, homes: list[Home], hostname: str, key: bytes, 
     for path in sigs.gitlab_configs:
         found.installs += _gitlab_config(scan, path, hostname, key, found)
     found.orphans += sigs.orphans
+    found.cosign_keys += sigs.cosign_keys
     _tell_apart(found.installs)

@@ -26,19 +26,17 @@ from pathlib import Path, PurePosixPath
 
 from graphkit.errors import InputError
 
-__all__ = ["MAX_FILE_BYTES", "PRUNED_NAMES", "PSEUDO_FS", "SKIP_DIRS", "HostScan", "ScanLimits", "home_of"]
+__all__ = ["MAX_FILE_BYTES", "PRUNED_NAMES", "PSEUDO_FS", "HostScan", "ScanLimits", "home_of"]
 
 #: Larger files are not read (a credential file is small; a huge file is not what we look for).
 MAX_FILE_BYTES = 1 << 20
-#: Folders never descended when looking for credential files (job data, big trees, other systems).
-SKIP_DIRS = frozenset({"_work", "_diag", "_tool", "externals", "bin", "node_modules", ".git", ".cache", "docker",
-                       "containerd", "containers", "snapd", "proc", "sys", "dev", ".npm", ".m2", ".gradle",
-                       ".cargo", "go", "site-packages", "dist-packages"})
 #: Pseudo filesystems the signature search does not enter (``/proc`` is read apart, for processes), and
 #: every folder of ``/dev`` but ``/dev/shm`` (a real tmpfs where files hide, so it is searched).
 PSEUDO_FS = ("/proc", "/sys", "/dev")
 #: Folder names the signature search does not enter: package and VCS data (reported, never silently).
 PRUNED_NAMES = frozenset({"node_modules", ".git", "__pycache__", "site-packages", "dist-packages"})
+#: At most this many names of one folder are listed by :meth:`HostScan.listdir` (homes, unit folders, ``/proc``).
+MAX_LISTED_NAMES = 100_000
 #: At most this many skipped folders are listed (every one is counted).
 MAX_LISTED_SKIPS = 200
 
@@ -222,22 +220,18 @@ class HostScan:
         if not self.is_dir(host_path):
             return []
         local, _ = self.resolve(host_path)
+        names: list[str] = []
         try:
-            return sorted(os.listdir(local or ""))
+            with os.scandir(local or "") as it:
+                for entry in it:
+                    if len(names) >= MAX_LISTED_NAMES:  # a folder of planted files never stops the scan
+                        self.problems.append(InputError(host_path, "", f"more than {MAX_LISTED_NAMES} entries: "
+                                                        "the rest not read"))
+                        break
+                    names.append(entry.name)
         except OSError:
-            return []
-
-    def walk_dirs(self, host_path: str, max_depth: int) -> Iterator[tuple[str, list[str]]]:
-        """``(host dir, file names)`` below ``host_path`` (no links followed, :data:`SKIP_DIRS` skipped)."""
-        start = self.local(host_path)
-        if not os.path.isdir(start) or os.path.islink(start):
-            return
-        base_depth = start.rstrip(os.sep).count(os.sep)
-        for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
-            depth = dirpath.rstrip(os.sep).count(os.sep) - base_depth
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS) if depth < max_depth else []
-            rel = os.path.relpath(dirpath, self.real)
-            yield ("/" if rel == "." else "/" + rel.replace(os.sep, "/")), sorted(filenames)
+            return sorted(names)
+        return sorted(names)
 
     def skip(self, host_path: str, reason: str) -> None:
         """Record a folder the search did not enter, and why."""

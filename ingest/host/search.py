@@ -14,6 +14,9 @@ depth and time, every folder not entered reported) and recognises:
   ``Runner.Worker`` (the runner's binaries, beside ``config.sh`` / ``run.sh``);
 - a GitLab runner configuration: a ``config.toml`` with a ``[[runners]]``
   table (https://docs.gitlab.com/runner/configuration/advanced-configuration/).
+
+The same walk notes every ``cosign.key`` (a signing key on disk) for the
+credential step.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ class Signatures:
     runner_dirs: list[str] = field(default_factory=list)
     gitlab_configs: list[str] = field(default_factory=list)
     orphans: list[str] = field(default_factory=list)
+    #: ``cosign.key`` files (signing keys on disk, recorded by the credential step)
+    cosign_keys: list[str] = field(default_factory=list)
 
 
 def _join(d: str, name: str) -> str:
@@ -73,6 +78,8 @@ def find_signatures(scan: HostScan, top: str = "/") -> Signatures:
             installs.append(d)
         if PurePosixPath(d).name == "bin" and names & RUNNER_BINARIES:
             installs.append(str(PurePosixPath(d).parent))
+        if "cosign.key" in names:
+            sigs.cosign_keys.append(_join(d, "cosign.key"))
         if "config.toml" in names and _is_gitlab_config(scan, _join(d, "config.toml")):
             sigs.gitlab_configs.append(_join(d, "config.toml"))
     sigs.orphans = [d for d in dict.fromkeys(installs) if d not in sigs.runner_dirs]
