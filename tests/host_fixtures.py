@@ -267,4 +267,5 @@ def plant_hostile(root: Path, tmp: Path) -> dict[str, str]:
     os.symlink(tmp / "outside", root / planted["link out of the root"].lstrip("/"))
     (tmp / "outside").write_text("https://u:p@example.invalid\n")
     os.symlink("/", root / "home/dev/to-root")  # a link to / inside the root: listed, never walked
+    os.makedirs(root / "var/tmp" / "/".join(["d"] * 60))  # folders nested deeper than the search goes
     return planted

@@ -367,6 +367,8 @@ def test_one_hostile_file_per_kind_does_not_stop_the_scan(hideouts):
                 "link out of the root": "link out of the scanned root"}
     for kind, path in planted.items():
         assert expected[kind] in reasons[path], (kind, reasons.get(path))
+    skipped = res.document["hosts"][0]["scan"]["skipped"]
+    assert {"path": "/var/tmp" + "/d" * 31, "reason": "depth limit"} in skipped  # 33 levels below /: not entered
     text = json.dumps(res.document) + " ".join(map(str, res.problems))
     assert HIDEOUT_CANARIES["garbage"] not in text and HIDEOUT_CANARIES["hook_secret"] not in text
 
