@@ -308,12 +308,23 @@ def collect_host_cmd(
     hostname: Annotated[Optional[str], typer.Option("--hostname", help="Host name (default: etc/hostname).")] = None,
     key_file: Annotated[Optional[Path], typer.Option("--key-file", metavar="FILE", help="Fingerprint key (bytes of "
                                                      "the file; default: graphkit's fixed, documented key).")] = None,
+    max_entries: Annotated[Optional[int], typer.Option("--max-entries", min=1, help="Directory entries the search "
+                                                       "for runners visits (default 2000000).")] = None,
+    max_depth: Annotated[Optional[int], typer.Option("--max-depth", min=1, help="Folder depth searched "
+                                                     "(default 32).")] = None,
+    max_seconds: Annotated[Optional[float], typer.Option("--max-seconds", min=1, help="Time the search may take "
+                                                         "(default 600).")] = None,
 ) -> None:
-    """Scan a build host read-only: runner registrations, on-disk credentials (fingerprints only), shared caches."""
+    """Scan a build host read-only: runner registrations anywhere (by signature), how each stays alive, live runner
+    processes, on-disk credentials (fingerprints only), shared caches; says where it did not look."""
     try:
         key = {} if key_file is None else {"key": key_file.read_bytes()}
     except OSError as exc:
         raise typer.BadParameter(f"{key_file}: {exc.strerror or exc}", param_hint="--key-file") from None
+    bounds = {k: v for k, v in (("max_entries", max_entries), ("max_depth", max_depth),
+                                ("max_seconds", max_seconds)) if v is not None}
+    if bounds:
+        key["limits"] = registry.get_collector("host").limits(**bounds)
     try:
         result = registry.get_collector("host").collect(root, hostname=hostname, **key)
         write_atomic(output, json.dumps(result.document, indent=2) + "\n")  # "-": standard output
