@@ -7,8 +7,8 @@ raise it); the other inputs are read as usual (exit status "partial").
 
 Each limit has a default, an environment variable ``GRAPHKIT_LIMIT_<NAME>``
 (upper-case field name, e.g. ``GRAPHKIT_LIMIT_MAX_FILE_BYTES=200000000``) and
-the repeatable CLI option ``--limit NAME=VALUE`` (which sets the variable for
-the run).  The README section "Limits" lists them; keep both in step (a test
+the repeatable CLI option ``graphkit --limit NAME=VALUE <command>`` (which
+wins over the variable).  The README section "Limits" lists them; keep both in step (a test
 checks every field is listed there).
 
 ======================  ===========  ==========================================================
@@ -43,7 +43,7 @@ from dataclasses import dataclass, fields, replace
 
 from graphkit.errors import GraphkitError
 
-__all__ = ["Limits", "LimitError", "current", "ENV_PREFIX", "set_env", "too_many"]
+__all__ = ["Limits", "LimitError", "current", "ENV_PREFIX", "apply_cli", "too_many"]
 
 #: ``GRAPHKIT_LIMIT_MAX_FILE_BYTES`` etc.
 ENV_PREFIX = "GRAPHKIT_LIMIT_"
@@ -97,8 +97,12 @@ def _positive(name: str, raw: str) -> int:
     return value
 
 
-def set_env(assignments: list[str]) -> None:
-    """Apply ``NAME=VALUE`` assignments (the ``--limit`` CLI option) to the environment of this run.
+#: ``--limit`` values of this run (they win over the environment)
+_cli: dict[str, int] = {}
+
+
+def apply_cli(assignments: list[str]) -> None:
+    """Set the ``--limit NAME=VALUE`` values of this run (replacing those of a previous call; ``[]`` clears).
 
     Raises
     ------
@@ -106,18 +110,21 @@ def set_env(assignments: list[str]) -> None:
         for an unknown name or a value that is not a positive integer.
     """
     known = {f.name for f in fields(Limits)}
+    parsed: dict[str, int] = {}
     for item in assignments:
         name, _, raw = item.partition("=")
         name = name.strip().lower().replace("-", "_")
         if name not in known:
             raise LimitError(f"unknown limit {name!r}; known: {', '.join(sorted(known))}")
-        os.environ[ENV_PREFIX + name.upper()] = str(_positive(name, raw))
+        parsed[name] = _positive(name, raw)
+    _cli.clear()
+    _cli.update(parsed)
 
 
 def current() -> Limits:
-    """The limits in force now (defaults overridden by the environment; read at each call, so tests and the CLI
-    can change them)."""
-    return Limits.from_env()
+    """The limits in force now: defaults, overridden by ``GRAPHKIT_LIMIT_*`` variables, overridden by ``--limit``
+    (read at each call, so tests and the CLI can change them)."""
+    return replace(Limits.from_env(), **_cli)
 
 
 def too_many(name: str, limit: int, what: str) -> str:

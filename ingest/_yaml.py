@@ -35,6 +35,7 @@ YAML 1.1 note: PyYAML constructs the bare key ``on`` as the boolean ``True``
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
@@ -333,7 +334,7 @@ def load_json(text: str, *, file: str, place: str = "") -> Any:
     return check_depth(data, file=file, place=place)
 
 
-def line_of(lines: dict[str, int], path: str) -> int | None:
+def line_of(lines: Mapping[str, int], path: str) -> int | None:
     """Line of ``path``, else of its nearest ancestor present in ``lines``.
 
     >>> line_of({"": 1, "jobs": 3, "jobs.a": 4}, "jobs.a.steps[0].run")

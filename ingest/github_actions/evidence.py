@@ -33,4 +33,4 @@ class Src:
             detail = " ".join(str(detail).split())
             detail = detail if len(detail) <= DETAIL_MAX else detail[:DETAIL_MAX - 1] + "…"
         return Evidence(file=self.file, repository=self.repository, yaml_path=path or None,
-                        line=line_of(dict(self.lines), path), detail=detail or None)
+                        line=line_of(self.lines, path), detail=detail or None)
