@@ -21,16 +21,16 @@ max_yaml_aliases        10,000       alias occurrences (``*name``) in one YAML d
 max_depth               100          nesting of mappings/sequences (YAML and JSON), counted while
                                      composing; also keeps pydantic serialization and graph saving
                                      far below their recursion limits
-max_jobs_per_file       2,000        jobs of one workflow file
-max_steps_per_job       2,000        steps of one job or composite action
+max_jobs_per_file       1,000        jobs of one workflow file
+max_steps_per_job       1,000        steps of one job or composite action
 max_matrix_combinations 4,096        matrix combinations of one job, ``include`` entries counted
                                      (GitHub runs at most 256 jobs per matrix:
                                      https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/running-variations-of-jobs-in-a-workflow)
-max_files_per_checkout  20,000       workflow and action files found in one checkout
+max_files_per_checkout  5,000        workflow and action files found in one checkout
 max_call_depth          10           nested reusable-workflow calls and composite actions (GitHub
                                      allows 10 levels of reusable workflows:
                                      https://docs.github.com/en/actions/sharing-automations/reusing-workflows#nesting-reusable-workflows)
-max_call_fanout         100,000      jobs and steps instantiated through reusable workflows and
+max_call_fanout         5,000        jobs and steps instantiated through reusable workflows and
                                      composite actions for one checkout (expansion budget)
 max_inventory_entries   200,000      entries of one inventory section (runners, hosts, labels...)
 ======================  ===========  ==========================================================
@@ -61,12 +61,12 @@ class Limits:
     max_yaml_nodes: int = 1_000_000
     max_yaml_aliases: int = 10_000
     max_depth: int = 100
-    max_jobs_per_file: int = 2_000
-    max_steps_per_job: int = 2_000
+    max_jobs_per_file: int = 1_000
+    max_steps_per_job: int = 1_000
     max_matrix_combinations: int = 4_096
-    max_files_per_checkout: int = 20_000
+    max_files_per_checkout: int = 5_000
     max_call_depth: int = 10
-    max_call_fanout: int = 100_000
+    max_call_fanout: int = 5_000
     max_inventory_entries: int = 200_000
 
     @classmethod
