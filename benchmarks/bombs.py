@@ -1,8 +1,8 @@
 """Resource bombs: each hostile input must be refused (or read) within about 1 GB peak RSS and 30 s.
 
 Run: ``python benchmarks/bombs.py`` (all, a table in Markdown) or ``python benchmarks/bombs.py NAME...``.
-Each bomb is written to a temporary folder and built by ``graphkit.build.build_graph`` in a fresh child
-process (peak RSS is the child's ``ru_maxrss``), with an address-space cap of 3 GB and a 120 s timeout so
+Each bomb is written to a temporary folder by this process and built by ``graphkit.build.build_graph`` in a
+fresh child process (peak RSS is the child's ``ru_maxrss``, interpreter and imports included), with an address-space cap of 3 GB and a 120 s timeout so
 that a regression cannot take the machine down.  Exits non-zero when a bomb exceeds 1 GB or 30 s, or when
 the build raises.  Limits: :mod:`graphkit.limits`.
 """
@@ -124,34 +124,35 @@ def _write(root: Path, files: dict[str, str]) -> None:
         p.write_text(text, encoding="utf-8")
 
 
-def run_one(name: str) -> dict:
-    """In this process: write bomb ``name``, build it, return seconds, peak RSS (MB) and problems."""
+def run_one(name: str, root: Path) -> dict:
+    """In this process: build bomb ``name`` written under ``root``; seconds, peak RSS (MB), problems, nodes."""
     from graphkit.build import build_graph
 
-    source, make, _ = bombs()[name]
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "acme__app"
-        root.mkdir()
-        _write(root, make())
-        (root / ".git").mkdir()
-        start = time.perf_counter()
-        result = build_graph({source: [str(root)]})
-        seconds = time.perf_counter() - start
+    source = bombs()[name][0]
+    start = time.perf_counter()
+    result = build_graph({source: [str(root)]})
+    seconds = time.perf_counter() - start
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"seconds": round(seconds, 2), "rss_mb": round(rss), "problems": [str(p) for p in result.problems][:3],
             "nodes": len(result.graph)}
 
 
 def _child(name: str) -> dict:
+    """Write bomb ``name`` here, build it in a child process (address space capped at 3 GB, 120 s timeout)."""
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (3 * 1024 * MB, 3 * 1024 * MB))
 
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run([sys.executable, __file__, "--child", name], capture_output=True, text=True,
-                              timeout=120, preexec_fn=cap)
-    except subprocess.TimeoutExpired:
-        return {"seconds": 120.0, "rss_mb": -1, "problems": [], "error": "timeout"}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "acme__app"
+        root.mkdir()
+        (root / ".git").mkdir()
+        _write(root, bombs()[name][1]())
+        start = time.perf_counter()
+        try:
+            proc = subprocess.run([sys.executable, __file__, "--child", name, str(root)], capture_output=True,
+                                  text=True, timeout=120, preexec_fn=cap)
+        except subprocess.TimeoutExpired:
+            return {"seconds": 120.0, "rss_mb": -1, "problems": [], "error": "timeout"}
     if proc.returncode != 0:
         return {"seconds": round(time.perf_counter() - start, 2), "rss_mb": -1, "problems": [],
                 "error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
@@ -160,7 +161,7 @@ def _child(name: str) -> dict:
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
-        print(json.dumps(run_one(argv[1])))
+        print(json.dumps(run_one(argv[1], Path(argv[2]))))
         return 0
     names = argv or list(bombs())
     failed = 0

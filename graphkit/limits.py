@@ -15,7 +15,7 @@ checks every field is listed there).
 field                   default      bounds
 ======================  ===========  ==========================================================
 max_file_bytes          64 MiB       size of one input file, checked with ``stat`` before reading
-max_yaml_nodes          1,000,000    YAML nodes of one document *after* alias expansion, counted
+max_yaml_nodes          200,000      YAML nodes of one document *after* alias expansion, counted
                                      while composing (billion laughs is refused at composition)
 max_yaml_aliases        10,000       alias occurrences (``*name``) in one YAML document
 max_depth               100          nesting of mappings/sequences (YAML and JSON), counted while
@@ -58,7 +58,7 @@ class Limits:
     """The limits (see the module docstring for what each bounds); every value is a positive integer."""
 
     max_file_bytes: int = 64 * 1024 * 1024
-    max_yaml_nodes: int = 1_000_000
+    max_yaml_nodes: int = 200_000
     max_yaml_aliases: int = 10_000
     max_depth: int = 100
     max_jobs_per_file: int = 1_000
