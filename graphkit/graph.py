@@ -321,7 +321,7 @@ class Graph:
         try:
             text = json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n"
         except (ValueError, RecursionError) as exc:
-            raise GraphkitError(f"{path}: graph cannot be serialized ({type(exc).__name__})") from None
+            raise GraphkitError(f"{path}: graph cannot be serialized: {_first_line(exc)}") from None
         write_atomic(path, text)
 
     @classmethod

@@ -265,8 +265,11 @@ def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader) -> tuple[A
         stream holds more than one document.  The reason never quotes a value.
     """
     ldr = loader(text)
+    lines: dict[str, int] = {"": 1}
     try:
         node = ldr.get_single_node()
+        if node is not None:
+            _walk(node, lines)  # before construction: merge keys (``<<``) rewrite the node tree
         data = ldr.construct_document(node) if node is not None else None
     except _Refused as exc:
         raise InputError(file, f"line {exc.line}", exc.reason) from None
@@ -288,9 +291,6 @@ def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader) -> tuple[A
                                                    "nesting too deep for this interpreter")) from None
     finally:
         ldr.dispose()
-    lines: dict[str, int] = {"": 1}
-    if node is not None:
-        _walk(node, lines)
     return data, lines
 
 

@@ -134,8 +134,8 @@ def _load(text: str, file: str) -> dict[str, Any]:
         try:
             data, _ = load_yaml(text, file=file, loader=_CfnLoader)
         except InputError as yexc:
-            if yexc.reason.startswith("refused"):  # a limit: say which
-                raise
+            if yexc.reason.startswith("refused") or not text.lstrip().startswith(("{", "[")):
+                raise  # a limit, or a YAML document (CloudFormation): the YAML reason
             raise InputError(file, f"line {exc.lineno}", f"not JSON: {exc.msg}") from None
     if not isinstance(data, dict):
         raise InputError(file, "", "not an IAM document (top level is not a mapping)")

@@ -17,6 +17,7 @@ from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from graphkit import limits
 from graphkit.errors import InputError
 from graphkit.model import Evidence
 from ingest._yaml import line_of, load_yaml, type_name
@@ -187,6 +188,9 @@ def _section(key: str, value: Any, file: str, indexes: dict[str, list[int]]) -> 
             return _SKIP, _validation_problems(exc, tp, (key,))
     if not isinstance(value, list):
         return _SKIP, [(key, f"expected a list, got {type_name(value)}")]
+    cap = limits.current().max_inventory_entries  # before validating any entry
+    if len(value) > cap:
+        return _SKIP, [(key, limits.too_many("max_inventory_entries", cap, f"{len(value)} entries"))]
     return _entries(key, value, item_tp, file, indexes)
 
 
