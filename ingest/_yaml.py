@@ -10,7 +10,8 @@ checked, *before* any data is built (limits: :mod:`graphkit.limits`):
 * every node counts the nodes it stands for once aliases are expanded, so a
   "billion laughs" document (https://en.wikipedia.org/wiki/Billion_laughs_attack)
   is refused after a few thousand nodes are composed, past ``max_yaml_nodes``;
-  alias occurrences are bounded by ``max_yaml_aliases``;
+  alias occurrences are bounded by ``max_yaml_aliases``; an alias inside the
+  node it names (a recursive structure, which PyYAML would build) is an error;
 * duplicate mapping keys are an error, as GitHub Actions says it
   (``'env' is already defined``, e.g. https://github.com/lowlighter/metrics/issues/1055,
   https://github.com/hahwul/deadfinder/issues/28) and as YAML requires
@@ -101,7 +102,10 @@ class _BoundedComposer(Composer):
                 self._aliases += 1
                 if self._aliases > self._lim.max_yaml_aliases:
                     self._refuse(event, "max_yaml_aliases", "too many aliases")
-                size, height = self._sizes.get(id(self.anchors[anchor]), (1, 0))
+                if id(self.anchors[anchor]) not in self._sizes:  # the anchored node is still being composed
+                    raise _Refused(event.start_mark.line + 1, "invalid YAML: recursive alias (a node that contains "
+                                                              "itself)")
+                size, height = self._sizes[id(self.anchors[anchor])]
                 self._count(event, size, height)
             return super().compose_node(parent, index)
         self._depth += 1

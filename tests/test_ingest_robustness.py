@@ -322,6 +322,8 @@ def _all_parsers(text: str) -> list:
     ("on: push\njobs:\n  a: {runs-on: x}\n  a: {runs-on: y}\n", "line 4",
      "duplicate key 'a' (first at line 3): a key is defined once per mapping"),
     ("on: push\nenv: {A: 1, A: 2}\n", "line 2", "duplicate key 'A' (first at line 2): a key is defined once per mapping"),
+    ("on: push\njobs: &j {a: {runs-on: x, env: *j}}\n", "line 2",
+     "invalid YAML: recursive alias (a node that contains itself)"),
 ])
 def test_yaml_crash_classes_are_input_errors_in_every_parser(text, place, reason):
     assert _all_parsers(text) == [(place, reason)] * 4
