@@ -52,7 +52,8 @@ from graphkit.ingestor import InputFile  # noqa: E402
 
 #: Fragments an attacker writes into YAML/JSON text.
 FRAGMENTS = ["\x00", "\x07", "\x1b[2J", "\u202e", "\ufeff", "\t", "\r", "\n", "\n  ", "\n- ", ": ", "- ", "{", "}",
-             "[", "]", "&a ", "*a", "&b [*a, *a, *a]", "&r [*r]", "&m {k: *m}", "!!int 12x", "!!float x", "!!binary a", "!!timestamp 9",
+             "[", "]", "&a ", "*a", "&b [*a, *a, *a]", "&r [*r]", "&m {k: *m}", "!!int 12x", "!!float x",
+             "!!binary a", "!!timestamp 9",
              "!!python/object:os.system ", "!Ref ", "!Sub ", "<<: *a\n", "? ", "|", ">", "'", '"', "\\", "%",
              "${{ secrets.X }}", "${{ matrix.os }}", "${{ fromJSON('[1,2]') }}", "@", "`", "#", ",", "null", "~",
              "1e999", "-0", "0x1F", "true", "on", "yes", "[" * 150, "]" * 150, "{" * 60, "x" * 5000]
