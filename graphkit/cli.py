@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from graphkit import limits, registry
@@ -24,8 +23,12 @@ from graphkit.model import node_kind
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
                                  GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, reads_graph)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
+from graphkit.output import neutralise, print_json, term
 
+#: A crash never prints local variables (they may hold a token read from a host file); Typer 0.12 shows them by
+#: default, so both settings are explicit.  https://typer.tiangolo.com/tutorial/exceptions/
 app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
+                  pretty_exceptions_show_locals=False, pretty_exceptions_short=True,
                   help="Blast radius of CI/CD build runners: what a compromised runner reaches, what to revoke first.")
 def _version(value: bool) -> None:
     if value:
@@ -96,7 +99,7 @@ def nodes(
     try:
         k = node_kind(kind) if kind else None
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--kind") from None
+        raise typer.BadParameter(neutralise(str(exc)), param_hint="--kind") from None
     try:
         g = Graph.load(graph)
     except GraphkitError as exc:
@@ -104,13 +107,13 @@ def nodes(
     rows = [{"id": n.id, "kind": n.spec.kind.value, "name": n.name, "criticality": n.criticality.value,
              "inferred": n.inferred} for n in g.nodes(k)]
     if fmt is Format.json:
-        out.print_json(json.dumps(rows))
+        print_json(out, rows)
         return
     table = Table(show_edge=False)
     for col in ("id", "kind", "name", "criticality"):
         table.add_column(col)
     for r in rows:
-        table.add_row(*map(escape, (r["id"], r["kind"], r["name"], r["criticality"])))
+        table.add_row(*map(term, (r["id"], r["kind"], r["name"], r["criticality"])))
     out.print(table)
     err.print(f"{len(rows)} node(s)")
 
@@ -139,9 +142,9 @@ def blast_radius_cmd(
     try:
         doc = blast_radius_document(g, sources, top=top)
     except UnknownNodeError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--from") from None
+        raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     if fmt is Format.json:
-        out.print_json(json.dumps(doc))
+        print_json(out, doc)
     else:
         print_blast_radius(g, doc)
     if partial:
@@ -174,16 +177,16 @@ def findings(
     if fmt is FindingsFormat.sarif:
         from graphkit.export import sarif_document
 
-        out.print_json(json.dumps(sarif_document(found)))
+        print_json(out, sarif_document(found))
     elif fmt is FindingsFormat.json:
-        out.print_json(json.dumps(findings_document(found)))
+        print_json(out, findings_document(found))
     else:
         table = Table(show_edge=False)
         for col in ("severity", "rule", "subject", "message", "evidence", "id"):
             table.add_column(col, overflow="fold")
         for f in found:
             ev = str(f.evidence[0]) if f.evidence else ""
-            table.add_row(*map(escape, (f.severity.value, f.rule, f.subject, f.message, ev, f.id)))
+            table.add_row(*map(term, (f.severity.value, f.rule, f.subject, f.message, ev, f.id)))
         out.print(table)
         err.print(f"{len(found)} finding(s)")
     if partial:
@@ -208,10 +211,10 @@ def report(
     try:
         write_report(g, sources, output)
     except UnknownNodeError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--from") from None
+        raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     except GraphkitError as exc:
         fail(exc)
-    err.print(f"report written to {escape(str(output))}", highlight=False)
+    err.print(f"report written to {term(str(output))}", highlight=False)
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
 
@@ -243,7 +246,7 @@ def export_opengraph(
             write_atomic(output, text + "\n")
         except GraphkitError as exc:
             fail(exc)
-        err.print(f"OpenGraph written to {escape(str(output))}", highlight=False)
+        err.print(f"OpenGraph written to {term(str(output))}", highlight=False)
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
 
@@ -277,10 +280,10 @@ def collect_host_cmd(
     except GraphkitError as exc:
         fail(exc)
     for p in result.problems:
-        err.print(f"[yellow]skipped[/yellow] {escape(str(p))}", highlight=False)
+        err.print(f"[yellow]skipped[/yellow] {term(str(p))}", highlight=False)
     counts = ", ".join(f"{v} {k}" for k, v in result.summary.items() if k != "problems")
     where = "standard output" if str(output) == "-" else str(output)
-    (err if str(output) == "-" else out).print(f"host snapshot written to {escape(where)}: {escape(counts)}",
+    (err if str(output) == "-" else out).print(f"host snapshot written to {term(where)}: {term(counts)}",
                                                highlight=False)
     if result.problems:
         raise typer.Exit(EXIT_PARTIAL)
@@ -300,14 +303,14 @@ def diff_cmd(
     except GraphkitError as exc:
         fail(exc)
     if fmt is Format.json:
-        out.print_json(json.dumps(diff_document(changes, str(old), str(new))))
+        print_json(out, diff_document(changes, str(old), str(new)))
         return
     table = Table(show_edge=False)
     for col in ("signal", "change", "kind", "id", "what"):
         table.add_column(col, overflow="fold")
     for c in changes:
         what = c.message + "".join(f"; {k}: {v[0]} -> {v[1]}" for k, v in c.fields.items())
-        table.add_row(*map(escape, (c.signal.value, c.change, c.kind.value, c.id, what)))
+        table.add_row(*map(term, (c.signal.value, c.change, c.kind.value, c.id, what)))
     out.print(table)
     err.print(f"{len(changes)} change(s)")
 

@@ -18,13 +18,13 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from graphkit import registry
 from graphkit.build import BuildResult, build_graph
 from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
+from graphkit.output import term
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
@@ -69,7 +69,7 @@ class GraphInput:
             result = build_graph(self.inputs, progress=lambda n, what: bar.update(task, advance=n,
                                                                                  description=what[-40:]))
         for p in result.problems:
-            err.print(f"[yellow]skipped[/yellow] {escape(str(p))}", highlight=False)
+            err.print(f"[yellow]skipped[/yellow] {term(str(p))}", highlight=False)
         return result.check_readable()
 
     def load(self) -> tuple[Graph, bool]:
@@ -131,7 +131,7 @@ def reads_graph(*, graph_file: bool = True) -> Callable[[Callable[..., Any]], Ca
 
 
 def fail(exc: GraphkitError) -> None:
-    err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+    err.print(f"[red]error:[/red] {term(str(exc))}", highlight=False)
     raise typer.Exit(EXIT_ERROR)
 
 
@@ -155,7 +155,7 @@ def _evidence_text(hops: list[dict]) -> str:
 
 
 def print_blast_radius(graph: Graph, doc: dict) -> None:
-    src = escape(", ".join(graph.node(s).name for s in doc["source"]))
+    src = term(", ".join(graph.node(s).name for s in doc["source"]))
     counts = doc["counts"]
     shown = "" if len(doc["reached"]) == counts["reached"] else f" (top {len(doc['reached'])} shown)"
     out.print(f"[bold]Blast radius of {src}[/bold]: {counts['reached']} reachable node(s){shown}, "
@@ -170,23 +170,23 @@ def print_blast_radius(graph: Graph, doc: dict) -> None:
         for r in rows:
             crit = r["criticality"].upper()
             style = "bold red" if crit == "CRITICAL" else "yellow" if crit == "HIGH" else "dim"
-            out.print(f"  [{style}]{crit:<8}[/{style}] {escape(r['id'])}  [dim]{r['confidence']}, "
+            out.print(f"  [{style}]{crit:<8}[/{style}] {term(r['id'])}  [dim]{r['confidence']}, "
                       f"{r['lifetime']}[/dim]", highlight=False)
-            out.print(f"           path: {escape(_path_text(graph, r['path']))}", highlight=False)
-            out.print(f"           evidence: {escape(_evidence_text(r['path']))}", style="dim", highlight=False)
+            out.print(f"           path: {term(_path_text(graph, r['path']))}", highlight=False)
+            out.print(f"           evidence: {term(_evidence_text(r['path']))}", style="dim", highlight=False)
     out.print(f"\n[bold]Revocation plan[/bold] (weighted blast radius {doc['weight']} -> {doc['residual_weight']})",
               highlight=False)
     for s in doc["revocations"]:
         cuts = ", ".join(graph.node(c).name for c in s["cuts"][:5]) + (", ..." if len(s["cuts"]) > 5 else "")
-        out.print(f"  {s['rank']:>2}. [bold]{s['action']}[/bold] {escape(s['target'])}  [dim]residual "
+        out.print(f"  {s['rank']:>2}. [bold]{s['action']}[/bold] {term(s['target'])}  [dim]residual "
                   f"{s['residual_weight']}[/dim]", highlight=False)
         if s["cuts"]:
-            what = f"cuts {len(s['cuts'])}: {escape(cuts)}"
+            what = f"cuts {len(s['cuts'])}: {term(cuts)}"
         elif s["long_lived"]:
             what = "cuts nothing by itself (other footholds still reach it all)"
         else:
-            what = f"cuts nothing in the graph by itself: {escape(s['description'])}"
-        out.print(f"      {escape('[' + s['phase'] + ']')} {what}", style="dim", highlight=False)
+            what = f"cuts nothing in the graph by itself: {term(s['description'])}"
+        out.print(f"      {term('[' + s['phase'] + ']')} {what}", style="dim", highlight=False)
     hidden = doc["counts"]["revocations"] - len(doc["revocations"])
     if hidden > 0:
         out.print(f"  ... {hidden} more step(s) down to residual {doc['residual_weight']} (--top limits the list)",

@@ -36,11 +36,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from graphkit.graph import Graph
-from graphkit.iam import (GITHUB_ISSUER_HOST, PolicyError, Statement, Tri, glob_match, oidc_trust_issues, or3,
-                          parse_policy, web_identity_trust)
+from graphkit.iam import PolicyError, Statement, Tri, glob_match, oidc_trust_issues, or3, parse_policy, web_identity_trust
 from graphkit.meta import CloudSummary
-from graphkit.model import CloudPolicy, CloudRole, Confidence, Edge, EdgeKind, Evidence, NodeKind, OIDCIdentity
-from graphkit.oidc import candidate_subjects, claims_context, effective_template
+from graphkit.model import (CloudPolicy, CloudRole, Confidence, Edge, EdgeKind, Evidence, Job, NodeKind, OIDCIdentity,
+                            Repository, Workflow, ids)
+from graphkit.oidc import JobFacts, claim_variants, effective_template, is_github_issuer, issuer_host, runs_of
 
 __all__ = ["link_cloud", "trust_documents", "trust_findings"]
 
@@ -62,24 +62,77 @@ def _statements(role: CloudRole) -> list[Statement] | None:
         return None
 
 
-def _evaluate(identity: OIDCIdentity, role: CloudRole, statements: list[Statement],
-              templates: dict[str, Any]) -> tuple[Tri, list[str], list[Statement]]:
-    """(result, matching subjects, deciding statements) of one identity against one role."""
-    template = effective_template(templates, identity.repository)
-    cands = candidate_subjects(identity.subjects, template=template, job_workflow_ref=identity.job_workflow_ref)
-    best: Tri = False
+def _job_facts(graph: Graph, identity: OIDCIdentity, templates: dict[str, Any]) -> JobFacts:
+    """What the graph knows of the token of ``identity`` (:class:`graphkit.oidc.JobFacts`).
+
+    The triggering workflow (the top caller's) gives ``workflow_path`` and the ``workflow`` name; the
+    inventory's OIDC facts give the ``sub`` template, the numeric ids and ``use_immutable_subject`` (repository
+    setting, else the organization's; default: the name-based format); the called workflow's repository its
+    default branch (to write ``job_workflow_ref`` with the full ref).
+    """
+    repo = identity.repository
+    job = next((graph.node(u) for u, _, d in graph.nx.in_edges(identity.id, data=True)
+                if d["kind"] == EdgeKind.MINTS_OIDC.value), None)
+    while isinstance(job, Job) and job.caller and job.caller in graph:
+        job = graph.node(job.caller)
+    path = wf_name = None
+    if isinstance(job, Job):
+        path = job.workflow_path
+        wid = ids.workflow(job.repository, job.workflow_path)
+        wf = graph.node(wid) if wid in graph else None
+        wf_name = wf.name if isinstance(wf, Workflow) and not wf.inferred else None
+    own = templates.get(repo.lower()) or {}
+    org = templates.get(repo.split("/", 1)[0].lower()) or {}
+    immutable = own.get("use_immutable_subject", org.get("use_immutable_subject", False))
+    branches: tuple[str, ...] = ()
+    if identity.job_workflow_ref:
+        callee = "/".join(identity.job_workflow_ref.split("/", 2)[:2])
+        node = graph.node(ids.repository(callee)) if ids.repository(callee) in graph else None
+        if isinstance(node, Repository) and node.default_branch:
+            branches = (node.default_branch,)
+    template = effective_template(templates, repo)
+    return JobFacts(repository=repo, runs=tuple(runs_of(identity.subjects)), workflow_path=path, workflow=wf_name,
+                    called_ref=identity.job_workflow_ref, template=tuple(template) if template else None,
+                    owner_id=_id(org.get("owner_id")), repository_id=_id(own.get("repository_id")),
+                    immutable=immutable, branches=branches, host=issuer_host(identity.issuer))
+
+
+def _id(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _partition(arn: str) -> str:
+    """The partition of an ARN (``aws``, ``aws-us-gov``, ``aws-cn``)."""
+    return arn.split(":", 2)[1] if arn.startswith("arn:") and arn.count(":") >= 2 else "aws"
+
+
+def _evaluate(facts: JobFacts, role: CloudRole, statements: list[Statement]) -> tuple[Tri, list[str], list[Statement]]:
+    """(result, matching subjects, deciding statements) of one job's token against one role.
+
+    OR over the runs the attacker picks, then every unknown-fact variant must agree
+    (:func:`graphkit.oidc.claim_variants`): True in all -> True, False in all -> False, else None.
+    """
+    per_variant: list[Tri] = []
     subs: list[str] = []
     decided: list[Statement] = []
-    for sub in cands:
-        ctx, known = claims_context(sub, repository=identity.repository.lower(),
-                                    job_workflow_ref=identity.job_workflow_ref)
-        m = web_identity_trust(statements, role.account or "", ctx, known_keys=known)
-        if m.result is False:
-            continue
-        subs.append(sub.text)
-        decided += [s for s in m.allows if s not in decided]
-        best = or3([best, m.result])
-    return best, subs, decided
+    for runs in claim_variants(facts):
+        best: Tri = False
+        for ctx, known, sub in runs:
+            m = web_identity_trust(statements, role.account or "", ctx, known_keys=known, provider_host=facts.host,
+                                   partition=_partition(role.identifier))
+            if m.result is False:
+                continue
+            subs.append(sub)
+            decided += [s for s in m.allows if s not in decided]
+            best = or3([best, m.result])
+        per_variant.append(best)
+    if all(r is True for r in per_variant):
+        result: Tri = True
+    elif all(r is False for r in per_variant):
+        result = False
+    else:
+        result = None
+    return result, list(dict.fromkeys(subs)), decided
 
 
 def link_cloud(graph: Graph) -> None:
@@ -120,24 +173,24 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
     """
     trusts = {r.id: st for r in known if (st := _statements(r))}
     identities = [o for o in graph.nodes(NodeKind.OIDC_IDENTITY) if isinstance(o, OIDCIdentity)
-                  and GITHUB_ISSUER_HOST in o.issuer]
+                  and is_github_issuer(issuer_host(o.issuer))]
     evaluated = 0
     denied: set[str] = set()
     for o in identities:
+        facts = _job_facts(graph, o, templates)
         for rid, statements in sorted(trusts.items()):
             role = graph.node(rid)
             assert isinstance(role, CloudRole)
             evaluated += 1
-            if _link_pair(graph, o, role, statements, templates):
+            if _link_pair(graph, o, role, statements, facts):
                 denied.add(f"{o.id} -> {rid}")
     return evaluated, denied
 
 
-def _link_pair(graph: Graph, o: OIDCIdentity, role: CloudRole, statements: list[Statement],
-               templates: dict[str, Any]) -> bool:
+def _link_pair(graph: Graph, o: OIDCIdentity, role: CloudRole, statements: list[Statement], facts: JobFacts) -> bool:
     """Replace the workflow's ``trust: unknown`` edges ``o -> role`` by the evaluated edge (none when the trust
     rejects every candidate subject); returns True when a role the workflow names was denied."""
-    result, subs, decided = _evaluate(o, role, statements, templates)
+    result, subs, decided = _evaluate(facts, role, statements)
     named = _take_named_edges(graph, o.id, role.id)
     if result is False:
         return bool(named)
@@ -221,7 +274,8 @@ def trust_findings(rule: Any, graph: Graph, codes: dict[str, tuple[Any, str]]) -
     """Findings of ``rule`` for the :func:`graphkit.iam.oidc_trust_issues` whose code is in ``codes``.
 
     ``codes`` maps an issue code to ``(severity, message template)``; the
-    template may use ``{subject}``, ``{value}``, ``{operator}``.  Identity of a
+    severity may be a function ``(graph, issue) -> Severity``; the template
+    may use ``{subject}``, ``{value}``, ``{operator}``.  Identity of a
     finding: rule, subject node id, statement ``Sid`` (or index), issue code
     and value -- never a line number.
     """
@@ -230,6 +284,8 @@ def trust_findings(rule: Any, graph: Graph, codes: dict[str, tuple[Any, str]]) -
             if issue.code not in codes:
                 continue
             severity, template = codes[issue.code]
+            if callable(severity):
+                severity = severity(graph, issue)
             st = issue.statement
             base = evidence[0] if evidence else Evidence(file="graph")
             place = f"{base.yaml_path}." if base.yaml_path else ""

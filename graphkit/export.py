@@ -41,6 +41,7 @@ from graphkit import __version__
 from graphkit.findings import Finding, Rule, Severity, rules
 from graphkit.graph import Graph
 from graphkit.model import EDGE_SPECS, NODE_TYPES, Confidence, Edge, EdgeKind, Evidence, Node, NodeKind
+from graphkit.output import neutralise
 
 __all__ = [
     "SARIF_VERSION",
@@ -122,6 +123,18 @@ def _descriptor(r: Rule) -> dict[str, Any]:
     }
 
 
+def sarif_text(text: str) -> str:
+    """Plain SARIF message text from input-derived text: ``[``, ``]`` and ``\\`` escaped (SARIF 2.1.0 section
+    3.11.6: brackets otherwise form embedded links, whose target may be a URI), and terminal-obeyed characters
+    shown as escapes (:func:`graphkit.output.neutralise`).
+    https://docs.oasis-open.org/sarif/sarif/v2.1.0/os/sarif-v2.1.0-os.html#_Toc34317468
+
+    >>> sarif_text("jobs.a.steps[2] [x](https://evil.test)\\x1b[2J")
+    'jobs.a.steps\\\\[2\\\\] \\\\[x\\\\](https://evil.test)\\\\\\\\x1b\\\\[2J'
+    """
+    return re.sub(r"([\\\[\]])", r"\\\1", neutralise(text))
+
+
 def _location(evidence: Evidence) -> dict[str, Any]:
     artifact: dict[str, Any] = {"uri": _uri(evidence.file)}
     physical: dict[str, Any] = {"artifactLocation": artifact}
@@ -132,7 +145,7 @@ def _location(evidence: Evidence) -> dict[str, Any]:
     if props:
         loc["properties"] = props
     if evidence.yaml_path:
-        loc["message"] = {"text": evidence.yaml_path}
+        loc["message"] = {"text": sarif_text(evidence.yaml_path)}
     return loc
 
 
@@ -155,7 +168,7 @@ def _result(f: Finding, index: int) -> dict[str, Any]:
         "ruleId": sarif_rule_id(f.rule),
         "ruleIndex": index,
         "level": SEVERITY_LEVEL[f.severity],
-        "message": {"text": f.message},
+        "message": {"text": sarif_text(f.message)},
         "locations": locations,
         "partialFingerprints": {"graphkitFindingId/v1": f.id},
         "properties": props,

@@ -1,54 +1,92 @@
-"""GitHub Actions OIDC claims a job can present -- pure, no I/O.
+"""GitHub Actions OIDC claims a job can present, as AWS STS evaluates them -- pure, no I/O.
 
-Source: GitHub docs "OpenID Connect reference"
-(https://docs.github.com/en/actions/reference/security/oidc) and
-``shared/docs/semantics.md`` §4:
+Sources: GitHub docs "OpenID Connect reference"
+(https://docs.github.com/en/actions/reference/security/oidc), AWS IAM User Guide "Available keys for AWS OIDC
+federation" (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html#condition-keys-wif)
+and ``shared/docs/semantics.md`` §4.  The facts that changed recently are data, in
+``graphkit/data/github_oidc_claims.json`` (:data:`CLAIMS_DATA`), with their source URLs and dates:
 
-- default ``sub``: ``repo:OWNER/REPO:environment:NAME`` when the job declares
-  an environment, else ``repo:OWNER/REPO:pull_request`` on ``pull_request``,
-  else ``repo:OWNER/REPO:ref:refs/heads/BRANCH`` / ``:ref:refs/tags/TAG``; the
-  environment replaces the event; ``:`` inside a value is written ``%3A``.
-- a customised ``sub`` (``include_claim_keys``) joins ``key:value`` pairs of
-  the listed claims with ``:``; ``context`` expands to the default context
-  part.  An organization template applies to a repository only after the
-  repository opts in (``use_default: false``).
-- (dated, 2026-07-15) repositories created or renamed after that date use
-  immutable subjects ``repo:OWNER@OWNER_ID/REPO@REPO_ID:...``; modelled as a
-  per-repository setting (:func:`candidate_subjects` ``immutable_ids``).
-- reusable workflows: ``sub`` describes the caller, ``job_workflow_ref`` the
-  called workflow.
-- ``aud`` is chosen by the job (``sts.amazonaws.com`` by default for AWS):
-  audience is not a boundary.
+- **which claims are condition keys** (dated, 2026-01): STS evaluates ``aud``, ``sub`` and the GitHub claims
+  ``actor``, ``actor_id``, ``enterprise_id``, ``environment``, ``job_workflow_ref``, ``ref``, ``repository``,
+  ``repository_id``, ``repository_owner_id``, ``workflow`` (:data:`STS_CLAIMS`).  Any other claim
+  (``repository_owner``, ``event_name``, ``sha``...) is **absent** from the request context: a positive condition
+  on it is false, a negated one true.
+- **immutable subjects** (dated, 2026-07-15): repositories created, renamed or transferred after the cut-over (or
+  opted in) present ``repo:OWNER@OWNER_ID/REPO@REPO_ID:...``; selected per repository (:class:`JobFacts`).
+- **issuers**: ``token.actions.githubusercontent.com`` (optionally ``/ENTERPRISE``), and
+  ``token.actions.SUBDOMAIN.ghe.com`` for GitHub Enterprise Cloud with data residency (:func:`is_github_issuer`);
+  condition keys are ``{issuer host and path}:{claim}``.
 
-This module is the one place graphkit writes ``sub`` claims (:func:`subject`,
-:func:`any_branch_subject`) and reads them (:func:`split_subject`,
-:func:`subject_pattern`); they are claims, not node ids.
+Claims a job presents (GitHub "OpenID Connect reference"):
 
-The workflow ingestor fills :attr:`graphkit.model.OIDCIdentity.subjects` with
-default-template subjects, where ``*`` stands for an unknown branch or tag name
-(``push`` without branch filters, ``workflow_dispatch``...) or for a branch
-filter glob.  Such a subject is a **pattern**: a trust that matches only some
-of its instances makes the edge ``possible``.
+- ``sub``: ``repo:OWNER/REPO:environment:NAME`` when the job declares an environment, else
+  ``repo:OWNER/REPO:pull_request`` on ``pull_request``, else ``repo:OWNER/REPO:ref:refs/heads/BRANCH`` /
+  ``:ref:refs/tags/TAG``; ``:`` inside a value is written ``%3A``.  A customised ``sub`` (``include_claim_keys``)
+  joins ``key:value`` pairs of the listed claims; ``context`` expands to the default context part, ``repo`` to
+  ``repo:OWNER/REPO``.  An organization template applies to a repository only after it opts in.
+- reusable workflows: ``sub``, ``repository``, ``ref``, ``workflow`` and the ids describe the **caller**;
+  ``job_workflow_ref`` names the **called** workflow, ``OWNER/REPO/PATH@REF`` with the full ref
+  (``@refs/heads/main``); outside a called workflow it names the job's own workflow at the run's ref.
+- ``actor``/``actor_id``: whoever triggers the run -- a pattern (any value), never a fixed one.
+- ``aud`` is chosen by the job: audience is not a boundary.
+
+This module is the one place graphkit writes ``sub`` claims (:func:`subject`, :func:`any_branch_subject`) and
+reads them (:func:`split_subject`, :func:`subject_pattern`); they are claims, not node ids.  ``*`` in a value
+stands for unknown text (git ref names cannot contain ``*``): such a value is a **pattern**, and a trust that
+matches only some of its instances makes the edge ``possible``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from graphkit.iam.conditions import GITHUB_ISSUER_HOST, ClaimValue
 
-__all__ = ["SubjectParts", "SUB_PREFIX", "subject", "any_branch_subject", "default_subjects", "split_subject",
-           "subject_pattern", "render_subject", "candidate_subjects", "claims_context", "effective_template",
-           "CLAIM_KEYS"]
+__all__ = ["SubjectParts", "SUB_PREFIX", "CLAIMS_DATA", "STS_CLAIMS", "subject", "any_branch_subject",
+           "default_subjects", "split_subject", "subject_pattern", "render_subject", "candidate_subjects",
+           "effective_template", "is_github_issuer", "issuer_host", "full_ref", "job_workflow_ref", "Run",
+           "runs_of", "JobFacts", "token_claims", "claim_variants"]
 
 #: What every default-template ``sub`` starts with (a claim, not a graphkit node id).
 SUB_PREFIX = "repo:"
 
-#: Condition keys graphkit can give a value for (others are unknown, never assumed absent).
-CLAIM_KEYS = ("sub", "aud", "job_workflow_ref", "repository", "repository_owner", "environment", "ref",
-              "ref_type", "event_name")
+#: The dated claim and issuer facts (``graphkit/data/github_oidc_claims.json``).
+CLAIMS_DATA: dict[str, Any] = json.loads(
+    (Path(__file__).parent / "data" / "github_oidc_claims.json").read_text(encoding="utf-8"))
+#: Claims AWS STS evaluates as condition keys for GitHub tokens (others are absent keys), see module docstring.
+STS_CLAIMS: frozenset[str] = frozenset(CLAIMS_DATA["sts_condition_keys"]["standard"]
+                                       + CLAIMS_DATA["sts_condition_keys"]["github"])
+
+_GHE_COM = re.compile(r"^token\.actions\.[a-z0-9][a-z0-9-]*\.ghe\.com$")
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+
+
+def issuer_host(issuer: str) -> str:
+    """The condition-key prefix of an issuer URL: host and path without the scheme.
+
+    >>> issuer_host("https://token.actions.octocorp.ghe.com/")
+    'token.actions.octocorp.ghe.com'
+    """
+    return issuer.removeprefix("https://").rstrip("/")
+
+
+def is_github_issuer(host: str) -> bool:
+    """Whether ``host`` (issuer host and path, or an OIDC provider ARN's tail) is a GitHub Actions issuer.
+
+    ``token.actions.githubusercontent.com`` (and ``.../ENTERPRISE``, the enterprise issuer) or
+    ``token.actions.SUBDOMAIN.ghe.com`` (GitHub Enterprise Cloud with data residency), see :data:`CLAIMS_DATA`.
+
+    >>> [is_github_issuer(h) for h in ("token.actions.githubusercontent.com", "token.actions.octo.ghe.com",
+    ...                                "token.actions.githubusercontent.com/acme", "gitlab.com")]
+    [True, True, True, False]
+    """
+    base = host.split("/", 1)[0]
+    return base == GITHUB_ISSUER_HOST or bool(_GHE_COM.match(base))
 
 
 @dataclass(frozen=True)
@@ -84,9 +122,6 @@ class SubjectParts:
 
 def subject(repository: str, context: str) -> str:
     """The default-template ``sub`` claim ``repo:OWNER/REPO:CONTEXT`` (either part may hold ``*`` patterns).
-
-    Both parts are written as given (claims are not node ids and are never
-    normalised here).
 
     >>> subject("acme/app", "environment:prod")
     'repo:acme/app:environment:prod'
@@ -199,32 +234,214 @@ def effective_template(templates: Mapping[str, Any], repository: str) -> list[st
 
 
 def render_subject(parts: SubjectParts, keys: Sequence[str], *, job_workflow_ref: str | None = None,
-                   workflow_ref: str | None = None) -> str:
-    """A customised ``sub`` for ``include_claim_keys`` ``keys`` (unknown claim values become ``*``).
+                   workflow_ref: str | None = None, claims: Mapping[str, str] | None = None) -> str:
+    """A customised ``sub`` for ``include_claim_keys`` ``keys``: ``key:value`` pairs joined by ``:``.
+
+    ``repo`` renders ``repo:OWNER/REPO`` (``parts.repository``, already in the immutable form when the
+    repository uses it), ``context`` the default context part; other claims come from ``claims``
+    (:func:`token_claims` values), with defaults derived from ``parts``; an unknown value is ``*``.
 
     >>> render_subject(SubjectParts("acme/app", "environment:prod"), ["repository_owner", "context"])
     'repository_owner:acme:environment:prod'
+    >>> render_subject(SubjectParts("acme/app", "pull_request"), ["repository_owner_id", "repository_id", "context"],
+    ...                claims={"repository_owner_id": "11", "repository_id": "22"})
+    'repository_owner_id:11:repository_id:22:pull_request'
     """
-    env = parts.environment
-    ref = parts.ref
+    env, ref = parts.environment, parts.ref
     values = {
         "repo": parts.repository,
         "repository": parts.repository,
-        "repository_owner": parts.owner,
-        "context": parts.context,
+        "repository_owner": parts.owner.split("@", 1)[0],
         "environment": env or "",
         "ref": ref or "*",
         "ref_type": ("branch" if ref.startswith("refs/heads/") else "tag") if ref else "*",
         "job_workflow_ref": job_workflow_ref or workflow_ref or "*",
         "event_name": "pull_request" if parts.context == "pull_request" else "*",
     }
+    values.update({k: v for k, v in (claims or {}).items() if k != "repo"})
+    return ":".join(parts.context if k == "context" else f"{k}:{values.get(k, '*')}" for k in keys)
+
+
+# --------------------------------------------------------------------------- refs and job_workflow_ref
+
+
+def full_ref(ref: str, *, branches: Iterable[str] = ()) -> str:
+    """The full git ref of a ``uses: ...@REF`` (``job_workflow_ref`` always carries the full ref).
+
+    A ``refs/...`` ref or a commit SHA stays; a name known to be a branch (``branches``, e.g. the repository's
+    default branch) becomes ``refs/heads/NAME``; any other name may be a branch or a tag: ``refs/*/NAME``
+    (a pattern).  GitHub "Reusing workflows" (https://docs.github.com/en/actions/how-tos/reuse-automations/reuse-workflows).
+
+    >>> full_ref("main", branches=["main"]), full_ref("v1"), full_ref("refs/tags/v1"), full_ref("a" * 40)[:4]
+    ('refs/heads/main', 'refs/*/v1', 'refs/tags/v1', 'aaaa')
+    """
+    if ref.startswith("refs/") or _SHA.match(ref) or ref == "*":
+        return ref
+    return f"refs/heads/{ref}" if ref in set(branches) else f"refs/*/{ref}"
+
+
+def job_workflow_ref(repository: str, path: str, ref: str) -> str:
+    """``OWNER/REPO/PATH@REF`` (GitHub "OpenID Connect reference", ``job_workflow_ref``).
+
+    >>> job_workflow_ref("acme/ci", ".github/workflows/deploy.yml", "refs/heads/main")
+    'acme/ci/.github/workflows/deploy.yml@refs/heads/main'
+    """
+    return f"{repository}/{path}@{ref}"
+
+
+# --------------------------------------------------------------------------- runs and token claims
+
+
+@dataclass(frozen=True)
+class Run:
+    """One way a job can run: the default-template ``context`` of its ``sub``, the ``ref`` claim (a pattern
+    when not fixed) and the environment (None: no ``environment`` claim)."""
+
+    context: str
+    ref: str
+    environment: str | None = None
+
+
+def runs_of(subjects: Sequence[str]) -> list[Run]:
+    """The runs behind default-template subjects (``OIDCIdentity.subjects``).
+
+    A ``pull_request`` run has ref ``refs/pull/*/merge``; an environment subject does not say the ref
+    (``refs/*``).
+
+    >>> [(r.ref, r.environment) for r in runs_of(["repo:a/b:ref:refs/heads/main", "repo:a/b:pull_request",
+    ...                                            "repo:a/b:environment:prod"])]
+    [('refs/heads/main', None), ('refs/pull/*/merge', None), ('refs/*', 'prod')]
+    """
+    out: list[Run] = []
+    for s in subjects:
+        parts = split_subject(s)
+        if parts is None:
+            continue
+        if parts.ref is not None:
+            out.append(Run(parts.context, parts.ref.replace("%3A", ":")))
+        elif parts.context == "pull_request":
+            out.append(Run(parts.context, "refs/pull/*/merge"))
+        elif parts.environment is not None:
+            out.append(Run(parts.context, "refs/*", parts.environment.replace("%3A", ":")))
+    return list(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class JobFacts:
+    """What graphkit knows about a job's token (the inputs of :func:`token_claims`).
+
+    ``repository``: the caller's (triggering) repository; ``workflow_path``/``workflow``: the triggering
+    workflow's path and name (None: unknown); ``called_ref``: the called workflow's ``job_workflow_ref`` as
+    written by the workflow ingestor (``@REF`` may be short, ``@*`` for a local call: the run's ref);
+    ``template``: ``include_claim_keys`` in force; ``owner_id``/``repository_id``: numeric ids (None: unknown);
+    ``immutable``: whether the repository uses immutable subjects (None: unknown); ``branches``: names known
+    to be branches of the called workflow's repository; ``host``: the issuer host (condition-key prefix).
+    """
+
+    repository: str
+    runs: tuple[Run, ...]
+    workflow_path: str | None = None
+    workflow: str | None = None
+    called_ref: str | None = None
+    template: tuple[str, ...] | None = None
+    owner_id: str | None = None
+    repository_id: str | None = None
+    immutable: bool | None = False
+    branches: tuple[str, ...] = field(default_factory=tuple)
+    host: str = GITHUB_ISSUER_HOST
+
+
+def _jwr(facts: JobFacts, run: Run) -> str | None:
+    """The ``job_workflow_ref`` of one run (None: unknown)."""
+    if facts.called_ref:
+        head, _, ref = facts.called_ref.rpartition("@")
+        return f"{head}@{run.ref if ref in ('', '*') else full_ref(ref, branches=facts.branches)}"
+    if facts.workflow_path:
+        return job_workflow_ref(facts.repository, facts.workflow_path, run.ref)
+    return None
+
+
+def _repo_text(facts: JobFacts, immutable: bool) -> str:
+    """``OWNER/REPO``, or ``OWNER@OWNER_ID/REPO@REPO_ID`` (``*`` for an unknown id) in the immutable format."""
+    if not immutable:
+        return facts.repository
+    owner, _, name = facts.repository.partition("/")
+    return f"{owner}@{facts.owner_id or '*'}/{name}@{facts.repository_id or '*'}"
+
+
+def token_claims(facts: JobFacts, run: Run, *, immutable: bool = False) -> dict[str, str | None]:
+    """Every claim of :data:`STS_CLAIMS` the job's token carries in ``run``: name -> value.
+
+    A value with ``*`` is a pattern; None is unknown (an id the inventory did not give); a claim absent from the
+    token (``environment`` without one) is left out.  ``aud`` is not here: the job chooses it.
+
+    >>> c = token_claims(JobFacts("acme/app", (), workflow_path=".github/workflows/ci.yml", workflow="CI"),
+    ...                  Run("ref:refs/heads/main", "refs/heads/main"))
+    >>> c["sub"], c["job_workflow_ref"], c["actor"], "environment" in c
+    ('repo:acme/app:ref:refs/heads/main', 'acme/app/.github/workflows/ci.yml@refs/heads/main', '*', False)
+    """
+    claims: dict[str, str | None] = {
+        "repository": facts.repository, "repository_id": facts.repository_id,
+        "repository_owner_id": facts.owner_id, "ref": run.ref, "workflow": facts.workflow,
+        "job_workflow_ref": _jwr(facts, run), "actor": "*", "actor_id": "*", "enterprise_id": None,
+    }
+    if run.environment is not None:
+        claims["environment"] = run.environment
+    parts = SubjectParts(_repo_text(facts, immutable), run.context)
+    if facts.template:
+        shown = {k: ("*" if v is None else v) for k, v in claims.items()}
+        claims["sub"] = render_subject(parts, facts.template, claims=shown)
+    else:
+        claims["sub"] = subject(parts.repository, parts.context)
+    return claims
+
+
+@dataclass(frozen=True)
+class _Known:
+    """Condition keys whose absence is known: every ``{host}:`` key but the unknown claims (other keys, such as
+    ``aws:SourceIp``, depend on the request and stay unknown)."""
+
+    prefix: str
+    unknown: frozenset[str]
+
+    def __call__(self, key: str) -> bool:
+        return key.startswith(self.prefix) and key[len(self.prefix):] not in self.unknown
+
+
+def _context(facts: JobFacts, claims: Mapping[str, str | None]) -> tuple[dict[str, list[ClaimValue]], _Known]:
+    """AWS request context of one token: ``(context, known)``; a claim outside :data:`STS_CLAIMS` is absent."""
+    k = f"{facts.host}:"
+    ctx = {f"{k}aud": [ClaimValue("sts.amazonaws.com", chosen=True)]}
+    for name, value in claims.items():
+        if value is not None and name in STS_CLAIMS:
+            ctx[f"{k}{name}"] = [ClaimValue(value, pattern="*" in value or "?" in value)]
+    return ctx, _Known(k.lower(), frozenset(n for n, v in claims.items() if v is None))
+
+
+def claim_variants(facts: JobFacts) -> list[list[tuple[dict[str, list[ClaimValue]], Callable[[str], bool], str]]]:
+    """The AWS request contexts a job can present: ``[variant][run] -> (context, known, sub)``.
+
+    Runs are alternatives the **attacker** picks (a branch, a pull request): a trust accepting one of them
+    accepts the job.  Variants are facts graphkit does not know (whether the repository uses immutable
+    subjects): the job is certainly accepted only when every variant is.  ``known(key)`` tells the keys known
+    absent when missing from the context (the issuer's keys but unknown ids; claims outside :data:`STS_CLAIMS`
+    are absent); other keys are unknown.
+
+    >>> v = claim_variants(JobFacts("acme/app", (Run("pull_request", "refs/pull/*/merge"),), immutable=None,
+    ...                             owner_id="1", repository_id="2"))
+    >>> [[sub for _, _, sub in runs] for runs in v]
+    [['repo:acme/app:pull_request'], ['repo:acme@1/app@2:pull_request']]
+    """
+    choices = [False, True] if facts.immutable is None else [facts.immutable]
     out = []
-    for k in keys:
-        if k == "context":
-            out.append(parts.context)
-        else:
-            out.append(f"{k}:{values.get(k, '*')}")
-    return ":".join(out)
+    for immutable in choices:
+        runs = []
+        for run in facts.runs:
+            claims = token_claims(facts, run, immutable=immutable)
+            ctx, known = _context(facts, claims)
+            runs.append((ctx, known, claims["sub"] or ""))
+        out.append(runs)
+    return out
 
 
 def candidate_subjects(subjects: Sequence[str], *, template: Sequence[str] | None = None,
@@ -232,55 +449,17 @@ def candidate_subjects(subjects: Sequence[str], *, template: Sequence[str] | Non
                        immutable_ids: tuple[int, int] | None = None) -> list[ClaimValue]:
     """The ``sub`` values a job can present, as :class:`~graphkit.iam.ClaimValue` (pattern when ``*``).
 
-    Parameters
-    ----------
-    subjects : sequence of str
-        Default-template subjects (``OIDCIdentity.subjects``).
-    template : sequence of str, optional
-        ``include_claim_keys`` in force (see :func:`effective_template`).
-    job_workflow_ref : str, optional
-        ``owner/repo/path@ref`` of the called workflow (reusable workflows).
-    immutable_ids : (owner id, repo id), optional
-        When the repository uses immutable subjects (dated 2026-07-15).
+    A shortcut over :func:`token_claims` for callers that only need ``sub`` (what-if, reports).
 
-    Returns
-    -------
-    list of ClaimValue
-
-    Examples
-    --------
     >>> [(c.text, c.pattern) for c in candidate_subjects(["repo:acme/app:ref:refs/heads/*"])]
     [('repo:acme/app:ref:refs/heads/*', True)]
     >>> [c.text for c in candidate_subjects(["repo:acme/app:pull_request"], immutable_ids=(1, 2))]
     ['repo:acme@1/app@2:pull_request']
     """
-    out: list[ClaimValue] = []
-    for s in subjects:
-        parts = split_subject(s)
-        text = s
-        if parts is not None and template:
-            text = render_subject(parts, template, job_workflow_ref=job_workflow_ref)
-        elif parts is not None and immutable_ids is not None:
-            text = subject(f"{parts.owner}@{immutable_ids[0]}/{parts.name}@{immutable_ids[1]}", parts.context)
-        out.append(ClaimValue(text, pattern="*" in text or "?" in text))
-    return list(dict.fromkeys(out))
-
-
-def claims_context(sub: ClaimValue, *, repository: str, job_workflow_ref: str | None = None,
-                   host: str = GITHUB_ISSUER_HOST) -> tuple[dict[str, list[ClaimValue]], list[str]]:
-    """AWS condition context for one presented ``sub``: ``(context, known_keys)``.
-
-    ``aud`` is chosen by the job; ``sub`` single-valued; ``job_workflow_ref``
-    known for reusable workflows (else a pattern over the job's own
-    workflow).  Keys in ``known_keys`` but not in the context are known absent;
-    every other key is unknown.
-
-    >>> ctx, known = claims_context(ClaimValue("repo:acme/app:pull_request"), repository="acme/app")
-    >>> sorted(ctx), ctx["token.actions.githubusercontent.com:aud"][0].chosen
-    (['token.actions.githubusercontent.com:aud', 'token.actions.githubusercontent.com:job_workflow_ref', 'token.actions.githubusercontent.com:sub'], True)
-    """
-    k = f"{host}:"
-    jwr = job_workflow_ref or f"{repository}/*"
-    ctx = {f"{k}sub": [sub], f"{k}aud": [ClaimValue("sts.amazonaws.com", chosen=True)],
-           f"{k}job_workflow_ref": [ClaimValue(jwr, pattern="*" in jwr)]}
-    return ctx, [f"{k}sub", f"{k}aud"]
+    repo = next((p.repository for s in subjects if (p := split_subject(s))), "")
+    facts = JobFacts(repo, tuple(runs_of(subjects)), called_ref=job_workflow_ref,
+                     template=tuple(template) if template else None,
+                     owner_id=str(immutable_ids[0]) if immutable_ids else None,
+                     repository_id=str(immutable_ids[1]) if immutable_ids else None)
+    out = [token_claims(facts, r, immutable=immutable_ids is not None)["sub"] or "" for r in facts.runs]
+    return list(dict.fromkeys(ClaimValue(t, pattern="*" in t or "?" in t) for t in out))

@@ -1,20 +1,67 @@
-"""Machine-readable outputs (versioned contracts).
+"""Outputs: machine-readable documents (versioned contracts) and the one way text reaches a terminal.
 
 ``graphkit.blast-radius/v1`` is frozen: fields may be added, never renamed or
 removed.  Its JSON Schema ships in ``schemas/blast-radius.schema.json``.
+
+Names come from hostile input (a job key, a runner label, a repository
+name): :func:`term` is how every such text is printed, so an escape sequence,
+a bidirectional override or a newline is shown, never obeyed.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable
 from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
 
 from graphkit.analysis import BlastRadius, RevocationPlan, blast_radius, revocation_plan
 from graphkit.graph import Graph
 
-__all__ = ["BLAST_RADIUS_SCHEMA", "blast_radius_document"]
+__all__ = ["BLAST_RADIUS_SCHEMA", "blast_radius_document", "neutralise", "print_json", "term"]
 
 BLAST_RADIUS_SCHEMA = "graphkit.blast-radius/v1"
+
+#: Characters a terminal obeys instead of showing: C0 controls (ESC starts CSI/OSC sequences: clear the
+#: screen, retitle the window; CR/LF forge lines), DEL, C1 controls (0x9b is a one-byte CSI), and the Unicode
+#: format characters that reorder or hide text (bidi embeddings, overrides and isolates, marks, zero-width
+#: characters, line/paragraph separators, BOM).  Unicode TR #9 (bidi), ECMA-48 (control functions); the
+#: "Trojan Source" attack, CVE-2021-42574.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _visible(m: re.Match[str]) -> str:
+    c = m.group()
+    return _SHORT.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def neutralise(text: object) -> str:
+    """``text`` with every character a terminal would obey shown as an escape (``\\x1b``, ``\\u202e``, ``\\n``).
+
+    >>> neutralise("job\\x1b]0;owned\\x07\\nrow\\u202eabc")
+    'job\\\\x1b]0;owned\\\\x07\\\\nrow\\\\u202eabc'
+    """
+    return _UNSAFE.sub(_visible, str(text))
+
+
+def term(text: object) -> str:
+    """Text from input as Rich markup that prints it verbatim and inert: :func:`neutralise`, then Rich's
+    markup escape (``[bold]`` in a name stays text).  Every name the CLI prints goes through here.
+
+    >>> term("[red]x\\x1b[2J")
+    '\\\\[red]x\\\\x1b[2J'
+    """
+    return escape(neutralise(text))
+
+
+def print_json(console: Console, document: Any) -> None:
+    """Print a JSON document with every non-ASCII character escaped (``\\u202e``, ``\\u009b``): the JSON a
+    terminal shows carries no control or reordering character (JSON itself escapes only U+0000-U+001F)."""
+    console.print_json(json.dumps(document), ensure_ascii=True)
 
 
 def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: int | None = None,

@@ -106,12 +106,28 @@ def _prune_host_caches(graph: Graph, jobs: Iterable[str]) -> list[Edge]:
     for job in set(jobs):
         if job not in graph:
             continue
-        hosts = {runner_host.get(e.source) for e in graph.in_edges(job) if e.kind is EdgeKind.RECEIVES_JOB}
+        runners = {e.source for e in graph.in_edges(job) if e.kind is EdgeKind.RECEIVES_JOB}
+        hosts = {runner_host.get(r) for r in runners}
         stale = [e for e in [*graph.in_edges(job), *graph.out_edges(job)]
                  if e.kind in (EdgeKind.RESTORES_INTO, EdgeKind.WRITES_CACHE)
                  and e.props.get("host") and e.props["host"] not in hosts]
+        # persistence through a route that no longer exists (graphkit.resolve.persistence)
+        stale += [e for e in graph.out_edges(job) if e.kind is EdgeKind.PERSISTS_ON
+                  and e.props.get("via_runner") and e.props["via_runner"] not in runners]
         removed += _drop(graph, stale)
     return removed
+
+
+def _recheck_group_routes(g: Graph, ctx: Context, group: RunnerGroup) -> list[Edge]:
+    """Drop ``group_receives_job`` edges (a runner a registrar could attach, :mod:`graphkit.resolve.registration`)
+    the group's new settings deny."""
+    stale = []
+    for e in g.out_edges(group.id):
+        job = g.node(e.target)
+        if (e.kind is EdgeKind.GROUP_RECEIVES_JOB and isinstance(job, Job)
+                and group_access(ctx, group, job, context_repo(job)) is None):
+            stale.append(e)
+    return _drop(g, stale)
 
 
 # --------------------------------------------------------------------------- changes
@@ -176,7 +192,8 @@ def make_ephemeral(graph: Graph, runner_id: str, *, host: bool = False) -> Graph
                                                   "props": {**e.props, "ephemeral": True}}))
             changed += 1
     hosts: list[str] = []
-    removed: list[Edge] = []
+    # an ephemeral registration is single-use: a job no longer persists on it (graphkit.resolve.persistence)
+    removed: list[Edge] = _drop(g, [e for e in g.in_edges(runner_id) if e.kind is EdgeKind.PERSISTS_ON])
     if host:
         for e in list(g.out_edges(runner_id)):
             if e.kind is not EdgeKind.RUNS_ON_HOST:
@@ -188,6 +205,7 @@ def make_ephemeral(graph: Graph, runner_id: str, *, host: bool = False) -> Graph
                 g.replace_node(h.model_copy(update={"ephemeral": True}))
             removed += _drop(g, [x for x in g.edges() if x.kind in (EdgeKind.RESTORES_INTO, EdgeKind.WRITES_CACHE)
                                  and x.props.get("host") == e.target])
+            removed += _drop(g, [x for x in g.in_edges(e.target) if x.kind is EdgeKind.PERSISTS_ON])
     _record(g, "make_ephemeral", subject=runner_id, host=sorted(hosts), receives_job_changed=changed,
             edges_removed=len(removed))
     return g
@@ -263,6 +281,7 @@ def restrict_runner_group(graph: Graph, group_id: str, *, repositories: Iterable
             elif access is Confidence.POSSIBLE and e.confidence is Confidence.CERTAIN:
                 _replace_edge(g, e.model_copy(update={"confidence": Confidence.POSSIBLE}))
                 lowered += 1
+    dropped += _recheck_group_routes(g, ctx, new_group)
     removed += dropped + _prune_host_caches(g, touched)
     _record(g, "restrict_runner_group", subject=group_id, repositories=allowed,
             workflows=list(workflows) if workflows is not None else None,

@@ -14,6 +14,7 @@ import networkx as nx
 import pytest
 
 from graphkit import analysis
+from graphkit.analysis.reach import source_ids
 from graphkit.analysis import blast_radius, choke_points, revocation_plan
 from graphkit.errors import UnknownNodeError
 from graphkit.graph import Graph
@@ -517,6 +518,13 @@ def random_graph(seed: int, n: int = 40, m: int = 90) -> Graph:
     return build(nodes, edges)
 
 
+def _tv(g: Graph, sources) -> nx.MultiDiGraph:
+    """Traversable edges as the analyses follow them: a ``source_only`` kind (persists_on) from a source only."""
+    src = set(sources)
+    return nx.subgraph_view(g.nx, filter_edge=lambda u, v, k: g.nx.edges[u, v, k]["traversable"] and (
+        u in src or not g.nx.edges[u, v, k]["edge"].spec.source_only))
+
+
 def _reach(dg: nx.MultiDiGraph, seeds) -> set:
     out = set(seeds)
     for s in seeds:
@@ -527,9 +535,9 @@ def _reach(dg: nx.MultiDiGraph, seeds) -> set:
 @pytest.mark.parametrize("seed", range(25))
 def test_blast_radius_matches_networkx(seed):
     g = random_graph(seed)
-    sources = sorted(g.nx)[seed % 7::13][:3]
+    sources = list(source_ids(g, sorted(g.nx)[seed % 7::13][:3]))  # a repository stands for its jobs
     br = blast_radius(g, sources)
-    tv = g.traversable_view()
+    tv = _tv(g, sources)
     assert br.ids == _reach(tv, sources) - set(sources)
     cert = nx.subgraph_view(tv, filter_edge=lambda u, v, k: g.nx.edges[u, v, k]["edge"].confidence is C)
     assert {r.id for r in br if r.confidence is C} == _reach(cert, sources) - set(sources)
@@ -556,7 +564,7 @@ def test_blast_radius_matches_networkx(seed):
 
 def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
     """The documented semantics, literally: full recomputation for every candidate."""
-    tv = g.traversable_view()
+    tv = _tv(g, sources)
     reached = _reach(tv, sources)
     weight = {v: 0 if v in sources else CRITICALITY_WEIGHT[g.node(v).criticality] for v in reached}
     unb = nx.subgraph_view(tv, filter_edge=lambda u, v, k: lifetime_seconds(g.nx.edges[u, v, k]["edge"].lifetime)
@@ -626,7 +634,7 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
 @pytest.mark.parametrize("seed", range(200))  # 57, 131, 141: a source role with an over-broad trust
 def test_revocation_plan_matches_naive_semantics(seed):
     g = random_graph(seed, n=25, m=60)
-    sources = sorted(g.nx)[seed % 5::11][:2]
+    sources = list(source_ids(g, sorted(g.nx)[seed % 5::11][:2]))  # a repository stands for its jobs
     plan = revocation_plan(g, sources)
     assert [(s.action, s.subject_id, s.residual_weight) for s in plan.steps] == _naive_plan(g, sources)
     assert plan.initial_weight == blast_radius(g, sources).weight

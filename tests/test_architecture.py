@@ -32,11 +32,11 @@ LAYER_NAMES = ("model", "graph", "semantics", "analysis", "outputs", "cli")
 
 #: Module or package (dotted, covers its submodules) -> layer.  Declared once; keep it complete.
 LAYERS: dict[str, int] = {
-    "graphkit.model": MODEL,
+    "graphkit.model": MODEL, "graphkit.redact": MODEL,
     "graphkit.graph": GRAPH, "graphkit.meta": GRAPH, "graphkit.errors": GRAPH, "graphkit.ingestor": GRAPH,
     "graphkit.registry": GRAPH, "graphkit.limits": GRAPH, "graphkit.files": GRAPH,
     "graphkit.resolve": SEMANTICS, "graphkit.cloud": SEMANTICS, "graphkit.iam": SEMANTICS,
-    "graphkit.oidc": SEMANTICS, "graphkit.hosted": SEMANTICS, "graphkit.targets": SEMANTICS,
+    "graphkit.oidc": SEMANTICS, "graphkit.hosted": SEMANTICS, "graphkit.targets": SEMANTICS, "graphkit.refs": SEMANTICS,
     "graphkit.build": SEMANTICS, "graphkit.rules": SEMANTICS, "graphkit.findings": SEMANTICS,
     "graphkit.analysis": ANALYSIS, "graphkit.whatif": ANALYSIS,
     "graphkit.output": OUTPUTS, "graphkit.report": OUTPUTS, "graphkit.export": OUTPUTS, "graphkit.diff": OUTPUTS,

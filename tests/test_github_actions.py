@@ -8,6 +8,7 @@ numbers asserted on it were checked by hand against the files.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -204,7 +205,8 @@ jobs:
     assert wide.permissions_source == "workflow" and wide.permissions["id-token"] == "write"
     assert wide.permissions["models"] == "read"  # models has no write level
     assert job(g, ci("empty")).permissions == NONE
-    assert set(job(g, ci("reader")).permissions.values()) == {"read"}
+    reader = job(g, ci("reader")).permissions  # id-token has no read level (write|none): read-all leaves it none
+    assert reader["id-token"] == "none" and {v for s, v in reader.items() if s != "id-token"} == {"read"}
     assert out(g, ids.github_token(narrow.id), EdgeKind.WRITES_REPOSITORY) == {}
     edge = next(e for e in g.out_edges(ids.github_token(wide.id)) if e.kind is EdgeKind.WRITES_REPOSITORY)
     assert edge.target == "repo:acme/app" and "contents" in edge.props["scopes"]
@@ -292,7 +294,7 @@ on:
       runner: {type: string, default: default-runner}
     secrets:
       TOKEN: {required: true}
-permissions: {contents: write, id-token: write}
+permissions: {contents: read, id-token: write}
 jobs:
   build:
     runs-on: ${{ inputs.runner }}
@@ -701,3 +703,245 @@ def test_corpus_signing_publishing_and_gcp(corpus_graph):
     counts = g.counts()
     assert counts["nodes"]["job"] == 247 and counts["nodes"]["github_token"] == 247
     assert counts["edges"]["has_token"] == 247
+
+
+# ----------------------------------------------------------------------------- issue 10: exact platform semantics
+
+
+def test_hyphenated_workflow_call_secret_maps_through_the_callers_mapping():
+    """Property dereference keeps ``-`` in names (https://docs.github.com/en/actions/reference/workflows-and-actions/
+    contexts, "property dereference"); ``on.workflow_call.secrets`` may declare ``aws-access-key-id``
+    (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_callsecrets);
+    stored secrets hold only letters, digits and ``_`` (https://docs.github.com/en/actions/security-for-github-actions/
+    security-guides/about-secrets, "Naming your secrets")."""
+    assert scan_secrets("secrets.aws-access-key-id || secrets['b-c']") == (["aws-access-key-id", "b-c"], False)
+    callee = """
+on:
+  workflow_call:
+    secrets:
+      github-token: {required: true}
+      aws-access-key-id: {required: true}
+jobs:
+  use:
+    runs-on: x
+    steps: [{run: 'echo ${{ secrets.github-token }} ${{ secrets.aws-access-key-id }}'}]
+"""
+    caller = """
+on: push
+jobs:
+  explicit:
+    uses: ./.github/workflows/lib.yml
+    secrets: {github-token: "${{ secrets.GITHUB_TOKEN }}", aws-access-key-id: "${{ secrets.AWS_KEY_ID }}"}
+  inherit:
+    uses: ./.github/workflows/lib.yml
+    secrets: inherit
+  top:
+    runs-on: x
+    steps: [{run: 'echo ${{ secrets.github-token }}'}]
+"""
+    g = graph_of(("acme/app", ".github/workflows/lib.yml", callee), ("acme/app", ".github/workflows/ci.yml", caller))
+    assert g.meta.problems == []
+    # GITHUB_TOKEN is the job's token; the hyphenated name is never cut into a secret GITHUB
+    assert [r.name for r in job(g, lib("use", ci("explicit"))).secret_refs] == ["AWS_KEY_ID"]
+    # through inherit (and in a top-level job) a name no stored secret can have reads nothing
+    assert job(g, lib("use", ci("inherit"))).secret_refs == []
+    assert job(g, ci("top")).secret_refs == []
+    # a caller outside the ingested files fills the declared names: kept as written
+    alone = wf(callee, ".github/workflows/lib.yml")
+    assert [r.name for r in job(alone, "job:acme/app/.github/workflows/lib.yml#use").secret_refs] == [
+        "github-token", "aws-access-key-id"]
+
+
+@pytest.mark.parametrize("text,place,reason", [
+    # https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#on : the key is `on`;
+    # PyYAML (YAML 1.1) reads `on`, `true` and `yes` alike as True
+    ("true: push\njobs: {a: {runs-on: x}}\n", "true", "GitHub reads only `on`"),
+    ("yes: push\njobs: {a: {runs-on: x}}\n", "yes", "GitHub reads only `on`"),
+    # id-token accepts write|none (https://docs.github.com/en/actions/reference/workflows-and-actions/
+    # workflow-syntax#permissions); a bad job-level value refuses the whole file, not one job
+    ("on: push\npermissions: {id-token: read}\njobs: {a: {runs-on: x}}\n", "permissions.id-token",
+     "invalid permission level 'read' for id-token"),
+    ("on: push\njobs:\n  a: {runs-on: x}\n  b:\n    runs-on: x\n    permissions: {models: write}\n",
+     "jobs.b.permissions.models", "GitHub accepts read|none"),
+])
+def test_workflows_github_refuses_are_problems_with_place(text, place, reason):
+    with pytest.raises(InputError) as info:
+        parse_workflow(text, file=".github/workflows/bad.yml", repository="acme/app")
+    assert (info.value.place, reason in info.value.reason) == (place, True)
+    assert re.search(r"\(line \d+\)$", info.value.reason)
+
+
+def test_trigger_key_on_is_read_quoted_or_not():
+    for text in ("on: push\njobs: {a: {runs-on: x}}\n", "'on': push\njobs: {a: {runs-on: x}}\n"):
+        assert parse_workflow(text, file="w.yml", repository="acme/app").triggers == {"push": {}}
+
+
+LIB_NEEDS = """
+on:
+  workflow_call:
+    inputs:
+      target: {type: string, required: true}
+      level: {type: string, required: true, default: info}
+    secrets:
+      deploy-key: {required: true}
+      optional: {}
+permissions: {contents: read, id-token: write}
+jobs:
+  deploy:
+    runs-on: x
+    steps: [{run: 'echo ${{ secrets.deploy-key }}'}]
+"""
+
+
+@pytest.mark.parametrize("call,refused", [
+    ("with: {target: prod}\n    secrets: {deploy-key: '${{ secrets.K }}'}", None),
+    ("with: {target: prod}\n    secrets: inherit", None),
+    ("secrets: {deploy-key: '${{ secrets.K }}'}", "without required input target"),
+    ("with: {target: prod}\n    secrets: {optional: '${{ secrets.K }}'}", "without required secret deploy-key"),
+    ("with: {target: prod}", "without required secret deploy-key"),
+])
+def test_call_without_required_input_or_secret_is_refused(call, refused):
+    """https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_callinputs and
+    #onworkflow_callsecrets: a required input (without default) or secret the caller does not pass fails the run."""
+    caller = ("on: push\npermissions: {contents: read, id-token: write}\njobs:\n  lint: {runs-on: x}\n"
+              f"  go:\n    uses: ./.github/workflows/lib.yml\n    {call}\n")
+    g = graph_of(("acme/app", ".github/workflows/lib.yml", LIB_NEEDS), ("acme/app", ".github/workflows/ci.yml", caller))
+    if refused is None:
+        assert g.meta.problems == [] and lib("deploy", ci("go")) in g
+        return
+    assert [(p.file, p.place) for p in g.meta.problems] == [(".github/workflows/ci.yml", "jobs.go.uses")]
+    assert refused in g.meta.problems[0].reason and g.meta.problems[0].reason.endswith("(line 6)")
+    # GitHub runs no job of a refused run: no job of the caller, none of the callee
+    assert [j.id for j in g.nodes(NodeKind.JOB)] == []
+    assert "workflow:acme/app/.github/workflows/ci.yml" in g
+
+
+CALLED_OIDC = """
+on: workflow_call
+jobs:
+  asks:
+    runs-on: x
+    permissions: {id-token: write, contents: read}
+    steps: [{run: make}]
+  inherits:
+    runs-on: x
+    steps: [{run: make}]
+"""
+
+
+@pytest.mark.parametrize("grant,refused", [
+    ("permissions: {contents: read}", "id-token: write (granted none)"),
+    ("", "id-token: write (granted none)"),  # id-token is never granted by default
+    ("permissions: {contents: read, id-token: write}", None),
+    ("permissions: read-all", "id-token: write (granted none)"),
+])
+def test_called_job_asking_more_than_the_caller_grants_is_refused(grant, refused):
+    """A called workflow can keep or reduce, never elevate, its caller's permissions; GitHub fails the run
+    ("The nested job 'asks' is requesting 'id-token: write', but is only allowed 'id-token: none'").
+    https://docs.github.com/en/actions/reference/workflows-and-actions/reusing-workflow-configurations#access-and-permissions-for-nested-workflows"""
+    caller = f"on: push\n{grant}\njobs:\n  call:\n    uses: ./.github/workflows/lib.yml\n"
+    g = graph_of(("acme/app", ".github/workflows/lib.yml", CALLED_OIDC),
+                 ("acme/app", ".github/workflows/ci.yml", caller))
+    if refused is None:
+        assert g.meta.problems == []
+        # the job without its own block inherits the caller's grant: its OIDC evidence is the caller's line
+        oidc = g.node(ids.oidc_identity(lib("inherits", ci("call"))))
+        assert (oidc.evidence[0].file, oidc.evidence[0].yaml_path, oidc.evidence[0].line) == (
+            ".github/workflows/ci.yml", "permissions.id-token", 2)
+        asks = g.node(ids.oidc_identity(lib("asks", ci("call"))))
+        assert (asks.evidence[0].file, asks.evidence[0].yaml_path) == (".github/workflows/lib.yml",
+                                                                       "jobs.asks.permissions.id-token")
+        return
+    assert [(p.file, p.place) for p in g.meta.problems] == [(".github/workflows/ci.yml", "jobs.call.uses")]
+    assert refused in g.meta.problems[0].reason and "jobs.asks.permissions (line 6)" in g.meta.problems[0].reason
+    assert list(g.nodes(NodeKind.JOB)) == [] and list(g.nodes(NodeKind.OIDC_IDENTITY)) == []
+
+
+def test_called_workflow_cannot_mint_oidc_without_the_callers_grant():
+    """The caller's permissions cap the called job's GITHUB_TOKEN and id-token (same doc as above)."""
+    caller = "on: push\npermissions: {contents: write}\njobs:\n  call: {uses: ./.github/workflows/lib.yml}\n"
+    callee = "on: workflow_call\njobs:\n  j: {runs-on: x, steps: [{run: make}]}\n"
+    g = graph_of(("acme/app", ".github/workflows/lib.yml", callee), ("acme/app", ".github/workflows/ci.yml", caller))
+    j = job(g, lib("j", ci("call")))
+    assert (j.permissions["contents"], j.permissions["id-token"], j.permissions_source) == ("write", "none", "caller")
+    assert list(g.nodes(NodeKind.OIDC_IDENTITY)) == [] and g.meta.problems == []
+
+
+def test_matrix_and_runs_on_of_a_called_workflow_use_the_callers_inputs():
+    """Inputs of a called workflow are what the caller passes under ``with:``
+    (https://docs.github.com/en/actions/reference/workflows-and-actions/reusing-workflow-configurations), including
+    in ``strategy.matrix`` and ``runs-on``."""
+    callee = """
+on:
+  workflow_call:
+    inputs:
+      runner-prefix: {type: string, required: true}
+      arches: {type: string, default: '["x64"]'}
+jobs:
+  build:
+    strategy:
+      matrix:
+        arch: ${{ fromJSON(inputs.arches) }}
+    runs-on: ${{ inputs.runner-prefix }}-${{ matrix.arch }}
+    steps: [{run: make}]
+"""
+    caller = """
+on: push
+jobs:
+  call:
+    uses: ./.github/workflows/lib.yml
+    with: {runner-prefix: acme-pool, arches: '["x64", "arm64"]'}
+"""
+    g = graph_of(("acme/app", ".github/workflows/lib.yml", callee), ("acme/app", ".github/workflows/ci.yml", caller))
+    j = job(g, lib("build", ci("call")))
+    assert labels(j) == {("acme-pool-x64",), ("acme-pool-arm64",)} and j.runs_on_unresolved is None
+    assert all(c.confidence is Confidence.CERTAIN for c in j.runs_on)
+    assert not any("${{" in lbl for c in j.runs_on for lbl in c.labels)
+
+
+def test_checkout_holding_only_composite_actions_is_one_repository(tmp_path: Path):
+    """A repository of composite actions in sub-folders (``uses: acme/actions/setup@v1`` names
+    ``{owner}/{repo}/{path}``: https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax
+    #jobsjob_idstepsuses) is read as one checkout, never split per action nor skipped beside others."""
+    action = "name: setup\nruns:\n  using: composite\n  steps:\n    - {run: 'echo ${{ inputs.token }}', shell: bash}\n"
+    _write(tmp_path / "acme__actions", "setup/action.yml", action)
+    _write(tmp_path / "acme__actions", "lint/action.yml", action.replace("setup", "lint"))
+    _write(tmp_path / "acme__app", ".github/workflows/ci.yml",
+           "on: push\njobs:\n  a:\n    runs-on: x\n    steps: [{uses: acme/actions/setup@v1, with: {token: '${{ secrets.T }}'}}]\n")
+    (tmp_path / "notes").mkdir()
+    found, problems = find_checkouts([tmp_path])
+    assert [c.repository for c in found] == ["acme/actions", "acme/app"]
+    assert [Path(p.file).name for p in problems] == ["notes"]  # a folder with nothing to read is reported
+    assert [c.repository for c in find_checkouts([tmp_path / "acme__actions"])[0]] == ["acme/actions"]
+    res = INGESTOR.ingest([tmp_path / "acme__actions", tmp_path / "acme__app"])
+    assert res.items == 3 and res.problems == []
+    repo = next(n for n in res.nodes if n.id == "repo:acme/actions")
+    assert sorted(e.file for e in repo.evidence if e.file != ".") == ["lint/action.yml", "setup/action.yml"]
+
+
+@pytest.mark.parametrize("complete,org_secrets,expected", [
+    # every deciding list complete and none holds it: no node, a finding
+    (["org:acme", "repo:acme/app"], [], None),
+    # the scope that has it (an org secret visible to all repositories)
+    (["org:acme", "repo:acme/app"], ["NPM_TOKEN"], "secret:org:acme:NPM_TOKEN"),
+    # the org list is not known complete: it may be an org secret, scope unknown
+    (["repo:acme/app"], [], "secret:acme/app:NPM_TOKEN"),
+])
+def test_secret_absent_from_complete_inventories_is_not_invented(complete, org_secrets, expected):
+    """Lookup order environment, repository, organization; a secret that is not set reads as empty
+    (https://docs.github.com/en/actions/security-for-github-actions/security-guides/using-secrets-in-github-actions)."""
+    from graphkit.findings import FindingOptions, run_rules
+    from graphkit.meta import InventoryFacts
+    from graphkit.model import Evidence, Secret
+    from graphkit.resolve import resolve
+    g = wf("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps: [{run: 'echo ${{ secrets.NPM_TOKEN }}'}]\n")
+    for name in org_secrets:
+        g.add_node(Secret(id=ids.secret_org("acme", name), name=name, secret_name=name, scope="org", owner="acme",
+                          visibility="all", evidence=[Evidence(file="inventory.yaml")]))
+    g.meta.runner_inventory = InventoryFacts(secrets_complete=complete)
+    resolve(g)
+    assert sorted(out(g, ci("a"), EdgeKind.READS_SECRET)) == ([expected] if expected else [])
+    assert [n.id for n in g.nodes(NodeKind.SECRET)] == ([expected] if expected else [])
+    found = [f for f in run_rules(g, FindingOptions()) if f.rule == "referenced-secret-missing"]
+    assert [(f.subject, f.properties["secret_name"], f.evidence[0].line) for f in found] == (
+        [] if expected else [(ci("a"), "NPM_TOKEN", 5)])

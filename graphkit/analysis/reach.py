@@ -28,7 +28,7 @@ from typing import NamedTuple
 from graphkit.analysis.results import Hop
 from graphkit.errors import UnknownNodeError
 from graphkit.graph import Graph
-from graphkit.model import Confidence, Edge, Lifetime, Node, lifetime_seconds
+from graphkit.model import EDGE_SPECS, Confidence, Edge, Lifetime, Node, lifetime_seconds
 
 __all__ = [
     "SECONDS",
@@ -42,6 +42,7 @@ __all__ = [
     "gc_paused",
     "reachable",
     "source_ids",
+    "expand_code_sources",
     "unfold",
     "widest",
 ]
@@ -50,6 +51,8 @@ __all__ = [
 SECONDS: dict[Lifetime, float] = {lt: lifetime_seconds(lt) for lt in Lifetime}
 _INF = math.inf
 _CERTAIN = Confidence.CERTAIN
+#: kinds followed only from a source (``EdgeSpec.source_only``: a job's code, not one run of it)
+_SOURCE_ONLY = frozenset(k.value for k, spec in EDGE_SPECS.items() if spec.source_only)
 
 
 @contextlib.contextmanager
@@ -81,7 +84,42 @@ def source_ids(graph: Graph, sources: str | Iterable[str]) -> tuple[str, ...]:
     for s in items:
         if s not in graph.nx:
             raise UnknownNodeError(s, graph.nx.nodes)
-    return tuple(sorted(set(items)))
+    return tuple(sorted(set(expand_code_sources(graph, items))))
+
+
+def expand_code_sources(graph: Graph, items: Iterable[str]) -> list[str]:
+    """Replace a repository or workflow source by the jobs that run its code.
+
+    A malicious commit or dependency in repository ``R`` runs in every job of
+    R's workflows, in every instance of a reusable workflow defined in R
+    (``Job.repository``), and in every job whose top-level caller workflow is
+    in R (the caller decides what it calls); a workflow stands for its jobs and
+    the jobs of the workflows it calls.  Other ids are kept; a repository or
+    workflow with no job is kept as is (it reaches nothing).
+    """
+    from graphkit.model import Job, NodeKind, Workflow
+    from graphkit.model.ids import repo_key
+    from graphkit.resolve.routing import top_level_workflow
+
+    out: list[str] = []
+    jobs: list[Job] | None = None
+    for s in items:
+        node = graph.nx.nodes[s]["node"]
+        kind = node.spec.kind
+        if kind not in (NodeKind.REPOSITORY, NodeKind.WORKFLOW):
+            out.append(s)
+            continue
+        if jobs is None:
+            jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)]
+        if isinstance(node, Workflow):
+            want = (repo_key(node.repository), node.path)
+            found = [j.id for j in jobs if (repo_key(j.repository), j.workflow_path) == want
+                     or top_level_workflow(j.id) == want]
+        else:
+            rk = repo_key(node.full_name)
+            found = [j.id for j in jobs if repo_key(j.repository) == rk or (top_level_workflow(j.id) or ("",))[0] == rk]
+        out += found or [s]
+    return out
 
 
 def _path_rank(e: Edge) -> tuple:
@@ -131,6 +169,9 @@ class Subgraph:
 def collect(graph: Graph, srcs: tuple[str, ...]) -> Subgraph:
     """One BFS over traversable edges from ``srcs``: O(V + E) of the reached subgraph.
 
+    Edges of a ``source_only`` kind (:class:`~graphkit.model.EdgeSpec`: ``persists_on``) are followed from the
+    sources alone: the attacker controls a source job's code, but only the runs of a job a runner receives.
+
     Parameters
     ----------
     graph : Graph
@@ -148,19 +189,22 @@ def collect(graph: Graph, srcs: tuple[str, ...]) -> Subgraph:
     ids = list(srcs)
     adj: list[list[Pair]] = []
     make, seconds = tuple.__new__, SECONDS  # tuple.__new__(Pair, ...): a Pair without a Python-level call
-    for u in ids:  # ids grows while it is walked: BFS order
+    n_src = len(srcs)
+    for pos, u in enumerate(ids):  # ids grows while it is walked: BFS order
         nbrs = succ[u]
         row: list[Pair] = []
+        is_src = pos < n_src
         for v in (sorted(nbrs) if len(nbrs) > 1 else nbrs):
             keyed = nbrs[v]
             if len(keyed) == 1:
                 (d,) = keyed.values()
-                if not d["traversable"]:
+                if not d["traversable"] or (not is_src and d["kind"] in _SOURCE_ONLY):
                     continue
                 best = longest = d["edge"]
                 edges = (best,)
             else:
-                edges = tuple([d["edge"] for d in keyed.values() if d["traversable"]])
+                edges = tuple([d["edge"] for d in keyed.values()
+                               if d["traversable"] and (is_src or d["kind"] not in _SOURCE_ONLY)])
                 if not edges:
                     continue
                 best, longest = min(edges, key=_path_rank), min(edges, key=_life_rank)

@@ -18,7 +18,7 @@ condition that holds for every instance is ``True``; for some but not all,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from graphkit.iam.globs import glob_covers, glob_intersects, glob_match
@@ -132,7 +132,7 @@ def _one_key(op: str, values: Sequence[str], request: Sequence[ClaimValue] | Non
 
 def evaluate_conditions(conditions: Mapping[str, Mapping[str, Sequence[str]]],
                         context: Mapping[str, Sequence[ClaimValue] | None],
-                        *, known_keys: Iterable[str] | None = None) -> Tri:
+                        *, known_keys: Iterable[str] | Callable[[str], bool] | None = None) -> Tri:
     """Evaluate a statement's ``Condition`` block against a request context.
 
     Parameters
@@ -142,10 +142,11 @@ def evaluate_conditions(conditions: Mapping[str, Mapping[str, Sequence[str]]],
     context : mapping
         condition key -> list of :class:`ClaimValue` (several only for
         multi-valued keys); a key mapped to ``None`` or missing is *absent*.
-    known_keys : iterable of str, optional
-        keys whose absence is known; a key that is neither in ``context`` nor
-        here is *unknown* and its conditions evaluate to ``None``.  Default:
-        every key not in ``context`` is known absent.
+    known_keys : iterable of str, or callable, optional
+        keys whose absence is known (or a predicate over lower-cased keys); a
+        key that is neither in ``context`` nor here is *unknown* and its
+        conditions evaluate to ``None``.  Default: every key not in
+        ``context`` is known absent.
 
     Returns
     -------
@@ -163,7 +164,11 @@ def evaluate_conditions(conditions: Mapping[str, Mapping[str, Sequence[str]]],
     >>> evaluate_conditions({"ForAllValues:StringLike": {sub: ["repo:acme/app:*"]}}, {})
     True
     """
-    known = None if known_keys is None else {k.lower() for k in known_keys}
+    if known_keys is None or callable(known_keys):
+        is_known = known_keys or (lambda _k: True)
+    else:
+        names = {k.lower() for k in known_keys}
+        is_known = names.__contains__
     ctx = {k.lower(): v for k, v in context.items()}
     results: list[Tri] = []
     for op, block in conditions.items():
@@ -171,7 +176,7 @@ def evaluate_conditions(conditions: Mapping[str, Mapping[str, Sequence[str]]],
             k = key.lower()
             if k in ctx:
                 results.append(_one_key(op, values, ctx[k]))
-            elif known is None or k in known:
+            elif is_known(k):
                 results.append(_one_key(op, values, None))
             else:
                 results.append(None)

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 from graphkit.iam.conditions import GITHUB_ISSUER_HOST, ClaimValue, evaluate_conditions, split_operator
 from graphkit.iam.evaluate import action_matches
-from graphkit.iam.globs import glob_covers, glob_intersects, glob_match
+from graphkit.iam.globs import glob_covers, glob_match
 from graphkit.iam.policy import Statement
 from graphkit.iam.tri import Tri, and3, not3, or3
 
 __all__ = ["github_provider_arn", "TrustMatch", "web_identity_trust", "principal_trust", "statements_text",
-           "TrustIssue", "oidc_trust_issues"]
+           "TrustIssue", "oidc_trust_issues", "CALLER_PINS"]
 
 
 def github_provider_arn(account: str, partition: str = "aws") -> str:
@@ -44,7 +44,8 @@ class TrustMatch:
 
 
 def _trust(statements: Sequence[Statement], action: str, principal_ok: Callable[[Statement], Tri],
-           context: Mapping[str, Sequence[ClaimValue]], known_keys: Iterable[str] | None) -> TrustMatch:
+           context: Mapping[str, Sequence[ClaimValue]],
+           known_keys: Iterable[str] | Callable[[str], bool] | None) -> TrustMatch:
     allow: list[Tri] = []
     deny: list[Tri] = []
     allow_st: list[Statement] = []
@@ -71,7 +72,8 @@ def _trust(statements: Sequence[Statement], action: str, principal_ok: Callable[
 
 
 def web_identity_trust(statements: Sequence[Statement], account: str, claims: Mapping[str, Sequence[ClaimValue]],
-                       *, known_keys: Iterable[str] | None = None, provider_host: str = GITHUB_ISSUER_HOST,
+                       *, known_keys: Iterable[str] | Callable[[str], bool] | None = None,
+                       provider_host: str = GITHUB_ISSUER_HOST,
                        partition: str = "aws") -> TrustMatch:
     """Whether a trust policy lets a GitHub job (its ``claims``) call ``sts:AssumeRoleWithWebIdentity``.
 
@@ -85,9 +87,14 @@ def web_identity_trust(statements: Sequence[Statement], account: str, claims: Ma
     claims : mapping
         Condition keys (``token.actions.githubusercontent.com:sub``, ``:aud``...)
         -> request values, as built by :func:`graphkit.oidc.claims_context`.
-    known_keys : iterable of str, optional
-        Keys known absent when missing from ``claims``; other missing keys are
-        unknown (``None``).
+    known_keys : iterable of str, or callable, optional
+        Keys known absent when missing from ``claims`` (or a predicate); other
+        missing keys are unknown (``None``).
+    provider_host, partition : str
+        The issuer host (``token.actions.SUBDOMAIN.ghe.com`` for GitHub
+        Enterprise Cloud with data residency) and the role's ARN partition
+        (``aws``, ``aws-us-gov``, ``aws-cn``; AWS "IAM identifiers",
+        https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-arns).
 
     Returns
     -------
@@ -141,6 +148,7 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
     (True, True)
     """
     delegated = [False]
+    partition = caller_arn.split(":", 2)[1] if caller_arn.startswith("arn:") else "aws"
 
     def principal_ok(st: Statement) -> Tri:
         if st.not_principals:
@@ -149,7 +157,7 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
         for p in list(st.principals.get("AWS", ())) + list(st.principals.get("*", ())):
             if p == caller_arn or (("*" in p or "?" in p) and p != "*" and glob_match(p, caller_arn)):
                 res = True
-            elif p in (f"arn:aws:iam::{caller_account}:root", caller_account, "*"):
+            elif p in (f"arn:{partition}:iam::{caller_account}:root", caller_account, "*"):
                 res = True
                 delegated[0] = True
         return res
@@ -172,14 +180,14 @@ def statements_text(statements: Iterable[Statement]) -> Iterator[str]:
 class TrustIssue:
     """A weakness of a GitHub OIDC trust statement (input of the ``oidc-trust-*`` rules).
 
-    ``code``: ``no-sub`` (any repository on github.com), ``wildcard-owner``,
-    ``org-wide`` (``repo:ORG/*``), ``any-context`` (``repo:ORG/REPO:*``: any
-    branch, pull request or environment), ``any-branch``
-    (``...:ref:refs/heads/*``), ``set-operator`` (``ForAllValues:`` /
-    ``ForAnyValue:`` on the single-valued ``sub``/``aud``), ``no-aud``,
-    ``wrong-aud``.  ``broad``: the trust accepts claims of more than one
-    branch, PR or environment (a door any push opens).  ``value``: the
-    condition value concerned (identity field of the finding).
+    ``code``: ``no-sub`` (no condition pins the calling repository: any repository on github.com),
+    ``workflow-ref-only`` (only the called workflow is pinned, ``job_workflow_ref``: any repository that can call
+    it), ``wildcard-owner`` (a wildcard anywhere in the owner part of the trusted ``sub``), ``org-wide``
+    (``repo:ORG/*``), ``any-context`` (``repo:ORG/REPO:*``: any branch, pull request or environment),
+    ``any-branch`` (``...:ref:refs/heads/*``), ``set-operator`` (``ForAllValues:`` / ``ForAnyValue:`` on the
+    single-valued ``sub``/``aud``), ``no-aud``, ``wrong-aud``.  ``broad``: the trust accepts claims of more
+    than one branch, PR or environment (a door any push opens).  ``value``: the condition value concerned
+    (identity field of the finding).
     """
 
     code: str
@@ -189,17 +197,31 @@ class TrustIssue:
     broad: bool = False
 
 
-def _is_github_web_identity(st: Statement) -> bool:
+#: Claims that pin the calling repository (its name, id, owner id or enterprise), besides ``sub``: with one of
+#: them a trust without ``sub`` is not open to every repository (AWS STS evaluates them since 2026-01,
+#: :data:`graphkit.oidc.STS_CLAIMS`).
+CALLER_PINS = ("repository", "repository_id", "repository_owner_id", "enterprise_id")
+
+
+def _github_hosts(st: Statement) -> list[str]:
+    """Issuer hosts of the GitHub OIDC providers an Allow statement for ``AssumeRoleWithWebIdentity`` trusts
+    (``Federated: "*"`` counts as github.com); empty when it is not such a statement."""
     if st.effect != "Allow":
-        return False
+        return []
     acts = action_matches(st.actions, "sts:AssumeRoleWithWebIdentity") if st.actions else bool(st.not_actions)
+    if not acts:
+        return []
+    from graphkit.oidc import is_github_issuer  # oidc imports this package's ClaimValue: import at call time
+
     fed = list(st.principals.get("Federated", ())) + list(st.principals.get("*", ()))
-    return acts and any(f == "*" or f.endswith(f"oidc-provider/{GITHUB_ISSUER_HOST}") for f in fed)
+    hosts = [GITHUB_ISSUER_HOST if f == "*" else f.split("oidc-provider/", 1)[1] for f in fed
+             if f == "*" or ("oidc-provider/" in f and is_github_issuer(f.split("oidc-provider/", 1)[1]))]
+    return list(dict.fromkeys(hosts))
 
 
-def oidc_trust_issues(statements: Sequence[Statement], *, host: str = GITHUB_ISSUER_HOST,
-                      audience: str = "sts.amazonaws.com") -> list[TrustIssue]:
-    """Review the GitHub OIDC statements of a trust policy (GitHub "OpenID Connect reference", AWS "Condition operators").
+def oidc_trust_issues(statements: Sequence[Statement], *, audience: str = "sts.amazonaws.com") -> list[TrustIssue]:
+    """Review the GitHub OIDC statements of a trust policy (GitHub "OpenID Connect reference", AWS "Condition
+    operators"); GitHub Enterprise Cloud issuers (``token.actions.SUBDOMAIN.ghe.com``) included.
 
     Returns
     -------
@@ -215,19 +237,21 @@ def oidc_trust_issues(statements: Sequence[Statement], *, host: str = GITHUB_ISS
     >>> [(i.code, i.broad) for i in oidc_trust_issues(t)]
     [('org-wide', True), ('no-aud', False)]
     """
-    sub_key, aud_key = f"{host}:sub".lower(), f"{host}:aud".lower()
     out: list[TrustIssue] = []
     for st in statements:
-        if _is_github_web_identity(st):
-            out += _statement_issues(st, sub_key, aud_key, audience)
+        for host in _github_hosts(st):
+            out += _statement_issues(st, host.lower(), audience)
     return out
 
 
-def _statement_issues(st: Statement, sub_key: str, aud_key: str, audience: str) -> list[TrustIssue]:
-    """Issues of one GitHub OIDC statement: set operators, then ``sub``, then ``aud``."""
-    out, subs, auds = _claim_conditions(st, sub_key, aud_key)
-    if not subs:
-        out.append(TrustIssue("no-sub", st, broad=True))
+def _statement_issues(st: Statement, host: str, audience: str) -> list[TrustIssue]:
+    """Issues of one GitHub OIDC statement: set operators, then ``sub`` (or what pins the caller), then ``aud``."""
+    out, found = _claim_conditions(st, host)
+    subs, auds = found.get("sub", []), found.get("aud", [])
+    if not subs and not any(found.get(c) for c in CALLER_PINS):
+        jwr = [v for _, v in found.get("job_workflow_ref", []) if v.strip("*")]
+        out.append(TrustIssue("workflow-ref-only", st, ",".join(jwr), broad=True) if jwr
+                   else TrustIssue("no-sub", st, broad=True))
     for op, value in subs:
         code = _sub_breadth(value) if "Like" in op else None  # StringEquals: '*' is literal (matches nothing broader)
         if code is not None:
@@ -239,39 +263,40 @@ def _statement_issues(st: Statement, sub_key: str, aud_key: str, audience: str) 
     return out
 
 
-def _claim_conditions(st: Statement, sub_key: str, aud_key: str) \
-        -> tuple[list[TrustIssue], list[tuple[str, str]], list[tuple[str, str]]]:
-    """``(set-operator issues, (operator, value) of positive sub conditions, same for aud)``."""
+def _claim_conditions(st: Statement, host: str) -> tuple[list[TrustIssue], dict[str, list[tuple[str, str]]]]:
+    """``(set-operator issues, claim -> (operator, value) of its positive conditions)`` for ``host``'s keys."""
     issues: list[TrustIssue] = []
-    subs: list[tuple[str, str]] = []
-    auds: list[tuple[str, str]] = []
+    found: dict[str, list[tuple[str, str]]] = {}
+    prefix = f"{host}:"
     for op, block in st.conditions.items():
         qual, base, _ = split_operator(op)
         for key, values in block.items():
             k = key.lower()
-            if k not in (sub_key, aud_key):
+            if not k.startswith(prefix):
                 continue
-            if qual in ("ForAllValues", "ForAnyValue"):
+            claim = k[len(prefix):]
+            if qual in ("ForAllValues", "ForAnyValue") and claim in ("sub", "aud"):
                 issues.append(TrustIssue("set-operator", st, key, op, broad=qual == "ForAllValues"))
-            if "Not" in base or base == "Null":
+            if "Not" in base or base == "Null" or (qual == "ForAllValues" and claim not in ("sub", "aud")):
                 continue
-            (subs if k == sub_key else auds).extend((op, v) for v in values)
-    return issues, subs, auds
+            found.setdefault(claim, []).extend((op, v) for v in values)
+    return issues, found
 
 
 def _sub_breadth(value: str) -> str | None:
     """The issue code of a ``StringLike`` sub pattern that accepts more than one branch, PR or environment.
 
-    >>> [_sub_breadth(v) for v in ("repo:*", "repo:acme/*", "repo:acme/app:*",
-    ...                            "repo:acme/app:ref:refs/heads/*", "repo:acme/app:environment:prod")]
-    ['wildcard-owner', 'org-wide', 'any-context', 'any-branch', None]
+    A wildcard anywhere in the owner part (``repo:acme*/...``, ``repo:*/app:...``) lets other owners' repositories
+    match: ``wildcard-owner`` whatever follows.
+
+    >>> [_sub_breadth(v) for v in ("repo:*", "repo:acme/*", "repo:acme/app:*", "repo:acme/app:ref:refs/heads/*",
+    ...                            "repo:acme/app:environment:prod", "repo:*/app:ref:refs/heads/main", "repo:acme*/app:*")]
+    ['wildcard-owner', 'org-wide', 'any-context', 'any-branch', None, 'wildcard-owner', 'wildcard-owner']
     """
     from graphkit import oidc  # oidc imports this package's ClaimValue: import at call time
 
     parts = oidc.subject_pattern(value)
-    if parts is None:
-        return "wildcard-owner"
-    if any(c in parts.owner for c in "*?") and glob_intersects(value, oidc.subject("x/y", "pull_request")):
+    if parts is None or any(c in parts.owner for c in "*?"):
         return "wildcard-owner"
     repo, context = parts.name, parts.context
     if repo == "*" or (repo.startswith("*") and not context):

@@ -25,17 +25,18 @@ from graphkit.model.ids import repo_key, secret_key
 from graphkit.model.node import MergeRule, Node, NodeSpec
 from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, Cache, CloudAccount, CloudGroup,
                                   CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential, DeploymentTarget,
-                                  GitHubToken, Host, Job, OIDCIdentity, OIDCProvider, Organization, Repository,
+                                  GitHubToken, Host, Job, LiteralCredential, OIDCIdentity, OIDCProvider, Organization, Repository,
                                   Runner, RunnerGroup, RunnerRegistration, RunsOnCandidate, Secret, SecretGrant,
-                                  SecretRef, SigningKey, Workflow, node_kind)
+                                  SecretRef, SigningKey, Trigger, Workflow, node_kind)
 
 __all__ = [
     "ids", "Confidence", "Criticality", "CRITICALITY_WEIGHT", "Lifetime", "LIFETIME_SECONDS", "lifetime_seconds",
     "RevocationAction", "RevocationSpec", "REVOCATION_SPECS", "Evidence", "merge_evidence", "Node", "NodeSpec",
     "MergeRule", "NodeKind", "NODE_TYPES", "NODE_ID_FORMATS", "NODE_ADAPTER", "AnyNode", "EdgeKind", "EdgeSpec",
     "EDGE_SPECS", "Edge", "node_kind", "repo_key", "secret_key",
-    "Host", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
-    "RunsOnCandidate", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity", "CloudRole",
+    "Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
+    "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
+    "CloudRole",
     "SigningKey", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup", "CloudPolicy",
     "OIDCProvider", "CloudAccount", "CloudSecret",
 ]

@@ -35,16 +35,21 @@ class EdgeSpec(BaseModel):
     #: when the source node (of one of these kinds) is invalidated, the target goes with it: reimaging a host
     #: wipes its local caches (copied credentials, by contrast, stay valid until rotated)
     wiped_with_source: frozenset[NodeKind] = frozenset()
+    #: followed only from a source of the analysis: it needs control of the source node itself (a job's
+    #: code: a malicious commit or dependency), not of one run of it (a compromised runner controls the runs
+    #: it receives, not the job's runs elsewhere)
+    source_only: bool = False
 
 
 def _spec(kind: EdgeKind, traversable: bool, sources: set[NodeKind], targets: set[NodeKind], description: str,
           lifetime: Lifetime = Lifetime.NOT_APPLICABLE, revoked_by: RevocationAction | None = None,
           revoke_subject: Literal["source", "target"] = "target",
-          wiped_with_source: set[NodeKind] = frozenset()) -> EdgeSpec:  # type: ignore[assignment]
+          wiped_with_source: set[NodeKind] = frozenset(),  # type: ignore[assignment]
+          source_only: bool = False) -> EdgeSpec:
     return EdgeSpec(kind=kind, rel_type=kind.value.upper(), traversable=traversable, sources=frozenset(sources),
                     targets=frozenset(targets), lifetime=lifetime, revoked_by=revoked_by,
                     revoke_subject=revoke_subject, description=description,
-                    wiped_with_source=frozenset(wiped_with_source))
+                    wiped_with_source=frozenset(wiped_with_source), source_only=source_only)
 
 
 K = NodeKind
@@ -109,6 +114,17 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.ADMINISTERS, True, {K.CLOUD_ROLE, K.CLOUD_USER}, {K.CLOUD_ACCOUNT},
               "Principal is an administrator of the account (*:*, iam:* or iam:PassRole with compute creation)",
               Lifetime.CLOUD_SESSION, R.REVOKE_ROLE_SESSIONS, "source"),
+        _spec(EdgeKind.PERSISTS_ON, True, {K.JOB}, {K.RUNNER, K.HOST},
+              "Code run by the job can persist on the runner or host it lands on (semantics §2): a runner that "
+              "is not ephemeral, or a host that outlives its jobs (graphkit.resolve.persistence)",
+              Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "target", source_only=True),
+        _spec(EdgeKind.CAN_REGISTER_RUNNER, True, {K.CREDENTIAL, K.SECRET},
+              {K.ORGANIZATION, K.REPOSITORY, K.RUNNER_GROUP, K.JOB},
+              "Credential can mint runner registration tokens and attach a new runner there (semantics §8; "
+              "graphkit.resolve.registration)", Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL, "source"),
+        _spec(EdgeKind.GROUP_RECEIVES_JOB, True, {K.RUNNER_GROUP}, {K.JOB},
+              "A runner attached to the group (any labels) would receive the job's future runs",
+              Lifetime.UNTIL_REVOKED, R.RESTRICT_RUNNER_GROUP, "source"),
     ]
 }
 del K, R

@@ -236,5 +236,8 @@ class EdgeKind(str, Enum):
     STORES_CREDENTIAL = "stores_credential"
     AUTHENTICATES_AS = "authenticates_as"
     ADMINISTERS = "administers"
+    PERSISTS_ON = "persists_on"
+    CAN_REGISTER_RUNNER = "can_register_runner"
+    GROUP_RECEIVES_JOB = "group_receives_job"
 
 

@@ -51,6 +51,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from graphkit.model.enums import NodeKind
+from graphkit.redact import strip_url_credentials
 
 __all__ = [
     "IdError", "Part", "IdForm", "ParsedId", "ID_FORMS", "FORMS_BY_KIND", "PREFIXES", "parse", "kind_of",
@@ -414,6 +415,8 @@ def target(target_type: str, identifier: str) -> str:
     """
     if target_type.strip().lower() == "environment":
         raise IdError("environment targets are built with ids.environment(repo, name)")
+    if "://" in identifier:  # an id never holds a URL credential (graphkit.redact)
+        identifier = strip_url_credentials(identifier).url
     return _build(NodeKind.DEPLOYMENT_TARGET, "target", target_type=target_type, identifier=identifier)
 
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+
+from graphkit.redact import strip_url_fields
 
 from graphkit.model.enums import Confidence, Criticality, EdgeKind, Lifetime, NodeKind, RevocationAction
 from graphkit.model.evidence import Evidence
 from graphkit.model.ids import id_format
 from graphkit.model.node import MergeRule, Node, NodeSpec
 
-__all__ = ["Host", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
-           "RunsOnCandidate", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
+__all__ = ["Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
+           "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
            "CloudRole", "SigningKey", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",
            "CloudPolicy", "OIDCProvider", "CloudAccount", "CloudSecret", "NODE_TYPES", "AnyNode", "NODE_ADAPTER",
            "NODE_ID_FORMATS", "node_kind"]
@@ -44,6 +46,10 @@ class RunnerRegistration(BaseModel):
     ``credential_fingerprint``: the registration credential (``.credentials``
     + ``.credentials_rsaparams``, or the GitLab token) as a keyed truncated
     hash.  ``docker_socket``: jobs can reach the host's docker socket.
+    ``url_credential_fingerprint``: ``url`` or ``server_url`` held a
+    credential (userinfo or a token parameter), removed when the model is
+    built (:func:`graphkit.redact.strip_url_credentials`); the keyed hash of
+    what was removed.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -62,6 +68,13 @@ class RunnerRegistration(BaseModel):
     docker_socket: bool | None = None
     credential_path: str | None = None
     credential_fingerprint: str | None = None
+    url_credential_fingerprint: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _strip_url_credentials(cls, data: Any) -> Any:
+        """URLs never keep a credential, whoever wrote them (host scan, inventory, saved graph)."""
+        return strip_url_fields(data) if isinstance(data, dict) else data
 
 
 class Runner(Node):
@@ -123,6 +136,21 @@ class Organization(Node):
     kind: Literal["organization"] = "organization"
 
 
+class LiteralCredential(BaseModel):
+    """A credential written literally in a repository's workflow or action file (the value is never kept).
+
+    ``kind``: the token format (``GitHub Token``, ``AWS Access Key``, ``Private Key``, ``URL credential``,
+    ``High-entropy assignment``...), see :mod:`graphkit.redact`; ``fingerprint``: keyed hash of the value;
+    ``evidence``: file, repository, line and the nearest YAML path.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: str
+    fingerprint: str
+    evidence: Evidence
+
+
 class Repository(Node):
     """A repository.  ``visibility`` None = unknown."""
 
@@ -133,6 +161,8 @@ class Repository(Node):
     full_name: str
     visibility: Literal["public", "private", "internal"] | None = None
     default_branch: str | None = None
+    #: credentials written literally in its workflow and action files (finding ``literal-credential-in-workflow``)
+    literal_credentials: Annotated[list[LiteralCredential], MergeRule.UNION] = Field(default_factory=list)
 
 
 class Workflow(Node):
@@ -160,6 +190,43 @@ class RunsOnCandidate(BaseModel):
     group: str | None = None
     matrix: dict[str, Any] | None = None
     confidence: Confidence = Confidence.CERTAIN
+    evidence: Evidence
+
+
+class Trigger(BaseModel):
+    """One event of the ``on:`` of the workflow whose run a job is part of.
+
+    For a job of a called (reusable) workflow these are the **top-level
+    caller's** events: the run is the caller's (GitHub docs "Reusing
+    workflows": ``github`` context of the caller).  Filters as written
+    (GitHub filter patterns: ``*``, ``**``, ``?``, ``+``, ``[]``, leading
+    ``!``), ``None`` when the filter is absent (no restriction):
+
+    - ``branches`` / ``branches_ignore``, ``tags`` / ``tags_ignore``,
+      ``paths`` / ``paths_ignore`` (GitHub docs "Workflow syntax for GitHub
+      Actions", ``on.<push|pull_request|pull_request_target>.<branches|tags>``,
+      https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onpushpull_requestpull_request_targetpathspaths-ignore);
+    - ``types``: the activity types (``on.<event>.types``);
+    - ``workflows``: the triggering workflows of ``workflow_run``;
+    - ``schedules``: the ``cron`` strings of ``schedule``.
+
+    Which refs an event runs on (``GITHUB_REF``) is decided by
+    :func:`graphkit.refs.trigger_refs` (GitHub docs "Events that trigger
+    workflows", https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    event: str
+    types: tuple[str, ...] | None = None
+    branches: tuple[str, ...] | None = None
+    branches_ignore: tuple[str, ...] | None = None
+    tags: tuple[str, ...] | None = None
+    tags_ignore: tuple[str, ...] | None = None
+    paths: tuple[str, ...] | None = None
+    paths_ignore: tuple[str, ...] | None = None
+    workflows: tuple[str, ...] | None = None
+    schedules: tuple[str, ...] = ()
     evidence: Evidence
 
 
@@ -201,6 +268,9 @@ class Job(Node):
     - ``all_secrets``: evidence of ``toJSON(secrets)`` / dynamic ``secrets[...]``
       / ``secrets: inherit`` into a callee that does so.
     - ``environment``: the deployment environment name, if any.
+    - ``triggers``: the events (with their branch/tag filters) of the run the
+      job is part of: the top-level caller's for a called workflow
+      (:class:`Trigger`; refs: :func:`graphkit.refs.job_refs`).
     - ``permissions``: effective GITHUB_TOKEN scopes (scope -> read|write|none);
       ``permissions_source``: ``job``, ``workflow``, ``caller`` or ``default``
       (no block: the repository/org default applies, not known statically).
@@ -222,6 +292,7 @@ class Job(Node):
     permissions: dict[str, str] = Field(default_factory=dict)
     permissions_source: Literal["job", "workflow", "caller", "default"] = "default"
     caller: str | None = None
+    triggers: list[Trigger] = Field(default_factory=list)
 
 
 class Secret(Node):
@@ -294,6 +365,13 @@ class CloudRole(Node):
     broad_trust: bool = False
     permissions_boundary: str | None = None
     instance_profiles: list[str] = Field(default_factory=list)
+    #: AWS ``MaxSessionDuration`` in seconds (3600 when not set; 900-43200), None = unknown
+    #: (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_update-role-settings.html)
+    max_session_seconds: int | None = None
+    #: ISO 8601 time before which the role's sessions are revoked: an inline Deny on ``aws:TokenIssueTime``
+    #: (``DateLessThan``), as the console's "Revoke active sessions" writes it (AWS IAM User Guide,
+    #: https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html); None = none seen
+    sessions_revoked_before: str | None = None
 
 
 class SigningKey(Node):
@@ -355,8 +433,18 @@ class Credential(Node):
     fingerprint: str | None = None
     lifetime: Lifetime = Lifetime.UNTIL_ROTATED
     grants: list[str] = Field(default_factory=list)
+    #: the file names a URL holding a credential (userinfo, token parameter): keyed hash of the removed text
+    url_credential_fingerprint: str | None = None
     #: runner ids whose user can read the file (host scan); None = unknown
     readable_by: list[str] | None = None
+    #: GitHub token scopes or permissions when known (classic PAT scopes such as ``admin:org``,
+    #: ``manage_runners:org``, ``repo``; fine-grained token / GitHub App permissions written
+    #: ``permission:level``, e.g. ``organization_self_hosted_runners:write``, ``administration:write``);
+    #: None = unknown.  Read by :mod:`graphkit.resolve.registration`.
+    scopes: list[str] | None = None
+    #: the GitHub owner (``org``) or repository (``owner/name``) the token or App installation acts on;
+    #: None = unknown (then the owners of the host's runners, ``possible``)
+    github_owner: str | None = None
 
 
 class CloudUser(Node):

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from graphkit import cli_common as base
 from graphkit.cli_common import GraphInput, reads_graph
+from graphkit.output import neutralise, print_json, term
 from graphkit.neo4j.connection import DEFAULT_DATABASE, DEFAULT_URI, DEFAULT_USER, Neo4jSettings
 
 __all__ = ["neo4j_app", "query_cmd", "settings_from_options", "Backend", "BackendOpt", "blast_radius_neo4j"]
@@ -99,7 +99,7 @@ def sync_cmd(
     except GraphkitError as exc:
         base.fail(exc)
     if as_json:
-        base.out.print_json(json.dumps({**result.to_dict(), "uri": settings.display_uri, "in_database": counts}))
+        print_json(base.out, {**result.to_dict(), "uri": settings.display_uri, "in_database": counts})
     else:
         base.out.print(_sync_table(result, counts))
         removed = sum(result.removed_nodes.values()) + sum(result.removed_edges.values())
@@ -108,8 +108,8 @@ def sync_cmd(
         if result.partial_sources:
             scope += f"; partial sources kept as they were: {', '.join(result.partial_sources)}"
         base.out.print(f"synced {sum(result.nodes.values())} nodes and {sum(result.edges.values())} relationships "
-                       f"to {escape(settings.display_uri)} (database {escape(settings.database)}) in "
-                       f"{result.seconds:.1f} s; {removed} stale item(s) removed ({escape(scope)})", highlight=False)
+                       f"to {term(settings.display_uri)} (database {term(settings.database)}) in "
+                       f"{result.seconds:.1f} s; {removed} stale item(s) removed ({term(scope)})", highlight=False)
     if partial:
         raise typer.Exit(base.EXIT_PARTIAL)
 
@@ -160,7 +160,7 @@ def query_cmd(
         for col in ("name", "purpose", "parameters"):
             table.add_column(col, overflow="fold")
         for q in library.values():
-            table.add_row(escape(q.name), escape(q.purpose), escape(", ".join(sorted(q.used_params()))))
+            table.add_row(term(q.name), term(q.purpose), term(", ".join(sorted(q.used_params()))))
         base.out.print(table)
         return
     if name not in library:
@@ -179,15 +179,15 @@ def query_cmd(
     except GraphkitError as exc:
         base.fail(exc)
     if fmt is QueryFormat.json:
-        base.out.print_json(json.dumps({"query": name, "params": {**{k: v for k, v in query.examples.items()
-                                                                      if k in query.used_params()}, **params},
-                                        "columns": columns, "rows": rows}))
+        print_json(base.out, {"query": name, "params": {**{k: v for k, v in query.examples.items()
+                                                         if k in query.used_params()}, **params},
+                              "columns": columns, "rows": rows})
         return
     table = Table(show_edge=False)
     for col in columns:
-        table.add_column(escape(col), overflow="fold")
+        table.add_column(term(col), overflow="fold")
     for row in rows:
-        table.add_row(*(escape(_cell(row[c])) for c in columns))
+        table.add_row(*(term(_cell(row[c])) for c in columns))
     base.out.print(table)
     base.err.print(f"{len(rows)} row(s)")
 
@@ -230,11 +230,11 @@ def blast_radius_neo4j(sources: list[str], *, as_json: bool, top: int | None, ha
         with connect(settings) as driver:
             doc, sub = blast_radius_document(driver, sources, database=settings.database, top=top)
     except UnknownNodeError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--from") from None
+        raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     except GraphkitError as exc:
         base.fail(exc)
     if as_json:
-        base.out.print_json(json.dumps(doc))
+        print_json(base.out, doc)
     else:
         base.print_blast_radius(sub, doc)
     if doc["partial_input"]:

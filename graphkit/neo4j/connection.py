@@ -13,9 +13,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from graphkit.errors import GraphkitError
+from graphkit.redact import strip_url_credentials
 
 if TYPE_CHECKING:  # pragma: no cover
     import neo4j
@@ -82,12 +83,7 @@ class Neo4jSettings:
         >>> Neo4jSettings(uri="neo4j://bob:secret@db.example:7687").display_uri
         'neo4j://db.example:7687'
         """
-        parts = urlsplit(self.uri)
-        if parts.username is None and parts.password is None:
-            return self.uri
-        host = parts.hostname or ""
-        netloc = host + (f":{parts.port}" if parts.port else "")
-        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+        return strip_url_credentials(self.uri).url
 
     def __str__(self) -> str:
         return f"{self.display_uri} (database {self.database}, user {self.user})"
@@ -96,10 +92,24 @@ class Neo4jSettings:
         return f"Neo4jSettings(uri={self.display_uri!r}, user={self.user!r}, database={self.database!r})"
 
 
+#: Seconds to wait for the TCP connection and the Bolt handshake (the driver's default is 30 s): an
+#: unreachable server is an error within seconds, never a hang.
+#: https://neo4j.com/docs/api/python-driver/current/api.html#connection-timeout
+CONNECTION_TIMEOUT = 5.0
+
+
 def _message(exc: Exception, settings: Neo4jSettings) -> str:
+    """The driver's message, withheld whole when it holds the password or the URI's credentials (replacing
+    only those characters would spell out a short password by what is masked)."""
     text = str(getattr(exc, "message", None) or exc) or type(exc).__name__
-    if settings.password:
-        text = text.replace(settings.password, "***")
+    secrets = [settings.password] if settings.password else []
+    try:
+        parts = urlsplit(settings.uri)
+        secrets += [parts.password] if parts.password else []
+    except ValueError:
+        pass
+    if any(s in text for s in secrets):
+        return f"{type(exc).__name__}, message withheld: it may contain the password"
     return text
 
 
@@ -132,7 +142,7 @@ def connect(settings: Neo4jSettings, *, verify: bool = True) -> Iterator["neo4j.
 
     auth = (settings.user, settings.password) if settings.password else None
     try:
-        driver = neo4j.GraphDatabase.driver(settings.uri, auth=auth)
+        driver = neo4j.GraphDatabase.driver(settings.uri, auth=auth, connection_timeout=CONNECTION_TIMEOUT)
     except (ValueError, DriverError, Neo4jError) as exc:
         raise DatabaseError(f"cannot use {settings.display_uri}: {_message(exc, settings)}") from None
     try:

@@ -73,8 +73,15 @@ Host caches (semantics §3 "Caches")
 -----------------------------------
 For every job a runner on a non-ephemeral host receives, every cache that host
 shares gets ``cache -> job`` ``RESTORES_INTO`` (same confidence as the routing
-edge) and ``job -> cache`` ``WRITES_CACHE``, which is ``possible`` when the job
-may also run on runners of other hosts (only its runs on this host write here).
+edge).  A job reaches a host's caches only through the host it persists on
+(``job -persists_on-> host -shares_cache-> cache``), so reimaging the host cuts
+them, and a job that may also land elsewhere does not reach this host's caches
+by a "possible write".
+
+Persistence and registrars
+--------------------------
+``job -> runner`` / ``job -> host`` ``PERSISTS_ON`` (:mod:`~graphkit.resolve.persistence`) and the credentials
+that can register new runners (:mod:`~graphkit.resolve.registration`).
 
 Ids
 ---
@@ -114,6 +121,8 @@ from graphkit.meta import ResolveSummary
 from graphkit.model import Job, NodeKind
 from graphkit.resolve.caches import link_host_caches
 from graphkit.resolve.context import Context
+from graphkit.resolve.persistence import link_persistence
+from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
 from graphkit.resolve.secrets import link_secrets
 
@@ -159,6 +168,8 @@ def resolve(graph: Graph) -> None:
     route(ctx, jobs)
     link_secrets(ctx, jobs)
     link_host_caches(ctx)
+    link_persistence(graph)
+    link_registration(ctx, jobs)
     graph.meta.resolve = ResolveSummary(**{k: sorted(v) for k, v in ctx.summary.items()})
     from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)
     link_cloud(graph)

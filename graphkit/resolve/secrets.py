@@ -1,14 +1,32 @@
 """Secrets: ``job -> secret`` ``READS_SECRET`` and grant edges (rules in :mod:`graphkit.resolve`, "Secrets").
+
+A name that no complete inventory holds: when the lists of every scope that
+could hold it for the job (organization, repository, and the job's
+environment) are known complete and none holds it (visible to the
+repository), the secret does not exist and no node is invented for it; the
+rule ``referenced-secret-missing`` reports it (:func:`missing_secret_refs`).
+GitHub passes an empty string for a secret that is not set
+(https://docs.github.com/en/actions/security-for-github-actions/security-guides/using-secrets-in-github-actions).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 from graphkit.errors import GraphkitError
-from graphkit.model import Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, Secret, SecretGrant, ids
+from graphkit.graph import Graph
+from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, NodeKind, Secret, SecretGrant,
+                            SecretRef, ids)
 from graphkit.model.ids import env_key, repo_key, secret_key
 from graphkit.resolve.context import C, P, Context, context_repo, owner_of, weakest
 
-__all__ = ["link_secrets"]
+__all__ = ["link_secrets", "missing_secret_refs"]
+
+#: Names a stored (org, repository, environment) secret can have: letters, digits, ``_``, not a leading digit.
+#: https://docs.github.com/en/actions/security-for-github-actions/security-guides/about-secrets ("Naming your
+#: secrets").  Other names (``aws-access-key-id`` of a ``workflow_call`` secret) are filled by a caller only.
+_STORED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _org_visibility(ctx: Context, secret: Secret, repo_full: str) -> Confidence | None:
@@ -51,13 +69,45 @@ def _lookup(ctx: Context, repo_full: str, env: str | None, name: str) -> tuple[S
     return None, C
 
 
+def _all_complete(ctx: Context, repo_full: str, env: str | None) -> bool:
+    """Whether the secret lists of every scope a job of ``repo_full`` (in environment ``env``) reads are complete."""
+    return (ctx.is_complete(ids.organization, owner_of(repo_full)) and ctx.is_complete(ids.repository, repo_full)
+            and (env is None or ctx.is_complete(ids.environment, repo_full, env)))
+
+
+def _missing(ctx: Context, job: Job, name: str) -> bool:
+    """True when ``name`` certainly names no secret the job can read (every deciding list is complete)."""
+    repo_full = context_repo(job)
+    return (_STORED_NAME.fullmatch(name.strip()) is not None and _all_complete(ctx, repo_full, job.environment)
+            and _lookup(ctx, repo_full, job.environment, name)[0] is None)
+
+
+def missing_secret_refs(graph: Graph) -> Iterator[tuple[Job, SecretRef]]:
+    """``(job, reference)`` for every secret a job references that certainly does not exist for it.
+
+    Decided only when the organization, repository and (if the job names
+    one) environment secret lists are all known complete
+    (``graph.meta.inventory.secrets_complete``) and none of them holds the
+    name visibly to the repository; ``GITHUB_TOKEN`` (the job's token) is
+    never one.  Jobs in id order, references as the job lists them.
+    """
+    ctx = Context.of(graph)
+    jobs = sorted((j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)), key=lambda j: j.id)
+    for job in jobs:
+        for ref in [*job.secret_refs, *job.secret_grants]:
+            if secret_key(ref.name) != "GITHUB_TOKEN" and _missing(ctx, job, ref.name):
+                yield job, ref
+
+
 def _secret_node(ctx: Context, job: Job, name: str, evidence: Evidence) -> tuple[str, Confidence] | None:
     """The secret a job's reference reads (a ``scope: unknown`` node when none is declared); None for a name
-    that cannot be part of an id (recorded as a problem)."""
+    that cannot be part of an id (recorded as a problem) or that certainly names no secret (:func:`_missing`)."""
     repo_full = context_repo(job)
     found, conf = _lookup(ctx, repo_full, job.environment, name)
     if found is not None:
         return found.id, conf
+    if _missing(ctx, job, name):
+        return None
     nm = secret_key(name)
     try:
         sid = ids.secret_unknown(repo_full, nm)

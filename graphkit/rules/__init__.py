@@ -12,4 +12,10 @@ RULE_MODULES: list[str] = [
     # cloud trust (issue 3)
     "oidc_trust_without_sub", "oidc_trust_wildcard_owner", "oidc_trust_broad_sub", "oidc_trust_set_operator",
     "oidc_trust_audience",
+    # workflows and secrets (issue 10)
+    "referenced_secret_missing",
+    # exact platform semantics (issue 10)
+    "oidc_trust_workflow_ref_only",
+    # secrets in inputs (issue 18)
+    "credential_in_url", "literal_credential_in_workflow",
 ]

@@ -6,7 +6,8 @@ from graphkit.findings import Severity, rule
 
 @rule("oidc-trust-without-sub", title="OIDC trust without a sub condition",
       description="The role trusts token.actions.githubusercontent.com for sts:AssumeRoleWithWebIdentity with no "
-      "condition on the sub claim: every workflow of every repository on github.com can assume it (audience is "
+      "condition on the sub claim (nor on repository, repository_id, repository_owner_id or enterprise_id, which AWS "
+      "STS evaluates since 2026-01): every workflow of every repository on github.com can assume it (audience is "
       "chosen by the job, so an aud condition alone does not restrict it).",
       help_uri="https://docs.github.com/en/actions/security-for-github-actions/security-hardening-your-deployments/"
       "configuring-openid-connect-in-amazon-web-services",

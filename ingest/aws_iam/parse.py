@@ -42,6 +42,7 @@ from graphkit.limits import current, too_many
 from graphkit.iam import PolicyError, Statement, parse_policy
 from graphkit.ingestor import NotRecognised
 from graphkit.model import ids
+from graphkit.redact import redact_policy_secrets
 from ingest._yaml import Loader, check_depth, load_yaml, type_name
 from ingest.aws_iam.models import (ARN, PLACEHOLDER, ManagedPolicy, ParsedFile, PolicyFile, Principal, Provider,
                                    account_of)
@@ -150,6 +151,7 @@ def _doc(raw: Any, place: str) -> tuple[dict[str, Any], list[Statement]]:
             raw = json.loads(text)
         except json.JSONDecodeError as exc:
             raise PolicyError(place, f"policy document is not JSON: {exc.msg}") from None
+    raw = redact_policy_secrets(raw)  # sts:ExternalId values are shared secrets: fingerprints only
     return raw, parse_policy(raw, place)
 
 
@@ -317,8 +319,8 @@ def _credential_report(data: dict[str, Any], file: str) -> ParsedFile:
 
 def _policy_document(data: dict[str, Any], text: str, file: str) -> PolicyFile:
     """A whole file that is one policy document: trust when a statement names principals, else identity."""
-    _, sts = _doc(data, "")
-    return PolicyFile(file=file, resource=None, name=Path(file).name, place="", document=data, statements=sts,
+    doc, sts = _doc(data, "")
+    return PolicyFile(file=file, resource=None, name=Path(file).name, place="", document=doc, statements=sts,
                       placeholders=sorted(set(PLACEHOLDER.findall(text))),
                       policy_type="trust" if any(s.principals for s in sts) else "identity")
 

@@ -345,7 +345,7 @@ def _escalation(p: Principal, perms: _Permissions) -> tuple[Tri, list[Evidence]]
     evs: list[Evidence] = []
     for action in ESCALATION_ACTIONS:
         for g in perms.grants(action):
-            if resource_matches(g.resource, f"arn:aws:iam::{p.account}:*") is True:
+            if resource_matches(g.resource, f"arn:{p.arn.split(':', 2)[1]}:iam::{p.account}:*") is True:
                 admin = or3([admin, g.confidence])
                 evs.append(perms.evidence(g, f"{action} on {g.resource}"))
         if admin is True:

@@ -41,6 +41,7 @@ from graphkit.errors import InputError
 from graphkit.ingestor import Collected, FileIngestor, IngestResult, InputFile, InputOption
 
 from .collect import Checkout, checkout_files, find_checkouts
+from .evidence import literal_credentials
 from .expressions import EvalContext, Val, evaluate, resolve, run_outputs, scan_secrets, substitute_inputs
 from .graph import MAX_COMPOSITE_DEPTH, MAX_WORKFLOW_LEVELS, to_graph
 from .matrix import expand_matrix, runs_on_candidates
@@ -85,6 +86,9 @@ class GitHubActionsIngestor(FileIngestor["WorkflowFile | ActionFile"]):
         :meth:`to_graph`)."""
         repository, kind = file.context
         f = (parse_workflow if kind == "workflow" else parse_action)(text, file=file.name, repository=repository)
+        creds = literal_credentials(text, file.name, repository, f.lines)
+        if creds:
+            f = f.model_copy(update={"literal_credentials": creds})
         if f.problems:
             f = f.model_copy(update={"problems": tuple(InputError(str(file.path), p.place, p.reason)
                                                        for p in f.problems)})

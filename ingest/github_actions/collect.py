@@ -5,7 +5,12 @@
 - Repository names: ``owner/name=PATH`` as given, else an ``owner__name``
   folder, else the ``origin`` remote of ``.git/config``, else
   ``local/<folder>`` (a real checkout with no owner information: its nodes are
-  ``org:local`` and ``repo:local/<folder>``).  A path holding no
+  ``org:local`` and ``repo:local/<folder>``).
+- A folder is a checkout when it has ``.github/``, ``.git``, a root
+  ``action.yml`` or an ``owner__name`` name; in a folder of checkouts every
+  sub-folder is a checkout, so a repository holding only composite actions in
+  sub-folders (``setup/action.yml``) is read as one repository, never split
+  into one per action nor skipped.  A path holding no
   ``.github/workflows/*.yml|yaml`` and no ``action.yml`` is a problem naming it,
   never a ``local/...`` repository.
 """
@@ -36,7 +41,10 @@ class Checkout:
 
 
 def _is_checkout(path: Path) -> bool:
-    return (path / ".github").is_dir() or (path / "action.yml").is_file() or (path / "action.yaml").is_file()
+    """A repository root: ``.github/``, ``.git``, a root ``action.yml``, or an ``owner__name`` folder."""
+    owner, _, name = path.name.partition("__")
+    return ((path / ".github").is_dir() or (path / ".git").exists() or (path / "action.yml").is_file()
+            or (path / "action.yaml").is_file() or bool(owner and name))
 
 
 def _remote_name(config: Path) -> str | None:
@@ -68,9 +76,12 @@ def _checkouts_at(text: str) -> list[Checkout] | InputError:
         return InputError(str(root), "", "not a directory" if root.exists() else "no such directory")
     if given or _is_checkout(root):
         return [Checkout(given or _repository_name(root.resolve()), root)]
-    subs = sorted(p for p in root.iterdir() if p.is_dir() and _is_checkout(p))
-    return [Checkout(_repository_name(p.resolve()), p) for p in subs] or [
-        Checkout(_repository_name(root.resolve()), root)]
+    subs = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name not in _SKIP_DIRS)
+    if not any(_is_checkout(p) for p in subs):
+        return [Checkout(_repository_name(root.resolve()), root)]
+    # a folder of checkouts: every sub-folder is one, even one holding only (nested) composite actions; one
+    # holding no workflow or action file is reported by find_checkouts, never skipped silently
+    return [Checkout(_repository_name(p.resolve()), p) for p in subs]
 
 
 def find_checkouts(paths: Sequence[Path | str]) -> tuple[list[Checkout], list[InputError]]:

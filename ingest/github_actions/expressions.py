@@ -31,7 +31,10 @@ __all__ = [
 
 _EXPR = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
 _SECRETS_WORD = re.compile(r"(?<![\w.\-])secrets(?![\w\-])", re.IGNORECASE)
-_AFTER_DOT = re.compile(r"\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
+#: Property dereference: a name starts with a letter or ``_`` and holds letters, digits, ``-`` and ``_``
+#: (https://docs.github.com/en/actions/reference/workflows-and-actions/contexts, "property dereference"), so
+#: ``secrets.aws-access-key-id`` is one name (a ``workflow_call`` secret may hold ``-``), never ``AWS``.
+_AFTER_DOT = re.compile(r"\s*\.\s*([A-Za-z_][A-Za-z0-9_-]*)")
 _AFTER_INDEX = re.compile(r"""\s*\[\s*(['"])([^'"]+)\1\s*\]""")
 _TOKEN_NAMES = frozenset({"GITHUB_TOKEN"})
 _CONTEXT_REF = re.compile(r"(matrix|inputs|env|steps)((?:\s*\.\s*[A-Za-z_][\w-]*)+)", re.IGNORECASE)

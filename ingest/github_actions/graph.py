@@ -38,14 +38,14 @@ from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
 from graphkit.model import (DeploymentTarget, EdgeKind, Evidence, GitHubToken, Job, OIDCIdentity, Organization,
-                            Repository, Workflow, ids, repo_key)
+                            Repository, Workflow, ids, repo_key, secret_key)
 from graphkit.oidc import default_subjects
 
 from .evidence import Src
 from .expressions import EvalContext, Val, resolve, run_outputs, truthy
-from .matrix import expand_matrix, runs_on_candidates
+from .matrix import bind_inputs, expand_matrix, runs_on_candidates
 from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_text
-from .permissions import effective_permissions, repository_writes
+from .permissions import LEVEL, effective_permissions, repository_writes
 from .secrets import SecretMap, secret_refs
 from .steps import JobState, StepView, apply_step_rules
 
@@ -68,6 +68,11 @@ class _Call:
     inputs: dict[str, list[Val] | None] | None = None
     secrets: SecretMap = field(default_factory=SecretMap)
     cap: dict[str, str] | None = None
+    #: where the cap is decided (the caller's ``permissions`` block), and whether it is the unknown default
+    cap_ev: Evidence | None = None
+    default_cap: bool = False
+    #: the calling job's ``uses`` (where GitHub reports a call it refuses)
+    call_ev: Evidence | None = None
     job_workflow_ref: str | None = None
     #: a reusable workflow no ingested workflow calls: its inputs come from an unknown caller
     unknown_caller: bool = False
@@ -106,6 +111,8 @@ class _Builder:
     def __init__(self, files: Sequence[WorkflowFile | ActionFile], max_levels: int) -> None:
         self.out = GraphBuilder()
         self.problems: list[InputError] = []
+        #: why GitHub refuses the run being instantiated (a call it cannot make): its jobs are dropped
+        self.refused: list[InputError] = []
         self.max_levels = max_levels
         lim = limits.current()
         self.max_composite = lim.max_call_depth
@@ -123,6 +130,18 @@ class _Builder:
         self.out.node(Repository(id=rid, name=full_name, full_name=full_name, evidence=[ev]))
         self.out.edge(EdgeKind.OWNS, oid, rid, ev)
         return rid
+
+    def literal_credentials(self, files: Sequence[WorkflowFile | ActionFile]) -> None:
+        """Credentials written in the files, on their repository (finding ``literal-credential-in-workflow``)."""
+        for f in files:
+            if f.literal_credentials:
+                try:
+                    rid = self.repository(f.repository, f.literal_credentials[0].evidence)
+                except ids.IdError:
+                    continue  # reported with the file's workflows
+                self.out.node(Repository(id=rid, name=f.repository, full_name=f.repository,
+                                         literal_credentials=list(f.literal_credentials),
+                                         evidence=[f.literal_credentials[0].evidence]))
 
     def workflow(self, wf: WorkflowFile) -> None:
         """Add the workflow (and its repository); raises :class:`ids.IdError` before adding anything."""
@@ -159,9 +178,27 @@ class _Builder:
                 continue
             inputs = None if standalone else {n.lower(): (None if d is None else [Val(d, False)])
                                               for n, d in wf.call_inputs.items()}
-            call = _Call(top=wf, chain=(key,), inputs=inputs, unknown_caller=not standalone)
-            for jd in wf.jobs.values():
-                self.job(wf, jd, call)
+            self.instance(wf, _Call(top=wf, chain=(key,), inputs=inputs, unknown_caller=not standalone,
+                                    secrets=SecretMap(any_name=not standalone)))
+
+    def instance(self, wf: WorkflowFile, call: _Call) -> None:
+        """Instantiate a triggered workflow's jobs; a run GitHub would refuse (a call it cannot make) adds none.
+
+        GitHub validates the whole run, nested calls included, before any job
+        starts ("The workflow is not valid ... Error calling workflow"): a
+        called job asking for more permissions than its caller grants, or a
+        call without a required input or secret, fails the run with zero jobs.
+        https://docs.github.com/en/actions/reference/workflows-and-actions/reusing-workflow-configurations#access-and-permissions-for-nested-workflows
+        """
+        kept, self.out, self.refused = self.out, GraphBuilder(), []
+        for jd in wf.jobs.values():
+            self.job(wf, jd, call)
+        built, self.out = self.out, kept
+        if not self.refused:
+            self.out.update(built)
+        for p in self.refused:
+            if p not in self.problems:
+                self.problems.append(p)
 
     # ------------------------------------------------------------ jobs
     def job(self, wf: WorkflowFile, jd: JobDef, call: _Call) -> None:
@@ -174,35 +211,70 @@ class _Builder:
             self.problems.append(InputError(wf.file, path, f"{exc}; job skipped"))
             return
         top_repo = call.top.repository
+        self._over_cap(wf, jd, call)
         perms, perm_source = effective_permissions(wf.permissions, jd.permissions, call.cap)
         env = {**wf.env, **jd.env}
         ctx = EvalContext(inputs=call.inputs, env=env, steps=_step_outputs(jd))
+        matrix = bind_inputs(jd.matrix, ctx)
         environment, env_names = _environment_names(jd, ctx)
-        oidc_id = self._oidc(jid, jd, call, environment, src) if perms.get("id-token") == "write" else None
+        oidc_id = self._oidc(jid, wf, jd, call, environment, src) if perms.get("id-token") == "write" else None
         state = JobState(id=jid, repo=top_repo, oidc_id=oidc_id, secrets=call.secrets, env=env,
                          identity=f"github.com/{repo_key(wf.repository)}/{wf.file}")
         refs, all_ev = secret_refs(wf, jd, src, call.secrets)
-        runs_on, unresolved = runs_on_candidates(jd.runs_on, jd.matrix, ctx, src.ev(f"{path}.runs-on", jd.runs_on))
+        runs_on, unresolved = runs_on_candidates(jd.runs_on, matrix, ctx, src.ev(f"{path}.runs-on", jd.runs_on))
         if call.unknown_caller and "inputs" in json.dumps(jsonable(jd.runs_on)):
             unresolved = unresolved or src.ev(f"{path}.runs-on", f"{jd.runs_on} (input of an unknown caller)")
         self._steps(jd.steps, src, ctx, state, {}, depth=0, seen=())
         self._environments(jid, top_repo, env_names, src, src.ev(f"{path}.environment", jd.environment))
         if jd.uses:
-            unresolved, all_ev = self._call(wf, jd, src, call, jid, perms if perm_source != "default" else None,
-                                            ctx, unresolved, all_ev)
+            unresolved, all_ev = self._call(wf, jd.model_copy(update={"matrix": matrix}), src, call, jid,
+                                            (perms, perm_source), ctx, unresolved, all_ev)
         job = Job(id=jid, name=jd.name if jd.name and "${{" not in jd.name else jd.key, repository=wf.repository,
                   workflow_path=wf.file, job_key=jd.key, secrets_repository=top_repo, runs_on=runs_on,
                   runs_on_unresolved=unresolved, environment=environment, secret_refs=refs,
                   secret_grants=state.grants, all_secrets=all_ev, permissions=perms,
-                  permissions_source=perm_source, caller=call.caller_id, evidence=[src.ev(path, jd.name)])
+                  permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
+                  evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
         self._token(job, src.ev(f"{path}.permissions" if jd.permissions is not None else
                                 "permissions" if wf.permissions is not None else path))
 
-    def _oidc(self, jid: str, jd: JobDef, call: _Call, environment: str | None, src: Src) -> str:
-        """The job's OIDC identity (it has ``id-token: write``): the subjects describe the triggering workflow."""
-        ev = src.ev(f"jobs.{jd.key}.permissions.id-token") if jd.permissions else src.ev("permissions.id-token")
+    def _over_cap(self, wf: WorkflowFile, jd: JobDef, call: _Call) -> None:
+        """Record (in :attr:`refused`) a called job whose own block asks for more than its caller grants.
+
+        Under the caller's default permissions only ``id-token: write`` is
+        known to exceed them (``id-token`` is never granted by default:
+        https://docs.github.com/en/actions/security-for-github-actions/security-guides/automatic-token-authentication).
+        """
+        declared = jd.permissions if jd.permissions is not None else wf.permissions
+        if call.caller_id is None or declared is None or (call.cap is None and not call.default_cap):
+            return
+        cap = call.cap if call.cap is not None else {"id-token": "none"}
+        over = [f"{s}: {lvl} (granted {cap.get(s, 'none')})" for s, lvl in sorted(declared.items())
+                if lvl in LEVEL and LEVEL[lvl] > LEVEL.get(cap.get(s, "none"), 0) and (call.cap is not None
+                                                                                      or s == "id-token")]
+        if over and call.call_ev is not None:
+            place, where, grant = (f"jobs.{jd.key}.permissions" if jd.permissions is not None else "permissions",
+                                   call.call_ev, call.cap_ev)
+            granted = f"{grant.file} {grant.yaml_path} (line {grant.line})" if grant else "the caller"
+            self.refused.append(InputError(
+                where.file, where.yaml_path or "", f"called job {wf.file}#{jd.key} asks in {place} (line "
+                f"{wf.lines.get(place, '?')}) for {', '.join(over)}, more than {granted} grants: GitHub refuses "
+                f"the run, no job of it runs (line {where.line})"))
+
+    def _oidc(self, jid: str, wf: WorkflowFile, jd: JobDef, call: _Call, environment: str | None, src: Src) -> str:
+        """The job's OIDC identity (it has ``id-token: write``): the subjects describe the triggering workflow.
+
+        Evidence: the job's (else its workflow's) ``id-token`` grant; in a
+        called workflow without one, the caller's grant that it inherits.
+        """
+        if jd.permissions is not None:
+            ev = src.ev(f"jobs.{jd.key}.permissions.id-token")
+        elif wf.permissions is not None or call.cap_ev is None:
+            ev = src.ev("permissions.id-token")
+        else:
+            ev = call.cap_ev
         top_repo = call.top.repository
         oidc_id = self.out.node(OIDCIdentity(
             id=ids.oidc_identity(jid), name=f"OIDC of {jd.key}", repository=top_repo,
@@ -238,7 +310,7 @@ class _Builder:
                           props={"scopes": [], "reason": "default token permissions (repository/org setting)"})
 
     # ------------------------------------------------------------ reusable workflows
-    def _call(self, wf: WorkflowFile, jd: JobDef, src: Src, call: _Call, jid: str, cap: dict[str, str] | None,
+    def _call(self, wf: WorkflowFile, jd: JobDef, src: Src, call: _Call, jid: str, perms: tuple[dict[str, str], str],
               ctx: EvalContext, unresolved: Evidence | None,
               all_ev: Evidence | None) -> tuple[Evidence | None, Evidence | None]:
         """Instantiate the called workflow's jobs; returns the caller's ``(runs_on_unresolved, all_secrets)``."""
@@ -268,16 +340,47 @@ class _Builder:
             self.problems.append(InputError(src.file, f"{path}.uses", f"more than {self.max_levels} workflow "
                                             "levels; deeper calls not instantiated"))
             return unresolved, all_ev
+        self._missing(callee, jd, src)
         if not self._spend(len(callee.jobs), src, f"{path}.uses"):
             return unresolved, all_ev
         smap = call.secrets if jd.secrets == "inherit" else call.secrets.explicit(jd.secrets or {}, src,
                                                                                    f"{path}.secrets")
         sub = _Call(top=call.top, chain=call.chain + (key,), caller_id=jid,
-                    inputs=self._call_inputs(callee, jd, ctx), secrets=smap, cap=cap,
+                    inputs=self._call_inputs(callee, jd, ctx), secrets=smap, **self._cap(wf, jd, call, perms, src),
+                    call_ev=ev,
                     job_workflow_ref=f"{callee.repository}/{callee.file}@{ref or '*'}")
         for cjd in callee.jobs.values():
             self.job(callee, cjd, sub)
         return unresolved, all_ev
+
+    @staticmethod
+    def _cap(wf: WorkflowFile, jd: JobDef, call: _Call, perms: tuple[dict[str, str], str], src: Src) -> dict:
+        """The permission cap a calling job passes (its effective permissions) and where it is decided."""
+        levels, source = perms
+        if source == "default":
+            return {"cap": None, "cap_ev": src.ev(f"jobs.{jd.key}", "default token permissions"),
+                    "default_cap": True}
+        if source == "caller":
+            return {"cap": levels, "cap_ev": call.cap_ev, "default_cap": False}
+        place = f"jobs.{jd.key}.permissions" if source == "job" else "permissions"
+        return {"cap": levels, "cap_ev": src.ev(place + ".id-token" if (place + ".id-token") in wf.lines else place),
+                "default_cap": False}
+
+    def _missing(self, callee: WorkflowFile, jd: JobDef, src: Src) -> None:
+        """Record (in :attr:`refused`) a call without a required input or secret: GitHub refuses the run.
+        https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_callinputs
+        and #onworkflow_callsecrets; ``secrets: inherit`` passes every secret (not checked here)."""
+        path = f"jobs.{jd.key}"
+        given = {k.lower() for k in jd.with_args}
+        missing = [f"input {n}" for n in callee.required_inputs if n.lower() not in given]
+        if jd.secrets != "inherit":
+            passed = {secret_key(k) for k in (jd.secrets or {})}
+            missing += [f"secret {n}" for n, req in callee.call_secrets.items() if req and secret_key(n) not in passed]
+        if missing:
+            line = src.ev(f"{path}.uses").line
+            self.refused.append(InputError(src.file, f"{path}.uses", f"calls {callee.file} without required "
+                                           f"{', '.join(missing)}: GitHub refuses the run, no job of it runs"
+                                           + (f" (line {line})" if line else "")))
 
     def _call_inputs(self, callee: WorkflowFile, jd: JobDef, ctx: EvalContext) -> dict[str, list[Val] | None]:
         """The callee's inputs: what the caller passes (over its matrix), else the default, else ``""``."""
@@ -406,6 +509,14 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
             b.repository(name, Evidence(file=".", repository=name, detail="checkout"))
         except ids.IdError as exc:
             b.problems.append(InputError(name, "", f"{exc}; repository skipped"))
+    for f in files:  # every action read is on its repository, used by an ingested workflow or not
+        if isinstance(f, ActionFile):
+            try:
+                b.repository(f.repository, Src(f.file, f.repository, f.lines).ev("", f"{f.using or '?'} action "
+                                                                                  f"{f.name or f.directory or '.'}"))
+            except ids.IdError as exc:
+                b.problems.append(InputError(f.file, "", f"{exc}; action skipped"))
     b.run()
+    b.literal_credentials(files)
     parse_problems = [p for f in files for p in f.problems]  # skipped jobs/steps: incomplete, say so
     return IngestResult(graph=b.out, problems=parse_problems + b.problems)

@@ -15,10 +15,10 @@ from typing import Any
 from graphkit import limits
 from graphkit.model import Confidence, Evidence, RunsOnCandidate
 
-from .expressions import EvalContext, Val, resolve
+from .expressions import EvalContext, Val, resolve  # noqa: F401 (Val: doctest)
 from .models import jsonable, scalar_text
 
-__all__ = ["MAX_COMBINATIONS", "LabelSet", "expand_matrix", "runs_on_candidates"]
+__all__ = ["MAX_COMBINATIONS", "LabelSet", "bind_inputs", "expand_matrix", "runs_on_candidates"]
 
 #: Matrix combinations beyond this are treated as not statically resolvable (the default of the
 #: ``max_matrix_combinations`` limit, :mod:`graphkit.limits`, which is the one in force).
@@ -102,6 +102,34 @@ def expand_matrix(raw: Any) -> list[dict[str, Any]] | None:
     combos = [c for c in combos if not any(_matches(c, ex) for ex in exclude if isinstance(ex, dict))]
     combos = _with_includes(combos, include, set(keys))
     return None if combos is None else combos or [{}]
+
+
+def _bind(value: Any, ctx: EvalContext) -> Any:
+    if isinstance(value, dict):
+        return {k: _bind(v, ctx) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_bind(v, ctx) for v in value]
+    if not isinstance(value, str) or "${{" not in value or "inputs" not in value.lower():
+        return value
+    vals, pattern = resolve(value, ctx)
+    return vals[0].value if pattern is None and len(vals) == 1 and vals[0].certain else value
+
+
+def bind_inputs(raw: Any, ctx: EvalContext) -> Any:
+    """A ``strategy.matrix`` with each ``${{ inputs.* }}`` value evaluated by the caller's ``with:`` values.
+
+    In a called workflow the matrix may be built from inputs
+    (``os: ${{ fromJSON(inputs.oses) }}``); GitHub evaluates it with what the
+    caller passes (https://docs.github.com/en/actions/reference/workflows-and-actions/reusing-workflow-configurations
+    "Using inputs and secrets in a reusable workflow").  A value with one
+    certain candidate is replaced; anything else is left as written.
+
+    >>> bind_inputs({"os": "${{ fromJSON(inputs.oses) }}"}, EvalContext(inputs={"oses": [Val('["a", "b"]', True)]}))
+    {'os': ['a', 'b']}
+    """
+    if raw is None or ctx.inputs is None or "inputs" not in json.dumps(jsonable(raw)).lower():
+        return raw
+    return _bind(raw, EvalContext(inputs=ctx.inputs, env=ctx.env))
 
 
 # ---------------------------------------------------------------- runs-on

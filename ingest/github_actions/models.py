@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphkit.errors import InputError
+from graphkit.model import LiteralCredential, Trigger
 
 __all__ = ["ActionFile", "JobDef", "Step", "WorkflowFile", "jsonable", "scalar_text"]
 
@@ -68,7 +69,8 @@ class WorkflowFile(BaseModel):
 
     ``triggers``: event -> filter mapping (``{}`` when none), the YAML 1.1
     ``on: True`` key already handled.  ``call_inputs``: ``workflow_call``
-    input name -> default (``None`` without default).  ``lines``: YAML path ->
+    input name -> default (``None`` without default); ``required_inputs`` and
+    ``call_secrets`` what a caller must pass.  ``lines``: YAML path ->
     1-based line.
     """
 
@@ -78,13 +80,21 @@ class WorkflowFile(BaseModel):
     file: str
     name: str | None = None
     triggers: dict[str, Any] = Field(default_factory=dict)
+    #: the same events typed, with filters and evidence (:mod:`.triggers`)
+    events: tuple[Trigger, ...] = ()
     permissions: dict[str, str] | None = None
     env: dict[str, Any] = Field(default_factory=dict)
     jobs: dict[str, JobDef] = Field(default_factory=dict)
     call_inputs: dict[str, Any] = Field(default_factory=dict)
+    #: ``workflow_call`` inputs a caller must pass (``required: true``, no default)
+    required_inputs: tuple[str, ...] = ()
+    #: ``workflow_call`` secret name as declared -> ``required``
+    call_secrets: dict[str, bool] = Field(default_factory=dict)
     lines: dict[str, int] = Field(default_factory=dict)
     #: what was skipped while parsing (a job, a step, ``steps``) or left unresolved (``runs-on``)
     problems: tuple[InputError, ...] = ()
+    #: credentials written literally in the file (:func:`graphkit.redact.find_credentials`; values not kept)
+    literal_credentials: tuple[LiteralCredential, ...] = ()
 
     @property
     def reusable(self) -> bool:
@@ -106,6 +116,8 @@ class ActionFile(BaseModel):
     lines: dict[str, int] = Field(default_factory=dict)
     #: malformed steps skipped while parsing
     problems: tuple[InputError, ...] = ()
+    #: credentials written literally in the file (:func:`graphkit.redact.find_credentials`; values not kept)
+    literal_credentials: tuple[LiteralCredential, ...] = ()
 
     @property
     def directory(self) -> str:

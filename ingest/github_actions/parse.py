@@ -19,10 +19,19 @@ from graphkit import limits
 from graphkit.errors import InputError
 from ingest._yaml import join_path, load_yaml, type_name
 
+from .evidence import Src
 from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_text
 from .permissions import parse_permissions
+from .triggers import parse_triggers
 
-__all__ = ["parse_action", "parse_workflow"]
+__all__ = ["InvalidWorkflow", "parse_action", "parse_workflow"]
+
+#: Keys PyYAML (YAML 1.1) reads as ``True``; GitHub reads only ``on`` as the trigger key.
+_YAML11_TRUE = ("on", "On", "ON", "true", "True", "TRUE", "yes", "Yes", "YES", "y", "Y")
+
+
+class InvalidWorkflow(InputError):
+    """A workflow file GitHub refuses as a whole (not one skipped job): nothing of it runs."""
 
 
 def _mapping(value: Any, file: str, path: str, *, optional: bool = True) -> dict[str, Any]:
@@ -135,9 +144,12 @@ def _job(key: str, raw: Any, file: str, problems: list[InputError]) -> JobDef:
         raise InputError(file, path + ".secrets", f"expected 'inherit' or a mapping, got {type_name(secrets)}")
     perms = j.get("permissions")
     mine = _runs_on_problems(j.get("runs-on"), file, path + ".runs-on")  # kept: runs_on_candidates leaves it unresolved
+    try:
+        job_perms = None if perms is None else parse_permissions(perms, file=file, path=path + ".permissions")
+    except InputError as exc:  # GitHub refuses the whole file, not only this job
+        raise InvalidWorkflow(exc.file, exc.place, exc.reason) from None
     jd = JobDef(key=key, name=_opt_str(j.get("name"), file, path + ".name"), runs_on=j.get("runs-on"),
-                matrix=matrix,
-                permissions=None if perms is None else parse_permissions(perms, file=file, path=path + ".permissions"),
+                matrix=matrix, permissions=job_perms,
                 environment=j.get("environment"), uses=_opt_str(j.get("uses"), file, path + ".uses"),
                 with_args=_mapping(j.get("with"), file, path + ".with"), secrets=secrets,
                 env=_env(j.get("env"), file, path + ".env"),
@@ -188,6 +200,44 @@ def parse_workflow(text: str, *, file: str, repository: str) -> WorkflowFile:
         raise _with_line(exc, lines) from None
 
 
+def _trigger_value(doc: dict[str, Any], lines: Mapping[str, int], file: str) -> Any:
+    """The value of the trigger key, written ``on`` (PyYAML reads it as ``True``).
+
+    GitHub reads the key ``on`` only: a top-level ``true:``/``yes:``/``On:``
+    (read as the same ``True`` by YAML 1.1) is no trigger and GitHub refuses
+    the file.  https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#on
+    """
+    if "on" in doc:  # quoted 'on'
+        return doc["on"]
+    written = [k for k in _YAML11_TRUE if k in lines]
+    if "True" in doc and "on" in written:
+        return doc["True"]
+    if written:
+        raise InvalidWorkflow(file, written[0], f"trigger key written {written[0]!r}: GitHub reads only `on` "
+                              f"(YAML 1.1 reads both as true); the workflow is not run")
+    raise InputError(file, "on", "no triggers (`on:` missing)")
+
+
+def _call_block(triggers: dict[str, Any], what: str) -> dict[str, Any]:
+    call = triggers.get("workflow_call")
+    block = call.get(what) if isinstance(call, dict) else None
+    return {str(k): v for k, v in block.items()} if isinstance(block, dict) else {}
+
+
+def _required_inputs(triggers: dict[str, Any]) -> tuple[str, ...]:
+    """``workflow_call`` inputs with ``required: true`` and no ``default``: a caller must pass them
+    (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_callinputs)."""
+    return tuple(n for n, v in _call_block(triggers, "inputs").items()
+                 if isinstance(v, dict) and v.get("required") is True and v.get("default") is None)
+
+
+def _call_secrets(triggers: dict[str, Any]) -> dict[str, bool]:
+    """``workflow_call`` secret name (as declared, ``-`` allowed) -> ``required``
+    (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_callsecrets)."""
+    return {n: isinstance(v, dict) and v.get("required") is True
+            for n, v in _call_block(triggers, "secrets").items()}
+
+
 def _call_inputs(triggers: dict[str, Any]) -> dict[str, Any]:
     """``workflow_call`` input name -> default (``None`` without one)."""
     call = triggers.get("workflow_call")
@@ -200,26 +250,27 @@ def _workflow(data: Any, lines: dict[str, int], file: str, repository: str) -> W
     doc = _mapping(data, file, "", optional=False) if data is not None else None
     if doc is None:
         raise InputError(file, "", "empty workflow")
-    on = doc.get("on", doc.get("True"))  # YAML 1.1: the key `on` is read as True
-    if on is None:
-        raise InputError(file, "on", "no triggers (`on:` missing)")
+    on = _trigger_value(doc, lines, file)
     triggers = _triggers(on, file)
     jobs = _mapping(doc.get("jobs"), file, "jobs", optional=False)
     cap = limits.current().max_jobs_per_file  # checked before any job is read
     if len(jobs) > cap:
         raise InputError(file, "jobs", limits.too_many("max_jobs_per_file", cap, f"{len(jobs)} jobs"))
     perms = doc.get("permissions")
-    problems: list[InputError] = []
+    events, problems = parse_triggers(on, Src(file, repository, lines))  # typed events (sem-route)
     job_defs: dict[str, JobDef] = {}
     for k, v in jobs.items():
         try:
             job_defs[str(k)] = _job(str(k), v, file, problems)
+        except InvalidWorkflow:
+            raise
         except InputError as exc:  # one bad job never costs the others
             problems.append(_skipped(exc, "job skipped"))
     return WorkflowFile(repository=repository, file=file, name=_opt_str(doc.get("name"), file, "name"),
-                        triggers=triggers,
+                        triggers=triggers, events=events,
                         permissions=None if perms is None else parse_permissions(perms, file=file, path="permissions"),
                         env=_env(doc.get("env"), file, "env"), jobs=job_defs, call_inputs=_call_inputs(triggers),
+                        required_inputs=_required_inputs(triggers), call_secrets=_call_secrets(triggers),
                         lines=lines, problems=tuple(_with_line(p, lines) for p in problems))
 
 

@@ -11,7 +11,7 @@ from graphkit.errors import InputError
 from ingest._yaml import join_path, type_name
 
 __all__ = [
-    "NON_REPO_WRITE_SCOPES", "PERMISSION_SCOPES", "effective_permissions", "parse_permissions",
+    "LEVEL", "NON_REPO_WRITE_SCOPES", "PERMISSION_SCOPES", "effective_permissions", "parse_permissions",
     "repository_writes",
 ]
 
@@ -23,9 +23,17 @@ PERMISSION_SCOPES: tuple[str, ...] = (
 )
 #: Scopes that only accept ``read``/``none`` (``write-all`` grants ``read``).
 _READ_ONLY_SCOPES = frozenset({"models"})
+#: Levels a scope accepts when it is not ``read|write|none``; GitHub rejects the workflow file otherwise
+#: (``id-token: read`` is invalid).  Source: the "available permissions" block of
+#: https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#permissions
+#: (``id-token: write|none``, ``models: read|none``; ``id-token: read`` removed from the docs 2024-08,
+#: github/docs#34306, as the workflow schema never accepted it).
+_ALLOWED_LEVELS: dict[str, tuple[str, ...]] = {"id-token": ("write", "none"), "models": ("read", "none")}
 #: Scopes whose ``write`` is not a write to the repository.
 NON_REPO_WRITE_SCOPES = frozenset({"id-token", "models"})
-_LEVEL = {"none": 0, "read": 1, "write": 2}
+#: Order of access levels (``write`` includes ``read``).
+LEVEL = {"none": 0, "read": 1, "write": 2}
+_LEVEL = LEVEL
 
 
 def parse_permissions(raw: Any, *, file: str, path: str) -> dict[str, str]:
@@ -33,7 +41,10 @@ def parse_permissions(raw: Any, *, file: str, path: str) -> dict[str, str]:
 
     Naming any scope sets the others to ``none``; ``read-all``/``write-all``
     expand over :data:`PERMISSION_SCOPES` (``models`` is read-only);
-    ``{}`` is all ``none``.  Unknown scope names are kept as written.
+    ``{}`` is all ``none`` (``read-all`` leaves ``id-token`` at ``none``: it
+    has no ``read`` level).  Unknown scope names are kept as written.  A level
+    a scope does not accept (``id-token: read``) is an error: GitHub refuses
+    the whole workflow file.
 
     Returns
     -------
@@ -53,12 +64,15 @@ def parse_permissions(raw: Any, *, file: str, path: str) -> dict[str, str]:
     """
     base = dict.fromkeys(PERMISSION_SCOPES, "none")
     if raw in ("read-all", "write-all"):
-        level = raw.split("-")[0]
-        return {s: ("read" if s in _READ_ONLY_SCOPES else level) for s in base}
+        level = raw.split("-")[0]  # a scope without that level gets its nearest lower one (id-token: none)
+        return {s: next(lv for lv in (level, "read", "none") if lv in _ALLOWED_LEVELS.get(s, tuple(_LEVEL)))
+                for s in base}
     if isinstance(raw, dict):
         for scope, level in raw.items():
-            if not isinstance(level, str) or level not in _LEVEL:  # a list or mapping is not hashable
-                raise InputError(file, join_path(path, str(scope)), f"invalid permission level {_shown(level)}")
+            allowed = _ALLOWED_LEVELS.get(str(scope), tuple(_LEVEL))
+            if not isinstance(level, str) or level not in allowed:  # a list or mapping is refused too
+                raise InputError(file, join_path(path, str(scope)), f"invalid permission level {_shown(level)} for "
+                                 f"{scope} (GitHub accepts {'|'.join(allowed)}; the workflow is not run)")
             base[str(scope)] = level
         return base
     raise InputError(file, path, f"permissions must be read-all, write-all or a mapping, got {_shown(raw)}")

@@ -12,6 +12,7 @@ Source: https://docs.github.com/en/actions/sharing-automations/reusing-workflows
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,7 +23,7 @@ from .evidence import Src
 from .expressions import expressions, mentions_secrets, scan_secrets
 from .models import JobDef, WorkflowFile
 
-__all__ = ["SecretMap", "secret_exprs", "secret_refs"]
+__all__ = ["STORED_SECRET_NAME", "SecretMap", "secret_exprs", "secret_refs"]
 
 
 def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
@@ -48,20 +49,37 @@ def secret_exprs(value: Any, path: str) -> Iterator[tuple[str, str]]:
                 yield p, e
 
 
+#: A name a repository, organization or environment secret can have: letters, digits and ``_``, not starting with
+#: a digit.  https://docs.github.com/en/actions/security-for-github-actions/security-guides/about-secrets
+#: ("Naming your secrets").  Secrets a reusable workflow declares under ``on.workflow_call.secrets`` may also
+#: hold ``-`` (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax
+#: #onworkflow_callsecrets): such a name is only ever filled by a caller's ``secrets:`` mapping.
+STORED_SECRET_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 class SecretMap:
     """How secret names seen by a job map to names of the repository that holds them.
 
-    ``None`` mapping: identity (a top-level job, or ``secrets: inherit``).
+    ``None`` mapping: identity (a top-level job, or ``secrets: inherit``); a
+    name no stored secret can have (``aws-access-key-id``) reads nothing then,
+    unless ``any_name`` (a reusable workflow instantiated for an unknown
+    caller: the caller fills its declared secrets, whatever their names).
     Otherwise callee name (upper) -> (caller names, evidence of a dynamic read).
     """
 
-    def __init__(self, mapping: dict[str, tuple[list[str], Evidence | None]] | None = None) -> None:
+    def __init__(self, mapping: dict[str, tuple[list[str], Evidence | None]] | None = None, *,
+                 any_name: bool = False) -> None:
         self.mapping = mapping
+        self.any_name = any_name
 
     def map(self, name: str) -> tuple[list[str], Evidence | None]:
-        """``(names in the holding repository, evidence that the name stands for every secret)``."""
+        """``(names in the holding repository, evidence that the name stands for every secret)``.
+
+        >>> SecretMap().map("github-token"), SecretMap().map("DEPLOY_KEY")
+        (([], None), (['DEPLOY_KEY'], None))
+        """
         if self.mapping is None:
-            return [name], None
+            return ([name] if self.any_name or STORED_SECRET_NAME.fullmatch(name) else []), None
         return self.mapping.get(secret_key(name), ([], None))
 
     def everything(self) -> tuple[list[str], bool, Evidence | None]:

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from graphkit.errors import GraphkitError, InputError
 from graphkit.model import ids
+from graphkit.redact import strip_url_fields
 from graphkit.registry import CollectResult
 from ingest.host.credentials import (CredentialFacts, assumes_roles, aws_config_facts, is_private_key,
                                      parse_aws_credentials, parse_docker_config, parse_gh_hosts, parse_git_credentials,
@@ -98,12 +99,15 @@ class _Found:
 
 
 def _cred(ctype: str, path: str, fp: str, access: list[str], grants: list[tuple[str, str]], home: str,
-          user: str | None) -> _Cred:
-    """A user's credential file that lasts until rotated; ``grants`` are ``(edge kind, node id)`` pairs."""
-    return _Cred({"credential_type": ctype, "path": path, "fingerprint": fp, "lifetime": "until_rotated",
-                  "access": list(dict.fromkeys(access)),
-                  "grants": [{"access": a, "target": t} for a, t in dict.fromkeys(grants)]},
-                 (home, user) if user is not None else None, home)
+          user: str | None, url_credential: str | None = None) -> _Cred:
+    """A user's credential file that lasts until rotated; ``grants`` are ``(edge kind, node id)`` pairs;
+    ``url_credential``: keyed hash of a credential removed from a URL the file names."""
+    entry = {"credential_type": ctype, "path": path, "fingerprint": fp, "lifetime": "until_rotated",
+             "access": list(dict.fromkeys(access)),
+             "grants": [{"access": a, "target": t} for a, t in dict.fromkeys(grants)]}
+    if url_credential:
+        entry["url_credential_fingerprint"] = url_credential
+    return _Cred(entry, (home, user) if user is not None else None, home)
 
 
 # --------------------------------------------------------------------------- the host
@@ -265,7 +269,7 @@ def _github_runner(scan: HostScan, d: str, hostname: str, units: list[ServiceUni
                            "credential_path": cred_path, "credential_fingerprint": cred_fp}
     entry: dict[str, Any] = {"name": name, "id": rf.agent_id, "scope": scope, "ephemeral": rf.ephemeral,
                              "host": hostname, "platform": "github",
-                             "registration": {k: v for k, v in reg.items() if v is not None}}
+                             "registration": strip_url_fields({k: v for k, v in reg.items() if v is not None}, key=key)}
     if "/" not in scope and rf.pool_name:
         entry["runner_group"] = rf.pool_name
     if cred_path is not None:
@@ -302,7 +306,7 @@ def _gitlab_install(scan: HostScan, path: str, r: GitLabRunner, user: str, hostn
            "credential_path": path, "credential_fingerprint": r.token_fingerprint}
     return _Install(key=f"{scope}/{name}", user=user, directory=None, entry={
         "name": name, "id": r.id, "scope": scope, "ephemeral": False, "host": hostname, "platform": "gitlab",
-        "registration": {k: v for k, v in reg.items() if v is not None}})
+        "registration": strip_url_fields({k: v for k, v in reg.items() if v is not None})})
 
 
 def _gitlab_config(scan: HostScan, path: str, hostname: str, key: bytes, found: _Found) -> list[_Install]:
@@ -398,13 +402,13 @@ def _credential_files(scan: HostScan, home: str, user: str, key: bytes) -> list[
         grants = list(facts.grants)
         if rel == ".aws/credentials":
             grants += assumes_roles([*facts.roles, *roles])
-        out.append(_cred(ctype, path, fp, facts.access, grants, home, user))
+        out.append(_cred(ctype, path, fp, facts.access, grants, home, user, facts.url_credential))
     if config is not None:
         facts, fp = config
         has_keys_file = any(c.entry["path"] == f"{home}/.aws/credentials" for c in out)
         if facts.holds_keys or not has_keys_file:
             grants = [] if has_keys_file else assumes_roles(facts.roles)
-            out.append(_cred("aws", f"{home}/.aws/config", fp, facts.access, grants, home, user))
+            out.append(_cred("aws", f"{home}/.aws/config", fp, facts.access, grants, home, user, facts.url_credential))
     return out
 
 

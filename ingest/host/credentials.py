@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from graphkit.errors import InputError
 from graphkit.model import ids
+from graphkit.redact import strip_url_credentials
 from ingest._yaml import load_json, load_yaml
 
 __all__ = ["CredentialFacts", "assumes_roles", "aws_config_facts", "is_private_key", "parse_aws_config",
@@ -43,6 +44,16 @@ class CredentialFacts:
     roles: list[str] = field(default_factory=list)
     #: the file itself holds credential material (False: it only points to roles)
     holds_keys: bool = True
+    #: keyed hash of the credentials removed from URLs it names (None: no URL held one)
+    url_credential: str | None = None
+
+    def clean_url(self, url: str) -> str:
+        """``url`` without userinfo or token parameters (:func:`graphkit.redact.strip_url_credentials`); what was
+        removed is remembered as :attr:`url_credential`."""
+        clean = strip_url_credentials(url)
+        if clean.fingerprint and self.url_credential is None:
+            self.url_credential = clean.fingerprint
+        return clean.url
 
 
 def _ini(text: str) -> configparser.ConfigParser:
@@ -149,8 +160,11 @@ def assumes_roles(role_arns: list[str]) -> list[tuple[str, str]]:
 
 
 def _registry_host(name: str) -> str:
-    """Docker registry key -> host (``https://index.docker.io/v1/`` -> ``docker.io``)."""
-    host = urlsplit(name).netloc if "://" in name else name.split("/", 1)[0]
+    """Docker registry key (credentials already removed) -> host (``https://index.docker.io/v1/`` -> ``docker.io``)."""
+    try:
+        host = urlsplit(name).netloc if "://" in name else name.split("/", 1)[0]
+    except ValueError:  # an unclosed IPv6 bracket
+        host = name.split("://", 1)[-1].split("/", 1)[0]
     host = host.lower()
     return "docker.io" if host in ("index.docker.io", "registry-1.docker.io", "registry.hub.docker.com") else host
 
@@ -180,9 +194,9 @@ def parse_docker_config(text: str) -> CredentialFacts:
     auths = doc.get("auths") if isinstance(doc.get("auths"), dict) else {}
     for reg, entry in auths.items():
         if isinstance(entry, dict) and any(entry.get(k) for k in ("auth", "identitytoken", "password", "registrytoken")):
-            hosts.append(_registry_host(reg))
+            hosts.append(_registry_host(facts.clean_url(reg)))
     helpers = doc.get("credHelpers") if isinstance(doc.get("credHelpers"), dict) else {}
-    hosts += [_registry_host(reg) for reg in helpers]
+    hosts += [_registry_host(facts.clean_url(reg)) for reg in helpers]
     if isinstance(doc.get("credsStore"), str) and doc["credsStore"]:
         facts.present = True
         facts.access.append(f"store:{doc['credsStore']}")
@@ -221,6 +235,7 @@ def parse_kube_config(text: str) -> CredentialFacts:
     for c in doc.get("clusters") or []:
         server = c.get("cluster", {}).get("server") if isinstance(c, dict) and isinstance(c.get("cluster"), dict) else None
         if isinstance(server, str) and server.strip():
+            server = facts.clean_url(server)
             facts.access.append(f"cluster:{server}")
             if facts.present:
                 facts.grants.append(("deploys_to", ids.target("cluster", server)))
@@ -245,10 +260,10 @@ def parse_npmrc(text: str) -> CredentialFacts:
             continue
         k, v = k.strip(), v.strip()
         if k == "registry" and v:
-            default = v.split("://", 1)[-1].rstrip("/")
+            default = facts.clean_url(v).split("://", 1)[-1].rstrip("/")
         field_name = k.rsplit(":", 1)[-1]
         if field_name in ("_authToken", "_auth", "_password", "username") and v:
-            index = k.rsplit(":", 1)[0].lstrip("/").rstrip("/") if k.startswith("//") else default
+            index = facts.clean_url(k.rsplit(":", 1)[0]).lstrip("/").rstrip("/") if k.startswith("//") else default
             indexes.append(index)
     facts.present = bool(indexes)
     for idx in dict.fromkeys(i for i in indexes if i.strip()):  # a blank registry names no index
@@ -280,7 +295,7 @@ def parse_pypirc(text: str) -> CredentialFacts:
         if not sec.get("password"):
             continue
         repo = sec.get("repository", "").strip() or _PYPI_DEFAULTS.get(section, section)
-        idx = repo.split("://", 1)[-1].rstrip("/")
+        idx = facts.clean_url(repo).split("://", 1)[-1].rstrip("/")
         facts.present = True
         if not idx.strip():
             continue  # a repository URL without a host names no index

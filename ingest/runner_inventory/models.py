@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from graphkit.model import Lifetime, RunnerRegistration, ids
+from graphkit.redact import strip_embedded_urls
 
 __all__ = ["SCHEMA_ID", "CredentialGrant", "DeploymentBranchPolicy", "Environment", "HostCache", "HostCredential",
            "HostEntry", "OIDCSubTemplate", "OrgSecret", "OrganizationEntry", "ProtectionRule", "RepositoryEntry",
@@ -119,12 +120,17 @@ class OIDCSubTemplate(_Model):
 
     use_default: bool | None = None
     include_claim_keys: list[str] | None = None
+    use_immutable_subject: bool | None = Field(
+        None, description="The repository (or organization) presents immutable subjects "
+        "repo:OWNER@OWNER_ID/REPO@REPO_ID:... (GitHub docs \"OpenID Connect reference\", immutable subject claims: "
+        "repositories created, renamed or transferred after 2026-07-15, or opted in); null = unknown (name-based).")
 
 
 class OrganizationEntry(_Model):
     """An organization (or user account owning repositories)."""
 
     name: str = Field(pattern=_NAME)
+    id: int | None = Field(None, description="Numeric owner id (OIDC repository_owner_id claim).")
     secrets: list[OrgSecret] | None = Field(None, description="Organization secrets; null = unknown.")
     secrets_complete: bool = Field(False, description="True when `secrets` lists every organization secret.")
     runner_groups: list[RunnerGroupEntry] | None = Field(None, description="Runner groups; null = unknown.")
@@ -195,6 +201,14 @@ class HostCredential(_Model):
                                      "value: `profile:NAME`, `registry:HOST`, `cluster:SERVER`, `index:URL`...")
     readable_by: list[_RunnerRef] | None = Field(None, description="Runners of this host (`scope/name`) whose user can "
                                           "read the file (host scan); null = unknown.")
+    url_credential_fingerprint: str | None = Field(None, description="A URL the file names held a credential "
+                                                   "(removed): keyed hash of it, never the value.")
+
+    @field_validator("access", mode="after")
+    @classmethod
+    def _no_url_credentials(cls, access: list[str] | None) -> list[str] | None:
+        """Access descriptors never keep a URL credential (``cluster:https://user:pw@...``)."""
+        return None if access is None else [strip_embedded_urls(a).url for a in access]
 
 
 class HostCache(_Model):

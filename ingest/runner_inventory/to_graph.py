@@ -95,6 +95,8 @@ def _organization(fg: _FileGraph, org: OrganizationEntry, p: str) -> None:
         fg.complete.append(oid)
     if org.oidc_sub_template is not None:
         fg.oidc[owner] = org.oidc_sub_template.model_dump(exclude_none=True)
+    if org.id is not None:  # OIDC claim facts for graphkit.cloud (repository_owner_id, immutable subjects)
+        fg.oidc.setdefault(owner, {})["owner_id"] = org.id
     for j, s in enumerate(org.secrets or []):
         _org_secret(fg, org.name, oid, s, f"{p}.secrets[{j}]")
     for j, g in enumerate(org.runner_groups or []):
@@ -136,6 +138,8 @@ def _repository(fg: _FileGraph, repo: RepositoryEntry, p: str) -> None:
         fg.complete.append(rid)
     if repo.oidc_sub_template is not None:
         fg.oidc[rk] = repo.oidc_sub_template.model_dump(exclude_none=True)
+    if repo.id is not None:  # OIDC claim facts for graphkit.cloud (repository_id, immutable subjects)
+        fg.oidc.setdefault(rk, {})["repository_id"] = repo.id
     for j, name in enumerate(repo.secrets or []):
         sp = f"{p}.secrets[{j}]"
         nm = ids.secret_key(name)
@@ -196,7 +200,8 @@ def _credential(fg: _FileGraph, host_name: str, hid: str, hn: str, cred: HostCre
                                    credential_type=cred.credential_type, host=hn, path=cred.path,
                                    fingerprint=cred.fingerprint, lifetime=cred.lifetime,
                                    grants=[t.id for _, t, _ in grants] + list(cred.access or []),
-                                   readable_by=readers, evidence=[fg.ev(cp)]))
+                                   readable_by=readers, url_credential_fingerprint=cred.url_credential_fingerprint,
+                                   evidence=[fg.ev(cp)]))
     fg.graph.edge(EdgeKind.STORES_CREDENTIAL, hid, cid, fg.ev(cp))
     for reader in readers or []:  # the runner's user can read it (edge added once the runner exists)
         fg.readable.append((reader, cid, fg.ev(f"{cp}.readable_by")))

@@ -1,0 +1,318 @@
+"""Secret values never leave the input: URL credentials, literal tokens, keyed fingerprints (one place).
+
+graphkit reads files that anyone who can push, or who touched a build host, wrote.  What looks like a
+credential is dropped before anything is stored; only a keyed fingerprint (to tell two values apart) and a
+flag stay:
+
+- :func:`strip_url_credentials`: the userinfo (``https://user:token@host``, RFC 3986 section 3.2.1, which
+  "is deprecated" for passwords) and the query parameters that carry tokens (``?private_token=``,
+  ``?access_token=``, ``?sig=``...) are removed from a URL; the removed text is fingerprinted.  Used on
+  kubeconfig ``server``, docker ``auths`` keys, npmrc/pypirc registries, ``.runner`` ``gitHubUrl``/``serverUrl``
+  and GitLab runner ``url`` before a node, an id or a snapshot is made of them.
+- :func:`find_credentials` / :func:`redact_text`: literal credentials in free text (``run:`` scripts, ``env:``
+  and ``with:`` values).  Token formats are the regular expressions of Yelp's maintained ``detect-secrets``
+  rule set (its ``RegexBasedDetector`` plugins: GitHub, AWS, GitLab, Slack, private keys, JWT, npm, PyPI,
+  Stripe, OpenAI, SendGrid, Azure storage, Square, Discord; https://github.com/Yelp/detect-secrets), plus
+  high-entropy assignments to credential-named keys (Shannon entropy from ``detect-secrets``), plus URL
+  credentials.  Its line scanner is not used: about 1 ms per line and keyword false positives (``key: x``).
+- :func:`fingerprint`: HMAC-SHA256 with a documented key, truncated to 64 bits (tells values apart, too short
+  to confirm a guess offline).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
+from detect_secrets.plugins.github_token import GitHubTokenDetector
+from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+from detect_secrets.plugins.jwt import JwtTokenDetector
+from detect_secrets.plugins.npm import NpmDetector
+from detect_secrets.plugins.openai import OpenAIDetector
+from detect_secrets.plugins.private_key import PrivateKeyDetector
+from detect_secrets.plugins.pypi_token import PypiTokenDetector
+from detect_secrets.plugins.sendgrid import SendGridDetector
+from detect_secrets.plugins.slack import SlackDetector
+from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+from detect_secrets.plugins.stripe import StripeDetector
+
+__all__ = ["FINGERPRINT_HEX", "FINGERPRINT_KEY", "REDACTED", "SECRET_CONDITION_KEYS", "CleanUrl", "CredentialMatch", "find_credentials",
+           "fingerprint", "redact_text", "redact_policy_secrets", "strip_embedded_urls", "strip_url_credentials",
+           "strip_url_fields"]
+
+#: Default fingerprint key (documented, fixed): fingerprints stay comparable across runs and machines.
+#: A per-installation key stops anyone holding a snapshot from confirming a guessed low-entropy value.
+FINGERPRINT_KEY = b"graphkit/host-fingerprint/v1"
+#: Hex digits kept of the HMAC-SHA256 (64 bits: enough to tell values apart, too few to be an oracle).
+FINGERPRINT_HEX = 16
+#: What stands in for a removed value.
+REDACTED = "***"
+
+
+def fingerprint(data: bytes, key: bytes = FINGERPRINT_KEY) -> str:
+    """Keyed, truncated fingerprint of secret bytes: HMAC-SHA256, first :data:`FINGERPRINT_HEX` hex digits.
+
+    The caller drops ``data`` right after; only this value is kept.
+
+    >>> len(fingerprint(b"x")), fingerprint(b"x") == fingerprint(b"x"), fingerprint(b"x") == fingerprint(b"x", b"k")
+    (16, True, False)
+    """
+    return hmac.new(key, data, hashlib.sha256).hexdigest()[:FINGERPRINT_HEX]
+
+
+# --------------------------------------------------------------------------- URLs
+
+#: Query parameters that carry a credential (GitLab ``private_token``/``job_token``, OAuth ``access_token``,
+#: Azure SAS ``sig``, AWS presigned ``X-Amz-Signature``/``X-Amz-Credential``/``X-Amz-Security-Token``...),
+#: compared lower-cased with ``-`` read as ``_``.
+_SECRET_PARAMS = frozenset({
+    "token", "access_token", "private_token", "job_token", "auth", "auth_token", "authtoken", "_authtoken",
+    "password", "passwd", "pwd", "pass", "secret", "client_secret", "api_key", "apikey", "key", "sig", "signature",
+    "code", "x_amz_signature", "x_amz_credential", "x_amz_security_token", "refresh_token", "id_token", "session",
+    "sessiontoken", "bearer",
+})
+
+
+@dataclass(frozen=True)
+class CleanUrl:
+    """A URL without credentials: ``url`` as written less userinfo and secret query parameters;
+    ``fingerprint`` of what was removed (None when nothing was)."""
+
+    url: str
+    fingerprint: str | None = None
+
+    @property
+    def had_credential(self) -> bool:
+        """True when the URL held a credential (the finding ``credential-in-url``)."""
+        return self.fingerprint is not None
+
+
+def _secret_param(name: str) -> bool:
+    return name.lower().replace("-", "_") in _SECRET_PARAMS
+
+
+def strip_url_credentials(url: str, key: bytes = FINGERPRINT_KEY) -> CleanUrl:
+    """``url`` without its userinfo and token query parameters, and a fingerprint of what was removed.
+
+    Text that is not a URL with a scheme and authority (``ghcr.io``, ``//registry.npmjs.org/``) is read as
+    ``//`` + text, so a bare ``user:pw@host`` loses its userinfo too.  Unparsable text (an unclosed IPv6
+    bracket) is cut at its last ``@`` as a precaution.
+
+    >>> strip_url_credentials("https://bot:pw@github.com/acme?x=1&private_token=t").url
+    'https://github.com/acme?x=1'
+    >>> strip_url_credentials("https://github.com/acme")
+    CleanUrl(url='https://github.com/acme', fingerprint=None)
+    >>> strip_url_credentials("user:pw@ghcr.io").url
+    'ghcr.io'
+    """
+    scheme_less = "://" not in url and not url.startswith("//")
+    try:
+        parts = urlsplit(("//" + url) if scheme_less else url)
+    except ValueError:
+        if "@" not in url:
+            return CleanUrl(url)
+        return CleanUrl(url.rsplit("@", 1)[1], fingerprint(url.encode("utf-8", "replace"), key))
+    removed: list[str] = []
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, netloc = netloc.rsplit("@", 1)
+        removed.append(userinfo)
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        kept = [p for p in query.split("&") if not _secret_param(p.split("=", 1)[0])]
+        if len(kept) != len(query.split("&")):
+            removed += [f"{k}={v}" for k, v in pairs if _secret_param(k)]
+            query = "&".join(kept)
+    if not removed:
+        return CleanUrl(url)
+    clean = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    if scheme_less:
+        clean = clean.removeprefix("//")
+    return CleanUrl(clean, fingerprint("\0".join(removed).encode("utf-8", "replace"), key))
+
+
+def strip_url_fields(data: dict, fields: tuple[str, ...] = ("url", "server_url"), key: bytes = FINGERPRINT_KEY,
+                     flag: str = "url_credential_fingerprint") -> dict:
+    """A copy of ``data`` whose ``fields`` (strings) lost their URL credentials, and ``flag`` set to the
+    fingerprint of the first removed credential (unless already set).  Key order is kept.
+
+    >>> strip_url_fields({"url": "https://x:y@github.com/acme", "n": 1})["url"]
+    'https://github.com/acme'
+    """
+    out, removed = dict(data), []
+    for name in fields:
+        if isinstance(out.get(name), str):
+            clean = strip_url_credentials(out[name], key)
+            out[name] = clean.url
+            if clean.fingerprint:
+                removed.append(clean.fingerprint)
+    if removed and not out.get(flag):
+        out[flag] = removed[0]
+    return out
+
+
+#: Every URL inside a longer text (``cluster:https://user:pw@k8s:6443``).
+_URL_IN_TEXT = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s'\"`<>]+")
+
+
+def strip_embedded_urls(text: str, key: bytes = FINGERPRINT_KEY) -> CleanUrl:
+    """``text`` with :func:`strip_url_credentials` applied to every URL in it (``scheme://...``).
+
+    >>> strip_embedded_urls("cluster:https://u:pw@k8s.test:6443").url
+    'cluster:https://k8s.test:6443'
+    """
+    removed: list[str] = []
+
+    def clean(m: re.Match[str]) -> str:
+        c = strip_url_credentials(m.group(0), key)
+        if c.fingerprint:
+            removed.append(c.fingerprint)
+        return c.url
+
+    out = _URL_IN_TEXT.sub(clean, text) if "://" in text else text
+    return CleanUrl(out, fingerprint("\0".join(removed).encode(), key) if removed else None)
+
+
+# --------------------------------------------------------------------------- literal credentials in text
+
+@dataclass(frozen=True)
+class CredentialMatch:
+    """A credential found in text: ``kind`` (``GitHub Token``...), its span ``[start, end)`` and 1-based
+    ``line``, and the ``fingerprint`` of the value (identity of a finding; the value itself is not kept)."""
+
+    kind: str
+    start: int
+    end: int
+    line: int
+    fingerprint: str
+
+
+#: detect-secrets plugins whose token formats are precise (their ``denylist`` regular expressions).
+_DETECTORS = (AWSKeyDetector, GitHubTokenDetector, GitLabTokenDetector, SlackDetector, JwtTokenDetector,
+              NpmDetector, PypiTokenDetector, StripeDetector, OpenAIDetector, SendGridDetector,
+              AzureStorageKeyDetector, SquareOAuthDetector, DiscordBotTokenDetector)
+_TOKEN_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (d.secret_type, rx) for d in _DETECTORS for rx in d.denylist)
+#: GitHub's newer fine-grained PAT format (``github_pat_``), not in detect-secrets 1.5.
+#: https://github.blog/security/application-security/behind-githubs-new-authentication-token-formats/
+_EXTRA_RES = (("GitHub Token", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}")),)
+#: A private key block, header to footer (or to the end of the text when cut).
+_PRIVATE_KEY = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY"
+                          r"( BLOCK)?-----|.*\Z)", re.S)
+#: ``scheme://user:password@`` (the userinfo of a URL holding a password).
+_URL_USERINFO = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://([^\s/@:'\"`]*:[^\s/@'\"`]+)@")
+#: A token query parameter in a URL.
+_URL_PARAM = re.compile(r"(?i)[?&](" + "|".join(sorted(re.escape(p).replace("_", "[_-]") for p in _SECRET_PARAMS
+                                                         if len(p) > 3)) + r")=([^\s&#'\"`]+)")
+#: ``NAME=value`` / ``NAME: value`` / ``--password value`` where NAME says credential.
+_ASSIGNMENT = re.compile(
+    r"(?i)(?:\b[\w.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|"
+    r"credentials?|auth)\b[\w.-]*[\"']?[ \t]*[:=][ \t]*|--(?:password|passwd|token|secret|api-key)[ =])"
+    r"[\"']?([^\s\"'`;|&):]{8,})(?![\w:])")
+#: Shannon entropy (bits per character) an assigned value needs to count as a credential.
+_ENTROPY_MIN = 3.0
+_ENTROPY = Base64HighEntropyString(limit=_ENTROPY_MIN)  # entropy over the base64 alphabet
+
+
+def _plausible_value(value: str) -> bool:
+    """An assigned value that may be a literal credential: no reference (``${{ }}``, ``$VAR``, ``@path``),
+    not a placeholder, high entropy."""
+    if any(c in value for c in "${}<>%") or value.startswith(("@", "/", "./", "http")):
+        return False
+    low = value.lower()
+    if low in ("true", "false", "null", "none", "required", "optional") or "example" in low or "xxxx" in low:
+        return False
+    if sum(any(f(c) for c in value) for f in (str.islower, str.isupper, str.isdigit)) < 2:
+        return False  # a name (``pre-defined-secret``, ``ghp_your_pat``), not a credential
+    return _ENTROPY.calculate_shannon_entropy(value) >= _ENTROPY_MIN
+
+
+def _spans(text: str) -> list[tuple[str, int, int]]:
+    """``(kind, start, end)`` of every credential in ``text``, unsorted, possibly overlapping."""
+    found = [(kind, m.start(), m.end()) for kind, rx in _TOKEN_RES + _EXTRA_RES for m in rx.finditer(text)]
+    found += [(PrivateKeyDetector.secret_type, m.start(), m.end()) for m in _PRIVATE_KEY.finditer(text)]
+    found += [("URL credential", m.start(1), m.end(1)) for m in _URL_USERINFO.finditer(text) if "$" not in m.group(1)]
+    found += [("URL credential", m.start(2), m.end(2)) for m in _URL_PARAM.finditer(text) if "$" not in m.group(2)]
+    found += [("High-entropy assignment", m.start(1), m.end(1)) for m in _ASSIGNMENT.finditer(text)
+              if _plausible_value(m.group(1))]
+    return found
+
+
+def find_credentials(text: str, key: bytes = FINGERPRINT_KEY) -> list[CredentialMatch]:
+    """Literal credentials in ``text``, in order of position, overlaps merged (the first kind is kept).
+
+    >>> [(m.kind, m.line) for m in find_credentials("a: 1\\nb: ghp_" + "A1b2" * 9 + "\\n")]
+    [('GitHub Token', 2)]
+    >>> find_credentials("token: ${{ secrets.GITHUB_TOKEN }}\\nuses: actions/checkout@v4\\n")
+    []
+    """
+    merged: list[list] = []
+    for kind, start, end in sorted(_spans(text), key=lambda s: (s[1], -s[2])):
+        if merged and start < merged[-1][2]:
+            merged[-1][2] = max(merged[-1][2], end)
+        else:
+            merged.append([kind, start, end])
+    return [CredentialMatch(kind, s, e, text.count("\n", 0, s) + 1, fingerprint(text[s:e].encode("utf-8", "replace"),
+                                                                                key))
+            for kind, s, e in merged]
+
+
+def redact_text(text: str) -> str:
+    """``text`` with every credential of :func:`find_credentials` replaced by :data:`REDACTED`.
+
+    >>> redact_text("curl https://bot:hunter2hunter2@example.test/x -H 'token: ghp_" + "A1b2" * 9 + "'")
+    "curl https://***@example.test/x -H 'token: ***'"
+    """
+    if not text:
+        return text
+    parts, last = [], 0
+    for m in find_credentials(text):
+        parts += [text[last:m.start], REDACTED]
+        last = m.end
+    return "".join(parts) + text[last:] if parts else text
+
+
+# --------------------------------------------------------------------------- policy documents
+
+#: Condition keys whose values are shared secrets between two parties: ``sts:ExternalId`` ("a secret that
+#: only you and your customer know", used against the confused deputy problem).
+#: https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_common-scenarios_third-party.html
+SECRET_CONDITION_KEYS = frozenset({"sts:externalid"})
+
+
+def redact_policy_secrets(document: object, key: bytes = FINGERPRINT_KEY) -> object:
+    """A copy of an IAM policy document whose secret condition values (:data:`SECRET_CONDITION_KEYS`) are
+    replaced by ``fingerprint:<hex>`` (same type: a string or a list of strings).  Walks iteratively (no
+    recursion limit); other values are shared, not copied.
+
+    >>> d = {"Statement": [{"Condition": {"StringEquals": {"sts:ExternalId": "fake-shared-secret"}}}]}
+    >>> redact_policy_secrets(d)["Statement"][0]["Condition"]["StringEquals"]["sts:ExternalId"][:12]
+    'fingerprint:'
+    """
+    def hide(v: object) -> object:
+        if isinstance(v, list):
+            return [hide(x) for x in v]
+        return f"fingerprint:{fingerprint(str(v).encode('utf-8', 'replace'), key)}"
+
+    root: list[object] = [document]
+    stack: list[tuple[object, object]] = [(root, 0)]
+    while stack:
+        parent, slot = stack.pop()
+        value = parent[slot]  # type: ignore[index]
+        if isinstance(value, dict):
+            value = {k: (hide(v) if isinstance(k, str) and k.lower() in SECRET_CONDITION_KEYS else v)
+                     for k, v in value.items()}
+            stack += [(value, k) for k, v in value.items() if isinstance(v, (dict, list))]
+        elif isinstance(value, list):
+            value = list(value)
+            stack += [(value, i) for i, v in enumerate(value) if isinstance(v, (dict, list))]
+        parent[slot] = value  # type: ignore[index]
+    return root[0]

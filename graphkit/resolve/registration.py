@@ -1,0 +1,187 @@
+"""Credentials that recreate footholds: ``CAN_REGISTER_RUNNER`` and ``GROUP_RECEIVES_JOB`` edges (semantics §8).
+
+Runner registration tokens last one hour, so whatever registers runners keeps
+a credential that can mint them.  Whoever holds it can attach a new runner,
+with any labels, to any runner group of the organization (or to the
+repository) and receive every job routed there.  Removing registrations while
+such a credential is live is undone in minutes.
+
+Who can mint a registration token (GitHub REST API, "Create a registration
+token for an organization" / "... for a repository",
+https://docs.github.com/en/rest/actions/self-hosted-runners#create-a-registration-token-for-an-organization;
+the same permissions create a just-in-time runner configuration,
+``POST /orgs/{org}/actions/runners/generate-jitconfig``):
+
+- organization: a classic PAT or OAuth token with ``admin:org`` (or the
+  narrower ``manage_runners:org``, GitHub docs "Scopes for OAuth apps",
+  https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/scopes-for-oauth-apps),
+  a fine-grained PAT or GitHub App with the "Self-hosted runners" organization
+  permission (write): ``organization_self_hosted_runners:write``;
+- repository: a classic PAT with ``repo`` (and admin on the repository), a
+  fine-grained PAT or GitHub App with "Administration" (write):
+  ``administration:write``.
+
+Registrars come from three places:
+
+1. credentials with ``Credential.scopes`` (an inventory declaring a token's
+   scopes or an App's permissions, or a host scan that read them): the
+   organization or repository is ``Credential.github_owner``; when unknown,
+   the owners of the runners on the credential's host (``possible``);
+2. credentials whose scopes are unknown but whose type can only be such a
+   token (``github_app_key``: an App private key, e.g. an ARC controller's;
+   ``github_pat`` with no scopes read): ``possible``;
+3. ``CAN_REGISTER_RUNNER`` edges a source already made to an organization or
+   a repository (a workflow step calling the registration-token API with a
+   secret, ``ingest/github_actions/steps/run_scripts.py``).
+
+For an organization: an edge to every runner group the organization has in
+the graph (the ``Default`` group, inferred, when none), and from each such
+group ``GROUP_RECEIVES_JOB`` to every job whose self-hosted ``runs-on`` the
+group may serve (repository and workflow access, ``{group:}`` pin; labels are
+the registrant's choice; :func:`graphkit.resolve.routing.group_access`).  For
+a repository: an edge to every self-hosted job of the repository.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from graphkit.hosted import is_self_hosted
+from graphkit.model import (Confidence, Credential, Edge, EdgeKind, Evidence, Job, NodeKind, RevocationAction,
+                            RunnerGroup, ids)
+from graphkit.model.ids import owner_key, repo_key
+from graphkit.resolve.context import C, P, Context, context_owner, context_repo, weakest
+from graphkit.resolve.routing import group_access
+
+__all__ = ["ORG_SCOPES", "REPO_SCOPES", "REGISTRAR_TYPES", "link_registration", "registration_scope"]
+
+#: Scopes or permissions that mint an organization's runner registration tokens (module docstring).
+ORG_SCOPES = frozenset({"admin:org", "manage_runners:org", "organization_self_hosted_runners:write"})
+#: Scopes or permissions that mint a repository's runner registration tokens.
+REPO_SCOPES = frozenset({"repo", "administration:write"})
+#: Credential types that, with unknown scopes, may be able to register runners (``possible``).
+REGISTRAR_TYPES = frozenset({"github_app_key", "github_pat"})
+
+
+class _Registrar(NamedTuple):
+    source: str
+    scope: str  # an owner ("acme") or a repository ("acme/app")
+    confidence: Confidence
+    evidence: list[Evidence]
+    action: RevocationAction
+
+
+def registration_scope(scopes: list[str] | None) -> str | None:
+    """``"org"``, ``"repo"`` or None: what a token's scopes let it register runners for.
+
+    >>> registration_scope(["repo", "admin:org"]), registration_scope(["administration:write"])
+    ('org', 'repo')
+    >>> registration_scope(["read:org"]) is None
+    True
+    """
+    have = {s.strip().lower() for s in scopes or []}
+    if have & ORG_SCOPES:
+        return "org"
+    return "repo" if have & REPO_SCOPES else None
+
+
+def _host_owners(ctx: Context, cred: Credential) -> list[str]:
+    owners = {owner_key(r.scope.split("/")[0]) for r in ctx.runners if r.host and r.host.lower() == cred.host}
+    return sorted(owners)
+
+
+def _from_credential(ctx: Context, cred: Credential) -> list[_Registrar]:
+    level = registration_scope(cred.scopes)
+    if cred.scopes is None and cred.credential_type in REGISTRAR_TYPES:
+        level, conf = "org", P
+    elif level is None:
+        return []
+    else:
+        conf = C
+    if cred.github_owner:
+        scopes = [repo_key(cred.github_owner)]
+        if level == "org":
+            scopes = [s.split("/")[0] for s in scopes]
+    else:
+        scopes, conf = _host_owners(ctx, cred), P
+    return [_Registrar(cred.id, s, conf, list(cred.evidence), RevocationAction.ROTATE_CREDENTIAL) for s in scopes]
+
+
+def _stated(ctx: Context) -> list[_Registrar]:
+    """``CAN_REGISTER_RUNNER`` edges a source made to an organization or repository."""
+    out = []
+    for e in list(ctx.graph.edges(EdgeKind.CAN_REGISTER_RUNNER)):
+        parsed = ids.parse(e.target)
+        if parsed.kind is NodeKind.ORGANIZATION:
+            out.append(_Registrar(e.source, parsed.parts["owner"], e.confidence, list(e.evidence),
+                                  e.revoked_by or RevocationAction.ROTATE_SECRET))
+        elif parsed.kind is NodeKind.REPOSITORY:
+            out.append(_Registrar(e.source, parsed.parts["repo"], e.confidence, list(e.evidence),
+                                  e.revoked_by or RevocationAction.ROTATE_SECRET))
+    return out
+
+
+def _groups(ctx: Context, owner: str, ev: Evidence) -> list[RunnerGroup]:
+    found = [g for g in ctx.groups.values() if owner_key(g.owner) == owner]
+    if found:
+        return sorted(found, key=lambda g: g.id)
+    gid = ids.runner_group(owner, "default")
+    group = RunnerGroup(id=gid, name="Default", owner=owner, inferred=True, evidence=[ev])
+    stored = ctx.graph.add_node(group)
+    assert isinstance(stored, RunnerGroup)
+    ctx.groups[gid] = stored
+    return [stored]
+
+
+def _wants(ctx: Context, job: Job, group: str | None) -> Confidence | None:
+    """Whether a job asks for a self-hosted runner (of ``group`` when given); None: it does not."""
+    if job.runs_on_unresolved is not None:
+        return P
+    best: Confidence | None = None
+    for cand in job.runs_on:
+        if not is_self_hosted(cand.labels, extra_hosted=ctx.extra_hosted, self_hosted=ctx.self_hosted):
+            continue
+        if group is not None and cand.group is not None and owner_key(cand.group) != owner_key(group):
+            continue
+        best = C if C in (best, cand.confidence) else cand.confidence
+    return best
+
+
+def _group_jobs(ctx: Context, group: RunnerGroup, jobs: list[Job]) -> None:
+    for job in jobs:
+        if context_owner(job) != owner_key(group.owner):
+            continue
+        want = _wants(ctx, job, group.name)
+        access = group_access(ctx, group, job, context_repo(job)) if want is not None else None
+        if want is None or access is None:
+            continue
+        ctx.graph.add_edge(Edge(kind=EdgeKind.GROUP_RECEIVES_JOB, source=group.id, target=job.id,
+                                evidence=[*group.evidence[:1], *job.evidence[:1]], confidence=weakest(want, access)))
+
+
+def _edge(ctx: Context, reg: _Registrar, target: str, conf: Confidence) -> None:
+    ctx.graph.add_edge(Edge(kind=EdgeKind.CAN_REGISTER_RUNNER, source=reg.source, target=target,
+                            evidence=reg.evidence, confidence=weakest(reg.confidence, conf),
+                            revoked_by=reg.action, props={"scope": reg.scope}))
+
+
+def link_registration(ctx: Context, jobs: list[Job]) -> None:
+    """Add the edges of every registrar of ``ctx.graph`` (rules in the module docstring); idempotent."""
+    registrars = _stated(ctx)
+    for node in list(ctx.graph.nodes(NodeKind.CREDENTIAL)):
+        if isinstance(node, Credential):
+            registrars += _from_credential(ctx, node)
+    linked: set[str] = set()
+    for reg in registrars:
+        if "/" in reg.scope:
+            for job in jobs:
+                conf = _wants(ctx, job, None) if context_repo(job) == reg.scope else None
+                if conf is not None:
+                    _edge(ctx, reg, job.id, conf)
+            continue
+        for group in _groups(ctx, reg.scope, reg.evidence[0]):
+            _edge(ctx, reg, group.id, C)
+            if group.id not in linked:
+                linked.add(group.id)
+                _group_jobs(ctx, group, jobs)
+

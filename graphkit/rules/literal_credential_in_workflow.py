@@ -1,0 +1,42 @@
+"""``literal-credential-in-workflow``: a credential written literally in a workflow or action file.
+
+A token in a workflow file is readable by everyone who can read the repository (everyone, for a public one),
+lives on in its git history and in forks, and is not masked in logs.  GitHub: "never store sensitive
+information in a workflow file"; use secrets instead
+(https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions#using-secrets).
+Detection: :func:`graphkit.redact.find_credentials` (detect-secrets token formats, private keys, URL
+credentials, high-entropy values assigned to credential-named keys).  The value is never kept: the finding
+names the file, line and kind, its identity is the value's keyed fingerprint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphkit.findings import Finding, FindingOptions, Severity, rule
+from graphkit.graph import Graph
+from graphkit.model import NodeKind, Repository
+
+__all__ = ["literal_credential_in_workflow"]
+
+
+@rule("literal-credential-in-workflow", title="Literal credential in workflow",
+      description="A workflow or action file holds a credential as text (a token format such as ghp_/AKIA/glpat-/"
+      "xoxb-, a private key, a URL with a password, or a high-entropy value assigned to a password/token key) "
+      "instead of a reference to a secret.",
+      help_uri="https://docs.github.com/en/actions/security-for-github-actions/security-guides/"
+      "security-hardening-for-github-actions#using-secrets",
+      severity=Severity.HIGH,
+      remediation="Rotate the credential at its issuer now (it is in the git history); store it as an Actions "
+      "secret (or use OIDC) and reference it as ${{ secrets.NAME }}.")
+def literal_credential_in_workflow(graph: Graph, options: FindingOptions) -> Iterator[Finding]:
+    for repo in graph.nodes(NodeKind.REPOSITORY):
+        if not isinstance(repo, Repository):
+            continue
+        for c in repo.literal_credentials:
+            ev = c.evidence
+            yield literal_credential_in_workflow.finding(
+                repo.id, ev.file, c.fingerprint, subject=repo.id, evidence=[ev],
+                severity=Severity.CRITICAL if repo.visibility == "public" else None,
+                message=f"{c.kind} written in {ev.file}" + (f" line {ev.line}" if ev.line else ""),
+                kind=c.kind, file=ev.file, line=ev.line, fingerprint=c.fingerprint)
