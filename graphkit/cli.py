@@ -15,7 +15,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from graphkit import registry
+from graphkit import limits, registry
 from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
 from graphkit.graph import Graph
@@ -39,8 +39,15 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                                help="Print the version and exit.")] = False) -> None:
+                                                help="Print the version and exit.")] = False,
+          limit: Annotated[Optional[list[str]], typer.Option(
+              "--limit", metavar="NAME=VALUE", help="Raise or lower a limit on hostile input (README 'Limits', e.g. "
+              "max_file_bytes=200000000). Repeatable.")] = None) -> None:
     """Blast radius of CI/CD build runners: what a compromised runner reaches, what to revoke first."""
+    try:
+        limits.apply_cli(limit or [])
+    except limits.LimitError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--limit") from None
 
 
 class FindingsFormat(str, Enum):

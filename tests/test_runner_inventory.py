@@ -321,11 +321,15 @@ def test_values_no_id_can_hold_are_problems_at_their_place(tmp_path, entry, plac
     assert [n.id for n in res.nodes if n.spec.kind.value == "runner"] == ["runner:acme/r1"]
 
 
-def test_readable_by_an_unknown_runner_rejects_the_file(tmp_path):
+def test_readable_by_an_unknown_runner_skips_only_that_link(tmp_path):
+    # issue 18: one runner named elsewhere (unknown, or its entry skipped) never drops the rest of the file
     f = _write(tmp_path, "inv.yaml", "schema: graphkit.runner-inventory/v1\nhosts:\n  - name: h\n    credentials:\n"
                "      - {credential_type: x, path: /x, readable_by: [Acme/ghost]}\n")
     good = _write(tmp_path, "good.yaml", GOOD)
     res = ri.INGESTOR.ingest([f, good])
     assert [(p.file, p.place, p.reason) for p in res.problems] == [
-        (str(f), "hosts[0].credentials[0].readable_by", "acme/ghost is not a runner of this file")]
-    assert [n.id for n in res.nodes] == ["runner:acme/r1", "org:acme", "runner_group:acme/default"]
+        (str(f), "hosts[0].credentials[0].readable_by",
+         "acme/ghost is not a runner of this file (or its entry was skipped); link skipped")]
+    assert [n.id for n in res.nodes] == ["host:h", "credential:h:/x", "runner:acme/r1", "org:acme",
+                                         "runner_group:acme/default"]
+    assert not any(e.source.startswith("runner:") and e.target == "credential:h:/x" for e in res.edges)

@@ -58,6 +58,8 @@ class _FileGraph:
     readable: list[tuple[str, str, Evidence]] = field(default_factory=list)
     #: (runner id, credential id, evidence): a registration's own credential, linked when the runner is in the file
     registrations: list[tuple[str, str, Evidence]] = field(default_factory=list)
+    #: when given, places that cannot be linked are appended here instead of raised (one entry never costs the file)
+    problems: list[InputError] | None = None
 
     def ev(self, path: str, detail: str | None = None) -> Evidence:
         """Evidence for a YAML path of this file (with its line when the path is written in the file)."""
@@ -336,8 +338,13 @@ def _link_readers(fg: _FileGraph) -> None:
     for reader, cid, rev in fg.readable:
         if reader not in fg.graph:
             parts = ids.parse(reader).parts
-            raise InputError(fg.file, rev.yaml_path or "", f"{parts['scope']}/{parts['name']} is not a runner "
-                             "of this file")
+            exc = InputError(fg.file, rev.yaml_path or "", f"{parts['scope']}/{parts['name']} is not a runner "
+                             "of this file" + ("" if fg.problems is None else " (or its entry was skipped); "
+                                               "link skipped"))
+            if fg.problems is None:
+                raise exc
+            fg.problems.append(exc)
+            continue
         fg.graph.edge(EdgeKind.STORES_CREDENTIAL, reader, cid, rev)
     for owner, cid, rev in fg.registrations:
         runner = fg.graph.nodes.get(owner)
@@ -363,7 +370,8 @@ def _facts(fg: _FileGraph, inv: RunnerInventory) -> InventoryFacts:
                           files=[fg.file])
 
 
-def file_graph(parsed: ParsedInventory) -> tuple[GraphBuilder, InventoryFacts]:
+def file_graph(parsed: ParsedInventory,
+               problems: list[InputError] | None = None) -> tuple[GraphBuilder, InventoryFacts]:
     """Nodes, edges and resolver facts of one validated inventory (pure).
 
     Returns
@@ -379,18 +387,24 @@ def file_graph(parsed: ParsedInventory) -> tuple[GraphBuilder, InventoryFacts]:
         credential grant whose target id is malformed or of a kind that cannot
         receive that access (:func:`~ingest.runner_inventory.parse.parse`
         leaves those hosts out, so only a hand-built model has one); names
-        file and place.
+        file and place.  With ``problems`` given, a ``readable_by`` entry
+        that names no runner of the file is appended there and only that link
+        is skipped.
+
+    Evidence paths are those of the file: an entry after one that parsing
+    left out keeps its own index (:attr:`ParsedInventory.indexes`).
     """
     inv = parsed.inventory
-    fg = _FileGraph(parsed.file, parsed.lines)
+    fg = _FileGraph(parsed.file, parsed.lines, problems=problems)
+    at = parsed.place_of
     for i, org in enumerate(inv.organizations or []):
-        _organization(fg, org, f"organizations[{i}]")
+        _organization(fg, org, at("organizations", i))
     for i, repo in enumerate(inv.repositories or []):
-        _repository(fg, repo, f"repositories[{i}]")
+        _repository(fg, repo, at("repositories", i))
     for i, host in enumerate(inv.hosts or []):
-        _host(fg, host, f"hosts[{i}]")
+        _host(fg, host, at("hosts", i))
     for i, r in enumerate(inv.runners or []):
-        _runner(fg, r, f"runners[{i}]")
+        _runner(fg, r, at("runners", i))
     _link_readers(fg)
     return fg.graph, _facts(fg, inv)
 
@@ -427,7 +441,7 @@ def to_graph(parsed: Sequence[ParsedInventory]) -> IngestResult:
     facts = []
     for p in parsed:
         try:
-            graph, file_facts = file_graph(p)
+            graph, file_facts = file_graph(p, result.problems)
         except InputError as exc:
             result.problems.append(exc)
             continue
