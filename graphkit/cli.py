@@ -120,9 +120,12 @@ def blast_radius_cmd(
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Show only the N most critical assets and "
                                                "the first N plan steps.")] = None,
     backend: BackendOpt = Backend.networkx,
+    org: Annotated[Optional[str], typer.Option("--org", metavar="ORG", help="Owner of the untrusted entry points "
+                                               "named without one (--from untrusted:fork-pr).")] = None,
 ) -> None:
     """What the sources reach (grouped by kind, critical first, with paths) and the revocation plan."""
     from graphkit.output import blast_radius_document
+    from graphkit.resolve.untrusted import expand_sources
 
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j
@@ -133,7 +136,7 @@ def blast_radius_cmd(
     except GraphkitError as exc:
         fail(exc)
     try:
-        doc = blast_radius_document(g, sources, top=top)
+        doc = blast_radius_document(g, expand_sources(g, sources, org), top=top)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     if fmt is Format.json:

@@ -1,9 +1,12 @@
-"""Generate what is derived from the model: the README's graph-model tables and the graph file's JSON Schema.
+"""Generate what is derived from the model: the README's graph-model tables, the graph file's JSON Schema and
+the Cypher library.
 
 ``python -m graphkit.docs [ROOT]`` (ROOT: the repository this module is in by default)
 rewrites the part of ``README.md`` between the ``<!-- model:begin -->`` and
-``<!-- model:end -->`` markers and ``schemas/graph.schema.json``; tests check
-both are up to date.
+``<!-- model:end -->`` markers, ``schemas/graph.schema.json``, and every
+``queries/<name>.cypher`` rendered from ``queries/templates/<name>.cypher``
+(:mod:`graphkit.neo4j.templates`: relationship types named from the model);
+tests check all of them are up to date.
 """
 
 from __future__ import annotations
@@ -59,10 +62,13 @@ def schema_text() -> str:
 
 
 def write_all(root: Path) -> None:
-    """Rewrite the generated parts under the repository ``root`` (README tables, graph schema)."""
+    """Rewrite the generated parts under the repository ``root`` (README tables, graph schema, Cypher library)."""
+    from graphkit.neo4j.templates import write_queries
+
     readme = root / "README.md"
     readme.write_text(render(readme.read_text(encoding="utf-8")), encoding="utf-8")
     (root / "schemas" / "graph.schema.json").write_text(schema_text(), encoding="utf-8")
+    write_queries(root / "queries")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,10 +3,11 @@
 // param runner_id: graphkit id of the runner (list them with `graphkit nodes --kind runner`)
 // :param runner_id => 'runner:acme/build-01-a'
 // counterpart: graphkit.analysis.blast_radius (same reached ids; hops = shortest path length over traversable edges)
+// rendered from templates/blast-radius-runner.cypher by `python -m graphkit.docs` (edit the template, not this file)
 MATCH (s:Runner {id: $runner_id})
-MATCH (n)
-WHERE n <> s
-MATCH p = shortestPath((s)-[* {traversable: true}]->(n))
+MATCH (n:Graphkit)
+WHERE n <> s AND EXISTS { MATCH ()-[:HOSTS|RUNS_ON_HOST|RECEIVES_JOB|READS_SECRET|HAS_TOKEN|WRITES_REPOSITORY|MINTS_OIDC|ASSUMES_ROLE|SIGNS_WITH|DEPLOYS_TO|PUBLISHES_TO|WRITES_CACHE|RESTORES_INTO|SHARES_CACHE|STORES_CREDENTIAL|AUTHENTICATES_AS|ADMINISTERS|CAN_REGISTER_RUNNER|GROUP_RECEIVES_JOB]->(n) }
+MATCH p = shortestPath((s)-[:HOSTS|RUNS_ON_HOST|RECEIVES_JOB|READS_SECRET|HAS_TOKEN|WRITES_REPOSITORY|MINTS_OIDC|ASSUMES_ROLE|SIGNS_WITH|DEPLOYS_TO|PUBLISHES_TO|WRITES_CACHE|RESTORES_INTO|SHARES_CACHE|STORES_CREDENTIAL|AUTHENTICATES_AS|ADMINISTERS|CAN_REGISTER_RUNNER|GROUP_RECEIVES_JOB*..20]->(n))
 RETURN n.id AS id, n.kind AS kind, n.name AS name, n.criticality AS criticality, length(p) AS hops,
        [x IN nodes(p) | x.id] AS path, p AS route
 ORDER BY CASE criticality WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END,

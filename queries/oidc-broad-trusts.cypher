@@ -2,6 +2,7 @@
 // purpose: Cloud roles assumable through OIDC with a broad trust: flagged broad by trust evaluation, trust policy not known, several repositories, pull_request or wildcard subjects.
 // params: none
 // counterpart: assumes_role edges from oidc_identity to cloud_role grouped by role
+// rendered from templates/oidc-broad-trusts.cypher by `python -m graphkit.docs` (edit the template, not this file)
 MATCH (o:OIDCIdentity)-[a:ASSUMES_ROLE]->(c:CloudRole)
 WITH c, collect(DISTINCT o.repository) AS repositories, count(DISTINCT o) AS identities,
      sum(CASE WHEN a.confidence = 'possible' THEN 1 ELSE 0 END) AS possible_edges,

@@ -2,6 +2,7 @@
 // purpose: Self-hosted runners that are not ephemeral (or not known to be) and the jobs, repositories and workflows routed to them.
 // params: none
 // counterpart: runner nodes with ephemeral false or unknown, and their receives_job edges
+// rendered from templates/persistent-runners.cypher by `python -m graphkit.docs` (edit the template, not this file)
 MATCH (r:Runner)
 WHERE r.ephemeral IS NULL OR r.ephemeral = false
 OPTIONAL MATCH (r)-[:RECEIVES_JOB]->(j:Job)

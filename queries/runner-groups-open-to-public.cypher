@@ -2,6 +2,7 @@
 // purpose: Runner groups that public repositories may use (allows_public_repositories, or a public repository allowed), with their runners.
 // params: none
 // counterpart: runner_group nodes with allows_public_repositories or an allows_repository edge to a public repository
+// rendered from templates/runner-groups-open-to-public.cypher by `python -m graphkit.docs` (edit the template, not this file)
 MATCH (g:RunnerGroup)
 OPTIONAL MATCH (g)-[:ALLOWS_REPOSITORY]->(repo:Repository)
 WHERE repo.visibility = 'public'

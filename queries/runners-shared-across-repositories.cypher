@@ -2,6 +2,7 @@
 // purpose: Runners that take jobs of more than one repository (one compromised repository reaches the others' jobs).
 // params: none
 // counterpart: receives_job edges grouped by runner, distinct job repositories
+// rendered from templates/runners-shared-across-repositories.cypher by `python -m graphkit.docs` (edit the template, not this file)
 MATCH (r:Runner)-[:RECEIVES_JOB]->(j:Job)
 WITH r, collect(DISTINCT j.repository) AS repositories, count(DISTINCT j) AS jobs
 WHERE size(repositories) > 1

@@ -2,6 +2,7 @@
 // purpose: Jobs that ship every secret they can see (toJSON(secrets), dynamic secrets[...]) and run on self-hosted runners.
 // params: none
 // counterpart: job nodes with all_secrets set that have a receives_job edge from a runner
+// rendered from templates/tojson-secrets-on-self-hosted.cypher by `python -m graphkit.docs` (edit the template, not this file)
 MATCH (r:Runner)-[:RECEIVES_JOB]->(j:Job)
 WHERE j.all_secrets_json IS NOT NULL
 WITH j, collect(DISTINCT r.id) AS runners

@@ -15,10 +15,13 @@ from graphkit.model import EDGE_SPECS, NODE_TYPES, EdgeKind, Evidence, Host, Nod
 from graphkit.neo4j.connection import Neo4jSettings
 from graphkit.neo4j.library import COUNTERPARTS, QueryError, load_library, load_query
 from graphkit.neo4j.statements import (
-    IDENTIFIER, SOURCES, SYNC_LABEL, UPDATE_TAG, edge_fields, edge_from_props, edge_props, edge_triples, label_of,
-    node_fields, node_from_props, node_props, property_names, rel_type_of, statements,
+    COMMON_LABEL, IDENTIFIER, SOURCES, SYNC_LABEL, UPDATE_TAG, edge_fields, edge_from_props, edge_props, edge_triples, label_of,
+    derived_props, node_fields, node_from_props, node_props, path_types, property_names,
+    source_only_kinds, rel_type_of, statements,
 )
 from graphkit.neo4j.sync import provenance
+from graphkit.neo4j.templates import MAX_HOPS, render_template, rendered_queries
+from ingest.github_actions import PERMISSION_SCOPES
 
 from neo4j_helpers import ROOT, example_graph
 
@@ -36,7 +39,10 @@ def example() -> Graph:
 def test_golden_statements():
     st = statements()
     assert st.constraints[0] == "CREATE CONSTRAINT graphkit_Host_id IF NOT EXISTS FOR (n:Host) REQUIRE n.id IS UNIQUE"
-    assert st.nodes[NodeKind.JOB] == "UNWIND $rows AS row MERGE (n:Job {id: row.id}) SET n += row.props"
+    assert st.nodes[NodeKind.JOB] == "UNWIND $rows AS row MERGE (n:Job:Graphkit {id: row.id}) SET n += row.props"
+    assert st.constraints[-1] == "CREATE INDEX graphkit_Graphkit_id IF NOT EXISTS FOR (n:Graphkit) ON (n.id)"
+    assert st.relabel[NodeKind.JOB] == ("MATCH (n:Job) WHERE NOT n:Graphkit SET n:Graphkit "
+                                        "RETURN count(n) AS relabelled")
     assert st.edges[(NodeKind.JOB, EdgeKind.READS_SECRET, NodeKind.SECRET)] == (
         "UNWIND $rows AS row MATCH (a:Job {id: row.source}) MATCH (b:Secret {id: row.target}) "
         "MERGE (a)-[r:READS_SECRET {key: row.key}]->(b) SET r += row.props")
@@ -55,7 +61,8 @@ def test_one_statement_per_kind_and_triple_from_the_model():
     assert set(st.stale_edges) == set(EDGE_SPECS)
     # the constraint comes first, per model label, plus the bookkeeping label
     labels = [label_of(k) for k in NODE_TYPES] + [SYNC_LABEL]
-    assert [re.search(r"FOR \(n:(\w+)\)", c).group(1) for c in st.constraints] == labels
+    assert [re.search(r"FOR \(n:(\w+)\)", c).group(1) for c in st.constraints] == labels + [COMMON_LABEL]
+    assert all(f":{COMMON_LABEL} {{id: row.id}}" in q for q in st.nodes.values())
     for (s, k, t), q in st.edges.items():
         assert f"(a:{label_of(s)} " in q and f"[r:{rel_type_of(k)} " in q and f"(b:{label_of(t)} " in q
     for q in [*st.nodes.values(), *st.edges.values()]:
@@ -164,10 +171,10 @@ def _strip(text: str) -> str:
 
 def test_library_names_only_model_labels_types_and_synced_properties():
     """Meta-test: a typo in a label, type or property is a silent empty result in Cypher, so check them here."""
-    labels = {label_of(k) for k in NODE_TYPES}
+    labels = {label_of(k) for k in NODE_TYPES} | {COMMON_LABEL, SYNC_LABEL}
     types = {rel_type_of(k) for k in EDGE_SPECS}
     props = property_names()
-    known_props = props["node"] | props["relationship"]
+    known_props = props["node"] | props["relationship"] | props["sync"]
     for q in load_library(QUERIES).values():
         body = _strip(q.text)
         for name in re.findall(r"\b[a-z_][a-zA-Z0-9_]*:([A-Za-z_][A-Za-z0-9_|]*)", body):
@@ -177,9 +184,90 @@ def test_library_names_only_model_labels_types_and_synced_properties():
             for part in name.split("|"):
                 assert part in types, (q.name, part)
         for prop in re.findall(r"\b[a-z]\w*\.([a-z_][a-z0-9_]*)\b", body):
-            assert prop in known_props, (q.name, prop)
+            assert prop in known_props or prop in _PERMISSION_PROPS, (q.name, prop)
         for prop in re.findall(r"\{\s*([a-z_]+)\s*:", body):
             assert prop in known_props, (q.name, prop)
+
+
+#: ``permissions_<scope>`` properties (one per GITHUB_TOKEN scope; GitHub docs "Automatic token authentication",
+#: https://docs.github.com/en/actions/security-for-github-actions/security-guides/automatic-token-authentication#permissions-for-the-github_token)
+_PERMISSION_PROPS = {f"permissions_{s.replace('-', '_')}" for s in PERMISSION_SCOPES}
+
+
+def test_rendered_library_is_fresh():
+    """queries/*.cypher are rendered from queries/templates/ with the model's names (python -m graphkit.docs)."""
+    rendered = rendered_queries(QUERIES)
+    assert len(rendered) >= 18
+    for path, text in rendered.items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.name} is stale: run python -m graphkit.docs"
+    # every library file comes from a template (none edited by hand beside them)
+    assert {p.name for p in QUERIES.glob("*.cypher")} == {p.name for p in rendered if p.suffix == ".cypher"}
+
+
+def test_browser_style_sheet_covers_the_model():
+    """queries/graphkit.grass styles every label and relationship type; paths show confidence and lifetime."""
+    text = (QUERIES / "graphkit.grass").read_text(encoding="utf-8")
+    blocks = dict(re.findall(r"^(node\.\w+|relationship\.\w+) \{\n(.*?)^\}", text, re.M | re.S))
+    for kind in NODE_TYPES:
+        assert 'caption: "{name}"' in blocks[f"node.{label_of(kind)}"]
+    colours = {re.search(r"color: (#\w+)", blocks[f"node.{label_of(k)}"]).group(1) for k in NODE_TYPES}
+    assert len(colours) == min(len(NODE_TYPES), 18)
+    for kind, spec in EDGE_SPECS.items():
+        body = blocks[f"relationship.{rel_type_of(kind)}"]
+        assert ('"{confidence} {lifetime}"' in body) is spec.traversable
+    readme = (QUERIES / "README.md").read_text(encoding="utf-8")
+    assert "graphkit.grass" in readme and ":style" in readme
+
+
+def test_library_paths_name_every_traversable_type_and_only_those():
+    """Variable-length patterns follow exactly the traversable edge kinds, bounded, over graphkit nodes."""
+    only = source_only_kinds()
+    trav = [rel_type_of(k) for k, spec in EDGE_SPECS.items() if spec.traversable and k not in only]
+    assert trav == path_types() and len(trav) >= 17
+    lib = load_library(QUERIES)
+    seen = 0
+    for q in lib.values():
+        assert "{traversable" not in q.body and "traversable: true" not in q.body, q.name
+        for types, bound in re.findall(r"\[:([A-Z_|]+)\*(\.\.\d+)?\]", q.body):
+            assert types.split("|") == trav and bound == f"..{MAX_HOPS}", q.name
+            seen += 1
+        assert not re.search(r"MATCH \(\w+\)\s*$", q.body, re.M), q.name  # MATCH (n) scoped to the label
+    assert seen >= 12
+
+
+def test_template_with_unknown_placeholder_is_refused():
+    with pytest.raises(ValueError, match="unknown placeholder"):
+        render_template("// name: x\n// purpose: p\nMATCH (n:{{nodes}}) RETURN n", "x")
+
+
+def test_filterable_facts_are_plain_properties(example: Graph):
+    """Triggers, token permissions, trust subjects/audiences and runner labels are lists/scalars, not JSON."""
+    wf = node_props(example.node("workflow:acme/app/.github/workflows/ci.yml"))
+    assert wf["triggers"] == ["pull_request", "push"] and "triggers_json" in wf
+    tok = node_props(example.node("github_token:acme/app/.github/workflows/release.yml#publish"))
+    assert (tok["permissions_contents"], tok["permissions_id_token"], tok["permissions_pull_requests"]) == (
+        "write", "write", "none")
+    runner = node_props(example.node("runner:acme/build-01-a"))
+    assert isinstance(runner["labels"], list) and "self-hosted" in runner["labels"]
+    roles = [node_props(n) for n in example.nodes(NodeKind.CLOUD_ROLE)]
+    with_subs = [r for r in roles if r["trust_subjects"]]
+    assert with_subs and all(isinstance(r["trust_subjects"], list) for r in with_subs)
+    assert any("sts.amazonaws.com" in (r["trust_audiences"] or []) for r in roles)
+    # a trust policy (AWS IAM docs, "Creating a role for web identity or OIDC federation": the sub and aud
+    # conditions of a GitHub OIDC trust, https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_create_for-idp_oidc.html)
+    doc = {"Statement": [{"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+                          "Principal": {"Federated": "arn:aws:iam::1:oidc-provider/token.actions.githubusercontent.com"},
+                          "Condition": {"StringEquals": {"token.actions.githubusercontent.com:aud": "sts.amazonaws.com"},
+                                        "StringLike": {"token.actions.githubusercontent.com:sub": ["repo:a/b:*"]},
+                                        "StringNotEquals": {"token.actions.githubusercontent.com:sub": "repo:a/c:*"}}}]}
+    assert derived_props({"trust_policy": doc}) == {"trust_subjects": ["repo:a/b:*"],
+                                                    "trust_audiences": ["sts.amazonaws.com"]}
+    assert derived_props({"trust_policy": None}) == {"trust_subjects": None, "trust_audiences": None}
+    assert derived_props({"trust_policy": {"Statement": 3}}) == {"trust_subjects": None, "trust_audiences": None}
+    # Job.triggers as a list of {event, ...} (a job's run events)
+    assert derived_props({"triggers": [{"event": "push"}, {"event": "pull_request_target"}, {"event": "push"}]}) == {
+        "triggers": ["pull_request_target", "push"]}
+    assert derived_props({"triggers": []}) == {"triggers": None}
 
 
 def test_malformed_query_file_is_refused(tmp_path: Path):
@@ -196,15 +284,19 @@ def test_malformed_query_file_is_refused(tmp_path: Path):
 
 
 def test_docker_compose_file():
-    doc = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    text = (ROOT / "docker-compose.yml").read_text()
+    doc = yaml.safe_load(text)
     neo = doc["services"]["neo4j"]
-    assert neo["image"].startswith("neo4j:5") and "community" in neo["image"]
+    # a pinned 5.x LTS tag (5.26 is Neo4j 5's long-term support release), community edition
+    assert re.fullmatch(r"neo4j:5\.26\.\d+-community", neo["image"]), neo["image"]
     ports = {p.rsplit(":", 2)[-1] for p in neo["ports"]}
     assert {"7474", "7687"} <= {p.split(":")[-1] for p in neo["ports"]} and ports == {"7474", "7687"}
-    assert "${NEO4J_PASSWORD" in neo["environment"]["NEO4J_AUTH"]
     mounts = {v.split(":")[1]: v.split(":")[0] for v in neo["volumes"]}
     assert set(mounts) == {"/data", "/logs"} and set(mounts.values()) <= set(doc["volumes"])
     assert "cypher-shell" in " ".join(neo["healthcheck"]["test"])
+    # ps/logs/down interpolate the file too: no ${VAR:?...} that fails without NEO4J_PASSWORD; `up` checks instead
+    assert not re.search(r"\$\{\w+:?\?", text) and "${NEO4J_PASSWORD:-}" in text
+    assert "Compose v2" in text
 
 
 def test_settings_from_env_and_password_hidden():

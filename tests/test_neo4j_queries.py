@@ -6,6 +6,8 @@ backend.  ``graphkit query`` and ``blast-radius --backend neo4j`` through the CL
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -55,8 +57,22 @@ def _runners(g: Graph) -> list[str]:
     return declared + pools[:2]
 
 
+#: Assets the inbound query starts from (every one of these kinds a runner reaches, a few per kind).
+_ASSETS = (NodeKind.SECRET, NodeKind.CLOUD_ROLE, NodeKind.SIGNING_KEY, NodeKind.DEPLOYMENT_TARGET)
+
+
+def _assets(g: Graph) -> list[str]:
+    reached = set().union(*(blast_radius(g, r).ids for r in _runners(g)))
+    return [i for kind in _ASSETS for i in sorted(n.id for n in g.nodes(kind) if n.id in reached)[:3]]
+
+
 def _param_sets(query, g: Graph) -> list[dict]:
     used = query.used_params()
+    if "target_id" in used:
+        return [{"target_id": t} for t in _assets(g)]
+    if "sources" in used:
+        hosts = [h.id for h in g.nodes(NodeKind.HOST)]
+        return [{"sources": _runners(g)[:2] + hosts[:1]}, {"sources": _runners(g)[-1:] + ["no:such-node"]}]
     if "runner_id" in used:
         return [{"runner_id": r} for r in _runners(g)]
     if "host_id" in used:
@@ -172,3 +188,66 @@ def test_cli_query_and_backend(synced, bolt, tmp_path: Path):
     assert res.exit_code == 2 and "no node with id" in res.output
     res = run(app, ["blast-radius", "--backend", "neo4j", "--graph", str(gfile), "--from", "host:build-01"], env=env)
     assert res.exit_code == 2
+
+
+# --------------------------------------------------------------------------- Browser: drawn paths, README
+
+
+@pytest.mark.parametrize("synced", ["example"], indirect=True)
+def test_path_answers_are_paths_with_confidence_and_lifetime(synced, driver, bolt):
+    """Queries answering with paths return real Path values (Browser draws them) over traversable relationships
+    that carry confidence and lifetime; the inbound query finds the runners and the host of the example."""
+    from neo4j.graph import Path as NeoPath
+
+    from graphkit.neo4j.statements import traversable_types
+
+    label, g = synced
+    path_queries = [q for q in LIBRARY.values() if re.search(r"\bAS route\b", q.body)]
+    assert {"who-reaches", "blast-radius-sources", "paths-runners-to-critical", "secrets-from-runner",
+            "self-hosted-jobs-fork-pull-requests", "tokens-contents-write-on-persistent-runners"} <= {
+        q.name for q in path_queries}
+    drawn = 0
+    for q in path_queries:
+        values = {k: v for k, v in q.examples.items() if k in q.used_params()}
+        with driver.session(database=bolt["database"]) as s:
+            routes = [rec["route"] for rec in s.run(q.text, values)]
+        for p in routes:
+            assert isinstance(p, NeoPath) and len(p.relationships) >= 1, q.name
+            for r in p.relationships:
+                assert r["confidence"] in ("certain", "likely", "possible") and r["lifetime"], (q.name, r.type)
+                if q.name not in ("self-hosted-jobs-fork-pull-requests",):
+                    assert r.type in traversable_types(), (q.name, r.type)
+            drawn += 1
+    assert drawn > 20
+    _, rows = run_query(driver, LIBRARY["who-reaches"], {"target_id": "target:environment:acme/app:production"},
+                        database=bolt["database"])
+    kinds = {r["id"]: r["kind"] for r in rows}
+    assert kinds.get("host:build-01") == "host" and kinds.get("runner:acme/build-01-a") == "runner"
+
+
+def _readme_neo4j_commands() -> list[list[str]]:
+    """The ``graphkit ...`` lines of the README's Neo4j code block, split as a shell would."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("\n## Neo4j\n"):]
+    block = section[section.index("```sh\n") + 6:]
+    block = block[:block.index("```")]
+    return [shlex.split(line, comments=True) for line in block.splitlines() if line.startswith("graphkit ")]
+
+
+@pytest.mark.parametrize("synced", ["example"], indirect=True)
+def test_readme_neo4j_examples_run(synced, bolt, tmp_path: Path):
+    """Every ``graphkit`` line of the README's Neo4j section runs against the Bolt server and answers something."""
+    label, g = synced
+    gfile = tmp_path / "graph.json"
+    g.save(gfile)
+    commands = _readme_neo4j_commands()
+    assert sum(c[1] == "query" for c in commands) >= 6 and any(c[1] == "neo4j" for c in commands)
+    for argv in commands:
+        args = [str(gfile) if a == "graph.json" else a for a in argv[1:]]
+        res = CliRunner().invoke(app, args, env=_env(bolt))
+        assert res.exit_code == 0, (argv, res.output)
+        if args[0] == "query" and len(args) > 1:
+            if "json" in args:
+                assert json.loads(res.stdout)["rows"], argv
+            else:
+                assert not re.search(r"^0 row\(s\)", res.output, re.M), argv

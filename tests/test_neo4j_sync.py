@@ -62,6 +62,46 @@ def test_sync_example_twice_changes_nothing(driver, db, example):
     assert second.complete_sources == ["aws-iam", "github-actions", "runners"]
 
 
+def test_common_label_index_and_sync_status(driver, db, example):
+    """Every graphkit node carries the common label (indexed); sync-status reports tags per source and skips."""
+    from graphkit.neo4j.library import load_library, run_query
+    from graphkit.neo4j.statements import COMMON_LABEL, SYNC_ID, SYNC_LABEL, SYNC_PROPS
+
+    from neo4j_helpers import ROOT
+
+    wipe(driver, db)
+    sync_graph(driver, example, database=db, update_tag=7)
+    with driver.session(database=db) as s:
+        assert s.run(f"MATCH (n:{COMMON_LABEL}) RETURN count(n) AS c").single()["c"] == len(example)
+        assert s.run(f"MATCH (n) WHERE NOT n:{COMMON_LABEL} AND NOT n:{SYNC_LABEL} "
+                     "RETURN count(n) AS c").single()["c"] == 0
+        indexes = s.run("SHOW INDEXES").data()
+        meta = s.run(f"MATCH (m:{SYNC_LABEL} {{id: $id}}) RETURN properties(m) AS p", id=SYNC_ID).single()["p"]
+    assert any(r["labelsOrTypes"] == [COMMON_LABEL] and r["properties"] == ["id"] for r in indexes)
+    assert set(meta) == {"id", *SYNC_PROPS}
+    _, rows = run_query(driver, load_library(ROOT / "queries")["sync-status"], {}, database=db)
+    assert [(r["source"], r["last_update_tag"], r["in_last_sync"], r["complete"]) for r in rows] == [
+        ("aws-iam", 7, True, True), ("github-actions", 7, True, True), ("runners", 7, True, True)]
+    assert rows[0]["skipped"] == [f"{p.file} {p.place}".strip() + f": {p.reason}" for p in example.meta.problems]
+
+
+def test_nodes_of_an_older_sync_get_the_common_label(driver, db):
+    """A database written before the common label existed: the next sync labels its nodes (no duplicates)."""
+    from graphkit.model import Host
+    from graphkit.neo4j.statements import COMMON_LABEL
+
+    wipe(driver, db)
+    with driver.session(database=db) as s:
+        s.run("CREATE (n:Host {id: 'host:old', name: 'old', kind: 'host'})").consume()
+    g = Graph()
+    g.add_node(Host(id="host:old", name="old"))
+    sync_graph(driver, g, database=db, update_tag=1)
+    with driver.session(database=db) as s:
+        rows = s.run("MATCH (n:Host {id: 'host:old'}) RETURN labels(n) AS l").data()
+    assert len(rows) == 1 and COMMON_LABEL in rows[0]["l"]
+    wipe(driver, db)
+
+
 def test_uniqueness_constraint_per_label(driver, db, example):
     with driver.session(database=db) as s:
         rows = s.run("SHOW CONSTRAINTS").data()

@@ -99,7 +99,7 @@ def test_example_meta(example):
         "secrets_complete": ["org:acme", "repo:acme/app", "repo:acme/docs", "target:environment:acme/app:production",
                              "target:environment:acme/app:staging"],
         "oidc_sub_templates": {"acme": {"use_default": True}}, "unknown_selected_workflows": [],
-        "runner_owners": ["acme"], "organizations": ["acme"],
+        "runner_owners": ["acme"], "runners_complete": [], "organizations": ["acme"],
         "files": [str(EXAMPLE)]}
 
 

@@ -17,6 +17,7 @@ compare as sets).  The tests run both on the same graph and compare.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -30,6 +31,8 @@ import networkx as nx
 
 from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
+from graphkit.neo4j.statements import source_only_kinds
+from graphkit.neo4j.templates import MAX_HOPS
 from graphkit.model import LIFETIME_SECONDS, Criticality, EdgeKind, Lifetime, Node, NodeKind
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,12 +75,15 @@ class LibraryQuery:
 
 
 def parse_param(value: str) -> Any:
-    """A parameter value from ``k=v`` or a ``:param`` line: JSON (numbers, true, lists...), a quoted string, else text.
+    """A parameter value from ``k=v`` or a ``:param`` line: JSON (numbers, true, lists...), a quoted string, a
+    Cypher list of quoted strings, else text.
 
     Examples
     --------
     >>> parse_param("20"), parse_param("true"), parse_param("'runner:acme/a'"), parse_param("runner:acme/a")
     (20, True, 'runner:acme/a', 'runner:acme/a')
+    >>> parse_param("['runner:acme/a', 'host:h']"), parse_param('["x"]')
+    (['runner:acme/a', 'host:h'], ['x'])
     """
     v = value.strip()
     if len(v) >= 2 and v[0] == v[-1] == "'":
@@ -85,7 +91,15 @@ def parse_param(value: str) -> Any:
     try:
         return json.loads(v)
     except json.JSONDecodeError:
-        return value
+        pass
+    if v.startswith("[") and v.endswith("]"):  # a Cypher list of quoted strings and numbers, as in Browser
+        try:
+            items = ast.literal_eval(v)
+        except (ValueError, SyntaxError):
+            return value
+        if isinstance(items, list) and all(isinstance(i, (str, int, float)) for i in items):
+            return items
+    return value
 
 
 _HEADER = re.compile(r"^//\s*(name|purpose|params?|counterpart)\b\s*([A-Za-z_][A-Za-z0-9_]*)?\s*:\s*(.*)$")
@@ -235,11 +249,19 @@ def _counterpart(name: str, *columns: str) -> Callable:
     return deco
 
 
+def path_view(graph: Graph) -> nx.MultiDiGraph:
+    """The edges the library's paths follow: traversable, not source-only (``{{traversable}}`` in the templates)."""
+    only = {k.value for k in source_only_kinds()}
+    return nx.subgraph_view(graph.nx, filter_edge=lambda u, v, k: graph.nx.edges[u, v, k]["traversable"]
+                            and graph.nx.edges[u, v, k]["kind"] not in only)
+
+
 def _hops(graph: Graph, source: str) -> dict[str, int]:
-    """Shortest traversable path length from ``source`` to every node it reaches (itself excluded)."""
+    """Shortest traversable path length (up to the library's bound) from ``source`` to every node it reaches (itself
+    excluded)."""
     if source not in graph:
         return {}
-    lengths = nx.single_source_shortest_path_length(graph.traversable_view(), source)
+    lengths = nx.single_source_shortest_path_length(path_view(graph), source, cutoff=MAX_HOPS)
     lengths.pop(source, None)
     return lengths
 
@@ -449,3 +471,7 @@ def _by_reach(graph: Graph, params: dict[str, Any]) -> list[dict[str, Any]]:
                      "secrets": sum(n.spec.kind is NodeKind.SECRET for n in reach)})
     return rows
 
+
+
+# the inbound, multi-source, drawn-path and property-filter queries (registered on import)
+from graphkit.neo4j import counterparts as _more  # noqa: E402,F401

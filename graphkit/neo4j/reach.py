@@ -2,7 +2,7 @@
 
 :func:`reached_subgraph` walks traversable relationships breadth-first *in
 the database*, one query per label per level (``UNWIND $ids ... MATCH
-(a:Label {id: i})-[r]->(b) WHERE r.traversable``), so only the part of the
+(a:Label {id: i})-[r:<traversable types>]->(b:Graphkit)``), so only the part of the
 graph reachable from the sources ever leaves the server.  The nodes and
 relationships found are rebuilt as a local :class:`~graphkit.graph.Graph`
 holding exactly what :func:`graphkit.analysis.blast_radius` and
@@ -26,9 +26,7 @@ from typing import TYPE_CHECKING, Any
 from graphkit.errors import UnknownNodeError
 from graphkit.graph import Graph
 from graphkit.model import NODE_TYPES, NodeKind, ids
-from graphkit.neo4j.statements import (
-    SYNC_ID, SYNC_LABEL, TRAVERSABLE, edge_from_props, kind_of_label, label_of, node_from_props, rel_type_of,
-)
+from graphkit.neo4j.statements import SYNC_ID, edge_from_props, kind_of_label, node_from_props, read_statements
 
 if TYPE_CHECKING:  # pragma: no cover
     import neo4j
@@ -49,8 +47,9 @@ def find_node_kind(session: "neo4j.Session", node_ref: str) -> NodeKind | None:
     every other label (a node kind declared with another id format).
     """
     tried = _prefix_kinds(node_ref)
+    find = read_statements().find
     for kind in tried + [k for k in NODE_TYPES if k not in tried]:
-        if session.run(f"MATCH (n:{label_of(kind)} {{id: $id}}) RETURN n.id AS id", id=node_ref).single():
+        if session.run(find[kind], id=node_ref).single():
             return kind
     return None
 
@@ -58,12 +57,12 @@ def find_node_kind(session: "neo4j.Session", node_ref: str) -> NodeKind | None:
 def _suggest(session: "neo4j.Session", node_ref: str) -> list[str]:
     known: list[str] = []
     for kind in _prefix_kinds(node_ref) or list(NODE_TYPES):
-        known += [r["id"] for r in session.run(f"MATCH (n:{label_of(kind)}) RETURN n.id AS id LIMIT 20000")]
+        known += [r["id"] for r in session.run(read_statements().ids[kind])]
     return known
 
 
 def _sync_meta(session: "neo4j.Session") -> dict[str, Any]:
-    rec = session.run(f"MATCH (m:{SYNC_LABEL} {{id: $id}}) RETURN properties(m) AS p", id=SYNC_ID).single()
+    rec = session.run(read_statements().sync_meta, id=SYNC_ID).single()
     if not rec:
         return {}
     p = rec["p"]
@@ -71,7 +70,7 @@ def _sync_meta(session: "neo4j.Session") -> dict[str, Any]:
 
 
 def _fetch_nodes(session: "neo4j.Session", kind: NodeKind, ids: list[str]) -> list[Any]:
-    q = f"UNWIND $ids AS i MATCH (n:{label_of(kind)} {{id: i}}) RETURN n.id AS id, properties(n) AS p"
+    q = read_statements().fetch[kind]
     return [node_from_props(kind, r["id"], r["p"]) for r in session.run(q, ids=ids)]
 
 
@@ -117,15 +116,14 @@ def reached_subgraph(driver: "neo4j.Driver", sources: str | Iterable[str], *, da
         for kind, ids in frontier.items():
             g.update(nodes=_fetch_nodes(session, kind, ids))
         seen = set(items)
+        rd = read_statements()
+        walk = rd.walk_sources  # source-only kinds (persists_on) are followed from the sources alone
         pending_edges: list[Any] = []
         while frontier:
             found: dict[NodeKind, list[str]] = defaultdict(list)
             for kind, ids in frontier.items():
                 for i in range(0, len(ids), batch_size):
-                    q = (f"UNWIND $ids AS i MATCH (a:{label_of(kind)} {{id: i}})-[r]->(b) "
-                         f"WHERE r.{TRAVERSABLE} = true "
-                         "RETURN a.id AS source, b.id AS target, labels(b) AS labels, properties(r) AS p")
-                    for rec in session.run(q, ids=ids[i:i + batch_size]):
+                    for rec in session.run(walk[kind], ids=ids[i:i + batch_size]):
                         pending_edges.append(edge_from_props(rec["source"], rec["target"], rec["p"]))
                         t = rec["target"]
                         if t not in seen:
@@ -137,7 +135,7 @@ def reached_subgraph(driver: "neo4j.Driver", sources: str | Iterable[str], *, da
             for kind, ids in found.items():
                 for i in range(0, len(ids), batch_size):
                     g.update(nodes=_fetch_nodes(session, kind, ids[i:i + batch_size]))
-            frontier = found
+            frontier, walk = found, rd.walk
         g.update(edges=[e for e in pending_edges if e.target in g])
     return g
 
@@ -151,16 +149,13 @@ def read_graph(driver: "neo4j.Driver", *, database: str) -> Graph:
         on a database error; ``pydantic.ValidationError`` if stored
         properties do not describe valid nodes or edges.
     """
-    from graphkit.model import EDGE_SPECS
-
+    rd = read_statements()
     g = Graph()
     with driver.session(database=database) as session:
         g.meta = _sync_meta(session)
-        for kind in NODE_TYPES:
-            q = f"MATCH (n:{label_of(kind)}) RETURN n.id AS id, properties(n) AS p"
+        for kind, q in rd.read_nodes.items():
             g.update(nodes=[node_from_props(kind, r["id"], r["p"]) for r in session.run(q)])
-        for ekind in EDGE_SPECS:
-            q = f"MATCH (a)-[r:{rel_type_of(ekind)}]->(b) RETURN a.id AS s, b.id AS t, properties(r) AS p"
+        for q in rd.read_edges.values():
             g.update(edges=[edge_from_props(r["s"], r["t"], r["p"]) for r in session.run(q)])
     return g
 

@@ -28,13 +28,27 @@ becomes ``None`` removes the property it wrote before):
 - fields holding evidence also get ``<field>_where``: a parallel list of
   human-readable places (``repo:file:line (yaml.path)``) for Neo4j Browser.
 
+Facts users filter on are also written as plain properties next to their
+JSON copy (:func:`derived_props`; ignored when reading back): ``triggers``
+(a mapping keyed by event, or a list of ``{event, ...}``) as the list
+``triggers`` of event names (absent when empty), a ``permissions`` mapping as
+one ``permissions_<scope>`` property per scope (``-`` becomes ``_``:
+``permissions_id_token``), and a cloud role's trust policy as the lists
+``trust_subjects`` and ``trust_audiences`` (the values of its positive
+``...:sub`` / ``...:aud`` conditions).  A runner's ``labels`` is a list already.
+
 Relationships carry the :class:`~graphkit.model.Edge` fields the same way
 (``key``, ``kind``, ``confidence``, ``lifetime``, ``revoked_by``,
 ``evidence_json``, ``evidence_where``, ``props_json``) plus ``traversable``
-from the kind's declaration, so Cypher can follow only traversable edges
-without naming their types.  The sync adds :data:`UPDATE_TAG` and
-:data:`SOURCES` to every node and relationship.  :func:`node_from_props` and
+from the kind's declaration.  The sync adds :data:`UPDATE_TAG` and
+:data:`SOURCES` to every node and relationship, and the common label
+:data:`COMMON_LABEL` to every node (indexed on ``id``), so that a database
+shared with other tools' data can be scoped.  :func:`node_from_props` and
 :func:`edge_from_props` invert the mapping exactly.
+
+Read statements (counts, reach, reading back) are generated here too
+(:func:`read_statements`), so that every statement graphkit sends can be
+linted with Neo4j's own front end (``tests/test_neo4j_lint.py``).
 """
 
 from __future__ import annotations
@@ -50,6 +64,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from graphkit.errors import GraphkitError
 from graphkit.model import EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, Edge, EdgeKind, Evidence, Node, NodeKind
 
 __all__ = [
@@ -72,6 +87,14 @@ __all__ = [
     "edge_triples",
     "statements",
     "property_names",
+    "COMMON_LABEL",
+    "derived_props",
+    "traversable_types",
+    "path_types",
+    "source_only_kinds",
+    "ReadStatements",
+    "read_statements",
+    "all_statements",
 ]
 
 #: What a label or relationship type must look like to be written into a statement.
@@ -82,8 +105,12 @@ UPDATE_TAG = "update_tag"
 SOURCES = "graphkit_sources"
 #: Label of the one bookkeeping node (last sync's tag, sources and input problems); not a node kind.
 SYNC_LABEL = "GraphkitSync"
+#: Properties of the bookkeeping node (besides ``id``), written by :func:`graphkit.neo4j.sync.sync_graph`.
+SYNC_PROPS = (UPDATE_TAG, "sources_json", "problems_json", "complete_sources", "partial_sources", "skipped")
 #: ``id`` of the bookkeeping node.
 SYNC_ID = "graphkit"
+#: Label every graphkit node carries besides its kind's label (indexed on ``id``); library queries scope to it.
+COMMON_LABEL = "Graphkit"
 #: Relationship property holding ``EdgeSpec.traversable``.
 TRAVERSABLE = "traversable"
 _EDGE_ENDPOINTS = ("source", "target")
@@ -204,6 +231,63 @@ def _decode(fields: tuple[Field, ...], props: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _identifier_part(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", key)
+
+
+def _trust_claims(document: Any) -> dict[str, list[str] | None]:
+    """``trust_subjects`` / ``trust_audiences``: values of the positive ``...:sub`` / ``...:aud`` conditions.
+
+    AWS condition operators: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html
+    (``StringNotEquals`` and ``Null`` do not name an accepted value; they are left out).
+    """
+    out: dict[str, list[str] | None] = {"trust_subjects": None, "trust_audiences": None}
+    if not document:
+        return out
+    from graphkit.iam.conditions import split_operator
+    from graphkit.iam.policy import parse_policy
+
+    try:
+        statements = parse_policy(document, "trust_policy")
+    except (GraphkitError, ValueError):  # a malformed document: no list, the JSON copy stays
+        return out
+    found: dict[str, set[str]] = {"trust_subjects": set(), "trust_audiences": set()}
+    for st in statements:
+        for op, block in st.conditions.items():
+            _, base, _ = split_operator(op)
+            if "Not" in base or base == "Null":
+                continue
+            for key, values in block.items():
+                claim = key.lower().rsplit(":", 1)[-1]
+                if claim in ("sub", "aud"):
+                    found["trust_subjects" if claim == "sub" else "trust_audiences"].update(values)
+    return {k: sorted(v) for k, v in found.items()}
+
+
+def derived_props(data: dict[str, Any]) -> dict[str, Any]:
+    """Plain properties for the facts users filter on, from a node's JSON dump (see the module docstring).
+
+    Examples
+    --------
+    >>> derived_props({"triggers": {"pull_request_target": {}, "push": {"branches": ["main"]}},
+    ...                "permissions": {"contents": "write", "id-token": "none"}})
+    {'triggers': ['pull_request_target', 'push'], 'permissions_contents': 'write', 'permissions_id_token': 'none'}
+    """
+    props: dict[str, Any] = {}
+    triggers = data.get("triggers")
+    if isinstance(triggers, dict):  # Workflow.triggers: event -> filters
+        props["triggers"] = sorted(triggers) or None
+    elif isinstance(triggers, list) and all(isinstance(t, dict) for t in triggers):  # [{event: ..., ...}]
+        props["triggers"] = sorted({str(t.get("event")) for t in triggers}) or None
+    if isinstance(data.get("permissions"), dict):
+        for scope, level in sorted(data["permissions"].items()):
+            if isinstance(level, _SCALARS):
+                props[f"permissions_{_identifier_part(scope)}"] = level
+    if "trust_policy" in data:
+        props.update(_trust_claims(data["trust_policy"]))
+    return props
+
+
 def node_props(node: Node) -> dict[str, Any]:
     """Neo4j properties of ``node`` (without ``id``); ``None`` values remove a property on ``SET +=``.
 
@@ -217,7 +301,8 @@ def node_props(node: Node) -> dict[str, Any]:
     >>> p["evidence_json"]
     '[{"detail":null,"file":"inventory.yaml","line":3,"repository":null,"yaml_path":null}]'
     """
-    return _encode(node_fields(node.spec.kind), node.model_dump(mode="json"))
+    data = node.model_dump(mode="json")
+    return {**_encode(node_fields(node.spec.kind), data), **derived_props(data)}
 
 
 def edge_props(edge: Edge) -> dict[str, Any]:
@@ -294,7 +379,9 @@ class Statements:
     """The sync's statements, generated by :func:`statements`.
 
     ``constraints``: one uniqueness constraint on ``id`` per label (model
-    labels and :data:`SYNC_LABEL`), run first.  ``nodes[kind]``: upsert of a
+    labels and :data:`SYNC_LABEL`) and an index on :data:`COMMON_LABEL`'s
+    ``id``, run first.  ``relabel[kind]``: adds :data:`COMMON_LABEL` to
+    nodes of that kind written by an older graphkit.  ``nodes[kind]``: upsert of a
     batch ``$rows`` of ``{id, props}``.  ``edges[(source kind, edge kind,
     target kind)]``: upsert of ``$rows`` of ``{source, target, key, props}``.
     ``stale_nodes[kind]`` / ``stale_edges[edge kind]``: delete up to
@@ -303,6 +390,7 @@ class Statements:
     """
 
     constraints: list[str]
+    relabel: dict[NodeKind, str]
     nodes: dict[NodeKind, str]
     edges: dict[tuple[NodeKind, EdgeKind, NodeKind], str]
     stale_nodes: dict[NodeKind, str]
@@ -334,7 +422,7 @@ def statements() -> Statements:
     >>> print(st.constraints[0])
     CREATE CONSTRAINT graphkit_Host_id IF NOT EXISTS FOR (n:Host) REQUIRE n.id IS UNIQUE
     >>> print(st.nodes[NodeKind.RUNNER])
-    UNWIND $rows AS row MERGE (n:Runner {id: row.id}) SET n += row.props
+    UNWIND $rows AS row MERGE (n:Runner:Graphkit {id: row.id}) SET n += row.props
     >>> print(st.edges[(NodeKind.RUNNER, EdgeKind.RECEIVES_JOB, NodeKind.JOB)])
     UNWIND $rows AS row MATCH (a:Runner {id: row.source}) MATCH (b:Job {id: row.target}) \
 MERGE (a)-[r:RECEIVES_JOB {key: row.key}]->(b) SET r += row.props
@@ -342,7 +430,13 @@ MERGE (a)-[r:RECEIVES_JOB {key: row.key}]->(b) SET r += row.props
     labels = [label_of(k) for k in NODE_TYPES] + [SYNC_LABEL]
     constraints = [f"CREATE CONSTRAINT graphkit_{lb}_id IF NOT EXISTS FOR (n:{lb}) REQUIRE n.id IS UNIQUE"
                    for lb in labels]
-    nodes = {k: f"UNWIND $rows AS row MERGE (n:{label_of(k)} {{id: row.id}}) SET n += row.props" for k in NODE_TYPES}
+    constraints.append(f"CREATE INDEX graphkit_{COMMON_LABEL}_id IF NOT EXISTS FOR (n:{COMMON_LABEL}) ON (n.id)")
+    # both labels in the MERGE: ArcadeDB re-creates a node whose labels change and trips its own unique index
+    nodes = {k: f"UNWIND $rows AS row MERGE (n:{label_of(k)}:{COMMON_LABEL} {{id: row.id}}) SET n += row.props"
+             for k in NODE_TYPES}
+    # nodes written before the common label existed get it once (none on a fresh database)
+    relabel = {k: f"MATCH (n:{label_of(k)}) WHERE NOT n:{COMMON_LABEL} SET n:{COMMON_LABEL} "
+                  "RETURN count(n) AS relabelled" for k in NODE_TYPES}
     edges = {}
     for s, kind, t in edge_triples():
         rel = rel_type_of(kind)
@@ -354,16 +448,127 @@ MERGE (a)-[r:RECEIVES_JOB {key: row.key}]->(b) SET r += row.props
     stale_edges = {k: f"MATCH ()-[x:{rel_type_of(k)}]->() WHERE {_STALE} "
                       "WITH x LIMIT $limit DELETE x RETURN count(*) AS removed" for k in EDGE_SPECS}
     sync_meta = f"MERGE (m:{SYNC_LABEL} {{id: $id}}) SET m += $props"
-    return Statements(constraints, nodes, edges, stale_nodes, stale_edges, sync_meta)
+    return Statements(constraints, relabel, nodes, edges, stale_nodes, stale_edges, sync_meta)
+
+
+def traversable_types() -> list[str]:
+    """The relationship types of the traversable edge kinds, in declaration order.
+
+    Examples
+    --------
+    >>> traversable_types()[:3]
+    ['HOSTS', 'RUNS_ON_HOST', 'RECEIVES_JOB']
+    """
+    return [rel_type_of(k) for k, spec in EDGE_SPECS.items() if spec.traversable]
+
+
+def source_only_kinds() -> frozenset[EdgeKind]:
+    """Traversable edge kinds followed from a source only (``EdgeSpec.source_only``, e.g. ``persists_on``: the
+    attacker controls a source job's code, not every run of a job a runner receives)."""
+    return frozenset(k for k, spec in EDGE_SPECS.items() if spec.traversable and getattr(spec, "source_only", False))
+
+
+def path_types() -> list[str]:
+    """The relationship types an attack path follows past its first hop: traversable, not source-only.
+
+    Examples
+    --------
+    >>> "PERSISTS_ON" in traversable_types() and "PERSISTS_ON" not in path_types()
+    True
+    """
+    only = source_only_kinds()
+    return [rel_type_of(k) for k, spec in EDGE_SPECS.items() if spec.traversable and k not in only]
+
+
+@dataclass(frozen=True)
+class ReadStatements:
+    """The read statements of one node kind's label (``kind``) or of the whole graph.
+
+    ``count_nodes[kind]`` / ``count_edges[edge kind]``: ``RETURN count(..) AS c``.
+    ``find[kind]``: ``$id`` -> ``id`` (is the node there).  ``ids[kind]``: every ``id`` (suggestions).
+    ``fetch[kind]``: ``$ids`` -> ``id``, ``p`` (properties).  ``walk[kind]``: ``$ids`` -> one row per
+    relationship of :func:`path_types` leaving them (``source``, ``target``, ``labels`` of the target, ``p``);
+    ``walk_sources[kind]``: the same over every traversable type (the first step, from the sources).
+    ``read_nodes[kind]`` / ``read_edges[edge kind]``: everything (``id``, ``p`` / ``s``, ``t``, ``p``).
+    ``sync_meta``: ``$id`` -> ``p`` of the bookkeeping node.
+    """
+
+    count_nodes: dict[NodeKind, str]
+    count_edges: dict[EdgeKind, str]
+    find: dict[NodeKind, str]
+    ids: dict[NodeKind, str]
+    fetch: dict[NodeKind, str]
+    walk: dict[NodeKind, str]
+    walk_sources: dict[NodeKind, str]
+    read_nodes: dict[NodeKind, str]
+    read_edges: dict[EdgeKind, str]
+    sync_meta: str
+
+
+def read_statements() -> ReadStatements:
+    """Generate the read statements (counts, reach, reading back) from the model as it is now.
+
+    Examples
+    --------
+    >>> from graphkit.model import NodeKind
+    >>> print(read_statements().walk[NodeKind.HOST][:66])
+    UNWIND $ids AS i MATCH (a:Host {id: i})-[r:HOSTS|RUNS_ON_HOST|RECE
+    """
+    lb = {k: label_of(k) for k in NODE_TYPES}
+    trav, first = "|".join(path_types()), "|".join(traversable_types())
+    return ReadStatements(
+        count_nodes={k: f"MATCH (n:{lb[k]}) RETURN count(n) AS c" for k in NODE_TYPES},
+        count_edges={k: f"MATCH ()-[r:{rel_type_of(k)}]->() RETURN count(r) AS c" for k in EDGE_SPECS},
+        find={k: f"MATCH (n:{lb[k]} {{id: $id}}) RETURN n.id AS id" for k in NODE_TYPES},
+        ids={k: f"MATCH (n:{lb[k]}) RETURN n.id AS id LIMIT 20000" for k in NODE_TYPES},
+        fetch={k: f"UNWIND $ids AS i MATCH (n:{lb[k]} {{id: i}}) RETURN n.id AS id, properties(n) AS p"
+               for k in NODE_TYPES},
+        walk={k: f"UNWIND $ids AS i MATCH (a:{lb[k]} {{id: i}})-[r:{trav}]->(b:{COMMON_LABEL}) "
+                 "RETURN a.id AS source, b.id AS target, labels(b) AS labels, properties(r) AS p" for k in NODE_TYPES},
+        walk_sources={k: f"UNWIND $ids AS i MATCH (a:{lb[k]} {{id: i}})-[r:{first}]->(b:{COMMON_LABEL}) "
+                         "RETURN a.id AS source, b.id AS target, labels(b) AS labels, properties(r) AS p"
+                      for k in NODE_TYPES},
+        read_nodes={k: f"MATCH (n:{lb[k]}) RETURN n.id AS id, properties(n) AS p" for k in NODE_TYPES},
+        read_edges={k: f"MATCH (a:{COMMON_LABEL})-[r:{rel_type_of(k)}]->(b:{COMMON_LABEL}) "
+                       "RETURN a.id AS s, b.id AS t, properties(r) AS p" for k in EDGE_SPECS},
+        sync_meta=f"MATCH (m:{SYNC_LABEL} {{id: $id}}) RETURN properties(m) AS p",
+    )
+
+
+def all_statements() -> dict[str, str]:
+    """Every statement graphkit sends (sync and reads), by a descriptive name, for linting.
+
+    Examples
+    --------
+    >>> names = all_statements()
+    >>> "sync.nodes.Runner" in names and "read.walk.Runner" in names and "read.count_edges.HOSTS" in names
+    True
+    """
+    out: dict[str, str] = {}
+    st, rd = statements(), read_statements()
+    for i, q in enumerate(st.constraints):
+        out[f"sync.constraint.{i}"] = q
+    for group, table in (("sync.nodes", st.nodes), ("sync.relabel", st.relabel), ("sync.stale_nodes", st.stale_nodes),
+                         ("read.count_nodes", rd.count_nodes), ("read.find", rd.find), ("read.ids", rd.ids),
+                         ("read.fetch", rd.fetch), ("read.walk", rd.walk), ("read.walk_sources", rd.walk_sources),
+                         ("read.read_nodes", rd.read_nodes)):
+        out.update({f"{group}.{label_of(k)}": q for k, q in table.items()})
+    for group, etable in (("sync.stale_edges", st.stale_edges), ("read.count_edges", rd.count_edges),
+                          ("read.read_edges", rd.read_edges)):
+        out.update({f"{group}.{rel_type_of(k)}": q for k, q in etable.items()})
+    out.update({f"sync.edges.{label_of(s)}-{rel_type_of(k)}-{label_of(t)}": q for (s, k, t), q in st.edges.items()})
+    out["sync.meta"], out["read.sync_meta"] = st.sync_meta, rd.sync_meta
+    return out
 
 
 def property_names() -> dict[str, set[str]]:
-    """Every property name the sync writes: ``{"node": {...}, "relationship": {...}}``.
+    """Every property name the sync writes: ``{"node": {...}, "relationship": {...}, "sync": {...}}``
+    (``sync``: the bookkeeping node's; ``permissions_<scope>`` names depend on the data and are not listed).
 
     Used by the query library's tests to catch misspelt properties (a typo in
     Cypher is a silent null, not an error).
     """
-    node = {"id", UPDATE_TAG, SOURCES}
+    node = {"id", UPDATE_TAG, SOURCES, "triggers", "trust_subjects", "trust_audiences"}
     for kind in NODE_TYPES:
         for f in node_fields(kind):
             node.add(f.prop)
@@ -374,4 +579,4 @@ def property_names() -> dict[str, set[str]]:
         rel.add(f.prop)
         if f.where:
             rel.add(f.where)
-    return {"node": node, "relationship": rel}
+    return {"node": node, "relationship": rel, "sync": set(SYNC_PROPS)}

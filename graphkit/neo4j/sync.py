@@ -3,8 +3,11 @@
 Steps of :func:`sync_graph`, every statement generated from the model by
 :func:`graphkit.neo4j.statements.statements`:
 
-1. a uniqueness constraint on ``id`` for every label (``IF NOT EXISTS``);
-2. nodes, one statement per node kind, in batches of ``UNWIND $rows``;
+1. a uniqueness constraint on ``id`` for every label and an index on the
+   common label ``Graphkit`` (``IF NOT EXISTS``); nodes written by an older
+   graphkit get the common label;
+2. nodes, one statement per node kind, in batches of ``UNWIND $rows``, each
+   node with its kind's label and ``Graphkit``;
 3. relationships, one statement per (source kind, edge kind, target kind);
 4. stale-data removal: what carries an older update tag and came only from
    sources read **completely** in this sync is deleted; anything that a
@@ -44,7 +47,8 @@ from graphkit.graph import Graph
 from graphkit.meta import GraphMeta
 from graphkit.model import EDGE_SPECS, NODE_TYPES, EdgeKind, Evidence, NodeKind
 from graphkit.neo4j.statements import (
-    SOURCES, SYNC_ID, UPDATE_TAG, Statements, edge_props, label_of, node_props, rel_type_of, statements,
+    SOURCES, SYNC_ID, UPDATE_TAG, Statements, edge_props, label_of, node_props, read_statements, rel_type_of,
+    statements,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -239,16 +243,25 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
         w = _Writer(session, tag, batch_size, advance)
         for q in st.constraints:
             session.execute_write(_write, q, {})
+        for q in st.relabel.values():
+            session.execute_write(_write, q, {})
         result.nodes = _write_nodes(w, st, graph, node_src)
         result.edges = _write_edges(w, st, graph, edge_src)
         if cleanup and complete:
             result.removed_edges, result.removed_nodes = _remove_stale(w, st, complete)
         meta_props = {UPDATE_TAG: tag, "sources_json": json.dumps(meta_sources, sort_keys=True),
                       "problems_json": json.dumps([p.model_dump() for p in graph.meta.problems], sort_keys=True),
-                      "complete_sources": complete, "partial_sources": partial}
+                      "complete_sources": complete, "partial_sources": partial,
+                      "skipped": [_skipped(p) for p in graph.meta.problems]}
         session.execute_write(_write, st.sync_meta, {"id": SYNC_ID, "props": meta_props})
     result.seconds = time.monotonic() - t0
     return result
+
+
+def _skipped(problem: Any) -> str:
+    """One input problem as ``file place: reason`` (for the ``sync-status`` query)."""
+    where = f"{problem.file} {problem.place}".strip()
+    return f"{where}: {problem.reason}"
 
 
 @dataclass
@@ -337,13 +350,14 @@ def database_counts(driver: "neo4j.Driver", *, database: str,
     """
     nodes: dict[str, int] = {}
     edges: dict[str, int] = {}
+    rd = read_statements()
     with driver.session(database=database) as session:
         for kind in kinds or NODE_TYPES:
-            n = session.run(f"MATCH (n:{label_of(kind)}) RETURN count(n) AS c").single()["c"]
+            n = session.run(rd.count_nodes[kind]).single()["c"]
             if n:
                 nodes[kind.value] = n
         for ekind in EDGE_SPECS:
-            n = session.run(f"MATCH ()-[r:{rel_type_of(ekind)}]->() RETURN count(r) AS c").single()["c"]
+            n = session.run(rd.count_edges[ekind]).single()["c"]
             if n:
                 edges[ekind.value] = n
     return {"nodes": dict(sorted(nodes.items())), "edges": dict(sorted(edges.items()))}
