@@ -36,11 +36,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from graphkit.graph import Graph
-from graphkit.iam import PolicyError, Statement, Tri, glob_match, oidc_trust_issues, or3, parse_policy, web_identity_trust
+from graphkit.iam import (PolicyError, Statement, Tri, and3, control_policy_decision, glob_match, oidc_trust_issues, or3,
+                          parse_policy, web_identity_trust)
 from graphkit.meta import CloudSummary
 from graphkit.model import (CloudPolicy, CloudRole, Confidence, Edge, EdgeKind, Evidence, Job, NodeKind, OIDCIdentity,
                             Repository, Workflow, ids)
-from graphkit.oidc import JobFacts, claim_variants, effective_template, is_github_issuer, issuer_host, runs_of
+from graphkit.oidc import (JobFacts, Run, claim_variants, effective_template, is_github_issuer, issuer_host, runs_of,
+                          runs_of_refs)
+from graphkit.refs import job_refs
 
 __all__ = ["link_cloud", "trust_documents", "trust_findings"]
 
@@ -73,6 +76,7 @@ def _job_facts(graph: Graph, identity: OIDCIdentity, templates: dict[str, Any]) 
     repo = identity.repository
     job = next((graph.node(u) for u, _, d in graph.nx.in_edges(identity.id, data=True)
                 if d["kind"] == EdgeKind.MINTS_OIDC.value), None)
+    runs = _runs(graph, identity, job)
     while isinstance(job, Job) and job.caller and job.caller in graph:
         job = graph.node(job.caller)
     path = wf_name = None
@@ -86,15 +90,33 @@ def _job_facts(graph: Graph, identity: OIDCIdentity, templates: dict[str, Any]) 
     immutable = own.get("use_immutable_subject", org.get("use_immutable_subject", False))
     branches: tuple[str, ...] = ()
     if identity.job_workflow_ref:
-        callee = "/".join(identity.job_workflow_ref.split("/", 2)[:2])
-        node = graph.node(ids.repository(callee)) if ids.repository(callee) in graph else None
+        try:
+            callee = ids.repository("/".join(identity.job_workflow_ref.split("/", 2)[:2]))
+        except ids.IdError:
+            callee = ""
+        node = graph.node(callee) if callee in graph else None
         if isinstance(node, Repository) and node.default_branch:
             branches = (node.default_branch,)
     template = effective_template(templates, repo)
-    return JobFacts(repository=repo, runs=tuple(runs_of(identity.subjects)), workflow_path=path, workflow=wf_name,
+    return JobFacts(repository=repo, runs=runs, workflow_path=path, workflow=wf_name,
                     called_ref=identity.job_workflow_ref, template=tuple(template) if template else None,
                     owner_id=_id(org.get("owner_id")), repository_id=_id(own.get("repository_id")),
                     immutable=immutable, branches=branches, host=issuer_host(identity.issuer))
+
+
+def _runs(graph: Graph, identity: OIDCIdentity, job: Any) -> tuple[Run, ...]:
+    """The runs of the job: per ref of its events (``Job.triggers``, :func:`graphkit.refs.job_refs`, the caller's
+    for a called workflow, the repository's default branch when known), with its environment; else from the
+    default-template subjects the workflow ingestor wrote."""
+    from_subjects = runs_of(identity.subjects)
+    if not isinstance(job, Job) or not job.triggers:
+        return tuple(from_subjects)
+    rid = ids.repository(identity.repository)
+    repo = graph.node(rid) if rid in graph else None
+    default = repo.default_branch if isinstance(repo, Repository) else None
+    envs = list(dict.fromkeys(r.environment for r in from_subjects if r.environment is not None))
+    runs = runs_of_refs(((rs.event, rs.patterns) for rs in job_refs(job, default)), envs)
+    return tuple(runs or from_subjects)
 
 
 def _id(value: Any) -> str | None:
@@ -106,13 +128,31 @@ def _partition(arn: str) -> str:
     return arn.split(":", 2)[1] if arn.startswith("arn:") and arn.count(":") >= 2 else "aws"
 
 
-def _evaluate(facts: JobFacts, role: CloudRole, statements: list[Statement]) -> tuple[Tri, list[str], list[Statement]]:
+def _rcp_levels(graph: Graph, account: str | None) -> list[list[Statement] | None]:
+    """The RCP levels of ``account`` (``meta.aws_iam.control_policies``): they cap ``AssumeRoleWithWebIdentity``
+    on its roles, with the token's claims as condition keys (AWS Organizations "Resource control policies",
+    https://docs.aws.amazon.com/organizations/latest/userguide/orgs_manage_policies_rcps.html)."""
+    summary = graph.meta.aws_iam
+    levels = (summary.control_policies.get("rcp") or {}).get(account or "") if summary else None
+    out: list[list[Statement] | None] = []
+    for level in levels or []:
+        try:
+            out.append(None if level is None else [s for doc in level for s in parse_policy(doc)])
+        except PolicyError:
+            out.append(None)
+    return out
+
+
+def _evaluate(facts: JobFacts, role: CloudRole, statements: list[Statement],
+              rcps: list[list[Statement] | None] | None = None) -> tuple[Tri, list[str], list[Statement]]:
     """(result, matching subjects, deciding statements) of one job's token against one role.
 
     OR over the runs the attacker picks, then every unknown-fact variant must agree
-    (:func:`graphkit.oidc.claim_variants`): True in all -> True, False in all -> False, else None.
+    (:func:`graphkit.oidc.claim_variants`): True in all -> True, False in all -> False, else None.  ``rcps``:
+    the role account's RCP levels, evaluated with the same claims.
     """
     per_variant: list[Tri] = []
+    result: Tri
     subs: list[str] = []
     decided: list[Statement] = []
     for runs in claim_variants(facts):
@@ -120,14 +160,18 @@ def _evaluate(facts: JobFacts, role: CloudRole, statements: list[Statement]) -> 
         for ctx, known, sub in runs:
             m = web_identity_trust(statements, role.account or "", ctx, known_keys=known, provider_host=facts.host,
                                    partition=_partition(role.identifier))
-            if m.result is False:
+            result = m.result
+            if rcps and result is not False:
+                result = and3([result, control_policy_decision(rcps, "sts:AssumeRoleWithWebIdentity",
+                                                               role.identifier, context=ctx, known_keys=known)])
+            if result is False:
                 continue
             subs.append(sub)
             decided += [s for s in m.allows if s not in decided]
-            best = or3([best, m.result])
+            best = or3([best, result])
         per_variant.append(best)
     if all(r is True for r in per_variant):
-        result: Tri = True
+        result = True
     elif all(r is False for r in per_variant):
         result = False
     else:
@@ -190,7 +234,7 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
 def _link_pair(graph: Graph, o: OIDCIdentity, role: CloudRole, statements: list[Statement], facts: JobFacts) -> bool:
     """Replace the workflow's ``trust: unknown`` edges ``o -> role`` by the evaluated edge (none when the trust
     rejects every candidate subject); returns True when a role the workflow names was denied."""
-    result, subs, decided = _evaluate(facts, role, statements)
+    result, subs, decided = _evaluate(facts, role, statements, _rcp_levels(graph, role.account))
     named = _take_named_edges(graph, o.id, role.id)
     if result is False:
         return bool(named)

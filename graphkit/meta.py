@@ -57,19 +57,26 @@ class InventoryFacts(_Meta):
     oidc_sub_templates: dict[str, dict[str, Any]] = Field(default_factory=dict)
     unknown_selected_workflows: list[str] = Field(default_factory=list)
     runner_owners: list[str] = Field(default_factory=list)
+    #: owners whose inventory says every runner (org and repository runners) is listed (``runners_complete``)
+    runners_complete: list[str] = Field(default_factory=list)
     organizations: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
 
 
 class AwsIamSummary(_Meta):
     """What the AWS IAM exports held (``meta.aws_iam``): accounts, counts per principal/policy kind,
-    managed policies attached but absent from every export, files read and files ignored."""
+    managed policies attached but absent from every export, files read and files ignored; ``duplicate_keys``:
+    ``{file, place, key}`` of JSON keys an object held twice; ``control_policies``: ``{"scp"|"rcp": {account:
+    [level [document] or null]}}`` of the Organizations policies that cap the member accounts (account, then
+    each parent up to the root; null: no policy of that type exported for that level)."""
 
     accounts: list[str] = Field(default_factory=list)
     counts: dict[str, int] = Field(default_factory=dict)
     unknown_policies: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
     ignored: list[str] = Field(default_factory=list)
+    duplicate_keys: list[dict[str, str]] = Field(default_factory=list)
+    control_policies: dict[str, dict[str, list[list[dict[str, Any]] | None]]] = Field(default_factory=dict)
 
 
 class ResolveSummary(_Meta):
@@ -80,6 +87,10 @@ class ResolveSummary(_Meta):
     unknown_secrets: list[str] = Field(default_factory=list)
     dangling_grants: list[str] = Field(default_factory=list)
     unrouted_candidates: list[str] = Field(default_factory=list)
+    #: ``job -> environment`` pairs whose deployment branch policy no ref of the job passes
+    environments_denied: list[str] = Field(default_factory=list)
+    #: ``job [labels]`` self-hosted label sets no runner of an owner with a complete runner list can take
+    queued_forever: list[str] = Field(default_factory=list)
 
 
 class CloudSummary(_Meta):

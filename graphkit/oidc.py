@@ -50,7 +50,7 @@ from graphkit.iam.conditions import GITHUB_ISSUER_HOST, ClaimValue
 __all__ = ["SubjectParts", "SUB_PREFIX", "CLAIMS_DATA", "STS_CLAIMS", "subject", "any_branch_subject",
            "default_subjects", "split_subject", "subject_pattern", "render_subject", "candidate_subjects",
            "effective_template", "is_github_issuer", "issuer_host", "full_ref", "job_workflow_ref", "Run",
-           "runs_of", "JobFacts", "token_claims", "claim_variants"]
+           "runs_of", "runs_of_refs", "iam_glob", "JobFacts", "token_claims", "claim_variants"]
 
 #: What every default-template ``sub`` starts with (a claim, not a graphkit node id).
 SUB_PREFIX = "repo:"
@@ -323,6 +323,62 @@ def runs_of(subjects: Sequence[str]) -> list[Run]:
             out.append(Run(parts.context, "refs/pull/*/merge"))
         elif parts.environment is not None:
             out.append(Run(parts.context, "refs/*", parts.environment.replace("%3A", ":")))
+    return list(dict.fromkeys(out))
+
+
+def iam_glob(pattern: str) -> str:
+    """A GitHub ref filter pattern as an IAM ``*``/``?`` glob that matches at least the same refs.
+
+    ``**`` and ``*`` become ``*``, ``+`` (one or more of the previous character) ``*``, a ``[...]`` class ``?``;
+    ``\\x`` is the literal ``x`` (GitHub "Filter pattern cheat sheet",
+    https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#filter-pattern-cheat-sheet).
+
+    >>> iam_glob("refs/heads/**"), iam_glob("refs/tags/v[0-9]+"), iam_glob("refs/heads/release\\.1")
+    ('refs/heads/*', 'refs/tags/v?*', 'refs/heads/release.1')
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            out.append(pattern[i + 1])
+            i += 2
+            continue
+        if c == "[":
+            end = pattern.find("]", i + 1)
+            out.append("?")
+            i = end + 1 if end > i else i + 1
+            continue
+        piece = "*" if c in "*+" else c
+        if not (piece == "*" and out and out[-1] == "*"):
+            out.append(piece)
+        i += 1
+    return "".join(out)
+
+
+def runs_of_refs(refsets: Iterable[tuple[str, Sequence[str]]], environments: Sequence[str] = ()) -> list[Run]:
+    """The runs of a job from the refs its events run on (``(event, full-ref patterns)``, as
+    :func:`graphkit.refs.job_refs` gives them; ``!`` exclusions are left out, a superset).
+
+    ``pull_request`` runs present ``sub`` context ``pull_request``; the others ``ref:REF``; a job with an
+    environment presents ``environment:NAME`` whatever the ref, and its ``ref`` claim stays per run.
+
+    >>> [(r.context, r.ref) for r in runs_of_refs([("push", ("refs/heads/main",)), ("pull_request", ("refs/pull/*/merge",))])]
+    [('ref:refs/heads/main', 'refs/heads/main'), ('pull_request', 'refs/pull/*/merge')]
+    >>> [(r.context, r.ref) for r in runs_of_refs([("schedule", ("refs/heads/main",))], ["prod"])]
+    [('environment:prod', 'refs/heads/main')]
+    """
+    out: list[Run] = []
+    for event, patterns in refsets:
+        for p in patterns:
+            if p.startswith("!"):
+                continue
+            ref = iam_glob(p)
+            context = "pull_request" if event == "pull_request" else f"ref:{_claim_value(ref)}"
+            if environments:
+                out += [Run(f"environment:{_claim_value(env)}", ref, env) for env in environments]
+            else:
+                out.append(Run(context, ref))
     return list(dict.fromkeys(out))
 
 

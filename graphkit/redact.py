@@ -216,7 +216,7 @@ _URL_PARAM = re.compile(r"(?i)[?&](" + "|".join(sorted(re.escape(p).replace("_",
 _ASSIGNMENT = re.compile(
     r"(?i)(?:\b[\w.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|"
     r"credentials?|auth)\b[\w.-]*[\"']?[ \t]*[:=][ \t]*|--(?:password|passwd|token|secret|api-key)[ =])"
-    r"[\"']?([^\s\"'`;|&):]{8,})(?![\w:])")
+    r"\[?[ \t]*[\"']?([^\s\"'`;|&):\],]{8,})(?![\w:])")
 #: Shannon entropy (bits per character) an assigned value needs to count as a credential.
 _ENTROPY_MIN = 3.0
 _ENTROPY = Base64HighEntropyString(limit=_ENTROPY_MIN)  # entropy over the base64 alphabet

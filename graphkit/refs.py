@@ -41,7 +41,7 @@ Comparisons are exact on the regular languages of the patterns
 (:mod:`greenery` finite-state machines): :func:`refs_within` says
 ``certain`` when every ref of the job is allowed, ``possible`` when some may
 be, None when none can be.  Environment deployment branch policies
-(:class:`BranchPolicy`, GitHub docs "Deployments and environments",
+(:class:`graphkit.model.BranchPolicy`, GitHub docs "Deployments and environments",
 "Deployment branches and tags",
 https://docs.github.com/en/actions/reference/workflows-and-actions/deployments-and-environments#deployment-branches-and-tags):
 "No restriction", "Protected branches only", or "Selected branches and
@@ -63,9 +63,9 @@ from typing import Literal, NamedTuple
 
 from greenery import Fsm, parse
 
-from graphkit.model import Confidence, Evidence, Job, Trigger
+from graphkit.model import BranchPolicy, Confidence, Evidence, Job, Trigger
 
-__all__ = ["ANY_REF", "BranchPolicy", "EVENT_REFS", "PULL_MERGE_REF", "RefSet", "environment_access",
+__all__ = ["ANY_REF", "EVENT_REFS", "PULL_MERGE_REF", "RefSet", "environment_access",
            "glob_regex", "job_refs", "literal", "matches", "policy_patterns", "refs_within", "trigger_refs"]
 
 C, P = Confidence.CERTAIN, Confidence.POSSIBLE
@@ -105,18 +105,6 @@ class RefSet(NamedTuple):
     patterns: tuple[str, ...]
     evidence: Evidence
     default_unknown: bool = False
-
-
-class BranchPolicy(NamedTuple):
-    """An environment's deployment branch policy (GitHub REST ``deployment_branch_policy``).
-
-    ``protected_branches``: "Protected branches only"; else ``patterns`` is
-    the "Selected branches and tags" list of ``(type, name pattern)`` with
-    type ``branch`` or ``tag`` (``File.fnmatch`` syntax).
-    """
-
-    protected_branches: bool = False
-    patterns: tuple[tuple[Literal["branch", "tag"], str], ...] = ()
 
 
 # --------------------------------------------------------------------------- patterns
@@ -324,19 +312,42 @@ def refs_within(refsets: Sequence[RefSet], allowed: Sequence[str], *, fnmatch: b
 
 
 def policy_patterns(policy: BranchPolicy, protected: Sequence[str] | None) -> tuple[str, ...] | None:
-    """The full-ref ``File.fnmatch`` patterns a policy allows; None when they depend on unknown protection rules.
+    """The full-ref ``File.fnmatch`` patterns a policy allows; None when they are not known.
 
     ``protected``: name patterns of the repository's protected branches (branch
     protection rules and rulesets), None when not known.
+
+    >>> policy_patterns(BranchPolicy(branches=("main", "release/*"), tags=("v*",)), None)
+    ('refs/heads/main', 'refs/heads/release/*', 'refs/tags/v*')
     """
     if policy.protected_branches:
         return None if protected is None else tuple("refs/heads/" + p for p in protected)
-    return tuple(("refs/tags/" if kind == "tag" else "refs/heads/") + name for kind, name in policy.patterns)
+    if policy.branches is None:
+        return None
+    return tuple("refs/heads/" + b for b in policy.branches) + tuple("refs/tags/" + t for t in policy.tags)
+
+
+def _one_access(refset: RefSet, allowed: Sequence[str] | None, policy: BranchPolicy) -> Confidence | None:
+    """One event's refs against a policy's allowed patterns (None: not known, see :func:`environment_access`)."""
+    if refset.patterns == (PULL_MERGE_REF,):
+        return P  # the docs do not say how a merge ref compares with name patterns: never dropped
+    if allowed is None and not policy.protected_branches:
+        return P  # selected names not read
+    if allowed is None:  # protected branches, rules not known: any branch may be protected, tags never
+        return P if refs_within([refset], [_BRANCHES]) is not None else None
+    return refs_within([refset], allowed, fnmatch=True)
 
 
 def environment_access(refsets: Sequence[RefSet], policy: BranchPolicy | None,
                        protected: Sequence[str] | None = None) -> Confidence | None:
-    """Whether a job with these refs passes an environment's deployment branch policy.
+    """Whether the runs of a job pass an environment's deployment branch policy.
+
+    A job's runs come from its events: when every ref of one event passes, the
+    runs of that event certainly reach the environment (its secrets, its
+    deployment), so the job does.  When no event's refs all pass but some ref
+    may, it is ``possible``; when no ref of any event can, the job never
+    reaches the environment.  (For "does every run pass", use
+    :func:`refs_within` with :func:`policy_patterns`.)
 
     Parameters
     ----------
@@ -350,29 +361,27 @@ def environment_access(refsets: Sequence[RefSet], policy: BranchPolicy | None,
     Returns
     -------
     Confidence or None
-        ``certain`` when every ref passes; ``possible`` when some may (or the
-        protected branches are unknown, or a ``pull_request`` merge ref meets a
-        name-pattern policy: module docstring); None when no ref can.  A job
-        with no known events (no triggers recorded) is ``possible``.
+        ``certain`` when every ref of some event passes; ``possible`` when some
+        ref may (the protected branches unknown, the selected names not read,
+        a ``pull_request`` merge ref against name patterns: module docstring);
+        None when no ref can.  A job with no known events is ``possible``.
 
     >>> ev = Evidence(file="ci.yml")
     >>> tag = RefSet("push", ("refs/tags/v*",), ev)
-    >>> environment_access([tag], BranchPolicy(patterns=(("tag", "v*"),))).value
+    >>> environment_access([tag], BranchPolicy(tags=("v*",))).value
     'certain'
     >>> environment_access([tag], BranchPolicy(protected_branches=True)) is None
     True
+    >>> dispatch = RefSet("workflow_dispatch", ("refs/heads/**", "refs/tags/**"), ev)
+    >>> environment_access([dispatch], BranchPolicy(branches=("main",))).value
+    'possible'
     """
     if policy is None:
         return C
     if not refsets:
         return P
-    merge = [r for r in refsets if r.patterns == (PULL_MERGE_REF,)]
-    rest = [r for r in refsets if r.patterns != (PULL_MERGE_REF,)]
     allowed = policy_patterns(policy, protected)
-    if allowed is None:  # protected branches, rules not known: any branch may be protected, tags never
-        allowed_conf = refs_within(rest, [_BRANCHES]) if rest else None
-        return P if allowed_conf is not None or merge else None
-    conf = refs_within(rest, allowed, fnmatch=True) if rest else None
-    if merge:
-        return P
-    return conf
+    each = [_one_access(r, allowed, policy) for r in refsets]
+    if C in each:
+        return C
+    return P if P in each else None

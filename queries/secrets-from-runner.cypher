@@ -6,7 +6,7 @@
 // rendered from templates/secrets-from-runner.cypher by `python -m graphkit.docs` (edit the template, not this file)
 MATCH (s:Runner {id: $runner_id})
 MATCH (n:Secret)
-MATCH p = shortestPath((s)-[:HOSTS|RUNS_ON_HOST|RECEIVES_JOB|READS_SECRET|HAS_TOKEN|WRITES_REPOSITORY|MINTS_OIDC|ASSUMES_ROLE|SIGNS_WITH|DEPLOYS_TO|PUBLISHES_TO|WRITES_CACHE|RESTORES_INTO|SHARES_CACHE|STORES_CREDENTIAL|AUTHENTICATES_AS|ADMINISTERS|CAN_REGISTER_RUNNER|GROUP_RECEIVES_JOB*..20]->(n))
+MATCH p = shortestPath((s)-[:HOSTS|RUNS_ON_HOST|RECEIVES_JOB|READS_SECRET|HAS_TOKEN|WRITES_REPOSITORY|MINTS_OIDC|ASSUMES_ROLE|SIGNS_WITH|DEPLOYS_TO|PUBLISHES_TO|WRITES_CACHE|RESTORES_INTO|SHARES_CACHE|STORES_CREDENTIAL|AUTHENTICATES_AS|ADMINISTERS|CAN_REGISTER_RUNNER|GROUP_RECEIVES_JOB|CAN_TRIGGER*..20]->(n))
 RETURN n.id AS id, n.secret_name AS secret_name, n.scope AS scope, n.repository AS repository,
        n.environment AS environment, length(p) AS hops, [r IN relationships(p) | type(r)] AS via, p AS route
 ORDER BY hops, id

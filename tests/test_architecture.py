@@ -34,7 +34,7 @@ LAYER_NAMES = ("model", "graph", "semantics", "analysis", "outputs", "cli")
 LAYERS: dict[str, int] = {
     "graphkit.model": MODEL, "graphkit.redact": MODEL,
     "graphkit.graph": GRAPH, "graphkit.meta": GRAPH, "graphkit.errors": GRAPH, "graphkit.ingestor": GRAPH,
-    "graphkit.registry": GRAPH,
+    "graphkit.registry": GRAPH, "graphkit.files": GRAPH, "graphkit.limits": GRAPH,
     "graphkit.resolve": SEMANTICS, "graphkit.cloud": SEMANTICS, "graphkit.iam": SEMANTICS,
     "graphkit.oidc": SEMANTICS, "graphkit.hosted": SEMANTICS, "graphkit.targets": SEMANTICS, "graphkit.refs": SEMANTICS,
     "graphkit.build": SEMANTICS, "graphkit.rules": SEMANTICS, "graphkit.findings": SEMANTICS,

@@ -195,13 +195,21 @@ def test_corpus_cloudsplaining_example_counts_and_named_edges():
     res = build_graph({"aws-iam": [CORPUS / "salesforce__cloudsplaining/examples/files/example.json"]})
     g = res.graph
     assert res.problems == []
-    assert g.meta.aws_iam.counts == {"roles": 78, "users": 44, "groups": 5, "policies": 84, "documents": 0}
+    assert g.meta.aws_iam.counts == {"roles": 78, "users": 44, "groups": 5, "policies": 84, "documents": 0,
+                                     "control_policies": 0}
     counts = g.counts()
     assert {k: counts["nodes"][k] for k in ("cloud_role", "cloud_user", "cloud_group", "cloud_policy")} == {
-        "cloud_role": 78, "cloud_user": 44, "cloud_group": 5, "cloud_policy": 84}
+        "cloud_role": 79, "cloud_user": 44, "cloud_group": 5, "cloud_policy": 84}  # +1: foreign stacksets admin role
     assert {k: counts["edges"][k] for k in ("administers", "assumes_role", "in_group", "has_policy")} == {
-        "administers": 60, "assumes_role": 14, "in_group": 6, "has_policy": 106}
+        "administers": 62, "assumes_role": 16, "in_group": 6, "has_policy": 106}
     acct = "cloud_account:aws:200611803367"
+    # issue 10: iam:CreatePolicyVersion on the policy attached to oneself (cloudsplaining's "exploitable resource
+    # constraint" fixture) is an escalation (AWS "Versioning IAM policies")
+    fn2 = ids.cloud_role("aws", "arn:aws:iam::200611803367:role/fn2-exploitableResourceConstraint-role")
+    assert out_edges(g, fn2, EdgeKind.ADMINISTERS) == {acct: "certain"}
+    # the management account (not exported) that OrganizationAccountAccessRole trusts is a node of its own
+    assert out_edges(g, ids.cloud_account("072528804237"), EdgeKind.ASSUMES_ROLE) == {
+        ids.cloud_role("aws", "arn:aws:iam::200611803367:role/OrganizationAccountAccessRole"): "certain"}
     arn = "cloud_user:aws:arn:aws:iam::200611803367:user/"
     assert out_edges(g, arn + "privesc4-CreateAccessKey-user", EdgeKind.ADMINISTERS) == {acct: "certain"}
     sso = "cloud_role:aws:arn:aws:iam::200611803367:role/aws-reserved/sso.amazonaws.com/" \
@@ -218,7 +226,8 @@ def test_corpus_every_export_template_and_cloudformation_reads_cleanly():
     res = build_graph({"aws-iam": [CORPUS]})
     assert res.problems == []
     meta = res.graph.meta.aws_iam
-    assert meta.counts == {"roles": 84, "users": 47, "groups": 8, "policies": 87, "documents": 22}
+    assert meta.counts == {"roles": 84, "users": 47, "groups": 8, "policies": 87, "documents": 22,
+                           "control_policies": 0}
     assert sorted(Path(f).name for f in meta.ignored) == ["secretsmanager-list-secrets.json",
                                                             "sts-get-caller-identity.json"]
     docs = {ids.parse(n.id).parts["path"]: n for n in res.graph.nodes(NodeKind.CLOUD_POLICY)
@@ -271,20 +280,24 @@ def test_example_chain_and_plan_rank_the_trust_fix_first():
                                                   "target:cluster:eks:111122223333:acme-production"]
     assert ACCOUNT in br  # infra-deployer -> acme-deploy-admin (role chain) -> admin
     plan = revocation_plan(g, "runner:acme/build-01-a")
-    first = plan.steps[0]
+    # the autoscaler's token on build-01 can register runners: it goes first (semantics §8), then the trust
+    registrar = plan.steps[0]
+    assert (registrar.action, registrar.subject_id) == (RevocationAction.ROTATE_CREDENTIAL,
+                                                         "credential:build-01:/etc/runner-autoscaler/env")
+    first = plan.steps[1]
     assert (first.action, first.subject_id, first.phase) == (RevocationAction.NARROW_TRUST_POLICY, release, "contain")
     assert key in first.cuts
     # narrow the trust first, then revoke the sessions it already issued, then rotate keys (semantics §5)
-    second = plan.steps[1]
+    second = plan.steps[2]
     assert (second.action, second.subject_id, second.residual_weight) == (
         RevocationAction.REVOKE_ROLE_SESSIONS, release, first.residual_weight)
     # the access key of the ci user is long-lived; the docker and aws files on the host are rotated in contain
-    actions = [s.action for s in plan.steps]
+    actions = [s.action for s in plan.steps[1:]]
     assert actions.index(RevocationAction.NARROW_TRUST_POLICY) < actions.index(RevocationAction.ROTATE_CREDENTIAL)
     doc = json.loads(CliRunner().invoke(app, ["blast-radius", "--github-actions", str(ex / "repos"), "--runners",
                                               str(ex / "inventory.yaml"), "--aws-iam", str(ex / "aws-iam.json"),
                                               "--from", "runner:acme/build-01-a", "--format", "json"]).stdout)
-    assert (doc["revocations"][0]["action"], doc["revocations"][0]["target"]) == ("narrow_trust_policy", release)
+    assert (doc["revocations"][1]["action"], doc["revocations"][1]["target"]) == ("narrow_trust_policy", release)
     found = CliRunner().invoke(app, ["findings", "--aws-iam", str(ex / "aws-iam.json"), "--format", "json"])
     rules = {f["rule"]: f["subject"] for f in json.loads(found.stdout)["findings"]}
     assert rules == {"oidc-trust-broad-sub": release}
@@ -322,3 +335,169 @@ hosts:
     got = [(s.action.value, s.phase) for s in plan.steps]
     assert got[0] == ("rotate_credential", "contain")  # the key file on disk, then the user's keys at AWS
     assert got.index(("rotate_access_keys", "rotate")) > got.index(("reimage_host", "contain"))
+
+
+def test_document_ids_do_not_depend_on_the_working_directory(tmp_path, monkeypatch):
+    # issue 10 known gap: cloud_policy:file: / oidc_provider ids embedded the path as given
+    from graphkit.build import build_graph
+
+    folder = tmp_path / "iam" / "trusts"
+    folder.mkdir(parents=True)
+    (folder / "ci.json").write_text(json.dumps({"Statement": {"Effect": "Allow", "Action": "s3:*", "Resource": "*"}}))
+    (folder / "cfn.yaml").write_text("Resources:\n  Gh:\n    Type: AWS::IAM::OIDCProvider\n    Properties:\n"
+                                     "      Url: https://token.actions.githubusercontent.com\n")
+    found = []
+    for cwd, arg in ((tmp_path, "iam"), (folder, ".."), (folder, str(tmp_path / "iam"))):
+        monkeypatch.chdir(cwd)
+        g = build_graph({"aws-iam": [arg]}).graph
+        found.append(sorted(n.id for n in g.nodes() if n.id.startswith(("cloud_policy:file:", "oidc_provider:"))))
+    assert found[0] == found[1] == found[2]
+    assert found[0][0] == "cloud_policy:file:iam/trusts/ci.json"
+    assert found[0][1].endswith("@iam/trusts/cfn.yaml")
+
+
+def test_terraform_template_that_is_not_json_is_reported_with_the_way_to_render_it():
+    # Terraform "Strings and Templates" (https://developer.hashicorp.com/terraform/language/expressions/strings):
+    # %{ if } directives make a file that is neither JSON nor YAML until rendered
+    text = ('{"Statement": [%{ for r in repos ~}{"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity", '
+            '"Principal": {"Federated": "${provider}"}}%{ endfor ~}]}')
+    with pytest.raises(InputError) as exc:
+        aws_iam.parse(text, "trust.json.tpl")
+    assert exc.value.file == "trust.json.tpl" and "Terraform template" in exc.value.reason
+    assert "terraform show -json" in exc.value.reason
+    # a template that is JSON (only ${...} placeholders) is still read, placeholders kept
+    ok = aws_iam.parse('{"Statement": {"Effect": "Allow", "Action": "s3:*", "Resource": "arn:aws:s3:::${b}/*"}}', "p.json")
+    assert ok.documents[0].placeholders == ["b"]
+
+
+def test_duplicate_keys_are_found_in_embedded_and_plain_documents():
+    enc = "%7B%22Statement%22%3A%7B%22Effect%22%3A%22Allow%22%2C%22Effect%22%3A%22Deny%22%2C%22Action%22%3A%22s3%3A%2A%22%7D%7D"
+    doc = {"RoleDetailList": [{"RoleName": "r", "Arn": f"arn:aws:iam::{A}:role/r", "AssumeRolePolicyDocument": enc}]}
+    assert aws_iam.parse(json.dumps(doc), "iam.json").duplicates == [
+        ("RoleDetailList[0].AssumeRolePolicyDocument.Statement", "Effect")]
+    assert aws_iam.parse('{"Statement": [], "Statement": {"Effect": "Allow", "Action": "s3:*"}}', "p.json").duplicates \
+        == [("", "Statement")]
+
+
+# --------------------------------------------------------------------------- issue 10: Organizations, versions
+
+FULL = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+
+
+def org_export(*policies: tuple[str, str, dict, list[str]], management: str = "999999999999") -> dict:
+    """An Organizations export (ingest/aws_iam/organizations.py) from the CLI outputs: root r-1 > ou-1 > account A.
+
+    ``policies``: ``(name, SERVICE_CONTROL_POLICY | RESOURCE_CONTROL_POLICY, document, target ids)``; AWS CLI
+    describe-policy (https://docs.aws.amazon.com/cli/latest/reference/organizations/describe-policy.html) and
+    list-targets-for-policy (https://docs.aws.amazon.com/cli/latest/reference/organizations/list-targets-for-policy.html).
+    """
+    return {"Organization": {"Id": "o-1", "MasterAccountId": management},
+            "Accounts": [{"Id": A}, {"Id": management}],
+            "Parents": {A: [{"Id": "ou-1", "Type": "ORGANIZATIONAL_UNIT"}], "ou-1": [{"Id": "r-1", "Type": "ROOT"}],
+                        management: [{"Id": "r-1", "Type": "ROOT"}]},
+            "OrganizationPolicies": [
+                {"Policy": {"PolicySummary": {"Id": f"p-{name}", "Name": name, "Type": kind},
+                            "Content": json.dumps(doc)},
+                 "Targets": [{"TargetId": t, "Type": "ACCOUNT" if t.isdigit() else "ORGANIZATIONAL_UNIT"} for t in targets]}
+                for name, kind, doc, targets in policies]}
+
+
+SCP = "SERVICE_CONTROL_POLICY"
+EVERYWHERE = ("FullAWSAccess", SCP, FULL, ["r-1", "ou-1", A])
+
+
+def test_scps_cap_what_member_account_principals_can_do():
+    # AWS Organizations "SCP evaluation"
+    # (https://docs.aws.amazon.com/organizations/latest/userguide/orgs_manage_policies_scps_evaluation.html)
+    signer = {"RoleDetailList": [role("signer", root_trust(), [{"Effect": "Allow", "Action": ["kms:Sign", "s3:PutObject"],
+                                                                 "Resource": "*"}])]}
+    no_org = graph_of(signer)
+    assert any(e.kind is EdgeKind.SIGNS_WITH for e in no_org.out_edges(R("signer")))
+    deny_kms = ("deny-kms", SCP, {"Statement": {"Effect": "Deny", "Action": "kms:*", "Resource": "*"}}, ["ou-1"])
+    g = graph_of(signer, org_export(EVERYWHERE, deny_kms))
+    kinds = {e.kind for e in g.out_edges(R("signer"))}
+    assert EdgeKind.SIGNS_WITH not in kinds and EdgeKind.PUBLISHES_TO in kinds
+    # an allow-list SCP on the OU: every level must allow
+    only_s3 = ("only-s3", SCP, {"Statement": {"Effect": "Allow", "Action": "s3:*", "Resource": "*"}}, ["ou-1"])
+    g = graph_of(signer, org_export(("full-root", SCP, FULL, ["r-1", A]), only_s3))
+    assert {e.kind for e in g.out_edges(R("signer"))} == {EdgeKind.PUBLISHES_TO}
+    # a level whose SCPs were not exported: unknown, the edges become possible
+    g = graph_of(signer, org_export(("full", SCP, FULL, ["r-1", A])))
+    assert {e.confidence.value for e in g.out_edges(R("signer")) if e.kind is EdgeKind.SIGNS_WITH} == {"possible"}
+    # the management account is never restricted
+    g = graph_of(signer, org_export(EVERYWHERE, deny_kms, management=A))
+    assert EdgeKind.SIGNS_WITH in {e.kind for e in g.out_edges(R("signer"))}
+
+
+def test_rcp_caps_oidc_trust_with_the_tokens_claims():
+    # AWS Organizations "Resource control policies"
+    # (https://docs.aws.amazon.com/organizations/latest/userguide/orgs_manage_policies_rcps.html); the claims
+    # are condition keys of RCPs too (AWS announcement 2026-01)
+    from graphkit.resolve import resolve
+    from ingest.github_actions import parse_workflow
+    from ingest.github_actions import to_graph as gha_graph
+
+    prov = f"arn:aws:iam::{A}:oidc-provider/token.actions.githubusercontent.com"
+    trust = {"Statement": [{"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity", "Principal": {"Federated": prov},
+                            "Condition": {"StringEquals": {"token.actions.githubusercontent.com:aud": "sts.amazonaws.com"}}}]}
+    rcp = ("only-acme", "RESOURCE_CONTROL_POLICY", {"Statement": [
+        {"Effect": "Allow", "Action": "*", "Resource": "*", "Principal": "*"},
+        {"Effect": "Deny", "Action": "sts:AssumeRoleWithWebIdentity", "Resource": "*", "Principal": "*",
+         "Condition": {"StringNotLike": {"token.actions.githubusercontent.com:repository": "acme/*"}}}]},
+           ["r-1", "ou-1", A])
+    wf = "on: [pull_request]\npermissions: {id-token: write}\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps: [{run: x}]\n"
+
+    def reached(*exports):
+        res = gha_graph([parse_workflow(wf, file=".github/workflows/w.yml", repository=r) for r in ("acme/app", "evil/x")])
+        iam = aws_iam.to_graph([aws_iam.parse(json.dumps(e), f"e{i}.json") for i, e in enumerate(exports)])
+        g = Graph()
+        g.update([*res.nodes, *iam.nodes], [*res.edges, *iam.edges])
+        g.meta.aws_iam = iam.meta[aws_iam.META_KEY]
+        resolve(g)
+        return sorted(g.node(e.source).repository for e in g.edges(EdgeKind.ASSUMES_ROLE) if e.target == R("ci"))
+
+    export = {"RoleDetailList": [role("ci", trust)]}
+    assert reached(export) == ["acme/app", "evil/x"]
+    assert reached(export, org_export(EVERYWHERE, rcp)) == ["acme/app"]
+
+
+def test_set_default_policy_version_on_an_attached_policy_reads_the_other_versions():
+    # AWS "Versioning IAM policies"
+    # (https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_managed-versioning.html): any version
+    # can be made the default; non-default versions are read, not dropped
+    pol = f"arn:aws:iam::{A}:policy/ci"
+    v1 = {"Statement": [{"Effect": "Allow", "Action": "iam:SetDefaultPolicyVersion", "Resource": pol}]}
+    v2 = {"Statement": [{"Effect": "Allow", "Action": "kms:Sign", "Resource": KEY}]}
+
+    def export(first: dict) -> dict:
+        return {"RoleDetailList": [role("ci", root_trust(), managed=[pol])],
+                "Policies": [{"PolicyName": "ci", "Arn": pol, "DefaultVersionId": "v1", "PolicyVersionList": [
+                    {"VersionId": "v1", "IsDefaultVersion": True, "Document": first},
+                    {"VersionId": "v2", "IsDefaultVersion": False, "Document": v2}]}]}
+
+    g = graph_of(export(v1))
+    assert out_edges(g, R("ci"), EdgeKind.SIGNS_WITH) == {KMS_KEY: "certain"}
+    edge = next(e for e in g.out_edges(R("ci")) if e.kind is EdgeKind.SIGNS_WITH)
+    assert "iam:SetDefaultPolicyVersion" in edge.evidence[0].detail
+    assert out_edges(graph_of(export({"Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]})),
+                     R("ci"), EdgeKind.SIGNS_WITH) == {}
+    # iam:CreatePolicyVersion on the attached policy: it can write anything into it
+    cpv = {"Statement": [{"Effect": "Allow", "Action": "iam:CreatePolicyVersion", "Resource": pol}]}
+    assert out_edges(graph_of(export(cpv)), R("ci"), EdgeKind.ADMINISTERS) == {ACCOUNT: "certain"}
+
+
+def test_a_trust_naming_a_foreign_account_becomes_a_node_of_that_account():
+    # AWS "Cross account resource access"
+    # (https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies-cross-account-resource-access.html)
+    other = "444455556666"
+    trust = {"Statement": [
+        {"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": {"AWS": f"arn:aws:iam::{other}:root"}},
+        {"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": {"AWS": f"arn:aws:iam::{other}:role/deployer"},
+         "Condition": {"StringEquals": {"sts:ExternalId": "x"}}}]}
+    g = graph_of({"RoleDetailList": [role("shared", trust), role("mine", root_trust())]})
+    foreign_role = ids.cloud_role("aws", f"arn:aws:iam::{other}:role/deployer")
+    assert out_edges(g, ids.cloud_account(other), EdgeKind.ASSUMES_ROLE) == {R("shared"): "certain"}
+    assert out_edges(g, foreign_role, EdgeKind.ASSUMES_ROLE) == {R("shared"): "possible"}
+    assert g.node(foreign_role).inferred and g.node(foreign_role).account == other
+    # a principal of an ingested account is evaluated as before, never as foreign
+    assert ids.cloud_account(A) not in g or not out_edges(g, ids.cloud_account(A), EdgeKind.ASSUMES_ROLE)

@@ -54,6 +54,11 @@ def _sigstore(case: str) -> str:
 
 
 EXPECTED: dict[str, Expect] = {
+    # ------------------------------------------------------------------ run-registration
+    "run-registration/autoscale.yml": Expect(
+        nodes={}, edges=set(),
+        grants={("org", "RUNNER_ADMIN_PAT", "can_register_runner", "org:acme"),  # github.repository_owner
+                ("repo", "REPO_ADMIN_TOKEN", "can_register_runner", "repo:acme/app")}),  # listing runners: none
     # ------------------------------------------------------------------ cloud-auth
     "cloud-auth/aws.yml": Expect(
         nodes={
@@ -120,11 +125,10 @@ EXPECTED: dict[str, Expect] = {
                ("detach-sign", "signs_with", "signing_key:gpg:acme/app:PGP_KEY", "certain", ())},
         grants={("import", "RELEASE_GPG_KEY", "signs_with", "signing_key:gpg:acme/app:RELEASE_GPG_KEY"),
                 ("detach-sign", "PGP_KEY", "signs_with", "signing_key:gpg:acme/app:PGP_KEY")}),
-    "run-signing/gap-key-expression.yml": Expect(
+    "run-signing/key-expression.yml": Expect(
         nodes={"signing_key:cosign:acme/app:COSIGN_PRIVATE_KEY": {}},
         edges={("key-secret", "signs_with", "signing_key:cosign:acme/app:COSIGN_PRIVATE_KEY", "certain", ())},
-        grants={("key-secret", "COSIGN_PRIVATE_KEY", "signs_with", "signing_key:cosign:acme/app:COSIGN_PRIVATE_KEY")},
-        gap="run-script words are split by shlex, so `--key ${{ secrets.X }}` reads the key file `${{`"),
+        grants={("key-secret", "COSIGN_PRIVATE_KEY", "signs_with", "signing_key:cosign:acme/app:COSIGN_PRIVATE_KEY")}),
     # ------------------------------------------------------------------ publishing and deploying
     "pypi-publish/publish.yml": Expect(
         nodes={"target:package_index:pypi": {"target_type": "package_index", "identifier": "pypi"},
@@ -185,11 +189,10 @@ EXPECTED: dict[str, Expect] = {
                ("deploy", "publishes_to", "target:bucket:gs://acme-reports", "certain", ()),
                ("deploy", "publishes_to", "target:bucket:gs://*", "certain", ()),
                ("deploy", "deploys_to", "target:function:acme-api", "certain", ())}),
-    "run-publish/gap-option-order.yml": Expect(
+    "run-publish/option-order.yml": Expect(
         nodes={"target:cluster:acme/app:prod-eu": {}, "target:cluster:acme/app:*": {}},
         edges={("deploy", "deploys_to", "target:cluster:acme/app:prod-eu", "certain", ()),
-               ("deploy", "deploys_to", "target:cluster:acme/app:*", "certain", ())},
-        gap="kubectl options before the verb hide it; `${{ }}` option values are split by shlex"),
+               ("deploy", "deploys_to", "target:cluster:acme/app:*", "certain", ())}),
     # ------------------------------------------------------------------ caches
     "actions-cache/cache.yml": Expect(
         nodes={CACHE: {"cache_type": "actions", "scope": "acme/app"}},
@@ -310,7 +313,7 @@ def test_registry_dispatch():
     assert rule_for("actions/setup-go").name == "setup-cache"  # by prefix
     assert rule_for("actions/cache/restore").name == "actions-cache"
     assert rule_for("actions/checkout") is None and rule_for("actions/upload-artifact") is None
-    assert [r.name for r in SCRIPT_RULES] == ["run-signing", "run-publish"]
+    assert [r.name for r in SCRIPT_RULES] == ["run-signing", "run-publish", "run-registration"]
 
 
 # ----------------------------------------------------------------------------- the contract

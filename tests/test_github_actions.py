@@ -336,8 +336,9 @@ jobs:
     oidc = g.node("oidc:acme/app/.github/workflows/ci.yml#explicit>acme/app/.github/workflows/lib.yml#build")
     assert oidc.job_workflow_ref == "acme/app/.github/workflows/lib.yml@*"
     assert oidc.subjects == ["repo:acme/app:ref:refs/heads/*"]  # sub describes the caller
-    # the callee is only called: no standalone instance
-    assert "job:acme/app/.github/workflows/lib.yml#build" not in g
+    # callers outside the ingested files may exist (issue 10): one more instance for an unknown caller, possible
+    unknown = job(g, "job:acme/app/.github/workflows/lib.yml#build")
+    assert unknown.caller is None and {c.confidence for c in unknown.runs_on} == {Confidence.POSSIBLE}
 
 
 def test_uncalled_reusable_workflow_is_instantiated_for_an_unknown_caller():
@@ -367,11 +368,14 @@ def test_nesting_depth_limit_is_data():
               f"on: {'push' if i == 0 else 'workflow_call'}\njobs:\n  j: {{uses: ./.github/workflows/w{i + 1}.yml}}\n")
              for i in range(3)]
     files.append(("acme/app", ".github/workflows/w3.yml", "on: workflow_call\njobs:\n  leaf: {runs-on: x}\n"))
+    under_w0 = "job:acme/app/.github/workflows/w0.yml#j>"
     deep = graph_of(*files)
-    assert sum(1 for j in deep.nodes(NodeKind.JOB) if j.job_key == "leaf") == 1
+    assert sum(1 for j in deep.nodes(NodeKind.JOB) if j.job_key == "leaf" and j.id.startswith(under_w0)) == 1
     shallow = graph_of(*files, max_levels=2)
-    assert not any(j.job_key == "leaf" for j in shallow.nodes(NodeKind.JOB))
-    assert len(shallow.meta.problems) == 1
+    assert not any(j.job_key == "leaf" and j.id.startswith(under_w0) for j in shallow.nodes(NodeKind.JOB))
+    # w0 > w1 > w2 and the unknown-caller instance w1 > w2 > w3 go too deep (reported where the deeper call is);
+    # w2 > w3 does not
+    assert sorted(p.file for p in shallow.meta.problems) == [".github/workflows/w1.yml", ".github/workflows/w2.yml"]
 
 
 # ----------------------------------------------------------------------------- ids built from input
@@ -658,7 +662,9 @@ def test_corpus_grafana_zizmor_reusable_with_inherit(corpus_graph):
     assert instances["delete-vulnerable-branch"].permissions["contents"] == "write"
     assert instances["analysis"].permissions["contents"] == "read"
     assert instances["job-workflow-ref"].permissions == {**NONE, "id-token": "write"}
-    assert "job:grafana/shared-workflows/.github/workflows/reusable-zizmor.yml#analysis" not in g
+    # the reusable workflow is also instantiated for callers outside the corpus (issue 10), as possible
+    other = job(g, "job:grafana/shared-workflows/.github/workflows/reusable-zizmor.yml#analysis")
+    assert other.caller is None and {c.confidence for c in other.runs_on} == {Confidence.POSSIBLE}
 
 
 @corpus
@@ -701,8 +707,9 @@ def test_corpus_signing_publishing_and_gcp(corpus_graph):
     assert "signing_key:sigstore:github.com/grafana/shared-workflows/.github/workflows/sign-and-attest.yml" in \
         out(g, sign, EdgeKind.SIGNS_WITH)
     counts = g.counts()
-    assert counts["nodes"]["job"] == 247 and counts["nodes"]["github_token"] == 247
-    assert counts["edges"]["has_token"] == 247
+    # 247 before issue 10, plus 19 instances of called reusable workflows for callers outside the corpus
+    assert counts["nodes"]["job"] == 266 and counts["nodes"]["github_token"] == 266
+    assert counts["edges"]["has_token"] == 266
 
 
 # ----------------------------------------------------------------------------- issue 10: exact platform semantics
@@ -758,17 +765,31 @@ jobs:
     ("true: push\njobs: {a: {runs-on: x}}\n", "true", "GitHub reads only `on`"),
     ("yes: push\njobs: {a: {runs-on: x}}\n", "yes", "GitHub reads only `on`"),
     # id-token accepts write|none (https://docs.github.com/en/actions/reference/workflows-and-actions/
-    # workflow-syntax#permissions); a bad job-level value refuses the whole file, not one job
+    # workflow-syntax#permissions); at workflow level the whole file goes
     ("on: push\npermissions: {id-token: read}\njobs: {a: {runs-on: x}}\n", "permissions.id-token",
-     "invalid permission level 'read' for id-token"),
-    ("on: push\njobs:\n  a: {runs-on: x}\n  b:\n    runs-on: x\n    permissions: {models: write}\n",
-     "jobs.b.permissions.models", "GitHub accepts read|none"),
+     "invalid permission level 'read' for id-token (GitHub accepts write|none)"),
 ])
 def test_workflows_github_refuses_are_problems_with_place(text, place, reason):
     with pytest.raises(InputError) as info:
         parse_workflow(text, file=".github/workflows/bad.yml", repository="acme/app")
     assert (info.value.place, reason in info.value.reason) == (place, True)
     assert re.search(r"\(line \d+\)$", info.value.reason)
+
+
+def test_job_permission_level_github_rejects_skips_that_job():
+    """A job-level ``id-token: read``/``models: write``: the job gets no node and no edge (a problem with its
+    place); as for any malformed job, the other jobs are kept (tests/test_ingest_robustness.py)."""
+    text = ("on: push\njobs:\n  a: {runs-on: x}\n  b:\n    runs-on: x\n    permissions: {id-token: read}\n"
+            "  c:\n    runs-on: x\n    permissions: {models: write, contents: '${{ secrets.X }}'}\n")
+    parsed = parse_workflow(text, file=".github/workflows/ci.yml", repository="acme/app")
+    assert list(parsed.jobs) == ["a"]
+    assert [(p.place, p.reason) for p in parsed.problems] == [
+        ("jobs.b.permissions.id-token", "invalid permission level 'read' for id-token (GitHub accepts write|none); "
+                                        "job skipped (line 6)"),
+        ("jobs.c.permissions.models", "invalid permission level 'write' for models (GitHub accepts read|none); "
+                                      "job skipped (line 9)")]
+    bad = parse_workflow(text.replace("models: write, ", ""), file="w.yml", repository="acme/app").problems[1]
+    assert "secrets" not in bad.reason and "of type str" in bad.reason  # a value that is no level is not quoted
 
 
 def test_trigger_key_on_is_read_quoted_or_not():
@@ -811,8 +832,9 @@ def test_call_without_required_input_or_secret_is_refused(call, refused):
         return
     assert [(p.file, p.place) for p in g.meta.problems] == [(".github/workflows/ci.yml", "jobs.go.uses")]
     assert refused in g.meta.problems[0].reason and g.meta.problems[0].reason.endswith("(line 6)")
-    # GitHub runs no job of a refused run: no job of the caller, none of the callee
-    assert [j.id for j in g.nodes(NodeKind.JOB)] == []
+    # GitHub runs no job of a refused run: no job of the caller, none of the callee (only the instance of
+    # lib.yml for callers outside the ingested files remains)
+    assert [j.id for j in g.nodes(NodeKind.JOB)] == ["job:acme/app/.github/workflows/lib.yml#deploy"]
     assert "workflow:acme/app/.github/workflows/ci.yml" in g
 
 
@@ -854,7 +876,8 @@ def test_called_job_asking_more_than_the_caller_grants_is_refused(grant, refused
         return
     assert [(p.file, p.place) for p in g.meta.problems] == [(".github/workflows/ci.yml", "jobs.call.uses")]
     assert refused in g.meta.problems[0].reason and "jobs.asks.permissions (line 6)" in g.meta.problems[0].reason
-    assert list(g.nodes(NodeKind.JOB)) == [] and list(g.nodes(NodeKind.OIDC_IDENTITY)) == []
+    assert not any(j.caller or j.workflow_path.endswith("ci.yml") for j in g.nodes(NodeKind.JOB))
+    assert not any(">" in o.id for o in g.nodes(NodeKind.OIDC_IDENTITY))
 
 
 def test_called_workflow_cannot_mint_oidc_without_the_callers_grant():
@@ -945,3 +968,45 @@ def test_secret_absent_from_complete_inventories_is_not_invented(complete, org_s
     found = [f for f in run_rules(g, FindingOptions()) if f.rule == "referenced-secret-missing"]
     assert [(f.subject, f.properties["secret_name"], f.evidence[0].line) for f in found] == (
         [] if expected else [(ci("a"), "NPM_TOKEN", 5)])
+
+
+def test_reusable_workflow_keeps_an_instance_for_callers_outside_the_ingested_files():
+    """A reusable workflow of a public repository, or one that shares its workflows, can be called by workflows
+    that are not ingested (https://docs.github.com/en/actions/how-tos/reuse-automations/reuse-workflows
+    #access-to-reusable-workflows): with an ingested caller, the secrets and reach of that other instance stay,
+    as possible."""
+    from graphkit.resolve import resolve
+    callee = """
+on:
+  workflow_call:
+    secrets: {PUBLISH_TOKEN: {required: true}}
+permissions: {id-token: write}
+jobs:
+  publish:
+    runs-on: [self-hosted, linux]
+    steps: [{run: 'echo ${{ secrets.PUBLISH_TOKEN }}'}]
+"""
+    caller = ("on: push\npermissions: {id-token: write}\njobs:\n  rel:\n    uses: ./.github/workflows/lib.yml\n"
+              "    secrets: {PUBLISH_TOKEN: '${{ secrets.NPM }}'}\n")
+    g = graph_of(("acme/app", ".github/workflows/lib.yml", callee), ("acme/app", ".github/workflows/ci.yml", caller))
+    resolve(g)
+    assert out(g, lib("publish", ci("rel")), EdgeKind.READS_SECRET) == {"secret:acme/app:NPM": Confidence.CERTAIN}
+    other = "job:acme/app/.github/workflows/lib.yml#publish"
+    assert out(g, other, EdgeKind.READS_SECRET) == {"secret:acme/app:PUBLISH_TOKEN": Confidence.POSSIBLE}
+    assert out(g, other, EdgeKind.MINTS_OIDC) == {ids.oidc_identity(other): Confidence.POSSIBLE}
+    assert {c.confidence for c in job(g, other).runs_on} == {Confidence.POSSIBLE}
+
+
+def test_jobs_called_from_an_unknown_callers_run_are_possible_and_inherit_an_unknown_cap():
+    """In the run of a caller outside the ingested files, a nested call is capped by what that caller grants,
+    which no file tells: a nested job asking for ``id-token: write`` is not refused, and its routes are possible
+    (https://docs.github.com/en/actions/reference/workflows-and-actions/reusing-workflow-configurations
+    #access-and-permissions-for-nested-workflows)."""
+    middle = "on: workflow_call\njobs:\n  m: {uses: ./.github/workflows/leaf.yml}\n"
+    leaf = "on: workflow_call\njobs:\n  n: {runs-on: [self-hosted], permissions: {id-token: write}}\n"
+    g = graph_of(("acme/app", ".github/workflows/middle.yml", middle), ("acme/app", ".github/workflows/leaf.yml", leaf))
+    assert g.meta.problems == []
+    nested = job(g, ids.job("acme/app", ".github/workflows/leaf.yml", "n",
+                            caller=ids.job("acme/app", ".github/workflows/middle.yml", "m")))
+    assert {c.confidence for c in nested.runs_on} == {Confidence.POSSIBLE}
+    assert out(g, nested.id, EdgeKind.MINTS_OIDC) == {ids.oidc_identity(nested.id): Confidence.POSSIBLE}

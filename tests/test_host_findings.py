@@ -67,9 +67,10 @@ def test_done_when_findings(done_when):
     for cred in (AWS, DOCKER):
         f = by[("long-lived-credential-on-disk", cred)]
         assert f["severity"] == "high" and set(f["properties"]["readers"]) == {ACME_A, EVIL_X}
-    # build-01-a (persistent, group open to all repositories) serves jobs of several acme repositories
+    # build-01-a (persistent, group open to all repositories) serves jobs of several acme repositories, one of
+    # them a pull_request_target workflow (examples/acme docs preview.yml): critical
     shared = by[("persistent-runner-shared", ACME_A)]
-    assert shared["severity"] == "high" and len(shared["properties"]["repositories"]) > 1
+    assert shared["severity"] == "critical" and len(shared["properties"]["repositories"]) > 1
     assert ("persistent-runner-shared", EVIL_X) not in by  # no evil-corp workflow ingested: no job routed
     # --expected-org overrides the inventory's organizations
     res = invoke("findings", "--graph", str(done_when["graph"]), "--format", "json", "--expected-org", "evil-corp",

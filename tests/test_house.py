@@ -296,6 +296,10 @@ def test_merge_rules_are_order_independent():
     assert r1.merged(r2).labels == ["self-hosted", "linux", "x64"]
     assert r2.merged(r1).labels == ["x64", "linux", "self-hosted"]
     assert r1.merged(r2).ephemeral is True and r2.merged(r1).ephemeral is True  # None is unknown, not False
+    p1 = Runner(id=ids.runner("acme", "p"), name="p", scope="acme", label_patterns=["runner=*"])
+    p2 = Runner(id=ids.runner("acme", "p"), name="p", scope="acme", label_patterns=["run-id=*", "runner=*"])
+    assert p1.merged(p2).label_patterns == ["runner=*", "run-id=*"]
+    assert p2.merged(p1).label_patterns == ["run-id=*", "runner=*"]
 
 
 def test_every_merge_rule_field_is_covered():
@@ -303,7 +307,7 @@ def test_every_merge_rule_field_is_covered():
     ruled = sorted(f"{cls.__name__}.{name}" for cls in NODE_TYPES.values() for name, info in cls.model_fields.items()
                    if any(isinstance(m, MergeRule) for m in info.metadata))
     assert ruled == ["DeploymentTarget.production", "Host.ephemeral", "Repository.literal_credentials",
-                     "Runner.ephemeral", "Runner.labels"]
+                     "Runner.ephemeral", "Runner.label_patterns", "Runner.labels"]
 
 
 def test_literal_credentials_of_a_repository_are_a_union():

@@ -103,3 +103,15 @@ def test_subjects_templates_and_immutable_ids():
 def test_doctests():
     for mod in (iam, oidc):
         assert doctest.testmod(mod).failed == 0
+
+
+def test_deny_with_not_resource_keeps_its_resource_restriction():
+    # AWS "IAM JSON policy elements: NotResource"
+    # (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notresource.html):
+    # the Deny applies to every resource except those listed
+    st = parse_policy({"Statement": [
+        {"Effect": "Allow", "Action": "s3:PutObject", "Resource": ["arn:aws:s3:::keep/*", "arn:aws:s3:::other/*", "*"]},
+        {"Effect": "Deny", "Action": "s3:*", "NotResource": "arn:aws:s3:::keep/*"},
+    ]})
+    assert [(g.resource, g.confidence) for g in allowed(st, "s3:PutObject")] == [("arn:aws:s3:::keep/*", True),
+                                                                                  ("*", None)]

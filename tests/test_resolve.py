@@ -453,7 +453,7 @@ def test_example_chain():
         return ids.job(f"acme/{repo}", f".github/workflows/{file}", key)
 
     release, ci = wf("app", "release.yml", "publish"), wf("app", "ci.yml", "test")
-    docs = wf("docs", "docs.yml", "build")
+    docs, preview = wf("docs", "docs.yml", "build"), wf("docs", "preview.yml", "preview")
     plan, deploy = wf("infra", "deploy.yml", "plan"), wf("infra", "deploy.yml", "deploy")
     a, b, eph = "runner:acme/build-01-a", "runner:acme/build-01-b", "runner:acme/eph-7f3a"
     # ci.yml#lint is on ubuntu-latest: not linked; release only on the restricted `release` group
@@ -461,7 +461,8 @@ def test_example_chain():
         (a, ci, "", "certain"), (a, docs, "", "certain"), (a, deploy, "", "certain"),
         (a, plan, "unresolved", "possible"), (b, release, "", "certain"),
         (eph, ci, "", "possible"), (eph, docs, "", "possible"), (eph, deploy, "", "possible"),
-        (eph, plan, "unresolved", "possible")}
+        (eph, plan, "unresolved", "possible"),
+        (a, preview, "", "certain"), (eph, preview, "", "possible")}  # the docs pull_request_target preview
     # public docs repo with toJSON(secrets): every org secret visible to it, not the private-only one
     assert {t for (s, t, _) in reads(g) if s == docs} == {
         "secret:org:acme:SLACK_WEBHOOK_URL", "secret:org:acme:DOCS_DEPLOY_KEY", "secret:repo:acme/docs:ALGOLIA_ADMIN_KEY"}
@@ -582,3 +583,130 @@ def test_secrets_complete_ids_are_read_by_their_constructors():
     resolve(g)
     assert "secret:all:acme/app" not in g
     assert (j.id, "secret:env:acme/app:production:TOKEN", "certain") in reads(g)
+
+
+# --------------------------------------------------------------------------- environment branch policies
+
+
+POLICY_INVENTORY = """
+schema: graphkit.runner-inventory/v1
+organizations: [{name: acme}]
+repositories:
+  - full_name: acme/app
+    visibility: private
+    default_branch: main
+    protected_branches: [main, 'release/*']
+    secrets: []
+    secrets_complete: true
+    environments:
+      - name: production
+        secrets: [DEPLOY_KEY]
+        secrets_complete: true
+        deployment_branch_policy:
+          protected_branches: false
+          custom_branch_policies: true
+          branch_policies: [{name: main}, {name: 'v*', type: tag}]
+      - name: staging
+        secrets: [STAGING_KEY]
+        secrets_complete: true
+        deployment_branch_policy: {protected_branches: true, custom_branch_policies: false}
+      - name: sandbox
+        secrets: [SANDBOX_KEY]
+        secrets_complete: true
+"""
+
+POLICY_WORKFLOWS = {
+    "main.yml": ("on:\n  push:\n    branches: [main]\n", "production", "DEPLOY_KEY"),
+    "dispatch.yml": ("on:\n  push:\n    branches: [main]\n  workflow_dispatch:\n", "production", "DEPLOY_KEY"),
+    "only-dispatch.yml": ("on: workflow_dispatch\n", "production", "DEPLOY_KEY"),
+    "tags.yml": ("on:\n  push:\n    tags: ['v*']\n", "production", "DEPLOY_KEY"),
+    "feature.yml": ("on:\n  push:\n    branches: ['feature/**']\n", "production", "DEPLOY_KEY"),
+    "pr.yml": ("on: pull_request\n", "production", "DEPLOY_KEY"),
+    "release.yml": ("on:\n  push:\n    branches: ['release/**']\n", "staging", "STAGING_KEY"),
+    "release-tag.yml": ("on:\n  push:\n    tags: ['release/*']\n", "staging", "STAGING_KEY"),
+    "nightly.yml": ("on:\n  schedule: [{cron: '0 0 * * *'}]\n", "staging", "STAGING_KEY"),
+    "sandbox.yml": ("on:\n  push:\n    tags: ['x*']\n", "sandbox", "SANDBOX_KEY"),
+}
+
+
+def test_environment_branch_policies_decide_per_ref(tmp_path):
+    """GitHub docs "Deployments and environments", deployment branches and tags
+    (https://docs.github.com/en/actions/reference/workflows-and-actions/deployments-and-environments#deployment-branches-and-tags):
+    selected branch/tag name patterns, protected branches only (tags never deploy: changelog 2023-08-10), no
+    restriction; (dated 2025-12-08) pull_request jobs are evaluated on refs/pull/N/merge."""
+    from graphkit.build import build_graph
+
+    inv = tmp_path / "inventory.yaml"
+    inv.write_text(POLICY_INVENTORY.lstrip())
+    wfdir = tmp_path / "acme__app" / ".github" / "workflows"
+    wfdir.mkdir(parents=True)
+    for name, (on, env, key) in POLICY_WORKFLOWS.items():
+        (wfdir / name).write_text(on + f"jobs:\n  d:\n    runs-on: ubuntu-latest\n    environment: {env}\n"
+                                  f"    steps:\n      - run: deploy\n        env:\n"
+                                  f"          K: ${{{{ secrets.{key} }}}}\n")
+    res = build_graph({"github-actions": [tmp_path / "acme__app"], "runners": [inv]})
+    assert res.problems == []
+    g = res.graph
+
+    def jid(name: str) -> str:
+        return ids.job("acme/app", f".github/workflows/{name}", "d")
+
+    deploys = {e.source: e.confidence.value for e in g.edges(EdgeKind.DEPLOYS_TO)}
+    secrets = {e.source: e.confidence.value for e in g.edges(EdgeKind.READS_SECRET)}
+    # certain when every ref of some event passes (the runs of that event reach it), possible when some ref may
+    expected = {"main.yml": "certain", "dispatch.yml": "certain", "only-dispatch.yml": "possible",
+                "tags.yml": "certain", "pr.yml": "possible",
+                "release.yml": "possible", "nightly.yml": "certain", "sandbox.yml": "certain"}
+    assert deploys == {jid(n): c for n, c in expected.items()}
+    assert secrets == deploys  # the environment's secret follows the same decision
+    assert g.meta.resolve.environments_denied == sorted([
+        f"{jid('feature.yml')} -> target:environment:acme/app:production",
+        f"{jid('release-tag.yml')} -> target:environment:acme/app:staging"])
+    policy = g.node("target:environment:acme/app:production").branch_policy
+    assert (policy.branches, policy.tags) == (("main",), ("v*",))
+    before = (sorted(deploys.items()), sorted(secrets.items()))
+    resolve(g)  # idempotent
+    assert before == (sorted((e.source, e.confidence.value) for e in g.edges(EdgeKind.DEPLOYS_TO)),
+                      sorted((e.source, e.confidence.value) for e in g.edges(EdgeKind.READS_SECRET)))
+
+
+# --------------------------------------------------------------------------- label patterns, complete runner lists
+
+
+def test_third_party_pool_label_patterns_and_queued_forever():
+    """A job runs on a runner with ALL its labels (routing precedence:
+    https://docs.github.com/en/actions/reference/runners/self-hosted-runners#routing-precedence-for-self-hosted-runners);
+    a pool registering runners with the job's labels answers to patterns; dynamic labels stay patterns."""
+    pool = runner("runs-on", ["runs-on"], label_patterns=["runner=*", "run-id=*"], ephemeral=True)
+    big = runner("big", ["linux-large"])
+    pooled = job("acme/app", "pooled", RunsOnCandidate(labels=("runs-on", "runner=4cpu-linux", "run-id=*"),
+                                                       dynamic=("run-id=*",), evidence=EV))
+    sized = job("acme/app", "sized", RunsOnCandidate(labels=("*-large",), dynamic=("*-large",), evidence=EV))
+    typo = job("acme/app", "typo", cand("linx"))
+    g = graph(repo("acme/app"), DEFAULT_ALL, pool, big, pooled, sized, typo,
+              meta={"runners_complete": ["Acme"]})
+    resolve(g)
+    assert receives_full(g) == {
+        (pool.id, pooled.id, "", "possible"),  # ephemeral: one future job
+        (big.id, sized.id, "", "possible"),  # "*-large" may or may not be "linux-large"
+        (pool.id, sized.id, "", "possible"),  # ... or "runner=x-large"
+    }
+    assert g.meta.resolve.queued_forever == [f"{typo.id} [linx]"]
+    assert g.meta.resolve.inferred_pools == []  # the runner list is complete: no invented pool
+    g2 = graph(repo("acme/app"), DEFAULT_ALL, pool, big, typo)  # not complete: an inferred pool as before
+    resolve(g2)
+    assert g2.meta.resolve.inferred_pools == ["runner:inferred:acme:linx+self-hosted"]
+    assert g2.meta.resolve.queued_forever == []
+
+
+def test_dynamic_runs_on_labels_from_the_workflow(tmp_path):
+    from ingest.github_actions import parse_workflow, to_graph
+
+    text = ("on: push\njobs:\n  a:\n    runs-on: [runs-on, runner=2cpu-linux-x64, 'run-id=${{ github.run_id }}']\n"
+            "  b:\n    runs-on: ${{ inputs.runner }}\n")
+    res = to_graph([parse_workflow(text, file=".github/workflows/ci.yml", repository="acme/app")])
+    jobs = {n.job_key: n for n in res.nodes if isinstance(n, Job)}
+    assert [(c.labels, c.dynamic) for c in jobs["a"].runs_on] == [
+        (("runs-on", "runner=2cpu-linux-x64", "run-id=*"), ("run-id=*",))]
+    assert jobs["a"].runs_on_unresolved is None
+    assert jobs["b"].runs_on == [] and jobs["b"].runs_on_unresolved is not None  # nothing literal: any runner

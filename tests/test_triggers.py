@@ -167,3 +167,27 @@ def test_corpus_triggers():
     assert [t.event for t in integ.triggers] == ["pull_request_target", "workflow_dispatch"]
     assert job_refs(integ, "main")[0].patterns == ("refs/heads/main",)
     assert all(j.triggers for j in jobs if j.kind == NodeKind.JOB.value)
+
+
+def test_environment_access_per_policy_kind():
+    # GitHub docs "Deployments and environments", deployment branches and tags; changelog 2023-08-10 (tags never
+    # deploy under "protected branches only"); (dated 2025-12-08) pull_request is evaluated on its merge ref.
+    from graphkit.model import BranchPolicy
+
+    main = RefSet("push", ("refs/heads/main",), EV)
+    tag = RefSet("push", ("refs/tags/v1.*",), EV)
+    pr = RefSet("pull_request", ("refs/pull/*/merge",), EV)
+    protected = BranchPolicy(protected_branches=True)
+    assert environment_access([main], None) is C  # no restriction
+    assert environment_access([main], protected, ["main"]) is C
+    assert environment_access([main], protected, None) is P  # protection rules not known
+    assert environment_access([tag], protected, None) is None
+    assert environment_access([tag], BranchPolicy(tags=("v*",))) is C
+    assert environment_access([main], BranchPolicy(branches=("release/*",))) is None
+    assert environment_access([main], BranchPolicy(branches=None)) is P  # selected names not read
+    assert environment_access([pr], BranchPolicy(branches=("main",))) is P
+    assert environment_access([], BranchPolicy(branches=("main",))) is P  # events unknown: never dropped
+    # File.fnmatch: `*` does not cross `/` ("release/*/*" is how the docs allow one more level)
+    sub = RefSet("push", ("refs/heads/release/a/b",), EV)
+    assert environment_access([sub], BranchPolicy(branches=("release/*",))) is None
+    assert environment_access([sub], BranchPolicy(branches=("release/*/*",))) is C

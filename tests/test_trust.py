@@ -371,3 +371,36 @@ repositories:
                           "aws-iam": [tmp_path / "iam.json"]})
     assert [p.as_dict() for p in result.problems] == []
     assert reach(result.graph) == {"acme/app": "certain"}
+
+
+def test_ref_and_sub_are_decided_per_ref_of_the_jobs_events():
+    # the ref claim is the run's GITHUB_REF (GitHub "Events that trigger workflows"; graphkit/refs.py)
+    env_release = export({"StringEquals": {SUB: "repo:acme/app:environment:prod", AUD: "sts.amazonaws.com",
+                                           K + "ref": "refs/heads/release"}})
+    assert reach(build(env_release, ("acme/app", PUSH_MAIN_PROD))) == {}  # push to main only: never release
+    env_main = json.loads(json.dumps(env_release).replace("refs/heads/release", "refs/heads/main"))
+    assert reach(build(env_main, ("acme/app", PUSH_MAIN_PROD))) == {"acme/app": "certain"}
+    dispatch = PUSH_MAIN_PROD.replace("{push: {branches: [main]}}", "[workflow_dispatch]")
+    assert reach(build(env_main, ("acme/app", dispatch))) == {"acme/app": "possible"}  # who dispatches picks the ref
+    nightly = PUSH_MAIN.replace("{push: {branches: [main]}}", "{schedule: [{cron: '0 3 * * *'}]}")
+    main_only = export({"StringEquals": {SUB: "repo:acme/app:ref:refs/heads/main", AUD: "sts.amazonaws.com"}})
+    assert reach(build(main_only, ("acme/app", nightly))) == {"acme/app": "possible"}  # default branch unknown
+    g = build(main_only, ("acme/app", nightly))
+    g.update([Repository(id=ids.repository("acme/app"), name="acme/app", full_name="acme/app",
+                         default_branch="main")], [])
+    assert reach(resolved(g, {})) == {"acme/app": "certain"}  # schedule runs on the default branch
+
+
+def test_workflow_ref_only_trust_is_high_when_the_workflow_repository_is_private():
+    # GitHub "Using OpenID Connect with reusable workflows": only repositories allowed to call a private
+    # workflow can; a public one, any repository
+    trust = export({"StringEquals": {AUD: "sts.amazonaws.com",
+                                     K + "job_workflow_ref": "acme/tools/.github/workflows/deploy.yml@refs/heads/main"}})
+    g = build(trust)
+    assert [f.severity.value for f in run_rules(g, only=["oidc-trust-workflow-ref-only"])] == ["critical"]
+    assert run_rules(g, only=["oidc-trust-without-sub"]) == []
+    for visibility, severity in (("private", "high"), ("public", "critical")):
+        g = build(trust)
+        g.update([Repository(id=ids.repository("acme/tools"), name="acme/tools", full_name="acme/tools",
+                             visibility=visibility)], [])
+        assert [f.severity.value for f in run_rules(g, only=["oidc-trust-workflow-ref-only"])] == [severity]

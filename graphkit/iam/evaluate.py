@@ -23,7 +23,7 @@ from graphkit.iam.globs import glob_covers, glob_intersects, glob_match
 from graphkit.iam.policy import Statement
 from graphkit.iam.tri import Tri, and3, not3, or3
 
-__all__ = ["action_matches", "expand_actions", "resource_matches", "Grant", "allowed"]
+__all__ = ["action_matches", "expand_actions", "resource_matches", "resource_hit", "Grant", "allowed"]
 
 
 def action_matches(patterns: Iterable[str], action: str) -> bool:
@@ -188,12 +188,30 @@ def _condition(st: Statement, context_known: bool) -> Tri:
     return True if not st.conditions else (None if not context_known else True)
 
 
+def resource_hit(st: Statement, resource: str) -> Tri:
+    """Whether statement ``st`` applies to ``resource`` (a pattern): its ``Resource`` covers it, or its
+    ``NotResource`` excludes none of it (True), some of it (None), or all of it (False).
+
+    >>> from graphkit.iam import parse_policy
+    >>> st = parse_policy({"Statement": {"Effect": "Deny", "Action": "*", "NotResource": "arn:aws:s3:::keep/*"}})[0]
+    >>> resource_hit(st, "arn:aws:s3:::keep/*"), resource_hit(st, "arn:aws:s3:::other/*"), resource_hit(st, "*")
+    (False, True, None)
+    """
+    if st.resources:
+        return or3(resource_matches(r, resource) for r in st.resources)
+    if st.not_resources:
+        return not3(or3(resource_matches(r, resource) for r in st.not_resources))
+    return True
+
+
 def _deny_hit(deny: Statement, resource: str) -> Tri:
-    """Whether a Deny statement cuts a grant on ``resource`` (``None``: only some instances, or conditional)."""
-    if deny.resources:
-        hit = or3(resource_matches(r, resource) for r in deny.resources)
-    else:
-        hit = None if deny.not_resources else False
+    """Whether a Deny statement cuts a grant on ``resource`` (``None``: only some instances, or conditional).
+
+    A Deny with ``NotResource`` keeps its resource restriction (AWS "IAM JSON policy elements: NotResource",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notresource.html): it cuts
+    grants outside the listed resources, not those inside them.
+    """
+    hit = resource_hit(deny, resource) if (deny.resources or deny.not_resources) else False
     return and3([hit, True if not deny.conditions else None])
 
 

@@ -86,7 +86,7 @@ def web_identity_trust(statements: Sequence[Statement], account: str, claims: Ma
         ``oidc-provider/token.actions.githubusercontent.com`` (or ``*``).
     claims : mapping
         Condition keys (``token.actions.githubusercontent.com:sub``, ``:aud``...)
-        -> request values, as built by :func:`graphkit.oidc.claims_context`.
+        -> request values, as built by :func:`graphkit.oidc.claim_variants`.
     known_keys : iterable of str, or callable, optional
         Keys known absent when missing from ``claims`` (or a predicate); other
         missing keys are unknown (``None``).

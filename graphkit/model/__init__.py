@@ -23,11 +23,13 @@ from graphkit.model.enums import (CRITICALITY_WEIGHT, LIFETIME_SECONDS, REVOCATI
 from graphkit.model.evidence import Evidence, merge_evidence
 from graphkit.model.ids import repo_key, secret_key
 from graphkit.model.node import MergeRule, Node, NodeSpec
-from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, Cache, CloudAccount, CloudGroup,
-                                  CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential, DeploymentTarget,
-                                  GitHubToken, Host, Job, LiteralCredential, OIDCIdentity, OIDCProvider, Organization, Repository,
+from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, BranchPolicy, Cache,
+                                  CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential,
+                                  DeploymentTarget, GitHubToken, Host, Job, LiteralCredential, OIDCIdentity,
+                                  OIDCProvider, Organization, Repository,
                                   Runner, RunnerGroup, RunnerRegistration, RunsOnCandidate, Secret, SecretGrant,
-                                  SecretRef, SigningKey, Trigger, Workflow, node_kind)
+                                  SecretRef, SigningKey, Trigger, UntrustedActor, UntrustedCode, Workflow,
+                                  node_kind)
 
 __all__ = [
     "ids", "Confidence", "Criticality", "CRITICALITY_WEIGHT", "Lifetime", "LIFETIME_SECONDS", "lifetime_seconds",
@@ -37,6 +39,7 @@ __all__ = [
     "Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
     "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
     "CloudRole",
-    "SigningKey", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup", "CloudPolicy",
-    "OIDCProvider", "CloudAccount", "CloudSecret",
+    "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",
+    "CloudPolicy",
+    "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode",
 ]

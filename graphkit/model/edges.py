@@ -86,7 +86,7 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.MINTS_OIDC, True, {K.JOB}, {K.OIDC_IDENTITY}, "Job has id-token: write",
               Lifetime.OIDC_TOKEN, R.REMOVE_ID_TOKEN_PERMISSION, "source"),
         _spec(EdgeKind.ASSUMES_ROLE, True, {K.OIDC_IDENTITY, K.JOB, K.SECRET, K.CREDENTIAL, K.CLOUD_ROLE,
-                                            K.CLOUD_USER},
+                                            K.CLOUD_USER, K.CLOUD_ACCOUNT},
               {K.CLOUD_ROLE}, "Source can assume the cloud role", Lifetime.CLOUD_SESSION, R.NARROW_TRUST_POLICY,
               "target"),
         _spec(EdgeKind.SIGNS_WITH, True, _GRANTERS, {K.SIGNING_KEY}, "Source can sign with the key/identity",
@@ -121,10 +121,14 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.CAN_REGISTER_RUNNER, True, {K.CREDENTIAL, K.SECRET},
               {K.ORGANIZATION, K.REPOSITORY, K.RUNNER_GROUP, K.JOB},
               "Credential can mint runner registration tokens and attach a new runner there (semantics §8; "
-              "graphkit.resolve.registration)", Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL, "source"),
+              "graphkit.resolve.registration); cut by rotating the source (a secret's edge: rotate_secret)",
+              Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL, "source"),
         _spec(EdgeKind.GROUP_RECEIVES_JOB, True, {K.RUNNER_GROUP}, {K.JOB},
               "A runner attached to the group (any labels) would receive the job's future runs",
               Lifetime.UNTIL_REVOKED, R.RESTRICT_RUNNER_GROUP, "source"),
+        _spec(EdgeKind.CAN_TRIGGER, True, {K.UNTRUSTED}, {K.JOB, K.RUNNER},
+              "Untrusted actor can make the job run their code (or run it on the runner, from a fork)",
+              Lifetime.PER_JOB, R.RESTRICT_UNTRUSTED_TRIGGER, "source"),
     ]
 }
 del K, R

@@ -121,6 +121,7 @@ class RevocationAction(str, Enum):
     RESTRICT_ENVIRONMENT = "restrict_environment"
     PURGE_CACHE = "purge_cache"
     ROTATE_ACCESS_KEYS = "rotate_access_keys"
+    RESTRICT_UNTRUSTED_TRIGGER = "restrict_untrusted_trigger"
 
 
 class RevocationSpec(BaseModel):
@@ -169,6 +170,11 @@ REVOCATION_SPECS: dict[RevocationAction, RevocationSpec] = {
                        description="Add deployment protection rules (required reviewers, branch policy)"),
         RevocationSpec(action=RevocationAction.PURGE_CACHE,
                        description="Purge the cache (GitHub: gh cache delete --all; host: delete the folder)"),
+        RevocationSpec(action=RevocationAction.RESTRICT_UNTRUSTED_TRIGGER,
+                       description="Close the untrusted entry: require approval of fork pull request workflows for "
+                       "all external contributors, stop building pull request code in pull_request_target, "
+                       "workflow_run and issue_comment jobs, keep public repositories off self-hosted runner "
+                       "groups (allows_public_repositories: false)"),
         RevocationSpec(action=RevocationAction.ROTATE_ACCESS_KEYS,
                        description="Deactivate and rotate the IAM user's access keys (aws iam update-access-key "
                        "--status Inactive, then create new ones)"),
@@ -201,6 +207,7 @@ class NodeKind(str, Enum):
     OIDC_PROVIDER = "oidc_provider"
     CLOUD_ACCOUNT = "cloud_account"
     CLOUD_SECRET = "cloud_secret"
+    UNTRUSTED = "untrusted"
 
 
 
@@ -239,5 +246,6 @@ class EdgeKind(str, Enum):
     PERSISTS_ON = "persists_on"
     CAN_REGISTER_RUNNER = "can_register_runner"
     GROUP_RECEIVES_JOB = "group_receives_job"
+    CAN_TRIGGER = "can_trigger"
 
 

@@ -59,7 +59,7 @@ __all__ = [
     "workflow", "job", "github_token", "oidc_identity", "secret_org", "secret_repo", "secret_env",
     "secret_unknown", "secret_all", "cloud_role", "signing_key", "environment", "target", "cache_actions",
     "cache_host", "credential", "cloud_user", "cloud_group", "cloud_policy", "cloud_policy_file",
-    "oidc_provider", "cloud_account", "cloud_secret", "owner_key", "repo_key", "secret_key", "env_key",
+    "oidc_provider", "cloud_account", "cloud_secret", "untrusted", "owner_key", "repo_key", "secret_key", "env_key",
 ]
 
 
@@ -246,6 +246,8 @@ ID_FORMS: tuple[IdForm, ...] = (
     _form(K.OIDC_PROVIDER, "aws", "oidc_provider:aws:{arn}", arn=ARN),
     _form(K.CLOUD_ACCOUNT, "aws", "cloud_account:aws:{account}", account=ACCOUNT),
     _form(K.CLOUD_SECRET, "aws", "cloud_secret:aws:{arn}", "secret or parameter ARN, a pattern with *", arn=ARN),
+    _form(K.UNTRUSTED, "actor", "untrusted:{actor}:{owner}", "fork-pr, comment or org-member, per owner "
+          "(graphkit/untrusted.py)", actor=WORD, owner=OWNER),
 )
 del K
 
@@ -468,3 +470,18 @@ def cloud_account(account: str) -> str:
 def cloud_secret(arn: str) -> str:
     """A Secrets Manager secret or SSM parameter (or a pattern of them): ``cloud_secret:aws:{arn}``."""
     return _build(NodeKind.CLOUD_SECRET, "aws", arn=arn)
+
+
+def untrusted(actor: str, owner: str) -> str:
+    """``untrusted:{actor}:{owner}``: people who can run code in ``owner``'s jobs without being trusted.
+
+    ``actor``: ``fork-pr`` (anyone who can open a pull request from a fork),
+    ``comment`` (anyone who can comment on an issue or pull request),
+    ``org-member`` (members with write access); see :mod:`graphkit.untrusted`
+    and GitHub docs "Security hardening for GitHub Actions",
+    https://docs.github.com/en/actions/reference/security/secure-use.
+
+    >>> untrusted("fork-pr", "Acme")
+    'untrusted:fork-pr:acme'
+    """
+    return _build(NodeKind.UNTRUSTED, "actor", actor=actor, owner=owner)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from graphkit.model.enums import CRITICALITY_WEIGHT, Criticality, NodeKind, RevocationAction
 from graphkit.model.evidence import Evidence, merge_evidence
 from graphkit.model.ids import FORMS_BY_KIND, IdForm
+from graphkit.redact import strip_embedded_urls
 
 __all__ = ["NodeSpec", "Node", "MergeRule"]
 
@@ -89,6 +90,23 @@ class Node(BaseModel):
     criticality: Criticality | None = None
     inferred: bool = False
     evidence: list[Evidence] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_url_credentials(cls, data: Any) -> Any:
+        """No text field of a node (its name, a target's identifier, a path...) keeps a URL credential: a
+        registry or cluster server written ``https://user:token@host`` is stored without it.  The id is built
+        by :mod:`graphkit.model.ids`, which strips them too."""
+        if not isinstance(data, dict):
+            return data
+
+        def clean(v: Any) -> Any:
+            if isinstance(v, str) and "://" in v:
+                return strip_embedded_urls(v).url
+            if isinstance(v, list) and any(isinstance(x, str) and "://" in x for x in v):
+                return [clean(x) for x in v]
+            return v
+        return {k: v if k == "id" else clean(v) for k, v in data.items()}
 
     @model_validator(mode="after")
     def _default_criticality(self) -> "Node":

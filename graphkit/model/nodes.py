@@ -15,8 +15,10 @@ from graphkit.model.node import MergeRule, Node, NodeSpec
 
 __all__ = ["Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
            "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
-           "CloudRole", "SigningKey", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",
-           "CloudPolicy", "OIDCProvider", "CloudAccount", "CloudSecret", "NODE_TYPES", "AnyNode", "NODE_ADAPTER",
+           "CloudRole", "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser",
+           "CloudGroup",
+           "CloudPolicy", "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode",
+           "NODE_TYPES", "AnyNode", "NODE_ADAPTER",
            "NODE_ID_FORMATS", "node_kind"]
 
 
@@ -91,6 +93,9 @@ class Runner(Node):
                                         description="A self-hosted runner registration (or an inferred pool)")
     kind: Literal["runner"] = "runner"
     labels: Annotated[list[str], MergeRule.UNION] = Field(default_factory=list)
+    #: label patterns (``*`` any characters, case-insensitive) a runner or pool also answers to: third-party
+    #: pools that register a runner per job with the job's labels (``runner=*``, ``run-id=*``)
+    label_patterns: Annotated[list[str], MergeRule.UNION] = Field(default_factory=list)
     scope: str
     runner_group: str | None = None
     ephemeral: Annotated[bool | None, MergeRule.ANY_FALSE] = None
@@ -161,6 +166,15 @@ class Repository(Node):
     full_name: str
     visibility: Literal["public", "private", "internal"] | None = None
     default_branch: str | None = None
+    #: name patterns of the protected branches (branch protection rules, rulesets); None = unknown
+    protected_branches: list[str] | None = None
+    #: public repositories: "Approval for running fork pull request workflows from contributors"
+    #: (``first_time_contributors_new_to_github``, ``first_time_contributors`` (GitHub's default),
+    #: ``all_external_contributors``); None = unknown
+    fork_pr_approval: Literal["first_time_contributors_new_to_github", "first_time_contributors",
+                              "all_external_contributors"] | None = None
+    #: private/internal repositories: "Run workflows from fork pull requests" (off by default); None = unknown
+    fork_pr_workflows: bool | None = None
     #: credentials written literally in its workflow and action files (finding ``literal-credential-in-workflow``)
     literal_credentials: Annotated[list[LiteralCredential], MergeRule.UNION] = Field(default_factory=list)
 
@@ -182,11 +196,15 @@ class RunsOnCandidate(BaseModel):
 
     ``labels`` as written (matching is case-insensitive); ``group`` from the
     ``{group, labels}`` form; ``matrix`` the matrix values of that instance.
+    ``dynamic``: the labels (also in ``labels``) with a part known only at run
+    time, written as patterns with ``*`` for that part (``run-id=*`` for
+    ``run-id=${{ github.run_id }}``).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     labels: tuple[str, ...]
+    dynamic: tuple[str, ...] = ()
     group: str | None = None
     matrix: dict[str, Any] | None = None
     confidence: Confidence = Confidence.CERTAIN
@@ -254,6 +272,29 @@ class SecretGrant(BaseModel):
     evidence: Evidence
 
 
+class UntrustedCode(BaseModel):
+    """A step of a job that runs code a pull request author controls.
+
+    ``how``: ``checkout`` (``actions/checkout`` of the pull request head or
+    merge ref), ``script`` (``gh pr checkout``, ``git fetch ... pull/N/...``
+    in a run script) or ``artifact`` (an artifact of the triggering run
+    downloaded by a ``workflow_run`` job).  ``guard``: ``checkout-refuses``
+    when ``actions/checkout`` refuses fork pull request code under
+    ``pull_request_target`` / ``workflow_run`` (dated, 2026-06: GitHub changelog
+    2026-06-18 "Safer pull_request_target defaults for GitHub Actions checkout",
+    https://github.blog/changelog/2026-06-18-safer-pull_request_target-defaults-for-github-actions-checkout/;
+    a floating major tag gets it), ``unknown`` for a version that may predate
+    it (a commit pin, a full version), ``none`` when opted out
+    (``allow-unsafe-pr-checkout: true``) or not a checkout.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    how: Literal["checkout", "script", "artifact"]
+    guard: Literal["none", "checkout-refuses", "unknown"] = "none"
+    evidence: Evidence
+
+
 class Job(Node):
     """A job of a workflow (for a reusable workflow: one instance per caller).
 
@@ -268,6 +309,8 @@ class Job(Node):
     - ``all_secrets``: evidence of ``toJSON(secrets)`` / dynamic ``secrets[...]``
       / ``secrets: inherit`` into a callee that does so.
     - ``environment``: the deployment environment name, if any.
+    - ``untrusted_code``: steps that run code a pull request author controls
+      (:class:`UntrustedCode`; entry points: :mod:`graphkit.untrusted`).
     - ``triggers``: the events (with their branch/tag filters) of the run the
       job is part of: the top-level caller's for a called workflow
       (:class:`Trigger`; refs: :func:`graphkit.refs.job_refs`).
@@ -293,6 +336,7 @@ class Job(Node):
     permissions_source: Literal["job", "workflow", "caller", "default"] = "default"
     caller: str | None = None
     triggers: list[Trigger] = Field(default_factory=list)
+    untrusted_code: list[UntrustedCode] = Field(default_factory=list)
 
 
 class Secret(Node):
@@ -385,6 +429,23 @@ class SigningKey(Node):
     identifier: str
 
 
+class BranchPolicy(BaseModel):
+    """An environment's "Deployment branches and tags" rule (GitHub docs "Deployments and environments",
+    https://docs.github.com/en/actions/reference/workflows-and-actions/deployments-and-environments#deployment-branches-and-tags).
+
+    ``protected_branches``: "Protected branches only".  Otherwise "Selected
+    branches and tags": ``branches`` / ``tags`` name patterns (Ruby
+    ``File.fnmatch`` syntax); ``branches`` None when the list was not read.
+    Which jobs pass it: :func:`graphkit.refs.environment_access`.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    protected_branches: bool = False
+    branches: tuple[str, ...] | None = ()
+    tags: tuple[str, ...] = ()
+
+
 class DeploymentTarget(Node):
     """Where artifacts or deployments land.
 
@@ -400,6 +461,10 @@ class DeploymentTarget(Node):
                          "site", "other"]
     identifier: str
     production: Annotated[bool | None, MergeRule.ANY_TRUE] = None
+    #: environments: the deployment branch policy; None = no restriction or not known
+    branch_policy: BranchPolicy | None = None
+    #: environments: a required-reviewers protection rule holds every job that names it; None = unknown
+    required_reviewers: bool | None = None
 
 
 class Cache(Node):
@@ -533,17 +598,34 @@ class CloudSecret(Node):
 
 
 #: Every node kind, in documentation order.
+class UntrustedActor(Node):
+    """People who can run code in an owner's jobs without being trusted (issue 11, :mod:`graphkit.untrusted`).
+
+    ``actor``: ``fork-pr`` (anyone who can fork a repository and open a pull
+    request), ``comment`` (anyone who can comment on an issue or a pull
+    request), ``org-member`` (members with write access).  ``owner``: whose
+    jobs.
+    """
+
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.UNTRUSTED, label="UntrustedActor",
+                                        default_criticality=Criticality.NONE,
+                                        description="Untrusted people who can run code in an owner's jobs")
+    kind: Literal["untrusted"] = "untrusted"
+    actor: Literal["fork-pr", "comment", "org-member"]
+    owner: str
+
+
 NODE_TYPES: dict[NodeKind, type[Node]] = {
     cls.spec.kind: cls
     for cls in [Host, Runner, RunnerGroup, Organization, Repository, Workflow, Job, Secret, GitHubToken,
                 OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential, CloudUser, CloudGroup,
-                CloudPolicy, OIDCProvider, CloudAccount, CloudSecret]
+                CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor]
 }
 
 AnyNode = Annotated[
     Union[Host, Runner, RunnerGroup, Organization, Repository, Workflow, Job, Secret, GitHubToken,
           OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential, CloudUser, CloudGroup,
-          CloudPolicy, OIDCProvider, CloudAccount, CloudSecret],
+          CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor],
     Field(discriminator="kind"),
 ]
 NODE_ADAPTER: TypeAdapter[Node] = TypeAdapter(AnyNode)

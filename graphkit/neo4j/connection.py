@@ -92,10 +92,13 @@ class Neo4jSettings:
         return f"Neo4jSettings(uri={self.display_uri!r}, user={self.user!r}, database={self.database!r})"
 
 
-#: Seconds to wait for the TCP connection and the Bolt handshake (the driver's default is 30 s): an
-#: unreachable server is an error within seconds, never a hang.
-#: https://neo4j.com/docs/api/python-driver/current/api.html#connection-timeout
+#: Seconds to wait for the TCP connection (driver default 30 s), and for a connection from the pool, which
+#: bounds the Bolt handshake (default 60 s: a port that accepts but never answers waited that long): an
+#: unreachable or silent server is an error within seconds, never a hang.
+#: https://neo4j.com/docs/api/python-driver/current/api.html#connection-timeout and
+#: https://neo4j.com/docs/api/python-driver/current/api.html#connection-acquisition-timeout
 CONNECTION_TIMEOUT = 5.0
+ACQUISITION_TIMEOUT = 10.0
 
 
 def _message(exc: Exception, settings: Neo4jSettings) -> str:
@@ -142,7 +145,8 @@ def connect(settings: Neo4jSettings, *, verify: bool = True) -> Iterator["neo4j.
 
     auth = (settings.user, settings.password) if settings.password else None
     try:
-        driver = neo4j.GraphDatabase.driver(settings.uri, auth=auth, connection_timeout=CONNECTION_TIMEOUT)
+        driver = neo4j.GraphDatabase.driver(settings.uri, auth=auth, connection_timeout=CONNECTION_TIMEOUT,
+                                            connection_acquisition_timeout=ACQUISITION_TIMEOUT)
     except (ValueError, DriverError, Neo4jError) as exc:
         raise DatabaseError(f"cannot use {settings.display_uri}: {_message(exc, settings)}") from None
     try:

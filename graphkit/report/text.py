@@ -6,13 +6,20 @@ import html
 from collections.abc import Iterable
 
 from graphkit.model import Evidence
+from graphkit.output import neutralise
 
 __all__ = ["esc", "evidence_lines", "short"]
 
 
 def esc(text: object) -> str:
-    """HTML-escape input-derived text (also used inside plotly hover text, which renders HTML)."""
-    return html.escape(str(text), quote=True)
+    """HTML-escape input-derived text (also used inside plotly hover text, which renders HTML); control,
+    bidirectional and zero-width characters shown as escapes (:func:`graphkit.output.neutralise`), so a name
+    cannot reorder or hide what the report shows (CVE-2021-42574, "Trojan Source").
+
+    >>> esc("<b>a\u202ecod.exe</b>")
+    '&lt;b&gt;a\\\\u202ecod.exe&lt;/b&gt;'
+    """
+    return html.escape(neutralise(text), quote=True)
 
 
 def short(text: str, n: int = 28) -> str:

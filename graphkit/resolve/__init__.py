@@ -69,6 +69,19 @@ all complete.  ``secret_grants`` add ``secret -> target`` edges of the grant's
 kind (lifetime ``until_rotated``), plus the ``READS_SECRET`` edge.
 ``GITHUB_TOKEN`` is the job's token (``HAS_TOKEN``), not a stored secret: skipped.
 
+Environment branch policies
+---------------------------
+A job reaches an environment (``deploys_to``) and its secrets only when its
+refs (:mod:`graphkit.refs`) pass the environment's deployment branch policy:
+``possible`` when some may, removed (``meta.resolve.environments_denied``)
+when none can (:mod:`~graphkit.resolve.environments`).
+
+Untrusted entry points
+----------------------
+``untrusted:{actor}:{owner}`` nodes and their ``can_trigger`` edges to the
+jobs (or, from fork ``pull_request`` runs, the runners) that run code of
+people who are not trusted (:mod:`~graphkit.resolve.untrusted`).
+
 Host caches (semantics §3 "Caches")
 -----------------------------------
 For every job a runner on a non-ephemeral host receives, every cache that host
@@ -99,7 +112,7 @@ Layout: :mod:`~graphkit.resolve.context` (what a run reads once),
 Examples
 --------
 >>> from graphkit.graph import Graph
->>> from graphkit.model import Evidence, Job, Runner, RunsOnCandidate
+>>> from graphkit.model import EdgeKind, Evidence, Job, Runner, RunsOnCandidate
 >>> ev = Evidence(file="ci.yml")
 >>> g = Graph()
 >>> _ = g.add_node(Runner(id="runner:acme/r1", name="r1", scope="acme", labels=["self-hosted", "Linux"],
@@ -108,10 +121,11 @@ Examples
 ...                    job_key="t", secrets_repository="acme/app", evidence=[ev],
 ...                    runs_on=[RunsOnCandidate(labels=("linux",), evidence=ev)]))
 >>> resolve(g)
->>> [(e.source, e.target, e.confidence.value) for e in g.edges()]
-[('runner:acme/r1', 'job:acme/app/ci.yml#t', 'possible')]
+>>> sorted((e.kind.value, e.source, e.target, e.confidence.value) for e in g.edges())
+[('persists_on', 'job:acme/app/ci.yml#t', 'runner:acme/r1', 'possible'), ('receives_job', 'runner:acme/r1', 'job:acme/app/ci.yml#t', 'possible')]
 
-(``possible``: the runner names no group and no group is in the graph.)
+(``possible``: the runner names no group and no group is in the graph; the job's code can persist on the
+runner, whose ``ephemeral`` is unknown.)
 """
 
 from __future__ import annotations
@@ -121,10 +135,12 @@ from graphkit.meta import ResolveSummary
 from graphkit.model import Job, NodeKind
 from graphkit.resolve.caches import link_host_caches
 from graphkit.resolve.context import Context
+from graphkit.resolve.environments import apply_branch_policies
 from graphkit.resolve.persistence import link_persistence
 from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
 from graphkit.resolve.secrets import link_secrets
+from graphkit.resolve.untrusted import link_untrusted
 
 __all__ = ["resolve", "top_level_workflow"]
 
@@ -167,6 +183,8 @@ def resolve(graph: Graph) -> None:
     jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)]
     route(ctx, jobs)
     link_secrets(ctx, jobs)
+    apply_branch_policies(ctx, jobs)
+    link_untrusted(ctx, jobs)
     link_host_caches(ctx)
     link_persistence(graph)
     link_registration(ctx, jobs)

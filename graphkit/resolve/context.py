@@ -99,6 +99,8 @@ class Context:
     self_hosted: list[str]
     complete: set[str]
     unknown_workflow_lists: set[str]
+    #: owners whose runner list is complete (``meta.runner_inventory.runners_complete``)
+    runners_complete: set[str]
     runners: list[Runner]
     groups: dict[str, RunnerGroup]
     repos: dict[str, Repository]
@@ -116,6 +118,7 @@ class Context:
             self_hosted=list(meta.self_hosted_labels),
             complete=canonical_set(meta.secrets_complete),
             unknown_workflow_lists=canonical_set(meta.unknown_selected_workflows),
+            runners_complete={owner_key(o) for o in meta.runners_complete},
             runners=[r for r in graph.nodes(NodeKind.RUNNER)  # type: ignore[misc]
                      if isinstance(r, Runner) and not r.inferred and r.platform == "github"],
             groups={n.id: n for n in graph.nodes(NodeKind.RUNNER_GROUP) if isinstance(n, RunnerGroup)},

@@ -11,13 +11,15 @@ import json
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from graphkit.graph import Graph
 from graphkit.hosted import is_self_hosted
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, NodeKind, Repository, Runner,
                             RunnerGroup, RunsOnCandidate, ids)
 from graphkit.model.ids import owner_key, repo_key
 from graphkit.resolve.context import C, P, Context, canonical, context_owner, context_repo, owner_of, weakest
+from graphkit.resolve.labels import candidate_labels
 
-__all__ = ["group_access", "route", "top_level_workflow"]
+__all__ = ["group_access", "queued_forever", "route", "top_level_workflow", "usable_runners"]
 
 
 # --------------------------------------------------------------------------- routing: group access
@@ -170,15 +172,50 @@ def _in_scope(runner: Runner, repo_full: str) -> bool:
     return scope == repo_full if _repo_scoped(runner) else scope == owner_of(repo_full)
 
 
-def _serves(runner: Runner, cand: RunsOnCandidate, repo_full: str) -> bool:
-    """Labels, scope and group pin match (group access not checked)."""
+def _serves(runner: Runner, cand: RunsOnCandidate, repo_full: str) -> Confidence | None:
+    """Labels (:func:`~graphkit.resolve.labels.candidate_labels`), scope and group pin (group access not
+    checked): how surely ``runner`` has what ``cand`` asks, None when it has not."""
     if not _in_scope(runner, repo_full):
-        return False
-    if not set(ids.pool_labels(cand.labels)) <= set(ids.pool_labels(runner.labels)):
-        return False
-    if cand.group is not None:
-        return not _repo_scoped(runner) and _group_name(runner) == owner_key(cand.group)
-    return True
+        return None
+    if cand.group is not None and (_repo_scoped(runner) or _group_name(runner) != owner_key(cand.group)):
+        return None
+    return candidate_labels(runner, cand)
+
+
+def _serving(ctx: Context, cand: RunsOnCandidate, repo_full: str) -> list[tuple[Runner, Confidence]]:
+    return [(r, conf) for r in ctx.runners if (conf := _serves(r, cand, repo_full)) is not None]
+
+
+def _queued(ctx: Context, job: Job, cand: RunsOnCandidate) -> bool:
+    """A self-hosted candidate no runner takes, in an owner whose runner list is complete."""
+    return (context_owner(job) in ctx.runners_complete and not _serving(ctx, cand, context_repo(job))
+            and is_self_hosted(cand.labels, extra_hosted=ctx.extra_hosted, self_hosted=ctx.self_hosted))
+
+
+def queued_forever(graph: Graph) -> list[tuple[Job, RunsOnCandidate]]:
+    """``runs-on`` label sets no runner can take, where the inventory lists every runner of the owner.
+
+    GitHub queues such a job until a runner with all its labels comes online
+    (and cancels it after about 24 hours; GitHub docs "Self-hosted runners
+    reference", routing precedence,
+    https://docs.github.com/en/actions/reference/runners/self-hosted-runners#routing-precedence-for-self-hosted-runners):
+    it runs nowhere today, and whoever registers a runner with those labels
+    receives it.  The resolver links such a candidate to no runner and infers
+    no pool for it.
+
+    Parameters
+    ----------
+    graph
+        a built graph (jobs, runners, ``meta.runner_inventory.runners_complete``).
+
+    Returns
+    -------
+    list of (Job, RunsOnCandidate)
+        in job id order.
+    """
+    ctx = Context.of(graph)
+    return [(j, cand) for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)
+            for cand in j.runs_on if _queued(ctx, j, cand)]
 
 
 def _cand_key(job: Job, cand: RunsOnCandidate) -> str:
@@ -191,7 +228,8 @@ def _cand_key(job: Job, cand: RunsOnCandidate) -> str:
 
 
 def _props(cand: RunsOnCandidate, **extra: Any) -> dict[str, Any]:
-    return {"labels": list(cand.labels), "group": cand.group, "matrix": cand.matrix, **extra}
+    dyn = {"dynamic_labels": list(cand.dynamic)} if cand.dynamic else {}
+    return {"labels": list(cand.labels), "group": cand.group, "matrix": cand.matrix, **dyn, **extra}
 
 
 def _receive(ctx: Context, runner: Runner, job: Job, key: str, evidence: Evidence, confidence: Confidence,
@@ -221,22 +259,25 @@ def _route_labels(ctx: Context, jobs: list[Job]) -> list[_Unserved]:
             if not is_self_hosted(cand.labels, extra_hosted=ctx.extra_hosted, self_hosted=ctx.self_hosted):
                 continue
             key = _cand_key(job, cand)
-            serving = [r for r in ctx.runners if _serves(r, cand, repo_full)]
-            if not serving:
+            serving = _serving(ctx, cand, repo_full)
+            if not serving and context_owner(job) in ctx.runners_complete:
+                ctx.summary["queued_forever"].add(f"{job.id} [{key or ','.join(cand.labels)}]")
+            elif not serving:
                 unserved.append(_Unserved(job, cand, key))
             elif not _link_serving(ctx, serving, job, cand, key):
                 ctx.summary["unrouted_candidates"].add(f"{job.id} [{key or ','.join(cand.labels)}]")
     return unserved
 
 
-def _link_serving(ctx: Context, serving: list[Runner], job: Job, cand: RunsOnCandidate, key: str) -> bool:
+def _link_serving(ctx: Context, serving: list[tuple[Runner, Confidence]], job: Job, cand: RunsOnCandidate,
+                  key: str) -> bool:
     """``receives_job`` from each serving runner whose group lets the job in; False when none does."""
     linked = False
-    for runner in serving:
+    for runner, labels in serving:
         access = _access(ctx, runner, job, context_repo(job))
         if access is not None:
             linked = True
-            _receive(ctx, runner, job, key, cand.evidence, weakest(cand.confidence, access), _props(cand))
+            _receive(ctx, runner, job, key, cand.evidence, weakest(cand.confidence, access, labels), _props(cand))
     return linked
 
 
@@ -271,6 +312,12 @@ def _route_pools(ctx: Context, unserved: list[_Unserved]) -> None:
 # --------------------------------------------------------------------------- routing: unresolved runs-on
 
 
+def usable_runners(ctx: Context, job: Job) -> list[Runner]:
+    """Every inventory runner ``job``'s repository may use, whatever the labels (scope and group access)."""
+    repo_full = context_repo(job)
+    return [r for r in ctx.runners if _in_scope(r, repo_full) and _access(ctx, r, job, repo_full) is not None]
+
+
 def _route_unresolved(ctx: Context, jobs: list[Job]) -> None:
     """A run-time ``runs-on``: every runner the repository can use and every pool of the owner, ``possible``."""
     for job in jobs:
@@ -278,9 +325,8 @@ def _route_unresolved(ctx: Context, jobs: list[Job]) -> None:
         if ev is None:
             continue
         ctx.summary["unresolved_jobs"].add(job.id)
-        repo_full, owner = context_repo(job), context_owner(job)
-        sources = [r for r in ctx.runners
-                   if _in_scope(r, repo_full) and _access(ctx, r, job, repo_full) is not None]
+        owner = context_owner(job)
+        sources = usable_runners(ctx, job)
         pools = ctx.pools(owner)
         if not sources and not pools:
             pools = [p for p in [_add_pool(ctx, owner, ["self-hosted"], ev)] if p is not None]

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, NodeKind, Secret, SecretGrant,
-                            SecretRef, ids)
+                            SecretRef, Workflow, ids)
 from graphkit.model.ids import env_key, repo_key, secret_key
 from graphkit.resolve.context import C, P, Context, context_repo, owner_of, weakest
 
@@ -75,10 +75,31 @@ def _all_complete(ctx: Context, repo_full: str, env: str | None) -> bool:
             and (env is None or ctx.is_complete(ids.environment, repo_full, env)))
 
 
+def _unknown_caller(ctx: Context, job: Job) -> bool:
+    """True for a job of the run of a caller outside the ingested files: the instance of a reusable workflow
+    (``on: workflow_call`` only) with no caller, or a job it calls.  What such a job reads is what that caller
+    passes, so its reads are only ``possible``."""
+    top: Job | None = job
+    while top is not None and top.caller is not None:
+        try:
+            node = ctx.graph.node(top.caller)
+        except GraphkitError:
+            return False
+        top = node if isinstance(node, Job) else None
+    if top is None:
+        return False
+    try:
+        wf = ctx.graph.node(ids.workflow(top.repository, top.workflow_path))
+    except (ids.IdError, GraphkitError):
+        return False
+    return isinstance(wf, Workflow) and wf.reusable and set(wf.triggers) <= {"workflow_call"}
+
+
 def _missing(ctx: Context, job: Job, name: str) -> bool:
     """True when ``name`` certainly names no secret the job can read (every deciding list is complete)."""
     repo_full = context_repo(job)
-    return (_STORED_NAME.fullmatch(name.strip()) is not None and _all_complete(ctx, repo_full, job.environment)
+    return (not _unknown_caller(ctx, job) and _STORED_NAME.fullmatch(name.strip()) is not None
+            and _all_complete(ctx, repo_full, job.environment)
             and _lookup(ctx, repo_full, job.environment, name)[0] is None)
 
 
@@ -135,7 +156,9 @@ def _grant(ctx: Context, sid: str, conf: Confidence, grant: SecretGrant) -> None
 
 
 def _secret_refs(ctx: Context, job: Job) -> None:
-    """``READS_SECRET`` for each named reference and grant (``GITHUB_TOKEN`` is the job's token: skipped)."""
+    """``READS_SECRET`` for each named reference and grant (``GITHUB_TOKEN`` is the job's token: skipped);
+    ``possible`` for the instance of a reusable workflow made for an unknown caller."""
+    unknown_caller = _unknown_caller(ctx, job)
     for ref in [*job.secret_refs, *job.secret_grants]:
         if secret_key(ref.name) == "GITHUB_TOKEN":
             continue
@@ -143,6 +166,7 @@ def _secret_refs(ctx: Context, job: Job) -> None:
         if found is None:
             continue
         sid, conf = found
+        conf = P if unknown_caller else conf
         ctx.graph.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ref.evidence],
                                 confidence=conf))
         if isinstance(ref, SecretGrant):

@@ -28,13 +28,15 @@ trust) are added by :mod:`graphkit.cloud` after every ingestor ran.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from graphkit.ingestor import RANK_CLOUD, Collected, FileIngestor, IngestResult, InputFile, InputOption
 from ingest.aws_iam.actions import SENSITIVE_ACTIONS, ActionClass
 from ingest.aws_iam.models import ManagedPolicy, ParsedFile, PolicyFile, Principal, Provider
 from ingest.aws_iam.parse import parse
 from ingest.aws_iam.to_graph import META_KEY, to_graph
 
-__all__ = ["INGESTOR", "AwsIamIngestor", "parse", "to_graph", "ParsedFile", "Principal", "ManagedPolicy",
+__all__ = ["INGESTOR", "AwsIamIngestor", "id_path", "parse", "to_graph", "ParsedFile", "Principal", "ManagedPolicy",
            "PolicyFile", "Provider", "ActionClass", "SENSITIVE_ACTIONS", "META_KEY"]
 
 
@@ -54,8 +56,9 @@ class AwsIamIngestor(FileIngestor[ParsedFile]):
                      "CloudFormation JSON/YAML)")
 
     def parse(self, text: str, file: InputFile) -> ParsedFile:
-        """:func:`~ingest.aws_iam.parse.parse` (a document of another kind found in a folder is ignored)."""
-        return parse(text, file.name)
+        """:func:`~ingest.aws_iam.parse.parse` (a document of another kind found in a folder is ignored); node ids
+        of documents embed the path relative to the input root (:func:`id_path`), never the working directory."""
+        return parse(text, file.name, id_path=id_path(file))
 
     def to_graph(self, parsed: list[ParsedFile], collected: Collected) -> IngestResult:
         """:func:`~ingest.aws_iam.to_graph.to_graph` of every file at once (role chains cross accounts), with the
@@ -63,6 +66,25 @@ class AwsIamIngestor(FileIngestor[ParsedFile]):
         result = to_graph(parsed)
         result.meta[META_KEY]["ignored"] = collected.ignored
         return result
+
+
+def id_path(file: InputFile) -> str:
+    """The path node ids embed: ``ROOT_NAME/relative/path`` for a file found in a folder, the file name for a
+    file given directly (the same ids from any working directory).
+
+    >>> from pathlib import Path
+    >>> id_path(InputFile(path=Path("/x/iam/trusts/ci.json"), name="../iam/trusts/ci.json", root=Path("/x/iam")))
+    'iam/trusts/ci.json'
+    >>> id_path(InputFile(path=Path("../a/ci.json"), name="../a/ci.json", root=Path("../a/ci.json")))
+    'ci.json'
+    """
+    if file.root is None or file.root == file.path:
+        return file.path.name
+    try:
+        rel = file.path.relative_to(file.root)
+    except ValueError:
+        return file.path.name
+    return (Path(file.root.resolve().name) / rel).as_posix()
 
 
 INGESTOR = AwsIamIngestor()

@@ -15,7 +15,7 @@ from graphkit.errors import InputError
 from graphkit.iam import Statement
 
 __all__ = ["ARN", "PLACEHOLDER", "BUILTIN_POLICIES", "account_of", "Principal", "ManagedPolicy", "PolicyFile",
-           "Provider", "ParsedFile"]
+           "Provider", "OrgPolicy", "Organization", "ParsedFile"]
 
 #: An IAM ARN: partition, account (12 digits, ``aws`` for AWS managed policies, or a ``${...}`` placeholder),
 #: resource type and name ("IAM identifiers",
@@ -70,7 +70,9 @@ class Principal:
 
 @dataclass
 class ManagedPolicy:
-    """A managed policy: its default version's statements only (``versions``: how many the export lists)."""
+    """A managed policy: its default version's statements (the only ones that apply; ``versions``: how many the
+    export lists) and ``other_versions`` ``(version id, statements)`` (what ``iam:SetDefaultPolicyVersion``
+    can make apply); ``problems``: non-default versions that could not be read."""
 
     arn: str
     name: str
@@ -81,6 +83,8 @@ class ManagedPolicy:
     versions: int
     statements: list[Statement]
     document: dict[str, Any]
+    other_versions: list[tuple[str, list[Statement]]] = field(default_factory=list)
+    problems: list[InputError] = field(default_factory=list)
 
 
 @dataclass
@@ -88,7 +92,8 @@ class PolicyFile:
     """A standalone policy document (Terraform template, CloudFormation role trust...).
 
     ``resource``: the CloudFormation logical id when the document is one
-    resource of a template (None for a whole-file document); ``placeholders``:
+    resource of a template (None for a whole-file document); ``id_path``: the
+    file's path relative to its input root (node ids embed it); ``placeholders``:
     the ``${...}`` names left unresolved; ``policy_type``: ``trust`` or
     ``identity``.
     """
@@ -101,6 +106,7 @@ class PolicyFile:
     statements: list[Statement]
     placeholders: list[str]
     policy_type: str
+    id_path: str = ""
 
 
 @dataclass
@@ -116,12 +122,53 @@ class Provider:
 
 
 @dataclass
+class OrgPolicy:
+    """An Organizations service control policy (``scp``) or resource control policy (``rcp``) and the ids of the
+    roots, OUs and accounts it is attached to (``targets``)."""
+
+    id: str
+    arn: str | None
+    name: str
+    policy_type: str
+    statements: list[Statement]
+    document: dict[str, Any]
+    targets: list[str]
+    file: str
+    place: str
+
+
+@dataclass
+class Organization:
+    """An Organizations export: the management account, member accounts, ``parents`` (child id -> parent id)
+    and the control policies."""
+
+    management: str | None
+    accounts: list[str]
+    parents: dict[str, str]
+    file: str
+    policies: list[OrgPolicy] = field(default_factory=list)
+
+    def chain(self, account: str) -> list[str]:
+        """``account`` then each parent up to the root (just ``[account]`` when its parents are unknown)."""
+        out = [account]
+        while out[-1] in self.parents and self.parents[out[-1]] not in out:
+            out.append(self.parents[out[-1]])
+        return out
+
+    def member(self, account: str) -> bool:
+        """Whether control policies restrict ``account``: a member (listed, or with known parents), not the
+        management account."""
+        return account != self.management and (account in self.accounts or account in self.parents)
+
+
+@dataclass
 class ParsedFile:
     """What one file held; ``problems``: entries left out (the rest is usable).
 
     ``kind``: ``authorization-details``, ``get-role``, ``credential-report``,
     ``policy-document`` or ``cloudformation``; ``access_keys``: user ARN ->
-    number of active access keys (credential report).
+    number of active access keys (credential report); ``duplicates``:
+    ``(JSON path, key)`` of keys an object held twice.
     """
 
     file: str
@@ -132,3 +179,5 @@ class ParsedFile:
     providers: list[Provider] = field(default_factory=list)
     access_keys: dict[str, int] = field(default_factory=dict)
     problems: list[InputError] = field(default_factory=list)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
+    organization: Organization | None = None

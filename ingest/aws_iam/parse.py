@@ -15,7 +15,12 @@ Recognised documents:
   template with ``${...}`` placeholders (kept as placeholders);
 - a CloudFormation template: ``AWS::IAM::Role`` trust policies and
   ``AWS::IAM::OIDCProvider`` resources (``!Sub``/``!Ref`` resolved from
-  parameter defaults, the rest kept as ``${...}`` placeholders).
+  parameter defaults, the rest kept as ``${...}`` placeholders);
+- an Organizations export (``OrganizationPolicies``: SCPs and RCPs with their
+  targets, :mod:`ingest.aws_iam.organizations`).
+
+Every JSON object is read remembering keys it held twice (``ParsedFile.duplicates``); a
+Terraform template that is not JSON is reported with the way to render it (:data:`RENDER_HINT`).
 
 Malformed input raises :class:`~graphkit.errors.InputError` naming the file
 and the JSON path; one bad principal or policy is reported and left out, the
@@ -30,6 +35,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +50,7 @@ from graphkit.ingestor import NotRecognised
 from graphkit.model import ids
 from graphkit.redact import redact_policy_secrets
 from ingest._yaml import Loader, check_depth, load_yaml, type_name
+from ingest.aws_iam.organizations import parse_organizations
 from ingest.aws_iam.models import (ARN, PLACEHOLDER, ManagedPolicy, ParsedFile, PolicyFile, Principal, Provider,
                                    account_of)
 
@@ -52,7 +59,7 @@ __all__ = ["parse"]
 T = TypeVar("T")
 
 
-def parse(text: str, file: str, *, parameters: dict[str, str] | None = None) -> ParsedFile:
+def parse(text: str, file: str, *, parameters: dict[str, str] | None = None, id_path: str | None = None) -> ParsedFile:
     """Parse one file's text (pure).
 
     Parameters
@@ -63,6 +70,9 @@ def parse(text: str, file: str, *, parameters: dict[str, str] | None = None) -> 
         The path as given, for evidence and errors.
     parameters : dict, optional
         CloudFormation parameter values (override defaults).
+    id_path : str, optional
+        The file's path relative to its input root (what node ids of documents and template providers embed,
+        so that they do not depend on the working directory); default ``file``.
 
     Returns
     -------
@@ -85,7 +95,17 @@ def parse(text: str, file: str, *, parameters: dict[str, str] | None = None) -> 
     ('policy-document', ['bucket'])
     """
     data = _load(text, file)
+    result = _parse_kind(data, text, file, parameters, id_path or file)
+    result.duplicates = duplicate_keys(data)
+    return result
+
+
+def _parse_kind(data: dict[str, Any], text: str, file: str, parameters: dict[str, str] | None,
+                key: str) -> ParsedFile:
+    """The :func:`parse` of one loaded document, by kind."""
     try:
+        if "OrganizationPolicies" in data:
+            return parse_organizations(data, file)
         if any(k in data for k in ("RoleDetailList", "UserDetailList", "GroupDetailList", "Policies")):
             return _auth_details(data, file)
         if isinstance(data.get("Role"), dict):
@@ -93,9 +113,9 @@ def parse(text: str, file: str, *, parameters: dict[str, str] | None = None) -> 
         if "Content" in data and "ReportFormat" in data:
             return _credential_report(data, file)
         if "Statement" in data:
-            return ParsedFile(file=file, kind="policy-document", documents=[_policy_document(data, text, file)])
+            return ParsedFile(file=file, kind="policy-document", documents=[_policy_document(data, text, file, key)])
         if "Resources" in data or "AWSTemplateFormatVersion" in data:
-            return _cloudformation(data, file, parameters)
+            return _cloudformation(data, file, parameters, key)
         if "OpenIDConnectProviderList" in data:
             return _auth_details(data, file)
     except PolicyError as exc:
@@ -125,22 +145,85 @@ def _cfn_tag(loader: Loader, suffix: str, node: yaml.Node) -> Any:
 _CfnLoader.add_multi_constructor("!", _cfn_tag)
 
 
+#: Terraform template directives and interpolations (``%{ if ... }``, ``${var.x}``): "Strings and Templates",
+#: https://developer.hashicorp.com/terraform/language/expressions/strings
+TEMPLATE = re.compile(r"%\{|\$\{")
+
+#: How to feed the rendered policy of a Terraform template (README "AWS IAM").
+RENDER_HINT = ("render it first and read the result: `terraform show -json` (state) or `terraform show -json PLANFILE` "
+               "holds each aws_iam_role's assume_role_policy and each aws_iam_policy's policy as rendered JSON, e.g. "
+               "`terraform show -json | jq -r '.values.root_module.resources[] | select(.type == \"aws_iam_role\") "
+               "| .values.assume_role_policy'`; or `terraform console` with templatefile(...)")
+
+
 def _load(text: str, file: str) -> dict[str, Any]:
-    """JSON, else YAML with CloudFormation tags; the top level must be a mapping."""
+    """JSON, else YAML with CloudFormation tags; the top level must be a mapping.
+
+    A file that is neither and holds Terraform template syntax (``%{ if }``, ``${var}``) is reported as a template,
+    with the documented way to feed its rendered policy (:data:`RENDER_HINT`).
+    """
     try:
-        data = check_depth(json.loads(text), file=file)
+        data = check_depth(json.loads(text, object_pairs_hook=_Pairs), file=file)
     except RecursionError:
         raise InputError(file, "", too_many("max_depth", current().max_depth, "nesting too deep")) from None
     except json.JSONDecodeError as exc:
+        yaml_ok = True
         try:
             data, _ = load_yaml(text, file=file, loader=_CfnLoader)
         except InputError as yexc:
             if yexc.reason.startswith("refused"):  # a limit: say which
                 raise
+            data, yaml_ok = None, False
+        if not isinstance(data, dict) and TEMPLATE.search(text):
+            raise InputError(file, f"line {exc.lineno}", f"a Terraform template, not a policy document: "
+                             f"{RENDER_HINT}") from None
+        if not yaml_ok:
             raise InputError(file, f"line {exc.lineno}", f"not JSON: {exc.msg}") from None
     if not isinstance(data, dict):
         raise InputError(file, "", "not an IAM document (top level is not a mapping)")
     return data
+
+
+#: Keys whose string value is a policy document (IAM API output keeps them URL-encoded).
+_DOCUMENT_KEYS = ("PolicyDocument", "Document", "AssumeRolePolicyDocument")
+
+
+class _Pairs(dict):
+    """A JSON object that remembers the keys it held more than once (the last value won, as in most parsers)."""
+
+    duplicates: list[str]
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        seen: set[str] = set()
+        self.duplicates = []
+        for k, _ in pairs:
+            if k in seen and k not in self.duplicates:
+                self.duplicates.append(k)
+            seen.add(k)
+
+
+def duplicate_keys(data: Any, place: str = "") -> list[tuple[str, str]]:
+    """``(JSON path, key)`` of every key an object held twice (read with :class:`_Pairs`).
+
+    >>> duplicate_keys(json.loads('{"Statement": [{"Effect": "Allow", "Effect": "Deny"}]}', object_pairs_hook=_Pairs))
+    [('Statement[0]', 'Effect')]
+    """
+    out: list[tuple[str, str]] = []
+    if isinstance(data, str) and place.endswith(_DOCUMENT_KEYS) and data.lstrip()[:3] in ("%7B", "%7b", "{"):
+        try:  # a policy document embedded as (URL-encoded) JSON text
+            data = json.loads(urllib.parse.unquote(data) if data.lstrip().startswith("%") else data,
+                              object_pairs_hook=_Pairs)
+        except json.JSONDecodeError:
+            return out
+    if isinstance(data, dict):
+        out += [(place, k) for k in getattr(data, "duplicates", [])]
+        for k, v in data.items():
+            out += duplicate_keys(v, f"{place}.{k}" if place else str(k))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            out += duplicate_keys(v, f"{place}[{i}]")
+    return out
 
 
 def _doc(raw: Any, place: str) -> tuple[dict[str, Any], list[Statement]]:
@@ -148,7 +231,7 @@ def _doc(raw: Any, place: str) -> tuple[dict[str, Any], list[Statement]]:
     if isinstance(raw, str):
         text = urllib.parse.unquote(raw) if raw.lstrip().startswith("%") else raw
         try:
-            raw = json.loads(text)
+            raw = json.loads(text, object_pairs_hook=_Pairs)
         except json.JSONDecodeError as exc:
             raise PolicyError(place, f"policy document is not JSON: {exc.msg}") from None
     raw = redact_policy_secrets(raw)  # sts:ExternalId values are shared secrets: fingerprints only
@@ -254,6 +337,7 @@ def _auth_details(data: dict[str, Any], file: str) -> ParsedFile:
             _keep(out, out.principals, _principal, kind, entry, file, f"{key}[{i}]")
     for i, pol in enumerate(_top_list(data, "Policies", file)):
         _keep(out, out.policies, _managed_policy, pol, file, f"Policies[{i}]")
+    out.problems += [p for pol in out.policies for p in pol.problems]
     for i, prov in enumerate(_top_list(data, "OpenIDConnectProviderList", file)):
         _keep(out, out.providers, _provider, prov, file, f"OpenIDConnectProviderList[{i}]")
     return out
@@ -268,7 +352,10 @@ def _keep(out: ParsedFile, into: list[T], read: Callable[..., T], *args: Any) ->
 
 
 def _managed_policy(pol: Any, file: str, place: str) -> ManagedPolicy:
-    """One ``Policies`` entry: only its default version (``IsDefaultVersion``, else ``DefaultVersionId``)."""
+    """One ``Policies`` entry: its default version (``IsDefaultVersion``, else ``DefaultVersionId``), which alone
+    applies, and its other versions (read, not dropped: ``iam:SetDefaultPolicyVersion`` makes one of them apply;
+    AWS "Versioning IAM policies",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_managed-versioning.html)."""
     if not isinstance(pol, dict) or not isinstance(pol.get("Arn"), str):
         raise PolicyError(place, "policy without Arn")
     arn = _checked(ids.cloud_policy, pol["Arn"], f"{place}.Arn", "policy Arn")
@@ -281,9 +368,18 @@ def _managed_policy(pol: Any, file: str, place: str) -> ManagedPolicy:
         raise PolicyError(place, "no default version in PolicyVersionList")
     doc_place = f"{place}.PolicyVersionList[{default}].Document"
     doc, sts = _doc(versions[default].get("Document"), doc_place)
-    return ManagedPolicy(arn=arn, name=str(pol.get("PolicyName") or arn.rsplit("/", 1)[-1]), account=account_of(arn),
-                         file=file, place=doc_place, default_version=versions[default].get("VersionId"),
-                         versions=len(versions), statements=sts, document=doc)
+    out = ManagedPolicy(arn=arn, name=str(pol.get("PolicyName") or arn.rsplit("/", 1)[-1]), account=account_of(arn),
+                        file=file, place=doc_place, default_version=versions[default].get("VersionId"),
+                        versions=len(versions), statements=sts, document=doc)
+    for j, v in enumerate(versions):
+        if j == default or not isinstance(v, dict):
+            continue
+        try:
+            out.other_versions.append((str(v.get("VersionId") or j), _doc(v.get("Document"),
+                                       f"{place}.PolicyVersionList[{j}].Document")[1]))
+        except PolicyError as exc:
+            out.problems.append(InputError(file, exc.place, f"non-default version left out: {exc.reason}"))
+    return out
 
 
 def _provider(prov: Any, file: str, place: str) -> Provider:
@@ -317,10 +413,11 @@ def _credential_report(data: dict[str, Any], file: str) -> ParsedFile:
     return out
 
 
-def _policy_document(data: dict[str, Any], text: str, file: str) -> PolicyFile:
+def _policy_document(data: dict[str, Any], text: str, file: str, key: str) -> PolicyFile:
     """A whole file that is one policy document: trust when a statement names principals, else identity."""
     doc, sts = _doc(data, "")
-    return PolicyFile(file=file, resource=None, name=Path(file).name, place="", document=doc, statements=sts,
+    return PolicyFile(file=file, id_path=key, resource=None, name=Path(file).name, place="", document=doc,
+                      statements=sts,
                       placeholders=sorted(set(PLACEHOLDER.findall(text))),
                       policy_type="trust" if any(s.principals for s in sts) else "identity")
 
@@ -328,7 +425,7 @@ def _policy_document(data: dict[str, Any], text: str, file: str) -> PolicyFile:
 # --------------------------------------------------------------------------- CloudFormation
 
 
-def _cloudformation(data: dict[str, Any], file: str, parameters: dict[str, str] | None) -> ParsedFile:
+def _cloudformation(data: dict[str, Any], file: str, parameters: dict[str, str] | None, key: str) -> ParsedFile:
     """``AWS::IAM::Role`` trust policies and ``AWS::IAM::OIDCProvider`` resources of a template."""
     out = ParsedFile(file=file, kind="cloudformation")
     params: dict[str, Any] = {"AWS::Partition": "aws"}
@@ -348,26 +445,27 @@ def _cloudformation(data: dict[str, Any], file: str, parameters: dict[str, str] 
             continue
         props = cfn.value(res.get("Properties") or {})
         if res.get("Type") == "AWS::IAM::Role":
-            _keep(out, out.documents, _cfn_role_trust, name, props, file)
+            _keep(out, out.documents, _cfn_role_trust, name, props, file, key)
         elif res.get("Type") == "AWS::IAM::OIDCProvider":
-            out.providers.append(_cfn_provider(props, file, f"Resources.{name}"))
+            out.providers.append(_cfn_provider(props, file, f"Resources.{name}", key))
     return out
 
 
-def _cfn_role_trust(name: str, props: dict[str, Any], file: str) -> PolicyFile:
+def _cfn_role_trust(name: str, props: dict[str, Any], file: str, key: str) -> PolicyFile:
     place = f"Resources.{name}.Properties.AssumeRolePolicyDocument"
     doc, sts = _doc(props.get("AssumeRolePolicyDocument"), place)
     role_name = props.get("RoleName") or name
-    return PolicyFile(file=file, resource=name, name=f"trust of {role_name} ({Path(file).name})", place=place,
+    return PolicyFile(file=file, id_path=key, resource=name, name=f"trust of {role_name} ({Path(file).name})", place=place,
                       document=doc, statements=sts, placeholders=sorted(set(PLACEHOLDER.findall(json.dumps(doc)))),
                       policy_type="trust")
 
 
-def _cfn_provider(props: dict[str, Any], file: str, place: str) -> Provider:
-    """A template's provider: its ARN is unknown until deployed, so it is named by URL and file."""
+def _cfn_provider(props: dict[str, Any], file: str, place: str, key: str) -> Provider:
+    """A template's provider: its ARN is unknown until deployed, so it is named by URL and file (``key``: its
+    path relative to the input root)."""
     url = str(props.get("Url", ""))
     arn = "arn:aws:iam::${AWS::AccountId}:oidc-provider/" + url.removeprefix("https://")
-    return Provider(arn=f"{arn}@{file}", url=url, account=None,
+    return Provider(arn=f"{arn}@{key}", url=url, account=None,
                     client_ids=[str(c) for c in props.get("ClientIdList") or [] if isinstance(c, (str, int))]
                     if isinstance(props.get("ClientIdList"), list) else [], file=file, place=place)
 

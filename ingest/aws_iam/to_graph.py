@@ -36,7 +36,7 @@ from typing import Any
 
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
-from graphkit.iam import (Grant, Statement, Tri, allowed, and3, oidc_trust_issues, or3, parse_policy,
+from graphkit.iam import (Grant, Tri, and3, oidc_trust_issues, or3,
                           principal_trust, resource_matches)
 from graphkit.ingestor import IngestResult
 from graphkit.model import (CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudUser, EdgeKind, Evidence, Node,
@@ -44,6 +44,7 @@ from graphkit.model import (CloudAccount, CloudGroup, CloudPolicy, CloudRole, Cl
 from ingest.aws_iam.actions import (CREATE_COMPUTE, ESCALATION_ACTIONS, SENSITIVE_ACTIONS, ActionClass, actions_of,
                                     mentions_service, target_node)
 from ingest.aws_iam.models import BUILTIN_POLICIES, ManagedPolicy, ParsedFile, Principal, account_of
+from ingest.aws_iam.permissions import Caps, Permissions, gather, self_escalation
 
 __all__ = ["META_KEY", "to_graph", "principal_id"]
 
@@ -69,6 +70,7 @@ def to_graph(parsed: Sequence[ParsedFile]) -> IngestResult:
     _file_nodes(b, parsed)
     callers = {p.arn: _reach_edges(b, p) for p in index.principals.values() if p.kind != "group"}
     _assume_role_edges(b, callers)
+    _foreign_trust_edges(b)
     _trust_provider_edges(b)
     return IngestResult(graph=b.graph, problems=b.problems, meta={META_KEY: _meta(parsed, index, b.unknown)})
 
@@ -95,6 +97,7 @@ class _Index:
     principals: dict[str, Principal]
     access_keys: dict[str, int]
     groups: dict[tuple[str, str], Principal]
+    caps: Caps = field(default_factory=Caps)
 
     @classmethod
     def of(cls, parsed: Sequence[ParsedFile]) -> _Index:
@@ -111,7 +114,8 @@ class _Index:
                     principals[pr.arn] = pr
             keys.update(pf.access_keys)
         groups = {(p.account, p.name): p for p in principals.values() if p.kind == "group"}
-        return cls(policies, principals, keys, groups)
+        caps = Caps.of([pf.organization for pf in parsed if pf.organization is not None])
+        return cls(policies, principals, keys, groups, caps)
 
     @property
     def roles_with_trust(self) -> list[Principal]:
@@ -144,6 +148,20 @@ def _policy_nodes(b: _Build) -> None:
                                  versions=pol.versions, document=pol.document, evidence=[_ev(pol.file, pol.place)]))
 
 
+def _sessions_revoked_before(p: Principal) -> str | None:
+    """The latest ``aws:TokenIssueTime`` of an inline Deny-all ``DateLessThan`` (the console's "Revoke active
+    sessions", https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html), or None."""
+    found: list[str] = []
+    for _, sts, _ in p.inline:
+        for st in sts:
+            if st.effect.lower() != "deny" or "*" not in st.actions or "*" not in st.resources:
+                continue
+            for op, keys in st.conditions.items():
+                if op.lower() == "datelessthan":
+                    found += [v for k, vals in keys.items() if k.lower() == "aws:tokenissuetime" for v in vals]
+    return max(found) if found else None
+
+
 def _principal_node(p: Principal, access_keys: dict[str, int]) -> Node:
     pev = [_ev(p.file, p.place)]
     if p.kind == "role":
@@ -151,6 +169,7 @@ def _principal_node(p: Principal, access_keys: dict[str, int]) -> Node:
         return CloudRole(id=principal_id(p), name=p.name, provider="aws", identifier=p.arn, account=p.account,
                          trust="known", trust_policy=p.trust_document, permissions_boundary=p.boundary,
                          instance_profiles=p.instance_profiles, broad_trust=any(i.broad for i in issues),
+                         max_session_seconds=p.max_session, sessions_revoked_before=_sessions_revoked_before(p),
                          evidence=pev)
     if p.kind == "user":
         return CloudUser(id=principal_id(p), name=p.name, arn=p.arn, account=p.account, groups=p.groups,
@@ -184,7 +203,7 @@ def _file_nodes(b: _Build, parsed: Sequence[ParsedFile]) -> None:
                                       account=prov.account, url=prov.url, client_ids=prov.client_ids,
                                       evidence=[_ev(prov.file, prov.place)]))
         for doc in pf.documents:
-            b.graph.node(CloudPolicy(id=ids.cloud_policy_file(doc.file, doc.resource), name=doc.name,
+            b.graph.node(CloudPolicy(id=ids.cloud_policy_file(doc.id_path or doc.file, doc.resource), name=doc.name,
                                      document=doc.document, policy_type=doc.policy_type,  # type: ignore[arg-type]
                                      placeholders=doc.placeholders, evidence=[_ev(doc.file, doc.place)]))
 
@@ -192,70 +211,13 @@ def _file_nodes(b: _Build, parsed: Sequence[ParsedFile]) -> None:
 # --------------------------------------------------------------------------- step 4: what a principal reaches
 
 
-@dataclass
-class _Permissions:
-    """A principal's identity statements (own, groups', managed policies') and its permissions boundary.
-
-    ``known``: True when every policy was exported (else None: grants are
-    only ``possible``).  ``where``: statement -> (file, place) for evidence.
-    """
-
-    statements: list[Statement]
-    where: dict[int, tuple[str, str]]
-    known: Tri
-    boundary: list[Statement] | None
-    boundary_known: bool
-
-    def grants(self, action: str) -> list[Grant]:
-        """Where ``action`` is allowed (statements that may concern its service only)."""
-        service = action.split(":", 1)[0]
-        rel = [s for s in self.statements if mentions_service(s, service)]
-        return allowed(rel, action, boundary=self.boundary, boundary_known=self.boundary_known) if rel else []
-
-    def evidence(self, g: Grant, detail: str | None) -> Evidence:
-        """Evidence of a grant: the file and place of its statement."""
-        return _ev(*self.where[id(g.statement)], detail)
+def _permissions(b: _Build, p: Principal) -> Permissions:
+    """``p``'s permissions (:func:`ingest.aws_iam.permissions.gather`), capped by its organization's policies."""
+    groups = [b.index.groups[(p.account, g)] for g in p.groups if (p.account, g) in b.index.groups]
+    return gather(p, groups, b.index.policies, b.unknown, b.index.caps)
 
 
-def _permissions(b: _Build, p: Principal) -> _Permissions:
-    """Gather ``p``'s statements; policies attached but never exported make it ``known = None``."""
-    found: list[tuple[Statement, str]] = []
-    owners = [p] + [b.index.groups[(p.account, g)] for g in p.groups if (p.account, g) in b.index.groups]
-    known: Tri = None if p.kind == "user" and len(owners) - 1 < len(p.groups) else True
-    for o in owners:
-        for _, sts, _ in o.inline:
-            found += [(s, o.file) for s in sts]
-        for arn in o.managed:
-            policy = _managed_statements(b, arn)
-            if policy is None:
-                known = None
-            else:
-                statements, file = policy
-                found += [(s, file) for s in statements]
-    boundary, b_known = _boundary(b, p)
-    return _Permissions([s for s, _ in found], {id(s): (f, s.place) for s, f in found}, known, boundary, b_known)
-
-
-def _managed_statements(b: _Build, arn: str) -> tuple[list[Statement], str] | None:
-    """(statements, evidence file) of a managed policy; None (and listed unknown) when never exported."""
-    pol = b.index.policies.get(arn)
-    if pol is not None:
-        return pol.statements, pol.file
-    if arn in BUILTIN_POLICIES:
-        return parse_policy(BUILTIN_POLICIES[arn]), "builtin:" + arn
-    b.unknown.add(arn)
-    return None
-
-
-def _boundary(b: _Build, p: Principal) -> tuple[list[Statement] | None, bool]:
-    """The permissions boundary's statements (None: no boundary) and whether its document is known."""
-    if p.boundary is None:
-        return None, True
-    found = _managed_statements(b, p.boundary)
-    return (found[0], True) if found is not None else ([], False)
-
-
-def _reach_edges(b: _Build, p: Principal) -> tuple[list[Grant], _Permissions]:
+def _reach_edges(b: _Build, p: Principal) -> tuple[list[Grant], Permissions]:
     """Sensitive-action and admin edges of a role or user; returns its ``sts:AssumeRole`` grants (step 5)."""
     perms = _permissions(b, p)
     for cls in SENSITIVE_ACTIONS:
@@ -264,7 +226,7 @@ def _reach_edges(b: _Build, p: Principal) -> tuple[list[Grant], _Permissions]:
     return perms.grants("sts:AssumeRole"), perms
 
 
-def _sensitive_edges(b: _Build, p: Principal, perms: _Permissions, cls: ActionClass) -> None:
+def _sensitive_edges(b: _Build, p: Principal, perms: Permissions, cls: ActionClass) -> None:
     """One edge per target reached by an action of ``cls``: the best confidence, every action and statement."""
     found: dict[str, tuple[Tri, list[Evidence], set[str]]] = {}
     for action in actions_of(cls):
@@ -288,7 +250,7 @@ def _sensitive_edges(b: _Build, p: Principal, perms: _Permissions, cls: ActionCl
                via="identity policy")
 
 
-def _admin_edge(b: _Build, p: Principal, perms: _Permissions) -> None:
+def _admin_edge(b: _Build, p: Principal, perms: Permissions) -> None:
     """``administers`` the account: IAM escalation on the account's resources, or PassRole + compute creation."""
     admin, admin_ev = _escalation(p, perms)
     if admin is not True:
@@ -302,10 +264,12 @@ def _admin_edge(b: _Build, p: Principal, perms: _Permissions) -> None:
         b.edge(EdgeKind.ADMINISTERS, principal_id(p), aid, admin_ev[:5], and3([admin, perms.known]))
 
 
-def _escalation(p: Principal, perms: _Permissions) -> tuple[Tri, list[Evidence]]:
-    """Whether an IAM escalation action is allowed on every IAM resource of the account (first action decided)."""
-    admin: Tri = False
-    evs: list[Evidence] = []
+def _escalation(p: Principal, perms: Permissions) -> tuple[Tri, list[Evidence]]:
+    """Whether an IAM escalation action is allowed on every IAM resource of the account (first action decided), or
+    ``iam:CreatePolicyVersion`` on a policy attached to the principal itself."""
+    admin, evs = self_escalation(perms)
+    if admin is True:
+        return admin, evs
     for action in ESCALATION_ACTIONS:
         for g in perms.grants(action):
             if resource_matches(g.resource, f"arn:{p.arn.split(':', 2)[1]}:iam::{p.account}:*") is True:
@@ -316,7 +280,7 @@ def _escalation(p: Principal, perms: _Permissions) -> tuple[Tri, list[Evidence]]
     return admin, evs
 
 
-def _pass_role_compute(perms: _Permissions) -> list[Evidence]:
+def _pass_role_compute(perms: Permissions) -> list[Evidence]:
     """Evidence of ``iam:PassRole`` with a compute creation action (empty when not both)."""
     passes = perms.grants("iam:PassRole")
     if not passes:
@@ -331,7 +295,7 @@ def _pass_role_compute(perms: _Permissions) -> list[Evidence]:
 # --------------------------------------------------------------------------- steps 5-6: trust
 
 
-def _assume_role_edges(b: _Build, callers: dict[str, tuple[list[Grant], _Permissions]]) -> None:
+def _assume_role_edges(b: _Build, callers: dict[str, tuple[list[Grant], Permissions]]) -> None:
     """Role -> role (and user -> role) through ``sts:AssumeRole``: the trust, and when it delegates to the
     caller's account (or crosses accounts) the caller's identity policy too."""
     roles = b.index.roles_with_trust
@@ -345,8 +309,9 @@ def _assume_role_edges(b: _Build, callers: dict[str, tuple[list[Grant], _Permiss
 
 
 def _assume_role_edge(b: _Build, caller: Principal, role: Principal, grants: list[Grant],
-                      perms: _Permissions) -> None:
+                      perms: Permissions) -> None:
     res, needs, match = principal_trust(role.trust or [], caller.arn, caller.account, role.account)
+    res = and3([res, perms.cap("sts:AssumeRole", role.arn)])  # SCPs of the caller's account, RCPs of the role's
     if res is False:
         return
     evs = [_ev(role.file, st.place, st.sid) for st in match.allows]
@@ -359,6 +324,56 @@ def _assume_role_edge(b: _Build, caller: Principal, role: Principal, grants: lis
                 if resource_matches(g.resource, role.arn) is not False][:2]
     b.edge(EdgeKind.ASSUMES_ROLE, principal_id(caller), principal_id(role), evs or [_ev(role.file, role.place)], res,
            via="sts:AssumeRole")
+
+
+def _foreign_trust_edges(b: _Build) -> None:
+    """A trust naming a principal of an account no export covers: a node of that account -> the role.
+
+    ``arn:aws:iam::ACCOUNT:root`` (or the bare id) delegates to that account: its ``cloud_account`` node (whoever
+    administers it can assume the role); a role or user ARN there becomes an inferred ``cloud_role`` /
+    ``cloud_user``.  The edge is ``possible`` unless the account node is trusted unconditionally: the other
+    account's identity policies are not known (AWS "Cross account resource access",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies-cross-account-resource-access.html).
+    """
+    ingested = {p.account for p in b.index.principals.values()}
+    for role in b.index.roles_with_trust:
+        partition = role.arn.split(":", 2)[1]
+        for st in role.trust or []:
+            if st.effect != "Allow" or st.not_principals:
+                continue
+            for value in st.principals.get("AWS", ()):
+                account = value if value.isdigit() and len(value) == 12 else (account_of(value) or _root_account(value))
+                if not account.isdigit() or account in ingested:
+                    continue
+                try:
+                    source = _foreign_node(b, value, account, partition, _ev(role.file, st.place, st.sid))
+                except ids.IdError as exc:
+                    b.problems.append(InputError(role.file, f"{st.place}.Principal.AWS", str(exc)))
+                    continue
+                res, _, _ = principal_trust([st], value if ":root" not in value else f"arn:{partition}:iam::"
+                                            f"{account}:root", account, role.account)
+                if res is not False:
+                    b.edge(EdgeKind.ASSUMES_ROLE, source, principal_id(role), [_ev(role.file, st.place, st.sid)],
+                           res if source == ids.cloud_account(account) else None, via="sts:AssumeRole",
+                           foreign=True)
+
+
+def _root_account(value: str) -> str:
+    """The account of ``arn:PARTITION:iam::ACCOUNT:root`` (empty for another value)."""
+    parts = value.split(":")
+    return parts[4] if len(parts) == 6 and value.startswith("arn:") and parts[5] == "root" else ""
+
+
+def _foreign_node(b: _Build, value: str, account: str, partition: str, ev: Evidence) -> str:
+    """The node of a trusted principal in a foreign account (its account, or an inferred role or user)."""
+    if ":role/" in value:
+        return b.graph.node(CloudRole(id=ids.cloud_role("aws", value), name=value.rsplit("/", 1)[-1], provider="aws",
+                                      identifier=value, account=account, inferred=True, evidence=[ev]))
+    if ":user/" in value:
+        return b.graph.node(CloudUser(id=ids.cloud_user(value), name=value.rsplit("/", 1)[-1], arn=value,
+                                      account=account, inferred=True, evidence=[ev]))
+    return b.graph.node(CloudAccount(id=ids.cloud_account(account), name=f"AWS account {account} (not ingested)",
+                                     account=account, evidence=[ev]))
 
 
 def _grants_cover(grants: Iterable[Grant], arn: str) -> Tri:
@@ -390,8 +405,32 @@ def _meta(parsed: Sequence[ParsedFile], index: _Index, unknown: set[str]) -> dic
     return {"accounts": sorted({p.account for p in principals if p.account.isdigit()}),
             "unknown_policies": sorted(unknown),
             "files": [pf.file for pf in parsed],
+            "control_policies": _control_meta(parsed),
+            "duplicate_keys": [{"file": pf.file, "place": place, "key": key} for pf in parsed
+                               for place, key in pf.duplicates],
             "counts": {"roles": sum(p.kind == "role" for p in principals),
                        "users": sum(p.kind == "user" for p in principals),
                        "groups": sum(p.kind == "group" for p in principals),
                        "policies": len(index.policies),
-                       "documents": sum(len(pf.documents) for pf in parsed)}}
+                       "documents": sum(len(pf.documents) for pf in parsed),
+                       "control_policies": sum(len(pf.organization.policies) for pf in parsed if pf.organization)}}
+
+
+def _control_meta(parsed: Sequence[ParsedFile]) -> dict[str, dict[str, list[list[dict[str, Any]] | None]]]:
+    """``{"scp"|"rcp": {account: [level [document] or None]}}`` for :mod:`graphkit.cloud` (RCPs cap OIDC trust
+    too); None: a level without an exported policy of that type (unknown)."""
+    out: dict[str, dict[str, list[list[dict[str, Any]] | None]]] = {}
+    for pf in parsed:
+        org = pf.organization
+        if org is None:
+            continue
+        for kind in ("scp", "rcp"):
+            by_target: dict[str, list[dict[str, Any]]] = {}
+            for pol in org.policies:
+                if pol.policy_type == kind:
+                    for t in pol.targets:
+                        by_target.setdefault(t, []).append(pol.document)
+            for account in sorted(set(org.accounts) | {c for c in org.parents if c.isdigit()}):
+                if by_target and org.member(account):
+                    out.setdefault(kind, {})[account] = [by_target.get(x) for x in org.chain(account)]
+    return out

@@ -33,6 +33,7 @@ of targets are decided once for every source by :mod:`graphkit.targets`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -40,7 +41,7 @@ from graphkit.errors import InputError
 from graphkit.ingestor import Collected, FileIngestor, IngestResult, InputFile, InputOption
 
 from .collect import Checkout, checkout_files, find_checkouts
-from .evidence import literal_credentials
+from .evidence import literal_credentials, scrub
 from .expressions import EvalContext, Val, evaluate, resolve, run_outputs, scan_secrets, substitute_inputs
 from .graph import MAX_COMPOSITE_DEPTH, MAX_WORKFLOW_LEVELS, to_graph
 from .matrix import expand_matrix, runs_on_candidates
@@ -77,9 +78,9 @@ class GitHubActionsIngestor(FileIngestor["WorkflowFile | ActionFile"]):
         :meth:`to_graph`)."""
         repository, kind = file.context
         f = (parse_workflow if kind == "workflow" else parse_action)(text, file=file.name, repository=repository)
-        creds = literal_credentials(text, file.name, repository, f.lines)
+        creds, values = literal_credentials(text, file.name, repository, f.lines)
         if creds:
-            f = f.model_copy(update={"literal_credentials": creds})
+            f = f.model_copy(update={"literal_credentials": creds, "literal_values": values})
         if f.problems:
             f = f.model_copy(update={"problems": tuple(InputError(str(file.path), p.place, p.reason)
                                                        for p in f.problems)})
@@ -91,7 +92,9 @@ class GitHubActionsIngestor(FileIngestor["WorkflowFile | ActionFile"]):
 
     def to_graph(self, parsed: list[WorkflowFile | ActionFile], collected: Collected) -> IngestResult:
         """:func:`to_graph` of every parsed file, with a repository node for every checkout."""
-        return to_graph(parsed, repositories=list(dict.fromkeys(f.context[0] for f in collected.files)))
+        result = to_graph(parsed, repositories=list(dict.fromkeys(f.context[0] for f in collected.files)))
+        values = [v for f in parsed for v in f.literal_values]
+        return result if not values else dataclasses.replace(result, graph=scrub(result.graph, values))
 
 
 #: The registered ingestor (entry point ``github-actions``).

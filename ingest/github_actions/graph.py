@@ -14,7 +14,11 @@ What a workflow file becomes:
   it passes; a callee not among the files is an inferred workflow and leaves
   the caller ``runs_on_unresolved`` (its jobs run somewhere);
 - a step that uses a local or ingested composite action runs the action's
-  steps in the job, with the inputs it passes.
+  steps in the job, with the inputs it passes;
+- a reusable workflow is also instantiated once for callers outside the
+  ingested files (``possible``), and a run GitHub refuses (a called job asking
+  for more permissions than its caller grants, a call without a required
+  input or secret) adds no job at all: a problem naming the calling job.
 
 Not produced here: Secret nodes and runner links; the resolver
 (:mod:`graphkit.resolve`) makes them from ``Job.secret_refs``,
@@ -36,7 +40,7 @@ from dataclasses import dataclass, field
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
-from graphkit.model import (DeploymentTarget, EdgeKind, Evidence, GitHubToken, Job, OIDCIdentity, Organization,
+from graphkit.model import (Confidence, DeploymentTarget, EdgeKind, Evidence, GitHubToken, Job, OIDCIdentity, Organization,
                             Repository, Workflow, ids, repo_key, secret_key)
 from graphkit.oidc import default_subjects
 
@@ -47,6 +51,7 @@ from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_tex
 from .permissions import LEVEL, effective_permissions, repository_writes
 from .secrets import SecretMap, secret_refs
 from .steps import JobState, StepView, apply_step_rules
+from .untrusted import untrusted_code
 
 __all__ = ["MAX_COMPOSITE_DEPTH", "MAX_WORKFLOW_LEVELS", "to_graph"]
 
@@ -75,6 +80,8 @@ class _Call:
     job_workflow_ref: str | None = None
     #: a reusable workflow no ingested workflow calls: its inputs come from an unknown caller
     unknown_caller: bool = False
+    #: the run is that of a caller outside the ingested files (this level or above): everything is possible
+    unknown_top: bool = False
 
 
 def _uses_target(uses: str) -> tuple[str | None, str, str | None]:
@@ -151,29 +158,27 @@ class _Builder:
         """Instantiate every workflow that runs on its own.
 
         A workflow triggered only by ``workflow_call`` runs as instances under
-        its callers; when no ingested workflow calls it, it is instantiated
-        once for an unknown caller (inputs: defaults, as ``possible``;
-        secrets: its own repository's).
+        its callers, and once more for an unknown caller, whether ingested
+        workflows call it or not: workflows of other repositories may call it
+        when its repository is public or shares its workflows
+        (https://docs.github.com/en/actions/how-tos/reuse-automations/reuse-workflows#access-to-reusable-workflows),
+        which no workflow file tells.  That instance is ``possible``: its
+        runner candidates are, its inputs are the defaults (``possible``), and
+        the secrets it reads are named as it declares them (the resolver
+        links them as ``possible``, never as missing).
         """
-        called = set()
         for key, wf in list(self.workflows.items()):
             try:
                 self.workflow(wf)
             except ids.IdError as exc:
                 self.problems.append(InputError(wf.file, "", f"{exc}; workflow skipped"))
                 del self.workflows[key]
-                continue
-            for jd in wf.jobs.values():
-                if jd.uses:
-                    owner_repo, path, _ = _uses_target(jd.uses)
-                    called.add((repo_key(owner_repo or wf.repository), path))
         for key, wf in self.workflows.items():
             standalone = bool(set(wf.triggers) - {"workflow_call"})
-            if not standalone and key in called:
-                continue
             inputs = None if standalone else {n.lower(): (None if d is None else [Val(d, False)])
                                               for n, d in wf.call_inputs.items()}
             self.instance(wf, _Call(top=wf, chain=(key,), inputs=inputs, unknown_caller=not standalone,
+                                    unknown_top=not standalone,
                                     secrets=SecretMap(any_name=not standalone)))
 
     def instance(self, wf: WorkflowFile, call: _Call) -> None:
@@ -217,8 +222,10 @@ class _Builder:
                          identity=f"github.com/{repo_key(wf.repository)}/{wf.file}")
         refs, all_ev = secret_refs(wf, jd, src, call.secrets)
         runs_on, unresolved = runs_on_candidates(jd.runs_on, matrix, ctx, src.ev(f"{path}.runs-on", jd.runs_on))
-        if call.unknown_caller and "inputs" in json.dumps(jsonable(jd.runs_on)):
-            unresolved = unresolved or src.ev(f"{path}.runs-on", f"{jd.runs_on} (input of an unknown caller)")
+        if call.unknown_top:  # the run of a caller we do not know: every route is possible
+            runs_on = [c.model_copy(update={"confidence": Confidence.POSSIBLE}) for c in runs_on]
+            if "inputs" in json.dumps(jsonable(jd.runs_on)):
+                unresolved = unresolved or src.ev(f"{path}.runs-on", f"{jd.runs_on} (input of an unknown caller)")
         self._steps(jd.steps, src, ctx, state, {}, depth=0, seen=())
         self._environments(jid, top_repo, env_names, src, src.ev(f"{path}.environment", jd.environment))
         if jd.uses:
@@ -229,7 +236,7 @@ class _Builder:
                   runs_on_unresolved=unresolved, environment=environment, secret_refs=refs,
                   secret_grants=state.grants, all_secrets=all_ev, permissions=perms,
                   permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
-                  evidence=[src.ev(path, jd.name)])
+                  untrusted_code=untrusted_code(jd, src), evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
         self._token(job, src.ev(f"{path}.permissions" if jd.permissions is not None else
@@ -275,7 +282,9 @@ class _Builder:
             id=ids.oidc_identity(jid), name=f"OIDC of {jd.key}", repository=top_repo,
             subjects=default_subjects(top_repo, call.top.triggers, environment),
             job_workflow_ref=call.job_workflow_ref, evidence=[ev]))
-        self.out.edge(EdgeKind.MINTS_OIDC, jid, oidc_id, self.out.nodes[oidc_id].evidence[0])
+        # for an unknown caller, minting depends on that caller granting id-token: write
+        self.out.edge(EdgeKind.MINTS_OIDC, jid, oidc_id, self.out.nodes[oidc_id].evidence[0],
+                      possible=call.unknown_top)
         return oidc_id
 
     def _environments(self, jid: str, top_repo: str, names: list[Val], src: Src, ev: Evidence) -> None:
@@ -340,7 +349,7 @@ class _Builder:
                                                                                    f"{path}.secrets")
         sub = _Call(top=call.top, chain=call.chain + (key,), caller_id=jid,
                     inputs=self._call_inputs(callee, jd, ctx), secrets=smap, **self._cap(wf, jd, call, perms, src),
-                    call_ev=ev,
+                    call_ev=ev, unknown_top=call.unknown_top,
                     job_workflow_ref=f"{callee.repository}/{callee.file}@{ref or '*'}")
         for cjd in callee.jobs.values():
             self.job(callee, cjd, sub)
@@ -350,6 +359,8 @@ class _Builder:
     def _cap(wf: WorkflowFile, jd: JobDef, call: _Call, perms: tuple[dict[str, str], str], src: Src) -> dict:
         """The permission cap a calling job passes (its effective permissions) and where it is decided."""
         levels, source = perms
+        if source == "default" and call.unknown_top:  # no block up to a caller we do not know: cap unknown
+            return {"cap": None, "cap_ev": None, "default_cap": False}
         if source == "default":
             return {"cap": None, "cap_ev": src.ev(f"jobs.{jd.key}", "default token permissions"),
                     "default_cap": True}
@@ -476,8 +487,9 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
     IngestResult
         ``graph`` and ``problems``: the ``problems`` of every file, then
         values no id can hold (a repository that is not ``owner/name``, a job
-        key with ``#``...: that part is skipped), reusable workflow cycles and
-        depth overflow.  ``items`` is 0.
+        key with ``#``...: that part is skipped), reusable workflow cycles,
+        depth overflow, and runs GitHub refuses (their jobs are left out).
+        ``items`` is 0.
     """
     b = _Builder(files, max_levels)
     for name in repositories:

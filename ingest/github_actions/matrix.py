@@ -28,6 +28,11 @@ _MAX_LABEL_SETS = 64
 LabelSet = tuple[tuple[str, ...], str | None, bool]
 
 
+class DynamicLabel(str):
+    """A label with a part known only at run time (``run-id=${{ github.run_id }}``), as a pattern with ``*``
+    (``run-id=*``): third-party runner pools match such labels by pattern (:mod:`graphkit.resolve.routing`)."""
+
+
 def _axes(raw: dict[Any, Any]) -> tuple[list[str], list[list[Any]]] | None:
     """``(keys, values of each key)`` of the matrix axes; None when one is an expression."""
     keys, lists = [], []
@@ -133,8 +138,8 @@ def bind_inputs(raw: Any, ctx: EvalContext) -> Any:
 
 def _text_label_sets(value: str, ctx: EvalContext) -> list[LabelSet] | None:
     vals, pattern = resolve(value, ctx)
-    if pattern is not None:
-        return None
+    if pattern is not None:  # literal text around a run-time part: a label pattern; nothing literal: unresolved
+        return [((DynamicLabel(pattern.strip()),), None, True)] if pattern.strip("* ") else None
     out: list[LabelSet] = []
     for v in vals:
         if isinstance(v.value, str):
@@ -226,6 +231,7 @@ def runs_on_candidates(runs_on: Any, matrix: Any, ctx: EvalContext,
             conf = Confidence.CERTAIN if certain else Confidence.POSSIBLE
             if key not in seen:
                 seen[key] = RunsOnCandidate(labels=labels, group=group, matrix=jsonable(combo) if combo else None,
+                                            dynamic=tuple(lb for lb in labels if isinstance(lb, DynamicLabel)),
                                             confidence=conf, evidence=evidence)
             elif conf is Confidence.CERTAIN:
                 seen[key] = seen[key].model_copy(update={"confidence": conf})

@@ -95,6 +95,8 @@ class WorkflowFile(BaseModel):
     problems: tuple[InputError, ...] = ()
     #: credentials written literally in the file (:func:`graphkit.redact.find_credentials`; values not kept)
     literal_credentials: tuple[LiteralCredential, ...] = ()
+    #: their values, only while building: scrubbed from every node and edge (never dumped or shown)
+    literal_values: frozenset[str] = Field(default=frozenset(), exclude=True, repr=False)
 
     @property
     def reusable(self) -> bool:
@@ -118,6 +120,8 @@ class ActionFile(BaseModel):
     problems: tuple[InputError, ...] = ()
     #: credentials written literally in the file (:func:`graphkit.redact.find_credentials`; values not kept)
     literal_credentials: tuple[LiteralCredential, ...] = ()
+    #: their values, only while building: scrubbed from every node and edge (never dumped or shown)
+    literal_values: frozenset[str] = Field(default=frozenset(), exclude=True, repr=False)
 
     @property
     def directory(self) -> str:

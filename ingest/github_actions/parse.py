@@ -138,10 +138,9 @@ def _job(key: str, raw: Any, file: str, problems: list[InputError]) -> JobDef:
         raise InputError(file, path + ".secrets", f"expected 'inherit' or a mapping, got {type_name(secrets)}")
     perms = j.get("permissions")
     mine = _runs_on_problems(j.get("runs-on"), file, path + ".runs-on")  # kept: runs_on_candidates leaves it unresolved
-    try:
-        job_perms = None if perms is None else parse_permissions(perms, file=file, path=path + ".permissions")
-    except InputError as exc:  # GitHub refuses the whole file, not only this job
-        raise InvalidWorkflow(exc.file, exc.place, exc.reason) from None
+    # a level GitHub rejects: GitHub refuses the whole file; here, as for any malformed job, the job is skipped
+    # (a problem) and the other jobs are kept, so one bad job never hides the rest of the file
+    job_perms = None if perms is None else parse_permissions(perms, file=file, path=path + ".permissions")
     jd = JobDef(key=key, name=_opt_str(j.get("name"), file, path + ".name"), runs_on=j.get("runs-on"),
                 matrix=matrix, permissions=job_perms,
                 environment=j.get("environment"), uses=_opt_str(j.get("uses"), file, path + ".uses"),
@@ -253,8 +252,6 @@ def _workflow(data: Any, lines: dict[str, int], file: str, repository: str) -> W
     for k, v in jobs.items():
         try:
             job_defs[str(k)] = _job(str(k), v, file, problems)
-        except InvalidWorkflow:
-            raise
         except InputError as exc:  # one bad job never costs the others
             problems.append(_skipped(exc, "job skipped"))
     return WorkflowFile(repository=repository, file=file, name=_opt_str(doc.get("name"), file, "name"),

@@ -5,6 +5,7 @@ Source: https://docs.github.com/en/actions/writing-workflows/choosing-what-your-
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from graphkit.errors import InputError
@@ -71,8 +72,11 @@ def parse_permissions(raw: Any, *, file: str, path: str) -> dict[str, str]:
         for scope, level in raw.items():
             allowed = _ALLOWED_LEVELS.get(str(scope), tuple(_LEVEL))
             if not isinstance(level, str) or level not in allowed:  # a list or mapping is refused too
-                raise InputError(file, join_path(path, str(scope)), f"invalid permission level {_shown(level)} for "
-                                 f"{scope} (GitHub accepts {'|'.join(allowed)}; the workflow is not run)")
+                # a level is a short word; anything else is not quoted (it could be a pasted secret)
+                shown = repr(level) if isinstance(level, str) and re.fullmatch(r"[A-Za-z-]{1,16}", level) else (
+                    "of type " + type(level).__name__)
+                restricted = f" for {scope} (GitHub accepts {'|'.join(allowed)})" if scope in _ALLOWED_LEVELS else ""
+                raise InputError(file, join_path(path, str(scope)), f"invalid permission level {shown}{restricted}")
             base[str(scope)] = level
         return base
     raise InputError(file, path, f"permissions must be read-all, write-all or a mapping, got {_shown(raw)}")

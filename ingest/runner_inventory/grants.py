@@ -18,6 +18,7 @@ from typing import get_args
 
 from graphkit.model import (EDGE_SPECS, CloudRole, CloudUser, DeploymentTarget, EdgeKind, Evidence, Node, NodeKind,
                             Repository, SigningKey, ids)
+from graphkit.redact import strip_embedded_urls
 
 __all__ = ["GrantError", "grant_kind", "grant_target", "resolve_grant"]
 
@@ -149,6 +150,7 @@ def grant_target(target: str, ev: Evidence) -> Node:
     ...
     ValueError: 'target:registry': expected target:<type>:<identifier>
     """
+    target = strip_embedded_urls(target).url  # a URL credential never reaches a node or a message
     try:
         parsed = ids.parse(target)
     except ids.IdError:

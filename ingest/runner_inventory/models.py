@@ -20,12 +20,13 @@ import json
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from graphkit.model import Lifetime, RunnerRegistration, ids
 from graphkit.redact import strip_embedded_urls
 
-__all__ = ["SCHEMA_ID", "CredentialGrant", "DeploymentBranchPolicy", "Environment", "HostCache", "HostCredential",
+__all__ = ["SCHEMA_ID", "BranchPolicyEntry", "CredentialGrant", "DeploymentBranchPolicy", "Environment", "HostCache",
+           "HostCredential",
            "HostEntry", "OIDCSubTemplate", "OrgSecret", "OrganizationEntry", "ProtectionRule", "RepositoryEntry",
            "RunnerEntry", "RunnerGroupEntry", "RunnerInventory", "RunnerLabel", "json_schema", "runner_id",
            "schema_text"]
@@ -134,6 +135,9 @@ class OrganizationEntry(_Model):
     secrets: list[OrgSecret] | None = Field(None, description="Organization secrets; null = unknown.")
     secrets_complete: bool = Field(False, description="True when `secrets` lists every organization secret.")
     runner_groups: list[RunnerGroupEntry] | None = Field(None, description="Runner groups; null = unknown.")
+    runners_complete: bool = Field(False, description="True when `runners` lists every runner (and runner pool) "
+                                   "registered to the organization and its repositories: a self-hosted label set "
+                                   "none of them takes stays queued (no runner pool is inferred).")
     oidc_sub_template: OIDCSubTemplate | None = None
 
 
@@ -145,11 +149,28 @@ class ProtectionRule(_Model):
     reviewers: list[str] | None = Field(None, description="User or team names (owner/team).")
 
 
+class BranchPolicyEntry(_Model):
+    """One "Selected branches and tags" name pattern
+    (``GET /repos/{owner}/{repo}/environments/{env}/deployment-branch-policies``)."""
+
+    name: str = Field(min_length=1, description="Name pattern (Ruby File.fnmatch syntax: `*` does not match `/`).")
+    type: Literal["branch", "tag"] = "branch"
+
+
 class DeploymentBranchPolicy(_Model):
-    """Which branches may deploy to an environment."""
+    """Which branches and tags may deploy to an environment (``deployment_branch_policy`` of
+    ``GET /repos/{owner}/{repo}/environments``; GitHub docs "Deployments and environments",
+    https://docs.github.com/en/actions/reference/workflows-and-actions/deployments-and-environments#deployment-branches-and-tags).
+
+    ``protected_branches``: only protected branches deploy.  ``custom_branch_policies``: only the names
+    matching ``branch_policies`` (null = the list was not read: any ref *may* pass).  Give no
+    ``deployment_branch_policy`` (null) for "No restriction".
+    """
 
     protected_branches: bool | None = None
     custom_branch_policies: bool | None = None
+    branch_policies: list[BranchPolicyEntry] | None = Field(
+        None, description="The selected branch and tag name patterns; null = not read.")
 
 
 class Environment(_Model):
@@ -170,6 +191,16 @@ class RepositoryEntry(_Model):
     id: int | None = None
     visibility: Literal["public", "private", "internal"] | None = None
     default_branch: str | None = None
+    protected_branches: list[str] | None = Field(
+        None, description="Name patterns of protected branches (branch protection rules and rulesets); "
+        "null = unknown.")
+    fork_pr_approval: Literal["first_time_contributors_new_to_github", "first_time_contributors",
+                              "all_external_contributors"] | None = Field(
+        None, description="Public repositories: 'Approval for running fork pull request workflows from "
+        "contributors' (GET /repos/{owner}/{repo}/actions/permissions/fork-pr-contributor-approval); null = unknown.")
+    fork_pr_workflows: bool | None = Field(
+        None, description="Private/internal repositories: 'Run workflows from fork pull requests' "
+        "(GET /repos/{owner}/{repo}/actions/permissions/fork-pr-workflows-private-repos); null = unknown.")
     secrets: list[_SecretName] | None = Field(None, description="Repository secret names; null = unknown.")
     secrets_complete: bool = Field(False, description="True when `secrets` lists every repository secret.")
     environments: list[Environment] | None = None
@@ -201,14 +232,39 @@ class HostCredential(_Model):
                                      "value: `profile:NAME`, `registry:HOST`, `cluster:SERVER`, `index:URL`...")
     readable_by: list[_RunnerRef] | None = Field(None, description="Runners of this host (`scope/name`) whose user can "
                                           "read the file (host scan); null = unknown.")
+    scopes: list[str] | None = Field(None, description="GitHub token scopes or App permissions, when known: classic "
+                                     "`admin:org`, `manage_runners:org`, `repo`; fine-grained/App "
+                                     "`organization_self_hosted_runners:write`, `administration:write`. null = unknown.")
+    github_owner: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)?$",
+                                     description="Organization (`acme`) or repository (`acme/app`) the token or App "
+                                     "installation acts on; null = unknown.")
     url_credential_fingerprint: str | None = Field(None, description="A URL the file names held a credential "
                                                    "(removed): keyed hash of it, never the value.")
 
-    @field_validator("access", mode="after")
+    @model_validator(mode="before")
     @classmethod
-    def _no_url_credentials(cls, access: list[str] | None) -> list[str] | None:
-        """Access descriptors never keep a URL credential (``cluster:https://user:pw@...``)."""
-        return None if access is None else [strip_embedded_urls(a).url for a in access]
+    def _no_url_credentials(cls, data: Any) -> Any:
+        """Access descriptors and grant targets never keep a URL credential (``cluster:https://user:pw@...``);
+        one that held one sets ``url_credential_fingerprint`` (finding ``credential-in-url``)."""
+        if not isinstance(data, dict):
+            return data
+        data, removed = dict(data), []
+
+        def clean(text: Any) -> Any:
+            if not isinstance(text, str):
+                return text
+            c = strip_embedded_urls(text)
+            if c.fingerprint:
+                removed.append(c.fingerprint)
+            return c.url
+        if isinstance(data.get("access"), list):
+            data["access"] = [clean(a) for a in data["access"]]
+        if isinstance(data.get("grants"), list):
+            data["grants"] = [{**g, "target": clean(g.get("target"))} if isinstance(g, dict) else g
+                              for g in data["grants"]]
+        if removed and not data.get("url_credential_fingerprint"):
+            data["url_credential_fingerprint"] = removed[0]
+        return data
 
 
 class HostCache(_Model):
@@ -243,6 +299,9 @@ class RunnerEntry(_Model):
     id: int | None = None
     labels: list[str | RunnerLabel] | None = Field(None, description="Runner labels (strings or API label "
                                                    "objects); `self-hosted` is implied; null = unknown (host scan).")
+    label_patterns: list[str] | None = Field(
+        None, description="Label patterns the runner (or a third-party pool that registers one runner per job "
+        "with the job's labels) answers to: `*` any characters, case-insensitive (`runner=*`, `run-id=*`).")
     scope: str = Field(pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)?$",
                        description="Organization (`acme`) or repository (`acme/app`) it is registered to.")
     runner_group: _GroupRef | None = Field(None, description="Group of an org runner (default `Default`).")

@@ -25,12 +25,12 @@ from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
 from graphkit.meta import InventoryFacts
-from graphkit.model import (Cache, Credential, DeploymentTarget, EdgeKind, Evidence, Host, Lifetime, Organization,
-                            Repository, Runner, RunnerGroup, Secret, ids)
+from graphkit.model import (BranchPolicy, Cache, Credential, DeploymentTarget, EdgeKind, Evidence, Host, Lifetime,
+                            Organization, Repository, Runner, RunnerGroup, Secret, ids)
 from ingest.runner_inventory.grants import GrantError, resolve_grant
-from ingest.runner_inventory.models import (Environment, HostCache, HostCredential, HostEntry, OrganizationEntry,
-                                            OrgSecret, RepositoryEntry, RunnerEntry, RunnerGroupEntry, RunnerInventory,
-                                            runner_id)
+from ingest.runner_inventory.models import (DeploymentBranchPolicy, Environment, HostCache, HostCredential,
+                                            HostEntry, OrganizationEntry, OrgSecret, RepositoryEntry, RunnerEntry,
+                                            RunnerGroupEntry, RunnerInventory, runner_id)
 from ingest.runner_inventory.parse import ParsedInventory
 
 __all__ = ["META_KEY", "file_graph", "merge_facts", "to_graph"]
@@ -131,7 +131,9 @@ def _repository(fg: _FileGraph, repo: RepositoryEntry, p: str) -> None:
     rk = ids.repo_key(repo.full_name)
     rid = fg.repo(repo.full_name, fg.ev(p))
     fg.graph.node(Repository(id=rid, name=repo.full_name, full_name=repo.full_name, visibility=repo.visibility,
-                             default_branch=repo.default_branch, evidence=[fg.ev(p)]))
+                             default_branch=repo.default_branch, protected_branches=repo.protected_branches,
+                             fork_pr_approval=repo.fork_pr_approval, fork_pr_workflows=repo.fork_pr_workflows,
+                             evidence=[fg.ev(p)]))
     if repo.secrets_complete and repo.secrets is not None:
         fg.complete.append(rid)
     if repo.oidc_sub_template is not None:
@@ -149,6 +151,20 @@ def _repository(fg: _FileGraph, repo: RepositoryEntry, p: str) -> None:
         _environment(fg, repo.full_name, env, f"{p}.environments[{j}]")
 
 
+def _branch_policy(policy: DeploymentBranchPolicy | None) -> BranchPolicy | None:
+    """The model of an environment's deployment branch policy; None for "No restriction" (or not given)."""
+    if policy is None:
+        return None
+    if policy.protected_branches:
+        return BranchPolicy(protected_branches=True)
+    if not (policy.custom_branch_policies or policy.branch_policies is not None):
+        return None
+    if policy.branch_policies is None:
+        return BranchPolicy(branches=None)
+    return BranchPolicy(branches=tuple(b.name for b in policy.branch_policies if b.type == "branch"),
+                        tags=tuple(b.name for b in policy.branch_policies if b.type == "tag"))
+
+
 def _environment(fg: _FileGraph, full_name: str, env: Environment, ep: str) -> None:
     """A deployment environment: ``production`` only when the inventory states it (the build classifies)."""
     rk = ids.repo_key(full_name)
@@ -157,6 +173,9 @@ def _environment(fg: _FileGraph, full_name: str, env: Environment, ep: str) -> N
     tid = fg.graph.node(DeploymentTarget(id=ids.environment(full_name, env.name),
                                          name=f"{full_name} environment {env.name}", target_type="environment",
                                          identifier=f"{rk}:{env.name}", production=env.production,
+                                         branch_policy=_branch_policy(env.deployment_branch_policy),
+                                         required_reviewers=None if env.protection_rules is None else
+                                         any(r.type == "required_reviewers" for r in env.protection_rules),
                                          evidence=[fg.ev(ep, detail)]))
     if env.secrets_complete and env.secrets is not None:
         fg.complete.append(tid)
@@ -199,6 +218,7 @@ def _credential(fg: _FileGraph, host_name: str, hid: str, hn: str, cred: HostCre
                                    fingerprint=cred.fingerprint, lifetime=cred.lifetime,
                                    grants=[t.id for _, t, _ in grants] + list(cred.access or []),
                                    readable_by=readers, url_credential_fingerprint=cred.url_credential_fingerprint,
+                                   scopes=cred.scopes, github_owner=cred.github_owner,
                                    evidence=[fg.ev(cp)]))
     fg.graph.edge(EdgeKind.STORES_CREDENTIAL, hid, cid, fg.ev(cp))
     for reader in readers or []:  # the runner's user can read it (edge added once the runner exists)
@@ -224,6 +244,7 @@ def _runner_fields(r: RunnerEntry, group: str | None) -> dict[str, Any]:
     pairs = (("labels", r.label_names() if r.labels is not None or reg is None else None), ("runner_group", group),
              ("ephemeral", r.ephemeral), ("host", _hostname(r.host)[1] if r.host else None), ("os", r.os),
              ("status", r.status), ("platform", r.platform), ("registration", reg),
+             ("label_patterns", [x.strip() for x in r.label_patterns] if r.label_patterns else None),
              ("in_inventory", True if reg is None else None))
     return {k: v for k, v in pairs if v is not None}
 
@@ -306,6 +327,8 @@ def _facts(fg: _FileGraph, inv: RunnerInventory) -> InventoryFacts:
                           self_hosted_labels=sorted(set(inv.self_hosted_labels or [])),
                           secrets_complete=sorted(set(fg.complete)), oidc_sub_templates=fg.oidc,
                           unknown_selected_workflows=sorted(fg.unknown_workflows), runner_owners=sorted(owners),
+                          runners_complete=sorted(ids.owner_key(o.name) for o in inv.organizations or []
+                                                  if o.runners_complete),
                           organizations=sorted(ids.owner_key(o.name) for o in inv.organizations or []),
                           files=[fg.file])
 

@@ -14,6 +14,12 @@ become ``*`` in identifiers (:func:`shell_pattern`).
   bucket: ``publishes_to``; ``kubectl``/``helm`` changes (per
   ``--context``) and ``aws lambda update-function-code``: ``deploys_to``.
 
+- the runner registration API (``/orgs/{org}/actions/runners/registration-token``,
+  ``/repos/{owner}/{repo}/...``, ``generate-jitconfig``, through ``gh api``
+  or curl): the secrets the script reads can register runners there
+  (``can_register_runner``; :mod:`graphkit.resolve.registration`), REST docs
+  https://docs.github.com/en/rest/actions/self-hosted-runners#create-a-registration-token-for-an-organization.
+
 Sources: https://docs.sigstore.dev/cosign/signing/signing_with_containers/,
 https://twine.readthedocs.io/en/stable/, https://docs.npmjs.com/cli/commands/npm-publish
 """
@@ -25,13 +31,13 @@ import shlex
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from graphkit.model import EdgeKind
+from graphkit.model import EdgeKind, Organization, Repository, ids
 
 from .base import StepRule, StepView, add_target
 from .publish import package_index, registry_host
 from .signing import key_from_secrets, keyless, signing_key
 
-__all__ = ["PUBLISH_COMMANDS", "SIGNING_COMMANDS", "commands", "option", "positional", "shell_pattern"]
+__all__ = ["PUBLISH_COMMANDS", "SIGNING_COMMANDS", "commands", "option", "positional", "shell_pattern", "words"]
 
 _COSIGN = re.compile(r"\bcosign\s+(sign|attest|sign-blob|attest-blob)\b[^\n]*")
 _KMS = re.compile(r"\b(?:awskms|gcpkms|azurekms|hashivault|k8s)://[^\s\"']+")
@@ -41,17 +47,42 @@ _KUBE_CHANGES = frozenset({"apply", "create", "replace", "patch", "delete", "set
                            "upgrade", "uninstall", "rollback"})
 
 
+_EXPR = re.compile(r"\$\{\{.*?\}\}", re.DOTALL)
+#: kubectl/helm global options that take a value (``--context prod apply``: ``prod`` is not the verb).
+#: https://kubernetes.io/docs/reference/kubectl/kubectl/ , https://helm.sh/docs/helm/helm/
+_KUBE_VALUE_OPTIONS = frozenset({"--context", "--kube-context", "-n", "--namespace", "--kubeconfig", "--cluster",
+                                 "--user", "-s", "--server", "--token", "--as", "--kube-apiserver"})
+
+
+def words(cmd: str) -> list[str]:
+    """One command tokenised like a shell, each ``${{ }}`` expression kept whole inside its word (GitHub
+    substitutes it before the shell runs).
+
+    >>> words("cosign sign --key ${{ secrets.K }} img 'a b'")
+    ['cosign', 'sign', '--key', '${{ secrets.K }}', 'img', 'a b']
+    """
+    exprs: list[str] = []
+
+    def hold(m: re.Match[str]) -> str:
+        exprs.append(m.group(0))
+        return f"\x00{len(exprs) - 1}\x00"
+
+    held = _EXPR.sub(hold, cmd)
+    try:
+        tokens = shlex.split(held, comments=True)
+    except ValueError:
+        tokens = held.split()
+    return [re.sub(r"\x00(\d+)\x00", lambda m: exprs[int(m.group(1))], t) for t in tokens]
+
+
 def commands(run: str) -> Iterator[list[str]]:
-    """Shell-ish commands of a script (continuation lines joined) as token lists.
+    """Shell-ish commands of a script (continuation lines joined) as token lists (:func:`words`).
 
     >>> list(commands("make && twine upload dist/* # done\\nnpm \\\\\\n publish"))
     [['make'], ['twine', 'upload', 'dist/*'], ['npm', 'publish']]
     """
-    for cmd in _COMMAND_SPLIT.split(run.replace("\\\n", " ")):
-        try:
-            tokens = shlex.split(cmd, comments=True)
-        except ValueError:
-            tokens = cmd.split()
+    for cmd in _COMMAND_SPLIT.split(_EXPR.sub(lambda m: m.group(0).replace("\n", " "), run).replace("\\\n", " ")):
+        tokens = words(cmd)
         if tokens:
             yield tokens
 
@@ -99,7 +130,7 @@ def _cosign(sv: StepView, line: str) -> None:
     if kms:
         signing_key(sv, "cosign", shell_pattern(kms.group(0)), ev)
         return
-    key_arg = option(line.split(), "--key") or "cosign.key"
+    key_arg = option(words(line), "--key") or "cosign.key"
     key_from_secrets(sv, "cosign", sv.secrets_in(key_arg) or key_env, shell_pattern(key_arg), ev)
 
 
@@ -147,8 +178,21 @@ def _npm_publish(tokens: list[str], words: list[str], repo: str) -> _Hit | None:
     return None
 
 
+def _kube_verb(tokens: list[str]) -> str | None:
+    """The subcommand of a kubectl/helm command, after global options (and their values)."""
+    skip = False
+    for t in tokens[1:]:
+        if skip:
+            skip = False
+        elif t.startswith("-"):
+            skip = t in _KUBE_VALUE_OPTIONS
+        else:
+            return t
+    return None
+
+
 def _kube_change(tokens: list[str], words: list[str], repo: str) -> _Hit | None:
-    if words[:1] in (["kubectl"], ["helm"]) and len(words) > 1 and words[1] in _KUBE_CHANGES:
+    if words[:1] in (["kubectl"], ["helm"]) and _kube_verb(tokens) in _KUBE_CHANGES:
         context = option(tokens, "--context", "--kube-context") or "default"
         return _Hit(EdgeKind.DEPLOYS_TO, "cluster", f"{repo}:{shell_pattern(context)}")
     return None
@@ -192,5 +236,30 @@ def run_publish(sv: StepView) -> None:
             sv.from_job(hit.kind, add_target(sv, hit.target_type, hit.identifier, ev), ev)
 
 
+_REGISTRATION = re.compile(r"/(?:orgs/(?P<org>[^/\s\"']+)|repos/(?P<owner>[^/\s\"']+)/(?P<repo>[^/\s\"']+))"
+                           r"/actions/runners/(?:registration-token|generate-jitconfig)\b")
+
+
+def run_registration(sv: StepView) -> None:
+    """Calls of the runner registration API: the script's secrets (or ``*TOKEN``/``*PAT``/``*KEY`` env secrets)."""
+    for m in _REGISTRATION.finditer(re.sub(r"\$\{\{.*?\}\}", "$expr", sv.run)):
+        secrets = sv.secrets_in(sv.run) or sv.env_secrets(lambda k: any(w in k.upper() for w in ("TOKEN", "PAT",
+                                                                                                 "KEY")))
+        if not secrets:
+            continue
+        ev = sv.ev("run", m.group(0))
+        owner = sv.job.rk.split("/")[0]
+        if m.group("org") is not None:
+            org = m.group("org") if "$" not in m.group("org") else owner  # ${{ github.repository_owner }}
+            target = sv.out.node(Organization(id=ids.organization(org), name=org, evidence=[ev]))
+        else:
+            full = f"{m.group('owner')}/{m.group('repo')}"
+            full = sv.job.rk if "$" in full else full  # ${{ github.repository }}
+            target = sv.out.node(Repository(id=ids.repository(full), name=full, full_name=full, evidence=[ev]))
+        sv.job.grant(secrets, EdgeKind.CAN_REGISTER_RUNNER, target, ev)
+
+
 SIGNING_COMMANDS = StepRule("run-signing", run_signing, "cosign and gpg commands in run scripts", scripts=True)
 PUBLISH_COMMANDS = StepRule("run-publish", run_publish, "publish and deploy commands in run scripts", scripts=True)
+REGISTRATION_COMMANDS = StepRule("run-registration", run_registration,
+                                 "runner registration-token API calls in run scripts", scripts=True)

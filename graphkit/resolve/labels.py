@@ -1,0 +1,90 @@
+"""Whether a runner has a requested ``runs-on`` label, with label patterns on both sides.
+
+GitHub routes a job to a self-hosted runner that has **all** the labels its
+``runs-on`` names, case-insensitively (GitHub docs "Self-hosted runners
+reference", routing precedence,
+https://docs.github.com/en/actions/reference/runners/self-hosted-runners#routing-precedence-for-self-hosted-runners;
+"Choosing the runner for a job",
+https://docs.github.com/en/actions/how-tos/write-workflows/choose-where-workflows-run/choose-the-runner-for-a-job).
+A job need not name ``self-hosted``.  Third-party runner pools (RunsOn,
+autoscalers with JIT registrations) register one runner per job with the
+job's own labels, some of them dynamic (``run-id=${{ github.run_id }}``); an
+inventory describes such a pool with ``label_patterns`` (``*``: any
+characters), and the workflow side keeps a dynamic label as a pattern
+(:attr:`graphkit.model.RunsOnCandidate.dynamic`).
+
+One requested label is had by a runner:
+
+- ``certain`` when it is one of the runner's labels or matches one of its
+  patterns; for a dynamic label, when a runner pattern covers every value
+  the label can take;
+- ``possible`` for a dynamic label that only some runner labels or patterns
+  can equal (``*-large`` against a runner labelled ``linux-large``);
+- not at all otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from greenery import Fsm, parse
+
+from graphkit.model import Confidence, Runner, RunsOnCandidate
+
+__all__ = ["candidate_labels", "label_glob"]
+
+C, P = Confidence.CERTAIN, Confidence.POSSIBLE
+_GREENERY_SPECIAL = set(".+*?[](){}|\\$^")
+
+
+@lru_cache(maxsize=4096)
+def label_glob(pattern: str) -> re.Pattern[str]:
+    """A label pattern (``*`` any characters, nothing else special) as an anchored, case-insensitive regex.
+
+    >>> bool(label_glob("runner=*").fullmatch("Runner=4cpu-linux")), bool(label_glob("runner=*").fullmatch("x"))
+    (True, False)
+    """
+    return re.compile(".*".join(re.escape(p) for p in pattern.strip().lower().split("*")), re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _fsm(pattern: str) -> Fsm:
+    parts = pattern.strip().lower().split("*")
+    body = ".*".join("".join("[\\^]" if c == "^" else ("\\" + c if c in _GREENERY_SPECIAL else c) for c in part)
+                     for part in parts)
+    return parse(body).to_fsm()
+
+
+def _one(want: str, dynamic: bool, labels: set[str], patterns: list[str]) -> Confidence | None:
+    low = want.strip().lower()
+    if not dynamic:
+        if low in labels or any(label_glob(p).fullmatch(low) for p in patterns):
+            return C
+        return None
+    if low in labels or any(_fsm(low).issubset(_fsm(p)) for p in patterns):
+        return C
+    if any(label_glob(low).fullmatch(x) for x in labels) or any(not _fsm(low).isdisjoint(_fsm(p))
+                                                                for p in patterns):
+        return P
+    return None
+
+
+def candidate_labels(runner: Runner, cand: RunsOnCandidate) -> Confidence | None:
+    """Whether ``runner`` has every label of ``cand`` (module docstring); ``self-hosted`` is implicit.
+
+    Returns
+    -------
+    Confidence or None
+        ``certain``, ``possible`` (a dynamic label only some values of which
+        the runner has), or None when some label is missing.
+    """
+    labels = {x.strip().lower() for x in runner.labels} | {"self-hosted"}
+    dynamic = {d.strip().lower() for d in cand.dynamic}
+    worst: Confidence = C
+    for want in cand.labels:
+        conf = _one(want, want.strip().lower() in dynamic, labels, runner.label_patterns)
+        if conf is None:
+            return None
+        worst = P if conf is P else worst
+    return worst

@@ -1,0 +1,236 @@
+"""Untrusted entry points: who can run code in an owner's jobs without being trusted (issue 11, section 2).
+
+Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
+``untrusted:{actor}:{owner}``, :func:`graphkit.model.ids.untrusted`):
+
+- ``fork-pr``: anyone who can fork a repository and open a pull request;
+- ``comment``: anyone who can comment on an issue or a pull request;
+- ``org-member``: organization members with write access.
+
+``can_trigger`` edges (traversable; revoked by ``restrict_untrusted_trigger``):
+
+1. ``fork-pr -> runner``: a ``pull_request`` (``pull_request_review``,
+   ``pull_request_review_comment``) run from a fork runs the pull request's
+   code, with a read-only token and no secrets, on the runners the job routes
+   to (``certain`` as routed) and, since the pull request can rewrite the
+   workflow's ``runs-on``, on every other self-hosted runner the repository
+   can use (``possible``).  Public repositories: subject to the fork approval
+   policy (``all_external_contributors``: ``possible``); private and internal
+   ones only when "Run workflows from fork pull requests" is on (unknown:
+   ``possible``; off: no edge).  The edge goes to the runner, not the job,
+   because the fork run holds none of the job's secrets.
+2. ``fork-pr -> job``: a ``pull_request_target`` or ``workflow_run`` job that
+   checks out or builds the pull request's code, or consumes an artifact of
+   the triggering run (:class:`~graphkit.model.UntrustedCode`): the code runs
+   with the job's secrets and write token.  A checkout that
+   ``actions/checkout`` refuses (guard ``checkout-refuses``) is no entry; a
+   version that may predate the guard is ``possible``; an artifact is
+   ``possible`` (what the job does with it is not read).
+3. ``comment -> job`` and ``fork-pr -> job``: an ``issue_comment`` job that
+   checks out pull request code (the checkout guard does not cover this
+   event): whoever comments triggers it, the pull request's author chose the
+   code.  Private repositories: ``possible`` (commenters need read access).
+4. ``org-member -> job``: a writer can push a branch whose workflow runs any
+   code in the jobs triggered by ``push``, ``pull_request`` or
+   ``workflow_dispatch``, with their secrets: ``possible`` for every such job.
+
+A job held by an environment with required reviewers (inventory
+``protection_rules``) runs only once a reviewer approves: its ``job`` edges
+(rules 2-4) are ``possible`` and name the guard.
+
+Every rule above is data with its source URL and date in
+``graphkit/data/untrusted_guards.json`` (:func:`guards`); edges carry the
+ids of the rules that decided them (prop ``guards``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from importlib import resources
+from typing import Any, NamedTuple
+
+from graphkit.graph import Graph
+from graphkit.model import Confidence, Edge, EdgeKind, Evidence, Job, NodeKind, Repository, UntrustedActor, ids
+from graphkit.resolve.context import Context, context_owner, context_repo, weakest
+from graphkit.resolve.routing import usable_runners
+
+__all__ = ["ACTORS", "Guard", "expand_sources", "guards", "link_untrusted"]
+
+C, P = Confidence.CERTAIN, Confidence.POSSIBLE
+#: The untrusted actors, as their ids write them.
+ACTORS = ("fork-pr", "comment", "org-member")
+_PR_EVENTS = {"pull_request", "pull_request_review", "pull_request_review_comment"}
+_PRIVILEGED = {"pull_request_target", "workflow_run"}
+_WRITER_EVENTS = {"push", "pull_request", "workflow_dispatch"}
+
+
+class Guard(NamedTuple):
+    """One documented rule about untrusted runs: ``id``, ``rule`` (what it says), ``source`` (URL), ``date``
+    (when it took effect or was last checked, ``YYYY-MM-DD``)."""
+
+    id: str
+    rule: str
+    source: str
+    date: str
+
+
+@lru_cache(maxsize=1)
+def guards() -> dict[str, Guard]:
+    """The rules of ``graphkit/data/untrusted_guards.json`` by id."""
+    raw = json.loads(resources.files("graphkit.data").joinpath("untrusted_guards.json").read_text("utf-8"))
+    return {g["id"]: Guard(**g) for g in raw["guards"]}
+
+
+def _g(*names: str) -> list[str]:
+    known = guards()
+    assert all(n in known for n in names), names
+    return list(names)
+
+
+# --------------------------------------------------------------------------- edges
+
+
+class _Out:
+    """Collects the edges of one run, making each owner's actor node when it gets its first edge."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+
+    def edge(self, actor: str, owner: str, target: str, ev: Evidence, conf: Confidence, key: str,
+             props: dict[str, Any]) -> None:
+        sid = ids.untrusted(actor, owner)
+        if sid not in self.graph:
+            self.graph.add_node(UntrustedActor(id=sid, name=f"{actor} ({owner})", actor=actor, owner=owner,
+                                               evidence=[Evidence(file="graphkit/data/untrusted_guards.json",
+                                                                  detail=f"{actor} of {owner}")]))
+        self.graph.add_edge(Edge(kind=EdgeKind.CAN_TRIGGER, source=sid, target=target, key=key, evidence=[ev],
+                                 confidence=conf, props=props))
+
+
+def _fork_gate(repo: Repository | None) -> tuple[Confidence, list[str]] | None:
+    """Whether fork pull requests run workflows in ``repo``: confidence and the rules that decided it."""
+    vis = repo.visibility if repo else None
+    if vis == "public":
+        conf = P if repo and repo.fork_pr_approval == "all_external_contributors" else C
+        return conf, _g("fork-pr-approval-public", "fork-pr-no-secrets")
+    if vis is None:
+        return P, _g("fork-pr-approval-public", "fork-pr-private", "fork-pr-no-secrets")
+    flag = repo.fork_pr_workflows if repo else None
+    if flag is False:
+        return None
+    return (C if flag else P), _g("fork-pr-private", "fork-pr-no-secrets")
+
+
+def _fork_pr_runners(ctx: Context, out: _Out, job: Job, ev: Evidence) -> None:
+    """Rule 1: fork pull request code on the runners the job routes to, and on any the repository can use."""
+    gate = _fork_gate(ctx.repos.get(context_repo(job)))
+    if gate is None:
+        return
+    conf, rules = gate
+    routed = {e.source: e for e in ctx.graph.in_edges(job.id) if e.kind is EdgeKind.RECEIVES_JOB}
+    owner = context_owner(job)
+    for rid, route in sorted(routed.items()):
+        out.edge("fork-pr", owner, rid, ev, weakest(conf, route.confidence), job.id,
+                 {"job": job.id, "event": "pull_request", "guards": rules})
+    for runner in usable_runners(ctx, job):
+        if runner.id not in routed:
+            out.edge("fork-pr", owner, runner.id, ev, P, job.id,
+                     {"job": job.id, "event": "pull_request", "guards": rules,
+                      "reason": "the pull request can rewrite the job's runs-on"})
+
+
+def _code_conf(job: Job, event: str) -> tuple[Confidence, Evidence, list[str]] | None:
+    """How surely a privileged job runs pull request code (rules 2-3), None when every way in is guarded."""
+    best: tuple[Confidence, Evidence, list[str]] | None = None
+    for code in job.untrusted_code:
+        if code.how == "checkout" and event in _PRIVILEGED and code.guard == "checkout-refuses":
+            continue
+        conf = P if code.how == "artifact" or (event in _PRIVILEGED and code.guard == "unknown") else C
+        rules = _g("checkout-refuses-fork-code") if code.how == "checkout" and event in _PRIVILEGED else []
+        if best is None or (best[0] is P and conf is C):
+            best = (conf, code.evidence, rules)
+    return best
+
+
+def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
+    """Rules 2 and 3: privileged jobs that run pull request code."""
+    found = _code_conf(job, event)
+    if found is None:
+        return
+    conf, ev, rules = found
+    owner, repo = context_owner(job), ctx.repos.get(context_repo(job))
+    base = {"job": job.id, "event": event}
+    if event == "issue_comment":
+        public = repo is not None and repo.visibility == "public"
+        rules = _g("issue-comment-privileged")
+        out.edge("comment", owner, job.id, ev, conf if public else P, event, {**base, "guards": rules})
+        out.edge("fork-pr", owner, job.id, ev, P if not public else conf, event, {**base, "guards": rules})
+        return
+    rules = rules + _g("pull-request-target-privileged" if event == "pull_request_target"
+                       else "workflow-run-privileged")
+    gate = _fork_gate(repo) if event == "workflow_run" else (C, [])
+    if gate is not None:
+        out.edge("fork-pr", owner, job.id, ev, weakest(conf, gate[0]), event, {**base, "guards": rules})
+
+
+def _reviewed(ctx: Context, job: Job) -> bool:
+    """The job names an environment whose required reviewers must approve it first."""
+    return any(e.kind is EdgeKind.DEPLOYS_TO and getattr(ctx.graph.node(e.target), "required_reviewers", None)
+               for e in ctx.graph.out_edges(job.id))
+
+
+class _Reviewed(_Out):
+    """An :class:`_Out` for a job behind required reviewers: every edge ``possible``, naming the guard."""
+
+    def edge(self, actor: str, owner: str, target: str, ev: Evidence, conf: Confidence, key: str,
+             props: dict[str, Any]) -> None:
+        props = {**props, "guards": [*props.get("guards", []), *_g("environment-required-reviewers")]}
+        super().edge(actor, owner, target, ev, P, key, props)
+
+
+def link_untrusted(ctx: Context, jobs: Sequence[Job]) -> None:
+    """Add the untrusted actors and their ``can_trigger`` edges (module docstring) to ``ctx.graph``.
+
+    Runs after routing (rule 1 follows ``receives_job`` edges); idempotent.
+    """
+    plain = _Out(ctx.graph)
+    for job in jobs:
+        events = {t.event: t for t in job.triggers}
+        if events.keys() & _PR_EVENTS:  # the fork run's workflow is the pull request's: it can drop the environment
+            trig = next(events[e] for e in sorted(events.keys() & _PR_EVENTS))
+            _fork_pr_runners(ctx, plain, job, trig.evidence)
+        out = _Reviewed(ctx.graph) if _reviewed(ctx, job) else plain
+        for event in sorted(events.keys() & (_PRIVILEGED | {"issue_comment"})):
+            _privileged(ctx, out, job, event)
+        if events.keys() & _WRITER_EVENTS:
+            trig = next(events[e] for e in sorted(events.keys() & _WRITER_EVENTS))
+            out.edge("org-member", context_owner(job), job.id, trig.evidence, P, "write",
+                     {"job": job.id, "event": trig.event, "guards": _g("org-member-write")})
+
+
+def expand_sources(graph: Graph, sources: Iterable[str], org: str | None = None) -> list[str]:
+    """Blast-radius sources with the short untrusted forms expanded.
+
+    ``untrusted:fork-pr`` (no owner) becomes ``untrusted:fork-pr:{org}`` when
+    ``org`` is given, else every ``untrusted:fork-pr:*`` node of the graph;
+    other ids are kept as given.
+
+    >>> g = Graph()
+    >>> _ = g.add_node(UntrustedActor(id="untrusted:fork-pr:acme", name="x", actor="fork-pr", owner="acme"))
+    >>> expand_sources(g, ["untrusted:fork-pr", "job:x"]), expand_sources(g, ["untrusted:fork-pr"], "Beta")
+    (['untrusted:fork-pr:acme', 'job:x'], ['untrusted:fork-pr:beta'])
+    """
+    out: list[str] = []
+    for s in sources:
+        actor = s.removeprefix("untrusted:") if s.startswith("untrusted:") else None
+        if actor not in ACTORS:
+            out.append(s)
+        elif org is not None:
+            out.append(ids.untrusted(actor, org))
+        else:
+            found = [n.id for n in graph.nodes(NodeKind.UNTRUSTED)
+                     if isinstance(n, UntrustedActor) and n.actor == actor]
+            out.extend(found or [s])
+    return out

@@ -1,0 +1,78 @@
+"""``untrusted-path-to-self-hosted-runner``: people who are not trusted can run code on a self-hosted runner.
+
+A fork pull request's code runs on the runners a ``pull_request`` job can use
+(``fork-pr -> runner``), and a privileged job that builds pull request code
+(``pull_request_target``, ``workflow_run``, ``issue_comment``: ``fork-pr`` or
+``comment -> job``) runs it on every runner that receives the job.  On a
+self-hosted runner that code can persist and take every later job (GitHub
+docs "Security hardening for GitHub Actions", self-hosted runners: "should
+almost never be used for public repositories",
+https://docs.github.com/en/actions/reference/security/secure-use#hardening-for-self-hosted-runners).
+One finding per (untrusted source, runner), naming the path; ``critical``
+for a persistent (or unknown) runner, ``high`` for an ephemeral one.  The
+``org-member`` source (writers) is left out: every writer reaches the
+runners of the jobs they can change, by design.  Entry points:
+:mod:`graphkit.resolve.untrusted`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphkit.findings import Finding, FindingOptions, Severity, rule
+from graphkit.graph import Graph
+from graphkit.model import Confidence, Edge, EdgeKind, NodeKind, Runner, UntrustedActor
+
+__all__ = ["untrusted_path_to_runner"]
+
+
+def _paths(graph: Graph, actor: UntrustedActor) -> dict[str, tuple[list[str], list[Edge]]]:
+    """runner id -> (path of node ids, its edges): a ``certain`` path over a ``possible`` one, then the shortest."""
+    out: dict[str, tuple[list[str], list[Edge]]] = {}
+
+    def keep(runner: str, path: list[str], edges: list[Edge]) -> None:
+        def rank(es: list[Edge]) -> tuple[bool, int]:
+            return any(e.confidence is not Confidence.CERTAIN for e in es), len(es)
+
+        old = out.get(runner)
+        if old is None or rank(edges) < rank(old[1]):
+            out[runner] = (path, edges)
+
+    for e in sorted(graph.out_edges(actor.id), key=lambda x: (x.target, x.key)):
+        if e.kind is not EdgeKind.CAN_TRIGGER:
+            continue
+        if graph.node(e.target).spec.kind is NodeKind.RUNNER:
+            keep(e.target, [actor.id, e.target], [e])
+            continue
+        for r in sorted(graph.in_edges(e.target), key=lambda x: x.source):
+            if r.kind is EdgeKind.RECEIVES_JOB:
+                keep(r.source, [actor.id, e.target, r.source], [e, r])
+    return out
+
+
+@rule("untrusted-path-to-self-hosted-runner", title="Untrusted people can run code on a self-hosted runner",
+      description="A fork pull request or a comment makes a job run code its author controls on a self-hosted "
+      "runner: a fork pull_request run, or a pull_request_target / workflow_run / issue_comment job that builds "
+      "the pull request. The code can persist on the runner and take every later job routed to it.",
+      help_uri="https://docs.github.com/en/actions/reference/security/secure-use#hardening-for-self-hosted-runners",
+      severity=Severity.CRITICAL,
+      remediation="Keep public repositories off self-hosted runner groups (allows_public_repositories: false), "
+      "require approval of fork workflows for all external contributors, never build pull request code in "
+      "privileged events, and use ephemeral runners on fresh machines.")
+def untrusted_path_to_runner(graph: Graph, options: FindingOptions) -> Iterator[Finding]:
+    for actor in graph.nodes(NodeKind.UNTRUSTED):
+        if not isinstance(actor, UntrustedActor) or actor.actor == "org-member":
+            continue
+        for runner_id, (path, edges) in sorted(_paths(graph, actor).items()):
+            runner = graph.node(runner_id)
+            assert isinstance(runner, Runner)
+            ephemeral = runner.ephemeral is True
+            certain = all(e.confidence is Confidence.CERTAIN for e in edges)
+            yield untrusted_path_to_runner.finding(
+                actor.id, runner_id, subject=runner_id, related=path[:-1],
+                severity=Severity.HIGH if ephemeral else Severity.CRITICAL,
+                confidence=Confidence.CERTAIN if certain else Confidence.POSSIBLE,
+                evidence=[ev for e in edges for ev in e.evidence],
+                message=f"{actor.actor} of {actor.owner} can run code on self-hosted runner {runner.name} "
+                        f"({'ephemeral' if ephemeral else 'persistent or unknown'}): {' -> '.join(path)}",
+                path=path, events=sorted({str(e.props.get('event')) for e in edges if e.props.get('event')}))

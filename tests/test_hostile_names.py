@@ -1,0 +1,227 @@
+"""Hostile names stay inert: stored verbatim, shown escaped on a real terminal, inert in the HTML report
+(checked in headless Chromium), escaped in SARIF, and sent to Neo4j only as parameters.
+
+Names come from whoever can push a workflow or write an inventory: job names and keys, runner names and
+labels, runner groups, environments, cache paths.  Each hostile value below is planted in several of them.
+The terminal checks follow ECMA-48 (ESC/CSI/OSC control functions) and Unicode TR #9 (bidi overrides, the
+"Trojan Source" CVE-2021-42574).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from graphkit.build import build_graph
+from graphkit.findings import run_rules
+from graphkit.graph import Graph
+from graphkit.model import NodeKind, ids
+
+#: Hostile values, by what they try.
+HOSTILE = {
+    "quote": "q\"uo'te`whoami`${x}{{7*7}}",
+    "newline": "line1\nforged | row | here",
+    "cypher": "x'}) MATCH (n) DETACH DELETE n //",
+    "html": "</script><script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>",
+    "ansi": "esc\x1b]0;pwned-title\x07\x1b[2J\x1b[31mred\x9b2J",
+    "rtl": "abc\u202etxt.exe",
+    "long": "L" * 10_000,
+}
+LABELS = ["self-hosted", HOSTILE["quote"], HOSTILE["html"], HOSTILE["ansi"], HOSTILE["rtl"]]
+SOURCE = "runner:acme/plain"
+HOSTILE_RUNNER = "r" + HOSTILE["ansi"]
+
+
+def write_inputs(root: Path) -> dict[str, list[Path]]:
+    """A checkout whose workflow carries every hostile value (workflow name, job names and keys, environments,
+    labels) and an inventory with hostile runner, group and cache names."""
+    wf = root / "repos" / "acme__app" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    jobs: dict[str, dict] = {f"job-{k}": {"name": v, "runs-on": LABELS, "environment": v if k != "long" else "prod",
+                                          "steps": [{"run": "echo ${{ secrets.TOKEN }}"}]} for k, v in HOSTILE.items()}
+    jobs[HOSTILE["quote"]] = {"runs-on": LABELS, "steps": [{"run": "make"}]}
+    (wf / "ci.yml").write_text(yaml.safe_dump({"name": HOSTILE["html"] + HOSTILE["ansi"], "on": "push",
+                                               "jobs": jobs}, allow_unicode=True), encoding="utf-8")
+    inv = {"schema": "graphkit.runner-inventory/v1",
+           "organizations": [{"name": "acme", "runner_groups": [{"name": HOSTILE["html"], "visibility": "all"}]}],
+           "repositories": [{"full_name": "acme/app", "visibility": "private"}],
+           "hosts": [{"name": "build-1", "caches": [{"path": "/opt/" + HOSTILE["ansi"], "kind": "toolcache"}]}],
+           "runners": [{"name": n, "labels": LABELS, "scope": "acme", "runner_group": HOSTILE["html"],
+                        "ephemeral": False, "host": "build-1"} for n in (HOSTILE_RUNNER, "plain")]}
+    (root / "inv.json").write_text(json.dumps(inv), encoding="utf-8")
+    return {"github-actions": [root / "repos"], "runners": [root / "inv.json"]}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> tuple[Path, Graph]:
+    """``(folder, graph)``: the inputs built and saved as ``folder/g.json``."""
+    root = tmp_path_factory.mktemp("hostile")
+    result = build_graph(write_inputs(root))
+    assert [p.as_dict() for p in result.problems] == []
+    result.graph.save(root / "g.json")
+    return root, result.graph
+
+
+def test_names_are_stored_verbatim(hostile):
+    root, graph = hostile
+    jobs = {n.job_key: n.name for n in graph.nodes(NodeKind.JOB)}
+    assert {jobs[f"job-{k}"] for k in HOSTILE} == set(HOSTILE.values())
+    assert HOSTILE["quote"] in jobs  # a hostile job key is kept as a key
+    loaded = Graph.load(root / "g.json")
+    assert {n.id: n.name for n in loaded.nodes()} == {n.id: n.name for n in graph.nodes()}
+    runner = graph.node(ids.runner("acme", HOSTILE_RUNNER))
+    assert runner.name == HOSTILE_RUNNER and set(runner.labels) == set(LABELS)
+
+
+# --------------------------------------------------------------------------- terminal (a real pty)
+
+
+def run_on_pty(args: list[str], cwd: Path, columns: int = 200) -> str:
+    """Run ``graphkit ARGS`` with stdout and stderr on a pseudo-terminal of ``columns`` columns; its output."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 60, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR", "TERM")}
+    env["TERM"] = "xterm-256color"
+    proc = subprocess.Popen([sys.executable, "-m", "graphkit.cli", *args], cwd=cwd, stdin=slave, stdout=slave,
+                            stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    proc.wait(timeout=120)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+#: What a terminal would obey: OSC (retitle), clear screen, BEL, one-byte CSI, bidi override.
+OBEYED = ("\x1b]", "\x1b[2J", "\x07", "\x9b", "\u202e")
+
+
+def assert_inert(text: str) -> None:
+    for seq in OBEYED:
+        assert seq not in text, f"{seq!r} reached the terminal"
+    forged = [line for line in text.splitlines() if line.strip().startswith("forged")]
+    assert forged == [], f"a newline in a name forged a line: {forged}"
+
+
+@pytest.mark.parametrize("args", [
+    ["nodes", "--graph", "g.json"],
+    ["nodes", "--graph", "g.json", "--format", "json"],
+    ["blast-radius", "--graph", "g.json", "--from", SOURCE],
+    ["blast-radius", "--graph", "g.json", "--from", SOURCE, "--format", "json"],
+    ["findings", "--graph", "g.json"],
+    ["findings", "--graph", "g.json", "--format", "sarif"],
+], ids=lambda a: "-".join(a[:1] + a[3:][-1:]))
+def test_terminal_shows_names_escaped_on_a_pty(hostile, args):
+    root, _ = hostile
+    text = run_on_pty(args, root)
+    assert_inert(text)
+    if "json" not in args and "sarif" not in args:
+        assert "\\x1b]0;pwned-title\\x07" in text, text[:3000]  # shown, as escapes
+        assert "\\u202e" in text or args[0] == "findings", text[:3000]
+    else:
+        assert "\\u001b]0;pwned-title\\u0007" in text or "\\\\x1b]0;pwned-title" in text, text[:3000]
+
+
+def test_problem_lines_and_errors_are_escaped_on_a_pty(tmp_path):
+    bad = tmp_path / ("inv\x1b]0;pwned-title\x07\u202e.yaml")
+    bad.write_text("schema: graphkit.runner-inventory/v1\nrunners: 3\n", encoding="utf-8")
+    text = run_on_pty(["build", "--runners", str(bad), "-o", str(tmp_path / "g.json")], tmp_path)
+    assert_inert(text)
+    assert "pwned-title" in text  # the file is named, escaped
+
+
+def test_unknown_source_suggestion_is_escaped_on_a_pty(hostile):
+    root, _ = hostile
+    text = run_on_pty(["blast-radius", "--graph", "g.json", "--from", "runner:acme/resc"], root)
+    assert_inert(text)
+
+
+# --------------------------------------------------------------------------- SARIF
+
+
+def test_sarif_messages_escape_links_and_controls(hostile):
+    from graphkit.export import sarif_document
+
+    _, graph = hostile
+    found = run_rules(graph)
+    doc = json.loads(json.dumps(sarif_document(found)))
+    texts = [r["message"]["text"] for run in doc["runs"] for r in run["results"]]
+    mine = [t for t in texts if "pwned-title" in t]
+    assert mine, "a finding names the hostile runner"
+    for t in texts:
+        assert not any(c in t for c in OBEYED) and "\n" not in t
+        assert "[" not in t.replace("\\[", "")  # every bracket escaped: no embedded link (SARIF 3.11.6)
+    finding = next(f for f in found if "pwned-title" in f.message)
+    assert HOSTILE["ansi"] in finding.message  # the finding itself keeps the name verbatim
+
+
+# --------------------------------------------------------------------------- HTML report in Chromium
+
+
+def test_html_report_runs_no_planted_script_in_chromium(hostile, tmp_path):
+    from graphkit.report import write_report
+    from test_report import DevTools, _chromium
+
+    _, graph = hostile
+    report = tmp_path / "report.html"
+    write_report(graph, [SOURCE], report)
+    binary = _chromium()
+    browser = DevTools(binary, tmp_path / "profile", tmp_path / "chromium.log")
+    try:
+        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Page", "Runtime"):
+            browser.send(f"{domain}.enable", session=session)
+        browser.send("Page.navigate", {"url": report.as_uri()}, session=session)
+        browser.wait_event("Page.loadEventFired", timeout=60)
+        time.sleep(1.0)  # plotly draws after load: hover texts and labels are in the DOM by then
+        probe = ("JSON.stringify({pwned: window.__pwned === undefined ? null : window.__pwned, "
+                 "text: document.body.innerText, svg: [...document.querySelectorAll('svg text')]"
+                 ".map(t => t.textContent).join('\\n'), imgs: document.querySelectorAll('img').length})")
+        state = json.loads(browser.send("Runtime.evaluate", {"expression": probe, "returnByValue": True},
+                                        session=session)["result"]["value"])
+    finally:
+        browser.close()
+    dialogs = [e for e in browser.events if e.get("method") == "Page.javascriptDialogOpening"]
+    assert state["pwned"] is None and dialogs == [] and state["imgs"] == 0, state["pwned"]
+    assert "</script><script>window.__pwned=1</script>" in state["text"]  # shown as text
+    assert "\u202e" not in state["text"] + state["svg"] and "abc\\u202etxt.exe" in state["text"]  # no reordering
+
+
+# --------------------------------------------------------------------------- Neo4j
+
+
+def test_neo4j_receives_names_only_as_parameters(hostile, bolt):
+    from graphkit.neo4j.connection import connect
+    from graphkit.neo4j.sync import sync_graph
+    from neo4j_helpers import settings, wipe
+
+    _, graph = hostile
+    s = settings(bolt)
+    with connect(s) as driver:
+        wipe(driver, s.database)
+        sync_graph(driver, graph, database=s.database)
+        with driver.session(database=s.database) as session:
+            rows = session.run("MATCH (j:Job) RETURN j.job_key AS key, j.name AS name").data()
+            total = session.run("MATCH (n) WHERE n.id IS NOT NULL RETURN count(n) AS n").single()["n"]
+        wipe(driver, s.database)
+    assert {r["key"]: r["name"] for r in rows} == {n.job_key: n.name for n in graph.nodes(NodeKind.JOB)}
+    assert total >= len(list(graph.nodes()))  # nothing was deleted by a name

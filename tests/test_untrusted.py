@@ -1,0 +1,161 @@
+"""Untrusted entry points (issue 11, section 2): ``graphkit/resolve/untrusted.py``,
+``ingest/github_actions/untrusted.py``, the ``untrusted-path-to-self-hosted-runner`` rule and ``--org``.
+
+Fixtures written from GitHub docs "Approving workflow runs from forks"
+(https://docs.github.com/en/actions/how-tos/manage-workflow-runs/approve-runs-from-forks), "Events that trigger
+workflows" (pull_request from forks, pull_request_target, workflow_run, issue_comment), the changelog of
+2025-11-07 (pull_request_target from the default branch, 2025-12-08) and of 2026-06-18 (actions/checkout refuses
+fork code under pull_request_target / workflow_run).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphkit.build import build_graph
+from graphkit.cli import app
+from graphkit.findings import FindingOptions, run_rules
+from graphkit.model import EdgeKind, ids
+from graphkit.resolve.untrusted import guards
+from ingest.github_actions import parse_workflow
+from ingest.github_actions.evidence import Src
+from ingest.github_actions.untrusted import untrusted_code
+
+FIXTURE = Path(__file__).parent / "fixtures" / "rules" / "untrusted-path-to-self-hosted-runner"
+WF = ".github/workflows/{}.yml"
+
+
+def build(kind: str):
+    folder = FIXTURE / kind
+    res = build_graph({"github-actions": [folder / "repos"], "runners": [folder / "inventory.yaml"]})
+    assert res.problems == []
+    return res.graph
+
+
+def job(name: str, key: str) -> str:
+    return ids.job("acme/site", WF.format(name), key)
+
+
+def can_trigger(g) -> set[tuple[str, str, str]]:
+    return {(e.source, e.target, e.confidence.value) for e in g.edges(EdgeKind.CAN_TRIGGER)}
+
+
+FORK, COMMENT, MEMBER = (ids.untrusted(a, "acme") for a in ("fork-pr", "comment", "org-member"))
+BUILD, GPU = ids.runner("acme", "build-1"), ids.runner("acme", "gpu-1")
+
+
+def test_entry_points_of_a_public_repository():
+    g = build("positive")
+    assert can_trigger(g) == {
+        # fork pull_request run: on the runner it routes to, and (runs-on rewritten) on any other the repo can use
+        (FORK, BUILD, "certain"), (FORK, GPU, "possible"),
+        # pull_request_target builds the head, opted out of the checkout guard: the job itself
+        (FORK, job("pwn", "preview"), "certain"),
+        # issue_comment + gh pr checkout: whoever comments, and the pull request's author
+        (COMMENT, job("comment", "rebuild"), "certain"), (FORK, job("comment", "rebuild"), "certain"),
+        # writers: every push / pull_request / workflow_dispatch job
+        (MEMBER, job("pr", "test"), "possible"),
+    }
+    edge = next(e for e in g.out_edges(FORK) if e.target == job("pwn", "preview"))
+    assert edge.props["guards"] == ["checkout-refuses-fork-code", "pull-request-target-privileged"]
+    assert edge.evidence[0].yaml_path == "jobs.preview.steps[0]"
+
+
+def test_guards_close_the_entries():
+    g = build("negative")  # private, fork workflows off; checkout refuses; comment job builds no PR code
+    assert can_trigger(g) == {(MEMBER, job("pr", "test"), "possible")}
+
+
+def test_findings_name_each_path_onto_a_self_hosted_runner():
+    found = [f for f in run_rules(build("positive"), FindingOptions())
+             if f.rule == "untrusted-path-to-self-hosted-runner"]
+    got = {(f.related[0], f.subject, f.severity.value, f.confidence.value, tuple(f.properties["path"]))
+           for f in found}
+    assert got == {
+        (FORK, BUILD, "critical", "certain", (FORK, BUILD)),
+        (FORK, GPU, "high", "possible", (FORK, GPU)),  # ephemeral; both paths possible: the shorter is named
+        (COMMENT, BUILD, "critical", "certain", (COMMENT, job("comment", "rebuild"), BUILD)),
+    }
+
+
+@pytest.mark.parametrize("uses, extra, guard", [
+    ("actions/checkout@v4", "", "checkout-refuses"),
+    ("actions/checkout@v7", "\n          allow-unsafe-pr-checkout: true", "none"),
+    ("actions/checkout@v3", "", "none"),
+    ("actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683", "", "unknown"),
+    ("actions/checkout@v4.2.2", "", "unknown"),
+])
+def test_checkout_guard_per_version(uses, extra, guard):
+    text = (f"on: pull_request_target\njobs:\n  t:\n    runs-on: x\n    steps:\n      - uses: {uses}\n"
+            f"        with:\n          ref: refs/pull/${{{{ github.event.number }}}}/merge{extra}\n")
+    wf = parse_workflow(text, file=".github/workflows/t.yml", repository="acme/site")
+    found = untrusted_code(wf.jobs["t"], Src(wf.file, wf.repository, wf.lines))
+    assert [(u.how, u.guard) for u in found] == [("checkout", guard)]
+
+
+def test_workflow_run_artifact_and_script_forms():
+    text = """\
+on:
+  workflow_run:
+    workflows: [CI]
+    types: [completed]
+jobs:
+  t:
+    runs-on: x
+    steps:
+      - uses: actions/download-artifact@v4
+        with:
+          run-id: ${{ github.event.workflow_run.id }}
+      - run: git fetch origin pull/42/head:pr && git checkout pr
+      - uses: actions/checkout@v4
+"""
+    wf = parse_workflow(text, file=".github/workflows/t.yml", repository="acme/site")
+    found = untrusted_code(wf.jobs["t"], Src(wf.file, wf.repository, wf.lines))
+    assert [(u.how, u.evidence.yaml_path) for u in found] == [("artifact", "jobs.t.steps[0]"),
+                                                              ("script", "jobs.t.steps[1].run")]
+
+
+def test_every_guard_has_a_source_and_a_date():
+    for g in guards().values():
+        assert g.source.startswith("https://") and re.fullmatch(r"\d{4}-\d{2}-\d{2}", g.date), g
+    assert guards()["checkout-refuses-fork-code"].date == "2026-06-18"
+    assert guards()["pull-request-target-privileged"].date == "2025-12-08"
+
+
+def test_blast_radius_from_untrusted_fork_pr_with_org(tmp_path):
+    folder = FIXTURE / "positive"
+    runner = CliRunner()
+    args = ["blast-radius", "--github-actions", str(folder / "repos"), "--runners", str(folder / "inventory.yaml"),
+            "--from", "untrusted:fork-pr", "--org", "ACME", "--format", "json"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["source"] == [FORK]
+    reached = {r["id"] for r in doc["reached"]}
+    assert {BUILD, GPU, job("pwn", "preview"), job("comment", "rebuild")} <= reached
+    res = runner.invoke(app, args[:-4] + ["--format", "json"])  # no --org: every owner's fork-pr node
+    assert res.exit_code == 0, res.output and json.loads(res.stdout)["source"] == [FORK]
+
+
+def test_required_reviewers_hold_privileged_entries(tmp_path):
+    """GitHub docs "Deployments and environments", required reviewers: the job waits for approval."""
+    inv = tmp_path / "inventory.yaml"
+    inv.write_text((FIXTURE / "positive" / "inventory.yaml").read_text().replace(
+        "  - {full_name: acme/site, visibility: public, default_branch: main}",
+        "  - full_name: acme/site\n    visibility: public\n    default_branch: main\n    environments:\n"
+        "      - {name: preview, protection_rules: [{type: required_reviewers, reviewers: [acme/docs]}]}"))
+    wfdir = tmp_path / "acme__site" / ".github" / "workflows"
+    wfdir.mkdir(parents=True)
+    text = (FIXTURE / "positive" / "repos" / "acme__site" / ".github" / "workflows" / "pwn.yml").read_text()
+    (wfdir / "pwn.yml").write_text(text.replace("    runs-on: [self-hosted, gpu]\n",
+                                                "    runs-on: [self-hosted, gpu]\n    environment: preview\n"))
+    res = build_graph({"github-actions": [tmp_path / "acme__site"], "runners": [inv]})
+    assert res.problems == []
+    edge = next(e for e in res.graph.out_edges(FORK) if e.target == job("pwn", "preview"))
+    assert edge.confidence.value == "possible"
+    assert edge.props["guards"][-1] == "environment-required-reviewers"
