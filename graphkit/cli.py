@@ -15,7 +15,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from graphkit import registry
+from graphkit import limits, registry
 from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
 from graphkit.graph import Graph
@@ -39,8 +39,15 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                                help="Print the version and exit.")] = False) -> None:
+                                                help="Print the version and exit.")] = False,
+          limit: Annotated[Optional[list[str]], typer.Option(
+              "--limit", metavar="NAME=VALUE", help="Raise or lower a limit on hostile input (README 'Limits', e.g. "
+              "max_file_bytes=200000000). Repeatable.")] = None) -> None:
     """Blast radius of CI/CD build runners: what a compromised runner reaches, what to revoke first."""
+    try:
+        limits.apply_cli(limit or [])
+    except limits.LimitError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--limit") from None
 
 
 class FindingsFormat(str, Enum):
@@ -308,12 +315,23 @@ def collect_host_cmd(
     hostname: Annotated[Optional[str], typer.Option("--hostname", help="Host name (default: etc/hostname).")] = None,
     key_file: Annotated[Optional[Path], typer.Option("--key-file", metavar="FILE", help="Fingerprint key (bytes of "
                                                      "the file; default: graphkit's fixed, documented key).")] = None,
+    max_entries: Annotated[Optional[int], typer.Option("--max-entries", min=1, help="Directory entries the search "
+                                                       "for runners visits (default 2000000).")] = None,
+    max_depth: Annotated[Optional[int], typer.Option("--max-depth", min=1, help="Folder depth searched "
+                                                     "(default 32).")] = None,
+    max_seconds: Annotated[Optional[float], typer.Option("--max-seconds", min=1, help="Time the search may take "
+                                                         "(default 600).")] = None,
 ) -> None:
-    """Scan a build host read-only: runner registrations, on-disk credentials (fingerprints only), shared caches."""
+    """Scan a build host read-only: runner registrations anywhere (by signature), how each stays alive, live runner
+    processes, on-disk credentials (fingerprints only), shared caches; says where it did not look."""
     try:
         key = {} if key_file is None else {"key": key_file.read_bytes()}
     except OSError as exc:
         raise typer.BadParameter(f"{key_file}: {exc.strerror or exc}", param_hint="--key-file") from None
+    bounds = {k: v for k, v in (("max_entries", max_entries), ("max_depth", max_depth),
+                                ("max_seconds", max_seconds)) if v is not None}
+    if bounds:
+        key["limits"] = registry.get_collector("host").limits(**bounds)
     try:
         result = registry.get_collector("host").collect(root, hostname=hostname, **key)
         write_atomic(output, json.dumps(result.document, indent=2) + "\n")  # "-": standard output

@@ -193,6 +193,8 @@ def make_ephemeral(graph: Graph, runner_id: str, *, host: bool = False) -> Graph
             _replace_edge(g, e.model_copy(update={"confidence": Confidence.POSSIBLE, "lifetime": Lifetime.PER_JOB,
                                                   "props": {**e.props, "ephemeral": True}}))
             changed += 1
+        elif e.kind is EdgeKind.REGISTRATION_CREDENTIAL:  # a single-use registration's credential: one job
+            _replace_edge(g, e.model_copy(update={"lifetime": Lifetime.PER_JOB}))
     hosts: list[str] = []
     # an ephemeral registration is single-use: a job no longer persists on it (graphkit.resolve.persistence)
     removed: list[Edge] = _drop(g, [e for e in g.in_edges(runner_id) if e.kind is EdgeKind.PERSISTS_ON])

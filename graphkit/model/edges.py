@@ -104,6 +104,12 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.STORES_CREDENTIAL, True, {K.HOST, K.RUNNER}, {K.CREDENTIAL},
               "Credential on disk readable by the runner's user", Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL,
               "target"),
+        # the registration's own credential (actions/runner `.credentials` + `.credentials_rsaparams`, a GitLab
+        # runner token): valid until the registration is removed, so removing it revokes the credential too
+        # (GitHub docs "Removing self-hosted runners"; semantics §6); reimaging leaves a copied file valid
+        _spec(EdgeKind.REGISTRATION_CREDENTIAL, True, {K.RUNNER}, {K.CREDENTIAL},
+              "The registration's own credential on disk: removing the registration revokes it",
+              Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "source", wiped_with_source={K.RUNNER}),
         _spec(EdgeKind.HAS_POLICY, False, {K.CLOUD_ROLE, K.CLOUD_USER, K.CLOUD_GROUP}, {K.CLOUD_POLICY},
               "Principal has the managed policy attached (or as permissions boundary)"),
         _spec(EdgeKind.IN_GROUP, False, {K.CLOUD_USER}, {K.CLOUD_GROUP}, "IAM user is a member of the group"),
