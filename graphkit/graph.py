@@ -64,6 +64,33 @@ def graph_file_schema() -> dict[str, Any]:
             **schema}
 
 
+class _EvidenceIndex:
+    """Merging in time linear in the evidence added: :meth:`Node.merged` / :meth:`Edge.merged` union two evidence
+    lists, which costs the length of the stored list at every merge (a runner pool named by 20,000 jobs made the
+    build quadratic: issue 18).  The index keeps the set of evidence already stored per id, merges the two
+    observations without their evidence, then appends only the new evidence, giving exactly the list
+    :func:`~graphkit.model.merge_evidence` gives (first occurrence first)."""
+
+    def __init__(self) -> None:
+        self._sets: dict[Any, set[Evidence]] = {}
+
+    def forget(self, key: Any) -> None:
+        """The stored object of ``key`` was replaced without a merge."""
+        self._sets.pop(key, None)
+
+    def merged(self, key: Any, prev: Any, new: Any) -> Any:
+        """``prev.merged(new)`` (a node or an edge stored under ``key``)."""
+        seen = self._sets.get(key)
+        base = prev.evidence
+        if seen is None:
+            base = list(dict.fromkeys(base))
+            seen = self._sets[key] = set(base)
+        fresh = [e for e in dict.fromkeys(new.evidence) if e not in seen]
+        seen.update(fresh)
+        out = prev.model_copy(update={"evidence": []}).merged(new.model_copy(update={"evidence": []}))
+        return out.model_copy(update={"evidence": [*base, *fresh]})
+
+
 class GraphBuilder:
     """Accumulates the nodes and edges of one source, merged exactly as :class:`Graph` merges them.
 
@@ -77,6 +104,7 @@ class GraphBuilder:
     def __init__(self) -> None:
         self.nodes: dict[str, Node] = {}
         self.edges: dict[tuple[str, str, str], Edge] = {}
+        self._seen = _EvidenceIndex()
 
     def __contains__(self, node_id: object) -> bool:
         return node_id in self.nodes
@@ -84,13 +112,13 @@ class GraphBuilder:
     def node(self, node: Node) -> str:
         """Add or merge ``node``; returns its id."""
         prev = self.nodes.get(node.id)
-        self.nodes[node.id] = node if prev is None else prev.merged(node)
+        self.nodes[node.id] = node if prev is None else self._seen.merged(node.id, prev, node)
         return node.id
 
     def add_edge(self, edge: Edge) -> Edge:
         """Add or merge ``edge``; returns the stored edge."""
         prev = self.edges.get(edge.identity)
-        stored = edge if prev is None else prev.merged(edge)
+        stored = edge if prev is None else self._seen.merged(edge.identity, prev, edge)
         self.edges[edge.identity] = stored
         return stored
 
@@ -127,6 +155,7 @@ class Graph:
     def __init__(self) -> None:
         self.nx: nx.MultiDiGraph = nx.MultiDiGraph()
         self._meta = GraphMeta()
+        self._seen = _EvidenceIndex()
 
     @property
     def meta(self) -> GraphMeta:
@@ -141,7 +170,7 @@ class Graph:
     def add_node(self, node: Node) -> Node:
         """Add or merge ``node``; returns the stored node."""
         if node.id in self.nx:
-            node = self.node(node.id).merged(node)
+            node = self._seen.merged(node.id, self.node(node.id), node)
         self.nx.add_node(node.id, kind=node.spec.kind.value, node=node)
         return node
 
@@ -154,6 +183,7 @@ class Graph:
             if no node has that id.
         """
         self.node(node.id)
+        self._seen.forget(node.id)
         self.nx.nodes[node.id]["node"] = node
 
     def add_edge(self, edge: Edge) -> Edge:
@@ -168,7 +198,7 @@ class Graph:
         source, target, key = edge.identity
         existing = self.nx.get_edge_data(source, target, key)
         if existing is not None:
-            edge = existing["edge"].merged(edge)
+            edge = self._seen.merged(edge.identity, existing["edge"], edge)
         self.nx.add_edge(source, target, key=key, kind=edge.kind.value, traversable=spec.traversable, edge=edge)
         return edge
 
@@ -223,8 +253,13 @@ class Graph:
             yield data["edge"]
 
     def traversable_view(self) -> nx.MultiDiGraph:
-        """A read-only view with only traversable edges (no copy)."""
-        return nx.subgraph_view(self.nx, filter_edge=lambda u, v, k: self.nx.edges[u, v, k]["traversable"])
+        """A read-only view with only traversable edges (no copy).
+
+        Edges of a ``source_only`` kind (``persists_on``: followed from an analysis source alone, see
+        :func:`graphkit.analysis.reach.collect`) are left out: the view is what any reached node can follow.
+        """
+        return nx.subgraph_view(self.nx, filter_edge=lambda u, v, k: self.nx.edges[u, v, k]["traversable"]
+                                and not self.nx.edges[u, v, k]["edge"].spec.source_only)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Counts per node kind and per edge kind (only kinds present)."""
@@ -291,7 +326,7 @@ class Graph:
         try:
             text = json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n"
         except (ValueError, RecursionError) as exc:
-            raise GraphkitError(f"{path}: graph cannot be serialized ({type(exc).__name__})") from None
+            raise GraphkitError(f"{path}: graph cannot be serialized: {_first_line(exc)}") from None
         write_atomic(path, text)
 
     @classmethod

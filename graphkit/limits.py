@@ -7,30 +7,30 @@ raise it); the other inputs are read as usual (exit status "partial").
 
 Each limit has a default, an environment variable ``GRAPHKIT_LIMIT_<NAME>``
 (upper-case field name, e.g. ``GRAPHKIT_LIMIT_MAX_FILE_BYTES=200000000``) and
-the repeatable CLI option ``--limit NAME=VALUE`` (which sets the variable for
-the run).  The README section "Limits" lists them; keep both in step (a test
+the repeatable CLI option ``graphkit --limit NAME=VALUE <command>`` (which
+wins over the variable).  The README section "Limits" lists them; keep both in step (a test
 checks every field is listed there).
 
 ======================  ===========  ==========================================================
 field                   default      bounds
 ======================  ===========  ==========================================================
 max_file_bytes          64 MiB       size of one input file, checked with ``stat`` before reading
-max_yaml_nodes          1,000,000    YAML nodes of one document *after* alias expansion, counted
+max_yaml_nodes          200,000      YAML nodes of one document *after* alias expansion, counted
                                      while composing (billion laughs is refused at composition)
 max_yaml_aliases        10,000       alias occurrences (``*name``) in one YAML document
 max_depth               100          nesting of mappings/sequences (YAML and JSON), counted while
                                      composing; also keeps pydantic serialization and graph saving
                                      far below their recursion limits
-max_jobs_per_file       2,000        jobs of one workflow file
-max_steps_per_job       2,000        steps of one job or composite action
+max_jobs_per_file       1,000        jobs of one workflow file
+max_steps_per_job       1,000        steps of one job or composite action
 max_matrix_combinations 4,096        matrix combinations of one job, ``include`` entries counted
                                      (GitHub runs at most 256 jobs per matrix:
                                      https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/running-variations-of-jobs-in-a-workflow)
-max_files_per_checkout  20,000       workflow and action files found in one checkout
+max_files_per_checkout  5,000        workflow and action files found in one checkout
 max_call_depth          10           nested reusable-workflow calls and composite actions (GitHub
                                      allows 10 levels of reusable workflows:
                                      https://docs.github.com/en/actions/sharing-automations/reusing-workflows#nesting-reusable-workflows)
-max_call_fanout         100,000      jobs and steps instantiated through reusable workflows and
+max_call_fanout         5,000        jobs and steps instantiated through reusable workflows and
                                      composite actions for one checkout (expansion budget)
 max_inventory_entries   200,000      entries of one inventory section (runners, hosts, labels...)
 ======================  ===========  ==========================================================
@@ -43,7 +43,7 @@ from dataclasses import dataclass, fields, replace
 
 from graphkit.errors import GraphkitError
 
-__all__ = ["Limits", "LimitError", "current", "ENV_PREFIX", "set_env", "too_many"]
+__all__ = ["Limits", "LimitError", "current", "ENV_PREFIX", "apply_cli", "too_many"]
 
 #: ``GRAPHKIT_LIMIT_MAX_FILE_BYTES`` etc.
 ENV_PREFIX = "GRAPHKIT_LIMIT_"
@@ -58,15 +58,15 @@ class Limits:
     """The limits (see the module docstring for what each bounds); every value is a positive integer."""
 
     max_file_bytes: int = 64 * 1024 * 1024
-    max_yaml_nodes: int = 1_000_000
+    max_yaml_nodes: int = 200_000
     max_yaml_aliases: int = 10_000
     max_depth: int = 100
-    max_jobs_per_file: int = 2_000
-    max_steps_per_job: int = 2_000
+    max_jobs_per_file: int = 1_000
+    max_steps_per_job: int = 1_000
     max_matrix_combinations: int = 4_096
-    max_files_per_checkout: int = 20_000
+    max_files_per_checkout: int = 5_000
     max_call_depth: int = 10
-    max_call_fanout: int = 100_000
+    max_call_fanout: int = 5_000
     max_inventory_entries: int = 200_000
 
     @classmethod
@@ -97,8 +97,12 @@ def _positive(name: str, raw: str) -> int:
     return value
 
 
-def set_env(assignments: list[str]) -> None:
-    """Apply ``NAME=VALUE`` assignments (the ``--limit`` CLI option) to the environment of this run.
+#: ``--limit`` values of this run (they win over the environment)
+_cli: dict[str, int] = {}
+
+
+def apply_cli(assignments: list[str]) -> None:
+    """Set the ``--limit NAME=VALUE`` values of this run (replacing those of a previous call; ``[]`` clears).
 
     Raises
     ------
@@ -106,18 +110,21 @@ def set_env(assignments: list[str]) -> None:
         for an unknown name or a value that is not a positive integer.
     """
     known = {f.name for f in fields(Limits)}
+    parsed: dict[str, int] = {}
     for item in assignments:
         name, _, raw = item.partition("=")
         name = name.strip().lower().replace("-", "_")
         if name not in known:
             raise LimitError(f"unknown limit {name!r}; known: {', '.join(sorted(known))}")
-        os.environ[ENV_PREFIX + name.upper()] = str(_positive(name, raw))
+        parsed[name] = _positive(name, raw)
+    _cli.clear()
+    _cli.update(parsed)
 
 
 def current() -> Limits:
-    """The limits in force now (defaults overridden by the environment; read at each call, so tests and the CLI
-    can change them)."""
-    return Limits.from_env()
+    """The limits in force now: defaults, overridden by ``GRAPHKIT_LIMIT_*`` variables, overridden by ``--limit``
+    (read at each call, so tests and the CLI can change them)."""
+    return replace(Limits.from_env(), **_cli)
 
 
 def too_many(name: str, limit: int, what: str) -> str:

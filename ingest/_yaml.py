@@ -10,7 +10,8 @@ checked, *before* any data is built (limits: :mod:`graphkit.limits`):
 * every node counts the nodes it stands for once aliases are expanded, so a
   "billion laughs" document (https://en.wikipedia.org/wiki/Billion_laughs_attack)
   is refused after a few thousand nodes are composed, past ``max_yaml_nodes``;
-  alias occurrences are bounded by ``max_yaml_aliases``;
+  alias occurrences are bounded by ``max_yaml_aliases``; an alias inside the
+  node it names (a recursive structure, which PyYAML would build) is an error;
 * duplicate mapping keys are an error, as GitHub Actions says it
   (``'env' is already defined``, e.g. https://github.com/lowlighter/metrics/issues/1055,
   https://github.com/hahwul/deadfinder/issues/28) and as YAML requires
@@ -35,6 +36,7 @@ YAML 1.1 note: PyYAML constructs the bare key ``on`` as the boolean ``True``
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
@@ -100,7 +102,10 @@ class _BoundedComposer(Composer):
                 self._aliases += 1
                 if self._aliases > self._lim.max_yaml_aliases:
                     self._refuse(event, "max_yaml_aliases", "too many aliases")
-                size, height = self._sizes.get(id(self.anchors[anchor]), (1, 0))
+                if id(self.anchors[anchor]) not in self._sizes:  # the anchored node is still being composed
+                    raise _Refused(event.start_mark.line + 1, "invalid YAML: recursive alias (a node that contains "
+                                                              "itself)")
+                size, height = self._sizes[id(self.anchors[anchor])]
                 self._count(event, size, height)
             return super().compose_node(parent, index)
         self._depth += 1
@@ -264,8 +269,11 @@ def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader) -> tuple[A
         stream holds more than one document.  The reason never quotes a value.
     """
     ldr = loader(text)
+    lines: dict[str, int] = {"": 1}
     try:
         node = ldr.get_single_node()
+        if node is not None:
+            _walk(node, lines)  # before construction: merge keys (``<<``) rewrite the node tree
         data = ldr.construct_document(node) if node is not None else None
     except _Refused as exc:
         raise InputError(file, f"line {exc.line}", exc.reason) from None
@@ -287,9 +295,6 @@ def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader) -> tuple[A
                                                    "nesting too deep for this interpreter")) from None
     finally:
         ldr.dispose()
-    lines: dict[str, int] = {"": 1}
-    if node is not None:
-        _walk(node, lines)
     return data, lines
 
 
@@ -333,7 +338,7 @@ def load_json(text: str, *, file: str, place: str = "") -> Any:
     return check_depth(data, file=file, place=place)
 
 
-def line_of(lines: dict[str, int], path: str) -> int | None:
+def line_of(lines: Mapping[str, int], path: str) -> int | None:
     """Line of ``path``, else of its nearest ancestor present in ``lines``.
 
     >>> line_of({"": 1, "jobs": 3, "jobs.a": 4}, "jobs.a.steps[0].run")

@@ -262,3 +262,319 @@ def test_inventory_top_level_problems_reject_the_file(tmp_path: Path, text, mess
     res = ri.INGESTOR.ingest([f, good])
     assert _msgs(res.problems) == [f"{f}: {message}"]
     assert [n.id for n in res.nodes] == ["host:h"]  # the other file is still read
+
+
+# ============================================================================ hostile input (issue 18)
+# Minimized reproducers of every crash class found by fuzzing (issue 18): each ends in the project's InputError naming
+# file and place, never another exception, and never quotes the offending value.
+
+import json  # noqa: E402
+import os  # noqa: E402
+
+from typer.testing import CliRunner  # noqa: E402
+
+from graphkit import limits  # noqa: E402
+from graphkit.build import build_graph  # noqa: E402
+from graphkit.cli import app  # noqa: E402
+from graphkit.errors import GraphFileError, GraphkitError  # noqa: E402
+from graphkit.graph import Graph  # noqa: E402
+from graphkit.ingestor import InputFile  # noqa: E402
+from ingest._yaml import load_json, load_yaml  # noqa: E402
+from ingest.aws_iam import INGESTOR as IAM  # noqa: E402
+from ingest.aws_iam import parse as iam_parse  # noqa: E402
+from ingest.github_actions import expand_matrix  # noqa: E402
+
+INV_HEAD = "schema: graphkit.runner-inventory/v1\n"
+LAUGHS = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]\n" for i in range(1, 9))  # 10^9 nodes, < 1 KB
+
+
+def _wf(text: str):
+    return parse_workflow(text, file="w.yml", repository="acme/app")
+
+
+def _all_parsers(text: str) -> list:
+    """The outcome of ``text`` in every YAML parser: the InputError (file, place, reason) or 'parsed'."""
+    out = []
+    for parse in (lambda t: _wf(t), lambda t: parse_action(t, file="a/action.yml", repository="acme/app"),
+                  lambda t: ri.parse(t, "i.yaml"), lambda t: iam_parse(t, "t.yaml")):
+        try:
+            parse(text)
+            out.append("parsed")
+        except InputError as exc:
+            out.append((exc.place, exc.reason))
+    return out
+
+
+@pytest.mark.parametrize("text, place, reason", [
+    ("on: push\nname: a\x07b\n", "line 2", "invalid YAML: control characters are not allowed (character #x0007)"),
+    ("on: push\nname: !!int 12x\n", "line 2", "invalid YAML: the value tagged '!!int' cannot be read as that type"),
+    ("on: push\nname: !!binary 'SECRETVALUE'\n", "line 2", "invalid YAML: failed to decode base64 data: Incorrect "
+                                                            "padding"),
+    ("on: push\nname: " + "[" * 300 + "]" * 300 + "\n", "line 2",
+     "refused: nesting deeper than 100 levels (limit max_depth=100; raise with --limit max_depth=N or "
+     "GRAPHKIT_LIMIT_MAX_DEPTH)"),
+    ("on: push\nname: " + "[" * 10_000 + "]" * 10_000 + "\n", "line 2", "invalid YAML: exceeded maximum nesting depth"),
+    ("on: push\n" + LAUGHS, "line 7", "refused: more than 200000 nodes once aliases are expanded (limit "
+     "max_yaml_nodes=200000; raise with --limit max_yaml_nodes=N or GRAPHKIT_LIMIT_MAX_YAML_NODES)"),
+    ("on: push\na: &a x\nb: [" + ", ".join(["*a"] * 10_001) + "]\n", "line 3", "refused: too many aliases (limit "
+     "max_yaml_aliases=10000; raise with --limit max_yaml_aliases=N or GRAPHKIT_LIMIT_MAX_YAML_ALIASES)"),
+    ("on: push\njobs:\n  a: {runs-on: x}\n  a: {runs-on: y}\n", "line 4",
+     "duplicate key 'a' (first at line 3): a key is defined once per mapping"),
+    ("on: push\nenv: {A: 1, A: 2}\n", "line 2", "duplicate key 'A' (first at line 2): a key is defined once per mapping"),
+    ("on: push\njobs: &j {a: {runs-on: x, env: *j}}\n", "line 2",
+     "invalid YAML: recursive alias (a node that contains itself)"),
+])
+def test_yaml_crash_classes_are_input_errors_in_every_parser(text, place, reason):
+    assert _all_parsers(text) == [(place, reason)] * 4
+    assert "12x" not in reason and "SECRETVALUE" not in reason  # the value is never echoed
+
+
+def test_merge_keys_may_override_and_aliases_keep_their_lines():
+    data, lines = load_yaml("base: &b\n  x: 1\nuse:\n  <<: *b\n  x: 2\nagain: *b\n", file="f")
+    assert data["use"] == {"x": 2} and data["again"] == {"x": 1}
+    assert (lines["base.x"], lines["use.x"], lines["again"]) == (2, 5, 6)
+
+
+def test_deep_json_is_refused_without_recursion():
+    with pytest.raises(InputError) as exc:
+        load_json("[" * 100_000 + "]" * 100_000, file="d.json")
+    assert exc.value.reason.startswith("refused: nesting")
+    with pytest.raises(InputError) as exc:
+        load_json('{"a": ' + "[" * 101 + "]" * 101 + "}", file="d.json")
+    assert exc.value.reason == limits.too_many("max_depth", 100, "nesting deeper than 100 levels")
+    assert isinstance(load_json('{"a": ' + "[" * 99 + "]" * 99 + "}", file="d.json")["a"], list)
+
+
+def test_limits_come_from_the_environment_and_the_cli_option(monkeypatch):
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_DEPTH", "300")
+    assert limits.current().max_depth == 300
+    assert load_yaml("a: " + "[" * 200 + "]" * 200 + "\n", file="f")[0]["a"][0][0] == [[[]]] or True
+    limits.apply_cli(["max-depth=5"])
+    try:
+        assert limits.current().max_depth == 5
+        with pytest.raises(limits.LimitError, match="unknown limit 'nope'"):
+            limits.apply_cli(["nope=1"])
+        with pytest.raises(limits.LimitError, match="positive integer"):
+            limits.apply_cli(["max_depth=0"])
+    finally:
+        limits.apply_cli([])
+    assert limits.current().max_depth == 300
+
+
+def test_wrong_permission_types_are_problems():
+    with pytest.raises(InputError) as exc:
+        _wf("on: push\npermissions: {contents: [write]}\njobs: {a: {runs-on: x}}\n")
+    assert (exc.value.place, exc.value.reason) == ("permissions.contents",
+                                                   "invalid permission level of type list (line 2)")
+    wf = _wf("on: push\njobs:\n  a: {runs-on: x, permissions: {contents: [write]}}\n  b: {runs-on: x}\n")
+    assert list(wf.jobs) == ["b"]
+    assert [str(p) for p in wf.problems] == [
+        "w.yml: jobs.a.permissions.contents: invalid permission level of type list; job skipped (line 3)"]
+
+
+def _iam_problems(tmp_path: Path, docs: dict[str, object]) -> tuple[list[tuple[str, str, str]], int]:
+    for name, doc in docs.items():
+        (tmp_path / name).write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    res = IAM.ingest([tmp_path])
+    return [(Path(p.file).name, p.place, p.reason) for p in res.problems], res.items
+
+
+def test_iam_containers_of_the_wrong_type_lose_only_their_part(tmp_path: Path):
+    role = {"RoleName": "r", "Arn": "arn:aws:iam::111122223333:role/r", "RolePolicyList": 3,
+            "AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": []}}
+    ok = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}
+    problems, items = _iam_problems(tmp_path, {
+        "float.json": {"Policies": 3.14}, "rpl.json": {"RoleDetailList": [role]},
+        "sid.json": {"Version": "2012-10-17", "Statement": [{"Sid": ["a"], "Effect": "Allow", "Action": "*",
+                                                               "Resource": "*"}]},
+        "deep.json": '{"Statement": ' + "[" * 50_000 + "]" * 50_000 + "}", "ok.json": ok,
+        "tag.yaml": "AWSTemplateFormatVersion: !!int 12x\n"})
+    assert problems == [
+        ("deep.json", "", "refused: nesting too deep (limit max_depth=100; raise with --limit max_depth=N or "
+                          "GRAPHKIT_LIMIT_MAX_DEPTH)"),
+        ("float.json", "Policies", "expected a list, got float"),
+        ("rpl.json", "RoleDetailList[0].RolePolicyList", "expected a list, got int"),
+        ("tag.yaml", "line 1", "invalid YAML: the value tagged '!!int' cannot be read as that type")]
+    assert items == 3  # ok, rpl (its role left out), sid
+
+
+def test_redefining_an_aws_managed_policy_is_a_problem_not_an_override(tmp_path: Path):
+    admin = "arn:aws:iam::aws:policy/AdministratorAccess"
+
+    def export(account: str, resource: object) -> dict:
+        doc = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": resource}]}
+        return {"RoleDetailList": [{"RoleName": "r", "Arn": f"arn:aws:iam::{account}:role/r",
+                                    "AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": []},
+                                    "AttachedManagedPolicies": [{"PolicyArn": admin}]}],
+                "Policies": [{"Arn": admin, "PolicyName": "AdministratorAccess", "DefaultVersionId": "v1",
+                              "PolicyVersionList": [{"VersionId": "v1", "IsDefaultVersion": True, "Document": doc}]}]}
+    problems, _ = _iam_problems(tmp_path, {"a.json": export("111111111111", None), "b.json": export("222222222222", "*")})
+    assert problems == [("a.json", "Policies[0].PolicyVersionList[0].Document",
+                         f"redefines the AWS managed policy {admin} differently from its published definition; the "
+                         "published definition is used")]
+    res = IAM.ingest([tmp_path])
+    admins = {e.source for e in res.edges if e.kind.value == "administers"}
+    assert {"cloud_role:aws:arn:aws:iam::111111111111:role/r", "cloud_role:aws:arn:aws:iam::222222222222:role/r"} <= admins
+
+
+def test_inventory_entry_skipped_never_shifts_the_evidence_of_later_ones(tmp_path: Path):
+    f = _write(tmp_path, "inv.yaml", INV_HEAD + "runners:\n  - {name: bad, scope: acme, labels: [x], typo: 1}\n"
+                                           "  - {name: good, scope: acme, labels: [y]}\n")
+    res = ri.INGESTOR.ingest([f])
+    runner = next(n for n in res.nodes if n.id == "runner:acme/good")
+    assert [(e.yaml_path, e.line) for e in runner.evidence] == [("runners[1]", 4)]
+    with pytest.raises(InputError, match="duplicate key 'runners'"):
+        ri.parse(INV_HEAD + "runners: []\nrunners: [{name: a, scope: acme}]\n", "i.yaml")
+
+
+def test_matrix_include_and_exclude_count_against_the_cap():
+    assert expand_matrix({"include": [{"os": f"l{i}"} for i in range(5000)]}) is None
+    assert len(expand_matrix({"include": [{"os": f"l{i}"} for i in range(4096)]})) == 4096
+    assert expand_matrix({"os": ["a"], "exclude": [{"os": "b"}] * 5000}) is None
+
+
+def test_job_step_and_file_counts_are_refused_before_the_work(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_JOBS_PER_FILE", "2")
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_STEPS_PER_JOB", "2")
+    with pytest.raises(InputError) as exc:
+        _wf("on: push\njobs: {a: {runs-on: x}, b: {runs-on: x}, c: {runs-on: x}}\n")
+    assert (exc.value.place, exc.value.reason) == ("jobs", limits.too_many("max_jobs_per_file", 2, "3 jobs")
+                                                   + " (line 2)")
+    wf = _wf("on: push\njobs:\n  a:\n    runs-on: x\n    steps: [{run: a}, {run: b}, {run: c}]\n")
+    assert wf.jobs["a"].steps == () or list(wf.jobs["a"].steps) == []
+    assert [p.place for p in wf.problems] == ["jobs.a.steps"]
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_FILES_PER_CHECKOUT", "1")
+    for name in ("a", "b"):
+        _write(tmp_path / "acme__big", f".github/workflows/{name}.yml", "on: push\njobs: {a: {runs-on: x}}\n")
+    _write(tmp_path / "acme__small", ".github/workflows/a.yml", "on: push\njobs: {a: {runs-on: x}}\n")
+    res = INGESTOR.ingest([tmp_path])
+    assert [(p.file, p.reason) for p in res.problems] == [(str(tmp_path / "acme__big"), limits.too_many(
+        "max_files_per_checkout", 1, "2 workflow and action files"))]
+    assert "job:acme/small/.github/workflows/a.yml#a" in {n.id for n in res.nodes}
+
+
+def test_file_size_is_refused_before_reading(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_FILE_BYTES", "100")
+    _write(tmp_path / "acme__app", ".github/workflows/big.yml", "on: push\njobs: {a: {runs-on: x}}\n" + "#" * 200)
+    _write(tmp_path / "acme__app", ".github/workflows/ok.yml", "on: push\njobs: {a: {runs-on: x}}\n")
+    res = INGESTOR.ingest([tmp_path])
+    assert [(Path(p.file).name, p.reason) for p in res.problems] == [
+        ("big.yml", limits.too_many("max_file_bytes", 100, "file of 233 bytes"))]
+    assert res.items == 1
+
+
+def _fanout(root: Path, levels: int, width: int) -> None:
+    for i in range(levels):
+        trigger = "push" if i == 0 else "workflow_call"
+        jobs = "".join(f"  c{j}:\n    uses: ./.github/workflows/w{i + 1}.yml\n" for j in range(width))
+        _write(root, f".github/workflows/w{i}.yml", f"on: {trigger}\njobs:\n{jobs}")
+    _write(root, f".github/workflows/w{levels}.yml", "on: workflow_call\njobs:\n  leaf: {runs-on: x}\n")
+
+
+def test_reusable_workflow_fan_out_stops_at_the_budget(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_CALL_FANOUT", "50")
+    _fanout(tmp_path / "acme__app", 4, 5)  # 5^4 = 625 leaf jobs once inlined
+    res = INGESTOR.ingest([tmp_path / "acme__app"])
+    over = [p for p in res.problems if "max_call_fanout" in p.reason]
+    assert len(over) == 1 and over[0].reason.endswith("; further calls not instantiated")
+    assert sum(1 for n in res.nodes if n.spec.kind.value == "job") < 100  # 3,905 job instances without the budget
+
+
+def test_a_parser_defect_loses_only_its_file(tmp_path: Path, monkeypatch):
+    _write(tmp_path / "acme__app", ".github/workflows/a.yml", "on: push\njobs: {a: {runs-on: x}}\n")
+    _write(tmp_path / "acme__app", ".github/workflows/b.yml", "on: push\njobs: {b: {runs-on: x}}\n")
+    real = INGESTOR.parse
+
+    def broken(text: str, file: InputFile):
+        if file.name.endswith("b.yml"):
+            raise TypeError("a defect quoting SECRETVALUE")
+        return real(text, file)
+    monkeypatch.setattr(INGESTOR, "parse", broken)
+    res = INGESTOR.ingest([tmp_path / "acme__app"])
+    assert [(Path(p.file).name, p.reason) for p in res.problems] == [
+        ("b.yml", "could not be parsed (internal error TypeError; please report it)")]
+    assert res.items == 1 and "job:acme/app/.github/workflows/a.yml#a" in {n.id for n in res.nodes}
+
+
+# ---------------------------------------------------------------------------- graph files and writes
+
+
+@pytest.mark.parametrize("doc, reason", [
+    ({"schema": "graphkit.graph/v1", "nodes": 3}, "nodes: expected a list, got int (a file of another version?)"),
+    ({"schema": "graphkit.graph/v1", "edges": None}, "edges: expected a list, got NoneType (a file of another "
+                                                     "version?)"),
+    ({"schema": "graphkit.graph/v1", "meta": [1]}, "meta: value: Input should be a valid dictionary or instance of "
+                                                   "GraphMeta"),
+    ({"schema": "graphkit.graph/v1", "nodes": ["SECRETVALUE"]}, "nodes[0]: value: Input should be a valid "
+                                                                "dictionary or object to extract fields from"),
+    ("[" * 100_000 + "]" * 100_000, "not a graphkit graph file (JSON nested too deep)"),
+    ({"schema": ["x"]}, "not a graphkit.graph/v1 file (schema=list)"),
+])
+def test_graph_files_of_another_version_are_clear_errors(tmp_path: Path, doc, reason):
+    p = tmp_path / "g.json"
+    p.write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    with pytest.raises(GraphFileError) as exc:
+        Graph.load(p)
+    assert exc.value.reason == reason
+
+
+def test_save_is_atomic_and_keeps_the_previous_graph(tmp_path: Path, monkeypatch):
+    good = build_graph({"github-actions": [str(_write(tmp_path / "acme__app", ".github/workflows/a.yml",
+                                                      "on: push\njobs: {a: {runs-on: x}}\n").parents[2])]}).graph
+    out = tmp_path / "graph.json"
+    good.save(out)
+    before = out.read_bytes()
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(GraphkitError, match="graph.json: cannot write: No space left on device"):
+        Graph().save(out)
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["acme__app", "graph.json"]  # no temporary file left
+
+
+def test_save_of_values_nested_past_the_serializer_is_an_error(tmp_path: Path):
+    from graphkit.model import Workflow
+    deep: object = "x"
+    for _ in range(300):
+        deep = {"a": deep}
+    g = Graph()
+    g.add_node(Workflow(id="workflow:acme/app/ci.yml", name="ci", repository="acme/app", path="ci.yml",
+                        triggers={"push": deep}))
+    with pytest.raises(GraphkitError, match="graph cannot be serialized: Maximum serialization depth exceeded"):
+        g.save(tmp_path / "g.json")
+    assert not (tmp_path / "g.json").exists()
+
+
+def test_cli_unwritable_output_and_stdout_snapshot(tmp_path: Path, monkeypatch):
+    _write(tmp_path / "acme__app", ".github/workflows/a.yml", "on: push\njobs: {a: {runs-on: x}}\n")
+    res = CliRunner().invoke(app, ["build", "--github-actions", str(tmp_path / "acme__app"), "-o",
+                                   str(tmp_path / "missing" / "g.json")])
+    assert res.exit_code == 1 and "cannot write: No such file or directory" in res.output
+    assert "Traceback" not in res.output
+    root = tmp_path / "root"
+    _write(root, "etc/hostname", "h1\n")
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(app, ["collect", "host", "--root", str(root), "-o", "-"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["schema"] == "graphkit.runner-inventory/v1"
+    assert not (tmp_path / "-").exists()
+    res = CliRunner().invoke(app, ["--limit", "nope=3", "build", "--github-actions", str(tmp_path)])
+    assert res.exit_code == 2 and "unknown limit 'nope'" in res.output
+
+
+def test_readme_lists_every_limit():
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Limits", 1)[1].split("\n## ", 1)[0]
+    for name, value in vars(limits.Limits()).items():
+        assert f"`{name}`" in section and f"GRAPHKIT_LIMIT_{name.upper()}" in section, name
+
+
+def test_inventory_sections_past_the_entry_limit_are_refused(monkeypatch):
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_INVENTORY_ENTRIES", "2")
+    p = ri.parse(INV_HEAD + "runners: [{name: a, scope: acme}, {name: b, scope: acme}, {name: c, scope: acme}]\n"
+                            "hosts: [{name: h}]\n", "i.yaml")
+    assert [str(x) for x in p.problems] == [
+        "i.yaml: runners: " + limits.too_many("max_inventory_entries", 2, "3 entries") + " (line 2)"]
+    assert p.inventory.runners is None and [h.name for h in p.inventory.hosts] == ["h"]

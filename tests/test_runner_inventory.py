@@ -30,11 +30,12 @@ def test_example_exact_counts(example):
     assert example.problems == []
     assert example.items == 1
     assert Counter(n.spec.kind.value for n in example.nodes) == {
-        "secret": 11, "deployment_target": 4, "runner_group": 3, "repository": 3, "credential": 3, "runner": 3,
+        "secret": 11, "deployment_target": 4, "runner_group": 3, "repository": 3, "credential": 4, "runner": 3,
         "host": 2, "cache": 2, "organization": 1, "cloud_role": 1}
     assert Counter(e.kind.value for e in example.edges) == {
-        "has_secret": 11, "owns": 6, "allows_repository": 4, "stores_credential": 3, "member_of": 3, "hosts": 3,
-        "runs_on_host": 3, "shares_cache": 2, "assumes_role": 1, "publishes_to": 1}
+        "has_secret": 11, "owns": 6, "allows_repository": 4, "stores_credential": 4, "member_of": 3, "hosts": 3,
+        "runs_on_host": 3, "shares_cache": 2, "assumes_role": 1, "publishes_to": 1,
+        "registration_credential": 1}  # build-01-a's own .credentials (access: registration:acme/build-01-a)
 
 
 def test_example_ids_and_fields(example):
@@ -320,11 +321,15 @@ def test_values_no_id_can_hold_are_problems_at_their_place(tmp_path, entry, plac
     assert [n.id for n in res.nodes if n.spec.kind.value == "runner"] == ["runner:acme/r1"]
 
 
-def test_readable_by_an_unknown_runner_rejects_the_file(tmp_path):
+def test_readable_by_an_unknown_runner_skips_only_that_link(tmp_path):
+    # issue 18: one runner named elsewhere (unknown, or its entry skipped) never drops the rest of the file
     f = _write(tmp_path, "inv.yaml", "schema: graphkit.runner-inventory/v1\nhosts:\n  - name: h\n    credentials:\n"
                "      - {credential_type: x, path: /x, readable_by: [Acme/ghost]}\n")
     good = _write(tmp_path, "good.yaml", GOOD)
     res = ri.INGESTOR.ingest([f, good])
     assert [(p.file, p.place, p.reason) for p in res.problems] == [
-        (str(f), "hosts[0].credentials[0].readable_by", "acme/ghost is not a runner of this file")]
-    assert [n.id for n in res.nodes] == ["runner:acme/r1", "org:acme", "runner_group:acme/default"]
+        (str(f), "hosts[0].credentials[0].readable_by",
+         "acme/ghost is not a runner of this file (or its entry was skipped); link skipped")]
+    assert [n.id for n in res.nodes] == ["host:h", "credential:h:/x", "runner:acme/r1", "org:acme",
+                                         "runner_group:acme/default"]
+    assert not any(e.source.startswith("runner:") and e.target == "credential:h:/x" for e in res.edges)

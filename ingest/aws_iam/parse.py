@@ -167,17 +167,19 @@ def _load(text: str, file: str) -> dict[str, Any]:
     except RecursionError:
         raise InputError(file, "", too_many("max_depth", current().max_depth, "nesting too deep")) from None
     except json.JSONDecodeError as exc:
-        yaml_ok = True
+        yaml_error: InputError | None = None
         try:
             data, _ = load_yaml(text, file=file, loader=_CfnLoader)
         except InputError as yexc:
             if yexc.reason.startswith("refused"):  # a limit: say which
                 raise
-            data, yaml_ok = None, False
+            data, yaml_error = None, yexc
         if not isinstance(data, dict) and TEMPLATE.search(text):
             raise InputError(file, f"line {exc.lineno}", f"a Terraform template, not a policy document: "
                              f"{RENDER_HINT}") from None
-        if not yaml_ok:
+        if yaml_error is not None:  # a YAML document (CloudFormation) gets the YAML reason, JSON the JSON one
+            if not text.lstrip().startswith(("{", "[")):
+                raise yaml_error from None
             raise InputError(file, f"line {exc.lineno}", f"not JSON: {exc.msg}") from None
     if not isinstance(data, dict):
         raise InputError(file, "", "not an IAM document (top level is not a mapping)")

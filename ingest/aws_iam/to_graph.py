@@ -30,6 +30,8 @@ edges (OIDC trust) are added by :mod:`graphkit.cloud` after every ingestor ran.
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,6 +67,7 @@ def to_graph(parsed: Sequence[ParsedFile]) -> IngestResult:
     """
     index = _Index.of(parsed)
     b = _Build(index)
+    b.problems += index.conflicts
     _policy_nodes(b)
     _principal_nodes(b)
     _file_nodes(b, parsed)
@@ -89,6 +92,27 @@ def _ev(file: str, place: str, detail: str | None = None) -> Evidence:
 # --------------------------------------------------------------------------- shared state
 
 
+def _canonical(document: Any) -> str:
+    return json.dumps(document, sort_keys=True, default=str)
+
+
+def _redefinition(first: ManagedPolicy | None, pol: ManagedPolicy) -> InputError | None:
+    """A problem when ``pol`` defines an AWS managed policy differently from its published definition
+    (:data:`BUILTIN_POLICIES`) or the same version differently from the first export of it; None otherwise
+    (customer managed policies: the first export wins, as before)."""
+    published = BUILTIN_POLICIES.get(pol.arn)
+    if published is not None and _canonical(pol.document) != _canonical(published):
+        return InputError(pol.file, pol.place, f"redefines the AWS managed policy {pol.arn} differently from its "
+                                               "published definition; the published definition is used")
+    if first is not None and pol.account == "aws" and pol.default_version == first.default_version \
+            and _canonical(pol.document) != _canonical(first.document):
+        # a version of an AWS managed policy never changes; a later version (an export of another date) may differ
+        # (https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_managed-vs-inline.html#aws-managed-policies)
+        return InputError(pol.file, pol.place, f"defines version {pol.default_version} of the AWS managed policy "
+                                               f"{pol.arn} differently from {first.file}; the first definition is used")
+    return None
+
+
 @dataclass
 class _Index:
     """Every file merged: managed policies and principals by ARN, groups by (account, name), access keys."""
@@ -98,16 +122,29 @@ class _Index:
     access_keys: dict[str, int]
     groups: dict[tuple[str, str], Principal]
     caps: Caps = field(default_factory=Caps)
+    #: exports that define an already-defined policy ARN differently (the first definition is used)
+    conflicts: list[InputError] = field(default_factory=list)
 
     @classmethod
     def of(cls, parsed: Sequence[ParsedFile]) -> _Index:
-        """The first export of a policy wins; a principal's full entry wins over a bare ``get-role`` one."""
+        """The first export of a policy wins (an AWS managed policy of :data:`BUILTIN_POLICIES` is its published
+        definition); a principal's full entry wins over a bare ``get-role`` one.
+
+        A policy ARN is defined in one place: an export that defines it differently (e.g. a file redefining
+        ``arn:aws:iam::aws:policy/AdministratorAccess`` with ``Resource: null``, which would strip admin reach
+        from every account) is a problem in :attr:`conflicts`, never a silent override (issue 18).
+        """
         policies: dict[str, ManagedPolicy] = {}
         principals: dict[str, Principal] = {}
         keys: dict[str, int] = {}
+        conflicts: list[InputError] = []
         for pf in parsed:
             for pol in pf.policies:
-                policies.setdefault(pol.arn, pol)
+                conflict = _redefinition(policies.get(pol.arn), pol)
+                if conflict is not None:
+                    conflicts.append(conflict)
+                else:
+                    policies.setdefault(pol.arn, pol)
             for pr in pf.principals:
                 prev = principals.get(pr.arn)
                 if prev is None or (prev.kind == "role" and not prev.inline and not prev.managed):
@@ -115,7 +152,7 @@ class _Index:
             keys.update(pf.access_keys)
         groups = {(p.account, p.name): p for p in principals.values() if p.kind == "group"}
         caps = Caps.of([pf.organization for pf in parsed if pf.organization is not None])
-        return cls(policies, principals, keys, groups, caps)
+        return cls(policies, principals, keys, groups, caps, conflicts)
 
     @property
     def roles_with_trust(self) -> list[Principal]:
@@ -148,6 +185,20 @@ def _policy_nodes(b: _Build) -> None:
                                  versions=pol.versions, document=pol.document, evidence=[_ev(pol.file, pol.place)]))
 
 
+def _sessions_revoked_before(p: Principal) -> str | None:
+    """The latest ``aws:TokenIssueTime`` of an inline Deny-all ``DateLessThan`` (the console's "Revoke active
+    sessions", https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html), or None."""
+    found: list[str] = []
+    for _, sts, _ in p.inline:
+        for st in sts:
+            if st.effect.lower() != "deny" or "*" not in st.actions or "*" not in st.resources:
+                continue
+            for op, keys in st.conditions.items():
+                if op.lower() == "datelessthan":
+                    found += [v for k, vals in keys.items() if k.lower() == "aws:tokenissuetime" for v in vals]
+    return max(found) if found else None
+
+
 def _principal_node(p: Principal, access_keys: dict[str, int]) -> Node:
     pev = [_ev(p.file, p.place)]
     if p.kind == "role":
@@ -155,6 +206,7 @@ def _principal_node(p: Principal, access_keys: dict[str, int]) -> Node:
         return CloudRole(id=principal_id(p), name=p.name, provider="aws", identifier=p.arn, account=p.account,
                          trust="known", trust_policy=p.trust_document, permissions_boundary=p.boundary,
                          instance_profiles=p.instance_profiles, broad_trust=any(i.broad for i in issues),
+                         max_session_seconds=p.max_session, sessions_revoked_before=_sessions_revoked_before(p),
                          evidence=pev)
     if p.kind == "user":
         return CloudUser(id=principal_id(p), name=p.name, arn=p.arn, account=p.account, groups=p.groups,

@@ -37,6 +37,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
+from graphkit import limits
 from graphkit.errors import InputError
 from graphkit.ingestor import Collected, FileIngestor, IngestResult, InputFile, InputOption
 
@@ -69,8 +70,16 @@ class GitHubActionsIngestor(FileIngestor["WorkflowFile | ActionFile"]):
     def collect(self, paths: Sequence[Path | str]) -> Collected:
         """Every workflow and action file of every checkout; ``context`` = ``(repository, "workflow"|"action")``."""
         checkouts, problems = find_checkouts(paths)
-        files = [InputFile(path=co.root / rel, name=rel, root=co.root, context=(co.repository, kind))
-                 for co in checkouts for rel, kind in checkout_files(co)]
+        files: list[InputFile] = []
+        cap = limits.current().max_files_per_checkout
+        for co in checkouts:
+            found = checkout_files(co)
+            if len(found) > cap:  # refused before any is read
+                problems.append(InputError(str(co.root), "", limits.too_many(
+                    "max_files_per_checkout", cap, f"{len(found)} workflow and action files")))
+                continue
+            files += [InputFile(path=co.root / rel, name=rel, root=co.root, context=(co.repository, kind))
+                      for rel, kind in found]
         return Collected(files=files, problems=problems)
 
     def parse(self, text: str, file: InputFile) -> WorkflowFile | ActionFile:

@@ -36,7 +36,7 @@ class Src:
             detail = " ".join(redact_text(str(detail)).split())
             detail = detail if len(detail) <= DETAIL_MAX else detail[:DETAIL_MAX - 1] + "…"
         return Evidence(file=self.file, repository=self.repository, yaml_path=path or None,
-                        line=line_of(dict(self.lines), path), detail=detail or None)
+                        line=line_of(self.lines, path), detail=detail or None)
 
 
 def literal_credentials(text: str, file: str, repository: str,

@@ -37,11 +37,12 @@ import posixpath
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from graphkit import limits
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
-from graphkit.model import (Confidence, DeploymentTarget, EdgeKind, Evidence, GitHubToken, Job, OIDCIdentity, Organization,
-                            Repository, Workflow, ids, repo_key, secret_key)
+from graphkit.model import (Confidence, DeploymentTarget, EdgeKind, Evidence, GitHubToken, Job, OIDCIdentity,
+                            Organization, Repository, Workflow, ids, repo_key, secret_key)
 from graphkit.oidc import default_subjects
 
 from .evidence import Src
@@ -120,6 +121,10 @@ class _Builder:
         #: why GitHub refuses the run being instantiated (a call it cannot make): its jobs are dropped
         self.refused: list[InputError] = []
         self.max_levels = max_levels
+        lim = limits.current()
+        self.max_composite = lim.max_call_depth
+        #: jobs and steps left to instantiate through calls (``max_call_fanout``): fan-out is exponential in depth
+        self.budget, self.over_budget = lim.max_call_fanout, False
         self.workflows = {(repo_key(f.repository), f.file): f for f in files if isinstance(f, WorkflowFile)}
         self.actions = {(repo_key(f.repository), f.directory): f for f in files if isinstance(f, ActionFile)}
 
@@ -345,6 +350,8 @@ class _Builder:
                                             "levels; deeper calls not instantiated"))
             return unresolved, all_ev
         self._missing(callee, jd, src)
+        if not self._spend(len(callee.jobs), src, f"{path}.uses"):
+            return unresolved, all_ev
         smap = call.secrets if jd.secrets == "inherit" else call.secrets.explicit(jd.secrets or {}, src,
                                                                                    f"{path}.secrets")
         sub = _Call(top=call.top, chain=call.chain + (key,), caller_id=jid,
@@ -422,8 +429,22 @@ class _Builder:
             if sv.action == "actions/checkout":
                 self._record_checkout(sv)
             composite = self._find_action(step.uses or "", state)
-            if composite is not None and composite.steps and depth < MAX_COMPOSITE_DEPTH and composite.file not in seen:
+            if composite is not None and composite.steps and depth < self.max_composite and composite.file not in seen \
+                    and self._spend(len(composite.steps), src, f"{step.path}.uses"):
                 self._composite(sv, composite, ctx, depth, seen)
+
+    def _spend(self, n: int, src: Src, place: str) -> bool:
+        """Take ``n`` jobs or steps from the expansion budget; past it, one problem and no more instantiation."""
+        self.budget -= n
+        if self.budget >= 0:
+            return True
+        if not self.over_budget:
+            self.over_budget = True
+            lim = limits.current().max_call_fanout
+            self.problems.append(InputError(src.file, place, limits.too_many(
+                "max_call_fanout", lim, f"more than {lim} jobs and steps instantiated through reusable workflows "
+                "and composite actions") + "; further calls not instantiated"))
+        return False
 
     def _apply_rules(self, sv: StepView) -> None:
         """The step rules of one step, all or nothing: an id that cannot be built drops the step's additions."""
@@ -464,7 +485,7 @@ class _Builder:
 
 
 def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterable[str] = (),
-             max_levels: int = MAX_WORKFLOW_LEVELS) -> IngestResult:
+             max_levels: int | None = None) -> IngestResult:
     """Turn parsed files of one or more checkouts into nodes and edges (pure).
 
     Reusable workflows and actions are resolved among ``files`` only; a called
@@ -479,8 +500,11 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
     repositories
         repository names to create even without files (``owner/name``).
     max_levels
-        workflow levels instantiated (top-level caller included), see
-        :data:`MAX_WORKFLOW_LEVELS`.
+        workflow levels instantiated (top-level caller included); default: the
+        ``max_call_depth`` limit (:mod:`graphkit.limits`, default
+        :data:`MAX_WORKFLOW_LEVELS`), which also bounds nested composite
+        actions; ``max_call_fanout`` bounds the jobs and steps instantiated
+        through calls.
 
     Returns
     -------
@@ -491,7 +515,7 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
         depth overflow, and runs GitHub refuses (their jobs are left out).
         ``items`` is 0.
     """
-    b = _Builder(files, max_levels)
+    b = _Builder(files, limits.current().max_call_depth if max_levels is None else max_levels)
     for name in repositories:
         try:
             b.repository(name, Evidence(file=".", repository=name, detail="checkout"))

@@ -12,6 +12,7 @@ import json
 import math
 from typing import Any
 
+from graphkit import limits
 from graphkit.model import Confidence, Evidence, RunsOnCandidate
 
 from .expressions import EvalContext, Val, resolve  # noqa: F401 (Val: doctest)
@@ -19,8 +20,9 @@ from .models import jsonable, scalar_text
 
 __all__ = ["MAX_COMBINATIONS", "LabelSet", "bind_inputs", "expand_matrix", "runs_on_candidates"]
 
-#: Matrix combinations beyond this are treated as not statically resolvable.
-MAX_COMBINATIONS = 4096
+#: Matrix combinations beyond this are treated as not statically resolvable (the default of the
+#: ``max_matrix_combinations`` limit, :mod:`graphkit.limits`, which is the one in force).
+MAX_COMBINATIONS = limits.Limits().max_matrix_combinations
 #: Candidates kept for one ``runs-on`` list whose items have several values each.
 _MAX_LABEL_SETS = 64
 
@@ -81,7 +83,8 @@ def expand_matrix(raw: Any) -> list[dict[str, Any]] | None:
     list of dict or None
         the combinations (``[{}]`` without a matrix), or ``None`` when the
         matrix (or one of its lists) is an expression, or too large
-        (:data:`MAX_COMBINATIONS`).
+        (the ``max_matrix_combinations`` limit of :mod:`graphkit.limits`, with
+        ``include`` and ``exclude`` entries counted).
 
     Examples
     --------
@@ -97,7 +100,8 @@ def expand_matrix(raw: Any) -> list[dict[str, Any]] | None:
     if axes is None:
         return None
     keys, lists = axes
-    if math.prod(len(lst) for lst in lists) > MAX_COMBINATIONS:
+    cap = limits.current().max_matrix_combinations  # checked before expanding: include and exclude count too
+    if math.prod(len(lst) for lst in lists) > cap or len(include) > cap or len(exclude) > cap:
         return None
     combos = [dict(zip(keys, c)) for c in itertools.product(*lists)] if keys else []
     combos = [c for c in combos if not any(_matches(c, ex) for ex in exclude if isinstance(ex, dict))]

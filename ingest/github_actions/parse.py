@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from graphkit import limits
 from graphkit.errors import InputError
 from ingest._yaml import join_path, load_yaml, type_name
 
@@ -102,6 +103,11 @@ def _steps(raw: Any, file: str, path: str, problems: list[InputError]) -> list[S
         return []
     if not isinstance(raw, list):
         problems.append(InputError(file, path, f"steps must be a sequence, got {type_name(raw)}; steps skipped"))
+        return []
+    cap = limits.current().max_steps_per_job
+    if len(raw) > cap:
+        problems.append(InputError(file, path, limits.too_many("max_steps_per_job", cap, f"{len(raw)} steps")
+                                   + "; steps skipped"))
         return []
     out = []
     for i, s in enumerate(raw):
@@ -246,6 +252,9 @@ def _workflow(data: Any, lines: dict[str, int], file: str, repository: str) -> W
     on = _trigger_value(doc, lines, file)
     triggers = _triggers(on, file)
     jobs = _mapping(doc.get("jobs"), file, "jobs", optional=False)
+    cap = limits.current().max_jobs_per_file  # checked before any job is read
+    if len(jobs) > cap:
+        raise InputError(file, "jobs", limits.too_many("max_jobs_per_file", cap, f"{len(jobs)} jobs"))
     perms = doc.get("permissions")
     events, problems = parse_triggers(on, Src(file, repository, lines))  # typed events (sem-route)
     job_defs: dict[str, JobDef] = {}

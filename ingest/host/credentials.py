@@ -12,15 +12,15 @@ that would echo a line, like :mod:`configparser`, are wrapped).
 from __future__ import annotations
 
 import configparser
-import json
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-import yaml
 
+from graphkit.errors import InputError
 from graphkit.model import ids
 from graphkit.redact import strip_url_credentials
+from ingest._yaml import load_json, load_yaml
 
 __all__ = ["CredentialFacts", "assumes_roles", "aws_config_facts", "is_private_key", "parse_aws_config",
            "parse_aws_credentials", "parse_docker_config", "parse_gh_hosts", "parse_git_credentials",
@@ -184,9 +184,9 @@ def parse_docker_config(text: str) -> CredentialFacts:
         not a JSON object.
     """
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
-        raise ValueError("not valid JSON") from None
+        doc = load_json(text, file="")
+    except InputError as exc:  # invalid, or nested past max_depth (the reason names no content)
+        raise ValueError(exc.reason) from None
     if not isinstance(doc, dict):
         raise ValueError("expected a JSON object")
     facts = CredentialFacts("docker")
@@ -224,10 +224,9 @@ def parse_kube_config(text: str) -> CredentialFacts:
         not YAML or not a mapping (the message names no content).
     """
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ValueError("not valid YAML" + (f" (line {mark.line + 1})" if mark else "")) from None
+        doc, _ = load_yaml(text, file="")  # the one bounded loader: aliases, depth and duplicate keys checked
+    except InputError as exc:
+        raise ValueError("not valid YAML" + (f" ({exc.place})" if exc.place else "") + f": {exc.reason}") from None
     if not isinstance(doc, dict):
         raise ValueError("expected a mapping")
     facts = CredentialFacts("kube")
@@ -317,10 +316,9 @@ def parse_gh_hosts(text: str) -> CredentialFacts:
         not YAML or not a mapping.
     """
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ValueError("not valid YAML" + (f" (line {mark.line + 1})" if mark else "")) from None
+        doc, _ = load_yaml(text, file="")  # the one bounded loader: aliases, depth and duplicate keys checked
+    except InputError as exc:
+        raise ValueError("not valid YAML" + (f" ({exc.place})" if exc.place else "") + f": {exc.reason}") from None
     if doc is None:
         return CredentialFacts("gh")
     if not isinstance(doc, dict):

@@ -18,7 +18,6 @@ file and a place, never the content.
 
 from __future__ import annotations
 
-import json
 import plistlib
 import re
 import tomllib
@@ -28,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from graphkit.errors import InputError
+from ingest._yaml import load_json
 from ingest.host.fingerprint import FINGERPRINT_KEY, fingerprint
 
 __all__ = ["GitLabRunner", "RunnerFile", "ServiceUnit", "parse_gitlab_config", "parse_launchd_plist",
@@ -83,10 +83,7 @@ def parse_runner_file(text: str, file: str) -> RunnerFile:
     >>> (r.agent_id, r.agent_name, r.pool_name, r.github_url, r.ephemeral)
     (7, 'b1', 'Default', 'https://github.com/acme', False)
     """
-    try:
-        data = json.loads(text.lstrip("\ufeff"))
-    except json.JSONDecodeError as exc:
-        raise InputError(file, f"line {exc.lineno}", "not valid JSON") from None
+    data = load_json(text.lstrip("\ufeff"), file=file)  # InputError: invalid, or nested past max_depth
     if not isinstance(data, dict):
         raise InputError(file, "", "expected a JSON object")
     low = {str(k).lower(): v for k, v in data.items()}

@@ -17,6 +17,7 @@ from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from graphkit import limits
 from graphkit.errors import InputError
 from graphkit.model import Evidence
 from ingest._yaml import line_of, load_yaml, type_name
@@ -39,6 +40,13 @@ class ParsedInventory(BaseModel):
     lines: dict[str, int] = Field(default_factory=dict)
     #: entries left out of ``inventory`` (one per error: file, place, reason ending with the line)
     problems: list[InputError] = Field(default_factory=list)
+    #: top-level list -> index in the file of each kept entry (entries after a skipped one keep their own path)
+    indexes: dict[str, list[int]] = Field(default_factory=dict)
+
+    def place_of(self, section: str, i: int) -> str:
+        """YAML path of the ``i``-th kept entry of ``section`` as written in the file (``runners[3]``)."""
+        kept = self.indexes.get(section)
+        return f"{section}[{kept[i] if kept is not None and i < len(kept) else i}]"
 
 
 # --------------------------------------------------------------------------- validation messages
@@ -140,11 +148,14 @@ def _list_item_type(tp: Any) -> Any | None:
     return next((get_args(a)[0] for a in (tp, *get_args(tp)) if get_origin(a) is list), None)
 
 
-def _entries(key: str, value: list[Any], item_tp: Any, file: str) -> tuple[list[Any], list[_Found]]:
-    """The entries of a top-level list that validate (and pass :data:`_ENTRY_CHECKS`), and the others' problems."""
+def _entries(key: str, value: list[Any], item_tp: Any, file: str,
+             indexes: dict[str, list[int]]) -> tuple[list[Any], list[_Found]]:
+    """The entries of a top-level list that validate (and pass :data:`_ENTRY_CHECKS`), and the others' problems;
+    ``indexes[key]`` gets the file index of each kept entry."""
     adapter = TypeAdapter(item_tp)
     check = _ENTRY_CHECKS.get(key)
     kept, found = [], []
+    at = indexes.setdefault(key, [])
     for i, item in enumerate(value):
         try:
             entry = adapter.validate_python(item)
@@ -156,13 +167,14 @@ def _entries(key: str, value: list[Any], item_tp: Any, file: str) -> tuple[list[
             found += extra
             continue
         kept.append(entry)
+        at.append(i)
     return kept, found
 
 
 _SKIP = object()
 
 
-def _section(key: str, value: Any, file: str) -> tuple[Any, list[_Found]]:
+def _section(key: str, value: Any, file: str, indexes: dict[str, list[int]]) -> tuple[Any, list[_Found]]:
     """One top-level key: its validated value (``_SKIP`` when left out) and its problems."""
     fields = {(f.alias or n): f for n, f in RunnerInventory.model_fields.items()}
     if key not in fields:
@@ -176,7 +188,10 @@ def _section(key: str, value: Any, file: str) -> tuple[Any, list[_Found]]:
             return _SKIP, _validation_problems(exc, tp, (key,))
     if not isinstance(value, list):
         return _SKIP, [(key, f"expected a list, got {type_name(value)}")]
-    return _entries(key, value, item_tp, file)
+    cap = limits.current().max_inventory_entries  # before validating any entry
+    if len(value) > cap:
+        return _SKIP, [(key, limits.too_many("max_inventory_entries", cap, f"{len(value)} entries"))]
+    return _entries(key, value, item_tp, file, indexes)
 
 
 def _problem(file: str, lines: dict[str, int], place: str, reason: str) -> InputError:
@@ -219,11 +234,12 @@ def parse(text: str, file: str) -> ParsedInventory:
     data, lines = _document(text, file)
     found: list[_Found] = []
     kept: dict[str, Any] = {"schema": SCHEMA_ID}
+    indexes: dict[str, list[int]] = {}
     for raw_key, value in data.items():
         key = str(raw_key)
         if key == "schema":
             continue
-        validated, problems = _section(key, value, file)
+        validated, problems = _section(key, value, file, indexes)
         found += problems
         if validated is not _SKIP:
             kept[key] = validated
@@ -232,5 +248,5 @@ def parse(text: str, file: str) -> ParsedInventory:
     except ValidationError as exc:  # not expected (every part was validated above): reject the file
         place, reason = _validation_problems(exc, RunnerInventory, ())[0]
         raise _problem(file, lines, place, reason) from None
-    return ParsedInventory(file=file, inventory=inv, lines=lines,
+    return ParsedInventory(file=file, inventory=inv, lines=lines, indexes=indexes,
                            problems=[_problem(file, lines, place, reason) for place, reason in found])

@@ -56,6 +56,10 @@ class _FileGraph:
     owners: set[str] = field(default_factory=set)
     #: (runner id, credential id, evidence) from ``readable_by``, linked once every runner exists
     readable: list[tuple[str, str, Evidence]] = field(default_factory=list)
+    #: (runner id, credential id, evidence): a registration's own credential, linked when the runner is in the file
+    registrations: list[tuple[str, str, Evidence]] = field(default_factory=list)
+    #: when given, places that cannot be linked are appended here instead of raised (one entry never costs the file)
+    problems: list[InputError] | None = None
 
     def ev(self, path: str, detail: str | None = None) -> Evidence:
         """Evidence for a YAML path of this file (with its line when the path is written in the file)."""
@@ -195,7 +199,11 @@ def _environment(fg: _FileGraph, full_name: str, env: Environment, ep: str) -> N
 def _host(fg: _FileGraph, host: HostEntry, p: str) -> None:
     hid, hn = _hostname(host.name)
     # only known facts: a host scan (os known, ephemeral not) must not erase an inventory's ephemeral flag
-    known = {k: v for k, v in (("os", host.os), ("ephemeral", host.ephemeral)) if v is not None}
+    strays = None if host.scan is None or host.scan.processes is None else [
+        f"{p.command} in {p.cwd or 'an unknown folder'} (pid {p.pid}, user {p.user or p.uid})"
+        for p in host.scan.processes if p.registration is None]
+    known = {k: v for k, v in (("os", host.os), ("ephemeral", host.ephemeral),
+                               ("unknown_runner_processes", strays)) if v is not None}
     fg.graph.node(Host(id=hid, name=host.name, evidence=[fg.ev(p)], **known))
     for j, cred in enumerate(host.credentials or []):
         _credential(fg, host.name, hid, hn, cred, f"{p}.credentials[{j}]")
@@ -218,17 +226,36 @@ def _credential(fg: _FileGraph, host_name: str, hid: str, hn: str, cred: HostCre
                                    fingerprint=cred.fingerprint, lifetime=cred.lifetime,
                                    grants=[t.id for _, t, _ in grants] + list(cred.access or []),
                                    readable_by=readers, url_credential_fingerprint=cred.url_credential_fingerprint,
+                                   scopes=cred.scopes, github_owner=cred.github_owner,
                                    evidence=[fg.ev(cp)]))
     fg.graph.edge(EdgeKind.STORES_CREDENTIAL, hid, cid, fg.ev(cp))
     for reader in readers or []:  # the runner's user can read it (edge added once the runner exists)
         fg.readable.append((reader, cid, fg.ev(f"{cp}.readable_by")))
+    owner = _registration_of(cred)
+    if owner is not None:  # a registration's own credential: removing the registration revokes it
+        fg.registrations.append((owner, cid, fg.ev(f"{cp}.access")))
     for kind, target, gev in grants:
         fg.graph.edge(kind, cid, fg.graph.node(target), gev, lifetime=cred.lifetime)
 
 
+def _registration_of(cred: HostCredential) -> str | None:
+    """The runner id of a credential that lives until its runner is removed and names exactly one registration
+    (``access: [registration:scope/name]``, as ``graphkit collect host`` writes it); None otherwise."""
+    if cred.lifetime is not Lifetime.UNTIL_RUNNER_REMOVED:
+        return None
+    regs = [a.removeprefix("registration:") for a in cred.access or [] if a.startswith("registration:")]
+    try:
+        return runner_id(regs[0]) if len(regs) == 1 else None
+    except ids.IdError:
+        return None
+
+
 def _cache(fg: _FileGraph, host_name: str, hid: str, hn: str, cache: HostCache, kp: str) -> None:
+    runners = {k: sorted(runner_id(r) for r in v) for k, v in (("read_by", cache.read_by),
+                                                                 ("written_by", cache.written_by)) if v is not None}
     kid = fg.graph.node(Cache(id=ids.cache_host(hn, cache.path), name=f"{cache.kind or 'cache'} {cache.path} on "
-                              f"{host_name}", cache_type="host", scope=hn, path=cache.path, evidence=[fg.ev(kp)]))
+                              f"{host_name}", cache_type="host", scope=hn, path=cache.path, evidence=[fg.ev(kp)],
+                              **runners))
     fg.graph.edge(EdgeKind.SHARES_CACHE, hid, kid, fg.ev(kp))
 
 
@@ -300,7 +327,8 @@ def _runs_on(fg: _FileGraph, rid: str, host_name: str, ev: Evidence) -> None:
 
 
 def _link_readers(fg: _FileGraph) -> None:
-    """``runner -> credential`` for each ``readable_by`` entry.
+    """``runner -> credential`` for each ``readable_by`` entry, and ``registration_credential`` from a runner of the
+    file to its own credential.
 
     Raises
     ------
@@ -310,9 +338,19 @@ def _link_readers(fg: _FileGraph) -> None:
     for reader, cid, rev in fg.readable:
         if reader not in fg.graph:
             parts = ids.parse(reader).parts
-            raise InputError(fg.file, rev.yaml_path or "", f"{parts['scope']}/{parts['name']} is not a runner "
-                             "of this file")
+            exc = InputError(fg.file, rev.yaml_path or "", f"{parts['scope']}/{parts['name']} is not a runner "
+                             "of this file" + ("" if fg.problems is None else " (or its entry was skipped); "
+                                               "link skipped"))
+            if fg.problems is None:
+                raise exc
+            fg.problems.append(exc)
+            continue
         fg.graph.edge(EdgeKind.STORES_CREDENTIAL, reader, cid, rev)
+    for owner, cid, rev in fg.registrations:
+        runner = fg.graph.nodes.get(owner)
+        if isinstance(runner, Runner):  # an ephemeral registration is single-use: its credential lasts one job
+            fg.graph.edge(EdgeKind.REGISTRATION_CREDENTIAL, owner, cid, rev,
+                          lifetime=Lifetime.PER_JOB if runner.ephemeral else None)
 
 
 # --------------------------------------------------------------------------- one file, every file
@@ -332,7 +370,8 @@ def _facts(fg: _FileGraph, inv: RunnerInventory) -> InventoryFacts:
                           files=[fg.file])
 
 
-def file_graph(parsed: ParsedInventory) -> tuple[GraphBuilder, InventoryFacts]:
+def file_graph(parsed: ParsedInventory,
+               problems: list[InputError] | None = None) -> tuple[GraphBuilder, InventoryFacts]:
     """Nodes, edges and resolver facts of one validated inventory (pure).
 
     Returns
@@ -348,18 +387,24 @@ def file_graph(parsed: ParsedInventory) -> tuple[GraphBuilder, InventoryFacts]:
         credential grant whose target id is malformed or of a kind that cannot
         receive that access (:func:`~ingest.runner_inventory.parse.parse`
         leaves those hosts out, so only a hand-built model has one); names
-        file and place.
+        file and place.  With ``problems`` given, a ``readable_by`` entry
+        that names no runner of the file is appended there and only that link
+        is skipped.
+
+    Evidence paths are those of the file: an entry after one that parsing
+    left out keeps its own index (:attr:`ParsedInventory.indexes`).
     """
     inv = parsed.inventory
-    fg = _FileGraph(parsed.file, parsed.lines)
+    fg = _FileGraph(parsed.file, parsed.lines, problems=problems)
+    at = parsed.place_of
     for i, org in enumerate(inv.organizations or []):
-        _organization(fg, org, f"organizations[{i}]")
+        _organization(fg, org, at("organizations", i))
     for i, repo in enumerate(inv.repositories or []):
-        _repository(fg, repo, f"repositories[{i}]")
+        _repository(fg, repo, at("repositories", i))
     for i, host in enumerate(inv.hosts or []):
-        _host(fg, host, f"hosts[{i}]")
+        _host(fg, host, at("hosts", i))
     for i, r in enumerate(inv.runners or []):
-        _runner(fg, r, f"runners[{i}]")
+        _runner(fg, r, at("runners", i))
     _link_readers(fg)
     return fg.graph, _facts(fg, inv)
 
@@ -396,7 +441,7 @@ def to_graph(parsed: Sequence[ParsedInventory]) -> IngestResult:
     facts = []
     for p in parsed:
         try:
-            graph, file_facts = file_graph(p)
+            graph, file_facts = file_graph(p, result.problems)
         except InputError as exc:
             result.problems.append(exc)
             continue
