@@ -384,3 +384,41 @@ def test_cli_runbook_and_time_options(tmp_path):
     assert res.exit_code == 0 and "**expired**" in res.stdout and "DRY_RUN" in res.stdout
     bad = CliRunner().invoke(app, [*args[:5], "not-a-time"])
     assert bad.exit_code == 2
+
+
+def test_every_revocation_action_has_runbook_actions():
+    """A plan step of any action renders (the fork-PR runbook crashed on restrict_untrusted_trigger)."""
+    from graphkit.report.runbook import HANDLED_ACTIONS
+    assert set(RevocationAction) == set(HANDLED_ACTIONS)
+
+
+def test_fork_pr_runbook_closes_the_entry_with_the_approval_policy(acme):
+    """GitHub REST: PUT /orgs/{org}/actions/permissions/fork-pr-contributor-approval
+    (https://docs.github.com/en/rest/actions/permissions#set-fork-pr-contributor-approval-permissions-for-an-organization)."""
+    text = runbook_text(acme, "untrusted:fork-pr:acme", clock=Clock(now=NOW))
+    assert "restrict_untrusted_trigger" in text
+    assert ("run gh api -X PUT /orgs/acme/actions/permissions/fork-pr-contributor-approval "
+            "-f approval_policy=all_external_contributors") in text
+
+
+def test_org_member_reaches_at_least_what_a_fork_pr_reaches(acme):
+    """A job entered through can_trigger runs the attacker's code like a source job (EdgeSpec.runs_code), so
+    persists_on is followed from it; a writer can open any pull request an outsider can (untrusted rule 5)."""
+    fork = set(blast_radius(acme, "untrusted:fork-pr:acme").ids)
+    member = set(blast_radius(acme, "untrusted:org-member:acme").ids)
+    assert {"host:build-01", "runner:acme/build-01-a", "credential:build-01:/etc/runner-autoscaler/env"} <= fork
+    assert fork <= member
+
+
+def test_a_triggered_job_persists_like_a_source_job():
+    """pull_request_target job that builds the PR head on a persistent runner: the untrusted code persists
+    (https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions#hardening-for-self-hosted-runners)."""
+    from graphkit.model import UntrustedActor
+    g, j = _two_runner_graph()
+    u = UntrustedActor(id=ids.untrusted("fork-pr", "acme"), name="fork-pr (acme)", actor="fork-pr", owner="acme",
+                       evidence=[EV])
+    g.add_node(u)
+    g.add_edge(Edge(kind=EdgeKind.CAN_TRIGGER, source=u.id, target=j.id, evidence=[EV]))
+    reached = blast_radius(g, u.id)
+    assert {"host:h1", "host:h2", "runner:acme/r1", "runner:acme/r2"} <= reached.ids
+    assert [h.kind for h in reached["host:h2"].path] == [EdgeKind.CAN_TRIGGER, EdgeKind.PERSISTS_ON]

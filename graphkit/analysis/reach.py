@@ -53,6 +53,8 @@ _INF = math.inf
 _CERTAIN = Confidence.CERTAIN
 #: kinds followed only from a source (``EdgeSpec.source_only``: a job's code, not one run of it)
 _SOURCE_ONLY = frozenset(k.value for k, spec in EDGE_SPECS.items() if spec.source_only)
+#: kinds whose target runs the attacker's code (``EdgeSpec.runs_code``): it follows source-only kinds too
+_RUNS_CODE = frozenset(k for k, spec in EDGE_SPECS.items() if spec.runs_code)
 
 
 @contextlib.contextmanager
@@ -170,7 +172,8 @@ def collect(graph: Graph, srcs: tuple[str, ...]) -> Subgraph:
     """One BFS over traversable edges from ``srcs``: O(V + E) of the reached subgraph.
 
     Edges of a ``source_only`` kind (:class:`~graphkit.model.EdgeSpec`: ``persists_on``) are followed from the
-    sources alone: the attacker controls a source job's code, but only the runs of a job a runner receives.
+    sources and from nodes entered through a ``runs_code`` edge (``can_trigger``: an untrusted pull request's
+    code runs as the job): the attacker controls those jobs' code, but only the runs of a job a runner receives.
 
     Parameters
     ----------
@@ -188,35 +191,47 @@ def collect(graph: Graph, srcs: tuple[str, ...]) -> Subgraph:
     index = {s: i for i, s in enumerate(srcs)}
     ids = list(srcs)
     adj: list[list[Pair]] = []
-    make, seconds = tuple.__new__, SECONDS  # tuple.__new__(Pair, ...): a Pair without a Python-level call
-    n_src = len(srcs)
-    for pos, u in enumerate(ids):  # ids grows while it is walked: BFS order
-        nbrs = succ[u]
-        row: list[Pair] = []
-        is_src = pos < n_src
-        for v in (sorted(nbrs) if len(nbrs) > 1 else nbrs):
-            keyed = nbrs[v]
-            if len(keyed) == 1:
-                (d,) = keyed.values()
-                if not d["traversable"] or (not is_src and d["kind"] in _SOURCE_ONLY):
-                    continue
-                best = longest = d["edge"]
-                edges = (best,)
-            else:
-                edges = tuple([d["edge"] for d in keyed.values()
-                               if d["traversable"] and (is_src or d["kind"] not in _SOURCE_ONLY)])
-                if not edges:
-                    continue
-                best, longest = min(edges, key=_path_rank), min(edges, key=_life_rank)
-            j = index.get(v)
-            if j is None:
-                j = index[v] = len(ids)
-                ids.append(v)
-            row.append(make(Pair, (j, best, best.confidence is _CERTAIN, seconds[longest.lifetime],
-                                   longest.lifetime, edges)))
-        adj.append(row)
+    code = bytearray(b"\x01" * len(srcs))  # code[i]: node i runs the attacker's code (a source, a can_trigger)
+    redo: list[int] = []
+    while len(adj) < len(ids) or redo:  # ids grows while it is walked: BFS order
+        if redo:  # entered again through a code edge: its row now follows source-only kinds too
+            u = redo.pop()
+            adj[u] = _row(succ[ids[u]], True, index, ids, code, redo, len(adj))
+        else:
+            adj.append(_row(succ[ids[len(adj)]], bool(code[len(adj)]), index, ids, code, redo, len(adj) + 1))
     attrs = graph.nx._node
     return Subgraph(ids, [attrs[v]["node"] for v in ids], len(srcs), index, adj)
+
+
+def _row(nbrs: dict, is_code: bool, index: dict[str, int], ids: list[str], code: bytearray,
+         redo: list[int], built: int) -> list[Pair]:
+    """The folded pairs leaving one node (neighbours by id), adding new targets to ``ids``/``index``.
+
+    ``is_code``: the node runs the attacker's code (a source, or entered through a ``runs_code`` edge), so
+    ``source_only`` kinds are followed from it.  A target entered through a ``runs_code`` edge is marked in
+    ``code``; if its row was already built without that (index below ``built``), it goes to ``redo``.
+    """
+    make, seconds = tuple.__new__, SECONDS  # tuple.__new__(Pair, ...): a Pair without a Python-level call
+    row: list[Pair] = []
+    for v in (sorted(nbrs) if len(nbrs) > 1 else nbrs):
+        edges = tuple([d["edge"] for d in nbrs[v].values()
+                       if d["traversable"] and (is_code or d["kind"] not in _SOURCE_ONLY)])
+        if not edges:
+            continue
+        best, longest = (edges[0], edges[0]) if len(edges) == 1 else \
+            (min(edges, key=_path_rank), min(edges, key=_life_rank))
+        j = index.get(v)
+        if j is None:
+            j = index[v] = len(ids)
+            ids.append(v)
+            code.append(0)
+        if not code[j] and any(e.kind in _RUNS_CODE for e in edges):
+            code[j] = 1
+            if j < built:
+                redo.append(j)
+        row.append(make(Pair, (j, best, best.confidence is _CERTAIN, seconds[longest.lifetime],
+                               longest.lifetime, edges)))
+    return row
 
 
 class BfsTree(NamedTuple):

@@ -39,17 +39,22 @@ class EdgeSpec(BaseModel):
     #: code: a malicious commit or dependency), not of one run of it (a compromised runner controls the runs
     #: it receives, not the job's runs elsewhere)
     source_only: bool = False
+    #: entering the target through this edge runs the attacker's code in it (``can_trigger``: an untrusted pull
+    #: request's code runs as the job, exactly like a malicious commit): the target follows ``source_only``
+    #: edges as a source does
+    runs_code: bool = False
 
 
 def _spec(kind: EdgeKind, traversable: bool, sources: set[NodeKind], targets: set[NodeKind], description: str,
           lifetime: Lifetime = Lifetime.NOT_APPLICABLE, revoked_by: RevocationAction | None = None,
           revoke_subject: Literal["source", "target"] = "target",
           wiped_with_source: set[NodeKind] = frozenset(),  # type: ignore[assignment]
-          source_only: bool = False) -> EdgeSpec:
+          source_only: bool = False, runs_code: bool = False) -> EdgeSpec:
     return EdgeSpec(kind=kind, rel_type=kind.value.upper(), traversable=traversable, sources=frozenset(sources),
                     targets=frozenset(targets), lifetime=lifetime, revoked_by=revoked_by,
                     revoke_subject=revoke_subject, description=description,
-                    wiped_with_source=frozenset(wiped_with_source), source_only=source_only)
+                    wiped_with_source=frozenset(wiped_with_source), source_only=source_only,
+                    runs_code=runs_code)
 
 
 K = NodeKind
@@ -134,7 +139,7 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
               Lifetime.UNTIL_REVOKED, R.RESTRICT_RUNNER_GROUP, "source"),
         _spec(EdgeKind.CAN_TRIGGER, True, {K.UNTRUSTED}, {K.JOB, K.RUNNER},
               "Untrusted actor can make the job run their code (or run it on the runner, from a fork)",
-              Lifetime.PER_JOB, R.RESTRICT_UNTRUSTED_TRIGGER, "source"),
+              Lifetime.PER_JOB, R.RESTRICT_UNTRUSTED_TRIGGER, "source", runs_code=True),
     ]
 }
 del K, R

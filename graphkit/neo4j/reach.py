@@ -117,27 +117,39 @@ def reached_subgraph(driver: "neo4j.Driver", sources: str | Iterable[str], *, da
             g.update(nodes=_fetch_nodes(session, kind, ids))
         seen = set(items)
         rd = read_statements()
-        walk = rd.walk_sources  # source-only kinds (persists_on) are followed from the sources alone
+        # source-only kinds (persists_on) are followed from the sources and from nodes entered through a
+        # runs_code edge (can_trigger: the untrusted code runs as the job), as graphkit.analysis.reach.collect
+        code = set(items)
         pending_edges: list[Any] = []
         while frontier:
             found: dict[NodeKind, list[str]] = defaultdict(list)
             for kind, ids in frontier.items():
-                for i in range(0, len(ids), batch_size):
-                    for rec in session.run(walk[kind], ids=ids[i:i + batch_size]):
-                        pending_edges.append(edge_from_props(rec["source"], rec["target"], rec["p"]))
-                        t = rec["target"]
-                        if t not in seen:
-                            tkind = next((k for k in map(kind_of_label, rec["labels"]) if k is not None), None)
-                            if tkind is None:  # a node without a model label: not graphkit's
-                                continue
-                            seen.add(t)
-                            found[tkind].append(t)
+                for walk, part in ((rd.walk_sources, [i for i in ids if i in code]),
+                                   (rd.walk, [i for i in ids if i not in code])):
+                    for i in range(0, len(part), batch_size):
+                        for rec in session.run(walk[kind], ids=part[i:i + batch_size]):
+                            edge = edge_from_props(rec["source"], rec["target"], rec["p"])
+                            pending_edges.append(edge)
+                            _visit(rec, edge, seen, code, found)
             for kind, ids in found.items():
                 for i in range(0, len(ids), batch_size):
                     g.update(nodes=_fetch_nodes(session, kind, ids[i:i + batch_size]))
-            frontier, walk = found, rd.walk
+            frontier = found
         g.update(edges=[e for e in pending_edges if e.target in g])
     return g
+
+
+def _visit(rec: Any, edge: Any, seen: set[str], code: set[str], found: dict[NodeKind, list[str]]) -> None:
+    """Note a walked relationship's target: new ones go to ``found``; a ``runs_code`` edge marks it in ``code``."""
+    t = rec["target"]
+    if edge.spec.runs_code:
+        code.add(t)
+    if t not in seen:
+        tkind = next((k for k in map(kind_of_label, rec["labels"]) if k is not None), None)
+        if tkind is None:  # a node without a model label: not graphkit's
+            return
+        seen.add(t)
+        found[tkind].append(t)
 
 
 def read_graph(driver: "neo4j.Driver", *, database: str) -> Graph:

@@ -37,7 +37,7 @@ from graphkit.analysis import RevocationPlan, RevocationStep
 from graphkit.analysis.timeline import TokenStatus
 from graphkit.graph import Graph
 from graphkit.model import (Cache, CloudRole, CloudSecret, CloudUser, Credential, EdgeKind, Host, Node,
-                            RevocationAction, Runner, RunnerGroup, Secret, ids)
+                            RevocationAction, Runner, RunnerGroup, Secret, UntrustedActor, ids)
 
 __all__ = ["Action", "runbook_markdown", "runbook_script", "step_actions"]
 
@@ -246,7 +246,41 @@ def _workflow_edit(text: str, doc: str) -> Callable[[Node, Graph], list[Action]]
     return actions
 
 
+_APPROVAL_DOC = ("https://docs.github.com/en/rest/actions/permissions#set-fork-pr-contributor-approval-permissions-"
+                 "for-an-organization")
+_PRT_DOC = ("https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-"
+            "github-actions#understanding-the-risk-of-script-injections")
+_UNTRUSTED_EDIT = {
+    "fork-pr": "Stop building pull request code in this job (no checkout of the PR head under pull_request_target / "
+               "workflow_run; no self-hosted runner for fork pull requests)",
+    "comment": "Stop building pull request code from an issue_comment job (or gate it on author_association)",
+    "org-member": "Require review before this job runs member code (environment with required reviewers, or a "
+                  "GitHub-hosted runner)",
+}
+
+
+def _restrict_trigger(node: Node, graph: Graph) -> list[Action]:
+    """Close an untrusted entry point: the org's fork-PR approval policy, then each job it can trigger.
+
+    GitHub REST "Set fork PR contributor approval permissions for an organization"
+    (PUT /orgs/{org}/actions/permissions/fork-pr-contributor-approval, ``approval_policy``:
+    ``all_external_contributors``), https://docs.github.com/en/rest/actions/permissions.
+    """
+    actor = node.actor if isinstance(node, UntrustedActor) else "fork-pr"
+    owner = node.owner if isinstance(node, UntrustedActor) else node.name
+    out: list[Action] = []
+    if actor == "fork-pr" and "/" not in owner:
+        out.append(Action(f"Require approval of fork pull request workflows for all external contributors of {owner}",
+                          _APPROVAL_DOC, "api",
+                          _cmd("gh", "api", "-X", "PUT", f"/orgs/{owner}/actions/permissions/fork-pr-contributor-"
+                               "approval", "-f", "approval_policy=all_external_contributors")))
+    for job_id in sorted({e.target for e in graph.out_edges(node.id) if e.kind is EdgeKind.CAN_TRIGGER}):
+        out += _workflow_edit(_UNTRUSTED_EDIT[actor], _PRT_DOC)(graph.node(job_id), graph)
+    return out or [Action(f"Close the untrusted entry {node.name}", _PRT_DOC, "manual")]
+
+
 _ACTIONS: dict[RevocationAction, Callable[[Node, Graph], list[Action]]] = {
+    R.RESTRICT_UNTRUSTED_TRIGGER: _restrict_trigger,
     R.REMOVE_RUNNER_REGISTRATION: _remove_runner,
     R.REIMAGE_HOST: _reimage,
     R.PURGE_CACHE: _purge,
@@ -294,6 +328,10 @@ def step_actions(graph: Graph, step: RevocationStep, *, now: datetime) -> list[A
     if step.action is R.REVOKE_ROLE_SESSIONS:
         return _revoke_sessions(node, graph, now)
     return _ACTIONS[step.action](node, graph)
+
+
+#: every action the plan can emit has its runbook actions (checked by tests/test_attack.py)
+HANDLED_ACTIONS = frozenset(_ACTIONS) | {R.REVOKE_ROLE_SESSIONS}
 
 
 def _md_step(graph: Graph, step: RevocationStep, now: datetime) -> list[str]:

@@ -33,6 +33,9 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
 4. ``org-member -> job``: a writer can push a branch whose workflow runs any
    code in the jobs triggered by ``push``, ``pull_request`` or
    ``workflow_dispatch``, with their secrets: ``possible`` for every such job.
+5. ``org-member`` gets every ``fork-pr`` edge too: a writer can open the
+   same pull request (from a fork or a branch), so "anyone on the internet"
+   never reaches more than an organization member.
 
 A job held by an environment with required reviewers (inventory
 ``protection_rules``) runs only once a reviewer approves: its ``job`` edges
@@ -107,6 +110,9 @@ class _Out:
                                                                   detail=f"{actor} of {owner}")]))
         self.graph.add_edge(Edge(kind=EdgeKind.CAN_TRIGGER, source=sid, target=target, key=key, evidence=[ev],
                                  confidence=conf, props=props))
+        if actor == "fork-pr":  # rule 5: a writer can open the same pull request (from a branch, not gated)
+            self.edge("org-member", owner, target, ev, conf, key,
+                      {**props, "guards": [*props.get("guards", []), *_g("org-member-write")]})
 
 
 def _fork_gate(repo: Repository | None) -> tuple[Confidence, list[str]] | None:
