@@ -422,3 +422,23 @@ def test_a_triggered_job_persists_like_a_source_job():
     reached = blast_radius(g, u.id)
     assert {"host:h1", "host:h2", "runner:acme/r1", "runner:acme/r2"} <= reached.ids
     assert [h.kind for h in reached["host:h2"].path] == [EdgeKind.CAN_TRIGGER, EdgeKind.PERSISTS_ON]
+
+
+def test_fork_pr_plan_contains_and_rotates_what_the_entry_reached(acme):
+    """Cutting the entry stops new entries; the persistence and the secrets the runs took stay (ordering rule 5:
+    docs/revocation-plan.md, "Untrusted entry points")."""
+    plan = revocation_plan(acme, "untrusted:fork-pr:acme")
+    steps = [(s.action, s.subject_id) for s in plan.steps]
+    assert steps[0] == (R.ROTATE_CREDENTIAL, "credential:build-01:/etc/runner-autoscaler/env")  # registrar first
+    assert steps[1] == (R.RESTRICT_UNTRUSTED_TRIGGER, "untrusted:fork-pr:acme")  # then the door, its own step
+    assert {(R.REMOVE_RUNNER_REGISTRATION, "runner:acme/build-01-a"), (R.REIMAGE_HOST, "host:build-01"),
+            (R.ROTATE_SECRET, "secret:repo:acme/docs:ALGOLIA_ADMIN_KEY")} <= set(steps)
+    assert "secret:repo:acme/docs:ALGOLIA_ADMIN_KEY" in plan.held
+
+
+def test_lifetime_behind_an_untrusted_entry_is_what_the_run_obtained(acme):
+    radius = blast_radius(acme, "untrusted:fork-pr:acme")
+    assert radius["secret:repo:acme/docs:ALGOLIA_ADMIN_KEY"].lifetime is Lifetime.UNTIL_ROTATED
+    assert radius["host:build-01"].lifetime is Lifetime.UNTIL_REIMAGED
+    assert radius["job:acme/docs/.github/workflows/preview.yml#preview"].lifetime is Lifetime.PER_JOB
+    assert radius["github_token:acme/docs/.github/workflows/preview.yml#preview"].lifetime is Lifetime.PER_JOB

@@ -40,6 +40,7 @@ __all__ = [
     "collect",
     "explanation_paths",
     "gc_paused",
+    "lasting_seconds",
     "reachable",
     "source_ids",
     "expand_code_sources",
@@ -211,7 +212,7 @@ def _row(nbrs: dict, is_code: bool, index: dict[str, int], ids: list[str], code:
     ``source_only`` kinds are followed from it.  A target entered through a ``runs_code`` edge is marked in
     ``code``; if its row was already built without that (index below ``built``), it goes to ``redo``.
     """
-    make, seconds = tuple.__new__, SECONDS  # tuple.__new__(Pair, ...): a Pair without a Python-level call
+    make = tuple.__new__  # tuple.__new__(Pair, ...): a Pair without a Python-level call
     row: list[Pair] = []
     for v in (sorted(nbrs) if len(nbrs) > 1 else nbrs):
         edges = tuple([d["edge"] for d in nbrs[v].values()
@@ -229,9 +230,20 @@ def _row(nbrs: dict, is_code: bool, index: dict[str, int], ids: list[str], code:
             code[j] = 1
             if j < built:
                 redo.append(j)
-        row.append(make(Pair, (j, best, best.confidence is _CERTAIN, seconds[longest.lifetime],
+        row.append(make(Pair, (j, best, best.confidence is _CERTAIN, lasting_seconds(longest),
                                longest.lifetime, edges)))
     return row
+
+
+def lasting_seconds(edge: Edge) -> float:
+    """How long what the attacker obtains through ``edge`` stays usable, in seconds (``math.inf``: unbounded).
+
+    The edge's lifetime, except for a ``runs_code`` edge (``can_trigger``): the entry bounds the attacker's run
+    of the job (its own label stays ``per_job``), not what that run obtained (a secret it read stays usable
+    until rotated, a persistence until the runner is removed), so it does not bound what lies behind it
+    (``docs/revocation-plan.md``, "Ordering rules", 5).
+    """
+    return _INF if edge.kind in _RUNS_CODE else SECONDS[edge.lifetime]  # type: ignore[index]
 
 
 class BfsTree(NamedTuple):

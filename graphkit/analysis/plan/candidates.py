@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import NamedTuple
 
-from graphkit.analysis.reach import SECONDS, Arcs, Subgraph, collect, reachable, unfold
+from graphkit.analysis.reach import Arcs, Subgraph, collect, lasting_seconds, reachable, unfold
 from graphkit.analysis.results import Phase, node_order
 from graphkit.graph import Graph
 from graphkit.model import CRITICALITY_WEIGHT, EDGE_SPECS, EdgeKind, Lifetime, Node, NodeKind, RevocationAction
@@ -37,7 +37,10 @@ class Containment(IntEnum):
 
     #: a held credential that can register new runners (``can_register_runner``): removing registrations while
     #: it is live is undone in minutes (semantics §8)
-    REGISTRAR = -2
+    REGISTRAR = -3
+    #: an untrusted entry point (``restrict_untrusted_trigger``): a door anyone reopens with the next pull
+    #: request or comment, so closed before the footholds it would hand back
+    ENTRY = -2
     #: narrowing an over-broad OIDC trust policy: a door any push to a matching repository reopens
     BROAD_TRUST = -1
     #: a compromised source's own runner registration, and unvetted (rogue) registrations: live channels
@@ -108,13 +111,14 @@ def incident(graph: Graph, srcs: tuple[str, ...]) -> Incident:
     """Collect the reached subgraph, its weights and the held nodes (computed once, on the original graph).
 
     A held node is a reached node of a holdable kind reachable from the sources
-    over edges of unbounded lifetime only.
+    over edges of unbounded lifetime only (:func:`~graphkit.analysis.reach.lasting_seconds`: an untrusted entry
+    that ran the attacker's code does not bound what that run took).
     """
     sub = collect(graph, srcs)
     arcs = unfold(sub)
     n, n_src, nodes = len(sub.ids), sub.n_src, sub.nodes
     weight = [0] * n_src + [CRITICALITY_WEIGHT[nd.criticality] for nd in nodes[n_src:]]  # type: ignore[index]
-    unbounded = bytearray(SECONDS[e.lifetime] == _INF for e in arcs.edge)  # type: ignore[index]
+    unbounded = bytearray(lasting_seconds(e) == _INF for e in arcs.edge)  # type: ignore[arg-type]
     lasting = reachable(arcs, range(n_src), unbounded, bytearray(n))
     held = sorted((i for i in range(n_src, n) if lasting[i] and nodes[i].spec.holdable),
                   key=lambda i: node_order(nodes[i]))
@@ -246,6 +250,8 @@ def _placement(c: Candidate, node: Node, is_source: bool, registrar: bool = Fals
     """Phase and containment order of ``c`` (its ``invalidates`` and ``long_lived`` already set)."""
     if c.invalidates and c.long_lived and registrar:
         return Placement(Phase.CONTAIN, Containment.REGISTRAR)  # it would re-register what is removed
+    if c.action is RevocationAction.RESTRICT_UNTRUSTED_TRIGGER:
+        return Placement(Phase.CONTAIN, Containment.ENTRY)  # anyone reopens it: closed before the footholds
     if c.action is RevocationAction.NARROW_TRUST_POLICY and getattr(node, "broad_trust", False):
         return Placement(Phase.CONTAIN, Containment.BROAD_TRUST)  # a door any push reopens, closed first
     if c.invalidates and c.long_lived:
