@@ -313,9 +313,10 @@ def test_plan_runner_job_secret_target_and_oidc_role_key():
     plan = revocation_plan(release_graph(), R1)
     assert plan.initial_weight == blast_radius(release_graph(), R1).weight == 246
     assert plan.held == (S1,)
-    assert steps(plan) == [
+    assert steps(plan) == [  # the role reached may have been assumed: its sessions go once nothing mints them
         (1, A.REMOVE_RUNNER_REGISTRATION, R1, (KEY1, ROLE1, O1, J1), 120),
-        (2, A.ROTATE_SECRET, S1, (T1, S1), 0)]
+        (2, A.REVOKE_ROLE_SESSIONS, ROLE1, (), 120),
+        (3, A.ROTATE_SECRET, S1, (T1, S1), 0)]
     first = plan.steps[0]
     assert (first.subject_kind, first.subject_name, first.long_lived, first.reduction) == (
         NodeKind.RUNNER, "acme/r1", True, 126)
@@ -337,9 +338,10 @@ def test_plan_with_host_and_stolen_credential():
     assert steps(plan) == [
         (1, A.REMOVE_RUNNER_REGISTRATION, R1, (O1, J1), 280),
         (2, A.ROTATE_CREDENTIAL, CR1, (KEY1, ROLE1, CR1), 140),
-        (3, A.REIMAGE_HOST, H1, (H1,), 120),
-        (4, A.ROTATE_SECRET, S1, (T1, S1), 0)]
-    assert [s.phase for s in plan.steps] == ["contain", "contain", "contain", "rotate"]
+        (3, A.REVOKE_ROLE_SESSIONS, ROLE1, (), 140),
+        (4, A.REIMAGE_HOST, H1, (H1,), 120),
+        (5, A.ROTATE_SECRET, S1, (T1, S1), 0)]
+    assert [s.phase for s in plan.steps] == ["contain", "contain", "contain", "contain", "rotate"]
     curve = [plan.initial_weight] + [s.residual_weight for s in plan.steps]
     assert curve == sorted(curve, reverse=True)
     assert [s.reduction for s in plan.steps] == [a - b for a, b in itertools.pairwise(curve)]
@@ -592,6 +594,23 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
     applied: set = set()
     cur, _ = residual(applied)
     out = []
+    # every reached role may have been assumed: its sessions are revoked once no live edge from a reached node
+    # enters it any more, at the latest at the end (docs/revocation-plan.md, ordering rule 3)
+    REVOKE = RevocationAction.REVOKE_ROLE_SESSIONS
+    pending = sorted(v for v in reached if g.node(v).spec.kind is NodeKind.CLOUD_ROLE)
+
+    def flush(only_closed: bool) -> int:
+        now, r = residual(applied)
+        for role in list(pending):
+            if only_closed and any(e.target == role and e.source != role and e.source in r
+                                   and (e.revoked_by, e.revoke_subject_id()) not in applied for e in edges):
+                continue
+            pending.remove(role)
+            applied.add((REVOKE, role))
+            now, r = residual(applied)
+            out.append((REVOKE, role, now))
+        return now
+
     while cur > 0:
         def group(c):
             a, s = c
@@ -600,7 +619,9 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
             kind = node.spec.kind.value
             if node.spec.revoked_by == a and seed and any(e.source == s and e.kind is K.CAN_REGISTER_RUNNER
                                                           for e in edges):
-                return (0, -2)  # a held credential that can register runners: first of all
+                return (0, -3)  # a held credential that can register runners: first of all
+            if a == RevocationAction.RESTRICT_UNTRUSTED_TRIGGER:
+                return (0, -2)  # an untrusted entry: then the door
             if a == RevocationAction.NARROW_TRUST_POLICY and getattr(node, "broad_trust", False):
                 return (0, -1)  # over-broad OIDC trust: closed first
             if node.spec.revoked_by == a and seed:
@@ -615,22 +636,20 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
         def rank(c):
             a, s = c
             red = cur - residual(applied | {c})[0]
-            own = group(c)[0] == 0 and (s in sources or group(c) == (0, -2)) and s not in dead_of(applied)
+            own = group(c)[0] == 0 and (s in sources or group(c) == (0, -3)) and s not in dead_of(applied)
             long_lived = g.node(s).spec.holdable and (s in sources or s in held)
             return (*group(c), not own, -red, not long_lived, list(RevocationAction).index(a), s)
         gone = dead_of(applied)
-        eligible = [c for c in cands - applied if residual(applied | {c})[0] < cur
-                    or (group(c)[0] == 0 and (c[1] in sources or group(c) == (0, -2)) and c[1] not in gone)]
+        eligible = [c for c in cands - applied if c[0] != REVOKE and (residual(applied | {c})[0] < cur
+                    or (group(c)[0] == 0 and (c[1] in sources or group(c) == (0, -3)) and c[1] not in gone))]
         if not eligible:
             break
         best = min(eligible, key=rank)
         applied.add(best)
         cur = residual(applied)[0]
         out.append((best[0], best[1], cur))
-        if best[0] == RevocationAction.NARROW_TRUST_POLICY:  # companion step
-            applied.add((RevocationAction.REVOKE_ROLE_SESSIONS, best[1]))
-            cur = residual(applied)[0]
-            out.append((RevocationAction.REVOKE_ROLE_SESSIONS, best[1], cur))
+        cur = flush(only_closed=True)
+    flush(only_closed=False)
     return out
 
 

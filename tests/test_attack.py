@@ -314,8 +314,9 @@ def test_sessions_are_revoked_only_after_every_path_that_mints_them_is_closed():
     revoke = actions.index((R.REVOKE_ROLE_SESSIONS, ROLE))
     removals = [i for i, (a, _) in enumerate(actions) if a is R.REMOVE_RUNNER_REGISTRATION]
     assert len(removals) == 2 and revoke > max(removals)
-    # without live sessions there is no such step
-    assert (R.REVOKE_ROLE_SESSIONS, ROLE) not in [(s.action, s.subject_id) for s in revocation_plan(g, "runner:acme/r1")]
+    # without the issued tokens too (the attacker may have assumed the role in the window), still after the path
+    assert [(s.action, s.subject_id) for s in revocation_plan(g, "runner:acme/r1").steps] == [
+        (R.REMOVE_RUNNER_REGISTRATION, "runner:acme/r1"), (R.REVOKE_ROLE_SESSIONS, ROLE)]
 
 
 # --------------------------------------------------------------------------- 5. runbook and the example
@@ -442,3 +443,15 @@ def test_lifetime_behind_an_untrusted_entry_is_what_the_run_obtained(acme):
     assert radius["host:build-01"].lifetime is Lifetime.UNTIL_REIMAGED
     assert radius["job:acme/docs/.github/workflows/preview.yml#preview"].lifetime is Lifetime.PER_JOB
     assert radius["github_token:acme/docs/.github/workflows/preview.yml#preview"].lifetime is Lifetime.PER_JOB
+
+
+def test_every_role_reached_with_admin_power_gets_its_session_revocation(acme):
+    """No --tokens: acme-infra-deployer, acme-deploy-admin (AdministratorAccess) may have been assumed in the
+    window; each is revoked after the last step that closes a path minting it
+    (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html)."""
+    plan = revocation_plan(acme, "untrusted:fork-pr:acme")
+    steps = [(s.action, s.subject_id) for s in plan.steps]
+    for role in ("acme-infra-deployer", "acme-deploy-admin"):
+        rid = ids.cloud_role("aws", "arn:aws:iam::111122223333:role/" + role)
+        assert (R.REVOKE_ROLE_SESSIONS, rid) in steps
+        assert steps.index((R.REVOKE_ROLE_SESSIONS, rid)) > steps.index((R.REIMAGE_HOST, "host:build-01"))

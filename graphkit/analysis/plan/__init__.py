@@ -15,6 +15,7 @@ from graphkit.analysis.plan.greedy import greedy_plan
 from graphkit.analysis.reach import gc_paused, source_ids
 from graphkit.analysis.results import RevocationPlan
 from graphkit.graph import Graph
+from graphkit.model import NodeKind
 
 __all__ = ["revocation_plan"]
 
@@ -42,10 +43,12 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
         Stop after this many steps (default: until nothing is left or no
         action helps).
     live_sessions : iterable of str, optional
-        Cloud roles whose sessions are known live (``graphkit.analysis.timeline``):
-        each gets a ``revoke_role_sessions`` step once nothing reached can
-        mint new sessions of it (at the latest at the end), when the role is
-        in the blast radius.
+        Cloud roles whose sessions are known live (``graphkit.analysis.timeline``).
+        Every cloud role in the blast radius (a source or reached) gets a
+        ``revoke_role_sessions`` step once nothing reached can mint new
+        sessions of it (at the latest at the end): without the issued tokens,
+        the attacker may have assumed any of them in the window (AWS,
+        https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html).
 
     Returns
     -------
@@ -102,5 +105,7 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
         raise ValueError(f"max_steps must be >= 0, got {max_steps}")
     with gc_paused():
         inc = incident(graph, source_ids(graph, sources))
-        roles = frozenset(inc.sub.index[r] for r in live_sessions if r in inc.sub.index)
+        # every reached role may have been assumed in the window: its sessions are revoked once nothing mints them
+        roles = frozenset(inc.sub.index[r] for r in live_sessions if r in inc.sub.index) | frozenset(
+            i for i, nd in enumerate(inc.sub.nodes) if nd.spec.kind is NodeKind.CLOUD_ROLE)
         return greedy_plan(inc, candidates(inc), max_steps, roles)

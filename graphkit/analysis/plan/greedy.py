@@ -86,7 +86,9 @@ def greedy_plan(inc: Incident, cands: Candidates, max_steps: int | None,
             break
         steps.append(_apply(inc, live, choice, rank=len(steps) + 1))
         follow = FOLLOW_UP.get(choice.candidate.action)
-        if follow is not None:
+        subject_id = inc.sub.ids[choice.candidate.subject]
+        if follow is not None and not any(s.action is follow and s.subject_id == subject_id for s in steps):
+            # one session revocation per role: a role already revoked (nothing minted it) is not revoked again
             pending[choice.candidate.subject] = (follow, choice.candidate.phase)
         # a companion comes as soon as nothing mints what it revokes, even when it cuts nothing by itself
         _flush(inc, cands, live, pending, steps, room, only_closed=True)
@@ -107,7 +109,7 @@ def _best(inc: Incident, cands: Candidates, live: _Live) -> _Choice | None:
     best: _Choice | None = None
     best_key: tuple = ()
     for c in cands.ranked:  # in tie-break order: the first of equal keys wins
-        if c.applied:
+        if c.applied or c.action is RevocationAction.REVOKE_ROLE_SESSIONS:  # only as a companion (pending)
             continue
         red = _reduction(c, tree, subw, inc, live)
         # a source's own foothold, and a registrar: each comes first in its group even when it cuts little alone
@@ -223,7 +225,7 @@ def _minted(inc: Incident, live: _Live, subject: int) -> bool:
 def _flush(inc: Incident, cands: Candidates, live: _Live, pending: dict[int, tuple[RevocationAction, Phase]],
            steps: list[RevocationStep], room, *, only_closed: bool) -> None:
     """Emit the pending companions whose subject nothing mints any more (every one when not ``only_closed``)."""
-    for subject in sorted(pending):
+    for subject in sorted(pending, key=inc.sub.ids.__getitem__):  # by node id
         if not room():
             return
         if only_closed and _minted(inc, live, subject):
