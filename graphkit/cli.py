@@ -118,35 +118,79 @@ def nodes(
     err.print(f"{len(rows)} node(s)")
 
 
+class BlastFormat(str, Enum):
+    table = "table"
+    json = "json"
+    runbook = "runbook"
+
+
+def _clock(now: Optional[str], since: Optional[str], tokens: Optional[Path]):
+    """The analysis time from ``--now``, ``--compromised-since`` and ``--tokens`` (graphkit.analysis.timeline)."""
+    from datetime import datetime, timezone
+
+    from graphkit.analysis.timeline import load_issued, parse_time
+    from graphkit.output import Clock
+
+    def when(text: Optional[str], hint: str):
+        try:
+            return parse_time(text) if text else None
+        except ValueError:
+            raise typer.BadParameter("expected an ISO 8601 time, e.g. 2026-12-01T18:00:00Z", param_hint=hint) from None
+
+    issued = ()
+    if tokens is not None:
+        try:
+            issued = tuple(load_issued(tokens))
+        except GraphkitError as exc:
+            fail(exc)
+    return Clock(now=when(now, "--now") or datetime.now(timezone.utc), compromised_since=when(since,
+                 "--compromised-since"), issued=issued)
+
+
 @app.command("blast-radius")
 @reads_graph()
 def blast_radius_cmd(
     sources: SourcesOpt,
     given: GraphInput,
-    fmt: FormatOpt = Format.table,
+    fmt: Annotated[BlastFormat, typer.Option("--format", "-f", help="Output format (runbook: the plan as a "
+                                             "Markdown checklist and a dry-run shell script).")] = BlastFormat.table,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Show only the N most critical assets and "
                                                "the first N plan steps.")] = None,
     backend: BackendOpt = Backend.networkx,
     org: Annotated[Optional[str], typer.Option("--org", metavar="ORG", help="Owner of the untrusted entry points "
                                                "named without one (--from untrusted:fork-pr).")] = None,
+    now: Annotated[Optional[str], typer.Option("--now", metavar="TIME", help="Time of the analysis (ISO 8601; "
+                                               "default: now).")] = None,
+    compromised_since: Annotated[Optional[str], typer.Option("--compromised-since", metavar="TIME", help="Start "
+                                                             "of the compromise (ISO 8601): tokens issued before "
+                                                             "are not the attacker's.")] = None,
+    tokens: Annotated[Optional[Path], typer.Option("--tokens", metavar="FILE", help="Issued tokens and sessions "
+                                                   "(graphkit.issued-tokens/v1), classified live or expired.")]
+    = None,
 ) -> None:
     """What the sources reach (grouped by kind, critical first, with paths) and the revocation plan."""
-    from graphkit.output import blast_radius_document
+    from graphkit.output import blast_radius_document, runbook_text
     from graphkit.resolve.untrusted import expand_sources
 
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j
-        return blast_radius_neo4j(sources, as_json=fmt is Format.json, top=top,
+        return blast_radius_neo4j(sources, as_json=fmt is BlastFormat.json, top=top,
                                   has_inputs=bool(given.graph or given.inputs))
+    clock = _clock(now, compromised_since, tokens)
+    timed = bool(now or compromised_since or tokens)
     try:
         g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
     try:
-        doc = blast_radius_document(g, expand_sources(g, sources, org), top=top)
+        expanded = expand_sources(g, sources, org)
+        if fmt is BlastFormat.runbook:
+            sys.stdout.write(runbook_text(g, expanded, clock=clock))
+            raise typer.Exit(EXIT_PARTIAL if partial else EXIT_OK)
+        doc = blast_radius_document(g, expanded, top=top, clock=clock if timed else None)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
-    if fmt is Format.json:
+    if fmt is BlastFormat.json:
         print_json(out, doc)
     else:
         print_blast_radius(g, doc)
@@ -271,12 +315,23 @@ def collect_host_cmd(
     hostname: Annotated[Optional[str], typer.Option("--hostname", help="Host name (default: etc/hostname).")] = None,
     key_file: Annotated[Optional[Path], typer.Option("--key-file", metavar="FILE", help="Fingerprint key (bytes of "
                                                      "the file; default: graphkit's fixed, documented key).")] = None,
+    max_entries: Annotated[Optional[int], typer.Option("--max-entries", min=1, help="Directory entries the search "
+                                                       "for runners visits (default 2000000).")] = None,
+    max_depth: Annotated[Optional[int], typer.Option("--max-depth", min=1, help="Folder depth searched "
+                                                     "(default 32).")] = None,
+    max_seconds: Annotated[Optional[float], typer.Option("--max-seconds", min=1, help="Time the search may take "
+                                                         "(default 600).")] = None,
 ) -> None:
-    """Scan a build host read-only: runner registrations, on-disk credentials (fingerprints only), shared caches."""
+    """Scan a build host read-only: runner registrations anywhere (by signature), how each stays alive, live runner
+    processes, on-disk credentials (fingerprints only), shared caches; says where it did not look."""
     try:
         key = {} if key_file is None else {"key": key_file.read_bytes()}
     except OSError as exc:
         raise typer.BadParameter(f"{key_file}: {exc.strerror or exc}", param_hint="--key-file") from None
+    bounds = {k: v for k, v in (("max_entries", max_entries), ("max_depth", max_depth),
+                                ("max_seconds", max_seconds)) if v is not None}
+    if bounds:
+        key["limits"] = registry.get_collector("host").limits(**bounds)
     try:
         result = registry.get_collector("host").collect(root, hostname=hostname, **key)
         write_atomic(output, json.dumps(result.document, indent=2) + "\n")  # "-": standard output

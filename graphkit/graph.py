@@ -253,8 +253,13 @@ class Graph:
             yield data["edge"]
 
     def traversable_view(self) -> nx.MultiDiGraph:
-        """A read-only view with only traversable edges (no copy)."""
-        return nx.subgraph_view(self.nx, filter_edge=lambda u, v, k: self.nx.edges[u, v, k]["traversable"])
+        """A read-only view with only traversable edges (no copy).
+
+        Edges of a ``source_only`` kind (``persists_on``: followed from an analysis source alone, see
+        :func:`graphkit.analysis.reach.collect`) are left out: the view is what any reached node can follow.
+        """
+        return nx.subgraph_view(self.nx, filter_edge=lambda u, v, k: self.nx.edges[u, v, k]["traversable"]
+                                and not self.nx.edges[u, v, k]["edge"].spec.source_only)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Counts per node kind and per edge kind (only kinds present)."""

@@ -13,15 +13,19 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
 from graphkit.analysis import BlastRadius, RevocationPlan, blast_radius, revocation_plan
+from graphkit.analysis.timeline import Issued, TokenKind, TokenStatus, classify_all, session_notes
 from graphkit.graph import Graph
 
-__all__ = ["BLAST_RADIUS_SCHEMA", "blast_radius_document", "neutralise", "print_json", "term"]
+__all__ = ["BLAST_RADIUS_SCHEMA", "Clock", "blast_radius_document", "neutralise", "print_json", "runbook_text",
+           "term"]
 
 BLAST_RADIUS_SCHEMA = "graphkit.blast-radius/v1"
 
@@ -64,8 +68,55 @@ def print_json(console: Console, document: Any) -> None:
     console.print_json(json.dumps(document), ensure_ascii=True)
 
 
+@dataclass(frozen=True)
+class Clock:
+    """The time of an analysis: ``now``, the start of the compromise and the issued tokens known.
+
+    See :mod:`graphkit.analysis.timeline` (lifetimes and their sources).
+    """
+
+    now: datetime
+    compromised_since: datetime | None = None
+    issued: tuple[Issued, ...] = field(default_factory=tuple)
+
+    def tokens(self, graph: Graph) -> list[TokenStatus]:
+        """Every issued token classified at ``now``."""
+        return classify_all(self.issued, now=self.now, compromised_since=self.compromised_since, graph=graph)
+
+    def live_sessions(self, graph: Graph) -> list[str]:
+        """Roles with a live STS session (their revocation is a plan step)."""
+        return sorted({t.issued.subject for t in self.tokens(graph)
+                       if t.status == "live" and t.issued.kind is TokenKind.STS_SESSION})
+
+
+def _time_section(graph: Graph, clock: Clock, radius: BlastRadius, plan: RevocationPlan) -> dict[str, Any]:
+    narrowed = {s.subject_id: s.rank for s in plan.steps if s.action.value == "narrow_trust_policy"}
+    return {"now": clock.now.isoformat(), "compromised_since":
+            clock.compromised_since.isoformat() if clock.compromised_since else None,
+            "tokens": [t.to_dict() for t in clock.tokens(graph)],
+            "notes": session_notes(graph, [*radius.sources, *radius.ids], narrowed)}
+
+
+def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock) -> str:
+    """``blast-radius --format runbook``: the Markdown checklist, then the dry-run shell script in a fenced block.
+
+    Raises
+    ------
+    UnknownNodeError
+        for an unknown source id.
+    """
+    from graphkit.report.runbook import runbook_markdown, runbook_script
+
+    radius = blast_radius(graph, sources)
+    plan = revocation_plan(graph, radius.sources, live_sessions=clock.live_sessions(graph))
+    time = _time_section(graph, clock, radius, plan)
+    md = runbook_markdown(graph, plan, now=clock.now, tokens=clock.tokens(graph), notes=time["notes"])
+    return md + "\n## Script\n\n```sh\n" + runbook_script(graph, plan, now=clock.now) + "```\n"
+
+
 def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: int | None = None,
-                          radius: BlastRadius | None = None, plan: RevocationPlan | None = None) -> dict[str, Any]:
+                          radius: BlastRadius | None = None, plan: RevocationPlan | None = None,
+                          clock: Clock | None = None) -> dict[str, Any]:
     """The ``graphkit.blast-radius/v1`` document for ``sources``.
 
     Parameters
@@ -77,6 +128,10 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         steps; ``counts`` still describes the whole result.
     radius, plan
         precomputed results (computed when omitted).
+    clock
+        the time of the analysis (``--now``, ``--compromised-since``, ``--tokens``): adds ``time`` (tokens
+        classified live/expired/revoked with their documented lifetimes, notes on session-revocation
+        policies) and orders session revocations after the paths that mint them.
 
     Returns
     -------
@@ -92,7 +147,9 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         for an unknown source id.
     """
     radius = radius if radius is not None else blast_radius(graph, sources)
-    plan = plan if plan is not None else revocation_plan(graph, radius.sources)
+    if plan is None:
+        live = clock.live_sessions(graph) if clock is not None else ()
+        plan = revocation_plan(graph, radius.sources, live_sessions=live)
     by_kind: dict[str, int] = {}
     by_crit: dict[str, int] = {}
     for r in radius.reached:
@@ -100,7 +157,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         by_crit[r.criticality.value] = by_crit.get(r.criticality.value, 0) + 1
     reached = radius.reached if top is None else radius.reached[:top]
     steps = plan.steps if top is None else plan.steps[:top]
-    return {
+    doc = {
         "schema": BLAST_RADIUS_SCHEMA,
         "source": list(radius.sources),
         "counts": {"reached": len(radius.reached), "by_kind": dict(sorted(by_kind.items())),
@@ -115,3 +172,6 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         "partial_input": graph.meta.partial,
         "problems": [p.model_dump() for p in graph.meta.problems],
     }
+    if clock is not None:
+        doc["time"] = _time_section(graph, clock, radius, plan)
+    return doc

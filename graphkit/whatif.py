@@ -152,7 +152,9 @@ def make_ephemeral(graph: Graph, runner_id: str, *, host: bool = False) -> Graph
     Graph
         The copy.  As :mod:`graphkit.resolve` does for ephemeral runners,
         every ``receives_job`` edge of the runner becomes ``possible`` (only
-        one future job lands on it) with lifetime ``per_job``.  With
+        one future job lands on it) with lifetime ``per_job``, and no job
+        persists on the registration any more (``persists_on`` to it removed;
+        :mod:`graphkit.resolve.persistence`; with ``host=True`` to the host too).  With
         ``host=True`` the host's ``ephemeral`` is set, its resolver-made cache
         edges (``restores_into`` / ``writes_cache`` through that host) are
         removed, and the ``runs_on_host`` edge lasts ``per_job``.
@@ -191,6 +193,8 @@ def make_ephemeral(graph: Graph, runner_id: str, *, host: bool = False) -> Graph
             _replace_edge(g, e.model_copy(update={"confidence": Confidence.POSSIBLE, "lifetime": Lifetime.PER_JOB,
                                                   "props": {**e.props, "ephemeral": True}}))
             changed += 1
+        elif e.kind is EdgeKind.REGISTRATION_CREDENTIAL:  # a single-use registration's credential: one job
+            _replace_edge(g, e.model_copy(update={"lifetime": Lifetime.PER_JOB}))
     hosts: list[str] = []
     # an ephemeral registration is single-use: a job no longer persists on it (graphkit.resolve.persistence)
     removed: list[Edge] = _drop(g, [e for e in g.in_edges(runner_id) if e.kind is EdgeKind.PERSISTS_ON])

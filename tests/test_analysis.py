@@ -571,7 +571,7 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
                            == math.inf)
     held = {v for v in _reach(unb, sources) - set(sources) if g.node(v).spec.holdable}
     edges = [d["edge"] for u, _, d in tv.edges(data=True) if u in reached]
-    cands = {(e.revoked_by, e.revoke_subject_id()) for e in edges}
+    cands = {(e.revoked_by, e.revoke_subject_id()) for e in edges if e.revoked_by is not None}
     cands |= {(g.node(v).spec.revoked_by, v) for v in reached if g.node(v).spec.holdable}
 
     def dead_of(applied) -> set:
@@ -598,6 +598,9 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
             seed = s in sources or s in held
             node = g.node(s)
             kind = node.spec.kind.value
+            if node.spec.revoked_by == a and seed and any(e.source == s and e.kind is K.CAN_REGISTER_RUNNER
+                                                          for e in edges):
+                return (0, -2)  # a held credential that can register runners: first of all
             if a == RevocationAction.NARROW_TRUST_POLICY and getattr(node, "broad_trust", False):
                 return (0, -1)  # over-broad OIDC trust: closed first
             if node.spec.revoked_by == a and seed:
@@ -612,12 +615,12 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
         def rank(c):
             a, s = c
             red = cur - residual(applied | {c})[0]
-            own = group(c)[0] == 0 and s in sources and s not in dead_of(applied)
+            own = group(c)[0] == 0 and (s in sources or group(c) == (0, -2)) and s not in dead_of(applied)
             long_lived = g.node(s).spec.holdable and (s in sources or s in held)
             return (*group(c), not own, -red, not long_lived, list(RevocationAction).index(a), s)
         gone = dead_of(applied)
         eligible = [c for c in cands - applied if residual(applied | {c})[0] < cur
-                    or (group(c)[0] == 0 and c[1] in sources and c[1] not in gone)]
+                    or (group(c)[0] == 0 and (c[1] in sources or group(c) == (0, -2)) and c[1] not in gone)]
         if not eligible:
             break
         best = min(eligible, key=rank)

@@ -280,20 +280,24 @@ def test_example_chain_and_plan_rank_the_trust_fix_first():
                                                   "target:cluster:eks:111122223333:acme-production"]
     assert ACCOUNT in br  # infra-deployer -> acme-deploy-admin (role chain) -> admin
     plan = revocation_plan(g, "runner:acme/build-01-a")
-    first = plan.steps[0]
+    # the autoscaler's token on build-01 can register runners: it goes first (semantics §8), then the trust
+    registrar = plan.steps[0]
+    assert (registrar.action, registrar.subject_id) == (RevocationAction.ROTATE_CREDENTIAL,
+                                                         "credential:build-01:/etc/runner-autoscaler/env")
+    first = plan.steps[1]
     assert (first.action, first.subject_id, first.phase) == (RevocationAction.NARROW_TRUST_POLICY, release, "contain")
     assert key in first.cuts
     # narrow the trust first, then revoke the sessions it already issued, then rotate keys (semantics §5)
-    second = plan.steps[1]
+    second = plan.steps[2]
     assert (second.action, second.subject_id, second.residual_weight) == (
         RevocationAction.REVOKE_ROLE_SESSIONS, release, first.residual_weight)
     # the access key of the ci user is long-lived; the docker and aws files on the host are rotated in contain
-    actions = [s.action for s in plan.steps]
+    actions = [s.action for s in plan.steps[1:]]
     assert actions.index(RevocationAction.NARROW_TRUST_POLICY) < actions.index(RevocationAction.ROTATE_CREDENTIAL)
     doc = json.loads(CliRunner().invoke(app, ["blast-radius", "--github-actions", str(ex / "repos"), "--runners",
                                               str(ex / "inventory.yaml"), "--aws-iam", str(ex / "aws-iam.json"),
                                               "--from", "runner:acme/build-01-a", "--format", "json"]).stdout)
-    assert (doc["revocations"][0]["action"], doc["revocations"][0]["target"]) == ("narrow_trust_policy", release)
+    assert (doc["revocations"][1]["action"], doc["revocations"][1]["target"]) == ("narrow_trust_policy", release)
     found = CliRunner().invoke(app, ["findings", "--aws-iam", str(ex / "aws-iam.json"), "--format", "json"])
     rules = {f["rule"]: f["subject"] for f in json.loads(found.stdout)["findings"]}
     assert rules == {"oidc-trust-broad-sub": release}

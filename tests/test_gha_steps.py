@@ -54,6 +54,11 @@ def _sigstore(case: str) -> str:
 
 
 EXPECTED: dict[str, Expect] = {
+    # ------------------------------------------------------------------ run-registration
+    "run-registration/autoscale.yml": Expect(
+        nodes={}, edges=set(),
+        grants={("org", "RUNNER_ADMIN_PAT", "can_register_runner", "org:acme"),  # github.repository_owner
+                ("repo", "REPO_ADMIN_TOKEN", "can_register_runner", "repo:acme/app")}),  # listing runners: none
     # ------------------------------------------------------------------ cloud-auth
     "cloud-auth/aws.yml": Expect(
         nodes={
@@ -308,7 +313,7 @@ def test_registry_dispatch():
     assert rule_for("actions/setup-go").name == "setup-cache"  # by prefix
     assert rule_for("actions/cache/restore").name == "actions-cache"
     assert rule_for("actions/checkout") is None and rule_for("actions/upload-artifact") is None
-    assert [r.name for r in SCRIPT_RULES] == ["run-signing", "run-publish"]
+    assert [r.name for r in SCRIPT_RULES] == ["run-signing", "run-publish", "run-registration"]
 
 
 # ----------------------------------------------------------------------------- the contract

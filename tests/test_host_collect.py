@@ -12,11 +12,13 @@ from typer.testing import CliRunner
 
 from graphkit.cli import app
 from graphkit.errors import InputError
-from host_fixtures import CANARIES, KEY_HEADER, make_root, runner_install, write
+from host_fixtures import (CANARIES, HIDEOUT_CANARIES, HIDEOUTS, KEY_HEADER, make_hideouts, make_root, plant_hostile,
+                           runner_install, write)
 from ingest import runner_inventory
 from ingest.host import (collect_host, fingerprint, is_private_key, parse_aws_config, parse_docker_config,
                          parse_gitlab_config, parse_kube_config, parse_launchd_plist, parse_npmrc, parse_runner_file,
                          parse_service_unit, scope_from_url)
+from ingest.host.scan import ScanLimits
 
 cli = CliRunner()
 
@@ -267,3 +269,254 @@ def test_unusable_host_names_and_urls(tmp_path):
     assert [(p.file, p.place) for p in res.problems] == [("/opt/ar/.runner", "gitHubUrl")]
     with pytest.raises(GraphkitError, match="cannot be a host name"):
         collect_host(root, hostname="build:01")
+
+
+# --------------------------------------------------------------------------- a host as an attacker leaves it
+
+
+@pytest.fixture
+def hideouts(tmp_path) -> tuple[Path, dict[str, str]]:
+    root = make_hideouts(tmp_path)
+    return root, plant_hostile(root, tmp_path)
+
+
+def test_every_planted_registration_is_found_with_how_it_stays_alive(hideouts):
+    root, _ = hideouts
+    res = collect_host(root)
+    found = {r["registration"]["config_path"].rpartition("/")[0]: r for r in res.document["runners"]}
+    assert set(found) == set(HIDEOUTS)  # eleven places: homes' dot-folders, /tmp, /dev/shm, /etc, /usr/lib, deep...
+    for folder, (key, starter) in HIDEOUTS.items():
+        r = found[folder]
+        assert f"{r['scope']}/{r['name']}" == key
+        assert starter in r["registration"]["kept_alive_by"], (folder, r["registration"])
+        assert r["registration"]["unsupervised"] is (key != "acme/build-01-a")
+    legit = found["/opt/actions-runner"]["registration"]
+    assert legit["job_hooks"] == ["ACTIONS_RUNNER_HOOK_JOB_STARTED=/usr/local/lib/ci-hooks/pre-job.sh"]
+    assert legit["runsvc_modified"] is True  # a curl | sh line the shipped runsvc.sh does not have
+    caches = {c["path"]: c for c in res.document["hosts"][0]["caches"]}
+    assert caches["/usr/local/lib/ci-hooks/pre-job.sh"]["kind"] == "job-hook"
+    assert caches["/usr/local/lib/ci-hooks/pre-job.sh"]["read_by"] == ["acme/build-01-a"]
+    assert caches["/var/lib/docker"]["kind"] == "docker-images" and "read_by" not in caches["/var/lib/docker"]
+    assert caches["/opt/actions-runner/_work"]["read_by"] == ["acme/build-01-a"]
+    assert found["/opt/vendor/a/b/c/d/e/f/g/h/ar"]["registration"]["job_hooks"] == [
+        "ACTIONS_RUNNER_HOOK_JOB_STARTED (process environment)"]
+    # the parsed document is a valid inventory
+    parsed = runner_inventory.parse(json.dumps(res.document), "host.json")
+    assert parsed.problems == [] and runner_inventory.to_graph([parsed]).problems == []
+
+
+def test_processes_report_names_never_values(hideouts):
+    root, _ = hideouts
+    scan = collect_host(root).document["hosts"][0]["scan"]
+    procs = {p["pid"]: p for p in scan["processes"]}
+    assert set(procs) == {812, 4242, 5151, 6000}  # runner processes only (not node, tmux, init)
+    legit, worm, stray = procs[812], procs[4242], procs[6000]
+    assert (legit["user"], legit["parent"], legit["unit"], legit["registration"]) == (
+        "runner", "node", "actions.runner.acme.build-01-a.service", "acme/build-01-a")
+    assert (worm["user"], worm["parent_pid"], worm["cwd"], worm["unit"], worm["registration"]) == (
+        "root", 1, "/usr/lib/x86_64-linux-gnu/.ld/ar", "session-3.scope", "evil/worm-6")
+    assert worm["env_keys"] == ["ACTIONS_RUNNER_HOOK_JOB_STARTED", "RUNNER_ALLOW_RUNASROOT", "RUNNER_TRACKING_ID"]
+    assert worm["started_after_boot_s"] > 0
+    assert "registration" not in stray and stray["cwd"] == "/var/tmp/.q"  # a runner from no known registration
+    assert HIDEOUT_CANARIES["process_env"] not in json.dumps(scan)
+    assert scan["installs_without_registration"] == ["/srv/old-runner"]
+
+
+def test_scan_report_says_who_scanned_and_where_it_did_not_look(hideouts, monkeypatch):
+    root, _ = hideouts
+    import ingest.host.scan as scan_mod
+    real_scandir = scan_mod.os.scandir
+    blocked = str(root / "srv/locked")
+    os.makedirs(blocked)
+
+    def scandir(path):  # the tests run as root: a permission error is simulated for one folder
+        if str(path) == blocked:
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(scan_mod.os, "scandir", scandir)
+    res = collect_host(root)
+    report = res.document["hosts"][0]["scan"]
+    assert report["uid"] == os.geteuid() and report["user"]
+    assert report["unreadable"] == ["/srv/locked"]
+    assert {"path": "/srv/locked", "reason": "unreadable"} in report["skipped"]
+    assert {"path": "/proc", "reason": "pseudo filesystem"} in report["skipped"]
+    assert any(p.file == "/srv/locked" and "Permission denied" in p.reason for p in res.problems)
+
+
+def test_search_limits_are_reported_never_silent(hideouts):
+    root, _ = hideouts
+    shallow = collect_host(root, limits=ScanLimits(max_depth=4))
+    folders = {r["registration"]["config_path"] for r in shallow.document["runners"]}
+    assert "/opt/vendor/a/b/c/d/e/f/g/h/ar/.runner" not in folders and "/tmp/.X11-lock/ar/.runner" in folders
+    skipped = shallow.document["hosts"][0]["scan"]["skipped"]
+    assert {"path": "/opt/vendor/a/b/c", "reason": "depth limit"} in skipped  # 5 levels below /
+    few = collect_host(root, limits=ScanLimits(max_entries=20))
+    assert any("entry limit reached" in p.reason for p in few.problems)
+    assert few.document["hosts"][0]["scan"]["skip_counts"]["entry limit"] >= 1
+
+
+def test_one_hostile_file_per_kind_does_not_stop_the_scan(hideouts):
+    root, planted = hideouts
+    res = collect_host(root)
+    assert len(res.document["runners"]) == len(HIDEOUTS)  # everything else is still found
+    reasons = {p.file: p.reason for p in res.problems}
+    expected = {"deep nesting": "nested too deeply", "deep nesting (.runner)": "nested too deeply",
+                "huge file": "larger than", "binary garbage": "not valid JSON", "FIFO": "a FIFO: not read",
+                "device": ": not read", "symlink loop": "link loop: not followed",
+                "link out of the root": "link out of the scanned root"}
+    for kind, path in planted.items():
+        assert expected[kind] in reasons[path], (kind, reasons.get(path))
+    skipped = res.document["hosts"][0]["scan"]["skipped"]
+    assert {"path": "/var/tmp" + "/d" * 31, "reason": "depth limit"} in skipped  # 33 levels below /: not entered
+    text = json.dumps(res.document) + " ".join(map(str, res.problems))
+    assert HIDEOUT_CANARIES["garbage"] not in text and HIDEOUT_CANARIES["hook_secret"] not in text
+
+
+def test_cli_limits_and_hostile_root(hideouts, tmp_path):
+    root, _ = hideouts
+    out = tmp_path / "host.json"
+    res = cli.invoke(app, ["collect", "host", "--root", str(root), "-o", str(out), "--max-depth", "4"])
+    assert res.exit_code == 3, res.output
+    doc = json.loads(out.read_text())
+    assert doc["hosts"][0]["scan"]["limits"]["max_depth"] == 4
+    assert "folders not searched" in res.stdout and "nested too deeply" in res.stderr
+
+
+def test_scan_executes_and_changes_nothing_on_the_hostile_host(hideouts):
+    root, _ = hideouts
+
+    def state():
+        out = {}
+        for dirpath, dirs, files in os.walk(root):
+            for n in dirs + files:
+                st = os.lstat(os.path.join(dirpath, n))
+                out[os.path.join(dirpath, n)] = (st.st_mode, st.st_size, st.st_mtime_ns)
+        return out
+    before = state()
+    collect_host(root)
+    assert state() == before
+
+
+def test_paths_written_with_the_mount_root_merge_with_the_inventory(tmp_path):
+    """A disk configured while mounted at the scanned root (``.runner``'s workFolder and the unit name that
+    prefix): the snapshot names host paths, so runner, credential and caches merge with an inventory."""
+    root = tmp_path / "mnt" / "build-01"
+    runner_install(root, "/opt/ar", agent_id=7, name="b1", url="https://github.com/acme", unit=None)
+    rf = root / "opt/ar/.runner"
+    settings = json.loads(rf.read_text(encoding="utf-8-sig"))
+    settings["workFolder"] = f"{root}/opt/ar/_work"
+    rf.write_text(json.dumps(settings))
+    write(root, "etc/systemd/system/actions.runner.acme.b1.service",
+          f"[Service]\nExecStart={root}/opt/ar/runsvc.sh\nWorkingDirectory={root}/opt/ar\nUser=ci\n")
+    doc = collect_host(root, hostname="build-01").document
+    (r,) = doc["runners"]
+    assert r["registration"]["work_folder"] == "/opt/ar/_work" and r["registration"]["user"] == "ci"
+    host = tmp_path / "host.json"
+    host.write_text(json.dumps(doc))
+    inv = tmp_path / "inv.yaml"
+    inv.write_text("schema: graphkit.runner-inventory/v1\nhosts:\n  - name: build-01\n    credentials:\n"
+                   "      - {credential_type: runner, path: /opt/ar/.credentials, lifetime: until_runner_removed}\n"
+                   "runners:\n  - {name: b1, scope: acme, labels: [self-hosted], host: build-01}\n")
+    from graphkit.build import build_graph
+    g = build_graph({"runners": [host, inv]}).graph
+    assert [n.id for n in g.nodes() if n.id.startswith(("runner:", "credential:"))] == [
+        "credential:build-01:/opt/ar/.credentials", "runner:acme/b1"]
+
+
+def test_host_doctests():
+    import doctest
+    import importlib
+    names = ("keepalive", "procs", "found", "scan", "runners", "credentials")
+    results = [doctest.testmod(importlib.import_module(f"ingest.host.{n}")) for n in names]
+    assert all(r.failed == 0 for r in results) and sum(r.attempted for r in results) >= 30
+
+
+def test_planted_hostname_does_not_stop_the_scan(tmp_path):
+    root = tmp_path / "build-09"
+    write(root, "etc/hostname", "evil:host/\u0000x\n")
+    runner_install(root, "/opt/ar", agent_id=1, name="r", url="https://github.com/acme", unit=None)
+    res = collect_host(root)
+    assert res.document["hosts"][0]["name"] == "build-09" and len(res.document["runners"]) == 1
+    assert [(p.file, p.reason.split(":")[0]) for p in res.problems] == [("/etc/hostname", "not usable as a host name")]
+
+
+def test_masked_unit_is_not_a_problem(tmp_path):
+    root = tmp_path / "root"
+    runner_install(root, "/opt/ar", agent_id=1, name="r", url="https://github.com/acme", unit=None)
+    (root / "dev").mkdir()
+    os.mknod(root / "dev/null", 0o666 | __import__("stat").S_IFCHR, os.makedev(1, 3))
+    (root / "etc/systemd/system").mkdir(parents=True)
+    os.symlink("/dev/null", root / "etc/systemd/system/apt-daily.service")  # `systemctl mask`: a link to /dev/null
+    os.symlink("../../../dev/null", root / "etc/systemd/system/motd.service")
+    assert collect_host(root, hostname="h").problems == []
+
+
+def test_windows_service_and_launchd_agents(tmp_path):
+    """A Windows root: ``config.cmd`` registers a service and writes its name to the folder's ``.service``; a macOS
+    root: ``svc.sh`` installs ``actions.runner.*.plist`` (GitHub docs "Configuring the self-hosted runner application
+    as a service"); a LaunchAgent under another name starting a runner is unsupervised."""
+    import plistlib
+    win = tmp_path / "win"
+    (win / "Windows").mkdir(parents=True)
+    runner_install(win, "/actions-runner", agent_id=5, name="w1", url="https://github.com/acme", unit=None)
+    write(win, "actions-runner/.service", "actions.runner.acme.w1\n")
+    (r,) = collect_host(win, hostname="win-01").document["runners"]
+    assert (r["registration"]["kept_alive_by"], r["registration"]["unsupervised"]) == (
+        ["windows-service actions.runner.acme.w1"], False)
+    mac = tmp_path / "mac"
+    write(mac, "System/Library/CoreServices/SystemVersion.plist", b"")
+    runner_install(mac, "/Users/ci/actions-runner", agent_id=6, name="m1", url="https://github.com/acme", unit=None)
+    runner_install(mac, "/Users/ci/.npm/.r", agent_id=7, name="m2", url="https://github.com/evil", unit=None)
+    write(mac, "Library/LaunchDaemons/actions.runner.acme.m1.plist", plistlib.dumps(
+        {"Label": "actions.runner.acme.m1", "ProgramArguments": ["/Users/ci/actions-runner/runsvc.sh"]}))
+    write(mac, "Users/ci/Library/LaunchAgents/com.apple.updater.plist", plistlib.dumps(
+        {"Label": "com.apple.updater", "ProgramArguments": ["/bin/sh", "-c", "/Users/ci/.npm/.r/run.sh"],
+         "RunAtLoad": True}, fmt=plistlib.FMT_BINARY))
+    got = {r["name"]: r["registration"] for r in collect_host(mac, hostname="mac-01").document["runners"]}
+    assert (got["m1"]["kept_alive_by"], got["m1"]["unsupervised"]) == (
+        ["launchd /Library/LaunchDaemons/actions.runner.acme.m1.plist"], False)
+    assert (got["m2"]["kept_alive_by"], got["m2"]["unsupervised"]) == (
+        ["launchd /Users/ci/Library/LaunchAgents/com.apple.updater.plist"], True)
+
+
+def test_absolute_links_in_a_mounted_image_resolve_inside_it(tmp_path):
+    """A disk image mounted at the root: its absolute links name the image's own files (``/lib/systemd/system``,
+    a credential moved to ``/srv/keys``); they are read from the image, never from the scanning machine."""
+    root = tmp_path / "img"
+    runner_install(root, "/opt/ar", agent_id=3, name="img-1", url="https://github.com/acme", unit=None)
+    write(root, "lib/systemd/system/actions.runner.acme.img-1.service",
+          "[Service]\nExecStart=/opt/ar/runsvc.sh\nUser=ci\n")
+    (root / "etc/systemd/system/multi-user.target.wants").mkdir(parents=True)
+    os.symlink("/lib/systemd/system/actions.runner.acme.img-1.service",
+               root / "etc/systemd/system/multi-user.target.wants/actions.runner.acme.img-1.service")
+    write(root, "srv/keys/aws", "[default]\naws_access_key_id = placeholder\naws_secret_access_key = canary-img-4\n")
+    (root / "home/ci/.aws").mkdir(parents=True)
+    os.symlink("/srv/keys/aws", root / "home/ci/.aws/credentials")
+    os.symlink("../../../../../../../../etc/hostname", root / "home/ci/.npmrc")  # `..` stops at the root
+    res = collect_host(root, hostname="img")
+    (r,) = res.document["runners"]
+    assert r["registration"]["kept_alive_by"] == ["systemd /lib/systemd/system/actions.runner.acme.img-1.service"]
+    assert r["registration"]["unsupervised"] is False
+    creds = {c["path"]: c for c in res.document["hosts"][0]["credentials"]}
+    assert creds["/home/ci/.aws/credentials"]["access"] == ["profile:default"]
+    assert res.problems == [] and "canary-img-4" not in json.dumps(res.document)
+
+
+def test_hideout_canaries_never_leave_the_files(hideouts, tmp_path):
+    """collect + build + findings + blast radius on the attacked host: no secret of a runner's ``.env``, a
+    process environment, a job hook script, a registration credential or a hostile file is in any output."""
+    root, _ = hideouts
+    host, graph = tmp_path / "host.json", tmp_path / "graph.json"
+    texts = []
+    for args in (["collect", "host", "--root", str(root), "-o", str(host)],
+                 ["build", "--runners", str(host), "-o", str(graph)],
+                 ["findings", "--graph", str(graph), "--format", "json"],
+                 ["blast-radius", "--graph", str(graph), "--from", "host:build-01", "--format", "json"]):
+        res = cli.invoke(app, args)
+        assert res.exit_code in (0, 3), (args, res.output)
+        texts.append(res.stdout + res.stderr)
+    texts += [host.read_text(), graph.read_text()]
+    assert "runner:evil/worm-8" in texts[2]  # the findings name the rogue registrations
+    for name, canary in {**CANARIES, **HIDEOUT_CANARIES}.items():
+        assert not any(canary in t for t in texts), f"canary {name} leaked"

@@ -12,8 +12,10 @@ from graphkit.analysis import blast_radius, revocation_plan
 from graphkit.build import build_graph
 from graphkit.cli import app
 from graphkit.findings import FindingOptions, Severity, finding_id, run_rules
+from graphkit.model import Cache, Credential, EdgeKind, NodeKind, ids
 from graphkit.model import RevocationAction as A
-from host_fixtures import make_root, runner_install
+from host_fixtures import HIDEOUTS, make_hideouts, make_root, runner_install
+from ingest.runner_inventory.models import runner_id
 
 ROOT = Path(__file__).resolve().parents[1]
 REPOS = ROOT / "examples/acme/repos"
@@ -111,7 +113,10 @@ def test_done_when_plan_starts_with_rogue_registration_then_keys(done_when):
     reimage = next(s for s in doc["revocations"] if s["action"] == "reimage_host")
     assert "cache:host:build-01:/opt/hostedtoolcache" in reimage["cuts"]
     assert ("purge_cache", "cache:host:build-01:/opt/hostedtoolcache") not in rest
-    assert ("rotate_credential", "credential:build-01:/opt/actions-runner/.credentials") in rest
+    # the registration's own .credentials is cut by removing the registration, never rotated late
+    remove_a = next(s for s in doc["revocations"] if s["target"] == ACME_A)
+    assert "credential:build-01:/opt/actions-runner/.credentials" in remove_a["cuts"]
+    assert not any(t.endswith("/.credentials") for a, t in steps if a == "rotate_credential")
     table = invoke("blast-radius", "--graph", str(done_when["graph"]), "--from", "host:build-01")
     assert "1. remove_runner_registration runner:evil-corp/build-01-x" in table.stdout
 
@@ -162,3 +167,93 @@ def test_example_inventory_same_scope_registrations_are_medium():
     creds = run_rules(g, FindingOptions(), only=["long-lived-credential-on-disk"])
     assert creds and all(f.confidence.value == "possible" for f in creds)
     assert all(not f.subject.endswith("/.credentials") for f in creds)  # registration credentials excluded
+
+
+# --------------------------------------------------------------------------- hosts as an attacker leaves them
+
+
+def test_runner_on_runner_names_each_rogue_with_how_it_stays_alive(tmp_path):
+    root = make_hideouts(tmp_path)
+    host = tmp_path / "host.json"
+    assert invoke("collect", "host", "--root", str(root), "-o", str(host)).exit_code == 0
+    g = build_graph({"runners": [host]}).graph
+    (f,) = run_rules(g, FindingOptions(), only=["runner-on-runner"])
+    assert f.severity is Severity.CRITICAL and len(f.related) == len(HIDEOUTS)
+    for key, starter in HIDEOUTS.values():
+        assert f"{key} (kept alive by " in f.message and starter in f.message, key
+        assert starter in f.properties["kept_alive_by"][runner_id(key)]
+    assert ACME_A not in f.properties["unsupervised"]
+    assert len(f.properties["unsupervised"]) == len(HIDEOUTS) - 1
+    # each rogue is also a runner-unsupervised finding (how it stays alive), and so is the stray process
+    un = run_rules(g, FindingOptions(), only=["runner-unsupervised"])
+    assert {f.subject for f in un} == {runner_id(k) for k, _ in HIDEOUTS.values()} - {ACME_A} | {"host:build-01"}
+    stray = next(f for f in un if f.subject == "host:build-01")
+    assert "/var/tmp/.q" in stray.message and stray.severity is Severity.CRITICAL
+    # the job hook the legitimate runner runs for every job is a persistence node read by that runner only
+    hook = g.node("cache:host:build-01:/usr/local/lib/ci-hooks/pre-job.sh")
+    assert hook.read_by == ["runner:acme/build-01-a"] and "runner:evil/worm-8" in hook.written_by
+
+
+def _foreign_host_local(g, runner_id: str) -> set[str]:
+    """Host-local caches and credentials of other hosts that ``runner_id`` reaches."""
+    home = g.node(runner_id).host
+    out = set()
+    for nid in blast_radius(g, runner_id).ids:
+        node = g.node(nid)
+        host = getattr(node, "host", None) if isinstance(node, Credential) else \
+            (node.scope if isinstance(node, Cache) and node.cache_type == "host" else None)
+        if host is not None and host != home:
+            out.add(nid)
+    return out
+
+
+def test_example_host_local_state_is_reached_only_through_its_host():
+    """The bundled example: no runner reaches a cache or credential of another host (the ephemeral VM's runner
+    receives jobs that also run on build-01, but its runs never touch build-01), and its plan purges or reimages
+    nothing of build-01."""
+    g = build_graph({"github-actions": [REPOS], "runners": [ROOT / "examples/acme/inventory.yaml"]}).graph
+    runners = [n.id for n in g.nodes(NodeKind.RUNNER) if getattr(n, "host", None)]
+    assert sorted(runners) == ["runner:acme/build-01-a", "runner:acme/build-01-b", "runner:acme/eph-7f3a"]
+    assert {rid: sorted(_foreign_host_local(g, rid)) for rid in runners} == {rid: [] for rid in runners}
+    # and each persistent runner does reach its own host's caches and credentials
+    own = blast_radius(g, "runner:acme/build-01-a").ids
+    assert {"cache:host:build-01:/opt/hostedtoolcache", "credential:build-01:/home/runner/.aws/credentials"} <= own
+    # no job -> host cache edge at all: a job reaches a host's caches only through the host it persists on
+    assert not [e for e in g.edges(EdgeKind.WRITES_CACHE) if g.node(e.target).cache_type == "host"]
+    plan = revocation_plan(g, "runner:acme/eph-7f3a")
+    assert not any(s.subject_id.startswith(("cache:host:build-01", "host:build-01", "credential:build-01"))
+                   for s in plan.steps)
+
+
+def test_host_caches_restore_only_into_their_readers_jobs():
+    from graphkit.graph import Graph
+    from graphkit.model import Edge, Evidence, Host, Job, Runner
+    from graphkit.resolve.caches import link_host_caches
+    from graphkit.resolve.context import Context
+    ev = Evidence(file="t")
+    g = Graph()
+    for h in ("h1", "h2"):
+        g.add_node(Host(id=ids.host(h), name=h, ephemeral=False, evidence=[ev]))
+    for r, h in (("r1", "h1"), ("r2", "h1"), ("r3", "h2")):
+        g.add_node(Runner(id=ids.runner("acme", r), name=r, scope="acme", host=h, evidence=[ev]))
+        g.add_edge(Edge(kind=EdgeKind.RUNS_ON_HOST, source=ids.runner("acme", r), target=ids.host(h), evidence=[ev]))
+    hook = Cache(id=ids.cache_host("h1", "/hook.sh"), name="hook", cache_type="host", scope="h1", path="/hook.sh",
+                 read_by=[ids.runner("acme", "r1")], written_by=[ids.runner("acme", "r2")], evidence=[ev])
+    tool = Cache(id=ids.cache_host("h1", "/opt/hostedtoolcache"), name="tc", cache_type="host", scope="h1",
+                 evidence=[ev])
+    for c in (hook, tool):
+        g.add_node(c)
+        g.add_edge(Edge(kind=EdgeKind.SHARES_CACHE, source=ids.host("h1"), target=c.id, evidence=[ev]))
+    for j, runners in (("j1", ["r1"]), ("j2", ["r2"]), ("j3", ["r1", "r3"])):
+        jid = ids.job("acme/app", "ci.yml", j)
+        g.add_node(Job(id=jid, name=j, repository="acme/app", workflow_path="ci.yml", job_key=j,
+                       secrets_repository="acme/app", evidence=[ev]))
+        for r in runners:
+            g.add_edge(Edge(kind=EdgeKind.RECEIVES_JOB, source=ids.runner("acme", r), target=jid, evidence=[ev]))
+    link_host_caches(Context.of(g))
+    got = {(e.kind.value, e.source.rpartition("#")[2] or e.source, e.target.rpartition("#")[2] or e.target)
+           for e in g.edges() if e.kind in (EdgeKind.RESTORES_INTO, EdgeKind.WRITES_CACHE)}
+    assert got == {
+        ("restores_into", hook.id, "j1"), ("restores_into", hook.id, "j3"),  # the hook runs for r1's jobs only
+        ("restores_into", tool.id, "j1"), ("restores_into", tool.id, "j2"), ("restores_into", tool.id, "j3")}
+    # no job -> host cache edge: a job reaches a host's caches only through the host it persists on

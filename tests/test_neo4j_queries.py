@@ -223,6 +223,8 @@ def test_path_answers_are_paths_with_confidence_and_lifetime(synced, driver, bol
                         database=bolt["database"])
     kinds = {r["id"]: r["kind"] for r in rows}
     assert kinds.get("host:build-01") == "host" and kinds.get("runner:acme/build-01-a") == "runner"
+    if "untrusted" in {k.value for k in NodeKind}:  # untrusted entry points (fork PRs...) reach it too
+        assert "untrusted" in set(kinds.values())
 
 
 def _readme_neo4j_commands() -> list[list[str]]:

@@ -131,7 +131,9 @@ def test_figures_mark_critical_and_possible(graph):
     plan = revocation_plan(graph, SOURCE)
     curve = revocation_curve_figure(plan)
     assert list(curve.data[0].y) == [plan.initial_weight] + [s.residual_weight for s in plan.steps]
-    assert "remove_runner_registration" in curve.layout.xaxis.ticktext[1]
+    # the autoscaler's token (it re-registers runners) comes first, then the compromised registration
+    assert "rotate_credential" in curve.layout.xaxis.ticktext[1]
+    assert any("remove_runner_registration" in t for t in curve.layout.xaxis.ticktext[2:])
 
 
 def test_cli_report(tmp_path):

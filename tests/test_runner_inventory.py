@@ -30,11 +30,12 @@ def test_example_exact_counts(example):
     assert example.problems == []
     assert example.items == 1
     assert Counter(n.spec.kind.value for n in example.nodes) == {
-        "secret": 11, "deployment_target": 4, "runner_group": 3, "repository": 3, "credential": 3, "runner": 3,
+        "secret": 11, "deployment_target": 4, "runner_group": 3, "repository": 3, "credential": 4, "runner": 3,
         "host": 2, "cache": 2, "organization": 1, "cloud_role": 1}
     assert Counter(e.kind.value for e in example.edges) == {
-        "has_secret": 11, "owns": 6, "allows_repository": 4, "stores_credential": 3, "member_of": 3, "hosts": 3,
-        "runs_on_host": 3, "shares_cache": 2, "assumes_role": 1, "publishes_to": 1}
+        "has_secret": 11, "owns": 6, "allows_repository": 4, "stores_credential": 4, "member_of": 3, "hosts": 3,
+        "runs_on_host": 3, "shares_cache": 2, "assumes_role": 1, "publishes_to": 1,
+        "registration_credential": 1}  # build-01-a's own .credentials (access: registration:acme/build-01-a)
 
 
 def test_example_ids_and_fields(example):

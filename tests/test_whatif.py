@@ -99,3 +99,21 @@ def test_changes_compose_and_compare_serialises(graph):
     assert d["metrics"]["weight"]["delta"] == c.after.weight - c.before.weight < 0
     assert d["curve"]["before"][0] == ("start", c.before.plan.initial_weight)
     assert set(c.removed) >= {DOCS_BUILD, DEPLOYER} and "metric" in str(c)
+
+
+def test_make_ephemeral_ends_persistence_on_the_registration_and_with_host_on_the_host(graph):
+    persisted = {e.source for e in graph.in_edges(SOURCE) if e.kind is EdgeKind.PERSISTS_ON}
+    assert persisted  # jobs routed to build-01-a persist on it (graphkit/resolve/persistence.py)
+    after = make_ephemeral(graph, SOURCE)
+    assert not [e for e in after.in_edges(SOURCE) if e.kind is EdgeKind.PERSISTS_ON]
+    assert [e for e in after.in_edges("host:build-01") if e.kind is EdgeKind.PERSISTS_ON]  # the host is recycled
+    reset = make_ephemeral(graph, SOURCE, host=True)
+    assert not [e for e in reset.in_edges("host:build-01") if e.kind is EdgeKind.PERSISTS_ON]
+
+
+def test_restrict_runner_group_rechecks_what_a_registrar_could_attach(graph):
+    before = {e.target for e in graph.out_edges(GROUP) if e.kind is EdgeKind.GROUP_RECEIVES_JOB}
+    assert DOCS_BUILD in before  # the autoscaler PAT can attach a runner to shared-linux, which serves acme/docs
+    after = restrict_runner_group(graph, GROUP, repositories=["acme/app"])
+    kept = {e.target for e in after.out_edges(GROUP) if e.kind is EdgeKind.GROUP_RECEIVES_JOB}
+    assert DOCS_BUILD not in kept and kept and all("acme/app/" in j for j in kept)

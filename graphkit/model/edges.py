@@ -104,6 +104,12 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.STORES_CREDENTIAL, True, {K.HOST, K.RUNNER}, {K.CREDENTIAL},
               "Credential on disk readable by the runner's user", Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL,
               "target"),
+        # the registration's own credential (actions/runner `.credentials` + `.credentials_rsaparams`, a GitLab
+        # runner token): valid until the registration is removed, so removing it revokes the credential too
+        # (GitHub docs "Removing self-hosted runners"; semantics §6); reimaging leaves a copied file valid
+        _spec(EdgeKind.REGISTRATION_CREDENTIAL, True, {K.RUNNER}, {K.CREDENTIAL},
+              "The registration's own credential on disk: removing the registration revokes it",
+              Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "source", wiped_with_source={K.RUNNER}),
         _spec(EdgeKind.HAS_POLICY, False, {K.CLOUD_ROLE, K.CLOUD_USER, K.CLOUD_GROUP}, {K.CLOUD_POLICY},
               "Principal has the managed policy attached (or as permissions boundary)"),
         _spec(EdgeKind.IN_GROUP, False, {K.CLOUD_USER}, {K.CLOUD_GROUP}, "IAM user is a member of the group"),
@@ -121,7 +127,8 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.CAN_REGISTER_RUNNER, True, {K.CREDENTIAL, K.SECRET},
               {K.ORGANIZATION, K.REPOSITORY, K.RUNNER_GROUP, K.JOB},
               "Credential can mint runner registration tokens and attach a new runner there (semantics §8; "
-              "graphkit.resolve.registration)", Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL, "source"),
+              "graphkit.resolve.registration); cut by rotating the source (a secret's edge: rotate_secret)",
+              Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL, "source"),
         _spec(EdgeKind.GROUP_RECEIVES_JOB, True, {K.RUNNER_GROUP}, {K.JOB},
               "A runner attached to the group (any labels) would receive the job's future runs",
               Lifetime.UNTIL_REVOKED, R.RESTRICT_RUNNER_GROUP, "source"),

@@ -241,6 +241,7 @@ class EdgeKind(str, Enum):
     RESTORES_INTO = "restores_into"
     SHARES_CACHE = "shares_cache"
     STORES_CREDENTIAL = "stores_credential"
+    REGISTRATION_CREDENTIAL = "registration_credential"
     AUTHENTICATES_AS = "authenticates_as"
     ADMINISTERS = "administers"
     PERSISTS_ON = "persists_on"

@@ -32,6 +32,9 @@ class Host(Node):
     os: str | None = None
     #: "true"/"false" when known; None = unknown (never assumed empty)
     ephemeral: Annotated[bool | None, MergeRule.ANY_FALSE] = None
+    #: live runner processes a host scan could tie to no registration (``Runner.Listener in /var/tmp/.q (pid 6000,
+    #: user root)``); None = not scanned
+    unknown_runner_processes: list[str] | None = None
 
 
 class RunnerRegistration(BaseModel):
@@ -71,6 +74,17 @@ class RunnerRegistration(BaseModel):
     credential_path: str | None = None
     credential_fingerprint: str | None = None
     url_credential_fingerprint: str | None = None
+    #: what starts it again (``systemd /etc/systemd/system/x.service``, ``cron@reboot /var/spool/cron/crontabs/u:2``,
+    #: ``profile /home/u/.bashrc:7 (nohup)``, ``session (tmux)``...): see :mod:`ingest.host.keepalive`
+    kept_alive_by: list[str] | None = None
+    #: kept alive or running outside the service its installer sets up (``svc.sh``'s unit, launchd plist,
+    #: Windows service, ``gitlab-runner.service``): suspicious; None = unknown
+    unsupervised: bool | None = None
+    #: job hooks that run code for every job (``ACTIONS_RUNNER_HOOK_JOB_STARTED=/path``), GitHub docs "Running
+    #: scripts before or after a job"
+    job_hooks: list[str] | None = None
+    #: ``runsvc.sh`` holds commands the script shipped with the runner does not
+    runsvc_modified: bool | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -477,6 +491,10 @@ class Cache(Node):
     cache_type: Literal["actions", "host"]
     scope: str
     path: str | None = None
+    #: runner ids whose jobs execute from it (a job hook, a work folder); None = every runner of the host
+    read_by: list[str] | None = None
+    #: runner ids whose jobs can change it; None = every runner of the host
+    written_by: list[str] | None = None
 
 
 class Credential(Node):

@@ -17,7 +17,7 @@ from plotly.colors import qualitative
 
 from graphkit.analysis import BlastRadius
 from graphkit.graph import Graph
-from graphkit.model import EDGE_SPECS, Criticality, Edge, NodeKind
+from graphkit.model import EdgeKind, EDGE_SPECS, Criticality, Edge, NodeKind
 
 __all__ = ["PALETTE", "GraphLayout", "folded_edges", "graph_layout", "kind_colors", "kind_layers"]
 
@@ -50,7 +50,9 @@ def kind_layers() -> dict[NodeKind, int]:
     kg = nx.DiGraph()
     kg.add_nodes_from(NodeKind)
     for spec in EDGE_SPECS.values():
-        if spec.traversable:
+        # edges back to a foothold (a job's code persisting on runners and hosts, a credential that attaches a
+        # runner to a group) would fold runners, jobs and credentials into one layer: the layout leaves them out
+        if spec.traversable and not spec.source_only and spec.kind is not EdgeKind.CAN_REGISTER_RUNNER:
             kg.add_edges_from((s, t) for s in spec.sources for t in spec.targets if s != t)
     cond = nx.condensation(kg)
     rank: dict[int, int] = {}

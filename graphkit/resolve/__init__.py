@@ -121,10 +121,11 @@ Examples
 ...                    job_key="t", secrets_repository="acme/app", evidence=[ev],
 ...                    runs_on=[RunsOnCandidate(labels=("linux",), evidence=ev)]))
 >>> resolve(g)
->>> [(e.source, e.target, e.confidence.value) for e in g.edges(EdgeKind.RECEIVES_JOB)]
-[('runner:acme/r1', 'job:acme/app/ci.yml#t', 'possible')]
+>>> sorted((e.kind.value, e.source, e.target, e.confidence.value) for e in g.edges())
+[('persists_on', 'job:acme/app/ci.yml#t', 'runner:acme/r1', 'possible'), ('receives_job', 'runner:acme/r1', 'job:acme/app/ci.yml#t', 'possible')]
 
-(``possible``: the runner names no group and no group is in the graph.)
+(``possible``: the runner names no group and no group is in the graph; the job's code can persist on the
+runner, whose ``ephemeral`` is unknown.)
 """
 
 from __future__ import annotations

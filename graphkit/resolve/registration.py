@@ -68,7 +68,6 @@ class _Registrar(NamedTuple):
     scope: str  # an owner ("acme") or a repository ("acme/app")
     confidence: Confidence
     evidence: list[Evidence]
-    action: RevocationAction
 
 
 def registration_scope(scopes: list[str] | None) -> str | None:
@@ -104,20 +103,21 @@ def _from_credential(ctx: Context, cred: Credential) -> list[_Registrar]:
             scopes = [s.split("/")[0] for s in scopes]
     else:
         scopes, conf = _host_owners(ctx, cred), P
-    return [_Registrar(cred.id, s, conf, list(cred.evidence), RevocationAction.ROTATE_CREDENTIAL) for s in scopes]
+    return [_Registrar(cred.id, s, conf, list(cred.evidence)) for s in scopes]
 
 
 def _stated(ctx: Context) -> list[_Registrar]:
     """``CAN_REGISTER_RUNNER`` edges a source made to an organization or repository."""
     out = []
     for e in list(ctx.graph.edges(EdgeKind.CAN_REGISTER_RUNNER)):
+        action = _rotation(ctx, e.source)
+        if e.revoked_by is not action:  # a step rule's grant (secret -> org) is cut by rotating the secret
+            ctx.graph.nx.edges[e.source, e.target, e.nx_key]["edge"] = e.model_copy(update={"revoked_by": action})
         parsed = ids.parse(e.target)
         if parsed.kind is NodeKind.ORGANIZATION:
-            out.append(_Registrar(e.source, parsed.parts["owner"], e.confidence, list(e.evidence),
-                                  e.revoked_by or RevocationAction.ROTATE_SECRET))
+            out.append(_Registrar(e.source, owner_key(parsed.parts["owner"]), e.confidence, list(e.evidence)))
         elif parsed.kind is NodeKind.REPOSITORY:
-            out.append(_Registrar(e.source, parsed.parts["repo"], e.confidence, list(e.evidence),
-                                  e.revoked_by or RevocationAction.ROTATE_SECRET))
+            out.append(_Registrar(e.source, repo_key(parsed.parts["repo"]), e.confidence, list(e.evidence)))
     return out
 
 
@@ -159,10 +159,15 @@ def _group_jobs(ctx: Context, group: RunnerGroup, jobs: list[Job]) -> None:
                                 evidence=[*group.evidence[:1], *job.evidence[:1]], confidence=weakest(want, access)))
 
 
+def _rotation(ctx: Context, source: str) -> RevocationAction:
+    """What cuts a registrar's edges: its own kind's revocation (rotate a secret, rotate an on-disk credential)."""
+    return ctx.graph.node(source).spec.revoked_by or RevocationAction.ROTATE_CREDENTIAL
+
+
 def _edge(ctx: Context, reg: _Registrar, target: str, conf: Confidence) -> None:
     ctx.graph.add_edge(Edge(kind=EdgeKind.CAN_REGISTER_RUNNER, source=reg.source, target=target,
                             evidence=reg.evidence, confidence=weakest(reg.confidence, conf),
-                            revoked_by=reg.action, props={"scope": reg.scope}))
+                            revoked_by=_rotation(ctx, reg.source), props={"scope": reg.scope}))
 
 
 def link_registration(ctx: Context, jobs: list[Job]) -> None:

@@ -13,6 +13,8 @@ RULE_MODULES: list[str] = [
     "runs_on_queued_forever",
     # untrusted entry points (issue 11)
     "untrusted_path_to_runner",
+    # hosts as an attacker leaves them (issue 13)
+    "runner_unsupervised",
     # cloud trust (issue 3)
     "oidc_trust_without_sub", "oidc_trust_wildcard_owner", "oidc_trust_broad_sub", "oidc_trust_set_operator",
     "oidc_trust_audience",

@@ -6,7 +6,11 @@ registers a second runner or agent on a build host receives its jobs and
 secrets, and keeps access after the malicious package is gone.  Two
 registrations of one scope are common (concurrency) and are ``medium``; to
 different repositories, or one running as root, ``high``; to different
-organizations, ``critical``.
+organizations, ``critical``.  The message names each registration with how it
+stays alive (a host scan's ``kept_alive_by``: a cron ``@reboot`` entry, a user
+systemd unit, a job hook, a ``nohup`` in a profile...) and says when that is
+outside the service its installer sets up (GitHub docs "Configuring the
+self-hosted runner application as a service").
 """
 
 from __future__ import annotations
@@ -46,10 +50,12 @@ def runner_on_runner(graph: Graph, options: FindingOptions) -> Iterator[Finding]
         unvetted = [r.id for r in runners if r.unvetted]
         evidence = [e for r in runners for e in r.evidence]
         msg = _message(host.name, runners, owners, root, unvetted)
+        kept, unsupervised = _kept_alive(runners)
         yield runner_on_runner.finding(host.id, subject=host.id, message=msg, severity=_severity(owners, scopes, root),
                                        related=[r.id for r in runners], evidence=evidence,
                                        registrations=[r.id for r in runners], owners=owners, scopes=scopes,
-                                       runs_as_root=root, unvetted=unvetted)
+                                       runs_as_root=root, unvetted=unvetted, kept_alive_by=kept,
+                                       unsupervised=unsupervised)
 
 
 def _severity(owners: list[str], scopes: list[str], root: list[str]) -> Severity:
@@ -61,9 +67,30 @@ def _severity(owners: list[str], scopes: list[str], root: list[str]) -> Severity
     return Severity.MEDIUM
 
 
+def _kept_alive(runners: list[Runner]) -> tuple[dict[str, list[str]], list[str]]:
+    """``(runner id -> kept_alive_by, unsupervised runner ids)`` of the registrations a host scan saw."""
+    regs = [(r.id, r.registration) for r in runners if r.registration is not None]
+    return ({i: reg.kept_alive_by for i, reg in regs if reg.kept_alive_by},
+            [i for i, reg in regs if reg.unsupervised])
+
+
+def _kept(r: Runner) -> str:
+    """`` (kept alive by ...)`` when the host scan saw how the registration stays alive, with its job hooks and
+    whether that is outside its installer's supervisor (:mod:`ingest.host.keepalive`)."""
+    reg = r.registration
+    if reg is None or not (reg.kept_alive_by or reg.job_hooks):
+        return ""
+    parts = [f"kept alive by {'; '.join(reg.kept_alive_by)}"] if reg.kept_alive_by else []
+    if reg.unsupervised:
+        parts.append("outside its installer's service")
+    if reg.job_hooks:
+        parts.append(f"job hooks {'; '.join(reg.job_hooks)}")
+    return f" ({', '.join(parts)})"
+
+
 def _message(host: str, runners: list[Runner], owners: list[str], root: list[str], unvetted: list[str]) -> str:
     """The registrations on ``host``, then what makes them worse (organizations, root, no inventory)."""
-    names = ", ".join(f"{r.scope}/{r.name}" for r in runners)
+    names = ", ".join(f"{r.scope}/{r.name}{_kept(r)}" for r in runners)
     msg = f"{len(runners)} runner registrations on {host}: {names}"
     if len(owners) > 1:
         msg += f"; to different organizations ({', '.join(owners)})"

@@ -185,6 +185,20 @@ def _policy_nodes(b: _Build) -> None:
                                  versions=pol.versions, document=pol.document, evidence=[_ev(pol.file, pol.place)]))
 
 
+def _sessions_revoked_before(p: Principal) -> str | None:
+    """The latest ``aws:TokenIssueTime`` of an inline Deny-all ``DateLessThan`` (the console's "Revoke active
+    sessions", https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html), or None."""
+    found: list[str] = []
+    for _, sts, _ in p.inline:
+        for st in sts:
+            if st.effect.lower() != "deny" or "*" not in st.actions or "*" not in st.resources:
+                continue
+            for op, keys in st.conditions.items():
+                if op.lower() == "datelessthan":
+                    found += [v for k, vals in keys.items() if k.lower() == "aws:tokenissuetime" for v in vals]
+    return max(found) if found else None
+
+
 def _principal_node(p: Principal, access_keys: dict[str, int]) -> Node:
     pev = [_ev(p.file, p.place)]
     if p.kind == "role":
@@ -192,6 +206,7 @@ def _principal_node(p: Principal, access_keys: dict[str, int]) -> Node:
         return CloudRole(id=principal_id(p), name=p.name, provider="aws", identifier=p.arn, account=p.account,
                          trust="known", trust_policy=p.trust_document, permissions_boundary=p.boundary,
                          instance_profiles=p.instance_profiles, broad_trust=any(i.broad for i in issues),
+                         max_session_seconds=p.max_session, sessions_revoked_before=_sessions_revoked_before(p),
                          evidence=pev)
     if p.kind == "user":
         return CloudUser(id=principal_id(p), name=p.name, arn=p.arn, account=p.account, groups=p.groups,

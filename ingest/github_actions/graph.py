@@ -41,8 +41,8 @@ from graphkit import limits
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
-from graphkit.model import (Confidence, DeploymentTarget, EdgeKind, Evidence, GitHubToken, Job, OIDCIdentity, Organization,
-                            Repository, Workflow, ids, repo_key, secret_key)
+from graphkit.model import (Confidence, DeploymentTarget, EdgeKind, Evidence, GitHubToken, Job, OIDCIdentity,
+                            Organization, Repository, Workflow, ids, repo_key, secret_key)
 from graphkit.oidc import default_subjects
 
 from .evidence import Src

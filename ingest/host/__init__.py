@@ -9,8 +9,20 @@ same runner in both becomes one node: ids are ``runner:{scope}/{name}``).
 
 What it reads (``shared/docs/semantics.md`` §2 and §7):
 
-- **GitHub runner installations**: every directory holding a ``.runner`` file
-  under the common install locations and user homes.  ``.runner`` is the JSON
+- **Where runners hide**: one bounded walk of the whole root
+  (:mod:`ingest.host.search`, :class:`ScanLimits`) finds every folder holding
+  a ``.runner``, every ``config.toml`` with ``[[runners]]``, and runner
+  binaries or credentials without a registration; every folder not entered
+  is reported with its reason in the host's ``scan`` report, which also says
+  who ran the scan and what it could not read.
+- **How each stays alive** (:mod:`ingest.host.persistence`,
+  :mod:`ingest.host.keepalive`): systemd units (system and user), crontabs,
+  profiles, ``rc.local``, launchd plists, Windows services, job hook scripts,
+  the session of a live process (:mod:`ingest.host.procs`, ``/proc`` under the
+  root); job hooks (``ACTIONS_RUNNER_HOOK_JOB_STARTED``) and a modified
+  ``runsvc.sh``.
+- **GitHub runner installations**: every folder holding a ``.runner`` file.
+  ``.runner`` is the JSON
   that actions/runner's ``ConfigurationStore`` writes (``RunnerSettings``:
   ``agentId``, ``agentName``, ``poolId``, ``poolName``, ``serverUrl``,
   ``gitHubUrl``, ``workFolder``, ``ephemeral``; default values are omitted, so
@@ -21,8 +33,8 @@ What it reads (``shared/docs/semantics.md`` §2 and §7):
   and fingerprint only.  The service unit (``actions.runner.<scope>.<name>.service``
   in systemd, ``actions.runner.*.plist`` in launchd) gives the account the
   runner runs as.
-- **GitLab runners**: ``config.toml`` (``/etc/gitlab-runner``,
-  ``~/.gitlab-runner``, ``/srv/gitlab-runner/config``), one registration per
+- **GitLab runners**: ``config.toml`` with ``[[runners]]``, wherever it is
+  (``/etc/gitlab-runner`` as root, ``~/.gitlab-runner`` per user), one registration per
   ``[[runners]]`` table: ``name``, ``url``, ``executor``, ``token``
   (fingerprint only), ``[runners.docker]`` ``volumes`` (the docker socket) and
   ``privileged``; see https://docs.gitlab.com/runner/configuration/advanced-configuration/.
@@ -43,12 +55,16 @@ non-secret facts parsed from it are kept; error messages name the file and a
 line, never its content.
 
 Structure: :mod:`ingest.host.scan` (:class:`HostScan`, the only I/O: it
-never writes, never follows a link out of the root, skips files over
-:data:`MAX_FILE_BYTES`); :mod:`ingest.host.runners` and
+never writes, never executes, never follows a link out of the root, never
+opens a FIFO or device, skips files over :data:`MAX_FILE_BYTES`);
+:mod:`ingest.host.runners`, :mod:`ingest.host.keepalive` and
 :mod:`ingest.host.credentials` (the ``parse_*`` functions, pure: text or bytes
 in, facts out); :mod:`ingest.host.fingerprint` (:func:`fingerprint`);
-:mod:`ingest.host.collect` (:func:`collect_host` joins them into the
-inventory document, one step per part; :data:`COLLECTOR`).  Node ids in the
+:mod:`ingest.host.search`, :mod:`ingest.host.registrations`,
+:mod:`ingest.host.persistence`, :mod:`ingest.host.procs` (the steps);
+:mod:`ingest.host.found` (what the steps found, :func:`~ingest.host.found.guarded`
+around every parse); :mod:`ingest.host.collect` (:func:`collect_host` joins
+them into the inventory document, one step per part; :data:`COLLECTOR`).  Node ids in the
 document (credential grants such as ``cloud_role:aws:...``,
 ``target:registry:...``, ``signing_key:gpg:...``) are built by
 :mod:`graphkit.model.ids`.
@@ -66,7 +82,11 @@ Host section format (what :func:`collect_host` returns)::
              readable_by: [acme/build-01-a, evil/x]}
           - {credential_type: runner, path: /opt/actions-runner/.credentials, fingerprint: "...",
              lifetime: until_runner_removed, access: ["registration:acme/build-01-a"], readable_by: [...]}
-        caches: [{path: /opt/hostedtoolcache, kind: toolcache}, {path: /var/run/docker.sock, kind: docker-socket}]
+        caches: [{path: /opt/hostedtoolcache, kind: toolcache}, {path: /var/run/docker.sock, kind: docker-socket},
+                 {path: /opt/hooks/pre.sh, kind: job-hook, read_by: [acme/build-01-a], written_by: [acme/build-01-a]}]
+        scan: {user: root, uid: 0, limits: {...}, entries: 183022, skip_counts: {pseudo filesystem: 2},
+               skipped: [{path: /proc, reason: pseudo filesystem}], unreadable: [], processes: [...],
+               installs_without_registration: []}
     runners:
       - name: build-01-a
         id: 101                             # agentId
@@ -78,7 +98,10 @@ Host section format (what :func:`collect_host` returns)::
         registration: {config_path: /opt/actions-runner/.runner, url: "https://github.com/acme",
                        server_url: "...", agent_id: 101, pool_id: 1, work_folder: /opt/actions-runner/_work,
                        service: actions.runner.acme.build-01-a.service, user: runner, runs_as_root: false,
-                       credential_path: /opt/actions-runner/.credentials, credential_fingerprint: "..."}
+                       credential_path: /opt/actions-runner/.credentials, credential_fingerprint: "...",
+                       kept_alive_by: ["systemd /etc/systemd/system/actions.runner.acme.build-01-a.service"],
+                       unsupervised: false, job_hooks: ["ACTIONS_RUNNER_HOOK_JOB_STARTED=/opt/hooks/pre.sh"],
+                       runsvc_modified: false}
 
 Labels are not on disk (they live server-side): a host-scanned runner has
 none until the org inventory supplies them.
@@ -93,10 +116,10 @@ from ingest.host.credentials import (CredentialFacts, is_private_key, parse_aws_
 from ingest.host.fingerprint import FINGERPRINT_HEX, FINGERPRINT_KEY, fingerprint
 from ingest.host.runners import (GitLabRunner, RunnerFile, ServiceUnit, parse_gitlab_config, parse_launchd_plist,
                                  parse_runner_file, parse_service_unit, scope_from_url)
-from ingest.host.scan import MAX_FILE_BYTES, HostScan
+from ingest.host.scan import MAX_FILE_BYTES, HostScan, ScanLimits
 
 __all__ = ["COLLECTOR", "FINGERPRINT_HEX", "FINGERPRINT_KEY", "MAX_FILE_BYTES", "CredentialFacts", "GitLabRunner",
-           "HostCollector", "HostScan", "RunnerFile", "ServiceUnit", "collect_host", "fingerprint", "is_private_key",
+           "HostCollector", "HostScan", "ScanLimits", "RunnerFile", "ServiceUnit", "collect_host", "fingerprint", "is_private_key",
            "parse_aws_config", "parse_aws_credentials", "parse_docker_config", "parse_gh_hosts",
            "parse_git_credentials", "parse_gitlab_config", "parse_kube_config", "parse_launchd_plist", "parse_npmrc",
            "parse_pypirc", "parse_runner_file", "parse_service_unit", "scope_from_url"]

@@ -26,10 +26,9 @@ from graphkit.model import Lifetime, RunnerRegistration, ids
 from graphkit.redact import strip_embedded_urls
 
 __all__ = ["SCHEMA_ID", "BranchPolicyEntry", "CredentialGrant", "DeploymentBranchPolicy", "Environment", "HostCache",
-           "HostCredential",
-           "HostEntry", "OIDCSubTemplate", "OrgSecret", "OrganizationEntry", "ProtectionRule", "RepositoryEntry",
-           "RunnerEntry", "RunnerGroupEntry", "RunnerInventory", "RunnerLabel", "json_schema", "runner_id",
-           "schema_text"]
+           "HostCredential", "HostEntry", "HostScanReport", "OIDCSubTemplate", "OrgSecret", "OrganizationEntry",
+           "ProtectionRule", "RepositoryEntry", "RunnerEntry", "RunnerGroupEntry", "RunnerInventory", "RunnerLabel",
+           "ScanProcess", "SkippedPath", "json_schema", "runner_id", "schema_text"]
 
 #: Value of the top-level ``schema`` key.
 SCHEMA_ID = "graphkit.runner-inventory/v1"
@@ -232,6 +231,12 @@ class HostCredential(_Model):
                                      "value: `profile:NAME`, `registry:HOST`, `cluster:SERVER`, `index:URL`...")
     readable_by: list[_RunnerRef] | None = Field(None, description="Runners of this host (`scope/name`) whose user can "
                                           "read the file (host scan); null = unknown.")
+    scopes: list[str] | None = Field(None, description="GitHub token scopes or App permissions, when known: classic "
+                                     "`admin:org`, `manage_runners:org`, `repo`; fine-grained/App "
+                                     "`organization_self_hosted_runners:write`, `administration:write`. null = unknown.")
+    github_owner: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)?$",
+                                     description="Organization (`acme`) or repository (`acme/app`) the token or App "
+                                     "installation acts on; null = unknown.")
     url_credential_fingerprint: str | None = Field(None, description="A URL the file names held a credential "
                                                    "(removed): keyed hash of it, never the value.")
 
@@ -262,10 +267,55 @@ class HostCredential(_Model):
 
 
 class HostCache(_Model):
-    """A host-local cache folder that every job on the host reuses."""
+    """A host-local cache folder (or job hook, or socket) that jobs on the host reuse."""
 
     path: _HostPath = Field(min_length=1)
-    kind: str | None = Field(None, description="toolcache, docker, pip, npm, work...")
+    kind: str | None = Field(None, description="toolcache, docker, pip, npm, work, job-hook...")
+    read_by: list[_RunnerRef] | None = Field(None, description="Runners (`scope/name`) whose jobs execute from it "
+                                             "(a job hook, a work folder); null = every runner of the host.")
+    written_by: list[_RunnerRef] | None = Field(None, description="Runners whose jobs can change it; null = every "
+                                                "runner of the host.")
+
+
+class SkippedPath(_Model):
+    """A folder a host scan did not search, and why."""
+
+    path: str
+    reason: str = Field(description="pseudo filesystem, package or VCS data, unreadable, depth limit, entry limit, "
+                        "time limit")
+
+
+class ScanProcess(_Model):
+    """A live runner process (``/proc``): never its arguments or environment values."""
+
+    pid: int
+    command: str = Field(description="Runner.Listener, Runner.Worker or gitlab-runner")
+    user: str | None = None
+    uid: int | None = None
+    parent_pid: int | None = None
+    parent: str | None = Field(None, description="The parent's command name.")
+    cwd: str | None = None
+    started_after_boot_s: float | None = None
+    unit: str | None = Field(None, description="The systemd unit or session scope it runs in (cgroup).")
+    env_keys: list[str] | None = Field(None, description="Names of runner-relevant environment variables, never "
+                                       "values.")
+    registration: str | None = Field(None, description="The registration (`scope/name`) whose folder it runs "
+                                     "from; null = none known.")
+
+
+class HostScanReport(_Model):
+    """How a host scan went: who ran it, its limits, what it could not read or did not search."""
+
+    user: str | None = None
+    uid: int | None = None
+    limits: dict[str, float] | None = None
+    entries: int | None = Field(None, description="Directory entries the signature search visited.")
+    skip_counts: dict[str, int] | None = Field(None, description="Folders not searched, counted by reason.")
+    skipped: list[SkippedPath] | None = Field(None, description="Folders not searched (the first 200).")
+    unreadable: list[str] | None = Field(None, description="Paths the scanning user could not read.")
+    processes: list[ScanProcess] | None = None
+    installs_without_registration: list[str] | None = Field(
+        None, description="Folders with runner binaries or credentials but no `.runner`.")
 
 
 class HostEntry(_Model):
@@ -276,6 +326,7 @@ class HostEntry(_Model):
     ephemeral: bool | None = None
     credentials: list[HostCredential] | None = None
     caches: list[HostCache] | None = None
+    scan: HostScanReport | None = Field(None, description="How the host scan went (`graphkit collect host`).")
 
 
 class RunnerLabel(_Model):

@@ -56,6 +56,8 @@ class _FileGraph:
     owners: set[str] = field(default_factory=set)
     #: (runner id, credential id, evidence) from ``readable_by``, linked once every runner exists
     readable: list[tuple[str, str, Evidence]] = field(default_factory=list)
+    #: (runner id, credential id, evidence): a registration's own credential, linked when the runner is in the file
+    registrations: list[tuple[str, str, Evidence]] = field(default_factory=list)
     #: when given, places that cannot be linked are appended here instead of raised (one entry never costs the file)
     problems: list[InputError] | None = None
 
@@ -197,7 +199,11 @@ def _environment(fg: _FileGraph, full_name: str, env: Environment, ep: str) -> N
 def _host(fg: _FileGraph, host: HostEntry, p: str) -> None:
     hid, hn = _hostname(host.name)
     # only known facts: a host scan (os known, ephemeral not) must not erase an inventory's ephemeral flag
-    known = {k: v for k, v in (("os", host.os), ("ephemeral", host.ephemeral)) if v is not None}
+    strays = None if host.scan is None or host.scan.processes is None else [
+        f"{p.command} in {p.cwd or 'an unknown folder'} (pid {p.pid}, user {p.user or p.uid})"
+        for p in host.scan.processes if p.registration is None]
+    known = {k: v for k, v in (("os", host.os), ("ephemeral", host.ephemeral),
+                               ("unknown_runner_processes", strays)) if v is not None}
     fg.graph.node(Host(id=hid, name=host.name, evidence=[fg.ev(p)], **known))
     for j, cred in enumerate(host.credentials or []):
         _credential(fg, host.name, hid, hn, cred, f"{p}.credentials[{j}]")
@@ -220,17 +226,36 @@ def _credential(fg: _FileGraph, host_name: str, hid: str, hn: str, cred: HostCre
                                    fingerprint=cred.fingerprint, lifetime=cred.lifetime,
                                    grants=[t.id for _, t, _ in grants] + list(cred.access or []),
                                    readable_by=readers, url_credential_fingerprint=cred.url_credential_fingerprint,
+                                   scopes=cred.scopes, github_owner=cred.github_owner,
                                    evidence=[fg.ev(cp)]))
     fg.graph.edge(EdgeKind.STORES_CREDENTIAL, hid, cid, fg.ev(cp))
     for reader in readers or []:  # the runner's user can read it (edge added once the runner exists)
         fg.readable.append((reader, cid, fg.ev(f"{cp}.readable_by")))
+    owner = _registration_of(cred)
+    if owner is not None:  # a registration's own credential: removing the registration revokes it
+        fg.registrations.append((owner, cid, fg.ev(f"{cp}.access")))
     for kind, target, gev in grants:
         fg.graph.edge(kind, cid, fg.graph.node(target), gev, lifetime=cred.lifetime)
 
 
+def _registration_of(cred: HostCredential) -> str | None:
+    """The runner id of a credential that lives until its runner is removed and names exactly one registration
+    (``access: [registration:scope/name]``, as ``graphkit collect host`` writes it); None otherwise."""
+    if cred.lifetime is not Lifetime.UNTIL_RUNNER_REMOVED:
+        return None
+    regs = [a.removeprefix("registration:") for a in cred.access or [] if a.startswith("registration:")]
+    try:
+        return runner_id(regs[0]) if len(regs) == 1 else None
+    except ids.IdError:
+        return None
+
+
 def _cache(fg: _FileGraph, host_name: str, hid: str, hn: str, cache: HostCache, kp: str) -> None:
+    runners = {k: sorted(runner_id(r) for r in v) for k, v in (("read_by", cache.read_by),
+                                                                 ("written_by", cache.written_by)) if v is not None}
     kid = fg.graph.node(Cache(id=ids.cache_host(hn, cache.path), name=f"{cache.kind or 'cache'} {cache.path} on "
-                              f"{host_name}", cache_type="host", scope=hn, path=cache.path, evidence=[fg.ev(kp)]))
+                              f"{host_name}", cache_type="host", scope=hn, path=cache.path, evidence=[fg.ev(kp)],
+                              **runners))
     fg.graph.edge(EdgeKind.SHARES_CACHE, hid, kid, fg.ev(kp))
 
 
@@ -302,7 +327,8 @@ def _runs_on(fg: _FileGraph, rid: str, host_name: str, ev: Evidence) -> None:
 
 
 def _link_readers(fg: _FileGraph) -> None:
-    """``runner -> credential`` for each ``readable_by`` entry.
+    """``runner -> credential`` for each ``readable_by`` entry, and ``registration_credential`` from a runner of the
+    file to its own credential.
 
     Raises
     ------
@@ -320,6 +346,11 @@ def _link_readers(fg: _FileGraph) -> None:
             fg.problems.append(exc)
             continue
         fg.graph.edge(EdgeKind.STORES_CREDENTIAL, reader, cid, rev)
+    for owner, cid, rev in fg.registrations:
+        runner = fg.graph.nodes.get(owner)
+        if isinstance(runner, Runner):  # an ephemeral registration is single-use: its credential lasts one job
+            fg.graph.edge(EdgeKind.REGISTRATION_CREDENTIAL, owner, cid, rev,
+                          lifetime=Lifetime.PER_JOB if runner.ephemeral else None)
 
 
 # --------------------------------------------------------------------------- one file, every file

@@ -19,7 +19,8 @@ from graphkit.graph import Graph
 __all__ = ["revocation_plan"]
 
 
-def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: int | None = None) -> RevocationPlan:
+def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: int | None = None,
+                    live_sessions: Iterable[str] = ()) -> RevocationPlan:
     """A greedy, ordered plan of revocation actions that shrinks the weighted blast radius fastest.
 
     The attacker keeps what they already hold (a *held* node: a credential-like
@@ -40,6 +41,11 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
     max_steps : int, optional
         Stop after this many steps (default: until nothing is left or no
         action helps).
+    live_sessions : iterable of str, optional
+        Cloud roles whose sessions are known live (``graphkit.analysis.timeline``):
+        each gets a ``revoke_role_sessions`` step once nothing reached can
+        mint new sessions of it (at the latest at the end), when the role is
+        in the blast radius.
 
     Returns
     -------
@@ -96,4 +102,5 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
         raise ValueError(f"max_steps must be >= 0, got {max_steps}")
     with gc_paused():
         inc = incident(graph, source_ids(graph, sources))
-        return greedy_plan(inc, candidates(inc), max_steps)
+        roles = frozenset(inc.sub.index[r] for r in live_sessions if r in inc.sub.index)
+        return greedy_plan(inc, candidates(inc), max_steps, roles)

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from graphkit.analysis.reach import SECONDS, Arcs, Subgraph, collect, reachable, unfold
 from graphkit.analysis.results import Phase, node_order
 from graphkit.graph import Graph
-from graphkit.model import CRITICALITY_WEIGHT, EDGE_SPECS, Lifetime, Node, NodeKind, RevocationAction
+from graphkit.model import CRITICALITY_WEIGHT, EDGE_SPECS, EdgeKind, Lifetime, Node, NodeKind, RevocationAction
 
 __all__ = [
     "FOLLOW_UP",
@@ -35,6 +35,9 @@ _ACTION_RANK = {a: i for i, a in enumerate(RevocationAction)}
 class Containment(IntEnum):
     """Order inside the ``contain`` phase (lower first; ``docs/revocation-plan.md``, "Containment order")."""
 
+    #: a held credential that can register new runners (``can_register_runner``): removing registrations while
+    #: it is live is undone in minutes (semantics §8)
+    REGISTRAR = -2
     #: narrowing an over-broad OIDC trust policy: a door any push to a matching repository reopens
     BROAD_TRUST = -1
     #: a compromised source's own runner registration, and unvetted (rogue) registrations: live channels
@@ -220,7 +223,8 @@ def _describe(c: Candidate, inc: Incident) -> None:
     if c.invalidates:
         c.wipes = _wiped(c.subject, inc)
     c.long_lived = node.spec.holdable and bool(inc.seed[c.subject])
-    c.phase, order = _placement(c, node, c.subject < inc.sub.n_src)
+    c.phase, order = _placement(c, node, c.subject < inc.sub.n_src,
+                                c.invalidates and _registers_runners(c.subject, inc))
     c.group = (_PHASE_RANK[c.phase], order)
 
 
@@ -232,8 +236,16 @@ def _wiped(subject: int, inc: Incident) -> list[int]:
                    if kind in EDGE_SPECS[arcs.edge[a].kind].wiped_with_source} - {subject})
 
 
-def _placement(c: Candidate, node: Node, is_source: bool) -> Placement:
+def _registers_runners(subject: int, inc: Incident) -> bool:
+    """The subject has a ``can_register_runner`` arc: it can mint registration tokens."""
+    arcs = inc.arcs
+    return any(arcs.edge[a].kind is EdgeKind.CAN_REGISTER_RUNNER for a in arcs.leaving(subject))
+
+
+def _placement(c: Candidate, node: Node, is_source: bool, registrar: bool = False) -> Placement:
     """Phase and containment order of ``c`` (its ``invalidates`` and ``long_lived`` already set)."""
+    if c.invalidates and c.long_lived and registrar:
+        return Placement(Phase.CONTAIN, Containment.REGISTRAR)  # it would re-register what is removed
     if c.action is RevocationAction.NARROW_TRUST_POLICY and getattr(node, "broad_trust", False):
         return Placement(Phase.CONTAIN, Containment.BROAD_TRUST)  # a door any push reopens, closed first
     if c.invalidates and c.long_lived:

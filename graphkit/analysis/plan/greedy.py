@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from graphkit.analysis.dominators import DominatorTree, dominator_tree
-from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
+from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Containment, Incident
 from graphkit.analysis.reach import reachable
 from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep, node_order
 from graphkit.model import REVOCATION_SPECS, RevocationAction
@@ -20,6 +20,8 @@ __all__ = ["greedy_plan"]
 
 #: the virtual root of the dominator graph, joined to every live seed
 _ROOT = -1
+#: the greedy group of a held credential that can register runners (always eligible, first)
+_REGISTRAR = (0, Containment.REGISTRAR)
 
 
 @dataclass(slots=True)
@@ -43,8 +45,15 @@ class _Choice(NamedTuple):
     reduction: int
 
 
-def greedy_plan(inc: Incident, cands: Candidates, max_steps: int | None) -> RevocationPlan:
+def greedy_plan(inc: Incident, cands: Candidates, max_steps: int | None,
+                live_sessions: frozenset[int] = frozenset()) -> RevocationPlan:
     """Apply the best candidate (and its companion) until nothing is left, nothing helps, or ``max_steps``.
+
+    A session revocation (the companion of narrowing a trust policy, or of a
+    role in ``live_sessions``) comes once no live arc mints new sessions of
+    the role any more, and at the latest at the end of the plan: sessions
+    minted in between would outlive it (``docs/revocation-plan.md``,
+    "Ordering rules").
 
     Parameters
     ----------
@@ -54,6 +63,8 @@ def greedy_plan(inc: Incident, cands: Candidates, max_steps: int | None) -> Revo
         Its candidates (:func:`~graphkit.analysis.plan.candidates.candidates`).
     max_steps : int or None
         Stop after this many steps.
+    live_sessions : frozenset of int
+        Roles (indexes) whose sessions are known live (:mod:`graphkit.analysis.timeline`).
 
     Returns
     -------
@@ -67,15 +78,19 @@ def greedy_plan(inc: Incident, cands: Candidates, max_steps: int | None) -> Revo
     def room() -> bool:
         return max_steps is None or len(steps) < max_steps
 
+    pending: dict[int, tuple[RevocationAction, Phase]] = {
+        r: (RevocationAction.REVOKE_ROLE_SESSIONS, Phase.CONTAIN) for r in sorted(live_sessions)}
     while live.residual > 0 and room():
         choice = _best(inc, cands, live)
         if choice is None:
             break
         steps.append(_apply(inc, live, choice, rank=len(steps) + 1))
         follow = FOLLOW_UP.get(choice.candidate.action)
-        if follow is not None and room():
-            # the companion action comes right after, even when it cuts nothing by itself
-            steps.append(_follow_up(inc, cands, live, choice.candidate, follow, rank=len(steps) + 1))
+        if follow is not None:
+            pending[choice.candidate.subject] = (follow, choice.candidate.phase)
+        # a companion comes as soon as nothing mints what it revokes, even when it cuts nothing by itself
+        _flush(inc, cands, live, pending, steps, room, only_closed=True)
+    _flush(inc, cands, live, pending, steps, room, only_closed=False)
     ids = inc.sub.ids
     return RevocationPlan(sources=tuple(ids[:inc.sub.n_src]), initial_weight=initial,
                           held=tuple(ids[i] for i in inc.held), steps=tuple(steps))
@@ -95,7 +110,8 @@ def _best(inc: Incident, cands: Candidates, live: _Live) -> _Choice | None:
         if c.applied:
             continue
         red = _reduction(c, tree, subw, inc, live)
-        own = c.phase is Phase.CONTAIN and c.subject < n_src and not dead[c.subject]  # a source's own foothold
+        # a source's own foothold, and a registrar: each comes first in its group even when it cuts little alone
+        own = c.phase is Phase.CONTAIN and not dead[c.subject] and (c.subject < n_src or c.group == _REGISTRAR)
         if red <= 0 and not own:
             continue
         key = (c.group, not own, -red)
@@ -197,10 +213,29 @@ def _apply(inc: Incident, live: _Live, choice: _Choice, *, rank: int) -> Revocat
                  reduction=choice.reduction, cuts=cuts, residual=live.residual)
 
 
-def _follow_up(inc: Incident, cands: Candidates, live: _Live, done: Candidate, action: RevocationAction, *,
-               rank: int) -> RevocationStep:
-    """Apply the companion ``action`` of ``done`` on the same subject (its arcs only) and describe the step."""
-    companion = cands.at.get((action, done.subject))
+def _minted(inc: Incident, live: _Live, subject: int) -> bool:
+    """A live arc from a reached node still enters ``subject`` (e.g. a path that assumes the role)."""
+    arcs, alive, reached = inc.arcs, live.alive, live.reached
+    return any(alive[a] and reached[arcs.source[a]] and arcs.target[a] == subject and arcs.source[a] != subject
+               for a in range(len(arcs)))
+
+
+def _flush(inc: Incident, cands: Candidates, live: _Live, pending: dict[int, tuple[RevocationAction, Phase]],
+           steps: list[RevocationStep], room, *, only_closed: bool) -> None:
+    """Emit the pending companions whose subject nothing mints any more (every one when not ``only_closed``)."""
+    for subject in sorted(pending):
+        if not room():
+            return
+        if only_closed and _minted(inc, live, subject):
+            continue
+        action, phase = pending.pop(subject)
+        steps.append(_follow_up(inc, cands, live, subject, phase, action, rank=len(steps) + 1))
+
+
+def _follow_up(inc: Incident, cands: Candidates, live: _Live, subject: int, phase: Phase, action: RevocationAction,
+               *, rank: int) -> RevocationStep:
+    """Apply the companion ``action`` on ``subject`` (its arcs only) and describe the step."""
+    companion = cands.at.get((action, subject))
     if companion is not None:
         companion.applied = True
         for a in companion.arcs:
@@ -208,7 +243,7 @@ def _follow_up(inc: Incident, cands: Candidates, live: _Live, done: Candidate, a
     after = _reach(inc, live)
     cuts = _cuts(inc, live.reached, after)
     residual = _weight(inc, after)
-    step = _step(inc, rank=rank, action=action, subject=done.subject, long_lived=False, phase=done.phase,
+    step = _step(inc, rank=rank, action=action, subject=subject, long_lived=False, phase=phase,
                  reduction=live.residual - residual, cuts=cuts, residual=residual)
     live.reached, live.residual = after, residual
     return step

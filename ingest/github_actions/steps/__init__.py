@@ -35,6 +35,7 @@ __all__ = [
 RULES: tuple[StepRule, ...] = (
     run_scripts.SIGNING_COMMANDS,
     run_scripts.PUBLISH_COMMANDS,
+    run_scripts.REGISTRATION_COMMANDS,
     cloud.CLOUD_AUTH,
     signing.GPG_IMPORT,
     signing.KEYLESS_ATTEST,

@@ -14,6 +14,12 @@ become ``*`` in identifiers (:func:`shell_pattern`).
   bucket: ``publishes_to``; ``kubectl``/``helm`` changes (per
   ``--context``) and ``aws lambda update-function-code``: ``deploys_to``.
 
+- the runner registration API (``/orgs/{org}/actions/runners/registration-token``,
+  ``/repos/{owner}/{repo}/...``, ``generate-jitconfig``, through ``gh api``
+  or curl): the secrets the script reads can register runners there
+  (``can_register_runner``; :mod:`graphkit.resolve.registration`), REST docs
+  https://docs.github.com/en/rest/actions/self-hosted-runners#create-a-registration-token-for-an-organization.
+
 Sources: https://docs.sigstore.dev/cosign/signing/signing_with_containers/,
 https://twine.readthedocs.io/en/stable/, https://docs.npmjs.com/cli/commands/npm-publish
 """
@@ -25,7 +31,7 @@ import shlex
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from graphkit.model import EdgeKind
+from graphkit.model import EdgeKind, Organization, Repository, ids
 
 from .base import StepRule, StepView, add_target
 from .publish import package_index, registry_host
@@ -235,5 +241,30 @@ def run_publish(sv: StepView) -> None:
             sv.from_job(hit.kind, add_target(sv, hit.target_type, hit.identifier, ev), ev)
 
 
+_REGISTRATION = re.compile(r"/(?:orgs/(?P<org>[^/\s\"']+)|repos/(?P<owner>[^/\s\"']+)/(?P<repo>[^/\s\"']+))"
+                           r"/actions/runners/(?:registration-token|generate-jitconfig)\b")
+
+
+def run_registration(sv: StepView) -> None:
+    """Calls of the runner registration API: the script's secrets (or ``*TOKEN``/``*PAT``/``*KEY`` env secrets)."""
+    for m in _REGISTRATION.finditer(re.sub(r"\$\{\{.*?\}\}", "$expr", sv.run)):
+        secrets = sv.secrets_in(sv.run) or sv.env_secrets(lambda k: any(w in k.upper() for w in ("TOKEN", "PAT",
+                                                                                                 "KEY")))
+        if not secrets:
+            continue
+        ev = sv.ev("run", m.group(0))
+        owner = sv.job.rk.split("/")[0]
+        if m.group("org") is not None:
+            org = m.group("org") if "$" not in m.group("org") else owner  # ${{ github.repository_owner }}
+            target = sv.out.node(Organization(id=ids.organization(org), name=org, evidence=[ev]))
+        else:
+            full = f"{m.group('owner')}/{m.group('repo')}"
+            full = sv.job.rk if "$" in full else full  # ${{ github.repository }}
+            target = sv.out.node(Repository(id=ids.repository(full), name=full, full_name=full, evidence=[ev]))
+        sv.job.grant(secrets, EdgeKind.CAN_REGISTER_RUNNER, target, ev)
+
+
 SIGNING_COMMANDS = StepRule("run-signing", run_signing, "cosign and gpg commands in run scripts", scripts=True)
 PUBLISH_COMMANDS = StepRule("run-publish", run_publish, "publish and deploy commands in run scripts", scripts=True)
+REGISTRATION_COMMANDS = StepRule("run-registration", run_registration,
+                                 "runner registration-token API calls in run scripts", scripts=True)

@@ -1,0 +1,360 @@
+"""The revocation plan as a runbook: concrete actions per step, a Markdown checklist and a dry-run shell script.
+
+:func:`step_actions` turns one :class:`~graphkit.analysis.RevocationStep` into
+the commands that perform it, with the ids the graph knows filled in (the
+organization and runner name, the repository of a cache, the scope of a
+secret, the role name, the host and path of a credential) and the
+documentation URL of each.  :func:`runbook_markdown` prints the ordered
+checklist, :func:`runbook_script` a POSIX shell script in which every command
+runs through ``run`` (printed, not run, unless ``DRY_RUN=0``) and every
+action on a host is a comment (it runs on another machine, by a person).
+
+Never a secret value: graphkit holds none.  ``gh secret set`` prompts for the
+new value; fingerprints are not printed either.  Every value taken from the
+inputs is shell-quoted (:func:`shlex.quote`).
+
+Sources of the commands: GitHub REST "Delete a self-hosted runner from an
+organization" (https://docs.github.com/en/rest/actions/self-hosted-runners#delete-a-self-hosted-runner-from-an-organization),
+"Update a self-hosted runner group for an organization"
+(https://docs.github.com/en/rest/actions/self-hosted-runner-groups#update-a-self-hosted-runner-group-for-an-organization),
+GitHub CLI ``gh cache delete`` (https://cli.github.com/manual/gh_cache_delete) and ``gh secret set``
+(https://cli.github.com/manual/gh_secret_set), AWS CLI ``iam update-assume-role-policy``
+(https://docs.aws.amazon.com/cli/latest/reference/iam/update-assume-role-policy.html), ``iam put-role-policy``
+with the session-revocation Deny (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html),
+``iam update-access-key`` (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from shlex import quote
+from typing import Literal
+
+from graphkit.analysis import RevocationPlan, RevocationStep
+from graphkit.analysis.timeline import TokenStatus
+from graphkit.graph import Graph
+from graphkit.model import (Cache, CloudRole, CloudSecret, CloudUser, Credential, EdgeKind, Host, Node,
+                            RevocationAction, Runner, RunnerGroup, Secret, ids)
+
+__all__ = ["Action", "runbook_markdown", "runbook_script", "step_actions"]
+
+R = RevocationAction
+_GH = "https://docs.github.com/en/rest/actions/self-hosted-runners"
+_HARDEN = ("https://docs.github.com/en/actions/security-for-github-actions/security-guides/"
+           "security-hardening-for-github-actions#hardening-for-self-hosted-runners")
+_REVOKE_DOC = "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html"
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One concrete action of a step.
+
+    ``where``: ``api`` (a GitHub or AWS command, run through the script's
+    ``run`` guard), ``host`` (a command on the named host: a comment in the
+    script) or ``manual`` (a person's task: a comment).  ``command``: the
+    shell command (values quoted), None for a manual task.
+    """
+
+    text: str
+    doc: str
+    where: Literal["api", "host", "manual"]
+    command: str | None = None
+    host: str | None = None
+
+
+def _line(text: str) -> str:
+    """One line of text: control characters (a newline in an input name) become spaces."""
+    return "".join(c if c.isprintable() else " " for c in text)
+
+
+def _cmd(*argv: str) -> str:
+    return " ".join(quote(a) for a in argv)
+
+
+def _lookup_delete(path: str, jq_list: str, name: str) -> str:
+    """``sh -c`` that finds an object's numeric id by name, then DELETEs ``path/<id>``."""
+    select = f"{jq_list}[] | select(.name == {json.dumps(name)}) | .id"
+    inner = (f"id=$(gh api --paginate {quote(path)} --jq {quote(select)}) && test -n \"$id\" && "
+             f"gh api -X DELETE {quote(path)}/\"$id\"")
+    return _cmd("sh", "-c", inner)
+
+
+def _runner_api(scope: str) -> str:
+    return f"/repos/{scope}/actions/runners" if "/" in scope else f"/orgs/{scope}/actions/runners"
+
+
+def _remove_runner(node: Node, graph: Graph) -> list[Action]:
+    if not isinstance(node, Runner) or node.inferred:
+        return [Action(f"Find the runners serving labels {', '.join(getattr(node, 'labels', []))} and remove "
+                       "each registration (Settings > Actions > Runners)", _GH, "manual")]
+    path = _runner_api(node.scope)
+    agent = node.registration.agent_id if node.registration else None
+    cmd = _cmd("gh", "api", "-X", "DELETE", f"{path}/{agent}") if agent else _lookup_delete(path, ".runners", node.name)
+    out = [Action(f"Remove the registration {node.name} of {node.scope}", _GH + "#delete-a-self-hosted-runner-from-"
+                  + ("a-repository" if "/" in node.scope else "an-organization"), "api", cmd)]
+    if node.host:
+        folder = node.registration.config_path.rsplit("/", 1)[0] if node.registration else None
+        where = f" in {folder}" if folder else ""
+        out.append(Action(f"Stop and uninstall the runner service{where} (its .runner and .credentials are dead "
+                          "once removed)", "https://docs.github.com/en/actions/hosting-your-own-runners/"
+                          "managing-self-hosted-runners/removing-self-hosted-runners", "host",
+                          _cmd("sudo", "./svc.sh", "uninstall") if not folder else
+                          f"cd {quote(folder)} && sudo ./svc.sh uninstall", node.host))
+    return out
+
+
+def _reimage(node: Node, graph: Graph) -> list[Action]:
+    name = node.name if isinstance(node, Host) else node.id
+    return [Action(f"Take {name} out of service: stop every runner service, keep a disk image for forensics",
+                   _HARDEN, "host", _cmd("sudo", "systemctl", "stop", "actions.runner.*"), name),
+            Action(f"Reimage {name} from a known-good image before it runs jobs again (persistence on the host "
+                   "is assumed)", _HARDEN, "manual")]
+
+
+def _purge(node: Node, graph: Graph) -> list[Action]:
+    if isinstance(node, Cache) and node.cache_type == "actions":
+        repo = ids.parse(node.id).parts["repo"]
+        return [Action(f"Delete every Actions cache of {repo}", "https://cli.github.com/manual/gh_cache_delete",
+                       "api", _cmd("gh", "cache", "delete", "--all", "--repo", repo))]
+    host, path = (node.scope, node.path) if isinstance(node, Cache) else (None, None)
+    return [Action(f"Delete the host cache {path} on {host}", _HARDEN, "host",
+                   _cmd("sudo", "rm", "-rf", "--", path or "<path>"), host)]
+
+
+def _secret_scope(node: Secret) -> list[str]:
+    if node.scope == "org":  # gh defaults an org secret to private visibility: keep the stored one
+        vis = ["--visibility", node.visibility] if node.visibility else []
+        repos = ["--repos", ",".join(r.split("/")[-1] for r in node.selected_repositories)] \
+            if node.visibility == "selected" and node.selected_repositories else []
+        return ["--org", node.owner, *vis, *repos]
+    if node.scope == "env" and node.repository and node.environment:
+        return ["--repo", node.repository, "--env", node.environment]
+    return ["--repo", node.repository or node.owner]
+
+
+def _rotate_secret(node: Node, graph: Graph) -> list[Action]:
+    if isinstance(node, CloudSecret):
+        arn = node.resource
+        return [Action(f"Rotate the cloud secret {arn}" + (" (a pattern: each matching secret)" if node.pattern else ""),
+                       "https://docs.aws.amazon.com/cli/latest/reference/secretsmanager/rotate-secret.html", "api",
+                       _cmd("aws", "secretsmanager", "rotate-secret", "--secret-id", arn) if not node.pattern
+                       else None)]
+    if not isinstance(node, Secret) or node.scope in ("all", "unknown"):
+        return [Action(f"Rotate every secret {node.name} stands for at its issuer, then store the new values",
+                       "https://cli.github.com/manual/gh_secret_set", "manual")]
+    return [Action(f"Revoke {node.secret_name} at its issuer and issue a new value", "https://docs.github.com/en/"
+                   "actions/security-for-github-actions/security-guides/using-secrets-in-github-actions", "manual"),
+            *_registered_meanwhile(node, graph),
+            Action(f"Store the new value of {node.secret_name} (gh prompts for it; never on the command line)",
+                   "https://cli.github.com/manual/gh_secret_set", "api",
+                   _cmd("gh", "secret", "set", node.secret_name, *_secret_scope(node)))]
+
+
+_PAT_DOC = ("https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/"
+            "managing-your-personal-access-tokens#deleting-a-personal-access-token")
+_APP_KEY_DOC = ("https://docs.github.com/en/apps/creating-github-apps/authenticating-with-a-github-app/"
+                "managing-private-keys-for-github-apps")
+_ISSUER = {
+    "github_pat": ("Delete the personal access token in its owner's settings, then issue a narrower one", _PAT_DOC),
+    "gh": ("Revoke the gh CLI token (gh auth logout on the host, then revoke it in the owner's settings)", _PAT_DOC),
+    "github_app_key": ("Delete the GitHub App private key (App settings > Private keys) and generate a new one",
+                       _APP_KEY_DOC),
+    "aws": ("Deactivate the access key found in the file (aws iam update-access-key --status Inactive), then "
+            "create a new one", "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html"),
+    "docker": ("Revoke the registry token stored in the file at the registry, then log in again",
+               "https://docs.docker.com/reference/cli/docker/login/"),
+}
+
+
+def _registered_meanwhile(node: Node, graph: Graph) -> list[Action]:
+    """For a registrar (``can_register_runner``): list the runners it may have registered since the compromise."""
+    scopes = sorted({e.props["scope"] for e in graph.out_edges(node.id)
+                     if e.kind is EdgeKind.CAN_REGISTER_RUNNER and e.props.get("scope")})
+    return [Action(f"List the runners of {scope} and remove any registered since the compromise", _GH, "api",
+                   _cmd("gh", "api", "--paginate", _runner_api(scope), "--jq",
+                        ".runners[] | [.id, .name, .status] | @tsv")) for scope in scopes]
+
+
+def _rotate_credential(node: Node, graph: Graph) -> list[Action]:
+    if not isinstance(node, Credential):
+        return [Action(f"Rotate {node.name} at its issuer", _HARDEN, "manual")]
+    text, doc = _ISSUER.get(node.credential_type, (f"Rotate the {node.credential_type} credential at its issuer",
+                                                    _HARDEN))
+    out = [Action(text, doc, "manual"), *_registered_meanwhile(node, graph)]
+    out.append(Action(f"Delete {node.path} (the copy an attacker took stays valid until the rotation above)",
+                      _HARDEN, "host", _cmd("sudo", "shred", "-u", "--", node.path), node.host))
+    return out
+
+
+def _role_name(node: Node) -> str:
+    return node.identifier.rsplit("/", 1)[-1] if isinstance(node, CloudRole) else node.name
+
+
+def _narrow_trust(node: Node, graph: Graph) -> list[Action]:
+    role = _role_name(node)
+    doc = "https://docs.aws.amazon.com/cli/latest/reference/iam/update-assume-role-policy.html"
+    return [Action(f"Save the trust policy of {role}", doc, "api",
+                   _cmd("sh", "-c", _cmd("aws", "iam", "get-role", "--role-name", role, "--query",
+                                         "Role.AssumeRolePolicyDocument", "--output", "json")
+                        + f" > {quote(role + '-trust.json')}")),
+            Action("Edit it: pin token.actions.githubusercontent.com:sub to the exact repository and environment or "
+                   "branch (StringEquals), aud to sts.amazonaws.com", doc, "manual"),
+            Action(f"Apply the narrowed trust policy to {role}", doc, "api",
+                   _cmd("aws", "iam", "update-assume-role-policy", "--role-name", role, "--policy-document",
+                        f"file://{role}-trust-narrowed.json"))]
+
+
+def _revoke_sessions(node: Node, graph: Graph, now: datetime) -> list[Action]:
+    role = _role_name(node)
+    stamp = now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Action": ["*"], "Resource": ["*"],
+                                                      "Condition": {"DateLessThan": {"aws:TokenIssueTime": stamp}}}]}
+    return [Action(f"Revoke the sessions of {role} issued before {stamp} (inline Deny on aws:TokenIssueTime)",
+                   _REVOKE_DOC, "api", _cmd("aws", "iam", "put-role-policy", "--role-name", role, "--policy-name",
+                                            "AWSRevokeOlderSessions", "--policy-document",
+                                            json.dumps(policy, separators=(",", ":"))))]
+
+
+def _rotate_access_keys(node: Node, graph: Graph) -> list[Action]:
+    user = node.arn.rsplit("/", 1)[-1] if isinstance(node, CloudUser) else node.name
+    doc = "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html"
+    return [Action(f"List the access keys of {user}", doc, "api",
+                   _cmd("aws", "iam", "list-access-keys", "--user-name", user)),
+            Action(f"Deactivate each listed key of {user} (aws iam update-access-key --user-name USER --access-key-id "
+                   "KEY --status Inactive), then create a new one", doc, "manual")]
+
+
+def _restrict_group(node: Node, graph: Graph) -> list[Action]:
+    if not isinstance(node, RunnerGroup):
+        return [Action(f"Restrict {node.name}", _GH, "manual")]
+    path = f"/orgs/{node.owner}/actions/runner-groups"
+    select = f".runner_groups[] | select(.name == {json.dumps(node.name)}) | .id"
+    inner = (f"id=$(gh api --paginate {quote(path)} --jq {quote(select)}) && test -n \"$id\" && "
+             f"gh api -X PATCH {quote(path)}/\"$id\" -f visibility=selected")
+    return [Action(f"Limit the runner group {node.name} to selected repositories (then add only those that need it)",
+                   "https://docs.github.com/en/rest/actions/self-hosted-runner-groups#update-a-self-hosted-runner-"
+                   "group-for-an-organization", "api", _cmd("sh", "-c", inner))]
+
+
+def _workflow_edit(text: str, doc: str) -> Callable[[Node, Graph], list[Action]]:
+    def actions(node: Node, graph: Graph) -> list[Action]:
+        where = next((f" ({e.file}{':' + str(e.line) if e.line else ''})" for e in node.evidence), "")
+        return [Action(f"{text}: {node.name}{where}", doc, "manual")]
+    return actions
+
+
+_ACTIONS: dict[RevocationAction, Callable[[Node, Graph], list[Action]]] = {
+    R.REMOVE_RUNNER_REGISTRATION: _remove_runner,
+    R.REIMAGE_HOST: _reimage,
+    R.PURGE_CACHE: _purge,
+    R.ROTATE_SECRET: _rotate_secret,
+    R.ROTATE_CREDENTIAL: _rotate_credential,
+    R.ROTATE_SIGNING_KEY: _workflow_edit("Rotate the signing key, publish the new public key, revoke signatures made "
+                                         "since the compromise", "https://docs.sigstore.dev/cosign/key_management/"
+                                         "signing_with_self-managed_keys/"),
+    R.NARROW_TRUST_POLICY: _narrow_trust,
+    R.ROTATE_ACCESS_KEYS: _rotate_access_keys,
+    R.RESTRICT_RUNNER_GROUP: _restrict_group,
+    R.REDUCE_TOKEN_PERMISSIONS: _workflow_edit(
+        "Set a minimal permissions block on the job (or the org default to read)",
+        "https://docs.github.com/en/actions/security-for-github-actions/security-guides/automatic-token-"
+        "authentication#modifying-the-permissions-for-the-github_token"),
+    R.REMOVE_ID_TOKEN_PERMISSION: _workflow_edit(
+        "Remove id-token: write from the job",
+        "https://docs.github.com/en/actions/security-for-github-actions/security-hardening-your-deployments/"
+        "about-security-hardening-with-openid-connect"),
+    R.RESTRICT_ENVIRONMENT: _workflow_edit(
+        "Add required reviewers and a branch policy to the environment",
+        "https://docs.github.com/en/actions/managing-workflow-runs-and-deployments/managing-deployments/"
+        "managing-environments-for-deployment"),
+}
+
+
+def step_actions(graph: Graph, step: RevocationStep, *, now: datetime) -> list[Action]:
+    """The concrete actions of one plan step (ids from the graph, a documentation URL each).
+
+    Parameters
+    ----------
+    graph
+        the graph the plan was computed on.
+    step
+        the step.
+    now
+        the time of the runbook: the session-revocation Deny cuts sessions issued before it.
+
+    Returns
+    -------
+    list of Action
+        at least one (a manual task when nothing more concrete is known).
+    """
+    node = graph.node(step.subject_id)
+    if step.action is R.REVOKE_ROLE_SESSIONS:
+        return _revoke_sessions(node, graph, now)
+    return _ACTIONS[step.action](node, graph)
+
+
+def _md_step(graph: Graph, step: RevocationStep, now: datetime) -> list[str]:
+    cuts = f"cuts {len(step.cuts)}" if step.cuts else "cuts nothing by itself"
+    lines = [_line(f"- [ ] **{step.rank}. [{step.phase}] {step.action.value}** `{step.subject_id}` "
+                   f"({cuts}; residual {step.residual_weight})")]
+    for a in step_actions(graph, step, now=now):
+        where = f" (on host `{a.host}`)" if a.where == "host" and a.host else ""
+        lines.append(_line(f"  - {a.text}{where} ([doc]({a.doc}))"))
+        if a.command:
+            lines.append(_line(f"    `{a.command}`"))
+    return lines
+
+
+def runbook_markdown(graph: Graph, plan: RevocationPlan, *, now: datetime,
+                     tokens: Iterable[TokenStatus] = (), notes: Iterable[str] = ()) -> str:
+    """The ordered checklist (Markdown): steps with their actions, then the tokens and sessions by status.
+
+    Parameters
+    ----------
+    graph, plan
+        the graph and its revocation plan.
+    now
+        the time of the runbook.
+    tokens
+        classified issued tokens (:func:`graphkit.analysis.timeline.classify_all`).
+    notes
+        extra lines (e.g. a role whose older sessions are revoked but whose trust path is open).
+    """
+    stamp = now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    out = [f"# Runbook: {', '.join(plan.sources)}", "",
+           f"Generated {stamp}; weighted blast radius {plan.initial_weight} -> {plan.residual_weight}. "
+           "Do the steps in order: credentials that re-register runners and open trust paths first, "
+           "sessions after every path that mints them is closed.", ""]
+    for step in plan.steps:
+        out += _md_step(graph, step, now)
+    tokens = list(tokens)
+    if tokens or notes:
+        out += ["", "## Tokens and sessions", ""]
+        for t in tokens:
+            mark = "x" if t.status in ("expired", "revoked", "before_compromise") else " "
+            out.append(_line(f"- [{mark}] {t.issued.kind.value} `{t.issued.subject}` issued "
+                             f"{t.issued.issued_at.astimezone(timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}: "
+                             f"**{t.status}**, {t.reason} ([doc]({t.doc}))"))
+        out += [_line(f"- {n}") for n in notes]
+    return "\n".join(out) + "\n"
+
+
+def runbook_script(graph: Graph, plan: RevocationPlan, *, now: datetime) -> str:
+    """A POSIX shell script of the plan: API commands behind ``run`` (a ``DRY_RUN`` guard), the rest comments."""
+    out = ["#!/bin/sh", f"# graphkit runbook for {', '.join(plan.sources)}: review every command before running it.",
+           "# Commands are printed, not run, unless DRY_RUN=0. Host actions are comments: run them on the host.",
+           "set -eu", 'DRY_RUN="${DRY_RUN:-1}"',
+           'run() { if [ "$DRY_RUN" = "0" ]; then "$@"; else printf "would run:"; printf " %s" "$@"; printf "\\n"; fi; }']
+    for step in plan.steps:
+        out += ["", _line(f"# --- step {step.rank} [{step.phase}] {step.action.value} {step.subject_id}")]
+        for a in step_actions(graph, step, now=now):
+            out.append(_line(f"# {a.text}" + (f" (on host {a.host})" if a.host else "")))
+            out.append(_line(f"#   doc: {a.doc}"))
+            if a.command and a.where == "api":
+                out.append(_line(f"run {a.command}"))
+            elif a.command:
+                out.append(_line(f"# {a.command}"))
+    return "\n".join(out) + "\n"

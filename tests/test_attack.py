@@ -1,0 +1,386 @@
+"""The attack model (issue 11): persistence of jobs on runners and hosts, credentials that re-register runners,
+time (issued tokens, session revocation, ordering) and the runbook.
+
+Small literal graphs written from the platform documentation (URLs next to each test); the bundled example for
+the end-to-end checks.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from graphkit.analysis import blast_radius, revocation_plan
+from graphkit.analysis.plan.candidates import Containment
+from graphkit.analysis.timeline import Issued, TokenKind, classify, load_issued, parse_time, session_notes
+from graphkit.build import build_graph
+from graphkit.errors import InputError
+from graphkit.graph import Graph
+from graphkit.model import (CloudRole, Confidence, Credential, Edge, EdgeKind, Evidence, Host, Job, Lifetime,
+                            OIDCIdentity, Repository, RevocationAction, Runner, RunnerGroup, RunsOnCandidate,
+                            Workflow, ids)
+from graphkit.output import Clock, runbook_text
+from graphkit.report.runbook import runbook_script, step_actions
+from graphkit.resolve import resolve
+
+ROOT = Path(__file__).resolve().parents[1]
+EV = Evidence(file="test.yml", yaml_path="x")
+C, P = Confidence.CERTAIN, Confidence.POSSIBLE
+R = RevocationAction
+WF = ".github/workflows/ci.yml"
+
+
+def cand(*labels: str, group: str | None = None) -> RunsOnCandidate:
+    return RunsOnCandidate(labels=tuple(labels), group=group, evidence=Evidence(file="wf.yml", yaml_path="runs-on"))
+
+
+def job(repo: str, key: str, *cands: RunsOnCandidate, path: str = WF) -> Job:
+    return Job(id=ids.job(repo, path, key), name=key, repository=repo, workflow_path=path, job_key=key,
+               secrets_repository=repo, runs_on=list(cands), evidence=[EV])
+
+
+def runner(name: str, labels: list[str], *, ephemeral: bool | None = None, host: str | None = None,
+           group: str = "Default", scope: str = "acme") -> Runner:
+    return Runner(id=ids.runner(scope, name), name=name, labels=["self-hosted", *labels], scope=scope,
+                  runner_group=group if "/" not in scope else None, ephemeral=ephemeral, host=host, evidence=[EV])
+
+
+def host(name: str, ephemeral: bool | None) -> Host:
+    return Host(id=ids.host(name), name=name, ephemeral=ephemeral, evidence=[EV])
+
+
+def group(name: str, **kw) -> RunnerGroup:
+    return RunnerGroup(id=ids.runner_group("acme", name), name=name, owner="acme", evidence=[EV], **kw)
+
+
+def repo(full: str, visibility: str = "private") -> Repository:
+    return Repository(id=ids.repository(full), name=full, full_name=full, visibility=visibility, evidence=[EV])
+
+
+def graph(nodes, edges=()) -> Graph:
+    g = Graph()
+    g.update(nodes=nodes, edges=edges)
+    return g
+
+
+def on_host(r: Runner, h: Host) -> Edge:
+    return Edge(kind=EdgeKind.RUNS_ON_HOST, source=r.id, target=h.id, evidence=[EV])
+
+
+def persists(g: Graph) -> set[tuple[str, str, str, str]]:
+    return {(e.source.rsplit("#", 1)[-1], e.target, e.confidence.value, e.lifetime.value)
+            for e in g.edges(EdgeKind.PERSISTS_ON)}
+
+
+# --------------------------------------------------------------------------- 1. persistence
+
+
+def test_persistence_rules_per_runner_and_host_kind():
+    """GitHub docs, "Security hardening for GitHub Actions" (self-hosted runners can be persistently
+    compromised; reused hardware under JIT runners), "Autoscaling with self-hosted runners" (ephemeral: one job),
+    "About GitHub-hosted runners" (a fresh VM per job)."""
+    kept, reset, unknown = host("kept", False), host("vm", True), host("pool", None)
+    persistent = runner("persistent", ["p"], ephemeral=False, host="kept")
+    eph_kept = runner("eph-kept", ["ek"], ephemeral=True, host="kept")
+    eph_reset = runner("eph-reset", ["er"], ephemeral=True, host="vm")
+    eph_unknown = runner("eph-unknown", ["eu"], ephemeral=True, host="pool")
+    jobs = [job("acme/app", "p", cand("p")), job("acme/app", "ek", cand("ek")), job("acme/app", "er", cand("er")),
+            job("acme/app", "eu", cand("eu")), job("acme/app", "hosted", cand("ubuntu-latest"))]
+    g = graph([repo("acme/app"), group("Default", visibility="all"), kept, reset, unknown, persistent, eph_kept,
+               eph_reset, eph_unknown, *jobs],
+              [on_host(persistent, kept), on_host(eph_kept, kept), on_host(eph_reset, reset),
+               on_host(eph_unknown, unknown)])
+    resolve(g)
+    assert persists(g) == {
+        ("p", "runner:acme/persistent", "certain", "until_runner_removed"),  # persistent runner and its host
+        ("p", "host:kept", "certain", "until_reimaged"),
+        ("ek", "host:kept", "possible", "until_reimaged"),  # single-use registration, recycled machine
+        ("eu", "host:pool", "possible", "until_reimaged"),  # host reuse unknown: the worst case, possible
+    }  # eph-reset on a host reset after each job, and the GitHub-hosted job: nothing persists
+    assert {e.revoked_by for e in g.edges(EdgeKind.PERSISTS_ON) if e.target.startswith("host:")} == {R.REIMAGE_HOST}
+
+
+def _two_runner_graph() -> tuple[Graph, Job]:
+    h1, h2 = host("h1", False), host("h2", False)
+    r1, r2 = runner("r1", ["shared"], ephemeral=False, host="h1"), runner("r2", ["shared"], ephemeral=False, host="h2")
+    j = job("acme/app", "build", cand("shared"))
+    g = graph([repo("acme/app"), group("Default", visibility="all"), h1, h2, r1, r2, j,
+               Workflow(id=ids.workflow("acme/app", WF), name="ci", repository="acme/app", path=WF, evidence=[EV])],
+              [on_host(r1, h1), on_host(r2, h2),
+               Edge(kind=EdgeKind.HAS_WORKFLOW, source="repo:acme/app", target=ids.workflow("acme/app", WF),
+                    evidence=[EV])])
+    resolve(g)
+    return g, j
+
+
+def test_a_job_source_reaches_every_runner_and_host_it_lands_on_a_runner_source_does_not():
+    g, j = _two_runner_graph()
+    from_job = blast_radius(g, j.id)
+    assert {"runner:acme/r1", "runner:acme/r2", "host:h1", "host:h2"} <= from_job.ids
+    assert [h.kind for h in from_job["host:h2"].path] == [EdgeKind.PERSISTS_ON]
+    # a compromised r1 controls the job's runs on r1, not its code: r2 and h2 stay out of reach
+    from_runner = blast_radius(g, "runner:acme/r1")
+    assert j.id in from_runner and "runner:acme/r2" not in from_runner and "host:h2" not in from_runner
+
+
+def test_repository_and_workflow_sources_stand_for_the_jobs_that_run_their_code():
+    g, j = _two_runner_graph()
+    for source in ("repo:acme/app", ids.workflow("acme/app", WF)):
+        br = blast_radius(g, source)
+        assert br.sources == (j.id,) and {"host:h1", "host:h2"} <= br.ids
+
+
+# --------------------------------------------------------------------------- 3. registrars
+
+
+def _registrar_graph(**cred) -> Graph:
+    """GitHub REST "Create a registration token for an organization": classic admin:org, fine-grained
+    organization_self_hosted_runners:write; for a repository: administration:write."""
+    h = host("scaler", False)
+    c = Credential(id=ids.credential("scaler", "/etc/scaler/env"), name="scaler env", credential_type="github_pat",
+                   host="scaler", path="/etc/scaler/env", evidence=[EV], **cred)
+    nodes = [repo("acme/app"), repo("acme/docs", "public"), group("Default", visibility="all"),
+             group("release", visibility="selected", selected_repositories=["acme/app"]), h, c,
+             runner("scaler-runner", ["x"], host="scaler"),
+             job("acme/app", "build", cand("linux")), job("acme/docs", "site", cand("self-hosted", "docs")),
+             job("acme/app", "hosted", cand("ubuntu-latest")),
+             job("acme/app", "pinned", cand("linux", group="release"))]
+    g = graph(nodes, [Edge(kind=EdgeKind.STORES_CREDENTIAL, source=h.id, target=c.id, evidence=[EV]),
+                      on_host(nodes[6], h)])
+    resolve(g)
+    return g
+
+
+def _edges(g: Graph, kind: EdgeKind) -> set[tuple[str, str, str]]:
+    return {(e.source, e.target, e.confidence.value) for e in g.edges(kind)}
+
+
+def test_admin_org_token_can_attach_a_runner_to_every_group_and_receive_what_the_group_allows():
+    g = _registrar_graph(scopes=["admin:org"], github_owner="acme")
+    cid = ids.credential("scaler", "/etc/scaler/env")
+    assert _edges(g, EdgeKind.CAN_REGISTER_RUNNER) == {(cid, "runner_group:acme/default", "certain"),
+                                                        (cid, "runner_group:acme/release", "certain")}
+    wanted = {(g_, j.rsplit("#", 1)[-1]) for g_, j, _ in _edges(g, EdgeKind.GROUP_RECEIVES_JOB)}
+    # Default (all, no public repositories): app jobs; release (selected: acme/app) also takes the pinned job;
+    # the public docs repository and the GitHub-hosted job are never received
+    assert wanted == {("runner_group:acme/default", "build"), ("runner_group:acme/release", "build"),
+                      ("runner_group:acme/release", "pinned")}
+
+
+@pytest.mark.parametrize("cred, expect", [
+    ({"scopes": ["read:org", "workflow"], "github_owner": "acme"}, set()),  # cannot mint registration tokens
+    ({"scopes": ["administration:write"], "github_owner": "acme/app"},  # a repository's runners: its jobs
+     {("build", "certain"), ("pinned", "certain")}),
+    ({"scopes": ["organization_self_hosted_runners:write"]},  # owner unknown: the host's runners' owner
+     {("default", "possible"), ("release", "possible")}),
+    ({}, {("default", "possible"), ("release", "possible")}),  # a github_pat whose scopes were not read
+])
+def test_registration_power_from_scopes(cred, expect):
+    g = _registrar_graph(**cred)
+    got = {(t.rsplit("#", 1)[-1].rsplit("/", 1)[-1], c) for _, t, c in _edges(g, EdgeKind.CAN_REGISTER_RUNNER)}
+    assert got == expect
+
+
+def test_the_plan_cuts_the_registrar_before_removing_registrations():
+    g = _registrar_graph(scopes=["manage_runners:org"], github_owner="acme")
+    plan = revocation_plan(g, "runner:acme/scaler-runner")
+    first = plan.steps[0]
+    assert (first.action, first.subject_id) == (R.ROTATE_CREDENTIAL, ids.credential("scaler", "/etc/scaler/env"))
+    assert plan.steps[1].action is R.REMOVE_RUNNER_REGISTRATION and Containment.REGISTRAR < Containment.BROAD_TRUST
+
+
+def test_a_workflow_secret_that_calls_the_registration_api_can_register_runners(tmp_path):
+    wf = tmp_path / "acme__app" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    wf.joinpath("autoscale.yml").write_text(
+        (ROOT / "tests/fixtures/github-actions/steps/run-registration/autoscale.yml").read_text())
+    inv = tmp_path / "inventory.yaml"
+    inv.write_text("schema: graphkit.runner-inventory/v1\norganizations:\n  - name: acme\n    secrets:\n"
+                   "      - {name: RUNNER_ADMIN_PAT, visibility: all}\n    runner_groups:\n"
+                   "      - {name: Default, id: 1, visibility: all}\n      - {name: gpu, id: 2, visibility: all}\n"
+                   "repositories:\n  - {full_name: acme/app, visibility: private, secrets: [REPO_ADMIN_TOKEN]}\n")
+    g = build_graph({"github-actions": [str(tmp_path / "acme__app")], "runners": [str(inv)]}).graph
+    got = {(e.source, e.target) for e in g.edges(EdgeKind.CAN_REGISTER_RUNNER)}
+    assert got == {("secret:org:acme:RUNNER_ADMIN_PAT", "org:acme"),
+                   ("secret:org:acme:RUNNER_ADMIN_PAT", "runner_group:acme/default"),
+                   ("secret:org:acme:RUNNER_ADMIN_PAT", "runner_group:acme/gpu"),
+                   ("secret:repo:acme/app:REPO_ADMIN_TOKEN", "repo:acme/app")}  # no self-hosted job in acme/app
+    # the job holding the org token reaches every group through it
+    br = blast_radius(g, ids.job("acme/app", ".github/workflows/autoscale.yml", "org"))
+    assert {"runner_group:acme/default", "runner_group:acme/gpu"} <= br.ids
+
+
+# --------------------------------------------------------------------------- 4. time
+
+NOW = parse_time("2026-12-01T20:00:00Z")
+
+
+def _issued(kind: TokenKind, minutes_ago: float, **kw) -> Issued:
+    return Issued(kind=kind, subject=kw.pop("subject", "runner_group:acme/default"),
+                  issued_at=NOW - timedelta(minutes=minutes_ago), **kw)
+
+
+@pytest.mark.parametrize("kind, minutes_ago, kw, status", [
+    (TokenKind.REGISTRATION_TOKEN, 59, {}, "live"),  # REST docs: expires after one hour
+    (TokenKind.REGISTRATION_TOKEN, 61, {}, "expired"),
+    (TokenKind.GITHUB_TOKEN, 23 * 60, {}, "live"),  # until the job ends, at most 24 h
+    (TokenKind.GITHUB_TOKEN, 25 * 60, {}, "expired"),
+    (TokenKind.GITHUB_TOKEN, 60, {"ended_at": NOW - timedelta(minutes=30)}, "expired"),  # the job ended
+    (TokenKind.OIDC_TOKEN, 4, {}, "live"),  # about 5 minutes
+    (TokenKind.OIDC_TOKEN, 6, {}, "expired"),
+    (TokenKind.STS_SESSION, 90, {"duration_seconds": 3600}, "expired"),  # requested 1 h
+    (TokenKind.JIT_CONFIG, 600, {"used": True}, "used"),  # single use
+    (TokenKind.JIT_CONFIG, 600, {"used": False}, "live"),
+])
+def test_documented_lifetimes(kind, minutes_ago, kw, status):
+    s = classify(_issued(kind, minutes_ago, **kw), now=NOW)
+    assert s.status == status and s.doc.startswith("https://")
+    if status == "expired":
+        assert "no action needed" in s.reason and s.action is None
+
+
+ROLE = "cloud_role:aws:arn:aws:iam::111122223333:role/deploy"
+
+
+def _role(**kw) -> CloudRole:
+    return CloudRole(id=ROLE, name="deploy", provider="aws", identifier=ROLE.split(":", 2)[2], evidence=[EV], **kw)
+
+
+def test_sts_sessions_last_up_to_the_role_max_and_die_under_a_session_revocation_policy():
+    """AWS STS AssumeRoleWithWebIdentity (DurationSeconds up to the role's MaxSessionDuration); IAM User Guide
+    "Revoking IAM role temporary security credentials" (Deny on aws:TokenIssueTime)."""
+    g = graph([_role(max_session_seconds=7200, sessions_revoked_before="2026-12-01T19:00:00Z")])
+    long_ask = _issued(TokenKind.STS_SESSION, 30, subject=ROLE, duration_seconds=43200)
+    assert classify(long_ask, now=NOW).status == "live"  # no role facts: up to 12 h
+    recent = _issued(TokenKind.STS_SESSION, 30, subject=ROLE, duration_seconds=43200)
+    assert classify(recent, now=NOW, graph=g).expires_at == NOW + timedelta(minutes=90)  # capped at 2 h
+    old = _issued(TokenKind.STS_SESSION, 100, subject=ROLE)
+    s = classify(old, now=NOW, graph=g)
+    assert s.status == "revoked" and "trust path that mints new sessions stays open" in s.reason
+    assert classify(old, now=NOW, compromised_since=NOW - timedelta(minutes=50)).status == "before_compromise"
+
+
+def test_session_revocation_policy_is_recognised_from_the_iam_export(tmp_path):
+    export = json.loads((ROOT / "examples/acme/aws-iam.json").read_text())
+    role = next(r for r in export["RoleDetailList"] if r["RoleName"] == "acme-deploy-admin")
+    role["MaxSessionDuration"] = 3600
+    role.setdefault("RolePolicyList", []).append({"PolicyName": "AWSRevokeOlderSessions", "PolicyDocument": {
+        "Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Action": ["*"], "Resource": ["*"],
+                                                "Condition": {"DateLessThan": {"aws:TokenIssueTime":
+                                                                               "2026-12-01T19:00:00Z"}}}]}})
+    path = tmp_path / "iam.json"
+    path.write_text(json.dumps(export))
+    g = build_graph({"aws-iam": [str(path)]}).graph
+    node = next(n for n in g.nodes() if isinstance(n, CloudRole) and n.name == "acme-deploy-admin")
+    assert (node.sessions_revoked_before, node.max_session_seconds) == ("2026-12-01T19:00:00Z", 3600)
+    (note,) = session_notes(g, [node.id], {})
+    assert "are dead" in note and "still open" in note and "no step of this plan narrows it" in note
+
+
+def test_issued_tokens_file_errors_name_the_place(tmp_path):
+    bad = tmp_path / "t.yaml"
+    bad.write_text("schema: graphkit.issued-tokens/v1\ntokens:\n  - {kind: sts_session, subject: x, issued_at: nope}\n")
+    with pytest.raises(InputError) as err:
+        load_issued(bad)
+    assert err.value.place == "tokens.0.issued_at" and "nope" not in str(err.value)
+
+
+def _minting_graph() -> Graph:
+    """Two persistent runners whose jobs mint OIDC tokens that assume one role: two paths mint sessions."""
+    nodes: list = [repo("acme/app"), group("Default", visibility="all"), _role()]
+    edges = []
+    for name in ("r1", "r2"):
+        r = runner(name, [name], ephemeral=False)
+        j = job("acme/app", name, cand(name))
+        oidc = OIDCIdentity(id=ids.oidc_identity(j.id), name=f"oidc {name}", repository="acme/app", evidence=[EV])
+        nodes += [r, j, oidc]
+        edges += [Edge(kind=EdgeKind.MINTS_OIDC, source=j.id, target=oidc.id, evidence=[EV]),
+                  Edge(kind=EdgeKind.ASSUMES_ROLE, source=oidc.id, target=ROLE, evidence=[EV])]
+    g = graph(nodes, edges)
+    resolve(g)
+    return g
+
+
+def test_sessions_are_revoked_only_after_every_path_that_mints_them_is_closed():
+    """Ordering rule 3 of docs/revocation-plan.md: revoking sessions while a path still mints new ones leaves
+    the sessions minted in between alive."""
+    g = _minting_graph()
+    plan = revocation_plan(g, ["runner:acme/r1", "runner:acme/r2"], live_sessions=[ROLE])
+    actions = [(s.action, s.subject_id) for s in plan.steps]
+    revoke = actions.index((R.REVOKE_ROLE_SESSIONS, ROLE))
+    removals = [i for i, (a, _) in enumerate(actions) if a is R.REMOVE_RUNNER_REGISTRATION]
+    assert len(removals) == 2 and revoke > max(removals)
+    # without live sessions there is no such step
+    assert (R.REVOKE_ROLE_SESSIONS, ROLE) not in [(s.action, s.subject_id) for s in revocation_plan(g, "runner:acme/r1")]
+
+
+# --------------------------------------------------------------------------- 5. runbook and the example
+
+EXAMPLE = {"github-actions": [str(ROOT / "examples/acme/repos")], "runners": [str(ROOT / "examples/acme/inventory.yaml")],
+           "aws-iam": [str(ROOT / "examples/acme/aws-iam.json")]}
+
+
+@pytest.fixture(scope="module")
+def acme() -> Graph:
+    return build_graph(EXAMPLE).graph
+
+
+def test_the_example_plan_starts_with_the_autoscaler_token(acme):
+    plan = revocation_plan(acme, "runner:acme/build-01-a")
+    assert (plan.steps[0].action, plan.steps[0].subject_id) == (
+        R.ROTATE_CREDENTIAL, "credential:build-01:/etc/runner-autoscaler/env")
+    assert {"runner_group:acme/release", "runner_group:acme/shared-linux"} <= set(plan.steps[0].cuts)
+
+
+def test_runbook_commands_are_concrete_and_guarded(acme, tmp_path):
+    text = runbook_text(acme, "runner:acme/build-01-a", clock=Clock(now=NOW))
+    assert text.startswith("# Runbook: runner:acme/build-01-a") and "- [ ] **1. [contain] rotate_credential**" in text
+    script = text.split("```sh\n", 1)[1].rsplit("```", 1)[0]
+    body = script.split("\n")[6:]  # after the prelude
+    assert all(line == "" or line.startswith(("# ", "run ")) for line in body)
+    assert "run gh cache delete --all --repo acme/app" in body
+    assert "run gh secret set SLACK_WEBHOOK_URL --org acme --visibility all" in body
+    assert any(line.startswith("run sh -c") and "select(.name == \"build-01-a\")" in line for line in body)
+    assert '"aws:TokenIssueTime":"2026-12-01T20:00:00Z"' in script
+    assert "a1b2c3d4e5f60718" not in text  # never a fingerprint (nor a value)
+    path = tmp_path / "rb.sh"
+    path.write_text(script)
+    subprocess.run(["sh", "-n", str(path)], check=True)
+    run = subprocess.run(["sh", str(path)], capture_output=True, text=True, check=True, env={"PATH": "/usr/bin:/bin"})
+    assert run.stdout and all(line.startswith("would run: ") for line in run.stdout.splitlines())
+
+
+def test_runbook_keeps_hostile_names_on_one_line():
+    g, _ = _two_runner_graph()
+    hostile = Host(id=ids.host("h1"), name="h1\nrm -rf /", ephemeral=False, evidence=[EV])
+    g.replace_node(hostile)
+    plan = revocation_plan(g, "runner:acme/r1")
+    script = runbook_script(g, plan, now=NOW)
+    assert "\nrm -rf /" not in script
+    reimage = next(s for s in plan.steps if s.action is R.REIMAGE_HOST)
+    assert all(a.where != "api" for a in step_actions(g, reimage, now=NOW))  # a host action is never run
+
+
+def test_cli_runbook_and_time_options(tmp_path):
+    from typer.testing import CliRunner
+
+    from graphkit.cli import app
+    tokens = tmp_path / "tokens.yaml"
+    tokens.write_text("schema: graphkit.issued-tokens/v1\ntokens:\n"
+                      "  - {kind: registration_token, subject: runner_group:acme/shared-linux, "
+                      "issued_at: '2026-12-01T17:00:00Z'}\n")
+    args = ["blast-radius", "--from", "runner:acme/build-01-a", "--now", "2026-12-01T20:00:00Z", "--tokens", str(tokens)]
+    for k, v in EXAMPLE.items():
+        args += [f"--{k}", *v]
+    res = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["time"]["tokens"][0]["status"] == "expired" and doc["revocations"][0]["target"].endswith("scaler/env")
+    res = CliRunner().invoke(app, [*args, "--format", "runbook"])
+    assert res.exit_code == 0 and "**expired**" in res.stdout and "DRY_RUN" in res.stdout
+    bad = CliRunner().invoke(app, [*args[:5], "not-a-time"])
+    assert bad.exit_code == 2
