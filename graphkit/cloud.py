@@ -115,7 +115,12 @@ def _runs(graph: Graph, identity: OIDCIdentity, job: Any) -> tuple[Run, ...]:
     repo = graph.node(rid) if rid in graph else None
     default = repo.default_branch if isinstance(repo, Repository) else None
     envs = list(dict.fromkeys(r.environment for r in from_subjects if r.environment is not None))
-    runs = runs_of_refs(((rs.event, rs.patterns) for rs in job_refs(job, default)), envs)
+    refsets = job_refs(job, default)
+    runs = runs_of_refs(((rs.event, rs.patterns) for rs in refsets if rs.event != "workflow_call"), envs)
+    if job.caller is None and any(rs.event == "workflow_call" for rs in refsets):
+        # a reusable workflow's own instance: callers graphkit did not read (GitHub "Reusing workflows")
+        env = job.environment if job.environment and "${{" not in job.environment else None
+        runs.append(Run(f"environment:{env}" if env else "*", "refs/*", env, caller_unknown=True))
     return tuple(runs or from_subjects)
 
 

@@ -295,11 +295,15 @@ def job_workflow_ref(repository: str, path: str, ref: str) -> str:
 @dataclass(frozen=True)
 class Run:
     """One way a job can run: the default-template ``context`` of its ``sub``, the ``ref`` claim (a pattern
-    when not fixed) and the environment (None: no ``environment`` claim)."""
+    when not fixed) and the environment (None: no ``environment`` claim).  ``caller_unknown``: a run of a
+    reusable workflow called by a workflow graphkit did not read (any repository that can call it): the
+    caller's claims (``sub``, ``repository``, ids, ``workflow``) are patterns or unknown, ``job_workflow_ref``
+    names this workflow."""
 
     context: str
     ref: str
     environment: str | None = None
+    caller_unknown: bool = False
 
 
 def runs_of(subjects: Sequence[str]) -> list[Run]:
@@ -436,6 +440,8 @@ def token_claims(facts: JobFacts, run: Run, *, immutable: bool = False) -> dict[
     >>> c["sub"], c["job_workflow_ref"], c["actor"], "environment" in c
     ('repo:acme/app:ref:refs/heads/main', 'acme/app/.github/workflows/ci.yml@refs/heads/main', '*', False)
     """
+    if run.caller_unknown:
+        return _unknown_caller_claims(facts, run)
     claims: dict[str, str | None] = {
         "repository": facts.repository, "repository_id": facts.repository_id,
         "repository_owner_id": facts.owner_id, "ref": run.ref, "workflow": facts.workflow,
@@ -449,6 +455,19 @@ def token_claims(facts: JobFacts, run: Run, *, immutable: bool = False) -> dict[
         claims["sub"] = render_subject(parts, facts.template, claims=shown)
     else:
         claims["sub"] = subject(parts.repository, parts.context)
+    return claims
+
+
+def _unknown_caller_claims(facts: JobFacts, run: Run) -> dict[str, str | None]:
+    """The claims of a run whose caller is not ingested: ``sub`` and ``repository`` any value (the caller's, under
+    the caller's template), ids and ``workflow`` unknown, ``job_workflow_ref`` this workflow at an unknown ref."""
+    claims: dict[str, str | None] = {
+        "sub": "*", "repository": "*", "repository_id": None, "repository_owner_id": None, "ref": run.ref,
+        "workflow": None, "actor": "*", "actor_id": "*", "enterprise_id": None,
+        "job_workflow_ref": job_workflow_ref(facts.repository, facts.workflow_path, "*") if facts.workflow_path
+        else None}
+    if run.environment is not None:
+        claims["environment"] = run.environment
     return claims
 
 

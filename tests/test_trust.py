@@ -281,13 +281,19 @@ def test_called_workflow_sub_names_the_caller_and_job_workflow_ref_the_callee_wi
     pinned = export({"StringEquals": {SUB: "repo:acme/app:ref:refs/heads/main", AUD: "sts.amazonaws.com",
                                       K + "job_workflow_ref": jwr}})
     # "@main" may be a branch or a tag: possible, until the inventory says main is acme/tools's default branch
-    assert reach(build_files(pinned, *files)) == {"acme/app": "possible"}
+    # (acme/tools: the workflow's own instance for callers graphkit did not read, always possible)
+    assert reach(build_files(pinned, *files)) == {"acme/app": "possible", "acme/tools": "possible"}
     g = build_files(pinned, *files)
     g.update([Repository(id=ids.repository("acme/tools"), name="acme/tools", full_name="acme/tools",
                          default_branch="main")], [])
-    assert reach(resolved(g, {})) == {"acme/app": "certain"}
+    assert reach(resolved(g, {})) == {"acme/app": "certain", "acme/tools": "possible"}
     callee_sub = export({"StringLike": {SUB: "repo:acme/tools:*"}, "StringEquals": {AUD: "sts.amazonaws.com"}})
-    assert reach(build_files(callee_sub, *files)) == {}
+    # the ingested caller's token names acme/app, never acme/tools; the workflow's own instance (callers not
+    # read) may be called by acme/tools itself: possible
+    assert reach(build_files(callee_sub, *files)) == {"acme/tools": "possible"}
+    # a trust pinning only job_workflow_ref: the ingested caller and any unknown caller
+    jwr_only = export({"StringEquals": {AUD: "sts.amazonaws.com", K + "job_workflow_ref": jwr}})
+    assert reach(build_files(jwr_only, *files)) == {"acme/app": "possible", "acme/tools": "possible"}
 
 
 @pytest.mark.parametrize("keys,facts,trusted", [
