@@ -581,3 +581,9 @@ def test_inventory_sections_past_the_entry_limit_are_refused(monkeypatch):
     assert [str(x) for x in p.problems] == [
         "i.yaml: runners: " + limits.too_many("max_inventory_entries", 2, "3 entries") + " (line 2)"]
     assert p.inventory.runners is None and [h.name for h in p.inventory.hosts] == ["h"]
+
+
+def test_kubeconfig_sections_of_another_type_name_nothing():
+    from ingest.host.credentials import parse_kube_config
+    facts = parse_kube_config("users: 5\nclusters: {a: 1}\n")  # found by the long fuzz run (a TypeError before)
+    assert (facts.present, facts.grants) == (False, [])
