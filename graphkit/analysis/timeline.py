@@ -75,26 +75,30 @@ class _Lifetime:
     doc: str
     #: what cuts a live one
     action: RevocationAction | None
+    #: the lifetime, as the documentation states it
     text: str
+    #: what to do about a live one
+    todo: str
 
 
 #: Documented lifetime, documentation URL and the action that cuts a live one, per kind (module docstring).
 LIFETIMES: dict[TokenKind, _Lifetime] = {
     TokenKind.REGISTRATION_TOKEN: _Lifetime(
         3600, "https://docs.github.com/en/rest/actions/self-hosted-runners#create-a-registration-token-for-an-organization",
-        RevocationAction.REMOVE_RUNNER_REGISTRATION, "1 hour; remove every runner registered with it"),
+        RevocationAction.REMOVE_RUNNER_REGISTRATION, "1 hour", "remove every runner registered with it"),
     TokenKind.GITHUB_TOKEN: _Lifetime(
         86400, "https://docs.github.com/en/actions/security-for-github-actions/security-guides/automatic-token-authentication",
-        RevocationAction.REDUCE_TOKEN_PERMISSIONS, "until the job ends, at most 24 hours; cancel the run"),
+        RevocationAction.REDUCE_TOKEN_PERMISSIONS, "until the job ends, at most 24 hours", "cancel the run"),
     TokenKind.OIDC_TOKEN: _Lifetime(
         300, "https://docs.github.com/en/actions/security-for-github-actions/security-hardening-your-deployments/about-security-hardening-with-openid-connect",
-        RevocationAction.NARROW_TRUST_POLICY, "about 5 minutes (its exp)"),
+        RevocationAction.NARROW_TRUST_POLICY, "about 5 minutes (its exp)", "narrow the trust it can assume"),
     TokenKind.STS_SESSION: _Lifetime(
         43200, "https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRoleWithWebIdentity.html",
-        RevocationAction.REVOKE_ROLE_SESSIONS, "the requested duration, at most the role's MaxSessionDuration"),
+        RevocationAction.REVOKE_ROLE_SESSIONS, "the requested duration, at most the role's MaxSessionDuration",
+        "revoke the role's sessions once nothing mints new ones"),
     TokenKind.JIT_CONFIG: _Lifetime(
         None, "https://docs.github.com/en/rest/actions/self-hosted-runners#create-configuration-for-a-just-in-time-runner-for-an-organization",
-        RevocationAction.REMOVE_RUNNER_REGISTRATION, "single use; remove the runner it registers"),
+        RevocationAction.REMOVE_RUNNER_REGISTRATION, "single use", "remove the runner it registers"),
 }
 _REVOKE_DOC = "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html"
 
@@ -256,7 +260,7 @@ def classify(issued: Issued, *, now: datetime, compromised_since: datetime | Non
     assert expires is not None
     if expires <= now:
         return status("expired", f"expired {_iso(expires)} ({spec.text}): no action needed")
-    return status("live", f"live until {_iso(expires)} ({spec.text})", action=spec.action)
+    return status("live", f"live until {_iso(expires)} ({spec.text}): {spec.todo}", action=spec.action)
 
 
 def classify_all(issued: Iterable[Issued], *, now: datetime, compromised_since: datetime | None = None,
