@@ -455,3 +455,12 @@ def test_every_role_reached_with_admin_power_gets_its_session_revocation(acme):
         rid = ids.cloud_role("aws", "arn:aws:iam::111122223333:role/" + role)
         assert (R.REVOKE_ROLE_SESSIONS, rid) in steps
         assert steps.index((R.REVOKE_ROLE_SESSIONS, rid)) > steps.index((R.REIMAGE_HOST, "host:build-01"))
+
+
+def test_a_credential_that_can_register_runners_is_a_critical_finding(acme):
+    """An admin:org PAT on disk (semantics §8) registers runners into every group: critical, and it says so."""
+    from graphkit.findings import FindingOptions, run_rules
+    found = {f.subject: f for f in run_rules(acme, FindingOptions(), only=["long-lived-credential-on-disk"])}
+    pat = found["credential:build-01:/etc/runner-autoscaler/env"]
+    assert pat.severity.value == "critical"
+    assert "can register runners into runner_group:acme/default, runner_group:acme/release" in pat.message

@@ -103,7 +103,11 @@ def test_done_when_plan_starts_with_rogue_registration_then_keys(done_when):
     doc = json.loads(res.stdout)
     reached = {r["id"] for r in doc["reached"]}
     assert {ACME_A, EVIL_X, AWS, DOCKER, "cache:host:build-01:/opt/hostedtoolcache"} <= reached
-    steps = [(s["action"], s["target"]) for s in doc["revocations"]]
+    all_steps = [(s["action"], s["target"]) for s in doc["revocations"]]
+    # the role the AWS key assumes: its sessions right after the key that mints them is rotated
+    revoke = ("revoke_role_sessions", "cloud_role:aws:arn:aws:iam::111122223333:role/acme-ci-builder")
+    assert all_steps.index(revoke) > all_steps.index(("rotate_credential", AWS))
+    steps = [s for s in all_steps if s[0] != "revoke_role_sessions"]
     assert steps[0] == ("remove_runner_registration", EVIL_X)
     assert set(steps[1:3]) == {("rotate_credential", AWS), ("rotate_credential", DOCKER)}
     # then the rest of containment: the vetted registration, the host, the caches
@@ -128,7 +132,7 @@ def test_without_inventory_every_host_registration_is_unvetted(tmp_path):
     g = build_graph({"runners": [host]}).graph
     plan = revocation_plan(g, "host:build-01")
     # both registrations are unvetted (no inventory): both first, then the long-lived keys
-    assert [(s.action, s.subject_id) for s in plan.steps[:4]] == [
+    assert [(s.action, s.subject_id) for s in plan.steps if s.action is not A.REVOKE_ROLE_SESSIONS][:4] == [
         (A.REMOVE_RUNNER_REGISTRATION, ACME_A), (A.REMOVE_RUNNER_REGISTRATION, EVIL_X),
         (A.ROTATE_CREDENTIAL, AWS), (A.ROTATE_CREDENTIAL, DOCKER)]
     found = run_rules(g, FindingOptions(), only=HOST_RULES)

@@ -6,7 +6,9 @@ expire.  Readers come from the host scan (``runner -> credential`` edges);
 when the scan did not say (``readable_by`` unknown) every runner of the host
 is a possible reader.  Runner registration credentials are not reported here
 (they are the registration: see ``runner-on-runner``).  ``critical`` when it
-reaches a critical asset (a signing key, production).
+reaches a critical asset (a signing key, production) or can register runners
+(``can_register_runner``: a PAT with ``admin:org``, semantics §8): whoever
+copies it attaches a runner to those groups and receives their jobs.
 """
 
 from __future__ import annotations
@@ -50,10 +52,12 @@ def long_lived_credential_on_disk(graph: Graph, options: FindingOptions) -> Iter
         reached = [graph.node(e.target) for e in graph.out_edges(c.id) if graph.node(e.target).spec.kind is not
                    NodeKind.CREDENTIAL]
         critical = sorted(n.id for n in reached if n.criticality is Criticality.CRITICAL)
+        registers = sorted(e.target for e in graph.out_edges(c.id) if e.kind is EdgeKind.CAN_REGISTER_RUNNER)
         grants = ", ".join(c.grants) if c.grants else "not readable from the file"
+        can = f"; can register runners into {', '.join(registers)} (and receive their jobs)" if registers else ""
         yield long_lived_credential_on_disk.finding(
-            c.id, subject=c.id, confidence=confidence, related=[*readers, *critical],
-            severity=Severity.CRITICAL if critical else None, evidence=c.evidence,
+            c.id, subject=c.id, confidence=confidence, related=[*readers, *critical, *registers],
+            severity=Severity.CRITICAL if critical or registers else None, evidence=c.evidence,
             message=f"{c.credential_type} credential {c.path} on {c.host}, valid until rotated, readable by "
-                    f"{', '.join(readers)}; grants: {grants}",
+                    f"{', '.join(readers)}; grants: {grants}{can}",
             credential_type=c.credential_type, fingerprint=c.fingerprint, readers=readers, grants=list(c.grants))
