@@ -170,7 +170,7 @@ def blast_radius_cmd(
 ) -> None:
     """What the sources reach (grouped by kind, critical first, with paths) and the revocation plan."""
     from graphkit.output import blast_radius_document, runbook_text
-    from graphkit.resolve.untrusted import expand_sources
+    from graphkit.resolve.untrusted import add_absent_entries, expand_sources
 
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j
@@ -184,6 +184,8 @@ def blast_radius_cmd(
         fail(exc)
     try:
         expanded = expand_sources(g, sources, org)
+        for note in add_absent_entries(g, expanded):
+            err.print(term(note))
         if fmt is BlastFormat.runbook:
             sys.stdout.write(runbook_text(g, expanded, clock=clock))
             raise typer.Exit(EXIT_PARTIAL if partial else EXIT_OK)

@@ -464,3 +464,17 @@ def test_a_credential_that_can_register_runners_is_a_critical_finding(acme):
     pat = found["credential:build-01:/etc/runner-autoscaler/env"]
     assert pat.severity.value == "critical"
     assert "can register runners into runner_group:acme/default, runner_group:acme/release" in pat.message
+
+
+def test_an_untrusted_actor_without_entry_point_is_an_empty_blast_radius_with_a_note():
+    from typer.testing import CliRunner
+
+    from graphkit.cli import app
+    args = ["blast-radius", "--from", "untrusted:comment", "--org", "acme", "--format", "json"]
+    for k, v in EXAMPLE.items():
+        args += [f"--{k}", *v]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert "untrusted:comment:acme: no job of acme can be made to run code by this actor" in res.stderr
+    doc = json.loads(res.stdout)
+    assert (doc["source"], doc["reached"], doc["revocations"]) == (["untrusted:comment:acme"], [], [])

@@ -216,6 +216,32 @@ def link_untrusted(ctx: Context, jobs: Sequence[Job]) -> None:
                      {"job": job.id, "event": trig.event, "guards": _g("org-member-write")})
 
 
+def add_absent_entries(graph: Graph, sources: Iterable[str]) -> list[str]:
+    """Add an edge-less actor node for each untrusted source the graph has no entry for; a note for each.
+
+    ``untrusted:comment:acme`` when no job of acme runs pull request code on a
+    comment is an empty blast radius, not an unknown id (the fresh-user test).
+    Other ids are left alone (an unknown one stays an error).
+
+    >>> g = Graph()
+    >>> add_absent_entries(g, ["untrusted:comment:acme", "job:x"]), "untrusted:comment:acme" in g
+    (['untrusted:comment:acme: no job of acme can be made to run code by this actor (no entry point found)'], True)
+    """
+    notes: list[str] = []
+    for s in sources:
+        actor, _, owner = s.removeprefix("untrusted:").partition(":")
+        if not s.startswith("untrusted:") or actor not in ACTORS or not owner or s in graph:
+            continue
+        sid = ids.untrusted(actor, owner)
+        if sid in graph:
+            continue
+        graph.add_node(UntrustedActor(id=sid, name=f"{actor} ({owner})", actor=actor, owner=owner,
+                                      evidence=[Evidence(file="graphkit/data/untrusted_guards.json",
+                                                         detail=f"{actor} of {owner}: no entry point")]))
+        notes.append(f"{sid}: no job of {owner} can be made to run code by this actor (no entry point found)")
+    return notes
+
+
 def expand_sources(graph: Graph, sources: Iterable[str], org: str | None = None) -> list[str]:
     """Blast-radius sources with the short untrusted forms expanded.
 
