@@ -478,3 +478,16 @@ def test_an_untrusted_actor_without_entry_point_is_an_empty_blast_radius_with_a_
     assert "untrusted:comment:acme: no job of acme can be made to run code by this actor" in res.stderr
     doc = json.loads(res.stdout)
     assert (doc["source"], doc["reached"], doc["revocations"]) == (["untrusted:comment:acme"], [], [])
+
+
+def test_readme_runbook_excerpt_matches_the_real_output(acme):
+    """Every line of the README excerpt (but the `...` elisions) is a line of the runbook, in order."""
+    readme = (ROOT / "README.md").read_text()
+    excerpt = readme.split("````markdown\n", 1)[1].split("\n````", 1)[0].splitlines()
+    real = runbook_text(acme, "runner:acme/build-01-a", clock=Clock(now=NOW)).splitlines()
+    assert "    `cd /opt/actions-runner-a && sudo ./svc.sh uninstall`" in excerpt  # the runner directory, when known
+    pos = 0
+    for line in excerpt:
+        if line == "...":
+            continue
+        pos = real.index(line, pos) + 1

@@ -96,7 +96,7 @@ def _remove_runner(node: Node, graph: Graph) -> list[Action]:
     out = [Action(f"Remove the registration {node.name} of {node.scope}", _GH + "#delete-a-self-hosted-runner-from-"
                   + ("a-repository" if "/" in node.scope else "an-organization"), "api", cmd)]
     if node.host:
-        folder = node.registration.config_path.rsplit("/", 1)[0] if node.registration else None
+        folder = _runner_folder(node, graph)
         where = f" in {folder}" if folder else ""
         out.append(Action(f"Stop and uninstall the runner service{where} (its .runner and .credentials are dead "
                           "once removed)", "https://docs.github.com/en/actions/hosting-your-own-runners/"
@@ -104,6 +104,16 @@ def _remove_runner(node: Node, graph: Graph) -> list[Action]:
                           _cmd("sudo", "./svc.sh", "uninstall") if not folder else
                           f"cd {quote(folder)} && sudo ./svc.sh uninstall", node.host))
     return out
+
+
+def _runner_folder(node: Runner, graph: Graph) -> str | None:
+    """The runner's directory: from its registration's config path, else from its registration credential's
+    file (``.credentials`` sits in the runner directory, GitHub docs "Removing self-hosted runners")."""
+    if node.registration and node.registration.config_path:
+        return node.registration.config_path.rsplit("/", 1)[0]
+    paths = sorted(c.path for e in graph.out_edges(node.id) if e.kind is EdgeKind.REGISTRATION_CREDENTIAL
+                   and isinstance(c := graph.node(e.target), Credential) and "/" in c.path)
+    return paths[0].rsplit("/", 1)[0] if paths else None
 
 
 def _reimage(node: Node, graph: Graph) -> list[Action]:
