@@ -143,8 +143,10 @@ def _clock(now: Optional[str], since: Optional[str], tokens: Optional[Path]):
             issued = tuple(load_issued(tokens))
         except GraphkitError as exc:
             fail(exc)
-    return Clock(now=when(now, "--now") or datetime.now(timezone.utc), compromised_since=when(since,
-                 "--compromised-since"), issued=issued)
+    at, start = when(now, "--now") or datetime.now(timezone.utc), when(since, "--compromised-since")
+    if start is not None and start > at:
+        raise typer.BadParameter("the compromise cannot start after --now", param_hint="--compromised-since")
+    return Clock(now=at, compromised_since=start, issued=issued)
 
 
 @app.command("blast-radius")

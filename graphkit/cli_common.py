@@ -191,5 +191,18 @@ def print_blast_radius(graph: Graph, doc: dict) -> None:
     if hidden > 0:
         out.print(f"  ... {hidden} more step(s) down to residual {doc['residual_weight']} (--top limits the list)",
                   style="dim", highlight=False)
+    _print_time(doc.get("time"))
     if doc["partial_input"]:
         err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
+
+
+def _print_time(time: dict | None) -> None:
+    """The tokens and sessions section (``--now``/``--tokens``): each with its status, then the notes."""
+    if not time or not (time["tokens"] or time["notes"]):
+        return
+    out.print(f"\n[bold]Tokens and sessions[/bold] at {time['now']}", highlight=False)
+    for t in time["tokens"]:
+        out.print(f"  {t['status']:<17} {term(t['kind'])} {term(t['subject'])}  [dim]{term(t['reason'])}[/dim]",
+                  highlight=False)
+    for n in time["notes"]:
+        out.print(f"  {term(n)}", style="dim", highlight=False)

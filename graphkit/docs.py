@@ -68,6 +68,8 @@ def write_all(root: Path) -> None:
     readme = root / "README.md"
     readme.write_text(render(readme.read_text(encoding="utf-8")), encoding="utf-8")
     (root / "schemas" / "graph.schema.json").write_text(schema_text(), encoding="utf-8")
+    from graphkit.analysis.timeline import issued_schema_text
+    (root / "schemas" / "issued-tokens.schema.json").write_text(issued_schema_text(), encoding="utf-8")
     write_queries(root / "queries")
 
 

@@ -491,3 +491,48 @@ def test_readme_runbook_excerpt_matches_the_real_output(acme):
         if line == "...":
             continue
         pos = real.index(line, pos) + 1
+
+
+def test_token_records_graphkit_cannot_classify_are_problems(acme):
+    ghost = Issued(kind=TokenKind.REGISTRATION_TOKEN, subject="runner_group:acme/nope",
+                   issued_at=NOW - timedelta(minutes=10))
+    assert classify(ghost, now=NOW, graph=acme).status == "problem"
+    assert "not in the graph" in classify(ghost, now=NOW, graph=acme).reason
+    future = Issued(kind=TokenKind.REGISTRATION_TOKEN, subject="runner_group:acme/shared-linux",
+                    issued_at=NOW + timedelta(minutes=10))
+    assert classify(future, now=NOW, graph=acme).status == "problem"
+
+
+def test_cli_time_table_section_and_usage_errors(tmp_path):
+    from typer.testing import CliRunner
+
+    from graphkit.cli import app
+    tokens = tmp_path / "tokens.yaml"
+    tokens.write_text("schema: graphkit.issued-tokens/v1\ntokens:\n"
+                      "  - {kind: registration_token, subject: runner_group:acme/shared-linux, "
+                      "issued_at: '2026-12-01T17:00:00Z'}\n"
+                      "  - {kind: registration_token, subject: runner_group:acme/ghost, "
+                      "issued_at: '2026-12-01T19:30:00Z'}\n")
+    args = ["blast-radius", "--from", "runner:acme/build-01-a", "--now", "2026-12-01T20:00:00Z"]
+    for k, v in EXAMPLE.items():
+        args += [f"--{k}", *v]
+    res = CliRunner().invoke(app, [*args, "--tokens", str(tokens)])
+    assert res.exit_code == 0, res.output
+    section = res.stdout.split("Tokens and sessions", 1)[1]
+    assert "expired" in section and "problem" in section and "runner_group:acme/ghost" in section
+    bad = CliRunner().invoke(app, [*args, "--compromised-since", "2026-12-02T00:00:00Z"])
+    assert bad.exit_code == 2 and "--compromised-since" in bad.output
+
+
+def test_issued_tokens_example_validates_against_its_schema():
+    import jsonschema
+    import yaml
+    schema = json.loads((ROOT / "schemas/issued-tokens.schema.json").read_text())
+    example = yaml.safe_load((ROOT / "examples/acme/issued-tokens.yaml").read_text())
+    jsonschema.validate(example, schema)
+    assert load_issued(ROOT / "examples/acme/issued-tokens.yaml")
+
+
+def test_issued_tokens_schema_is_rendered_from_the_model():
+    from graphkit.analysis.timeline import issued_schema_text
+    assert (ROOT / "schemas/issued-tokens.schema.json").read_text() == issued_schema_text(), "python -m graphkit.docs"

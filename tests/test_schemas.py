@@ -28,6 +28,7 @@ COVERED = {
     "sarif.schema.json": "test_sarif_and_opengraph_validate",
     "opengraph.schema.json": "test_sarif_and_opengraph_validate",
     "runner-inventory.schema.json": "tests/test_runner_inventory.py",
+    "issued-tokens.schema.json": "tests/test_attack.py::test_issued_tokens_example_validates_against_its_schema",
 }
 
 

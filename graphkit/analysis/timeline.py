@@ -38,6 +38,8 @@ Documented lifetimes (:data:`LIFETIMES`):
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -148,6 +150,23 @@ class IssuedFile(BaseModel):
     tokens: list[Issued] = Field(default_factory=list)
 
 
+def issued_schema() -> dict[str, Any]:
+    """The JSON Schema of a ``graphkit.issued-tokens/v1`` file (``schemas/issued-tokens.schema.json``)."""
+    schema = IssuedFile.model_json_schema(by_alias=True)
+    schema.update({"$schema": "https://json-schema.org/draft/2020-12/schema",
+                   "$id": "https://graphkit.dev/schemas/issued-tokens.schema.json",
+                   "title": "graphkit issued tokens (graphkit.issued-tokens/v1)",
+                   "description": "Tokens and sessions known to have been issued (never their values), read by "
+                   "blast-radius --tokens and classified live, expired, revoked, used, before_compromise or "
+                   "problem at --now (graphkit.analysis.timeline)."})
+    return schema
+
+
+def issued_schema_text() -> str:
+    """``schemas/issued-tokens.schema.json`` as it must be (sorted keys, 2-space indent, trailing newline)."""
+    return json.dumps(issued_schema(), indent=2, sort_keys=True) + "\n"
+
+
 def load_issued(path: str | Path) -> list[Issued]:
     """Read a ``graphkit.issued-tokens/v1`` YAML or JSON file.
 
@@ -177,12 +196,13 @@ class TokenStatus:
     ``revoked`` (a session-revocation policy already kills it),
     ``used`` (a JIT configuration: remove the runner it registered), or
     ``before_compromise`` (issued before ``--compromised-since``: not the
-    attacker's).  ``expires_at``: the documented upper bound (None: no time
+    attacker's), or ``problem`` (a record graphkit cannot classify: its
+    subject is not in the graph, or it was issued after ``now``).  ``expires_at``: the documented upper bound (None: no time
     bound).  ``action``: the revocation action a live one needs.
     """
 
     issued: Issued
-    status: Literal["live", "expired", "revoked", "used", "before_compromise"]
+    status: Literal["problem", "live", "expired", "revoked", "used", "before_compromise"]
     expires_at: datetime | None
     reason: str
     doc: str
@@ -247,6 +267,11 @@ def classify(issued: Issued, *, now: datetime, compromised_since: datetime | Non
     def status(kind: str, reason: str, doc: str = spec.doc, action: RevocationAction | None = None) -> TokenStatus:
         return TokenStatus(issued, kind, expires, reason, doc, action)  # type: ignore[arg-type]
 
+    if start > now:
+        return status("problem", f"issued {_iso(start)}, after the time of the analysis ({_iso(now)}): check the "
+                      "record or --now")
+    if graph is not None and node is None:
+        return status("problem", "its subject is not in the graph: check the id (no step can be planned for it)")
     if compromised_since is not None and start < compromised_since:
         return status("before_compromise", f"issued {_iso(start)}, before the compromise ({_iso(compromised_since)})")
     if role is not None and role.sessions_revoked_before and start < parse_time(role.sessions_revoked_before):
@@ -266,7 +291,7 @@ def classify(issued: Issued, *, now: datetime, compromised_since: datetime | Non
 def classify_all(issued: Iterable[Issued], *, now: datetime, compromised_since: datetime | None = None,
                  graph: Graph | None = None) -> list[TokenStatus]:
     """:func:`classify` every record, ordered live first, then by expiry and subject."""
-    order = {"live": 0, "used": 1, "revoked": 2, "expired": 3, "before_compromise": 4}
+    order = {"problem": 0, "live": 1, "used": 2, "revoked": 3, "expired": 4, "before_compromise": 5}
     out = [classify(i, now=now, compromised_since=compromised_since, graph=graph) for i in issued]
     far = datetime.max.replace(tzinfo=timezone.utc)
     return sorted(out, key=lambda s: (order[s.status], s.expires_at or far, s.issued.subject, s.issued.kind.value))
