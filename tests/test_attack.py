@@ -397,7 +397,7 @@ def test_fork_pr_runbook_closes_the_entry_with_the_approval_policy(acme):
     """GitHub REST: PUT /orgs/{org}/actions/permissions/fork-pr-contributor-approval
     (https://docs.github.com/en/rest/actions/permissions#set-fork-pr-contributor-approval-permissions-for-an-organization)."""
     text = runbook_text(acme, "untrusted:fork-pr:acme", clock=Clock(now=NOW))
-    assert "restrict_untrusted_trigger" in text
+    assert "restrict_untrusted_trigger" in text and "Keep pull request code off this self-hosted runner" in text
     assert ("run gh api -X PUT /orgs/acme/actions/permissions/fork-pr-contributor-approval "
             "-f approval_policy=all_external_contributors") in text
 

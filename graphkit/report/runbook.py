@@ -284,8 +284,11 @@ def _restrict_trigger(node: Node, graph: Graph) -> list[Action]:
                           _APPROVAL_DOC, "api",
                           _cmd("gh", "api", "-X", "PUT", f"/orgs/{owner}/actions/permissions/fork-pr-contributor-"
                                "approval", "-f", "approval_policy=all_external_contributors")))
-    for job_id in sorted({e.target for e in graph.out_edges(node.id) if e.kind is EdgeKind.CAN_TRIGGER}):
-        out += _workflow_edit(_UNTRUSTED_EDIT[actor], _PRT_DOC)(graph.node(job_id), graph)
+    for target in sorted({e.target for e in graph.out_edges(node.id) if e.kind is EdgeKind.CAN_TRIGGER}):
+        text = (_UNTRUSTED_EDIT[actor] if not isinstance(graph.node(target), Runner) else
+                "Keep pull request code off this self-hosted runner (its runner group: allows_public_repositories "
+                "false, or GitHub-hosted runners for the repository's pull request jobs)")
+        out += _workflow_edit(text, _PRT_DOC)(graph.node(target), graph)
     return out or [Action(f"Close the untrusted entry {node.name}", _PRT_DOC, "manual")]
 
 
