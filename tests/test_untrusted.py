@@ -60,6 +60,9 @@ def test_entry_points_of_a_public_repository():
         (COMMENT, job("comment", "rebuild"), "certain"), (FORK, job("comment", "rebuild"), "certain"),
         # writers: every push / pull_request / workflow_dispatch job
         (MEMBER, job("pr", "test"), "possible"),
+        # rule 5: a writer can open the same pull request as an outsider (from a branch, not approval-gated)
+        (MEMBER, BUILD, "certain"), (MEMBER, GPU, "possible"), (MEMBER, job("pwn", "preview"), "certain"),
+        (MEMBER, job("comment", "rebuild"), "certain"),
     }
     edge = next(e for e in g.out_edges(FORK) if e.target == job("pwn", "preview"))
     assert edge.props["guards"] == ["checkout-refuses-fork-code", "pull-request-target-privileged"]
