@@ -776,20 +776,21 @@ def test_workflows_github_refuses_are_problems_with_place(text, place, reason):
     assert re.search(r"\(line \d+\)$", info.value.reason)
 
 
-def test_job_permission_level_github_rejects_skips_that_job():
-    """A job-level ``id-token: read``/``models: write``: the job gets no node and no edge (a problem with its
-    place); as for any malformed job, the other jobs are kept (tests/test_ingest_robustness.py)."""
+def test_job_permission_level_github_rejects_refuses_the_workflow():
+    """A job-level ``id-token: read``/``models: write``: GitHub validates the whole file before any job runs
+    ("The workflow is not valid"), so no job of it gets a node or an edge; the problem names the place.
+    https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#permissions"""
     text = ("on: push\njobs:\n  a: {runs-on: x}\n  b:\n    runs-on: x\n    permissions: {id-token: read}\n"
             "  c:\n    runs-on: x\n    permissions: {models: write, contents: '${{ secrets.X }}'}\n")
-    parsed = parse_workflow(text, file=".github/workflows/ci.yml", repository="acme/app")
-    assert list(parsed.jobs) == ["a"]
-    assert [(p.place, p.reason) for p in parsed.problems] == [
-        ("jobs.b.permissions.id-token", "invalid permission level 'read' for id-token (GitHub accepts write|none); "
-                                        "job skipped (line 6)"),
-        ("jobs.c.permissions.models", "invalid permission level 'write' for models (GitHub accepts read|none); "
-                                      "job skipped (line 9)")]
-    bad = parse_workflow(text.replace("models: write, ", ""), file="w.yml", repository="acme/app").problems[1]
-    assert "secrets" not in bad.reason and "of type str" in bad.reason  # a value that is no level is not quoted
+    with pytest.raises(InputError) as info:
+        parse_workflow(text, file=".github/workflows/ci.yml", repository="acme/app")
+    assert (info.value.place, info.value.reason) == (
+        "jobs.b.permissions.id-token", "invalid permission level 'read' for id-token (GitHub accepts write|none); "
+                                       "the workflow is not run (line 6)")
+    with pytest.raises(InputError) as info:
+        parse_workflow(text.replace("models: write, ", "").replace("id-token: read", "id-token: write"),
+                       file="w.yml", repository="acme/app")
+    assert "secrets" not in info.value.reason and "of type str" in info.value.reason  # not quoted: no level
 
 
 def test_trigger_key_on_is_read_quoted_or_not():

@@ -93,9 +93,6 @@ jobs:
     runs-on: 42
   mixed:
     runs-on: [self-hosted, 42, true]
-  perms:
-    runs-on: linux
-    permissions: {contents: admin}
 """
 
 
@@ -111,7 +108,6 @@ def test_malformed_jobs_are_reported_with_path_and_line_and_the_rest_kept(tmp_pa
         "got int 42; runs-on left unresolved (line 17)",
         f"{f}: jobs.mixed.runs-on[1]: runner label must be a string, got int 42; runs-on left unresolved (line 19)",
         f"{f}: jobs.mixed.runs-on[2]: runner label must be a string, got bool true; runs-on left unresolved (line 19)",
-        f"{f}: jobs.perms.permissions.contents: invalid permission level 'admin'; job skipped (line 22)",
     ]
     assert all(p.file == str(f) for p in res.problems) and not res.complete
     jobs = {n.job_key: n for n in res.nodes if n.spec.kind is NodeKind.JOB}
@@ -131,8 +127,7 @@ def test_parse_workflow_keeps_problems_and_to_graph_reports_them():
     assert [(p.file, p.place) for p in wf.problems] == [
         (".github/workflows/ci.yml", "jobs.notmap"), (".github/workflows/ci.yml", "jobs.badsteps.steps"),
         (".github/workflows/ci.yml", "jobs.badstep.steps[0]"), (".github/workflows/ci.yml", "jobs.num.runs-on"),
-        (".github/workflows/ci.yml", "jobs.mixed.runs-on[1]"), (".github/workflows/ci.yml", "jobs.mixed.runs-on[2]"),
-        (".github/workflows/ci.yml", "jobs.perms.permissions.contents")]
+        (".github/workflows/ci.yml", "jobs.mixed.runs-on[1]"), (".github/workflows/ci.yml", "jobs.mixed.runs-on[2]")]
     assert to_graph([wf]).problems == list(wf.problems)  # nothing silently dropped by the pure API either
 
 
@@ -373,10 +368,11 @@ def test_wrong_permission_types_are_problems():
         _wf("on: push\npermissions: {contents: [write]}\njobs: {a: {runs-on: x}}\n")
     assert (exc.value.place, exc.value.reason) == ("permissions.contents",
                                                    "invalid permission level of type list (line 2)")
-    wf = _wf("on: push\njobs:\n  a: {runs-on: x, permissions: {contents: [write]}}\n  b: {runs-on: x}\n")
-    assert list(wf.jobs) == ["b"]
-    assert [str(p) for p in wf.problems] == [
-        "w.yml: jobs.a.permissions.contents: invalid permission level of type list; job skipped (line 3)"]
+    # at job level too: GitHub refuses the whole file, so no job of it is kept (ingest/github_actions/parse.py)
+    with pytest.raises(InputError) as exc:
+        _wf("on: push\njobs:\n  a: {runs-on: x, permissions: {contents: [write]}}\n  b: {runs-on: x}\n")
+    assert str(exc.value) == ("w.yml: jobs.a.permissions.contents: invalid permission level of type list; "
+                              "the workflow is not run (line 3)")
 
 
 def _iam_problems(tmp_path: Path, docs: dict[str, object]) -> tuple[list[tuple[str, str, str]], int]:

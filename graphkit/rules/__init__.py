@@ -12,7 +12,7 @@ RULE_MODULES: list[str] = [
     # routing (issue 10)
     "runs_on_queued_forever",
     # untrusted entry points (issue 11)
-    "untrusted_path_to_runner",
+    "untrusted_path_to_runner", "untrusted_code_with_secrets",
     # hosts as an attacker leaves them (issue 13)
     "runner_unsupervised",
     # cloud trust (issue 3)

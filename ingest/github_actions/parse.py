@@ -144,8 +144,6 @@ def _job(key: str, raw: Any, file: str, problems: list[InputError]) -> JobDef:
         raise InputError(file, path + ".secrets", f"expected 'inherit' or a mapping, got {type_name(secrets)}")
     perms = j.get("permissions")
     mine = _runs_on_problems(j.get("runs-on"), file, path + ".runs-on")  # kept: runs_on_candidates leaves it unresolved
-    # a level GitHub rejects: GitHub refuses the whole file; here, as for any malformed job, the job is skipped
-    # (a problem) and the other jobs are kept, so one bad job never hides the rest of the file
     job_perms = None if perms is None else parse_permissions(perms, file=file, path=path + ".permissions")
     jd = JobDef(key=key, name=_opt_str(j.get("name"), file, path + ".name"), runs_on=j.get("runs-on"),
                 matrix=matrix, permissions=job_perms,
@@ -245,6 +243,29 @@ def _call_inputs(triggers: dict[str, Any]) -> dict[str, Any]:
     return {str(k): (v.get("default") if isinstance(v, dict) else None) for k, v in call["inputs"].items()}
 
 
+def _refuse_rejected_permissions(jobs: dict[Any, Any], file: str) -> None:
+    """A job ``permissions`` value GitHub rejects refuses the whole workflow file, as GitHub does.
+
+    GitHub validates the workflow file before it runs any job of it: an invalid
+    ``permissions`` level (``id-token: read``, ``contents: admin``, a list)
+    makes the run fail with "The workflow is not valid" and no job runs
+    (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#permissions,
+    the levels each scope accepts).  Unlike a structurally malformed job, which
+    graphkit skips alone, such a file gets no job at all.
+
+    Raises
+    ------
+    InputError
+        naming ``jobs.KEY.permissions.SCOPE``, its reason ending "the workflow is not run".
+    """
+    for key, job in jobs.items():
+        if isinstance(job, dict) and job.get("permissions") is not None:
+            try:
+                parse_permissions(job["permissions"], file=file, path=f"jobs.{key}.permissions")
+            except InputError as exc:
+                raise InputError(exc.file, exc.place, f"{exc.reason}; the workflow is not run") from None
+
+
 def _workflow(data: Any, lines: dict[str, int], file: str, repository: str) -> WorkflowFile:
     doc = _mapping(data, file, "", optional=False) if data is not None else None
     if doc is None:
@@ -256,6 +277,7 @@ def _workflow(data: Any, lines: dict[str, int], file: str, repository: str) -> W
     if len(jobs) > cap:
         raise InputError(file, "jobs", limits.too_many("max_jobs_per_file", cap, f"{len(jobs)} jobs"))
     perms = doc.get("permissions")
+    _refuse_rejected_permissions(jobs, file)
     events, problems = parse_triggers(on, Src(file, repository, lines))  # typed events (sem-route)
     job_defs: dict[str, JobDef] = {}
     for k, v in jobs.items():

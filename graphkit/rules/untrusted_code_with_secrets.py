@@ -1,0 +1,82 @@
+"""``untrusted-code-with-secrets``: a privileged job runs code from a pull request or comment (a "pwn request").
+
+``pull_request_target``, ``workflow_run`` and ``issue_comment`` runs get the
+base repository's secrets and a ``GITHUB_TOKEN`` that can write, even when a
+fork opened the pull request; a job of such a run that checks out, builds or
+downloads the pull request's code hands all of it to the pull request's author
+(GitHub docs "Security hardening for GitHub Actions", "Mitigating the risks of
+untrusted code checkout",
+https://docs.github.com/en/actions/reference/security/secure-use#mitigating-the-risks-of-untrusted-code-checkout;
+GitHub Security Lab "Preventing pwn requests",
+https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/).
+The entry edges (``fork-pr`` or ``comment -> job``, with the guards GitHub
+documents) come from :mod:`graphkit.resolve.untrusted`; this rule reports
+each such job that holds something: the secrets it reads, a token that writes
+the repository, an OIDC token, or a signing, deploy or publish grant.  One
+finding per (untrusted source, job); ``critical`` when the job reads secrets,
+mints OIDC tokens or writes the repository, ``high`` otherwise.  A fork
+``pull_request`` run (``fork-pr -> runner``) gets none of this and is left to
+``untrusted-path-to-self-hosted-runner``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from graphkit.findings import Finding, FindingOptions, Severity, rule
+from graphkit.graph import Graph
+from graphkit.model import Confidence, Edge, EdgeKind, NodeKind, UntrustedActor
+
+__all__ = ["untrusted_code_with_secrets"]
+
+#: what a job hands to whoever runs code in it, and whether that alone is critical
+_HELD: dict[EdgeKind, bool] = {EdgeKind.READS_SECRET: True, EdgeKind.MINTS_OIDC: True,
+                               EdgeKind.SIGNS_WITH: True, EdgeKind.DEPLOYS_TO: False,
+                               EdgeKind.PUBLISHES_TO: True, EdgeKind.ASSUMES_ROLE: True}
+
+
+def _held(graph: Graph, job: str) -> tuple[list[Edge], bool]:
+    """The job's edges to what it holds (its token's repository writes included) and whether any is critical."""
+    held: list[Edge] = []
+    critical = False
+    for e in sorted(graph.out_edges(job), key=lambda x: (x.kind.value, x.target, x.key)):
+        if e.kind in _HELD:
+            held.append(e)
+            critical |= _HELD[e.kind]
+        elif e.kind is EdgeKind.HAS_TOKEN:
+            writes = [w for w in sorted(graph.out_edges(e.target), key=lambda x: x.target)
+                      if w.kind is EdgeKind.WRITES_REPOSITORY]
+            held.extend(writes)
+            critical |= bool(writes)
+    return held, critical
+
+
+@rule("untrusted-code-with-secrets", title="Pull request code runs in a privileged job (pwn request)",
+      description="A pull_request_target, workflow_run or issue_comment job checks out, builds or downloads code "
+      "that a pull request's author controls, while it holds the repository's secrets, a writing GITHUB_TOKEN, "
+      "an OIDC token or a signing/deploy/publish grant: the author gets all of them.",
+      help_uri="https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/",
+      severity=Severity.CRITICAL,
+      remediation="Build pull request code only in pull_request runs (no secrets, read-only token); split "
+      "privileged follow-up work into a workflow_run job that never executes the pull request's files or "
+      "artifacts; require approval for outside contributors; drop the checkout opt-in.")
+def untrusted_code_with_secrets(graph: Graph, options: FindingOptions) -> Iterator[Finding]:
+    for actor in graph.nodes(NodeKind.UNTRUSTED):
+        if not isinstance(actor, UntrustedActor) or actor.actor == "org-member":
+            continue  # writers run code in every job by design (untrusted-path-to-self-hosted-runner says why)
+        for entry in sorted(graph.out_edges(actor.id), key=lambda x: (x.target, x.key)):
+            if entry.kind is not EdgeKind.CAN_TRIGGER or graph.node(entry.target).spec.kind is not NodeKind.JOB:
+                continue
+            held, critical = _held(graph, entry.target)
+            if not held:
+                continue
+            job = graph.node(entry.target)
+            certain = entry.confidence is Confidence.CERTAIN
+            yield untrusted_code_with_secrets.finding(
+                actor.id, job.id, subject=job.id, related=[actor.id, *sorted({e.target for e in held})],
+                severity=Severity.CRITICAL if critical else Severity.HIGH,
+                confidence=Confidence.CERTAIN if certain else Confidence.POSSIBLE,
+                evidence=[*entry.evidence, *(ev for e in held for ev in e.evidence[:1])],
+                message=f"{actor.actor} of {actor.owner} runs code in {job.id}, which holds "
+                        f"{', '.join(sorted({e.target for e in held}))}",
+                event=entry.props.get("event"))
