@@ -4,9 +4,12 @@ The document is loaded with the one YAML loader (:func:`ingest._yaml.load_yaml`,
 which also maps every YAML path to its line), then validated **entry by
 entry**: an entry of a top-level list (``runners[3]``, ``hosts[0]``...) that
 fails the schema (:mod:`ingest.runner_inventory.models`) or has a bad
-credential grant (:mod:`ingest.runner_inventory.grants`) is left out and each
-of its errors becomes one problem naming the file, the place and the line;
-every other entry is kept.
+credential grant (:mod:`ingest.runner_inventory.grants`) loses only the part
+that holds the error (:func:`_entry`: one credential, grant, cache or label; a
+list of names becomes unknown; an optional sub-mapping such as
+``registration`` is left out; an error in the entry's own fields costs the
+entry), and each error becomes one problem naming the file, the place and the
+line; every other part keeps its own YAML path and line.
 """
 
 from __future__ import annotations
@@ -327,8 +330,10 @@ def parse(text: str, file: str) -> ParsedInventory:
     Entries are validated one by one: an entry of a top-level list
     (``runners[3]``, ``hosts[0]``, ``repositories[1]``, ``organizations[0]``,
     one label) with a typo'd field, a wrong type, a missing required field, a
-    value no node id can hold or a bad credential grant is left out and each
-    of its errors becomes one problem in ``ParsedInventory.problems``:
+    value no node id can hold or a bad credential grant is left out (only the
+    part of the entry holding the error: a credential, a grant, a label...,
+    see :func:`_entry`) and each of its errors becomes one problem in
+    ``ParsedInventory.problems``:
     ``InputError(file, place, reason (line N))``, e.g.
     ``runners[3].runnner_group: unknown field (did you mean 'runner_group'?)
     (line 42)``; a missing field gets the line of its entry.  An unknown
