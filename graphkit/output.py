@@ -43,12 +43,17 @@ def _visible(m: re.Match[str]) -> str:
     return _SHORT.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
 
 
-def neutralise(text: object) -> str:
-    """``text`` with every character a terminal would obey shown as an escape (``\\x1b``, ``\\u202e``, ``\\n``).
+def neutralise(text: object, keep: str = "") -> str:
+    """``text`` with every character a terminal would obey shown as an escape (``\\x1b``, ``\\u202e``, ``\\n``),
+    except those in ``keep`` (``"\\n\\t"`` for a multi-line document whose lines are graphkit's own).
 
     >>> neutralise("job\\x1b]0;owned\\x07\\nrow\\u202eabc")
     'job\\\\x1b]0;owned\\\\x07\\\\nrow\\\\u202eabc'
+    >>> neutralise("a\\x1b[2J\\nb", keep="\\n")
+    'a\\\\x1b[2J\\nb'
     """
+    if keep:
+        return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _visible(m), str(text))
     return _UNSAFE.sub(_visible, str(text))
 
 
@@ -111,7 +116,8 @@ def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock) ->
     plan = revocation_plan(graph, radius.sources, live_sessions=clock.live_sessions(graph))
     time = _time_section(graph, clock, radius, plan)
     md = runbook_markdown(graph, plan, now=clock.now, tokens=clock.tokens(graph), notes=time["notes"])
-    return md + "\n## Script\n\n```sh\n" + runbook_script(graph, plan, now=clock.now) + "```\n"
+    text = md + "\n## Script\n\n```sh\n" + runbook_script(graph, plan, now=clock.now) + "```\n"
+    return neutralise(text, keep="\n\t")  # printed as is: names never carry an escape sequence or bidi override
 
 
 def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: int | None = None,

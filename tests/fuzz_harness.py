@@ -117,6 +117,8 @@ def structural(text: str, rng: random.Random, value: Any, as_json: bool) -> str 
     except (ValueError, yaml.YAMLError):
         return None
     tree = _replace(tree, rng.choice(_paths(tree)), value)
+    if isinstance(tree, dict) and True in tree:  # YAML 1.1 reads the key `on` as true: write it back as `on`
+        tree = {("on" if k is True else k): v for k, v in tree.items()}
     try:
         if as_json:
             return json.dumps(tree)

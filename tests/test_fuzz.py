@@ -23,7 +23,7 @@ def _seeds(name: str) -> list[str]:
 
 
 @pytest.mark.parametrize("name", sorted(TARGETS))
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_mutants_parse_or_fail_with_the_projects_error(name, data):
     seeds = _seeds(name)

@@ -389,14 +389,17 @@ def test_iam_containers_of_the_wrong_type_lose_only_their_part(tmp_path: Path):
         "sid.json": {"Version": "2012-10-17", "Statement": [{"Sid": ["a"], "Effect": "Allow", "Action": "*",
                                                                "Resource": "*"}]},
         "deep.json": '{"Statement": ' + "[" * 50_000 + "]" * 50_000 + "}", "ok.json": ok,
-        "tag.yaml": "AWSTemplateFormatVersion: !!int 12x\n"})
+        "tag.yaml": "AWSTemplateFormatVersion: !!int 12x\n",
+        "ver.json": {"Policies": [{"Arn": "arn:aws:iam::111122223333:policy/p", "DefaultVersionId": [],
+                                   "PolicyVersionList": [{"VersionId": [], "IsDefaultVersion": True, "Document": ok}]}]}})
     assert problems == [
         ("deep.json", "", "refused: nesting too deep (limit max_depth=100; raise with --limit max_depth=N or "
                           "GRAPHKIT_LIMIT_MAX_DEPTH)"),
         ("float.json", "Policies", "expected a list, got float"),
         ("rpl.json", "RoleDetailList[0].RolePolicyList", "expected a list, got int"),
+        ("sid.json", "Statement[0].Sid", "expected a string, got list"),
         ("tag.yaml", "line 1", "invalid YAML: the value tagged '!!int' cannot be read as that type")]
-    assert items == 3  # ok, rpl (its role left out), sid
+    assert items == 3  # ok, rpl (its role left out), ver (a VersionId of another type is unknown)
 
 
 def test_redefining_an_aws_managed_policy_is_a_problem_not_an_override(tmp_path: Path):
@@ -578,3 +581,9 @@ def test_inventory_sections_past_the_entry_limit_are_refused(monkeypatch):
     assert [str(x) for x in p.problems] == [
         "i.yaml: runners: " + limits.too_many("max_inventory_entries", 2, "3 entries") + " (line 2)"]
     assert p.inventory.runners is None and [h.name for h in p.inventory.hosts] == ["h"]
+
+
+def test_kubeconfig_sections_of_another_type_name_nothing():
+    from ingest.host.credentials import parse_kube_config
+    facts = parse_kube_config("users: 5\nclusters: {a: 1}\n")  # found by the long fuzz run (a TypeError before)
+    assert (facts.present, facts.grants) == (False, [])

@@ -141,6 +141,9 @@ def parse_policy(document: Any, place: str = "") -> list[Statement]:
         effect = st.get("Effect")
         if effect not in ("Allow", "Deny"):
             raise PolicyError(f"{sp}.Effect", f"expected Allow or Deny, got {effect!r}")
+        sid = st.get("Sid")
+        if sid is not None and not isinstance(sid, str):  # the grammar: "Sid": "<sid_string>" (issue 18: a list)
+            raise PolicyError(f"{sp}.Sid", f"expected a string, got {type(sid).__name__}")
         out.append(Statement(
             effect=effect, actions=tuple(_as_list(st.get("Action"), f"{sp}.Action")),
             not_actions=tuple(_as_list(st.get("NotAction"), f"{sp}.NotAction")),
@@ -149,6 +152,6 @@ def parse_policy(document: Any, place: str = "") -> list[Statement]:
             principals=_principals(st.get("Principal"), f"{sp}.Principal"),
             not_principals=_principals(st.get("NotPrincipal"), f"{sp}.NotPrincipal"),
             conditions=_conditions(st.get("Condition"), f"{sp}.Condition"),
-            sid=st.get("Sid") or None, index=i, place=sp))
+            sid=sid or None, index=i, place=sp))
     return out
 

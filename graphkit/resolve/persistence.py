@@ -80,6 +80,7 @@ def link_persistence(graph: Graph) -> None:
     None
         ``graph`` gains ``job -> runner`` and ``job -> host`` edges; idempotent.
     """
+    hosts: dict[str, Host | None] = {}  # per runner: a pool receives thousands of jobs (issue 18: was quadratic)
     for receive in list(graph.edges(EdgeKind.RECEIVES_JOB)):
         runner = graph.node(receive.source)
         if not isinstance(runner, Runner):
@@ -88,7 +89,9 @@ def link_persistence(graph: Graph) -> None:
         ephemeral_runner = runner.ephemeral is True
         if not ephemeral_runner:
             _persist(graph, receive, runner.id, host=False, confidence=conf, rule="persistent runner")
-        host = _host_of(graph, runner.id)
+        if runner.id not in hosts:
+            hosts[runner.id] = _host_of(graph, runner.id)
+        host = hosts[runner.id]
         if host is None or host.ephemeral is True:
             continue  # no known host, or a host reset after each job: nothing outlives the job there
         if host.ephemeral is None:

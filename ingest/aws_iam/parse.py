@@ -250,6 +250,11 @@ def _list(value: Any, place: str) -> list[Any]:
     return value
 
 
+def _opt_str(value: Any) -> str | None:
+    """``value`` when it is a string, else None (an export's optional text field of another type is unknown)."""
+    return value if isinstance(value, str) else None
+
+
 def _top_list(data: dict[str, Any], key: str, file: str) -> list[Any]:
     """A top-level list of an export; another type makes the file unusable (:class:`InputError`)."""
     try:
@@ -371,7 +376,7 @@ def _managed_policy(pol: Any, file: str, place: str) -> ManagedPolicy:
     doc_place = f"{place}.PolicyVersionList[{default}].Document"
     doc, sts = _doc(versions[default].get("Document"), doc_place)
     out = ManagedPolicy(arn=arn, name=str(pol.get("PolicyName") or arn.rsplit("/", 1)[-1]), account=account_of(arn),
-                        file=file, place=doc_place, default_version=versions[default].get("VersionId"),
+                        file=file, place=doc_place, default_version=_opt_str(versions[default].get("VersionId")),
                         versions=len(versions), statements=sts, document=doc)
     for j, v in enumerate(versions):
         if j == default or not isinstance(v, dict):

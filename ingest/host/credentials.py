@@ -210,6 +210,11 @@ def parse_docker_config(text: str) -> CredentialFacts:
 _KUBE_SECRET_KEYS = ("token", "client-key-data", "client-key", "exec", "auth-provider", "password", "tokenFile")
 
 
+def _list_of(value: object) -> list:
+    """``value`` when it is a list, else empty (a kubeconfig section of another type names nothing: issue 18)."""
+    return value if isinstance(value, list) else []
+
+
 def parse_kube_config(text: str) -> CredentialFacts:
     """``~/.kube/config`` (pure): cluster servers (``deploys_to target:cluster:SERVER``) when users hold credentials.
 
@@ -230,9 +235,9 @@ def parse_kube_config(text: str) -> CredentialFacts:
     if not isinstance(doc, dict):
         raise ValueError("expected a mapping")
     facts = CredentialFacts("kube")
-    users = [u.get("user") for u in doc.get("users") or [] if isinstance(u, dict)]
+    users = [u.get("user") for u in _list_of(doc.get("users")) if isinstance(u, dict)]
     facts.present = any(isinstance(u, dict) and any(k in u for k in _KUBE_SECRET_KEYS) for u in users)
-    for c in doc.get("clusters") or []:
+    for c in _list_of(doc.get("clusters")):
         server = c.get("cluster", {}).get("server") if isinstance(c, dict) and isinstance(c.get("cluster"), dict) else None
         if isinstance(server, str) and server.strip():
             server = facts.clean_url(server)

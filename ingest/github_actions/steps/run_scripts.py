@@ -54,6 +54,10 @@ _KUBE_VALUE_OPTIONS = frozenset({"--context", "--kube-context", "-n", "--namespa
                                  "--user", "-s", "--server", "--token", "--as", "--kube-apiserver"})
 
 
+#: Longest command tokenised like a shell (issue 18: a 1 MB ``run:`` line took minutes in ``shlex``).
+_SHLEX_MAX = 8192
+
+
 def words(cmd: str) -> list[str]:
     """One command tokenised like a shell, each ``${{ }}`` expression kept whole inside its word (GitHub
     substitutes it before the shell runs).
@@ -69,7 +73,8 @@ def words(cmd: str) -> list[str]:
 
     held = _EXPR.sub(hold, cmd)
     try:
-        tokens = shlex.split(held, comments=True)
+        # shlex grows a token one character at a time (quadratic): a command past _SHLEX_MAX is split on whitespace
+        tokens = shlex.split(held, comments=True) if len(held) <= _SHLEX_MAX else held.split()
     except ValueError:
         tokens = held.split()
     return [re.sub(r"\x00(\d+)\x00", lambda m: exprs[int(m.group(1))], t) for t in tokens]
