@@ -157,7 +157,8 @@ def test_malformed_file_and_entries_are_named():
         role("ok", root_trust()),
         {"RoleName": "broken", "Arn": f"arn:aws:iam::{A}:role/broken",
          "AssumeRolePolicyDocument": {"Statement": [{"Effect": "Permit"}]}}]}), "x.json")
-    assert [p.role for p in []] == [] and [p.name for p in pf.principals] == ["ok"]
+    # a bad trust statement costs only the trust: the role stays, its trust unknown (issue 18)
+    assert [(p.name, p.trust) for p in pf.principals] == [("ok", pf.principals[0].trust), ("broken", None)]
     assert [(p.file, p.place) for p in pf.problems] == [("x.json", "RoleDetailList[1].AssumeRolePolicyDocument."
                                                                    "Statement[0].Effect")]
     with pytest.raises(InputError, match="not a recognised IAM document"):
@@ -172,14 +173,89 @@ def test_values_that_cannot_be_node_ids_are_problems_naming_the_place():
                                            {"Effect": "Allow", "Action": "kms:Sign", "Resource": KEY}])
     pf = aws_iam.parse(json.dumps({"RoleDetailList": [attached, reader],
                                    "Policies": [{"PolicyName": "p", "Arn": "p", "PolicyVersionList": []}]}), "x.json")
-    assert [p.name for p in pf.principals] == ["reader"]
+    # the bad attachment costs only itself (issue 18): "attached" stays, without that policy
+    assert [(p.name, p.managed) for p in pf.principals] == [("attached", []), ("reader", [])]
     assert [(p.file, p.place) for p in pf.problems] == [
-        ("x.json", "RoleDetailList[0].AttachedManagedPolicies[0].PolicyArn"), ("x.json", "Policies[0].Arn")]
+        ("x.json", "Policies[0].Arn"), ("x.json", "RoleDetailList[0].AttachedManagedPolicies[0].PolicyArn")]
     res = aws_iam.to_graph([pf])
     assert [(p.file, p.place) for p in res.problems] == [
         ("x.json", "RoleDetailList[1].RolePolicyList[0].PolicyDocument.Statement[0]")]
     assert "prod-db-password" in res.problems[0].reason
     assert {e.target for e in res.edges if e.source == R("reader")} == {KMS_KEY}  # the rest of the role is read
+
+
+#: A GitHub OIDC trust as AWS documents it ("Configuring a role for GitHub OIDC identity provider",
+#: https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_create_for-idp_oidc.html#idp_oidc_Create_GitHub)
+GH = f"arn:aws:iam::{A}:oidc-provider/token.actions.githubusercontent.com"
+OIDC_TRUST = {"Version": "2012-10-17", "Statement": [{
+    "Effect": "Allow", "Principal": {"Federated": GH}, "Action": "sts:AssumeRoleWithWebIdentity",
+    "Condition": {"StringEquals": {"token.actions.githubusercontent.com:aud": "sts.amazonaws.com"},
+                  "StringLike": {"token.actions.githubusercontent.com:sub": "repo:acme/infra:*"}}}]}
+
+
+def _cli_build(tmp_path, export: dict) -> tuple[object, Graph]:
+    (tmp_path / "iam.json").write_text(json.dumps(export))
+    out = tmp_path / "g.json"
+    run = CliRunner().invoke(app, ["build", "--aws-iam", str(tmp_path / "iam.json"), "-o", str(out)])
+    return run, Graph.load(out)
+
+
+def test_a_top_level_list_of_another_type_costs_only_that_list(tmp_path):
+    """Issue 18 (fresh-user test): ``"UserDetailList": "nope"`` dropped the whole export, the OIDC role too."""
+    pf = aws_iam.parse(json.dumps({"UserDetailList": "nope", "Policies": 3.14,
+                                   "RoleDetailList": [role("deploy", OIDC_TRUST)]}), "iam.json")
+    assert [p.name for p in pf.principals] == ["deploy"] and pf.principals[0].trust
+    assert [(p.file, p.place, p.reason) for p in pf.problems] == [
+        ("iam.json", "UserDetailList", "left out: expected a list, got string"),
+        ("iam.json", "Policies", "left out: expected a list, got float")]
+    run, g = _cli_build(tmp_path, {"UserDetailList": "nope", "RoleDetailList": [role("deploy", OIDC_TRUST)]})
+    assert "UserDetailList" in run.output
+    assert g.node(R("deploy")).trust == "known"
+    assert {e.target for e in g.out_edges(R("deploy")) if e.kind is EdgeKind.TRUSTS_PROVIDER} == {
+        ids.oidc_provider(GH)}
+
+
+def test_a_bad_part_of_a_role_costs_only_that_part():
+    """Issue 18: an inline policy with ``"Action": 7`` lost the role and its trust (0 nodes).  A bad inline policy,
+    attachment or instance-profile list costs only itself; a bad trust document leaves the trust unknown."""
+    bad_inline = role("deploy", OIDC_TRUST, [{"Effect": "Allow", "Action": 7, "Resource": "*"}],
+                      managed=["arn:aws:iam::aws:policy/ReadOnlyAccess"])
+    bad_inline["RolePolicyList"].append({"PolicyName": "ok", "PolicyDocument": {"Statement": [
+        {"Effect": "Allow", "Action": "kms:Sign", "Resource": KEY}]}})
+    bad_inline["AttachedManagedPolicies"].insert(0, {"PolicyName": "x"})  # no PolicyArn
+    bad_trust = role("other", {"Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
+                                              "Principal": {"AWS": f"arn:aws:iam::{A}:root"}},
+                                             {"Effect": "Allow", "Action": "sts:AssumeRole", "Sid": ["x"]}]})
+    pf = aws_iam.parse(json.dumps({"RoleDetailList": [bad_inline, bad_trust]}), "iam.json")
+    deploy, other = pf.principals
+    assert [name for name, _, _ in deploy.inline] == ["ok"] and deploy.trust
+    assert deploy.managed == ["arn:aws:iam::aws:policy/ReadOnlyAccess"]
+    assert other.trust is None and other.trust_document is None
+    assert [(p.file, p.place) for p in pf.problems] == [
+        ("iam.json", "RoleDetailList[0].RolePolicyList[0].PolicyDocument.Statement[0].Action"),
+        ("iam.json", "RoleDetailList[0].AttachedManagedPolicies[0]"),
+        ("iam.json", "RoleDetailList[1].AssumeRolePolicyDocument.Statement[1].Sid")]
+    assert all(p.reason.startswith(("role deploy: left out", "role other: left out")) for p in pf.problems)
+    res = aws_iam.to_graph([pf])
+    roles = {n.id: n for n in res.nodes if n.spec.kind is NodeKind.CLOUD_ROLE}
+    assert roles[R("deploy")].trust == "known" and roles[R("other")].trust == "unknown"  # unknown, never narrower
+    assert KMS_KEY in {e.target for e in res.edges if e.source == R("deploy")}
+    assert ids.oidc_provider(GH) in {e.target for e in res.edges if e.source == R("deploy")}
+
+
+def test_a_bad_default_managed_policy_version_makes_that_policy_unknown():
+    """Issue 18: a managed policy whose default version cannot be read is left out with a problem; the role
+    attaching it keeps it as an unknown policy (``meta unknown_policies``), the rest of the export is read."""
+    arn = f"arn:aws:iam::{A}:policy/p"
+    pf = aws_iam.parse(json.dumps({"RoleDetailList": [role("deploy", OIDC_TRUST, managed=[arn])], "Policies": [
+        {"PolicyName": "p", "Arn": arn, "DefaultVersionId": "v1", "PolicyVersionList": [
+            {"VersionId": "v1", "IsDefaultVersion": True, "Document": {"Statement": [{"Effect": "Allow",
+                                                                                     "Action": 7}]}}]}]}), "iam.json")
+    assert [p.name for p in pf.principals] == ["deploy"] and pf.policies == []
+    assert [(p.file, p.place) for p in pf.problems] == [
+        ("iam.json", "Policies[0].PolicyVersionList[0].Document.Statement[0].Action")]
+    res = aws_iam.to_graph([pf])
+    assert res.meta[aws_iam.META_KEY]["unknown_policies"] == [arn]
 
 
 def test_ingestor_reports_bad_files_and_reads_the_others(tmp_path):

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from graphkit.cli import app
 from graphkit.errors import InputError
+from graphkit.model import ids
 from host_fixtures import (CANARIES, HIDEOUT_CANARIES, HIDEOUTS, KEY_HEADER, make_hideouts, make_root, plant_hostile,
                            runner_install, write)
 from ingest import runner_inventory
@@ -380,7 +381,7 @@ def test_cli_limits_and_hostile_root(hideouts, tmp_path):
     assert res.exit_code == 3, res.output
     doc = json.loads(out.read_text())
     assert doc["hosts"][0]["scan"]["limits"]["max_depth"] == 4
-    assert "folders not searched" in res.stdout and "/home/dev/.docker/config.json: " in res.stderr
+    assert "paths not searched or read" in res.stdout and "/home/dev/.docker/config.json: " in res.stderr
     assert "nest" in res.stderr.split("/home/dev/.docker/config.json: ")[1].split("\n")[0]
 
 
@@ -494,14 +495,15 @@ def test_absolute_links_in_a_mounted_image_resolve_inside_it(tmp_path):
     write(root, "srv/keys/aws", "[default]\naws_access_key_id = placeholder\naws_secret_access_key = canary-img-4\n")
     (root / "home/ci/.aws").mkdir(parents=True)
     os.symlink("/srv/keys/aws", root / "home/ci/.aws/credentials")
-    os.symlink("../../../../../../../../etc/hostname", root / "home/ci/.npmrc")  # `..` stops at the root
+    os.symlink("../../../../../../../../etc/hostname", root / "home/ci/.npmrc")  # climbs above the root: planted
     res = collect_host(root, hostname="img")
     (r,) = res.document["runners"]
     assert r["registration"]["kept_alive_by"] == ["systemd /lib/systemd/system/actions.runner.acme.img-1.service"]
     assert r["registration"]["unsupervised"] is False
     creds = {c["path"]: c for c in res.document["hosts"][0]["credentials"]}
     assert creds["/home/ci/.aws/credentials"]["access"] == ["profile:default"]
-    assert res.problems == [] and "canary-img-4" not in json.dumps(res.document)
+    assert [str(p) for p in res.problems] == ["/home/ci/.npmrc: link out of the scanned root: not followed"]
+    assert "canary-img-4" not in json.dumps(res.document)
 
 
 def test_hideout_canaries_never_leave_the_files(hideouts, tmp_path):
@@ -521,3 +523,72 @@ def test_hideout_canaries_never_leave_the_files(hideouts, tmp_path):
     assert "runner:evil/worm-8" in texts[2]  # the findings name the rogue registrations
     for name, canary in {**CANARIES, **HIDEOUT_CANARIES}.items():
         assert not any(canary in t for t in texts), f"canary {name} leaked"
+
+
+# --------------------------------------------------------------------------- names and links an attacker chooses
+
+#: Registration names an attacker can write in ``.runner`` (``agentName``): the registration must stay a runner.
+HOSTILE_NAMES = ["evil/../x", "..", "a\"b'c`d", "x\ny", "x\x1b[2Jy", "evil%2Fx", "\u202eevil"]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_registration_with_a_hostile_name_is_still_a_runner_with_its_findings(tmp_path, name):
+    """Whatever ``agentName`` says, the collector's snapshot reads back as an inventory, the registration is a
+    runner node (name verbatim, id part percent-encoded) and raises runner-on-runner and runner-unexpected-org;
+    the table escapes the name (no raw control character reaches the terminal)."""
+    root = tmp_path / "r2"
+    runner_install(root, "/opt/ar", agent_id=1, name="build-01", url="https://github.com/acme", unit=None)
+    runner_install(root, "/home/dev/.cache/.x", agent_id=9, name=name, url="https://github.com/evil-corp", unit=None)
+    out = tmp_path / "h.json"
+    res = cli.invoke(app, ["collect", "host", "--root", str(root), "-o", str(out), "--hostname", "b1"])
+    assert res.exit_code == 0, res.output
+    assert "2 runners" in res.stdout
+    assert sorted(r["name"] for r in json.loads(out.read_text())["runners"]) == sorted(["build-01", name])
+    rid = ids.runner("evil-corp", name)
+    assert ids.parse(rid).parts["name"] == name and rid.count("/") == 1
+    assert ids.runner_ref("evil-corp", name) == rid.removeprefix("runner:")
+    fj = cli.invoke(app, ["findings", "--runners", str(out), "--expected-org", "acme", "--format", "json"])
+    assert fj.exit_code == 0 and "skipped" not in fj.stderr, fj.output
+    found = {(f["rule"], f["subject"]) for f in json.loads(fj.stdout)["findings"]}
+    assert {("runner-unexpected-org", rid), ("runner-on-runner", "host:b1")} <= found
+    table = cli.invoke(app, ["findings", "--runners", str(out), "--expected-org", "acme"])
+    assert table.exit_code == 0 and "2 finding(s)" in table.output
+    assert "\x1b" not in table.stdout and "\u202e" not in table.stdout
+
+
+def test_registration_credential_and_refs_of_a_hostile_name_join_its_runner(tmp_path):
+    """The ``scope/name`` references the collector writes (a credential's ``readable_by`` and ``access``) name
+    the hostile registration itself, not another scope: the inventory reader splits them at the last ``/``."""
+    root = tmp_path / "r"
+    runner_install(root, "/home/dev/ar", agent_id=9, name="evil/../x", url="https://github.com/evil-corp",
+                   unit=None)
+    res = collect_host(root, hostname="b1")
+    (cred,) = [c for c in res.document["hosts"][0]["credentials"] if c["credential_type"] == "runner"]
+    assert cred["access"] == ["registration:evil-corp/evil%2F..%2Fx"]
+    assert runner_inventory.models.runner_id("evil-corp/evil%2F..%2Fx") == ids.runner("evil-corp", "evil/../x")
+
+
+def test_links_out_of_the_root_and_refused_files_are_named_and_skipped(tmp_path):
+    """Home files an attacker points out of the root (absolute, and ``..`` climbing above it) and an oversized
+    file: each named on stderr and in ``scan.skipped`` (exit 3), none read, even when the root has a file of the
+    same path (the link would read the scanning machine's ``/etc/passwd`` if followed naively)."""
+    root = tmp_path / "root"
+    runner_install(root, "/opt/ar", agent_id=1, name="build-01", url="https://github.com/acme", unit=None)
+    write(root, "etc/passwd", "root:x:0:0::/root:/bin/sh\ndev:x:1000:1000::/home/dev:/bin/sh\n")
+    write(root, "etc/hostname", "b1\n")
+    (root / "home/dev/.kube").mkdir(parents=True)
+    os.symlink("/etc/passwd", root / "home/dev/.git-credentials")
+    os.symlink("../../../../etc/hostname", root / "home/dev/.kube/config")
+    with open(root / "home/dev/.npmrc", "wb") as fh:  # sparse: large to stat, nothing written
+        fh.truncate(4 << 20)
+    out = tmp_path / "h.json"
+    res = cli.invoke(app, ["collect", "host", "--root", str(root), "-o", str(out)])
+    assert res.exit_code == 3, res.output
+    skipped = json.loads(out.read_text())["hosts"][0]["scan"]["skipped"]
+    expected = {("/home/dev/.git-credentials", "link out of root"), ("/home/dev/.kube/config", "link out of root"),
+                ("/home/dev/.npmrc", "file too large")}
+    assert expected <= {(s["path"], s["reason"]) for s in skipped}
+    for path in ("/home/dev/.git-credentials", "/home/dev/.kube/config"):
+        assert f"{path}: link out of the scanned root: not followed" in res.stderr
+    assert "/home/dev/.npmrc: larger than" in res.stderr
+    assert [c["path"] for c in json.loads(out.read_text())["hosts"][0]["credentials"]] == ["/opt/ar/.credentials"]

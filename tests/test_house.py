@@ -147,7 +147,6 @@ HOSTILE: dict[str, list[str]] = {
     "owner": ["ac/me", "ac:me"],
     "owner/name": ["acme", "acme/app/x", "acme:x/app", "acme/app:x"],
     "owner or owner/name": ["acme/app/x", "acme:x"],
-    "runner name": ["a/b"],
     "secret name": ["A:B"],
     "host name": ["build:01"],
     "workflow path": ["ci.yml#x"],

@@ -221,9 +221,15 @@ def test_inventory_bad_entries_are_reported_and_the_others_ingested(tmp_path: Pa
     for p in res.problems:  # the place is said once, by InputError, not again in the reason
         assert p.file == str(f) and p.place not in p.reason
     ids = {n.id for n in res.nodes}
-    assert {i for i in ids if i.startswith("runner:")} == {"runner:acme/r1", "runner:acme/r5"}
-    assert {i for i in ids if i.startswith("host:")} == {"host:h3"}
-    assert {i for i in ids if i.startswith("repo:")} == {"repo:acme/app"}
+    # a bad label costs only that label, never the runner (issue 18); r4's own field is bad: r4 is left out
+    runners = {n.id: n for n in res.nodes if n.id.startswith("runner:")}
+    assert {i: n.labels for i, n in runners.items()} == {
+        "runner:acme/r1": ["self-hosted", "linux"], "runner:acme/r2": ["self-hosted", "linux"],
+        "runner:acme/r3": ["self-hosted"], "runner:acme/r5": ["self-hosted", "linux"]}
+    # h1's bad grant costs only that grant; acme/x's bad secret name makes its secret list unknown (issue 18)
+    assert {i for i in ids if i.startswith("host:")} == {"host:h1", "host:h3"}
+    assert {i for i in ids if i.startswith("repo:")} == {"repo:acme/app", "repo:acme/x"}
+    assert not any(i.startswith("secret:") and "acme/x" in i for i in ids)
     assert "org:other" in ids and "runner_group:acme/g" not in ids
     assert res.meta["runner_inventory"].self_hosted_labels == ["big"]
     assert res.items == 1 and not res.complete
@@ -391,11 +397,13 @@ def test_iam_containers_of_the_wrong_type_lose_only_their_part(tmp_path: Path):
     assert problems == [
         ("deep.json", "", "refused: nesting too deep (limit max_depth=100; raise with --limit max_depth=N or "
                           "GRAPHKIT_LIMIT_MAX_DEPTH)"),
-        ("float.json", "Policies", "expected a list, got float"),
-        ("rpl.json", "RoleDetailList[0].RolePolicyList", "expected a list, got int"),
+        ("float.json", "Policies", "left out: expected a list, got float"),  # only that list (issue 18)
+        ("rpl.json", "RoleDetailList[0].RolePolicyList", "role r: left out: expected a list, got int"),
         ("sid.json", "Statement[0].Sid", "expected a string, got list"),
         ("tag.yaml", "line 1", "invalid YAML: the value tagged '!!int' cannot be read as that type")]
-    assert items == 3  # ok, rpl (its role left out), ver (a VersionId of another type is unknown)
+    # ok, float (its Policies left out), rpl (the role kept, its inline list left out), ver (a VersionId of another
+    # type is unknown)
+    assert items == 4
 
 
 def test_redefining_an_aws_managed_policy_is_a_problem_not_an_override(tmp_path: Path):

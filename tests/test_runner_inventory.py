@@ -161,7 +161,11 @@ runners:
 def test_problem_places(tmp_path, text, place):
     res = ri.INGESTOR.ingest([_write(tmp_path, "inv.yaml", text)])
     assert [(p.file, p.place) for p in res.problems] == [(str(tmp_path / "inv.yaml"), place)]
-    assert res.nodes == [] and res.edges == []
+    # a bad credential (or grant) costs only that credential (grant): host h stays (issue 18)
+    kept = [ids.host("h")] if ".credentials[" in place else []
+    kept += [ids.credential("h", "x")] if ".grants[" in place else []
+    assert [n.id for n in res.nodes] == kept
+    assert [e.kind for e in res.edges] == ([EdgeKind.STORES_CREDENTIAL] if ".grants[" in place else [])
 
 
 def test_missing_file_is_a_problem(tmp_path):
@@ -299,14 +303,16 @@ def test_malformed_grant_targets_say_what_was_expected(tmp_path, access, target,
     res = ri.INGESTOR.ingest([f])
     assert [(p.file, p.place, p.reason) for p in res.problems] == [
         (str(f), f"hosts[0].credentials[0].grants[0].{place}", f"{reason} (line 8)")]
-    assert res.nodes == []
+    # the bad grant costs only itself (issue 18): the host and its credential stay, granting nothing
+    assert {n.spec.kind.value for n in res.nodes} == {"host", "credential"}
+    assert [e.kind for e in res.edges] == [EdgeKind.STORES_CREDENTIAL]
 
 
 @pytest.mark.parametrize("entry, place, reason", [
     ("hosts:\n  - {name: 'build:01'}", "hosts[0].name", "Value error, host id: 'build:01' is not a valid host name"),
     ("repositories:\n  - {full_name: acme/app, secrets: ['A:B']}", "repositories[0].secrets[0]",
      "Value error, secret id: 'A:B' is not a valid secret name"),
-    ("runners:\n  - {name: a/b, scope: acme}", "runners[0].name", "Value error, runner id: 'a/b' is not a valid runner name"),
+    ("runners:\n  - {name: ' ', scope: acme}", "runners[0].name", "Value error, runner id: ' ' is not a valid runner name"),
     ("runners:\n  - {name: a, scope: acme, host: ' '}", "runners[0].host",
      "Value error, host id: ' ' is not a valid host name"),
     ("hosts:\n  - {name: h, credentials: [{credential_type: x, path: /x, readable_by: [nobody]}]}",
@@ -333,3 +339,53 @@ def test_readable_by_an_unknown_runner_skips_only_that_link(tmp_path):
     assert [n.id for n in res.nodes] == ["host:h", "credential:h:/x", "runner:acme/r1", "org:acme",
                                          "runner_group:acme/default"]
     assert not any(e.source.startswith("runner:") and e.target == "credential:h:/x" for e in res.edges)
+
+
+#: Issue 18 (fresh-user test): one bad sub-entry dropped the whole host (its valid credentials too) or the runner.
+SUB_ENTRIES = """\
+schema: graphkit.runner-inventory/v1
+hosts:
+  - name: build-01
+    credentials:
+      - {credential_type: aws, path: /root/.aws/credentials, lifetime: forever}
+      - {credential_type: docker, path: /root/.docker/config.json}
+      - {credential_type: kube, path: /root/.kube/config, access: 'cluster:prod'}
+      - credential_type: npm
+        path: /root/.npmrc
+        grants:
+          - {access: publishes_to, target: 'nope'}
+          - {access: publishes_to, target: 'target:package_index:registry.npmjs.org'}
+    caches:
+      - {path: /opt/hostedtoolcache}
+runners:
+  - name: r1
+    scope: acme
+    host: build-01
+    registration: {url: 'https://github.com/acme'}
+  - {name: r2, scope: acme, host: build-01}
+"""
+
+
+def test_a_bad_sub_entry_costs_only_that_sub_entry(tmp_path):
+    f = _write(tmp_path, "inv.yaml", SUB_ENTRIES)
+    parsed = ri.parse(SUB_ENTRIES, str(f))
+    assert [(p.file, p.place, p.reason.rsplit(" (line ", 1)[1]) for p in parsed.problems] == [
+        (str(f), "hosts[0].credentials[0].lifetime", "5)"),
+        (str(f), "hosts[0].credentials[2].access", "7)"),
+        (str(f), "hosts[0].credentials[3].grants[0].target", "11)"),
+        (str(f), "runners[0].registration.config_path", "19)")]  # a missing field: the line of its mapping
+    host, = parsed.inventory.hosts
+    assert [c.path for c in host.credentials] == ["/root/.docker/config.json", "/root/.npmrc"]
+    assert [g.target for g in host.credentials[1].grants] == ["target:package_index:registry.npmjs.org"]
+    assert [c.path for c in host.caches] == ["/opt/hostedtoolcache"]
+    assert [(r.name, r.registration) for r in parsed.inventory.runners] == [("r1", None), ("r2", None)]
+    res = ri.INGESTOR.ingest([f])
+    nodes = {n.id: n for n in res.nodes}
+    docker, npm = (ids.credential("build-01", p) for p in ("/root/.docker/config.json", "/root/.npmrc"))
+    # the kept entries keep their own YAML path and line (never shifted by the left-out ones)
+    assert [(e.yaml_path, e.line) for e in nodes[docker].evidence] == [("hosts[0].credentials[1]", 6)]
+    assert [(e.yaml_path, e.line) for e in nodes[npm].evidence] == [("hosts[0].credentials[3]", 8)]
+    grants = [e for e in res.edges if e.source == npm and e.kind is EdgeKind.PUBLISHES_TO]
+    assert [(e.evidence[0].yaml_path, e.evidence[0].line) for e in grants] == [
+        ("hosts[0].credentials[3].grants[1]", 12)]
+    assert {ids.host("build-01"), ids.runner("acme", "r1"), ids.runner("acme", "r2")} <= set(nodes)

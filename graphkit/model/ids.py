@@ -45,6 +45,7 @@ graphkit.model.ids.IdError: repository id: 'no-slash' is not a valid owner/name
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -60,6 +61,7 @@ __all__ = [
     "secret_unknown", "secret_all", "cloud_role", "signing_key", "environment", "target", "cache_actions",
     "cache_host", "credential", "cloud_user", "cloud_group", "cloud_policy", "cloud_policy_file",
     "oidc_provider", "cloud_account", "cloud_secret", "untrusted", "owner_key", "repo_key", "secret_key", "env_key",
+    "runner_name_part", "runner_name_of_part", "runner_ref",
 ]
 
 
@@ -94,6 +96,38 @@ def _keep(text: str) -> str:
     return text.strip()
 
 
+#: Characters of a runner name written as ``%XX`` (UTF-8) in ids and ``scope/name`` references: ``%`` itself,
+#: ``/`` (the scope separator), backslash and quotes; every other non-printable character (control characters
+#: such as newline and ESC, bidi overrides) is escaped too (:meth:`str.isprintable`).
+_NAME_ESCAPED = frozenset('%/\\"\'`')
+
+
+def runner_name_part(name: str) -> str:
+    """A runner name as ids and ``scope/name`` references write it: verbatim when it is an ordinary name,
+    else with ``%``, ``/``, backslash, quotes and non-printable characters percent-encoded (UTF-8), and a name of
+    dots only (``.``, ``..``) fully encoded.  The runner node keeps the name verbatim (``name``).
+
+    A runner registration's name is whatever its ``.runner`` (``agentName``) or GitLab ``config.toml`` says,
+    i.e. what whoever wrote the file chose: it must never stop the registration from becoming a node.
+
+    >>> runner_name_part("build-01"), runner_name_part("evil/../x"), runner_name_part('a"b\\x1b\\n'), runner_name_part("..")
+    ('build-01', 'evil%2F..%2Fx', 'a%22b%1B%0A', '%2E%2E')
+    """
+    if name and set(name) == {"."}:
+        return "%2E" * len(name)
+    return "".join(c if c.isprintable() and c not in _NAME_ESCAPED
+                   else "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass")) for c in name)
+
+
+def runner_name_of_part(part: str) -> str:
+    """The runner name a :func:`runner_name_part` writes (inverse; an ordinary name is returned as is).
+
+    >>> runner_name_of_part("evil%2F..%2Fx")
+    'evil/../x'
+    """
+    return urllib.parse.unquote(part, errors="surrogatepass") if "%" in part else part
+
+
 @dataclass(frozen=True)
 class Part:
     """One placeholder of an id template.
@@ -117,7 +151,8 @@ class Part:
 OWNER = Part("owner", owner_key, r"[^/:]+")
 REPO = Part("owner/name", repo_key, r"[^/:]+/[^/:]+")
 SCOPE = Part("owner or owner/name", repo_key, r"[^/:]+(?:/[^/:]+)?")
-NAME = Part("runner name", _keep, r"[^/]+")
+NAME = Part("runner name", _keep, r".+", render=lambda s: runner_name_part(s), decode=lambda s: runner_name_of_part(s),
+            id_pattern=r"[^/]+")
 GROUP = Part("group name", owner_key, r".+")
 ENV = Part("environment name", env_key, r".+")
 SECRET = Part("secret name", secret_key, r"[^:]+")
@@ -211,7 +246,8 @@ K = NodeKind
 #: ``{repo}`` is ``owner/name``.
 ID_FORMS: tuple[IdForm, ...] = (
     _form(K.HOST, "host", "host:{hostname}", hostname=HOSTNAME),
-    _form(K.RUNNER, "registration", "runner:{scope}/{name}", "scope: owner or owner/name", scope=SCOPE, name=NAME),
+    _form(K.RUNNER, "registration", "runner:{scope}/{name}", "scope: owner or owner/name; in the name, slash, percent sign, quotes and "
+          "control characters are percent-encoded", scope=SCOPE, name=NAME),
     _form(K.RUNNER, "pool", "runner:inferred:{owner}:{labels}", "an inferred pool: labels lower-cased, sorted, "
           "joined by +", owner=OWNER, labels=LABELS),
     _form(K.RUNNER_GROUP, "group", "runner_group:{owner}/{group}", owner=OWNER, group=GROUP),
@@ -311,6 +347,16 @@ def host(hostname: str) -> str:
 def runner(scope: str, name: str) -> str:
     """A runner registration: ``runner:{owner}[/{repo}]/{name}`` (scope lower-cased, name as registered)."""
     return _build(NodeKind.RUNNER, "registration", scope=scope, name=name)
+
+
+def runner_ref(scope: str, name: str) -> str:
+    """The ``scope/name`` reference of a runner registration (the inventory's ``readable_by``, ``read_by``...):
+    scope lower-cased, name as :func:`runner_name_part` writes it, so that it splits at its last ``/``.
+
+    >>> runner_ref("Acme", "evil/../x")
+    'acme/evil%2F..%2Fx'
+    """
+    return runner(scope, name).removeprefix(PREFIXES[NodeKind.RUNNER])
 
 
 def pool_labels(labels: Iterable[str]) -> list[str]:

@@ -49,7 +49,9 @@ class Principal:
     ``inline``: ``(policy name, statements, JSON path)``; ``managed``: attached
     policy ARNs; ``boundary``: permissions boundary ARN; ``groups``: (users)
     group names; ``instance_profiles``: (roles) instance profile ARNs;
-    ``max_session``: (roles) seconds.  ``place``: JSON path of the entry.
+    ``max_session``: (roles) seconds.  ``place``: JSON path of the entry.  ``trust`` None on a role: its trust
+    policy could not be read (unknown, never narrower: the node says ``trust="unknown"``); ``problems``: the parts
+    left out.
     """
 
     kind: str  # role | user | group
@@ -66,6 +68,8 @@ class Principal:
     groups: list[str] = field(default_factory=list)
     instance_profiles: list[str] = field(default_factory=list)
     max_session: int | None = None
+    #: parts of the entry left out (a bad inline policy, attachment or trust document), the rest is kept
+    problems: list[InputError] = field(default_factory=list)
 
 
 @dataclass

@@ -109,7 +109,8 @@ def _parse_kind(data: dict[str, Any], text: str, file: str, parameters: dict[str
         if any(k in data for k in ("RoleDetailList", "UserDetailList", "GroupDetailList", "Policies")):
             return _auth_details(data, file)
         if isinstance(data.get("Role"), dict):
-            return ParsedFile(file=file, kind="get-role", principals=[_principal("role", data["Role"], file, "Role")])
+            role = _principal("role", data["Role"], file, "Role")
+            return ParsedFile(file=file, kind="get-role", principals=[role], problems=list(role.problems))
         if "Content" in data and "ReportFormat" in data:
             return _credential_report(data, file)
         if "Statement" in data:
@@ -255,12 +256,14 @@ def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _top_list(data: dict[str, Any], key: str, file: str) -> list[Any]:
-    """A top-level list of an export; another type makes the file unusable (:class:`InputError`)."""
+def _top_list(out: ParsedFile, data: dict[str, Any], key: str) -> list[Any]:
+    """A top-level list of an export; another type costs only that list (a problem of ``out`` naming file and
+    key, the other lists are read)."""
     try:
         return _list(data.get(key), key)
     except PolicyError as exc:
-        raise InputError(file, exc.place, exc.reason) from None
+        out.problems.append(InputError(out.file, exc.place, f"left out: {exc.reason}"))
+        return []
 
 
 def _checked(make: Callable[[str], str], arn: str, place: str, what: str) -> str:
@@ -279,7 +282,11 @@ _INLINE_KEY = {"role": "RolePolicyList", "user": "UserPolicyList", "group": "Gro
 
 
 def _principal(kind: str, entry: Any, file: str, place: str) -> Principal:
-    """One ``RoleDetailList``/``UserDetailList``/``GroupDetailList`` entry (or ``get-role``'s ``Role``)."""
+    """One ``RoleDetailList``/``UserDetailList``/``GroupDetailList`` entry (or ``get-role``'s ``Role``).
+
+    Only a missing identity (``Arn``, name) loses the entry; a bad inline policy, attachment or trust document
+    costs only that part (``Principal.problems``, naming file, principal and JSON path).
+    """
     if not isinstance(entry, dict):
         raise PolicyError(place, f"{kind} entry is not a mapping")
     arn = entry.get("Arn")
@@ -287,8 +294,8 @@ def _principal(kind: str, entry: Any, file: str, place: str) -> Principal:
     if not isinstance(arn, str) or not ARN.match(arn) or not isinstance(name, str):
         raise PolicyError(place, f"{kind} entry without a valid Arn and {kind.capitalize()}Name")
     p = Principal(kind=kind, arn=arn, name=name, account=account_of(arn), file=file, place=place)
-    p.inline = _inline_policies(entry, _INLINE_KEY[kind], place)
-    p.managed = _attached(entry, place)
+    p.inline = _inline_policies(p, entry, _INLINE_KEY[kind], place)
+    p.managed = _attached(p, entry, place)
     pb = entry.get("PermissionsBoundary")
     if isinstance(pb, dict) and isinstance(pb.get("PermissionsBoundaryArn"), str):
         p.boundary = _checked(ids.cloud_policy, pb["PermissionsBoundaryArn"],
@@ -296,39 +303,66 @@ def _principal(kind: str, entry: Any, file: str, place: str) -> Principal:
     if kind == "role":
         _role_fields(p, entry, place)
     if kind == "user":
-        p.groups = [g for g in _list(entry.get("GroupList"), f"{place}.GroupList") if isinstance(g, str)]
+        p.groups = [g for g in _part(p, _list, [], entry.get("GroupList"), f"{place}.GroupList") if isinstance(g, str)]
     return p
 
 
-def _inline_policies(entry: dict[str, Any], key: str, place: str) -> list[tuple[str, list[Statement], str]]:
+def _part(p: Principal, read: Callable[..., T], default: T, *args: Any) -> T:
+    """``read(*args)``; a :class:`PolicyError` is a problem of ``p`` (naming its file, principal and place) and
+    ``default`` is returned: the rest of the principal is kept."""
+    try:
+        return read(*args)
+    except PolicyError as exc:
+        p.problems.append(InputError(p.file, exc.place, f"{p.kind} {p.name}: left out: {exc.reason}"))
+        return default
+
+
+def _inline_policies(p: Principal, entry: dict[str, Any], key: str,
+                     place: str) -> list[tuple[str, list[Statement], str]]:
     out = []
-    for i, pol in enumerate(_list(entry.get(key), f"{place}.{key}")):
+    for i, pol in enumerate(_part(p, _list, [], entry.get(key), f"{place}.{key}")):
         pp = f"{place}.{key}[{i}]"
         if not isinstance(pol, dict) or "PolicyDocument" not in pol:
-            raise PolicyError(pp, "inline policy without PolicyDocument")
-        _, sts = _doc(pol["PolicyDocument"], f"{pp}.PolicyDocument")
-        out.append((str(pol.get("PolicyName") or f"inline-{i}"), sts, f"{pp}.PolicyDocument"))
+            _part(p, _fail, None, pp, "inline policy without PolicyDocument")
+            continue
+        doc = _part(p, _doc, None, pol["PolicyDocument"], f"{pp}.PolicyDocument")
+        if doc is not None:
+            out.append((str(pol.get("PolicyName") or f"inline-{i}"), doc[1], f"{pp}.PolicyDocument"))
     return out
 
 
-def _attached(entry: dict[str, Any], place: str) -> list[str]:
-    out = []
-    for i, att in enumerate(_list(entry.get("AttachedManagedPolicies"), f"{place}.AttachedManagedPolicies")):
-        ap = f"{place}.AttachedManagedPolicies[{i}]"
-        if not isinstance(att, dict) or not isinstance(att.get("PolicyArn"), str):
-            raise PolicyError(ap, "attachment without PolicyArn")
-        out.append(_checked(ids.cloud_policy, att["PolicyArn"], f"{ap}.PolicyArn", "PolicyArn"))
-    return out
+def _fail(place: str, reason: str) -> None:
+    """Raise :class:`PolicyError` (for :func:`_part`)."""
+    raise PolicyError(place, reason)
+
+
+def _attachment(att: Any, ap: str) -> str:
+    """One ``AttachedManagedPolicies`` entry's checked ``PolicyArn``."""
+    if not isinstance(att, dict) or not isinstance(att.get("PolicyArn"), str):
+        raise PolicyError(ap, "attachment without PolicyArn")
+    return _checked(ids.cloud_policy, att["PolicyArn"], f"{ap}.PolicyArn", "PolicyArn")
+
+
+def _attached(p: Principal, entry: dict[str, Any], place: str) -> list[str]:
+    atts = _part(p, _list, [], entry.get("AttachedManagedPolicies"), f"{place}.AttachedManagedPolicies")
+    found = (_part(p, _attachment, None, att, f"{place}.AttachedManagedPolicies[{i}]") for i, att in enumerate(atts))
+    return [arn for arn in found if arn is not None]
 
 
 def _role_fields(p: Principal, entry: dict[str, Any], place: str) -> None:
-    """Trust policy, instance profiles and maximum session duration of a role."""
+    """Trust policy, instance profiles and maximum session duration of a role.
+
+    A trust document that cannot be read (a bad statement or condition) leaves the trust unknown (``p.trust``
+    None, the node's ``trust="unknown"``): never read narrower than it is.
+    """
     raw = entry.get("AssumeRolePolicyDocument")
     if raw is None:
         raise PolicyError(place, "role without AssumeRolePolicyDocument")
-    p.trust_document, p.trust = _doc(raw, f"{place}.AssumeRolePolicyDocument")
-    p.instance_profiles = [ip["Arn"] for ip in _list(entry.get("InstanceProfileList"), f"{place}.InstanceProfileList")
-                           if isinstance(ip, dict) and isinstance(ip.get("Arn"), str)]
+    doc = _part(p, _doc, None, raw, f"{place}.AssumeRolePolicyDocument")
+    if doc is not None:
+        p.trust_document, p.trust = doc
+    profiles = _part(p, _list, [], entry.get("InstanceProfileList"), f"{place}.InstanceProfileList")
+    p.instance_profiles = [ip["Arn"] for ip in profiles if isinstance(ip, dict) and isinstance(ip.get("Arn"), str)]
     if isinstance(entry.get("MaxSessionDuration"), int):
         p.max_session = entry["MaxSessionDuration"]
 
@@ -337,15 +371,13 @@ def _auth_details(data: dict[str, Any], file: str) -> ParsedFile:
     """``get-account-authorization-details`` (or a bare ``OpenIDConnectProviderList``)."""
     out = ParsedFile(file=file, kind="authorization-details")
     for key, kind in (("RoleDetailList", "role"), ("UserDetailList", "user"), ("GroupDetailList", "group")):
-        items = data.get(key) or []
-        if not isinstance(items, list):
-            raise InputError(file, key, "expected a list")
-        for i, entry in enumerate(items):
+        for i, entry in enumerate(_top_list(out, data, key)):
             _keep(out, out.principals, _principal, kind, entry, file, f"{key}[{i}]")
-    for i, pol in enumerate(_top_list(data, "Policies", file)):
+    for i, pol in enumerate(_top_list(out, data, "Policies")):
         _keep(out, out.policies, _managed_policy, pol, file, f"Policies[{i}]")
     out.problems += [p for pol in out.policies for p in pol.problems]
-    for i, prov in enumerate(_top_list(data, "OpenIDConnectProviderList", file)):
+    out.problems += [p for pr in out.principals for p in pr.problems]
+    for i, prov in enumerate(_top_list(out, data, "OpenIDConnectProviderList")):
         _keep(out, out.providers, _provider, prov, file, f"OpenIDConnectProviderList[{i}]")
     return out
 

@@ -204,7 +204,7 @@ def _principal_node(p: Principal, access_keys: dict[str, int]) -> Node:
     if p.kind == "role":
         issues = oidc_trust_issues(p.trust or [])
         return CloudRole(id=principal_id(p), name=p.name, provider="aws", identifier=p.arn, account=p.account,
-                         trust="known", trust_policy=p.trust_document, permissions_boundary=p.boundary,
+                         trust="known" if p.trust is not None else "unknown", trust_policy=p.trust_document, permissions_boundary=p.boundary,
                          instance_profiles=p.instance_profiles, broad_trust=any(i.broad for i in issues),
                          max_session_seconds=p.max_session, sessions_revoked_before=_sessions_revoked_before(p),
                          evidence=pev)

@@ -336,7 +336,7 @@ def collect_host(root: Path | str = "/", *, hostname: str | None = None, key: by
     doc = {"schema": SCHEMA_ID, "hosts": [{k: v for k, v in host_entry.items() if v is not None}],
            "runners": [{k: v for k, v in i.entry.items() if v is not None} for i in found.installs]}
     summary = {"runners": len(found.installs), "credentials": len(creds), "caches": len(caches),
-               "processes": len(found.processes), "folders not searched": sum(scan.skip_counts.values()),
+               "processes": len(found.processes), "paths not searched or read": sum(scan.skip_counts.values()),
                "problems": len(scan.problems)}
     log.debug("host scan of %s: %s", host, summary)
     return CollectResult(document=doc, problems=list(scan.problems), summary=summary)

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from graphkit.errors import InputError
+from graphkit.model import ids
 from graphkit.redact import strip_url_fields
 from ingest.host.fingerprint import fingerprint
 from ingest.host.found import Cred, Found, Home, Install, guarded
@@ -137,6 +138,7 @@ def _github_runner(scan: HostScan, d: str, hostname: str, units: list[ServiceUni
     work_dir = scan.host_path(work) if work.startswith("/") else f"{d}/{work}"
     cred_path, cred_fp = _registration_credential(scan, d, key)
     name = rf.agent_name
+    ref = ids.runner_ref(scope, name)
     reg: dict[str, Any] = {"config_path": f"{d}/.runner", "url": rf.github_url, "server_url": rf.server_url,
                            "agent_id": rf.agent_id, "pool_id": rf.pool_id, "work_folder": work_dir,
                            "service": unit.name if unit else unit_name, "user": user,
@@ -150,10 +152,10 @@ def _github_runner(scan: HostScan, d: str, hostname: str, units: list[ServiceUni
         entry["runner_group"] = rf.pool_name
     if cred_path is not None:
         found.creds.append(Cred({"credential_type": "runner", "path": cred_path, "fingerprint": cred_fp,
-                                  "lifetime": "until_runner_removed", "access": [f"registration:{scope}/{name}"]},
+                                  "lifetime": "until_runner_removed", "access": [f"registration:{ref}"]},
                                  home, d))
     _work_caches(scan, d, work_dir, found)
-    return Install(key=f"{scope}/{name}", entry=entry, user=user, directory=d)
+    return Install(key=ref, entry=entry, user=user, directory=d)
 
 
 # --------------------------------------------------------------------------- GitLab runners
@@ -175,12 +177,12 @@ def _gitlab_install(scan: HostScan, path: str, r: GitLabRunner, user: str, hostn
     if not scope:
         scan.problems.append(InputError(path, f"runners[{r.index}].url", "missing: registration skipped"))
         return None
-    name = r.name if f"{scope}/{r.name}" not in seen else f"{r.name}-{r.id or r.index}"
-    seen.add(f"{scope}/{name}")
+    name = r.name if ids.runner_ref(scope, r.name) not in seen else f"{r.name}-{r.id or r.index}"
+    seen.add(ids.runner_ref(scope, name))
     reg = {"config_path": path, "url": r.url, "agent_id": r.id, "executor": r.executor, "user": user,
            "runs_as_root": user == "root", "privileged": r.privileged, "docker_socket": r.docker_socket,
            "credential_path": path, "credential_fingerprint": r.token_fingerprint}
-    return Install(key=f"{scope}/{name}", user=user, directory=None, config=path, entry={
+    return Install(key=ids.runner_ref(scope, name), user=user, directory=None, config=path, entry={
         "name": name, "id": r.id, "scope": scope, "ephemeral": False, "host": hostname, "platform": "gitlab",
         "registration": strip_url_fields({k: v for k, v in reg.items() if v is not None})})
 
@@ -221,7 +223,7 @@ def _tell_apart(installs: list[Install]) -> None:
         n = counts[inst.key] = counts.get(inst.key, 0) + 1
         if n > 1:
             inst.entry["name"] = f"{inst.entry['name']}~{n}"
-            inst.key = f"{inst.entry['scope']}/{inst.entry['name']}"
+            inst.key = ids.runner_ref(inst.entry["scope"], inst.entry["name"])
 
 
 def registrations(scan: HostScan, homes: list[Home], hostname: str, key: bytes, found: Found) -> None:

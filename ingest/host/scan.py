@@ -40,6 +40,7 @@ MAX_LISTED_NAMES = 100_000
 #: At most this many skipped folders are listed (every one is counted).
 MAX_LISTED_SKIPS = 200
 
+_OUT = "link out of the scanned root: not followed"
 _KIND = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
          stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
 
@@ -113,7 +114,10 @@ class HostScan:
         """``(filesystem path, None)`` of a host path with its links followed **as the host would**: an absolute
         link target is taken from the root (``/lib/systemd/system/x`` in a mounted image is the image's), ``..``
         stops at the root, so nothing out of the root is ever reached; ``(None, reason)`` for a link loop
-        (more than 40 links, as Linux's ``ELOOP``) or a link whose target exists only out of the root.
+        (more than 40 links, as Linux's ``ELOOP``) or a link out of the root: one whose absolute target exists on
+        the scanning machine (a naive reader would read the scanning machine's file; when the root is ``/`` none
+        is), or whose ``..`` climbs above the root.  Both are what a planted link looks like; an image's own
+        absolute links (targets that exist only inside it) are followed inside it.
 
         >>> HostScan(Path("/")).resolve("/")
         ('/', None)
@@ -126,6 +130,8 @@ class HostScan:
             if name in ("", "."):
                 continue
             if name == "..":
+                if not done and links:  # a link climbing above the root: out of it on the scanning machine
+                    return None, _OUT
                 done = done[:-1]
                 continue
             local = os.path.join(self.real, *done, name)
@@ -137,9 +143,8 @@ class HostScan:
                 return None, "link loop: not followed"
             target = os.readlink(local)
             if target.startswith("/"):
-                if os.path.lexists(target) and not os.path.lexists(os.path.join(self.real, target.lstrip("/"))) \
-                        and self.real != os.sep:
-                    return None, "link out of the scanned root: not followed"
+                if self.real != os.sep and os.path.lexists(target):  # followed naively, it leaves the root
+                    return None, _OUT
                 done = []
             todo.extend(reversed(PurePosixPath(target).parts[1:] if target.startswith("/") else
                                  PurePosixPath(target).parts))
@@ -179,7 +184,7 @@ class HostScan:
             return None  # absent, or a masked systemd unit
         local, why = self.resolve(host_path)
         if local is None:
-            self.problems.append(InputError(host_path, "", why or "not followed"))
+            self.refuse(host_path, why or "not followed", "link loop" if why and "loop" in why else "link out of root")
             return None
         if not os.path.lexists(local):
             return None  # a dangling link
@@ -190,10 +195,10 @@ class HostScan:
                 kind = _KIND.get(stat.S_IFMT(st.st_mode), "not a regular file")
                 masked = local == os.path.join(self.real, "dev/null")  # a masked systemd unit
                 if not stat.S_ISDIR(st.st_mode) and not masked:
-                    self.problems.append(InputError(host_path, "", f"{kind}: not read"))
+                    self.refuse(host_path, f"{kind}: not read", "not a regular file")
                 return None
             if st.st_size > limit:
-                self.problems.append(InputError(host_path, "", f"larger than {limit} bytes: not read"))
+                self.refuse(host_path, f"larger than {limit} bytes: not read", "file too large")
                 return None
             fd = os.open(local, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
             with os.fdopen(fd, "rb") as fh:
@@ -204,9 +209,16 @@ class HostScan:
             self.denied(host_path, exc)
             return None
         if len(data) > limit:
-            self.problems.append(InputError(host_path, "", f"larger than {limit} bytes: not read"))
+            self.refuse(host_path, f"larger than {limit} bytes: not read", "file too large")
             return None
         return data
+
+    def refuse(self, host_path: str, why: str, reason: str) -> None:
+        """A file not read (a link out of the root or a loop, not a regular file, too large): a problem naming
+        it (stderr, exit 3) and an entry of :attr:`skipped` with ``reason``, once per file and reason."""
+        self.problems.append(InputError(host_path, "", why))
+        if (host_path, reason) not in self.skipped:
+            self.skip(host_path, reason)
 
     def readlink(self, host_path: str) -> str | None:
         """The target text of a symbolic link (never followed), None when not a link or unreadable."""
@@ -234,7 +246,7 @@ class HostScan:
         return sorted(names)
 
     def skip(self, host_path: str, reason: str) -> None:
-        """Record a folder the search did not enter, and why."""
+        """Record a folder the search did not enter (or a file not read: :meth:`refuse`), and why."""
         self.skip_counts[reason] += 1
         if len(self.skipped) < MAX_LISTED_SKIPS:
             self.skipped.append((host_path, reason))

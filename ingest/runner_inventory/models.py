@@ -40,6 +40,9 @@ _FULL_NAME = r"^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$"
 def runner_id(scope_name: str) -> str:
     """The id of a runner named ``scope/name`` (``Owner[/Repo]/Name``) as ``readable_by`` names it.
 
+    The name part is written as :func:`graphkit.model.ids.runner_ref` writes it (``/``, ``%``, quotes and
+    control characters percent-encoded), so a reference splits at its last ``/``.
+
     Raises
     ------
     graphkit.model.ids.IdError
@@ -47,11 +50,13 @@ def runner_id(scope_name: str) -> str:
 
     >>> runner_id("Acme/App/build-1")
     'runner:acme/app/build-1'
+    >>> runner_id("evil-corp/evil%2F..%2Fx")
+    'runner:evil-corp/evil%2F..%2Fx'
     """
     scope, sep, name = scope_name.rpartition("/")
     if not sep:
         raise ids.IdError(f"runner reference {scope_name!r} is not owner/name or owner/repo/name")
-    return ids.runner(scope, name)
+    return ids.runner(scope, ids.runner_name_of_part(name))
 
 
 def _id_part(build: Callable[[str], str], *, empty_is_unknown: bool = False) -> AfterValidator:
@@ -278,11 +283,12 @@ class HostCache(_Model):
 
 
 class SkippedPath(_Model):
-    """A folder a host scan did not search, and why."""
+    """A folder a host scan did not search, or a file it did not read, and why."""
 
     path: str
     reason: str = Field(description="pseudo filesystem, package or VCS data, unreadable, depth limit, entry limit, "
-                        "time limit")
+                        "time limit; for a file not read: link out of root, link loop, not a regular file, file "
+                        "too large")
 
 
 class ScanProcess(_Model):
@@ -310,8 +316,10 @@ class HostScanReport(_Model):
     uid: int | None = None
     limits: dict[str, float] | None = None
     entries: int | None = Field(None, description="Directory entries the signature search visited.")
-    skip_counts: dict[str, int] | None = Field(None, description="Folders not searched, counted by reason.")
-    skipped: list[SkippedPath] | None = Field(None, description="Folders not searched (the first 200).")
+    skip_counts: dict[str, int] | None = Field(None, description="Folders not searched and files not read, "
+                                               "counted by reason.")
+    skipped: list[SkippedPath] | None = Field(None, description="Folders not searched and files not "
+                                             "read (the first 200).")
     unreadable: list[str] | None = Field(None, description="Paths the scanning user could not read.")
     processes: list[ScanProcess] | None = None
     installs_without_registration: list[str] | None = Field(

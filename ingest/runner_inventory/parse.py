@@ -4,9 +4,12 @@ The document is loaded with the one YAML loader (:func:`ingest._yaml.load_yaml`,
 which also maps every YAML path to its line), then validated **entry by
 entry**: an entry of a top-level list (``runners[3]``, ``hosts[0]``...) that
 fails the schema (:mod:`ingest.runner_inventory.models`) or has a bad
-credential grant (:mod:`ingest.runner_inventory.grants`) is left out and each
-of its errors becomes one problem naming the file, the place and the line;
-every other entry is kept.
+credential grant (:mod:`ingest.runner_inventory.grants`) loses only the part
+that holds the error (:func:`_entry`: one credential, grant, cache or label; a
+list of names becomes unknown; an optional sub-mapping such as
+``registration`` is left out; an error in the entry's own fields costs the
+entry), and each error becomes one problem naming the file, the place and the
+line; every other part keeps its own YAML path and line.
 """
 
 from __future__ import annotations
@@ -40,11 +43,13 @@ class ParsedInventory(BaseModel):
     lines: dict[str, int] = Field(default_factory=dict)
     #: entries left out of ``inventory`` (one per error: file, place, reason ending with the line)
     problems: list[InputError] = Field(default_factory=list)
-    #: top-level list -> index in the file of each kept entry (entries after a skipped one keep their own path)
+    #: list (``runners``, ``hosts[0].credentials``) -> index in the file of each kept entry (entries after a skipped
+    #: one keep their own path); a list absent here lost nothing
     indexes: dict[str, list[int]] = Field(default_factory=dict)
 
     def place_of(self, section: str, i: int) -> str:
-        """YAML path of the ``i``-th kept entry of ``section`` as written in the file (``runners[3]``)."""
+        """YAML path of the ``i``-th kept entry of the list ``section`` as written in the file (``runners[3]``,
+        ``hosts[0].credentials[2]``: a list inside an entry also keeps its file indexes)."""
         kept = self.indexes.get(section)
         return f"{section}[{kept[i] if kept is not None and i < len(kept) else i}]"
 
@@ -89,11 +94,13 @@ def _unknown_field(key: str, known: Sequence[str]) -> str:
     return f"unknown field (did you mean {close[0]!r}?)" if close else f"unknown field (known: {', '.join(known)})"
 
 
-def _validation_problems(exc: ValidationError, tp: Any, prefix: tuple[Any, ...]) -> list[_Found]:
-    """``(place, reason)`` per place of a validation error of a value of type ``tp`` found at ``prefix``."""
+def _validation_problems(exc: ValidationError, tp: Any, prefix: tuple[Any, ...],
+                         fix: Callable[[tuple[Any, ...]], tuple[Any, ...]] = lambda loc: loc) -> list[_Found]:
+    """``(place, reason)`` per place of a validation error of a value of type ``tp`` found at ``prefix``
+    (``fix``: the error location as written in the file, see :func:`_walk`)."""
     by_place: dict[str, list[str]] = {}
     errors = exc.errors(include_url=False)
-    places = [_place(prefix + tuple(e["loc"])) for e in errors]
+    places = [_place(prefix + fix(tuple(e["loc"]))) for e in errors]
     for err, here in zip(errors, places):
         loc = tuple(err["loc"])
         if err["type"].endswith("_type") and any(p.startswith((here + ".", here + "[")) for p in places):
@@ -113,21 +120,131 @@ def _validation_problems(exc: ValidationError, tp: Any, prefix: tuple[Any, ...])
 # --------------------------------------------------------------------------- checks beyond the schema
 
 
-def _host_problems(host: HostEntry, place: str, file: str) -> list[_Found]:
-    """Credential grants whose target id is malformed or cannot receive that access."""
+def _host_problems(host: HostEntry, file: str) -> list[tuple[tuple[Any, ...], str]]:
+    """Credential grants whose target id is malformed or cannot receive that access: ``(location in the entry,
+    reason)``."""
     out = []
     for j, cred in enumerate(host.credentials or []):
         for k, g in enumerate(cred.grants or []):
-            gp = f"{place}.credentials[{j}].grants[{k}]"
             try:
-                resolve_grant(g.access, g.target, Evidence(file=file, yaml_path=gp))
+                resolve_grant(g.access, g.target, Evidence(file=file, yaml_path=f"credentials[{j}].grants[{k}]"))
             except GrantError as exc:
-                out.append((f"{gp}.{exc.field}", exc.reason))
+                out.append((("credentials", j, "grants", k, exc.field), exc.reason))
     return out
 
 
-#: Checks beyond the schema of one entry of a top-level list: ``(entry, place, file) -> [(place, reason)]``.
-_ENTRY_CHECKS: dict[str, Callable[[Any, str, str], list[_Found]]] = {"hosts": _host_problems}
+#: Checks beyond the schema of one entry of a top-level list: ``(entry, file) -> [(location in the entry, reason)]``.
+_ENTRY_CHECKS: dict[str, Callable[[Any, str], list[tuple[tuple[Any, ...], str]]]] = {"hosts": _host_problems}
+
+
+# --------------------------------------------------------------------------- a bad part costs only that part
+
+
+#: Validation rounds of one entry (each leaves out the bad parts it found; pydantic reports every error at once,
+#: so a second round only sees the grant checks).
+_ROUNDS = 4
+
+
+def _walk(item: Any, loc: tuple[Any, ...],
+          kept: dict[tuple[Any, ...], list[int]]) -> tuple[tuple[Any, ...], tuple[Any, ...], list[tuple[Any, ...]]]:
+    """An error location ``loc`` inside the raw entry ``item``: ``(location as written in the file (list indexes of
+    earlier rounds mapped back through ``kept``), the part of ``loc`` that exists in ``item``, the paths of the list
+    elements it passes through)``; union branch tags and a missing field are kept only in the first."""
+    cur, clean, fil, out, lists = item, (), (), [], []
+    for part in loc:
+        if isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur):
+            m = kept.get(fil)
+            fpart = m[part] if m is not None else part
+            clean, fil, cur = clean + (part,), fil + (fpart,), cur[part]
+            lists.append(clean)
+            out.append(fpart)
+        elif isinstance(cur, dict) and not isinstance(part, int) and part in cur:
+            clean, fil, cur = clean + (part,), fil + (part,), cur[part]
+            out.append(part)
+        else:
+            out.append(part)
+    return tuple(out), clean, lists
+
+
+def _target(item: Any, item_tp: Any, loc: tuple[Any, ...], clean: tuple[Any, ...],
+            lists: list[tuple[Any, ...]]) -> tuple[Any, ...] | None:
+    """What an error at ``loc`` costs: the innermost list element it is in when that is a mapping (a credential, a
+    grant, a cache...) or a label; a list of names as a whole (``secrets``, ``readable_by``: it becomes unknown,
+    never narrower than written); else an optional sub-mapping of the entry (``registration``, ``scan``) it is
+    inside; None: the entry itself (a required field left out is an error of the next round)."""
+    if lists:
+        element = lists[-1]
+        if element[-2] not in _BY_ELEMENT and not isinstance(_at(item, element), dict):
+            return element[:-1]
+        return element
+    if len(clean) == 1 and len(loc) > 1 and isinstance(item, dict) and isinstance(item.get(clean[0]), dict):
+        optional = [f for m in _models_in(item_tp) for n, f in m.model_fields.items()
+                    if clean[0] in (n, f.alias) and not f.is_required()]
+        return clean if optional else None
+    return None
+
+
+#: Lists of names whose bad element costs only that element (a runner keeps its other labels); in another list of
+#: names, a bad one makes the list unknown (``null``).
+_BY_ELEMENT = frozenset({"labels", "label_patterns"})
+
+
+def _at(item: Any, path: tuple[Any, ...]) -> Any:
+    """The value at ``path`` (every step exists: from :func:`_walk`)."""
+    for part in path:
+        item = item[part]
+    return item
+
+
+def _pruned(value: Any, targets: set[tuple[Any, ...]], kept: dict[tuple[Any, ...], list[int]],
+            cur: tuple[Any, ...] = (), fil: tuple[Any, ...] = ()) -> Any:
+    """A copy of ``value`` without the parts at ``targets`` (current paths); ``kept`` (list path as written in the
+    file -> file index of each element left) is updated, so the parts after a left-out one keep their own path."""
+    if isinstance(value, dict):
+        return {k: _pruned(v, targets, kept, cur + (k,), fil + (k,)) for k, v in value.items()
+                if cur + (k,) not in targets}
+    if isinstance(value, list):
+        idx = kept.get(fil) or list(range(len(value)))
+        out, at = [], []
+        for i, v in enumerate(value):
+            if cur + (i,) not in targets:
+                out.append(_pruned(v, targets, kept, cur + (i,), fil + (idx[i],)))
+                at.append(idx[i])
+        if len(at) != len(value) or fil in kept:
+            kept[fil] = at
+        return out
+    return value
+
+
+def _entry(item: Any, item_tp: Any, check: Callable[[Any, str], list[tuple[tuple[Any, ...], str]]] | None,
+           prefix: tuple[Any, ...], file: str,
+           kept: dict[tuple[Any, ...], list[int]]) -> tuple[Any | None, list[_Found]]:
+    """One entry of a top-level list, validated: a bad part of it (a list element such as one credential, grant,
+    cache, secret or label; an optional sub-mapping such as ``registration``) is left out with a problem naming
+    its place, and the rest is kept; an error in the entry's own fields leaves the entry out (None)."""
+    adapter, found = TypeAdapter(item_tp), []
+    for _ in range(_ROUNDS):
+        try:
+            entry = adapter.validate_python(item)
+        except ValidationError as exc:
+            locs = [tuple(e["loc"]) for e in exc.errors(include_url=False)]
+            msgs = _validation_problems(exc, item_tp, prefix, lambda loc: _walk(item, loc, kept)[0])
+        else:
+            extra = check(entry, file) if check is not None else []
+            if not extra:
+                return entry, found
+            locs = [loc for loc, _ in extra]
+            msgs = [(_place(prefix + _walk(item, loc, kept)[0]), reason) for loc, reason in extra]
+        targets: dict[str, tuple[Any, ...]] = {}
+        for loc in locs:
+            file_loc, clean, lists = _walk(item, loc, kept)
+            target = _target(item, item_tp, loc, clean, lists)
+            if target is None:
+                return None, found + msgs
+            targets[_place(prefix + file_loc)] = target
+        found += msgs  # each place is inside the part left out (the innermost list element holding it)
+        item = _pruned(item, set(targets.values()), kept)
+    return None, found
 
 
 # --------------------------------------------------------------------------- parse
@@ -152,22 +269,18 @@ def _entries(key: str, value: list[Any], item_tp: Any, file: str,
              indexes: dict[str, list[int]]) -> tuple[list[Any], list[_Found]]:
     """The entries of a top-level list that validate (and pass :data:`_ENTRY_CHECKS`), and the others' problems;
     ``indexes[key]`` gets the file index of each kept entry."""
-    adapter = TypeAdapter(item_tp)
     check = _ENTRY_CHECKS.get(key)
     kept, found = [], []
     at = indexes.setdefault(key, [])
     for i, item in enumerate(value):
-        try:
-            entry = adapter.validate_python(item)
-        except ValidationError as exc:
-            found += _validation_problems(exc, item_tp, (key, i))
-            continue
-        extra = check(entry, f"{key}[{i}]", file) if check is not None else []
-        if extra:
-            found += extra
+        parts: dict[tuple[Any, ...], list[int]] = {}
+        entry, problems = _entry(item, item_tp, check, (key, i), file, parts)
+        found += problems
+        if entry is None:
             continue
         kept.append(entry)
         at.append(i)
+        indexes.update({_place((key, i) + path): idx for path, idx in parts.items()})
     return kept, found
 
 
@@ -217,8 +330,10 @@ def parse(text: str, file: str) -> ParsedInventory:
     Entries are validated one by one: an entry of a top-level list
     (``runners[3]``, ``hosts[0]``, ``repositories[1]``, ``organizations[0]``,
     one label) with a typo'd field, a wrong type, a missing required field, a
-    value no node id can hold or a bad credential grant is left out and each
-    of its errors becomes one problem in ``ParsedInventory.problems``:
+    value no node id can hold or a bad credential grant is left out (only the
+    part of the entry holding the error: a credential, a grant, a label...,
+    see :func:`_entry`) and each of its errors becomes one problem in
+    ``ParsedInventory.problems``:
     ``InputError(file, place, reason (line N))``, e.g.
     ``runners[3].runnner_group: unknown field (did you mean 'runner_group'?)
     (line 42)``; a missing field gets the line of its entry.  An unknown

@@ -17,7 +17,7 @@ build) guesses the rest from the name and sets criticality.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +60,8 @@ class _FileGraph:
     registrations: list[tuple[str, str, Evidence]] = field(default_factory=list)
     #: when given, places that cannot be linked are appended here instead of raised (one entry never costs the file)
     problems: list[InputError] | None = None
+    #: ``(list path, i) -> path of its i-th kept element as written in the file`` (:meth:`ParsedInventory.place_of`)
+    at: Callable[[str, int], str] = lambda section, i: f"{section}[{i}]"
 
     def ev(self, path: str, detail: str | None = None) -> Evidence:
         """Evidence for a YAML path of this file (with its line when the path is written in the file)."""
@@ -100,9 +102,9 @@ def _organization(fg: _FileGraph, org: OrganizationEntry, p: str) -> None:
     if org.id is not None:  # OIDC claim facts for graphkit.cloud (repository_owner_id, immutable subjects)
         fg.oidc.setdefault(owner, {})["owner_id"] = org.id
     for j, s in enumerate(org.secrets or []):
-        _org_secret(fg, org.name, oid, s, f"{p}.secrets[{j}]")
+        _org_secret(fg, org.name, oid, s, fg.at(f"{p}.secrets", j))
     for j, g in enumerate(org.runner_groups or []):
-        _runner_group(fg, owner, oid, g, f"{p}.runner_groups[{j}]")
+        _runner_group(fg, owner, oid, g, fg.at(f"{p}.runner_groups", j))
 
 
 def _org_secret(fg: _FileGraph, org_name: str, oid: str, s: OrgSecret, sp: str) -> None:
@@ -122,7 +124,7 @@ def _runner_group(fg: _FileGraph, owner: str, oid: str, g: RunnerGroupEntry, gp:
     fg.graph.edge(EdgeKind.OWNS, oid, gid, fg.ev(gp))
     if g.visibility == "selected":
         for k, r in enumerate(g.selected_repositories or []):
-            rp = f"{gp}.selected_repositories[{k}]"
+            rp = fg.at(f"{gp}.selected_repositories", k)
             fg.graph.edge(EdgeKind.ALLOWS_REPOSITORY, gid, fg.repo(r, fg.ev(rp)), fg.ev(rp))
     if g.restricted_to_workflows and g.selected_workflows is None:
         fg.unknown_workflows.append(gid)  # list unknown: the resolver treats access as possible
@@ -145,14 +147,14 @@ def _repository(fg: _FileGraph, repo: RepositoryEntry, p: str) -> None:
     if repo.id is not None:  # OIDC claim facts for graphkit.cloud (repository_id, immutable subjects)
         fg.oidc.setdefault(rk, {})["repository_id"] = repo.id
     for j, name in enumerate(repo.secrets or []):
-        sp = f"{p}.secrets[{j}]"
+        sp = fg.at(f"{p}.secrets", j)
         nm = ids.secret_key(name)
         sid = fg.graph.node(Secret(id=ids.secret_repo(rk, name), name=f"{repo.full_name} secret {nm}", secret_name=nm,
                                    scope="repo", owner=rk.split("/")[0], repository=rk,
                                    evidence=[fg.ev(sp)]))
         fg.graph.edge(EdgeKind.HAS_SECRET, rid, sid, fg.ev(sp))
     for j, env in enumerate(repo.environments or []):
-        _environment(fg, repo.full_name, env, f"{p}.environments[{j}]")
+        _environment(fg, repo.full_name, env, fg.at(f"{p}.environments", j))
 
 
 def _branch_policy(policy: DeploymentBranchPolicy | None) -> BranchPolicy | None:
@@ -184,7 +186,7 @@ def _environment(fg: _FileGraph, full_name: str, env: Environment, ep: str) -> N
     if env.secrets_complete and env.secrets is not None:
         fg.complete.append(tid)
     for k, name in enumerate(env.secrets or []):
-        sp = f"{ep}.secrets[{k}]"
+        sp = fg.at(f"{ep}.secrets", k)
         nm = ids.secret_key(name)
         sid = fg.graph.node(Secret(id=ids.secret_env(rk, env.name, name),
                                    name=f"{full_name} environment {env.name} secret {nm}", secret_name=nm,
@@ -206,16 +208,16 @@ def _host(fg: _FileGraph, host: HostEntry, p: str) -> None:
                                ("unknown_runner_processes", strays)) if v is not None}
     fg.graph.node(Host(id=hid, name=host.name, evidence=[fg.ev(p)], **known))
     for j, cred in enumerate(host.credentials or []):
-        _credential(fg, host.name, hid, hn, cred, f"{p}.credentials[{j}]")
+        _credential(fg, host.name, hid, hn, cred, fg.at(f"{p}.credentials", j))
     for j, cache in enumerate(host.caches or []):
-        _cache(fg, host.name, hid, hn, cache, f"{p}.caches[{j}]")
+        _cache(fg, host.name, hid, hn, cache, fg.at(f"{p}.caches", j))
 
 
 def _credential(fg: _FileGraph, host_name: str, hid: str, hn: str, cred: HostCredential, cp: str) -> None:
     """A credential file: ``host -> credential``, its grants, and ``readable_by`` (linked after the runners)."""
     grants = []
     for k, g in enumerate(cred.grants or []):
-        gp = f"{cp}.grants[{k}]"
+        gp = fg.at(f"{cp}.grants", k)
         try:
             grants.append((*resolve_grant(g.access, g.target, fg.ev(gp)), fg.ev(gp)))
         except GrantError as exc:  # parse() leaves such hosts out; a model built by hand may still hold one
@@ -395,7 +397,7 @@ def file_graph(parsed: ParsedInventory,
     left out keeps its own index (:attr:`ParsedInventory.indexes`).
     """
     inv = parsed.inventory
-    fg = _FileGraph(parsed.file, parsed.lines, problems=problems)
+    fg = _FileGraph(parsed.file, parsed.lines, problems=problems, at=parsed.place_of)
     at = parsed.place_of
     for i, org in enumerate(inv.organizations or []):
         _organization(fg, org, at("organizations", i))
