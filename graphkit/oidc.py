@@ -331,10 +331,10 @@ def runs_of(subjects: Sequence[str]) -> list[Run]:
 
 
 def iam_glob(pattern: str) -> str:
-    """A GitHub ref filter pattern as an IAM ``*``/``?`` glob that matches at least the same refs.
+    r"""A GitHub ref filter pattern as an IAM ``*``/``?`` glob that matches at least the same refs.
 
     ``**`` and ``*`` become ``*``, ``+`` (one or more of the previous character) ``*``, a ``[...]`` class ``?``;
-    ``\\x`` is the literal ``x`` (GitHub "Filter pattern cheat sheet",
+    ``\x`` is the literal ``x`` (GitHub "Filter pattern cheat sheet",
     https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#filter-pattern-cheat-sheet).
 
     >>> iam_glob("refs/heads/**"), iam_glob("refs/tags/v[0-9]+"), iam_glob("refs/heads/release\\.1")
