@@ -21,7 +21,8 @@ from graphkit.files import write_atomic
 from graphkit.graph import Graph
 from graphkit.model import node_kind
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
-                                 GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, reads_graph)
+                                 GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
+                                 reads_graph, TERMINAL_TOP)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, term
 
@@ -157,7 +158,8 @@ def blast_radius_cmd(
     fmt: Annotated[BlastFormat, typer.Option("--format", "-f", help="Output format (runbook: the plan as a "
                                              "Markdown checklist and a dry-run shell script).")] = BlastFormat.table,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Show only the N most critical assets and "
-                                               "the first N plan steps.")] = None,
+                                               "the first N plan steps (default on a terminal: "
+                                               f"{TERMINAL_TOP}; piped or JSON: all).")] = None,
     backend: BackendOpt = Backend.networkx,
     org: Annotated[Optional[str], typer.Option("--org", metavar="ORG", help="Owner of the untrusted entry points "
                                                "named without one (--from untrusted:fork-pr).")] = None,
@@ -191,13 +193,14 @@ def blast_radius_cmd(
         if fmt is BlastFormat.runbook:
             sys.stdout.write(runbook_text(g, expanded, clock=clock))
             raise typer.Exit(EXIT_PARTIAL if partial else EXIT_OK)
-        doc = blast_radius_document(g, expanded, top=top, clock=clock if timed else None)
+        as_json = fmt is BlastFormat.json  # the table gets the whole document: its summary counts everything
+        doc = blast_radius_document(g, expanded, top=top if as_json else None, clock=clock if timed else None)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
-    if fmt is BlastFormat.json:
+    if as_json:
         print_json(out, doc)
-    else:
-        print_blast_radius(g, doc)
+    else:  # a terminal gets the worst first (TERMINAL_TOP); piped output lists everything
+        print_blast_radius(g, doc, top=top or (TERMINAL_TOP if out.is_terminal else None))
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
 
@@ -232,6 +235,17 @@ def findings(
     elif fmt is FindingsFormat.json:
         print_json(out, findings_document(found))
     else:
+        _print_findings(found)
+        err.print(f"{len(found)} finding(s)")
+    if partial:
+        raise typer.Exit(EXIT_PARTIAL)
+
+
+def _print_findings(found: list) -> None:
+    """Findings as text: piped, one table row each (grep); on a terminal, a block each that fits the width
+    (severity, rule and id on the first line, then subject, message and evidence wrapped under it): a table of
+    six columns in 80 columns would cut ids mid-word."""
+    if not out.is_terminal:
         table = Table(show_edge=False)
         for col in ("severity", "rule", "subject", "message", "evidence", "id"):
             table.add_column(col, overflow="fold")
@@ -239,9 +253,15 @@ def findings(
             ev = str(f.evidence[0]) if f.evidence else ""
             table.add_row(*map(term, (f.severity.value, f.rule, f.subject, f.message, ev, f.id)))
         out.print(table)
-        err.print(f"{len(found)} finding(s)")
-    if partial:
-        raise typer.Exit(EXIT_PARTIAL)
+        return
+    for f in found:
+        sev = f.severity.value.upper()
+        style = "bold red" if sev == "CRITICAL" else "yellow" if sev == "HIGH" else "dim"
+        print_item(f"[bold]{term(f.rule)}[/bold]  {term(f.id)}", hang=f"[{style}]{sev:<8}[/{style}]")
+        print_item(f"subject: {term(f.subject)}", 9)
+        print_item(term(f.message), 9)
+        if f.evidence:
+            print_item(f"evidence: {term(str(f.evidence[0]))}", 9, "dim")
 
 
 @app.command()

@@ -19,6 +19,8 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
 
 from graphkit import registry
 from graphkit.build import BuildResult, build_graph
@@ -154,14 +156,67 @@ def _evidence_text(hops: list[dict]) -> str:
     return where + (f" ({e['yaml_path']})" if e.get("yaml_path") else "")
 
 
-def print_blast_radius(graph: Graph, doc: dict) -> None:
-    src = term(", ".join(graph.node(s).name for s in doc["source"]))
+#: ``--top`` when stdout is a terminal and none is given: the first screen stays the summary and the worst assets
+#: (piped output and ``--format json`` list everything).
+TERMINAL_TOP = 5
+#: Plan steps named in the summary (the runbook's first actions).
+SUMMARY_STEPS = 5
+
+
+def print_item(markup: str, indent: int = 0, style: str = "", *, hang: str = "") -> None:
+    """Print one item: on a terminal wrapped by Rich at the console width, every continuation line under the
+    start of ``markup`` (after ``indent`` spaces and the ``hang`` label, e.g. ``CRITICAL``; a word longer than
+    the width is folded); piped, one plain line as written (grep, copy)."""
+    if not out.is_terminal:
+        out.print(" " * indent + (hang + " " if hang else "") + markup, style=style or None, highlight=False)
+        return
+    grid = Table.grid()
+    cells: list[Text | str] = []
+    if indent:
+        grid.add_column(no_wrap=True, width=indent)
+        cells.append("")
+    if hang:
+        grid.add_column(no_wrap=True)
+        cells.append(Text.from_markup(hang + " "))
+    grid.add_column(overflow="fold")
+    grid.add_row(*cells, Text.from_markup(markup, style=style))
+    out.print(grid, soft_wrap=False, highlight=False)
+
+
+def _oneprint_item(markup: str, indent: int = 0, style: str = "") -> None:
+    """Print one line, cut with an ellipsis at the console width on a terminal (summary lines)."""
+    if out.is_terminal:
+        text = Text.from_markup(" " * indent + markup, style=style)
+        text.truncate(out.width, overflow="ellipsis")
+        out.print(text, soft_wrap=False, no_wrap=True, overflow="ellipsis", highlight=False)
+    else:
+        out.print(" " * indent + markup, style=style or None, highlight=False)
+
+
+def _print_summary(graph: Graph, doc: dict, top: int | None) -> None:
+    """The first screen: what the sources reach, the first plan steps, what is unknown."""
+    counts, src = doc["counts"], term(", ".join(graph.node(s).name for s in doc["source"]))
+    possible = sum(1 for r in doc["reached"] if r["confidence"] != "certain")
+    print_item(f"[bold]Blast radius of {src}[/bold]")
+    shown = f" (top {top} shown)" if top is not None and top < counts["reached"] else ""
+    print_item(f"reached {counts['reached']}{shown}, [bold red]critical {counts['by_criticality'].get('critical', 0)}"
+          f"[/bold red], possible {possible} (through a scope not fully known), weighted {doc['weight']}", 2)
+    steps = doc["revocations"]
+    print_item(f"[bold]First steps[/bold] ({min(len(steps), SUMMARY_STEPS)} of {counts['revocations']}; "
+          "--format runbook for the commands)", 2)
+    for s in steps[:SUMMARY_STEPS]:
+        _oneprint_item(f"{s['rank']:>2}. {s['action']} {term(s.get('target_name') or s['target'])}", 4)
+    problems = len(doc["problems"])
+    unknown = f"{problems} input problem(s) (skipped files or places: the radius may be larger)" if problems \
+        else "no input problems"
+    print_item(f"unknown: {possible} possible path(s), {unknown}", 2, "yellow" if possible or problems else "dim")
+
+
+def _print_reached(graph: Graph, doc: dict, top: int | None) -> None:
+    """The per-kind listing (critical first), at most ``top`` assets."""
     counts = doc["counts"]
-    shown = "" if len(doc["reached"]) == counts["reached"] else f" (top {len(doc['reached'])} shown)"
-    out.print(f"[bold]Blast radius of {src}[/bold]: {counts['reached']} reachable node(s){shown}, "
-              f"{counts['by_criticality'].get('critical', 0)} critical, weighted {doc['weight']}", highlight=False)
     groups: dict[str, list[dict]] = {}
-    for r in doc["reached"]:  # already ordered critical first
+    for r in doc["reached"][:top]:  # already ordered critical first
         groups.setdefault(r["kind"], []).append(r)
     for kind, rows in groups.items():
         total = counts["by_kind"][kind]
@@ -170,27 +225,42 @@ def print_blast_radius(graph: Graph, doc: dict) -> None:
         for r in rows:
             crit = r["criticality"].upper()
             style = "bold red" if crit == "CRITICAL" else "yellow" if crit == "HIGH" else "dim"
-            out.print(f"  [{style}]{crit:<8}[/{style}] {term(r['id'])}  [dim]{r['confidence']}, "
-                      f"{r['lifetime']}[/dim]", highlight=False)
-            out.print(f"           path: {term(_path_text(graph, r['path']))}", highlight=False)
-            out.print(f"           evidence: {term(_evidence_text(r['path']))}", style="dim", highlight=False)
-    out.print(f"\n[bold]Revocation plan[/bold] (weighted blast radius {doc['weight']} -> {doc['residual_weight']})",
-              highlight=False)
-    for s in doc["revocations"]:
+            print_item(f"{term(r['id'])}  [dim]{r['confidence']}, {r['lifetime']}[/dim]", 2,
+                       hang=f"[{style}]{crit:<8}[/{style}]")
+            print_item(f"path: {term(_path_text(graph, r['path']))}", 11)
+            print_item(f"evidence: {term(_evidence_text(r['path']))}", 11, "dim")
+    hidden = counts["reached"] - min(len(doc["reached"]), top or counts["reached"])
+    if hidden > 0:
+        print_item(f"... {hidden} more asset(s) (--top N to see more, --format json for all)", 2, "dim")
+
+
+def _print_plan(graph: Graph, doc: dict, top: int | None) -> None:
+    """The revocation plan, at most ``top`` steps."""
+    out.print()
+    print_item(f"[bold]Revocation plan[/bold] (weighted blast radius {doc['weight']} -> {doc['residual_weight']})")
+    for s in doc["revocations"][:top]:
         cuts = ", ".join(graph.node(c).name for c in s["cuts"][:5]) + (", ..." if len(s["cuts"]) > 5 else "")
-        out.print(f"  {s['rank']:>2}. [bold]{s['action']}[/bold] {term(s['target'])}  [dim]residual "
-                  f"{s['residual_weight']}[/dim]", highlight=False)
+        print_item(f"[bold]{s['action']}[/bold] {term(s['target'])}  [dim]residual {s['residual_weight']}[/dim]", 2,
+              hang=f"{s['rank']:>2}.")
         if s["cuts"]:
             what = f"cuts {len(s['cuts'])}: {term(cuts)}"
         elif s["long_lived"]:
             what = "cuts nothing by itself (other footholds still reach it all)"
         else:
             what = f"cuts nothing in the graph by itself: {term(s['description'])}"
-        out.print(f"      {term('[' + s['phase'] + ']')} {what}", style="dim", highlight=False)
-    hidden = doc["counts"]["revocations"] - len(doc["revocations"])
+        print_item(f"{term('[' + s['phase'] + ']')} {what}", 6, "dim")
+    hidden = doc["counts"]["revocations"] - len(doc["revocations"][:top])
     if hidden > 0:
-        out.print(f"  ... {hidden} more step(s) down to residual {doc['residual_weight']} (--top limits the list)",
-                  style="dim", highlight=False)
+        print_item(f"... {hidden} more step(s) down to residual {doc['residual_weight']} (--top limits the list)", 2,
+              "dim")
+
+
+def print_blast_radius(graph: Graph, doc: dict, top: int | None = None) -> None:
+    """Print a ``graphkit.blast-radius/v1`` document: the summary (counts, first plan steps, unknowns), the
+    reached assets by kind and the plan, each list cut to ``top`` entries (``None``: all)."""
+    _print_summary(graph, doc, top)
+    _print_reached(graph, doc, top)
+    _print_plan(graph, doc, top)
     _print_time(doc.get("time"))
     if doc["partial_input"]:
         err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
@@ -200,9 +270,9 @@ def _print_time(time: dict | None) -> None:
     """The tokens and sessions section (``--now``/``--tokens``): each with its status, then the notes."""
     if not time or not (time["tokens"] or time["notes"]):
         return
-    out.print(f"\n[bold]Tokens and sessions[/bold] at {time['now']}", highlight=False)
+    out.print()
+    print_item(f"[bold]Tokens and sessions[/bold] at {time['now']}")
     for t in time["tokens"]:
-        out.print(f"  {t['status']:<17} {term(t['kind'])} {term(t['subject'])}  [dim]{term(t['reason'])}[/dim]",
-                  highlight=False)
+        print_item(f"{t['status']:<17} {term(t['kind'])} {term(t['subject'])}  [dim]{term(t['reason'])}[/dim]", 2)
     for n in time["notes"]:
-        out.print(f"  {term(n)}", style="dim", highlight=False)
+        print_item(term(n), 2, "dim")

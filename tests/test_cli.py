@@ -125,3 +125,77 @@ def test_readme_quickstart_has_two_commands_and_model_tables_are_current():
     ci = (ROOT / ".ci/run").read_text()
     assert commands[1] in ci  # CI runs the README's test command
     assert render(readme) == readme, "run: python -m graphkit.docs"
+
+
+QUICKSTART = ["blast-radius", "--github-actions", REPOS, "--runners", INVENTORY, "--aws-iam",
+              str(ROOT / "examples/acme/aws-iam.json"), "--from", "runner:acme/build-01-a"]
+
+
+@pytest.fixture
+def terminal(monkeypatch):
+    """Make stdout a terminal of a given width (no colours): what a responder sees."""
+    from rich.console import Console
+
+    import graphkit.cli as cli
+    import graphkit.cli_common as common
+
+    def width(columns: int) -> None:
+        console = Console(force_terminal=True, color_system=None, width=columns, soft_wrap=True, emoji=False)
+        monkeypatch.setattr(cli, "out", console)
+        monkeypatch.setattr(common, "out", console)
+    return width
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_quickstart_first_screen_is_the_summary_and_first_steps(terminal, columns):
+    doc = json.loads(invoke(*QUICKSTART, "--format", "json").stdout)
+    terminal(columns)
+    res = invoke(*QUICKSTART)
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert all(len(line) <= columns for line in lines)
+    screen = "\n".join(lines[:24])
+    crit = doc["counts"]["by_criticality"]["critical"]
+    assert screen.startswith("Blast radius of build-01-a\n")
+    assert f"reached {doc['counts']['reached']} (top 5 shown), critical {crit}, possible " in screen
+    assert f"First steps (5 of {doc['counts']['revocations']};" in screen
+    assert doc["revocations"][0]["target_name"] == "/etc/runner-autoscaler/env on build-01"  # README's first step
+    for s in doc["revocations"][:5]:  # one line each, in plan order
+        assert f"{s['rank']:>4}. {s['action']} {s['target_name']}\n" in screen + "\n"
+    assert "unknown: " in screen and "no input problems" in screen
+    assert res.stdout.count("CRITICAL ") == 5 and "more asset(s)" in res.stdout  # --top 5 by default here
+
+
+def test_blast_radius_piped_lists_everything_plain(graph_file):
+    doc = json.loads(invoke("blast-radius", "--graph", str(graph_file), "--from", "runner:acme/build-01-a",
+                            "--format", "json").stdout)
+    res = invoke("blast-radius", "--graph", str(graph_file), "--from", "runner:acme/build-01-a")
+    assert "\x1b" not in res.stdout and "more asset(s)" not in res.stdout and "more step(s)" not in res.stdout
+    lines = res.stdout.splitlines()
+    for r in doc["reached"]:  # one line each, whole (grep finds it)
+        assert any(line.split()[1:2] == [r["id"]] for line in lines if line.startswith("  " + r["criticality"].upper()))
+
+
+def test_blast_radius_wraps_under_its_indentation(terminal):
+    terminal(80)
+    res = invoke(*QUICKSTART, "--top", "30")
+    lines = res.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    paths = [i for i, line in enumerate(lines) if line.startswith("           path: ")]
+    assert paths
+    wrapped = [lines[i + 1] for i in paths if not lines[i + 1].lstrip().startswith("evidence:")]
+    assert wrapped and all(w.startswith(" " * 11) and w[11] != " " for w in wrapped)
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_findings_fit_the_terminal_without_splitting_ids(terminal, columns):
+    found = json.loads(invoke("findings", "--github-actions", REPOS, "--runners", INVENTORY, "--format",
+                              "json").stdout)["findings"]
+    terminal(columns)
+    res = invoke("findings", "--github-actions", REPOS, "--runners", INVENTORY)
+    lines = res.stdout.splitlines()
+    assert found and all(len(line) <= columns for line in lines)
+    for f in found:  # the finding id on its severity line, the subject whole on its own line
+        assert any(line.startswith(f["severity"].upper()) and line.rstrip().endswith(f"{f['rule']}  {f['id']}")
+                   for line in lines)
+        assert any(line.strip() == f"subject: {f['subject']}" for line in lines)
