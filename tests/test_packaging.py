@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -30,7 +31,13 @@ def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> sub
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("wheel")
-    built = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp / "dist", ROOT, cwd=tmp)
+    src = tmp / "src"  # pip builds in the tree it is given: a copy keeps build/ out of the checkout
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
+    for name in ("graphkit", "ingest", "queries", "schemas"):
+        shutil.copytree(ROOT / name, src / name, ignore=ignore)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    built = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp / "dist", src, cwd=tmp)
     assert built.returncode == 0, built.stderr[-2000:]
     (wheel,) = (tmp / "dist").glob("graphkit-*.whl")
     env_dir = tmp / "venv"
