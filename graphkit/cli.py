@@ -7,10 +7,12 @@ skipped; the output covers everything else).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
+from urllib.parse import urlsplit
 
 import typer
 from rich.table import Table
@@ -205,12 +207,51 @@ def blast_radius_cmd(
         raise typer.Exit(EXIT_PARTIAL)
 
 
+#: An organization login (alphanumerics and single inner hyphens, at most 39 characters) and a repository name
+#: (alphanumerics, ``.``, ``_``, ``-``), as GitHub accepts them:
+#: https://docs.github.com/en/organizations/collaborating-with-groups-in-organizations/creating-a-new-organization-from-scratch
+#: https://docs.github.com/en/repositories/creating-and-managing-repositories/creating-a-new-repository
+_ORG_SCOPE = re.compile(r"(?P<org>[a-z0-9](?:-?[a-z0-9]){0,38})(?:/(?P<repo>[a-z0-9._-]+))?")
+
+
+def expected_org_scope(value: str) -> str:
+    """An ``--expected-org`` value normalised to ``org`` or ``org/repo`` (lower-case).
+
+    Accepts ``acme``, ``acme/app`` or a URL on github.com or a GitHub Enterprise Server host
+    (``https://github.com/acme``, trailing slash optional; ``https://ghe.example.com/acme/app``), the form of a
+    runner registration URL (https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/adding-self-hosted-runners).
+
+    Raises
+    ------
+    typer.BadParameter
+        Anything else (exit 2): a malformed value must not make every registration look unexpected.
+
+    >>> [expected_org_scope(v) for v in ("Acme", "https://github.com/Acme/", "https://ghe.example.com/acme/App.js")]
+    ['acme', 'acme', 'acme/app.js']
+    """
+    text = value.strip().lower()
+    url = urlsplit(text) if "://" in text else None
+    if url is not None:
+        ok = url.scheme in ("https", "http") and url.hostname and not (url.query or url.fragment)
+        text = url.path.strip("/") if ok else ""
+    m = _ORG_SCOPE.fullmatch(text.rstrip("/") if url is None else text)
+    if not m or m["repo"] in (".", ".."):
+        raise typer.BadParameter(f"{neutralise(value)!r} is not an org, org/repo or org URL "
+                                 "(e.g. acme, acme/app, https://github.com/acme)", param_hint="--expected-org")
+    return m.group(0)
+
+
+def _expected_orgs(values: list[str]) -> list[str]:
+    return [expected_org_scope(v) for v in values]
+
+
 @app.command()
 @reads_graph()
 def findings(
     given: GraphInput,
-    expected_org: Annotated[list[str], typer.Option("--expected-org", metavar="ORG",
-                                                    help="Org (or org/repo) runners may register to. Repeatable.")] = [],
+    expected_org: Annotated[list[str], typer.Option("--expected-org", metavar="ORG", callback=_expected_orgs,
+                                                    help="Org (or org/repo, or its URL) runners may register to. "
+                                                    "Repeatable.")] = [],
     rule_ids: Annotated[list[str], typer.Option("--rule", metavar="ID", help="Run only these rules.")] = [],
     fmt: Annotated[FindingsFormat, typer.Option("--format", "-f", help="Output format (sarif: SARIF 2.1.0 "
                                                 "for code scanning).")] = FindingsFormat.table,
@@ -226,7 +267,7 @@ def findings(
     if unknown:
         raise typer.BadParameter(f"unknown rule(s) {', '.join(unknown)}; known: {', '.join(rules())}",
                                  param_hint="--rule")
-    options = FindingOptions(expected_orgs=frozenset(o.lower() for o in expected_org) or None)
+    options = FindingOptions(expected_orgs=frozenset(expected_org) or None)
     found = run_rules(g, options, only=rule_ids or None)
     if fmt is FindingsFormat.sarif:
         from graphkit.export import sarif_document

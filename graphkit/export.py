@@ -13,11 +13,23 @@ SARIF (OASIS "Static Analysis Results Interchange Format Version 2.1.0"):
   ``fullDescription``, ``help`` (description + remediation, text and
   markdown), ``helpUri`` and a default level;
 - one result per finding: ``ruleId``/``ruleIndex``, ``level`` from the
-  severity, ``message.text``, ``locations`` pointing at the evidence files
-  (workflow file relative to its checkout, inventory file as given) with
+  severity, ``message.text``, ``locations`` pointing at the evidence files with
   ``region.startLine`` when the line is known, a logical location naming the
   subject node, and ``partialFingerprints`` carrying the stable finding id
   (never a line number, so a finding keeps its identity when lines move).
+
+Locations are never absolute paths of the machine that ran graphkit.  A file
+of a repository checkout (workflow) is relative to the repository root with
+``uriBaseId`` ``%SRCROOT%`` (GitHub code scanning resolves ``artifactLocation.uri``
+against the root of the repository the SARIF is uploaded to:
+https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning),
+the repository itself in the location's ``properties``.  Any other file
+(inventory, IAM, host snapshot) is relative to the input root, ``uriBaseId``
+``INPUTROOT``: a relative path as given, an absolute one relative to the common
+parent directory of the document's absolute input paths.  Both bases are
+declared in ``run.originalUriBaseIds`` by description only (no absolute URI).
+SARIF 2.1.0 sections 3.4.4 (``uriBaseId``) and 3.14.14 (``originalUriBaseIds``):
+https://docs.oasis-open.org/sarif/sarif/v2.1.0/os/sarif-v2.1.0-os.html#_Toc34317431
 
 OpenGraph (BloodHound "OpenGraph schema"): ``{"metadata": {"source_kind"},
 "graph": {"nodes": [...], "edges": [...]}}``.  Node kinds are namespaced
@@ -32,6 +44,7 @@ are folded into one edge (evidence unioned, ``certain`` wins).
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -81,6 +94,15 @@ SECURITY_SEVERITY: dict[Severity, str] = {
 }
 _API_OBJECT = re.compile(r"^(GET|POST|PUT|PATCH|DELETE|HEAD)\s|^[a-z][a-z0-9+.-]*://", re.I)
 _KIND_OK = re.compile(r"^[A-Za-z0-9_]+$")
+#: ``uriBaseId`` of repository files (root of the repository) and of other input files (the input root).
+SRCROOT = "%SRCROOT%"
+INPUTROOT = "INPUTROOT"
+_BASES = {
+    SRCROOT: {"description": {"text": "Root of the repository named in the location's properties.repository."}},
+    INPUTROOT: {"description": {"text": "Directory graphkit's non-repository inputs (inventory, IAM, host "
+                                        "snapshots) are relative to: the working directory for relative paths, "
+                                        "the common parent directory of absolute ones."}},
+}
 
 
 # --------------------------------------------------------------------------- SARIF
@@ -102,9 +124,54 @@ def _is_file(evidence: Evidence) -> bool:
     return bool(evidence.file) and not _API_OBJECT.match(evidence.file)
 
 
+def _posix(path: str) -> str:
+    return path.replace("\\", "/")
+
+
+def _is_abs(path: str) -> bool:
+    """POSIX (``/x``) or Windows (``C:/x``, ``//server/x``) absolute path."""
+    p = _posix(path)
+    return p.startswith("/") or bool(re.match(r"^[A-Za-z]:/", p))
+
+
 def _uri(path: str) -> str:
-    """A URI reference for a relative or absolute path (percent-encoded, ``/`` kept)."""
-    return quote(path.replace("\\", "/"), safe="/~:@!$&'()*+,;=-._")
+    """A relative URI reference for a relative path (percent-encoded, ``/`` kept, ``./`` dropped)."""
+    p = posixpath.normpath(_posix(path))
+    return quote(p, safe="/~@!$&'()*+,;=-._")
+
+
+def input_root(paths: Iterable[str]) -> str:
+    """The common parent directory of the absolute POSIX ``paths`` (``""`` when none; a Windows drive path
+    keeps only its file name).
+
+    >>> input_root(["/home/ci/in/inv.yaml", "/home/ci/in/iam/roles.json", "rel/x.json"])
+    '/home/ci/in'
+    """
+    absolute = [posixpath.dirname(_posix(p)) for p in paths if _posix(p).startswith("/")]
+    return posixpath.commonpath(absolute) if absolute else ""
+
+
+def relative_location(evidence: Evidence, root: str) -> dict[str, str]:
+    """The SARIF ``artifactLocation`` of file evidence: relative ``uri`` and its ``uriBaseId``.
+
+    Parameters
+    ----------
+    evidence : Evidence
+        File evidence (``repository`` set: path relative to the checkout root).
+    root : str
+        :func:`input_root` of the document's non-repository paths.
+
+    >>> relative_location(Evidence(file="./.github/workflows/ci.yml", repository="acme/app"), "")
+    {'uri': '.github/workflows/ci.yml', 'uriBaseId': '%SRCROOT%'}
+    >>> relative_location(Evidence(file="/home/ci/in/iam/role x.json"), "/home/ci/in")
+    {'uri': 'iam/role%20x.json', 'uriBaseId': 'INPUTROOT'}
+    """
+    path = _posix(evidence.file)
+    if evidence.repository:
+        return {"uri": _uri(path.lstrip("/")), "uriBaseId": SRCROOT}
+    if _is_abs(path):
+        path = posixpath.relpath(path, root) if root and path.startswith("/") else posixpath.basename(path)
+    return {"uri": _uri(path), "uriBaseId": INPUTROOT}
 
 
 def _descriptor(r: Rule) -> dict[str, Any]:
@@ -135,8 +202,8 @@ def sarif_text(text: str) -> str:
     return re.sub(r"([\\\[\]])", r"\\\1", neutralise(text))
 
 
-def _location(evidence: Evidence) -> dict[str, Any]:
-    artifact: dict[str, Any] = {"uri": _uri(evidence.file)}
+def _location(evidence: Evidence, root: str) -> dict[str, Any]:
+    artifact: dict[str, Any] = relative_location(evidence, root)
     physical: dict[str, Any] = {"artifactLocation": artifact}
     if evidence.line is not None and evidence.line >= 1:
         physical["region"] = {"startLine": evidence.line}
@@ -149,9 +216,9 @@ def _location(evidence: Evidence) -> dict[str, Any]:
     return loc
 
 
-def _result(f: Finding, index: int) -> dict[str, Any]:
+def _result(f: Finding, index: int, root: str) -> dict[str, Any]:
     files = [e for e in f.evidence if _is_file(e)]
-    locations = [_location(e) for e in files]
+    locations = [_location(e, root) for e in files]
     logical = [{"fullyQualifiedName": f.subject, "kind": "resource"}]
     if locations:
         locations[0]["logicalLocations"] = logical
@@ -207,9 +274,10 @@ def sarif_document(findings: Iterable[Finding], *, registry: Mapping[str, Rule] 
     >>> res["ruleId"], res["level"], res["partialFingerprints"]
     ('graphkit/demo', 'error', {'graphkitFindingId/v1': 'GK-0123456789abcdef'})
     >>> res["locations"][0]["physicalLocation"]
-    {'artifactLocation': {'uri': '.github/workflows/ci.yml'}, 'region': {'startLine': 12}}
+    {'artifactLocation': {'uri': '.github/workflows/ci.yml', 'uriBaseId': '%SRCROOT%'}, 'region': {'startLine': 12}}
     """
     found = list(findings)
+    root = input_root(e.file for f in found for e in f.evidence if _is_file(e) and not e.repository)
     reg = dict(rules() if registry is None else registry)
     descriptors = [_descriptor(r) for r in reg.values()]
     index = {r.id: i for i, r in enumerate(reg.values())}
@@ -225,7 +293,8 @@ def sarif_document(findings: Iterable[Finding], *, registry: Mapping[str, Rule] 
             "tool": {"driver": {"name": "graphkit", "version": __version__, "semanticVersion": __version__,
                                 "informationUri": INFORMATION_URI, "rules": descriptors}},
             "columnKind": "unicodeCodePoints",
-            "results": [_result(f, index[f.rule]) for f in found],
+            "originalUriBaseIds": _BASES,
+            "results": [_result(f, index[f.rule], root) for f in found],
         }],
     }
 

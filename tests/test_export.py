@@ -15,7 +15,7 @@ from graphkit.build import build_graph
 from graphkit.cli import app
 from graphkit.export import (OPENGRAPH_SOURCE_KIND, opengraph_document, opengraph_edge_kind, opengraph_node_kind,
                              sarif_document)
-from graphkit.findings import Severity, rule, rules, run_rules
+from graphkit.findings import Finding, Severity, rule, rules, run_rules
 from graphkit.model import EDGE_SPECS, NODE_TYPES, EdgeKind, Evidence, NodeKind
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,6 +88,11 @@ def test_sarif_contract(graph, demo_rules):
             uri = loc.get("physicalLocation", {}).get("artifactLocation", {}).get("uri")
             if uri is not None:
                 assert " " not in uri and not urlsplit(uri).scheme.startswith("get")
+                # relative to a declared base, never an absolute path of this machine (SARIF 2.1.0 3.4.4)
+                base = loc["physicalLocation"]["artifactLocation"]["uriBaseId"]
+                assert base in run["originalUriBaseIds"] and not uri.startswith("/") and not urlsplit(uri).scheme
+                assert (base == "%SRCROOT%") == ("repository" in loc.get("properties", {}))
+    assert "uri" not in json.dumps(run["originalUriBaseIds"])
     # a workflow finding points at the workflow file and line; API evidence is not a file location
     oidc = next(r for r in run["results"] if r["ruleId"] == "graphkit/test-id-token")
     phys = oidc["locations"][0]["physicalLocation"]
@@ -98,6 +103,23 @@ def test_sarif_contract(graph, demo_rules):
     runner = next(r for r in run["results"] if r["ruleId"] == "graphkit/test-persistent-runner")
     assert runner["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("inventory.yaml")
     assert runner["locations"][0]["logicalLocations"][0]["fullyQualifiedName"].startswith("runner:")
+
+
+def test_sarif_absolute_inputs_are_relative_to_the_input_root():
+    # an inventory/IAM file given as an absolute path: relative to the input root, no machine path in the log
+    ev = [Evidence(file="/home/ci/run/in/inventory.yaml", yaml_path="runners[0]", line=3),
+          Evidence(file="/home/ci/run/in/iam/role.json"),
+          Evidence(file=".github/workflows/ci.yml", repository="acme/app", line=7)]
+    f = Finding(id="GK-0123456789abcdef", rule="demo", title="Demo", severity=Severity.HIGH, message="m",
+                subject="runner:acme/r1", evidence=ev)
+    doc = sarif_document([f], registry={})
+    validator("sarif.schema.json").validate(doc)
+    arts = [loc["physicalLocation"]["artifactLocation"] for loc in doc["runs"][0]["results"][0]["locations"]]
+    assert arts == [{"uri": "inventory.yaml", "uriBaseId": "INPUTROOT"},
+                    {"uri": "iam/role.json", "uriBaseId": "INPUTROOT"},
+                    {"uri": ".github/workflows/ci.yml", "uriBaseId": "%SRCROOT%"}]
+    assert "/home/ci" not in json.dumps(doc)
+    assert doc["runs"][0]["results"][0]["locations"][2]["properties"]["repository"] == "acme/app"
 
 
 def test_sarif_fingerprints_are_stable(graph, demo_rules):

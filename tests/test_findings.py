@@ -54,3 +54,37 @@ def test_every_rule_module_is_listed_and_documented():
     for rid, r in rules().items():
         assert r.help_uri.startswith("https://") and r.description and r.remediation
         assert f"`{rid}`" in readme, f"rule {rid} missing from README"
+
+
+_UNEXPECTED = Path(__file__).parent / "fixtures/rules/runner-unexpected-org/positive/host.json"
+
+
+def _cli_findings(*expected: str):
+    import json
+
+    from typer.testing import CliRunner
+
+    from graphkit.cli import app
+
+    args = ["findings", "--runners", str(_UNEXPECTED), "--format", "json", "--rule", "runner-unexpected-org"]
+    for e in expected:
+        args += ["--expected-org", e]
+    res = CliRunner().invoke(app, args)
+    return res.exit_code, (json.loads(res.stdout)["findings"] if res.exit_code == 0 else res.output)
+
+
+def test_expected_org_accepts_org_urls_normalised():
+    # the host registers build-21-x to evil-corp (https://github.com/evil-corp) on a host of acme
+    code, base = _cli_findings("acme")
+    assert code == 0 and [f["subject"] for f in base] == ["runner:evil-corp/build-21-x"]
+    for form in ("ACME", "https://github.com/acme", "https://github.com/Acme/", "https://ghe.example.com/acme"):
+        assert _cli_findings(form) == (0, base), form
+    # the URL of the org the runner is registered to makes it expected
+    assert _cli_findings("https://github.com/evil-corp/") == (0, [])
+
+
+def test_expected_org_malformed_is_a_usage_error():
+    for bad in ("https://github.com/", "https://github.com/acme/app/settings", "acme corp", "-acme", "ftp://x/acme",
+                "github.com/acme"):
+        code, out = _cli_findings(bad)
+        assert code == 2 and "--expected-org" in out, bad

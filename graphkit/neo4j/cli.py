@@ -140,7 +140,7 @@ def query_cmd(
     fmt: Annotated[QueryFormat, typer.Option("--format", "-f", help="Output format.")] = QueryFormat.table,
     queries: Annotated[Optional[Path], typer.Option("--queries", metavar="DIR", envvar="GRAPHKIT_QUERIES",
                                                     help="Query library folder [default: the repository's "
-                                                    "queries/].")] = None,
+                                                    "queries/, else the installed share/graphkit/queries].")] = None,
     uri: UriOpt = None,
     user: UserOpt = None,
     password: PasswordOpt = None,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import sysconfig
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -47,9 +48,16 @@ class QueryError(GraphkitError):
 
 
 def default_query_dir() -> Path:
-    """``$GRAPHKIT_QUERIES`` when set, else the repository's ``queries/`` folder (next to the package)."""
+    """``$GRAPHKIT_QUERIES`` when set, else the repository's ``queries/`` folder (next to the package, a source
+    checkout or editable install), else the copy a regular install carries as data files
+    (``<prefix>/share/graphkit/queries``, ``[tool.setuptools.data-files]`` in ``pyproject.toml``)."""
     env = os.environ.get("GRAPHKIT_QUERIES")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "queries"
+    if env:
+        return Path(env)
+    checkout = Path(__file__).resolve().parents[2] / "queries"
+    if checkout.is_dir():
+        return checkout
+    return Path(sysconfig.get_path("data")) / "share" / "graphkit" / "queries"
 
 
 @dataclass(frozen=True)
