@@ -49,7 +49,7 @@ ids of the rules that decided them (prop ``guards``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
 from typing import Any, NamedTuple
@@ -266,3 +266,18 @@ def expand_sources(graph: Graph, sources: Iterable[str], org: str | None = None)
                      if isinstance(n, UntrustedActor) and n.actor == actor]
             out.extend(found or [s])
     return out
+
+
+def outside_entries(graph: Graph) -> Iterator[tuple[UntrustedActor, Edge]]:
+    """Every ``can_trigger`` edge of the untrusted actors outside the organization (``fork-pr``, ``comment``).
+
+    ``org-member`` (writers) is left out: writers run code in every job they can change, by design, so the
+    findings about untrusted code name only people from outside.  Yields ``(actor, edge)`` sorted by actor id,
+    then target and key.
+    """
+    for actor in graph.nodes(NodeKind.UNTRUSTED):
+        if not isinstance(actor, UntrustedActor) or actor.actor == "org-member":
+            continue
+        for e in sorted(graph.out_edges(actor.id), key=lambda x: (x.target, x.key)):
+            if e.kind is EdgeKind.CAN_TRIGGER:
+                yield actor, e

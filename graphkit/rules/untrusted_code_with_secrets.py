@@ -25,7 +25,8 @@ from collections.abc import Iterator
 
 from graphkit.findings import Finding, FindingOptions, Severity, rule
 from graphkit.graph import Graph
-from graphkit.model import Confidence, Edge, EdgeKind, NodeKind, UntrustedActor
+from graphkit.model import Confidence, Edge, EdgeKind, NodeKind
+from graphkit.resolve.untrusted import outside_entries
 
 __all__ = ["untrusted_code_with_secrets"]
 
@@ -61,22 +62,18 @@ def _held(graph: Graph, job: str) -> tuple[list[Edge], bool]:
       "privileged follow-up work into a workflow_run job that never executes the pull request's files or "
       "artifacts; require approval for outside contributors; drop the checkout opt-in.")
 def untrusted_code_with_secrets(graph: Graph, options: FindingOptions) -> Iterator[Finding]:
-    for actor in graph.nodes(NodeKind.UNTRUSTED):
-        if not isinstance(actor, UntrustedActor) or actor.actor == "org-member":
-            continue  # writers run code in every job by design (untrusted-path-to-self-hosted-runner says why)
-        for entry in sorted(graph.out_edges(actor.id), key=lambda x: (x.target, x.key)):
-            if entry.kind is not EdgeKind.CAN_TRIGGER or graph.node(entry.target).spec.kind is not NodeKind.JOB:
-                continue
-            held, critical = _held(graph, entry.target)
-            if not held:
-                continue
-            job = graph.node(entry.target)
-            certain = entry.confidence is Confidence.CERTAIN
-            yield untrusted_code_with_secrets.finding(
-                actor.id, job.id, subject=job.id, related=[actor.id, *sorted({e.target for e in held})],
-                severity=Severity.CRITICAL if critical else Severity.HIGH,
-                confidence=Confidence.CERTAIN if certain else Confidence.POSSIBLE,
-                evidence=[*entry.evidence, *(ev for e in held for ev in e.evidence[:1])],
-                message=f"{actor.actor} of {actor.owner} runs code in {job.id}, which holds "
-                        f"{', '.join(sorted({e.target for e in held}))}",
-                event=entry.props.get("event"))
+    for actor, entry in outside_entries(graph):
+        job = graph.node(entry.target)
+        if job.spec.kind is not NodeKind.JOB:
+            continue  # a fork pull_request run on a runner: untrusted-path-to-self-hosted-runner
+        held, critical = _held(graph, job.id)
+        if not held:
+            continue
+        yield untrusted_code_with_secrets.finding(
+            actor.id, job.id, subject=job.id, related=[actor.id, *sorted({e.target for e in held})],
+            severity=Severity.CRITICAL if critical else Severity.HIGH,
+            confidence=Confidence.CERTAIN if entry.confidence is Confidence.CERTAIN else Confidence.POSSIBLE,
+            evidence=[*entry.evidence, *(ev for e in held for ev in e.evidence[:1])],
+            message=f"{actor.actor} of {actor.owner} runs code in {job.id}, which holds "
+                    f"{', '.join(sorted({e.target for e in held}))}",
+            event=entry.props.get("event"))

@@ -22,31 +22,31 @@ from collections.abc import Iterator
 from graphkit.findings import Finding, FindingOptions, Severity, rule
 from graphkit.graph import Graph
 from graphkit.model import Confidence, Edge, EdgeKind, NodeKind, Runner, UntrustedActor
+from graphkit.resolve.untrusted import outside_entries
 
 __all__ = ["untrusted_path_to_runner"]
 
 
-def _paths(graph: Graph, actor: UntrustedActor) -> dict[str, tuple[list[str], list[Edge]]]:
-    """runner id -> (path of node ids, its edges): a ``certain`` path over a ``possible`` one, then the shortest."""
-    out: dict[str, tuple[list[str], list[Edge]]] = {}
+def _paths(graph: Graph) -> dict[tuple[str, str], tuple[list[str], list[Edge]]]:
+    """(actor id, runner id) -> (path of node ids, its edges): a ``certain`` path over a ``possible`` one, then
+    the shortest."""
+    out: dict[tuple[str, str], tuple[list[str], list[Edge]]] = {}
 
-    def keep(runner: str, path: list[str], edges: list[Edge]) -> None:
+    def keep(actor: str, runner: str, path: list[str], edges: list[Edge]) -> None:
         def rank(es: list[Edge]) -> tuple[bool, int]:
             return any(e.confidence is not Confidence.CERTAIN for e in es), len(es)
 
-        old = out.get(runner)
+        old = out.get((actor, runner))
         if old is None or rank(edges) < rank(old[1]):
-            out[runner] = (path, edges)
+            out[(actor, runner)] = (path, edges)
 
-    for e in sorted(graph.out_edges(actor.id), key=lambda x: (x.target, x.key)):
-        if e.kind is not EdgeKind.CAN_TRIGGER:
-            continue
+    for actor, e in outside_entries(graph):
         if graph.node(e.target).spec.kind is NodeKind.RUNNER:
-            keep(e.target, [actor.id, e.target], [e])
+            keep(actor.id, e.target, [actor.id, e.target], [e])
             continue
         for r in sorted(graph.in_edges(e.target), key=lambda x: x.source):
             if r.kind is EdgeKind.RECEIVES_JOB:
-                keep(r.source, [actor.id, e.target, r.source], [e, r])
+                keep(actor.id, r.source, [actor.id, e.target, r.source], [e, r])
     return out
 
 
@@ -60,19 +60,18 @@ def _paths(graph: Graph, actor: UntrustedActor) -> dict[str, tuple[list[str], li
       "require approval of fork workflows for all external contributors, never build pull request code in "
       "privileged events, and use ephemeral runners on fresh machines.")
 def untrusted_path_to_runner(graph: Graph, options: FindingOptions) -> Iterator[Finding]:
-    for actor in graph.nodes(NodeKind.UNTRUSTED):
-        if not isinstance(actor, UntrustedActor) or actor.actor == "org-member":
-            continue
-        for runner_id, (path, edges) in sorted(_paths(graph, actor).items()):
-            runner = graph.node(runner_id)
-            assert isinstance(runner, Runner)
-            ephemeral = runner.ephemeral is True
-            certain = all(e.confidence is Confidence.CERTAIN for e in edges)
-            yield untrusted_path_to_runner.finding(
-                actor.id, runner_id, subject=runner_id, related=path[:-1],
-                severity=Severity.HIGH if ephemeral else Severity.CRITICAL,
-                confidence=Confidence.CERTAIN if certain else Confidence.POSSIBLE,
-                evidence=[ev for e in edges for ev in e.evidence],
-                message=f"{actor.actor} of {actor.owner} can run code on self-hosted runner {runner.name} "
-                        f"({'ephemeral' if ephemeral else 'persistent or unknown'}): {' -> '.join(path)}",
-                path=path, events=sorted({str(e.props.get('event')) for e in edges if e.props.get('event')}))
+    for (actor_id, runner_id), (path, edges) in sorted(_paths(graph).items()):
+        actor = graph.node(actor_id)
+        assert isinstance(actor, UntrustedActor)
+        runner = graph.node(runner_id)
+        assert isinstance(runner, Runner)
+        ephemeral = runner.ephemeral is True
+        certain = all(e.confidence is Confidence.CERTAIN for e in edges)
+        yield untrusted_path_to_runner.finding(
+            actor.id, runner_id, subject=runner_id, related=path[:-1],
+            severity=Severity.HIGH if ephemeral else Severity.CRITICAL,
+            confidence=Confidence.CERTAIN if certain else Confidence.POSSIBLE,
+            evidence=[ev for e in edges for ev in e.evidence],
+            message=f"{actor.actor} of {actor.owner} can run code on self-hosted runner {runner.name} "
+                    f"({'ephemeral' if ephemeral else 'persistent or unknown'}): {' -> '.join(path)}",
+            path=path, events=sorted({str(e.props.get('event')) for e in edges if e.props.get('event')}))
