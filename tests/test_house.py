@@ -140,6 +140,8 @@ SAMPLES: dict[str, tuple[str, str]] = {
     "account id": ("111122223333", "111122223333"),
     "ARN": ("arn:aws:iam::111122223333:user/CI-Bot", "arn:aws:iam::111122223333:user/CI-Bot"),
     "job id": ("job:acme/app/.github/workflows/ci.yml#build", "job:acme/app/.github/workflows/ci.yml#build"),
+    "GitLab project path GROUP[/SUBGROUP...]/PROJECT": ("GNOME/Sub/GLib", "gnome/sub/glib"),
+    "GitLab job name": ("rspec:unit 1/2", "rspec:unit 1/2"),
 }
 #: Values a part must refuse (they would not read back, or are not what the part names); every part refuses
 #: the empty and the blank value.
@@ -155,6 +157,7 @@ HOSTILE: dict[str, list[str]] = {
     "account id": ["1234", "abcdefghijkl"],
     "ARN": ["role/x"],
     "job id": ["acme/app/.github/workflows/ci.yml#build"],
+    "GitLab project path GROUP[/SUBGROUP...]/PROJECT": ["acme", "a:b/c", "a/b#c", "a b/c"],
 }
 
 
