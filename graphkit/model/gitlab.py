@@ -138,14 +138,19 @@ class GitLabSecret(_Frozen):
     field: str | None = None
     token: str | None = None
     file: bool = True
+    #: ``possible`` when the definition comes from a file included with ``rules:`` (it may not be part of the
+    #: pipeline)
+    confidence: Confidence = Confidence.CERTAIN
     evidence: Evidence
 
 
 class GitLabIdToken(_Frozen):
-    """An ID token a job requests: ``id_tokens:NAME:aud`` (string or list; https://docs.gitlab.com/ci/yaml/#id_tokens)."""
+    """An ID token a job requests: ``id_tokens:NAME:aud`` (string or list; https://docs.gitlab.com/ci/yaml/#id_tokens).
+    ``confidence`` as for :class:`GitLabSecret`."""
 
     name: str
     aud: tuple[str, ...]
+    confidence: Confidence = Confidence.CERTAIN
     evidence: Evidence
 
 

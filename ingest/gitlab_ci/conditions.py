@@ -120,10 +120,13 @@ class Conditions:
     workflow: Any
     evidence: Evidence
     conditional: bool = False
+    #: a child pipeline's job: its pipeline's source is ``parent_pipeline``
+    #: (https://docs.gitlab.com/ci/jobs/job_rules/#ci_pipeline_source-predefined-variable)
+    child: bool = False
 
     def key(self) -> str:
         """Identity of what decides the outcome (jobs sharing templates share it)."""
-        return json.dumps([self.rules, self.only, self.except_, self.when, self.workflow, self.conditional],
+        return json.dumps([self.rules, self.only, self.except_, self.when, self.workflow, self.conditional, self.child],
                           sort_keys=True, default=str)
 
 
@@ -264,28 +267,32 @@ def _workflow_outcome(rules: tuple[_Rule, ...], sc: Scenario) -> bool | None:
     return _WORKFLOW_CACHE[key]
 
 
-def _mentions(c: Conditions) -> tuple[list[Value], set[str], bool]:
-    """Refs (literals and ``/regex/`` as :class:`Sym`), sources and whether the default branch is named."""
+def _written(c: Conditions) -> tuple[list[Expr], list[str]]:
+    """The expressions (``rules:if``, ``only/except:variables``) and ``only``/``except`` refs entries of ``c``."""
     exprs: list[Expr] = []
-    names: list[Any] = []
+    names: list[str] = []
     for rule in _flat(c.rules) + (_flat(c.workflow.get("rules")) if isinstance(c.workflow, dict) else []):
         e = _expr(rule.get("if")) if isinstance(rule, dict) else None
         exprs += [e] if e is not None else []
     for spec in (c.only, c.except_):
         refs = spec.get("refs") if isinstance(spec, dict) else spec
-        names += refs if isinstance(refs, list) else [refs] if isinstance(refs, str) else []
-        if isinstance(spec, dict):
-            vs = spec.get("variables")
-            exprs += [e for e in map(_expr, vs if isinstance(vs, list) else [vs]) if e is not None]
+        names += [str(n) for n in (refs if isinstance(refs, list) else [refs] if isinstance(refs, str) else [])]
+        vs = spec.get("variables") if isinstance(spec, dict) else None
+        exprs += [e for e in map(_expr, vs if isinstance(vs, list) else [vs]) if e is not None]
+    return exprs, names
+
+
+def _mentions(c: Conditions) -> tuple[list[Value], set[str], bool]:
+    """Refs (literals and ``/regex/`` as :class:`Sym`), sources and whether the default branch is named."""
+    exprs, names = _written(c)
     refs: list[Value] = []
     sources: set[str] = set()
     default = False
     for e in exprs:
-        for kind, text in literals(e, _REF_VARS):
-            refs.append(Sym("regex", text) if kind == "re" else text)
+        refs += [Sym("regex", text) if kind == "re" else text for kind, text in literals(e, _REF_VARS)]
         sources |= {t for k, t in literals(e, frozenset({"CI_PIPELINE_SOURCE"})) if k == "lit"}
         default = default or "CI_DEFAULT_BRANCH" in variables_of(e)
-    for n in map(str, names):
+    for n in names:
         if n in _KEYWORD_SOURCES:
             sources.add(_KEYWORD_SOURCES[n])
         elif n not in _KEYWORDS and "@" not in n:
@@ -298,6 +305,7 @@ def _scenarios(c: Conditions) -> Iterable[tuple[Scenario, tuple[str, ...]]]:
     refs, named, default = _mentions(c)
     refs = [*refs, *([_DEFAULT] if default else []), _OTHER]
     for kind, all_sources in _SOURCES.items():
+        all_sources = ("parent_pipeline",) if c.child else all_sources
         mentioned = [s for s in all_sources if s in named]
         rest = tuple(s for s in all_sources if s not in named)
         groups = [(s, (s,)) for s in mentioned] + ([(rest[0], rest)] if rest else [])

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from graphkit.errors import InputError
-from graphkit.model import GitLabEnvironment, GitLabIdToken, GitLabJob, GitLabSecret, GitLabVariable
+from graphkit.model import Confidence, GitLabEnvironment, GitLabIdToken, GitLabJob, GitLabSecret, GitLabVariable
 from graphkit.redact import find_credentials, looks_like_credential_name
 from ingest._yaml import type_name
 
@@ -154,7 +154,7 @@ class _Facts:
             if not auds or not all(isinstance(a, (str, int)) for a in auds):
                 self.bad("id_tokens", "expected aud: a string or a list of strings", str(name))
                 continue
-            out.append(GitLabIdToken(name=str(name), aud=tuple(str(a) for a in auds),
+            out.append(GitLabIdToken(name=str(name), aud=tuple(str(a) for a in auds), confidence=_conf(frag),
                                      evidence=frag.evidence(f"id_tokens.{name}")))
         return tuple(out)
 
@@ -177,6 +177,10 @@ class _Facts:
         return "child pipeline"
 
 
+def _conf(frag: Fragment) -> Confidence:
+    return Confidence.POSSIBLE if frag.conditional else Confidence.CERTAIN
+
+
 def _secret(name: str, spec: Any, frag: Fragment) -> GitLabSecret | None:
     """One ``secrets:`` entry (https://docs.gitlab.com/ci/yaml/#secrets; Vault short form
     ``path/to/secret/field@engine``, engine ``kv-v2`` by default: https://docs.gitlab.com/ci/yaml/#secretsvault)."""
@@ -185,7 +189,7 @@ def _secret(name: str, spec: Any, frag: Fragment) -> GitLabSecret | None:
     token = spec.get("token")
     token_name = str(token).strip().lstrip("$").strip("{}") if isinstance(token, str) else None
     common = {"name": name, "token": token_name, "file": spec.get("file", True) is not False,
-              "evidence": frag.evidence(f"secrets.{name}")}
+              "evidence": frag.evidence(f"secrets.{name}"), "confidence": _conf(frag)}
     vault = spec.get("vault")
     if isinstance(vault, str):
         body, _, engine = vault.partition("@")
@@ -238,7 +242,7 @@ def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
     wf = pipeline.workflow.value if pipeline.workflow is not None else None
     cond = Conditions(rules=job.data.get("rules"), only=job.data.get("only"), except_=job.data.get("except"),
                       when=when, workflow=wf, evidence=rules_frag.evidence(rules_key),
-                      conditional=job.conditional or bool(pipeline.unresolved and not job.fragments))
+                      conditional=job.conditional, child=pipeline.child)
     refs = variable_names([job.data.get(k) for k in (*_SCRIPT_KEYS, "variables", "image", "services", "tags",
                                                       "environment")])
     return GitLabJob(project=pipeline.root.project.path, config_file=pipeline.root.file, file=job.home.file.file,

@@ -96,6 +96,8 @@ class Pipeline:
     conditional_files: set[str] = field(default_factory=set)
     #: the fragments of the top-level ``variables:`` (evidence of global variables), in merge order
     variables: list[Fragment] = field(default_factory=list)
+    #: a child pipeline's configuration (``trigger: include``), not the project's root
+    child: bool = False
 
 
 def deep_merge(base: Any, over: Any) -> Any:
@@ -190,8 +192,9 @@ def _extends_of(data: dict[str, Any]) -> list[str]:
 class _Extender:
     """``extends`` resolution with memo, cycle and depth checks."""
 
-    def __init__(self, top: dict[str, Any], frags: dict[str, Fragment], problems: list[InputError]) -> None:
-        self.top, self.frags, self.problems = top, frags, problems
+    def __init__(self, top: dict[str, Any], frags: dict[str, list[Fragment]], problems: list[InputError]) -> None:
+        self.top, self.all, self.problems = top, frags, problems
+        self.frags = {k: v[-1] for k, v in frags.items()}
         self.memo: dict[str, tuple[dict[str, Any], list[Fragment], list[str]]] = {}
 
     def resolve(self, name: str, stack: tuple[str, ...] = ()) -> tuple[dict[str, Any], list[Fragment], list[str]]:
@@ -216,9 +219,9 @@ class _Extender:
             pdata, pfrags, pchain = self.resolve(parent, (*stack, name))
             data = deep_merge(data, pdata)
             frags += [f for f in pfrags if f not in frags]
-            chain = [parent, *[c for c in pchain if c not in chain], *chain]
+            chain += [parent, *pchain]
         data = deep_merge(data, {k: v for k, v in own.items() if k != "extends"})
-        result = (data, [*frags, Fragment(own, home.file, home.path, home.conditional)], list(dict.fromkeys(chain)))
+        result = (data, [*frags, *self.all[name]], list(dict.fromkeys(chain)))
         self.memo[name] = result
         return result
 
@@ -254,7 +257,7 @@ def _defaults(top: dict[str, Any], keys: dict[str, list[Fragment]]) -> tuple[dic
     return default, frag
 
 
-def assemble(root: CIFile, files: Iterable[CIFile]) -> Pipeline:
+def assemble(root: CIFile, files: Iterable[CIFile], *, child: bool = False) -> Pipeline:
     """Merge the pipeline whose root configuration is ``root`` (``files``: every parsed file of the checkout,
     by path); see the module docstring.
 
@@ -271,10 +274,13 @@ def assemble(root: CIFile, files: Iterable[CIFile]) -> Pipeline:
             sorted({f"{i.kind} {i.target}" for i in asm.unresolved})[:3]) + ")"
     top = asm.merged()
     frags = {k: v[-1] for k, v in asm.keys.items()}
+    scratch: list[InputError] = []  # each fragment resolved again for its evidence: problems reported once
+    own = {k: [Fragment(_resolve_refs(f.value, top, f, scratch), f.file, f.path, f.conditional) for f in fs]
+           for k, fs in asm.keys.items()}
     top = {k: _resolve_refs(v, top, frags[k], asm.problems) for k, v in top.items()}
     default, default_frag = _defaults(top, asm.keys)
     variables = top.get("variables") if isinstance(top.get("variables"), dict) else {}
-    ext = _Extender(top, frags, asm.problems)
+    ext = _Extender(top, own, asm.problems)
     jobs: list[ResolvedJob] = []
     for name in asm.keys:
         if name in RESERVED or is_hidden(name) or not isinstance(top.get(name), dict):
@@ -291,5 +297,5 @@ def assemble(root: CIFile, files: Iterable[CIFile]) -> Pipeline:
                 if asm.note and ("names nothing" in p.reason or "no such job" in p.reason) else p
                 for p in asm.problems]
     return Pipeline(root, jobs, workflow, asm.unresolved, problems, asm.conditional,
-                    asm.keys.get("variables", []))
+                    asm.keys.get("variables", []), child)
 

@@ -84,7 +84,7 @@ def _include_entry(raw: Any, path: str, f: CIFile) -> Include:
     if not isinstance(raw, dict):
         raise InputError(f.file, path, f"expected a path or a mapping, got {type_name(raw)}")
     conditional = "rules" in raw
-    for kind in ("local", "remote", "template", "component"):
+    for kind in ("local", "remote", "template", "component", "artifact"):
         if kind in raw:
             value = raw[kind]
             if not isinstance(value, str):
@@ -99,11 +99,11 @@ def _include_entry(raw: Any, path: str, f: CIFile) -> Include:
     raise InputError(f.file, path, "expected one of local, project, remote, template, component")
 
 
-def _includes(raw: Any, f: CIFile) -> list[Include]:
+def _includes(raw: Any, f: CIFile, at: str = "include") -> list[Include]:
     entries = raw if isinstance(raw, list) else [raw]
     out: list[Include] = []
     for i, entry in enumerate(entries):
-        place = join_path("include", i) if isinstance(raw, list) else "include"
+        place = join_path(at, i) if isinstance(raw, list) else at
         try:
             out.append(_include_entry(entry, place, f))
         except InputError as exc:
@@ -156,4 +156,7 @@ def parse_config(text: str, *, file: str, project: Project) -> CIFile:
             f.data[name] = value
         else:
             f.problems.append(_at(InputError(file, name, f"a job must be a mapping, got {type_name(value)}"), f))
+        trigger = value.get("trigger") if isinstance(value, dict) else None
+        if isinstance(trigger, dict) and trigger.get("include") is not None:
+            f.children += _includes(trigger["include"], f, join_path(join_path(name, "trigger"), "include"))
     return f
