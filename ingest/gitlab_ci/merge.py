@@ -122,7 +122,6 @@ class _Assembler:
         self.problems: list[InputError] = []
         self.conditional: set[str] = set()
         self.count = 0
-        self.note = ""
 
     def visit(self, f: CIFile, stack: tuple[str, ...], conditional: bool) -> None:
         for inc in f.includes:
@@ -269,9 +268,6 @@ def assemble(root: CIFile, files: Iterable[CIFile], *, child: bool = False) -> P
     """
     asm = _Assembler(root, {f.file: f for f in files})
     asm.visit(root, (root.file,), False)
-    if asm.unresolved:  # what is not found may be defined by an include that was not read
-        asm.note = " (or in an include graphkit does not fetch: " + ", ".join(
-            sorted({f"{i.kind} {i.target}" for i in asm.unresolved})[:3]) + ")"
     top = asm.merged()
     frags = {k: v[-1] for k, v in asm.keys.items()}
     scratch: list[InputError] = []  # each fragment resolved again for its evidence: problems reported once
@@ -290,12 +286,18 @@ def assemble(root: CIFile, files: Iterable[CIFile], *, child: bool = False) -> P
                           conditional=any(f.conditional for f in asm.keys[name]))
         _apply_defaults(job, default, default_frag, variables or {})
         jobs.append(job)
-    workflow = asm.keys["workflow"][-1] if "workflow" in asm.keys else None
-    if workflow is not None:
-        workflow = Fragment(top["workflow"], workflow.file, workflow.path, workflow.conditional)
-    problems = [InputError(p.file, p.place, p.reason.replace(" (line", asm.note + " (line", 1))
-                if asm.note and ("names nothing" in p.reason or "no such job" in p.reason) else p
-                for p in asm.problems]
-    return Pipeline(root, jobs, workflow, asm.unresolved, problems, asm.conditional,
+    wf = asm.keys["workflow"][-1] if "workflow" in asm.keys else None
+    workflow = Fragment(top["workflow"], wf.file, wf.path, wf.conditional) if wf is not None else None
+    return Pipeline(root, jobs, workflow, asm.unresolved, _noted(asm), asm.conditional,
                     asm.keys.get("variables", []), child)
+
+
+def _noted(asm: _Assembler) -> list[InputError]:
+    """The problems; what is not found may be defined by an include that was not read: said so."""
+    if not asm.unresolved:
+        return asm.problems
+    note = " (or in an include graphkit does not fetch: " + ", ".join(
+        sorted({f"{i.kind} {i.target}" for i in asm.unresolved})[:3]) + ")"
+    return [InputError(p.file, p.place, p.reason.replace(" (line", note + " (line", 1))
+            if "names nothing" in p.reason or "no such job" in p.reason else p for p in asm.problems]
 
