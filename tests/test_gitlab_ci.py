@@ -490,3 +490,20 @@ def test_corpus_vault_secret_and_id_token():
 def test_parse_config_is_pure_and_reads_reference():
     f = parse_config("a:\n  script: !reference [.x, script]\n", file="c.yml", project=Project("g/p"))
     assert f.data["a"]["script"].path == (".x", "script") and f.data["a"]["script"].line == 2
+
+
+def test_fixture_case_triggers_and_subjects():
+    # tests/fixtures/cases/gitlab-project: deploy only on the protected default branch; build on branches and
+    # merge requests from the project itself (forks: when: never)
+    r = INGESTOR.ingest([Path(__file__).parent / "fixtures" / "cases" / "gitlab-project" / "projects"])
+    jobs = _jobs(r)
+    (deploy,) = jobs["deploy"].gitlab.triggers
+    assert (deploy.ref_type, deploy.refs, deploy.protected, deploy.confidence) == (
+        "branch", ("$CI_DEFAULT_BRANCH",), True, Confidence.CERTAIN)
+    assert jobs["deploy"].gitlab.protected_refs is True and jobs["build"].gitlab.protected_refs is None
+    assert {(t.ref_type, t.from_fork) for t in jobs["build"].gitlab.triggers} == {("branch", None),
+                                                                                  ("merge_request", False)}
+    oidc = next(n for n in r.nodes if n.kind == "oidc_identity")
+    assert oidc.subjects == ["project_path:acme/web:ref_type:branch:ref:*"]
+    reg = next(v for v in jobs["build"].gitlab.variables if v.name == "REGISTRY_PASSWORD")
+    assert reg.credential_like and reg.references == ("CI_REGISTRY_PASSWORD",)

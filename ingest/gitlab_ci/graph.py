@@ -38,12 +38,22 @@ __all__ = ["to_graph", "oidc_subjects"]
 
 def oidc_subjects(facts: GitLabJob) -> list[str]:
     """The ``sub`` claims the job's ID tokens can carry: ``project_path:{project}:ref_type:{branch|tag}:ref:{ref}``
-    per ref it runs on (a merge request pipeline's ref is its source branch; ``*`` stands for any ref)."""
+    per ref it runs on (a merge request pipeline's ref is its source branch).  ``*`` stands for any ref, and for
+    a ref known only as a ``/regex/`` or as the default branch (``$CI_DEFAULT_BRANCH``: its name is not in the
+    file); the exact refs are in the job's triggers.
+
+    >>> from graphkit.model import Evidence, GitLabJob, GitLabTrigger
+    >>> ev = Evidence(file=".gitlab-ci.yml")
+    >>> t = [GitLabTrigger(ref_type="tag", sources=("push",), refs=("v1", "/^v2/"), evidence=ev)]
+    >>> oidc_subjects(GitLabJob(project="g/p", config_file="c", file="c", name="j", triggers=t, evidence=ev))
+    ['project_path:g/p:ref_type:tag:ref:*', 'project_path:g/p:ref_type:tag:ref:v1']
+    """
     out: list[str] = []
     for t in facts.triggers:
         ref_type = "tag" if t.ref_type == "tag" else "branch"
         for ref in t.refs if t.refs is not None else ("*",):
-            out.append(f"project_path:{facts.project}:ref_type:{ref_type}:ref:{ref}")
+            literal = not ref.startswith(("/", "$"))
+            out.append(f"project_path:{facts.project}:ref_type:{ref_type}:ref:{ref if literal else '*'}")
     return sorted(dict.fromkeys(out))
 
 
