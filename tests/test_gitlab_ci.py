@@ -418,6 +418,17 @@ def test_only_except_refs():
         Confidence.POSSIBLE
 
 
+def test_except_excludes_when_any_key_matches():
+    # gitlab-org/gitlab lib/gitlab/ci/pipeline/seed/build.rb: only.all? / except.none? (per key)
+    ts = _triggers(only=["branches", "pushes"], except_={"refs": ["main"], "variables": ['$SKIP == "1"']})
+    assert {(t.ref_type, t.refs, t.refs_excluded, t.confidence.value) for t in ts} == {
+        ("branch", None, ("main",), "possible"), ("tag", None, ("main",), "possible")}  # tags: pushed ones
+    assert {s for t in ts if t.ref_type == "branch" for s in t.sources} == {
+        "push", "web", "schedule", "api", "trigger", "pipeline", "parent_pipeline", "chat", "webide"}
+    pushes = _triggers(only=["pushes"])  # a source keyword: branch and tag pipelines started by a push
+    assert {(t.ref_type, t.sources) for t in pushes} == {("branch", ("push",)), ("tag", ("push",))}
+
+
 def test_workflow_rules_gate_every_job():
     # https://docs.gitlab.com/ci/yaml/workflow/#workflowrules-examples
     wf = {"rules": [{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}, {"if": "$CI_COMMIT_TAG"}]}

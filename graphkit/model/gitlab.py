@@ -128,8 +128,8 @@ class GitLabSecret(_Frozen):
     ``gcp_secret_manager`` or ``aws_secrets_manager``.  ``path``: what it names at the provider (Vault:
     ``engine/path`` from ``vault: path/to/secret/field@engine`` or the mapping form, without the field; Azure and
     GCP: ``name``; AWS: ``secret_id``).  ``field``: Vault field.  ``token``: the ID token name it authenticates
-    with (``token: $VAULT_ID_TOKEN`` -> ``VAULT_ID_TOKEN``), None when not set (GitLab then uses the job's
-    only ID token, if it has exactly one).  ``file``: exposed as a file variable (default true).
+    with (``token: $VAULT_ID_TOKEN`` -> ``VAULT_ID_TOKEN``), None when not set (which token GitLab then uses:
+    https://docs.gitlab.com/ci/yaml/#secretstoken).  ``file``: exposed as a file variable (default true).
     """
 
     name: str
