@@ -6,6 +6,7 @@ Every fixture cites the GitLab documentation page whose example or rule it follo
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -440,6 +441,34 @@ def test_expressions_parse_gitlab_grammar():
     assert parse_expression("($A == 'x' || $B) && $C !~ /y/i")[0] == "and"
     with pytest.raises(ValueError):
         parse_expression("$A === 1")
+
+
+def test_values_never_stored_and_hostile_names_kept_verbatim(tmp_path):
+    # a literal token in a variable, a URL credential in an environment URL and a remote include: none is kept
+    canary = "glpat-" + "CANARYvalue0123456789"
+    r = _ingest(tmp_path, {".gitlab-ci.yml": f"""
+        include:
+          - remote: https://ci:{canary}@gitlab.example.com/t.yml
+        variables:
+          API_KEY: "{canary}"
+          SERVICE: "https://bot:{canary}@registry.example.com"
+        "deploy \\x1b[2J </script> ‮txt":
+          image: https://u:{canary}@registry.example.com/img:1
+          environment:
+            name: "prod'}}) MATCH (n) DETACH DELETE n //"
+            url: https://bot:{canary}@app.example.com
+          script: [echo {canary}]
+        """})
+    from graphkit.graph import Graph
+    g = Graph()
+    g.update(r.nodes, r.edges)
+    dumped = json.dumps(g.to_dict())
+    assert canary not in dumped and "CANARY" not in dumped
+    (job,) = _jobs(r).values()
+    assert job.job_key == "deploy \x1b[2J </script> \u202etxt"  # YAML escapes, stored verbatim
+    assert ids.parse(job.id).parts["name"] == job.job_key
+    assert job.gitlab.environment.name == "prod'}) MATCH (n) DETACH DELETE n //"
+    assert {v.name: v.credential_like for v in job.gitlab.variables} == {"API_KEY": True, "SERVICE": True}
 
 
 # ----------------------------------------------------------------------------- the real corpus

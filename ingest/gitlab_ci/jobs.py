@@ -16,7 +16,7 @@ from typing import Any
 
 from graphkit.errors import InputError
 from graphkit.model import Confidence, GitLabEnvironment, GitLabIdToken, GitLabJob, GitLabSecret, GitLabVariable
-from graphkit.redact import find_credentials, looks_like_credential_name
+from graphkit.redact import find_credentials, looks_like_credential_name, strip_embedded_urls
 from ingest._yaml import type_name
 
 from .conditions import Conditions, reduce_triggers
@@ -95,7 +95,7 @@ class _Facts:
         return GitLabEnvironment(name=spec["name"], dynamic="$" in spec["name"],
                                  deployment_tier=str(tier) if isinstance(tier, str) else None,
                                  action=str(spec.get("action") or "start"),
-                                 url=url if isinstance(url, str) else None, evidence=ev)
+                                 url=strip_embedded_urls(url).url if isinstance(url, str) else None, evidence=ev)
 
     def _variables(self, raw: Any, frags: list[Fragment], scope: str, key: str) -> list[GitLabVariable]:
         if raw is None:
@@ -163,8 +163,8 @@ class _Facts:
         image = img.get("name") if isinstance(img, dict) else img
         raw = self.job.data.get("services")
         services = [s.get("name") if isinstance(s, dict) else s for s in (raw if isinstance(raw, list) else [])]
-        return (str(image) if isinstance(image, (str, int)) else None,
-                tuple(str(s) for s in services if isinstance(s, str)))
+        return (strip_embedded_urls(str(image)).url if isinstance(image, (str, int)) else None,
+                tuple(strip_embedded_urls(s).url for s in services if isinstance(s, str)))
 
     def bridge(self) -> str | None:
         raw = self.job.data.get("trigger")

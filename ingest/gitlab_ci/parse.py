@@ -26,6 +26,7 @@ import yaml
 
 from graphkit import limits
 from graphkit.errors import InputError
+from graphkit.redact import strip_embedded_urls
 from ingest._yaml import Loader, join_path, line_of, load_yaml, type_name
 
 from .models import CIFile, Include, Project, Reference
@@ -76,11 +77,17 @@ def _body(text: str, file: str) -> str:
     return "\n" * text.count("\n", 0, m.end()) + text[m.end():]
 
 
+def _clean(target: str) -> str:
+    """An include target without URL credentials (``https://user:token@host/...``, ``?private_token=``):
+    :func:`graphkit.redact.strip_embedded_urls`."""
+    return strip_embedded_urls(target).url if "://" in target else target
+
+
 def _include_entry(raw: Any, path: str, f: CIFile) -> Include:
     """One ``include`` entry; raises :class:`InputError` (file, path, reason) when GitLab could not read it."""
     ev = f.evidence(path)
     if isinstance(raw, str):
-        return Include("remote" if _URL.match(raw) else "local", raw, False, ev)
+        return Include("remote" if _URL.match(raw) else "local", _clean(raw), False, ev)
     if not isinstance(raw, dict):
         raise InputError(f.file, path, f"expected a path or a mapping, got {type_name(raw)}")
     conditional = "rules" in raw
@@ -89,7 +96,7 @@ def _include_entry(raw: Any, path: str, f: CIFile) -> Include:
             value = raw[kind]
             if not isinstance(value, str):
                 raise InputError(f.file, join_path(path, kind), f"expected a string, got {type_name(value)}")
-            return Include(kind, value, conditional, ev)  # type: ignore[arg-type]
+            return Include(kind, _clean(value), conditional, ev)  # type: ignore[arg-type]
     if "project" in raw:
         files = raw.get("file")
         names = files if isinstance(files, list) else [files]
