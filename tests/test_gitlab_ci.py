@@ -157,6 +157,22 @@ def test_default_and_inherit(tmp_path):
     assert jobs["karma"].gitlab.id_tokens[0].aud == ("https://vault.example.com",)
 
 
+def test_tags_with_variables_expanded_from_the_file(tmp_path):
+    # https://docs.gitlab.com/ci/yaml/#tags ("You can use CI/CD variables in tags"); a project variable of the
+    # same name would win (https://docs.gitlab.com/ci/variables/#cicd-variable-precedence)
+    r = _ingest(tmp_path, {".gitlab-ci.yml": """
+        variables: {RUNNER_TAG: linux-large, SECRET_TOKEN: "abc"}
+        a: {script: [x], tags: ["$RUNNER_TAG", "${RUNNER_TAG}-gpu"]}
+        b: {script: [x], tags: ["$UNDEFINED"]}
+        c: {script: [x], tags: ["$SECRET_TOKEN"]}
+        d: {script: [x], tags: ["$RUNNER_TAG"], variables: {RUNNER_TAG: arm64}}
+        """})
+    jobs = _jobs(r)
+    assert jobs["a"].gitlab.expanded_tags == ("linux-large", "linux-large-gpu")
+    assert jobs["b"].gitlab.expanded_tags == () and jobs["c"].gitlab.expanded_tags == ()
+    assert jobs["d"].gitlab.expanded_tags == ("arm64",)
+
+
 def test_reference_tags_and_anchors(tmp_path):
     # https://docs.gitlab.com/ci/yaml/yaml_optimization/#reference-tags ; #anchors ; merge keys (<<)
     r = _ingest(tmp_path, {".gitlab-ci.yml": """
@@ -497,6 +513,7 @@ def test_corpus_real_jobs_tags_stages_environments():
     assert (s3.environment.name, s3.stage, s3.file) == ("stable/s3", "release", ".gitlab/ci/release.gitlab-ci.yml")
     unit = jobs[runner + "unit test"].gitlab
     assert unit.tags == ("$KUBERNETES_RUNNER_TAG",) and unit.dynamic_tags == ("$KUBERNETES_RUNNER_TAG",)
+    assert unit.expanded_tags == ("kubernetes_runner",)  # the global variable's value in _common.gitlab-ci.yml
     docs = jobs[runner + "review-docs-cleanup"].gitlab.environment
     assert (docs.name, docs.action, docs.dynamic) == ("review-docs/mr-${CI_MERGE_REQUEST_IID}", "stop", True)
     bridge = jobs[runner + "hosted runners bridge stable"].gitlab

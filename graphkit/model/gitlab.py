@@ -13,8 +13,8 @@ https://docs.gitlab.com/ci/yaml/):
 
 - ``tags``: a runner picks the job when the job's tags are all among the runner's tags; an untagged job only
   by a runner with ``run_untagged`` (https://docs.gitlab.com/ci/yaml/#tags).  Tags holding a CI/CD variable
-  (``$KUBERNETES_RUNNER_TAG``) are expanded at run time: ``dynamic_tags`` lists them (matching them is
-  ``possible``).
+  (``$KUBERNETES_RUNNER_TAG``) are expanded at run time: ``dynamic_tags`` lists them, ``expanded_tags`` gives
+  the tags with the file's own values (matching them is ``possible``).
 - ``bridge``: a trigger job (``trigger:``) starts a downstream pipeline and runs on **no** runner
   (https://docs.gitlab.com/ci/yaml/#trigger).
 - ``triggers``: the pipelines the job can be part of, reduced from ``workflow:rules``, ``rules`` and
@@ -171,6 +171,11 @@ class GitLabJob(_Frozen):
     stage: str = "test"
     tags: tuple[str, ...] = ()
     dynamic_tags: tuple[str, ...] = ()
+    #: ``tags`` with their variables replaced by the values the configuration itself gives them (job, then
+    #: global ``variables:``), when every one is a plain tag word; empty when some cannot be expanded.  A CI/CD
+    #: variable of the project, group or instance with the same name takes precedence over the file
+    #: (https://docs.gitlab.com/ci/variables/#cicd-variable-precedence), so routing on them is ``possible``.
+    expanded_tags: tuple[str, ...] = ()
     bridge: str | None = None
     when: str = "on_success"
     environment: GitLabEnvironment | None = None

@@ -224,6 +224,34 @@ def global_variables(pipeline: Pipeline, problems: list[InputError]) -> list[Git
     return _Facts(home, problems)._variables(merged, frags, "global", "variables")
 
 
+_TAG_WORD = re.compile(r"[A-Za-z0-9_.:/+-]+")
+
+
+def _expanded(tags: tuple[str, ...], job: ResolvedJob) -> tuple[str, ...]:
+    """``tags`` with ``$NAME`` replaced by the literal value the configuration gives ``NAME`` (job variables over
+    global ones), when each is a plain tag word that does not look like a credential; else ``()``."""
+    if not any("$" in t for t in tags):
+        return ()
+    own = job.data.get("variables")
+    values = {**job.global_variables, **(own if isinstance(own, dict) else {})}
+
+    def value(name: str) -> str | None:
+        v = values.get(name)
+        v = v.get("value") if isinstance(v, dict) else v
+        text = str(v) if isinstance(v, (str, int, float)) and not isinstance(v, bool) else None
+        ok = text is not None and _TAG_WORD.fullmatch(text) and not _credential_like(name, text)
+        return text if ok else None
+
+    out = []
+    for tag in tags:
+        names = [a or b for a, b in _VAR.findall(tag)]
+        got = {n: value(n) for n in names}
+        if None in got.values():
+            return ()
+        out.append(_VAR.sub(lambda m: got[m.group(1) or m.group(2)] or "", tag))
+    return tuple(dict.fromkeys(out))
+
+
 def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
               globals_: list[GitLabVariable] | None = None) -> GitLabJob:
     """The :class:`~graphkit.model.GitLabJob` of a merged job (shapes: see :mod:`graphkit.model.gitlab`).
@@ -247,7 +275,8 @@ def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
                                                       "environment")])
     return GitLabJob(project=pipeline.root.project.path, config_file=pipeline.root.file, file=job.home.file.file,
                      name=job.name, stage=r.text("stage") or "test", tags=tags,
-                     dynamic_tags=tuple(t for t in tags if "$" in t), bridge=r.bridge(), when=when,
+                     dynamic_tags=tuple(t for t in tags if "$" in t), expanded_tags=_expanded(tags, job),
+                     bridge=r.bridge(), when=when,
                      environment=r.environment(), triggers=reduce_triggers(cond), variables=r.variables(pipeline, globals_),
                      referenced_variables=tuple(refs), secrets=r.secrets(), id_tokens=r.id_tokens(), image=image,
                      services=services, extends=tuple(job.extends),
