@@ -211,6 +211,15 @@ def test_reference_that_names_nothing_is_a_problem(tmp_path):
     assert "job" in _jobs(r)
 
 
+def test_reference_expansion_is_bounded(tmp_path):
+    # ten levels of ten references: 10**10 values if expanded; refused as one problem, never a hang
+    levels = ["l0: [x]"] + [f"l{i}: [{', '.join([f'!reference [.l{i - 1}]'] * 10)}]" for i in range(1, 11)]
+    text = "\n".join("." + line for line in levels) + "\njob: {script: !reference [.l10]}\n"
+    r = _ingest(tmp_path, {".gitlab-ci.yml": text})
+    assert any("max_yaml_nodes" in p.reason for p in r.problems)
+    assert not _jobs(r)
+
+
 def test_local_include_resolved_and_others_recorded(tmp_path):
     # https://docs.gitlab.com/ci/yaml/#include ; #includelocal (wildcards) ; override of included values:
     # https://docs.gitlab.com/ci/yaml/includes/#override-included-configuration-values
