@@ -167,9 +167,11 @@ def blast_radius_cmd(
                                                "named without one (--from untrusted:fork-pr).")] = None,
     now: Annotated[Optional[str], typer.Option("--now", metavar="TIME", help="Time of the analysis (ISO 8601; "
                                                "default: now).")] = None,
-    compromised_since: Annotated[Optional[str], typer.Option("--compromised-since", metavar="TIME", help="Start "
-                                                             "of the compromise (ISO 8601): tokens issued before "
-                                                             "are not the attacker's.")] = None,
+    compromised_since: Annotated[Optional[str], typer.Option("--compromised-since", "--since", metavar="TIME",
+                                                             help="Start of the compromise (ISO 8601): tokens "
+                                                             "issued before are not the attacker's, and jobs the "
+                                                             "job history shows ending before it exposed "
+                                                             "nothing.")] = None,
     tokens: Annotated[Optional[Path], typer.Option("--tokens", metavar="FILE", help="Issued tokens and sessions "
                                                    "(graphkit.issued-tokens/v1), classified live or expired.")]
     = None,

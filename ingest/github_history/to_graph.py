@@ -35,7 +35,7 @@ def workflow_path(path: str | None) -> str | None:
 def event_time(value: int | float | str | None) -> str | None:
     """An audit-log time (``@timestamp``/``created_at``: milliseconds since the epoch, or ISO 8601) as ISO 8601 UTC.
 
-    >>> event_time(1764583200000), event_time("2026-12-01T10:00:00Z"), event_time(None)
+    >>> event_time(1796119200000), event_time("2026-12-01T10:00:00Z"), event_time(None)
     ('2026-12-01T10:00:00Z', '2026-12-01T10:00:00Z', None)
     """
     if value is None or isinstance(value, str):
