@@ -185,3 +185,30 @@ def test_real_webhook_job_and_run_objects_have_the_shapes_read():
     assert (j.runner_name, j.runner_group_name, j.labels, j.run_id) == ("GitHub Actions 5", "GitHub Actions",
                                                                         ["ubuntu-latest"], 2202229078)
     assert (r.path, r.event, r.actor.login) == (".github/workflows/test.yml", "repository_dispatch", "Codertocat")
+
+
+def test_registrations_seen_by_the_platform(graph):
+    from graphkit.findings import FindingOptions, run_rules
+    from graphkit.rules.runner_registration_unexpected import PLACES, REGISTRARS
+
+    def found(**extra):
+        fs = run_rules(graph, FindingOptions(extra=extra), only=["runner-registration-unexpected"])
+        return {f.subject: (f.severity.value, f.properties["reasons"]) for f in fs}
+
+    # absent from the inventory and it took jobs (run 201): critical, with no option at all
+    assert found() == {ROGUE: ("critical", ["absent from the runner inventory"])}
+    by_actor = found(**{REGISTRARS: ["ops-bot"]})
+    assert by_actor[ROGUE][1][1] == "registered by mallory at 2026-11-30T08:06:40Z (expected: ops-bot)"
+    assert R1 not in by_actor
+    by_place = found(**{PLACES: ["DE", "198.51.100.0/24"]})
+    assert by_place[ROGUE][1][1] == "registered from ZZ, 203.0.113.7 at 2026-11-30T08:06:40Z (expected: DE, 198.51.100.0/24)"
+    assert R1 not in by_place  # build-01 was registered from DE
+    assert R1 in found(**{REGISTRARS: ["someone-else"]})
+
+
+def test_the_findings_command_takes_the_expected_registrars():
+    flags = [x for k, v in _inputs().items() for p in v for x in (f"--{k}", p)]
+    res = CliRunner().invoke(app, ["findings", "--format", "json", "--rule", "runner-registration-unexpected",
+                                   "--expected-registrar", "ops-bot", *flags], catch_exceptions=False)
+    doc = json.loads(res.output)
+    assert [f["subject"] for f in doc["findings"]] == [ROGUE]
