@@ -313,8 +313,10 @@ class ApiClient:
         return str(httpx.URL(full, params=sorted((params or {}).items()))) if params else full
 
     # ------------------------------------------------------------ one page
-    def get(self, path: str, params: dict[str, Any] | None = None) -> Page:
-        """One page (from the store when it holds it).
+    def get(self, path: str, params: dict[str, Any] | None = None,
+            scrub: Callable[[Any], Any] | None = None) -> Page:
+        """One page (from the store when it holds it); ``scrub`` rewrites the body before it is kept or returned
+        (e.g. drops variable values: only names are ever stored).
 
         Raises
         ------
@@ -334,6 +336,9 @@ class ApiClient:
             page = retrying(self._fetch, url, invalid)
         except _Retry as exc:
             raise ApiError(f"{url}: gave up after {self.config.attempts} attempts ({exc.reason})") from None
+        if scrub is not None:
+            page = Page(url=page.url, status=page.status, headers=page.headers, body=scrub(page.body),
+                        fetched_at=page.fetched_at)
         if self.store is not None:
             self.store.put(page)
         return page
@@ -409,7 +414,7 @@ class ApiClient:
     # ------------------------------------------------------------ many pages
     def pages(self, path: str, params: dict[str, Any] | None = None,
               next_url: Callable[[dict[str, str], str], str | None] = link_next,
-              max_pages: int = 1000) -> Iterator[Page]:
+              max_pages: int = 1000, scrub: Callable[[Any], Any] | None = None) -> Iterator[Page]:
         """Every page of a paginated list, following ``next_url`` (default: the ``Link`` header).
 
         Raises
@@ -417,19 +422,20 @@ class ApiClient:
         Unreadable, ApiError
             as :meth:`get`, for any page.
         """
-        page: Page | None = self.get(path, params)
+        page: Page | None = self.get(path, params, scrub)
         seen = 0
         while page is not None:
             yield page
             seen += 1
             nxt = next_url(page.headers, page.url)
-            page = self.get(nxt) if nxt and seen < max_pages else None
+            page = self.get(nxt, scrub=scrub) if nxt and seen < max_pages else None
 
-    def items(self, path: str, key: str | None, params: dict[str, Any] | None = None) -> list[Any]:
+    def items(self, path: str, key: str | None, params: dict[str, Any] | None = None,
+              scrub: Callable[[Any], Any] | None = None) -> list[Any]:
         """The items of every page: ``body[key]`` (``{"total_count", key: [...]}`` answers) or the body itself
         (a JSON array) when ``key`` is None."""
         found: list[Any] = []
-        for page in self.pages(path, params):
+        for page in self.pages(path, params, scrub=scrub):
             body = page.body if key is None else (page.body or {}).get(key)
             if not isinstance(body, list):
                 raise Unreadable(page.url, 0, f"unexpected answer shape (no {key or 'array'})")
