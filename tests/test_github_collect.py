@@ -207,3 +207,72 @@ def test_bad_usage_is_refused():
     assert res.exit_code == 2 and "pw" not in res.output
     res = CliRunner().invoke(app, ["collect", "github", "--org", "acme", "-o", "x", "--app-id", "1"])
     assert res.exit_code == 2
+
+
+def test_github_app_installation_token_is_used_and_never_written(httpserver, tmp_path, monkeypatch):
+    """App auth: a JWT signed with the App's key (RS256, iss = app id) buys an installation token
+    (https://docs.github.com/en/apps/creating-github-apps/authenticating-with-a-github-app/generating-an-installation-access-token-for-a-github-app)."""
+    import jwt
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    monkeypatch.delenv("GITHUB_TOKEN")
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = tmp_path / "app.pem"
+    pem.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                      serialization.NoEncryption()))
+    installation_token = "ghs_FAKEinstallationTOKEN000000000000000"
+    seen: list[dict] = []
+
+    def mint(request):
+        from werkzeug import Response
+
+        claims = jwt.decode(request.headers["Authorization"].split()[1], key.public_key(), algorithms=["RS256"])
+        seen.append(claims)
+        return Response(json.dumps({"token": installation_token, "expires_at": "2026-12-02T01:00:00Z",
+                                    "permissions": {"organization_self_hosted_runners": "read"}}), status=201,
+                        content_type="application/json")
+    httpserver.expect_request("/app/installations/55/access_tokens", method="POST").respond_with_handler(mint)
+    serve(httpserver)
+    result = collect(httpserver, tmp_path / "snap", app=("42", str(pem), "55"))
+    assert result.problems == []
+    assert seen[0]["iss"] == "42" and seen[0]["exp"] - seen[0]["iat"] <= 600
+    gets = [r for r, _ in httpserver.log if r.method == "GET"]
+    assert gets and all(r.headers["Authorization"] == f"Bearer {installation_token}" for r in gets)
+    for p in (tmp_path / "snap").rglob("*"):
+        if p.is_file():
+            assert installation_token not in p.read_text(errors="replace")
+
+
+def test_without_any_token_it_says_so_and_reads_anonymously(httpserver, tmp_path, monkeypatch):
+    monkeypatch.delenv("GITHUB_TOKEN")
+    serve(httpserver)
+    said: list[str] = []
+    collect(httpserver, tmp_path / "snap", notify=said.append)
+    assert any("anonymous" in m for m in said)
+    assert all("Authorization" not in r.headers for r, _ in httpserver.log)
+
+
+def test_the_summary_lists_unreadable_scopes_with_their_fix(httpserver, tmp_path):
+    serve(httpserver, {"/repos/acme/app/actions/secrets": forbidden()})
+    collect(httpserver, tmp_path / "snap")
+    res = CliRunner().invoke(app, ["blast-radius", "--github-snapshot", str(tmp_path / "snap"), "--from",
+                                   "runner:acme/build-01-a"])
+    assert res.exit_code == 3, res.output
+    summary = res.output.split("Revocation plan")[0]
+    assert "secrets of repo:acme/app unreadable (HTTP 403)" in summary
+    assert "fix: fine-grained/App: organization Secrets (read), repository Secrets (read)" in summary
+    # what the unread list held is possible, never absent: the job's secret reference stays a possible secret
+    inv = yaml.safe_load((tmp_path / "snap" / "inventory.yaml").read_text())
+    assert (inv["repositories"][0]["secrets"], inv["repositories"][0]["secrets_complete"]) == (None, False)
+    built = build_graph({"github-snapshot": [str(tmp_path / "snap")]}).graph
+    assert {"secret:acme/app:PYPI_API_TOKEN", "secret:acme/app:CODECOV_TOKEN"} <= \
+        set(built.meta.resolve.unknown_secrets)  # scope unknown, still read by the jobs
+
+
+def test_readme_lists_the_permission_of_every_resource():
+    from ingest.github_api import RESOURCES
+
+    readme = (ROOT / "README.md").read_text()
+    for r in RESOURCES.values():
+        assert f"| `{r.name}` |" in readme and r.fix in readme and r.doc in readme, r.name
