@@ -167,9 +167,11 @@ def blast_radius_cmd(
                                                "named without one (--from untrusted:fork-pr).")] = None,
     now: Annotated[Optional[str], typer.Option("--now", metavar="TIME", help="Time of the analysis (ISO 8601; "
                                                "default: now).")] = None,
-    compromised_since: Annotated[Optional[str], typer.Option("--compromised-since", metavar="TIME", help="Start "
-                                                             "of the compromise (ISO 8601): tokens issued before "
-                                                             "are not the attacker's.")] = None,
+    compromised_since: Annotated[Optional[str], typer.Option("--compromised-since", "--since", metavar="TIME",
+                                                             help="Start of the compromise (ISO 8601): tokens "
+                                                             "issued before are not the attacker's, and jobs the "
+                                                             "job history shows ending before it exposed "
+                                                             "nothing.")] = None,
     tokens: Annotated[Optional[Path], typer.Option("--tokens", metavar="FILE", help="Issued tokens and sessions "
                                                    "(graphkit.issued-tokens/v1), classified live or expired.")]
     = None,
@@ -252,6 +254,14 @@ def findings(
     expected_org: Annotated[list[str], typer.Option("--expected-org", metavar="ORG", callback=_expected_orgs,
                                                     help="Org (or org/repo, or its URL) runners may register to. "
                                                     "Repeatable.")] = [],
+    expected_registrar: Annotated[list[str], typer.Option("--expected-registrar", metavar="LOGIN", help="Account "
+                                                           "(user, bot or GitHub App) expected to register "
+                                                           "runners; the audit log names the others. "
+                                                           "Repeatable.")] = [],
+    expected_place: Annotated[list[str], typer.Option("--expected-registration-place", metavar="PLACE",
+                                                       help="Country code (DE) or IP network (203.0.113.0/24) "
+                                                       "runners are expected to be registered from (audit log "
+                                                       "actor_location/actor_ip). Repeatable.")] = [],
     rule_ids: Annotated[list[str], typer.Option("--rule", metavar="ID", help="Run only these rules.")] = [],
     fmt: Annotated[FindingsFormat, typer.Option("--format", "-f", help="Output format (sarif: SARIF 2.1.0 "
                                                 "for code scanning).")] = FindingsFormat.table,
@@ -267,7 +277,9 @@ def findings(
     if unknown:
         raise typer.BadParameter(f"unknown rule(s) {', '.join(unknown)}; known: {', '.join(rules())}",
                                  param_hint="--rule")
-    options = FindingOptions(expected_orgs=frozenset(expected_org) or None)
+    from graphkit.rules.runner_registration_unexpected import PLACES, REGISTRARS
+    options = FindingOptions(expected_orgs=frozenset(expected_org) or None,
+                             extra={REGISTRARS: expected_registrar, PLACES: expected_place})
     found = run_rules(g, options, only=rule_ids or None)
     if fmt is FindingsFormat.sarif:
         from graphkit.export import sarif_document

@@ -140,6 +140,8 @@ SAMPLES: dict[str, tuple[str, str]] = {
     "account id": ("111122223333", "111122223333"),
     "ARN": ("arn:aws:iam::111122223333:user/CI-Bot", "arn:aws:iam::111122223333:user/CI-Bot"),
     "job id": ("job:acme/app/.github/workflows/ci.yml#build", "job:acme/app/.github/workflows/ci.yml#build"),
+    # GitHub's job display name (REST job ``name``): a matrix instance, https://docs.github.com/en/rest/actions/workflow-jobs
+    "job display name": ("Build (ubuntu, 3.11) #2 > x", "Build (ubuntu, 3.11) #2 > x"),
 }
 #: Values a part must refuse (they would not read back, or are not what the part names); every part refuses
 #: the empty and the blank value.

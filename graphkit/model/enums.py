@@ -248,5 +248,7 @@ class EdgeKind(str, Enum):
     CAN_REGISTER_RUNNER = "can_register_runner"
     GROUP_RECEIVES_JOB = "group_receives_job"
     CAN_TRIGGER = "can_trigger"
+    # observed (job history: what actually ran)
+    RAN_JOB = "ran_job"
 
 

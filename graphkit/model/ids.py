@@ -57,7 +57,7 @@ from graphkit.redact import strip_url_credentials
 __all__ = [
     "IdError", "Part", "IdForm", "ParsedId", "ID_FORMS", "FORMS_BY_KIND", "PREFIXES", "parse", "kind_of",
     "id_format", "host", "runner", "runner_pool", "pool_labels", "runner_group", "organization", "repository",
-    "workflow", "job", "github_token", "oidc_identity", "secret_org", "secret_repo", "secret_env",
+    "workflow", "job", "job_observed", "job_name_part", "github_token", "oidc_identity", "secret_org", "secret_repo", "secret_env",
     "secret_unknown", "secret_all", "cloud_role", "signing_key", "environment", "target", "cache_actions",
     "cache_host", "credential", "cloud_user", "cloud_group", "cloud_policy", "cloud_policy_file",
     "oidc_provider", "cloud_account", "cloud_secret", "untrusted", "owner_key", "repo_key", "secret_key", "env_key",
@@ -128,6 +128,16 @@ def runner_name_of_part(part: str) -> str:
     return urllib.parse.unquote(part, errors="surrogatepass") if "%" in part else part
 
 
+def job_name_part(name: str) -> str:
+    """A job display name as observed job ids write it: :func:`runner_name_part`, with ``#`` and ``>`` also
+    percent-encoded (they separate the parts of job ids); read back with :func:`runner_name_of_part`.
+
+    >>> job_name_part("build (ubuntu, 3.11)"), job_name_part("a#b>c")
+    ('build (ubuntu, 3.11)', 'a%23b%3Ec')
+    """
+    return runner_name_part(name).replace("#", "%23").replace(">", "%3E")
+
+
 @dataclass(frozen=True)
 class Part:
     """One placeholder of an id template.
@@ -165,6 +175,8 @@ TEXT = Part("identifier", _keep, r".+")
 WORD = Part("type", lambda s: s.strip().lower(), r"[a-z0-9_-]+")
 ACCOUNT = Part("account id", _keep, r"\d{12}|\*|aws|\$\{[^}]+\}")
 ARN = Part("ARN", _keep, r"arn:.+")
+JOB_NAME = Part("job display name", _keep, r".+", render=lambda s: job_name_part(s),
+                decode=lambda s: runner_name_of_part(s), id_pattern=r"[^#>]+")
 JOB_REF = Part("job id", _keep, r"job:.+", render=lambda s: s.removeprefix("job:"), decode=lambda s: "job:" + s,
                id_pattern=r".+")
 
@@ -255,6 +267,9 @@ ID_FORMS: tuple[IdForm, ...] = (
     _form(K.REPOSITORY, "repository", "repo:{repo}", repo=REPO),
     _form(K.WORKFLOW, "workflow", "workflow:{repo}/{path}", repo=REPO, path=PATH),
     _form(K.JOB, "job", "job:{repo}/{path}#{key}", repo=REPO, path=WF_PATH, key=JOB_KEY),
+    _form(K.JOB, "observed", "job:observed:{repo}/{path}#{name}", "a job seen in the job history that no "
+          "workflow job matches; in the name, percent sign, #, > and control characters are percent-encoded",
+          repo=REPO, path=WF_PATH, name=JOB_NAME),
     _form(K.JOB, "called", "job:{caller}>{repo}/{path}#{key}", "a called workflow's job, per caller job",
           caller=JOB_REF, repo=REPO, path=WF_PATH, key=JOB_KEY),
     _form(K.SECRET, "org", "secret:org:{owner}:{name}", owner=OWNER, name=SECRET),
@@ -399,6 +414,19 @@ def job(repo: str, path: str, key: str, caller: str | None = None) -> str:
     if caller is None:
         return _build(NodeKind.JOB, "job", repo=repo, path=path, key=key)
     return _build(NodeKind.JOB, "called", caller=caller, repo=repo, path=path, key=key)
+
+
+def job_observed(repo: str, path: str, name: str) -> str:
+    """A job seen in the platform's job history that no workflow job of the checkouts matches:
+    ``job:observed:{owner}/{repo}/{path}#{name}`` (``name``: GitHub's job ``name``, the display name, e.g.
+    ``build (ubuntu-latest, 3.11)``; https://docs.github.com/en/rest/actions/workflow-jobs).
+
+    >>> job_observed("Acme/App", ".github/workflows/ci.yml", "build (x, 1)")
+    'job:observed:acme/app/.github/workflows/ci.yml#build (x, 1)'
+    >>> parse(job_observed("acme/app", "ci.yml", "a>b#c")).parts["name"]
+    'a>b#c'
+    """
+    return _build(NodeKind.JOB, "observed", repo=repo, path=path, name=name)
 
 
 def github_token(job_id: str) -> str:

@@ -12,6 +12,7 @@ from graphkit.model.enums import Confidence, Criticality, EdgeKind, Lifetime, No
 from graphkit.model.evidence import Evidence
 from graphkit.model.ids import id_format
 from graphkit.model.node import MergeRule, Node, NodeSpec
+from graphkit.model.observed import RunnerEvent
 
 __all__ = ["Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
            "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
@@ -121,6 +122,11 @@ class Runner(Node):
     registration: RunnerRegistration | None = None
     #: True when an org inventory (API or operator list) lists it; None = not listed / unknown
     in_inventory: bool | None = None
+    #: registrations and removals of this runner in the org audit log (who, when, from where); None = no audit
+    #: log read for its owner (:class:`~graphkit.model.observed.RunnerEvent`)
+    platform_events: list[RunnerEvent] | None = None
+    #: the platform's job history shows jobs that ran on it (``ran_job`` edges); None = no history read
+    seen_in_history: bool | None = None
 
     @property
     def unvetted(self) -> bool:

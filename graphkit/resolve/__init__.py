@@ -136,6 +136,7 @@ from graphkit.model import Job, NodeKind
 from graphkit.resolve.caches import link_host_caches
 from graphkit.resolve.context import Context
 from graphkit.resolve.environments import apply_branch_policies
+from graphkit.resolve.observed import link_observed
 from graphkit.resolve.persistence import link_persistence
 from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
@@ -179,6 +180,7 @@ def resolve(graph: Graph) -> None:
     Idempotent: calling it twice gives an equal graph.  Rules and sources are
     in the module docstring.
     """
+    link_observed(graph)  # job history first: observed jobs and runner sightings are then routed and resolved
     ctx = Context.of(graph)
     jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)]
     route(ctx, jobs)
