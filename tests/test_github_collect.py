@@ -181,7 +181,8 @@ def test_cli_collects_without_the_token_anywhere(httpserver, tmp_path):
     assert "admin:org" in res.output
     built = CliRunner().invoke(app, ["blast-radius", "--github-snapshot", str(out), "--from",
                                      "runner:acme/build-01-a"])
-    assert "no node with id" in built.output  # the runner list was unreadable: no invented runner
+    # the runner list was unreadable, but the job history saw a job on build-01-a: the runner is known from it
+    assert built.exit_code == 3 and "runners of org:acme unreadable (HTTP 403)" in built.output
     assert FAKE_TOKEN not in res.output + built.output
     for p in out.rglob("*"):
         if p.is_file():
@@ -276,3 +277,34 @@ def test_readme_lists_the_permission_of_every_resource():
     readme = (ROOT / "README.md").read_text()
     for r in RESOURCES.values():
         assert f"| `{r.name}` |" in readme and r.fix in readme and r.doc in readme, r.name
+
+
+def test_collected_job_history_splits_exposed_from_reachable_and_rotates_exposed_first(httpserver, tmp_path):
+    """The job history collected with --since reaches the analysis through --github-snapshot (github-history
+    source): job ``test`` of acme/app ran on build-01-a (tests/github_server.py JOBS), so its CODECOV_TOKEN is
+    exposed; PYPI_API_TOKEN (release job, never ran there) is only reachable, and the plan rotates the exposed one
+    first."""
+    serve(httpserver)
+    collect(httpserver, tmp_path / "snap", since=SINCE)
+    res = CliRunner().invoke(app, ["blast-radius", "--github-snapshot", str(tmp_path / "snap"), "--from",
+                                   "runner:acme/build-01-a", "--since", "2026-12-01T00:00:00Z", "--now",
+                                   "2026-12-01T20:00:00Z", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["exposure"]["known"] is True
+    assert [(r["job"], r["runner"], r["job_id"]) for r in doc["exposure"]["runs"]] == \
+        [("job:acme/app/.github/workflows/ci.yml#test", "runner:acme/build-01-a", 70001)]
+    status = {r["id"]: r.get("exposure") for r in doc["reached"]}
+    assert status["secret:repo:acme/app:CODECOV_TOKEN"] == "exposed"
+    assert status["secret:repo:acme/app:PYPI_API_TOKEN"] == "reachable"
+    rotations = [s["target"] for s in doc["revocations"] if s["action"] == "rotate_secret"]
+    assert rotations[0] == "secret:repo:acme/app:CODECOV_TOKEN"
+
+
+def test_collected_audit_log_flags_a_runner_registered_outside_the_inventory(httpserver, tmp_path):
+    serve(httpserver)
+    collect(httpserver, tmp_path / "snap", since=SINCE)
+    res = CliRunner().invoke(app, ["findings", "--github-snapshot", str(tmp_path / "snap"), "--format", "json"])
+    found = json.loads(res.stdout)["findings"]
+    unexpected = [f for f in found if f["rule"] == "runner-registration-unexpected"]
+    assert unexpected and any("sneaky" in f["subject"] or "sneaky" in f["message"] for f in unexpected)
