@@ -308,3 +308,29 @@ def test_collected_audit_log_flags_a_runner_registered_outside_the_inventory(htt
     found = json.loads(res.stdout)["findings"]
     unexpected = [f for f in found if f["rule"] == "runner-registration-unexpected"]
     assert unexpected and any("sneaky" in f["subject"] or "sneaky" in f["message"] for f in unexpected)
+
+
+def test_a_stopped_collection_says_so_and_the_rerun_resumes(httpserver, tmp_path):
+    """A primary rate limit longer than --max-wait stops the run (x-ratelimit-reset in an hour); snapshot.json
+    records a pending scope; the same command later fetches only what it did not have."""
+    import time as _time
+
+    from werkzeug import Response
+
+    from ingest._api import RateLimitTooLong
+
+    limited = Response(json.dumps({"message": "API rate limit exceeded"}), status=403, content_type="application/json",
+                       headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(_time.time()) + 3600)})
+    httpserver.expect_oneshot_request("/repos/acme/app/git/trees/main").respond_with_response(limited)
+    serve(httpserver)
+    with pytest.raises(RateLimitTooLong):
+        collect(httpserver, tmp_path / "snap")
+    meta = json.loads((tmp_path / "snap" / "snapshot.json").read_text())
+    assert meta["scopes"][-1]["status"] == "pending" and "run the same command again" in meta["scopes"][-1]["reason"]
+    built = build_graph({"github-snapshot": [str(tmp_path / "snap")]})
+    assert any("collection of org:acme pending" in p.reason for p in built.problems)
+    first = [r.url for r, _ in httpserver.log]
+    result = collect(httpserver, tmp_path / "snap")
+    again = [r.url for r, _ in httpserver.log][len(first):]
+    assert result.problems == [] and result.summary["pages fetched"] == len(again)
+    assert not set(again) & {u for u in first if "/git/trees/" not in u}  # nothing read twice but the refused page

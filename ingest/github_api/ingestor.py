@@ -93,7 +93,7 @@ def _scope_problems(file: str, scopes: Any) -> list[InputError]:
         if not isinstance(s, dict) or s.get("status") == "ok":
             continue
         http = f" (HTTP {s['http_status']})" if s.get("http_status") else ""
-        out.append(InputError(file, f"scopes[{i}]", f"{s.get('resource')} of {s.get('scope')} unreadable{http}: "
+        out.append(InputError(file, f"scopes[{i}]", f"{s.get('resource')} of {s.get('scope')} {s.get('status')}{http}: "
                               f"{s.get('reason')}; fix: {s.get('fix')}"))
     return out
 

@@ -31,7 +31,7 @@ from graphkit.registry import CollectResult
 from ingest._api import ApiClient, ClientConfig, GitHubAppAuth, RawStore, TokenAuth, token_from_env
 from ingest.github_api.convert import history_documents, inventory_document, safe_relative
 from ingest.github_api.fetch import (Reader, fetch_audit_log, fetch_files, fetch_history, fetch_org, fetch_repo,
-                                     list_repositories)
+                                     list_repositories, scope_name)
 
 __all__ = ["COLLECTOR", "SCHEMA", "AppCredentials", "GitHubCollector", "collect_github", "write_snapshot"]
 
@@ -182,14 +182,19 @@ def collect_github(org: str, out: Path, *, repos: list[str] | None = None, since
                                 if v is not None})
     if isinstance(app, tuple):
         app = AppCredentials(str(app[0]), Path(app[1]), str(app[2]))
+    meta = {"schema": SCHEMA, "api_url": api_url, "org": org, "repos": sorted(set(repos or [])), "since": since,
+            "started_at": started, "finished_at": None, "scopes": []}
     with _client(api_url, out, app, config, notify or (lambda m: None), **client_kw) as client:
         rd = Reader(client, progress)
-        got = _read_all(rd, org, sorted(set(repos or [])), since)
+        try:
+            got = _read_all(rd, org, sorted(set(repos or [])), since)
+        except GraphkitError as exc:  # stopped (rate limit too long, 401...): say so; raw/ keeps what was read
+            _stopped(out, meta, rd, str(exc))
+            raise
         fetched = client.fetched
     scopes = [s.as_dict() for s in sorted(rd.scopes.values(), key=lambda s: (s.resource, s.scope))]
-    meta = {"schema": SCHEMA, "api_url": api_url, "org": org,
-            "repos": sorted(str(r["repository"].get("full_name")) for r in got.repos), "since": since,
-            "started_at": started, "finished_at": _now(), "scopes": scopes}
+    meta.update(repos=sorted(str(r["repository"].get("full_name")) for r in got.repos), finished_at=_now(),
+                scopes=scopes)
     try:
         counts = write_snapshot(out, meta, got, org)
     except OSError as exc:
@@ -199,6 +204,19 @@ def collect_github(org: str, out: Path, *, repos: list[str] | None = None, since
                            f"fix: {s['fix']}") for i, s in enumerate(scopes) if s["status"] != "ok"]
     return CollectResult(document=meta, problems=problems,
                          summary={**counts, "pages fetched": fetched, "unreadable scopes": len(problems)})
+
+
+def _stopped(out: Path, meta: dict[str, Any], rd: Reader, reason: str) -> None:
+    """Write ``snapshot.json`` for a collection that stopped: the scopes read so far and one ``pending`` record
+    (a build of the folder then reports it; the same command resumes from ``raw/``)."""
+    scopes = [s.as_dict() for s in sorted(rd.scopes.values(), key=lambda s: (s.resource, s.scope))]
+    pending = {"resource": "collection", "scope": scope_name("org", meta["org"]), "status": "pending", "http_status": None,
+               "reason": f"stopped before the end ({reason}); run the same command again to resume",
+               "fix": "rerun graphkit collect github with the same -o"}
+    try:
+        _write(out / "snapshot.json", _json({**meta, "scopes": [*scopes, pending]}))
+    except OSError:
+        pass  # the error being raised says what stopped the collection
 
 
 class GitHubCollector:
