@@ -50,6 +50,7 @@ def test_snapshot_builds_the_same_graph_as_the_hand_written_inventory_and_checko
     result = collect(httpserver, tmp_path / "snap")
     assert result.problems == []
     assert result.summary["repositories"] == 3 and result.summary["runners"] == 3
+    assert result.summary["apps that can register runners"] == 1  # the autoscaler App (github_server.py)
     snap = build_graph({"github-snapshot": [str(tmp_path / "snap")]})
     hand = build_graph({"github-actions": [str(ROOT / "examples" / "acme" / "repos")], "runners": [str(HAND)]})
     assert snap.problems == [] and hand.problems == []

@@ -17,7 +17,7 @@ from typing import Any
 
 from ingest.runner_inventory.models import SCHEMA_ID
 
-__all__ = ["decode_content", "history_documents", "inventory_document", "names_only", "safe_relative",
+__all__ = ["decode_content", "history_documents", "inventory_document", "names_only", "runner_apps", "safe_relative",
            "workflow_paths"]
 
 #: Folders never searched for local actions (as the github-actions source skips them).
@@ -256,3 +256,17 @@ def history_documents(history: dict[str, Any]) -> tuple[dict, dict[str, dict]]:
     runs = {"total_count": len(history["runs"]), "workflow_runs": history["runs"]}
     jobs = {rid: {"total_count": len(js), "jobs": js} for rid, js in history["jobs"].items() if js is not None}
     return runs, jobs
+
+
+def runner_apps(installations: list[dict] | None) -> list[str]:
+    """Slugs of the App installations that can register self-hosted runners for the organization
+    (``organization_self_hosted_runners: write``,
+    https://docs.github.com/en/rest/authentication/permissions-required-for-github-apps): their private keys mint
+    registration tokens, like a PAT with ``admin:org``.
+
+    >>> runner_apps([{"app_slug": "scaler", "permissions": {"organization_self_hosted_runners": "write"}},
+    ...              {"app_slug": "ci", "permissions": {"contents": "read"}}])
+    ['scaler']
+    """
+    return sorted(str(i.get("app_slug")) for i in installations or []
+                  if (i.get("permissions") or {}).get("organization_self_hosted_runners") == "write")

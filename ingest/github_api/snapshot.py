@@ -29,7 +29,7 @@ import yaml
 from graphkit.errors import GraphkitError, InputError
 from graphkit.registry import CollectResult
 from ingest._api import ApiClient, ClientConfig, GitHubAppAuth, RawStore, TokenAuth, token_from_env
-from ingest.github_api.convert import history_documents, inventory_document, safe_relative
+from ingest.github_api.convert import history_documents, inventory_document, runner_apps, safe_relative
 from ingest.github_api.fetch import (Reader, fetch_audit_log, fetch_files, fetch_history, fetch_org, fetch_repo,
                                      list_repositories, scope_name)
 
@@ -102,6 +102,7 @@ def write_snapshot(out: Path, meta: dict[str, Any], got: Collected, org: str) ->
             if run_id.isdigit():
                 _write(out / "history" / full / "jobs" / f"{run_id}.json", _json(doc))
                 counts["jobs"] += doc["total_count"]
+    counts["apps that can register runners"] = len(runner_apps(got.org.get("installations")))
     if got.audit_log is not None and safe_relative(org):
         _write(out / "audit-log" / f"{org}.json", _json(got.audit_log))
         counts["audit events"] = len(got.audit_log)
