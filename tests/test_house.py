@@ -140,6 +140,10 @@ SAMPLES: dict[str, tuple[str, str]] = {
     "account id": ("111122223333", "111122223333"),
     "ARN": ("arn:aws:iam::111122223333:user/CI-Bot", "arn:aws:iam::111122223333:user/CI-Bot"),
     "job id": ("job:acme/app/.github/workflows/ci.yml#build", "job:acme/app/.github/workflows/ci.yml#build"),
+    "GitLab instance host, or host/full path of a group or project": ("GitLab.Example.com/Acme/Platform",
+                                                                      "gitlab.example.com/acme/platform"),
+    "CI/CD variable key": ("Aws_Key", "Aws_Key"),
+    "environment scope": ("review/*", "review/*"),
 }
 #: Values a part must refuse (they would not read back, or are not what the part names); every part refuses
 #: the empty and the blank value.
@@ -155,6 +159,9 @@ HOSTILE: dict[str, list[str]] = {
     "account id": ["1234", "abcdefghijkl"],
     "ARN": ["role/x"],
     "job id": ["acme/app/.github/workflows/ci.yml#build"],
+    "GitLab instance host, or host/full path of a group or project": ["gitlab.com:8443/acme", "acme//x"],
+    "CI/CD variable key": ["A-B", "A:B"],
+    "environment scope": ["a:b"],
 }
 
 

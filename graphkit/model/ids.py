@@ -58,7 +58,7 @@ __all__ = [
     "IdError", "Part", "IdForm", "ParsedId", "ID_FORMS", "FORMS_BY_KIND", "PREFIXES", "parse", "kind_of",
     "id_format", "host", "runner", "runner_pool", "pool_labels", "runner_group", "organization", "repository",
     "workflow", "job", "github_token", "oidc_identity", "secret_org", "secret_repo", "secret_env",
-    "secret_unknown", "secret_all", "cloud_role", "signing_key", "environment", "target", "cache_actions",
+    "secret_unknown", "secret_all", "secret_gitlab", "cloud_role", "signing_key", "environment", "target", "cache_actions",
     "cache_host", "credential", "cloud_user", "cloud_group", "cloud_policy", "cloud_policy_file",
     "oidc_provider", "cloud_account", "cloud_secret", "untrusted", "owner_key", "repo_key", "secret_key", "env_key",
     "runner_name_part", "runner_name_of_part", "runner_ref",
@@ -165,6 +165,10 @@ TEXT = Part("identifier", _keep, r".+")
 WORD = Part("type", lambda s: s.strip().lower(), r"[a-z0-9_-]+")
 ACCOUNT = Part("account id", _keep, r"\d{12}|\*|aws|\$\{[^}]+\}")
 ARN = Part("ARN", _keep, r"arn:.+")
+GL_PATH = Part("GitLab instance host, or host/full path of a group or project", lambda s: s.strip().lower(),
+               r"[^:/\s]+(?:/[^:/\s]+)*")
+GL_KEY = Part("CI/CD variable key", _keep, r"[A-Za-z0-9_]+")
+GL_SCOPE = Part("environment scope", _keep, r"[^:\n]+")
 JOB_REF = Part("job id", _keep, r"job:.+", render=lambda s: s.removeprefix("job:"), decode=lambda s: "job:" + s,
                id_pattern=r".+")
 
@@ -260,6 +264,9 @@ ID_FORMS: tuple[IdForm, ...] = (
     _form(K.SECRET, "org", "secret:org:{owner}:{name}", owner=OWNER, name=SECRET),
     _form(K.SECRET, "repo", "secret:repo:{repo}:{name}", repo=REPO, name=SECRET),
     _form(K.SECRET, "env", "secret:env:{repo}:{environment}:{name}", repo=REPO, environment=ENV, name=SECRET),
+    _form(K.SECRET, "gitlab", "secret:gitlab:{path}:{name}:{scope}", "a GitLab CI/CD variable: instance host or "
+          "host/group or project path, key (case-sensitive), environment scope (https://docs.gitlab.com/ci/variables/)",
+          path=GL_PATH, name=GL_KEY, scope=GL_SCOPE),
     _form(K.SECRET, "unknown", "secret:{repo}:{name}", "scope unknown", repo=REPO, name=SECRET),
     _form(K.SECRET, "all", "secret:all:{repo}", "every secret visible, not enumerated", repo=REPO),
     _form(K.GITHUB_TOKEN, "token", "github_token:{job}", "the job id without job:", job=JOB_REF),
@@ -424,6 +431,15 @@ def secret_repo(repo: str, name: str) -> str:
 def secret_env(repo: str, environment_name: str, name: str) -> str:
     """An environment secret: ``secret:env:{owner}/{repo}:{environment}:{NAME}``."""
     return _build(NodeKind.SECRET, "env", repo=repo, environment=environment_name, name=name)
+
+
+def secret_gitlab(path: str, key: str, environment_scope: str = "*") -> str:
+    """A GitLab CI/CD variable: ``secret:gitlab:{host[/full path]}:{KEY}:{environment scope}``.
+
+    >>> secret_gitlab("GitLab.example.com/Acme/App", "AWS_KEY", "review/*")
+    'secret:gitlab:gitlab.example.com/acme/app:AWS_KEY:review/*'
+    """
+    return _build(NodeKind.SECRET, "gitlab", path=path, name=key, scope=environment_scope)
 
 
 def secret_unknown(repo: str, name: str) -> str:

@@ -10,6 +10,7 @@ from graphkit.redact import strip_url_fields
 
 from graphkit.model.enums import Confidence, Criticality, EdgeKind, Lifetime, NodeKind, RevocationAction
 from graphkit.model.evidence import Evidence
+from graphkit.model.gitlab_runners import GitLabRunnerInfo, GitLabVariableInfo
 from graphkit.model.ids import id_format
 from graphkit.model.node import MergeRule, Node, NodeSpec
 
@@ -121,6 +122,13 @@ class Runner(Node):
     registration: RunnerRegistration | None = None
     #: True when an org inventory (API or operator list) lists it; None = not listed / unknown
     in_inventory: bool | None = None
+    #: GitLab runners: tags, run_untagged, access level, scope, executor (:mod:`graphkit.model.gitlab_runners`)
+    gitlab: GitLabRunnerInfo | None = None
+
+    @property
+    def revoked_by(self) -> RevocationAction | None:
+        """A GitLab runner is deleted (its authentication token dies with it, https://docs.gitlab.com/api/runners/#delete-a-runner)."""
+        return RevocationAction.DELETE_GITLAB_RUNNER if self.platform == "gitlab" else self.spec.revoked_by
 
     @property
     def unvetted(self) -> bool:
@@ -366,12 +374,19 @@ class Secret(Node):
                                         description="A repository, organization or environment secret")
     kind: Literal["secret"] = "secret"
     secret_name: str
-    scope: Literal["org", "repo", "env", "unknown", "all"]
+    scope: Literal["org", "repo", "env", "unknown", "all", "gitlab"]
     owner: str
     repository: str | None = None
     environment: str | None = None
     visibility: Literal["all", "private", "selected"] | None = None
     selected_repositories: list[str] | None = None
+    #: GitLab CI/CD variables (scope ``gitlab``): level, protected, environment scope... (never the value)
+    gitlab: GitLabVariableInfo | None = None
+
+    @property
+    def revoked_by(self) -> RevocationAction | None:
+        """A GitLab CI/CD variable is rotated at its issuer, then updated in GitLab."""
+        return RevocationAction.ROTATE_CICD_VARIABLE if self.gitlab is not None else self.spec.revoked_by
 
 
 class GitHubToken(Node):
@@ -528,6 +543,12 @@ class Credential(Node):
     #: the GitHub owner (``org``) or repository (``owner/name``) the token or App installation acts on;
     #: None = unknown (then the owners of the host's runners, ``possible``)
     github_owner: str | None = None
+
+    @property
+    def revoked_by(self) -> RevocationAction | None:
+        """A GitLab runner authentication token (``config.toml``) is reset, which kills every copy
+        (https://docs.gitlab.com/api/runners/#reset-runners-authentication-token-by-using-the-runner-id)."""
+        return RevocationAction.RESET_RUNNER_TOKEN if self.credential_type == "gitlab-runner" else self.spec.revoked_by
 
 
 class CloudUser(Node):
