@@ -144,6 +144,8 @@ SAMPLES: dict[str, tuple[str, str]] = {
                                                                       "gitlab.example.com/acme/platform"),
     "CI/CD variable key": ("Aws_Key", "Aws_Key"),
     "environment scope": ("review/*", "review/*"),
+    "GitLab project path GROUP[/SUBGROUP...]/PROJECT": ("GNOME/Sub/GLib", "gnome/sub/glib"),
+    "GitLab job name": ("rspec:unit 1/2", "rspec:unit 1/2"),
 }
 #: Values a part must refuse (they would not read back, or are not what the part names); every part refuses
 #: the empty and the blank value.
@@ -162,6 +164,7 @@ HOSTILE: dict[str, list[str]] = {
     "GitLab instance host, or host/full path of a group or project": ["gitlab.com:8443/acme", "acme//x"],
     "CI/CD variable key": ["A-B", "A:B"],
     "environment scope": ["a:b"],
+    "GitLab project path GROUP[/SUBGROUP...]/PROJECT": ["acme", "a:b/c", "a/b#c", "a b/c"],
 }
 
 

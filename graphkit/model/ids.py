@@ -61,7 +61,8 @@ __all__ = [
     "secret_unknown", "secret_all", "secret_gitlab", "cloud_role", "signing_key", "environment", "target", "cache_actions",
     "cache_host", "credential", "cloud_user", "cloud_group", "cloud_policy", "cloud_policy_file",
     "oidc_provider", "cloud_account", "cloud_secret", "untrusted", "owner_key", "repo_key", "secret_key", "env_key",
-    "runner_name_part", "runner_name_of_part", "runner_ref",
+    "runner_name_part", "runner_name_of_part", "runner_ref", "gitlab_project", "gitlab_pipeline", "gitlab_job",
+    "external_secret",
 ]
 
 
@@ -169,6 +170,15 @@ GL_PATH = Part("GitLab instance host, or host/full path of a group or project", 
                r"[^:/\s]+(?:/[^:/\s]+)*")
 GL_KEY = Part("CI/CD variable key", _keep, r"[A-Za-z0-9_]+")
 GL_SCOPE = Part("environment scope", _keep, r"[^:\n]+")
+#: A GitLab project path ``GROUP/SUBGROUP/PROJECT`` (one or more groups).  GitLab resolves namespace and
+#: project paths case-insensitively (a differently cased path redirects to the project,
+#: https://gitlab.com/gitlab-org/gitlab-foss/-/merge_requests/1330; the ``project_path`` OIDC claim is
+#: compared case-insensitively by relying parties, https://github.com/pypi/warehouse/pull/15512): lower-cased.
+GL_PROJECT = Part("GitLab project path GROUP[/SUBGROUP...]/PROJECT", lambda s: s.strip().strip("/").lower(),
+                  r"[^/:#\s]+(?:/[^/:#\s]+)+")
+#: A GitLab job name: any text (``rspec:unit 1/2`` is a valid name, https://docs.gitlab.com/ci/jobs/#job-names),
+#: written last in the id, after the first ``#``.
+GL_JOB = Part("GitLab job name", _keep, r".+")
 JOB_REF = Part("job id", _keep, r"job:.+", render=lambda s: s.removeprefix("job:"), decode=lambda s: "job:" + s,
                id_pattern=r".+")
 
@@ -257,8 +267,13 @@ ID_FORMS: tuple[IdForm, ...] = (
     _form(K.RUNNER_GROUP, "group", "runner_group:{owner}/{group}", owner=OWNER, group=GROUP),
     _form(K.ORGANIZATION, "owner", "org:{owner}", owner=OWNER),
     _form(K.REPOSITORY, "repository", "repo:{repo}", repo=REPO),
+    _form(K.REPOSITORY, "gitlab", "repo:gitlab:{project}", "a GitLab project, lower-cased", project=GL_PROJECT),
     _form(K.WORKFLOW, "workflow", "workflow:{repo}/{path}", repo=REPO, path=PATH),
+    _form(K.WORKFLOW, "gitlab", "workflow:gitlab:{project}:{path}", "a GitLab project's pipeline configuration "
+          "(root file)", project=GL_PROJECT, path=WF_PATH),
     _form(K.JOB, "job", "job:{repo}/{path}#{key}", repo=REPO, path=WF_PATH, key=JOB_KEY),
+    _form(K.JOB, "gitlab", "job:gitlab:{project}:{path}#{name}", "a GitLab job of the pipeline whose root "
+          "configuration is path", project=GL_PROJECT, path=WF_PATH, name=GL_JOB),
     _form(K.JOB, "called", "job:{caller}>{repo}/{path}#{key}", "a called workflow's job, per caller job",
           caller=JOB_REF, repo=REPO, path=WF_PATH, key=JOB_KEY),
     _form(K.SECRET, "org", "secret:org:{owner}:{name}", owner=OWNER, name=SECRET),
@@ -289,6 +304,9 @@ ID_FORMS: tuple[IdForm, ...] = (
     _form(K.OIDC_PROVIDER, "aws", "oidc_provider:aws:{arn}", arn=ARN),
     _form(K.CLOUD_ACCOUNT, "aws", "cloud_account:aws:{account}", account=ACCOUNT),
     _form(K.CLOUD_SECRET, "aws", "cloud_secret:aws:{arn}", "secret or parameter ARN, a pattern with *", arn=ARN),
+    _form(K.CLOUD_SECRET, "external", "cloud_secret:{provider}:{path}", "a secret of an external secrets "
+          "provider a GitLab job requests (vault, azure_key_vault, gcp_secret_manager, aws_secrets_manager), "
+          "path as written", provider=WORD, path=TEXT),
     _form(K.UNTRUSTED, "actor", "untrusted:{actor}:{owner}", "fork-pr, comment or org-member, per owner "
           "(graphkit/untrusted.py)", actor=WORD, owner=OWNER),
 )
@@ -406,6 +424,51 @@ def job(repo: str, path: str, key: str, caller: str | None = None) -> str:
     if caller is None:
         return _build(NodeKind.JOB, "job", repo=repo, path=path, key=key)
     return _build(NodeKind.JOB, "called", caller=caller, repo=repo, path=path, key=key)
+
+
+def gitlab_project(project: str) -> str:
+    """A GitLab project: ``repo:gitlab:{group/.../project}`` (lower-cased; GitLab docs "Namespaces",
+    https://docs.gitlab.com/user/namespace/).
+
+    >>> gitlab_project("GNOME/GLib")
+    'repo:gitlab:gnome/glib'
+    """
+    return _build(NodeKind.REPOSITORY, "gitlab", project=project)
+
+
+def gitlab_pipeline(project: str, config_file: str) -> str:
+    """A GitLab project's pipeline configuration (its root file, ``.gitlab-ci.yml`` by default,
+    https://docs.gitlab.com/ci/pipelines/settings/#specify-a-custom-cicd-configuration-file):
+    ``workflow:gitlab:{project}:{path}``."""
+    return _build(NodeKind.WORKFLOW, "gitlab", project=project, path=config_file)
+
+
+def gitlab_job(project: str, config_file: str, name: str) -> str:
+    """A GitLab job: ``job:gitlab:{project}:{root config file}#{job name}``.  Job names are unique in a
+    pipeline's merged configuration (a later definition of a name replaces the earlier one,
+    https://docs.gitlab.com/ci/yaml/includes/#override-included-configuration-values), so the pipeline's root
+    file and the name identify the job; the file that defines it is evidence.
+
+    >>> gitlab_job("gitlab-org/gitlab-runner", ".gitlab-ci.yml", "unit test 1/2")
+    'job:gitlab:gitlab-org/gitlab-runner:.gitlab-ci.yml#unit test 1/2'
+    >>> parse(gitlab_job("A/b/C", ".gitlab-ci.yml", "x#y:z")).parts["name"]
+    'x#y:z'
+    """
+    return _build(NodeKind.JOB, "gitlab", project=project, path=config_file, name=name)
+
+
+def external_secret(provider: str, path: str) -> str:
+    """A secret of an external provider a GitLab job requests (``secrets:``,
+    https://docs.gitlab.com/ci/yaml/#secrets): ``cloud_secret:{provider}:{path}``.
+
+    Raises
+    ------
+    IdError
+        for a provider GitLab does not document, or ``aws`` (use :func:`cloud_secret` for ARNs).
+    """
+    if provider not in ("vault", "azure_key_vault", "gcp_secret_manager", "aws_secrets_manager"):
+        raise IdError(f"cloud_secret id: unknown external secrets provider {provider!r}")
+    return _build(NodeKind.CLOUD_SECRET, "external", provider=provider, path=path)
 
 
 def github_token(job_id: str) -> str:
