@@ -68,3 +68,140 @@ def test_a_bad_gitlab_entry_costs_only_that_entry():
     parsed = parse(text, "inventory.yaml")
     assert [p.place for p in parsed.problems] == ["runners[1].gitlab.access_level"]
     assert len(parsed.inventory.runners) == 3
+
+
+# --------------------------------------------------------------------------- semantics (graphkit.resolve.gitlab)
+
+from graphkit.build import build_graph  # noqa: E402
+from graphkit.graph import Graph  # noqa: E402
+from graphkit.model import Confidence, Evidence, Job, ids  # noqa: E402
+from graphkit.model.gitlab import GitLabEnvironment, GitLabJob, GitLabTrigger  # noqa: E402
+from graphkit.resolve import resolve  # noqa: E402
+
+PROJECT = "acme/platform/app"
+EV = Evidence(file=".gitlab-ci.yml", yaml_path="job")
+
+
+def _trigger(ref_type="branch", refs=None, protected=None, from_fork=None, sources=("push",)):
+    return GitLabTrigger(ref_type=ref_type, sources=sources, refs=refs, protected=protected, from_fork=from_fork,
+                         evidence=EV)
+
+
+def _job(name, *, tags=(), triggers=None, environment=None, dynamic_env=False, bridge=None):
+    gl = GitLabJob(project=PROJECT, config_file=".gitlab-ci.yml", file=".gitlab-ci.yml", name=name, tags=tuple(tags),
+                   bridge=bridge, triggers=tuple(triggers if triggers is not None else [_trigger()]),
+                   environment=GitLabEnvironment(name=environment, dynamic=dynamic_env, evidence=EV)
+                   if environment else None, evidence=EV)
+    return Job(id=ids.gitlab_job(PROJECT, ".gitlab-ci.yml", name), name=name, repository=PROJECT,
+               workflow_path=".gitlab-ci.yml", job_key=name, secrets_repository=PROJECT, platform="gitlab",
+               environment=environment, gitlab=gl, evidence=[EV])
+
+
+def _graph(inventory, *jobs):
+    g = Graph()
+    g.update(inventory.graph.nodes.values(), inventory.graph.edges.values())
+    g.meta = {"runner_inventory": inventory.meta["runner_inventory"]}
+    for j in jobs:
+        g.add_node(j)
+    resolve(g)
+    return g
+
+
+def _receivers(g, job):
+    return {e.source.rsplit("/", 1)[1]: e.confidence.value for e in g.in_edges(job.id)
+            if e.kind is EdgeKind.RECEIVES_JOB}
+
+
+def _variables(g, job):
+    return {ids.parse(e.target).parts["name"]: e.confidence.value for e in g.out_edges(job.id)
+            if e.kind is EdgeKind.READS_SECRET}
+
+
+def test_tags_pick_the_runner_and_untagged_jobs_need_run_untagged(inventory):
+    """https://docs.gitlab.com/ci/yaml/#tags: the runner has every tag of the job; untagged: run_untagged."""
+    shell, untagged, deploy = _job("lint", tags=["linux"]), _job("plain"), _job("k8s", tags=["k8s", "gpu"])
+    g = _graph(inventory, shell, untagged, deploy)
+    assert _receivers(g, shell) == {"shared-shell-01": "certain"}  # old-paused has the tags but is paused
+    assert _receivers(g, untagged) == {"shared-shell-01": "certain"}  # run_untagged; deploy/app-k8s are not
+    assert _receivers(g, deploy) == {}  # app-k8s lacks gpu
+    e = next(e for e in g.in_edges(shell.id) if e.kind is EdgeKind.RECEIVES_JOB)
+    assert e.revoked_by is RevocationAction.DELETE_GITLAB_RUNNER
+
+
+def test_ref_protected_runner_takes_only_protected_ref_jobs(inventory):
+    """https://docs.gitlab.com/ci/runners/configure_runners/#prevent-runners-from-revealing-sensitive-information;
+    protected branch wildcards https://docs.gitlab.com/user/project/repository/branches/protected/."""
+    on_main = _job("deploy-main", tags=["deploy"], triggers=[_trigger(refs=("main",))])
+    on_release = _job("deploy-rel", tags=["deploy"], triggers=[_trigger(refs=("release/1.2",))])
+    on_feature = _job("deploy-feat", tags=["deploy"], triggers=[_trigger(refs=("feature/x",))])
+    any_branch = _job("deploy-any", tags=["deploy"])
+    g = _graph(inventory, on_main, on_release, on_feature, any_branch)
+    assert _receivers(g, on_main) == {"deploy-protected": "certain"}
+    assert _receivers(g, on_release) == {"deploy-protected": "certain"}  # release/* wildcard
+    assert _receivers(g, on_feature) == {}
+    assert _receivers(g, any_branch) == {"deploy-protected": "possible"}  # undecidable: possible, not dropped
+
+
+def test_unprotected_runner_takes_protected_jobs_and_their_protected_variables(inventory):
+    """A not_protected runner also runs protected-ref jobs, so it receives their protected variables
+    (https://docs.gitlab.com/ci/variables/#protect-a-cicd-variable)."""
+    main = _job("build-main", tags=["linux"], triggers=[_trigger(refs=("main",))])
+    feature = _job("build-feature", tags=["linux"], triggers=[_trigger(refs=("feature/x",))])
+    g = _graph(inventory, main, feature)
+    assert _receivers(g, main) == {"shared-shell-01": "certain"}
+    assert _variables(g, main) == {"INSTANCE_NPM_TOKEN": "certain", "GROUP_DEPLOY_KEY": "certain",
+                                   "SONAR_TOKEN": "certain"}
+    assert _variables(g, feature) == {"INSTANCE_NPM_TOKEN": "certain", "SONAR_TOKEN": "certain"}
+    e = next(e for e in g.out_edges(main.id) if e.kind is EdgeKind.READS_SECRET)
+    assert e.revoked_by is RevocationAction.ROTATE_CICD_VARIABLE
+
+
+def test_environment_scoped_variables_reach_matching_environments_only(inventory):
+    """https://docs.gitlab.com/ci/environments/#limit-the-environment-scope-of-a-cicd-variable (wildcards)."""
+    prod = _job("deploy-prod", tags=["linux"], environment="production", triggers=[_trigger(refs=("main",))])
+    review = _job("review", tags=["linux"], environment="review/feature-1", triggers=[_trigger(refs=("feature/x",))])
+    dyn = _job("review-dyn", tags=["linux"], environment="review/$CI_COMMIT_REF_SLUG", dynamic_env=True,
+               triggers=[_trigger(refs=("feature/x",))])
+    staging = _job("staging", tags=["linux"], environment="staging-eu", triggers=[_trigger(refs=("feature/x",))])
+    g = _graph(inventory, prod, review, dyn, staging)
+    assert "AWS_PROD_KEY" in _variables(g, prod) and "REVIEW_TOKEN" not in _variables(g, prod)
+    assert _variables(g, review)["REVIEW_TOKEN"] == "certain" and "AWS_PROD_KEY" not in _variables(g, review)
+    assert _variables(g, dyn)["REVIEW_TOKEN"] == "possible"
+    assert _variables(g, staging)["KUBECONFIG_STAGING"] == "certain"  # staging* matches staging-eu
+
+
+def test_protected_variable_is_possible_when_the_ref_is_undecided(inventory):
+    job = _job("any", tags=["linux"])  # any branch: main (protected) or another
+    g = _graph(inventory, job)
+    assert _variables(g, job)["GROUP_DEPLOY_KEY"] == "possible"
+
+
+def test_fork_merge_requests_are_not_protected_refs(inventory):
+    """Merge request pipelines from a fork run on the fork's branch."""
+    mr = _job("mr", tags=["deploy"], triggers=[_trigger("merge_request", sources=("merge_request_event",),
+                                                         from_fork=True)])
+    g = _graph(inventory, mr)
+    assert _receivers(g, mr) == {} and "GROUP_DEPLOY_KEY" not in _variables(g, mr)
+
+
+def test_runner_scope_and_bridges(inventory):
+    """Project runners serve their projects only (https://docs.gitlab.com/ci/runners/runners_scope/);
+    a trigger job runs on no runner (https://docs.gitlab.com/ci/yaml/#trigger)."""
+    k8s = _job("k8s", tags=["k8s"])
+    other = k8s.model_copy(update={"id": ids.gitlab_job("other/proj", ".gitlab-ci.yml", "k8s"),
+                                   "gitlab": k8s.gitlab.model_copy(update={"project": "other/proj"})})
+    bridge = _job("downstream", bridge="acme/other")
+    g = _graph(inventory, k8s, other, bridge)
+    assert _receivers(g, k8s) == {"app-k8s": "certain"} and _receivers(g, other) == {}
+    assert _receivers(g, bridge) == {} and _variables(g, bridge) == {}
+
+
+def test_the_executor_decides_what_persists(inventory):
+    """https://docs.gitlab.com/runner/security/: shell persists on the runner and host; kubernetes on a host reset
+    after each job leaves nothing."""
+    shell, k8s = _job("lint", tags=["linux"]), _job("k8s", tags=["k8s"])
+    g = _graph(inventory, shell, k8s)
+    persists = {(e.source, e.target) for e in g.edges(EdgeKind.PERSISTS_ON)}
+    assert (shell.id, "runner:gitlab.example.com/shared-shell-01") in persists
+    assert (shell.id, "host:build-07") in persists
+    assert not any(s == k8s.id for s, _ in persists)

@@ -91,6 +91,12 @@ edge).  A job reaches a host's caches only through the host it persists on
 them, and a job that may also land elsewhere does not reach this host's caches
 by a "possible write".
 
+GitLab
+------
+GitLab jobs to GitLab runners (tags, ``run_untagged``, protected refs and ``ref_protected`` runners, runner
+scope, paused), the CI/CD variables they receive (protected, environment scope) and what the executor lets a
+job leave on the runner or host: :mod:`~graphkit.resolve.gitlab`.
+
 Persistence and registrars
 --------------------------
 ``job -> runner`` / ``job -> host`` ``PERSISTS_ON`` (:mod:`~graphkit.resolve.persistence`) and the credentials
@@ -136,6 +142,7 @@ from graphkit.model import Job, NodeKind
 from graphkit.resolve.caches import link_host_caches
 from graphkit.resolve.context import Context
 from graphkit.resolve.environments import apply_branch_policies
+from graphkit.resolve.gitlab import link_gitlab
 from graphkit.resolve.persistence import link_persistence
 from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
@@ -182,6 +189,7 @@ def resolve(graph: Graph) -> None:
     ctx = Context.of(graph)
     jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)]
     route(ctx, jobs)
+    link_gitlab(graph)
     link_secrets(ctx, jobs)
     apply_branch_policies(ctx, jobs)
     link_untrusted(ctx, jobs)
