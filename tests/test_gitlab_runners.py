@@ -205,3 +205,37 @@ def test_the_executor_decides_what_persists(inventory):
     assert (shell.id, "runner:gitlab.example.com/shared-shell-01") in persists
     assert (shell.id, "host:build-07") in persists
     assert not any(s == k8s.id for s, _ in persists)
+
+
+def test_id_tokens_assume_aws_roles_through_the_existing_trust_evaluator(inventory):
+    """sub = project_path:{project}:ref_type:{branch|tag}:ref:{name}, iss = the instance
+    (https://docs.gitlab.com/ci/secrets/id_token_authentication/); AWS evaluates only {host}:sub and {host}:aud
+    for GitLab (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html#condition-keys-wif)."""
+    from graphkit.model.gitlab import GitLabIdToken
+    from ingest.aws_iam import INGESTOR as IAM
+    iam = IAM.ingest([FIX / "aws-iam.json"])
+
+    def with_token(job):
+        tok = GitLabIdToken(name="AWS_TOKEN", aud=("https://gitlab.example.com",), evidence=EV)
+        return job.model_copy(update={"gitlab": job.gitlab.model_copy(update={"id_tokens": (tok,)})})
+    main = with_token(_job("deploy", tags=["linux"], triggers=[_trigger(refs=("main",))]))
+    feature = with_token(_job("feat", tags=["linux"], triggers=[_trigger(refs=("feature/x",))]))
+    g = Graph()
+    g.update(inventory.graph.nodes.values(), inventory.graph.edges.values())
+    g.update(iam.graph.nodes.values(), iam.graph.edges.values())
+    g.meta = {"runner_inventory": inventory.meta["runner_inventory"]}
+    for j in (main, feature):
+        g.add_node(j)
+    resolve(g)
+    oid = ids.oidc_identity(main.id)
+    ident = g.node(oid)
+    assert ident.issuer == "https://gitlab.example.com"
+    assert ident.subjects == ["project_path:acme/platform/app:ref_type:branch:ref:main"]
+    assert any(e.kind is EdgeKind.MINTS_OIDC and e.target == oid for e in g.out_edges(main.id))
+
+    def roles(job):
+        return {e.target.rsplit("/", 1)[1]: e.confidence.value for e in g.out_edges(ids.oidc_identity(job.id))
+                if e.kind is EdgeKind.ASSUMES_ROLE}
+    assert roles(main) == {"gitlab-deploy": "certain", "gitlab-any-branch": "certain"}
+    # feature/x: not main; the namespace_path condition is an absent key for STS (no GitLab claims evaluated)
+    assert roles(feature) == {"gitlab-any-branch": "certain"}

@@ -199,3 +199,5 @@ def resolve(graph: Graph) -> None:
     graph.meta.resolve = ResolveSummary(**{k: sorted(v) for k, v in ctx.summary.items()})
     from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)
     link_cloud(graph)
+    from graphkit.resolve.gitlab_oidc import link_gitlab_oidc  # GitLab ID tokens (uses graphkit.cloud's helpers)
+    link_gitlab_oidc(graph)
