@@ -239,3 +239,57 @@ def test_id_tokens_assume_aws_roles_through_the_existing_trust_evaluator(invento
     assert roles(main) == {"gitlab-deploy": "certain", "gitlab-any-branch": "certain"}
     # feature/x: not main; the namespace_path condition is an absent key for STS (no GitLab claims evaluated)
     assert roles(feature) == {"gitlab-any-branch": "certain"}
+
+
+def _host_snapshot(tmp_path, config: str):
+    import json as _json
+
+    from ingest.host.collect import collect_host
+    root = tmp_path / "root"
+    (root / "etc" / "gitlab-runner").mkdir(parents=True)
+    (root / "etc" / "gitlab-runner" / "config.toml").write_text(config)
+    doc = collect_host(root, hostname="build-07").document
+    out = tmp_path / "host.json"
+    out.write_text(_json.dumps(doc))
+    return out, doc
+
+
+def test_a_host_registration_joins_its_inventory_runner_and_its_token_receives_jobs(tmp_path):
+    """config.toml ``[[runners]]`` (https://docs.gitlab.com/runner/configuration/advanced-configuration/): joined to
+    the inventory runner by token fingerprint (never the token), else by runner id; the token on disk is a
+    credential that requests the runner's jobs until the runner is deleted or the token reset
+    (https://docs.gitlab.com/api/runners/#reset-runners-authentication-token-by-using-the-runner-id)."""
+    from graphkit.redact import fingerprint
+    from ingest.runner_inventory import INGESTOR
+    token = "test-runner-token-not-real"
+    config = ('[[runners]]\n  name = "build07-shell"\n  url = "https://gitlab.example.com/"\n  id = 99\n'
+              f'  token = "{token}"\n  executor = "shell"\n'
+              '[[runners]]\n  name = "build07-deploy"\n  url = "https://gitlab.example.com/"\n  id = 43\n'
+              '  token = "another-fake-token"\n  executor = "docker"\n'
+              '[[runners]]\n  name = "rogue"\n  url = "https://gitlab.example.com/"\n  id = 777\n'
+              '  token = "third-fake-token"\n  executor = "shell"\n')
+    host_file, doc = _host_snapshot(tmp_path, config)
+    assert token not in host_file.read_text()
+    inv = (FIX / "inventory.yaml").read_text().replace(
+        "run_untagged: true,\n             access_level: not_protected, paused: false, locked: false, executor: shell}",
+        f"run_untagged: true,\n             access_level: not_protected, paused: false, locked: false, executor: shell,"
+        f"\n             token_fingerprint: \"{fingerprint(token.encode())}\"}}")
+    (tmp_path / "inventory.yaml").write_text(inv)
+    res = INGESTOR.ingest([tmp_path / "inventory.yaml", host_file])
+    g = Graph()
+    g.update(res.graph.nodes.values(), res.graph.edges.values())
+    g.meta = {"runner_inventory": res.meta["runner_inventory"]}
+    resolve(g)
+    shell = g.node("runner:gitlab.example.com/shared-shell-01")  # by fingerprint (the id 99 differs)
+    deploy = g.node("runner:gitlab.example.com/deploy-protected")  # by runner id 43
+    assert shell.registration is not None and shell.in_inventory and not shell.unvetted
+    assert deploy.registration is not None and deploy.host == "build-07"
+    assert "runner:gitlab.example.com/build07-shell" not in g and "runner:gitlab.example.com/build07-deploy" not in g
+    rogue = g.node("runner:gitlab.example.com/rogue")
+    assert rogue.unvetted  # on the host, in no inventory: runner on runner
+    cred = "credential:build-07:/etc/gitlab-runner/config.toml"
+    auth = {e.target for e in g.out_edges(cred) if e.kind is EdgeKind.AUTHENTICATES_RUNNER}
+    assert auth == {shell.id, deploy.id, rogue.id}
+    assert g.node(cred).revoked_by is RevocationAction.RESET_RUNNER_TOKEN
+    resolve(g)  # idempotent
+    assert "runner:gitlab.example.com/build07-shell" not in g

@@ -143,6 +143,7 @@ from graphkit.resolve.caches import link_host_caches
 from graphkit.resolve.context import Context
 from graphkit.resolve.environments import apply_branch_policies
 from graphkit.resolve.gitlab import link_gitlab
+from graphkit.resolve.gitlab_join import join_gitlab_registrations
 from graphkit.resolve.persistence import link_persistence
 from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
@@ -186,6 +187,7 @@ def resolve(graph: Graph) -> None:
     Idempotent: calling it twice gives an equal graph.  Rules and sources are
     in the module docstring.
     """
+    join_gitlab_registrations(graph)  # GitLab registrations on hosts -> inventory runners (token fingerprint)
     ctx = Context.of(graph)
     jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)]
     route(ctx, jobs)

@@ -236,23 +236,28 @@ def _credential(fg: _FileGraph, host_name: str, hid: str, hn: str, cred: HostCre
     fg.graph.edge(EdgeKind.STORES_CREDENTIAL, hid, cid, fg.ev(cp))
     for reader in readers or []:  # the runner's user can read it (edge added once the runner exists)
         fg.readable.append((reader, cid, fg.ev(f"{cp}.readable_by")))
-    owner = _registration_of(cred)
-    if owner is not None:  # a registration's own credential: removing the registration revokes it
+    for owner in _registrations_of(cred):  # a registration's own credential: removing the registration revokes it
         fg.registrations.append((owner, cid, fg.ev(f"{cp}.access")))
     for kind, target, gev in grants:
         fg.graph.edge(kind, cid, fg.graph.node(target), gev, lifetime=cred.lifetime)
 
 
-def _registration_of(cred: HostCredential) -> str | None:
-    """The runner id of a credential that lives until its runner is removed and names exactly one registration
-    (``access: [registration:scope/name]``, as ``graphkit collect host`` writes it); None otherwise."""
+def _registrations_of(cred: HostCredential) -> list[str]:
+    """The runner ids of a credential that lives until its runner is removed (``access:
+    [registration:scope/name]``, as ``graphkit collect host`` writes it): the one it names, or for a GitLab
+    ``config.toml`` (``gitlab-runner``) every registration whose token it holds; [] otherwise."""
     if cred.lifetime is not Lifetime.UNTIL_RUNNER_REMOVED:
-        return None
+        return []
     regs = [a.removeprefix("registration:") for a in cred.access or [] if a.startswith("registration:")]
-    try:
-        return runner_id(regs[0]) if len(regs) == 1 else None
-    except ids.IdError:
-        return None
+    if len(regs) != 1 and cred.credential_type != "gitlab-runner":
+        return []
+    out = []
+    for reg in regs:
+        try:
+            out.append(runner_id(reg))
+        except ids.IdError:
+            continue
+    return out
 
 
 def _cache(fg: _FileGraph, host_name: str, hid: str, hn: str, cache: HostCache, kp: str) -> None:
