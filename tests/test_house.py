@@ -146,6 +146,7 @@ SAMPLES: dict[str, tuple[str, str]] = {
     "environment scope": ("review/*", "review/*"),
     "GitLab project path GROUP[/SUBGROUP...]/PROJECT": ("GNOME/Sub/GLib", "gnome/sub/glib"),
     "GitLab job name": ("rspec:unit 1/2", "rspec:unit 1/2"),
+    "GitLab environment name": ("Review/$CI_COMMIT_REF_SLUG", "Review/$CI_COMMIT_REF_SLUG"),
 }
 #: Values a part must refuse (they would not read back, or are not what the part names); every part refuses
 #: the empty and the blank value.

@@ -62,7 +62,7 @@ __all__ = [
     "cache_host", "credential", "cloud_user", "cloud_group", "cloud_policy", "cloud_policy_file",
     "oidc_provider", "cloud_account", "cloud_secret", "untrusted", "owner_key", "repo_key", "secret_key", "env_key",
     "runner_name_part", "runner_name_of_part", "runner_ref", "gitlab_project", "gitlab_pipeline", "gitlab_job",
-    "external_secret",
+    "gitlab_environment", "external_secret",
 ]
 
 
@@ -179,6 +179,9 @@ GL_PROJECT = Part("GitLab project path GROUP[/SUBGROUP...]/PROJECT", lambda s: s
 #: A GitLab job name: any text (``rspec:unit 1/2`` is a valid name, https://docs.gitlab.com/ci/jobs/#job-names),
 #: written last in the id, after the first ``#``.
 GL_JOB = Part("GitLab job name", _keep, r".+")
+#: A GitLab environment name, kept as written (``review/$CI_COMMIT_REF_SLUG`` is a name,
+#: https://docs.gitlab.com/ci/environments/#create-a-dynamic-environment).
+GL_ENV = Part("GitLab environment name", _keep, r".+")
 JOB_REF = Part("job id", _keep, r"job:.+", render=lambda s: s.removeprefix("job:"), decode=lambda s: "job:" + s,
                id_pattern=r".+")
 
@@ -293,6 +296,8 @@ ID_FORMS: tuple[IdForm, ...] = (
     _form(K.SIGNING_KEY, "key", "signing_key:{scheme}:{identifier}", scheme=WORD, identifier=TEXT),
     _form(K.DEPLOYMENT_TARGET, "environment", "target:environment:{repo}:{environment}", repo=REPO,
           environment=ENV),
+    _form(K.DEPLOYMENT_TARGET, "gitlab_environment", "target:environment:gitlab:{project}:{environment}",
+          "a GitLab project's environment, name as written", project=GL_PROJECT, environment=GL_ENV),
     _form(K.DEPLOYMENT_TARGET, "target", "target:{target_type}:{identifier}", target_type=WORD, identifier=TEXT),
     _form(K.CACHE, "actions", "cache:actions:{repo}", repo=REPO),
     _form(K.CACHE, "host", "cache:host:{hostname}:{path}", hostname=HOSTNAME, path=PATH),
@@ -455,6 +460,16 @@ def gitlab_job(project: str, config_file: str, name: str) -> str:
     'x#y:z'
     """
     return _build(NodeKind.JOB, "gitlab", project=project, path=config_file, name=name)
+
+
+def gitlab_environment(project: str, name: str) -> str:
+    """A GitLab project's environment (https://docs.gitlab.com/ci/environments/):
+    ``target:environment:gitlab:{project}:{name}`` (project lower-cased, name as written).
+
+    >>> gitlab_environment("Acme/Web", "review/$CI_COMMIT_REF_SLUG")
+    'target:environment:gitlab:acme/web:review/$CI_COMMIT_REF_SLUG'
+    """
+    return _build(NodeKind.DEPLOYMENT_TARGET, "gitlab_environment", project=project, environment=name)
 
 
 def external_secret(provider: str, path: str) -> str:
