@@ -293,3 +293,108 @@ def test_a_host_registration_joins_its_inventory_runner_and_its_token_receives_j
     assert g.node(cred).revoked_by is RevocationAction.RESET_RUNNER_TOKEN
     resolve(g)  # idempotent
     assert "runner:gitlab.example.com/build07-shell" not in g
+
+
+def test_blast_radius_of_a_gitlab_runner_end_to_end(tmp_path):
+    """graphkit blast-radius on .gitlab-ci.yml + GitLab inventory + a host's config.toml + IAM trust of the GitLab
+    issuer: the shared shell runner (not_protected) takes the protected deploy job on main, so it reaches the
+    protected, production-scoped variables and the AWS role trusting project_path:...:ref:main; the plan deletes
+    the runner, resets the token found on disk and rotates the variables (https://docs.gitlab.com/api/runners/)."""
+    import json as _json
+
+    from typer.testing import CliRunner
+
+    from graphkit.cli import app
+    host_file, _ = _host_snapshot(tmp_path, '[[runners]]\n  name = "shared-shell-01"\n  url = "https://gitlab.example.com/"'
+                                            '\n  id = 42\n  token = "fake-token-e2e"\n  executor = "shell"\n')
+    checkout = f"https://gitlab.example.com/{PROJECT}={FIX / 'checkouts' / 'app'}"
+    args = ["blast-radius", "--gitlab-ci", checkout, "--runners", str(FIX / "inventory.yaml"), "--runners",
+            str(host_file), "--aws-iam", str(FIX / "aws-iam.json"), "--from", "runner:gitlab.example.com/shared-shell-01"]
+    res = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = _json.loads(res.stdout)
+    reached = {r["id"] for r in doc["reached"]}
+    deploy = ids.gitlab_job(PROJECT, ".gitlab-ci.yml", "deploy")
+    assert {deploy, "host:build-07", "cloud_role:aws:arn:aws:iam::111122223333:role/gitlab-deploy",
+            "cloud_account:aws:111122223333",
+            "secret:gitlab:gitlab.example.com/acme/platform/app:AWS_PROD_KEY:production",
+            "secret:gitlab:gitlab.example.com/acme:GROUP_DEPLOY_KEY:*"} <= reached
+    assert "cloud_role:aws:arn:aws:iam::111122223333:role/gitlab-namespace-claim" not in reached
+    steps = [(s["action"], s["target"]) for s in doc["revocations"]]
+    assert steps[0] == ("delete_gitlab_runner", "runner:gitlab.example.com/shared-shell-01")
+    assert ("rotate_cicd_variable", "secret:gitlab:gitlab.example.com/acme/platform/app:AWS_PROD_KEY:production") in steps
+    runbook = CliRunner().invoke(app, [*args, "--format", "runbook"])
+    assert runbook.exit_code == 0 and "/api/v4/runners/42" in runbook.stdout and "fake-token-e2e" not in runbook.stdout
+    # the token on disk: its holder keeps requesting the runner's jobs until the token is reset
+    res = CliRunner().invoke(app, [*args[:-2], "--from", "credential:build-07:/etc/gitlab-runner/config.toml",
+                                   "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = _json.loads(res.stdout)
+    assert deploy in {r["id"] for r in doc["reached"]}
+    # deleting the runner kills every copy of its token (resetting the token would too): the plan's first step
+    assert (doc["revocations"][0]["action"], doc["revocations"][0]["target"]) == \
+        ("delete_gitlab_runner", "runner:gitlab.example.com/shared-shell-01")
+    out = tmp_path / "report.html"
+    rep = CliRunner().invoke(app, ["report", *args[1:], "-o", str(out)])
+    assert rep.exit_code == 0, rep.output
+    assert "delete_gitlab_runner" in out.read_text()
+
+
+def test_runbook_resets_the_runner_token_and_never_prints_it(tmp_path):
+    """POST /runners/:id/reset_authentication_token for each registration the config.toml holds
+    (https://docs.gitlab.com/api/runners/#reset-runners-authentication-token-by-using-the-runner-id)."""
+    from datetime import datetime, timezone
+
+    from graphkit.analysis.results import Phase, RevocationStep
+    from graphkit.model import NodeKind
+    from graphkit.report.runbook import step_actions
+    from ingest.runner_inventory import INGESTOR
+    host_file, _ = _host_snapshot(tmp_path, '[[runners]]\n  name = "shared-shell-01"\n  url = "https://gitlab.example.com/"'
+                                            '\n  id = 42\n  token = "fake-token-reset"\n  executor = "shell"\n')
+    res = INGESTOR.ingest([FIX / "inventory.yaml", host_file])
+    g = Graph()
+    g.update(res.graph.nodes.values(), res.graph.edges.values())
+    cred = "credential:build-07:/etc/gitlab-runner/config.toml"
+    step = RevocationStep(1, RevocationAction.RESET_RUNNER_TOKEN, cred, NodeKind.CREDENTIAL, "config.toml", "", True,
+                          Phase.ROTATE, 1, (), 0)
+    actions = step_actions(g, step, now=datetime(2026, 12, 2, tzinfo=timezone.utc))
+    assert "https://gitlab.example.com/api/v4/runners/42/reset_authentication_token" in actions[0].command
+    assert not any("fake-token-reset" in (a.command or "") + a.text for a in actions)
+
+
+def _findings(tmp_path, inventory_text):
+    from graphkit.findings import FindingOptions, run_rules
+    from ingest.aws_iam import INGESTOR as IAM
+    from ingest.gitlab_ci import INGESTOR as CI
+    from ingest.runner_inventory import INGESTOR
+    (tmp_path / "inv.yaml").write_text(inventory_text)
+    g = Graph()
+    metas = {}
+    for res in (INGESTOR.ingest([tmp_path / "inv.yaml"]),
+                CI.ingest([f"https://gitlab.example.com/{PROJECT}={FIX / 'checkouts' / 'app'}"]),
+                IAM.ingest([FIX / "aws-iam.json"])):
+        g.update(res.graph.nodes.values(), res.graph.edges.values())
+        metas.update(res.meta)
+    g.meta = {"runner_inventory": metas["runner_inventory"]}
+    resolve(g)
+    return {(f.rule, f.subject) for f in run_rules(g, FindingOptions())}
+
+
+def test_untrusted_and_persistence_findings_fire_on_a_shared_shell_runner(tmp_path):
+    """Anyone who can create or fork a project runs code on instance runners
+    (https://docs.gitlab.com/ci/runners/runners_scope/#instance-runners); a fork's merge request pipeline can run in
+    the parent project (https://docs.gitlab.com/ci/pipelines/merge_request_pipelines/#run-pipelines-in-the-parent-project);
+    a shell executor persists (https://docs.gitlab.com/runner/security/)."""
+    found = _findings(tmp_path, (FIX / "inventory.yaml").read_text())
+    shell = "runner:gitlab.example.com/shared-shell-01"
+    assert ("untrusted-path-to-self-hosted-runner", shell) in found
+    assert ("persistent-runner-shared", shell) in found
+    # near miss: the same runner, ref_protected and a project runner of a private project: no untrusted path
+    text = (FIX / "inventory.yaml").read_text().replace(
+        "{id: 42, runner_type: instance_type, tag_list: [linux, shell], run_untagged: true,\n"
+        "             access_level: not_protected",
+        "{id: 42, runner_type: project_type, projects: [acme/platform/app], tag_list: [linux, shell], "
+        "run_untagged: true,\n             access_level: ref_protected").replace("visibility: public",
+                                                                                "visibility: private")
+    found = _findings(tmp_path, text)
+    assert ("untrusted-path-to-self-hosted-runner", shell) not in found

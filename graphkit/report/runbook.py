@@ -22,6 +22,11 @@ GitHub CLI ``gh cache delete`` (https://cli.github.com/manual/gh_cache_delete) a
 (https://docs.aws.amazon.com/cli/latest/reference/iam/update-assume-role-policy.html), ``iam put-role-policy``
 with the session-revocation Deny (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html),
 ``iam update-access-key`` (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html).
+GitLab: REST API v4 "Runners API" (delete a runner, reset a runner's authentication token,
+https://docs.gitlab.com/api/runners/), "Project-level CI/CD variables API" (update a variable,
+https://docs.gitlab.com/api/project_level_variables/), ``gitlab-runner unregister``
+(https://docs.gitlab.com/runner/commands/#gitlab-runner-unregister), through ``curl`` with the token in
+``$GITLAB_TOKEN`` (never on the command line).
 """
 
 from __future__ import annotations
@@ -118,8 +123,13 @@ def _runner_folder(node: Runner, graph: Graph) -> str | None:
 
 def _reimage(node: Node, graph: Graph) -> list[Action]:
     name = node.name if isinstance(node, Host) else node.id
+    platforms = {r.platform for e in graph.out_edges(node.id) if e.kind is EdgeKind.HOSTS
+                 and isinstance(r := graph.node(e.target), Runner)}
+    stop = [_cmd("sudo", "systemctl", "stop", "actions.runner.*")] if platforms != {"gitlab"} else []
+    if "gitlab" in platforms:  # GitLab Runner's service (https://docs.gitlab.com/runner/configuration/init/)
+        stop.append(_cmd("sudo", "gitlab-runner", "stop"))
     return [Action(f"Take {name} out of service: stop every runner service, keep a disk image for forensics",
-                   _HARDEN, "host", _cmd("sudo", "systemctl", "stop", "actions.runner.*"), name),
+                   _HARDEN, "host", " && ".join(stop), name),
             Action(f"Reimage {name} from a known-good image before it runs jobs again (persistence on the host "
                    "is assumed)", _HARDEN, "manual")]
 

@@ -144,6 +144,7 @@ from graphkit.resolve.context import Context
 from graphkit.resolve.environments import apply_branch_policies
 from graphkit.resolve.gitlab import link_gitlab
 from graphkit.resolve.gitlab_join import join_gitlab_registrations
+from graphkit.resolve.gitlab_untrusted import link_gitlab_untrusted
 from graphkit.resolve.persistence import link_persistence
 from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
@@ -195,6 +196,7 @@ def resolve(graph: Graph) -> None:
     link_secrets(ctx, jobs)
     apply_branch_policies(ctx, jobs)
     link_untrusted(ctx, jobs)
+    link_gitlab_untrusted(graph)
     link_host_caches(ctx)
     link_persistence(graph)
     link_registration(ctx, jobs)

@@ -13,8 +13,9 @@ role with a trust policy, :func:`graphkit.iam.web_identity_trust` (the evaluator
 picks among).  AWS STS evaluates no GitLab-specific claim: every other ``{host}:`` key is absent (data:
 ``sts_condition_keys``).  ``certain`` when decided, ``possible`` when it depends on an unknown ref name.
 
-The instance: the one the graph's GitLab runners and variables name; with none, ``gitlab.com``; with several,
-one evaluation per instance (``possible``: a job does not say which instance runs it).
+The instance: the identity's issuer when the ``gitlab-ci`` ingestor made it (the checkout's remote), else the
+one the graph's GitLab runners and variables name (none: ``gitlab.com``; several: one evaluation per instance,
+``possible``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from graphkit.graph import Graph
 from graphkit.iam import ClaimValue, Tri, or3, web_identity_trust
 from graphkit.model import CloudRole, Confidence, Edge, EdgeKind, Job, Lifetime, NodeKind, OIDCIdentity, ids
 from graphkit.model.gitlab import GitLabJob, GitLabTrigger
+from graphkit.oidc import issuer_host
 from graphkit.resolve.gitlab import GitLabContext
 
 __all__ = ["CLAIMS", "STS_KEYS", "gitlab_subjects", "link_gitlab_oidc"]
@@ -53,6 +55,7 @@ def gitlab_subjects(job: GitLabJob) -> list[str]:
 
     >>> from graphkit.model import Evidence
     >>> from graphkit.model.gitlab import GitLabJob, GitLabTrigger
+from graphkit.oidc import issuer_host
     >>> ev = Evidence(file=".gitlab-ci.yml")
     >>> j = GitLabJob(project="acme/app", config_file=".gitlab-ci.yml", file=".gitlab-ci.yml", name="d", evidence=ev,
     ...               triggers=(GitLabTrigger(ref_type="branch", sources=("push",), refs=("main",), evidence=ev),
@@ -73,8 +76,13 @@ def _audiences(job: GitLabJob) -> list[str]:
 
 
 def _identity(graph: Graph, job: Job, gl: GitLabJob, host: str) -> OIDCIdentity:
-    """The job's identity node (merged with one the ingestor made) and its ``mints_oidc`` edge."""
+    """The job's identity node: the one the ``gitlab-ci`` ingestor made (its issuer is the project's instance), else
+    a new one with its ``mints_oidc`` edge."""
     oid = ids.oidc_identity(job.id)
+    if oid in graph:
+        made = graph.node(oid)
+        assert isinstance(made, OIDCIdentity)
+        return made
     node = OIDCIdentity(id=oid, name=f"ID token of {gl.project} {gl.name}", issuer=f"https://{host}",
                         repository=gl.project, subjects=gitlab_subjects(gl),
                         evidence=[tok.evidence for tok in gl.id_tokens][:1] or [gl.evidence])
@@ -124,8 +132,9 @@ def _roles(graph: Graph) -> list[tuple[CloudRole, list[Any]]]:
 def _link_roles(graph: Graph, identity: OIDCIdentity, gl: GitLabJob, hosts: list[str],
                 roles: list[tuple[CloudRole, list[Any]]]) -> None:
     from graphkit.cloud import _iam_evidence
+    subjects = gitlab_subjects(gl)  # from the job's pipelines (a fork's merge request: its own project_path)
     for role, statements in roles:
-        results = [(h, *_evaluate(statements, role, h, identity.subjects, _audiences(gl))) for h in hosts]
+        results = [(h, *_evaluate(statements, role, h, subjects, _audiences(gl))) for h in hosts]
         hits = [(h, r, s) for h, r, s in results if r is not False]
         if not hits:
             continue
@@ -155,11 +164,13 @@ def link_gitlab_oidc(graph: Graph) -> None:
             and j.gitlab.id_tokens and j.gitlab.triggers and j.gitlab.bridge is None]
     if not jobs:
         return
-    hosts = sorted(GitLabContext.of(graph).instances) or ["gitlab.com"]
+    known = sorted(GitLabContext.of(graph).instances) or ["gitlab.com"]
     roles = _roles(graph)
     for job in jobs:
         gl = job.gitlab
         assert gl is not None
-        identity = _identity(graph, job, gl, hosts[0])
+        identity = _identity(graph, job, gl, known[0])
+        issuer = issuer_host(identity.issuer).lower()
+        hosts = [issuer] if issuer else known  # the ingestor read the instance from the checkout's remote
         _link_roles(graph, identity, gl, hosts, roles)
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from graphkit.graph import GraphBuilder
-from graphkit.model import Evidence, Secret, ids
+from graphkit.model import EdgeKind, Evidence, Repository, Secret, ids
 from graphkit.model.gitlab_runners import GitLabRunnerInfo, GitLabVariableInfo
 from ingest.runner_inventory.gitlab_models import GitLabGroup, GitLabInstance, GitLabProject, GitLabVariable
 from ingest.runner_inventory.models import RunnerEntry, RunnerInventory
@@ -72,6 +72,16 @@ def _variables(graph: GraphBuilder, level: str, path: str, variables: list[GitLa
     return [_variable(graph, level, path, v, ev(at(f"{p}.variables", j))) for j, v in enumerate(variables or [])]
 
 
+def _project(graph: GraphBuilder, proj: GitLabProject, variables: list[str], ev: Evidence) -> None:
+    """The project node (``repo:gitlab:{path}``, as the ``gitlab-ci`` ingestor names it) with what the API says,
+    and ``has_secret`` to its project-level variables."""
+    rid = graph.node(Repository(id=ids.gitlab_project(proj.full_path), name=proj.full_path, full_name=proj.full_path,
+                                platform="gitlab", visibility=proj.visibility, default_branch=proj.default_branch,
+                                protected_branches=proj.protected_branches, evidence=[ev]))
+    for sid in variables:
+        graph.edge(EdgeKind.HAS_SECRET, rid, sid, ev)
+
+
 def _project_facts(proj: GitLabProject, path: str, variables: list[str]) -> dict[str, Any]:
     """What the resolver reads of a project (:class:`graphkit.meta.InventoryFacts` ``gitlab_projects``)."""
     return {"path": path, "visibility": proj.visibility, "default_branch": proj.default_branch,
@@ -94,11 +104,12 @@ def gitlab_sections(graph: GraphBuilder, inv: RunnerInventory, ev: Ev,
         for i, entry in enumerate(entries or []):
             p = at(section, i)
             path, level = _path_level(entry)
-            made = _variables(graph, level, path, entry.variables, ev, at, p)
+            made = _variables(graph, level, path, entry.variables, ev, at, p)  # type: ignore[arg-type]
             if entry.variables_complete and entry.variables is not None:
                 complete.append(path)
             if isinstance(entry, GitLabProject):
                 facts[path] = _project_facts(entry, path, made)
+                _project(graph, entry, made, ev(p))
     return facts, sorted(complete)
 
 

@@ -281,8 +281,11 @@ def _runner_fields(r: RunnerEntry, group: str | None) -> dict[str, Any]:
     labels = r.label_names() if r.labels is not None or reg is None else None
     if gl is not None:  # GitLab runners have tags, not labels (no implied self-hosted)
         labels = list(gl.tag_list) if gl.tag_list is not None else None
+    # a GitLab registration has no single-use form: its authentication token lives until the runner is deleted
+    # (semantics §6; https://docs.gitlab.com/ci/runners/configure_runners/#authentication-token-security)
+    ephemeral = False if gl is not None and r.ephemeral is None else r.ephemeral
     pairs = (("labels", labels), ("runner_group", group), ("gitlab", gl),
-             ("ephemeral", r.ephemeral), ("host", _hostname(r.host)[1] if r.host else None), ("os", r.os),
+             ("ephemeral", ephemeral), ("host", _hostname(r.host)[1] if r.host else None), ("os", r.os),
              ("status", r.status), ("platform", "gitlab" if gl else r.platform), ("registration", reg),
              ("label_patterns", [x.strip() for x in r.label_patterns] if r.label_patterns else None),
              ("in_inventory", True if reg is None else None))
