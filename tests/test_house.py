@@ -147,6 +147,8 @@ SAMPLES: dict[str, tuple[str, str]] = {
     "GitLab project path GROUP[/SUBGROUP...]/PROJECT": ("GNOME/Sub/GLib", "gnome/sub/glib"),
     "GitLab job name": ("rspec:unit 1/2", "rspec:unit 1/2"),
     "GitLab environment name": ("Review/$CI_COMMIT_REF_SLUG", "Review/$CI_COMMIT_REF_SLUG"),
+    # GitHub's job display name (REST job ``name``): a matrix instance, https://docs.github.com/en/rest/actions/workflow-jobs
+    "job display name": ("Build (ubuntu, 3.11) #2 > x", "Build (ubuntu, 3.11) #2 > x"),
 }
 #: Values a part must refuse (they would not read back, or are not what the part names); every part refuses
 #: the empty and the blank value.

@@ -25,6 +25,7 @@ from graphkit.model.gitlab import (GitLabEnvironment, GitLabIdToken, GitLabJob, 
                                    GitLabVariable)
 from graphkit.model.ids import repo_key, secret_key
 from graphkit.model.node import MergeRule, Node, NodeSpec
+from graphkit.model.observed import ObservedRun, RunnerEvent
 from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, BranchPolicy, Cache,
                                   CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential,
                                   DeploymentTarget, GitHubToken, Host, Job, LiteralCredential, OIDCIdentity,
@@ -45,4 +46,5 @@ __all__ = [
     "CloudPolicy",
     "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode",
     "GitLabJob", "GitLabTrigger", "GitLabEnvironment", "GitLabVariable", "GitLabSecret", "GitLabIdToken",
+    "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode", "ObservedRun", "RunnerEvent",
 ]

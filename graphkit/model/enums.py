@@ -262,5 +262,7 @@ class EdgeKind(str, Enum):
     GROUP_RECEIVES_JOB = "group_receives_job"
     CAN_TRIGGER = "can_trigger"
     AUTHENTICATES_RUNNER = "authenticates_runner"
+    # observed (job history: what actually ran)
+    RAN_JOB = "ran_job"
 
 

@@ -57,8 +57,9 @@ from graphkit.redact import strip_url_credentials
 __all__ = [
     "IdError", "Part", "IdForm", "ParsedId", "ID_FORMS", "FORMS_BY_KIND", "PREFIXES", "parse", "kind_of",
     "id_format", "host", "runner", "runner_pool", "pool_labels", "runner_group", "organization", "repository",
-    "workflow", "job", "github_token", "oidc_identity", "secret_org", "secret_repo", "secret_env",
-    "secret_unknown", "secret_all", "secret_gitlab", "cloud_role", "signing_key", "environment", "target", "cache_actions",
+    "workflow", "job", "job_observed", "job_name_part", "github_token", "oidc_identity", "secret_org", "secret_repo",
+    "secret_env", "secret_unknown", "secret_all", "secret_gitlab", "cloud_role", "signing_key", "environment",
+    "target", "cache_actions",
     "cache_host", "credential", "cloud_user", "cloud_group", "cloud_policy", "cloud_policy_file",
     "oidc_provider", "cloud_account", "cloud_secret", "untrusted", "owner_key", "repo_key", "secret_key", "env_key",
     "runner_name_part", "runner_name_of_part", "runner_ref", "gitlab_project", "gitlab_pipeline", "gitlab_job",
@@ -129,6 +130,16 @@ def runner_name_of_part(part: str) -> str:
     return urllib.parse.unquote(part, errors="surrogatepass") if "%" in part else part
 
 
+def job_name_part(name: str) -> str:
+    """A job display name as observed job ids write it: :func:`runner_name_part`, with ``#`` and ``>`` also
+    percent-encoded (they separate the parts of job ids); read back with :func:`runner_name_of_part`.
+
+    >>> job_name_part("build (ubuntu, 3.11)"), job_name_part("a#b>c")
+    ('build (ubuntu, 3.11)', 'a%23b%3Ec')
+    """
+    return runner_name_part(name).replace("#", "%23").replace(">", "%3E")
+
+
 @dataclass(frozen=True)
 class Part:
     """One placeholder of an id template.
@@ -182,6 +193,8 @@ GL_JOB = Part("GitLab job name", _keep, r".+")
 #: A GitLab environment name, kept as written (``review/$CI_COMMIT_REF_SLUG`` is a name,
 #: https://docs.gitlab.com/ci/environments/#create-a-dynamic-environment).
 GL_ENV = Part("GitLab environment name", _keep, r".+")
+JOB_NAME = Part("job display name", _keep, r".+", render=lambda s: job_name_part(s),
+                decode=lambda s: runner_name_of_part(s), id_pattern=r"[^#>]+")
 JOB_REF = Part("job id", _keep, r"job:.+", render=lambda s: s.removeprefix("job:"), decode=lambda s: "job:" + s,
                id_pattern=r".+")
 
@@ -277,6 +290,9 @@ ID_FORMS: tuple[IdForm, ...] = (
     _form(K.JOB, "job", "job:{repo}/{path}#{key}", repo=REPO, path=WF_PATH, key=JOB_KEY),
     _form(K.JOB, "gitlab", "job:gitlab:{project}:{path}#{name}", "a GitLab job of the pipeline whose root "
           "configuration is path", project=GL_PROJECT, path=WF_PATH, name=GL_JOB),
+    _form(K.JOB, "observed", "job:observed:{repo}/{path}#{name}", "a job seen in the job history that no "
+          "workflow job matches; in the name, percent sign, #, > and control characters are percent-encoded",
+          repo=REPO, path=WF_PATH, name=JOB_NAME),
     _form(K.JOB, "called", "job:{caller}>{repo}/{path}#{key}", "a called workflow's job, per caller job",
           caller=JOB_REF, repo=REPO, path=WF_PATH, key=JOB_KEY),
     _form(K.SECRET, "org", "secret:org:{owner}:{name}", owner=OWNER, name=SECRET),
@@ -484,6 +500,17 @@ def external_secret(provider: str, path: str) -> str:
     if provider not in ("vault", "azure_key_vault", "gcp_secret_manager", "aws_secrets_manager"):
         raise IdError(f"cloud_secret id: unknown external secrets provider {provider!r}")
     return _build(NodeKind.CLOUD_SECRET, "external", provider=provider, path=path)
+def job_observed(repo: str, path: str, name: str) -> str:
+    """A job seen in the platform's job history that no workflow job of the checkouts matches:
+    ``job:observed:{owner}/{repo}/{path}#{name}`` (``name``: GitHub's job ``name``, the display name, e.g.
+    ``build (ubuntu-latest, 3.11)``; https://docs.github.com/en/rest/actions/workflow-jobs).
+
+    >>> job_observed("Acme/App", ".github/workflows/ci.yml", "build (x, 1)")
+    'job:observed:acme/app/.github/workflows/ci.yml#build (x, 1)'
+    >>> parse(job_observed("acme/app", "ci.yml", "a>b#c")).parts["name"]
+    'a>b#c'
+    """
+    return _build(NodeKind.JOB, "observed", repo=repo, path=path, name=name)
 
 
 def github_token(job_id: str) -> str:

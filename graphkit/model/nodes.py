@@ -14,6 +14,7 @@ from graphkit.model.gitlab_runners import GitLabRunnerInfo, GitLabVariableInfo
 from graphkit.model.gitlab import GitLabJob
 from graphkit.model.ids import id_format
 from graphkit.model.node import MergeRule, Node, NodeSpec
+from graphkit.model.observed import RunnerEvent
 
 __all__ = ["Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
            "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
@@ -130,6 +131,11 @@ class Runner(Node):
     def revoked_by(self) -> RevocationAction | None:
         """A GitLab runner is deleted (its authentication token dies with it, https://docs.gitlab.com/api/runners/#delete-a-runner)."""
         return RevocationAction.DELETE_GITLAB_RUNNER if self.platform == "gitlab" else self.spec.revoked_by
+    #: registrations and removals of this runner in the org audit log (who, when, from where); None = no audit
+    #: log read for its owner (:class:`~graphkit.model.observed.RunnerEvent`)
+    platform_events: list[RunnerEvent] | None = None
+    #: the platform's job history shows jobs that ran on it (``ran_job`` edges); None = no history read
+    seen_in_history: bool | None = None
 
     @property
     def unvetted(self) -> bool:

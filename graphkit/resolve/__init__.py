@@ -145,6 +145,7 @@ from graphkit.resolve.environments import apply_branch_policies
 from graphkit.resolve.gitlab import link_gitlab
 from graphkit.resolve.gitlab_join import join_gitlab_registrations
 from graphkit.resolve.gitlab_untrusted import link_gitlab_untrusted
+from graphkit.resolve.observed import link_observed
 from graphkit.resolve.persistence import link_persistence
 from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
@@ -189,6 +190,7 @@ def resolve(graph: Graph) -> None:
     in the module docstring.
     """
     join_gitlab_registrations(graph)  # GitLab registrations on hosts -> inventory runners (token fingerprint)
+    link_observed(graph)  # job history first: observed jobs and runner sightings are then routed and resolved
     ctx = Context.of(graph)
     jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)]
     route(ctx, jobs)

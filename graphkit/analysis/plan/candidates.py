@@ -161,6 +161,8 @@ class Candidate:
     group: tuple[int, int] = (_PHASE_RANK[Phase.RESTRICT], 0)
     #: already applied (chosen, or listed as a companion): never chosen again
     applied: bool = False
+    #: the subject is exposed (a run on a compromised runner received it: :mod:`graphkit.analysis.exposure`)
+    exposed: bool = False
 
     def tie_break(self, subject_id: str) -> tuple[int, int, str]:
         """Order among equal greedy keys: long-lived subjects, then action order, then subject id."""
@@ -191,8 +193,10 @@ class Candidates:
         return c
 
 
-def candidates(inc: Incident) -> Candidates:
+def candidates(inc: Incident, exposed: frozenset[int] = frozenset()) -> Candidates:
     """The candidates of ``inc``: ``(edge.revoked_by, revoke subject)`` of every arc, ``(kind's revoked_by, node)``.
+
+    ``exposed``: indexes of the nodes observed runs handed over (their candidates get ``exposed``).
 
     Returns
     -------
@@ -215,6 +219,7 @@ def candidates(inc: Incident) -> Candidates:
             cs.get(nd.revoked_by, i)
     for c in cs.items:
         _describe(c, inc)
+        c.exposed = c.subject in exposed
     ids = inc.sub.ids
     cs.ranked = sorted(cs.items, key=lambda c: c.tie_break(ids[c.subject]))
     return cs
