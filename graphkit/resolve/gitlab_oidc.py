@@ -55,7 +55,6 @@ def gitlab_subjects(job: GitLabJob) -> list[str]:
 
     >>> from graphkit.model import Evidence
     >>> from graphkit.model.gitlab import GitLabJob, GitLabTrigger
-from graphkit.oidc import issuer_host
     >>> ev = Evidence(file=".gitlab-ci.yml")
     >>> j = GitLabJob(project="acme/app", config_file=".gitlab-ci.yml", file=".gitlab-ci.yml", name="d", evidence=ev,
     ...               triggers=(GitLabTrigger(ref_type="branch", sources=("push",), refs=("main",), evidence=ev),
