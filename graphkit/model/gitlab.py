@@ -13,8 +13,8 @@ https://docs.gitlab.com/ci/yaml/):
 
 - ``tags``: a runner picks the job when the job's tags are all among the runner's tags; an untagged job only
   by a runner with ``run_untagged`` (https://docs.gitlab.com/ci/yaml/#tags).  Tags holding a CI/CD variable
-  (``$KUBERNETES_RUNNER_TAG``) are expanded at run time: ``dynamic_tags`` lists them (matching them is
-  ``possible``).
+  (``$KUBERNETES_RUNNER_TAG``) are expanded at run time: ``dynamic_tags`` lists them, ``expanded_tags`` gives
+  the tags with the file's own values (matching them is ``possible``).
 - ``bridge``: a trigger job (``trigger:``) starts a downstream pipeline and runs on **no** runner
   (https://docs.gitlab.com/ci/yaml/#trigger).
 - ``triggers``: the pipelines the job can be part of, reduced from ``workflow:rules``, ``rules`` and
@@ -128,8 +128,8 @@ class GitLabSecret(_Frozen):
     ``gcp_secret_manager`` or ``aws_secrets_manager``.  ``path``: what it names at the provider (Vault:
     ``engine/path`` from ``vault: path/to/secret/field@engine`` or the mapping form, without the field; Azure and
     GCP: ``name``; AWS: ``secret_id``).  ``field``: Vault field.  ``token``: the ID token name it authenticates
-    with (``token: $VAULT_ID_TOKEN`` -> ``VAULT_ID_TOKEN``), None when not set (GitLab then uses the job's
-    only ID token, if it has exactly one).  ``file``: exposed as a file variable (default true).
+    with (``token: $VAULT_ID_TOKEN`` -> ``VAULT_ID_TOKEN``), None when not set (which token GitLab then uses:
+    https://docs.gitlab.com/ci/yaml/#secretstoken).  ``file``: exposed as a file variable (default true).
     """
 
     name: str
@@ -138,14 +138,19 @@ class GitLabSecret(_Frozen):
     field: str | None = None
     token: str | None = None
     file: bool = True
+    #: ``possible`` when the definition comes from a file included with ``rules:`` (it may not be part of the
+    #: pipeline)
+    confidence: Confidence = Confidence.CERTAIN
     evidence: Evidence
 
 
 class GitLabIdToken(_Frozen):
-    """An ID token a job requests: ``id_tokens:NAME:aud`` (string or list; https://docs.gitlab.com/ci/yaml/#id_tokens)."""
+    """An ID token a job requests: ``id_tokens:NAME:aud`` (string or list; https://docs.gitlab.com/ci/yaml/#id_tokens).
+    ``confidence`` as for :class:`GitLabSecret`."""
 
     name: str
     aud: tuple[str, ...]
+    confidence: Confidence = Confidence.CERTAIN
     evidence: Evidence
 
 
@@ -166,6 +171,11 @@ class GitLabJob(_Frozen):
     stage: str = "test"
     tags: tuple[str, ...] = ()
     dynamic_tags: tuple[str, ...] = ()
+    #: ``tags`` with their variables replaced by the values the configuration itself gives them (job, then
+    #: global ``variables:``), when every one is a plain tag word; empty when some cannot be expanded.  A CI/CD
+    #: variable of the project, group or instance with the same name takes precedence over the file
+    #: (https://docs.gitlab.com/ci/variables/#cicd-variable-precedence), so routing on them is ``possible``.
+    expanded_tags: tuple[str, ...] = ()
     bridge: str | None = None
     when: str = "on_success"
     environment: GitLabEnvironment | None = None

@@ -7,7 +7,8 @@
   ``owner__name`` folder (``a__b__c`` is ``a/b/c``), else the ``origin`` remote of ``.git/config`` (any host:
   its URL is the instance), else ``local/<folder>``.  The instance (the ``iss`` of the project's ID tokens) is
   ``https://gitlab.com`` unless a URL says otherwise.
-- The files read are the root configuration and, following ``include: local`` as GitLab does (paths from the
+- The files read are the root configuration and, following ``include: local`` (and the ``trigger: include``
+  of child pipelines) as GitLab does (paths from the
   checkout root, ``*`` and ``**`` wildcards; https://docs.gitlab.com/ci/yaml/#includelocal), the local files
   it includes, at most :data:`MAX_INCLUDES` per project (GitLab's default limit of 150 includes per pipeline,
   https://docs.gitlab.com/ci/yaml/includes/#include-limits).  A local include outside the checkout, or that
@@ -143,7 +144,7 @@ def pipeline_files(co: Checkout) -> tuple[list[str], list[InputError]]:
             parsed: CIFile = parse_config(read_text(path, name=rel), file=rel, project=co.project)
         except InputError:
             continue
-        for inc in parsed.includes:
+        for inc in parsed.includes + parsed.children:
             if inc.kind != "local":
                 continue
             if ".." in PurePosixPath(inc.target.lstrip("/")).parts:

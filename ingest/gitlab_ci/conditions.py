@@ -15,17 +15,19 @@ Semantics:
   ``exists``) matches decides; ``when: never`` excludes; no match excludes.  A rule that may or may not match
   makes the outcome ``possible`` (never dropped).  ``changes`` and ``exists`` are undecided.
 - ``only``/``except`` (https://docs.gitlab.com/ci/yaml/deprecated_keywords/#only--except): ``refs`` keywords
-  (``branches``, ``tags``, ``merge_requests``, ``schedules``, ``api``, ``triggers``, ``web``, ``pushes``,
-  ``pipelines``, ``chat``, ``external``, ``external_pull_requests``), names and ``/regex/``; ``variables``
-  expressions; ``changes``/``kubernetes`` undecided.  A job is included when every ``only`` key matches and no
-  ``except`` key does.  No ``rules``, ``only`` or ``except``: ``only: [branches, tags]``.
+  (``branches``, ``tags``, and a pipeline source without ``_event``, singular or plural: ``merge_requests``,
+  ``schedules``, ``api``, ``triggers``, ``web``, ``pushes``, ``pipelines``...), names and ``/regex/`` (matched
+  against the branch or tag name; never in merge request pipelines); ``variables`` expressions;
+  ``changes``/``kubernetes`` undecided.  A job is included when every ``only`` key matches and no ``except`` key
+  does (``all_of_only?`` / ``none_of_except?`` in gitlab-org/gitlab ``lib/gitlab/ci/pipeline/seed/build.rb``,
+  ``Gitlab::Ci::Build::Policy::Refs`` in ``lib/gitlab/ci/build/policy/refs.rb``).  No ``rules``, ``only`` or ``except``: ``only: [branches, tags]``.
 - ``workflow:rules`` (https://docs.gitlab.com/ci/yaml/workflow/): decide whether the pipeline exists at all.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -44,23 +46,23 @@ _SOURCES = {
     "tag": ("push", "web", "schedule", "api", "trigger", "pipeline", "parent_pipeline"),
     "merge_request": ("merge_request_event",),
 }
-#: ``only``/``except`` refs keywords -> the pipeline sources (or ref types) they name.
-_KEYWORDS: dict[str, Callable[[str, str], bool]] = {
-    "branches": lambda kind, src: kind == "branch",
-    "tags": lambda kind, src: kind == "tag",
-    "merge_requests": lambda kind, src: kind == "merge_request",
-    "schedules": lambda kind, src: src == "schedule",
-    "api": lambda kind, src: src == "api",
-    "triggers": lambda kind, src: src == "trigger",
-    "web": lambda kind, src: src == "web",
-    "pushes": lambda kind, src: src == "push",
-    "pipelines": lambda kind, src: src in ("pipeline", "parent_pipeline"),
-    "chat": lambda kind, src: src == "chat",
-    "external": lambda kind, src: src == "external",
-    "external_pull_requests": lambda kind, src: src == "external_pull_request_event",
-}
-_KEYWORD_SOURCES = {"schedules": "schedule", "api": "api", "triggers": "trigger", "web": "web", "pushes": "push",
-                    "pipelines": "pipeline", "chat": "chat"}
+
+
+def _source_names(source: str) -> tuple[str, str]:
+    """The ``only``/``except`` refs keywords naming a pipeline source: its name without ``_event`` and that name
+    pluralised (``schedules``, ``pushes``, ``merge_requests``, ``triggers``, ``api``...), as GitLab's
+    ``Gitlab::Ci::Build::Policy::Refs#matches_pattern?`` compares them (gitlab-org/gitlab,
+    ``lib/gitlab/ci/build/policy/refs.rb``)."""
+    base = source.removesuffix("_event")
+    return base, base + ("es" if base.endswith(("sh", "ch", "s", "x")) else "s")
+
+
+#: refs keyword -> the sources it names
+_KEYWORD_SOURCES: dict[str, set[str]] = {}
+for _src in PIPELINE_SOURCES:
+    for _name in _source_names(_src):
+        _KEYWORD_SOURCES.setdefault(_name, set()).add(_src)
+_KEYWORDS = frozenset({"branches", "tags", *_KEYWORD_SOURCES})
 _DEFAULT, _PROJECT, _FORK, _OTHER = Sym("default"), Sym("project"), Sym("fork"), Sym("other")
 _MR_SET = {"CI_MERGE_REQUEST_IID", "CI_MERGE_REQUEST_ID", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME",
            "CI_MERGE_REQUEST_PROJECT_ID", "CI_MERGE_REQUEST_SOURCE_PROJECT_ID", "CI_MERGE_REQUEST_REF_PATH",
@@ -120,10 +122,13 @@ class Conditions:
     workflow: Any
     evidence: Evidence
     conditional: bool = False
+    #: a child pipeline's job: its pipeline's source is ``parent_pipeline``
+    #: (https://docs.gitlab.com/ci/jobs/job_rules/#ci_pipeline_source-predefined-variable)
+    child: bool = False
 
     def key(self) -> str:
         """Identity of what decides the outcome (jobs sharing templates share it)."""
-        return json.dumps([self.rules, self.only, self.except_, self.when, self.workflow, self.conditional],
+        return json.dumps([self.rules, self.only, self.except_, self.when, self.workflow, self.conditional, self.child],
                           sort_keys=True, default=str)
 
 
@@ -205,8 +210,10 @@ def _refs_match(entries: Any, sc: Scenario) -> bool | None:
     results: list[bool | None] = []
     for raw in entries:
         entry = str(raw)
-        if entry in _KEYWORDS:
-            results.append(_KEYWORDS[entry](sc.kind, sc.source))
+        if entry in ("branches", "tags"):
+            results.append(sc.kind == {"branches": "branch", "tags": "tag"}[entry])
+        elif entry in _KEYWORD_SOURCES:
+            results.append(sc.source in _KEYWORD_SOURCES[entry])
         elif "@" in entry:
             results.append(None)
         elif sc.kind == "merge_request":
@@ -264,30 +271,34 @@ def _workflow_outcome(rules: tuple[_Rule, ...], sc: Scenario) -> bool | None:
     return _WORKFLOW_CACHE[key]
 
 
-def _mentions(c: Conditions) -> tuple[list[Value], set[str], bool]:
-    """Refs (literals and ``/regex/`` as :class:`Sym`), sources and whether the default branch is named."""
+def _written(c: Conditions) -> tuple[list[Expr], list[str]]:
+    """The expressions (``rules:if``, ``only/except:variables``) and ``only``/``except`` refs entries of ``c``."""
     exprs: list[Expr] = []
-    names: list[Any] = []
+    names: list[str] = []
     for rule in _flat(c.rules) + (_flat(c.workflow.get("rules")) if isinstance(c.workflow, dict) else []):
         e = _expr(rule.get("if")) if isinstance(rule, dict) else None
         exprs += [e] if e is not None else []
     for spec in (c.only, c.except_):
         refs = spec.get("refs") if isinstance(spec, dict) else spec
-        names += refs if isinstance(refs, list) else [refs] if isinstance(refs, str) else []
-        if isinstance(spec, dict):
-            vs = spec.get("variables")
-            exprs += [e for e in map(_expr, vs if isinstance(vs, list) else [vs]) if e is not None]
+        names += [str(n) for n in (refs if isinstance(refs, list) else [refs] if isinstance(refs, str) else [])]
+        vs = spec.get("variables") if isinstance(spec, dict) else None
+        exprs += [e for e in map(_expr, vs if isinstance(vs, list) else [vs]) if e is not None]
+    return exprs, names
+
+
+def _mentions(c: Conditions) -> tuple[list[Value], set[str], bool]:
+    """Refs (literals and ``/regex/`` as :class:`Sym`), sources and whether the default branch is named."""
+    exprs, names = _written(c)
     refs: list[Value] = []
     sources: set[str] = set()
     default = False
     for e in exprs:
-        for kind, text in literals(e, _REF_VARS):
-            refs.append(Sym("regex", text) if kind == "re" else text)
+        refs += [Sym("regex", text) if kind == "re" else text for kind, text in literals(e, _REF_VARS)]
         sources |= {t for k, t in literals(e, frozenset({"CI_PIPELINE_SOURCE"})) if k == "lit"}
         default = default or "CI_DEFAULT_BRANCH" in variables_of(e)
-    for n in map(str, names):
+    for n in names:
         if n in _KEYWORD_SOURCES:
-            sources.add(_KEYWORD_SOURCES[n])
+            sources |= _KEYWORD_SOURCES[n]
         elif n not in _KEYWORDS and "@" not in n:
             refs.append(Sym("regex", n) if n.startswith("/") else n)
     return list(dict.fromkeys(refs))[:16], sources, default
@@ -298,6 +309,7 @@ def _scenarios(c: Conditions) -> Iterable[tuple[Scenario, tuple[str, ...]]]:
     refs, named, default = _mentions(c)
     refs = [*refs, *([_DEFAULT] if default else []), _OTHER]
     for kind, all_sources in _SOURCES.items():
+        all_sources = ("parent_pipeline",) if c.child else all_sources
         mentioned = [s for s in all_sources if s in named]
         rest = tuple(s for s in all_sources if s not in named)
         groups = [(s, (s,)) for s in mentioned] + ([(rest[0], rest)] if rest else [])
@@ -317,7 +329,8 @@ def _ref_text(ref: Value) -> str:
     return str(ref)
 
 
-def _group(runs: dict[Scenario, tuple[tuple[str, ...], str, bool]], c: Conditions) -> list[GitLabTrigger]:
+def _group(runs: dict[Scenario, tuple[tuple[str, ...], str, bool]], c: Conditions,
+           considered: set[tuple[str, Value]]) -> list[GitLabTrigger]:
     """Scenarios that run -> triggers: sources with one outcome together, then refs, then protected or not."""
     by_ref: dict[tuple, set[str]] = {}
     for sc, (sources, when, certain) in runs.items():
@@ -325,7 +338,7 @@ def _group(runs: dict[Scenario, tuple[tuple[str, ...], str, bool]], c: Condition
     by_sources: dict[tuple, list[Value]] = {}
     for (kind, fork, protected, ref, when, certain), sources in by_ref.items():
         by_sources.setdefault((kind, fork, protected, tuple(sorted(sources)), when, certain), []).append(ref)
-    every = {(sc.kind, sc.ref) for sc in runs}
+    every = considered  # (ref type, ref) of every scenario, run or not: what "any other ref" excludes
     out: dict[tuple, GitLabTrigger] = {}
     for (kind, fork, protected, sources, when, certain), refs in by_sources.items():
         if _OTHER in refs:
@@ -374,12 +387,14 @@ def reduce_triggers(c: Conditions) -> tuple[GitLabTrigger, ...]:
     runs: dict[Scenario, tuple[tuple[str, ...], str, bool]] = {}
     wf_rules = _workflow_rules(c.workflow)
     rules = _compile_rules(c.rules) if c.rules is not None else None
+    considered: set[tuple[str, Value]] = set()
     for sc, stands in _scenarios(c):
+        considered.add((sc.kind, sc.ref))
         wf = _workflow_outcome(wf_rules, sc)
         job = _job_outcome(c, rules, sc) if wf is not False else None
         if job is not None:
             runs[sc] = (stands, job[0], job[1] and wf is True)
-    result = tuple(_group(runs, c))
+    result = tuple(_group(runs, c, considered))
     if len(_CACHE) > 4096:
         _CACHE.clear()
     _CACHE[key] = result

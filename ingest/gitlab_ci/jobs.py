@@ -15,8 +15,8 @@ from functools import lru_cache
 from typing import Any
 
 from graphkit.errors import InputError
-from graphkit.model import GitLabEnvironment, GitLabIdToken, GitLabJob, GitLabSecret, GitLabVariable
-from graphkit.redact import find_credentials, looks_like_credential_name
+from graphkit.model import Confidence, GitLabEnvironment, GitLabIdToken, GitLabJob, GitLabSecret, GitLabVariable
+from graphkit.redact import find_credentials, looks_like_credential_name, strip_embedded_urls
 from ingest._yaml import type_name
 
 from .conditions import Conditions, reduce_triggers
@@ -95,7 +95,7 @@ class _Facts:
         return GitLabEnvironment(name=spec["name"], dynamic="$" in spec["name"],
                                  deployment_tier=str(tier) if isinstance(tier, str) else None,
                                  action=str(spec.get("action") or "start"),
-                                 url=url if isinstance(url, str) else None, evidence=ev)
+                                 url=strip_embedded_urls(url).url if isinstance(url, str) else None, evidence=ev)
 
     def _variables(self, raw: Any, frags: list[Fragment], scope: str, key: str) -> list[GitLabVariable]:
         if raw is None:
@@ -154,7 +154,7 @@ class _Facts:
             if not auds or not all(isinstance(a, (str, int)) for a in auds):
                 self.bad("id_tokens", "expected aud: a string or a list of strings", str(name))
                 continue
-            out.append(GitLabIdToken(name=str(name), aud=tuple(str(a) for a in auds),
+            out.append(GitLabIdToken(name=str(name), aud=tuple(str(a) for a in auds), confidence=_conf(frag),
                                      evidence=frag.evidence(f"id_tokens.{name}")))
         return tuple(out)
 
@@ -163,8 +163,8 @@ class _Facts:
         image = img.get("name") if isinstance(img, dict) else img
         raw = self.job.data.get("services")
         services = [s.get("name") if isinstance(s, dict) else s for s in (raw if isinstance(raw, list) else [])]
-        return (str(image) if isinstance(image, (str, int)) else None,
-                tuple(str(s) for s in services if isinstance(s, str)))
+        return (strip_embedded_urls(str(image)).url if isinstance(image, (str, int)) else None,
+                tuple(strip_embedded_urls(s).url for s in services if isinstance(s, str)))
 
     def bridge(self) -> str | None:
         raw = self.job.data.get("trigger")
@@ -177,6 +177,10 @@ class _Facts:
         return "child pipeline"
 
 
+def _conf(frag: Fragment) -> Confidence:
+    return Confidence.POSSIBLE if frag.conditional else Confidence.CERTAIN
+
+
 def _secret(name: str, spec: Any, frag: Fragment) -> GitLabSecret | None:
     """One ``secrets:`` entry (https://docs.gitlab.com/ci/yaml/#secrets; Vault short form
     ``path/to/secret/field@engine``, engine ``kv-v2`` by default: https://docs.gitlab.com/ci/yaml/#secretsvault)."""
@@ -185,7 +189,7 @@ def _secret(name: str, spec: Any, frag: Fragment) -> GitLabSecret | None:
     token = spec.get("token")
     token_name = str(token).strip().lstrip("$").strip("{}") if isinstance(token, str) else None
     common = {"name": name, "token": token_name, "file": spec.get("file", True) is not False,
-              "evidence": frag.evidence(f"secrets.{name}")}
+              "evidence": frag.evidence(f"secrets.{name}"), "confidence": _conf(frag)}
     vault = spec.get("vault")
     if isinstance(vault, str):
         body, _, engine = vault.partition("@")
@@ -220,6 +224,34 @@ def global_variables(pipeline: Pipeline, problems: list[InputError]) -> list[Git
     return _Facts(home, problems)._variables(merged, frags, "global", "variables")
 
 
+_TAG_WORD = re.compile(r"[A-Za-z0-9_.:/+-]+")
+
+
+def _expanded(tags: tuple[str, ...], job: ResolvedJob) -> tuple[str, ...]:
+    """``tags`` with ``$NAME`` replaced by the literal value the configuration gives ``NAME`` (job variables over
+    global ones), when each is a plain tag word that does not look like a credential; else ``()``."""
+    if not any("$" in t for t in tags):
+        return ()
+    own = job.data.get("variables")
+    values = {**job.global_variables, **(own if isinstance(own, dict) else {})}
+
+    def value(name: str) -> str | None:
+        v = values.get(name)
+        v = v.get("value") if isinstance(v, dict) else v
+        text = str(v) if isinstance(v, (str, int, float)) and not isinstance(v, bool) else None
+        ok = text is not None and _TAG_WORD.fullmatch(text) and not _credential_like(name, text)
+        return text if ok else None
+
+    out = []
+    for tag in tags:
+        names = [a or b for a, b in _VAR.findall(tag)]
+        got = {n: value(n) for n in names}
+        if None in got.values():
+            return ()
+        out.append(_VAR.sub(lambda m: got[m.group(1) or m.group(2)] or "", tag))
+    return tuple(dict.fromkeys(out))
+
+
 def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
               globals_: list[GitLabVariable] | None = None) -> GitLabJob:
     """The :class:`~graphkit.model.GitLabJob` of a merged job (shapes: see :mod:`graphkit.model.gitlab`).
@@ -238,12 +270,13 @@ def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
     wf = pipeline.workflow.value if pipeline.workflow is not None else None
     cond = Conditions(rules=job.data.get("rules"), only=job.data.get("only"), except_=job.data.get("except"),
                       when=when, workflow=wf, evidence=rules_frag.evidence(rules_key),
-                      conditional=job.conditional or bool(pipeline.unresolved and not job.fragments))
+                      conditional=job.conditional, child=pipeline.child)
     refs = variable_names([job.data.get(k) for k in (*_SCRIPT_KEYS, "variables", "image", "services", "tags",
                                                       "environment")])
     return GitLabJob(project=pipeline.root.project.path, config_file=pipeline.root.file, file=job.home.file.file,
                      name=job.name, stage=r.text("stage") or "test", tags=tags,
-                     dynamic_tags=tuple(t for t in tags if "$" in t), bridge=r.bridge(), when=when,
+                     dynamic_tags=tuple(t for t in tags if "$" in t), expanded_tags=_expanded(tags, job),
+                     bridge=r.bridge(), when=when,
                      environment=r.environment(), triggers=reduce_triggers(cond), variables=r.variables(pipeline, globals_),
                      referenced_variables=tuple(refs), secrets=r.secrets(), id_tokens=r.id_tokens(), image=image,
                      services=services, extends=tuple(job.extends),

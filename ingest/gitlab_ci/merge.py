@@ -96,6 +96,8 @@ class Pipeline:
     conditional_files: set[str] = field(default_factory=set)
     #: the fragments of the top-level ``variables:`` (evidence of global variables), in merge order
     variables: list[Fragment] = field(default_factory=list)
+    #: a child pipeline's configuration (``trigger: include``), not the project's root
+    child: bool = False
 
 
 def deep_merge(base: Any, over: Any) -> Any:
@@ -120,7 +122,6 @@ class _Assembler:
         self.problems: list[InputError] = []
         self.conditional: set[str] = set()
         self.count = 0
-        self.note = ""
 
     def visit(self, f: CIFile, stack: tuple[str, ...], conditional: bool) -> None:
         for inc in f.includes:
@@ -190,8 +191,9 @@ def _extends_of(data: dict[str, Any]) -> list[str]:
 class _Extender:
     """``extends`` resolution with memo, cycle and depth checks."""
 
-    def __init__(self, top: dict[str, Any], frags: dict[str, Fragment], problems: list[InputError]) -> None:
-        self.top, self.frags, self.problems = top, frags, problems
+    def __init__(self, top: dict[str, Any], frags: dict[str, list[Fragment]], problems: list[InputError]) -> None:
+        self.top, self.all, self.problems = top, frags, problems
+        self.frags = {k: v[-1] for k, v in frags.items()}
         self.memo: dict[str, tuple[dict[str, Any], list[Fragment], list[str]]] = {}
 
     def resolve(self, name: str, stack: tuple[str, ...] = ()) -> tuple[dict[str, Any], list[Fragment], list[str]]:
@@ -216,9 +218,9 @@ class _Extender:
             pdata, pfrags, pchain = self.resolve(parent, (*stack, name))
             data = deep_merge(data, pdata)
             frags += [f for f in pfrags if f not in frags]
-            chain = [parent, *[c for c in pchain if c not in chain], *chain]
+            chain += [parent, *pchain]
         data = deep_merge(data, {k: v for k, v in own.items() if k != "extends"})
-        result = (data, [*frags, Fragment(own, home.file, home.path, home.conditional)], list(dict.fromkeys(chain)))
+        result = (data, [*frags, *self.all[name]], list(dict.fromkeys(chain)))
         self.memo[name] = result
         return result
 
@@ -254,7 +256,7 @@ def _defaults(top: dict[str, Any], keys: dict[str, list[Fragment]]) -> tuple[dic
     return default, frag
 
 
-def assemble(root: CIFile, files: Iterable[CIFile]) -> Pipeline:
+def assemble(root: CIFile, files: Iterable[CIFile], *, child: bool = False) -> Pipeline:
     """Merge the pipeline whose root configuration is ``root`` (``files``: every parsed file of the checkout,
     by path); see the module docstring.
 
@@ -266,15 +268,15 @@ def assemble(root: CIFile, files: Iterable[CIFile]) -> Pipeline:
     """
     asm = _Assembler(root, {f.file: f for f in files})
     asm.visit(root, (root.file,), False)
-    if asm.unresolved:  # what is not found may be defined by an include that was not read
-        asm.note = " (or in an include graphkit does not fetch: " + ", ".join(
-            sorted({f"{i.kind} {i.target}" for i in asm.unresolved})[:3]) + ")"
     top = asm.merged()
     frags = {k: v[-1] for k, v in asm.keys.items()}
+    scratch: list[InputError] = []  # each fragment resolved again for its evidence: problems reported once
+    own = {k: [Fragment(_resolve_refs(f.value, top, f, scratch), f.file, f.path, f.conditional) for f in fs]
+           for k, fs in asm.keys.items()}
     top = {k: _resolve_refs(v, top, frags[k], asm.problems) for k, v in top.items()}
     default, default_frag = _defaults(top, asm.keys)
     variables = top.get("variables") if isinstance(top.get("variables"), dict) else {}
-    ext = _Extender(top, frags, asm.problems)
+    ext = _Extender(top, own, asm.problems)
     jobs: list[ResolvedJob] = []
     for name in asm.keys:
         if name in RESERVED or is_hidden(name) or not isinstance(top.get(name), dict):
@@ -284,12 +286,18 @@ def assemble(root: CIFile, files: Iterable[CIFile]) -> Pipeline:
                           conditional=any(f.conditional for f in asm.keys[name]))
         _apply_defaults(job, default, default_frag, variables or {})
         jobs.append(job)
-    workflow = asm.keys["workflow"][-1] if "workflow" in asm.keys else None
-    if workflow is not None:
-        workflow = Fragment(top["workflow"], workflow.file, workflow.path, workflow.conditional)
-    problems = [InputError(p.file, p.place, p.reason.replace(" (line", asm.note + " (line", 1))
-                if asm.note and ("names nothing" in p.reason or "no such job" in p.reason) else p
-                for p in asm.problems]
-    return Pipeline(root, jobs, workflow, asm.unresolved, problems, asm.conditional,
-                    asm.keys.get("variables", []))
+    wf = asm.keys["workflow"][-1] if "workflow" in asm.keys else None
+    workflow = Fragment(top["workflow"], wf.file, wf.path, wf.conditional) if wf is not None else None
+    return Pipeline(root, jobs, workflow, asm.unresolved, _noted(asm), asm.conditional,
+                    asm.keys.get("variables", []), child)
+
+
+def _noted(asm: _Assembler) -> list[InputError]:
+    """The problems; what is not found may be defined by an include that was not read: said so."""
+    if not asm.unresolved:
+        return asm.problems
+    note = " (or in an include graphkit does not fetch: " + ", ".join(
+        sorted({f"{i.kind} {i.target}" for i in asm.unresolved})[:3]) + ")"
+    return [InputError(p.file, p.place, p.reason.replace(" (line", note + " (line", 1))
+            if "names nothing" in p.reason or "no such job" in p.reason else p for p in asm.problems]
 

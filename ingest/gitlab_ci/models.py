@@ -37,12 +37,12 @@ class Include:
     """One ``include:`` entry (https://docs.gitlab.com/ci/yaml/#include).
 
     ``kind``: ``local`` (resolved within the checkout), or ``project``, ``remote``, ``template``,
-    ``component`` (recorded, never fetched).  ``target``: the path, URL, template or component as written
+    ``component``, ``artifact`` (a dynamic child pipeline's generated file; recorded, never fetched).  ``target``: the path, URL, template or component as written
     (``project`` entries: ``group/project:file@ref``).  ``conditional``: the entry has ``rules:`` (what it
     adds is then ``possible``).
     """
 
-    kind: Literal["local", "project", "remote", "template", "component"]
+    kind: Literal["local", "project", "remote", "template", "component", "artifact"]
     target: str
     conditional: bool
     evidence: Evidence
@@ -58,6 +58,8 @@ class CIFile:
     data: dict[str, Any]
     lines: dict[str, int]
     includes: list[Include] = field(default_factory=list)
+    #: ``trigger: include:`` of its jobs: the configurations of child pipelines (https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#parent-child-pipelines)
+    children: list[Include] = field(default_factory=list)
     problems: list[InputError] = field(default_factory=list)
     #: where the file was read (problems name it); evidence names ``file``
     location: str = ""

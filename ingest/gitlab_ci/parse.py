@@ -26,6 +26,7 @@ import yaml
 
 from graphkit import limits
 from graphkit.errors import InputError
+from graphkit.redact import strip_embedded_urls
 from ingest._yaml import Loader, join_path, line_of, load_yaml, type_name
 
 from .models import CIFile, Include, Project, Reference
@@ -76,20 +77,26 @@ def _body(text: str, file: str) -> str:
     return "\n" * text.count("\n", 0, m.end()) + text[m.end():]
 
 
+def _clean(target: str) -> str:
+    """An include target without URL credentials (``https://user:token@host/...``, ``?private_token=``):
+    :func:`graphkit.redact.strip_embedded_urls`."""
+    return strip_embedded_urls(target).url if "://" in target else target
+
+
 def _include_entry(raw: Any, path: str, f: CIFile) -> Include:
     """One ``include`` entry; raises :class:`InputError` (file, path, reason) when GitLab could not read it."""
     ev = f.evidence(path)
     if isinstance(raw, str):
-        return Include("remote" if _URL.match(raw) else "local", raw, False, ev)
+        return Include("remote" if _URL.match(raw) else "local", _clean(raw), False, ev)
     if not isinstance(raw, dict):
         raise InputError(f.file, path, f"expected a path or a mapping, got {type_name(raw)}")
     conditional = "rules" in raw
-    for kind in ("local", "remote", "template", "component"):
+    for kind in ("local", "remote", "template", "component", "artifact"):
         if kind in raw:
             value = raw[kind]
             if not isinstance(value, str):
                 raise InputError(f.file, join_path(path, kind), f"expected a string, got {type_name(value)}")
-            return Include(kind, value, conditional, ev)  # type: ignore[arg-type]
+            return Include(kind, _clean(value), conditional, ev)  # type: ignore[arg-type]
     if "project" in raw:
         files = raw.get("file")
         names = files if isinstance(files, list) else [files]
@@ -99,11 +106,11 @@ def _include_entry(raw: Any, path: str, f: CIFile) -> Include:
     raise InputError(f.file, path, "expected one of local, project, remote, template, component")
 
 
-def _includes(raw: Any, f: CIFile) -> list[Include]:
+def _includes(raw: Any, f: CIFile, at: str = "include") -> list[Include]:
     entries = raw if isinstance(raw, list) else [raw]
     out: list[Include] = []
     for i, entry in enumerate(entries):
-        place = join_path("include", i) if isinstance(raw, list) else "include"
+        place = join_path(at, i) if isinstance(raw, list) else at
         try:
             out.append(_include_entry(entry, place, f))
         except InputError as exc:
@@ -156,4 +163,7 @@ def parse_config(text: str, *, file: str, project: Project) -> CIFile:
             f.data[name] = value
         else:
             f.problems.append(_at(InputError(file, name, f"a job must be a mapping, got {type_name(value)}"), f))
+        trigger = value.get("trigger") if isinstance(value, dict) else None
+        if isinstance(trigger, dict) and trigger.get("include") is not None:
+            f.children += _includes(trigger["include"], f, join_path(join_path(name, "trigger"), "include"))
     return f
