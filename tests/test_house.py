@@ -140,6 +140,10 @@ SAMPLES: dict[str, tuple[str, str]] = {
     "account id": ("111122223333", "111122223333"),
     "ARN": ("arn:aws:iam::111122223333:user/CI-Bot", "arn:aws:iam::111122223333:user/CI-Bot"),
     "job id": ("job:acme/app/.github/workflows/ci.yml#build", "job:acme/app/.github/workflows/ci.yml#build"),
+    "cluster": ("https://K8s.example:6443", "https://K8s.example:6443"),
+    "namespace": ("arc-runners", "arc-runners"),
+    "object name": ("Runner.SA", "Runner.SA"),
+    "node selector": ("pool=ci,zone=a", "pool=ci,zone=a"),
 }
 #: Values a part must refuse (they would not read back, or are not what the part names); every part refuses
 #: the empty and the blank value.
@@ -155,6 +159,9 @@ HOSTILE: dict[str, list[str]] = {
     "account id": ["1234", "abcdefghijkl"],
     "ARN": ["role/x"],
     "job id": ["acme/app/.github/workflows/ci.yml#build"],
+    "cluster": ["prod#x"],
+    "namespace": ["a/b", "a#b"],
+    "object name": ["a/b", "a#b"],
 }
 
 

@@ -22,6 +22,7 @@ from graphkit.model.enums import (CRITICALITY_WEIGHT, LIFETIME_SECONDS, REVOCATI
                                   EdgeKind, Lifetime, NodeKind, RevocationAction, RevocationSpec, lifetime_seconds)
 from graphkit.model.evidence import Evidence, merge_evidence
 from graphkit.model.ids import repo_key, secret_key
+from graphkit.model.k8s import KubeSecret, KubeServiceAccount, RunnerPods
 from graphkit.model.node import MergeRule, Node, NodeSpec
 from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, BranchPolicy, Cache,
                                   CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential,
@@ -32,6 +33,7 @@ from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, Any
                                   node_kind)
 
 __all__ = [
+    "KubeSecret", "KubeServiceAccount", "RunnerPods",
     "ids", "Confidence", "Criticality", "CRITICALITY_WEIGHT", "Lifetime", "LIFETIME_SECONDS", "lifetime_seconds",
     "RevocationAction", "RevocationSpec", "REVOCATION_SPECS", "Evidence", "merge_evidence", "Node", "NodeSpec",
     "MergeRule", "NodeKind", "NODE_TYPES", "NODE_ID_FORMATS", "NODE_ADAPTER", "AnyNode", "EdgeKind", "EdgeSpec",

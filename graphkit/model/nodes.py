@@ -11,6 +11,7 @@ from graphkit.redact import strip_url_fields
 from graphkit.model.enums import Confidence, Criticality, EdgeKind, Lifetime, NodeKind, RevocationAction
 from graphkit.model.evidence import Evidence
 from graphkit.model.ids import id_format
+from graphkit.model.k8s import KubeSecret, KubeServiceAccount, RunnerPods
 from graphkit.model.node import MergeRule, Node, NodeSpec
 
 __all__ = ["Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
@@ -18,6 +19,7 @@ __all__ = ["Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerG
            "CloudRole", "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser",
            "CloudGroup",
            "CloudPolicy", "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode",
+           "KubeServiceAccount", "KubeSecret", "RunnerPods",
            "NODE_TYPES", "AnyNode", "NODE_ADAPTER",
            "NODE_ID_FORMATS", "node_kind"]
 
@@ -35,6 +37,10 @@ class Host(Node):
     #: live runner processes a host scan could tie to no registration (``Runner.Listener in /var/tmp/.q (pid 6000,
     #: user root)``); None = not scanned
     unknown_runner_processes: list[str] | None = None
+    #: Kubernetes: the cluster (target id) whose nodes this host stands for, and the ``nodeSelector`` that picks
+    #: them (:func:`graphkit.model.ids.k8s_node_pool`); None for a machine
+    cluster: str | None = None
+    node_selector: dict[str, str] | None = None
 
 
 class RunnerRegistration(BaseModel):
@@ -121,6 +127,8 @@ class Runner(Node):
     registration: RunnerRegistration | None = None
     #: True when an org inventory (API or operator list) lists it; None = not listed / unknown
     in_inventory: bool | None = None
+    #: an Actions Runner Controller pool (scale set, RunnerDeployment, RunnerSet): what its pods are
+    pods: RunnerPods | None = None
 
     @property
     def unvetted(self) -> bool:
@@ -637,13 +645,14 @@ NODE_TYPES: dict[NodeKind, type[Node]] = {
     cls.spec.kind: cls
     for cls in [Host, Runner, RunnerGroup, Organization, Repository, Workflow, Job, Secret, GitHubToken,
                 OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential, CloudUser, CloudGroup,
-                CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor]
+                CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor, KubeServiceAccount,
+                KubeSecret]
 }
 
 AnyNode = Annotated[
     Union[Host, Runner, RunnerGroup, Organization, Repository, Workflow, Job, Secret, GitHubToken,
           OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential, CloudUser, CloudGroup,
-          CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor],
+          CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor, KubeServiceAccount, KubeSecret],
     Field(discriminator="kind"),
 ]
 NODE_ADAPTER: TypeAdapter[Node] = TypeAdapter(AnyNode)
