@@ -91,6 +91,11 @@ edge).  A job reaches a host's caches only through the host it persists on
 them, and a job that may also land elsewhere does not reach this host's caches
 by a "possible write".
 
+Kubernetes
+----------
+Jobs routed to an Actions Runner Controller pool hold its pods' service account token and mounted Secrets; IRSA
+trusts are evaluated; ``aws-auth`` roles join the IAM export (:mod:`~graphkit.resolve.k8s`).
+
 Persistence and registrars
 --------------------------
 ``job -> runner`` / ``job -> host`` ``PERSISTS_ON`` (:mod:`~graphkit.resolve.persistence`) and the credentials
@@ -136,6 +141,7 @@ from graphkit.model import Job, NodeKind
 from graphkit.resolve.caches import link_host_caches
 from graphkit.resolve.context import Context
 from graphkit.resolve.environments import apply_branch_policies
+from graphkit.resolve.k8s import link_k8s
 from graphkit.resolve.persistence import link_persistence
 from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
@@ -187,6 +193,7 @@ def resolve(graph: Graph) -> None:
     link_untrusted(ctx, jobs)
     link_host_caches(ctx)
     link_persistence(graph)
+    link_k8s(graph)
     link_registration(ctx, jobs)
     graph.meta.resolve = ResolveSummary(**{k: sorted(v) for k, v in ctx.summary.items()})
     from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)

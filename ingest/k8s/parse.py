@@ -58,6 +58,8 @@ class ParsedK8s:
     """One file: its objects (in document order) and the problems of the documents or objects left out."""
 
     file: str
+    #: the input path (``--k8s``) the file was found under: one cluster per input path
+    root: str = ""
     objects: list[K8sObject] = field(default_factory=list)
     problems: list[InputError] = field(default_factory=list)
     recognised: bool = False
@@ -255,7 +257,7 @@ def _release(file: str) -> str:
     return p.parent.name if p.stem == "values" and p.parent.name else p.stem
 
 
-def parse(text: str, file: str) -> ParsedK8s:
+def parse(text: str, file: str, root: str = "") -> ParsedK8s:
     """Read every document of ``text`` (see the module docstring).
 
     Raises
@@ -264,7 +266,7 @@ def parse(text: str, file: str) -> ParsedK8s:
         when no document is one this source reads (and none failed to parse).
     """
     docs = split_documents(text)
-    out = ParsedK8s(file=file)
+    out = ParsedK8s(file=file, root=root or file)
     multi = len(docs) > 1
     for i, chunk in enumerate(docs):
         where_doc = f"document {i}, " if multi else ""
