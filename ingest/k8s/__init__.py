@@ -20,7 +20,7 @@ or the JSON that ``aws eks describe-cluster --name NAME`` prints.
 
 from __future__ import annotations
 
-from graphkit.ingestor import RANK_INVENTORY, Collected, FileIngestor, IngestResult, InputFile, InputOption
+from graphkit.ingestor import RANK_CLOUD, Collected, FileIngestor, IngestResult, InputFile, InputOption
 from ingest.k8s.parse import CLUSTER_SCHEMA, ParsedK8s, parse
 from ingest.k8s.to_graph import to_graph
 
@@ -36,7 +36,9 @@ class K8sIngestor(FileIngestor[ParsedK8s]):
                          "cluster per path; a graphkit.k8s-cluster/v1 descriptor or 'aws eks describe-cluster' "
                          "output names it). Repeatable.")
     nothing_found = "no Kubernetes manifest, ARC values file or kubeconfig (*.yaml, *.yml, *.json) found"
-    merge_rank = RANK_INVENTORY
+    #: merged after inventories and host snapshots: the cluster's own description (name, production) wins over a
+    #: kubeconfig grant's target node
+    merge_rank = RANK_CLOUD
 
     def parse(self, text: str, file: InputFile) -> ParsedK8s:
         """:func:`~ingest.k8s.parse.parse` of one file (one problem per bad document)."""

@@ -47,7 +47,7 @@ from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
 from graphkit.model import (CloudRole, CloudUser, DeploymentTarget, EdgeKind, Evidence, Host, KubeSecret,
                             KubeServiceAccount, Lifetime, Organization, Repository, RevocationAction, Runner,
-                            RunnerPods, ids)
+                            RunnerGroup, RunnerPods, ids)
 from ingest.k8s.models import (AwsAuthEntry, BindingDoc, ClusterInfo, KubeconfigDoc, RoleDoc, RunnerPool, SecretDoc,
                                ServiceAccountDoc, Where, WorkloadDoc)
 from ingest.k8s.parse import ParsedK8s
@@ -126,7 +126,8 @@ def _owner(c: _Cluster, scope: str, ev: Evidence) -> str:
 
 def _node_pool(c: _Cluster, selector: dict[str, str], ev: Evidence) -> str:
     label = ",".join(f"{k}={v}" for k, v in sorted(selector.items())) or "any node"
-    return c.g.node(Host(id=ids.k8s_node_pool(c.ident, selector), name=f"{_ident(c.cid)} nodes ({label})", os="linux", ephemeral=False, cluster=c.cid, node_selector=selector,
+    cluster = c.info.name if c.info else c.ident
+    return c.g.node(Host(id=ids.k8s_node_pool(c.ident, selector), name=f"{cluster} nodes ({label})", os="linux", ephemeral=False, cluster=c.cid, node_selector=selector,
                          evidence=[ev]))
 
 
@@ -148,6 +149,11 @@ def _pool(c: _Cluster, pool: RunnerPool, pools: list[tuple[str, dict[str, str]]]
     rid = c.g.node(Runner(id=ids.runner(pool.scope, pool.name), name=pool.name, scope=pool.scope,
                           labels=pool.labels, runner_group=pool.runner_group, ephemeral=pool.ephemeral,
                           os="linux", pods=pods, evidence=[ev]))
+    if pool.runner_group and "/" not in pool.scope:  # its group's settings are not in the manifests: inferred
+        gid = c.g.node(RunnerGroup(id=ids.runner_group(pool.scope, pool.runner_group), name=pool.runner_group,
+                                   owner=pool.scope, inferred=True, evidence=[ev]))
+        c.g.edge(EdgeKind.MEMBER_OF, rid, gid, ev)
+        c.g.edge(EdgeKind.OWNS, _owner(c, pool.scope, ev), gid, ev)
     host = _node_pool(c, pool.pod.node_selector, ev)
     c.g.edge(EdgeKind.HOSTS, host, rid, ev)
     pools.append((rid, pool.pod.node_selector))
