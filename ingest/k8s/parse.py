@@ -278,8 +278,8 @@ def parse(text: str, file: str, root: str = "") -> ParsedK8s:
         if not isinstance(data, dict):
             continue
         r = Reader(lines)
-        d = _Doc(r, Where(file=file, doc=i if multi else None, path="", line=lines.get("", 1),
-                          ), data)
+        first = min((n for k, n in lines.items() if k), default=1)  # the document's first key, not its "---"
+        d = _Doc(r, Where(file=file, doc=i if multi else None, path="", line=first), data)
         try:
             objects = _objects(d, _release(file))
         except Bad as exc:
