@@ -295,3 +295,26 @@ def test_html_report_renders_kubernetes_kinds(cluster, tmp_path):
     html = out.read_text()
     for text in ("k8s_service_account", "k8s_secret", "arc-runners/arc-github-app", "uses_service_account"):
         assert text in html
+
+
+def test_shared_volume_keeps_what_a_job_leaves(tmp_path):
+    """A legacy RunnerSet (ephemeral runners, docker disabled: nothing reaches the node) whose volumeClaimTemplates
+    claim is mounted again by later pods: a job's code persists in the pool until the claims are deleted."""
+    (tmp_path / "k8s").mkdir()
+    (tmp_path / "k8s" / "set.yaml").write_text(
+        "apiVersion: actions.summerwind.dev/v1alpha1\nkind: RunnerSet\nmetadata: {name: big, namespace: ci}\n"
+        "spec:\n  organization: acme\n  ephemeral: true\n  dockerEnabled: false\n  labels: [big]\n"
+        "  template:\n    spec:\n      containers:\n      - name: runner\n        volumeMounts:\n"
+        "        - {name: tool-cache, mountPath: /opt/hostedtoolcache}\n"
+        "  volumeClaimTemplates:\n  - metadata: {name: tool-cache}\n    spec: {accessModes: [ReadWriteOnce]}\n")
+    wf = tmp_path / "repos" / "acme__lib" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "ci.yml").write_text("on: push\njobs:\n  test:\n    runs-on: [self-hosted, big]\n    steps:\n"
+                               "      - run: make test\n")
+    g = build_graph({"k8s": [tmp_path / "k8s"], "github-actions": [tmp_path / "repos"]}).graph
+    job = ids.job("acme/lib", ".github/workflows/ci.yml", "test")
+    persist = {e.target: e for e in g.out_edges(job) if e.kind is EdgeKind.PERSISTS_ON}
+    pool = ids.runner("acme", "big")
+    assert list(persist) == [pool]
+    assert persist[pool].props["rule"] == "shared volume" and persist[pool].props["volumes"] == ["tool-cache"]
+    assert persist[pool].revoked_by is RevocationAction.PURGE_CACHE

@@ -131,6 +131,8 @@ def _reimage(node: Node, graph: Graph) -> list[Action]:
 
 
 def _purge(node: Node, graph: Graph) -> list[Action]:
+    if isinstance(node, Runner) and node.pods is not None:  # an ARC pool's volumes that outlive its pods
+        return k8s.purge_volumes(node, graph)
     if isinstance(node, Cache) and node.cache_type == "actions":
         repo = ids.parse(node.id).parts["repo"]
         return [Action(f"Delete every Actions cache of {repo}", "https://cli.github.com/manual/gh_cache_delete",

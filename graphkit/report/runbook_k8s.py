@@ -31,7 +31,7 @@ from graphkit.model import EdgeKind, Host, KubeSecret, KubeServiceAccount, Node,
 if TYPE_CHECKING:  # pragma: no cover
     from graphkit.report.runbook import Action
 
-__all__ = ["delete_scale_set", "rotate_controller_credential", "rotate_service_account_tokens",
+__all__ = ["purge_volumes", "delete_scale_set", "rotate_controller_credential", "rotate_service_account_tokens",
            "remove_rbac_binding", "replace_nodes", "rotate_kube_secret"]
 
 _ARC_DEPLOY = "https://docs.github.com/en/actions/tutorials/use-actions-runner-controller/deploy-runner-scale-sets"
@@ -68,6 +68,17 @@ def delete_scale_set(node: Node, graph: Graph) -> list["Action"]:
     return [_action(f"Delete the runner scale set {node.name} ({pods.resource}) so that no job is routed to its "
                     "pods; check at GitHub that the scale set is gone (Settings > Actions > Runners)", _ARC_DEPLOY,
                     "api", cmd)]
+
+
+def purge_volumes(node: Node, graph: Graph) -> list["Action"]:
+    """Delete the PersistentVolumeClaims an ARC pool's pods mount again (a RunnerSet's are named
+    ``{template}-{pod}``, "StatefulSets", https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/)."""
+    pods = node.pods if isinstance(node, Runner) else None
+    if pods is None or not pods.shared_volumes:
+        return [_action(f"Delete the volumes {node.name}'s pods share", _SECRET_DOC, "manual")]
+    return [_action(f"Delete the PersistentVolumeClaims of {', '.join(pods.shared_volumes)} in {pods.namespace} "
+                    "(a RunnerSet's claims are named after the template and the pod) so no later job mounts what a "
+                    "job left there", "https://kubernetes.io/docs/concepts/storage/persistent-volumes/", "manual")]
 
 
 def rotate_controller_credential(node: Node, graph: Graph) -> list["Action"]:

@@ -8,7 +8,9 @@ https://docs.github.com/en/actions/tutorials/use-actions-runner-controller/use-a
 ephemeral, so persistence (:mod:`graphkit.resolve.persistence`) gives a job ``persists_on`` the node pool only when
 the pool's pods can take their node (``runs_on_host``: privileged, ``hostPath``, docker socket).  This step adds:
 
-1. **what a job in the pod holds**: ``job -uses_service_account-> service account`` (the pod's token, unless
+1. **what a job in the pod holds**: ``job -persists_on-> pool`` when the pods mount a volume that outlives them
+   (a ``persistentVolumeClaim``, a RunnerSet ``volumeClaimTemplates`` claim: a docker layer or tool cache that
+   later jobs run from; cut by ``purge_cache``, i.e. deleting the claims), ``job -uses_service_account-> service account`` (the pod's token, unless
    ``automountServiceAccountToken: false``: Kubernetes "Service accounts",
    https://kubernetes.io/docs/concepts/security/service-accounts/) and ``job -reads_secret-> Secret`` for the
    Secrets the pod mounts or reads into its environment, each with the routing edge's confidence;
@@ -58,6 +60,12 @@ def _job_holdings(graph: Graph) -> None:
             continue
         if receive.revoked_by is not R.DELETE_SCALE_SET:
             _replace(graph, receive, revoked_by=R.DELETE_SCALE_SET)
+        if runner.pods.shared_volumes:  # a volume later pods mount again: the pool keeps what a job leaves there
+            graph.add_edge(Edge(kind=EdgeKind.PERSISTS_ON, source=receive.target, target=runner.id,
+                                evidence=[*receive.evidence[:1], *runner.evidence[:1]], confidence=receive.confidence,
+                                lifetime=Lifetime.UNTIL_PURGED, revoked_by=R.PURGE_CACHE,
+                                props={"via_runner": runner.id, "rule": "shared volume",
+                                       "volumes": list(runner.pods.shared_volumes)}))
         held = [(e.kind, e.target, e.props.get("via")) for e in graph.out_edges(runner.id)
                 if e.kind in (EdgeKind.USES_SERVICE_ACCOUNT, EdgeKind.READS_SECRET)]
         for kind, target, via in held:
