@@ -275,6 +275,13 @@ def test_missing_local_include_is_a_problem(tmp_path):
     assert "local: /nope.yml" in _jobs(r)["job"].gitlab.config_unresolved
 
 
+def test_missing_child_pipeline_is_a_problem_not_a_dangling_edge(tmp_path):
+    r = _ingest(tmp_path, {".gitlab-ci.yml": "trig:\n  trigger:\n    include: missing.yml\n"})
+    assert any("matches no file" in p.reason for p in r.problems)
+    assert not [e for e in r.edges if e.kind is EdgeKind.CALLS_WORKFLOW]
+    assert _jobs(r)["trig"].gitlab.child_pipelines == ("missing.yml",)
+
+
 def test_spec_header_and_child_pipeline(tmp_path):
     # https://docs.gitlab.com/ci/yaml/#spec ; child pipelines:
     # https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#parent-child-pipelines
@@ -298,6 +305,10 @@ def test_spec_header_and_child_pipeline(tmp_path):
     child = jobs["child-job"]
     assert child.id == "job:gitlab:acme/web:child.yml#child-job"
     assert {s for t in child.gitlab.triggers for s in t.sources} == {"parent_pipeline"}
+    assert jobs["trigger-child"].gitlab.child_pipelines == ("child.yml",)
+    calls = [(e.source, e.target) for e in r.edges if e.kind is EdgeKind.CALLS_WORKFLOW]
+    assert calls == [(jobs["trigger-child"].id, "workflow:gitlab:acme/web:child.yml")]
+    assert "workflow:gitlab:acme/web:child.yml" in {n.id for n in r.nodes}
 
 
 def test_malformed_file_never_stops_the_others(tmp_path):

@@ -178,6 +178,8 @@ class GitLabJob(_Frozen):
     #: (https://docs.gitlab.com/ci/variables/#cicd-variable-precedence), so routing on them is ``possible``.
     expanded_tags: tuple[str, ...] = ()
     bridge: str | None = None
+    #: the root files of the child pipelines a trigger job starts (``trigger: include: local``)
+    child_pipelines: tuple[str, ...] = ()
     when: str = "on_success"
     environment: GitLabEnvironment | None = None
     triggers: tuple[GitLabTrigger, ...] = ()
