@@ -398,3 +398,15 @@ def test_untrusted_and_persistence_findings_fire_on_a_shared_shell_runner(tmp_pa
                                                                                 "visibility: private")
     found = _findings(tmp_path, text)
     assert ("untrusted-path-to-self-hosted-runner", shell) not in found
+
+
+def test_a_variable_whose_protected_flag_is_unknown_is_possible_on_unprotected_refs(tmp_path):
+    """Unknown is not empty: a variable listed without its protected flag may or may not reach an unprotected ref's
+    job (https://docs.gitlab.com/ci/variables/#protect-a-cicd-variable); a protected ref's job receives it."""
+    text = (FIX / "inventory.yaml").read_text().replace("{key: SONAR_TOKEN, protected: false, masked: true, raw: true}",
+                                                       "{key: SONAR_TOKEN, masked: true, raw: true}")
+    inv = to_graph([parse(text, "inventory.yaml")])
+    feature = _job("f", tags=["linux"], triggers=[_trigger(refs=("feature/x",))])
+    main = _job("m", tags=["linux"], triggers=[_trigger(refs=("main",))])
+    g = _graph(inv, feature, main)
+    assert _variables(g, feature)["SONAR_TOKEN"] == "possible" and _variables(g, main)["SONAR_TOKEN"] == "certain"
