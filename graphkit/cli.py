@@ -438,6 +438,36 @@ def diff_cmd(
     err.print(f"{len(changes)} change(s)")
 
 
+@app.command("synth")
+def synth_cmd(
+    repos: Annotated[int, typer.Option("--repos", min=1, help="Repositories (about 70 built edges each: 150 ~ 10^4, "
+                                       "1500 ~ 10^5, 15000 ~ 10^6).")],
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="DIR", help="Folder to write into: repos/, "
+                                         "inventory.yaml, aws-iam.json.")],
+    runners: Annotated[Optional[int], typer.Option("--runners", min=1, help="Runners (default: repos / 3, at "
+                                                   "least 6).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same files).")] = 0,
+    build_it: Annotated[bool, typer.Option("--build", help="Also build the graph in memory and print its size.")]
+    = False,
+) -> None:
+    """Write a deterministic synthetic organization in graphkit's input formats (for benchmarks)."""
+    from graphkit import synth
+
+    org = synth.generate(repos, runners, seed)
+    try:
+        written = synth.write(org, output)
+    except OSError as exc:
+        fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
+    out.print(f"wrote {len(written)} files ({len(org.workflow_files())} workflows, {org.repos} repositories, "
+              f"{org.runners} runners on {org.hosts} hosts) to {term(str(output))}", highlight=False)
+    inputs = {"github-actions": [output / "repos"], "runners": [output / "inventory.yaml"],
+              "aws-iam": [output / "aws-iam.json"]}
+    if build_it:
+        from graphkit.build import build_graph
+        g = build_graph(inputs).graph
+        out.print(f"built: {g.nx.number_of_nodes()} nodes, {g.nx.number_of_edges()} edges", highlight=False)
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app()
 
