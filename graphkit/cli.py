@@ -15,13 +15,10 @@ from typing import Annotated, Optional
 from urllib.parse import urlsplit
 
 import typer
-from rich.table import Table
 
 from graphkit import limits, registry
 from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
-from graphkit.graph import Graph
-from graphkit.model import node_kind
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
                                  GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
                                  reads_graph, TERMINAL_TOP)
@@ -75,6 +72,7 @@ def build(
     except GraphkitError as exc:
         fail(exc)
     counts = result.graph.counts()
+    from rich.table import Table
     table = Table(title=f"graph written to {output}", show_edge=False)
     table.add_column("nodes", style="bold")
     table.add_column("count", justify="right")
@@ -100,10 +98,12 @@ def nodes(
 ) -> None:
     """List nodes (id, kind, name)."""
     try:
+        from graphkit.model import node_kind
         k = node_kind(kind) if kind else None
     except ValueError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--kind") from None
     try:
+        from graphkit.graph import Graph
         g = Graph.load(graph)
     except GraphkitError as exc:
         fail(exc)
@@ -112,6 +112,7 @@ def nodes(
     if fmt is Format.json:
         print_json(out, rows)
         return
+    from rich.table import Table
     table = Table(show_edge=False)
     for col in ("id", "kind", "name", "criticality"):
         table.add_column(col)
@@ -287,6 +288,7 @@ def _print_findings(found: list) -> None:
     (severity, rule and id on the first line, then subject, message and evidence wrapped under it): a table of
     six columns in 80 columns would cut ids mid-word."""
     if not out.is_terminal:
+        from rich.table import Table
         table = Table(show_edge=False)
         for col in ("severity", "rule", "subject", "message", "evidence", "id"):
             table.add_column(col, overflow="fold")
@@ -428,6 +430,7 @@ def diff_cmd(
     if fmt is Format.json:
         print_json(out, diff_document(changes, str(old), str(new)))
         return
+    from rich.table import Table
     table = Table(show_edge=False)
     for col in ("signal", "change", "kind", "id", "what"):
         table.add_column(col, overflow="fold")

@@ -297,8 +297,11 @@ def _repo_section(n_repos: int) -> list[str]:
     lines = ["repositories:", f"  - full_name: {ORG}/workflows", "    visibility: internal",
              "    default_branch: main", "    secrets: []", "    secrets_complete: true"]
     for i in range(n_repos):
-        lines += [f"  - full_name: {_full(i)}", f"    visibility: {'public' if i % 10 == 7 else 'private'}",
+        public = i % 10 == 7
+        lines += [f"  - full_name: {_full(i)}", f"    visibility: {'public' if public else 'private'}",
                   "    default_branch: main"]
+        if not public:  # the default for private repositories: fork pull requests run no workflows
+            lines.append("    fork_pr_workflows: false")
         secrets = ["CODECOV_TOKEN", "SONAR_TOKEN"] + (["PYPI_API_TOKEN"] if i % 5 == 0 else [])
         lines += [f"    secrets: [{', '.join(secrets)}]", "    secrets_complete: true"]
         if i % 5 == 0 or i % 3 == 0:
