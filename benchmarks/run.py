@@ -7,7 +7,8 @@ Run (from the repository root)::
 For each size it writes a synthetic organization (``graphkit synth``, :mod:`graphkit.synth`) to a temporary folder,
 builds it, and prints one table: each question with graphkit's median time, the baseline's median time measured
 in this run, and their ratio against issue 19's bound.  Baselines: scipy's ``breadth_first_order`` on a CSR of
-the same traversable edges (one blast radius), one blast radius (the plan, a saved graph's load), the bare
+the same traversable edges (one blast radius; every runner's, via ``bench_scale_analysis.measure``), one blast
+radius (the plan, a saved graph's load), the bare
 ``yaml.load(..., Loader=yaml.CSafeLoader)`` of the same workflow files (build), ``python -c pass`` (``--help``),
 and the bare driver's ``UNWIND $rows ... MERGE`` of the very rows and statements ``graphkit neo4j sync`` sends,
 on the same Bolt test server (``tests/bolt_server.py``: ArcadeDB, or ``NEO4J_URI``).  Memory is the peak RSS
@@ -202,6 +203,18 @@ print(json.dumps({"base_kb": base, "peak_kb": kb("VmHWM"), "edges": g.nx.number_
 """
 
 
+def scale_analysis_rows(edges: int, reps: int) -> list[Row]:
+    """The analysis rows of ``benchmarks/bench_scale_analysis.py`` (snapshot, one blast radius vs scipy, the
+    incremental plan vs the reference loop, every runner's blast radius), on its in-memory org of the same size;
+    none when that module is not there."""
+    try:
+        from bench_scale_analysis import measure
+    except ImportError:
+        return []
+    return [Row(f"[analysis org, {r['edges']} edges] {r['question']}", r["graphkit_s"], r["baseline_s"], r["bound"],
+                r["note"]) for r in measure(edges, reps)]
+
+
 def memory_row(inputs: dict[str, list[Path]]) -> Row:
     """Peak RSS of a fresh process that builds the graph, per built edge (KB; after imports in the note)."""
     arg = json.dumps({k: [str(p) for p in v] for k, v in inputs.items()})
@@ -298,6 +311,7 @@ def run_size(size: str, reps: int, plan_limit: int, neo4j_max: int) -> Table:
         table = Table(size=size, edges=graph.nx.number_of_edges(), nodes=graph.nx.number_of_nodes())
         table.rows += rows
         table.rows += analysis_rows(graph, reps, plan_limit)
+        table.rows += scale_analysis_rows(edges, reps)
         table.rows.append(memory_row(inputs))
         if table.edges <= neo4j_max:
             table.rows += neo4j_rows(graph, reps)
