@@ -24,6 +24,7 @@ from graphkit.graph import Graph
 from graphkit.model import node_kind
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
                                  GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
+                                 SUMMARY_STEPS,
                                  reads_graph, TERMINAL_TOP)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, term
@@ -173,6 +174,8 @@ def blast_radius_cmd(
     tokens: Annotated[Optional[Path], typer.Option("--tokens", metavar="FILE", help="Issued tokens and sessions "
                                                    "(graphkit.issued-tokens/v1), classified live or expired.")]
     = None,
+    no_plan: Annotated[bool, typer.Option("--no-plan", help="Skip the revocation plan (only what is reached).")]
+    = False,
 ) -> None:
     """What the sources reach (grouped by kind, critical first, with paths) and the revocation plan."""
     from graphkit.output import blast_radius_document, runbook_text
@@ -195,8 +198,12 @@ def blast_radius_cmd(
         if fmt is BlastFormat.runbook:
             sys.stdout.write(runbook_text(g, expanded, clock=clock))
             raise typer.Exit(EXIT_PARTIAL if partial else EXIT_OK)
-        as_json = fmt is BlastFormat.json  # the table gets the whole document: its summary counts everything
-        doc = blast_radius_document(g, expanded, top=top if as_json else None, clock=clock if timed else None)
+        as_json = fmt is BlastFormat.json  # the table gets every reached asset: its summary counts everything
+        shown = top or (TERMINAL_TOP if out.is_terminal and not as_json else None)
+        # the plan is computed as far as it is printed: --top steps (the table's summary names SUMMARY_STEPS)
+        steps = None if shown is None else shown if as_json else max(shown, SUMMARY_STEPS)
+        doc = blast_radius_document(g, expanded, top=top if as_json else None, clock=clock if timed else None,
+                                    plan_steps=steps, with_plan=not no_plan)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     if as_json:

@@ -201,8 +201,9 @@ def _print_summary(graph: Graph, doc: dict, top: int | None) -> None:
     shown = f" (top {top} shown)" if top is not None and top < counts["reached"] else ""
     print_item(f"reached {counts['reached']}{shown}, [bold red]critical {counts['by_criticality'].get('critical', 0)}"
           f"[/bold red], possible {possible} (through a scope not fully known), weighted {doc['weight']}", 2)
-    steps = doc["revocations"]
-    print_item(f"[bold]First steps[/bold] ({min(len(steps), SUMMARY_STEPS)} of {counts['revocations']}; "
+    steps, plan = doc["revocations"], doc.get("plan") or {"computed": True, "complete": True}
+    total = f"{counts['revocations']}" + ("" if plan["complete"] else "+" if plan["computed"] else " (--no-plan)")
+    print_item(f"[bold]First steps[/bold] ({min(len(steps), SUMMARY_STEPS)} of {total}; "
           "--format runbook for the commands)", 2)
     for s in steps[:SUMMARY_STEPS]:
         _oneprint_item(f"{s['rank']:>2}. {s['action']} {term(s.get('target_name') or s['target'])}", 4)
@@ -253,6 +254,12 @@ def _print_plan(graph: Graph, doc: dict, top: int | None) -> None:
     if hidden > 0:
         print_item(f"... {hidden} more step(s) down to residual {doc['residual_weight']} (--top limits the list)", 2,
               "dim")
+    plan = doc.get("plan")
+    if plan and not plan["computed"]:
+        print_item("not computed (--no-plan)", 2, "dim")
+    elif plan and not plan["complete"]:
+        print_item(f"... more steps after residual {doc['residual_weight']}, not computed (--top {plan['max_steps']} "
+                   "bounds the plan)", 2, "dim")
 
 
 def print_blast_radius(graph: Graph, doc: dict, top: int | None = None) -> None:

@@ -46,6 +46,10 @@ class _Static:
     in_arc: np.ndarray
     weight: np.ndarray
     seeds: np.ndarray
+    #: (n,) bool: a seed
+    is_seed: np.ndarray
+    #: (N,) bool: a virtual node all of whose arcs enter seeds
+    seedy: np.ndarray
     n: int
     root: int
 
@@ -77,10 +81,16 @@ def _static(inc: Incident, cands: Candidates) -> _Static:
     order = np.argsort(tgt, kind="stable")
     in_ptr = np.zeros(inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(tgt, minlength=inc.n), out=in_ptr[1:])
-    seeds = np.flatnonzero(np.frombuffer(bytes(inc.seed), dtype=np.uint8)).astype(np.int64)
-    return _Static(src, tgt, np.array(cands.via, dtype=np.int64), np.array(arcs.start, dtype=np.int64), in_ptr,
-                   order.astype(np.int64), np.array(inc.weight, dtype=np.int64), seeds, inc.n,
-                   inc.n + 2 * len(cands.items))
+    is_seed = np.frombuffer(bytes(inc.seed), dtype=np.uint8).astype(bool)
+    via = np.array(cands.via, dtype=np.int64)
+    root = inc.n + 2 * len(cands.items)
+    routed = via >= 0
+    seedy = np.zeros(root + 1, dtype=bool)
+    seedy[via[routed]] = True
+    seedy[via[routed & ~is_seed[tgt]]] = False  # some arc through it enters a node that is not a seed
+    return _Static(src, tgt, via, np.array(arcs.start, dtype=np.int64), in_ptr, order.astype(np.int64),
+                   np.array(inc.weight, dtype=np.int64), np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy,
+                   inc.n, root)
 
 
 def _reach(s: _Static, alive: np.ndarray, dead: np.ndarray) -> np.ndarray:
@@ -202,8 +212,8 @@ def _cut_in_place(c: Candidate, s: _Static, st: _State) -> np.ndarray | None:
     inside[d_real] = True
     a = np.concatenate([expand(s.out_ptr, d_real)[0], np.array(c.arcs, dtype=np.int64)])
     u, v = s.src[a], s.tgt[a]
-    live = st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v)
-    if (live & ~inside[v]).any():
+    live = st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v) & ~inside[v]
+    if (live & ~_harmless(s, a, v)).any():
         return None
     tree.gone[d] = True  # type: ignore[union-attr]
     w = tree.subw[z]  # type: ignore[union-attr]
@@ -213,6 +223,15 @@ def _cut_in_place(c: Candidate, s: _Static, st: _State) -> np.ndarray | None:
         x = tree.idom[x]  # type: ignore[union-attr]
     tree.subw[d] = 0  # type: ignore[union-attr]
     return d_real
+
+
+def _harmless(s: _Static, a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Arcs ``a`` (into ``v``) whose loss changes no dominator that matters: ``v`` is a seed (the root enters it
+    directly, so every path through it survives as root -> v -> ...), and so is every target of the virtual
+    node the arc passes through (that node's own immediate dominator may change; its subtree is itself, it
+    weighs nothing, and no reduction reads it)."""
+    x = s.via[a]
+    return s.is_seed[v] & ((x < 0) | s.seedy[np.maximum(x, 0)])
 
 
 def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, rank: int) -> RevocationStep:
