@@ -199,9 +199,9 @@ def blast_radius_cmd(
             sys.stdout.write(runbook_text(g, expanded, clock=clock))
             raise typer.Exit(EXIT_PARTIAL if partial else EXIT_OK)
         as_json = fmt is BlastFormat.json  # the table gets every reached asset: its summary counts everything
-        shown = top or (TERMINAL_TOP if out.is_terminal and not as_json else None)
-        # the plan is computed as far as it is printed: --top steps (the table's summary names SUMMARY_STEPS)
-        steps = None if shown is None else shown if as_json else max(shown, SUMMARY_STEPS)
+        # an explicit --top bounds the plan's work to what is printed (the table's summary names SUMMARY_STEPS);
+        # the terminal's default top keeps the whole plan, whose size and residual the summary states
+        steps = None if top is None else top if as_json else max(top, SUMMARY_STEPS)
         doc = blast_radius_document(g, expanded, top=top if as_json else None, clock=clock if timed else None,
                                     plan_steps=steps, with_plan=not no_plan)
     except UnknownNodeError as exc:
