@@ -15,13 +15,10 @@ from typing import Annotated, Optional
 from urllib.parse import urlsplit
 
 import typer
-from rich.table import Table
 
 from graphkit import limits, registry
 from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
-from graphkit.graph import Graph
-from graphkit.model import node_kind
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
                                  GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
                                  SUMMARY_STEPS,
@@ -76,6 +73,7 @@ def build(
     except GraphkitError as exc:
         fail(exc)
     counts = result.graph.counts()
+    from rich.table import Table
     table = Table(title=f"graph written to {output}", show_edge=False)
     table.add_column("nodes", style="bold")
     table.add_column("count", justify="right")
@@ -101,10 +99,12 @@ def nodes(
 ) -> None:
     """List nodes (id, kind, name)."""
     try:
+        from graphkit.model import node_kind
         k = node_kind(kind) if kind else None
     except ValueError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--kind") from None
     try:
+        from graphkit.graph import Graph
         g = Graph.load(graph)
     except GraphkitError as exc:
         fail(exc)
@@ -113,6 +113,7 @@ def nodes(
     if fmt is Format.json:
         print_json(out, rows)
         return
+    from rich.table import Table
     table = Table(show_edge=False)
     for col in ("id", "kind", "name", "criticality"):
         table.add_column(col)
@@ -294,6 +295,7 @@ def _print_findings(found: list) -> None:
     (severity, rule and id on the first line, then subject, message and evidence wrapped under it): a table of
     six columns in 80 columns would cut ids mid-word."""
     if not out.is_terminal:
+        from rich.table import Table
         table = Table(show_edge=False)
         for col in ("severity", "rule", "subject", "message", "evidence", "id"):
             table.add_column(col, overflow="fold")
@@ -435,6 +437,7 @@ def diff_cmd(
     if fmt is Format.json:
         print_json(out, diff_document(changes, str(old), str(new)))
         return
+    from rich.table import Table
     table = Table(show_edge=False)
     for col in ("signal", "change", "kind", "id", "what"):
         table.add_column(col, overflow="fold")
@@ -443,6 +446,36 @@ def diff_cmd(
         table.add_row(*map(term, (c.signal.value, c.change, c.kind.value, c.id, what)))
     out.print(table)
     err.print(f"{len(changes)} change(s)")
+
+
+@app.command("synth")
+def synth_cmd(
+    repos: Annotated[int, typer.Option("--repos", min=1, help="Repositories (about 70 built edges each: 150 ~ 10^4, "
+                                       "1500 ~ 10^5, 15000 ~ 10^6).")],
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="DIR", help="Folder to write into: repos/, "
+                                         "inventory.yaml, aws-iam.json.")],
+    runners: Annotated[Optional[int], typer.Option("--runners", min=1, help="Runners (default: repos / 3, at "
+                                                   "least 6).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same files).")] = 0,
+    build_it: Annotated[bool, typer.Option("--build", help="Also build the graph in memory and print its size.")]
+    = False,
+) -> None:
+    """Write a deterministic synthetic organization in graphkit's input formats (for benchmarks)."""
+    from graphkit import synth
+
+    org = synth.generate(repos, runners, seed)
+    try:
+        written = synth.write(org, output)
+    except OSError as exc:
+        fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
+    out.print(f"wrote {len(written)} files ({len(org.workflow_files())} workflows, {org.repos} repositories, "
+              f"{org.runners} runners on {org.hosts} hosts) to {term(str(output))}", highlight=False)
+    inputs = {"github-actions": [output / "repos"], "runners": [output / "inventory.yaml"],
+              "aws-iam": [output / "aws-iam.json"]}
+    if build_it:
+        from graphkit.build import build_graph
+        g = build_graph(inputs).graph
+        out.print(f"built: {g.nx.number_of_nodes()} nodes, {g.nx.number_of_edges()} edges", highlight=False)
 
 
 def main() -> None:  # pragma: no cover - console entry point

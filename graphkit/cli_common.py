@@ -14,19 +14,18 @@ import sys
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
 
 from graphkit import registry
-from graphkit.build import BuildResult, build_graph
 from graphkit.errors import GraphkitError
-from graphkit.graph import Graph
 from graphkit.output import term
+
+if TYPE_CHECKING:  # imported on first use: ``graphkit --help`` builds no graph
+    from graphkit.build import BuildResult
+    from graphkit.graph import Graph
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
@@ -64,6 +63,9 @@ class GraphInput:
         GraphkitError
             when nothing could be read (:meth:`BuildResult.check_readable`).
         """
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from graphkit.build import build_graph
         total = sum(registry.get(name).count(paths) for name, paths in self.inputs.items())
         with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=err, transient=True, disable=total < 20) as bar:
@@ -87,6 +89,7 @@ class GraphInput:
         if self.graph is not None:
             if self.inputs:
                 raise typer.BadParameter("give either --graph or input options, not both")
+            from graphkit.graph import Graph
             loaded = Graph.load(self.graph)
             return loaded, loaded.meta.partial
         if not self.inputs:
@@ -170,6 +173,8 @@ def print_item(markup: str, indent: int = 0, style: str = "", *, hang: str = "")
     if not out.is_terminal:
         out.print(" " * indent + (hang + " " if hang else "") + markup, style=style or None, highlight=False)
         return
+    from rich.table import Table
+    from rich.text import Text
     grid = Table.grid()
     cells: list[Text | str] = []
     if indent:
@@ -186,6 +191,7 @@ def print_item(markup: str, indent: int = 0, style: str = "", *, hang: str = "")
 def _oneprint_item(markup: str, indent: int = 0, style: str = "") -> None:
     """Print one line, cut with an ellipsis at the console width on a terminal (summary lines)."""
     if out.is_terminal:
+        from rich.text import Text
         text = Text.from_markup(" " * indent + markup, style=style)
         text.truncate(out.width, overflow="ellipsis")
         out.print(text, soft_wrap=False, no_wrap=True, overflow="ellipsis", highlight=False)

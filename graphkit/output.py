@@ -17,14 +17,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 
-from graphkit.analysis import BlastRadius, RevocationPlan, blast_radius, revocation_plan
-from graphkit.analysis.timeline import Issued, TokenKind, TokenStatus, classify_all, session_notes
-from graphkit.graph import Graph
+if TYPE_CHECKING:  # imported on first use: the CLI imports this module to print, before any analysis
+    from graphkit.analysis import BlastRadius, RevocationPlan
+    from graphkit.analysis.timeline import Issued, TokenStatus
+    from graphkit.graph import Graph
 
 __all__ = ["BLAST_RADIUS_SCHEMA", "Clock", "blast_radius_document", "neutralise", "print_json", "runbook_text",
            "term"]
@@ -71,8 +72,21 @@ def term(text: object) -> str:
 
 def print_json(console: Console, document: Any) -> None:
     """Print a JSON document with every non-ASCII character escaped (``\\u202e``, ``\\u009b``): the JSON a
-    terminal shows carries no control or reordering character (JSON itself escapes only U+0000-U+001F)."""
-    console.print_json(json.dumps(document), ensure_ascii=True)
+    terminal shows carries no control or reordering character (JSON itself escapes only U+0000-U+001F).
+
+    On a terminal Rich colours it; otherwise (a pipe, a file, a test) the standard library writes the same text
+    (``indent=2``, as Rich's ``print_json``) straight to the console's file: Rich's highlighter took seconds on
+    megabytes.
+    """
+    if console.is_terminal:
+        console.print_json(json.dumps(document), ensure_ascii=True)
+        return
+    text = json.dumps(document, indent=2, ensure_ascii=True)
+    if console.record or console.is_jupyter:  # pragma: no cover - recording or notebook consoles keep Rich's path
+        console.print_json(text)
+        return
+    console.file.write(text + "\n")
+    console.file.flush()
 
 
 @dataclass(frozen=True)
@@ -88,15 +102,18 @@ class Clock:
 
     def tokens(self, graph: Graph) -> list[TokenStatus]:
         """Every issued token classified at ``now``."""
+        from graphkit.analysis.timeline import classify_all
         return classify_all(self.issued, now=self.now, compromised_since=self.compromised_since, graph=graph)
 
     def live_sessions(self, graph: Graph) -> list[str]:
         """Roles with a live STS session (their revocation is a plan step)."""
+        from graphkit.analysis.timeline import TokenKind
         return sorted({t.issued.subject for t in self.tokens(graph)
                        if t.status == "live" and t.issued.kind is TokenKind.STS_SESSION})
 
 
 def _time_section(graph: Graph, clock: Clock, radius: BlastRadius, plan: RevocationPlan) -> dict[str, Any]:
+    from graphkit.analysis.timeline import session_notes
     narrowed = {s.subject_id: s.rank for s in plan.steps if s.action.value == "narrow_trust_policy"}
     return {"now": clock.now.isoformat(), "compromised_since":
             clock.compromised_since.isoformat() if clock.compromised_since else None,
@@ -112,6 +129,7 @@ def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock) ->
     UnknownNodeError
         for an unknown source id.
     """
+    from graphkit.analysis import blast_radius, revocation_plan
     from graphkit.report.runbook import runbook_markdown, runbook_script
 
     radius = blast_radius(graph, sources)
@@ -162,6 +180,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
     UnknownNodeError
         for an unknown source id.
     """
+    from graphkit.analysis import blast_radius, revocation_plan
     radius = radius if radius is not None else blast_radius(graph, sources)
     if plan is None and not with_plan:
         plan = RevocationPlan(sources=radius.sources, initial_weight=radius.weight, held=(), steps=())
