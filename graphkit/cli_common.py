@@ -279,6 +279,20 @@ def print_blast_radius(graph: Graph, doc: dict, top: int | None = None) -> None:
         err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
 
 
+def print_all_runners(docs: list[dict]) -> None:
+    """``blast-radius --all-runners`` as a table: one row per runner, the heaviest blast radius first."""
+    from rich.table import Table
+
+    table = Table("runner", "reached", "critical", "possible", "weight", "first step", box=None)
+    for doc in sorted(docs, key=lambda d: (-d["weight"], d["source"])):
+        crit = doc["counts"]["by_criticality"].get("critical", 0)
+        possible = sum(1 for r in doc["reached"] if r["confidence"] != "certain")
+        first = doc["revocations"][0] if doc["revocations"] else None
+        table.add_row(term(", ".join(doc["source"])), str(doc["counts"]["reached"]), str(crit), str(possible),
+                      str(doc["weight"]), term(f"{first['action']} {first['target']}") if first else "")
+    out.print(table, highlight=False)
+
+
 def _print_time(time: dict | None) -> None:
     """The tokens and sessions section (``--now``/``--tokens``): each with its status, then the notes."""
     if not time or not (time["tokens"] or time["notes"]):

@@ -180,7 +180,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
     UnknownNodeError
         for an unknown source id.
     """
-    from graphkit.analysis import blast_radius, revocation_plan
+    from graphkit.analysis import RevocationPlan, blast_radius, revocation_plan
     radius = radius if radius is not None else blast_radius(graph, sources)
     if plan is None and not with_plan:
         plan = RevocationPlan(sources=radius.sources, initial_weight=radius.weight, held=(), steps=())

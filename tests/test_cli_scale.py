@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-import graphkit.output
+import graphkit.analysis
 from graphkit.analysis import revocation_plan as full_plan
 
 from test_cli import INVENTORY, REPOS, graph_file, invoke  # noqa: F401  (graph_file: a fixture)
@@ -23,7 +23,7 @@ def plan_calls(monkeypatch):
         calls.append(kw.get("max_steps"))
         return full_plan(graph, sources, **kw)
 
-    monkeypatch.setattr(graphkit.output, "revocation_plan", spy)
+    monkeypatch.setattr(graphkit.analysis, "revocation_plan", spy)
     return calls
 
 
@@ -46,7 +46,7 @@ def test_top_past_the_end_is_the_whole_plan(graph_file, plan_calls):
 
 
 def test_no_plan_computes_no_plan(graph_file, monkeypatch):
-    monkeypatch.setattr(graphkit.output, "revocation_plan", lambda *a, **k: pytest.fail("plan computed"))
+    monkeypatch.setattr(graphkit.analysis, "revocation_plan", lambda *a, **k: pytest.fail("plan computed"))
     doc = json.loads(invoke("blast-radius", "--graph", str(graph_file), "--from", SRC, "--format", "json",
                             "--no-plan").stdout)
     assert doc["revocations"] == [] and doc["plan"] == {"computed": False, "complete": False, "max_steps": 0}
@@ -59,3 +59,33 @@ def test_table_top_says_the_plan_goes_on(graph_file, plan_calls):
     res = invoke("blast-radius", "--graph", str(graph_file), "--from", SRC, "--top", "6")
     assert plan_calls == [7]
     assert "more steps after residual" in res.stdout and "--top 6 bounds the plan" in res.stdout
+
+
+def test_all_runners_api_equals_one_at_a_time(graph_file):
+    from graphkit.analysis import blast_radii, blast_radius
+    from graphkit.graph import Graph
+    from graphkit.model import NodeKind
+    g = Graph.load(graph_file)
+    runners = [n.id for n in g.nodes(NodeKind.RUNNER)]
+    seen: list = []
+    radii = list(blast_radii(g, progress=lambda done, total: seen.append((done, total))))
+    assert [r.sources for r in radii] == [(r,) for r in runners] and len(runners) == 3
+    assert radii == [blast_radius(g, r) for r in runners]
+    assert seen == [(i, len(runners)) for i in range(1, len(runners) + 1)]
+    with pytest.raises(Exception, match="no node with id"):
+        next(blast_radii(g, ["runner:acme/nope"]))
+
+
+def test_all_runners_cli_json_and_table(graph_file):
+    res = invoke("blast-radius", "--graph", str(graph_file), "--all-runners", "--format", "json", "--no-plan")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["schema"] == "graphkit.blast-radius-all/v1"
+    one = json.loads(invoke("blast-radius", "--graph", str(graph_file), "--from", SRC, "--format", "json",
+                            "--no-plan").stdout)
+    assert [d for d in doc["runners"] if d["source"] == [SRC]] == [one]
+    table = invoke("blast-radius", "--graph", str(graph_file), "--all-runners", "--top", "1").stdout
+    heaviest = max(doc["runners"], key=lambda d: (d["weight"], [-ord(c) for c in d["source"][0]]))
+    assert heaviest["source"][0] in table.splitlines()[1]  # heaviest first
+    assert invoke("blast-radius", "--graph", str(graph_file)).exit_code == 2  # neither --from nor --all-runners
+    assert invoke("blast-radius", "--graph", str(graph_file), "--all-runners", "--from", SRC).exit_code == 2
