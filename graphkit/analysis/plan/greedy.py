@@ -127,7 +127,9 @@ def greedy_key(c: Candidate, red: int, n_src: int, dead) -> tuple | None:
     own = c.phase is Phase.CONTAIN and not dead[c.subject] and (c.subject < n_src or c.group == _REGISTRAR)
     if red <= 0 and not own:
         return None
-    return (c.group, not own, -red)
+    # in its group, an exposed long-lived credential (a run on the compromised runner received it: the
+    # attacker may hold it now) comes before what is only reachable, whatever it cuts
+    return (c.group, not own, not (c.exposed and c.long_lived), -red)
 
 
 def _dominator_edges(inc: Incident, via: list[int], live: _Live) -> Iterator[tuple[int, int]]:
