@@ -103,3 +103,12 @@ def _reference_plain(g: Graph, source: str):
     fresh = Graph()
     fresh.nx = g.nx.copy()
     return blast_radius(fresh, source)
+
+
+def test_queries_hand_their_work_arrays_back_clean(acme):
+    snap = snap_mod.snapshot(acme)
+    for node in sorted(acme.nx)[:40]:
+        blast_radius(acme, node)
+    assert {name for name, _ in snap.scratch} == {"pos", "code", "local"}
+    for (name, fill), a in snap.scratch.items():
+        assert a.shape == (snap.n,) and (a == fill).all(), name

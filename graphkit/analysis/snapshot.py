@@ -17,7 +17,7 @@ attacker's code follows (every traversable edge, variant 1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -75,6 +75,9 @@ class Snapshot:
     life: np.ndarray
     #: (p,) bool: some edge of the pair runs the attacker's code (``runs_code``; never a source-only kind)
     runs_code: np.ndarray
+    #: per-node work arrays lent to one query at a time and handed back clean (:func:`borrow`): a query costs
+    #: its own reach, never O(n) allocations
+    scratch: dict = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -173,13 +176,26 @@ def first_unseen(targets: np.ndarray, pos: np.ndarray) -> np.ndarray:
     return t
 
 
+def borrow(snap: Snapshot, name: str, dtype: type, fill: object) -> np.ndarray:
+    """A per-node array filled with ``fill``, lent by the snapshot (made on first use); hand it back with
+    :func:`give_back` after resetting what was touched.  Nested borrowers get their own array."""
+    a = snap.scratch.pop((name, fill), None)
+    return a if a is not None else np.full(snap.n, fill, dtype=dtype)
+
+
+def give_back(snap: Snapshot, name: str, a: np.ndarray, touched: np.ndarray, fill: object) -> None:
+    """Reset ``a[touched]`` to ``fill`` and return ``a`` to the snapshot."""
+    a[touched] = fill
+    snap.scratch[(name, fill)] = a
+
+
 def reach_order(snap: Snapshot, srcs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The discovery order of :func:`graphkit.analysis.reach.collect` and which nodes run the attacker's code.
 
     A level-synchronous BFS over pairs, in numpy: a level's rows are scanned in discovery order, each by
     target index, and new targets keep their first occurrence, which is FIFO order.  A node runs the
     attacker's code when it is a source or entered through a ``runs_code`` pair; its row then follows
-    ``source_only`` edges (variant 1).
+    ``source_only`` edges (variant 1).  Time O(reached pairs), in numpy calls per BFS level.
 
     Parameters
     ----------
@@ -190,30 +206,46 @@ def reach_order(snap: Snapshot, srcs: np.ndarray) -> tuple[np.ndarray, np.ndarra
     Returns
     -------
     (order, code) or None
-        ``order`` (r,) int64: the reached nodes (sources first) in discovery order; ``code`` (n,) bool.  None
-        when a node is entered through a ``runs_code`` pair after its own row was scanned (``collect`` then
-        rescans it at once: the caller falls back to it).
+        ``order`` (r,) int64: the reached nodes (sources first) in discovery order; ``code`` (c,) int64: the
+        nodes running the attacker's code, sorted.  None when a node is entered through a ``runs_code`` pair
+        after its own row was scanned (``collect`` then rescans it at once: the caller falls back to it).
     """
-    pos = np.full(snap.n, -1, dtype=np.int64)
-    code = np.zeros(snap.n, dtype=bool)
+    pos = borrow(snap, "pos", np.int64, -1)
+    code = borrow(snap, "code", bool, False)
     pos[srcs] = np.arange(srcs.size)
     code[srcs] = True
-    parts, frontier, count = [srcs], srcs, srcs.size
+    parts, marked, frontier, count = [srcs], [srcs], srcs, srcs.size
+    failed = False
     while frontier.size:
         pidx, owner = expand(snap.pair_ptr, frontier)
         marks = snap.runs_code[pidx]
         if marks.any():
             w, u = snap.pair_target[pidx[marks]], owner[marks]
             if (~code[w] & (pos[w] >= 0) & (pos[w] <= pos[u])).any():
-                return None
+                failed = True
+                break
             code[w] = True
+            marked.append(w)
         keep = snap.has[code[owner].astype(np.intp), pidx]
         new = first_unseen(snap.pair_target[pidx[keep]], pos)
         pos[new] = np.arange(count, count + new.size)
         count += new.size
         parts.append(new)
         frontier = new
-    return np.concatenate(parts).astype(np.int64), code
+    order = np.concatenate(parts).astype(np.int64)
+    code_nodes = np.unique(np.concatenate(marked)).astype(np.int64)
+    give_back(snap, "pos", pos, order, -1)
+    give_back(snap, "code", code, code_nodes, False)
+    return None if failed else (order, code_nodes)
+
+
+def _variant(snap: Snapshot, code_nodes: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """Variant index (1: runs the attacker's code) of every ``owner``."""
+    code = borrow(snap, "code", bool, False)
+    code[code_nodes] = True
+    var = code[owner].astype(np.intp)
+    give_back(snap, "code", code, code_nodes, False)
+    return var
 
 
 def subgraph(graph: Graph, snap: Snapshot, order: np.ndarray, code: np.ndarray, n_src: int):
@@ -221,11 +253,11 @@ def subgraph(graph: Graph, snap: Snapshot, order: np.ndarray, code: np.ndarray, 
     in its variant, targets renumbered in discovery order).  Time O(reached pairs), one Python step per pair."""
     from graphkit.analysis.reach import Pair, Subgraph
 
-    all_ids, edges, arc_ptr, so = snap.ids, snap.edges, snap.arc_ptr, snap.arc_source_only
-    local = np.full(snap.n, -1, dtype=np.int64)
+    edges, arc_ptr, so = snap.edges, snap.arc_ptr, snap.arc_source_only
+    local = borrow(snap, "local", np.int64, -1)
     local[order] = np.arange(order.size)
     pidx, owner = expand(snap.pair_ptr, order)
-    variant = code[owner].astype(np.intp)
+    variant = _variant(snap, code, owner)
     keep = snap.has[variant, pidx]
     pidx, owner, variant = pidx[keep], owner[keep], variant[keep]
     counts = np.bincount(local[owner], minlength=order.size).tolist()
@@ -233,6 +265,7 @@ def subgraph(graph: Graph, snap: Snapshot, order: np.ndarray, code: np.ndarray, 
             snap.certain[variant, pidx].tolist(), snap.seconds[variant, pidx].tolist(),
             snap.life[variant, pidx].tolist(), arc_ptr[pidx].tolist(), arc_ptr[pidx + 1].tolist(),
             variant.tolist())
+    give_back(snap, "local", local, order, -1)
     make = tuple.__new__
     pairs = []
     for j, b, cert, secs, life, a, z, var in zip(*cols):
@@ -246,8 +279,8 @@ def subgraph(graph: Graph, snap: Snapshot, order: np.ndarray, code: np.ndarray, 
         adj.append(pairs[at:at + c])
         at += c
     at_order = order.tolist()
+    all_ids, nodes = snap.ids, snap.nodes
     ids = [all_ids[i] for i in at_order]
-    nodes = snap.nodes
     return Subgraph(ids, [nodes[i] for i in at_order], n_src, dict(zip(ids, range(len(ids)))), adj,
                     (snap, order, code))
 
@@ -271,18 +304,16 @@ def bfs_arrays(snap: Snapshot, order: np.ndarray, code: np.ndarray, n_src: int,
     Returns
     -------
     (visit, parent, pair)
-        ``visit`` (r',) int64: global indexes in visit order; ``parent`` and ``pair`` (n,) int64: the parent
-        and the pair entering each visited node (-1 for the sources and unvisited nodes).
+        (r',) int64 each: global indexes in visit order, the parent of each (-1 for the sources) and the pair
+        entering it (-1 for the sources).
     """
-    pos = np.full(snap.n, -1, dtype=np.int64)
-    parent = np.full(snap.n, -1, dtype=np.int64)
-    via = np.full(snap.n, -1, dtype=np.int64)
+    pos = borrow(snap, "pos", np.int64, -1)
     frontier = order[:n_src]
     pos[frontier] = np.arange(n_src)
-    parts, count = [frontier], n_src
+    parts, parents, vias, count = [frontier], [np.full(n_src, -1)], [np.full(n_src, -1)], n_src
     while frontier.size:
         pidx, owner = expand(snap.pair_ptr, frontier)
-        var = code[owner].astype(np.intp)
+        var = _variant(snap, code, owner)
         keep = snap.has[var, pidx]
         if certain_only:
             keep &= snap.certain[var, pidx]
@@ -295,11 +326,14 @@ def bfs_arrays(snap: Snapshot, order: np.ndarray, code: np.ndarray, n_src: int,
             first.sort()
             t, pidx, owner = t[first], pidx[first], owner[first]
         pos[t] = np.arange(count, count + t.size)
-        parent[t], via[t] = owner, pidx
         count += t.size
         parts.append(t)
+        parents.append(owner)
+        vias.append(pidx)
         frontier = t
-    return np.concatenate(parts), parent, via
+    visit = np.concatenate(parts).astype(np.int64)
+    give_back(snap, "pos", pos, visit, -1)
+    return visit, np.concatenate(parents).astype(np.int64), np.concatenate(vias).astype(np.int64)
 
 
 def bfs_tree_fast(sub, certain_only: bool):
@@ -308,14 +342,15 @@ def bfs_tree_fast(sub, certain_only: bool):
 
     snap, order, code = sub.fast
     visit, parent, via = bfs_arrays(snap, order, code, sub.n_src, certain_only)
-    local = np.full(snap.n, -1, dtype=np.int64)
+    local = borrow(snap, "local", np.int64, -1)
     local[order] = np.arange(order.size)
-    r = order.size
+    r, k = order.size, sub.n_src
     par = np.full(r, -1, dtype=np.int64)
     arc = np.full(r, -1, dtype=np.int64)
-    kids = visit[sub.n_src:]
-    par[local[kids]] = local[parent[kids]]
-    var = code[parent[kids]].astype(np.intp)
-    arc[local[kids]] = snap.best[var, via[kids]]
+    kids = local[visit[k:]]
+    par[kids] = local[parent[k:]]
+    arc[kids] = snap.best[_variant(snap, code, parent[k:]), via[k:]]
+    order_local = local[visit].tolist()
+    give_back(snap, "local", local, order, -1)
     edges = snap.edges
-    return BfsTree(local[visit].tolist(), par.tolist(), [edges[a] if a >= 0 else None for a in arc.tolist()])
+    return BfsTree(order_local, par.tolist(), [edges[a] if a >= 0 else None for a in arc.tolist()])
