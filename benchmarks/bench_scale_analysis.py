@@ -139,6 +139,13 @@ def measure(edges: int, reps: int = 3, *, reference_steps: int = 3, all_runners_
     base = median_time(bfs, reps * 3)
     row("one blast radius with paths / scipy breadth_first_order", one, base, "<= 3x",
         f"{len(radius.reached)} reached; scipy reaches {bfs()[0].size - 1}")
+    import graphkit.analysis.snapshot as snapshot_module
+    saved, snapshot_module.collect_fast = snapshot_module.collect_fast, lambda graph, srcs: None
+    try:  # the reference traversal over networkx dicts (before issue 19)
+        old = median_time(lambda: blast_radius(g, src), reps)
+    finally:
+        snapshot_module.collect_fast = saved
+    row("one blast radius, reference traversal (networkx dicts) / scipy breadth_first_order", old, base, "(before)")
     plan_t = median_time(lambda: revocation_plan(g, src), max(1, reps // 2))
     plan = revocation_plan(g, src)
     row("full revocation plan / one blast radius", plan_t, one, "<= 10x", f"{len(plan.steps)} steps")

@@ -152,7 +152,8 @@ def blast_radii(graph: Graph, sources: Iterable[str] | None = None, *,
     The graph-wide work (the traversal snapshot, :mod:`graphkit.analysis.snapshot`) is done once and shared;
     each source then costs its own reach (a numpy BFS over its reached rows and the Python objects of its
     result), so the whole run is O(V + E) once plus the total size of the results, O(sum of the reaches).
-    Results are yielded one at a time: memory holds one at a time unless the caller keeps them.
+    Results are yielded one at a time: memory holds one at a time unless the caller keeps them.  The cyclic
+    garbage collector stays paused until the generator is exhausted or closed.
     """
     from graphkit.analysis.snapshot import snapshot
     from graphkit.model import NodeKind
@@ -161,8 +162,8 @@ def blast_radii(graph: Graph, sources: Iterable[str] | None = None, *,
     for s in todo:
         source_ids(graph, s)
     snapshot(graph)
-    for done, s in enumerate(todo, 1):
-        with gc_paused():
+    with gc_paused():  # for the whole run (restored when the generator ends or is closed): a collection walks
+        for done, s in enumerate(todo, 1):  # every object of the graph, per result it would cost ~ms
             yield _blast_radius(graph, source_ids(graph, s))
-        if progress is not None:
-            progress(done, len(todo))
+            if progress is not None:
+                progress(done, len(todo))
