@@ -21,7 +21,7 @@ from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
                                  GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
-                                 SUMMARY_STEPS, print_all_runners,
+                                 SUMMARY_STEPS, all_runners,
                                  reads_graph, TERMINAL_TOP)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, term
@@ -190,7 +190,7 @@ def blast_radius_cmd(
     if all_runners == bool(sources):
         raise typer.BadParameter("give --from ID (repeatable) or --all-runners", param_hint="--from")
     if all_runners:
-        return _all_runners(given, as_json=fmt is BlastFormat.json, top=top, no_plan=no_plan)
+        return all_runners(given, as_json=fmt is BlastFormat.json, top=top, no_plan=no_plan)
 
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j
@@ -221,33 +221,6 @@ def blast_radius_cmd(
         print_json(out, doc)
     else:  # a terminal gets the worst first (TERMINAL_TOP); piped output lists everything
         print_blast_radius(g, doc, top=top or (TERMINAL_TOP if out.is_terminal else None))
-    if partial:
-        raise typer.Exit(EXIT_PARTIAL)
-
-
-def _all_runners(given: GraphInput, *, as_json: bool, top: int | None, no_plan: bool) -> None:
-    """``blast-radius --all-runners``: one ``graphkit.blast-radius/v1`` document per runner (JSON: one
-    ``graphkit.blast-radius-all/v1`` object), or one table row per runner, with a progress bar on a terminal."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from graphkit.analysis import blast_radii
-    from graphkit.output import blast_radius_document
-
-    try:
-        g, partial = given.load()
-    except GraphkitError as exc:
-        fail(exc)
-    docs = []
-    with Progress(TextColumn("blast radius of every runner"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as bar:
-        task = bar.add_task("runners", total=None)
-        for radius in blast_radii(g, progress=lambda done, total: bar.update(task, completed=done, total=total)):
-            docs.append(blast_radius_document(g, radius.sources, top=top if as_json else None, radius=radius,
-                                              plan_steps=top, with_plan=not no_plan))
-    if as_json:
-        print_json(out, {"schema": "graphkit.blast-radius-all/v1", "runners": docs})
-    else:
-        print_all_runners(docs)
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
 

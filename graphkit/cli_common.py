@@ -309,7 +309,7 @@ def print_blast_radius(graph: Graph, doc: dict, top: int | None = None) -> None:
         err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
 
 
-def print_all_runners(docs: list[dict]) -> None:
+def _print_all_runners(docs: list[dict]) -> None:
     """``blast-radius --all-runners`` as a table: one row per runner, the heaviest blast radius first."""
     from rich.table import Table
 
@@ -333,3 +333,30 @@ def _print_time(time: dict | None) -> None:
         print_item(f"{t['status']:<17} {term(t['kind'])} {term(t['subject'])}  [dim]{term(t['reason'])}[/dim]", 2)
     for n in time["notes"]:
         print_item(term(n), 2, "dim")
+
+
+def all_runners(given: GraphInput, *, as_json: bool, top: int | None, no_plan: bool) -> None:
+    """``blast-radius --all-runners``: one ``graphkit.blast-radius/v1`` document per runner (JSON: one
+    ``graphkit.blast-radius-all/v1`` object), or one table row per runner, with a progress bar on a terminal."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from graphkit.analysis import blast_radii
+    from graphkit.output import blast_radius_document, print_json
+
+    try:
+        g, partial = given.load()
+    except GraphkitError as exc:
+        fail(exc)
+    docs = []
+    with Progress(TextColumn("blast radius of every runner"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("runners", total=None)
+        for radius in blast_radii(g, progress=lambda done, total: bar.update(task, completed=done, total=total)):
+            docs.append(blast_radius_document(g, radius.sources, top=top if as_json else None, radius=radius,
+                                              plan_steps=top, with_plan=not no_plan))
+    if as_json:
+        print_json(out, {"schema": "graphkit.blast-radius-all/v1", "runners": docs})
+    else:
+        _print_all_runners(docs)
+    if partial:
+        raise typer.Exit(EXIT_PARTIAL)
