@@ -21,7 +21,7 @@ from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
                                  GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
-                                 SUMMARY_STEPS, all_runners,
+                                 SUMMARY_STEPS, every_runner,
                                  reads_graph, TERMINAL_TOP)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, term
@@ -190,7 +190,7 @@ def blast_radius_cmd(
     if all_runners == bool(sources):
         raise typer.BadParameter("give --from ID (repeatable) or --all-runners", param_hint="--from")
     if all_runners:
-        return all_runners(given, as_json=fmt is BlastFormat.json, top=top, no_plan=no_plan)
+        return every_runner(given, as_json=fmt is BlastFormat.json, top=top, no_plan=no_plan)
 
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j

@@ -335,7 +335,7 @@ def _print_time(time: dict | None) -> None:
         print_item(term(n), 2, "dim")
 
 
-def all_runners(given: GraphInput, *, as_json: bool, top: int | None, no_plan: bool) -> None:
+def every_runner(given: GraphInput, *, as_json: bool, top: int | None, no_plan: bool) -> None:
     """``blast-radius --all-runners``: one ``graphkit.blast-radius/v1`` document per runner (JSON: one
     ``graphkit.blast-radius-all/v1`` object), or one table row per runner, with a progress bar on a terminal."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
