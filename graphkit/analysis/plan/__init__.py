@@ -72,7 +72,9 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
 
     Notes
     -----
-    Complexity: O(S * (V + E + A)) for S steps and A candidates on the reached
+    Complexity (the reference loop, :mod:`~graphkit.analysis.plan.greedy`; what runs is the same plan computed
+    incrementally, :mod:`~graphkit.analysis.plan.fast`, which builds a new dominator tree only after a step that
+    changes other paths): O(S * (V + E + A)) for S steps and A candidates on the reached
     subgraph, times the near-linear factor of the dominator algorithm: each
     step builds one dominator tree whose subtrees are what every candidate
     cuts, instead of the O(S * A * (V + E)) of one reachability per
