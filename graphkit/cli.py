@@ -21,6 +21,7 @@ from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
                                  GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
+                                 SUMMARY_STEPS, every_runner,
                                  reads_graph, TERMINAL_TOP)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, term
@@ -156,8 +157,8 @@ def _clock(now: Optional[str], since: Optional[str], tokens: Optional[Path]):
 @app.command("blast-radius")
 @reads_graph()
 def blast_radius_cmd(
-    sources: SourcesOpt,
     given: GraphInput,
+    sources: SourcesOpt = [],  # noqa: B006 (typer reads the default; required unless --all-runners)
     fmt: Annotated[BlastFormat, typer.Option("--format", "-f", help="Output format (runbook: the plan as a "
                                              "Markdown checklist and a dry-run shell script).")] = BlastFormat.table,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Show only the N most critical assets and "
@@ -176,10 +177,20 @@ def blast_radius_cmd(
     tokens: Annotated[Optional[Path], typer.Option("--tokens", metavar="FILE", help="Issued tokens and sessions "
                                                    "(graphkit.issued-tokens/v1), classified live or expired.")]
     = None,
+    no_plan: Annotated[bool, typer.Option("--no-plan", help="Skip the revocation plan (only what is reached).")]
+    = False,
+    all_runners: Annotated[bool, typer.Option("--all-runners", help="The blast radius of every runner, each on "
+                                              "its own (instead of --from; the plan as --top/--no-plan say).")]
+    = False,
 ) -> None:
     """What the sources reach (grouped by kind, critical first, with paths) and the revocation plan."""
     from graphkit.output import blast_radius_document, runbook_text
     from graphkit.resolve.untrusted import add_absent_entries, expand_sources
+
+    if all_runners == bool(sources):
+        raise typer.BadParameter("give --from ID (repeatable) or --all-runners", param_hint="--from")
+    if all_runners:
+        return every_runner(given, as_json=fmt is BlastFormat.json, top=top, no_plan=no_plan)
 
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j
@@ -198,8 +209,12 @@ def blast_radius_cmd(
         if fmt is BlastFormat.runbook:
             sys.stdout.write(runbook_text(g, expanded, clock=clock))
             raise typer.Exit(EXIT_PARTIAL if partial else EXIT_OK)
-        as_json = fmt is BlastFormat.json  # the table gets the whole document: its summary counts everything
-        doc = blast_radius_document(g, expanded, top=top if as_json else None, clock=clock if timed else None)
+        as_json = fmt is BlastFormat.json  # the table gets every reached asset: its summary counts everything
+        # an explicit --top bounds the plan's work to what is printed (the table's summary names SUMMARY_STEPS);
+        # the terminal's default top keeps the whole plan, whose size and residual the summary states
+        steps = None if top is None else top if as_json else max(top, SUMMARY_STEPS)
+        doc = blast_radius_document(g, expanded, top=top if as_json else None, clock=clock if timed else None,
+                                    plan_steps=steps, with_plan=not no_plan)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     if as_json:

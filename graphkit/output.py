@@ -10,6 +10,8 @@ a bidirectional override or a newline is shown, never obeyed.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import re
 from collections.abc import Iterable
@@ -173,7 +175,8 @@ def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock) ->
 
 def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: int | None = None,
                           radius: BlastRadius | None = None, plan: RevocationPlan | None = None,
-                          clock: Clock | None = None) -> dict[str, Any]:
+                          clock: Clock | None = None, plan_steps: int | None = None,
+                          with_plan: bool = True) -> dict[str, Any]:
     """The ``graphkit.blast-radius/v1`` document for ``sources``.
 
     Parameters
@@ -189,6 +192,12 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         the time of the analysis (``--now``, ``--compromised-since``, ``--tokens``): adds ``time`` (tokens
         classified live/expired/revoked with their documented lifetimes, notes on session-revocation
         policies) and orders session revocations after the paths that mint them.
+    plan_steps
+        compute only the first ``plan_steps`` steps of the plan (one more tells whether others follow): the
+        CLI's ``--top``.  When the plan goes on, ``plan`` says so and ``counts.revocations`` and
+        ``residual_weight`` describe the steps computed.
+    with_plan
+        False: no plan at all (``--no-plan``): ``revocations`` is empty and ``plan`` says it was not computed.
 
     Returns
     -------
@@ -196,23 +205,30 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         ``{schema, source, counts, weight, reached: [{id, kind, name,
         criticality, confidence, lifetime, path: [hop]}], revocations: [{rank,
         action, target, target_kind, target_name, description, phase,
-        long_lived, cuts, residual_weight}], residual_weight, partial_input, problems: [{file, place, reason}]}``.
+        long_lived, cuts, residual_weight}], residual_weight, partial_input, problems: [{file, place, reason}]}``,
+        plus ``plan: {computed, complete, max_steps}`` when the plan was skipped or bounded and goes on.
 
     Raises
     ------
     UnknownNodeError
         for an unknown source id.
     """
-    from graphkit.analysis import blast_radius, revocation_plan
+    from graphkit.analysis import RevocationPlan, blast_radius, revocation_plan
     from graphkit.analysis.exposure import exposure, observed_since
     since = clock.compromised_since if clock is not None else None
     if radius is None:
         graph = observed_since(graph, since)  # the runs that ended before the compromise exposed nothing
         radius = blast_radius(graph, sources)
     exp = exposure(graph, radius, since)
-    if plan is None:
+    if plan is None and not with_plan:
+        plan = RevocationPlan(sources=radius.sources, initial_weight=radius.weight, held=(), steps=())
+    elif plan is None:
         live = clock.live_sessions(graph) if clock is not None else ()
-        plan = revocation_plan(graph, radius.sources, live_sessions=live, exposed=exp.assets)
+        plan = revocation_plan(graph, radius.sources, live_sessions=live, exposed=exp.assets,
+                               max_steps=None if plan_steps is None else plan_steps + 1)
+    goes_on = plan_steps is not None and len(plan.steps) > plan_steps
+    if goes_on:
+        plan = dataclasses.replace(plan, steps=plan.steps[:plan_steps])
     by_kind: dict[str, int] = {}
     by_crit: dict[str, int] = {}
     for r in radius.reached:
@@ -236,6 +252,8 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         "problems": [p.model_dump() for p in graph.meta.problems],
         "exposure": _exposure_section(exp, radius),
     }
+    if goes_on or not with_plan:
+        doc["plan"] = {"computed": with_plan, "complete": False, "max_steps": plan_steps if with_plan else 0}
     if clock is not None:
         doc["time"] = _time_section(graph, clock, radius, plan)
     return doc
