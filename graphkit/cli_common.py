@@ -211,6 +211,11 @@ def _print_summary(graph: Graph, doc: dict, top: int | None) -> None:
     unknown = f"{problems} input problem(s) (skipped files or places: the radius may be larger)" if problems \
         else "no input problems"
     print_item(f"unknown: {possible} possible path(s), {unknown}", 2, "yellow" if possible or problems else "dim")
+    fixable = [p for p in doc["problems"] if "; fix: " in p["reason"]]  # unreadable API scopes (collect github)
+    for p in fixable[:SUMMARY_STEPS]:
+        _oneprint_item(term(p["reason"]), 4, "yellow")
+    if len(fixable) > SUMMARY_STEPS:
+        print_item(f"... {len(fixable) - SUMMARY_STEPS} more unreadable scope(s), see above", 4, "dim")
 
 
 def _print_exposure(exp: dict | None) -> None:

@@ -21,6 +21,8 @@ from graphkit.model.edges import EDGE_SPECS, Edge, EdgeSpec
 from graphkit.model.enums import (CRITICALITY_WEIGHT, LIFETIME_SECONDS, REVOCATION_SPECS, Confidence, Criticality,
                                   EdgeKind, Lifetime, NodeKind, RevocationAction, RevocationSpec, lifetime_seconds)
 from graphkit.model.evidence import Evidence, merge_evidence
+from graphkit.model.gitlab import (GitLabEnvironment, GitLabIdToken, GitLabJob, GitLabSecret, GitLabTrigger,
+                                   GitLabVariable)
 from graphkit.model.ids import repo_key, secret_key
 from graphkit.model.node import MergeRule, Node, NodeSpec
 from graphkit.model.observed import ObservedRun, RunnerEvent
@@ -42,5 +44,7 @@ __all__ = [
     "CloudRole",
     "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",
     "CloudPolicy",
+    "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode",
+    "GitLabJob", "GitLabTrigger", "GitLabEnvironment", "GitLabVariable", "GitLabSecret", "GitLabIdToken",
     "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode", "ObservedRun", "RunnerEvent",
 ]

@@ -144,6 +144,12 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.CAN_TRIGGER, True, {K.UNTRUSTED}, {K.JOB, K.RUNNER},
               "Untrusted actor can make the job run their code (or run it on the runner, from a fork)",
               Lifetime.PER_JOB, R.RESTRICT_UNTRUSTED_TRIGGER, "source", runs_code=True),
+        # a GitLab runner authentication token (config.toml `token`) does not expire unless the instance sets an
+        # expiry: whoever copies it polls for the runner's jobs (https://docs.gitlab.com/ci/runners/
+        # configure_runners/#authentication-token-security); deleting the runner or resetting the token cuts it
+        _spec(EdgeKind.AUTHENTICATES_RUNNER, True, {K.CREDENTIAL}, {K.RUNNER},
+              "A runner authentication token: its holder requests the runner's jobs (GitLab: until the runner is "
+              "deleted or its token reset)", Lifetime.UNTIL_RUNNER_REMOVED, R.RESET_RUNNER_TOKEN, "source"),
         # observed in the platform's job history (GitHub REST "List jobs for a workflow run": runner_id,
         # runner_name, started_at, completed_at, https://docs.github.com/en/rest/actions/workflow-jobs);
         # props: the run (run_id, run_attempt, job_id, event, actor, head_branch, head_sha, started_at,
