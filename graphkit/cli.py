@@ -542,6 +542,34 @@ def collect_gitlab_cmd(
         err.print(f"[yellow]unreadable[/yellow] {term(p.place)}: {term(p.reason)}", highlight=False)
     counts = ", ".join(f"{v} {k}" for k, v in result.summary.items())
     out.print(f"GitLab snapshot written to {term(str(output))}: {term(counts)}", highlight=False)
+@collect_app.command("k8s")
+def collect_k8s_cmd(
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write the cluster "
+                                         "(YAML for --k8s; - for standard output).")] = Path("k8s.yaml"),
+    kubeconfig: Annotated[Optional[Path], typer.Option("--kubeconfig", metavar="FILE", help="Kubeconfig (default: "
+                                                       "$KUBECONFIG or ~/.kube/config).")] = None,
+    context: Annotated[Optional[str], typer.Option("--context", help="Kubeconfig context (default: the current "
+                                                   "one).")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="Cluster name (default: its API server URL).")] = None,
+    production: Annotated[Optional[bool], typer.Option("--production/--not-production", help="Whether the cluster "
+                                                       "is production (default: guessed from its name).")] = None,
+) -> None:
+    """Read a live Kubernetes cluster read-only (list calls): ARC scale sets, RBAC, service accounts, Secret key
+    names (never values), aws-auth; write it for --k8s."""
+    import yaml
+
+    try:
+        result = registry.get_collector("k8s").collect(Path("/"), kubeconfig=str(kubeconfig) if kubeconfig else None,
+                                                       context=context, name=name, production=production)
+        doc = result.document
+        write_atomic(output, yaml.safe_dump_all([doc["descriptor"], doc["list"]], sort_keys=False))
+    except GraphkitError as exc:
+        fail(exc)
+    for p in result.problems:
+        err.print(f"[yellow]skipped[/yellow] {term(str(p))}", highlight=False)
+    counts = ", ".join(f"{v} {k}" for k, v in result.summary.items())
+    where = "standard output" if str(output) == "-" else str(output)
+    (err if str(output) == "-" else out).print(f"cluster written to {term(where)}: {term(counts)}", highlight=False)
     if result.problems:
         raise typer.Exit(EXIT_PARTIAL)
 

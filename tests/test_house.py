@@ -149,6 +149,10 @@ SAMPLES: dict[str, tuple[str, str]] = {
     "GitLab environment name": ("Review/$CI_COMMIT_REF_SLUG", "Review/$CI_COMMIT_REF_SLUG"),
     # GitHub's job display name (REST job ``name``): a matrix instance, https://docs.github.com/en/rest/actions/workflow-jobs
     "job display name": ("Build (ubuntu, 3.11) #2 > x", "Build (ubuntu, 3.11) #2 > x"),
+    "cluster": ("https://K8s.example:6443", "https://K8s.example:6443"),
+    "namespace": ("arc-runners", "arc-runners"),
+    "object name": ("Runner.SA", "Runner.SA"),
+    "node selector": ("pool=ci,zone=a", "pool=ci,zone=a"),
 }
 #: Values a part must refuse (they would not read back, or are not what the part names); every part refuses
 #: the empty and the blank value.
@@ -168,6 +172,9 @@ HOSTILE: dict[str, list[str]] = {
     "CI/CD variable key": ["A-B", "A:B"],
     "environment scope": ["a:b"],
     "GitLab project path GROUP[/SUBGROUP...]/PROJECT": ["acme", "a:b/c", "a/b#c", "a b/c"],
+    "cluster": ["prod#x"],
+    "namespace": ["a/b", "a#b"],
+    "object name": ["a/b", "a#b"],
 }
 
 

@@ -24,6 +24,7 @@ from graphkit.model.evidence import Evidence, merge_evidence
 from graphkit.model.gitlab import (GitLabEnvironment, GitLabIdToken, GitLabJob, GitLabSecret, GitLabTrigger,
                                    GitLabVariable)
 from graphkit.model.ids import repo_key, secret_key
+from graphkit.model.k8s import KubeSecret, KubeServiceAccount, RunnerPods
 from graphkit.model.node import MergeRule, Node, NodeSpec
 from graphkit.model.observed import ObservedRun, RunnerEvent
 from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, BranchPolicy, Cache,
@@ -35,6 +36,7 @@ from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, Any
                                   node_kind)
 
 __all__ = [
+    "KubeSecret", "KubeServiceAccount", "RunnerPods",
     "ids", "Confidence", "Criticality", "CRITICALITY_WEIGHT", "Lifetime", "LIFETIME_SECONDS", "lifetime_seconds",
     "RevocationAction", "RevocationSpec", "REVOCATION_SPECS", "Evidence", "merge_evidence", "Node", "NodeSpec",
     "MergeRule", "NodeKind", "NODE_TYPES", "NODE_ID_FORMATS", "NODE_ADAPTER", "AnyNode", "EdgeKind", "EdgeSpec",

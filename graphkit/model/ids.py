@@ -64,6 +64,7 @@ __all__ = [
     "oidc_provider", "cloud_account", "cloud_secret", "untrusted", "owner_key", "repo_key", "secret_key", "env_key",
     "runner_name_part", "runner_name_of_part", "runner_ref", "gitlab_project", "gitlab_pipeline", "gitlab_job",
     "gitlab_environment", "external_secret",
+    "runner_name_part", "runner_name_of_part", "runner_ref", "k8s_node_pool", "k8s_service_account", "k8s_secret",
 ]
 
 
@@ -195,6 +196,13 @@ GL_JOB = Part("GitLab job name", _keep, r".+")
 GL_ENV = Part("GitLab environment name", _keep, r".+")
 JOB_NAME = Part("job display name", _keep, r".+", render=lambda s: job_name_part(s),
                 decode=lambda s: runner_name_of_part(s), id_pattern=r"[^#>]+")
+#: Kubernetes (issue 15): a cluster as its deployment target identifier (the API server URL, or a name), a
+#: namespace (a DNS-1123 label, https://kubernetes.io/docs/concepts/overview/working-with-objects/names/) and an
+#: object name (DNS-1123 subdomain) as written; a node pool as its node selector (``k=v,k=v`` sorted, ``*``: any)
+CLUSTER = Part("cluster", _keep, r"[^#]+")
+NAMESPACE = Part("namespace", _keep, r"[^/#]+")
+OBJECT = Part("object name", _keep, r"[^/#]+")
+POOL = Part("node selector", _keep, r".+")
 JOB_REF = Part("job id", _keep, r"job:.+", render=lambda s: s.removeprefix("job:"), decode=lambda s: "job:" + s,
                id_pattern=r".+")
 
@@ -276,6 +284,9 @@ K = NodeKind
 #: ``{repo}`` is ``owner/name``.
 ID_FORMS: tuple[IdForm, ...] = (
     _form(K.HOST, "host", "host:{hostname}", hostname=HOSTNAME),
+    _form(K.HOST, "k8s-nodes", "host:k8s:{cluster}#{selector}", "Kubernetes nodes a pod template's nodeSelector "
+          "picks (k=v,... sorted; * any node), https://kubernetes.io/docs/concepts/scheduling-eviction/"
+          "assign-pod-node/", cluster=CLUSTER, selector=POOL),
     _form(K.RUNNER, "registration", "runner:{scope}/{name}", "scope: owner or owner/name; in the name, slash, percent sign, quotes and "
           "control characters are percent-encoded", scope=SCOPE, name=NAME),
     _form(K.RUNNER, "pool", "runner:inferred:{owner}:{labels}", "an inferred pool: labels lower-cased, sorted, "
@@ -330,6 +341,11 @@ ID_FORMS: tuple[IdForm, ...] = (
           "path as written", provider=WORD, path=TEXT),
     _form(K.UNTRUSTED, "actor", "untrusted:{actor}:{owner}", "fork-pr, comment or org-member, per owner "
           "(graphkit/untrusted.py)", actor=WORD, owner=OWNER),
+    _form(K.K8S_SERVICE_ACCOUNT, "sa", "k8s_sa:{cluster}#{namespace}/{name}", "https://kubernetes.io/docs/concepts/"
+          "security/service-accounts/", cluster=CLUSTER, namespace=NAMESPACE, name=OBJECT),
+    _form(K.K8S_SECRET, "secret", "k8s_secret:{cluster}#{namespace}/{name}", "names and keys only, "
+          "https://kubernetes.io/docs/concepts/configuration/secret/", cluster=CLUSTER, namespace=NAMESPACE,
+          name=OBJECT),
 )
 del K
 
@@ -652,3 +668,31 @@ def untrusted(actor: str, owner: str) -> str:
     'untrusted:fork-pr:acme'
     """
     return _build(NodeKind.UNTRUSTED, "actor", actor=actor, owner=owner)
+
+
+def k8s_node_pool(cluster: str, selector: Mapping[str, str] | None) -> str:
+    """The nodes of a Kubernetes cluster that a pod's ``nodeSelector`` picks: ``host:k8s:{cluster}#{k=v,...}``
+    (labels sorted; ``*`` when the pod selects no node label, i.e. any node).  ``cluster`` is the cluster's
+    deployment target identifier (API server URL or name).
+
+    >>> k8s_node_pool("https://k8s.example:6443", {"pool": "ci", "arch": "amd64"})
+    'host:k8s:https://k8s.example:6443#arch=amd64,pool=ci'
+    >>> k8s_node_pool("prod", None)
+    'host:k8s:prod#*'
+    """
+    text = ",".join(f"{k}={v}" for k, v in sorted((selector or {}).items())) or "*"
+    return _build(NodeKind.HOST, "k8s-nodes", cluster=cluster, selector=text)
+
+
+def k8s_service_account(cluster: str, namespace: str, name: str) -> str:
+    """A Kubernetes service account: ``k8s_sa:{cluster}#{namespace}/{name}``.
+
+    >>> k8s_service_account("prod", "arc-runners", "runner")
+    'k8s_sa:prod#arc-runners/runner'
+    """
+    return _build(NodeKind.K8S_SERVICE_ACCOUNT, "sa", cluster=cluster, namespace=namespace, name=name)
+
+
+def k8s_secret(cluster: str, namespace: str, name: str) -> str:
+    """A Kubernetes Secret (names and keys only): ``k8s_secret:{cluster}#{namespace}/{name}``."""
+    return _build(NodeKind.K8S_SECRET, "secret", cluster=cluster, namespace=namespace, name=name)

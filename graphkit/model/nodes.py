@@ -13,6 +13,7 @@ from graphkit.model.evidence import Evidence
 from graphkit.model.gitlab_runners import GitLabRunnerInfo, GitLabVariableInfo
 from graphkit.model.gitlab import GitLabJob
 from graphkit.model.ids import id_format
+from graphkit.model.k8s import KubeSecret, KubeServiceAccount, RunnerPods
 from graphkit.model.node import MergeRule, Node, NodeSpec
 from graphkit.model.observed import RunnerEvent
 
@@ -21,6 +22,7 @@ __all__ = ["Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerG
            "CloudRole", "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser",
            "CloudGroup",
            "CloudPolicy", "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode",
+           "KubeServiceAccount", "KubeSecret", "RunnerPods",
            "NODE_TYPES", "AnyNode", "NODE_ADAPTER",
            "NODE_ID_FORMATS", "node_kind"]
 
@@ -38,6 +40,10 @@ class Host(Node):
     #: live runner processes a host scan could tie to no registration (``Runner.Listener in /var/tmp/.q (pid 6000,
     #: user root)``); None = not scanned
     unknown_runner_processes: list[str] | None = None
+    #: Kubernetes: the cluster (target id) whose nodes this host stands for, and the ``nodeSelector`` that picks
+    #: them (:func:`graphkit.model.ids.k8s_node_pool`); None for a machine
+    cluster: str | None = None
+    node_selector: dict[str, str] | None = None
 
 
 class RunnerRegistration(BaseModel):
@@ -136,6 +142,8 @@ class Runner(Node):
     platform_events: list[RunnerEvent] | None = None
     #: the platform's job history shows jobs that ran on it (``ran_job`` edges); None = no history read
     seen_in_history: bool | None = None
+    #: an Actions Runner Controller pool (scale set, RunnerDeployment, RunnerSet): what its pods are
+    pods: RunnerPods | None = None
 
     @property
     def unvetted(self) -> bool:
@@ -684,13 +692,14 @@ NODE_TYPES: dict[NodeKind, type[Node]] = {
     cls.spec.kind: cls
     for cls in [Host, Runner, RunnerGroup, Organization, Repository, Workflow, Job, Secret, GitHubToken,
                 OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential, CloudUser, CloudGroup,
-                CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor]
+                CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor, KubeServiceAccount,
+                KubeSecret]
 }
 
 AnyNode = Annotated[
     Union[Host, Runner, RunnerGroup, Organization, Repository, Workflow, Job, Secret, GitHubToken,
           OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential, CloudUser, CloudGroup,
-          CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor],
+          CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor, KubeServiceAccount, KubeSecret],
     Field(discriminator="kind"),
 ]
 NODE_ADAPTER: TypeAdapter[Node] = TypeAdapter(AnyNode)

@@ -41,8 +41,10 @@ from typing import Literal
 from graphkit.analysis import RevocationPlan, RevocationStep
 from graphkit.analysis.timeline import TokenStatus
 from graphkit.graph import Graph
-from graphkit.model import (Cache, CloudRole, CloudSecret, CloudUser, Credential, EdgeKind, Host, Node,
+from graphkit.model import (Cache, CloudRole, CloudSecret, CloudUser, Credential, EdgeKind, Host, KubeSecret, Node,
                             RevocationAction, Runner, RunnerGroup, Secret, UntrustedActor, ids)
+
+from graphkit.report import runbook_k8s as k8s  # noqa: E402 - Kubernetes/ARC subjects (issue 15)
 
 __all__ = ["Action", "runbook_markdown", "runbook_script", "step_actions"]
 
@@ -92,6 +94,8 @@ def _runner_api(scope: str) -> str:
 
 
 def _remove_runner(node: Node, graph: Graph) -> list[Action]:
+    if isinstance(node, Runner) and node.pods is not None:  # an ARC pool: its registration is the scale set's
+        return k8s.delete_scale_set(node, graph)
     if not isinstance(node, Runner) or node.inferred:
         return [Action(f"Find the runners serving labels {', '.join(getattr(node, 'labels', []))} and remove "
                        "each registration (Settings > Actions > Runners)", _GH, "manual")]
@@ -122,6 +126,8 @@ def _runner_folder(node: Runner, graph: Graph) -> str | None:
 
 
 def _reimage(node: Node, graph: Graph) -> list[Action]:
+    if isinstance(node, Host) and node.cluster is not None:  # Kubernetes nodes: cordon, drain, replace
+        return k8s.replace_nodes(node, graph)
     name = node.name if isinstance(node, Host) else node.id
     platforms = {r.platform for e in graph.out_edges(node.id) if e.kind is EdgeKind.HOSTS
                  and isinstance(r := graph.node(e.target), Runner)}
@@ -135,6 +141,8 @@ def _reimage(node: Node, graph: Graph) -> list[Action]:
 
 
 def _purge(node: Node, graph: Graph) -> list[Action]:
+    if isinstance(node, Runner) and node.pods is not None:  # an ARC pool's volumes that outlive its pods
+        return k8s.purge_volumes(node, graph)
     if isinstance(node, Cache) and node.cache_type == "actions":
         repo = ids.parse(node.id).parts["repo"]
         return [Action(f"Delete every Actions cache of {repo}", "https://cli.github.com/manual/gh_cache_delete",
@@ -156,6 +164,8 @@ def _secret_scope(node: Secret) -> list[str]:
 
 
 def _rotate_secret(node: Node, graph: Graph) -> list[Action]:
+    if isinstance(node, KubeSecret):
+        return k8s.rotate_kube_secret(node, graph)
     if isinstance(node, CloudSecret):
         arn = node.resource
         return [Action(f"Rotate the cloud secret {arn}" + (" (a pattern: each matching secret)" if node.pattern else ""),
@@ -394,6 +404,11 @@ _ACTIONS: dict[RevocationAction, Callable[[Node, Graph], list[Action]]] = {
     R.RESET_RUNNER_TOKEN: _reset_runner_token,
     R.ROTATE_CICD_VARIABLE: _rotate_cicd_variable,
     R.RESTRICT_UNTRUSTED_TRIGGER: _restrict_trigger,
+    R.DELETE_SCALE_SET: k8s.delete_scale_set,
+    R.ROTATE_CONTROLLER_CREDENTIAL: k8s.rotate_controller_credential,
+    R.ROTATE_SERVICE_ACCOUNT_TOKENS: k8s.rotate_service_account_tokens,
+    R.REMOVE_RBAC_BINDING: k8s.remove_rbac_binding,
+    R.REPLACE_NODES: k8s.replace_nodes,
     R.REMOVE_RUNNER_REGISTRATION: _remove_runner,
     R.REIMAGE_HOST: _reimage,
     R.PURGE_CACHE: _purge,

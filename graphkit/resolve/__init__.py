@@ -96,6 +96,10 @@ GitLab
 GitLab jobs to GitLab runners (tags, ``run_untagged``, protected refs and ``ref_protected`` runners, runner
 scope, paused), the CI/CD variables they receive (protected, environment scope) and what the executor lets a
 job leave on the runner or host: :mod:`~graphkit.resolve.gitlab`.
+Kubernetes
+----------
+Jobs routed to an Actions Runner Controller pool hold its pods' service account token and mounted Secrets; IRSA
+trusts are evaluated; ``aws-auth`` roles join the IAM export (:mod:`~graphkit.resolve.k8s`).
 
 Persistence and registrars
 --------------------------
@@ -146,6 +150,7 @@ from graphkit.resolve.gitlab import link_gitlab
 from graphkit.resolve.gitlab_join import join_gitlab_registrations
 from graphkit.resolve.gitlab_untrusted import link_gitlab_untrusted
 from graphkit.resolve.observed import link_observed
+from graphkit.resolve.k8s import link_k8s
 from graphkit.resolve.persistence import link_persistence
 from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
@@ -201,6 +206,7 @@ def resolve(graph: Graph) -> None:
     link_gitlab_untrusted(graph)
     link_host_caches(ctx)
     link_persistence(graph)
+    link_k8s(graph)
     link_registration(ctx, jobs)
     graph.meta.resolve = ResolveSummary(**{k: sorted(v) for k, v in ctx.summary.items()})
     from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)
