@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ingest.k8s.models import PodTemplate, RunnerPool, Where
-from ingest.k8s.read import Bad, Reader
+from ingest.k8s.read import Reader
 
 __all__ = ["pod_template", "config_scope", "scale_set", "values_file", "summerwind_pool"]
 
@@ -72,7 +72,7 @@ def pod_template(r: Reader, spec: Any, path: str) -> PodTemplate:
 
     Raises
     ------
-    Bad
+    ingest.k8s.read.Bad
         naming the YAML path of a field of the wrong type.
     """
     spec = r.mapping(spec, path)
@@ -196,5 +196,3 @@ def summerwind_pool(r: Reader, doc: dict[str, Any], kind: str, name: str, namesp
                       config_secret=r.text(creds.get("name"), f"{path}.githubAPICredentialsFrom.secretRef.name"),
                       pod=pod.model_copy(update={"escapes": list(dict.fromkeys(escapes))}), where=where)
 
-
-__all__ += ["Bad"]

@@ -41,11 +41,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import Any
 
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
-from graphkit.model import (CloudRole, CloudUser, DeploymentTarget, EdgeKind, Evidence, Host, KubeSecret,
+from graphkit.model import (CloudRole, CloudUser, DeploymentTarget, Edge, EdgeKind, Evidence, Host, KubeSecret,
                             KubeServiceAccount, Lifetime, Organization, Repository, RevocationAction, Runner,
                             RunnerGroup, RunnerPods, ids)
 from ingest.k8s.models import (AwsAuthEntry, BindingDoc, ClusterInfo, KubeconfigDoc, RoleDoc, RunnerPool, SecretDoc,
@@ -172,8 +173,7 @@ def _pool(c: _Cluster, pool: RunnerPool, pools: list[tuple[str, dict[str, str]]]
                            props={"scope": pool.scope.lower(), "via": "githubConfigSecret"}))
 
 
-def _edge(kind: EdgeKind, source: str, target: str, ev: Evidence | list[Evidence], **kw: object):  # noqa: ANN202
-    from graphkit.model import Edge
+def _edge(kind: EdgeKind, source: str, target: str, ev: Evidence | list[Evidence], **kw: Any) -> Edge:
     return Edge(kind=kind, source=source, target=target, evidence=ev if isinstance(ev, list) else [ev], **kw)
 
 
