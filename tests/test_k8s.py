@@ -252,6 +252,8 @@ def test_build_host_kubeconfig_is_production_cluster_admin(cluster):
     assert admin.target == CID and admin.props["binding"] == "aws-auth/arn:aws:iam::111122223333:role/eks-admin"
     assert admin.evidence[0].file.endswith("prod-eu/aws-auth.yaml") and admin.evidence[0].detail == "groups: system:masters"
     assert g.node(CID).name == "prod-eu" and g.node(CID).production is True
+    kube = g.node(ids.credential("build-07", "/home/runner/.kube/config"))
+    assert "user:eks-admin (exec)" in kube.grants and f"cluster:{CLUSTER}" in kube.grants  # the user's credential kind
 
 
 def test_irsa_trust_is_evaluated(cluster):
