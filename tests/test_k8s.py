@@ -320,3 +320,17 @@ def test_shared_volume_keeps_what_a_job_leaves(tmp_path):
     assert list(persist) == [pool]
     assert persist[pool].props["rule"] == "shared volume" and persist[pool].props["volumes"] == ["tool-cache"]
     assert persist[pool].revoked_by is RevocationAction.PURGE_CACHE
+
+
+def test_names_that_kubernetes_refuses_are_problems():
+    """A name the API server would refuse (not a DNS-1123 subdomain: "Object Names and IDs",
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/) never becomes a node id: one problem,
+    the other documents stay."""
+    text = ("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: \"evil/../x\\u001b[31m\", namespace: ci}\n---\n"
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: ok, namespace: \"Bad NS\"}\n---\n"
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: fine, namespace: ci}\n")
+    parsed = parse(text, "m.yaml")
+    assert [o.name for o in parsed.objects] == ["fine"]
+    assert [p.place for p in parsed.problems] == ["document 0, metadata.name, line 3",
+                                                  "document 1, metadata.namespace, line 7"]
+    assert all("\x1b" not in str(p) and "evil" not in str(p) for p in parsed.problems)

@@ -89,12 +89,18 @@ class _Doc:
 
     @property
     def namespace(self) -> str:
-        return self.r.text(self.meta.get("namespace"), "metadata.namespace") or "default"
+        return self.r.namespace(self.meta.get("namespace"), "metadata.namespace") or "default"
+
+    @property
+    def object_name(self) -> str:
+        """:attr:`name`, checked as a DNS-1123 subdomain (objects whose names become node ids)."""
+        name = self.name
+        return name if "${" in name else self.r.name(name, "metadata.name") or name
 
 
 def _service_account(d: _Doc) -> list[K8sObject]:
     ann = d.r.mapping(d.meta.get("annotations"), "metadata.annotations")
-    return [ServiceAccountDoc(name=d.name, namespace=d.namespace,
+    return [ServiceAccountDoc(name=d.object_name, namespace=d.namespace,
                               aws_role_arn=d.r.text(ann.get(_IRSA), f"metadata.annotations.{_IRSA}"),
                               gcp_service_account=d.r.text(ann.get(_GKE), f"metadata.annotations.{_GKE}"),
                               azure_client_id=d.r.text(ann.get(_AZURE), f"metadata.annotations.{_AZURE}"),
@@ -103,7 +109,7 @@ def _service_account(d: _Doc) -> list[K8sObject]:
 
 def _secret(d: _Doc) -> list[K8sObject]:
     keys = [*d.r.mapping(d.data.get("data"), "data"), *d.r.mapping(d.data.get("stringData"), "stringData")]
-    return [SecretDoc(name=d.name, namespace=d.namespace, secret_type=d.r.text(d.data.get("type"), "type"),
+    return [SecretDoc(name=d.object_name, namespace=d.namespace, secret_type=d.r.text(d.data.get("type"), "type"),
                       keys=sorted({str(k) for k in keys}), where=d.where)]
 
 
@@ -136,8 +142,10 @@ def _binding(d: _Doc, cluster_scoped: bool) -> list[K8sObject]:
     for i, raw in enumerate(d.r.seq(d.data.get("subjects"), "subjects")):
         s = d.r.mapping(raw, f"subjects[{i}]")
         skind, sname = d.r.text(s.get("kind"), f"subjects[{i}].kind"), d.r.text(s.get("name"), f"subjects[{i}].name")
+        if skind == "ServiceAccount":
+            sname = d.r.name(sname, f"subjects[{i}].name")
         if skind and sname:
-            sns = d.r.text(s.get("namespace"), f"subjects[{i}].namespace")
+            sns = d.r.namespace(s.get("namespace"), f"subjects[{i}].namespace")
             subjects.append(Subject(kind=skind, name=sname, namespace=sns or (ns if skind == "ServiceAccount" else None)))
     return [BindingDoc(name=d.name, namespace=ns, role_kind=kind, role_name=role, subjects=subjects,  # type: ignore[arg-type]
                        where=d.where)]
