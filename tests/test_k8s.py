@@ -334,3 +334,11 @@ def test_names_that_kubernetes_refuses_are_problems():
     assert [p.place for p in parsed.problems] == ["document 0, metadata.name, line 3",
                                                   "document 1, metadata.namespace, line 7"]
     assert all("\x1b" not in str(p) and "evil" not in str(p) for p in parsed.problems)
+
+
+def test_a_folder_without_manifests_is_a_problem_and_other_yaml_is_ignored(tmp_path):
+    (tmp_path / "ci.yml").write_text("on: push\njobs: {}\n")
+    res = build_graph({"k8s": [tmp_path]})
+    assert [(p.file, p.reason) for p in res.problems] == [
+        (str(tmp_path), "no Kubernetes manifest, ARC values file or kubeconfig (*.yaml, *.yml, *.json) found")]
+    assert res.nothing_readable
