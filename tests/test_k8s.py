@@ -342,3 +342,32 @@ def test_a_folder_without_manifests_is_a_problem_and_other_yaml_is_ignored(tmp_p
     assert [(p.file, p.reason) for p in res.problems] == [
         (str(tmp_path), "no Kubernetes manifest, ARC values file or kubeconfig (*.yaml, *.yml, *.json) found")]
     assert res.nothing_readable
+
+
+def test_eks_access_entries(tmp_path):
+    """EKS access entries (``aws eks list-associated-access-policies`` output): AmazonEKSClusterAdminPolicy on the
+    cluster is cluster admin; AmazonEKSEditPolicy scoped to a namespace reads that namespace's Secrets only
+    (https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html)."""
+    d = tmp_path / "c"
+    d.mkdir()
+    (d / "cluster.yaml").write_text((FIX / "prod-eu" / "cluster.yaml").read_text())
+    (d / "secrets.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: a, namespace: ci}\n---\n"
+                                    "apiVersion: v1\nkind: Secret\nmetadata: {name: b, namespace: prod}\n")
+    pol = "arn:aws:eks::aws:cluster-access-policy/"
+    for name, policy, scope in (("admin", "AmazonEKSClusterAdminPolicy", {"type": "cluster"}),
+                                ("editor", "AmazonEKSEditPolicy", {"type": "namespace", "namespaces": ["ci"]})):
+        (d / f"{name}.json").write_text(json.dumps({
+            "clusterName": "prod-eu", "principalArn": f"arn:aws:iam::111122223333:role/{name}",
+            "associatedAccessPolicies": [{"policyArn": pol + policy, "accessScope": scope}]}))
+    g = build_graph({"k8s": [d]}).graph
+    admin, editor = (ids.cloud_role("aws", f"arn:aws:iam::111122223333:role/{n}") for n in ("admin", "editor"))
+    (adm,) = [e for e in g.out_edges(admin) if e.kind is EdgeKind.ADMINISTERS]
+    assert adm.target == CID and adm.props["binding"] == (
+        "access-entry/prod-eu|arn:aws:iam::111122223333:role/admin|" + pol + "AmazonEKSClusterAdminPolicy")
+    assert not [e for e in g.out_edges(editor) if e.kind is EdgeKind.ADMINISTERS]
+    assert [e.target for e in g.out_edges(editor) if e.kind is EdgeKind.READS_SECRET] == [
+        ids.k8s_secret(CLUSTER, "ci", "a")]
+    from graphkit.report.runbook_k8s import remove_rbac_binding
+    (action,) = remove_rbac_binding(g.node(admin), g)
+    assert action.command == ("aws eks disassociate-access-policy --cluster-name prod-eu --principal-arn "
+                              "arn:aws:iam::111122223333:role/admin --policy-arn " + pol + "AmazonEKSClusterAdminPolicy")

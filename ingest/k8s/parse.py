@@ -20,6 +20,7 @@ What is read (Kubernetes API reference, https://kubernetes.io/docs/reference/kub
 - ``Role``, ``ClusterRole``, ``RoleBinding``, ``ClusterRoleBinding`` (https://kubernetes.io/docs/reference/access-authn-authz/rbac/);
 - the EKS ``aws-auth`` ConfigMap in ``kube-system``: ``mapRoles`` / ``mapUsers`` (YAML strings) with
   ``rolearn``/``userarn``, ``username``, ``groups`` (https://docs.aws.amazon.com/eks/latest/userguide/auth-configmap.html);
+  EKS access entries as ``aws eks list-associated-access-policies`` prints them (one principal per document);
 - ``Deployment``, ``StatefulSet``, ``DaemonSet``, ``Job``, ``Pod``: their pod template (the ARC controller);
 - kubeconfigs (``kind: Config``; :mod:`ingest._kubeconfig`) and cluster descriptors (:class:`ClusterInfo`).
 
@@ -38,7 +39,7 @@ from graphkit.errors import InputError
 from graphkit.ingestor import NotRecognised
 from ingest._kubeconfig import kubeconfig_clusters, kubeconfig_users
 from ingest._yaml import load_yaml
-from ingest.k8s.models import (AwsAuthEntry, BindingDoc, ClusterInfo, K8sObject, KubeconfigDoc, KubeUser, RoleDoc,
+from ingest.k8s.models import (AccessPolicy, AwsAuthEntry, BindingDoc, ClusterInfo, K8sObject, KubeconfigDoc, KubeUser, RoleDoc,
                                Rule, SecretDoc, ServiceAccountDoc, Subject, Where, WorkloadDoc)
 from ingest.k8s.pods import pod_template, scale_set, summerwind_pool, values_file
 from ingest.k8s.read import Bad, Reader, split_documents
@@ -175,6 +176,30 @@ def _aws_auth(d: _Doc) -> list[K8sObject]:
     return out
 
 
+def _access_policies(d: _Doc) -> list[K8sObject]:
+    """``aws eks list-associated-access-policies`` output
+    (https://docs.aws.amazon.com/eks/latest/APIReference/API_ListAssociatedAccessPolicies.html): the principal,
+    the cluster, and each policy's ``accessScope`` (``cluster``, or ``namespace`` with ``namespaces``)."""
+    policies = []
+    for i, raw in enumerate(d.r.seq(d.data.get("associatedAccessPolicies"), "associatedAccessPolicies")):
+        at = f"associatedAccessPolicies[{i}]"
+        p = d.r.mapping(raw, at)
+        arn = d.r.text(p.get("policyArn"), f"{at}.policyArn")
+        scope = d.r.mapping(p.get("accessScope"), f"{at}.accessScope")
+        if arn is None:
+            continue
+        namespaced = d.r.text(scope.get("type"), f"{at}.accessScope.type") == "namespace"
+        policies.append(AccessPolicy(arn=arn, namespaces=[n for j, v in enumerate(d.r.seq(scope.get("namespaces"),
+                                                                                           f"{at}.accessScope.namespaces"))
+                                                          if (n := d.r.namespace(v, f"{at}.accessScope.namespaces[{j}]"))]
+                                     if namespaced else None))
+    principal = d.r.text(d.data.get("principalArn"), "principalArn")
+    if principal is None:
+        raise Bad("principalArn", "missing principalArn")
+    return [AwsAuthEntry(arn=principal, cluster=d.r.text(d.data.get("clusterName"), "clusterName"), policies=policies,
+                         where=d.where)]
+
+
 def _workload(d: _Doc, kind: str) -> list[K8sObject]:
     spec = d.r.mapping(d.data.get("spec"), "spec")
     if kind == "Pod":
@@ -240,6 +265,8 @@ def _objects(d: _Doc, release: str) -> list[K8sObject] | None:
     data = d.data
     if data.get("schema") == CLUSTER_SCHEMA or (isinstance(data.get("cluster"), dict) and "endpoint" in data["cluster"]):
         return _descriptor(d)
+    if "principalArn" in data and "associatedAccessPolicies" in data:
+        return _access_policies(d)
     if "githubConfigUrl" in data and "kind" not in data:
         return [values_file(d.r, data, release, d.where)]
     kind, api = data.get("kind"), data.get("apiVersion")

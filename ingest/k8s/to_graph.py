@@ -49,7 +49,7 @@ from graphkit.ingestor import IngestResult
 from graphkit.model import (CloudRole, CloudUser, DeploymentTarget, Edge, EdgeKind, Evidence, Host, KubeSecret,
                             KubeServiceAccount, Lifetime, Organization, Repository, RevocationAction, Runner,
                             RunnerGroup, RunnerPods, ids)
-from ingest.k8s.models import (AwsAuthEntry, BindingDoc, ClusterInfo, KubeconfigDoc, RoleDoc, RunnerPool, SecretDoc,
+from ingest.k8s.models import (AwsAuthEntry, BindingDoc, Subject, ClusterInfo, KubeconfigDoc, RoleDoc, RunnerPool, SecretDoc,
                                ServiceAccountDoc, Where, WorkloadDoc)
 from ingest.k8s.parse import ParsedK8s
 from ingest.k8s.rbac import Grant, Principal, evaluate, mapped_principal, service_account_principal
@@ -187,7 +187,32 @@ def _shared_nodes(c: _Cluster, pools: list[tuple[str, dict[str, str]]], ev_of: d
             c.g.edge(EdgeKind.HOSTS, host, rid, ev_of[rid], possible=True, props={"shared": "no nodeSelector"})
 
 
+#: EKS access policies and the Kubernetes default ClusterRole each is equivalent to ("Review access policy
+#: permissions", https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html)
+EKS_ACCESS_POLICIES = {"AmazonEKSClusterAdminPolicy": "cluster-admin", "AmazonEKSAdminPolicy": "admin",
+                       "AmazonEKSEditPolicy": "edit", "AmazonEKSViewPolicy": "view"}
+#: separates cluster, principal and policy in an access entry's ``binding`` (ARNs hold ``/`` and ``:``)
+ACCESS_SEP = "|"
+
+
+def _access_bindings(entry: AwsAuthEntry) -> list[BindingDoc]:
+    """An access entry's policies as bindings of their equivalent ClusterRoles to the principal (user ``arn``);
+    a policy graphkit does not know grants nothing known (skipped)."""
+    out = []
+    for pol in entry.policies:
+        role = EKS_ACCESS_POLICIES.get(pol.arn.rsplit("/", 1)[-1])
+        if role is None:
+            continue
+        name = ACCESS_SEP.join((entry.cluster or "", entry.arn, pol.arn))
+        for ns in pol.namespaces if pol.namespaces is not None else [None]:
+            out.append(BindingDoc(name=name, namespace=ns, role_kind="ClusterRole", role_name=role,
+                                  subjects=[Subject(kind="User", name=entry.arn)], where=entry.where))
+    return out
+
+
 def _binding_name(g: Grant, arn: str | None = None) -> str:
+    if g.binding is not None and ACCESS_SEP in g.binding.name:
+        return f"access-entry/{g.binding.name}"
     if g.binding is None:
         return f"aws-auth/{arn}" if arn else "ClusterRoleBinding/cluster-admin"
     if g.binding.namespace is None:
@@ -227,6 +252,10 @@ def _rbac(c: _Cluster, bindings: list[BindingDoc], roles: dict[tuple[str, str | 
                                          evidence=[ev]))
         except (ids.IdError, IndexError, ValueError):
             c.problems.append(InputError(entry.where.file, entry.where.evidence().yaml_path or "", "not an IAM ARN"))
+            continue
+        if entry.policies:  # an access entry: its policies, bound to the principal as a user
+            for g in evaluate(mapped_principal(entry.arn, []), _access_bindings(entry), {}):
+                _grant_edges(c, src, g, entry.where.evidence(), entry.arn)
             continue
         for g in evaluate(mapped_principal(entry.username, entry.groups), bindings, roles):
             _grant_edges(c, src, g, ev, entry.arn)
