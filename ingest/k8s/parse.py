@@ -278,7 +278,8 @@ def _objects(d: _Doc, release: str) -> list[K8sObject] | None:
         for i, item in enumerate(d.r.seq(data.get("items"), "items")):
             if isinstance(item, dict):
                 sub = d.r.full(f"items[{i}]")
-                out += _objects(_Doc(Reader(d.r.lines, sub), d.where.model_copy(update={"path": sub, "line": d.r.line(f"items[{i}]")}), item), release) or []
+                where = d.where.model_copy(update={"path": sub, "line": d.r.line(f"items[{i}]")})
+                out += _objects(_Doc(Reader(d.r.lines, sub), where, item), release) or []
         return out
     if kind in _WORKLOADS and group in ("", "apps", "batch"):
         return _workload(d, kind)

@@ -175,10 +175,11 @@ def summerwind_pool(r: Reader, doc: dict[str, Any], kind: str, name: str, namesp
         pod_path = "spec.template.spec" if kind == "RunnerSet" else "spec"
         pod = pod_template(r, r.mapping(spec.get("template"), "spec.template").get("spec") if kind == "RunnerSet"
                            else spec, pod_path)
-        claims = r.seq(spec.get("volumeClaimTemplates"), "spec.volumeClaimTemplates")
-        shared = [n for i, c in enumerate(claims) if (n := r.name(r.mapping(r.mapping(c, f"spec.volumeClaimTemplates[{i}]")
-                                                                          .get("metadata"), "metadata").get("name"),
-                                                             f"spec.volumeClaimTemplates[{i}].metadata.name"))]
+        shared = []
+        for i, claim in enumerate(r.seq(spec.get("volumeClaimTemplates"), "spec.volumeClaimTemplates")):
+            at = f"spec.volumeClaimTemplates[{i}]"
+            meta = r.mapping(r.mapping(claim, at).get("metadata"), f"{at}.metadata")
+            shared += [n for n in [r.name(meta.get("name"), f"{at}.metadata.name")] if n]
         pod = pod.model_copy(update={"shared_volumes": list(dict.fromkeys([*pod.shared_volumes, *shared]))})
     scope, enterprise = _summerwind_scope(r, runner, path)
     escapes = list(pod.escapes)

@@ -49,8 +49,8 @@ from graphkit.ingestor import IngestResult
 from graphkit.model import (CloudRole, CloudUser, DeploymentTarget, Edge, EdgeKind, Evidence, Host, KubeSecret,
                             KubeServiceAccount, Lifetime, Organization, Repository, RevocationAction, Runner,
                             RunnerGroup, RunnerPods, ids)
-from ingest.k8s.models import (AwsAuthEntry, BindingDoc, Subject, ClusterInfo, KubeconfigDoc, RoleDoc, RunnerPool, SecretDoc,
-                               ServiceAccountDoc, Where, WorkloadDoc)
+from ingest.k8s.models import (AwsAuthEntry, BindingDoc, ClusterInfo, KubeconfigDoc, RoleDoc, RunnerPool, SecretDoc,
+                               ServiceAccountDoc, Subject, Where, WorkloadDoc)
 from ingest.k8s.parse import ParsedK8s
 from ingest.k8s.rbac import Grant, Principal, evaluate, mapped_principal, service_account_principal
 
@@ -87,7 +87,6 @@ class _Cluster:
     problems: list[InputError]
     sas: dict[tuple[str, str], str] = field(default_factory=dict)
     secrets: dict[tuple[str, str], str] = field(default_factory=dict)
-    declared: dict[tuple[str, str], SecretDoc] = field(default_factory=dict)
 
     def sa(self, ns: str, name: str, ev: Evidence, doc: ServiceAccountDoc | None = None) -> str:
         """Add (or merge) the service account ``ns/name``; returns its id."""
@@ -128,8 +127,8 @@ def _owner(c: _Cluster, scope: str, ev: Evidence) -> str:
 def _node_pool(c: _Cluster, selector: dict[str, str], ev: Evidence) -> str:
     label = ",".join(f"{k}={v}" for k, v in sorted(selector.items())) or "any node"
     cluster = c.info.name if c.info else c.ident
-    return c.g.node(Host(id=ids.k8s_node_pool(c.ident, selector), name=f"{cluster} nodes ({label})", os="linux", ephemeral=False, cluster=c.cid, node_selector=selector,
-                         evidence=[ev]))
+    return c.g.node(Host(id=ids.k8s_node_pool(c.ident, selector), name=f"{cluster} nodes ({label})", os="linux",
+                         ephemeral=False, cluster=c.cid, node_selector=selector, evidence=[ev]))
 
 
 def _pool(c: _Cluster, pool: RunnerPool, pools: list[tuple[str, dict[str, str]]]) -> None:
