@@ -21,9 +21,12 @@ from graphkit.model.edges import EDGE_SPECS, Edge, EdgeSpec
 from graphkit.model.enums import (CRITICALITY_WEIGHT, LIFETIME_SECONDS, REVOCATION_SPECS, Confidence, Criticality,
                                   EdgeKind, Lifetime, NodeKind, RevocationAction, RevocationSpec, lifetime_seconds)
 from graphkit.model.evidence import Evidence, merge_evidence
+from graphkit.model.gitlab import (GitLabEnvironment, GitLabIdToken, GitLabJob, GitLabSecret, GitLabTrigger,
+                                   GitLabVariable)
 from graphkit.model.ids import repo_key, secret_key
 from graphkit.model.k8s import KubeSecret, KubeServiceAccount, RunnerPods
 from graphkit.model.node import MergeRule, Node, NodeSpec
+from graphkit.model.observed import ObservedRun, RunnerEvent
 from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, BranchPolicy, Cache,
                                   CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential,
                                   DeploymentTarget, GitHubToken, Host, Job, LiteralCredential, OIDCIdentity,
@@ -44,4 +47,6 @@ __all__ = [
     "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",
     "CloudPolicy",
     "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode",
+    "GitLabJob", "GitLabTrigger", "GitLabEnvironment", "GitLabVariable", "GitLabSecret", "GitLabIdToken",
+    "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode", "ObservedRun", "RunnerEvent",
 ]

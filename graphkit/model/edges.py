@@ -43,18 +43,22 @@ class EdgeSpec(BaseModel):
     #: request's code runs as the job, exactly like a malicious commit): the target follows ``source_only``
     #: edges as a source does
     runs_code: bool = False
+    #: an observed past event (a run of the job on the runner, from the platform's job history), not a
+    #: standing access: nothing revokes it, and what the run received was handed over then, so the edge does
+    #: not bound the lifetime of what lies behind it (a secret the run read stays usable until rotated)
+    observed: bool = False
 
 
 def _spec(kind: EdgeKind, traversable: bool, sources: set[NodeKind], targets: set[NodeKind], description: str,
           lifetime: Lifetime = Lifetime.NOT_APPLICABLE, revoked_by: RevocationAction | None = None,
           revoke_subject: Literal["source", "target"] = "target",
           wiped_with_source: set[NodeKind] = frozenset(),  # type: ignore[assignment]
-          source_only: bool = False, runs_code: bool = False) -> EdgeSpec:
+          source_only: bool = False, runs_code: bool = False, observed: bool = False) -> EdgeSpec:
     return EdgeSpec(kind=kind, rel_type=kind.value.upper(), traversable=traversable, sources=frozenset(sources),
                     targets=frozenset(targets), lifetime=lifetime, revoked_by=revoked_by,
                     revoke_subject=revoke_subject, description=description,
                     wiped_with_source=frozenset(wiped_with_source), source_only=source_only,
-                    runs_code=runs_code)
+                    runs_code=runs_code, observed=observed)
 
 
 K = NodeKind
@@ -146,6 +150,20 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.CAN_TRIGGER, True, {K.UNTRUSTED}, {K.JOB, K.RUNNER},
               "Untrusted actor can make the job run their code (or run it on the runner, from a fork)",
               Lifetime.PER_JOB, R.RESTRICT_UNTRUSTED_TRIGGER, "source", runs_code=True),
+        # a GitLab runner authentication token (config.toml `token`) does not expire unless the instance sets an
+        # expiry: whoever copies it polls for the runner's jobs (https://docs.gitlab.com/ci/runners/
+        # configure_runners/#authentication-token-security); deleting the runner or resetting the token cuts it
+        _spec(EdgeKind.AUTHENTICATES_RUNNER, True, {K.CREDENTIAL}, {K.RUNNER},
+              "A runner authentication token: its holder requests the runner's jobs (GitLab: until the runner is "
+              "deleted or its token reset)", Lifetime.UNTIL_RUNNER_REMOVED, R.RESET_RUNNER_TOKEN, "source"),
+        # observed in the platform's job history (GitHub REST "List jobs for a workflow run": runner_id,
+        # runner_name, started_at, completed_at, https://docs.github.com/en/rest/actions/workflow-jobs);
+        # props: the run (run_id, run_attempt, job_id, event, actor, head_branch, head_sha, started_at,
+        # completed_at); one edge per GitHub job id (key)
+        _spec(EdgeKind.RAN_JOB, True, {K.RUNNER}, {K.JOB},
+              "Observed: the runner ran a run of the job (job history); an attacker holding the runner then "
+              "received what that run received (exposed, not only reachable)",
+              Lifetime.PER_JOB, None, "source", observed=True),
         # the pod's token is mounted unless automountServiceAccountToken is false (Kubernetes "Service accounts",
         # https://kubernetes.io/docs/concepts/security/service-accounts/): bound to the pod, about an hour
         _spec(EdgeKind.USES_SERVICE_ACCOUNT, True, {K.RUNNER, K.JOB}, {K.K8S_SERVICE_ACCOUNT},
