@@ -60,7 +60,16 @@ def write_inputs(root: Path) -> dict[str, list[Path]]:
            "runners": [{"name": n, "labels": LABELS, "scope": "acme", "runner_group": HOSTILE["html"],
                         "ephemeral": False, "host": "build-1"} for n in (HOSTILE_RUNNER, "plain")]}
     (root / "inv.json").write_text(json.dumps(inv), encoding="utf-8")
-    return {"github-actions": [root / "repos"], "runners": [root / "inv.json"],
+    # an ARC scale set (issue 15): its name, labels and runner group are free text in the manifest
+    ars = {"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+           "metadata": {"name": "arc", "namespace": "ci"},
+           "spec": {"githubConfigUrl": "https://github.com/acme", "githubConfigSecret": "arc-app",
+                    "runnerScaleSetName": "s" + HOSTILE["ansi"], "runnerScaleSetLabels": LABELS[1:],
+                    "runnerGroup": HOSTILE["html"],
+                    "template": {"spec": {"containers": [{"name": HOSTILE["rtl"], "securityContext": {"privileged": True}}]}}}}
+    (root / "k8s").mkdir()
+    (root / "k8s" / "arc.yaml").write_text(yaml.safe_dump(ars, allow_unicode=True), encoding="utf-8")
+    return {"github-actions": [root / "repos"], "runners": [root / "inv.json"], "k8s": [root / "k8s"],
             "github-history": [write_history(root / "snapshot")]}
 
 
@@ -100,6 +109,9 @@ def test_names_are_stored_verbatim(hostile):
     jobs = {n.job_key: n.name for n in graph.nodes(NodeKind.JOB)}
     assert {jobs[f"job-{k}"] for k in HOSTILE} == set(HOSTILE.values())
     assert HOSTILE["quote"] in jobs  # a hostile job key is kept as a key
+    arc = [n for n in graph.nodes(NodeKind.RUNNER) if n.name == "s" + HOSTILE["ansi"]]  # an ARC scale set
+    assert len(arc) == 1 and HOSTILE["html"] in arc[0].labels and arc[0].pods.escapes == [
+        f"privileged container {HOSTILE['rtl']}"]
     loaded = Graph.load(root / "g.json")
     assert {n.id: n.name for n in loaded.nodes()} == {n.id: n.name for n in graph.nodes()}
     runner = graph.node(ids.runner("acme", HOSTILE_RUNNER))

@@ -252,6 +252,8 @@ def test_build_host_kubeconfig_is_production_cluster_admin(cluster):
     assert admin.target == CID and admin.props["binding"] == "aws-auth/arn:aws:iam::111122223333:role/eks-admin"
     assert admin.evidence[0].file.endswith("prod-eu/aws-auth.yaml") and admin.evidence[0].detail == "groups: system:masters"
     assert g.node(CID).name == "prod-eu" and g.node(CID).production is True
+    kube = g.node(ids.credential("build-07", "/home/runner/.kube/config"))
+    assert "user:eks-admin (exec)" in kube.grants and f"cluster:{CLUSTER}" in kube.grants  # the user's credential kind
 
 
 def test_irsa_trust_is_evaluated(cluster):
@@ -318,3 +320,54 @@ def test_shared_volume_keeps_what_a_job_leaves(tmp_path):
     assert list(persist) == [pool]
     assert persist[pool].props["rule"] == "shared volume" and persist[pool].props["volumes"] == ["tool-cache"]
     assert persist[pool].revoked_by is RevocationAction.PURGE_CACHE
+
+
+def test_names_that_kubernetes_refuses_are_problems():
+    """A name the API server would refuse (not a DNS-1123 subdomain: "Object Names and IDs",
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/names/) never becomes a node id: one problem,
+    the other documents stay."""
+    text = ("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: \"evil/../x\\u001b[31m\", namespace: ci}\n---\n"
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: ok, namespace: \"Bad NS\"}\n---\n"
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: fine, namespace: ci}\n")
+    parsed = parse(text, "m.yaml")
+    assert [o.name for o in parsed.objects] == ["fine"]
+    assert [p.place for p in parsed.problems] == ["document 0, metadata.name, line 3",
+                                                  "document 1, metadata.namespace, line 7"]
+    assert all("\x1b" not in str(p) and "evil" not in str(p) for p in parsed.problems)
+
+
+def test_a_folder_without_manifests_is_a_problem_and_other_yaml_is_ignored(tmp_path):
+    (tmp_path / "ci.yml").write_text("on: push\njobs: {}\n")
+    res = build_graph({"k8s": [tmp_path]})
+    assert [(p.file, p.reason) for p in res.problems] == [
+        (str(tmp_path), "no Kubernetes manifest, ARC values file or kubeconfig (*.yaml, *.yml, *.json) found")]
+    assert res.nothing_readable
+
+
+def test_eks_access_entries(tmp_path):
+    """EKS access entries (``aws eks list-associated-access-policies`` output): AmazonEKSClusterAdminPolicy on the
+    cluster is cluster admin; AmazonEKSEditPolicy scoped to a namespace reads that namespace's Secrets only
+    (https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html)."""
+    d = tmp_path / "c"
+    d.mkdir()
+    (d / "cluster.yaml").write_text((FIX / "prod-eu" / "cluster.yaml").read_text())
+    (d / "secrets.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: a, namespace: ci}\n---\n"
+                                    "apiVersion: v1\nkind: Secret\nmetadata: {name: b, namespace: prod}\n")
+    pol = "arn:aws:eks::aws:cluster-access-policy/"
+    for name, policy, scope in (("admin", "AmazonEKSClusterAdminPolicy", {"type": "cluster"}),
+                                ("editor", "AmazonEKSEditPolicy", {"type": "namespace", "namespaces": ["ci"]})):
+        (d / f"{name}.json").write_text(json.dumps({
+            "clusterName": "prod-eu", "principalArn": f"arn:aws:iam::111122223333:role/{name}",
+            "associatedAccessPolicies": [{"policyArn": pol + policy, "accessScope": scope}]}))
+    g = build_graph({"k8s": [d]}).graph
+    admin, editor = (ids.cloud_role("aws", f"arn:aws:iam::111122223333:role/{n}") for n in ("admin", "editor"))
+    (adm,) = [e for e in g.out_edges(admin) if e.kind is EdgeKind.ADMINISTERS]
+    assert adm.target == CID and adm.props["binding"] == (
+        "access-entry/prod-eu|arn:aws:iam::111122223333:role/admin|" + pol + "AmazonEKSClusterAdminPolicy")
+    assert not [e for e in g.out_edges(editor) if e.kind is EdgeKind.ADMINISTERS]
+    assert [e.target for e in g.out_edges(editor) if e.kind is EdgeKind.READS_SECRET] == [
+        ids.k8s_secret(CLUSTER, "ci", "a")]
+    from graphkit.report.runbook_k8s import remove_rbac_binding
+    (action,) = remove_rbac_binding(g.node(admin), g)
+    assert action.command == ("aws eks disassociate-access-policy --cluster-name prod-eu --principal-arn "
+                              "arn:aws:iam::111122223333:role/admin --policy-arn " + pol + "AmazonEKSClusterAdminPolicy")

@@ -132,6 +132,13 @@ def remove_rbac_binding(node: Node, graph: Graph) -> list["Action"]:
     out = []
     for binding in sorted({str(e.props["binding"]) for e in edges if e.props.get("binding")}):
         kind, _, rest = binding.partition("/")
+        if kind == "access-entry":  # cluster|principal|policy (ingest/k8s/to_graph.py)
+            cluster, principal, policy = (rest.split("|") + ["", "", ""])[:3]
+            out.append(_action(f"Disassociate the EKS access policy {policy.rsplit('/', 1)[-1]} from {principal}",
+                               "https://docs.aws.amazon.com/cli/latest/reference/eks/disassociate-access-policy.html",
+                               "api", _cmd("aws", "eks", "disassociate-access-policy", "--cluster-name", cluster,
+                                           "--principal-arn", principal, "--policy-arn", policy)))
+            continue
         if kind == "aws-auth":
             out.append(_action(f"Remove the mapping of {rest} from the aws-auth ConfigMap (kube-system), or its "
                                "system:masters group", _AWS_AUTH_DOC, "api",

@@ -71,7 +71,7 @@ def _job_holdings(graph: Graph) -> None:
         for kind, target, via in held:
             graph.add_edge(Edge(kind=kind, source=receive.target, target=target,
                                 evidence=[*receive.evidence[:1], *runner.evidence[:1]],
-                                confidence=receive.confidence, lifetime=Lifetime.PER_JOB,
+                                confidence=receive.confidence,  # the kind's lifetime: a read value is kept
                                 props={"via_runner": runner.id, **({"via": via} if via else {})}))
     for persist in list(graph.edges(EdgeKind.PERSISTS_ON)):
         host = graph.node(persist.target)

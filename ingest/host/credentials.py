@@ -247,7 +247,9 @@ def parse_kube_config(text: str) -> CredentialFacts:
                 facts.grants.append(("deploys_to", ids.target("cluster", server)))
     # an EKS exec plugin (aws eks get-token --role-arn, aws-iam-authenticator -r) acts as that AWS role, which the
     # cluster maps to Kubernetes groups (ingest/_kubeconfig.py; graphkit/resolve/k8s.py)
-    facts.grants += assumes_roles([u.role_arn for u in kubeconfig_users(doc).values() if u.role_arn])
+    users = kubeconfig_users(doc)
+    facts.access += [f"user:{name} ({u.credential})" for name, u in users.items()]  # token, client-certificate, exec...
+    facts.grants += assumes_roles([u.role_arn for u in users.values() if u.role_arn])
     return facts
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphkit.model import Evidence
 
 __all__ = ["Where", "PodTemplate", "RunnerPool", "ServiceAccountDoc", "SecretDoc", "Rule", "RoleDoc", "Subject",
-           "BindingDoc", "AwsAuthEntry", "WorkloadDoc", "ClusterInfo", "KubeUser", "KubeconfigDoc", "K8sObject"]
+           "BindingDoc", "AccessPolicy", "AwsAuthEntry", "WorkloadDoc", "ClusterInfo", "KubeUser", "KubeconfigDoc", "K8sObject"]
 
 
 class _M(BaseModel):
@@ -136,12 +136,22 @@ class BindingDoc(_M):
     where: Where
 
 
+class AccessPolicy(_M):
+    """An EKS access policy associated with an access entry: its ARN and scope (``namespaces`` None: cluster)."""
+
+    arn: str
+    namespaces: list[str] | None = None
+
+
 class AwsAuthEntry(_M):
-    """One ``mapRoles`` / ``mapUsers`` entry of the EKS ``aws-auth`` ConfigMap."""
+    """One ``mapRoles`` / ``mapUsers`` entry of the EKS ``aws-auth`` ConfigMap, or one EKS access entry with its
+    associated access policies (``aws eks list-associated-access-policies``: ``cluster`` set)."""
 
     arn: str
     username: str | None = None
     groups: list[str] = Field(default_factory=list)
+    cluster: str | None = None
+    policies: list[AccessPolicy] = Field(default_factory=list)
     where: Where
 
 

@@ -20,6 +20,7 @@ What is read (Kubernetes API reference, https://kubernetes.io/docs/reference/kub
 - ``Role``, ``ClusterRole``, ``RoleBinding``, ``ClusterRoleBinding`` (https://kubernetes.io/docs/reference/access-authn-authz/rbac/);
 - the EKS ``aws-auth`` ConfigMap in ``kube-system``: ``mapRoles`` / ``mapUsers`` (YAML strings) with
   ``rolearn``/``userarn``, ``username``, ``groups`` (https://docs.aws.amazon.com/eks/latest/userguide/auth-configmap.html);
+  EKS access entries as ``aws eks list-associated-access-policies`` prints them (one principal per document);
 - ``Deployment``, ``StatefulSet``, ``DaemonSet``, ``Job``, ``Pod``: their pod template (the ARC controller);
 - kubeconfigs (``kind: Config``; :mod:`ingest._kubeconfig`) and cluster descriptors (:class:`ClusterInfo`).
 
@@ -38,7 +39,7 @@ from graphkit.errors import InputError
 from graphkit.ingestor import NotRecognised
 from ingest._kubeconfig import kubeconfig_clusters, kubeconfig_users
 from ingest._yaml import load_yaml
-from ingest.k8s.models import (AwsAuthEntry, BindingDoc, ClusterInfo, K8sObject, KubeconfigDoc, KubeUser, RoleDoc,
+from ingest.k8s.models import (AccessPolicy, AwsAuthEntry, BindingDoc, ClusterInfo, K8sObject, KubeconfigDoc, KubeUser, RoleDoc,
                                Rule, SecretDoc, ServiceAccountDoc, Subject, Where, WorkloadDoc)
 from ingest.k8s.pods import pod_template, scale_set, summerwind_pool, values_file
 from ingest.k8s.read import Bad, Reader, split_documents
@@ -89,12 +90,18 @@ class _Doc:
 
     @property
     def namespace(self) -> str:
-        return self.r.text(self.meta.get("namespace"), "metadata.namespace") or "default"
+        return self.r.namespace(self.meta.get("namespace"), "metadata.namespace") or "default"
+
+    @property
+    def object_name(self) -> str:
+        """:attr:`name`, checked as a DNS-1123 subdomain (objects whose names become node ids)."""
+        name = self.name
+        return name if "${" in name else self.r.name(name, "metadata.name") or name
 
 
 def _service_account(d: _Doc) -> list[K8sObject]:
     ann = d.r.mapping(d.meta.get("annotations"), "metadata.annotations")
-    return [ServiceAccountDoc(name=d.name, namespace=d.namespace,
+    return [ServiceAccountDoc(name=d.object_name, namespace=d.namespace,
                               aws_role_arn=d.r.text(ann.get(_IRSA), f"metadata.annotations.{_IRSA}"),
                               gcp_service_account=d.r.text(ann.get(_GKE), f"metadata.annotations.{_GKE}"),
                               azure_client_id=d.r.text(ann.get(_AZURE), f"metadata.annotations.{_AZURE}"),
@@ -103,7 +110,7 @@ def _service_account(d: _Doc) -> list[K8sObject]:
 
 def _secret(d: _Doc) -> list[K8sObject]:
     keys = [*d.r.mapping(d.data.get("data"), "data"), *d.r.mapping(d.data.get("stringData"), "stringData")]
-    return [SecretDoc(name=d.name, namespace=d.namespace, secret_type=d.r.text(d.data.get("type"), "type"),
+    return [SecretDoc(name=d.object_name, namespace=d.namespace, secret_type=d.r.text(d.data.get("type"), "type"),
                       keys=sorted({str(k) for k in keys}), where=d.where)]
 
 
@@ -136,8 +143,10 @@ def _binding(d: _Doc, cluster_scoped: bool) -> list[K8sObject]:
     for i, raw in enumerate(d.r.seq(d.data.get("subjects"), "subjects")):
         s = d.r.mapping(raw, f"subjects[{i}]")
         skind, sname = d.r.text(s.get("kind"), f"subjects[{i}].kind"), d.r.text(s.get("name"), f"subjects[{i}].name")
+        if skind == "ServiceAccount":
+            sname = d.r.name(sname, f"subjects[{i}].name")
         if skind and sname:
-            sns = d.r.text(s.get("namespace"), f"subjects[{i}].namespace")
+            sns = d.r.namespace(s.get("namespace"), f"subjects[{i}].namespace")
             subjects.append(Subject(kind=skind, name=sname, namespace=sns or (ns if skind == "ServiceAccount" else None)))
     return [BindingDoc(name=d.name, namespace=ns, role_kind=kind, role_name=role, subjects=subjects,  # type: ignore[arg-type]
                        where=d.where)]
@@ -165,6 +174,30 @@ def _aws_auth(d: _Doc) -> list[K8sObject]:
                                         where=d.where.model_copy(update={"path": d.r.full(f"data.{section}[{i}]"),
                                                                          "line": d.r.line(f"data.{section}")})))
     return out
+
+
+def _access_policies(d: _Doc) -> list[K8sObject]:
+    """``aws eks list-associated-access-policies`` output
+    (https://docs.aws.amazon.com/eks/latest/APIReference/API_ListAssociatedAccessPolicies.html): the principal,
+    the cluster, and each policy's ``accessScope`` (``cluster``, or ``namespace`` with ``namespaces``)."""
+    policies = []
+    for i, raw in enumerate(d.r.seq(d.data.get("associatedAccessPolicies"), "associatedAccessPolicies")):
+        at = f"associatedAccessPolicies[{i}]"
+        p = d.r.mapping(raw, at)
+        arn = d.r.text(p.get("policyArn"), f"{at}.policyArn")
+        scope = d.r.mapping(p.get("accessScope"), f"{at}.accessScope")
+        if arn is None:
+            continue
+        namespaced = d.r.text(scope.get("type"), f"{at}.accessScope.type") == "namespace"
+        policies.append(AccessPolicy(arn=arn, namespaces=[n for j, v in enumerate(d.r.seq(scope.get("namespaces"),
+                                                                                           f"{at}.accessScope.namespaces"))
+                                                          if (n := d.r.namespace(v, f"{at}.accessScope.namespaces[{j}]"))]
+                                     if namespaced else None))
+    principal = d.r.text(d.data.get("principalArn"), "principalArn")
+    if principal is None:
+        raise Bad("principalArn", "missing principalArn")
+    return [AwsAuthEntry(arn=principal, cluster=d.r.text(d.data.get("clusterName"), "clusterName"), policies=policies,
+                         where=d.where)]
 
 
 def _workload(d: _Doc, kind: str) -> list[K8sObject]:
@@ -232,6 +265,8 @@ def _objects(d: _Doc, release: str) -> list[K8sObject] | None:
     data = d.data
     if data.get("schema") == CLUSTER_SCHEMA or (isinstance(data.get("cluster"), dict) and "endpoint" in data["cluster"]):
         return _descriptor(d)
+    if "principalArn" in data and "associatedAccessPolicies" in data:
+        return _access_policies(d)
     if "githubConfigUrl" in data and "kind" not in data:
         return [values_file(d.r, data, release, d.where)]
     kind, api = data.get("kind"), data.get("apiVersion")
@@ -243,7 +278,8 @@ def _objects(d: _Doc, release: str) -> list[K8sObject] | None:
         for i, item in enumerate(d.r.seq(data.get("items"), "items")):
             if isinstance(item, dict):
                 sub = d.r.full(f"items[{i}]")
-                out += _objects(_Doc(Reader(d.r.lines, sub), d.where.model_copy(update={"path": sub, "line": d.r.line(f"items[{i}]")}), item), release) or []
+                where = d.where.model_copy(update={"path": sub, "line": d.r.line(f"items[{i}]")})
+                out += _objects(_Doc(Reader(d.r.lines, sub), where, item), release) or []
         return out
     if kind in _WORKLOADS and group in ("", "apps", "batch"):
         return _workload(d, kind)

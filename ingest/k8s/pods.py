@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ingest.k8s.models import PodTemplate, RunnerPool, Where
-from ingest.k8s.read import Bad, Reader
+from ingest.k8s.read import Reader
 
 __all__ = ["pod_template", "config_scope", "scale_set", "values_file", "summerwind_pool"]
 
@@ -42,10 +42,10 @@ def _container_facts(r: Reader, spec: dict[str, Any], path: str, escapes: list[s
             for j, env in enumerate(r.seq(c.get("env"), f"{at}.env")):
                 ref = r.mapping(r.mapping(r.mapping(env, f"{at}.env[{j}]").get("valueFrom"), f"{at}.env[{j}]")
                                 .get("secretKeyRef"), f"{at}.env[{j}].valueFrom.secretKeyRef")
-                secrets += [n for n in [r.text(ref.get("name"), f"{at}.env[{j}].valueFrom.secretKeyRef.name")] if n]
+                secrets += [n for n in [r.name(ref.get("name"), f"{at}.env[{j}].valueFrom.secretKeyRef.name")] if n]
             for j, src in enumerate(r.seq(c.get("envFrom"), f"{at}.envFrom")):
                 ref = r.mapping(r.mapping(src, f"{at}.envFrom[{j}]").get("secretRef"), f"{at}.envFrom[{j}].secretRef")
-                secrets += [n for n in [r.text(ref.get("name"), f"{at}.envFrom[{j}].secretRef.name")] if n]
+                secrets += [n for n in [r.name(ref.get("name"), f"{at}.envFrom[{j}].secretRef.name")] if n]
 
 
 def _volume_facts(r: Reader, spec: dict[str, Any], path: str, escapes: list[str], secrets: list[str],
@@ -58,13 +58,13 @@ def _volume_facts(r: Reader, spec: dict[str, Any], path: str, escapes: list[str]
             where = r.text(host.get("path"), f"{at}.hostPath.path") or "?"
             escapes.append(f"hostPath {where}" + (" (docker socket)" if where.endswith(_DOCKER_SOCKET) else ""))
         secret = r.mapping(v.get("secret"), f"{at}.secret")
-        secrets += [n for n in [r.text(secret.get("secretName"), f"{at}.secret.secretName")] if n]
+        secrets += [n for n in [r.name(secret.get("secretName"), f"{at}.secret.secretName")] if n]
         projected = r.mapping(v.get("projected"), f"{at}.projected")
         for j, s in enumerate(r.seq(projected.get("sources"), f"{at}.projected.sources")):
             ref = r.mapping(r.mapping(s, f"{at}.projected.sources[{j}]").get("secret"), f"{at}.projected.sources[{j}]")
-            secrets += [n for n in [r.text(ref.get("name"), f"{at}.projected.sources[{j}].secret.name")] if n]
+            secrets += [n for n in [r.name(ref.get("name"), f"{at}.projected.sources[{j}].secret.name")] if n]
         claim = r.mapping(v.get("persistentVolumeClaim"), f"{at}.persistentVolumeClaim")
-        shared += [n for n in [r.text(claim.get("claimName"), f"{at}.persistentVolumeClaim.claimName")] if n]
+        shared += [n for n in [r.name(claim.get("claimName"), f"{at}.persistentVolumeClaim.claimName")] if n]
 
 
 def pod_template(r: Reader, spec: Any, path: str) -> PodTemplate:
@@ -72,7 +72,7 @@ def pod_template(r: Reader, spec: Any, path: str) -> PodTemplate:
 
     Raises
     ------
-    Bad
+    ingest.k8s.read.Bad
         naming the YAML path of a field of the wrong type.
     """
     spec = r.mapping(spec, path)
@@ -83,7 +83,7 @@ def pod_template(r: Reader, spec: Any, path: str) -> PodTemplate:
     _volume_facts(r, spec, path, escapes, secrets, shared)
     selector = r.mapping(spec.get("nodeSelector"), f"{path}.nodeSelector")
     automount = spec.get("automountServiceAccountToken")
-    return PodTemplate(service_account=r.text(spec.get("serviceAccountName") or spec.get("serviceAccount"),
+    return PodTemplate(service_account=r.name(spec.get("serviceAccountName") or spec.get("serviceAccount"),
                                               f"{path}.serviceAccountName"),
                        automount_token=automount if isinstance(automount, bool) else None,
                        node_selector={str(k): str(v) for k, v in selector.items()},
@@ -127,7 +127,7 @@ def scale_set(r: Reader, doc: dict[str, Any], name: str, namespace: str, where: 
     return RunnerPool(resource="AutoscalingRunnerSet", name=set_name, namespace=namespace, scope=scope,
                       enterprise=enterprise, runner_group=r.text(spec.get("runnerGroup"), "spec.runnerGroup"),
                       labels=[set_name, *labels], ephemeral=True,
-                      config_secret=r.text(spec.get("githubConfigSecret"), "spec.githubConfigSecret"),
+                      config_secret=r.name(spec.get("githubConfigSecret"), "spec.githubConfigSecret"),
                       pod=pod_template(r, template.get("spec"), "spec.template.spec"), where=where)
 
 
@@ -143,13 +143,13 @@ def values_file(r: Reader, doc: dict[str, Any], release: str, where: Where) -> R
         inline = sorted(str(k) for k in secret)  # key names only: the values are credentials
         secret_name: str | None = f"{release}-gha-rs-github-secret"
     else:
-        secret_name = r.text(secret, "githubConfigSecret")
+        secret_name = r.name(secret, "githubConfigSecret")
     mode = r.text(r.mapping(doc.get("containerMode"), "containerMode").get("type"), "containerMode.type")
     pod = pod_template(r, r.mapping(doc.get("template"), "template").get("spec"), "template.spec")
     if mode == "dind":
         pod = pod.model_copy(update={"escapes": [*pod.escapes, "containerMode dind (privileged dind container)"]})
     labels = _labels(r, doc.get("scaleSetLabels", doc.get("runnerScaleSetLabels")), "scaleSetLabels")
-    namespace = r.text(doc.get("namespaceOverride"), "namespaceOverride") or "default"
+    namespace = r.namespace(doc.get("namespaceOverride"), "namespaceOverride") or "default"
     return RunnerPool(resource="values", name=name, namespace=namespace, scope=scope, enterprise=enterprise,
                       runner_group=r.text(doc.get("runnerGroup"), "runnerGroup"), labels=[name, *labels],
                       ephemeral=True, container_mode=mode, config_secret=secret_name, inline_secret_keys=inline,
@@ -175,10 +175,11 @@ def summerwind_pool(r: Reader, doc: dict[str, Any], kind: str, name: str, namesp
         pod_path = "spec.template.spec" if kind == "RunnerSet" else "spec"
         pod = pod_template(r, r.mapping(spec.get("template"), "spec.template").get("spec") if kind == "RunnerSet"
                            else spec, pod_path)
-        claims = r.seq(spec.get("volumeClaimTemplates"), "spec.volumeClaimTemplates")
-        shared = [n for i, c in enumerate(claims) if (n := r.text(r.mapping(r.mapping(c, f"spec.volumeClaimTemplates[{i}]")
-                                                                          .get("metadata"), "metadata").get("name"),
-                                                             f"spec.volumeClaimTemplates[{i}].metadata.name"))]
+        shared = []
+        for i, claim in enumerate(r.seq(spec.get("volumeClaimTemplates"), "spec.volumeClaimTemplates")):
+            at = f"spec.volumeClaimTemplates[{i}]"
+            meta = r.mapping(r.mapping(claim, at).get("metadata"), f"{at}.metadata")
+            shared += [n for n in [r.name(meta.get("name"), f"{at}.metadata.name")] if n]
         pod = pod.model_copy(update={"shared_volumes": list(dict.fromkeys([*pod.shared_volumes, *shared]))})
     scope, enterprise = _summerwind_scope(r, runner, path)
     escapes = list(pod.escapes)
@@ -193,8 +194,6 @@ def summerwind_pool(r: Reader, doc: dict[str, Any], kind: str, name: str, namesp
                       runner_group=r.text(runner.get("group"), f"{path}.group"),
                       labels=["linux", *_labels(r, runner.get("labels"), f"{path}.labels")],
                       ephemeral=ephemeral if isinstance(ephemeral, bool) else None,
-                      config_secret=r.text(creds.get("name"), f"{path}.githubAPICredentialsFrom.secretRef.name"),
+                      config_secret=r.name(creds.get("name"), f"{path}.githubAPICredentialsFrom.secretRef.name"),
                       pod=pod.model_copy(update={"escapes": list(dict.fromkeys(escapes))}), where=where)
 
-
-__all__ += ["Bad"]

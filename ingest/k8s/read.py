@@ -15,6 +15,10 @@ from ingest._yaml import line_of, type_name
 
 __all__ = ["Bad", "Reader", "split_documents"]
 
+#: DNS-1123 subdomain (object names) and label (namespaces): "Object Names and IDs",
+#: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/ (the API server refuses anything else)
+_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
+_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 #: a line that starts a YAML document (``---`` alone or followed by a space), YAML 1.2 §9.1
 _DOC_START = re.compile(r"^---(?=[ \t]|\r?$)", re.M)
 
@@ -66,6 +70,21 @@ class Reader:
             raise Bad(path, f"expected a string, found a {type_name(value)}")
         text = str(value).strip()
         return None if not text or "${" in text else text
+
+    def name(self, value: Any, path: str) -> str | None:
+        """An object name (a DNS-1123 subdomain): :meth:`text`, else :class:`Bad`."""
+        return _checked(self, value, path, _SUBDOMAIN, "name")
+
+    def namespace(self, value: Any, path: str) -> str | None:
+        """A namespace (a DNS-1123 label): :meth:`text`, else :class:`Bad`."""
+        return _checked(self, value, path, _LABEL, "namespace")
+
+
+def _checked(r: "Reader", value: Any, path: str, pattern: re.Pattern[str], what: str) -> str | None:
+    text = r.text(value, path)
+    if text is not None and not pattern.fullmatch(text):
+        raise Bad(path, f"not a valid Kubernetes {what} (lower-case letters, digits, '-' and '.')")
+    return text
 
 
 def split_documents(text: str) -> list[str]:

@@ -41,15 +41,16 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import Any
 
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
-from graphkit.model import (CloudRole, CloudUser, DeploymentTarget, EdgeKind, Evidence, Host, KubeSecret,
+from graphkit.model import (CloudRole, CloudUser, DeploymentTarget, Edge, EdgeKind, Evidence, Host, KubeSecret,
                             KubeServiceAccount, Lifetime, Organization, Repository, RevocationAction, Runner,
                             RunnerGroup, RunnerPods, ids)
 from ingest.k8s.models import (AwsAuthEntry, BindingDoc, ClusterInfo, KubeconfigDoc, RoleDoc, RunnerPool, SecretDoc,
-                               ServiceAccountDoc, Where, WorkloadDoc)
+                               ServiceAccountDoc, Subject, Where, WorkloadDoc)
 from ingest.k8s.parse import ParsedK8s
 from ingest.k8s.rbac import Grant, Principal, evaluate, mapped_principal, service_account_principal
 
@@ -86,7 +87,6 @@ class _Cluster:
     problems: list[InputError]
     sas: dict[tuple[str, str], str] = field(default_factory=dict)
     secrets: dict[tuple[str, str], str] = field(default_factory=dict)
-    declared: dict[tuple[str, str], SecretDoc] = field(default_factory=dict)
 
     def sa(self, ns: str, name: str, ev: Evidence, doc: ServiceAccountDoc | None = None) -> str:
         """Add (or merge) the service account ``ns/name``; returns its id."""
@@ -127,8 +127,8 @@ def _owner(c: _Cluster, scope: str, ev: Evidence) -> str:
 def _node_pool(c: _Cluster, selector: dict[str, str], ev: Evidence) -> str:
     label = ",".join(f"{k}={v}" for k, v in sorted(selector.items())) or "any node"
     cluster = c.info.name if c.info else c.ident
-    return c.g.node(Host(id=ids.k8s_node_pool(c.ident, selector), name=f"{cluster} nodes ({label})", os="linux", ephemeral=False, cluster=c.cid, node_selector=selector,
-                         evidence=[ev]))
+    return c.g.node(Host(id=ids.k8s_node_pool(c.ident, selector), name=f"{cluster} nodes ({label})", os="linux",
+                         ephemeral=False, cluster=c.cid, node_selector=selector, evidence=[ev]))
 
 
 def _pool(c: _Cluster, pool: RunnerPool, pools: list[tuple[str, dict[str, str]]]) -> None:
@@ -172,8 +172,7 @@ def _pool(c: _Cluster, pool: RunnerPool, pools: list[tuple[str, dict[str, str]]]
                            props={"scope": pool.scope.lower(), "via": "githubConfigSecret"}))
 
 
-def _edge(kind: EdgeKind, source: str, target: str, ev: Evidence | list[Evidence], **kw: object):  # noqa: ANN202
-    from graphkit.model import Edge
+def _edge(kind: EdgeKind, source: str, target: str, ev: Evidence | list[Evidence], **kw: Any) -> Edge:
     return Edge(kind=kind, source=source, target=target, evidence=ev if isinstance(ev, list) else [ev], **kw)
 
 
@@ -187,7 +186,32 @@ def _shared_nodes(c: _Cluster, pools: list[tuple[str, dict[str, str]]], ev_of: d
             c.g.edge(EdgeKind.HOSTS, host, rid, ev_of[rid], possible=True, props={"shared": "no nodeSelector"})
 
 
+#: EKS access policies and the Kubernetes default ClusterRole each is equivalent to ("Review access policy
+#: permissions", https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html)
+EKS_ACCESS_POLICIES = {"AmazonEKSClusterAdminPolicy": "cluster-admin", "AmazonEKSAdminPolicy": "admin",
+                       "AmazonEKSEditPolicy": "edit", "AmazonEKSViewPolicy": "view"}
+#: separates cluster, principal and policy in an access entry's ``binding`` (ARNs hold ``/`` and ``:``)
+ACCESS_SEP = "|"
+
+
+def _access_bindings(entry: AwsAuthEntry) -> list[BindingDoc]:
+    """An access entry's policies as bindings of their equivalent ClusterRoles to the principal (user ``arn``);
+    a policy graphkit does not know grants nothing known (skipped)."""
+    out = []
+    for pol in entry.policies:
+        role = EKS_ACCESS_POLICIES.get(pol.arn.rsplit("/", 1)[-1])
+        if role is None:
+            continue
+        name = ACCESS_SEP.join((entry.cluster or "", entry.arn, pol.arn))
+        for ns in pol.namespaces if pol.namespaces is not None else [None]:
+            out.append(BindingDoc(name=name, namespace=ns, role_kind="ClusterRole", role_name=role,
+                                  subjects=[Subject(kind="User", name=entry.arn)], where=entry.where))
+    return out
+
+
 def _binding_name(g: Grant, arn: str | None = None) -> str:
+    if g.binding is not None and ACCESS_SEP in g.binding.name:
+        return f"access-entry/{g.binding.name}"
     if g.binding is None:
         return f"aws-auth/{arn}" if arn else "ClusterRoleBinding/cluster-admin"
     if g.binding.namespace is None:
@@ -227,6 +251,10 @@ def _rbac(c: _Cluster, bindings: list[BindingDoc], roles: dict[tuple[str, str | 
                                          evidence=[ev]))
         except (ids.IdError, IndexError, ValueError):
             c.problems.append(InputError(entry.where.file, entry.where.evidence().yaml_path or "", "not an IAM ARN"))
+            continue
+        if entry.policies:  # an access entry: its policies, bound to the principal as a user
+            for g in evaluate(mapped_principal(entry.arn, []), _access_bindings(entry), {}):
+                _grant_edges(c, src, g, entry.where.evidence(), entry.arn)
             continue
         for g in evaluate(mapped_principal(entry.username, entry.groups), bindings, roles):
             _grant_edges(c, src, g, ev, entry.arn)
