@@ -175,3 +175,11 @@ def test_token_from_env_and_no_token_in_repr():
 def test_link_next_ignores_other_relations():
     assert link_next({"link": '<https://x/a?page=1>; rel="prev", <https://x/a?page=9>; rel="last"'}, "") is None
     assert link_next({}, "") is None
+
+
+def test_a_next_link_to_another_host_is_never_followed(httpserver, client_of):
+    httpserver.expect_request("/orgs/acme/repos").respond_with_json(
+        [{"id": 1}], headers={"Link": '<https://evil.example/steal?page=2>; rel="next"'})
+    with pytest.raises(Unreadable, match="another host refused"):
+        client_of().items("orgs/acme/repos", None)
+    assert len(httpserver.log) == 1

@@ -335,3 +335,15 @@ def test_a_stopped_collection_says_so_and_the_rerun_resumes(httpserver, tmp_path
     again = [r.url for r, _ in httpserver.log][len(first):]
     assert result.problems == [] and result.summary["pages fetched"] == len(again)
     assert not set(again) & {u for u in first if "/git/trees/" not in u}  # nothing read twice but the refused page
+
+
+def test_a_workflow_file_without_content_is_reported_never_dropped_silently(httpserver, tmp_path):
+    """Files over 1 MB come back with ``encoding: none`` and no content
+    (https://docs.github.com/en/rest/repos/contents#get-repository-content)."""
+    serve(httpserver, {"/repos/acme/docs/contents/.github/workflows/preview.yml": {
+        "type": "file", "encoding": "none", "content": "", "size": 2_000_000, "name": "preview.yml",
+        "path": ".github/workflows/preview.yml"}})
+    result = collect(httpserver, tmp_path / "snap")
+    assert not (tmp_path / "snap" / "checkouts" / "acme" / "docs" / ".github" / "workflows" / "preview.yml").exists()
+    assert [p.reason.split(":")[0] for p in result.problems] == ["workflow-files of repo"]
+    assert ".github/workflows/preview.yml: no base64 UTF-8 content returned" in result.problems[0].reason

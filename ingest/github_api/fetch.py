@@ -208,10 +208,12 @@ def fetch_files(rd: Reader, repo: dict) -> dict[str, str] | None:
     for path in workflow_paths(tree):
         body = rd.read("workflow-files", s, lambda p=path: c.get(f"repos/{full}/contents/{quote(p)}",
                                                                    {"ref": branch}).body)
-        if isinstance(body, dict) and body.get("encoding") == "base64":
-            text = decode_content(body)
-            if text is not None:
-                files[path] = text
+        text = decode_content(body) if isinstance(body, dict) and body.get("encoding") == "base64" else None
+        if text is not None:
+            files[path] = text
+        elif body is not None:  # never silently lost: the file exists but its text was not returned
+            rd.record(Scope("workflow-files", s, "unreadable", None, f"{path}: no base64 UTF-8 content returned "
+                            "(file over 1 MB, or not text)", resource("workflow-files").fix))
     return files
 
 
