@@ -324,16 +324,21 @@ def report(
     given: GraphInput,
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write the HTML report.")]
     = Path("report.html"),
+    since: Annotated[Optional[str], typer.Option("--since", "--compromised-since", metavar="TIME",
+                                                 help="Start of the compromise (ISO 8601): jobs the job history "
+                                                 "shows ending before it exposed nothing.")] = None,
 ) -> None:
     """Write a self-contained HTML report (blast-radius graph, revocation curve, tables; works offline)."""
     from graphkit.report import write_report
+
+    start = _clock(None, since, None).compromised_since
 
     try:
         g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
     try:
-        write_report(g, sources, output)
+        write_report(g, sources, output, since=start)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     except GraphkitError as exc:

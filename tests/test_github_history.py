@@ -212,3 +212,15 @@ def test_the_findings_command_takes_the_expected_registrars():
                                    "--expected-registrar", "ops-bot", *flags], catch_exceptions=False)
     doc = json.loads(res.output)
     assert [f["subject"] for f in doc["findings"]] == [ROGUE]
+
+
+def test_the_html_report_lists_the_exposure_of_each_asset(graph):
+    from graphkit.report.html import report_html
+
+    html = report_html(graph, R1, since=T, findings=[])
+    table = html[html.index('<table id="gk-reached">'):]
+    table = table[:table.index("</table>")]
+    rows = {r.split("<code>")[1].split("</code>")[0]: r for r in table.split("<tr>")[2:]}
+    pypi, nightly = ids.secret_repo("acme/app", "PYPI_TOKEN"), ids.secret_repo("acme/app", "NIGHTLY_TOKEN")
+    assert "<b>exposed</b>" in rows[pypi] and f"by {RELEASE}" in rows[pypi]
+    assert "<td>reachable</td>" in rows[nightly]

@@ -23,10 +23,11 @@ from datetime import datetime
 from typing import Any
 
 from graphkit.analysis.results import BlastRadius
+from graphkit.analysis.timeline import parse_time
 from graphkit.graph import Graph
 from graphkit.model import EDGE_SPECS, Confidence, EdgeKind, NodeKind
 
-__all__ = ["HANDED_OVER", "Exposure", "ExposedRun", "exposure", "observed_since", "parse_time"]
+__all__ = ["HANDED_OVER", "Exposure", "ExposedRun", "exposure", "observed_since"]
 
 #: What a run of a job receives (semantics §2): the secrets it reads, its GITHUB_TOKEN, its OIDC token, and the
 #: cloud roles the job (or its OIDC token) assumes.
@@ -35,26 +36,13 @@ HANDED_OVER = frozenset({EdgeKind.READS_SECRET, EdgeKind.HAS_TOKEN, EdgeKind.MIN
 _OBSERVED = frozenset(k for k, s in EDGE_SPECS.items() if s.observed)
 
 
-def parse_time(text: str | None) -> datetime | None:
-    """An ISO 8601 time as GitHub writes it (``2026-11-30T09:00:00Z``), timezone-aware; None for None.
-
-    Raises
-    ------
-    ValueError
-        for text that is not ISO 8601.
-    """
-    if text is None:
-        return None
-    value = datetime.fromisoformat(text)
-    return value if value.tzinfo is not None else value.replace(tzinfo=datetime.now().astimezone().tzinfo)
-
-
 def _in_window(props: dict[str, Any], since: datetime | None) -> bool:
     """A run that had not ended before ``since`` (still running, or end unknown, counts)."""
     if since is None:
         return True
     try:
-        end = parse_time(props.get("completed_at"))
+        text = props.get("completed_at")
+        end = parse_time(text) if text else None
     except ValueError:
         return True  # an unreadable end: counted (the worst case)
     return end is None or end >= since
