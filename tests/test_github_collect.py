@@ -209,6 +209,9 @@ def test_bad_usage_is_refused():
     assert res.exit_code == 2 and "pw" not in res.output
     res = CliRunner().invoke(app, ["collect", "github", "--org", "acme", "-o", "x", "--app-id", "1"])
     assert res.exit_code == 2
+    for org in ("..", "acme/app", "-acme"):
+        assert CliRunner().invoke(app, ["collect", "github", "--org", org, "-o", "x"]).exit_code == 2
+    assert CliRunner().invoke(app, ["collect", "github", "--org", "acme", "--repo", "acme/..", "-o", "x"]).exit_code == 2
 
 
 def test_github_app_installation_token_is_used_and_never_written(httpserver, tmp_path, monkeypatch):
@@ -347,3 +350,23 @@ def test_a_workflow_file_without_content_is_reported_never_dropped_silently(http
     assert not (tmp_path / "snap" / "checkouts" / "acme" / "docs" / ".github" / "workflows" / "preview.yml").exists()
     assert [p.reason.split(":")[0] for p in result.problems] == ["workflow-files of repo"]
     assert ".github/workflows/preview.yml: no base64 UTF-8 content returned" in result.problems[0].reason
+
+
+def test_hostile_paths_from_the_api_never_leave_the_snapshot(httpserver, tmp_path):
+    from github_server import REPOSITORIES, routes
+
+    evil_tree = routes()["/repos/acme/app/git/trees/main"]
+    evil_tree = {**evil_tree, "tree": [*evil_tree["tree"],
+                                       {"path": "../../../escape/action.yml", "type": "blob", "sha": "d" * 40},
+                                       {"path": "/abs/action.yml", "type": "blob", "sha": "d" * 40}]}
+    evil_repo = {**REPOSITORIES[0], "id": 6666, "name": "..", "full_name": "acme/.."}
+    serve(httpserver, {"/repos/acme/app/git/trees/main": evil_tree,
+                       "/orgs/acme/repos": [*REPOSITORIES, evil_repo]})
+    result = collect(httpserver, tmp_path / "snap")
+    assert [p.reason.split(";")[0] for p in result.problems] == \
+        ["repositories of org:acme unreadable: 1 repository name(s) GitHub does not allow were left out"]
+    written = {p.resolve() for p in tmp_path.rglob("*")}
+    assert all(str(p).startswith(str((tmp_path / "snap").resolve())) for p in written)
+    assert not (tmp_path / "escape").exists()
+    requested = {r.path for r, _ in httpserver.log}
+    assert not any("escape" in p or p.startswith("/abs") for p in requested)  # never even asked for

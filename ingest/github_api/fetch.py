@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ingest._api import ApiClient, Unreadable
-from ingest.github_api.convert import decode_content, names_only, workflow_paths
+from ingest.github_api.convert import decode_content, names_only, valid_full_name, workflow_paths
 from ingest.github_api.resources import resource
 
 __all__ = ["AUDIT_ACTIONS", "Reader", "Scope", "scope_name", "fetch_audit_log", "fetch_files", "fetch_history", "fetch_org",
@@ -122,9 +122,16 @@ def list_repositories(rd: Reader, org: str, given: list[str]) -> list[dict] | No
     repository of ``org`` (``GET /orgs/{org}/repos?type=all``); None when the list is unreadable."""
     c = rd.client
     if not given:
-        return rd.read("repositories", scope_name("org", org), _items(c, f"orgs/{org}/repos", None, type="all"))
-    found = [rd.read("repositories", scope_name("repo", name), _body(c, f"repos/{name}")) for name in given]
-    return [r for r in found if isinstance(r, dict)]
+        found = rd.read("repositories", scope_name("org", org), _items(c, f"orgs/{org}/repos", None, type="all"))
+        if found is None:
+            return None
+    else:
+        found = [rd.read("repositories", scope_name("repo", name), _body(c, f"repos/{name}")) for name in given]
+    kept = [r for r in found if isinstance(r, dict) and valid_full_name(r.get("full_name"))]
+    if len(kept) < len([r for r in found if r is not None]):  # never a request or file path from such a name
+        rd.record(Scope("repositories", scope_name("org", org), "unreadable", None, f"{len(found) - len(kept)} "
+                        "repository name(s) GitHub does not allow were left out", resource("repositories").fix))
+    return kept
 
 
 def fetch_org(rd: Reader, org: str) -> dict[str, Any]:
