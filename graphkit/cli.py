@@ -504,7 +504,7 @@ def collect_github_cmd(
         except GraphkitError as exc:
             fail(exc)
     for p in result.problems:
-        err.print(f"[yellow]unreadable[/yellow] {term(p.reason)}", highlight=False)
+        err.print(f"[yellow]partial:[/yellow] {term(p.reason)}", highlight=False)
     counts = ", ".join(f"{v} {k}" for k, v in result.summary.items())
     out.print(f"GitHub snapshot written to {term(str(output))}: {term(counts)}", highlight=False)
     if result.problems:

@@ -148,6 +148,7 @@ def test_job_history_and_audit_log_in_the_contract_shapes(httpserver, tmp_path):
         {"total_count": 0, "workflow_runs": []}
     audit = json.loads((tmp_path / "snap" / "audit-log" / "acme.json").read_text())
     assert audit[0]["action"] == "org.register_self_hosted_runner" and audit[0]["actor"] == "mallory"
+    assert len(audit) == 1  # the local server answers every phrase with the same event: kept once
     assert (result.summary["runs"], result.summary["jobs"]) == (1, 2)
     created = [r for r, _ in httpserver.log if r.path == "/repos/acme/app/actions/runs"]
     assert created[0].args["created"] == f">={SINCE}"
@@ -370,3 +371,14 @@ def test_hostile_paths_from_the_api_never_leave_the_snapshot(httpserver, tmp_pat
     assert not (tmp_path / "escape").exists()
     requested = {r.path for r, _ in httpserver.log}
     assert not any("escape" in p or p.startswith("/abs") for p in requested)  # never even asked for
+
+
+def test_unreadable_runner_groups_leave_each_runner_in_an_unknown_group_never_default(httpserver, tmp_path):
+    serve(httpserver, {"/orgs/acme/actions/runner-groups": forbidden()})
+    collect(httpserver, tmp_path / "snap")
+    inv = yaml.safe_load((tmp_path / "snap" / "inventory.yaml").read_text())
+    assert inv["organizations"][0]["runner_groups"] is None
+    assert {r["name"]: r["runner_group"] for r in inv["runners"]} == {
+        "build-01-a": "runner-group-2", "build-01-b": "runner-group-3", "eph-7f3a": "runner-group-2"}
+    g = build_graph({"github-snapshot": [str(tmp_path / "snap")]}).graph
+    assert g.node("runner_group:acme/runner-group-2").inferred  # access settings unknown

@@ -148,7 +148,12 @@ def _runner_groups(raw: dict) -> list[dict] | None:
 
 
 def _group_of(raw: dict) -> dict[int, str]:
-    """Runner id -> group name, from ``runner_group_id`` or the groups' runner lists."""
+    """Runner id -> group name, from ``runner_group_id`` or the groups' runner lists.  When the groups could not
+    be read, a runner's group is named ``runner-group-<id>``: an inferred group whose access settings are unknown
+    (never the ``Default`` group the inventory assumes for a runner without one)."""
+    if raw.get("runner_groups") is None:
+        return {r.get("id"): f"runner-group-{r['runner_group_id']}" for r in raw.get("runners") or []
+                if isinstance(r.get("runner_group_id"), int)}
     names = {g.get("id"): g.get("name") for g in raw.get("runner_groups") or []}
     found = {r.get("id"): names.get(r.get("runner_group_id")) for r in raw.get("runners") or []
              if r.get("runner_group_id") in names}

@@ -251,4 +251,5 @@ def fetch_audit_log(rd: Reader, org: str, since: str) -> list[dict] | None:
         if got is None:
             return None
         found += [e for e in got if isinstance(e, dict)]
-    return sorted(found, key=lambda e: (e.get("@timestamp") or e.get("created_at") or 0, str(e.get("_document_id"))))
+    unique = {str(e.get("_document_id") or sorted(e.items())): e for e in found}.values()  # one event per id
+    return sorted(unique, key=lambda e: (e.get("@timestamp") or e.get("created_at") or 0, str(e.get("_document_id"))))
