@@ -183,3 +183,18 @@ def test_a_next_link_to_another_host_is_never_followed(httpserver, client_of):
     with pytest.raises(Unreadable, match="another host refused"):
         client_of().items("orgs/acme/repos", None)
     assert len(httpserver.log) == 1
+
+
+def test_another_pagination_scheme_plugs_in(httpserver, client_of):
+    """GitLab paginates with ``X-Next-Page`` (https://docs.gitlab.com/api/rest/#pagination): the collector gives
+    ``pages`` its own ``next_url``; headers it needs are kept."""
+    httpserver.expect_request("/api/v4/projects", query_string={"page": "2"}).respond_with_json(
+        [{"id": 2}], headers={"X-Next-Page": ""})
+    httpserver.expect_request("/api/v4/projects").respond_with_json([{"id": 1}], headers={"X-Next-Page": "2"})
+    c = client_of()
+
+    def next_page(headers: dict[str, str], url: str) -> str | None:
+        page = headers.get("x-next-page")
+        return c.url("api/v4/projects", {"page": page}) if page else None
+    bodies = [p.body for p in c.pages("api/v4/projects", next_url=next_page)]
+    assert bodies == [[{"id": 1}], [{"id": 2}]]
