@@ -511,6 +511,71 @@ def collect_github_cmd(
         raise typer.Exit(EXIT_PARTIAL)
 
 
+@collect_app.command("gitlab")
+def collect_gitlab_cmd(
+    group: Annotated[str, typer.Option("--group", metavar="GROUP", help="Group full path (its subgroups and projects "
+                                       "are read).")],
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="DIR", help="Snapshot folder (a rerun with the "
+                                         "same folder resumes).")],
+    projects: Annotated[list[str], typer.Option("--project", metavar="GROUP/PROJECT", help="Read only these projects "
+                                                "(default: every project of the group). Repeatable.")] = [],
+    api_url: Annotated[str, typer.Option("--url", metavar="URL", help="Instance URL (self-managed: "
+                                         "https://gitlab.example.com).")] = "https://gitlab.com",
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=16, help="Requests at once.")] = 4,
+    max_wait: Annotated[float, typer.Option("--max-wait", min=0, help="Longest wait for a rate limit, seconds.")]
+    = 900.0,
+) -> None:
+    """Read a GitLab group through the REST API (read-only, token in GITLAB_TOKEN) into a snapshot folder for
+    --gitlab-snapshot: runners, variable names and flags, protected refs, environments, .gitlab-ci.yml files."""
+    for name in [group, *projects]:
+        if not re.fullmatch(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*", name) or ".." in name.split("/"):
+            raise typer.BadParameter(f"{neutralise(name)!r} is not a GROUP[/SUBGROUP...] path", param_hint="--group")
+    url = _api_url(api_url)
+    try:
+        from ingest._api import ClientConfig
+
+        result = registry.get_collector("gitlab").collect(
+            output, group=group, projects=projects, api_url=url,
+            config=ClientConfig(concurrency=concurrency, max_wait=max_wait),
+            notify=lambda m: err.print(f"[yellow]wait[/yellow] {term(m)}", highlight=False))
+    except GraphkitError as exc:
+        fail(exc)
+    for p in result.problems:
+        err.print(f"[yellow]unreadable[/yellow] {term(p.place)}: {term(p.reason)}", highlight=False)
+    counts = ", ".join(f"{v} {k}" for k, v in result.summary.items())
+    out.print(f"GitLab snapshot written to {term(str(output))}: {term(counts)}", highlight=False)
+@collect_app.command("k8s")
+def collect_k8s_cmd(
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write the cluster "
+                                         "(YAML for --k8s; - for standard output).")] = Path("k8s.yaml"),
+    kubeconfig: Annotated[Optional[Path], typer.Option("--kubeconfig", metavar="FILE", help="Kubeconfig (default: "
+                                                       "$KUBECONFIG or ~/.kube/config).")] = None,
+    context: Annotated[Optional[str], typer.Option("--context", help="Kubeconfig context (default: the current "
+                                                   "one).")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="Cluster name (default: its API server URL).")] = None,
+    production: Annotated[Optional[bool], typer.Option("--production/--not-production", help="Whether the cluster "
+                                                       "is production (default: guessed from its name).")] = None,
+) -> None:
+    """Read a live Kubernetes cluster read-only (list calls): ARC scale sets, RBAC, service accounts, Secret key
+    names (never values), aws-auth; write it for --k8s."""
+    import yaml
+
+    try:
+        result = registry.get_collector("k8s").collect(Path("/"), kubeconfig=str(kubeconfig) if kubeconfig else None,
+                                                       context=context, name=name, production=production)
+        doc = result.document
+        write_atomic(output, yaml.safe_dump_all([doc["descriptor"], doc["list"]], sort_keys=False))
+    except GraphkitError as exc:
+        fail(exc)
+    for p in result.problems:
+        err.print(f"[yellow]skipped[/yellow] {term(str(p))}", highlight=False)
+    counts = ", ".join(f"{v} {k}" for k, v in result.summary.items())
+    where = "standard output" if str(output) == "-" else str(output)
+    (err if str(output) == "-" else out).print(f"cluster written to {term(where)}: {term(counts)}", highlight=False)
+    if result.problems:
+        raise typer.Exit(EXIT_PARTIAL)
+
+
 @app.command("diff")
 def diff_cmd(
     old: Annotated[Path, typer.Argument(metavar="OLD", help="Earlier snapshot (host or inventory file, or graph).")],

@@ -63,6 +63,11 @@ class InventoryFacts(_Meta):
     runners_complete: list[str] = Field(default_factory=list)
     organizations: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
+    #: GitLab projects by ``host/full path`` (lower-cased): visibility, default branch, protected branches and tags
+    #: (wildcards), environments, variable ids (``ingest.runner_inventory.gitlab_graph``)
+    gitlab_projects: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    #: GitLab instance hosts and group/project paths whose CI/CD variable lists are complete
+    gitlab_variables_complete: list[str] = Field(default_factory=list)
 
 
 class AwsIamSummary(_Meta):

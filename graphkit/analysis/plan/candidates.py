@@ -215,8 +215,8 @@ def candidates(inc: Incident, exposed: frozenset[int] = frozenset()) -> Candidat
         c.arcs.append(a)
         cs.via[a] = c.via_in if into else c.via_out
     for i, nd in enumerate(inc.sub.nodes):
-        if nd.spec.revoked_by is not None:
-            cs.get(nd.spec.revoked_by, i)
+        if nd.revoked_by is not None:
+            cs.get(nd.revoked_by, i)
     for c in cs.items:
         _describe(c, inc)
         c.exposed = c.subject in exposed
@@ -228,7 +228,7 @@ def candidates(inc: Incident, exposed: frozenset[int] = frozenset()) -> Candidat
 def _describe(c: Candidate, inc: Incident) -> None:
     """Fill what ``c`` invalidates and wipes, whether it is long-lived, and its placement."""
     node = inc.sub.nodes[c.subject]
-    c.invalidates = node.spec.revoked_by is c.action
+    c.invalidates = node.revoked_by is c.action
     if c.invalidates:
         c.wipes = _wiped(c.subject, inc)
     c.long_lived = node.spec.holdable and bool(inc.seed[c.subject])
