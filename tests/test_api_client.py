@@ -198,3 +198,19 @@ def test_another_pagination_scheme_plugs_in(httpserver, client_of):
         return c.url("api/v4/projects", {"page": page}) if page else None
     bodies = [p.body for p in c.pages("api/v4/projects", next_url=next_page)]
     assert bodies == [[{"id": 1}], [{"id": 2}]]
+
+
+def test_a_timeout_is_retried_with_backoff(waits):
+    import httpx
+
+    calls: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        calls.append(str(request.url))
+        if len(calls) == 1:
+            raise httpx.ReadTimeout("timed out", request=request)
+        return httpx.Response(200, json={"login": "acme"})
+    with ApiClient("https://api.github.test", config=ClientConfig(backoff=0.5), sleep=waits.append,
+                   transport=httpx.MockTransport(answer)) as c:
+        assert c.get("orgs/acme").body == {"login": "acme"}
+    assert (len(calls), waits) == (2, [0.5])
