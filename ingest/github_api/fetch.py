@@ -128,9 +128,10 @@ def list_repositories(rd: Reader, org: str, given: list[str]) -> list[dict] | No
     else:
         found = [rd.read("repositories", scope_name("repo", name), _body(c, f"repos/{name}")) for name in given]
     kept = [r for r in found if isinstance(r, dict) and valid_full_name(r.get("full_name"))]
-    if len(kept) < len([r for r in found if r is not None]):  # never a request or file path from such a name
-        rd.record(Scope("repositories", scope_name("org", org), "unreadable", None, f"{len(found) - len(kept)} "
-                        "repository name(s) GitHub does not allow were left out", resource("repositories").fix))
+    bad = len([r for r in found if r is not None]) - len(kept)
+    if bad:  # never a request or file path from such a name
+        rd.record(Scope("repositories", scope_name("org", org), "unreadable", None, f"{bad} repository name(s) "
+                        "GitHub does not allow were left out", resource("repositories").fix))
     return kept
 
 
