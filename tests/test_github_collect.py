@@ -382,3 +382,15 @@ def test_unreadable_runner_groups_leave_each_runner_in_an_unknown_group_never_de
         "build-01-a": "runner-group-2", "build-01-b": "runner-group-3", "eph-7f3a": "runner-group-2"}
     g = build_graph({"github-snapshot": [str(tmp_path / "snap")]}).graph
     assert g.node("runner_group:acme/runner-group-2").inferred  # access settings unknown
+
+
+def test_a_capped_run_list_is_a_partial_history(httpserver, tmp_path):
+    """GitHub lists at most 1,000 runs for a search with ``created``
+    (https://docs.github.com/en/rest/actions/workflow-runs#list-workflow-runs-for-a-repository)."""
+    serve(httpserver, {"/repos/acme/app/actions/runs": {"total_count": 1500, "workflow_runs": RUNS["app"]}})
+    result = collect(httpserver, tmp_path / "snap", since=SINCE)
+    assert [p.reason.split(";")[0] for p in result.problems] == [
+        "workflow-runs of repo:acme/app unreadable: 1 of 1500 runs listed (GitHub lists at most 1,000 per search): "
+        "narrow --since"]
+    runs = json.loads((tmp_path / "snap" / "history" / "acme" / "app" / "runs.json").read_text())
+    assert runs["total_count"] == 1  # what the file holds, all pages merged

@@ -228,13 +228,21 @@ def fetch_files(rd: Reader, repo: dict) -> dict[str, str] | None:
 def fetch_history(rd: Reader, repo: dict, since: str) -> dict[str, Any] | None:
     """The workflow runs created since ``since`` and each run's jobs: ``{"runs": [...], "jobs": {run_id: [...]}}``
     (None when unreadable).  ``filter=all`` lists every attempt's jobs
-    (https://docs.github.com/en/rest/actions/workflow-jobs#list-jobs-for-a-workflow-run)."""
+    (https://docs.github.com/en/rest/actions/workflow-jobs#list-jobs-for-a-workflow-run).  GitHub lists at most
+    1,000 runs for a search with ``created``
+    (https://docs.github.com/en/rest/actions/workflow-runs#list-workflow-runs-for-a-repository): fewer runs than
+    ``total_count`` makes the scope unreadable (partial history: a later ``--since`` reads the rest)."""
     c, full = rd.client, str(repo.get("full_name"))
     s = scope_name("repo", full)
-    runs = rd.read("workflow-runs", s, _items(c, f"repos/{full}/actions/runs", "workflow_runs",
-                                               created=f">={since}"))
-    if runs is None:
+    pages = rd.read("workflow-runs", s, lambda: list(c.pages(f"repos/{full}/actions/runs",
+                                                             {**PER_PAGE, "created": f">={since}"})))
+    if pages is None:
         return None
+    runs = [r for p in pages for r in (p.body or {}).get("workflow_runs") or [] if isinstance(r, dict)]
+    total = (pages[0].body or {}).get("total_count") if pages else 0
+    if isinstance(total, int) and total > len(runs):
+        rd.record(Scope("workflow-runs", s, "unreadable", None, f"{len(runs)} of {total} runs listed (GitHub lists "
+                        "at most 1,000 per search): narrow --since", resource("workflow-runs").fix))
     jobs = {str(r.get("id")): rd.read("workflow-runs", s, _items(c, f"repos/{full}/actions/runs/{r.get('id')}/jobs",
                                                                   "jobs", filter="all")) for r in runs}
     return {"runs": runs, "jobs": jobs}
