@@ -5,8 +5,13 @@ Public API::
     from graphkit import Graph, build_graph, blast_radius, revocation_plan, choke_points
 """
 
-from graphkit.graph import Graph
-from graphkit.model import Confidence, Criticality, Edge, EdgeKind, Evidence, Lifetime, Node, NodeKind
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported on first use (``graphkit --help`` needs neither networkx nor the model)
+    from graphkit.graph import Graph
+    from graphkit.model import Confidence, Criticality, Edge, EdgeKind, Evidence, Lifetime, Node, NodeKind
+
+_MODEL = frozenset({"Confidence", "Criticality", "Edge", "EdgeKind", "Evidence", "Lifetime", "Node", "NodeKind"})
 
 __all__ = ["Graph", "Node", "Edge", "NodeKind", "EdgeKind", "Evidence", "Confidence", "Criticality", "Lifetime",
            "build_graph", "blast_radius", "revocation_plan", "choke_points"]
@@ -14,6 +19,12 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):  # lazy: keep `import graphkit` light
+    if name == "Graph":
+        from graphkit.graph import Graph
+        return Graph
+    if name in _MODEL:
+        from graphkit import model
+        return getattr(model, name)
     if name == "build_graph":
         from graphkit.build import build_graph
         return build_graph

@@ -15,15 +15,13 @@ from typing import Annotated, Optional
 from urllib.parse import urlsplit
 
 import typer
-from rich.table import Table
 
 from graphkit import limits, registry
 from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
-from graphkit.graph import Graph
-from graphkit.model import node_kind
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
                                  GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
+                                 SUMMARY_STEPS, every_runner,
                                  reads_graph, TERMINAL_TOP)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, term
@@ -75,6 +73,7 @@ def build(
     except GraphkitError as exc:
         fail(exc)
     counts = result.graph.counts()
+    from rich.table import Table
     table = Table(title=f"graph written to {output}", show_edge=False)
     table.add_column("nodes", style="bold")
     table.add_column("count", justify="right")
@@ -100,10 +99,12 @@ def nodes(
 ) -> None:
     """List nodes (id, kind, name)."""
     try:
+        from graphkit.model import node_kind
         k = node_kind(kind) if kind else None
     except ValueError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--kind") from None
     try:
+        from graphkit.graph import Graph
         g = Graph.load(graph)
     except GraphkitError as exc:
         fail(exc)
@@ -112,6 +113,7 @@ def nodes(
     if fmt is Format.json:
         print_json(out, rows)
         return
+    from rich.table import Table
     table = Table(show_edge=False)
     for col in ("id", "kind", "name", "criticality"):
         table.add_column(col)
@@ -155,8 +157,8 @@ def _clock(now: Optional[str], since: Optional[str], tokens: Optional[Path]):
 @app.command("blast-radius")
 @reads_graph()
 def blast_radius_cmd(
-    sources: SourcesOpt,
     given: GraphInput,
+    sources: SourcesOpt = [],  # noqa: B006 (typer reads the default; required unless --all-runners)
     fmt: Annotated[BlastFormat, typer.Option("--format", "-f", help="Output format (runbook: the plan as a "
                                              "Markdown checklist and a dry-run shell script).")] = BlastFormat.table,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Show only the N most critical assets and "
@@ -175,10 +177,20 @@ def blast_radius_cmd(
     tokens: Annotated[Optional[Path], typer.Option("--tokens", metavar="FILE", help="Issued tokens and sessions "
                                                    "(graphkit.issued-tokens/v1), classified live or expired.")]
     = None,
+    no_plan: Annotated[bool, typer.Option("--no-plan", help="Skip the revocation plan (only what is reached).")]
+    = False,
+    all_runners: Annotated[bool, typer.Option("--all-runners", help="The blast radius of every runner, each on "
+                                              "its own (instead of --from; the plan as --top/--no-plan say).")]
+    = False,
 ) -> None:
     """What the sources reach (grouped by kind, critical first, with paths) and the revocation plan."""
     from graphkit.output import blast_radius_document, runbook_text
     from graphkit.resolve.untrusted import add_absent_entries, expand_sources
+
+    if all_runners == bool(sources):
+        raise typer.BadParameter("give --from ID (repeatable) or --all-runners", param_hint="--from")
+    if all_runners:
+        return every_runner(given, as_json=fmt is BlastFormat.json, top=top, no_plan=no_plan)
 
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j
@@ -197,8 +209,12 @@ def blast_radius_cmd(
         if fmt is BlastFormat.runbook:
             sys.stdout.write(runbook_text(g, expanded, clock=clock))
             raise typer.Exit(EXIT_PARTIAL if partial else EXIT_OK)
-        as_json = fmt is BlastFormat.json  # the table gets the whole document: its summary counts everything
-        doc = blast_radius_document(g, expanded, top=top if as_json else None, clock=clock if timed else None)
+        as_json = fmt is BlastFormat.json  # the table gets every reached asset: its summary counts everything
+        # an explicit --top bounds the plan's work to what is printed (the table's summary names SUMMARY_STEPS);
+        # the terminal's default top keeps the whole plan, whose size and residual the summary states
+        steps = None if top is None else top if as_json else max(top, SUMMARY_STEPS)
+        doc = blast_radius_document(g, expanded, top=top if as_json else None, clock=clock if timed else None,
+                                    plan_steps=steps, with_plan=not no_plan)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     if as_json:
@@ -299,6 +315,7 @@ def _print_findings(found: list) -> None:
     (severity, rule and id on the first line, then subject, message and evidence wrapped under it): a table of
     six columns in 80 columns would cut ids mid-word."""
     if not out.is_terminal:
+        from rich.table import Table
         table = Table(show_edge=False)
         for col in ("severity", "rule", "subject", "message", "evidence", "id"):
             table.add_column(col, overflow="fold")
@@ -589,6 +606,7 @@ def diff_cmd(
     if fmt is Format.json:
         print_json(out, diff_document(changes, str(old), str(new)))
         return
+    from rich.table import Table
     table = Table(show_edge=False)
     for col in ("signal", "change", "kind", "id", "what"):
         table.add_column(col, overflow="fold")
@@ -597,6 +615,36 @@ def diff_cmd(
         table.add_row(*map(term, (c.signal.value, c.change, c.kind.value, c.id, what)))
     out.print(table)
     err.print(f"{len(changes)} change(s)")
+
+
+@app.command("synth")
+def synth_cmd(
+    repos: Annotated[int, typer.Option("--repos", min=1, help="Repositories (about 70 built edges each: 150 ~ 10^4, "
+                                       "1500 ~ 10^5, 15000 ~ 10^6).")],
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="DIR", help="Folder to write into: repos/, "
+                                         "inventory.yaml, aws-iam.json.")],
+    runners: Annotated[Optional[int], typer.Option("--runners", min=1, help="Runners (default: repos / 3, at "
+                                                   "least 6).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same files).")] = 0,
+    build_it: Annotated[bool, typer.Option("--build", help="Also build the graph in memory and print its size.")]
+    = False,
+) -> None:
+    """Write a deterministic synthetic organization in graphkit's input formats (for benchmarks)."""
+    from graphkit import synth
+
+    org = synth.generate(repos, runners, seed)
+    try:
+        written = synth.write(org, output)
+    except OSError as exc:
+        fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
+    out.print(f"wrote {len(written)} files ({len(org.workflow_files())} workflows, {org.repos} repositories, "
+              f"{org.runners} runners on {org.hosts} hosts) to {term(str(output))}", highlight=False)
+    inputs = {"github-actions": [output / "repos"], "runners": [output / "inventory.yaml"],
+              "aws-iam": [output / "aws-iam.json"]}
+    if build_it:
+        from graphkit.build import build_graph
+        g = build_graph(inputs).graph
+        out.print(f"built: {g.nx.number_of_nodes()} nodes, {g.nx.number_of_edges()} edges", highlight=False)
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -14,19 +14,18 @@ import sys
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
 
 from graphkit import registry
-from graphkit.build import BuildResult, build_graph
 from graphkit.errors import GraphkitError
-from graphkit.graph import Graph
 from graphkit.output import term
+
+if TYPE_CHECKING:  # imported on first use: ``graphkit --help`` builds no graph
+    from graphkit.build import BuildResult
+    from graphkit.graph import Graph
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
@@ -64,6 +63,9 @@ class GraphInput:
         GraphkitError
             when nothing could be read (:meth:`BuildResult.check_readable`).
         """
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from graphkit.build import build_graph
         total = sum(registry.get(name).count(paths) for name, paths in self.inputs.items())
         with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=err, transient=True, disable=total < 20) as bar:
@@ -87,6 +89,7 @@ class GraphInput:
         if self.graph is not None:
             if self.inputs:
                 raise typer.BadParameter("give either --graph or input options, not both")
+            from graphkit.graph import Graph
             loaded = Graph.load(self.graph)
             return loaded, loaded.meta.partial
         if not self.inputs:
@@ -170,6 +173,8 @@ def print_item(markup: str, indent: int = 0, style: str = "", *, hang: str = "")
     if not out.is_terminal:
         out.print(" " * indent + (hang + " " if hang else "") + markup, style=style or None, highlight=False)
         return
+    from rich.table import Table
+    from rich.text import Text
     grid = Table.grid()
     cells: list[Text | str] = []
     if indent:
@@ -186,6 +191,7 @@ def print_item(markup: str, indent: int = 0, style: str = "", *, hang: str = "")
 def _oneprint_item(markup: str, indent: int = 0, style: str = "") -> None:
     """Print one line, cut with an ellipsis at the console width on a terminal (summary lines)."""
     if out.is_terminal:
+        from rich.text import Text
         text = Text.from_markup(" " * indent + markup, style=style)
         text.truncate(out.width, overflow="ellipsis")
         out.print(text, soft_wrap=False, no_wrap=True, overflow="ellipsis", highlight=False)
@@ -202,8 +208,9 @@ def _print_summary(graph: Graph, doc: dict, top: int | None) -> None:
     print_item(f"reached {counts['reached']}{shown}, [bold red]critical {counts['by_criticality'].get('critical', 0)}"
           f"[/bold red], possible {possible} (through a scope not fully known), weighted {doc['weight']}", 2)
     _print_exposure(doc.get("exposure"))
-    steps = doc["revocations"]
-    print_item(f"[bold]First steps[/bold] ({min(len(steps), SUMMARY_STEPS)} of {counts['revocations']}; "
+    steps, plan = doc["revocations"], doc.get("plan") or {"computed": True, "complete": True}
+    total = f"{counts['revocations']}" + ("" if plan["complete"] else "+" if plan["computed"] else " (--no-plan)")
+    print_item(f"[bold]First steps[/bold] ({min(len(steps), SUMMARY_STEPS)} of {total}; "
           "--format runbook for the commands)", 2)
     for s in steps[:SUMMARY_STEPS]:
         _oneprint_item(f"{s['rank']:>2}. {s['action']} {term(s.get('target_name') or s['target'])}", 4)
@@ -283,6 +290,12 @@ def _print_plan(graph: Graph, doc: dict, top: int | None) -> None:
     if hidden > 0:
         print_item(f"... {hidden} more step(s) down to residual {doc['residual_weight']} (--top limits the list)", 2,
               "dim")
+    plan = doc.get("plan")
+    if plan and not plan["computed"]:
+        print_item("not computed (--no-plan)", 2, "dim")
+    elif plan and not plan["complete"]:
+        print_item(f"... more steps after residual {doc['residual_weight']}, not computed (--top {plan['max_steps']} "
+                   "bounds the plan)", 2, "dim")
 
 
 def print_blast_radius(graph: Graph, doc: dict, top: int | None = None) -> None:
@@ -296,6 +309,20 @@ def print_blast_radius(graph: Graph, doc: dict, top: int | None = None) -> None:
         err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
 
 
+def _print_all_runners(docs: list[dict]) -> None:
+    """``blast-radius --all-runners`` as a table: one row per runner, the heaviest blast radius first."""
+    from rich.table import Table
+
+    table = Table("runner", "reached", "critical", "possible", "weight", "first step", box=None)
+    for doc in sorted(docs, key=lambda d: (-d["weight"], d["source"])):
+        crit = doc["counts"]["by_criticality"].get("critical", 0)
+        possible = sum(1 for r in doc["reached"] if r["confidence"] != "certain")
+        first = doc["revocations"][0] if doc["revocations"] else None
+        table.add_row(term(", ".join(doc["source"])), str(doc["counts"]["reached"]), str(crit), str(possible),
+                      str(doc["weight"]), term(f"{first['action']} {first['target']}") if first else "")
+    out.print(table, highlight=False)
+
+
 def _print_time(time: dict | None) -> None:
     """The tokens and sessions section (``--now``/``--tokens``): each with its status, then the notes."""
     if not time or not (time["tokens"] or time["notes"]):
@@ -306,3 +333,30 @@ def _print_time(time: dict | None) -> None:
         print_item(f"{t['status']:<17} {term(t['kind'])} {term(t['subject'])}  [dim]{term(t['reason'])}[/dim]", 2)
     for n in time["notes"]:
         print_item(term(n), 2, "dim")
+
+
+def every_runner(given: GraphInput, *, as_json: bool, top: int | None, no_plan: bool) -> None:
+    """``blast-radius --all-runners``: one ``graphkit.blast-radius/v1`` document per runner (JSON: one
+    ``graphkit.blast-radius-all/v1`` object), or one table row per runner, with a progress bar on a terminal."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from graphkit.analysis import blast_radii
+    from graphkit.output import blast_radius_document, print_json
+
+    try:
+        g, partial = given.load()
+    except GraphkitError as exc:
+        fail(exc)
+    docs = []
+    with Progress(TextColumn("blast radius of every runner"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("runners", total=None)
+        for radius in blast_radii(g, progress=lambda done, total: bar.update(task, completed=done, total=total)):
+            docs.append(blast_radius_document(g, radius.sources, top=top if as_json else None, radius=radius,
+                                              plan_steps=top, with_plan=not no_plan))
+    if as_json:
+        print_json(out, {"schema": "graphkit.blast-radius-all/v1", "runners": docs})
+    else:
+        _print_all_runners(docs)
+    if partial:
+        raise typer.Exit(EXIT_PARTIAL)

@@ -149,18 +149,20 @@ def _rcp_levels(graph: Graph, account: str | None) -> list[list[Statement] | Non
 
 
 def _evaluate(facts: JobFacts, role: CloudRole, statements: list[Statement],
-              rcps: list[list[Statement] | None] | None = None) -> tuple[Tri, list[str], list[Statement]]:
+              rcps: list[list[Statement] | None] | None = None,
+              variants: list | None = None) -> tuple[Tri, list[str], list[Statement]]:
     """(result, matching subjects, deciding statements) of one job's token against one role.
 
     OR over the runs the attacker picks, then every unknown-fact variant must agree
     (:func:`graphkit.oidc.claim_variants`): True in all -> True, False in all -> False, else None.  ``rcps``:
-    the role account's RCP levels, evaluated with the same claims.
+    the role account's RCP levels, evaluated with the same claims.  ``variants``: ``claim_variants(facts)`` when
+    the caller computed them once for every role.
     """
     per_variant: list[Tri] = []
     result: Tri
     subs: list[str] = []
     decided: list[Statement] = []
-    for runs in claim_variants(facts):
+    for runs in (claim_variants(facts) if variants is None else variants):
         best: Tri = False
         for ctx, known, sub in runs:
             m = web_identity_trust(statements, role.account or "", ctx, known_keys=known, provider_host=facts.host,
@@ -225,21 +227,26 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
                   and is_github_issuer(issuer_host(o.issuer))]
     evaluated = 0
     denied: set[str] = set()
+    rcps: dict[str | None, list[list[Statement] | None]] = {}  # per account: parsed once, not once per pair
     for o in identities:
         facts = _job_facts(graph, o, templates)
+        variants = claim_variants(facts)  # the same for every role
         for rid, statements in sorted(trusts.items()):
             role = graph.node(rid)
             assert isinstance(role, CloudRole)
             evaluated += 1
-            if _link_pair(graph, o, role, statements, facts):
+            if role.account not in rcps:
+                rcps[role.account] = _rcp_levels(graph, role.account)
+            if _link_pair(graph, o, role, statements, facts, rcps[role.account], variants):
                 denied.add(f"{o.id} -> {rid}")
     return evaluated, denied
 
 
-def _link_pair(graph: Graph, o: OIDCIdentity, role: CloudRole, statements: list[Statement], facts: JobFacts) -> bool:
+def _link_pair(graph: Graph, o: OIDCIdentity, role: CloudRole, statements: list[Statement], facts: JobFacts,
+               rcps: list[list[Statement] | None], variants: list) -> bool:
     """Replace the workflow's ``trust: unknown`` edges ``o -> role`` by the evaluated edge (none when the trust
     rejects every candidate subject); returns True when a role the workflow names was denied."""
-    result, subs, decided = _evaluate(facts, role, statements, _rcp_levels(graph, role.account))
+    result, subs, decided = _evaluate(facts, role, statements, rcps, variants)
     named = _take_named_edges(graph, o.id, role.id)
     if result is False:
         return bool(named)

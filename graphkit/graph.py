@@ -186,6 +186,18 @@ class Graph:
         self.node(node.id)
         self._seen.forget(node.id)
         self.nx.nodes[node.id]["node"] = node
+        self.changed()
+
+    def changed(self) -> None:
+        """Forget what was derived from this graph version (the analyses' traversal snapshot).
+
+        networkx's mutating methods (``add_edge``, ``remove_edge``...) do it themselves by clearing
+        ``nx.__networkx_cache__`` (networkx >= 3.3); code that changes an attribute in place
+        (``graph.nx.edges[u, v, k]["edge"] = e``) calls this afterwards.
+        """
+        cache = getattr(self.nx, "__networkx_cache__", None)
+        if cache:
+            cache.clear()
 
     def add_edge(self, edge: Edge) -> Edge:
         """Add or merge ``edge``; both endpoints must exist with allowed kinds."""

@@ -23,12 +23,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from graphkit import limits
 from graphkit.errors import InputError
-from graphkit.graph import GraphBuilder
-from graphkit.model import Edge, Node
+if TYPE_CHECKING:  # imported on first use: an ingestor's name and option are read without networkx or the model
+    from graphkit.graph import GraphBuilder
+    from graphkit.model import Edge, Node
+
+
+def _builder() -> GraphBuilder:
+    from graphkit.graph import GraphBuilder
+    return GraphBuilder()
 
 __all__ = ["Progress", "RANK_REFERENCES", "RANK_INVENTORY", "RANK_CLOUD", "InputOption", "InputFile", "Collected", "NotRecognised", "IngestResult", "Ingestor",
            "FileIngestor", "read_text", "unexpected"]
@@ -95,7 +101,7 @@ class IngestResult:
     :class:`~graphkit.meta.GraphMeta` (key -> model or JSON-compatible value).
     """
 
-    graph: GraphBuilder = field(default_factory=GraphBuilder)
+    graph: GraphBuilder = field(default_factory=_builder)
     problems: list[InputError] = field(default_factory=list)
     items: int = 0
     meta: dict[str, Any] = field(default_factory=dict)

@@ -10,20 +10,23 @@ a bidirectional override or a newline is shown, never obeyed.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 
-from graphkit.analysis import BlastRadius, RevocationPlan, blast_radius, revocation_plan
-from graphkit.analysis.exposure import Exposure, exposure, observed_since
-from graphkit.analysis.timeline import Issued, TokenKind, TokenStatus, classify_all, session_notes
-from graphkit.graph import Graph
+if TYPE_CHECKING:  # imported on first use: the CLI imports this module to print, before any analysis
+    from graphkit.analysis import BlastRadius, RevocationPlan
+    from graphkit.analysis.exposure import Exposure
+    from graphkit.analysis.timeline import Issued, TokenStatus
+    from graphkit.graph import Graph
 
 __all__ = ["BLAST_RADIUS_SCHEMA", "NO_HISTORY", "Clock", "blast_radius_document", "neutralise", "print_json", "runbook_text",
            "term"]
@@ -70,8 +73,21 @@ def term(text: object) -> str:
 
 def print_json(console: Console, document: Any) -> None:
     """Print a JSON document with every non-ASCII character escaped (``\\u202e``, ``\\u009b``): the JSON a
-    terminal shows carries no control or reordering character (JSON itself escapes only U+0000-U+001F)."""
-    console.print_json(json.dumps(document), ensure_ascii=True)
+    terminal shows carries no control or reordering character (JSON itself escapes only U+0000-U+001F).
+
+    On a terminal Rich colours it; otherwise (a pipe, a file, a test) the standard library writes the same text
+    (``indent=2``, as Rich's ``print_json``) straight to the console's file: Rich's highlighter took seconds on
+    megabytes.
+    """
+    if console.is_terminal:
+        console.print_json(json.dumps(document), ensure_ascii=True)
+        return
+    text = json.dumps(document, indent=2, ensure_ascii=True)
+    if console.record or console.is_jupyter:  # pragma: no cover - recording or notebook consoles keep Rich's path
+        console.print_json(text)
+        return
+    console.file.write(text + "\n")
+    console.file.flush()
 
 
 @dataclass(frozen=True)
@@ -87,15 +103,18 @@ class Clock:
 
     def tokens(self, graph: Graph) -> list[TokenStatus]:
         """Every issued token classified at ``now``."""
+        from graphkit.analysis.timeline import classify_all
         return classify_all(self.issued, now=self.now, compromised_since=self.compromised_since, graph=graph)
 
     def live_sessions(self, graph: Graph) -> list[str]:
         """Roles with a live STS session (their revocation is a plan step)."""
+        from graphkit.analysis.timeline import TokenKind
         return sorted({t.issued.subject for t in self.tokens(graph)
                        if t.status == "live" and t.issued.kind is TokenKind.STS_SESSION})
 
 
 def _time_section(graph: Graph, clock: Clock, radius: BlastRadius, plan: RevocationPlan) -> dict[str, Any]:
+    from graphkit.analysis.timeline import session_notes
     narrowed = {s.subject_id: s.rank for s in plan.steps if s.action.value == "narrow_trust_policy"}
     return {"now": clock.now.isoformat(), "compromised_since":
             clock.compromised_since.isoformat() if clock.compromised_since else None,
@@ -140,6 +159,8 @@ def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock) ->
     UnknownNodeError
         for an unknown source id.
     """
+    from graphkit.analysis import blast_radius, revocation_plan
+    from graphkit.analysis.exposure import exposure, observed_since
     from graphkit.report.runbook import runbook_markdown, runbook_script
 
     graph = observed_since(graph, clock.compromised_since)
@@ -154,7 +175,8 @@ def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock) ->
 
 def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: int | None = None,
                           radius: BlastRadius | None = None, plan: RevocationPlan | None = None,
-                          clock: Clock | None = None) -> dict[str, Any]:
+                          clock: Clock | None = None, plan_steps: int | None = None,
+                          with_plan: bool = True) -> dict[str, Any]:
     """The ``graphkit.blast-radius/v1`` document for ``sources``.
 
     Parameters
@@ -170,6 +192,12 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         the time of the analysis (``--now``, ``--compromised-since``, ``--tokens``): adds ``time`` (tokens
         classified live/expired/revoked with their documented lifetimes, notes on session-revocation
         policies) and orders session revocations after the paths that mint them.
+    plan_steps
+        compute only the first ``plan_steps`` steps of the plan (one more tells whether others follow): the
+        CLI's ``--top``.  When the plan goes on, ``plan`` says so and ``counts.revocations`` and
+        ``residual_weight`` describe the steps computed.
+    with_plan
+        False: no plan at all (``--no-plan``): ``revocations`` is empty and ``plan`` says it was not computed.
 
     Returns
     -------
@@ -177,21 +205,30 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         ``{schema, source, counts, weight, reached: [{id, kind, name,
         criticality, confidence, lifetime, path: [hop]}], revocations: [{rank,
         action, target, target_kind, target_name, description, phase,
-        long_lived, cuts, residual_weight}], residual_weight, partial_input, problems: [{file, place, reason}]}``.
+        long_lived, cuts, residual_weight}], residual_weight, partial_input, problems: [{file, place, reason}]}``,
+        plus ``plan: {computed, complete, max_steps}`` when the plan was skipped or bounded and goes on.
 
     Raises
     ------
     UnknownNodeError
         for an unknown source id.
     """
+    from graphkit.analysis import RevocationPlan, blast_radius, revocation_plan
+    from graphkit.analysis.exposure import exposure, observed_since
     since = clock.compromised_since if clock is not None else None
     if radius is None:
         graph = observed_since(graph, since)  # the runs that ended before the compromise exposed nothing
         radius = blast_radius(graph, sources)
     exp = exposure(graph, radius, since)
-    if plan is None:
+    if plan is None and not with_plan:
+        plan = RevocationPlan(sources=radius.sources, initial_weight=radius.weight, held=(), steps=())
+    elif plan is None:
         live = clock.live_sessions(graph) if clock is not None else ()
-        plan = revocation_plan(graph, radius.sources, live_sessions=live, exposed=exp.assets)
+        plan = revocation_plan(graph, radius.sources, live_sessions=live, exposed=exp.assets,
+                               max_steps=None if plan_steps is None else plan_steps + 1)
+    goes_on = plan_steps is not None and len(plan.steps) > plan_steps
+    if goes_on:
+        plan = dataclasses.replace(plan, steps=plan.steps[:plan_steps])
     by_kind: dict[str, int] = {}
     by_crit: dict[str, int] = {}
     for r in radius.reached:
@@ -215,6 +252,8 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         "problems": [p.model_dump() for p in graph.meta.problems],
         "exposure": _exposure_section(exp, radius),
     }
+    if goes_on or not with_plan:
+        doc["plan"] = {"computed": with_plan, "complete": False, "max_steps": plan_steps if with_plan else 0}
     if clock is not None:
         doc["time"] = _time_section(graph, clock, radius, plan)
     return doc

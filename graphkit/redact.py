@@ -25,23 +25,9 @@ import hashlib
 import hmac
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from detect_secrets.plugins.aws import AWSKeyDetector
-from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
-from detect_secrets.plugins.discord import DiscordBotTokenDetector
-from detect_secrets.plugins.github_token import GitHubTokenDetector
-from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
-from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
-from detect_secrets.plugins.jwt import JwtTokenDetector
-from detect_secrets.plugins.npm import NpmDetector
-from detect_secrets.plugins.openai import OpenAIDetector
-from detect_secrets.plugins.private_key import PrivateKeyDetector
-from detect_secrets.plugins.pypi_token import PypiTokenDetector
-from detect_secrets.plugins.sendgrid import SendGridDetector
-from detect_secrets.plugins.slack import SlackDetector
-from detect_secrets.plugins.square_oauth import SquareOAuthDetector
-from detect_secrets.plugins.stripe import StripeDetector
 
 __all__ = ["FINGERPRINT_HEX", "FINGERPRINT_KEY", "REDACTED", "SECRET_CONDITION_KEYS", "CleanUrl", "CredentialMatch", "find_credentials",
            "fingerprint", "looks_like_credential_name", "redact_text", "redact_policy_secrets", "strip_embedded_urls", "strip_url_credentials",
@@ -195,12 +181,36 @@ class CredentialMatch:
     fingerprint: str
 
 
-#: detect-secrets plugins whose token formats are precise (their ``denylist`` regular expressions).
-_DETECTORS = (AWSKeyDetector, GitHubTokenDetector, GitLabTokenDetector, SlackDetector, JwtTokenDetector,
-              NpmDetector, PypiTokenDetector, StripeDetector, OpenAIDetector, SendGridDetector,
-              AzureStorageKeyDetector, SquareOAuthDetector, DiscordBotTokenDetector)
-_TOKEN_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (d.secret_type, rx) for d in _DETECTORS for rx in d.denylist)
+@lru_cache(maxsize=1)
+def _token_res() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """``(kind, regex)`` of the detect-secrets plugins whose token formats are precise (their ``denylist``
+    regular expressions); imported on first use (detect-secrets takes most of a second to import)."""
+    from detect_secrets.plugins.aws import AWSKeyDetector
+    from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+    from detect_secrets.plugins.discord import DiscordBotTokenDetector
+    from detect_secrets.plugins.github_token import GitHubTokenDetector
+    from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+    from detect_secrets.plugins.jwt import JwtTokenDetector
+    from detect_secrets.plugins.npm import NpmDetector
+    from detect_secrets.plugins.openai import OpenAIDetector
+    from detect_secrets.plugins.pypi_token import PypiTokenDetector
+    from detect_secrets.plugins.sendgrid import SendGridDetector
+    from detect_secrets.plugins.slack import SlackDetector
+    from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+    from detect_secrets.plugins.stripe import StripeDetector
+    detectors = (AWSKeyDetector, GitHubTokenDetector, GitLabTokenDetector, SlackDetector, JwtTokenDetector,
+                 NpmDetector, PypiTokenDetector, StripeDetector, OpenAIDetector, SendGridDetector,
+                 AzureStorageKeyDetector, SquareOAuthDetector, DiscordBotTokenDetector)
+    return tuple((d.secret_type, rx) for d in detectors for rx in d.denylist)
+
+
+@lru_cache(maxsize=1)
+def _entropy() -> object:
+    """detect-secrets' entropy over the base64 alphabet (imported on first use)."""
+    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+    return Base64HighEntropyString(limit=_ENTROPY_MIN)
+
+
 #: GitHub's newer fine-grained PAT format (``github_pat_``), not in detect-secrets 1.5.
 #: https://github.blog/security/application-security/behind-githubs-new-authentication-token-formats/
 _EXTRA_RES = (("GitHub Token", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}")),)
@@ -222,7 +232,8 @@ _ASSIGNMENT = re.compile(
     r"\[?[ \t]*[\"']?([^\s\"'`;|&):\],]{8,})(?![\w:])")
 #: Shannon entropy (bits per character) an assigned value needs to count as a credential.
 _ENTROPY_MIN = 3.0
-_ENTROPY = Base64HighEntropyString(limit=_ENTROPY_MIN)  # entropy over the base64 alphabet
+#: detect-secrets' ``PrivateKeyDetector.secret_type``.
+_PRIVATE_KEY_KIND = "Private Key"
 
 
 def looks_like_credential_name(name: str) -> bool:
@@ -245,13 +256,13 @@ def _plausible_value(value: str) -> bool:
         return False
     if sum(any(f(c) for c in value) for f in (str.islower, str.isupper, str.isdigit)) < 2:
         return False  # a name (``pre-defined-secret``, ``ghp_your_pat``), not a credential
-    return _ENTROPY.calculate_shannon_entropy(value) >= _ENTROPY_MIN
+    return _entropy().calculate_shannon_entropy(value) >= _ENTROPY_MIN  # type: ignore[attr-defined]
 
 
 def _spans(text: str) -> list[tuple[str, int, int]]:
     """``(kind, start, end)`` of every credential in ``text``, unsorted, possibly overlapping."""
-    found = [(kind, m.start(), m.end()) for kind, rx in _TOKEN_RES + _EXTRA_RES for m in rx.finditer(text)]
-    found += [(PrivateKeyDetector.secret_type, m.start(), m.end()) for m in _PRIVATE_KEY.finditer(text)]
+    found = [(kind, m.start(), m.end()) for kind, rx in _token_res() + _EXTRA_RES for m in rx.finditer(text)]
+    found += [(_PRIVATE_KEY_KIND, m.start(), m.end()) for m in _PRIVATE_KEY.finditer(text)]
     found += [("URL credential", m.start(1), m.end(1)) for m in _URL_USERINFO.finditer(text) if "$" not in m.group(1)]
     found += [("URL credential", m.start(2), m.end(2)) for m in _URL_PARAM.finditer(text) if "$" not in m.group(2)]
     found += [("High-entropy assignment", m.start(1), m.end(1)) for m in _ASSIGNMENT.finditer(text)

@@ -302,13 +302,21 @@ def refs_within(refsets: Sequence[RefSet], allowed: Sequence[str], *, fnmatch: b
     """
     if not refsets:
         return None
-    ok = _fsm(tuple(allowed), fnmatch)
-    fsms = [_fsm(r.patterns) for r in refsets]
-    if not any(not f.isdisjoint(ok) for f in fsms):
+    overlaps, inside = zip(*(_compare(r.patterns, tuple(allowed), fnmatch) for r in refsets))
+    if not any(overlaps):
         return None
-    if all(f.issubset(ok) for f in fsms) and not any(r.default_unknown for r in refsets):
+    if all(inside) and not any(r.default_unknown for r in refsets):
         return C
     return P
+
+
+@lru_cache(maxsize=65536)
+def _compare(patterns: tuple[str, ...], allowed: tuple[str, ...], fnmatch: bool) -> tuple[bool, bool]:
+    """``(some ref of patterns is allowed, every ref is)``: automaton products are costly (tens of ms) and an
+    organization repeats the same few pattern pairs across thousands of jobs, so each pair is compared once."""
+    ok, f = _fsm(allowed, fnmatch), _fsm(patterns)
+    overlap = not f.isdisjoint(ok)
+    return overlap, f.issubset(ok)
 
 
 def policy_patterns(policy: BranchPolicy, protected: Sequence[str] | None) -> tuple[str, ...] | None:

@@ -84,6 +84,7 @@ def _typed(graph: Graph, node_id: str, kind: NodeKind) -> Node:
 
 def _replace_edge(graph: Graph, edge: Edge) -> None:
     graph.nx.edges[edge.source, edge.target, edge.nx_key]["edge"] = edge
+    graph.changed()  # an attribute changed in place: the traversal snapshot is stale
 
 
 def _drop(graph: Graph, edges: Iterable[Edge]) -> list[Edge]:

@@ -49,7 +49,9 @@ from graphkit.errors import InputError
 
 try:  # libyaml's parser: same events and marks, several times faster
     from yaml._yaml import CParser as _Parser
+    _C_COMPOSE = _Parser.get_single_node  # libyaml's composer (Cython): the node tree without Python per event
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    _C_COMPOSE = None
     from yaml.parser import Parser as _PyParser
     from yaml.reader import Reader
     from yaml.scanner import Scanner
@@ -142,16 +144,7 @@ class _BoundedComposer(Composer):
 
     def compose_mapping_node(self, anchor: str | None) -> yaml.MappingNode:
         node = super().compose_mapping_node(anchor)
-        seen: dict[tuple[str, str], int] = {}
-        for key, _ in node.value:
-            if isinstance(key, yaml.ScalarNode) and key.value != "<<":
-                ident = (key.tag, key.value)
-                if ident not in seen:
-                    seen[ident] = key.start_mark.line + 1
-                else:
-                    first = seen[ident]
-                    raise _Refused(key.start_mark.line + 1, f"duplicate key {_shown(key.value)} (first at line "
-                                                            f"{first}): a key is defined once per mapping")
+        _check_duplicates(node)
         return node
 
 
@@ -226,6 +219,109 @@ def _walk(root: yaml.Node, lines: dict[str, int]) -> None:
         stack += [(n, p) for n, p, _ in reversed(subs)]
 
 
+_SLOW = object()
+
+
+def _fast_node(ldr: Loader, lines: dict[str, int]) -> Any:
+    """The document's node tree composed by libyaml's C composer, checked as :class:`_BoundedComposer` checks it
+    (same refusals, same lines, same order), and its line map; ``_SLOW`` when the C composer is not available,
+    fails (the bounded composer then gives the same error it always gave), or the document holds an alias
+    (expansion is bounded while composing, which only the bounded composer does).
+
+    The C composer cannot be driven into deep recursion: libyaml refuses nesting past 1000 levels
+    (``exceeded maximum nesting depth``), and an alias is a reference to the anchored node, never a copy.
+    """
+    if _C_COMPOSE is None:  # pragma: no cover - PyYAML built without libyaml
+        return _SLOW
+    try:
+        node = _C_COMPOSE(ldr)
+    except yaml.YAMLError:
+        return _SLOW
+    if node is None:
+        return None
+    return node if _check_tree(node, ldr._lim, lines) else _SLOW
+
+
+def _check_tree(root: yaml.Node, lim: limits.Limits, lines: dict[str, int]) -> bool:
+    """Depth (on entry), duplicate keys and the node count (on exit) in document order, as the bounded composer
+    refuses them, and the line of every YAML path as :func:`_walk` writes it; False at the first node met twice
+    (an alias).
+
+    Raises
+    ------
+    _Refused
+        a limit passed or a duplicate key.
+    """
+    seen: set[int] = set()
+    total, max_nodes, max_depth = 0, lim.max_yaml_nodes, lim.max_depth
+    scalar, sequence = yaml.ScalarNode, yaml.SequenceNode
+    stack: list[tuple[yaml.Node, int, str | None, bool]] = [(root, 1, "", False)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth, path, done = pop()
+        if not done:
+            if id(node) in seen:
+                return False
+            seen.add(id(node))
+            if depth > max_depth:
+                raise _Refused(node.start_mark.line + 1, limits.too_many(
+                    "max_depth", max_depth, f"nesting deeper than {max_depth} levels"))
+            if type(node) is not scalar:
+                push((node, depth, path, True))
+                stack += reversed(_children(node, depth + 1, path, lines) if type(node) is not sequence
+                                  else _items(node, depth + 1, path, lines))
+                continue
+        elif type(node) is not sequence:
+            _check_duplicates(node)
+        total += 1
+        if total > max_nodes:
+            raise _Refused(node.start_mark.line + 1, limits.too_many(
+                "max_yaml_nodes", max_nodes, f"more than {max_nodes} nodes"))
+    return True
+
+
+def _items(node: yaml.SequenceNode, depth: int, path: str | None,
+           lines: dict[str, int]) -> list[tuple[yaml.Node, int, str | None, bool]]:
+    """Items of a sequence in order, recording their lines under ``path`` (see :func:`_children`)."""
+    if path is None:
+        return [(item, depth, None, False) for item in node.value]
+    subs = []
+    for i, item in enumerate(node.value):
+        sub = f"{path}[{i}]"
+        lines.setdefault(sub, item.start_mark.line + 1)
+        subs.append((item, depth, sub, False))
+    return subs
+
+
+def _children(node: yaml.MappingNode, depth: int, path: str | None,
+              lines: dict[str, int]) -> list[tuple[yaml.Node, int, str | None, bool]]:
+    """Keys and values of a mapping in document order (keys too: the composer counts them), recording the lines
+    of the values' paths under ``path`` (None: a complex key or a merge value, whose paths :func:`_walk` does
+    not record)."""
+    subs = []
+    scalar = yaml.ScalarNode
+    for k, v in node.value:
+        sub = None
+        if path is not None and type(k) is scalar and k.value != "<<":
+            sub = f"{path}.{k.value}" if path else k.value
+            lines.setdefault(sub, k.start_mark.line + 1)
+        subs += ((k, depth, None, False), (v, depth, sub, False))
+    return subs
+
+
+def _check_duplicates(node: yaml.MappingNode) -> None:
+    """Refuse a mapping that defines a key twice (``<<`` merge keys excepted)."""
+    seen: dict[tuple[str, str], int] = {}
+    for key, _ in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.value != "<<":
+            ident = (key.tag, key.value)
+            if ident not in seen:
+                seen[ident] = key.start_mark.line + 1
+            else:
+                raise _Refused(key.start_mark.line + 1, f"duplicate key {_shown(key.value)} (first at line "
+                                                        f"{seen[ident]}): a key is defined once per mapping")
+
+
 def _short_tag(tag: str) -> str:
     """``tag:yaml.org,2002:int`` -> ``!!int`` (as written in documents).
 
@@ -271,9 +367,13 @@ def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader) -> tuple[A
     ldr = loader(text)
     lines: dict[str, int] = {"": 1}
     try:
-        node = ldr.get_single_node()
-        if node is not None:
-            _walk(node, lines)  # before construction: merge keys (``<<``) rewrite the node tree
+        node = _fast_node(ldr, lines)
+        if node is _SLOW:
+            ldr.dispose()
+            ldr, lines = loader(text), {"": 1}
+            node = ldr.get_single_node()
+            if node is not None:
+                _walk(node, lines)  # before construction: merge keys (``<<``) rewrite the node tree
         data = ldr.construct_document(node) if node is not None else None
     except _Refused as exc:
         raise InputError(file, f"line {exc.line}", exc.reason) from None

@@ -211,6 +211,15 @@ def test_reference_that_names_nothing_is_a_problem(tmp_path):
     assert "job" in _jobs(r)
 
 
+def test_reference_expansion_is_bounded(tmp_path):
+    # ten levels of ten references: 10**10 values if expanded; refused as one problem, never a hang
+    levels = ["l0: [x]"] + [f"l{i}: [{', '.join([f'!reference [.l{i - 1}]'] * 10)}]" for i in range(1, 11)]
+    text = "\n".join("." + line for line in levels) + "\njob: {script: !reference [.l10]}\n"
+    r = _ingest(tmp_path, {".gitlab-ci.yml": text})
+    assert any("max_yaml_nodes" in p.reason for p in r.problems)
+    assert not _jobs(r)
+
+
 def test_local_include_resolved_and_others_recorded(tmp_path):
     # https://docs.gitlab.com/ci/yaml/#include ; #includelocal (wildcards) ; override of included values:
     # https://docs.gitlab.com/ci/yaml/includes/#override-included-configuration-values
@@ -266,6 +275,13 @@ def test_missing_local_include_is_a_problem(tmp_path):
     assert "local: /nope.yml" in _jobs(r)["job"].gitlab.config_unresolved
 
 
+def test_missing_child_pipeline_is_a_problem_not_a_dangling_edge(tmp_path):
+    r = _ingest(tmp_path, {".gitlab-ci.yml": "trig:\n  trigger:\n    include: missing.yml\n"})
+    assert any("matches no file" in p.reason for p in r.problems)
+    assert not [e for e in r.edges if e.kind is EdgeKind.CALLS_WORKFLOW]
+    assert _jobs(r)["trig"].gitlab.child_pipelines == ("missing.yml",)
+
+
 def test_spec_header_and_child_pipeline(tmp_path):
     # https://docs.gitlab.com/ci/yaml/#spec ; child pipelines:
     # https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#parent-child-pipelines
@@ -289,6 +305,10 @@ def test_spec_header_and_child_pipeline(tmp_path):
     child = jobs["child-job"]
     assert child.id == "job:gitlab:acme/web:child.yml#child-job"
     assert {s for t in child.gitlab.triggers for s in t.sources} == {"parent_pipeline"}
+    assert jobs["trigger-child"].gitlab.child_pipelines == ("child.yml",)
+    calls = [(e.source, e.target) for e in r.edges if e.kind is EdgeKind.CALLS_WORKFLOW]
+    assert calls == [(jobs["trigger-child"].id, "workflow:gitlab:acme/web:child.yml")]
+    assert "workflow:gitlab:acme/web:child.yml" in {n.id for n in r.nodes}
 
 
 def test_malformed_file_never_stops_the_others(tmp_path):

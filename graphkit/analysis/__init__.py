@@ -32,7 +32,7 @@ declaration order (:class:`~graphkit.model.NodeKind`), then id.
 
 from graphkit.analysis.chokepoints import choke_points
 from graphkit.analysis.plan import revocation_plan
-from graphkit.analysis.radius import blast_radius
+from graphkit.analysis.radius import blast_radii, blast_radius
 from graphkit.analysis.results import (
     PLAN_PHASES, BlastRadius, ChokePoint, Hop, Phase, Reached, RevocationPlan, RevocationStep,
 )
@@ -46,6 +46,7 @@ __all__ = [
     "Reached",
     "RevocationPlan",
     "RevocationStep",
+    "blast_radii",
     "blast_radius",
     "choke_points",
     "revocation_plan",

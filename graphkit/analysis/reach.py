@@ -37,7 +37,9 @@ __all__ = [
     "Pair",
     "Subgraph",
     "bfs_tree",
+    "bfs_tree_reference",
     "collect",
+    "collect_reference",
     "explanation_paths",
     "gc_paused",
     "lasting_seconds",
@@ -164,6 +166,8 @@ class Subgraph:
     index: dict[str, int]
     #: adj[i]: the folded pairs leaving node i, ordered by target id
     adj: list[list[Pair]]
+    #: ``(snapshot, global indexes in this order, code flags)`` when made from the traversal snapshot
+    fast: tuple | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -171,6 +175,11 @@ class Subgraph:
 
 def collect(graph: Graph, srcs: tuple[str, ...]) -> Subgraph:
     """One BFS over traversable edges from ``srcs``: O(V + E) of the reached subgraph.
+
+    Runs on the graph's traversal snapshot (:mod:`graphkit.analysis.snapshot`: numpy CSR, built once per graph
+    version); :func:`collect_reference` (the same BFS over networkx dicts) is the specification, and the
+    fallback in the one case the vectorised BFS does not replay (a node entered through a ``runs_code`` edge
+    after its row was scanned).
 
     Edges of a ``source_only`` kind (:class:`~graphkit.model.EdgeSpec`: ``persists_on``) are followed from the
     sources and from nodes entered through a ``runs_code`` edge (``can_trigger``: an untrusted pull request's
@@ -188,6 +197,14 @@ def collect(graph: Graph, srcs: tuple[str, ...]) -> Subgraph:
     Subgraph
         Sources first, then reached nodes in BFS order (neighbours by id).
     """
+    from graphkit.analysis.snapshot import collect_fast
+
+    sub = collect_fast(graph, srcs)
+    return sub if sub is not None else collect_reference(graph, srcs)
+
+
+def collect_reference(graph: Graph, srcs: tuple[str, ...]) -> Subgraph:
+    """:func:`collect` over networkx dicts, one Python step per edge (the specification of the fast path)."""
     succ = graph.nx._succ  # raw dict-of-dicts, as networkx's own algorithms use it
     index = {s: i for i, s in enumerate(srcs)}
     ids = list(srcs)
@@ -258,7 +275,19 @@ class BfsTree(NamedTuple):
 
 
 def bfs_tree(sub: Subgraph, *, certain_only: bool) -> BfsTree:
-    """BFS from the sources over every pair, or over pairs whose explanation edge is certain."""
+    """BFS from the sources over every pair, or over pairs whose explanation edge is certain.
+
+    On a subgraph made from the traversal snapshot, the same BFS runs level by level in numpy
+    (:func:`graphkit.analysis.snapshot.bfs_tree_fast`); :func:`bfs_tree_reference` is the specification.
+    """
+    if sub.fast is not None:
+        from graphkit.analysis.snapshot import bfs_tree_fast
+        return bfs_tree_fast(sub, certain_only)
+    return bfs_tree_reference(sub, certain_only=certain_only)
+
+
+def bfs_tree_reference(sub: Subgraph, *, certain_only: bool) -> BfsTree:
+    """:func:`bfs_tree` in Python over ``sub.adj``."""
     n = len(sub.ids)
     parent = [-1] * n
     pedge: list[Edge | None] = [None] * n

@@ -68,8 +68,9 @@ class GitLabTrigger(_Frozen):
     ``ref_type``: ``branch`` (branch pipelines), ``tag`` (tag pipelines) or ``merge_request`` (merge request
     pipelines, which run on the merge request's source branch; https://docs.gitlab.com/ci/pipelines/merge_request_pipelines/).
     ``sources``: the ``$CI_PIPELINE_SOURCE`` values (:data:`PIPELINE_SOURCES`).  ``refs``: the ref names
-    (branch or tag; for a merge request its source branch) as literal names or ``/regex/`` patterns, None =
-    any ref but ``refs_excluded``.  ``protected``: True only protected refs, False only unprotected ones, None
+    (branch or tag; for a merge request its source branch) as literal names, ``/regex/`` patterns (RE2, as
+    written) or ``$CI_DEFAULT_BRANCH`` (the default branch, whose name the file does not say), None = any ref
+    but ``refs_excluded`` (same forms).  ``protected``: True only protected refs, False only unprotected ones, None
     either.  ``from_fork``: merge requests only: True from a fork (``$CI_MERGE_REQUEST_SOURCE_PROJECT_PATH``
     differs from ``$CI_PROJECT_PATH``), False from the project itself, None either.  ``when``: ``on_success``,
     ``manual``, ``delayed``, ``always``, ``on_failure``.  ``confidence``: ``possible`` when a condition could
@@ -177,6 +178,8 @@ class GitLabJob(_Frozen):
     #: (https://docs.gitlab.com/ci/variables/#cicd-variable-precedence), so routing on them is ``possible``.
     expanded_tags: tuple[str, ...] = ()
     bridge: str | None = None
+    #: the root files of the child pipelines a trigger job starts (``trigger: include: local``)
+    child_pipelines: tuple[str, ...] = ()
     when: str = "on_success"
     environment: GitLabEnvironment | None = None
     triggers: tuple[GitLabTrigger, ...] = ()

@@ -48,7 +48,7 @@ import re
 import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 from graphkit.model.enums import NodeKind
@@ -395,7 +395,16 @@ def id_format(kind: NodeKind) -> str:
 
 
 def _build(kind: NodeKind, form: str, /, **values: str) -> str:
-    return _FORM[(kind, form)].build(**values)
+    if all(type(v) is str for v in values.values()):
+        return _built(kind, form, tuple(values.items()))
+    return _FORM[(kind, form)].build(**values)  # another type (str() of it): not cached
+
+
+@lru_cache(maxsize=1 << 16)
+def _built(kind: NodeKind, form: str, values: tuple[tuple[str, str], ...]) -> str:
+    """:meth:`IdForm.build`, once per distinct value: a build asks for the same repository, runner or secret id
+    thousands of times, and each build normalises and checks every part."""
+    return _FORM[(kind, form)].build(**dict(values))
 
 
 # --------------------------------------------------------------------------- typed constructors

@@ -16,12 +16,22 @@ same Cypher over Bolt; the tests use ArcadeDB's Bolt plugin
 https://neo4j.com/docs/api/python-driver/current/
 """
 
-from graphkit.neo4j.connection import DatabaseError, Neo4jSettings, connect
-from graphkit.neo4j.library import COUNTERPARTS, LibraryQuery, QueryError, load_library, run_query
-from graphkit.neo4j.reach import blast_radius_document, read_graph, reached_subgraph
-from graphkit.neo4j.statements import statements
-from graphkit.neo4j.sync import SyncResult, database_counts, provenance, sync_graph
+from graphkit.registry import lazy_package
+
+#: exported names -> their module, imported on first use (the CLI registers ``graphkit neo4j`` without importing
+#: the driver)
+_EXPORTS = {
+    "connection": ("DatabaseError", "Neo4jSettings", "connect"),
+    "library": ("COUNTERPARTS", "LibraryQuery", "QueryError", "load_library", "run_query"),
+    "reach": ("blast_radius_document", "read_graph", "reached_subgraph"),
+    "statements": ("statements",),
+    "sync": ("SyncResult", "database_counts", "provenance", "sync_graph"),
+}
+
 
 __all__ = ["DatabaseError", "Neo4jSettings", "connect", "sync_graph", "SyncResult", "database_counts", "provenance",
            "statements", "load_library", "run_query", "LibraryQuery", "QueryError", "COUNTERPARTS",
            "reached_subgraph", "read_graph", "blast_radius_document"]
+
+
+lazy_package(__name__, _EXPORTS)

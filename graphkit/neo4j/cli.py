@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.table import Table
 
 from graphkit import cli_common as base
 from graphkit.cli_common import GraphInput, reads_graph
@@ -50,6 +49,7 @@ def settings_from_options(uri: str | None, user: str | None, password: str | Non
 
 
 def _sync_table(result: Any, counts: dict[str, dict[str, int]]) -> Table:
+    from rich.table import Table
     table = Table(show_edge=False, title=f"update tag {result.update_tag}")
     for col, just in (("kind", "left"), ("written", "right"), ("removed", "right"), ("in database", "right")):
         table.add_column(col, justify=just)  # type: ignore[arg-type]
@@ -156,6 +156,7 @@ def query_cmd(
     except QueryError as exc:
         base.fail(exc)
     if name is None:
+        from rich.table import Table
         table = Table(show_edge=False)
         for col in ("name", "purpose", "parameters"):
             table.add_column(col, overflow="fold")
@@ -183,6 +184,7 @@ def query_cmd(
                                                          if k in query.used_params()}, **params},
                               "columns": columns, "rows": rows})
         return
+    from rich.table import Table
     table = Table(show_edge=False)
     for col in columns:
         table.add_column(term(col), overflow="fold")

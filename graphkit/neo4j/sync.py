@@ -11,7 +11,8 @@ Steps of :func:`sync_graph`, every statement generated from the model by
 3. relationships, one statement per (source kind, edge kind, target kind);
 4. stale-data removal: what carries an older update tag and came only from
    sources read **completely** in this sync is deleted; anything that a
-   partially read source (a skipped file, a 403) may still hold stays;
+   partially read source (a skipped file, a 403) may still hold stays (a
+   database that held no graphkit node before the sync is not scanned);
 5. the bookkeeping node (:data:`~graphkit.neo4j.statements.SYNC_LABEL`) with
    this sync's tag, sources and input problems.
 
@@ -47,7 +48,7 @@ from graphkit.graph import Graph
 from graphkit.meta import GraphMeta
 from graphkit.model import EDGE_SPECS, NODE_TYPES, EdgeKind, Evidence, NodeKind
 from graphkit.neo4j.statements import (
-    SOURCES, SYNC_ID, UPDATE_TAG, Statements, edge_props, label_of, node_props, read_statements, rel_type_of,
+    COMMON_LABEL, SOURCES, SYNC_ID, UPDATE_TAG, Statements, edge_props, label_of, node_props, read_statements, rel_type_of,
     statements,
 )
 
@@ -181,6 +182,12 @@ def _write(tx: "neo4j.ManagedTransaction", query: str, params: dict[str, Any]) -
     tx.run(query, params).consume()
 
 
+def _any_node(tx: "neo4j.ManagedTransaction") -> bool:
+    """Whether the database holds any graphkit node (relabelled ones of an older graphkit included): a
+    relationship of graphkit always joins two of them, so with none there is nothing stale to remove."""
+    return tx.run(f"MATCH (n:{COMMON_LABEL}) RETURN n.id AS id LIMIT 1").single() is not None
+
+
 def _removed(tx: "neo4j.ManagedTransaction", query: str, params: dict[str, Any]) -> int:
     record = tx.run(query, params).single()
     return int(record["removed"]) if record else 0
@@ -245,9 +252,10 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
             session.execute_write(_write, q, {})
         for q in st.relabel.values():
             session.execute_write(_write, q, {})
+        held = session.execute_read(_any_node) if cleanup and complete else False
         result.nodes = _write_nodes(w, st, graph, node_src)
         result.edges = _write_edges(w, st, graph, edge_src)
-        if cleanup and complete:
+        if cleanup and complete and held:  # an empty database holds nothing stale: no scan per kind
             result.removed_edges, result.removed_nodes = _remove_stale(w, st, complete)
         meta_props = {UPDATE_TAG: tag, "sources_json": json.dumps(meta_sources, sort_keys=True),
                       "problems_json": json.dumps([p.model_dump() for p in graph.meta.problems], sort_keys=True),

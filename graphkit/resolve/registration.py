@@ -113,6 +113,7 @@ def _stated(ctx: Context) -> list[_Registrar]:
         action = _rotation(ctx, e.source)
         if e.revoked_by is not action:  # a step rule's grant (secret -> org) is cut by rotating the secret
             ctx.graph.nx.edges[e.source, e.target, e.nx_key]["edge"] = e.model_copy(update={"revoked_by": action})
+            ctx.graph.changed()  # changed in place: derived snapshots are stale
         parsed = ids.parse(e.target)
         if parsed.kind is NodeKind.ORGANIZATION:
             out.append(_Registrar(e.source, owner_key(parsed.parts["owner"]), e.confidence, list(e.evidence)))

@@ -30,17 +30,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from graphkit.registry import lazy_package
 from graphkit.ingestor import RANK_CLOUD, Collected, FileIngestor, IngestResult, InputFile, InputOption
-from ingest.aws_iam.actions import SENSITIVE_ACTIONS, ActionClass
-from ingest.aws_iam.models import ManagedPolicy, ParsedFile, PolicyFile, Principal, Provider
-from ingest.aws_iam.parse import parse
-from ingest.aws_iam.to_graph import META_KEY, to_graph
+
+#: re-exported names -> their module, imported on first use (``graphkit --help`` reads the ingestor's option
+#: without importing the IAM evaluator)
+_EXPORTS = {
+    "actions": ("SENSITIVE_ACTIONS", "ActionClass"),
+    "models": ("ManagedPolicy", "ParsedFile", "PolicyFile", "Principal", "Provider"),
+    "parse": ("parse",),
+    "to_graph": ("META_KEY", "to_graph"),
+}
+
 
 __all__ = ["INGESTOR", "AwsIamIngestor", "id_path", "parse", "to_graph", "ParsedFile", "Principal", "ManagedPolicy",
            "PolicyFile", "Provider", "ActionClass", "SENSITIVE_ACTIONS", "META_KEY"]
 
 
-class AwsIamIngestor(FileIngestor[ParsedFile]):
+class AwsIamIngestor(FileIngestor["ParsedFile"]):
     """The ``aws-iam`` ingestor (``--aws-iam FILE``)."""
 
     name = "aws-iam"
@@ -55,14 +62,16 @@ class AwsIamIngestor(FileIngestor[ParsedFile]):
     nothing_found = ("no IAM documents found (get-account-authorization-details, get-role, policy or "
                      "CloudFormation JSON/YAML)")
 
-    def parse(self, text: str, file: InputFile) -> ParsedFile:
+    def parse(self, text: str, file: InputFile) -> "ParsedFile":
         """:func:`~ingest.aws_iam.parse.parse` (a document of another kind found in a folder is ignored); node ids
         of documents embed the path relative to the input root (:func:`id_path`), never the working directory."""
+        from ingest.aws_iam.parse import parse
         return parse(text, file.name, id_path=id_path(file))
 
-    def to_graph(self, parsed: list[ParsedFile], collected: Collected) -> IngestResult:
+    def to_graph(self, parsed: list["ParsedFile"], collected: Collected) -> IngestResult:
         """:func:`~ingest.aws_iam.to_graph.to_graph` of every file at once (role chains cross accounts), with the
         files found in folders but ignored."""
+        from ingest.aws_iam.to_graph import META_KEY, to_graph
         result = to_graph(parsed)
         result.meta[META_KEY]["ignored"] = collected.ignored
         return result
@@ -88,3 +97,6 @@ def id_path(file: InputFile) -> str:
 
 
 INGESTOR = AwsIamIngestor()
+
+
+lazy_package(__name__, _EXPORTS)

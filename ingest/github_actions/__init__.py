@@ -36,19 +36,29 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphkit import limits
+from graphkit.registry import lazy_package
 from graphkit.errors import InputError
 from graphkit.ingestor import Collected, FileIngestor, IngestResult, InputFile, InputOption
 
-from .collect import Checkout, checkout_files, find_checkouts
-from .evidence import literal_credentials, scrub
-from .expressions import EvalContext, Val, evaluate, resolve, run_outputs, scan_secrets, substitute_inputs
-from .graph import MAX_COMPOSITE_DEPTH, MAX_WORKFLOW_LEVELS, to_graph
-from .matrix import expand_matrix, runs_on_candidates
-from .models import ActionFile, JobDef, Step, WorkflowFile
-from .parse import parse_action, parse_workflow
-from .permissions import PERMISSION_SCOPES, effective_permissions, parse_permissions
+#: re-exported names -> their module, imported on first use (``graphkit --help`` reads the ingestor's option
+#: without importing the parser)
+_EXPORTS = {
+    "collect": ("Checkout", "checkout_files", "find_checkouts"),
+    "evidence": ("literal_credentials", "scrub"),
+    "expressions": ("EvalContext", "Val", "evaluate", "resolve", "run_outputs", "scan_secrets", "substitute_inputs"),
+    "graph": ("MAX_COMPOSITE_DEPTH", "MAX_WORKFLOW_LEVELS", "to_graph"),
+    "matrix": ("expand_matrix", "runs_on_candidates"),
+    "models": ("ActionFile", "JobDef", "Step", "WorkflowFile"),
+    "parse": ("parse_action", "parse_workflow"),
+    "permissions": ("PERMISSION_SCOPES", "effective_permissions", "parse_permissions"),
+}
+
+if TYPE_CHECKING:
+    from .models import ActionFile, WorkflowFile
+
 
 __all__ = [
     "INGESTOR", "MAX_COMPOSITE_DEPTH", "MAX_WORKFLOW_LEVELS", "PERMISSION_SCOPES", "ActionFile", "Checkout",
@@ -69,6 +79,7 @@ class GitHubActionsIngestor(FileIngestor["WorkflowFile | ActionFile"]):
 
     def collect(self, paths: Sequence[Path | str]) -> Collected:
         """Every workflow and action file of every checkout; ``context`` = ``(repository, "workflow"|"action")``."""
+        from .collect import checkout_files, find_checkouts
         checkouts, problems = find_checkouts(paths)
         files: list[InputFile] = []
         cap = limits.current().max_files_per_checkout
@@ -85,6 +96,8 @@ class GitHubActionsIngestor(FileIngestor["WorkflowFile | ActionFile"]):
     def parse(self, text: str, file: InputFile) -> WorkflowFile | ActionFile:
         """:func:`parse_workflow` or :func:`parse_action`; skipped parts keep the file's full path (reported by
         :meth:`to_graph`)."""
+        from .evidence import literal_credentials
+        from .parse import parse_action, parse_workflow
         repository, kind = file.context
         f = (parse_workflow if kind == "workflow" else parse_action)(text, file=file.name, repository=repository)
         creds, values = literal_credentials(text, file.name, repository, f.lines)
@@ -101,6 +114,8 @@ class GitHubActionsIngestor(FileIngestor["WorkflowFile | ActionFile"]):
 
     def to_graph(self, parsed: list[WorkflowFile | ActionFile], collected: Collected) -> IngestResult:
         """:func:`to_graph` of every parsed file, with a repository node for every checkout."""
+        from .evidence import scrub
+        from .graph import to_graph
         result = to_graph(parsed, repositories=list(dict.fromkeys(f.context[0] for f in collected.files)))
         values = [v for f in parsed for v in f.literal_values]
         return result if not values else dataclasses.replace(result, graph=scrub(result.graph, values))
@@ -108,3 +123,6 @@ class GitHubActionsIngestor(FileIngestor["WorkflowFile | ActionFile"]):
 
 #: The registered ingestor (entry point ``github-actions``).
 INGESTOR = GitHubActionsIngestor()
+
+
+lazy_package(__name__, _EXPORTS)

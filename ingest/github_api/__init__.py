@@ -18,9 +18,18 @@ App and are never written or printed.
 
 from __future__ import annotations
 
-from ingest.github_api.ingestor import INGESTOR, GitHubSnapshotIngestor
-from ingest.github_api.resources import RESOURCES, Resource
-from ingest.github_api.snapshot import COLLECTOR, SCHEMA, AppCredentials, GitHubCollector, collect_github
+from graphkit.registry import lazy_package
+
+#: re-exported names -> their module, imported on first use (``graphkit --help`` reads the ingestor's option
+#: without importing the collector)
+_EXPORTS = {
+    "ingestor": ("INGESTOR", "GitHubSnapshotIngestor"),
+    "resources": ("RESOURCES", "Resource"),
+    "snapshot": ("COLLECTOR", "SCHEMA", "AppCredentials", "GitHubCollector", "collect_github"),
+}
 
 __all__ = ["COLLECTOR", "INGESTOR", "RESOURCES", "SCHEMA", "AppCredentials", "GitHubCollector",
            "GitHubSnapshotIngestor", "Resource", "collect_github"]
+
+
+lazy_package(__name__, _EXPORTS)

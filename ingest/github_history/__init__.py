@@ -23,15 +23,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from graphkit.ingestor import RANK_INVENTORY, Collected, FileIngestor, IngestResult, InputFile, InputOption
-from ingest.github_history.parse import Parsed, parse, place_of
-from ingest.github_history.to_graph import META_KEY, to_graph
+from graphkit.registry import lazy_package
+
+#: re-exported names -> their module, imported on first use (``graphkit --help`` reads the ingestor's option
+#: without importing the parser)
+_EXPORTS = {"parse": ("Parsed", "parse", "place_of"), "to_graph": ("META_KEY", "to_graph")}
 
 __all__ = ["INGESTOR", "META_KEY", "GitHubHistoryIngestor", "Parsed", "parse", "place_of", "to_graph"]
 
 _PATTERNS = ("history/*/*/runs.json", "history/*/*/jobs/*.json", "audit-log/*.json")
 
 
-class GitHubHistoryIngestor(FileIngestor[Parsed]):
+class GitHubHistoryIngestor(FileIngestor["Parsed"]):
     """The ``github-history`` ingestor: job runs (runner, time, event, actor) and runner registration events."""
 
     name = "github-history"
@@ -44,6 +47,7 @@ class GitHubHistoryIngestor(FileIngestor[Parsed]):
 
     def collect(self, paths: Sequence[str | Path]) -> Collected:
         """Files of the snapshot layout under each folder (sorted), and files named alone."""
+        from ingest.github_history.parse import place_of
         out = Collected()
         for raw in paths:
             p = Path(raw)
@@ -55,13 +59,18 @@ class GitHubHistoryIngestor(FileIngestor[Parsed]):
                 out.files.append(InputFile(path=p, name=str(p), root=p, context=place_of(str(p))))
         return out
 
-    def parse(self, text: str, file: InputFile) -> Parsed:
+    def parse(self, text: str, file: InputFile) -> "Parsed":
         """:func:`~ingest.github_history.parse.parse` with the kind and owner the path names."""
+        from ingest.github_history.parse import parse
         return parse(text, file.name, file.context)
 
-    def to_graph(self, parsed: list[Parsed], collected: Collected) -> IngestResult:
+    def to_graph(self, parsed: list["Parsed"], collected: Collected) -> IngestResult:
         """:func:`~ingest.github_history.to_graph.to_graph`."""
+        from ingest.github_history.to_graph import to_graph
         return to_graph(parsed)
 
 
 INGESTOR = GitHubHistoryIngestor()
+
+
+lazy_package(__name__, _EXPORTS)

@@ -11,8 +11,17 @@ it includes, through the GitLab REST API (https://docs.gitlab.com/api/rest/), wr
 
 from __future__ import annotations
 
-from ingest.gitlab_api.collect import COLLECTOR, SCHEMA, GitLabCollector, collect_gitlab, next_page
-from ingest.gitlab_api.ingestor import INGESTOR, GitLabSnapshotIngestor
+from graphkit.registry import lazy_package
+
+#: re-exported names -> their module, imported on first use (``graphkit --help`` reads the ingestor's option
+#: without importing the collector)
+_EXPORTS = {
+    "collect": ("COLLECTOR", "SCHEMA", "GitLabCollector", "collect_gitlab", "next_page"),
+    "ingestor": ("INGESTOR", "GitLabSnapshotIngestor"),
+}
 
 __all__ = ["COLLECTOR", "INGESTOR", "SCHEMA", "GitLabCollector", "GitLabSnapshotIngestor", "collect_gitlab",
            "next_page"]
+
+
+lazy_package(__name__, _EXPORTS)

@@ -24,23 +24,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphkit.errors import InputError
 from graphkit.ingestor import Collected, FileIngestor, IngestResult, InputFile, InputOption
 
-from .collect import Checkout, checkout_inputs, find_checkouts, local_targets
-from .conditions import Conditions, reduce_triggers
-from .graph import oidc_subjects, to_graph
-from .merge import assemble, deep_merge
-from .models import CIFile, Include, Project, Reference
-from .parse import parse_config
+from graphkit.registry import lazy_package
+
+if TYPE_CHECKING:
+    from .models import CIFile
+
+#: re-exported names -> their module, imported on first use (``graphkit --help`` reads the ingestor's option
+#: without importing the parser)
+_EXPORTS = {
+    "collect": ("Checkout", "checkout_inputs", "find_checkouts", "local_targets"),
+    "conditions": ("Conditions", "reduce_triggers"),
+    "graph": ("oidc_subjects", "to_graph"),
+    "merge": ("assemble", "deep_merge"),
+    "models": ("CIFile", "Include", "Project", "Reference"),
+    "parse": ("parse_config",),
+}
 
 __all__ = ["INGESTOR", "CIFile", "Checkout", "Conditions", "GitLabCIIngestor", "Include", "Project", "Reference",
            "assemble", "deep_merge", "find_checkouts", "local_targets", "oidc_subjects", "parse_config",
            "reduce_triggers", "to_graph"]
 
 
-class GitLabCIIngestor(FileIngestor[CIFile]):
+class GitLabCIIngestor(FileIngestor["CIFile"]):
     """The ``gitlab-ci`` ingestor: every checkout's ``.gitlab-ci.yml`` and the local files it includes."""
 
     name = "gitlab-ci"
@@ -50,6 +60,7 @@ class GitLabCIIngestor(FileIngestor[CIFile]):
 
     def collect(self, paths: Sequence[Path | str]) -> Collected:
         """The pipeline files of every checkout (:func:`~.collect.checkout_inputs`); ``context``: the project."""
+        from .collect import checkout_inputs, find_checkouts
         checkouts, problems = find_checkouts(paths)
         files: list[InputFile] = []
         for co in checkouts:
@@ -60,6 +71,7 @@ class GitLabCIIngestor(FileIngestor[CIFile]):
 
     def parse(self, text: str, file: InputFile) -> CIFile:
         """:func:`~.parse.parse_config`; skipped places keep the file's full path."""
+        from .parse import parse_config
         f = parse_config(text, file=file.name, project=file.context)
         f.problems = [InputError(str(file.path), p.place, p.reason) for p in f.problems]
         f.location = str(file.path)
@@ -67,8 +79,12 @@ class GitLabCIIngestor(FileIngestor[CIFile]):
 
     def to_graph(self, parsed: list[CIFile], collected: Collected) -> IngestResult:
         """:func:`~.graph.to_graph` of every project."""
+        from .graph import to_graph
         return to_graph(parsed)
 
 
 #: The registered ingestor (entry point ``gitlab-ci``).
 INGESTOR = GitLabCIIngestor()
+
+
+lazy_package(__name__, _EXPORTS)

@@ -66,7 +66,7 @@ def _weakest(a: Confidence, b: Confidence) -> Confidence:
     return Confidence.POSSIBLE if Confidence.POSSIBLE in (a, b) else Confidence.CERTAIN
 
 
-def _job(b: GraphBuilder, pipeline: Pipeline, facts: GitLabJob, wf_id: str) -> None:
+def _job(b: GraphBuilder, pipeline: Pipeline, facts: GitLabJob, wf_id: str, pending: list[Edge]) -> None:
     project = facts.project
     jid = ids.gitlab_job(project, facts.config_file, facts.name)
     env = facts.environment
@@ -74,6 +74,9 @@ def _job(b: GraphBuilder, pipeline: Pipeline, facts: GitLabJob, wf_id: str) -> N
                    job_key=facts.name, secrets_repository=project, environment=env.name if env else None,
                    platform="gitlab", gitlab=facts, evidence=[facts.evidence]))
     b.add_edge(Edge(kind=EdgeKind.HAS_JOB, source=wf_id, target=jid, evidence=[facts.evidence]))
+    for child in facts.child_pipelines:  # to the child's workflow node, once every pipeline is read (to_graph)
+        pending.append(Edge(kind=EdgeKind.CALLS_WORKFLOW, source=jid, target=ids.gitlab_pipeline(project, child),
+                        evidence=[facts.evidence], props={"child_pipeline": True}))
     conf = _confidence(facts)
     for s in facts.secrets:
         sid = ids.external_secret(s.provider, s.path)
@@ -99,7 +102,7 @@ def _job(b: GraphBuilder, pipeline: Pipeline, facts: GitLabJob, wf_id: str) -> N
                         props={"deployment_tier": env.deployment_tier, "dynamic": env.dynamic}))
 
 
-def _pipeline(b: GraphBuilder, pipeline: Pipeline, problems: list[InputError]) -> None:
+def _pipeline(b: GraphBuilder, pipeline: Pipeline, problems: list[InputError], pending: list[Edge]) -> None:
     root = pipeline.root
     project = root.project.path
     rid = ids.gitlab_project(project)
@@ -113,7 +116,7 @@ def _pipeline(b: GraphBuilder, pipeline: Pipeline, problems: list[InputError]) -
     for job in pipeline.jobs:
         ev = job.home.evidence()
         try:
-            _job(b, pipeline, job_facts(job, pipeline, problems, globals_), wf_id)
+            _job(b, pipeline, job_facts(job, pipeline, problems, globals_), wf_id, pending)
         except ids.IdError as exc:
             problems.append(InputError(ev.file, ev.yaml_path or "", f"{exc} (line {ev.line})"))
         except Exception as exc:  # noqa: BLE001 - a defect on one job never loses the others
@@ -131,9 +134,13 @@ def to_graph(parsed: Sequence[CIFile]) -> IngestResult:
     by_project: dict[tuple[str, str], list[CIFile]] = {}
     for f in parsed:
         by_project.setdefault((f.project.path, f.project.instance), []).append(f)
+    pending: list[Edge] = []
     for files in by_project.values():
         for root, child in _roots(files):
-            result.problems += _one(result.graph, assemble(root, files, child=child), files)
+            result.problems += _one(result.graph, assemble(root, files, child=child), files, pending)
+    for edge in pending:  # a child pipeline whose file was not read has no node: its include is a problem
+        if edge.target in result.graph:
+            result.graph.add_edge(edge)
     return result
 
 
@@ -146,12 +153,12 @@ def _roots(files: list[CIFile]) -> list[tuple[CIFile, bool]]:
     return roots + [(by_name[c], True) for c in children] if roots else []
 
 
-def _one(b: GraphBuilder, pipeline: Pipeline, files: list[CIFile]) -> list[InputError]:
+def _one(b: GraphBuilder, pipeline: Pipeline, files: list[CIFile], pending: list[Edge]) -> list[InputError]:
     """One pipeline into ``b``; its problems, named by the files' locations."""
     root = pipeline.root
     problems = list(pipeline.problems)
     try:
-        _pipeline(b, pipeline, problems)
+        _pipeline(b, pipeline, problems, pending)
     except ids.IdError as exc:
         problems.append(InputError(root.file, "", str(exc)))
     where = {f.file: f.location or f.file for f in files}

@@ -176,6 +176,15 @@ class _Facts:
             return str(raw["project"]) if isinstance(raw.get("project"), str) else "child pipeline"
         return "child pipeline"
 
+    def children(self) -> tuple[str, ...]:
+        """Local files of ``trigger: include`` (https://docs.gitlab.com/ci/yaml/#triggerinclude), from the
+        checkout root."""
+        raw = self.job.data.get("trigger")
+        inc = raw.get("include") if isinstance(raw, dict) else None
+        entries = inc if isinstance(inc, list) else [inc] if inc is not None else []
+        out = [e if isinstance(e, str) else e.get("local") if isinstance(e, dict) else None for e in entries]
+        return tuple(str(x).strip().lstrip("/") for x in out if isinstance(x, str) and "://" not in x)
+
 
 def _conf(frag: Fragment) -> Confidence:
     return Confidence.POSSIBLE if frag.conditional else Confidence.CERTAIN
@@ -276,7 +285,7 @@ def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
     return GitLabJob(project=pipeline.root.project.path, config_file=pipeline.root.file, file=job.home.file.file,
                      name=job.name, stage=r.text("stage") or "test", tags=tags,
                      dynamic_tags=tuple(t for t in tags if "$" in t), expanded_tags=_expanded(tags, job),
-                     bridge=r.bridge(), when=when,
+                     bridge=r.bridge(), child_pipelines=r.children(), when=when,
                      environment=r.environment(), triggers=reduce_triggers(cond), variables=r.variables(pipeline, globals_),
                      referenced_variables=tuple(refs), secrets=r.secrets(), id_tokens=r.id_tokens(), image=image,
                      services=services, extends=tuple(job.extends),

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphkit import limits
 from graphkit.errors import InputError
 from graphkit.model import Evidence
 
@@ -154,8 +155,31 @@ class _Assembler:
         return out
 
 
-def _resolve_refs(value: Any, top: dict[str, Any], where: Fragment, problems: list[InputError], depth: int = 0) -> Any:
-    """``value`` with every :class:`Reference` replaced (sequences splice referenced sequences)."""
+class _Budget:
+    """How many values ``!reference`` resolution may still build: references can nest and repeat (ten levels of
+    ten references stand for 10**10 values), so the total is bounded like YAML aliases (``max_yaml_nodes``)."""
+
+    def __init__(self) -> None:
+        self.limit = limits.current().max_yaml_nodes
+        self.left = 4 * self.limit  # the configuration is resolved twice (merged, and per fragment)
+
+    def spend(self, where: Fragment) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise InputError(where.file.file, where.path, limits.too_many(
+                "max_yaml_nodes", self.limit, "more values than the limit once !reference tags are resolved"))
+
+
+def _resolve_refs(value: Any, top: dict[str, Any], where: Fragment, problems: list[InputError], budget: _Budget,
+                  depth: int = 0) -> Any:
+    """``value`` with every :class:`Reference` replaced (sequences splice referenced sequences).
+
+    Raises
+    ------
+    InputError
+        when resolution would build more values than the budget allows.
+    """
+    budget.spend(where)
     if isinstance(value, Reference):
         if depth >= MAX_REFERENCE_DEPTH:
             problems.append(InputError(where.file.file, where.path, f"!reference nested deeper than "
@@ -167,13 +191,13 @@ def _resolve_refs(value: Any, top: dict[str, Any], where: Fragment, problems: li
         if target is None:
             problems.append(InputError(where.file.file, where.path, f"!reference [{', '.join(value.path)}] names "
                                        f"nothing in the merged configuration (line {value.line})"))
-        return _resolve_refs(target, top, where, problems, depth + 1)
+        return _resolve_refs(target, top, where, problems, budget, depth + 1)
     if isinstance(value, dict):
-        return {k: _resolve_refs(v, top, where, problems, depth) for k, v in value.items()}
+        return {k: _resolve_refs(v, top, where, problems, budget, depth) for k, v in value.items()}
     if isinstance(value, list):
         out: list[Any] = []
         for item in value:
-            got = _resolve_refs(item, top, where, problems, depth)
+            got = _resolve_refs(item, top, where, problems, budget, depth)
             out.extend(got if isinstance(item, Reference) and isinstance(got, list) else [got])
         return out
     return value
@@ -271,9 +295,13 @@ def assemble(root: CIFile, files: Iterable[CIFile], *, child: bool = False) -> P
     top = asm.merged()
     frags = {k: v[-1] for k, v in asm.keys.items()}
     scratch: list[InputError] = []  # each fragment resolved again for its evidence: problems reported once
-    own = {k: [Fragment(_resolve_refs(f.value, top, f, scratch), f.file, f.path, f.conditional) for f in fs]
-           for k, fs in asm.keys.items()}
-    top = {k: _resolve_refs(v, top, frags[k], asm.problems) for k, v in top.items()}
+    budget = _Budget()
+    try:
+        own = {k: [Fragment(_resolve_refs(f.value, top, f, scratch, budget), f.file, f.path, f.conditional)
+                   for f in fs] for k, fs in asm.keys.items()}
+        top = {k: _resolve_refs(v, top, frags[k], asm.problems, budget) for k, v in top.items()}
+    except InputError as exc:  # nothing of this pipeline can be trusted to be complete
+        return Pipeline(root, [], None, asm.unresolved, [*asm.problems, exc], asm.conditional, [], child)
     default, default_frag = _defaults(top, asm.keys)
     variables = top.get("variables") if isinstance(top.get("variables"), dict) else {}
     ext = _Extender(top, own, asm.problems)

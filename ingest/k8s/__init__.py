@@ -21,13 +21,16 @@ or the JSON that ``aws eks describe-cluster --name NAME`` prints.
 from __future__ import annotations
 
 from graphkit.ingestor import RANK_CLOUD, Collected, FileIngestor, IngestResult, InputFile, InputOption
-from ingest.k8s.parse import CLUSTER_SCHEMA, ParsedK8s, parse
-from ingest.k8s.to_graph import to_graph
+from graphkit.registry import lazy_package
+
+#: re-exported names -> their module, imported on first use (``graphkit --help`` reads the ingestor's option
+#: without importing the parser)
+_EXPORTS = {"parse": ("CLUSTER_SCHEMA", "ParsedK8s", "parse"), "to_graph": ("to_graph",)}
 
 __all__ = ["INGESTOR", "CLUSTER_SCHEMA", "K8sIngestor", "ParsedK8s", "parse", "to_graph"]
 
 
-class K8sIngestor(FileIngestor[ParsedK8s]):
+class K8sIngestor(FileIngestor["ParsedK8s"]):
     """The ``k8s`` ingestor (``--k8s DIR_OR_FILE``)."""
 
     name = "k8s"
@@ -40,13 +43,18 @@ class K8sIngestor(FileIngestor[ParsedK8s]):
     #: kubeconfig grant's target node
     merge_rank = RANK_CLOUD
 
-    def parse(self, text: str, file: InputFile) -> ParsedK8s:
+    def parse(self, text: str, file: InputFile) -> "ParsedK8s":
         """:func:`~ingest.k8s.parse.parse` of one file (one problem per bad document)."""
+        from ingest.k8s.parse import parse
         return parse(text, file.name, str(file.root) if file.root is not None else file.name)
 
-    def to_graph(self, parsed: list[ParsedK8s], collected: Collected) -> IngestResult:
+    def to_graph(self, parsed: list["ParsedK8s"], collected: Collected) -> IngestResult:
         """:func:`~ingest.k8s.to_graph.to_graph`."""
+        from ingest.k8s.to_graph import to_graph
         return to_graph(parsed)
 
 
 INGESTOR = K8sIngestor()
+
+
+lazy_package(__name__, _EXPORTS)

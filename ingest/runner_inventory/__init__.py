@@ -88,13 +88,21 @@ values are never part of the format: only names.
 
 from __future__ import annotations
 
+
+from graphkit.registry import lazy_package
 from graphkit.ingestor import RANK_INVENTORY, Collected, FileIngestor, IngestResult, InputFile, InputOption
-from ingest.runner_inventory.grants import grant_target
-from ingest.runner_inventory.models import (SCHEMA_ID, CredentialGrant, Environment, HostCache, HostCredential,
-                                            HostEntry, OrganizationEntry, OrgSecret, RepositoryEntry, RunnerEntry,
-                                            RunnerGroupEntry, RunnerInventory, RunnerLabel, json_schema, schema_text)
-from ingest.runner_inventory.parse import ParsedInventory, parse
-from ingest.runner_inventory.to_graph import META_KEY, file_graph, merge_facts, to_graph
+
+#: re-exported names -> their module, imported on first use (``graphkit --help`` reads the ingestor's option
+#: without importing pydantic models)
+_EXPORTS = {
+    "grants": ("grant_target",),
+    "models": ("SCHEMA_ID", "CredentialGrant", "Environment", "HostCache", "HostCredential", "HostEntry",
+               "OrganizationEntry", "OrgSecret", "RepositoryEntry", "RunnerEntry", "RunnerGroupEntry",
+               "RunnerInventory", "RunnerLabel", "json_schema", "schema_text"),
+    "parse": ("ParsedInventory", "parse"),
+    "to_graph": ("META_KEY", "file_graph", "merge_facts", "to_graph"),
+}
+
 
 __all__ = ["INGESTOR", "META_KEY", "SCHEMA_ID", "CredentialGrant", "Environment", "HostCache", "HostCredential",
            "HostEntry", "OrgSecret", "OrganizationEntry", "ParsedInventory", "RepositoryEntry", "RunnerEntry",
@@ -102,7 +110,7 @@ __all__ = ["INGESTOR", "META_KEY", "SCHEMA_ID", "CredentialGrant", "Environment"
            "grant_target", "json_schema", "merge_facts", "parse", "schema_text", "to_graph"]
 
 
-class RunnerInventoryIngestor(FileIngestor[ParsedInventory]):
+class RunnerInventoryIngestor(FileIngestor["ParsedInventory"]):
     """The ``runners`` ingestor (``--runners inventory.yaml``): inventories and host snapshots."""
 
     name = "runners"
@@ -112,15 +120,20 @@ class RunnerInventoryIngestor(FileIngestor[ParsedInventory]):
     nothing_found = "no inventory file (*.yaml, *.yml, *.json) found"
     merge_rank = RANK_INVENTORY
 
-    def parse(self, text: str, file: InputFile) -> ParsedInventory:
+    def parse(self, text: str, file: InputFile) -> "ParsedInventory":
         """:func:`~ingest.runner_inventory.parse.parse`: entries that fail validation are left out and listed in
         ``problems``."""
+        from ingest.runner_inventory.parse import parse
         return parse(text, file.name)
 
-    def to_graph(self, parsed: list[ParsedInventory], collected: Collected) -> IngestResult:
+    def to_graph(self, parsed: list["ParsedInventory"], collected: Collected) -> IngestResult:
         """:func:`~ingest.runner_inventory.to_graph.to_graph`: a file whose graph cannot be built is one problem;
         ``meta[META_KEY]`` holds the :class:`~graphkit.meta.InventoryFacts` of every file."""
+        from ingest.runner_inventory.to_graph import to_graph
         return to_graph(parsed)
 
 
 INGESTOR = RunnerInventoryIngestor()
+
+
+lazy_package(__name__, _EXPORTS)

@@ -1,7 +1,8 @@
 """Revocation plan: a greedy, ordered list of actions that shrinks the weighted blast radius fastest.
 
 Candidate generation is in :mod:`~graphkit.analysis.plan.candidates`, the
-greedy loop in :mod:`~graphkit.analysis.plan.greedy`; the design (semantics,
+greedy loop in :mod:`~graphkit.analysis.plan.greedy` (the reference, one dominator tree per step) and
+:mod:`~graphkit.analysis.plan.fast` (the same plan, incrementally: what :func:`revocation_plan` runs); the design (semantics,
 phases, containment order, tie-breaks, why greedy, how one dominator tree per
 step evaluates every candidate) is ``docs/revocation-plan.md``.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from graphkit.analysis.plan.candidates import candidates, incident
-from graphkit.analysis.plan.greedy import greedy_plan
+from graphkit.analysis.plan.fast import fast_plan
 from graphkit.analysis.reach import gc_paused, source_ids
 from graphkit.analysis.results import RevocationPlan
 from graphkit.graph import Graph
@@ -71,7 +72,9 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
 
     Notes
     -----
-    Complexity: O(S * (V + E + A)) for S steps and A candidates on the reached
+    Complexity (the reference loop, :mod:`~graphkit.analysis.plan.greedy`; what runs is the same plan computed
+    incrementally, :mod:`~graphkit.analysis.plan.fast`, which builds a new dominator tree only after a step that
+    changes other paths): O(S * (V + E + A)) for S steps and A candidates on the reached
     subgraph, times the near-linear factor of the dominator algorithm: each
     step builds one dominator tree whose subtrees are what every candidate
     cuts, instead of the O(S * A * (V + E)) of one reachability per
@@ -113,4 +116,4 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
         roles = frozenset(inc.sub.index[r] for r in live_sessions if r in inc.sub.index) | frozenset(
             i for i, nd in enumerate(inc.sub.nodes) if nd.spec.kind is NodeKind.CLOUD_ROLE)
         seen = frozenset(inc.sub.index[x] for x in exposed if x in inc.sub.index)
-        return greedy_plan(inc, candidates(inc, seen), max_steps, roles)
+        return fast_plan(inc, candidates(inc, seen), max_steps, roles)

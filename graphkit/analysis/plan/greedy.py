@@ -16,7 +16,7 @@ from graphkit.analysis.reach import reachable
 from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep, node_order
 from graphkit.model import REVOCATION_SPECS, RevocationAction
 
-__all__ = ["greedy_plan"]
+__all__ = ["greedy_key", "greedy_plan"]
 
 #: the virtual root of the dominator graph, joined to every live seed
 _ROOT = -1
@@ -112,16 +112,24 @@ def _best(inc: Incident, cands: Candidates, live: _Live) -> _Choice | None:
         if c.applied or c.action is RevocationAction.REVOKE_ROLE_SESSIONS:  # only as a companion (pending)
             continue
         red = _reduction(c, tree, subw, inc, live)
-        # a source's own foothold, and a registrar: each comes first in its group even when it cuts little alone
-        own = c.phase is Phase.CONTAIN and not dead[c.subject] and (c.subject < n_src or c.group == _REGISTRAR)
-        if red <= 0 and not own:
+        key = greedy_key(c, red, n_src, dead)
+        if key is None:
             continue
-        # in its group, an exposed long-lived credential (a run on the compromised runner received it: the
-        # attacker may hold it now) comes before what is only reachable, whatever it cuts
-        key = (c.group, not own, not (c.exposed and c.long_lived), -red)
         if best is None or key < best_key:
             best, best_key = _Choice(c, red), key
     return best
+
+
+def greedy_key(c: Candidate, red: int, n_src: int, dead) -> tuple | None:
+    """The greedy key of ``c`` removing ``red`` now (smaller first; None: not eligible).  Shared by this loop (the
+    reference) and the incremental one (:mod:`graphkit.analysis.plan.fast`)."""
+    # a source's own foothold, and a registrar: each comes first in its group even when it cuts little alone
+    own = c.phase is Phase.CONTAIN and not dead[c.subject] and (c.subject < n_src or c.group == _REGISTRAR)
+    if red <= 0 and not own:
+        return None
+    # in its group, an exposed long-lived credential (a run on the compromised runner received it: the
+    # attacker may hold it now) comes before what is only reachable, whatever it cuts
+    return (c.group, not own, not (c.exposed and c.long_lived), -red)
 
 
 def _dominator_edges(inc: Incident, via: list[int], live: _Live) -> Iterator[tuple[int, int]]:

@@ -1,0 +1,324 @@
+"""The revocation plan's greedy loop without a dominator pass per step (issue 19).
+
+Same plan as :func:`graphkit.analysis.plan.greedy.greedy_plan` (the reference: ``tests/test_plan_fast.py``
+compares them step for step), computed incrementally:
+
+- one dominator tree (rustworkx ``immediate_dominators``, Cooper-Harvey-Kennedy, on numpy-built edges) prices
+  every candidate at once, as in the reference (``docs/revocation-plan.md``, "Evaluating every candidate at
+  once");
+- applying a candidate cuts exactly one dominator subtree ``D``.  When no live arc leaves ``D`` (from a node of
+  ``D``, or removed by the step) for a node that stays reached, no other path changed: the tree of the residual
+  graph is the same tree without ``D``, so it is kept (subtree weights of ``D``'s ancestors lowered) and the
+  step costs O(|D| + depth) instead of a new pass.  Otherwise (and after a step that wipes several nodes, or a
+  companion) the reached set is recomputed and the next step builds a new tree;
+- between two trees a candidate's reduction can only shrink, so candidates sit in a lazy heap keyed by
+  :func:`~graphkit.analysis.plan.greedy.greedy_key` and their tie-break rank: the top is re-priced when popped
+  and taken when its key still holds.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
+from graphkit.analysis.plan.greedy import _step, greedy_key
+from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep, node_order
+from graphkit.analysis.snapshot import expand
+from graphkit.model import RevocationAction
+
+__all__ = ["fast_plan"]
+
+_REVOKE = RevocationAction.REVOKE_ROLE_SESSIONS
+
+
+@dataclass(slots=True)
+class _Static:
+    """The incident as arrays (m arcs, n nodes, N dominator-graph nodes: real, 2 virtual per candidate, root)."""
+
+    src: np.ndarray
+    tgt: np.ndarray
+    via: np.ndarray
+    out_ptr: np.ndarray
+    in_ptr: np.ndarray
+    in_arc: np.ndarray
+    weight: np.ndarray
+    seeds: np.ndarray
+    #: (n,) bool: a seed
+    is_seed: np.ndarray
+    #: (N,) bool: a virtual node all of whose arcs enter seeds
+    seedy: np.ndarray
+    n: int
+    root: int
+
+
+@dataclass(slots=True)
+class _Tree:
+    """A dominator tree of the live reached graph, minus the subtrees cut since it was built."""
+
+    idom: np.ndarray
+    subw: np.ndarray
+    kids_ptr: np.ndarray
+    kids: np.ndarray
+    gone: np.ndarray
+
+
+@dataclass(slots=True)
+class _State:
+    alive: np.ndarray
+    dead: np.ndarray
+    reached: np.ndarray
+    residual: int
+    tree: _Tree | None = None
+
+
+def _static(inc: Incident, cands: Candidates) -> _Static:
+    arcs = inc.arcs
+    src = np.array(arcs.source, dtype=np.int64)
+    tgt = np.array(arcs.target, dtype=np.int64)
+    order = np.argsort(tgt, kind="stable")
+    in_ptr = np.zeros(inc.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(tgt, minlength=inc.n), out=in_ptr[1:])
+    is_seed = np.frombuffer(bytes(inc.seed), dtype=np.uint8).astype(bool)
+    via = np.array(cands.via, dtype=np.int64)
+    root = inc.n + 2 * len(cands.items)
+    routed = via >= 0
+    seedy = np.zeros(root + 1, dtype=bool)
+    seedy[via[routed]] = True
+    seedy[via[routed & ~is_seed[tgt]]] = False  # some arc through it enters a node that is not a seed
+    return _Static(src, tgt, via, np.array(arcs.start, dtype=np.int64), in_ptr, order.astype(np.int64),
+                   np.array(inc.weight, dtype=np.int64), np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy,
+                   inc.n, root)
+
+
+def _reach(s: _Static, alive: np.ndarray, dead: np.ndarray) -> np.ndarray:
+    """Nodes reached from the live seeds over live arcs into valid nodes (numpy BFS, O(V + E))."""
+    seen = np.zeros(s.n, dtype=bool)
+    front = s.seeds[~dead[s.seeds]]
+    seen[front] = True
+    while front.size:
+        a, _ = expand(s.out_ptr, front)
+        t = s.tgt[a[alive[a]]]
+        front = np.unique(t[~seen[t] & ~dead[t]])
+        seen[front] = True
+    return seen
+
+
+def _tree(s: _Static, st: _State) -> _Tree:
+    """The dominator tree of the live reached graph from a root joined to the live seeds (see the reference's
+    ``_dominator_edges``), with subtree weights and children lists."""
+    import rustworkx as rx
+
+    m = st.alive & st.reached[s.src] & ~st.dead[s.tgt] & (s.src != s.tgt)
+    a_src, a_tgt, a_via = s.src[m], s.tgt[m], s.via[m]
+    direct = a_via < 0
+    live_seeds = s.seeds[~st.dead[s.seeds]]
+    us = np.concatenate([np.full(live_seeds.size, s.root), a_src[direct], a_src[~direct], a_via[~direct]])
+    vs = np.concatenate([live_seeds, a_tgt[direct], a_via[~direct], a_tgt[~direct]])
+    g = rx.PyDiGraph()
+    g.add_nodes_from([None] * (s.root + 1))
+    g.add_edges_from_no_data(list(zip(us.tolist(), vs.tolist())))
+    found = rx.immediate_dominators(g, s.root)
+    total = s.root + 1
+    idom = np.full(total, -1, dtype=np.int64)
+    idom[np.fromiter(found.keys(), np.int64, len(found))] = np.fromiter(found.values(), np.int64, len(found))
+    idom[s.root] = -1
+    members = np.flatnonzero(idom >= 0)
+    kids = members[np.argsort(idom[members], kind="stable")]
+    kids_ptr = np.zeros(total + 1, dtype=np.int64)
+    np.cumsum(np.bincount(idom[members], minlength=total), out=kids_ptr[1:])
+    subw = np.zeros(total, dtype=np.int64)
+    real = members[members < s.n]
+    subw[real] = s.weight[real]
+    levels, front = [], np.array([s.root], dtype=np.int64)
+    while front.size:
+        front = kids[expand(kids_ptr, front)[0]]
+        levels.append(front)
+    for level in reversed(levels):
+        np.add.at(subw, idom[level], subw[level])
+    return _Tree(idom, subw, kids_ptr, kids, np.zeros(total, dtype=bool))
+
+
+def _cut_root(c: Candidate, tree: _Tree) -> int:
+    """The dominator-tree node whose subtree ``c`` cuts (the reference's ``_reduction``)."""
+    return c.subject if c.invalidates or tree.idom[c.subject] == c.via_in else c.via_out
+
+
+def _wipes_now(c: Candidate, st: _State) -> bool:
+    return bool(c.wipes) and any(not st.dead[w] for w in c.wipes)
+
+
+def _reduction(c: Candidate, s: _Static, st: _State) -> int:
+    if _wipes_now(c, st):  # several nodes go at once: no single subtree (one trial reachability)
+        alive, dead = st.alive.copy(), st.dead.copy()
+        alive[c.arcs] = False
+        dead[[c.subject, *c.wipes]] = True
+        return st.residual - int(s.weight[_reach(s, alive, dead)].sum())
+    tree = st.tree
+    return int(tree.subw[_cut_root(c, tree)])  # type: ignore[union-attr]
+
+
+def _heap(cands: Candidates, s: _Static, st: _State, n_src: int) -> list:
+    heap = []
+    for pos, c in enumerate(cands.ranked):
+        if c.applied or c.action is _REVOKE:  # a session revocation only comes as a companion
+            continue
+        key = greedy_key(c, _reduction(c, s, st), n_src, st.dead)
+        if key is not None:
+            heap.append((key, pos))
+    heapq.heapify(heap)
+    return heap
+
+
+def _pop_best(heap: list, cands: Candidates, s: _Static, st: _State, n_src: int) -> tuple[Candidate, int] | None:
+    """The candidate the reference's ``_best`` picks: keys only grow while the tree is kept (lazy heap)."""
+    while heap:
+        key, pos = heapq.heappop(heap)
+        c = cands.ranked[pos]
+        if c.applied:
+            continue
+        red = _reduction(c, s, st)
+        fresh = greedy_key(c, red, n_src, st.dead)
+        if fresh is None:
+            continue
+        if fresh == key:
+            return c, red
+        heapq.heappush(heap, (fresh, pos))
+    return None
+
+
+def _subtree(tree: _Tree, z: int) -> np.ndarray:
+    """The live nodes of the subtree of ``z`` (empty when ``z`` is not in the tree any more)."""
+    if tree.gone[z] or tree.idom[z] < 0:
+        return np.zeros(0, dtype=np.int64)
+    parts, front = [np.array([z], dtype=np.int64)], np.array([z], dtype=np.int64)
+    while front.size:
+        front = tree.kids[expand(tree.kids_ptr, front)[0]]
+        front = front[~tree.gone[front]]
+        parts.append(front)
+    return np.concatenate(parts)
+
+
+def _cut_in_place(c: Candidate, s: _Static, st: _State) -> np.ndarray | None:
+    """Apply a non-wiping ``c`` on the kept tree: the nodes it cuts, or None when other paths change (the
+    caller recomputes)."""
+    tree = st.tree
+    z = _cut_root(c, tree)  # type: ignore[arg-type]
+    d = _subtree(tree, z)  # type: ignore[arg-type]
+    d_real = d[d < s.n]
+    inside = np.zeros(s.n, dtype=bool)
+    inside[d_real] = True
+    a = np.concatenate([expand(s.out_ptr, d_real)[0], np.array(c.arcs, dtype=np.int64)])
+    u, v = s.src[a], s.tgt[a]
+    live = st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v) & ~inside[v]
+    if (live & ~_harmless(s, a, v)).any():
+        return None
+    tree.gone[d] = True  # type: ignore[union-attr]
+    w = tree.subw[z]  # type: ignore[union-attr]
+    x = tree.idom[z]  # type: ignore[union-attr]
+    while x >= 0:
+        tree.subw[x] -= w  # type: ignore[union-attr]
+        x = tree.idom[x]  # type: ignore[union-attr]
+    tree.subw[d] = 0  # type: ignore[union-attr]
+    return d_real
+
+
+def _harmless(s: _Static, a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Arcs ``a`` (into ``v``) whose loss changes no dominator that matters: ``v`` is a seed (the root enters it
+    directly, so every path through it survives as root -> v -> ...), and so is every target of the virtual
+    node the arc passes through (that node's own immediate dominator may change; its subtree is itself, it
+    weighs nothing, and no reduction reads it)."""
+    x = s.via[a]
+    return s.is_seed[v] & ((x < 0) | s.seedy[np.maximum(x, 0)])
+
+
+def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, rank: int) -> RevocationStep:
+    c.applied = True
+    cut = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
+    st.alive[c.arcs] = False
+    if c.invalidates:
+        st.dead[[c.subject, *c.wipes]] = True
+    if cut is None:  # other paths changed: a new reached set, and a new tree next time
+        after = _reach(s, st.alive, st.dead)
+        gone = np.flatnonzero(st.reached & ~after)
+        st.reached, st.tree = after, None
+        if st.residual - red != int(s.weight[after].sum()):  # pragma: no cover - internal invariant
+            raise AssertionError("revocation plan: dominator reduction disagrees with reachability")
+    else:
+        gone = cut
+        st.reached[cut] = False
+    st.residual -= red
+    return _step(inc, rank=rank, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
+                 reduction=red, cuts=_cuts(inc, gone), residual=st.residual)
+
+
+def _cuts(inc: Incident, gone: np.ndarray) -> tuple[str, ...]:
+    nodes, ids = inc.sub.nodes, inc.sub.ids
+    return tuple(ids[i] for i in sorted((i for i in gone.tolist() if i >= inc.sub.n_src),
+                                        key=lambda i: node_order(nodes[i])))
+
+
+def _minted(s: _Static, st: _State, subject: int) -> bool:
+    """A live arc from a reached node still enters ``subject`` (O(in-degree))."""
+    a = s.in_arc[s.in_ptr[subject]:s.in_ptr[subject + 1]]
+    u = s.src[a]
+    return bool((st.alive[a] & st.reached[u] & (u != subject)).any())
+
+
+def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: list, room, *,
+           only_closed: bool) -> None:
+    """The reference's ``_flush``: companions whose subject nothing mints any more (every one at the end)."""
+    for subject in sorted(pending, key=inc.sub.ids.__getitem__):
+        if not room():
+            return
+        if only_closed and _minted(s, st, subject):
+            continue
+        action, phase = pending.pop(subject)
+        companion = cands.at.get((action, subject))
+        if companion is not None:
+            companion.applied = True
+            st.alive[companion.arcs] = False
+        after = _reach(s, st.alive, st.dead)
+        residual = int(s.weight[after].sum())
+        steps.append(_step(inc, rank=len(steps) + 1, action=action, subject=subject, long_lived=False, phase=phase,
+                           reduction=st.residual - residual, cuts=_cuts(inc, np.flatnonzero(st.reached & ~after)),
+                           residual=residual))
+        st.reached, st.residual, st.tree = after, residual, None
+
+
+def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
+              live_sessions: frozenset[int] = frozenset()) -> RevocationPlan:
+    """:func:`~graphkit.analysis.plan.greedy.greedy_plan`, incrementally (module docstring); same arguments,
+    same result."""
+    s = _static(inc, cands)
+    st = _State(np.ones(len(inc.arcs), dtype=bool), np.zeros(inc.n, dtype=bool), np.zeros(0, dtype=bool), 0)
+    st.reached = _reach(s, st.alive, st.dead)
+    initial = st.residual = int(s.weight[st.reached].sum())
+    steps: list[RevocationStep] = []
+    n_src = inc.sub.n_src
+
+    def room() -> bool:
+        return max_steps is None or len(steps) < max_steps
+
+    pending: dict[int, tuple[RevocationAction, Phase]] = {r: (_REVOKE, Phase.CONTAIN) for r in sorted(live_sessions)}
+    heap: list = []
+    while st.residual > 0 and room():
+        if st.tree is None:
+            st.tree = _tree(s, st)
+            heap = _heap(cands, s, st, n_src)
+        best = _pop_best(heap, cands, s, st, n_src)
+        if best is None:
+            break
+        c, red = best
+        steps.append(_apply(inc, s, st, c, red, rank=len(steps) + 1))
+        follow = FOLLOW_UP.get(c.action)
+        subject_id = inc.sub.ids[c.subject]
+        if follow is not None and not any(x.action is follow and x.subject_id == subject_id for x in steps):
+            pending[c.subject] = (follow, c.phase)
+        _flush(inc, cands, s, st, pending, steps, room, only_closed=True)
+    _flush(inc, cands, s, st, pending, steps, room, only_closed=False)
+    ids = inc.sub.ids
+    return RevocationPlan(sources=tuple(ids[:n_src]), initial_weight=initial, held=tuple(ids[i] for i in inc.held),
+                          steps=tuple(steps))

@@ -1,0 +1,35 @@
+"""The benchmark suite runs (smallest size) and prints issue 19's table: every question, with a baseline measured in
+the same run.  No timing is asserted (timings live in benchmarks/README.md)."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import run  # noqa: E402
+
+
+def test_short_run_prints_the_table(capsys, tmp_path):
+    out = tmp_path / "table.md"
+    assert run.main(["--sizes", "1e3", "--reps", "1", "--no-neo4j", "--no-corpus", "--markdown", str(out)]) == 0
+    text = out.read_text()
+    assert text in capsys.readouterr().out
+    assert "### 1e3:" in text and "| question | graphkit | baseline | ratio | bound | note |" in text
+    for question in ("`graphkit --help` (CPU) / `python -c pass`", "/ bare CSafeLoader parse of its",
+                     "/ scipy breadth_first_order", "full revocation plan for one runner / one blast radius",
+                     "load a saved graph", "peak RSS of a build from files per built edge", "Neo4j sync"):
+        line = next(ln for ln in text.splitlines() if question in ln)
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if question != "Neo4j sync":
+            assert cells[3].endswith("x"), line  # a ratio against a baseline of this run
+    size = next(ln for ln in text.splitlines() if ln.startswith("### 1e3:"))
+    assert int(size.split()[-2]) > 100  # built edges
+
+
+def test_recorded_sync_rows_are_the_unwind_batches():
+    from graphkit.build import build_graph
+    g = build_graph({"runners": [ROOT / "examples/acme/inventory.yaml"]}).graph
+    sent = run._recorded_writes(g)
+    assert sent and all(q.startswith("UNWIND $rows AS row ") and "MERGE" in q for q, _ in sent)
+    assert sum(len(p["rows"]) for _, p in sent) == g.nx.number_of_nodes() + g.nx.number_of_edges()

@@ -1,0 +1,64 @@
+"""``graphkit synth``: a deterministic synthetic organization in graphkit's own input formats."""
+
+import hashlib
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from graphkit import synth
+from graphkit.build import build_graph
+from graphkit.cli import app
+from graphkit.model import ids
+
+runner = CliRunner()
+
+
+def _digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_same_seed_same_bytes_other_seed_differs(tmp_path):
+    for name, seed in (("a", 7), ("b", 7), ("c", 8)):
+        res = runner.invoke(app, ["synth", "--repos", "30", "--runners", "12", "--seed", str(seed),
+                                  "-o", str(tmp_path / name)], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        assert "12 runners" in res.output
+    a, b, c = (_digest(tmp_path / n) for n in "abc")
+    assert a == b
+    assert a.keys() == c.keys() and a != c  # the seed picks the selected repositories of org secrets
+
+
+def test_builds_without_problems_with_the_promised_shape(tmp_path):
+    org = synth.generate(20, 9, seed=1)
+    synth.write(org, tmp_path)
+    res = build_graph({"github-actions": [tmp_path / "repos"], "runners": [tmp_path / "inventory.yaml"],
+                       "aws-iam": [tmp_path / "aws-iam.json"]})
+    assert res.problems == []
+    g = res.graph
+    counts = g.counts()
+    # 20 repositories + the reusable-workflow repository; 9 runners, 60% persistent two or three to a host
+    assert counts["nodes"]["repository"] == 21
+    assert counts["nodes"]["runner"] == 9 and counts["nodes"]["host"] == 2 + 4  # 5 persistent (2 + 3), 4 ephemeral
+    for kind in ("calls_workflow", "signs_with", "deploys_to", "assumes_role", "can_register_runner",
+                 "shares_cache", "mints_oidc", "reads_secret", "receives_job"):
+        assert counts["edges"].get(kind, 0) > 0, kind
+    roles = {r["RoleName"]: r for r in json.loads((tmp_path / "aws-iam.json").read_text())["RoleDetailList"]}
+    # team 0 trusts its own production environments (narrow), team 3 any repository of the org (broad)
+    narrow = roles["synth-t0000-deployer"]["AssumeRolePolicyDocument"]["Statement"][0]["Condition"]
+    assert "repo:synth/svc-00000:environment:production" in narrow["StringEquals"][synth._SUB]
+    broad = roles["synth-t0001-deployer"]["AssumeRolePolicyDocument"]["Statement"][0]["Condition"]
+    assert broad["StringEquals"][synth._SUB][-1] == "repo:synth/svc-00019:environment:production"
+    # role chains with a cycle: deployer -> admin -> deployer
+    deployer, admin = (ids.cloud_role("aws", f"arn:aws:iam::210987654321:role/synth-t0000-{r}")
+                       for r in ("deployer", "admin"))
+    chain = {(e.source, e.target) for e in g.edges() if e.kind.value == "assumes_role"}
+    assert (deployer, admin) in chain and (admin, deployer) in chain
+
+
+def test_broad_trust_every_seventh_team():
+    doc = json.loads(synth.generate(40, seed=0).files["aws-iam.json"])
+    cond = next(r for r in doc["RoleDetailList"] if r["RoleName"] == "synth-t0003-deployer")[
+        "AssumeRolePolicyDocument"]["Statement"][0]["Condition"]
+    assert cond["StringLike"][synth._SUB] == "repo:synth/*:*"

@@ -1,0 +1,80 @@
+"""The one YAML loader composes with libyaml's C composer when it can: the same data, lines and refusals as the
+bounded Python composer (differential), on real workflow files and on hostile documents."""
+
+from pathlib import Path
+
+import pytest
+from conftest import require
+
+from graphkit.errors import InputError
+from ingest import _yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def _both(text: str, monkeypatch: pytest.MonkeyPatch):
+    """``load_yaml`` through the C composer, then through the bounded Python composer only."""
+    def once():
+        try:
+            return _yaml.load_yaml(text, file="f.yml")
+        except InputError as exc:
+            return ("error", str(exc))
+    fast = once()
+    with monkeypatch.context() as m:
+        m.setattr(_yaml, "_C_COMPOSE", None)
+        slow = once()
+    return fast, slow
+
+
+def _files() -> list[Path]:
+    found = sorted((ROOT / "examples").rglob("*.y*ml")) + sorted((ROOT / "tests/fixtures").rglob("*.y*ml"))
+    if CORPUS.is_dir():
+        found += sorted(CORPUS.rglob("*.y*ml"))
+    return found
+
+
+def test_same_data_and_lines_on_every_yaml_file(monkeypatch):
+    require(CORPUS.is_dir(), f"corpus not present at {CORPUS}", corpus=True)
+    files = _files()
+    assert len(files) > 150
+    for path in files:
+        fast, slow = _both(path.read_text(encoding="utf-8", errors="replace"), monkeypatch)
+        assert fast == slow, path
+
+
+HOSTILE = {
+    "duplicate key": "a: 1\nb:\n  c: 2\n  c: 3\n",
+    "deep": "".join("  " * i + "k:\n" for i in range(120)) + "  " * 120 + "k: 1\n",
+    "deep flow": "a: " + "[" * 150 + "]" * 150 + "\n",
+    "syntax after duplicate": "a: 1\na: 2\nb: [\n",
+    "two documents": "a: 1\n---\nb: 2\n",
+    "aliases": "a: &x [1, 2]\nb: *x\nc: {<<: {d: 1}, e: 2}\n",
+    "billion laughs": "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(7)),
+    "recursive": "a: &a [*a]\n",
+    "bad int": "a: !!int 12x\n",
+    "merge key lines": "base:\n  x: 1\nuse:\n  <<: {y: 2}\n  z: 3\n",
+    "same path twice": "a:\n  b: 1\na.b: 2\n",
+    "complex key": "? [a, b]\n: 1\nc: 2\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_same_result_on_hostile_documents(name, monkeypatch):
+    fast, slow = _both(HOSTILE[name], monkeypatch)
+    assert fast == slow
+
+
+def test_node_limit_refused_at_the_same_node(monkeypatch):
+    text = "items:\n" + "".join(f"  - {{a: {i}, b: [{i}, {i}]}}\n" for i in range(60))
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_YAML_NODES", "100")
+    fast, slow = _both(text, monkeypatch)
+    assert fast == slow and fast[0] == "error" and "max_yaml_nodes" in fast[1] and "line 16:" in fast[1]  # 6 nodes a line
+
+
+def test_refusals_name_their_line():
+    with pytest.raises(InputError, match="line 4.*duplicate key 'c' \\(first at line 3\\)"):
+        _yaml.load_yaml(HOSTILE["duplicate key"], file="f.yml")
+    with pytest.raises(InputError, match="line 100: refused: nesting deeper than 100 levels"):
+        _yaml.load_yaml(HOSTILE["deep"], file="f.yml")
