@@ -499,8 +499,10 @@ def collect_github_cmd(
     if any(v is not None for v in app) and not all(v is not None for v in app):
         raise typer.BadParameter("give --app-id, --app-key-file and --app-installation-id together",
                                  param_hint="--app-id")
+    if not _ORG_SCOPE.fullmatch(org.lower()) or "/" in org:  # a GitHub login (see expected_org_scope)
+        raise typer.BadParameter(f"{neutralise(org)!r} is not an organization login", param_hint="--org")
     for name in repos:
-        if not re.fullmatch(r"[A-Za-z0-9._-]+/[A-Za-z0-9._-]+", name) or ".." in name.split("/"):
+        if not re.fullmatch(r"[A-Za-z0-9._-]+/[A-Za-z0-9._-]+", name) or {".", ".."} & set(name.split("/")):
             raise typer.BadParameter(f"{neutralise(name)!r} is not OWNER/NAME", param_hint="--repo")
     options = {"org": org, "repos": repos, "since": _since(since), "api_url": _api_url(api_url),
                "app": app if app_id else None, "concurrency": concurrency, "max_wait": max_wait}
@@ -519,7 +521,7 @@ def collect_github_cmd(
         except GraphkitError as exc:
             fail(exc)
     for p in result.problems:
-        err.print(f"[yellow]unreadable[/yellow] {term(p.reason)}", highlight=False)
+        err.print(f"[yellow]partial:[/yellow] {term(p.reason)}", highlight=False)
     counts = ", ".join(f"{v} {k}" for k, v in result.summary.items())
     out.print(f"GitHub snapshot written to {term(str(output))}: {term(counts)}", highlight=False)
     if result.problems:

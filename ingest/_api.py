@@ -419,8 +419,10 @@ class ApiClient:
 
         Raises
         ------
-        Unreadable, ApiError
-            as :meth:`get`, for any page.
+        Unreadable
+            as :meth:`get`, for any page, or for a next link to another origin (never followed with the token).
+        ApiError
+            as :meth:`get`.
         """
         page: Page | None = self.get(path, params, scrub)
         seen = 0
@@ -428,7 +430,13 @@ class ApiClient:
             yield page
             seen += 1
             nxt = next_url(page.headers, page.url)
+            if nxt and not self._same_origin(nxt):  # the token must never follow a link to another host
+                raise Unreadable(page.url, 0, "pagination link to another host refused")
             page = self.get(nxt, scrub=scrub) if nxt and seen < max_pages else None
+
+    def _same_origin(self, url: str) -> bool:
+        a, b = httpx.URL(url), httpx.URL(self.base_url)
+        return (a.scheme, a.host, a.port) == (b.scheme, b.host, b.port)
 
     def items(self, path: str, key: str | None, params: dict[str, Any] | None = None,
               scrub: Callable[[Any], Any] | None = None) -> list[Any]:

@@ -146,7 +146,7 @@ def routes() -> dict[str, Any]:
         "/orgs/acme/actions/secrets": _listing("secrets", ORG_SECRETS),
         "/orgs/acme/actions/secrets/DOCS_DEPLOY_KEY/repositories": _listing("repositories", [REPOSITORIES[1]]),
         "/orgs/acme/actions/secrets/TF_STATE_TOKEN/repositories": _listing("repositories", [REPOSITORIES[2]]),
-        "/orgs/acme/actions/variables": _listing("variables", [{"name": "REGION", "value": "eu-west-1",
+        "/orgs/acme/actions/variables": _listing("variables", [{"name": "REGION", "value": "var-value-CANARY-7f1e",
                                                                 "visibility": "all"}]),
         "/orgs/acme/actions/permissions/workflow": {"default_workflow_permissions": "read",
                                                     "can_approve_pull_request_reviews": False},

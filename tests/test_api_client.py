@@ -175,3 +175,42 @@ def test_token_from_env_and_no_token_in_repr():
 def test_link_next_ignores_other_relations():
     assert link_next({"link": '<https://x/a?page=1>; rel="prev", <https://x/a?page=9>; rel="last"'}, "") is None
     assert link_next({}, "") is None
+
+
+def test_a_next_link_to_another_host_is_never_followed(httpserver, client_of):
+    httpserver.expect_request("/orgs/acme/repos").respond_with_json(
+        [{"id": 1}], headers={"Link": '<https://evil.example/steal?page=2>; rel="next"'})
+    with pytest.raises(Unreadable, match="another host refused"):
+        client_of().items("orgs/acme/repos", None)
+    assert len(httpserver.log) == 1
+
+
+def test_another_pagination_scheme_plugs_in(httpserver, client_of):
+    """GitLab paginates with ``X-Next-Page`` (https://docs.gitlab.com/api/rest/#pagination): the collector gives
+    ``pages`` its own ``next_url``; headers it needs are kept."""
+    httpserver.expect_request("/api/v4/projects", query_string={"page": "2"}).respond_with_json(
+        [{"id": 2}], headers={"X-Next-Page": ""})
+    httpserver.expect_request("/api/v4/projects").respond_with_json([{"id": 1}], headers={"X-Next-Page": "2"})
+    c = client_of()
+
+    def next_page(headers: dict[str, str], url: str) -> str | None:
+        page = headers.get("x-next-page")
+        return c.url("api/v4/projects", {"page": page}) if page else None
+    bodies = [p.body for p in c.pages("api/v4/projects", next_url=next_page)]
+    assert bodies == [[{"id": 1}], [{"id": 2}]]
+
+
+def test_a_timeout_is_retried_with_backoff(waits):
+    import httpx
+
+    calls: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        calls.append(str(request.url))
+        if len(calls) == 1:
+            raise httpx.ReadTimeout("timed out", request=request)
+        return httpx.Response(200, json={"login": "acme"})
+    with ApiClient("https://api.github.test", config=ClientConfig(backoff=0.5), sleep=waits.append,
+                   transport=httpx.MockTransport(answer)) as c:
+        assert c.get("orgs/acme").body == {"login": "acme"}
+    assert (len(calls), waits) == (2, [0.5])

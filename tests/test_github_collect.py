@@ -79,6 +79,7 @@ def test_snapshot_layout_and_contents(httpserver, tmp_path):
     raw = [json.loads(p.read_text()) for p in (snap / "raw").glob("*.json")]
     variables = [p for p in raw if p["url"].split("?")[0].endswith("/orgs/acme/actions/variables")]
     assert variables[0]["body"]["variables"] == [{"name": "REGION", "visibility": "all"}]  # never the value
+    assert not [p for p in snap.rglob("*") if p.is_file() and "CANARY-7f1e" in p.read_text()]  # the value, anywhere
     assert all(set(p) == {"url", "fetched_at", "status", "headers", "body"} for p in raw)
     assert not (snap / "history").exists()  # no --since
 
@@ -148,6 +149,7 @@ def test_job_history_and_audit_log_in_the_contract_shapes(httpserver, tmp_path):
         {"total_count": 0, "workflow_runs": []}
     audit = json.loads((tmp_path / "snap" / "audit-log" / "acme.json").read_text())
     assert audit[0]["action"] == "org.register_self_hosted_runner" and audit[0]["actor"] == "mallory"
+    assert len(audit) == 1  # the local server answers every phrase with the same event: kept once
     assert (result.summary["runs"], result.summary["jobs"]) == (1, 2)
     created = [r for r, _ in httpserver.log if r.path == "/repos/acme/app/actions/runs"]
     assert created[0].args["created"] == f">={SINCE}"
@@ -209,6 +211,9 @@ def test_bad_usage_is_refused():
     assert res.exit_code == 2 and "pw" not in res.output
     res = CliRunner().invoke(app, ["collect", "github", "--org", "acme", "-o", "x", "--app-id", "1"])
     assert res.exit_code == 2
+    for org in ("..", "acme/app", "-acme"):
+        assert CliRunner().invoke(app, ["collect", "github", "--org", org, "-o", "x"]).exit_code == 2
+    assert CliRunner().invoke(app, ["collect", "github", "--org", "acme", "--repo", "acme/..", "-o", "x"]).exit_code == 2
 
 
 def test_github_app_installation_token_is_used_and_never_written(httpserver, tmp_path, monkeypatch):
@@ -335,3 +340,58 @@ def test_a_stopped_collection_says_so_and_the_rerun_resumes(httpserver, tmp_path
     again = [r.url for r, _ in httpserver.log][len(first):]
     assert result.problems == [] and result.summary["pages fetched"] == len(again)
     assert not set(again) & {u for u in first if "/git/trees/" not in u}  # nothing read twice but the refused page
+
+
+def test_a_workflow_file_without_content_is_reported_never_dropped_silently(httpserver, tmp_path):
+    """Files over 1 MB come back with ``encoding: none`` and no content
+    (https://docs.github.com/en/rest/repos/contents#get-repository-content)."""
+    serve(httpserver, {"/repos/acme/docs/contents/.github/workflows/preview.yml": {
+        "type": "file", "encoding": "none", "content": "", "size": 2_000_000, "name": "preview.yml",
+        "path": ".github/workflows/preview.yml"}})
+    result = collect(httpserver, tmp_path / "snap")
+    assert not (tmp_path / "snap" / "checkouts" / "acme" / "docs" / ".github" / "workflows" / "preview.yml").exists()
+    assert [p.reason.split(":")[0] for p in result.problems] == ["workflow-files of repo"]
+    assert ".github/workflows/preview.yml: no base64 UTF-8 content returned" in result.problems[0].reason
+
+
+def test_hostile_paths_from_the_api_never_leave_the_snapshot(httpserver, tmp_path):
+    from github_server import REPOSITORIES, routes
+
+    evil_tree = routes()["/repos/acme/app/git/trees/main"]
+    evil_tree = {**evil_tree, "tree": [*evil_tree["tree"],
+                                       {"path": "../../../escape/action.yml", "type": "blob", "sha": "d" * 40},
+                                       {"path": "/abs/action.yml", "type": "blob", "sha": "d" * 40}]}
+    evil_repo = {**REPOSITORIES[0], "id": 6666, "name": "..", "full_name": "acme/.."}
+    serve(httpserver, {"/repos/acme/app/git/trees/main": evil_tree,
+                       "/orgs/acme/repos": [*REPOSITORIES, evil_repo]})
+    result = collect(httpserver, tmp_path / "snap")
+    assert [p.reason.split(";")[0] for p in result.problems] == \
+        ["repositories of org:acme unreadable: 1 repository name(s) GitHub does not allow were left out"]
+    written = {p.resolve() for p in tmp_path.rglob("*")}
+    assert all(str(p).startswith(str((tmp_path / "snap").resolve())) for p in written)
+    assert not (tmp_path / "escape").exists()
+    requested = {r.path for r, _ in httpserver.log}
+    assert not any("escape" in p or p.startswith("/abs") for p in requested)  # never even asked for
+
+
+def test_unreadable_runner_groups_leave_each_runner_in_an_unknown_group_never_default(httpserver, tmp_path):
+    serve(httpserver, {"/orgs/acme/actions/runner-groups": forbidden()})
+    collect(httpserver, tmp_path / "snap")
+    inv = yaml.safe_load((tmp_path / "snap" / "inventory.yaml").read_text())
+    assert inv["organizations"][0]["runner_groups"] is None
+    assert {r["name"]: r["runner_group"] for r in inv["runners"]} == {
+        "build-01-a": "runner-group-2", "build-01-b": "runner-group-3", "eph-7f3a": "runner-group-2"}
+    g = build_graph({"github-snapshot": [str(tmp_path / "snap")]}).graph
+    assert g.node("runner_group:acme/runner-group-2").inferred  # access settings unknown
+
+
+def test_a_capped_run_list_is_a_partial_history(httpserver, tmp_path):
+    """GitHub lists at most 1,000 runs for a search with ``created``
+    (https://docs.github.com/en/rest/actions/workflow-runs#list-workflow-runs-for-a-repository)."""
+    serve(httpserver, {"/repos/acme/app/actions/runs": {"total_count": 1500, "workflow_runs": RUNS["app"]}})
+    result = collect(httpserver, tmp_path / "snap", since=SINCE)
+    assert [p.reason.split(";")[0] for p in result.problems] == [
+        "workflow-runs of repo:acme/app unreadable: 1 of 1500 runs listed (GitHub lists at most 1,000 per search): "
+        "narrow --since"]
+    runs = json.loads((tmp_path / "snap" / "history" / "acme" / "app" / "runs.json").read_text())
+    assert runs["total_count"] == 1  # what the file holds, all pages merged

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 from typing import Any
 
 from ingest.runner_inventory.models import SCHEMA_ID
 
-__all__ = ["decode_content", "history_documents", "inventory_document", "names_only", "runner_apps", "safe_relative",
+__all__ = ["valid_full_name", "decode_content", "history_documents", "inventory_document", "names_only", "runner_apps", "safe_relative",
            "workflow_paths"]
 
 #: Folders never searched for local actions (as the github-actions source skips them).
@@ -35,6 +36,21 @@ def names_only(body: Any) -> Any:
         return body
     kept = [{k: v for k, v in var.items() if k != "value"} for var in body["variables"] if isinstance(var, dict)]
     return {**body, "variables": kept}
+
+
+_NAME = re.compile(r"[A-Za-z0-9._-]+")
+
+
+def valid_full_name(name: Any) -> bool:
+    """``owner/name`` as GitHub allows them (letters, digits, ``.``, ``_``, ``-``; never ``.`` or ``..``):
+    https://docs.github.com/en/repositories/creating-and-managing-repositories/creating-a-new-repository.
+    Anything else is never put in a request path or a file path.
+
+    >>> [valid_full_name(n) for n in ("acme/app.js", "acme/..", "acme/a/b", "../x")]
+    [True, False, False, False]
+    """
+    parts = name.split("/") if isinstance(name, str) else []
+    return len(parts) == 2 and all(_NAME.fullmatch(p) and p not in (".", "..") for p in parts)
 
 
 def safe_relative(path: str) -> str | None:
@@ -132,7 +148,12 @@ def _runner_groups(raw: dict) -> list[dict] | None:
 
 
 def _group_of(raw: dict) -> dict[int, str]:
-    """Runner id -> group name, from ``runner_group_id`` or the groups' runner lists."""
+    """Runner id -> group name, from ``runner_group_id`` or the groups' runner lists.  When the groups could not
+    be read, a runner's group is named ``runner-group-<id>``: an inferred group whose access settings are unknown
+    (never the ``Default`` group the inventory assumes for a runner without one)."""
+    if raw.get("runner_groups") is None:
+        return {r.get("id"): f"runner-group-{r['runner_group_id']}" for r in raw.get("runners") or []
+                if isinstance(r.get("runner_group_id"), int)}
     names = {g.get("id"): g.get("name") for g in raw.get("runner_groups") or []}
     found = {r.get("id"): names.get(r.get("runner_group_id")) for r in raw.get("runners") or []
              if r.get("runner_group_id") in names}

@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ingest._api import ApiClient, Unreadable
-from ingest.github_api.convert import decode_content, names_only, workflow_paths
+from ingest.github_api.convert import decode_content, names_only, valid_full_name, workflow_paths
 from ingest.github_api.resources import resource
 
 __all__ = ["AUDIT_ACTIONS", "Reader", "Scope", "scope_name", "fetch_audit_log", "fetch_files", "fetch_history", "fetch_org",
@@ -122,9 +122,17 @@ def list_repositories(rd: Reader, org: str, given: list[str]) -> list[dict] | No
     repository of ``org`` (``GET /orgs/{org}/repos?type=all``); None when the list is unreadable."""
     c = rd.client
     if not given:
-        return rd.read("repositories", scope_name("org", org), _items(c, f"orgs/{org}/repos", None, type="all"))
-    found = [rd.read("repositories", scope_name("repo", name), _body(c, f"repos/{name}")) for name in given]
-    return [r for r in found if isinstance(r, dict)]
+        found = rd.read("repositories", scope_name("org", org), _items(c, f"orgs/{org}/repos", None, type="all"))
+        if found is None:
+            return None
+    else:
+        found = [rd.read("repositories", scope_name("repo", name), _body(c, f"repos/{name}")) for name in given]
+    kept = [r for r in found if isinstance(r, dict) and valid_full_name(r.get("full_name"))]
+    bad = len([r for r in found if r is not None]) - len(kept)
+    if bad:  # never a request or file path from such a name
+        rd.record(Scope("repositories", scope_name("org", org), "unreadable", None, f"{bad} repository name(s) "
+                        "GitHub does not allow were left out", resource("repositories").fix))
+    return kept
 
 
 def fetch_org(rd: Reader, org: str) -> dict[str, Any]:
@@ -208,23 +216,33 @@ def fetch_files(rd: Reader, repo: dict) -> dict[str, str] | None:
     for path in workflow_paths(tree):
         body = rd.read("workflow-files", s, lambda p=path: c.get(f"repos/{full}/contents/{quote(p)}",
                                                                    {"ref": branch}).body)
-        if isinstance(body, dict) and body.get("encoding") == "base64":
-            text = decode_content(body)
-            if text is not None:
-                files[path] = text
+        text = decode_content(body) if isinstance(body, dict) and body.get("encoding") == "base64" else None
+        if text is not None:
+            files[path] = text
+        elif body is not None:  # never silently lost: the file exists but its text was not returned
+            rd.record(Scope("workflow-files", s, "unreadable", None, f"{path}: no base64 UTF-8 content returned "
+                            "(file over 1 MB, or not text)", resource("workflow-files").fix))
     return files
 
 
 def fetch_history(rd: Reader, repo: dict, since: str) -> dict[str, Any] | None:
     """The workflow runs created since ``since`` and each run's jobs: ``{"runs": [...], "jobs": {run_id: [...]}}``
     (None when unreadable).  ``filter=all`` lists every attempt's jobs
-    (https://docs.github.com/en/rest/actions/workflow-jobs#list-jobs-for-a-workflow-run)."""
+    (https://docs.github.com/en/rest/actions/workflow-jobs#list-jobs-for-a-workflow-run).  GitHub lists at most
+    1,000 runs for a search with ``created``
+    (https://docs.github.com/en/rest/actions/workflow-runs#list-workflow-runs-for-a-repository): fewer runs than
+    ``total_count`` makes the scope unreadable (partial history: a later ``--since`` reads the rest)."""
     c, full = rd.client, str(repo.get("full_name"))
     s = scope_name("repo", full)
-    runs = rd.read("workflow-runs", s, _items(c, f"repos/{full}/actions/runs", "workflow_runs",
-                                               created=f">={since}"))
-    if runs is None:
+    pages = rd.read("workflow-runs", s, lambda: list(c.pages(f"repos/{full}/actions/runs",
+                                                             {**PER_PAGE, "created": f">={since}"})))
+    if pages is None:
         return None
+    runs = [r for p in pages for r in (p.body or {}).get("workflow_runs") or [] if isinstance(r, dict)]
+    total = (pages[0].body or {}).get("total_count") if pages else 0
+    if isinstance(total, int) and total > len(runs):
+        rd.record(Scope("workflow-runs", s, "unreadable", None, f"{len(runs)} of {total} runs listed (GitHub lists "
+                        "at most 1,000 per search): narrow --since", resource("workflow-runs").fix))
     jobs = {str(r.get("id")): rd.read("workflow-runs", s, _items(c, f"repos/{full}/actions/runs/{r.get('id')}/jobs",
                                                                   "jobs", filter="all")) for r in runs}
     return {"runs": runs, "jobs": jobs}
@@ -242,4 +260,5 @@ def fetch_audit_log(rd: Reader, org: str, since: str) -> list[dict] | None:
         if got is None:
             return None
         found += [e for e in got if isinstance(e, dict)]
-    return sorted(found, key=lambda e: (e.get("@timestamp") or e.get("created_at") or 0, str(e.get("_document_id"))))
+    unique = {str(e.get("_document_id") or sorted(e.items())): e for e in found}.values()  # one event per id
+    return sorted(unique, key=lambda e: (e.get("@timestamp") or e.get("created_at") or 0, str(e.get("_document_id"))))
