@@ -212,6 +212,13 @@ def _print_summary(graph: Graph, doc: dict, top: int | None) -> None:
     print_item(f"unknown: {possible} possible path(s), {unknown}", 2, "yellow" if possible or problems else "dim")
 
 
+def _lifetime_text(r: dict) -> str:
+    """The lifetime beside an asset: the shown path's, and the best over every path when that lasts longer."""
+    if r.get("path_lifetime") and r["path_lifetime"] != r["lifetime"]:
+        return f"{r['path_lifetime']} on this path ({r['lifetime']} over another path)"
+    return r["lifetime"]
+
+
 def _print_reached(graph: Graph, doc: dict, top: int | None) -> None:
     """The per-kind listing (critical first), at most ``top`` assets."""
     counts = doc["counts"]
@@ -225,7 +232,7 @@ def _print_reached(graph: Graph, doc: dict, top: int | None) -> None:
         for r in rows:
             crit = r["criticality"].upper()
             style = "bold red" if crit == "CRITICAL" else "yellow" if crit == "HIGH" else "dim"
-            print_item(f"{term(r['id'])}  [dim]{r['confidence']}, {r['lifetime']}[/dim]", 2,
+            print_item(f"{term(r['id'])}  [dim]{r['confidence']}, {_lifetime_text(r)}[/dim]", 2,
                        hang=f"[{style}]{crit:<8}[/{style}]")
             print_item(f"path: {term(_path_text(graph, r['path']))}", 11)
             print_item(f"evidence: {term(_evidence_text(r['path']))}", 11, "dim")
