@@ -39,6 +39,7 @@ from typing import Any
 from graphkit.analysis import BlastRadius, RevocationPlan, blast_radius, revocation_plan
 from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
+from graphkit.iam.trust import _sub_breadth
 from graphkit.model import (
     Confidence, Criticality, Edge, EdgeKind, Host, Job, Lifetime, Node, NodeKind,
     OIDCIdentity, Runner, RunnerGroup, lifetime_seconds, repo_key,
@@ -353,10 +354,12 @@ def narrow_trust_policy(graph: Graph, role_id: str, *, subjects: Iterable[str]) 
     [('oidc:a', 'certain')]
     """
     role = _typed(graph, role_id, NodeKind.CLOUD_ROLE)
-    patterns = [_string_like(s) for s in subjects]
-    pattern_text = list(subjects) if not isinstance(subjects, list) else subjects
+    pattern_text = [str(x) for x in subjects]  # an iterator is read once
+    patterns = [_string_like(x) for x in pattern_text]
     g = _copy(graph)
-    g.replace_node(role.model_copy(update={"trust": "known"}))
+    # still over-broad (the plan's narrow_trust_policy step) only if a new pattern is (graphkit.iam.trust)
+    g.replace_node(role.model_copy(update={"trust": "known",
+                                           "broad_trust": any(_sub_breadth(str(p)) for p in pattern_text)}))
     removed: list[Edge] = []
     kept = 0
     for e in list(g.in_edges(role_id)):

@@ -118,3 +118,18 @@ def test_an_edge_not_in_the_graph_is_an_error(graph_file):
     res = what_if(graph_file, "--remove-edge", f"reads_secret:{SOURCE}->{DOCS_KEY}")
     assert res.exit_code == 1
     assert "no edge reads_secret" in res.output
+
+
+RELEASE = "cloud_role:aws:arn:aws:iam::111122223333:role/acme-release"
+
+
+def test_a_narrowed_trust_is_no_longer_over_broad_unless_the_new_pattern_is(graph_file):
+    """acme-release trusts ``repo:acme/*`` (examples/acme/aws-iam.json), which the plan narrows first
+    (graphkit.iam.trust: org-wide).  Narrowed to one environment, that step leaves the plan; narrowed to another
+    org-wide pattern, it stays."""
+    step = ("narrow_trust_policy", RELEASE)
+    doc = as_json(graph_file, "--narrow-trust", f"{RELEASE}=repo:acme/app:environment:production")
+    assert step in {(s["action"], s["target"]) for s in doc["plan"]["removed"]}
+    assert doc["changes"][0]["assumes_role_removed"] == 2  # the infra jobs' identities no longer match
+    doc = as_json(graph_file, "--narrow-trust", f"{RELEASE}=repo:acme/app*")
+    assert step in {(s["action"], s["target"]) for s in doc["plan"]["after"]}
