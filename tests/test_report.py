@@ -303,6 +303,12 @@ def browser_errors(browser: DevTools) -> list[str]:
     return errors
 
 
+def requested_schemes(browser: DevTools) -> set[str]:
+    """URL schemes of every request of every tab so far."""
+    return {ev["params"]["request"]["url"].split(":", 1)[0] for ev in browser.events
+            if ev.get("method") == "Network.requestWillBeSent"}
+
+
 #: What the blast-radius view drew: counts, folded groups, boxes of the legend, headers and labels, and the
 #: intra-layer edges that share a stretch of line (sampled along each path).
 _VIEW_STATE = """(() => {
@@ -388,9 +394,7 @@ def test_report_renders_one_source_in_headless_chromium(browser, graph, report_f
     folded = view_state(page)
     assert folded["collapsed"] == 1 and folded["nodes"] + folded["folded"] == len(radius) + 1, folded
     assert browser_errors(browser) == []
-    requested = {ev["params"]["request"]["url"].split(":", 1)[0] for ev in browser.events
-                 if ev.get("method") == "Network.requestWillBeSent"}
-    assert requested <= {"file", "data", "about", "blob"}, requested  # nothing from the network
+    assert requested_schemes(browser) <= {"file", "data", "about", "blob"}  # nothing from the network
 
 
 @pytest.fixture(scope="module")
@@ -435,3 +439,4 @@ def test_report_renders_25_sources_from_the_corpus_in_headless_chromium(browser,
     assert focused["nodes"] + focused["folded"] == len(blast_radius(graph, sources[i])) + 1, focused
     _readable(focused)
     assert browser_errors(browser) == []
+    assert requested_schemes(browser) <= {"file", "data", "about", "blob"}  # nothing from the network

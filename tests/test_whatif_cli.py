@@ -133,3 +133,15 @@ def test_a_narrowed_trust_is_no_longer_over_broad_unless_the_new_pattern_is(grap
     assert doc["changes"][0]["assumes_role_removed"] == 2  # the infra jobs' identities no longer match
     doc = as_json(graph_file, "--narrow-trust", f"{RELEASE}=repo:acme/app*")
     assert step in {(s["action"], s["target"]) for s in doc["plan"]["after"]}
+
+
+def test_json_validates_against_its_schema(graph_file):
+    import jsonschema
+
+    schema = json.loads((ROOT / "schemas" / "what-if.schema.json").read_text())
+    doc = as_json(graph_file, "--ephemeral", SOURCE, "--restrict-group", f"{GROUP}=acme/app",
+                  "--narrow-trust", f"{RELEASE}=repo:acme/app:environment:production")
+    jsonschema.Draft202012Validator(schema).validate(doc)
+    assert doc["changed"]  # the runner's routes became possible and per-job: the `changed` shape is exercised
+    broken = {**doc, "plan": {**doc["plan"], "removed": [{"rank": 0}]}}
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(broken))
