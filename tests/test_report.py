@@ -3,10 +3,14 @@
 Chromium (Debian package ``chromium``; ``.ci/run`` installs it) is driven over
 the DevTools protocol through a pipe (``--remote-debugging-pipe``: commands on
 fd 3, replies and events on fd 4, JSON messages ending in NUL), so no Python
-browser package and no network port are needed.  The test collects console
-errors, uncaught exceptions and error log entries, checks that both plots
-rendered (plotly's SVG with drawn points and lines), and saves a screenshot
-under the test's temp dir.
+browser package and no network port are needed.  The browser tests render the
+report at 1 source (the README Quickstart graph) and at 25 sources (the corpus
+workflows with a generated 25-runner inventory, ``tests/report_scale.py``),
+assert on the DOM (element counts, folded groups, focus, no legend over the
+headers, no label over another, no two arcs of one layer on one line), collect
+console errors, uncaught exceptions, error log entries and requests, and save
+PNG screenshots to ``$GRAPHKIT_ARTIFACTS`` (the CI artifact dir) or
+``tests/artifacts/`` (gitignored).
 """
 
 from __future__ import annotations
