@@ -95,12 +95,14 @@ def blast_radius_figure(graph: Graph, radius: BlastRadius, *, max_edges: int = 6
     fig.update_layout(
         title=title or f"Blast radius of {', '.join(n.name for n in src_nodes)}: {len(radius)} reached, "
                        f"weighted {radius.weight}",
-        showlegend=True, legend={"title": {"text": "node kind"}, "itemsizing": "constant"},
+        # the legend goes under the plot: on its right it covered the last layers' headers
+        showlegend=True, legend={"title": {"text": "node kind"}, "itemsizing": "constant", "orientation": "h",
+                                 "yanchor": "top", "y": -0.02, "xanchor": "left", "x": 0},
         hovermode="closest", hoverlabel={"align": "left"},
         xaxis={"visible": False, "range": [-0.2, n_cols - 1 + 0.9]},  # room for the last labels
         yaxis={"visible": False, "range": [-(lay.height - 1) / 2 - 0.8, lay.top + 0.6]},
-        width=max(900, 230 * n_cols + 200), height=max(480, 34 * lay.height + 160),
-        margin={"l": 20, "r": 20, "t": 60, "b": 20}, plot_bgcolor="white", paper_bgcolor="white",
+        width=max(900, 230 * n_cols + 200), height=max(480, 34 * lay.height + 220),
+        margin={"l": 20, "r": 20, "t": 60, "b": 80}, plot_bgcolor="white", paper_bgcolor="white",
     )
     return fig
 
