@@ -52,9 +52,22 @@ class BuildResult:
         return self
 
 
+def _expanded(inputs: Mapping[str, Sequence[str | Path]]) -> dict[str, list[str | Path]]:
+    """Inputs of a composite source (an ingestor with ``expand(paths) -> {name: paths}``, e.g. a GitHub snapshot
+    folder holding an inventory and checkouts) handed to the sources they belong to, through the registry, so
+    that they merge exactly as the same inputs given one by one."""
+    out: dict[str, list[str | Path]] = {}
+    for name, paths in inputs.items():
+        expand = getattr(registry.get(name), "expand", None)  # GraphkitError naming the installed ingestors
+        for part, given in (expand(list(paths)) if callable(expand) and paths else {name: paths}).items():
+            out.setdefault(part, []).extend(given)
+    return out
+
+
 def _canonical(inputs: Mapping[str, Sequence[str | Path]]) -> list[tuple[str, list[str]]]:
     """Sources in registry order, each source's paths sorted and deduplicated: the graph does not depend on the
     order in which inputs are given (merging keeps the first observation's evidence first)."""
+    inputs = _expanded(inputs)
     for name in inputs:
         registry.get(name)  # GraphkitError naming the installed ingestors for an unknown name
     order = list(registry.ingestors())

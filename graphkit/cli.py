@@ -168,9 +168,11 @@ def blast_radius_cmd(
                                                "named without one (--from untrusted:fork-pr).")] = None,
     now: Annotated[Optional[str], typer.Option("--now", metavar="TIME", help="Time of the analysis (ISO 8601; "
                                                "default: now).")] = None,
-    compromised_since: Annotated[Optional[str], typer.Option("--compromised-since", metavar="TIME", help="Start "
-                                                             "of the compromise (ISO 8601): tokens issued before "
-                                                             "are not the attacker's.")] = None,
+    compromised_since: Annotated[Optional[str], typer.Option("--compromised-since", "--since", metavar="TIME",
+                                                             help="Start of the compromise (ISO 8601): tokens "
+                                                             "issued before are not the attacker's, and jobs the "
+                                                             "job history shows ending before it exposed "
+                                                             "nothing.")] = None,
     tokens: Annotated[Optional[Path], typer.Option("--tokens", metavar="FILE", help="Issued tokens and sessions "
                                                    "(graphkit.issued-tokens/v1), classified live or expired.")]
     = None,
@@ -253,6 +255,14 @@ def findings(
     expected_org: Annotated[list[str], typer.Option("--expected-org", metavar="ORG", callback=_expected_orgs,
                                                     help="Org (or org/repo, or its URL) runners may register to. "
                                                     "Repeatable.")] = [],
+    expected_registrar: Annotated[list[str], typer.Option("--expected-registrar", metavar="LOGIN", help="Account "
+                                                           "(user, bot or GitHub App) expected to register "
+                                                           "runners; the audit log names the others. "
+                                                           "Repeatable.")] = [],
+    expected_place: Annotated[list[str], typer.Option("--expected-registration-place", metavar="PLACE",
+                                                       help="Country code (DE) or IP network (203.0.113.0/24) "
+                                                       "runners are expected to be registered from (audit log "
+                                                       "actor_location/actor_ip). Repeatable.")] = [],
     rule_ids: Annotated[list[str], typer.Option("--rule", metavar="ID", help="Run only these rules.")] = [],
     fmt: Annotated[FindingsFormat, typer.Option("--format", "-f", help="Output format (sarif: SARIF 2.1.0 "
                                                 "for code scanning).")] = FindingsFormat.table,
@@ -268,7 +278,9 @@ def findings(
     if unknown:
         raise typer.BadParameter(f"unknown rule(s) {', '.join(unknown)}; known: {', '.join(rules())}",
                                  param_hint="--rule")
-    options = FindingOptions(expected_orgs=frozenset(expected_org) or None)
+    from graphkit.rules.runner_registration_unexpected import PLACES, REGISTRARS
+    options = FindingOptions(expected_orgs=frozenset(expected_org) or None,
+                             extra={REGISTRARS: expected_registrar, PLACES: expected_place})
     found = run_rules(g, options, only=rule_ids or None)
     if fmt is FindingsFormat.sarif:
         from graphkit.export import sarif_document
@@ -313,16 +325,21 @@ def report(
     given: GraphInput,
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write the HTML report.")]
     = Path("report.html"),
+    since: Annotated[Optional[str], typer.Option("--since", "--compromised-since", metavar="TIME",
+                                                 help="Start of the compromise (ISO 8601): jobs the job history "
+                                                 "shows ending before it exposed nothing.")] = None,
 ) -> None:
     """Write a self-contained HTML report (blast-radius graph, revocation curve, tables; works offline)."""
     from graphkit.report import write_report
+
+    start = _clock(None, since, None).compromised_since
 
     try:
         g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
     try:
-        write_report(g, sources, output)
+        write_report(g, sources, output, since=start)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     except GraphkitError as exc:
@@ -410,6 +427,151 @@ def collect_host_cmd(
     where = "standard output" if str(output) == "-" else str(output)
     (err if str(output) == "-" else out).print(f"host snapshot written to {term(where)}: {term(counts)}",
                                                highlight=False)
+    if result.problems:
+        raise typer.Exit(EXIT_PARTIAL)
+
+
+def _since(value: Optional[str]) -> Optional[str]:
+    """``--since`` as ISO 8601 UTC (``2026-11-01T00:00:00Z``)."""
+    if value is None:
+        return None
+    from datetime import timezone
+
+    from graphkit.analysis.timeline import parse_time
+    try:
+        return parse_time(value).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        raise typer.BadParameter("expected an ISO 8601 time, e.g. 2026-11-01T00:00:00Z", param_hint="--since") from None
+
+
+def _api_url(value: str) -> str:
+    """``--api-url``: an http(s) URL without credentials (a token goes in GITHUB_TOKEN, never in a flag)."""
+    url = urlsplit(value)
+    if url.scheme not in ("https", "http") or not url.hostname or url.username or url.password or url.query:
+        raise typer.BadParameter("expected https://HOST[/api/v3] without credentials or query (the token comes "
+                                 "from GITHUB_TOKEN/GH_TOKEN or a GitHub App)", param_hint="--api-url")
+    return value.rstrip("/")
+
+
+@collect_app.command("github")
+def collect_github_cmd(
+    org: Annotated[str, typer.Option("--org", metavar="ORG", help="Organization login.")],
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="DIR", help="Snapshot folder (a second run with "
+                                         "the same folder resumes: pages already read are not fetched again).")],
+    repos: Annotated[list[str], typer.Option("--repo", metavar="OWNER/NAME", help="Read only these repositories "
+                                             "(default: every repository of the organization). Repeatable.")] = [],
+    since: Annotated[Optional[str], typer.Option("--since", metavar="TIME", help="Also read the workflow runs and "
+                                                 "jobs created since TIME (ISO 8601) and the audit log's runner "
+                                                 "registrations.")] = None,
+    api_url: Annotated[str, typer.Option("--api-url", metavar="URL", help="REST API root (GitHub Enterprise Server: "
+                                         "https://HOST/api/v3; data residency: https://api.SUBDOMAIN.ghe.com).")]
+    = "https://api.github.com",
+    app_id: Annotated[Optional[str], typer.Option("--app-id", help="GitHub App id (with --app-key-file and "
+                                                  "--app-installation-id; else GITHUB_TOKEN/GH_TOKEN).")] = None,
+    app_key_file: Annotated[Optional[Path], typer.Option("--app-key-file", metavar="FILE", help="The App's private "
+                                                         "key file (PEM).")] = None,
+    app_installation_id: Annotated[Optional[str], typer.Option("--app-installation-id", help="The App's "
+                                                               "installation id.")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=16, help="Requests at once.")] = 4,
+    max_wait: Annotated[float, typer.Option("--max-wait", min=0, help="Longest wait for a rate limit, seconds "
+                                            "(longer: stop; rerun later to resume).")] = 900.0,
+) -> None:
+    """Read a GitHub organization through the REST API (read-only) into a snapshot folder for --github-snapshot:
+    runners, groups, secret names, environments, workflow files; with --since, the jobs that ran and where."""
+    from rich.progress import Progress, TextColumn
+
+    app = (app_id, app_key_file, app_installation_id)
+    if any(v is not None for v in app) and not all(v is not None for v in app):
+        raise typer.BadParameter("give --app-id, --app-key-file and --app-installation-id together",
+                                 param_hint="--app-id")
+    for name in repos:
+        if not re.fullmatch(r"[A-Za-z0-9._-]+/[A-Za-z0-9._-]+", name) or ".." in name.split("/"):
+            raise typer.BadParameter(f"{neutralise(name)!r} is not OWNER/NAME", param_hint="--repo")
+    options = {"org": org, "repos": repos, "since": _since(since), "api_url": _api_url(api_url),
+               "app": app if app_id else None, "concurrency": concurrency, "max_wait": max_wait}
+    with Progress(TextColumn("{task.description}"), TextColumn("{task.completed} read"), console=err,
+                  transient=True) as bar:
+        tasks: dict[str, object] = {}
+
+        def progress(resource: str, n: int) -> None:
+            if resource not in tasks:
+                tasks[resource] = bar.add_task(resource, total=None)
+            bar.update(tasks[resource], advance=n)  # type: ignore[arg-type]
+        try:
+            result = registry.get_collector("github").collect(
+                output, notify=lambda m: bar.console.print(f"[yellow]wait[/yellow] {term(m)}", highlight=False),
+                progress=progress, **options)
+        except GraphkitError as exc:
+            fail(exc)
+    for p in result.problems:
+        err.print(f"[yellow]unreadable[/yellow] {term(p.reason)}", highlight=False)
+    counts = ", ".join(f"{v} {k}" for k, v in result.summary.items())
+    out.print(f"GitHub snapshot written to {term(str(output))}: {term(counts)}", highlight=False)
+    if result.problems:
+        raise typer.Exit(EXIT_PARTIAL)
+
+
+@collect_app.command("gitlab")
+def collect_gitlab_cmd(
+    group: Annotated[str, typer.Option("--group", metavar="GROUP", help="Group full path (its subgroups and projects "
+                                       "are read).")],
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="DIR", help="Snapshot folder (a rerun with the "
+                                         "same folder resumes).")],
+    projects: Annotated[list[str], typer.Option("--project", metavar="GROUP/PROJECT", help="Read only these projects "
+                                                "(default: every project of the group). Repeatable.")] = [],
+    api_url: Annotated[str, typer.Option("--url", metavar="URL", help="Instance URL (self-managed: "
+                                         "https://gitlab.example.com).")] = "https://gitlab.com",
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=16, help="Requests at once.")] = 4,
+    max_wait: Annotated[float, typer.Option("--max-wait", min=0, help="Longest wait for a rate limit, seconds.")]
+    = 900.0,
+) -> None:
+    """Read a GitLab group through the REST API (read-only, token in GITLAB_TOKEN) into a snapshot folder for
+    --gitlab-snapshot: runners, variable names and flags, protected refs, environments, .gitlab-ci.yml files."""
+    for name in [group, *projects]:
+        if not re.fullmatch(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*", name) or ".." in name.split("/"):
+            raise typer.BadParameter(f"{neutralise(name)!r} is not a GROUP[/SUBGROUP...] path", param_hint="--group")
+    url = _api_url(api_url)
+    try:
+        from ingest._api import ClientConfig
+
+        result = registry.get_collector("gitlab").collect(
+            output, group=group, projects=projects, api_url=url,
+            config=ClientConfig(concurrency=concurrency, max_wait=max_wait),
+            notify=lambda m: err.print(f"[yellow]wait[/yellow] {term(m)}", highlight=False))
+    except GraphkitError as exc:
+        fail(exc)
+    for p in result.problems:
+        err.print(f"[yellow]unreadable[/yellow] {term(p.place)}: {term(p.reason)}", highlight=False)
+    counts = ", ".join(f"{v} {k}" for k, v in result.summary.items())
+    out.print(f"GitLab snapshot written to {term(str(output))}: {term(counts)}", highlight=False)
+@collect_app.command("k8s")
+def collect_k8s_cmd(
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Where to write the cluster "
+                                         "(YAML for --k8s; - for standard output).")] = Path("k8s.yaml"),
+    kubeconfig: Annotated[Optional[Path], typer.Option("--kubeconfig", metavar="FILE", help="Kubeconfig (default: "
+                                                       "$KUBECONFIG or ~/.kube/config).")] = None,
+    context: Annotated[Optional[str], typer.Option("--context", help="Kubeconfig context (default: the current "
+                                                   "one).")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="Cluster name (default: its API server URL).")] = None,
+    production: Annotated[Optional[bool], typer.Option("--production/--not-production", help="Whether the cluster "
+                                                       "is production (default: guessed from its name).")] = None,
+) -> None:
+    """Read a live Kubernetes cluster read-only (list calls): ARC scale sets, RBAC, service accounts, Secret key
+    names (never values), aws-auth; write it for --k8s."""
+    import yaml
+
+    try:
+        result = registry.get_collector("k8s").collect(Path("/"), kubeconfig=str(kubeconfig) if kubeconfig else None,
+                                                       context=context, name=name, production=production)
+        doc = result.document
+        write_atomic(output, yaml.safe_dump_all([doc["descriptor"], doc["list"]], sort_keys=False))
+    except GraphkitError as exc:
+        fail(exc)
+    for p in result.problems:
+        err.print(f"[yellow]skipped[/yellow] {term(str(p))}", highlight=False)
+    counts = ", ".join(f"{v} {k}" for k, v in result.summary.items())
+    where = "standard output" if str(output) == "-" else str(output)
+    (err if str(output) == "-" else out).print(f"cluster written to {term(where)}: {term(counts)}", highlight=False)
     if result.problems:
         raise typer.Exit(EXIT_PARTIAL)
 

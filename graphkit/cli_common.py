@@ -201,6 +201,7 @@ def _print_summary(graph: Graph, doc: dict, top: int | None) -> None:
     shown = f" (top {top} shown)" if top is not None and top < counts["reached"] else ""
     print_item(f"reached {counts['reached']}{shown}, [bold red]critical {counts['by_criticality'].get('critical', 0)}"
           f"[/bold red], possible {possible} (through a scope not fully known), weighted {doc['weight']}", 2)
+    _print_exposure(doc.get("exposure"))
     steps = doc["revocations"]
     print_item(f"[bold]First steps[/bold] ({min(len(steps), SUMMARY_STEPS)} of {counts['revocations']}; "
           "--format runbook for the commands)", 2)
@@ -210,6 +211,32 @@ def _print_summary(graph: Graph, doc: dict, top: int | None) -> None:
     unknown = f"{problems} input problem(s) (skipped files or places: the radius may be larger)" if problems \
         else "no input problems"
     print_item(f"unknown: {possible} possible path(s), {unknown}", 2, "yellow" if possible or problems else "dim")
+    fixable = [p for p in doc["problems"] if "; fix: " in p["reason"]]  # unreadable API scopes (collect github)
+    for p in fixable[:SUMMARY_STEPS]:
+        _oneprint_item(term(p["reason"]), 4, "yellow")
+    if len(fixable) > SUMMARY_STEPS:
+        print_item(f"... {len(fixable) - SUMMARY_STEPS} more unreadable scope(s), see above", 4, "dim")
+
+
+def _print_exposure(exp: dict | None) -> None:
+    """Exposed (what observed runs on the compromised runners received since T) versus reachable (what future
+    jobs would hand over), or why it is unknown (:mod:`graphkit.analysis.exposure`)."""
+    if exp is None:
+        return
+    if not exp["known"]:
+        print_item(term(exp["note"]), 2, "yellow")
+        return
+    jobs = len({r["job"] for r in exp["runs"]})
+    print_item(f"[bold red]exposed {exp['exposed']}[/bold red] (received by {len(exp['runs'])} observed run(s) of "
+               f"{jobs} job(s) since {term(exp['since'])}), reachable {exp['reachable']} (what future jobs would "
+               "hand over)", 2)
+
+
+def _runs_text(graph: Graph, runs: list[dict]) -> str:
+    """``job on runner (run 200, push by alice, 2026-11-30T09:01:00Z)``, the first three runs, then ``+N``."""
+    parts = [f"{graph.node(r['job']).name} on {graph.node(r['runner']).name} (run {r.get('run_id')}, "
+             f"{r.get('event') or '?'} by {r.get('actor') or '?'}, {r.get('started_at') or '?'})" for r in runs[:3]]
+    return "; ".join(parts) + (f"; +{len(runs) - 3} more" if len(runs) > 3 else "")
 
 
 def _lifetime_text(r: dict) -> str:
@@ -232,9 +259,12 @@ def _print_reached(graph: Graph, doc: dict, top: int | None) -> None:
         for r in rows:
             crit = r["criticality"].upper()
             style = "bold red" if crit == "CRITICAL" else "yellow" if crit == "HIGH" else "dim"
-            print_item(f"{term(r['id'])}  [dim]{r['confidence']}, {_lifetime_text(r)}[/dim]", 2,
+            exposure = f", {r['exposure']}" if r.get("exposure") not in (None, "unknown") else ""
+            print_item(f"{term(r['id'])}  [dim]{r['confidence']}, {_lifetime_text(r)}{exposure}[/dim]", 2,
                        hang=f"[{style}]{crit:<8}[/{style}]")
             print_item(f"path: {term(_path_text(graph, r['path']))}", 11)
+            if r.get("exposed_by"):
+                print_item(f"exposed by: {term(_runs_text(graph, r['exposed_by']))}", 11, "red")
             print_item(f"evidence: {term(_evidence_text(r['path']))}", 11, "dim")
     hidden = counts["reached"] - min(len(doc["reached"]), top or counts["reached"])
     if hidden > 0:

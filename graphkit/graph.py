@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphkit.meta import GraphMeta
 from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, Evidence,
-                            Lifetime, Node, NodeKind)
+                            Lifetime, Node, NodeKind, RevocationAction)
 
 __all__ = ["Graph", "GraphBuilder", "GRAPH_SCHEMA", "graph_file_schema"]
 
@@ -124,12 +124,13 @@ class GraphBuilder:
 
     def edge(self, kind: EdgeKind, source: str, target: str, evidence: Evidence | Sequence[Evidence], *,
              key: str = "", possible: bool = False, lifetime: Lifetime | None = None,
-             props: dict[str, Any] | None = None) -> Edge:
-        """Add or merge an edge of ``kind`` (``possible`` sets :attr:`Confidence.POSSIBLE`)."""
+             props: dict[str, Any] | None = None, revoked_by: RevocationAction | None = None) -> Edge:
+        """Add or merge an edge of ``kind`` (``possible`` sets :attr:`Confidence.POSSIBLE`; ``revoked_by``
+        None: the kind's)."""
         return self.add_edge(Edge(kind=kind, source=source, target=target, key=key,
                                   evidence=[evidence] if isinstance(evidence, Evidence) else list(evidence),
                                   confidence=Confidence.POSSIBLE if possible else Confidence.CERTAIN,
-                                  lifetime=lifetime, props=props or {}))
+                                  lifetime=lifetime, props=props or {}, revoked_by=revoked_by))
 
     def update(self, other: "GraphBuilder") -> None:
         """Merge every node and edge of ``other`` into this builder."""

@@ -14,8 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphkit.model.observed import ObservedRun, RunnerEvent
+
 __all__ = ["Problem", "SourceStatus", "InventoryFacts", "AwsIamSummary", "ResolveSummary", "CloudSummary",
-           "GraphMeta"]
+           "HistoryFacts", "GraphMeta"]
 
 
 class _Meta(BaseModel):
@@ -61,6 +63,11 @@ class InventoryFacts(_Meta):
     runners_complete: list[str] = Field(default_factory=list)
     organizations: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
+    #: GitLab projects by ``host/full path`` (lower-cased): visibility, default branch, protected branches and tags
+    #: (wildcards), environments, variable ids (``ingest.runner_inventory.gitlab_graph``)
+    gitlab_projects: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    #: GitLab instance hosts and group/project paths whose CI/CD variable lists are complete
+    gitlab_variables_complete: list[str] = Field(default_factory=list)
 
 
 class AwsIamSummary(_Meta):
@@ -102,6 +109,26 @@ class CloudSummary(_Meta):
     resolved_patterns: list[str] = Field(default_factory=list)
 
 
+class HistoryFacts(_Meta):
+    """What the platform saw (``meta.history``, written by the ``github-history`` source, read by
+    :mod:`graphkit.resolve.observed` and the exposure analysis).
+
+    ``runs``: every job of the workflow runs read (GitHub REST job history).
+    ``repositories``: the repositories whose run history was read (``owner/name``, lower-cased): for them,
+    a job absent from ``runs`` did not run in the window.  ``since``: the earliest time the history covers
+    (ISO 8601; the earliest run start when not stated).  ``events``: runner registrations and removals from the
+    audit logs read; ``audit_logs``: the organizations whose audit log was read (for the others, who registered
+    a runner is unknown).  ``files``: the files read.
+    """
+
+    runs: list[ObservedRun] = Field(default_factory=list)
+    repositories: list[str] = Field(default_factory=list)
+    since: str | None = None
+    events: list[RunnerEvent] = Field(default_factory=list)
+    audit_logs: list[str] = Field(default_factory=list)
+    files: list[str] = Field(default_factory=list)
+
+
 class GraphMeta(_Meta):
     """``graph.meta``: inputs, per-source completeness, problems, source facts and summaries.
 
@@ -117,6 +144,7 @@ class GraphMeta(_Meta):
     aws_iam: AwsIamSummary | None = None
     resolve: ResolveSummary | None = None
     cloud: CloudSummary | None = None
+    history: HistoryFacts | None = None
     what_if: list[dict[str, Any]] = Field(default_factory=list)
 
     @property

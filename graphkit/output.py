@@ -21,10 +21,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from graphkit.analysis import BlastRadius, RevocationPlan, blast_radius, revocation_plan
+from graphkit.analysis.exposure import Exposure, exposure, observed_since
 from graphkit.analysis.timeline import Issued, TokenKind, TokenStatus, classify_all, session_notes
 from graphkit.graph import Graph
 
-__all__ = ["BLAST_RADIUS_SCHEMA", "Clock", "blast_radius_document", "neutralise", "print_json", "runbook_text",
+__all__ = ["BLAST_RADIUS_SCHEMA", "NO_HISTORY", "Clock", "blast_radius_document", "neutralise", "print_json", "runbook_text",
            "term"]
 
 BLAST_RADIUS_SCHEMA = "graphkit.blast-radius/v1"
@@ -102,6 +103,35 @@ def _time_section(graph: Graph, clock: Clock, radius: BlastRadius, plan: Revocat
             "notes": session_notes(graph, [*radius.sources, *radius.ids], narrowed)}
 
 
+#: What the summary and the JSON say when no job history was read: exposure is unknown, never "nothing exposed".
+NO_HISTORY = "exposure unknown: no job history; run collect github --since"
+
+
+def _with_exposure(entry: dict[str, Any], exp: Exposure) -> dict[str, Any]:
+    """A reached entry with ``exposure`` (``exposed``/``reachable``; left out with no job history, which the
+    document's ``exposure`` section states) and, when exposed, how sure
+    (``exposure_confidence``) and the observed runs that handed it over (``exposed_by``: job, runner, run and
+    job ids, event, actor, head ref, times, evidence)."""
+    if not exp.known:
+        return entry  # the document's ``exposure`` section says it is unknown (no job history)
+    entry["exposure"] = exp.status(entry["id"])
+    if entry["exposure"] == "exposed":
+        entry["exposure_confidence"] = "possible" if entry["id"] in exp.possible else "certain"
+        jobs = set(exp.assets[entry["id"]])
+        entry["exposed_by"] = [r.to_dict() for r in exp.runs if r.job in jobs]
+    return entry
+
+
+def _exposure_section(exp: Exposure, radius: BlastRadius) -> dict[str, Any]:
+    """``{known, since, exposed, reachable, runs, note}``: counts over the reached assets."""
+    exposed = sum(1 for r in radius.reached if r.id in exp.assets)
+    return {"known": exp.known, "since": exp.since,
+            "exposed": exposed if exp.known else None,
+            "reachable": len(radius.reached) - exposed if exp.known else None,
+            "runs": [r.to_dict() for r in exp.runs],
+            "note": None if exp.known else NO_HISTORY}
+
+
 def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock) -> str:
     """``blast-radius --format runbook``: the Markdown checklist, then the dry-run shell script in a fenced block.
 
@@ -112,8 +142,10 @@ def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock) ->
     """
     from graphkit.report.runbook import runbook_markdown, runbook_script
 
+    graph = observed_since(graph, clock.compromised_since)
     radius = blast_radius(graph, sources)
-    plan = revocation_plan(graph, radius.sources, live_sessions=clock.live_sessions(graph))
+    exp = exposure(graph, radius, clock.compromised_since)
+    plan = revocation_plan(graph, radius.sources, live_sessions=clock.live_sessions(graph), exposed=exp.assets)
     time = _time_section(graph, clock, radius, plan)
     md = runbook_markdown(graph, plan, now=clock.now, tokens=clock.tokens(graph), notes=time["notes"])
     text = md + "\n## Script\n\n```sh\n" + runbook_script(graph, plan, now=clock.now) + "```\n"
@@ -152,10 +184,14 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
     UnknownNodeError
         for an unknown source id.
     """
-    radius = radius if radius is not None else blast_radius(graph, sources)
+    since = clock.compromised_since if clock is not None else None
+    if radius is None:
+        graph = observed_since(graph, since)  # the runs that ended before the compromise exposed nothing
+        radius = blast_radius(graph, sources)
+    exp = exposure(graph, radius, since)
     if plan is None:
         live = clock.live_sessions(graph) if clock is not None else ()
-        plan = revocation_plan(graph, radius.sources, live_sessions=live)
+        plan = revocation_plan(graph, radius.sources, live_sessions=live, exposed=exp.assets)
     by_kind: dict[str, int] = {}
     by_crit: dict[str, int] = {}
     for r in radius.reached:
@@ -169,7 +205,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         "counts": {"reached": len(radius.reached), "by_kind": dict(sorted(by_kind.items())),
                    "by_criticality": dict(sorted(by_crit.items())), "revocations": len(plan.steps)},
         "weight": radius.weight,
-        "reached": [r.to_dict() for r in reached],
+        "reached": [_with_exposure(r.to_dict(), exp) for r in reached],
         "revocations": [{"rank": s.rank, "action": s.action.value, "target": s.subject_id,
                          "target_kind": s.subject_kind.value, "target_name": s.subject_name,
                          "description": s.description, "phase": s.phase.value, "long_lived": s.long_lived, "cuts": list(s.cuts),
@@ -177,6 +213,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         "residual_weight": plan.residual_weight,
         "partial_input": graph.meta.partial,
         "problems": [p.model_dump() for p in graph.meta.problems],
+        "exposure": _exposure_section(exp, radius),
     }
     if clock is not None:
         doc["time"] = _time_section(graph, clock, radius, plan)

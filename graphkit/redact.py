@@ -44,7 +44,7 @@ from detect_secrets.plugins.square_oauth import SquareOAuthDetector
 from detect_secrets.plugins.stripe import StripeDetector
 
 __all__ = ["FINGERPRINT_HEX", "FINGERPRINT_KEY", "REDACTED", "SECRET_CONDITION_KEYS", "CleanUrl", "CredentialMatch", "find_credentials",
-           "fingerprint", "redact_text", "redact_policy_secrets", "strip_embedded_urls", "strip_url_credentials",
+           "fingerprint", "looks_like_credential_name", "redact_text", "redact_policy_secrets", "strip_embedded_urls", "strip_url_credentials",
            "strip_url_fields"]
 
 #: Default fingerprint key (documented, fixed): fingerprints stay comparable across runs and machines.
@@ -212,14 +212,27 @@ _URL_USERINFO = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://([^\s/@:'\"`]*:[^\s/@'\"`
 #: A token query parameter in a URL.
 _URL_PARAM = re.compile(r"(?i)[?&](" + "|".join(sorted(re.escape(p).replace("_", "[_-]") for p in _SECRET_PARAMS
                                                          if len(p) > 3)) + r")=([^\s&#'\"`]+)")
+#: The words that make a name say "credential" (``DB_PASSWORD``, ``api-key``, ``SECRET_TOKEN``).
+_CREDENTIAL_WORDS = (r"(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|"
+                     r"credentials?|auth)")
+_CREDENTIAL_NAME = re.compile(r"(?i)(?:^|[\W_])" + _CREDENTIAL_WORDS + r"(?:$|[\W_])")
 #: ``NAME=value`` / ``NAME: value`` / ``--password value`` where NAME says credential.
 _ASSIGNMENT = re.compile(
-    r"(?i)(?:\b[\w.-]*(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|"
-    r"credentials?|auth)\b[\w.-]*[\"']?[ \t]*[:=][ \t]*|--(?:password|passwd|token|secret|api-key)[ =])"
+    r"(?i)(?:\b[\w.-]*" + _CREDENTIAL_WORDS + r"\b[\w.-]*[\"']?[ \t]*[:=][ \t]*|--(?:password|passwd|token|secret|api-key)[ =])"
     r"\[?[ \t]*[\"']?([^\s\"'`;|&):\],]{8,})(?![\w:])")
 #: Shannon entropy (bits per character) an assigned value needs to count as a credential.
 _ENTROPY_MIN = 3.0
 _ENTROPY = Base64HighEntropyString(limit=_ENTROPY_MIN)  # entropy over the base64 alphabet
+
+
+def looks_like_credential_name(name: str) -> bool:
+    """True when a variable or key name says it holds a credential (the words :func:`find_credentials` uses for
+    assignments, as a whole word or ``_``-separated part).
+
+    >>> [looks_like_credential_name(n) for n in ("DOCKER_HUB_PASSWORD", "CI_JOB_TOKEN", "TOKENIZER", "GIT_DEPTH")]
+    [True, True, False, False]
+    """
+    return bool(_CREDENTIAL_NAME.search(name))
 
 
 def _plausible_value(value: str) -> bool:

@@ -202,6 +202,54 @@ def _inventory(text: str) -> Any:
     return to_graph([parse(text, "f.yaml")])
 
 
+#: A small GitLab project's configuration (issue 14): templates, extends, !reference, rules, secrets, id_tokens.
+GITLAB_SEED = """\
+stages: [build, deploy]
+variables: {GIT_DEPTH: "1", DEPLOY_TOKEN: "$VAULT_TOKEN"}
+workflow:
+  rules:
+    - if: $CI_PIPELINE_SOURCE == "merge_request_event"
+    - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH
+    - if: $CI_COMMIT_TAG =~ /^v[0-9]+/
+default: {image: "alpine:3", tags: [docker]}
+.base: &base
+  tags: [linux]
+  variables: {A: "1"}
+.deploy:
+  extends: .base
+  id_tokens:
+    VAULT_ID_TOKEN: {aud: https://vault.example.com}
+  secrets:
+    DB_PASSWORD: {vault: production/db/password@ops, token: $VAULT_ID_TOKEN}
+build:
+  <<: *base
+  stage: build
+  script: [make, !reference [.base, tags]]
+  rules:
+    - if: $CI_MERGE_REQUEST_SOURCE_PROJECT_PATH != $CI_PROJECT_PATH
+      when: never
+    - when: on_success
+deploy:
+  extends: .deploy
+  stage: deploy
+  environment: {name: production, deployment_tier: production}
+  only: [main, tags]
+  except: {variables: ['$SKIP == "1"']}
+  script: [./deploy]
+"""
+
+
+def _gitlab(text: str) -> Any:
+    from ingest.gitlab_ci import INGESTOR, Project, to_graph
+    parsed = INGESTOR.parse(text, InputFile(path=Path("/x/.gitlab-ci.yml"), name=".gitlab-ci.yml",
+                                            context=Project("acme/app")))
+    result = to_graph([parsed])
+    internal = [p for p in result.problems if "internal error" in p.reason]
+    if internal:  # to_graph isolates a defect on one job as a problem: for the fuzzer, it is a crash
+        raise RuntimeError(internal[0].reason)
+    return result
+
+
 def _graph(text: str) -> Any:
     from graphkit.graph import Graph
     with tempfile.NamedTemporaryFile("w", suffix=".json", encoding="utf-8", delete=False) as fh:
@@ -266,6 +314,7 @@ def targets() -> dict[str, Target]:
         "inventory": Target("inventory", _files("**/inventory.yaml", fixtures), _inventory, ingestor="runners",
                             filename="f{}.yaml"),
         "host": Target("host", list(HOST_SEEDS.values()), _host),
+        "gitlab-ci": Target("gitlab-ci", _files("gitlab-ci/**/*.y*ml") + [GITLAB_SEED], _gitlab),
         "graph": Target("graph", [_graph_seed()], _graph, allowed=(GraphFileError,), as_json=True),
     }
 

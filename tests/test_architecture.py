@@ -143,7 +143,8 @@ def violations(imp: Import, files: dict[str, Path]) -> list[str]:
 
 #: Declared dependencies between sources: a collector may read the models of the input format it writes.
 #: ``graphkit collect host`` writes the runner inventory format (``graphkit.runner-inventory/v1``).
-WRITES_FORMAT = {"ingest.host": "ingest.runner_inventory.models"}
+WRITES_FORMAT = {"ingest.host": "ingest.runner_inventory.models",
+                 "ingest.github_api": "ingest.runner_inventory.models"}  # graphkit collect github
 
 
 def _ingest_violations(imp: Import, where: str) -> list[str]:

@@ -153,9 +153,26 @@ def leaks(text: str) -> list[str]:
     return [line[:200] for line in text.splitlines() if "canary" in line.lower()]
 
 
+def plant_k8s(root: Path) -> Path:
+    """``k8s/``: a Secret's values, an ARC values file's inline PAT, a kubeconfig token and a cluster server URL
+    with a password (issue 15)."""
+    d = root / "k8s"
+    write(d, "cluster.yaml", "schema: graphkit.k8s-cluster/v1\nname: prod\n"
+          "server: https://bot:CANARY-Kube-Url-5@prod.k8s.example.invalid\n")
+    write(d, "secrets.yaml", "apiVersion: v1\nkind: Secret\nmetadata: {name: app, namespace: ci}\n"
+          "stringData: {github_token: CANARY-K8s-Secret-6}\ndata: {key: Q0FOQVJZ}\n")
+    write(d, "arc/values.yaml", "githubConfigUrl: https://github.com/acme\n"
+          f"githubConfigSecret: {{github_token: {GH_TOKEN}}}\nrunnerScaleSetName: arc\n")
+    write(d, "kubeconfig.yaml", "apiVersion: v1\nkind: Config\nclusters:\n- name: prod\n  cluster:\n"
+          "    server: https://bot:CANARY-Kube-Url-7@prod.k8s.example.invalid\nusers:\n- name: ci\n  user:\n"
+          "    token: CANARY-Kube-Token-8\n")
+    return d
+
+
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("planted")
+    plant_k8s(tmp)
     (tmp / "inventory.yaml").write_text(INVENTORY, encoding="utf-8")
     (tmp / "iam.json").write_text(json.dumps(IAM), encoding="utf-8")
     return {"dir": tmp, "repos": plant_checkout(tmp), "host_root": plant_host(tmp),
@@ -177,13 +194,13 @@ def outputs(planted) -> dict[str, str]:
     got["collect"] = cli("collect", "host", "--root", str(planted["host_root"]), "-o", str(d / "host.json"))
     got["host.json"] = (d / "host.json").read_text(encoding="utf-8")
     inputs = ["--github-actions", str(planted["repos"]), "--runners", str(d / "host.json"),
-              "--runners", str(planted["inventory"]), "--aws-iam", str(planted["iam"])]
+              "--runners", str(planted["inventory"]), "--aws-iam", str(planted["iam"]), "--k8s", str(d / "k8s")]
     got["build"] = cli("build", *inputs, "-o", str(d / "graph.json"))
     got["graph.json"] = (d / "graph.json").read_text(encoding="utf-8")
     g = ["--graph", str(d / "graph.json")]
     for fmt in ("table", "json"):
         got[f"nodes {fmt}"] = cli("nodes", *g, "--format", fmt)
-        for src in ("host:build-01", "runner:acme/build-01-u", "runner:acme/inv-01"):
+        for src in ("host:build-01", "runner:acme/build-01-u", "runner:acme/inv-01", "runner:acme/arc"):
             got[f"blast-radius {src} {fmt}"] = cli("blast-radius", *g, "--from", src, "--format", fmt)
         got[f"diff {fmt}"] = cli("diff", str(planted["inventory"]), str(d / "host.json"), "--format", fmt)
     for fmt in ("table", "json", "sarif"):
@@ -204,6 +221,7 @@ def test_inputs_really_hold_the_canaries(planted):
     host = planted["host_root"]
     assert "CANARY-Runner-Url-1" in (host / "srv/actions-runner-u/.runner").read_text()
     assert "CANARY-ExtId-1" in planted["iam"].read_text() and "CANARY-Inv-Reg-2" in planted["inventory"].read_text()
+    assert "CANARY-K8s-Secret-6" in (planted["dir"] / "k8s" / "secrets.yaml").read_text()
 
 
 def test_no_output_holds_a_canary(outputs):

@@ -140,6 +140,19 @@ SAMPLES: dict[str, tuple[str, str]] = {
     "account id": ("111122223333", "111122223333"),
     "ARN": ("arn:aws:iam::111122223333:user/CI-Bot", "arn:aws:iam::111122223333:user/CI-Bot"),
     "job id": ("job:acme/app/.github/workflows/ci.yml#build", "job:acme/app/.github/workflows/ci.yml#build"),
+    "GitLab instance host, or host/full path of a group or project": ("GitLab.Example.com/Acme/Platform",
+                                                                      "gitlab.example.com/acme/platform"),
+    "CI/CD variable key": ("Aws_Key", "Aws_Key"),
+    "environment scope": ("review/*", "review/*"),
+    "GitLab project path GROUP[/SUBGROUP...]/PROJECT": ("GNOME/Sub/GLib", "gnome/sub/glib"),
+    "GitLab job name": ("rspec:unit 1/2", "rspec:unit 1/2"),
+    "GitLab environment name": ("Review/$CI_COMMIT_REF_SLUG", "Review/$CI_COMMIT_REF_SLUG"),
+    # GitHub's job display name (REST job ``name``): a matrix instance, https://docs.github.com/en/rest/actions/workflow-jobs
+    "job display name": ("Build (ubuntu, 3.11) #2 > x", "Build (ubuntu, 3.11) #2 > x"),
+    "cluster": ("https://K8s.example:6443", "https://K8s.example:6443"),
+    "namespace": ("arc-runners", "arc-runners"),
+    "object name": ("Runner.SA", "Runner.SA"),
+    "node selector": ("pool=ci,zone=a", "pool=ci,zone=a"),
 }
 #: Values a part must refuse (they would not read back, or are not what the part names); every part refuses
 #: the empty and the blank value.
@@ -155,6 +168,13 @@ HOSTILE: dict[str, list[str]] = {
     "account id": ["1234", "abcdefghijkl"],
     "ARN": ["role/x"],
     "job id": ["acme/app/.github/workflows/ci.yml#build"],
+    "GitLab instance host, or host/full path of a group or project": ["gitlab.com:8443/acme", "acme//x"],
+    "CI/CD variable key": ["A-B", "A:B"],
+    "environment scope": ["a:b"],
+    "GitLab project path GROUP[/SUBGROUP...]/PROJECT": ["acme", "a:b/c", "a/b#c", "a b/c"],
+    "cluster": ["prod#x"],
+    "namespace": ["a/b", "a#b"],
+    "object name": ["a/b", "a#b"],
 }
 
 

@@ -21,8 +21,12 @@ from graphkit.model.edges import EDGE_SPECS, Edge, EdgeSpec
 from graphkit.model.enums import (CRITICALITY_WEIGHT, LIFETIME_SECONDS, REVOCATION_SPECS, Confidence, Criticality,
                                   EdgeKind, Lifetime, NodeKind, RevocationAction, RevocationSpec, lifetime_seconds)
 from graphkit.model.evidence import Evidence, merge_evidence
+from graphkit.model.gitlab import (GitLabEnvironment, GitLabIdToken, GitLabJob, GitLabSecret, GitLabTrigger,
+                                   GitLabVariable)
 from graphkit.model.ids import repo_key, secret_key
+from graphkit.model.k8s import KubeSecret, KubeServiceAccount, RunnerPods
 from graphkit.model.node import MergeRule, Node, NodeSpec
+from graphkit.model.observed import ObservedRun, RunnerEvent
 from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, BranchPolicy, Cache,
                                   CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential,
                                   DeploymentTarget, GitHubToken, Host, Job, LiteralCredential, OIDCIdentity,
@@ -32,6 +36,7 @@ from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, Any
                                   node_kind)
 
 __all__ = [
+    "KubeSecret", "KubeServiceAccount", "RunnerPods",
     "ids", "Confidence", "Criticality", "CRITICALITY_WEIGHT", "Lifetime", "LIFETIME_SECONDS", "lifetime_seconds",
     "RevocationAction", "RevocationSpec", "REVOCATION_SPECS", "Evidence", "merge_evidence", "Node", "NodeSpec",
     "MergeRule", "NodeKind", "NODE_TYPES", "NODE_ID_FORMATS", "NODE_ADAPTER", "AnyNode", "EdgeKind", "EdgeSpec",
@@ -42,4 +47,6 @@ __all__ = [
     "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",
     "CloudPolicy",
     "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode",
+    "GitLabJob", "GitLabTrigger", "GitLabEnvironment", "GitLabVariable", "GitLabSecret", "GitLabIdToken",
+    "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode", "ObservedRun", "RunnerEvent",
 ]

@@ -43,18 +43,22 @@ class EdgeSpec(BaseModel):
     #: request's code runs as the job, exactly like a malicious commit): the target follows ``source_only``
     #: edges as a source does
     runs_code: bool = False
+    #: an observed past event (a run of the job on the runner, from the platform's job history), not a
+    #: standing access: nothing revokes it, and what the run received was handed over then, so the edge does
+    #: not bound the lifetime of what lies behind it (a secret the run read stays usable until rotated)
+    observed: bool = False
 
 
 def _spec(kind: EdgeKind, traversable: bool, sources: set[NodeKind], targets: set[NodeKind], description: str,
           lifetime: Lifetime = Lifetime.NOT_APPLICABLE, revoked_by: RevocationAction | None = None,
           revoke_subject: Literal["source", "target"] = "target",
           wiped_with_source: set[NodeKind] = frozenset(),  # type: ignore[assignment]
-          source_only: bool = False, runs_code: bool = False) -> EdgeSpec:
+          source_only: bool = False, runs_code: bool = False, observed: bool = False) -> EdgeSpec:
     return EdgeSpec(kind=kind, rel_type=kind.value.upper(), traversable=traversable, sources=frozenset(sources),
                     targets=frozenset(targets), lifetime=lifetime, revoked_by=revoked_by,
                     revoke_subject=revoke_subject, description=description,
                     wiped_with_source=frozenset(wiped_with_source), source_only=source_only,
-                    runs_code=runs_code)
+                    runs_code=runs_code, observed=observed)
 
 
 K = NodeKind
@@ -80,8 +84,10 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
               Lifetime.UNTIL_REIMAGED, R.REIMAGE_HOST, "target"),
         _spec(EdgeKind.RECEIVES_JOB, True, {K.RUNNER}, {K.JOB}, "Runner is eligible for the job's future runs "
               "(labels, group access)", Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "source"),
-        _spec(EdgeKind.READS_SECRET, True, {K.JOB, K.CLOUD_ROLE, K.CLOUD_USER}, {K.SECRET, K.CLOUD_SECRET},
-              "Job (or cloud principal) receives the secret value",
+        _spec(EdgeKind.READS_SECRET, True, {K.JOB, K.CLOUD_ROLE, K.CLOUD_USER, K.K8S_SERVICE_ACCOUNT, K.RUNNER},
+              {K.SECRET, K.CLOUD_SECRET, K.K8S_SECRET},
+              "Job (or cloud principal, Kubernetes service account by its RBAC, runner pod mounting it) receives the "
+              "secret value",
               Lifetime.UNTIL_ROTATED, R.ROTATE_SECRET, "target"),
         _spec(EdgeKind.HAS_TOKEN, True, {K.JOB}, {K.GITHUB_TOKEN}, "Job receives its GITHUB_TOKEN",
               Lifetime.PER_JOB, R.REDUCE_TOKEN_PERMISSIONS, "target"),
@@ -91,7 +97,7 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.MINTS_OIDC, True, {K.JOB}, {K.OIDC_IDENTITY}, "Job has id-token: write",
               Lifetime.OIDC_TOKEN, R.REMOVE_ID_TOKEN_PERMISSION, "source"),
         _spec(EdgeKind.ASSUMES_ROLE, True, {K.OIDC_IDENTITY, K.JOB, K.SECRET, K.CREDENTIAL, K.CLOUD_ROLE,
-                                            K.CLOUD_USER, K.CLOUD_ACCOUNT},
+                                            K.CLOUD_USER, K.CLOUD_ACCOUNT, K.K8S_SERVICE_ACCOUNT},
               {K.CLOUD_ROLE}, "Source can assume the cloud role", Lifetime.CLOUD_SESSION, R.NARROW_TRUST_POLICY,
               "target"),
         _spec(EdgeKind.SIGNS_WITH, True, _GRANTERS, {K.SIGNING_KEY}, "Source can sign with the key/identity",
@@ -122,14 +128,18 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
               "Role's trust policy names the OIDC provider"),
         _spec(EdgeKind.AUTHENTICATES_AS, True, {K.CREDENTIAL, K.SECRET}, {K.CLOUD_USER},
               "Access key of the IAM user", Lifetime.UNTIL_ROTATED, R.ROTATE_ACCESS_KEYS, "target"),
-        _spec(EdgeKind.ADMINISTERS, True, {K.CLOUD_ROLE, K.CLOUD_USER}, {K.CLOUD_ACCOUNT},
-              "Principal is an administrator of the account (*:*, iam:* or iam:PassRole with compute creation)",
+        # a Kubernetes cluster's admin: cluster-admin or "*" on "*" cluster-wide (RBAC), or the EKS group
+        # system:masters (aws-auth); such edges are cut by remove_rbac_binding (graphkit/resolve/k8s.py)
+        _spec(EdgeKind.ADMINISTERS, True, {K.CLOUD_ROLE, K.CLOUD_USER, K.K8S_SERVICE_ACCOUNT, K.CREDENTIAL},
+              {K.CLOUD_ACCOUNT, K.DEPLOYMENT_TARGET},
+              "Principal is an administrator of the account (*:*, iam:* or iam:PassRole with compute creation) or "
+              "of the Kubernetes cluster (cluster-admin, * on *, system:masters)",
               Lifetime.CLOUD_SESSION, R.REVOKE_ROLE_SESSIONS, "source"),
         _spec(EdgeKind.PERSISTS_ON, True, {K.JOB}, {K.RUNNER, K.HOST},
               "Code run by the job can persist on the runner or host it lands on (semantics §2): a runner that "
               "is not ephemeral, or a host that outlives its jobs (graphkit.resolve.persistence)",
               Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "target", source_only=True),
-        _spec(EdgeKind.CAN_REGISTER_RUNNER, True, {K.CREDENTIAL, K.SECRET},
+        _spec(EdgeKind.CAN_REGISTER_RUNNER, True, {K.CREDENTIAL, K.SECRET, K.K8S_SECRET},
               {K.ORGANIZATION, K.REPOSITORY, K.RUNNER_GROUP, K.JOB},
               "Credential can mint runner registration tokens and attach a new runner there (semantics §8; "
               "graphkit.resolve.registration); cut by rotating the source (a secret's edge: rotate_secret)",
@@ -140,6 +150,25 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.CAN_TRIGGER, True, {K.UNTRUSTED}, {K.JOB, K.RUNNER},
               "Untrusted actor can make the job run their code (or run it on the runner, from a fork)",
               Lifetime.PER_JOB, R.RESTRICT_UNTRUSTED_TRIGGER, "source", runs_code=True),
+        # a GitLab runner authentication token (config.toml `token`) does not expire unless the instance sets an
+        # expiry: whoever copies it polls for the runner's jobs (https://docs.gitlab.com/ci/runners/
+        # configure_runners/#authentication-token-security); deleting the runner or resetting the token cuts it
+        _spec(EdgeKind.AUTHENTICATES_RUNNER, True, {K.CREDENTIAL}, {K.RUNNER},
+              "A runner authentication token: its holder requests the runner's jobs (GitLab: until the runner is "
+              "deleted or its token reset)", Lifetime.UNTIL_RUNNER_REMOVED, R.RESET_RUNNER_TOKEN, "source"),
+        # observed in the platform's job history (GitHub REST "List jobs for a workflow run": runner_id,
+        # runner_name, started_at, completed_at, https://docs.github.com/en/rest/actions/workflow-jobs);
+        # props: the run (run_id, run_attempt, job_id, event, actor, head_branch, head_sha, started_at,
+        # completed_at); one edge per GitHub job id (key)
+        _spec(EdgeKind.RAN_JOB, True, {K.RUNNER}, {K.JOB},
+              "Observed: the runner ran a run of the job (job history); an attacker holding the runner then "
+              "received what that run received (exposed, not only reachable)",
+              Lifetime.PER_JOB, None, "source", observed=True),
+        # the pod's token is mounted unless automountServiceAccountToken is false (Kubernetes "Service accounts",
+        # https://kubernetes.io/docs/concepts/security/service-accounts/): bound to the pod, about an hour
+        _spec(EdgeKind.USES_SERVICE_ACCOUNT, True, {K.RUNNER, K.JOB}, {K.K8S_SERVICE_ACCOUNT},
+              "The runner's pods (and the jobs they run) hold the Kubernetes service account's token",
+              Lifetime.PER_JOB, R.ROTATE_SERVICE_ACCOUNT_TOKENS, "target"),
     ]
 }
 del K, R

@@ -122,6 +122,15 @@ class RevocationAction(str, Enum):
     PURGE_CACHE = "purge_cache"
     ROTATE_ACCESS_KEYS = "rotate_access_keys"
     RESTRICT_UNTRUSTED_TRIGGER = "restrict_untrusted_trigger"
+    DELETE_GITLAB_RUNNER = "delete_gitlab_runner"
+    RESET_RUNNER_TOKEN = "reset_runner_token"
+    ROTATE_CICD_VARIABLE = "rotate_cicd_variable"
+    #: Kubernetes / Actions Runner Controller (issue 15)
+    DELETE_SCALE_SET = "delete_scale_set"
+    ROTATE_CONTROLLER_CREDENTIAL = "rotate_controller_credential"
+    ROTATE_SERVICE_ACCOUNT_TOKENS = "rotate_service_account_tokens"
+    REMOVE_RBAC_BINDING = "remove_rbac_binding"
+    REPLACE_NODES = "replace_nodes"
 
 
 class RevocationSpec(BaseModel):
@@ -175,6 +184,30 @@ REVOCATION_SPECS: dict[RevocationAction, RevocationSpec] = {
                        "all external contributors, stop building pull request code in pull_request_target, "
                        "workflow_run and issue_comment jobs, keep public repositories off self-hosted runner "
                        "groups (allows_public_repositories: false)"),
+        RevocationSpec(action=RevocationAction.DELETE_GITLAB_RUNNER,
+                       description="Delete the GitLab runner (DELETE /runners/:id; its authentication token stops "
+                       "working, https://docs.gitlab.com/api/runners/#delete-a-runner)"),
+        RevocationSpec(action=RevocationAction.RESET_RUNNER_TOKEN,
+                       description="Reset the GitLab runner's authentication token (POST /runners/:id/reset_"
+                       "authentication_token): every copy of the old token stops working, "
+                       "https://docs.gitlab.com/api/runners/#reset-runners-authentication-token-by-using-the-runner-id"),
+        RevocationSpec(action=RevocationAction.ROTATE_CICD_VARIABLE,
+                       description="Rotate the credential a GitLab CI/CD variable holds at its issuer, then update "
+                       "the variable (PUT .../variables/:key, https://docs.gitlab.com/api/project_level_variables/)"),
+        RevocationSpec(action=RevocationAction.DELETE_SCALE_SET,
+                       description="Delete the ARC runner scale set (or legacy RunnerDeployment/RunnerSet) and its "
+                       "registration with GitHub, so no job is routed to its pods"),
+        RevocationSpec(action=RevocationAction.ROTATE_CONTROLLER_CREDENTIAL,
+                       description="Rotate the GitHub App private key or PAT held in the ARC controller's Kubernetes "
+                       "Secret (githubConfigSecret), then update the Secret"),
+        RevocationSpec(action=RevocationAction.ROTATE_SERVICE_ACCOUNT_TOKENS,
+                       description="Invalidate the Kubernetes service account's tokens (delete and recreate the "
+                       "service account, delete its token Secrets, restart its pods)"),
+        RevocationSpec(action=RevocationAction.REMOVE_RBAC_BINDING,
+                       description="Remove the RoleBinding/ClusterRoleBinding (or aws-auth mapping) that grants the "
+                       "access"),
+        RevocationSpec(action=RevocationAction.REPLACE_NODES,
+                       description="Cordon, drain and replace the Kubernetes nodes the runner pods ran on"),
         RevocationSpec(action=RevocationAction.ROTATE_ACCESS_KEYS,
                        description="Deactivate and rotate the IAM user's access keys (aws iam update-access-key "
                        "--status Inactive, then create new ones)"),
@@ -208,6 +241,8 @@ class NodeKind(str, Enum):
     CLOUD_ACCOUNT = "cloud_account"
     CLOUD_SECRET = "cloud_secret"
     UNTRUSTED = "untrusted"
+    K8S_SERVICE_ACCOUNT = "k8s_service_account"
+    K8S_SECRET = "k8s_secret"
 
 
 
@@ -248,5 +283,9 @@ class EdgeKind(str, Enum):
     CAN_REGISTER_RUNNER = "can_register_runner"
     GROUP_RECEIVES_JOB = "group_receives_job"
     CAN_TRIGGER = "can_trigger"
+    AUTHENTICATES_RUNNER = "authenticates_runner"
+    # observed (job history: what actually ran)
+    RAN_JOB = "ran_job"
+    USES_SERVICE_ACCOUNT = "uses_service_account"
 
 

@@ -57,11 +57,14 @@ from graphkit.redact import strip_url_credentials
 __all__ = [
     "IdError", "Part", "IdForm", "ParsedId", "ID_FORMS", "FORMS_BY_KIND", "PREFIXES", "parse", "kind_of",
     "id_format", "host", "runner", "runner_pool", "pool_labels", "runner_group", "organization", "repository",
-    "workflow", "job", "github_token", "oidc_identity", "secret_org", "secret_repo", "secret_env",
-    "secret_unknown", "secret_all", "cloud_role", "signing_key", "environment", "target", "cache_actions",
+    "workflow", "job", "job_observed", "job_name_part", "github_token", "oidc_identity", "secret_org", "secret_repo",
+    "secret_env", "secret_unknown", "secret_all", "secret_gitlab", "cloud_role", "signing_key", "environment",
+    "target", "cache_actions",
     "cache_host", "credential", "cloud_user", "cloud_group", "cloud_policy", "cloud_policy_file",
     "oidc_provider", "cloud_account", "cloud_secret", "untrusted", "owner_key", "repo_key", "secret_key", "env_key",
-    "runner_name_part", "runner_name_of_part", "runner_ref",
+    "runner_name_part", "runner_name_of_part", "runner_ref", "gitlab_project", "gitlab_pipeline", "gitlab_job",
+    "gitlab_environment", "external_secret",
+    "runner_name_part", "runner_name_of_part", "runner_ref", "k8s_node_pool", "k8s_service_account", "k8s_secret",
 ]
 
 
@@ -128,6 +131,16 @@ def runner_name_of_part(part: str) -> str:
     return urllib.parse.unquote(part, errors="surrogatepass") if "%" in part else part
 
 
+def job_name_part(name: str) -> str:
+    """A job display name as observed job ids write it: :func:`runner_name_part`, with ``#`` and ``>`` also
+    percent-encoded (they separate the parts of job ids); read back with :func:`runner_name_of_part`.
+
+    >>> job_name_part("build (ubuntu, 3.11)"), job_name_part("a#b>c")
+    ('build (ubuntu, 3.11)', 'a%23b%3Ec')
+    """
+    return runner_name_part(name).replace("#", "%23").replace(">", "%3E")
+
+
 @dataclass(frozen=True)
 class Part:
     """One placeholder of an id template.
@@ -165,6 +178,31 @@ TEXT = Part("identifier", _keep, r".+")
 WORD = Part("type", lambda s: s.strip().lower(), r"[a-z0-9_-]+")
 ACCOUNT = Part("account id", _keep, r"\d{12}|\*|aws|\$\{[^}]+\}")
 ARN = Part("ARN", _keep, r"arn:.+")
+GL_PATH = Part("GitLab instance host, or host/full path of a group or project", lambda s: s.strip().lower(),
+               r"[^:/\s]+(?:/[^:/\s]+)*")
+GL_KEY = Part("CI/CD variable key", _keep, r"[A-Za-z0-9_]+")
+GL_SCOPE = Part("environment scope", _keep, r"[^:\n]+")
+#: A GitLab project path ``GROUP/SUBGROUP/PROJECT`` (one or more groups).  GitLab resolves namespace and
+#: project paths case-insensitively (a differently cased path redirects to the project,
+#: https://gitlab.com/gitlab-org/gitlab-foss/-/merge_requests/1330; the ``project_path`` OIDC claim is
+#: compared case-insensitively by relying parties, https://github.com/pypi/warehouse/pull/15512): lower-cased.
+GL_PROJECT = Part("GitLab project path GROUP[/SUBGROUP...]/PROJECT", lambda s: s.strip().strip("/").lower(),
+                  r"[^/:#\s]+(?:/[^/:#\s]+)+")
+#: A GitLab job name: any text (``rspec:unit 1/2`` is a valid name, https://docs.gitlab.com/ci/jobs/#job-names),
+#: written last in the id, after the first ``#``.
+GL_JOB = Part("GitLab job name", _keep, r".+")
+#: A GitLab environment name, kept as written (``review/$CI_COMMIT_REF_SLUG`` is a name,
+#: https://docs.gitlab.com/ci/environments/#create-a-dynamic-environment).
+GL_ENV = Part("GitLab environment name", _keep, r".+")
+JOB_NAME = Part("job display name", _keep, r".+", render=lambda s: job_name_part(s),
+                decode=lambda s: runner_name_of_part(s), id_pattern=r"[^#>]+")
+#: Kubernetes (issue 15): a cluster as its deployment target identifier (the API server URL, or a name), a
+#: namespace (a DNS-1123 label, https://kubernetes.io/docs/concepts/overview/working-with-objects/names/) and an
+#: object name (DNS-1123 subdomain) as written; a node pool as its node selector (``k=v,k=v`` sorted, ``*``: any)
+CLUSTER = Part("cluster", _keep, r"[^#]+")
+NAMESPACE = Part("namespace", _keep, r"[^/#]+")
+OBJECT = Part("object name", _keep, r"[^/#]+")
+POOL = Part("node selector", _keep, r".+")
 JOB_REF = Part("job id", _keep, r"job:.+", render=lambda s: s.removeprefix("job:"), decode=lambda s: "job:" + s,
                id_pattern=r".+")
 
@@ -246,6 +284,9 @@ K = NodeKind
 #: ``{repo}`` is ``owner/name``.
 ID_FORMS: tuple[IdForm, ...] = (
     _form(K.HOST, "host", "host:{hostname}", hostname=HOSTNAME),
+    _form(K.HOST, "k8s-nodes", "host:k8s:{cluster}#{selector}", "Kubernetes nodes a pod template's nodeSelector "
+          "picks (k=v,... sorted; * any node), https://kubernetes.io/docs/concepts/scheduling-eviction/"
+          "assign-pod-node/", cluster=CLUSTER, selector=POOL),
     _form(K.RUNNER, "registration", "runner:{scope}/{name}", "scope: owner or owner/name; in the name, slash, percent sign, quotes and "
           "control characters are percent-encoded", scope=SCOPE, name=NAME),
     _form(K.RUNNER, "pool", "runner:inferred:{owner}:{labels}", "an inferred pool: labels lower-cased, sorted, "
@@ -253,13 +294,24 @@ ID_FORMS: tuple[IdForm, ...] = (
     _form(K.RUNNER_GROUP, "group", "runner_group:{owner}/{group}", owner=OWNER, group=GROUP),
     _form(K.ORGANIZATION, "owner", "org:{owner}", owner=OWNER),
     _form(K.REPOSITORY, "repository", "repo:{repo}", repo=REPO),
+    _form(K.REPOSITORY, "gitlab", "repo:gitlab:{project}", "a GitLab project, lower-cased", project=GL_PROJECT),
     _form(K.WORKFLOW, "workflow", "workflow:{repo}/{path}", repo=REPO, path=PATH),
+    _form(K.WORKFLOW, "gitlab", "workflow:gitlab:{project}:{path}", "a GitLab project's pipeline configuration "
+          "(root file)", project=GL_PROJECT, path=WF_PATH),
     _form(K.JOB, "job", "job:{repo}/{path}#{key}", repo=REPO, path=WF_PATH, key=JOB_KEY),
+    _form(K.JOB, "gitlab", "job:gitlab:{project}:{path}#{name}", "a GitLab job of the pipeline whose root "
+          "configuration is path", project=GL_PROJECT, path=WF_PATH, name=GL_JOB),
+    _form(K.JOB, "observed", "job:observed:{repo}/{path}#{name}", "a job seen in the job history that no "
+          "workflow job matches; in the name, percent sign, #, > and control characters are percent-encoded",
+          repo=REPO, path=WF_PATH, name=JOB_NAME),
     _form(K.JOB, "called", "job:{caller}>{repo}/{path}#{key}", "a called workflow's job, per caller job",
           caller=JOB_REF, repo=REPO, path=WF_PATH, key=JOB_KEY),
     _form(K.SECRET, "org", "secret:org:{owner}:{name}", owner=OWNER, name=SECRET),
     _form(K.SECRET, "repo", "secret:repo:{repo}:{name}", repo=REPO, name=SECRET),
     _form(K.SECRET, "env", "secret:env:{repo}:{environment}:{name}", repo=REPO, environment=ENV, name=SECRET),
+    _form(K.SECRET, "gitlab", "secret:gitlab:{path}:{name}:{scope}", "a GitLab CI/CD variable: instance host or "
+          "host/group or project path, key (case-sensitive), environment scope (https://docs.gitlab.com/ci/variables/)",
+          path=GL_PATH, name=GL_KEY, scope=GL_SCOPE),
     _form(K.SECRET, "unknown", "secret:{repo}:{name}", "scope unknown", repo=REPO, name=SECRET),
     _form(K.SECRET, "all", "secret:all:{repo}", "every secret visible, not enumerated", repo=REPO),
     _form(K.GITHUB_TOKEN, "token", "github_token:{job}", "the job id without job:", job=JOB_REF),
@@ -271,6 +323,8 @@ ID_FORMS: tuple[IdForm, ...] = (
     _form(K.SIGNING_KEY, "key", "signing_key:{scheme}:{identifier}", scheme=WORD, identifier=TEXT),
     _form(K.DEPLOYMENT_TARGET, "environment", "target:environment:{repo}:{environment}", repo=REPO,
           environment=ENV),
+    _form(K.DEPLOYMENT_TARGET, "gitlab_environment", "target:environment:gitlab:{project}:{environment}",
+          "a GitLab project's environment, name as written", project=GL_PROJECT, environment=GL_ENV),
     _form(K.DEPLOYMENT_TARGET, "target", "target:{target_type}:{identifier}", target_type=WORD, identifier=TEXT),
     _form(K.CACHE, "actions", "cache:actions:{repo}", repo=REPO),
     _form(K.CACHE, "host", "cache:host:{hostname}:{path}", hostname=HOSTNAME, path=PATH),
@@ -282,8 +336,16 @@ ID_FORMS: tuple[IdForm, ...] = (
     _form(K.OIDC_PROVIDER, "aws", "oidc_provider:aws:{arn}", arn=ARN),
     _form(K.CLOUD_ACCOUNT, "aws", "cloud_account:aws:{account}", account=ACCOUNT),
     _form(K.CLOUD_SECRET, "aws", "cloud_secret:aws:{arn}", "secret or parameter ARN, a pattern with *", arn=ARN),
+    _form(K.CLOUD_SECRET, "external", "cloud_secret:{provider}:{path}", "a secret of an external secrets "
+          "provider a GitLab job requests (vault, azure_key_vault, gcp_secret_manager, aws_secrets_manager), "
+          "path as written", provider=WORD, path=TEXT),
     _form(K.UNTRUSTED, "actor", "untrusted:{actor}:{owner}", "fork-pr, comment or org-member, per owner "
           "(graphkit/untrusted.py)", actor=WORD, owner=OWNER),
+    _form(K.K8S_SERVICE_ACCOUNT, "sa", "k8s_sa:{cluster}#{namespace}/{name}", "https://kubernetes.io/docs/concepts/"
+          "security/service-accounts/", cluster=CLUSTER, namespace=NAMESPACE, name=OBJECT),
+    _form(K.K8S_SECRET, "secret", "k8s_secret:{cluster}#{namespace}/{name}", "names and keys only, "
+          "https://kubernetes.io/docs/concepts/configuration/secret/", cluster=CLUSTER, namespace=NAMESPACE,
+          name=OBJECT),
 )
 del K
 
@@ -401,6 +463,72 @@ def job(repo: str, path: str, key: str, caller: str | None = None) -> str:
     return _build(NodeKind.JOB, "called", caller=caller, repo=repo, path=path, key=key)
 
 
+def gitlab_project(project: str) -> str:
+    """A GitLab project: ``repo:gitlab:{group/.../project}`` (lower-cased; GitLab docs "Namespaces",
+    https://docs.gitlab.com/user/namespace/).
+
+    >>> gitlab_project("GNOME/GLib")
+    'repo:gitlab:gnome/glib'
+    """
+    return _build(NodeKind.REPOSITORY, "gitlab", project=project)
+
+
+def gitlab_pipeline(project: str, config_file: str) -> str:
+    """A GitLab project's pipeline configuration (its root file, ``.gitlab-ci.yml`` by default,
+    https://docs.gitlab.com/ci/pipelines/settings/#specify-a-custom-cicd-configuration-file):
+    ``workflow:gitlab:{project}:{path}``."""
+    return _build(NodeKind.WORKFLOW, "gitlab", project=project, path=config_file)
+
+
+def gitlab_job(project: str, config_file: str, name: str) -> str:
+    """A GitLab job: ``job:gitlab:{project}:{root config file}#{job name}``.  Job names are unique in a
+    pipeline's merged configuration (a later definition of a name replaces the earlier one,
+    https://docs.gitlab.com/ci/yaml/includes/#override-included-configuration-values), so the pipeline's root
+    file and the name identify the job; the file that defines it is evidence.
+
+    >>> gitlab_job("gitlab-org/gitlab-runner", ".gitlab-ci.yml", "unit test 1/2")
+    'job:gitlab:gitlab-org/gitlab-runner:.gitlab-ci.yml#unit test 1/2'
+    >>> parse(gitlab_job("A/b/C", ".gitlab-ci.yml", "x#y:z")).parts["name"]
+    'x#y:z'
+    """
+    return _build(NodeKind.JOB, "gitlab", project=project, path=config_file, name=name)
+
+
+def gitlab_environment(project: str, name: str) -> str:
+    """A GitLab project's environment (https://docs.gitlab.com/ci/environments/):
+    ``target:environment:gitlab:{project}:{name}`` (project lower-cased, name as written).
+
+    >>> gitlab_environment("Acme/Web", "review/$CI_COMMIT_REF_SLUG")
+    'target:environment:gitlab:acme/web:review/$CI_COMMIT_REF_SLUG'
+    """
+    return _build(NodeKind.DEPLOYMENT_TARGET, "gitlab_environment", project=project, environment=name)
+
+
+def external_secret(provider: str, path: str) -> str:
+    """A secret of an external provider a GitLab job requests (``secrets:``,
+    https://docs.gitlab.com/ci/yaml/#secrets): ``cloud_secret:{provider}:{path}``.
+
+    Raises
+    ------
+    IdError
+        for a provider GitLab does not document, or ``aws`` (use :func:`cloud_secret` for ARNs).
+    """
+    if provider not in ("vault", "azure_key_vault", "gcp_secret_manager", "aws_secrets_manager"):
+        raise IdError(f"cloud_secret id: unknown external secrets provider {provider!r}")
+    return _build(NodeKind.CLOUD_SECRET, "external", provider=provider, path=path)
+def job_observed(repo: str, path: str, name: str) -> str:
+    """A job seen in the platform's job history that no workflow job of the checkouts matches:
+    ``job:observed:{owner}/{repo}/{path}#{name}`` (``name``: GitHub's job ``name``, the display name, e.g.
+    ``build (ubuntu-latest, 3.11)``; https://docs.github.com/en/rest/actions/workflow-jobs).
+
+    >>> job_observed("Acme/App", ".github/workflows/ci.yml", "build (x, 1)")
+    'job:observed:acme/app/.github/workflows/ci.yml#build (x, 1)'
+    >>> parse(job_observed("acme/app", "ci.yml", "a>b#c")).parts["name"]
+    'a>b#c'
+    """
+    return _build(NodeKind.JOB, "observed", repo=repo, path=path, name=name)
+
+
 def github_token(job_id: str) -> str:
     """The GITHUB_TOKEN of a job: ``github_token:{job id without job:}``."""
     return _build(NodeKind.GITHUB_TOKEN, "token", job=job_id)
@@ -424,6 +552,15 @@ def secret_repo(repo: str, name: str) -> str:
 def secret_env(repo: str, environment_name: str, name: str) -> str:
     """An environment secret: ``secret:env:{owner}/{repo}:{environment}:{NAME}``."""
     return _build(NodeKind.SECRET, "env", repo=repo, environment=environment_name, name=name)
+
+
+def secret_gitlab(path: str, key: str, environment_scope: str = "*") -> str:
+    """A GitLab CI/CD variable: ``secret:gitlab:{host[/full path]}:{KEY}:{environment scope}``.
+
+    >>> secret_gitlab("GitLab.example.com/Acme/App", "AWS_KEY", "review/*")
+    'secret:gitlab:gitlab.example.com/acme/app:AWS_KEY:review/*'
+    """
+    return _build(NodeKind.SECRET, "gitlab", path=path, name=key, scope=environment_scope)
 
 
 def secret_unknown(repo: str, name: str) -> str:
@@ -531,3 +668,31 @@ def untrusted(actor: str, owner: str) -> str:
     'untrusted:fork-pr:acme'
     """
     return _build(NodeKind.UNTRUSTED, "actor", actor=actor, owner=owner)
+
+
+def k8s_node_pool(cluster: str, selector: Mapping[str, str] | None) -> str:
+    """The nodes of a Kubernetes cluster that a pod's ``nodeSelector`` picks: ``host:k8s:{cluster}#{k=v,...}``
+    (labels sorted; ``*`` when the pod selects no node label, i.e. any node).  ``cluster`` is the cluster's
+    deployment target identifier (API server URL or name).
+
+    >>> k8s_node_pool("https://k8s.example:6443", {"pool": "ci", "arch": "amd64"})
+    'host:k8s:https://k8s.example:6443#arch=amd64,pool=ci'
+    >>> k8s_node_pool("prod", None)
+    'host:k8s:prod#*'
+    """
+    text = ",".join(f"{k}={v}" for k, v in sorted((selector or {}).items())) or "*"
+    return _build(NodeKind.HOST, "k8s-nodes", cluster=cluster, selector=text)
+
+
+def k8s_service_account(cluster: str, namespace: str, name: str) -> str:
+    """A Kubernetes service account: ``k8s_sa:{cluster}#{namespace}/{name}``.
+
+    >>> k8s_service_account("prod", "arc-runners", "runner")
+    'k8s_sa:prod#arc-runners/runner'
+    """
+    return _build(NodeKind.K8S_SERVICE_ACCOUNT, "sa", cluster=cluster, namespace=namespace, name=name)
+
+
+def k8s_secret(cluster: str, namespace: str, name: str) -> str:
+    """A Kubernetes Secret (names and keys only): ``k8s_secret:{cluster}#{namespace}/{name}``."""
+    return _build(NodeKind.K8S_SECRET, "secret", cluster=cluster, namespace=namespace, name=name)

@@ -114,6 +114,12 @@ class Node(BaseModel):
             object.__setattr__(self, "criticality", self.spec.default_criticality)
         return self
 
+    @property
+    def revoked_by(self) -> RevocationAction | None:
+        """The action that invalidates this node: the kind's (:attr:`NodeSpec.revoked_by`) unless a node class
+        knows better for its platform (a GitLab runner is deleted, a GitLab variable rotated there)."""
+        return self.spec.revoked_by
+
     def known_fields(self) -> dict[str, Any]:
         """The fields this observation states: set explicitly and not None (identity and evidence excluded)."""
         return {k: getattr(self, k) for k in self.model_fields_set

@@ -10,14 +10,19 @@ from graphkit.redact import strip_url_fields
 
 from graphkit.model.enums import Confidence, Criticality, EdgeKind, Lifetime, NodeKind, RevocationAction
 from graphkit.model.evidence import Evidence
+from graphkit.model.gitlab_runners import GitLabRunnerInfo, GitLabVariableInfo
+from graphkit.model.gitlab import GitLabJob
 from graphkit.model.ids import id_format
+from graphkit.model.k8s import KubeSecret, KubeServiceAccount, RunnerPods
 from graphkit.model.node import MergeRule, Node, NodeSpec
+from graphkit.model.observed import RunnerEvent
 
 __all__ = ["Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerGroup", "Organization", "Repository", "Workflow",
            "RunsOnCandidate", "Trigger", "SecretRef", "SecretGrant", "Job", "Secret", "GitHubToken", "OIDCIdentity",
            "CloudRole", "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser",
            "CloudGroup",
            "CloudPolicy", "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode",
+           "KubeServiceAccount", "KubeSecret", "RunnerPods",
            "NODE_TYPES", "AnyNode", "NODE_ADAPTER",
            "NODE_ID_FORMATS", "node_kind"]
 
@@ -35,6 +40,10 @@ class Host(Node):
     #: live runner processes a host scan could tie to no registration (``Runner.Listener in /var/tmp/.q (pid 6000,
     #: user root)``); None = not scanned
     unknown_runner_processes: list[str] | None = None
+    #: Kubernetes: the cluster (target id) whose nodes this host stands for, and the ``nodeSelector`` that picks
+    #: them (:func:`graphkit.model.ids.k8s_node_pool`); None for a machine
+    cluster: str | None = None
+    node_selector: dict[str, str] | None = None
 
 
 class RunnerRegistration(BaseModel):
@@ -121,6 +130,20 @@ class Runner(Node):
     registration: RunnerRegistration | None = None
     #: True when an org inventory (API or operator list) lists it; None = not listed / unknown
     in_inventory: bool | None = None
+    #: GitLab runners: tags, run_untagged, access level, scope, executor (:mod:`graphkit.model.gitlab_runners`)
+    gitlab: GitLabRunnerInfo | None = None
+
+    @property
+    def revoked_by(self) -> RevocationAction | None:
+        """A GitLab runner is deleted (its authentication token dies with it, https://docs.gitlab.com/api/runners/#delete-a-runner)."""
+        return RevocationAction.DELETE_GITLAB_RUNNER if self.platform == "gitlab" else self.spec.revoked_by
+    #: registrations and removals of this runner in the org audit log (who, when, from where); None = no audit
+    #: log read for its owner (:class:`~graphkit.model.observed.RunnerEvent`)
+    platform_events: list[RunnerEvent] | None = None
+    #: the platform's job history shows jobs that ran on it (``ran_job`` edges); None = no history read
+    seen_in_history: bool | None = None
+    #: an Actions Runner Controller pool (scale set, RunnerDeployment, RunnerSet): what its pods are
+    pods: RunnerPods | None = None
 
     @property
     def unvetted(self) -> bool:
@@ -171,13 +194,15 @@ class LiteralCredential(BaseModel):
 
 
 class Repository(Node):
-    """A repository.  ``visibility`` None = unknown."""
+    """A repository (GitHub) or project (GitLab, ``platform="gitlab"``: ``full_name`` is the project path
+    ``GROUP/SUBGROUP/PROJECT``, id :func:`graphkit.model.ids.gitlab_project`).  ``visibility`` None = unknown."""
 
     spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.REPOSITORY, label="Repository",
                                         default_criticality=Criticality.MEDIUM,
                                         description="A source repository")
     kind: Literal["repository"] = "repository"
     full_name: str
+    platform: Literal["github", "gitlab"] = "github"
     visibility: Literal["public", "private", "internal"] | None = None
     default_branch: str | None = None
     #: name patterns of the protected branches (branch protection rules, rulesets); None = unknown
@@ -194,13 +219,19 @@ class Repository(Node):
 
 
 class Workflow(Node):
-    """A workflow file.  ``triggers`` maps event name to its filter mapping (or {})."""
+    """A workflow file.  ``triggers`` maps event name to its filter mapping (or {}).
+
+    ``platform="gitlab"``: a GitLab project's pipeline configuration, ``path`` its root file
+    (``.gitlab-ci.yml``), ``repository`` the project path; its jobs carry their own triggers
+    (:class:`graphkit.model.gitlab.GitLabTrigger`).
+    """
 
     spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.WORKFLOW, label="Workflow",
-                                        description="A GitHub Actions workflow file")
+                                        description="A GitHub Actions workflow file or a GitLab pipeline configuration")
     kind: Literal["workflow"] = "workflow"
     repository: str
     path: str
+    platform: Literal["github", "gitlab"] = "github"
     triggers: dict[str, Any] = Field(default_factory=dict)
     reusable: bool = False
 
@@ -331,10 +362,16 @@ class Job(Node):
     - ``permissions``: effective GITHUB_TOKEN scopes (scope -> read|write|none);
       ``permissions_source``: ``job``, ``workflow``, ``caller`` or ``default``
       (no block: the repository/org default applies, not known statically).
+
+    ``platform="gitlab"``: a GitLab CI/CD job (id :func:`graphkit.model.ids.gitlab_job`): ``repository`` and
+    ``secrets_repository`` are the project path, ``workflow_path`` the pipeline's root configuration file,
+    ``job_key`` the job name, ``environment`` the environment name; the GitHub routing fields above stay empty
+    and every GitLab fact (tags, refs and events, protected refs, variables, ``secrets:``, ``id_tokens``) is in
+    ``gitlab`` (:class:`graphkit.model.gitlab.GitLabJob`, whose docstring is the routing contract).
     """
 
     spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.JOB, label="Job", default_criticality=Criticality.LOW,
-                                        description="A workflow job; future runs of it reach what it reaches")
+                                        description="A workflow job (GitHub) or CI/CD job (GitLab); future runs of it reach what it reaches")
     kind: Literal["job"] = "job"
     repository: str
     workflow_path: str
@@ -351,6 +388,8 @@ class Job(Node):
     caller: str | None = None
     triggers: list[Trigger] = Field(default_factory=list)
     untrusted_code: list[UntrustedCode] = Field(default_factory=list)
+    platform: Literal["github", "gitlab"] = "github"
+    gitlab: GitLabJob | None = None
 
 
 class Secret(Node):
@@ -366,12 +405,19 @@ class Secret(Node):
                                         description="A repository, organization or environment secret")
     kind: Literal["secret"] = "secret"
     secret_name: str
-    scope: Literal["org", "repo", "env", "unknown", "all"]
+    scope: Literal["org", "repo", "env", "unknown", "all", "gitlab"]
     owner: str
     repository: str | None = None
     environment: str | None = None
     visibility: Literal["all", "private", "selected"] | None = None
     selected_repositories: list[str] | None = None
+    #: GitLab CI/CD variables (scope ``gitlab``): level, protected, environment scope... (never the value)
+    gitlab: GitLabVariableInfo | None = None
+
+    @property
+    def revoked_by(self) -> RevocationAction | None:
+        """A GitLab CI/CD variable is rotated at its issuer, then updated in GitLab."""
+        return RevocationAction.ROTATE_CICD_VARIABLE if self.gitlab is not None else self.spec.revoked_by
 
 
 class GitHubToken(Node):
@@ -529,6 +575,12 @@ class Credential(Node):
     #: None = unknown (then the owners of the host's runners, ``possible``)
     github_owner: str | None = None
 
+    @property
+    def revoked_by(self) -> RevocationAction | None:
+        """A GitLab runner authentication token (``config.toml``) is reset, which kills every copy
+        (https://docs.gitlab.com/api/runners/#reset-runners-authentication-token-by-using-the-runner-id)."""
+        return RevocationAction.RESET_RUNNER_TOKEN if self.credential_type == "gitlab-runner" else self.spec.revoked_by
+
 
 class CloudUser(Node):
     """An AWS IAM user: its access keys are long-lived credentials (until rotated).
@@ -604,13 +656,16 @@ class CloudAccount(Node):
 
 
 class CloudSecret(Node):
-    """A secret stored in a cloud service (Secrets Manager secret, SSM parameter), or a pattern of them."""
+    """A secret stored in a cloud service (Secrets Manager secret, SSM parameter), or a pattern of them; or a
+    secret of an external secrets provider a GitLab job requests (``service``: ``vault``, ``azure_key_vault``,
+    ``gcp_secret_manager``, ``aws_secrets_manager``; ``resource``: the path or name as written; id
+    :func:`graphkit.model.ids.external_secret`; https://docs.gitlab.com/ci/secrets/)."""
 
     spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_SECRET, revoked_by=RevocationAction.ROTATE_SECRET,
                                         label="CloudSecret", default_criticality=Criticality.HIGH,
-                                        description="A Secrets Manager secret or SSM parameter")
+                                        description="A Secrets Manager secret or SSM parameter, or an external secret a GitLab job requests")
     kind: Literal["cloud_secret"] = "cloud_secret"
-    service: Literal["secretsmanager", "ssm"]
+    service: Literal["secretsmanager", "ssm", "vault", "azure_key_vault", "gcp_secret_manager", "aws_secrets_manager"]
     resource: str
     pattern: bool = False
 
@@ -637,13 +692,14 @@ NODE_TYPES: dict[NodeKind, type[Node]] = {
     cls.spec.kind: cls
     for cls in [Host, Runner, RunnerGroup, Organization, Repository, Workflow, Job, Secret, GitHubToken,
                 OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential, CloudUser, CloudGroup,
-                CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor]
+                CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor, KubeServiceAccount,
+                KubeSecret]
 }
 
 AnyNode = Annotated[
     Union[Host, Runner, RunnerGroup, Organization, Repository, Workflow, Job, Secret, GitHubToken,
           OIDCIdentity, CloudRole, SigningKey, DeploymentTarget, Cache, Credential, CloudUser, CloudGroup,
-          CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor],
+          CloudPolicy, OIDCProvider, CloudAccount, CloudSecret, UntrustedActor, KubeServiceAccount, KubeSecret],
     Field(discriminator="kind"),
 ]
 NODE_ADAPTER: TypeAdapter[Node] = TypeAdapter(AnyNode)

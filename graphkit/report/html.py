@@ -19,6 +19,7 @@ from plotly.offline import get_plotlyjs
 from graphkit import __version__
 from graphkit.analysis import (BlastRadius, ChokePoint, Hop, Reached, RevocationPlan, blast_radius, choke_points,
                                revocation_plan)
+from graphkit.analysis.exposure import Exposure, exposure, observed_since
 from graphkit.files import write_atomic
 from graphkit.findings import Finding, rules, run_rules
 from graphkit.graph import Graph
@@ -105,16 +106,26 @@ def _lifetime_html(r: Reached) -> str:
     return f"{esc(r.path_lifetime.value)} <small>on this path ({esc(r.lifetime.value)} over another path)</small>"
 
 
-def _reached_table(graph: Graph, radius: BlastRadius) -> str:
+def _exposure_cell(exp: Exposure, node_id: str) -> str:
+    """``exposed`` (with the jobs whose observed runs received it), ``reachable``, or ``unknown`` (no history)."""
+    status = exp.status(node_id)
+    if status != "exposed":
+        return esc(status)
+    jobs = ", ".join(esc(j) for j in exp.assets[node_id])
+    return f'<span class="possible"><b>exposed</b></span><br><small>by {jobs}</small>'
+
+
+def _reached_table(graph: Graph, radius: BlastRadius, exp: Exposure) -> str:
     rows = []
     for r in radius:
         conf = f'<span class="possible">{esc(r.confidence.value)}</span>' \
             if r.confidence is Confidence.POSSIBLE else esc(r.confidence.value)
         rows.append(f"<tr><td>{_cell_crit(r.criticality.value)}</td><td>{esc(r.kind.value)}</td>"
                     f"<td>{esc(r.name)}<br><code>{esc(r.id)}</code></td><td>{conf}</td><td>{_lifetime_html(r)}</td>"
+                    f"<td>{_exposure_cell(exp, r.id)}</td>"
                     f"<td>{_path_html(graph, r.path)}</td><td>{_hops_evidence_html(r.path)}</td></tr>")
     return ("<table id=\"gk-reached\"><thead><tr><th>criticality</th><th>kind</th><th>asset</th><th>confidence</th>"
-            "<th>lifetime</th><th>path</th><th>evidence</th></tr></thead><tbody>" + "".join(rows)
+            "<th>lifetime</th><th>exposure</th><th>path</th><th>evidence</th></tr></thead><tbody>" + "".join(rows)
             + "</tbody></table>")
 
 
@@ -163,7 +174,7 @@ def _figure_div(fig: go.Figure, div_id: str) -> str:
 
 def report_html(graph: Graph, sources: str | Iterable[str], *, findings: Iterable[Finding] | None = None,
                 title: str | None = None, radius: BlastRadius | None = None,
-                plan: RevocationPlan | None = None) -> str:
+                plan: RevocationPlan | None = None, since: datetime | None = None) -> str:
     """The self-contained HTML report (see the module docstring).
 
     Parameters
@@ -180,6 +191,9 @@ def report_html(graph: Graph, sources: str | Iterable[str], *, findings: Iterabl
         Page title (default names the sources).
     radius, plan : optional
         Precomputed results (computed when omitted).
+    since : datetime, optional
+        Start of the compromise: observed runs that ended before it expose nothing
+        (:mod:`graphkit.analysis.exposure`; the reached table's ``exposure`` column).
 
     Returns
     -------
@@ -192,8 +206,11 @@ def report_html(graph: Graph, sources: str | Iterable[str], *, findings: Iterabl
     UnknownNodeError
         If a source id is not in the graph.
     """
-    radius = radius if radius is not None else blast_radius(graph, sources)
-    plan = plan if plan is not None else revocation_plan(graph, radius.sources)
+    if radius is None:
+        graph = observed_since(graph, since)
+        radius = blast_radius(graph, sources)
+    exp = exposure(graph, radius, since)
+    plan = plan if plan is not None else revocation_plan(graph, radius.sources, exposed=exp.assets)
     found_all = list(run_rules(graph) if findings is None else findings)
     touching = _touching(found_all, radius)
     points = choke_points(graph, radius.sources)[:15]
@@ -210,7 +227,7 @@ def report_html(graph: Graph, sources: str | Iterable[str], *, findings: Iterabl
         notes=_input_notes(graph), cards=_cards(radius, plan, len(touching)),
         graph=view_html(graph, radius, BLAST_RADIUS_DIV),
         curve=_figure_div(revocation_curve_figure(plan), REVOCATION_CURVE_DIV),
-        plan=_plan_table(graph, plan), reached_count=len(radius), reached=_reached_table(graph, radius),
+        plan=_plan_table(graph, plan), reached_count=len(radius), reached=_reached_table(graph, radius, exp),
         choke=_choke_table(points) if points else "<p>None.</p>", findings=findings_html))
 
 

@@ -22,6 +22,11 @@ GitHub CLI ``gh cache delete`` (https://cli.github.com/manual/gh_cache_delete) a
 (https://docs.aws.amazon.com/cli/latest/reference/iam/update-assume-role-policy.html), ``iam put-role-policy``
 with the session-revocation Deny (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html),
 ``iam update-access-key`` (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_credentials_access-keys.html).
+GitLab: REST API v4 "Runners API" (delete a runner, reset a runner's authentication token,
+https://docs.gitlab.com/api/runners/), "Project-level CI/CD variables API" (update a variable,
+https://docs.gitlab.com/api/project_level_variables/), ``gitlab-runner unregister``
+(https://docs.gitlab.com/runner/commands/#gitlab-runner-unregister), through ``curl`` with the token in
+``$GITLAB_TOKEN`` (never on the command line).
 """
 
 from __future__ import annotations
@@ -36,8 +41,10 @@ from typing import Literal
 from graphkit.analysis import RevocationPlan, RevocationStep
 from graphkit.analysis.timeline import TokenStatus
 from graphkit.graph import Graph
-from graphkit.model import (Cache, CloudRole, CloudSecret, CloudUser, Credential, EdgeKind, Host, Node,
+from graphkit.model import (Cache, CloudRole, CloudSecret, CloudUser, Credential, EdgeKind, Host, KubeSecret, Node,
                             RevocationAction, Runner, RunnerGroup, Secret, UntrustedActor, ids)
+
+from graphkit.report import runbook_k8s as k8s  # noqa: E402 - Kubernetes/ARC subjects (issue 15)
 
 __all__ = ["Action", "runbook_markdown", "runbook_script", "step_actions"]
 
@@ -87,6 +94,8 @@ def _runner_api(scope: str) -> str:
 
 
 def _remove_runner(node: Node, graph: Graph) -> list[Action]:
+    if isinstance(node, Runner) and node.pods is not None:  # an ARC pool: its registration is the scale set's
+        return k8s.delete_scale_set(node, graph)
     if not isinstance(node, Runner) or node.inferred:
         return [Action(f"Find the runners serving labels {', '.join(getattr(node, 'labels', []))} and remove "
                        "each registration (Settings > Actions > Runners)", _GH, "manual")]
@@ -117,14 +126,23 @@ def _runner_folder(node: Runner, graph: Graph) -> str | None:
 
 
 def _reimage(node: Node, graph: Graph) -> list[Action]:
+    if isinstance(node, Host) and node.cluster is not None:  # Kubernetes nodes: cordon, drain, replace
+        return k8s.replace_nodes(node, graph)
     name = node.name if isinstance(node, Host) else node.id
+    platforms = {r.platform for e in graph.out_edges(node.id) if e.kind is EdgeKind.HOSTS
+                 and isinstance(r := graph.node(e.target), Runner)}
+    stop = [_cmd("sudo", "systemctl", "stop", "actions.runner.*")] if platforms != {"gitlab"} else []
+    if "gitlab" in platforms:  # GitLab Runner's service (https://docs.gitlab.com/runner/configuration/init/)
+        stop.append(_cmd("sudo", "gitlab-runner", "stop"))
     return [Action(f"Take {name} out of service: stop every runner service, keep a disk image for forensics",
-                   _HARDEN, "host", _cmd("sudo", "systemctl", "stop", "actions.runner.*"), name),
+                   _HARDEN, "host", " && ".join(stop), name),
             Action(f"Reimage {name} from a known-good image before it runs jobs again (persistence on the host "
                    "is assumed)", _HARDEN, "manual")]
 
 
 def _purge(node: Node, graph: Graph) -> list[Action]:
+    if isinstance(node, Runner) and node.pods is not None:  # an ARC pool's volumes that outlive its pods
+        return k8s.purge_volumes(node, graph)
     if isinstance(node, Cache) and node.cache_type == "actions":
         repo = ids.parse(node.id).parts["repo"]
         return [Action(f"Delete every Actions cache of {repo}", "https://cli.github.com/manual/gh_cache_delete",
@@ -146,6 +164,8 @@ def _secret_scope(node: Secret) -> list[str]:
 
 
 def _rotate_secret(node: Node, graph: Graph) -> list[Action]:
+    if isinstance(node, KubeSecret):
+        return k8s.rotate_kube_secret(node, graph)
     if isinstance(node, CloudSecret):
         arn = node.resource
         return [Action(f"Rotate the cloud secret {arn}" + (" (a pattern: each matching secret)" if node.pattern else ""),
@@ -292,8 +312,103 @@ def _restrict_trigger(node: Node, graph: Graph) -> list[Action]:
     return out or [Action(f"Close the untrusted entry {node.name}", _PRT_DOC, "manual")]
 
 
+# --------------------------------------------------------------------------- GitLab (issue 14)
+
+_GL_RUNNERS = "https://docs.gitlab.com/api/runners/"
+_GL_AUTH = 'PRIVATE-TOKEN: $GITLAB_TOKEN'
+
+
+def _gl_api(method: str, host: str, path: str, *extra: str) -> str:
+    """``curl`` of the GitLab REST API v4 on ``host`` (token from ``$GITLAB_TOKEN``, expanded by the shell)."""
+    url = f"https://{host}/api/v4/{path}"
+    return _cmd("sh", "-c", f"curl --fail --request {method} --header {quote(_GL_AUTH).replace(chr(39), chr(34))} "
+                + " ".join(quote(x) for x in [*extra, url]))
+
+
+def _delete_gitlab_runner(node: Node, graph: Graph) -> list[Action]:
+    """Delete the runner (``DELETE /runners/:id``: its authentication token stops working), then unregister it on
+    its host (https://docs.gitlab.com/runner/commands/#gitlab-runner-unregister)."""
+    if not isinstance(node, Runner) or node.gitlab is None and node.registration is None:
+        return [Action(f"Delete the GitLab runner {node.name} (Admin or group/project Settings > CI/CD > Runners)",
+                       _GL_RUNNERS + "#delete-a-runner", "manual")]
+    rid = node.gitlab.runner_id if node.gitlab else None
+    rid = rid if rid is not None else (node.registration.agent_id if node.registration else None)
+    host = node.gitlab.instance if node.gitlab else node.scope
+    out = [Action(f"Delete the GitLab runner {node.name} of {host}", _GL_RUNNERS + "#delete-a-runner", "api",
+                  _gl_api("DELETE", host, f"runners/{rid}")) if rid is not None else
+           Action(f"Find the GitLab runner {node.name} of {host} (GET /runners/all) and delete it",
+                  _GL_RUNNERS + "#delete-a-runner", "manual")]
+    if node.host:
+        out.append(Action(f"Unregister {node.name} on its host (the config.toml entry is dead once deleted)",
+                          "https://docs.gitlab.com/runner/commands/#gitlab-runner-unregister", "host",
+                          _cmd("sudo", "gitlab-runner", "unregister", "--name", node.name), node.host))
+    return out
+
+
+def _reset_runner_token(node: Node, graph: Graph) -> list[Action]:
+    """Reset the authentication token of each runner the token file authenticates
+    (``POST /runners/:id/reset_authentication_token``)."""
+    doc = _GL_RUNNERS + "#reset-runners-authentication-token-by-using-the-runner-id"
+    out = []
+    for e in sorted(graph.out_edges(node.id), key=lambda e: e.target):
+        r = graph.node(e.target)
+        if e.kind is not EdgeKind.AUTHENTICATES_RUNNER or not isinstance(r, Runner):
+            continue
+        rid = r.gitlab.runner_id if r.gitlab else (r.registration.agent_id if r.registration else None)
+        host = r.gitlab.instance if r.gitlab else r.scope
+        out.append(Action(f"Reset the authentication token of the GitLab runner {r.name} of {host}", doc, "api",
+                          _gl_api("POST", host, f"runners/{rid}/reset_authentication_token")) if rid is not None
+                   else Action(f"Reset the authentication token of the GitLab runner {r.name} of {host}", doc,
+                               "manual"))
+    host = node.host if isinstance(node, Credential) else None
+    path = node.path if isinstance(node, Credential) else node.name
+    out.append(Action(f"Write the new token into {path} on {host} (or delete the file if the runner goes)", doc,
+                      "manual"))
+    return out
+
+
+def _variable_api(node: Secret) -> tuple[str, str] | None:
+    """``(instance host, API path)`` of a GitLab variable (instance, group or project level)."""
+    info = node.gitlab
+    if info is None:
+        return None
+    host, _, full = info.path.partition("/")
+    key = node.secret_name
+    if info.level == "instance":
+        return host, f"admin/ci/variables/{key}"
+    kind = "groups" if info.level == "group" else "projects"
+    return host, f"{kind}/{full.replace('/', '%2F')}/variables/{key}"
+
+
+def _rotate_cicd_variable(node: Node, graph: Graph) -> list[Action]:
+    """Rotate the credential at its issuer, then store the new value: read from the terminal, sent from stdin
+    (``--form value=<-``), never on the command line ("Update a variable",
+    https://docs.gitlab.com/api/project_level_variables/#update-a-variable)."""
+    where = _variable_api(node) if isinstance(node, Secret) else None
+    name = node.secret_name if isinstance(node, Secret) else node.name
+    out = [Action(f"Revoke what {name} holds at its issuer and issue a new value",
+                  "https://docs.gitlab.com/ci/variables/", "manual")]
+    if where is None or not isinstance(node, Secret) or node.gitlab is None:
+        return out
+    scope = node.gitlab.environment_scope
+    host, path = where
+    query = f"{path}?filter[environment_scope]={scope}" if node.gitlab.level != "instance" else path
+    out.append(Action(f"Store the new value of {name} (environment scope {scope}; typed, never on the command line)",
+                      "https://docs.gitlab.com/api/project_level_variables/#update-a-variable", "api",
+                      _gl_api("PUT", host, query, "--form", "value=<-")))
+    return out
+
+
 _ACTIONS: dict[RevocationAction, Callable[[Node, Graph], list[Action]]] = {
+    R.DELETE_GITLAB_RUNNER: _delete_gitlab_runner,
+    R.RESET_RUNNER_TOKEN: _reset_runner_token,
+    R.ROTATE_CICD_VARIABLE: _rotate_cicd_variable,
     R.RESTRICT_UNTRUSTED_TRIGGER: _restrict_trigger,
+    R.DELETE_SCALE_SET: k8s.delete_scale_set,
+    R.ROTATE_CONTROLLER_CREDENTIAL: k8s.rotate_controller_credential,
+    R.ROTATE_SERVICE_ACCOUNT_TOKENS: k8s.rotate_service_account_tokens,
+    R.REMOVE_RBAC_BINDING: k8s.remove_rbac_binding,
+    R.REPLACE_NODES: k8s.replace_nodes,
     R.REMOVE_RUNNER_REGISTRATION: _remove_runner,
     R.REIMAGE_HOST: _reimage,
     R.PURGE_CACHE: _purge,

@@ -91,6 +91,16 @@ edge).  A job reaches a host's caches only through the host it persists on
 them, and a job that may also land elsewhere does not reach this host's caches
 by a "possible write".
 
+GitLab
+------
+GitLab jobs to GitLab runners (tags, ``run_untagged``, protected refs and ``ref_protected`` runners, runner
+scope, paused), the CI/CD variables they receive (protected, environment scope) and what the executor lets a
+job leave on the runner or host: :mod:`~graphkit.resolve.gitlab`.
+Kubernetes
+----------
+Jobs routed to an Actions Runner Controller pool hold its pods' service account token and mounted Secrets; IRSA
+trusts are evaluated; ``aws-auth`` roles join the IAM export (:mod:`~graphkit.resolve.k8s`).
+
 Persistence and registrars
 --------------------------
 ``job -> runner`` / ``job -> host`` ``PERSISTS_ON`` (:mod:`~graphkit.resolve.persistence`) and the credentials
@@ -136,6 +146,11 @@ from graphkit.model import Job, NodeKind
 from graphkit.resolve.caches import link_host_caches
 from graphkit.resolve.context import Context
 from graphkit.resolve.environments import apply_branch_policies
+from graphkit.resolve.gitlab import link_gitlab
+from graphkit.resolve.gitlab_join import join_gitlab_registrations
+from graphkit.resolve.gitlab_untrusted import link_gitlab_untrusted
+from graphkit.resolve.observed import link_observed
+from graphkit.resolve.k8s import link_k8s
 from graphkit.resolve.persistence import link_persistence
 from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
@@ -179,15 +194,22 @@ def resolve(graph: Graph) -> None:
     Idempotent: calling it twice gives an equal graph.  Rules and sources are
     in the module docstring.
     """
+    join_gitlab_registrations(graph)  # GitLab registrations on hosts -> inventory runners (token fingerprint)
+    link_observed(graph)  # job history first: observed jobs and runner sightings are then routed and resolved
     ctx = Context.of(graph)
     jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)]
     route(ctx, jobs)
+    link_gitlab(graph)
     link_secrets(ctx, jobs)
     apply_branch_policies(ctx, jobs)
     link_untrusted(ctx, jobs)
+    link_gitlab_untrusted(graph)
     link_host_caches(ctx)
     link_persistence(graph)
+    link_k8s(graph)
     link_registration(ctx, jobs)
     graph.meta.resolve = ResolveSummary(**{k: sorted(v) for k, v in ctx.summary.items()})
     from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)
     link_cloud(graph)
+    from graphkit.resolve.gitlab_oidc import link_gitlab_oidc  # GitLab ID tokens (uses graphkit.cloud's helpers)
+    link_gitlab_oidc(graph)

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from graphkit.graph import Graph
 from graphkit.model import Confidence, Edge, EdgeKind, Host, Lifetime, RevocationAction, Runner
+from graphkit.resolve.gitlab import link_gitlab_persistence
 
 __all__ = ["link_persistence"]
 
@@ -81,9 +82,13 @@ def link_persistence(graph: Graph) -> None:
         ``graph`` gains ``job -> runner`` and ``job -> host`` edges; idempotent.
     """
     hosts: dict[str, Host | None] = {}  # per runner: a pool receives thousands of jobs (issue 18: was quadratic)
+    gitlab: list[Edge] = []
     for receive in list(graph.edges(EdgeKind.RECEIVES_JOB)):
         runner = graph.node(receive.source)
         if not isinstance(runner, Runner):
+            continue
+        if runner.platform == "gitlab":  # the executor decides (graphkit.resolve.gitlab)
+            gitlab.append(receive)
             continue
         conf = receive.confidence
         ephemeral_runner = runner.ephemeral is True
@@ -101,3 +106,4 @@ def link_persistence(graph: Graph) -> None:
         else:
             rule = "persistent runner's host"
         _persist(graph, receive, host.id, host=True, confidence=_weakest(conf, receive.confidence), rule=rule)
+    link_gitlab_persistence(graph, gitlab)

@@ -160,8 +160,12 @@ def _group_jobs(ctx: Context, group: RunnerGroup, jobs: list[Job]) -> None:
 
 
 def _rotation(ctx: Context, source: str) -> RevocationAction:
-    """What cuts a registrar's edges: its own kind's revocation (rotate a secret, rotate an on-disk credential)."""
-    return ctx.graph.node(source).spec.revoked_by or RevocationAction.ROTATE_CREDENTIAL
+    """What cuts a registrar's edges: its own kind's revocation (rotate a secret, rotate an on-disk credential);
+    an ARC controller's Kubernetes Secret: rotate the GitHub App key or PAT it holds (:mod:`graphkit.resolve.k8s`)."""
+    node = ctx.graph.node(source)
+    if node.spec.kind is NodeKind.K8S_SECRET:
+        return RevocationAction.ROTATE_CONTROLLER_CREDENTIAL
+    return node.spec.revoked_by or RevocationAction.ROTATE_CREDENTIAL
 
 
 def _edge(ctx: Context, reg: _Registrar, target: str, conf: Confidence) -> None:

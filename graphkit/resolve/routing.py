@@ -43,6 +43,8 @@ def top_level_workflow(job_id: str) -> tuple[str, str] | None:
         return None
     if parsed.kind is not NodeKind.JOB:
         return None
+    if parsed.form == "gitlab":  # a GitLab job: no GitHub workflow starts it
+        return None
     return repo_key(parsed.parts["repo"]), parsed.parts["path"]
 
 

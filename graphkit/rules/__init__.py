@@ -24,4 +24,6 @@ RULE_MODULES: list[str] = [
     "oidc_trust_workflow_ref_only", "iam_policy_duplicate_key",
     # secrets in inputs (issue 18)
     "credential_in_url", "literal_credential_in_workflow",
+    # registrations seen by the platform: audit log and job history (issue 12)
+    "runner_registration_unexpected",
 ]

@@ -31,10 +31,10 @@ def _top_workflow(graph: Graph, job: Job) -> Workflow | None:
     return node if isinstance(node, Workflow) else None
 
 
-def _is_public(graph: Graph, full_name: str) -> bool:
-    """The repository is in the graph and public."""
+def _is_public(graph: Graph, full_name: str, platform: str = "github") -> bool:
+    """The repository (GitLab: project) is in the graph and public."""
     try:
-        rid = ids.repository(full_name)
+        rid = ids.gitlab_project(full_name) if platform == "gitlab" else ids.repository(full_name)
     except ids.IdError:
         return False
     node = graph.node(rid) if rid in graph else None
@@ -60,7 +60,7 @@ class _Sources:
                 continue
             repo = job.secrets_repository
             out.repos[repo] = out.repos.get(repo, False) or e.confidence is Confidence.CERTAIN
-            if _is_public(graph, repo):
+            if _is_public(graph, repo, job.platform):
                 out.public.add(repo)
             wf = _top_workflow(graph, job)
             if wf is not None and "pull_request_target" in wf.triggers:

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from graphkit.errors import InputError
 from graphkit.model import ids
 from graphkit.redact import strip_url_credentials
+from ingest._kubeconfig import kubeconfig_users
 from ingest._yaml import load_json, load_yaml
 
 __all__ = ["CredentialFacts", "assumes_roles", "aws_config_facts", "is_private_key", "parse_aws_config",
@@ -244,6 +245,9 @@ def parse_kube_config(text: str) -> CredentialFacts:
             facts.access.append(f"cluster:{server}")
             if facts.present:
                 facts.grants.append(("deploys_to", ids.target("cluster", server)))
+    # an EKS exec plugin (aws eks get-token --role-arn, aws-iam-authenticator -r) acts as that AWS role, which the
+    # cluster maps to Kubernetes groups (ingest/_kubeconfig.py; graphkit/resolve/k8s.py)
+    facts.grants += assumes_roles([u.role_arn for u in kubeconfig_users(doc).values() if u.role_arn])
     return facts
 
 

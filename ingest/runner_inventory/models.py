@@ -24,6 +24,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 
 from graphkit.model import Lifetime, RunnerRegistration, ids
 from graphkit.redact import strip_embedded_urls
+from ingest.runner_inventory.gitlab_models import GitLabGroup, GitLabInstance, GitLabProject, GitLabRunner
 
 __all__ = ["SCHEMA_ID", "BranchPolicyEntry", "CredentialGrant", "DeploymentBranchPolicy", "Environment", "HostCache",
            "HostCredential", "HostEntry", "HostScanReport", "OIDCSubTemplate", "OrgSecret", "OrganizationEntry",
@@ -367,6 +368,8 @@ class RunnerEntry(_Model):
     registration: RunnerRegistration | None = Field(
         None, description="What a host scan saw on disk (`graphkit collect host`); a runner with it is host-observed, "
         "one without it is listed by an inventory.")
+    gitlab: GitLabRunner | None = Field(None, description="GitLab runners (platform gitlab, scope: the instance "
+                                        "host): tags, run_untagged, access level, paused, scope, executor.")
 
     def label_names(self) -> list[str]:
         """Label names, ``self-hosted`` first if not given."""
@@ -394,6 +397,10 @@ class RunnerInventory(_Model):
     runners: list[RunnerEntry] | None = None
     github_hosted_labels: list[str] | None = Field(None, description="Extra labels to treat as GitHub-hosted.")
     self_hosted_labels: list[str] | None = Field(None, description="Labels never treated as GitHub-hosted.")
+    gitlab_instances: list[GitLabInstance] | None = Field(None, description="GitLab instances (instance variables).")
+    gitlab_groups: list[GitLabGroup] | None = Field(None, description="GitLab groups (group variables).")
+    gitlab_projects: list[GitLabProject] | None = Field(None, description="GitLab projects (protected refs, "
+                                                        "environments, project variables).")
 
 
 def json_schema() -> dict[str, Any]:

@@ -27,6 +27,7 @@ from graphkit.ingestor import IngestResult
 from graphkit.meta import InventoryFacts
 from graphkit.model import (BranchPolicy, Cache, Credential, DeploymentTarget, EdgeKind, Evidence, Host, Lifetime,
                             Organization, Repository, Runner, RunnerGroup, Secret, ids)
+from ingest.runner_inventory.gitlab_graph import gitlab_sections, runner_info
 from ingest.runner_inventory.grants import GrantError, resolve_grant
 from ingest.runner_inventory.models import (DeploymentBranchPolicy, Environment, HostCache, HostCredential,
                                             HostEntry, OrganizationEntry, OrgSecret, RepositoryEntry, RunnerEntry,
@@ -62,6 +63,8 @@ class _FileGraph:
     problems: list[InputError] | None = None
     #: ``(list path, i) -> path of its i-th kept element as written in the file`` (:meth:`ParsedInventory.place_of`)
     at: Callable[[str, int], str] = lambda section, i: f"{section}[{i}]"
+    #: GitLab project facts and complete variable lists (:func:`~ingest.runner_inventory.gitlab_graph.gitlab_sections`)
+    gitlab: tuple[dict[str, Any], list[str]] = field(default_factory=lambda: ({}, []))
 
     def ev(self, path: str, detail: str | None = None) -> Evidence:
         """Evidence for a YAML path of this file (with its line when the path is written in the file)."""
@@ -233,23 +236,28 @@ def _credential(fg: _FileGraph, host_name: str, hid: str, hn: str, cred: HostCre
     fg.graph.edge(EdgeKind.STORES_CREDENTIAL, hid, cid, fg.ev(cp))
     for reader in readers or []:  # the runner's user can read it (edge added once the runner exists)
         fg.readable.append((reader, cid, fg.ev(f"{cp}.readable_by")))
-    owner = _registration_of(cred)
-    if owner is not None:  # a registration's own credential: removing the registration revokes it
+    for owner in _registrations_of(cred):  # a registration's own credential: removing the registration revokes it
         fg.registrations.append((owner, cid, fg.ev(f"{cp}.access")))
     for kind, target, gev in grants:
         fg.graph.edge(kind, cid, fg.graph.node(target), gev, lifetime=cred.lifetime)
 
 
-def _registration_of(cred: HostCredential) -> str | None:
-    """The runner id of a credential that lives until its runner is removed and names exactly one registration
-    (``access: [registration:scope/name]``, as ``graphkit collect host`` writes it); None otherwise."""
+def _registrations_of(cred: HostCredential) -> list[str]:
+    """The runner ids of a credential that lives until its runner is removed (``access:
+    [registration:scope/name]``, as ``graphkit collect host`` writes it): the one it names, or for a GitLab
+    ``config.toml`` (``gitlab-runner``) every registration whose token it holds; [] otherwise."""
     if cred.lifetime is not Lifetime.UNTIL_RUNNER_REMOVED:
-        return None
+        return []
     regs = [a.removeprefix("registration:") for a in cred.access or [] if a.startswith("registration:")]
-    try:
-        return runner_id(regs[0]) if len(regs) == 1 else None
-    except ids.IdError:
-        return None
+    if len(regs) != 1 and cred.credential_type != "gitlab-runner":
+        return []
+    out = []
+    for reg in regs:
+        try:
+            out.append(runner_id(reg))
+        except ids.IdError:
+            continue
+    return out
 
 
 def _cache(fg: _FileGraph, host_name: str, hid: str, hn: str, cache: HostCache, kp: str) -> None:
@@ -269,9 +277,16 @@ def _runner_fields(r: RunnerEntry, group: str | None) -> dict[str, Any]:
     erasing facts.  Labels are not on disk: an inventory's runner always has labels (``self-hosted`` at least),
     a host-scanned one only those given."""
     reg = r.registration
-    pairs = (("labels", r.label_names() if r.labels is not None or reg is None else None), ("runner_group", group),
-             ("ephemeral", r.ephemeral), ("host", _hostname(r.host)[1] if r.host else None), ("os", r.os),
-             ("status", r.status), ("platform", r.platform), ("registration", reg),
+    gl = runner_info(r)
+    labels = r.label_names() if r.labels is not None or reg is None else None
+    if gl is not None:  # GitLab runners have tags, not labels (no implied self-hosted)
+        labels = list(gl.tag_list) if gl.tag_list is not None else None
+    # a GitLab registration has no single-use form: its authentication token lives until the runner is deleted
+    # (semantics §6; https://docs.gitlab.com/ci/runners/configure_runners/#authentication-token-security)
+    ephemeral = False if gl is not None and r.ephemeral is None else r.ephemeral
+    pairs = (("labels", labels), ("runner_group", group), ("gitlab", gl),
+             ("ephemeral", ephemeral), ("host", _hostname(r.host)[1] if r.host else None), ("os", r.os),
+             ("status", r.status), ("platform", "gitlab" if gl else r.platform), ("registration", reg),
              ("label_patterns", [x.strip() for x in r.label_patterns] if r.label_patterns else None),
              ("in_inventory", True if reg is None else None))
     return {k: v for k, v in pairs if v is not None}
@@ -288,7 +303,8 @@ def _runner(fg: _FileGraph, r: RunnerEntry, p: str) -> None:
     """
     scope = ids.repo_key(r.scope)
     owner = scope.split("/")[0]
-    is_org = "/" not in scope
+    gitlab = r.platform == "gitlab" or r.gitlab is not None
+    is_org = "/" not in scope and not gitlab
     reg = r.registration
     group = (r.runner_group or ("Default" if reg is None else None)) if is_org else r.runner_group
     ev = fg.ev(p, None if reg is None else f"seen on host: {reg.config_path}")
@@ -298,7 +314,7 @@ def _runner(fg: _FileGraph, r: RunnerEntry, p: str) -> None:
         fg.owners.add(owner)
     if is_org:
         fg.org(owner, ev)
-    else:
+    elif not gitlab:
         fg.repo(r.scope, ev)
     if group is not None:
         member_path = f"{p}.runner_group" if r.runner_group else p
@@ -322,7 +338,8 @@ def _runs_on(fg: _FileGraph, rid: str, host_name: str, ev: Evidence) -> None:
     hid, _ = _hostname(host_name)
     if hid not in fg.graph:
         fg.graph.node(Host(id=hid, name=host_name, evidence=[ev]))
-    fg.graph.edge(EdgeKind.HOSTS, hid, rid, ev)
+    runner = fg.graph.nodes.get(rid)
+    fg.graph.edge(EdgeKind.HOSTS, hid, rid, ev, revoked_by=runner.revoked_by if isinstance(runner, Runner) else None)
     host = fg.graph.nodes[hid]
     ephemeral_host = isinstance(host, Host) and host.ephemeral is True
     fg.graph.edge(EdgeKind.RUNS_ON_HOST, rid, hid, ev, lifetime=Lifetime.PER_JOB if ephemeral_host else None)
@@ -352,7 +369,11 @@ def _link_readers(fg: _FileGraph) -> None:
         runner = fg.graph.nodes.get(owner)
         if isinstance(runner, Runner):  # an ephemeral registration is single-use: its credential lasts one job
             fg.graph.edge(EdgeKind.REGISTRATION_CREDENTIAL, owner, cid, rev,
-                          lifetime=Lifetime.PER_JOB if runner.ephemeral else None)
+                          lifetime=Lifetime.PER_JOB if runner.ephemeral else None, revoked_by=runner.revoked_by)
+        if isinstance(runner, Runner) and runner.platform == "gitlab":
+            # a GitLab runner authentication token: its holder requests the runner's jobs until the runner is
+            # deleted or the token reset (https://docs.gitlab.com/ci/runners/configure_runners/)
+            fg.graph.edge(EdgeKind.AUTHENTICATES_RUNNER, cid, owner, rev)
 
 
 # --------------------------------------------------------------------------- one file, every file
@@ -369,7 +390,8 @@ def _facts(fg: _FileGraph, inv: RunnerInventory) -> InventoryFacts:
                           runners_complete=sorted(ids.owner_key(o.name) for o in inv.organizations or []
                                                   if o.runners_complete),
                           organizations=sorted(ids.owner_key(o.name) for o in inv.organizations or []),
-                          files=[fg.file])
+                          files=[fg.file], **{k: v for k, v in (("gitlab_projects", fg.gitlab[0]),
+                                                                ("gitlab_variables_complete", fg.gitlab[1])) if v})
 
 
 def file_graph(parsed: ParsedInventory,
@@ -407,6 +429,7 @@ def file_graph(parsed: ParsedInventory,
         _host(fg, host, at("hosts", i))
     for i, r in enumerate(inv.runners or []):
         _runner(fg, r, at("runners", i))
+    fg.gitlab = gitlab_sections(fg.graph, inv, fg.ev, at)
     _link_readers(fg)
     return fg.graph, _facts(fg, inv)
 

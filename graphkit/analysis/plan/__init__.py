@@ -21,7 +21,7 @@ __all__ = ["revocation_plan"]
 
 
 def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: int | None = None,
-                    live_sessions: Iterable[str] = ()) -> RevocationPlan:
+                    live_sessions: Iterable[str] = (), exposed: Iterable[str] = ()) -> RevocationPlan:
     """A greedy, ordered plan of revocation actions that shrinks the weighted blast radius fastest.
 
     The attacker keeps what they already hold (a *held* node: a credential-like
@@ -49,6 +49,10 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
         sessions of it (at the latest at the end): without the issued tokens,
         the attacker may have assumed any of them in the window (AWS,
         https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html).
+    exposed : iterable of str, optional
+        Nodes that observed runs on the compromised runners received (:mod:`graphkit.analysis.exposure`): in
+        its phase, invalidating an exposed long-lived credential comes before anything only reachable
+        (``docs/revocation-plan.md``, "Ordering rules").
 
     Returns
     -------
@@ -108,4 +112,5 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
         # every reached role may have been assumed in the window: its sessions are revoked once nothing mints them
         roles = frozenset(inc.sub.index[r] for r in live_sessions if r in inc.sub.index) | frozenset(
             i for i, nd in enumerate(inc.sub.nodes) if nd.spec.kind is NodeKind.CLOUD_ROLE)
-        return greedy_plan(inc, candidates(inc), max_steps, roles)
+        seen = frozenset(inc.sub.index[x] for x in exposed if x in inc.sub.index)
+        return greedy_plan(inc, candidates(inc, seen), max_steps, roles)

@@ -161,6 +161,8 @@ class Candidate:
     group: tuple[int, int] = (_PHASE_RANK[Phase.RESTRICT], 0)
     #: already applied (chosen, or listed as a companion): never chosen again
     applied: bool = False
+    #: the subject is exposed (a run on a compromised runner received it: :mod:`graphkit.analysis.exposure`)
+    exposed: bool = False
 
     def tie_break(self, subject_id: str) -> tuple[int, int, str]:
         """Order among equal greedy keys: long-lived subjects, then action order, then subject id."""
@@ -191,8 +193,10 @@ class Candidates:
         return c
 
 
-def candidates(inc: Incident) -> Candidates:
+def candidates(inc: Incident, exposed: frozenset[int] = frozenset()) -> Candidates:
     """The candidates of ``inc``: ``(edge.revoked_by, revoke subject)`` of every arc, ``(kind's revoked_by, node)``.
+
+    ``exposed``: indexes of the nodes observed runs handed over (their candidates get ``exposed``).
 
     Returns
     -------
@@ -211,10 +215,11 @@ def candidates(inc: Incident) -> Candidates:
         c.arcs.append(a)
         cs.via[a] = c.via_in if into else c.via_out
     for i, nd in enumerate(inc.sub.nodes):
-        if nd.spec.revoked_by is not None:
-            cs.get(nd.spec.revoked_by, i)
+        if nd.revoked_by is not None:
+            cs.get(nd.revoked_by, i)
     for c in cs.items:
         _describe(c, inc)
+        c.exposed = c.subject in exposed
     ids = inc.sub.ids
     cs.ranked = sorted(cs.items, key=lambda c: c.tie_break(ids[c.subject]))
     return cs
@@ -223,7 +228,7 @@ def candidates(inc: Incident) -> Candidates:
 def _describe(c: Candidate, inc: Incident) -> None:
     """Fill what ``c`` invalidates and wipes, whether it is long-lived, and its placement."""
     node = inc.sub.nodes[c.subject]
-    c.invalidates = node.spec.revoked_by is c.action
+    c.invalidates = node.revoked_by is c.action
     if c.invalidates:
         c.wipes = _wiped(c.subject, inc)
     c.long_lived = node.spec.holdable and bool(inc.seed[c.subject])

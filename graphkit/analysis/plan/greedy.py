@@ -116,7 +116,9 @@ def _best(inc: Incident, cands: Candidates, live: _Live) -> _Choice | None:
         own = c.phase is Phase.CONTAIN and not dead[c.subject] and (c.subject < n_src or c.group == _REGISTRAR)
         if red <= 0 and not own:
             continue
-        key = (c.group, not own, -red)
+        # in its group, an exposed long-lived credential (a run on the compromised runner received it: the
+        # attacker may hold it now) comes before what is only reachable, whatever it cuts
+        key = (c.group, not own, not (c.exposed and c.long_lived), -red)
         if best is None or key < best_key:
             best, best_key = _Choice(c, red), key
     return best

@@ -1,0 +1,386 @@
+"""GitLab semantics: which runner picks a GitLab job, which CI/CD variables reach it (pure graph -> graph).
+
+Runs inside :func:`graphkit.resolve.resolve` after the GitHub steps.  Inputs: GitLab job nodes
+(``Job.platform == "gitlab"``, facts in :class:`~graphkit.model.gitlab.GitLabJob`), GitLab runners
+(``Runner.gitlab``, :class:`~graphkit.model.gitlab_runners.GitLabRunnerInfo`), GitLab variables (``Secret`` of
+scope ``gitlab``) and the project facts of the inventory (``meta.runner_inventory.gitlab_projects``: protected
+branches and tags).  Jobs name their project without the instance: a project path is matched on every instance
+the graph knows (a graph normally holds one).
+
+Routing (``runner -> job`` ``receives_job``, revoked by deleting the runner)
+------------------------------------------------------------------------------
+1. a paused runner takes no new job (https://docs.gitlab.com/ci/runners/runners_scope/#pause-or-resume-a-project-runner);
+2. scope: an instance runner serves every project, a group runner the projects of its groups and their
+   subgroups, a project runner its projects (https://docs.gitlab.com/ci/runners/runners_scope/);
+3. tags: every tag of the job is a tag of the runner; a job without tags only goes to ``run_untagged`` runners
+   (https://docs.gitlab.com/ci/yaml/#tags); a tag expanded at run time (``$VAR``) is ``possible``;
+4. access level: a ``ref_protected`` runner takes only jobs on protected branches and tags; a ``not_protected``
+   runner takes jobs of both, and so receives the protected variables of protected-ref jobs
+   (https://docs.gitlab.com/ci/runners/configure_runners/#prevent-runners-from-revealing-sensitive-information).
+
+A trigger job (``trigger:``, a bridge) runs on no runner; a job with no trigger never runs.  Whether a ref is
+protected: the job's trigger says so (``$CI_COMMIT_REF_PROTECTED`` in its rules), else its literal ref names
+against the project's protected branches or tags, whose names may hold ``*`` wildcards matching any text
+(https://docs.gitlab.com/user/project/repository/branches/protected/#protect-multiple-branches-with-wildcard-rules,
+https://docs.gitlab.com/user/project/protected_tags/#wildcard-protected-tags); a merge request from a fork runs
+on the fork's branch, never protected in the project.  Undecided facts make the edge ``possible``, never absent.
+
+CI/CD variables (``job -> secret`` ``reads_secret``, revoked by rotating the variable)
+----------------------------------------------------------------------------------------
+Every project, group (the project's ancestors) and instance variable reaches every job of the project, named or
+not ("CI/CD variables ... are always available in jobs", https://docs.gitlab.com/ci/secrets/), except:
+a **protected** variable only jobs on protected refs (https://docs.gitlab.com/ci/variables/#protect-a-cicd-variable);
+an **environment-scoped** one only jobs whose ``environment`` name matches the scope, ``*`` matching any text
+(https://docs.gitlab.com/ci/environments/#limit-the-environment-scope-of-a-cicd-variable).  When several
+variables of one key reach a job, the job receives one value (project over group over instance, the most
+specific environment scope first, https://docs.gitlab.com/ci/variables/#cicd-variable-precedence): the others
+are ``possible``.  ``masked`` and ``hidden`` only hide the value in logs and the UI: the job still receives it.
+
+Persistence (:func:`gitlab_persistence`)
+----------------------------------------
+The executor decides what a job leaves behind (https://docs.gitlab.com/runner/executors/,
+https://docs.gitlab.com/runner/security/): ``shell`` (and ``ssh``, ``custom``, ``parallels``, ``virtualbox``)
+runs the job on the machine as the runner's user, so it persists on the runner and its host; ``docker``,
+``docker-autoscaler``, ``kubernetes``, ``instance`` start a container or machine per job: the host is reached
+only with ``privileged`` or a mounted ``docker.sock`` (unknown: ``possible``); ``docker+machine`` reuses its
+machines for several jobs (``MaxBuilds``): ``possible`` on the host.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from graphkit.graph import Graph
+from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Host, Job, Lifetime, NodeKind, RevocationAction,
+                            Runner, Secret)
+from graphkit.model.gitlab import GitLabJob, GitLabTrigger
+from graphkit.model.gitlab_runners import GitLabRunnerInfo, GitLabVariableInfo
+from graphkit.resolve.context import C, P, weakest
+
+__all__ = ["GitLabContext", "gitlab_persistence", "link_gitlab", "ref_protected", "scope_matches", "wildcard_match"]
+
+
+def wildcard_match(pattern: str, name: str) -> bool:
+    """GitLab's ``*`` wildcard (protected branch and tag names, environment scopes): ``*`` matches any text,
+    ``/`` included; everything else is literal and case-sensitive.
+
+    >>> wildcard_match("release/*", "release/1.2/hotfix"), wildcard_match("*-stable", "12-3-stable")
+    (True, True)
+    >>> wildcard_match("main", "Main")
+    False
+    """
+    return re.fullmatch(".*".join(re.escape(p) for p in pattern.split("*")), name, re.S) is not None
+
+
+def scope_matches(scope: str, environment: str | None, *, dynamic: bool = False) -> Confidence | None:
+    """Whether a variable with ``environment_scope`` ``scope`` reaches a job of ``environment`` (None: no
+    environment).  ``dynamic``: the name holds a CI/CD variable (``review/$CI_COMMIT_REF_SLUG``), read as a
+    pattern whose ``$VAR`` parts match any text.
+
+    >>> scope_matches("*", None), scope_matches("review/*", "review/feature-1"), scope_matches("production", None)
+    (<Confidence.CERTAIN: 'certain'>, <Confidence.CERTAIN: 'certain'>, None)
+    >>> scope_matches("review/*", "review/$CI_COMMIT_REF_SLUG", dynamic=True)
+    <Confidence.POSSIBLE: 'possible'>
+    """
+    if scope == "*":
+        return C
+    if environment is None:
+        return None
+    if not dynamic:
+        return C if wildcard_match(scope, environment) else None
+    literal = re.sub(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", "*", environment)
+    from graphkit.iam.globs import glob_intersects
+    return P if glob_intersects(scope.replace("?", "\\?"), literal.replace("?", "\\?")) else None
+
+
+# --------------------------------------------------------------------------- context
+
+
+@dataclass
+class GitLabContext:
+    """What the GitLab steps read once: runners, variables, project facts."""
+
+    graph: Graph
+    runners: list[Runner]
+    variables: list[Secret]
+    projects: dict[str, dict]
+    instances: set[str]
+    variables_complete: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, graph: Graph) -> GitLabContext:
+        """Read the GitLab nodes and the inventory's project facts of ``graph``."""
+        runners = [r for r in graph.nodes(NodeKind.RUNNER) if isinstance(r, Runner) and r.platform == "gitlab"
+                   and not r.inferred]
+        variables = [s for s in graph.nodes(NodeKind.SECRET) if isinstance(s, Secret) and s.gitlab is not None]
+        facts = graph.meta.inventory
+        projects = {k.split("/", 1)[1]: v for k, v in facts.gitlab_projects.items() if "/" in k}
+        instances = {r.gitlab.instance for r in runners if r.gitlab} | {
+            s.gitlab.path.split("/", 1)[0] for s in variables if s.gitlab}
+        return cls(graph, runners, variables, projects, instances, set(facts.gitlab_variables_complete))
+
+    def project(self, path: str) -> dict:
+        """The inventory facts of a project path (lower-cased, without the instance); {} when not listed."""
+        return self.projects.get(path.lower(), {})
+
+
+def _gitlab_jobs(graph: Graph) -> list[Job]:
+    return [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job) and j.platform == "gitlab"
+            and j.gitlab is not None]
+
+
+# --------------------------------------------------------------------------- protected refs
+
+
+def _literal(ref: str) -> bool:
+    return not (ref.startswith("/") and ref.endswith("/") and len(ref) > 1)
+
+
+def ref_protected(trigger: GitLabTrigger, project: dict) -> bool | None:
+    """Whether the refs of ``trigger`` are protected in the project (``project``: inventory facts, {} unknown).
+
+    True: all protected; False: none; None: some may be, or unknown.
+    """
+    if trigger.protected is not None:
+        return trigger.protected
+    if trigger.ref_type == "merge_request" and trigger.from_fork:
+        return False  # the fork's branch: not a protected ref of the project
+    patterns = project.get("protected_tags" if trigger.ref_type == "tag" else "protected_branches")
+    if patterns is None:
+        return None
+    if not patterns:
+        return False
+    if trigger.refs is None or not all(_literal(r) for r in trigger.refs):
+        return None
+    hits = {any(wildcard_match(p, ref) for p in patterns) for ref in trigger.refs}
+    return next(iter(hits)) if len(hits) == 1 else None
+
+
+def _protected_runs(job: GitLabJob, project: dict) -> tuple[Confidence | None, Confidence | None]:
+    """``(on protected refs, on unprotected refs)``: certain when every trigger is, possible when some may be,
+    None when none is."""
+    states = [(ref_protected(t, project), t.confidence) for t in job.triggers]
+    prot = [(s, c) for s, c in states if s is not False]
+    unprot = [(s, c) for s, c in states if s is not True]
+
+    def level(items: list[tuple[bool | None, Confidence]], want: bool | None) -> Confidence | None:
+        if not items:
+            return None
+        return C if len(items) == len(states) and all(s is want and c is C for s, c in items) else P
+    return level(prot, True), level(unprot, False)
+
+
+# --------------------------------------------------------------------------- routing
+
+
+def _in_scope(info: GitLabRunnerInfo, project: str) -> Confidence | None:
+    """Runner scope (instance, group and subgroups, project) against a project path."""
+    path = project.lower()
+    if info.runner_type == "instance_type":
+        return C
+    if info.runner_type == "group_type":
+        if info.groups is None:
+            return P
+        return C if any(path.startswith(g.lower().strip("/") + "/") for g in info.groups) else None
+    if info.runner_type == "project_type":
+        if info.projects is None:
+            return P
+        return C if path in {p.lower().strip("/") for p in info.projects} else None
+    return P
+
+
+def _tags(info: GitLabRunnerInfo, job: GitLabJob) -> Confidence | None:
+    """The job's tags against the runner's (``run_untagged`` for a job without tags)."""
+    if not job.tags and not job.dynamic_tags:
+        return C if info.run_untagged else (P if info.run_untagged is None else None)
+    if info.tag_list is None:
+        return P
+    have = set(info.tag_list)
+    static = [t for t in job.tags if t not in job.dynamic_tags]
+    if not set(static) <= have:
+        return None
+    return P if job.dynamic_tags else C
+
+
+def _access(info: GitLabRunnerInfo, on_protected: Confidence | None) -> Confidence | None:
+    """``ref_protected`` runners take only protected-ref jobs; unknown access level: possible."""
+    if info.access_level == "not_protected":
+        return C
+    if info.access_level == "ref_protected":
+        return on_protected
+    return P
+
+
+def _serves(runner: Runner, job: Job, project: dict) -> Confidence | None:
+    info, gl = runner.gitlab, job.gitlab
+    if info is None or gl is None or info.paused:
+        return None
+    parts = [_in_scope(info, gl.project), _tags(info, gl), _access(info, _protected_runs(gl, project)[0])]
+    if any(p is None for p in parts):
+        return None
+    return weakest(*parts, *(t.confidence for t in gl.triggers), P if info.paused is None else C)  # type: ignore[arg-type]
+
+
+def _route(ctx: GitLabContext, jobs: Iterable[Job]) -> None:
+    for job in jobs:
+        gl = job.gitlab
+        if gl is None or gl.bridge is not None or not gl.triggers:
+            continue  # a trigger job runs on no runner; a job with no trigger never runs
+        project = ctx.project(gl.project)
+        for runner in ctx.runners:
+            conf = _serves(runner, job, project)
+            if conf is None:
+                continue
+            info = runner.gitlab
+            ctx.graph.add_edge(Edge(kind=EdgeKind.RECEIVES_JOB, source=runner.id, target=job.id,
+                                    evidence=[gl.evidence, *runner.evidence[:1]], confidence=conf,
+                                    lifetime=Lifetime.UNTIL_RUNNER_REMOVED,
+                                    revoked_by=RevocationAction.DELETE_GITLAB_RUNNER,
+                                    props={"tags": list(gl.tags), "access_level": info.access_level if info else None,
+                                           "platform": "gitlab"}))
+
+
+# --------------------------------------------------------------------------- variables
+
+_LEVEL_RANK = {"project": 0, "group": 1, "instance": 2}
+
+
+def _variable_reaches(info: GitLabVariableInfo, path: str, instances: set[str]) -> Confidence | None:
+    """The variable's level and path against a job's project path (no instance: every known one)."""
+    host, _, full = info.path.partition("/")
+    same_instance = C if len(instances) <= 1 else P
+    if info.level == "instance":
+        return same_instance
+    target = full.lower()
+    if info.level == "project":
+        return same_instance if path == target else None
+    return same_instance if path.startswith(target + "/") else None
+
+
+def _delivery(ctx: GitLabContext, job: Job, v: Secret) -> Confidence | None:
+    gl, info = job.gitlab, v.gitlab
+    assert gl is not None and info is not None
+    where = _variable_reaches(info, gl.project.lower(), ctx.instances)
+    if where is None:
+        return None
+    env = gl.environment
+    scoped = scope_matches(info.environment_scope, env.name if env else None, dynamic=bool(env and env.dynamic))
+    if scoped is None:
+        return None
+    protected = C
+    if info.protected:
+        protected = _protected_runs(gl, ctx.project(gl.project))[0]
+    elif info.protected is None:
+        protected = P
+    if protected is None:
+        return None
+    return weakest(where, scoped, protected if info.protected else C, *(t.confidence for t in gl.triggers))
+
+
+def _precedence(v: Secret) -> tuple[int, int]:
+    """Lower wins: the level (project, group, instance), then the scope (exact, wildcard, ``*``)."""
+    scope = v.gitlab.environment_scope if v.gitlab else "*"
+    return (_LEVEL_RANK[v.gitlab.level if v.gitlab else "instance"], 2 if scope == "*" else (1 if "*" in scope else 0))
+
+
+def _link_variables(ctx: GitLabContext, jobs: Iterable[Job]) -> None:
+    for job in jobs:
+        gl = job.gitlab
+        if gl is None or gl.bridge is not None or not gl.triggers:
+            continue
+        reached = [(v, c) for v in ctx.variables if (c := _delivery(ctx, job, v)) is not None]
+        best: dict[str, tuple[int, int]] = {}
+        for v, _ in reached:
+            best[v.secret_name] = min(best.get(v.secret_name, (9, 9)), _precedence(v))
+        for v, conf in reached:
+            shadowed = _precedence(v) != best[v.secret_name]
+            ctx.graph.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=v.id,
+                                    evidence=[gl.evidence, *v.evidence[:1]], confidence=P if shadowed else conf,
+                                    revoked_by=RevocationAction.ROTATE_CICD_VARIABLE,
+                                    props={"via": "gitlab variable", "level": v.gitlab.level if v.gitlab else None,
+                                           **({"shadowed": True} if shadowed else {})}))
+
+
+# --------------------------------------------------------------------------- persistence
+
+#: Executors that run the job's commands on the runner's machine (https://docs.gitlab.com/runner/executors/).
+_ON_MACHINE = frozenset({"shell", "ssh", "custom", "parallels", "virtualbox"})
+#: Executors with a container or machine per job.
+_ISOLATED = frozenset({"docker", "docker-windows", "docker-autoscaler", "kubernetes", "instance"})
+
+
+def gitlab_persistence(info: GitLabRunnerInfo | None) -> tuple[Confidence | None, Confidence | None]:
+    """``(persists on the runner, persists on its host)`` for a job on a GitLab runner (module docstring).
+
+    >>> from graphkit.model.gitlab_runners import GitLabRunnerInfo as I
+    >>> gitlab_persistence(I(instance="g", executor="shell")), gitlab_persistence(I(instance="g", executor="docker"))
+    ((<Confidence.CERTAIN: 'certain'>, <Confidence.CERTAIN: 'certain'>), (None, <Confidence.POSSIBLE: 'possible'>))
+    >>> gitlab_persistence(I(instance="g", executor="kubernetes", privileged=False, docker_socket=False))
+    (None, None)
+    """
+    executor = (info.executor or "").lower() if info else ""
+    if executor in _ON_MACHINE:
+        return C, C
+    if executor in _ISOLATED:
+        if info and (info.privileged or info.docker_socket):
+            return None, C
+        if info and info.privileged is False and info.docker_socket is False:
+            return None, None
+        return None, P
+    if executor == "docker+machine":
+        return None, P
+    return P, P
+
+
+def _host_of(graph: Graph, runner_id: str) -> Host | None:
+    for e in graph.out_edges(runner_id):
+        if e.kind is EdgeKind.RUNS_ON_HOST:
+            host = graph.node(e.target)
+            return host if isinstance(host, Host) else None
+    return None
+
+
+def link_gitlab_persistence(graph: Graph, receives: Sequence[Edge]) -> None:
+    """``PERSISTS_ON`` edges of the ``receives_job`` edges of GitLab runners (:func:`gitlab_persistence`)."""
+    for receive in receives:
+        runner = graph.node(receive.source)
+        if not isinstance(runner, Runner):
+            continue
+        on_runner, on_host = gitlab_persistence(runner.gitlab)
+        host = _host_of(graph, runner.id)
+        targets = [(runner.id, on_runner, False)]
+        if host is not None and host.ephemeral is not True:
+            targets.append((host.id, on_host, True))
+        for target, conf, is_host in targets:
+            if conf is None:
+                continue
+            graph.add_edge(Edge(kind=EdgeKind.PERSISTS_ON, source=receive.target, target=target,
+                                evidence=list(receive.evidence), confidence=weakest(conf, receive.confidence),
+                                lifetime=Lifetime.UNTIL_REIMAGED if is_host else Lifetime.UNTIL_RUNNER_REMOVED,
+                                revoked_by=RevocationAction.REIMAGE_HOST if is_host else runner.revoked_by,
+                                props={"via_runner": runner.id, "rule": "gitlab executor "
+                                       + ((runner.gitlab.executor if runner.gitlab else None) or "unknown")}))
+
+
+def link_gitlab(graph: Graph) -> None:
+    """Route GitLab jobs to GitLab runners and link the CI/CD variables they receive (module docstring).
+
+    Parameters
+    ----------
+    graph
+        a merged graph; GitLab jobs, runners and variables optional.
+
+    Returns
+    -------
+    None
+        ``graph`` gains ``receives_job`` and ``reads_secret`` edges (idempotent).
+    """
+    ctx = GitLabContext.of(graph)
+    jobs = _gitlab_jobs(graph)
+    if not jobs:
+        return
+    _route(ctx, jobs)
+    _link_variables(ctx, jobs)
+

@@ -1,0 +1,175 @@
+"""GitLab ID tokens as OIDC identities, evaluated against AWS trust policies (pure graph -> graph, idempotent).
+
+A GitLab job with ``id_tokens`` (https://docs.gitlab.com/ci/yaml/#id_tokens) presents a JWT whose ``iss`` is the
+GitLab instance URL and whose ``sub`` is ``project_path:{project}:ref_type:{branch|tag}:ref:{name}``
+(https://docs.gitlab.com/ci/secrets/id_token_authentication/).  The claim facts, with their sources and dates,
+are data: ``graphkit/data/gitlab_oidc_claims.json`` (:data:`CLAIMS`).
+
+For each such job: an :class:`~graphkit.model.OIDCIdentity` (``oidc:{job id}``, issuer ``https://{instance}``,
+the ``sub`` values its pipelines present) and ``job -> identity`` ``mints_oidc``.  Then for every ingested AWS
+role with a trust policy, :func:`graphkit.iam.web_identity_trust` (the evaluator GitHub identities use) decides
+``identity -> role`` ``assumes_role`` with the request context ``{host}:sub`` (one per pipeline the job runs in;
+``*`` for a ref name not known) and ``{host}:aud`` (each audience of the job's tokens: alternatives the attacker
+picks among).  AWS STS evaluates no GitLab-specific claim: every other ``{host}:`` key is absent (data:
+``sts_condition_keys``).  ``certain`` when decided, ``possible`` when it depends on an unknown ref name.
+
+The instance: the identity's issuer when the ``gitlab-ci`` ingestor made it (the checkout's remote), else the
+one the graph's GitLab runners and variables name (none: ``gitlab.com``; several: one evaluation per instance,
+``possible``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from graphkit.graph import Graph
+from graphkit.iam import ClaimValue, Tri, or3, web_identity_trust
+from graphkit.model import CloudRole, Confidence, Edge, EdgeKind, Job, Lifetime, NodeKind, OIDCIdentity, ids
+from graphkit.model.gitlab import GitLabJob, GitLabTrigger
+from graphkit.oidc import issuer_host
+from graphkit.resolve.gitlab import GitLabContext
+
+__all__ = ["CLAIMS", "STS_KEYS", "gitlab_subjects", "link_gitlab_oidc"]
+
+#: The dated GitLab ID token and AWS condition-key facts.
+CLAIMS: dict[str, Any] = json.loads((Path(__file__).parent.parent / "data" / "gitlab_oidc_claims.json")
+                                    .read_text(encoding="utf-8"))
+#: Claims of a GitLab token AWS STS evaluates (``aud``, ``sub``); any other ``{host}:`` key is absent.
+STS_KEYS: frozenset[str] = frozenset(CLAIMS["sts_condition_keys"]["standard"] + CLAIMS["sts_condition_keys"]["gitlab"])
+
+
+def _refs(t: GitLabTrigger) -> list[str]:
+    """Ref names of a pipeline: literal names, ``*`` for any or a ``/regex/``."""
+    if t.refs is None:
+        return ["*"]
+    return list(dict.fromkeys("*" if (r.startswith("/") and r.endswith("/") and len(r) > 1) else r for r in t.refs))
+
+
+def gitlab_subjects(job: GitLabJob) -> list[str]:
+    """The ``sub`` values a job's ID tokens carry, one per pipeline ref (``*``: unknown text).
+
+    A merge request pipeline runs on the source branch; from a fork, ``project_path`` is the fork's (unknown).
+
+    >>> from graphkit.model import Evidence
+    >>> from graphkit.model.gitlab import GitLabJob, GitLabTrigger
+    >>> ev = Evidence(file=".gitlab-ci.yml")
+    >>> j = GitLabJob(project="acme/app", config_file=".gitlab-ci.yml", file=".gitlab-ci.yml", name="d", evidence=ev,
+    ...               triggers=(GitLabTrigger(ref_type="branch", sources=("push",), refs=("main",), evidence=ev),
+    ...                         GitLabTrigger(ref_type="tag", sources=("push",), evidence=ev)))
+    >>> gitlab_subjects(j)
+    ['project_path:acme/app:ref_type:branch:ref:main', 'project_path:acme/app:ref_type:tag:ref:*']
+    """
+    out = []
+    for t in job.triggers:
+        project = "*" if t.ref_type == "merge_request" and t.from_fork is not False else job.project
+        ref_type = "tag" if t.ref_type == "tag" else "branch"
+        out += [f"project_path:{project}:ref_type:{ref_type}:ref:{ref}" for ref in _refs(t)]
+    return list(dict.fromkeys(out))
+
+
+def _audiences(job: GitLabJob) -> list[str]:
+    return list(dict.fromkeys(a for tok in job.id_tokens for a in tok.aud))
+
+
+def _identity(graph: Graph, job: Job, gl: GitLabJob, host: str) -> OIDCIdentity:
+    """The job's identity node: the one the ``gitlab-ci`` ingestor made (its issuer is the project's instance), else
+    a new one with its ``mints_oidc`` edge."""
+    oid = ids.oidc_identity(job.id)
+    if oid in graph:
+        made = graph.node(oid)
+        assert isinstance(made, OIDCIdentity)
+        return made
+    node = OIDCIdentity(id=oid, name=f"ID token of {gl.project} {gl.name}", issuer=f"https://{host}",
+                        repository=gl.project, subjects=gitlab_subjects(gl),
+                        evidence=[tok.evidence for tok in gl.id_tokens][:1] or [gl.evidence])
+    stored = graph.add_node(node)
+    graph.add_edge(Edge(kind=EdgeKind.MINTS_OIDC, source=job.id, target=oid,
+                        evidence=[tok.evidence for tok in gl.id_tokens] or [gl.evidence],
+                        lifetime=Lifetime.OIDC_TOKEN, props={"aud": _audiences(gl), "platform": "gitlab"}))
+    assert isinstance(stored, OIDCIdentity)
+    return stored
+
+
+def _known(host: str) -> Callable[[str], bool]:
+    """Keys known absent when missing: every ``{host}:`` key (STS evaluates only ``sub`` and ``aud``)."""
+    prefix = f"{host.lower()}:"
+    return lambda key: key.lower().startswith(prefix)
+
+
+def _evaluate(statements: list[Any], role: CloudRole, host: str, subs: list[str], auds: list[str]) -> tuple[Tri, list[str]]:
+    """OR over the (sub, aud) alternatives the attacker picks; the subjects accepted."""
+    from graphkit.cloud import _partition  # the role's ARN partition
+    best: Tri = False
+    accepted: list[str] = []
+    for sub in subs:
+        for aud in auds or [""]:
+            ctx = {f"{host}:sub": [ClaimValue(sub, pattern="*" in sub)]}
+            if aud:
+                ctx[f"{host}:aud"] = [ClaimValue(aud)]
+            m = web_identity_trust(statements, role.account or "", ctx, known_keys=_known(host), provider_host=host,
+                                   partition=_partition(role.identifier))
+            if m.result is not False:
+                accepted.append(sub)
+                best = or3([best, m.result])
+    return best, list(dict.fromkeys(accepted))
+
+
+def _roles(graph: Graph) -> list[tuple[CloudRole, list[Any]]]:
+    from graphkit.cloud import _statements
+    out = []
+    for r in graph.nodes(NodeKind.CLOUD_ROLE):
+        if isinstance(r, CloudRole) and r.provider == "aws" and r.trust == "known":
+            st = _statements(r)
+            if st:
+                out.append((r, st))
+    return sorted(out, key=lambda x: x[0].id)
+
+
+def _link_roles(graph: Graph, identity: OIDCIdentity, gl: GitLabJob, hosts: list[str],
+                roles: list[tuple[CloudRole, list[Any]]]) -> None:
+    from graphkit.cloud import _iam_evidence
+    subjects = gitlab_subjects(gl)  # from the job's pipelines (a fork's merge request: its own project_path)
+    for role, statements in roles:
+        results = [(h, *_evaluate(statements, role, h, subjects, _audiences(gl))) for h in hosts]
+        hits = [(h, r, s) for h, r, s in results if r is not False]
+        if not hits:
+            continue
+        certain = len(hosts) == 1 and hits[0][1] is True
+        base = _iam_evidence(role)
+        graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=identity.id, target=role.id,
+                            evidence=[base] if base else list(identity.evidence),
+                            confidence=Confidence.CERTAIN if certain else Confidence.POSSIBLE,
+                            props={"via": "oidc", "trust": "evaluated", "issuer": [f"https://{h}" for h, _, _ in hits],
+                                   "subjects": [s for _, _, subs in hits for s in subs][:5]}))
+
+
+def link_gitlab_oidc(graph: Graph) -> None:
+    """Identities of the GitLab jobs with ``id_tokens`` and their ``assumes_role`` edges (module docstring).
+
+    Parameters
+    ----------
+    graph
+        a merged graph (GitLab jobs, AWS roles with trust policies optional).
+
+    Returns
+    -------
+    None
+        ``graph`` gains OIDC identities, ``mints_oidc`` and ``assumes_role`` edges (idempotent).
+    """
+    jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job) and j.platform == "gitlab" and j.gitlab
+            and j.gitlab.id_tokens and j.gitlab.triggers and j.gitlab.bridge is None]
+    if not jobs:
+        return
+    known = sorted(GitLabContext.of(graph).instances) or ["gitlab.com"]
+    roles = _roles(graph)
+    for job in jobs:
+        gl = job.gitlab
+        assert gl is not None
+        identity = _identity(graph, job, gl, known[0])
+        issuer = issuer_host(identity.issuer).lower()
+        hosts = [issuer] if issuer else known  # the ingestor read the instance from the checkout's remote
+        _link_roles(graph, identity, gl, hosts, roles)
+

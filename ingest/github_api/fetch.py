@@ -1,0 +1,245 @@
+"""The reads of ``collect github`` (the only I/O besides writing the snapshot): one function per scope.
+
+Every read goes through :meth:`Reader.read`, which turns an :class:`~ingest._api.Unreadable` answer (403, 404,
+a body that is not JSON) into ``None`` (**unknown**, never an empty list) and a :class:`Scope` record naming the
+permission that would fix it (:mod:`ingest.github_api.resources`).  Pages are kept by the client's raw store, so a
+second run with the same output folder fetches only what the first one did not get.
+
+Endpoints (https://docs.github.com/en/rest): organizations ``/orgs/{org}``, repositories
+``/orgs/{org}/repos``, self-hosted runners and runner groups ``/orgs/{org}/actions/runners``,
+``/actions/runner-groups`` (``/{id}/repositories``, ``/{id}/runners``), secrets and variables
+``/actions/secrets``, ``/actions/variables`` (names only), environments ``/repos/{owner}/{repo}/environments``
+(``/{env}/secrets``, ``/{env}/variables``, ``/{env}/deployment-branch-policies``), permissions
+``/actions/permissions/workflow``, ``/actions/permissions/fork-pr-contributor-approval``,
+``/actions/permissions/fork-pr-workflows-private-repos``, OIDC ``/actions/oidc/customization/sub``, deploy keys
+``/keys``, App installations ``/orgs/{org}/installations``, the tree and contents APIs
+(``/git/trees/{branch}?recursive=1``, ``/contents/{path}?ref=``), workflow runs and jobs
+(``/actions/runs?created=>=SINCE``, ``/actions/runs/{run_id}/jobs``) and the audit log
+(``/orgs/{org}/audit-log``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from ingest._api import ApiClient, Unreadable
+from ingest.github_api.convert import decode_content, names_only, workflow_paths
+from ingest.github_api.resources import resource
+
+__all__ = ["AUDIT_ACTIONS", "Reader", "Scope", "scope_name", "fetch_audit_log", "fetch_files", "fetch_history", "fetch_org",
+           "fetch_repo", "list_repositories"]
+
+PER_PAGE = {"per_page": 100}
+#: Runner registration and removal events of the audit log
+#: (https://docs.github.com/en/organizations/keeping-your-organization-secure/managing-security-settings-for-your-organization/audit-log-events-for-your-organization).
+AUDIT_ACTIONS = ("org.register_self_hosted_runner", "org.remove_self_hosted_runner",
+                 "repo.register_self_hosted_runner", "repo.remove_self_hosted_runner")
+
+
+def scope_name(kind: str, name: str) -> str:
+    """A ``snapshot.json`` scope name: ``org:acme``, ``repo:acme/app``, ``environment:acme/app:prod``... (names of
+    what was read, not graph node ids)."""
+    return f"{kind}:{name}"
+
+
+@dataclass
+class Scope:
+    """One ``snapshot.json`` scope record: ``resource``, ``scope`` (``org:acme``, ``repo:acme/app``...),
+    ``status`` (``ok``/``unreadable``), ``http_status``, ``reason``, ``fix`` (the permission that reads it)."""
+
+    resource: str
+    scope: str
+    status: str
+    http_status: int | None = None
+    reason: str = ""
+    fix: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON record."""
+        return {"resource": self.resource, "scope": self.scope, "status": self.status,
+                "http_status": self.http_status, "reason": self.reason, "fix": self.fix}
+
+
+class Reader:
+    """Reads scopes through an :class:`ApiClient`, recording each one's outcome (thread-safe).
+
+    ``progress(resource, advance)`` is called after every read.
+    """
+
+    def __init__(self, client: ApiClient, progress: Callable[[str, int], None] | None = None) -> None:
+        self.client = client
+        self.scopes: dict[tuple[str, str], Scope] = {}
+        self._progress = progress or (lambda name, n: None)
+        self._lock = threading.Lock()
+
+    def read(self, name: str, scope: str, fn: Callable[[], Any], *, empty_on: tuple[int, ...] = ()) -> Any | None:
+        """``fn()``, or None when the scope is unreadable (recorded with its fix); an HTTP status in
+        ``empty_on`` means "nothing there" (e.g. 409 for the tree of an empty repository) and gives ``[]``."""
+        try:
+            value = fn()
+        except Unreadable as exc:
+            if exc.status in empty_on:
+                value = []
+            else:
+                self.record(Scope(name, scope, "unreadable", exc.status or None, exc.reason, resource(name).fix))
+                self._progress(name, 1)
+                return None
+        self.record(Scope(name, scope, "ok"))
+        self._progress(name, 1)
+        return value
+
+    def record(self, s: Scope) -> None:
+        """Keep ``s`` (an unreadable record of a scope wins over an ok one)."""
+        with self._lock:
+            kept = self.scopes.get((s.resource, s.scope))
+            if kept is None or kept.status == "ok":  # one unreadable read makes the scope unreadable
+                self.scopes[(s.resource, s.scope)] = s
+
+    def unreadable(self) -> list[Scope]:
+        """The unreadable scopes, sorted."""
+        return sorted((s for s in self.scopes.values() if s.status != "ok"), key=lambda s: (s.resource, s.scope))
+
+
+def _items(c: ApiClient, path: str, key: str | None, **params: Any) -> Callable[[], list[Any]]:
+    return lambda: c.items(path, key, {**PER_PAGE, **params})
+
+
+def _body(c: ApiClient, path: str) -> Callable[[], Any]:
+    return lambda: c.get(path).body
+
+
+def _names(c: ApiClient, path: str) -> Callable[[], list[Any]]:
+    """A variables list with the values dropped before anything is kept."""
+    return lambda: c.items(path, "variables", dict(PER_PAGE), scrub=names_only)
+
+
+def list_repositories(rd: Reader, org: str, given: list[str]) -> list[dict] | None:
+    """The repositories to read: ``given`` (``owner/name``, each ``GET /repos/{owner}/{repo}``) or every
+    repository of ``org`` (``GET /orgs/{org}/repos?type=all``); None when the list is unreadable."""
+    c = rd.client
+    if not given:
+        return rd.read("repositories", scope_name("org", org), _items(c, f"orgs/{org}/repos", None, type="all"))
+    found = [rd.read("repositories", scope_name("repo", name), _body(c, f"repos/{name}")) for name in given]
+    return [r for r in found if isinstance(r, dict)]
+
+
+def fetch_org(rd: Reader, org: str) -> dict[str, Any]:
+    """Everything read at the organization level (None per unreadable part)."""
+    c, s = rd.client, scope_name("org", org)
+    base = f"orgs/{org}"
+    out: dict[str, Any] = {
+        "organization": rd.read("organization", s, _body(c, base)),
+        "runners": rd.read("runners", s, _items(c, f"{base}/actions/runners", "runners")),
+        "runner_groups": rd.read("runner-groups", s, _items(c, f"{base}/actions/runner-groups", "runner_groups")),
+        "secrets": rd.read("secrets", s, _items(c, f"{base}/actions/secrets", "secrets")),
+        "variables": rd.read("variables", s, _names(c, f"{base}/actions/variables")),
+        "workflow_permissions": rd.read("workflow-permissions", s, _body(c, f"{base}/actions/permissions/workflow")),
+        "oidc_sub": rd.read("oidc-subject", s, _body(c, f"{base}/actions/oidc/customization/sub")),
+        "installations": rd.read("installations", s, _items(c, f"{base}/installations", "installations")),
+        "group_repositories": {}, "group_runners": {}, "secret_repositories": {},
+    }
+    need_runners = any("runner_group_id" not in r for r in out["runners"] or [])
+    for g in out["runner_groups"] or []:
+        gs, gid = scope_name("runner-group", f"{org}/{g.get('name')}"), g.get("id")
+        if g.get("visibility") == "selected":
+            out["group_repositories"][str(gid)] = rd.read(
+                "runner-groups", gs, _items(c, f"{base}/actions/runner-groups/{gid}/repositories", "repositories"))
+        if need_runners:
+            out["group_runners"][str(gid)] = rd.read(
+                "runner-groups", gs, _items(c, f"{base}/actions/runner-groups/{gid}/runners", "runners"))
+    for sec in out["secrets"] or []:
+        if sec.get("visibility") == "selected":
+            name = sec.get("name", "")
+            out["secret_repositories"][name] = rd.read(
+                "secrets", scope_name("secret", f"{org}/{name}"),
+                _items(c, f"{base}/actions/secrets/{quote(name, safe='')}/repositories", "repositories"))
+    return out
+
+
+def _environment(rd: Reader, full: str, env: dict) -> dict[str, Any]:
+    c, name = rd.client, str(env.get("name", ""))
+    base, s = f"repos/{full}/environments/{quote(name, safe='')}", scope_name("environment", f"{full}:{name}")
+    policy = env.get("deployment_branch_policy") or {}
+    branch_policies = rd.read("environments", s, _items(c, f"{base}/deployment-branch-policies", "branch_policies")) \
+        if policy.get("custom_branch_policies") else None
+    return {"environment": env, "secrets": rd.read("secrets", s, _items(c, f"{base}/secrets", "secrets")),
+            "variables": rd.read("variables", s, _names(c, f"{base}/variables")),
+            "branch_policies": branch_policies}
+
+
+def fetch_repo(rd: Reader, repo: dict) -> dict[str, Any]:
+    """Everything read for one repository (``repo``: its ``GET /repos/{owner}/{repo}`` or list item)."""
+    c, full = rd.client, str(repo.get("full_name"))
+    base, s = f"repos/{full}", scope_name("repo", full)
+    public = repo.get("visibility") == "public" or repo.get("private") is False
+    fork = "fork-pr-contributor-approval" if public else "fork-pr-workflows-private-repos"
+    envs = rd.read("environments", s, _items(c, f"{base}/environments", "environments"))
+    return {
+        "repository": repo,
+        "runners": rd.read("runners", s, _items(c, f"{base}/actions/runners", "runners")),
+        "secrets": rd.read("secrets", s, _items(c, f"{base}/actions/secrets", "secrets")),
+        "variables": rd.read("variables", s, _names(c, f"{base}/actions/variables")),
+        "environments": None if envs is None else [_environment(rd, full, e) for e in envs],
+        "protected_branches": rd.read("branches", s, _items(c, f"{base}/branches", None, protected="true")),
+        "workflow_permissions": rd.read("workflow-permissions", s, _body(c, f"{base}/actions/permissions/workflow")),
+        "fork_pr_policy": rd.read("fork-pr-policy", s, _body(c, f"{base}/actions/permissions/{fork}")),
+        "oidc_sub": rd.read("oidc-subject", s, _body(c, f"{base}/actions/oidc/customization/sub")),
+        "deploy_keys": rd.read("deploy-keys", s, _items(c, f"{base}/keys", None)),
+    }
+
+
+def fetch_files(rd: Reader, repo: dict) -> dict[str, str] | None:
+    """The workflow files and local actions of ``repo`` at its default branch: ``{path: text}`` (the tree API,
+    then the contents API, base64-decoded); None when unreadable.  An empty repository (409) has none."""
+    c, full, branch = rd.client, str(repo.get("full_name")), str(repo.get("default_branch") or "HEAD")
+    s = scope_name("repo", full)
+    tree = rd.read("workflow-files", s, lambda: c.get(f"repos/{full}/git/trees/{quote(branch, safe='')}",
+                                                      {"recursive": "1"}).body, empty_on=(409,))
+    if tree is None:
+        return None
+    if isinstance(tree, dict) and tree.get("truncated"):
+        rd.record(Scope("workflow-files", s, "unreadable", None, "tree truncated by the API: local actions deep "
+                         "in the repository may be missing", resource("workflow-files").fix))
+    files: dict[str, str] = {}
+    for path in workflow_paths(tree):
+        body = rd.read("workflow-files", s, lambda p=path: c.get(f"repos/{full}/contents/{quote(p)}",
+                                                                   {"ref": branch}).body)
+        if isinstance(body, dict) and body.get("encoding") == "base64":
+            text = decode_content(body)
+            if text is not None:
+                files[path] = text
+    return files
+
+
+def fetch_history(rd: Reader, repo: dict, since: str) -> dict[str, Any] | None:
+    """The workflow runs created since ``since`` and each run's jobs: ``{"runs": [...], "jobs": {run_id: [...]}}``
+    (None when unreadable).  ``filter=all`` lists every attempt's jobs
+    (https://docs.github.com/en/rest/actions/workflow-jobs#list-jobs-for-a-workflow-run)."""
+    c, full = rd.client, str(repo.get("full_name"))
+    s = scope_name("repo", full)
+    runs = rd.read("workflow-runs", s, _items(c, f"repos/{full}/actions/runs", "workflow_runs",
+                                               created=f">={since}"))
+    if runs is None:
+        return None
+    jobs = {str(r.get("id")): rd.read("workflow-runs", s, _items(c, f"repos/{full}/actions/runs/{r.get('id')}/jobs",
+                                                                  "jobs", filter="all")) for r in runs}
+    return {"runs": runs, "jobs": jobs}
+
+
+def fetch_audit_log(rd: Reader, org: str, since: str) -> list[dict] | None:
+    """The runner registration and removal events of ``org`` since ``since`` (one search per action of
+    :data:`AUDIT_ACTIONS`, merged, oldest first); None when unreadable (plan without audit log, missing
+    permission)."""
+    c, day = rd.client, since[:10]
+    found: list[dict] = []
+    for action in AUDIT_ACTIONS:
+        got = rd.read("audit-log", scope_name("org", org), _items(c, f"orgs/{org}/audit-log", None,
+                                                        phrase=f"action:{action} created:>={day}", include="web"))
+        if got is None:
+            return None
+        found += [e for e in got if isinstance(e, dict)]
+    return sorted(found, key=lambda e: (e.get("@timestamp") or e.get("created_at") or 0, str(e.get("_document_id"))))

@@ -1,0 +1,170 @@
+"""Find GitLab project checkouts and the configuration files their pipeline reads (the only I/O).
+
+- A checkout is a folder holding ``.gitlab-ci.yml`` (the default CI/CD configuration file,
+  https://docs.gitlab.com/ci/pipelines/settings/#specify-a-custom-cicd-configuration-file); a folder of
+  checkouts is read one sub-folder each.
+- Project path: ``GROUP/SUBGROUP/PROJECT=DIR`` or ``https://HOST/GROUP/PROJECT=DIR`` as given, else an
+  ``owner__name`` folder (``a__b__c`` is ``a/b/c``), else the ``origin`` remote of ``.git/config`` (any host:
+  its URL is the instance), else ``local/<folder>``.  The instance (the ``iss`` of the project's ID tokens) is
+  ``https://gitlab.com`` unless a URL says otherwise.
+- The files read are the root configuration and, following ``include: local`` (and the ``trigger: include``
+  of child pipelines) as GitLab does (paths from the
+  checkout root, ``*`` and ``**`` wildcards; https://docs.gitlab.com/ci/yaml/#includelocal), the local files
+  it includes, at most :data:`MAX_INCLUDES` per project (GitLab's default limit of 150 includes per pipeline,
+  https://docs.gitlab.com/ci/yaml/includes/#include-limits).  A local include outside the checkout, or that
+  matches no file, is a problem naming the include's file, YAML path and line.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from graphkit.errors import InputError
+from graphkit.ingestor import InputFile, read_text
+
+from .models import CIFile, Include, Project
+from .parse import parse_config
+
+__all__ = ["MAX_INCLUDES", "ROOT_FILE", "Checkout", "find_checkouts", "pipeline_files", "local_targets"]
+
+MAX_INCLUDES = 150
+ROOT_FILE = ".gitlab-ci.yml"
+
+_NAMED = re.compile(r"^(?:(https?://[^/\s=]+)/)?([\w.-]+(?:/[\w.-]+)+)=(.+)$")
+_REMOTE = re.compile(r"^(?:\w+://(?:[^@/]+@)?|[^@/\s]+@)([^/:\s]+)[:/]+(.+?)(?:\.git)?/?$")
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A project checkout: its :class:`~.models.Project` and root folder."""
+
+    project: Project
+    root: Path
+
+
+def _remote(root: Path) -> tuple[str, str] | None:
+    """``(instance URL, project path)`` of the ``origin`` remote of ``.git/config``, else None."""
+    parser = configparser.ConfigParser(strict=False)
+    try:
+        parser.read(root / ".git" / "config", encoding="utf-8")
+        m = _REMOTE.match(parser.get('remote "origin"', "url", fallback="").strip())
+    except (configparser.Error, OSError, UnicodeDecodeError):
+        return None
+    if m is None or "/" not in m.group(2):
+        return None
+    return f"https://{m.group(1).lower()}", m.group(2)
+
+
+def _project_of(root: Path) -> Project:
+    parts = [p for p in root.name.split("__") if p]
+    if len(parts) >= 2:
+        return Project("/".join(parts))
+    remote = _remote(root)
+    if remote is not None:
+        return Project(remote[1], instance=remote[0])
+    return Project(f"local/{root.name}")
+
+
+def find_checkouts(paths: Sequence[Path | str]) -> tuple[list[Checkout], list[InputError]]:
+    """Checkouts named by ``paths``: a checkout, a folder of checkouts, or ``PROJECT=DIR`` (I/O: lists folders).
+
+    Returns
+    -------
+    tuple
+        ``(checkouts, problems)``: a missing path, or one holding no ``.gitlab-ci.yml``, is a problem.
+    """
+    out: list[Checkout] = []
+    problems: list[InputError] = []
+    for raw in paths:
+        text = str(raw)
+        m = _NAMED.match(text)
+        root = Path(m.group(3)) if m and not Path(text).exists() else Path(text)
+        if not root.is_dir():
+            problems.append(InputError(str(root), "", "not a directory" if root.exists() else "no such directory"))
+            continue
+        if m and not Path(text).exists():
+            found = [Checkout(Project(m.group(2), instance=(m.group(1) or "https://gitlab.com").lower()), root)]
+        elif (root / ROOT_FILE).is_file():
+            found = [Checkout(_project_of(root.resolve()), root)]
+        else:
+            found = [Checkout(_project_of(p.resolve()), p) for p in sorted(root.iterdir())
+                     if p.is_dir() and (p / ROOT_FILE).is_file()]
+        for co in found:
+            if not (co.root / ROOT_FILE).is_file():
+                problems.append(InputError(str(co.root), "", f"no {ROOT_FILE} found"))
+            else:
+                out.append(co)
+        if not found:
+            problems.append(InputError(str(root), "", f"no {ROOT_FILE} found in it or its sub-folders"))
+    return out, problems
+
+
+def local_targets(include: Include, files: Sequence[str]) -> list[str]:
+    """The checkout files (relative posix paths in ``files``) a ``local`` include names: the path from the
+    checkout root (leading ``/`` optional), or every match of its ``*`` / ``**`` wildcards (pure).
+
+    >>> local_targets(Include("local", "/ci/*.yml", False, None), ["ci/a.yml", "ci/x/b.yml", "c.yml"])
+    ['ci/a.yml']
+    >>> local_targets(Include("local", "ci/**.yml", False, None), ["ci/a.yml", "ci/x/b.yml", "c.yml"])
+    ['ci/a.yml', 'ci/x/b.yml']
+    """
+    want = include.target.strip().lstrip("/")
+    if "*" not in want:
+        return [want] if want in files else []
+    rx = re.compile("".join(".*" if part == "**" else "[^/]*" if part == "*" else re.escape(part)
+                            for part in re.split(r"(\*\*|\*)", want)) + r"\Z")
+    return sorted(f for f in files if rx.match(f))
+
+
+def _listing(root: Path) -> list[str]:
+    skip = {".git", "node_modules", "vendor", ".venv"}
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.y*ml")
+                  if p.is_file() and not skip.intersection(p.relative_to(root).parts))
+
+
+def pipeline_files(co: Checkout) -> tuple[list[str], list[InputError]]:
+    """The root configuration and the local files it includes, transitively (breadth first, each once).
+
+    Returns
+    -------
+    tuple
+        ``(relative paths, problems)``; a file that cannot be read or parsed here is still listed (its
+        problem is reported when it is parsed).
+    """
+    listing: list[str] | None = None
+    order, problems, queue = [ROOT_FILE], [], [ROOT_FILE]
+    while queue:
+        rel = queue.pop(0)
+        path = co.root / rel
+        try:
+            parsed: CIFile = parse_config(read_text(path, name=rel), file=rel, project=co.project)
+        except InputError:
+            continue
+        for inc in parsed.includes + parsed.children:
+            if inc.kind != "local":
+                continue
+            if ".." in PurePosixPath(inc.target.lstrip("/")).parts:
+                problems.append(InputError(str(co.root / rel), inc.evidence.yaml_path or "include",
+                                           f"local include outside the checkout (line {inc.evidence.line})"))
+                continue
+            if listing is None:
+                listing = _listing(co.root)
+            targets = local_targets(inc, listing)
+            if not targets:
+                problems.append(InputError(str(co.root / rel), inc.evidence.yaml_path or "include",
+                                           f"local include matches no file of the checkout (line {inc.evidence.line})"))
+            for t in targets:
+                if t not in order and len(order) < MAX_INCLUDES:
+                    order.append(t)
+                    queue.append(t)
+    return order, problems
+
+
+def checkout_inputs(co: Checkout) -> tuple[list[InputFile], list[InputError]]:
+    """:func:`pipeline_files` as :class:`~graphkit.ingestor.InputFile` (``context``: the project)."""
+    rels, problems = pipeline_files(co)
+    return [InputFile(path=co.root / r, name=r, root=co.root, context=co.project) for r in rels], problems

@@ -1,0 +1,158 @@
+"""Parsed GitLab configuration files -> nodes and edges (pure).
+
+Per project: a repository node (``repo:gitlab:{project}``), its pipeline configuration (a workflow node,
+``has_workflow``), each job of the merged pipeline (``has_job``; hidden jobs are templates and make no node),
+and what a job requests:
+
+- ``secrets:`` -> ``reads_secret`` to a cloud secret node of the provider (``cloud_secret:vault:...``), props
+  ``variable``, ``token`` (the ID token it authenticates with), ``field``;
+- ``id_tokens`` -> ``mints_oidc`` to the job's OIDC identity (one per job, key = token name, props ``aud``):
+  ``iss`` is the instance URL, ``sub`` candidates ``project_path:{project}:ref_type:{branch|tag}:ref:{ref}``
+  for the refs the job runs on (``*`` for any ref; GitLab docs "OpenID Connect (OIDC) authentication using ID
+  tokens", https://docs.gitlab.com/ci/secrets/id_token_authentication/#token-payload);
+- ``environment`` with ``action: start`` (the default) -> ``deploys_to`` its environment
+  (``target:environment:gitlab:{project}:{name}``; ``production`` when ``deployment_tier: production``).
+
+CI/CD variables of the project, groups and instance are not linked here: they reach every job (subject to
+protected refs and environment scope), decided by the variable inventory.  An edge is ``possible`` when the
+job itself may not run (every trigger ``possible``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graphkit.errors import InputError
+from graphkit.graph import GraphBuilder
+from graphkit.ingestor import IngestResult
+from graphkit.model import (CloudSecret, Confidence, DeploymentTarget, Edge, EdgeKind, GitLabJob, Job, OIDCIdentity,
+                            Repository, Workflow, ids)
+
+from .collect import ROOT_FILE, local_targets
+from .jobs import global_variables, job_facts
+from .merge import Pipeline, assemble
+from .models import CIFile
+
+__all__ = ["to_graph", "oidc_subjects"]
+
+
+def oidc_subjects(facts: GitLabJob) -> list[str]:
+    """The ``sub`` claims the job's ID tokens can carry: ``project_path:{project}:ref_type:{branch|tag}:ref:{ref}``
+    per ref it runs on (a merge request pipeline's ref is its source branch).  ``*`` stands for any ref, and for
+    a ref known only as a ``/regex/`` or as the default branch (``$CI_DEFAULT_BRANCH``: its name is not in the
+    file); the exact refs are in the job's triggers.
+
+    >>> from graphkit.model import Evidence, GitLabJob, GitLabTrigger
+    >>> ev = Evidence(file=".gitlab-ci.yml")
+    >>> t = [GitLabTrigger(ref_type="tag", sources=("push",), refs=("v1", "/^v2/"), evidence=ev)]
+    >>> oidc_subjects(GitLabJob(project="g/p", config_file="c", file="c", name="j", triggers=t, evidence=ev))
+    ['project_path:g/p:ref_type:tag:ref:*', 'project_path:g/p:ref_type:tag:ref:v1']
+    """
+    out: list[str] = []
+    for t in facts.triggers:
+        ref_type = "tag" if t.ref_type == "tag" else "branch"
+        for ref in t.refs if t.refs is not None else ("*",):
+            literal = not ref.startswith(("/", "$"))
+            out.append(f"project_path:{facts.project}:ref_type:{ref_type}:ref:{ref if literal else '*'}")
+    return sorted(dict.fromkeys(out))
+
+
+def _confidence(facts: GitLabJob) -> Confidence:
+    certain = any(t.confidence is Confidence.CERTAIN for t in facts.triggers)
+    return Confidence.CERTAIN if certain else Confidence.POSSIBLE
+
+
+def _weakest(a: Confidence, b: Confidence) -> Confidence:
+    return Confidence.POSSIBLE if Confidence.POSSIBLE in (a, b) else Confidence.CERTAIN
+
+
+def _job(b: GraphBuilder, pipeline: Pipeline, facts: GitLabJob, wf_id: str) -> None:
+    project = facts.project
+    jid = ids.gitlab_job(project, facts.config_file, facts.name)
+    env = facts.environment
+    b.node(Job(id=jid, name=f"{project}: {facts.name}", repository=project, workflow_path=facts.config_file,
+                   job_key=facts.name, secrets_repository=project, environment=env.name if env else None,
+                   platform="gitlab", gitlab=facts, evidence=[facts.evidence]))
+    b.add_edge(Edge(kind=EdgeKind.HAS_JOB, source=wf_id, target=jid, evidence=[facts.evidence]))
+    conf = _confidence(facts)
+    for s in facts.secrets:
+        sid = ids.external_secret(s.provider, s.path)
+        b.node(CloudSecret(id=sid, name=f"{s.provider} {s.path}", service=s.provider, resource=s.path,
+                               evidence=[s.evidence]))
+        b.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=jid, target=sid, key=s.name, evidence=[s.evidence],
+                        confidence=_weakest(conf, s.confidence), props={"variable": s.name, "token": s.token, "field": s.field}))
+    if facts.id_tokens:
+        oid = ids.oidc_identity(jid)
+        b.node(OIDCIdentity(id=oid, name=f"OIDC {project}: {facts.name}", issuer=pipeline.root.project.instance,
+                                repository=project, subjects=oidc_subjects(facts),
+                                evidence=[t.evidence for t in facts.id_tokens]))
+        for t in facts.id_tokens:
+            b.add_edge(Edge(kind=EdgeKind.MINTS_OIDC, source=jid, target=oid, key=t.name, evidence=[t.evidence],
+                            confidence=_weakest(conf, t.confidence), props={"token": t.name, "aud": list(t.aud)}))
+    if env is not None and env.action == "start":
+        tid = ids.gitlab_environment(project, env.name)
+        b.node(DeploymentTarget(id=tid, name=f"{project} environment {env.name}", target_type="environment",
+                                    identifier=f"{project}:{env.name}",
+                                    production=True if env.deployment_tier == "production" else None,
+                                    evidence=[env.evidence]))
+        b.add_edge(Edge(kind=EdgeKind.DEPLOYS_TO, source=jid, target=tid, evidence=[env.evidence], confidence=conf,
+                        props={"deployment_tier": env.deployment_tier, "dynamic": env.dynamic}))
+
+
+def _pipeline(b: GraphBuilder, pipeline: Pipeline, problems: list[InputError]) -> None:
+    root = pipeline.root
+    project = root.project.path
+    rid = ids.gitlab_project(project)
+    ev = root.evidence("")
+    b.node(Repository(id=rid, name=project, full_name=project, platform="gitlab", evidence=[ev]))
+    wf_id = ids.gitlab_pipeline(project, root.file)
+    b.node(Workflow(id=wf_id, name=f"{project} {root.file}", repository=project, path=root.file,
+                        platform="gitlab", evidence=[ev]))
+    b.add_edge(Edge(kind=EdgeKind.HAS_WORKFLOW, source=rid, target=wf_id, evidence=[ev]))
+    globals_ = global_variables(pipeline, problems)
+    for job in pipeline.jobs:
+        ev = job.home.evidence()
+        try:
+            _job(b, pipeline, job_facts(job, pipeline, problems, globals_), wf_id)
+        except ids.IdError as exc:
+            problems.append(InputError(ev.file, ev.yaml_path or "", f"{exc} (line {ev.line})"))
+        except Exception as exc:  # noqa: BLE001 - a defect on one job never loses the others
+            problems.append(InputError(ev.file, ev.yaml_path or "", f"job left out (internal error "
+                                       f"{type(exc).__name__}; please report it) (line {ev.line})"))
+
+
+def to_graph(parsed: Sequence[CIFile]) -> IngestResult:
+    """Every project's pipeline (its root ``.gitlab-ci.yml`` and the local files it includes) -> graph part.
+
+    Problems (named by file, YAML path and line): what merging left out (a missing ``extends`` parent, a
+    dangling ``!reference``...), keywords of the wrong shape, values that cannot be part of an id.
+    """
+    result = IngestResult()
+    by_project: dict[tuple[str, str], list[CIFile]] = {}
+    for f in parsed:
+        by_project.setdefault((f.project.path, f.project.instance), []).append(f)
+    for files in by_project.values():
+        for root, child in _roots(files):
+            result.problems += _one(result.graph, assemble(root, files, child=child), files)
+    return result
+
+
+def _roots(files: list[CIFile]) -> list[tuple[CIFile, bool]]:
+    """The project's root configuration, then the child pipelines' (``trigger: include: local``)."""
+    by_name = {f.file: f for f in files}
+    roots = [(by_name[ROOT_FILE], False)] if ROOT_FILE in by_name else []
+    children = sorted({t for f in files for inc in f.children if inc.kind == "local"
+                       for t in local_targets(inc, list(by_name))} - {ROOT_FILE})
+    return roots + [(by_name[c], True) for c in children] if roots else []
+
+
+def _one(b: GraphBuilder, pipeline: Pipeline, files: list[CIFile]) -> list[InputError]:
+    """One pipeline into ``b``; its problems, named by the files' locations."""
+    root = pipeline.root
+    problems = list(pipeline.problems)
+    try:
+        _pipeline(b, pipeline, problems)
+    except ids.IdError as exc:
+        problems.append(InputError(root.file, "", str(exc)))
+    where = {f.file: f.location or f.file for f in files}
+    return [InputError(where.get(p.file, p.file), p.place, p.reason) for p in problems]

@@ -1,0 +1,296 @@
+"""Kubernetes manifests, ARC Helm values, kubeconfigs and cluster descriptors -> models (pure: no I/O).
+
+A file is a YAML (or JSON) stream of one or more documents (``---``); a ``kind: List`` document's ``items`` are
+objects too (``kubectl get -o yaml``).  Each document is read on its own: a document that is not YAML, or an
+object with a field of the wrong type, is one problem naming the file, the document index, the YAML path and the
+line, and the other documents are kept.  Objects of kinds graphkit does not model (StorageClass, Service...) are
+recognised and skipped; a file in which no document is a Kubernetes object, an ARC values file, a kubeconfig or a
+cluster descriptor is :class:`~graphkit.ingestor.NotRecognised` (ignored in a folder).
+
+What is read (Kubernetes API reference, https://kubernetes.io/docs/reference/kubernetes-api/; ARC, see
+:mod:`ingest.k8s.pods`):
+
+- ``actions.github.com`` ``AutoscalingRunnerSet``; gha-runner-scale-set values files (a mapping with
+  ``githubConfigUrl`` and no ``kind``); ``actions.summerwind.dev`` ``RunnerDeployment``, ``RunnerSet``,
+  ``Runner`` (``HorizontalRunnerAutoscaler`` is recognised: it scales, it grants nothing);
+- ``ServiceAccount`` with the workload identity annotations ``eks.amazonaws.com/role-arn`` (EKS IRSA,
+  https://docs.aws.amazon.com/eks/latest/userguide/associate-service-account-role.html),
+  ``iam.gke.io/gcp-service-account`` (GKE), ``azure.workload.identity/client-id`` (Azure);
+- ``Secret``: name, type and key names of ``data`` / ``stringData``, never a value;
+- ``Role``, ``ClusterRole``, ``RoleBinding``, ``ClusterRoleBinding`` (https://kubernetes.io/docs/reference/access-authn-authz/rbac/);
+- the EKS ``aws-auth`` ConfigMap in ``kube-system``: ``mapRoles`` / ``mapUsers`` (YAML strings) with
+  ``rolearn``/``userarn``, ``username``, ``groups`` (https://docs.aws.amazon.com/eks/latest/userguide/auth-configmap.html);
+- ``Deployment``, ``StatefulSet``, ``DaemonSet``, ``Job``, ``Pod``: their pod template (the ARC controller);
+- kubeconfigs (``kind: Config``; :mod:`ingest._kubeconfig`) and cluster descriptors (:class:`ClusterInfo`).
+
+Namespaces: an object without ``metadata.namespace`` is in ``default`` (what ``kubectl apply`` without ``-n``
+uses in a context without a namespace).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+from graphkit.errors import InputError
+from graphkit.ingestor import NotRecognised
+from ingest._kubeconfig import kubeconfig_clusters, kubeconfig_users
+from ingest._yaml import load_yaml
+from ingest.k8s.models import (AwsAuthEntry, BindingDoc, ClusterInfo, K8sObject, KubeconfigDoc, KubeUser, RoleDoc,
+                               Rule, SecretDoc, ServiceAccountDoc, Subject, Where, WorkloadDoc)
+from ingest.k8s.pods import pod_template, scale_set, summerwind_pool, values_file
+from ingest.k8s.read import Bad, Reader, split_documents
+
+__all__ = ["CLUSTER_SCHEMA", "ParsedK8s", "parse"]
+
+#: the schema id of graphkit's cluster descriptor (name, API server URL, production, OIDC issuer)
+CLUSTER_SCHEMA = "graphkit.k8s-cluster/v1"
+_IRSA = "eks.amazonaws.com/role-arn"
+_GKE = "iam.gke.io/gcp-service-account"
+_AZURE = "azure.workload.identity/client-id"
+_WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "Pod"}
+
+
+@dataclass
+class ParsedK8s:
+    """One file: its objects (in document order) and the problems of the documents or objects left out."""
+
+    file: str
+    #: the input path (``--k8s``) the file was found under: one cluster per input path
+    root: str = ""
+    objects: list[K8sObject] = field(default_factory=list)
+    problems: list[InputError] = field(default_factory=list)
+    recognised: bool = False
+
+
+@dataclass(frozen=True)
+class _Doc:
+    """One object being read: its reader (lines, path prefix), its ``Where`` and its data."""
+
+    r: Reader
+    where: Where
+    data: dict[str, Any]
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return self.r.mapping(self.data.get("metadata"), "metadata")
+
+    @property
+    def name(self) -> str:
+        raw = self.meta.get("name")
+        if isinstance(raw, str) and "${" in raw:  # a template's placeholder (envsubst): kept as written
+            return raw.strip()
+        name = self.r.text(raw, "metadata.name")
+        if name is None:
+            raise Bad("metadata.name", "missing name")
+        return name
+
+    @property
+    def namespace(self) -> str:
+        return self.r.text(self.meta.get("namespace"), "metadata.namespace") or "default"
+
+
+def _service_account(d: _Doc) -> list[K8sObject]:
+    ann = d.r.mapping(d.meta.get("annotations"), "metadata.annotations")
+    return [ServiceAccountDoc(name=d.name, namespace=d.namespace,
+                              aws_role_arn=d.r.text(ann.get(_IRSA), f"metadata.annotations.{_IRSA}"),
+                              gcp_service_account=d.r.text(ann.get(_GKE), f"metadata.annotations.{_GKE}"),
+                              azure_client_id=d.r.text(ann.get(_AZURE), f"metadata.annotations.{_AZURE}"),
+                              where=d.where)]
+
+
+def _secret(d: _Doc) -> list[K8sObject]:
+    keys = [*d.r.mapping(d.data.get("data"), "data"), *d.r.mapping(d.data.get("stringData"), "stringData")]
+    return [SecretDoc(name=d.name, namespace=d.namespace, secret_type=d.r.text(d.data.get("type"), "type"),
+                      keys=sorted({str(k) for k in keys}), where=d.where)]
+
+
+def _names(r: Reader, value: Any, path: str) -> list[str]:
+    return [x for i, v in enumerate(r.seq(value, path)) if (x := r.text(v, f"{path}[{i}]"))]
+
+
+def _role(d: _Doc, cluster_scoped: bool) -> list[K8sObject]:
+    rules = []
+    for i, raw in enumerate(d.r.seq(d.data.get("rules"), "rules")):
+        at = f"rules[{i}]"
+        rule = d.r.mapping(raw, at)
+        rules.append(Rule(api_groups=[str(g) for g in d.r.seq(rule.get("apiGroups"), f"{at}.apiGroups")
+                                      if isinstance(g, str)],
+                          resources=_names(d.r, rule.get("resources"), f"{at}.resources"),
+                          verbs=_names(d.r, rule.get("verbs"), f"{at}.verbs"),
+                          resource_names=_names(d.r, rule.get("resourceNames"), f"{at}.resourceNames"),
+                          non_resource_urls=_names(d.r, rule.get("nonResourceURLs"), f"{at}.nonResourceURLs")))
+    return [RoleDoc(name=d.name, namespace=None if cluster_scoped else d.namespace, rules=rules, where=d.where)]
+
+
+def _binding(d: _Doc, cluster_scoped: bool) -> list[K8sObject]:
+    ref = d.r.mapping(d.data.get("roleRef"), "roleRef")
+    kind = d.r.text(ref.get("kind"), "roleRef.kind")
+    role = d.r.text(ref.get("name"), "roleRef.name")
+    if kind not in ("Role", "ClusterRole") or role is None:
+        raise Bad("roleRef", "expected roleRef.kind Role or ClusterRole and a roleRef.name")
+    ns = None if cluster_scoped else d.namespace
+    subjects = []
+    for i, raw in enumerate(d.r.seq(d.data.get("subjects"), "subjects")):
+        s = d.r.mapping(raw, f"subjects[{i}]")
+        skind, sname = d.r.text(s.get("kind"), f"subjects[{i}].kind"), d.r.text(s.get("name"), f"subjects[{i}].name")
+        if skind and sname:
+            sns = d.r.text(s.get("namespace"), f"subjects[{i}].namespace")
+            subjects.append(Subject(kind=skind, name=sname, namespace=sns or (ns if skind == "ServiceAccount" else None)))
+    return [BindingDoc(name=d.name, namespace=ns, role_kind=kind, role_name=role, subjects=subjects,  # type: ignore[arg-type]
+                       where=d.where)]
+
+
+def _aws_auth(d: _Doc) -> list[K8sObject]:
+    if d.name != "aws-auth" or d.r.text(d.meta.get("namespace"), "metadata.namespace") not in (None, "kube-system"):
+        return []
+    data = d.r.mapping(d.data.get("data"), "data")
+    out: list[K8sObject] = []
+    for section, key in (("mapRoles", "rolearn"), ("mapUsers", "userarn")):
+        text = d.r.text(data.get(section), f"data.{section}") if data.get(section) is not None else None
+        if not text:
+            continue
+        try:
+            entries, _ = load_yaml(text, file=d.where.file)
+        except InputError as exc:
+            raise Bad(f"data.{section}", f"not YAML ({exc.reason})") from None
+        for i, raw in enumerate(d.r.seq(entries, f"data.{section}")):
+            e = d.r.mapping(raw, f"data.{section}[{i}]")
+            arn = d.r.text(e.get(key), f"data.{section}[{i}].{key}")
+            if arn:
+                out.append(AwsAuthEntry(arn=arn, username=d.r.text(e.get("username"), f"data.{section}[{i}].username"),
+                                        groups=_names(d.r, e.get("groups"), f"data.{section}[{i}].groups"),
+                                        where=d.where.model_copy(update={"path": d.r.full(f"data.{section}[{i}]"),
+                                                                         "line": d.r.line(f"data.{section}")})))
+    return out
+
+
+def _workload(d: _Doc, kind: str) -> list[K8sObject]:
+    spec = d.r.mapping(d.data.get("spec"), "spec")
+    if kind == "Pod":
+        pod = pod_template(d.r, spec, "spec")
+    else:
+        tmpl = d.r.mapping(spec.get("template"), "spec.template")
+        pod = pod_template(d.r, tmpl.get("spec"), "spec.template.spec")
+    return [WorkloadDoc(kind=kind, name=d.name, namespace=d.namespace, pod=pod, where=d.where)]
+
+
+def _kubeconfig(d: _Doc) -> list[K8sObject]:
+    ctxs = {}
+    for i, raw in enumerate(d.r.seq(d.data.get("contexts"), "contexts")):
+        c = d.r.mapping(raw, f"contexts[{i}]")
+        inner = d.r.mapping(c.get("context"), f"contexts[{i}].context")
+        name = d.r.text(c.get("name"), f"contexts[{i}].name")
+        cl, us = d.r.text(inner.get("cluster"), f"contexts[{i}].context.cluster"), d.r.text(inner.get("user"), "user")
+        if name and cl and us:
+            ctxs[name] = (cl, us)
+    users = [KubeUser(name=n, credential=u.credential, role_arn=u.role_arn, eks_cluster=u.eks_cluster)
+             for n, u in kubeconfig_users(d.data).items()]
+    return [KubeconfigDoc(clusters=kubeconfig_clusters(d.data), users=users, contexts=ctxs, where=d.where)]
+
+
+def _descriptor(d: _Doc) -> list[K8sObject]:
+    if d.data.get("schema") == CLUSTER_SCHEMA:
+        prod = d.data.get("production")
+        name = d.r.text(d.data.get("name"), "name")
+        if name is None:
+            raise Bad("name", "a cluster descriptor needs a name")
+        return [ClusterInfo(name=name, server=d.r.text(d.data.get("server"), "server"),
+                            production=prod if isinstance(prod, bool) else None,
+                            oidc_issuer=d.r.text(d.data.get("oidc_issuer"), "oidc_issuer"), where=d.where)]
+    c = d.r.mapping(d.data.get("cluster"), "cluster")  # aws eks describe-cluster
+    oidc = d.r.mapping(d.r.mapping(c.get("identity"), "cluster.identity").get("oidc"), "cluster.identity.oidc")
+    name = d.r.text(c.get("name"), "cluster.name")
+    if name is None:
+        raise Bad("cluster.name", "missing cluster name")
+    return [ClusterInfo(name=name, server=d.r.text(c.get("endpoint"), "cluster.endpoint"),
+                        oidc_issuer=d.r.text(oidc.get("issuer"), "cluster.identity.oidc.issuer"), where=d.where)]
+
+
+_RBAC = "rbac.authorization.k8s.io"
+_HANDLERS: dict[tuple[str, str], Callable[[_Doc], list[K8sObject]]] = {
+    ("", "ServiceAccount"): _service_account,
+    ("", "Secret"): _secret,
+    ("", "ConfigMap"): _aws_auth,
+    ("", "Config"): _kubeconfig,
+    (_RBAC, "Role"): lambda d: _role(d, False),
+    (_RBAC, "ClusterRole"): lambda d: _role(d, True),
+    (_RBAC, "RoleBinding"): lambda d: _binding(d, False),
+    (_RBAC, "ClusterRoleBinding"): lambda d: _binding(d, True),
+    ("actions.github.com", "AutoscalingRunnerSet"): lambda d: [scale_set(d.r, d.data, d.name, d.namespace, d.where)],
+    ("actions.summerwind.dev", "HorizontalRunnerAutoscaler"): lambda d: [],
+}
+for _k in ("RunnerDeployment", "RunnerSet", "Runner"):
+    _HANDLERS[("actions.summerwind.dev", _k)] = (lambda k: lambda d: [summerwind_pool(d.r, d.data, k, d.name,
+                                                                                      d.namespace, d.where)])(_k)
+
+
+def _objects(d: _Doc, release: str) -> list[K8sObject] | None:
+    """The objects of one document (None: not a document this source reads)."""
+    data = d.data
+    if data.get("schema") == CLUSTER_SCHEMA or (isinstance(data.get("cluster"), dict) and "endpoint" in data["cluster"]):
+        return _descriptor(d)
+    if "githubConfigUrl" in data and "kind" not in data:
+        return [values_file(d.r, data, release, d.where)]
+    kind, api = data.get("kind"), data.get("apiVersion")
+    if not isinstance(kind, str) or not isinstance(api, str):
+        return None
+    group = api.rsplit("/", 1)[0] if "/" in api else ""
+    if kind == "List":
+        out: list[K8sObject] = []
+        for i, item in enumerate(d.r.seq(data.get("items"), "items")):
+            if isinstance(item, dict):
+                sub = d.r.full(f"items[{i}]")
+                out += _objects(_Doc(Reader(d.r.lines, sub), d.where.model_copy(update={"path": sub, "line": d.r.line(f"items[{i}]")}), item), release) or []
+        return out
+    if kind in _WORKLOADS and group in ("", "apps", "batch"):
+        return _workload(d, kind)
+    handler = _HANDLERS.get((group, kind))
+    return handler(d) if handler is not None else []
+
+
+def _release(file: str) -> str:
+    """The Helm release a values file stands for: its file name, else its folder's for ``values.yaml``."""
+    p = PurePath(file)
+    return p.parent.name if p.stem == "values" and p.parent.name else p.stem
+
+
+def parse(text: str, file: str, root: str = "") -> ParsedK8s:
+    """Read every document of ``text`` (see the module docstring).
+
+    Raises
+    ------
+    NotRecognised
+        when no document is one this source reads (and none failed to parse).
+    """
+    docs = split_documents(text)
+    out = ParsedK8s(file=file, root=root or file)
+    multi = len(docs) > 1
+    for i, chunk in enumerate(docs):
+        where_doc = f"document {i}, " if multi else ""
+        try:
+            data, lines = load_yaml(chunk, file=file)
+        except InputError as exc:
+            out.problems.append(InputError(file, f"{where_doc}{exc.place}".strip(", "), exc.reason))
+            continue
+        if not isinstance(data, dict):
+            continue
+        r = Reader(lines)
+        first = min((n for k, n in lines.items() if k), default=1)  # the document's first key, not its "---"
+        d = _Doc(r, Where(file=file, doc=i if multi else None, path="", line=first), data)
+        try:
+            objects = _objects(d, _release(file))
+        except Bad as exc:
+            line = r.line(exc.path)
+            out.problems.append(InputError(file, f"{where_doc}{r.full(exc.path)}" + (f", line {line}" if line else ""),
+                                           exc.reason))
+            out.recognised = True
+            continue
+        if objects is not None:
+            out.recognised = True
+            out.objects += objects
+    if not out.recognised and not out.problems:
+        raise NotRecognised(file, "", "not a Kubernetes manifest, ARC values file, kubeconfig or cluster descriptor")
+    return out

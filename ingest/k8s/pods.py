@@ -1,0 +1,200 @@
+"""Pod templates and ARC runner pools (pure): what a runner pod can reach, read from its spec.
+
+Sources: Kubernetes PodSpec (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#PodSpec);
+privileged containers and ``hostPath`` volumes give access to the node ("Pod Security Standards", baseline
+profile: "HostPath volumes", "Privileged Containers", https://kubernetes.io/docs/concepts/security/pod-security-standards/);
+ARC scale sets (``AutoscalingRunnerSet``, gha-runner-scale-set values: ``githubConfigUrl``, ``githubConfigSecret``,
+``runnerGroup``, ``runnerScaleSetName``, ``containerMode``), "Deploying runner scale sets with Actions Runner
+Controller", https://docs.github.com/en/actions/tutorials/use-actions-runner-controller/deploy-runner-scale-sets
+(``containerMode.type: dind`` adds a privileged ``docker:dind`` container, as the chart's values.yaml documents);
+scale set runners are ephemeral (one job each): "Actions Runner Controller",
+https://docs.github.com/en/actions/concepts/runners/actions-runner-controller; routing by scale set name or
+``runnerScaleSetLabels``: https://docs.github.com/en/actions/tutorials/use-actions-runner-controller/use-arc-in-a-workflow.
+Legacy ARC (``actions.summerwind.dev`` ``RunnerDeployment``/``RunnerSet``/``Runner``,
+https://github.com/actions/actions-runner-controller/tree/master/docs): ``repository``/``organization``/
+``enterprise``, ``group``, ``labels``, ``ephemeral``; the runner pod runs a privileged ``docker`` sidecar unless
+``dockerEnabled: false``, or a privileged runner container with ``dockerdWithinRunnerContainer: true``;
+``githubAPICredentialsFrom.secretRef`` names a per-pool credentials Secret.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from ingest.k8s.models import PodTemplate, RunnerPool, Where
+from ingest.k8s.read import Bad, Reader
+
+__all__ = ["pod_template", "config_scope", "scale_set", "values_file", "summerwind_pool"]
+
+_DOCKER_SOCKET = "docker.sock"
+
+
+def _container_facts(r: Reader, spec: dict[str, Any], path: str, escapes: list[str], secrets: list[str]) -> None:
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(r.seq(spec.get(group), f"{path}.{group}")):
+            at = f"{path}.{group}[{i}]"
+            c = r.mapping(c, at)
+            name = r.text(c.get("name"), f"{at}.name") or f"#{i}"
+            sc = r.mapping(c.get("securityContext"), f"{at}.securityContext")
+            if sc.get("privileged") is True:
+                escapes.append(f"privileged container {name}")
+            for j, env in enumerate(r.seq(c.get("env"), f"{at}.env")):
+                ref = r.mapping(r.mapping(r.mapping(env, f"{at}.env[{j}]").get("valueFrom"), f"{at}.env[{j}]")
+                                .get("secretKeyRef"), f"{at}.env[{j}].valueFrom.secretKeyRef")
+                secrets += [n for n in [r.text(ref.get("name"), f"{at}.env[{j}].valueFrom.secretKeyRef.name")] if n]
+            for j, src in enumerate(r.seq(c.get("envFrom"), f"{at}.envFrom")):
+                ref = r.mapping(r.mapping(src, f"{at}.envFrom[{j}]").get("secretRef"), f"{at}.envFrom[{j}].secretRef")
+                secrets += [n for n in [r.text(ref.get("name"), f"{at}.envFrom[{j}].secretRef.name")] if n]
+
+
+def _volume_facts(r: Reader, spec: dict[str, Any], path: str, escapes: list[str], secrets: list[str],
+                  shared: list[str]) -> None:
+    for i, v in enumerate(r.seq(spec.get("volumes"), f"{path}.volumes")):
+        at = f"{path}.volumes[{i}]"
+        v = r.mapping(v, at)
+        host = r.mapping(v.get("hostPath"), f"{at}.hostPath")
+        if "hostPath" in v:
+            where = r.text(host.get("path"), f"{at}.hostPath.path") or "?"
+            escapes.append(f"hostPath {where}" + (" (docker socket)" if where.endswith(_DOCKER_SOCKET) else ""))
+        secret = r.mapping(v.get("secret"), f"{at}.secret")
+        secrets += [n for n in [r.text(secret.get("secretName"), f"{at}.secret.secretName")] if n]
+        projected = r.mapping(v.get("projected"), f"{at}.projected")
+        for j, s in enumerate(r.seq(projected.get("sources"), f"{at}.projected.sources")):
+            ref = r.mapping(r.mapping(s, f"{at}.projected.sources[{j}]").get("secret"), f"{at}.projected.sources[{j}]")
+            secrets += [n for n in [r.text(ref.get("name"), f"{at}.projected.sources[{j}].secret.name")] if n]
+        claim = r.mapping(v.get("persistentVolumeClaim"), f"{at}.persistentVolumeClaim")
+        shared += [n for n in [r.text(claim.get("claimName"), f"{at}.persistentVolumeClaim.claimName")] if n]
+
+
+def pod_template(r: Reader, spec: Any, path: str) -> PodTemplate:
+    """The facts of a PodSpec at ``path`` (a missing spec is an empty template).
+
+    Raises
+    ------
+    Bad
+        naming the YAML path of a field of the wrong type.
+    """
+    spec = r.mapping(spec, path)
+    escapes: list[str] = []
+    secrets: list[str] = []
+    shared: list[str] = []
+    _container_facts(r, spec, path, escapes, secrets)
+    _volume_facts(r, spec, path, escapes, secrets, shared)
+    selector = r.mapping(spec.get("nodeSelector"), f"{path}.nodeSelector")
+    automount = spec.get("automountServiceAccountToken")
+    return PodTemplate(service_account=r.text(spec.get("serviceAccountName") or spec.get("serviceAccount"),
+                                              f"{path}.serviceAccountName"),
+                       automount_token=automount if isinstance(automount, bool) else None,
+                       node_selector={str(k): str(v) for k, v in selector.items()},
+                       escapes=list(dict.fromkeys(escapes)), secrets=list(dict.fromkeys(secrets)),
+                       shared_volumes=list(dict.fromkeys(shared)))
+
+
+def config_scope(url: str | None) -> tuple[str | None, str | None]:
+    """``(scope, enterprise)`` of a ``githubConfigUrl``: ``https://github.com/ORG`` -> ``("ORG", None)``,
+    ``.../ORG/REPO`` -> ``("ORG/REPO", None)``, ``.../enterprises/ENT`` -> ``(None, "ENT")``; GHES hosts alike.
+
+    >>> config_scope("https://github.com/actions/actions-runner-controller")
+    ('actions/actions-runner-controller', None)
+    >>> config_scope("https://github.com/enterprises/acme-corp"), config_scope("")
+    ((None, 'acme-corp'), (None, None))
+    """
+    if not url:
+        return None, None
+    try:
+        parts = [p for p in urlsplit(url.strip()).path.split("/") if p]
+    except ValueError:
+        return None, None
+    if len(parts) == 2 and parts[0] == "enterprises":
+        return None, parts[1]
+    if len(parts) in (1, 2):
+        return "/".join(parts), None
+    return None, None
+
+
+def _labels(r: Reader, value: Any, path: str) -> list[str]:
+    return [x for i, v in enumerate(r.seq(value, path)) if (x := r.text(v, f"{path}[{i}]"))]
+
+
+def scale_set(r: Reader, doc: dict[str, Any], name: str, namespace: str, where: Where) -> RunnerPool:
+    """An ``AutoscalingRunnerSet`` (actions.github.com/v1alpha1): ``spec`` fields as the CRD names them."""
+    spec = r.mapping(doc.get("spec"), "spec")
+    scope, enterprise = config_scope(r.text(spec.get("githubConfigUrl"), "spec.githubConfigUrl"))
+    set_name = r.text(spec.get("runnerScaleSetName"), "spec.runnerScaleSetName") or name
+    labels = _labels(r, spec.get("runnerScaleSetLabels", spec.get("scaleSetLabels")), "spec.runnerScaleSetLabels")
+    template = r.mapping(spec.get("template"), "spec.template")
+    return RunnerPool(resource="AutoscalingRunnerSet", name=set_name, namespace=namespace, scope=scope,
+                      enterprise=enterprise, runner_group=r.text(spec.get("runnerGroup"), "spec.runnerGroup"),
+                      labels=[set_name, *labels], ephemeral=True,
+                      config_secret=r.text(spec.get("githubConfigSecret"), "spec.githubConfigSecret"),
+                      pod=pod_template(r, template.get("spec"), "spec.template.spec"), where=where)
+
+
+def values_file(r: Reader, doc: dict[str, Any], release: str, where: Where) -> RunnerPool:
+    """A gha-runner-scale-set values file: the release name is not in it (``runnerScaleSetName`` when set, else
+    ``release``, the file name); an inline ``githubConfigSecret`` mapping becomes the Secret the chart creates
+    (``{release}-gha-rs-github-secret``), of which only the key names are kept."""
+    scope, enterprise = config_scope(r.text(doc.get("githubConfigUrl"), "githubConfigUrl"))
+    name = r.text(doc.get("runnerScaleSetName"), "runnerScaleSetName") or release
+    secret = doc.get("githubConfigSecret")
+    inline: list[str] = []
+    if isinstance(secret, dict):
+        inline = sorted(str(k) for k in secret)  # key names only: the values are credentials
+        secret_name: str | None = f"{release}-gha-rs-github-secret"
+    else:
+        secret_name = r.text(secret, "githubConfigSecret")
+    mode = r.text(r.mapping(doc.get("containerMode"), "containerMode").get("type"), "containerMode.type")
+    pod = pod_template(r, r.mapping(doc.get("template"), "template").get("spec"), "template.spec")
+    if mode == "dind":
+        pod = pod.model_copy(update={"escapes": [*pod.escapes, "containerMode dind (privileged dind container)"]})
+    labels = _labels(r, doc.get("scaleSetLabels", doc.get("runnerScaleSetLabels")), "scaleSetLabels")
+    namespace = r.text(doc.get("namespaceOverride"), "namespaceOverride") or "default"
+    return RunnerPool(resource="values", name=name, namespace=namespace, scope=scope, enterprise=enterprise,
+                      runner_group=r.text(doc.get("runnerGroup"), "runnerGroup"), labels=[name, *labels],
+                      ephemeral=True, container_mode=mode, config_secret=secret_name, inline_secret_keys=inline,
+                      pod=pod, where=where)
+
+
+def _summerwind_scope(r: Reader, spec: dict[str, Any], path: str) -> tuple[str | None, str | None]:
+    repo = r.text(spec.get("repository"), f"{path}.repository")
+    org = r.text(spec.get("organization"), f"{path}.organization")
+    return repo or org, r.text(spec.get("enterprise"), f"{path}.enterprise")
+
+
+def summerwind_pool(r: Reader, doc: dict[str, Any], kind: str, name: str, namespace: str, where: Where) -> RunnerPool:
+    """A legacy ``RunnerDeployment`` (runner spec under ``spec.template.spec``), ``RunnerSet`` (runner fields
+    under ``spec``, pod template under ``spec.template``) or ``Runner`` (``spec``)."""
+    spec = r.mapping(doc.get("spec"), "spec")
+    if kind == "RunnerDeployment":
+        path, runner = "spec.template.spec", r.mapping(r.mapping(spec.get("template"), "spec.template").get("spec"),
+                                                        "spec.template.spec")
+        pod = pod_template(r, runner, path)
+    else:
+        path, runner = "spec", spec
+        pod_path = "spec.template.spec" if kind == "RunnerSet" else "spec"
+        pod = pod_template(r, r.mapping(spec.get("template"), "spec.template").get("spec") if kind == "RunnerSet"
+                           else spec, pod_path)
+        claims = r.seq(spec.get("volumeClaimTemplates"), "spec.volumeClaimTemplates")
+        shared = [n for i, c in enumerate(claims) if (n := r.text(r.mapping(r.mapping(c, f"spec.volumeClaimTemplates[{i}]")
+                                                                          .get("metadata"), "metadata").get("name"),
+                                                             f"spec.volumeClaimTemplates[{i}].metadata.name"))]
+        pod = pod.model_copy(update={"shared_volumes": list(dict.fromkeys([*pod.shared_volumes, *shared]))})
+    scope, enterprise = _summerwind_scope(r, runner, path)
+    escapes = list(pod.escapes)
+    if runner.get("dockerdWithinRunnerContainer") is True:
+        escapes.append("dockerdWithinRunnerContainer (privileged runner container)")
+    elif runner.get("dockerEnabled") is not False:
+        escapes.append("docker sidecar (privileged; dockerEnabled is not false)")
+    creds = r.mapping(r.mapping(runner.get("githubAPICredentialsFrom"), f"{path}.githubAPICredentialsFrom")
+                      .get("secretRef"), f"{path}.githubAPICredentialsFrom.secretRef")
+    ephemeral = runner.get("ephemeral")
+    return RunnerPool(resource=kind, name=name, namespace=namespace, scope=scope, enterprise=enterprise,  # type: ignore[arg-type]
+                      runner_group=r.text(runner.get("group"), f"{path}.group"),
+                      labels=["linux", *_labels(r, runner.get("labels"), f"{path}.labels")],
+                      ephemeral=ephemeral if isinstance(ephemeral, bool) else None,
+                      config_secret=r.text(creds.get("name"), f"{path}.githubAPICredentialsFrom.secretRef.name"),
+                      pod=pod.model_copy(update={"escapes": list(dict.fromkeys(escapes))}), where=where)
+
+
+__all__ += ["Bad"]

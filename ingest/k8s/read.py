@@ -1,0 +1,87 @@
+"""Typed reads of one Kubernetes object's fields (pure), and multi-document YAML streams.
+
+A field of the wrong type raises :class:`Bad` with its YAML path (relative to the object); the parser turns it
+into one problem naming file, document, path and line, and the object is left out (never the file).  A value
+holding an ``envsubst``/shell placeholder (``${NAME}``, as in ARC's acceptance manifests) is unknown: None.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ingest._yaml import line_of, type_name
+
+__all__ = ["Bad", "Reader", "split_documents"]
+
+#: a line that starts a YAML document (``---`` alone or followed by a space), YAML 1.2 §9.1
+_DOC_START = re.compile(r"^---(?=[ \t]|\r?$)", re.M)
+
+
+class Bad(Exception):
+    """A field of the wrong type: ``path`` (relative to the object) and ``reason`` (never the value)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(reason)
+        self.path, self.reason = path, reason
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Reads fields of the object at ``prefix`` of a document whose YAML paths have the lines ``lines``."""
+
+    lines: dict[str, int]
+    prefix: str = ""
+
+    def full(self, path: str) -> str:
+        """``path`` below the object, as a path of the document."""
+        return ".".join(p for p in (self.prefix, path) if p).replace(".[", "[")
+
+    def line(self, path: str) -> int | None:
+        """The line of ``path`` (or of its nearest written ancestor)."""
+        return line_of(self.lines, self.full(path))
+
+    def mapping(self, value: Any, path: str) -> dict[str, Any]:
+        """``value`` when it is a mapping, ``{}`` when absent; else :class:`Bad`."""
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise Bad(path, f"expected a mapping, found a {type_name(value)}")
+        return value
+
+    def seq(self, value: Any, path: str) -> list[Any]:
+        """``value`` when it is a sequence, ``[]`` when absent; else :class:`Bad`."""
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise Bad(path, f"expected a sequence, found a {type_name(value)}")
+        return value
+
+    def text(self, value: Any, path: str) -> str | None:
+        """A string field: None when absent, empty or a placeholder; numbers are read as text; else :class:`Bad`."""
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise Bad(path, f"expected a string, found a {type_name(value)}")
+        text = str(value).strip()
+        return None if not text or "${" in text else text
+
+
+def split_documents(text: str) -> list[str]:
+    """The documents of a YAML stream, each padded with blank lines so that its line numbers are those of the
+    stream (a chunk before the first ``---`` that holds only comments is dropped).
+
+    >>> [d.count("\\n") for d in split_documents("a: 1\\n---\\nb: 2\\n")]
+    [1, 3]
+    """
+    bounds = sorted({0, *(m.start() for m in _DOC_START.finditer(text))})
+    out = []
+    for i, start in enumerate(bounds):
+        end = bounds[i + 1] if i + 1 < len(bounds) else len(text)
+        chunk = text[start:end]
+        body = [ln.strip() for ln in chunk.splitlines()]
+        if not any(ln and not ln.startswith("#") and not _DOC_START.match(ln) for ln in body):
+            continue
+        out.append("\n" * text.count("\n", 0, start) + chunk)
+    return out
