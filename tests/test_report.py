@@ -440,6 +440,7 @@ def test_report_renders_25_sources_from_the_corpus_in_headless_chromium(browser,
     focused = view_state(page)
     page.screenshot(artifacts_dir() / "report-25-sources-focus.png", ".gk-controls ~ .gk-view")
     assert focused["focus"] == "runner:pytorch/pt-00", focused
+    assert page.eval("document.querySelector('g.gk-focused').dataset.id") == "runner:pytorch/pt-00"
     assert focused["nodes"] + focused["folded"] == len(blast_radius(graph, sources[i])) + 1, focused
     _readable(focused)
     assert browser_errors(browser) == []

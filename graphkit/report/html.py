@@ -72,6 +72,7 @@ details summary{cursor:pointer;color:#245}
 .gk-rogue-ring{fill:none;stroke:#d00000;stroke-width:3} .gk-rogue .gk-label{fill:#d00000;font-weight:bold}
 .gk-group .gk-label,.gk-handle .gk-label{font-weight:600;fill:#234} .gk-group.gk-chain .gk-group-mark{stroke:#e6550d;stroke-width:2.5}
 .gk-node.gk-chain circle{stroke:#e6550d;stroke-width:2.5}
+.gk-focus-ring{fill:none;stroke:#1f77b4;stroke-width:3} .gk-focused .gk-label{font-weight:bold;fill:#1f4e79}
 """
 
 

@@ -153,6 +153,10 @@
         el("rect", {x: it.x - 7, y: it.y - 7, width: 14, height: 14, transform: "rotate(45 " + it.x + " " + it.y + ")",
                     "class": "gk-source-mark"}, g);
         g.classList.add("gk-source");
+        if (state.focus === nodes.indexOf(n)) {
+          g.classList.add("gk-focused");
+          el("circle", {cx: it.x, cy: it.y, r: 12, "class": "gk-focus-ring"}, g);
+        }
         g.addEventListener("click", function () { setFocus(state.focus === nodes.indexOf(n) ? -1 : nodes.indexOf(n)); });
       } else if (crit) {
         el("polygon", {points: star(it.x, it.y, 9), fill: color, "class": "gk-critical"}, g);
