@@ -104,11 +104,8 @@ def apply_changes(g: Graph, *, ephemeral: list[str] = (), ephemeral_host: list[s
         if r not in ephemeral_host:
             g = make_ephemeral(g, r)
     for group in [*groups, *(x for x in group_workflows if x not in groups)]:
-        repos = groups.get(group)
-        if repos is None:  # workflows only: the group keeps the repositories it has
-            node = g.node(group)
-            repos = list(getattr(node, "selected_repositories", None) or [])
-        g = restrict_runner_group(g, group, repositories=repos, workflows=group_workflows.get(group),
+        # workflows only (groups.get: None): the group keeps the repository access it has
+        g = restrict_runner_group(g, group, repositories=groups.get(group), workflows=group_workflows.get(group),
                                   allows_public_repositories=False if no_public else None)
     for role, subjects in trust.items():
         g = narrow_trust_policy(g, role, subjects=subjects)

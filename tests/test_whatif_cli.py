@@ -145,3 +145,15 @@ def test_json_validates_against_its_schema(graph_file):
     assert doc["changed"]  # the runner's routes became possible and per-job: the `changed` shape is exercised
     broken = {**doc, "plan": {**doc["plan"], "removed": [{"rank": 0}]}}
     assert list(jsonschema.Draft202012Validator(schema).iter_errors(broken))
+
+
+def test_restrict_a_group_to_workflows_only_keeps_its_repositories(graph_file):
+    """A group restricted to workflows (GitHub: "Restricting runner groups to specific workflows",
+    https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/managing-access-to-self-hosted-runners-using-groups)
+    keeps its repository access; only jobs of other workflows lose the group's runners."""
+    doc = as_json(graph_file, "--group-workflow", f"{GROUP}=acme/app/.github/workflows/ci.yml@refs/heads/main")
+    change = doc["changes"][0]
+    assert change["repositories"] is None
+    assert change["workflows"] == ["acme/app/.github/workflows/ci.yml@refs/heads/main"]
+    removed = {r["id"] for r in doc["removed"]}
+    assert DOCS_BUILD in removed and "job:acme/app/.github/workflows/ci.yml#test" not in removed
