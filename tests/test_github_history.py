@@ -224,3 +224,27 @@ def test_the_html_report_lists_the_exposure_of_each_asset(graph):
     pypi, nightly = ids.secret_repo("acme/app", "PYPI_TOKEN"), ids.secret_repo("acme/app", "NIGHTLY_TOKEN")
     assert "<b>exposed</b>" in rows[pypi] and f"by {RELEASE}" in rows[pypi]
     assert "<td>reachable</td>" in rows[nightly]
+
+
+def test_a_called_workflow_job_is_joined_by_its_caller_slash_called_name():
+    # GitHub names a reusable workflow's job "caller / called" (https://docs.github.com/en/actions/how-tos/reuse-automations/reuse-workflows)
+    from graphkit.graph import Graph
+    from graphkit.meta import HistoryFacts
+    from graphkit.model import Evidence, Job, ObservedRun, Runner
+    from graphkit.resolve.observed import link_observed
+
+    ev = Evidence(file="history/acme/app/jobs/7.json", yaml_path="jobs[0]")
+    caller = ids.job("acme/app", ".github/workflows/ci.yml", "call-build")
+    called = ids.job("acme/lib", ".github/workflows/build.yml", "compile", caller=caller)
+    g = Graph()
+    g.update(nodes=[Job(id=caller, name="Build it", repository="acme/app", workflow_path=".github/workflows/ci.yml",
+                        job_key="call-build", secrets_repository="acme/app", evidence=[ev]),
+                    Job(id=called, name="compile", repository="acme/lib", workflow_path=".github/workflows/build.yml",
+                        job_key="compile", secrets_repository="acme/app", caller=caller, evidence=[ev]),
+                    Runner(id=R1, name="build-01", scope="acme", labels=["self-hosted"], evidence=[ev])])
+    run = ObservedRun(repository="acme/app", workflow_path=".github/workflows/ci.yml", name="Build it / compile (3.12)",
+                      job_id=70, run_id=7, runner_name="build-01", runner_group_name="Default",
+                      completed_at="2026-11-30T10:00:00Z", evidence=ev)
+    g.meta.history = HistoryFacts(runs=[run])
+    link_observed(g)
+    assert [(e.source, e.target, e.key) for e in g.edges(EdgeKind.RAN_JOB)] == [(R1, called, "70")]

@@ -60,7 +60,29 @@ def write_inputs(root: Path) -> dict[str, list[Path]]:
            "runners": [{"name": n, "labels": LABELS, "scope": "acme", "runner_group": HOSTILE["html"],
                         "ephemeral": False, "host": "build-1"} for n in (HOSTILE_RUNNER, "plain")]}
     (root / "inv.json").write_text(json.dumps(inv), encoding="utf-8")
-    return {"github-actions": [root / "repos"], "runners": [root / "inv.json"]}
+    return {"github-actions": [root / "repos"], "runners": [root / "inv.json"],
+            "github-history": [write_history(root / "snapshot")]}
+
+
+def write_history(root: Path) -> Path:
+    """A job history (GitHub REST shapes, https://docs.github.com/en/rest/actions/workflow-jobs) whose actor,
+    event, branch and job names are hostile: one run of a hostile-named job and one unjoinable hostile job, both
+    on the source runner, and a registration of the hostile runner in the audit log."""
+    repo = root / "history" / "acme" / "app"
+    (repo / "jobs").mkdir(parents=True)
+    (root / "audit-log").mkdir()
+    run = {"id": 1, "path": ".github/workflows/ci.yml", "event": HOSTILE["newline"], "head_branch": HOSTILE["rtl"],
+           "actor": {"login": HOSTILE["ansi"]}, "run_started_at": "2026-11-30T09:00:00Z"}
+    (repo / "runs.json").write_text(json.dumps({"total_count": 1, "workflow_runs": [run]}), encoding="utf-8")
+    jobs = [{"id": 10 + i, "run_id": 1, "name": name, "runner_name": "plain", "runner_group_name": HOSTILE["html"],
+             "labels": ["self-hosted"], "started_at": "2026-11-30T09:01:00Z", "completed_at": "2026-11-30T09:02:00Z"}
+            for i, name in enumerate((HOSTILE["html"], HOSTILE["ansi"] + HOSTILE["cypher"]))]
+    (repo / "jobs" / "1.json").write_text(json.dumps({"total_count": 2, "jobs": jobs}), encoding="utf-8")
+    event = {"action": "org.register_self_hosted_runner", "actor": HOSTILE["html"], "org": "acme",
+             "runner_name": HOSTILE_RUNNER, "actor_location": {"country_code": HOSTILE["rtl"]},
+             "@timestamp": 1796000000000}
+    (root / "audit-log" / "acme.json").write_text(json.dumps([event]), encoding="utf-8")
+    return root
 
 
 @pytest.fixture(scope="module")
@@ -139,6 +161,7 @@ def test_terminal_shows_names_escaped_on_a_pty(hostile, args):
     elif "json" not in args and "sarif" not in args:
         assert "\\x1b]0;pwned-title\\x07" in text, text[:3000]  # shown, as escapes
         assert "\\u202e" in text or args[0] == "findings", text[:3000]
+        assert "exposed by: " in text or args[0] != "blast-radius", text[:3000]  # hostile history names too
     else:
         # JSON escapes the name; SARIF's message also escapes its brackets (the runner id percent-encodes it)
         assert ("\\u001b]0;pwned-title\\u0007" in text or "\\\\x1b]0;pwned-title" in text

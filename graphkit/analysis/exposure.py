@@ -29,9 +29,10 @@ from graphkit.model import EDGE_SPECS, Confidence, EdgeKind, NodeKind
 
 __all__ = ["HANDED_OVER", "Exposure", "ExposedRun", "exposure", "observed_since"]
 
-#: What a run of a job receives (semantics §2): the secrets it reads, its GITHUB_TOKEN, its OIDC token, and the
-#: cloud roles the job (or its OIDC token) assumes.
-HANDED_OVER = frozenset({EdgeKind.READS_SECRET, EdgeKind.HAS_TOKEN, EdgeKind.MINTS_OIDC, EdgeKind.ASSUMES_ROLE})
+#: What a run of a job receives (semantics §2): the secrets it reads, its GITHUB_TOKEN, its OIDC token, the
+#: cloud roles the job (or its OIDC token) assumes, and the Kubernetes service account token its pod mounts.
+HANDED_OVER = frozenset({EdgeKind.READS_SECRET, EdgeKind.HAS_TOKEN, EdgeKind.MINTS_OIDC, EdgeKind.ASSUMES_ROLE,
+                         EdgeKind.USES_SERVICE_ACCOUNT})
 #: The observed kinds (``EdgeSpec.observed``): ``ran_job``.
 _OBSERVED = frozenset(k for k, s in EDGE_SPECS.items() if s.observed)
 

@@ -56,9 +56,6 @@ _CERTAIN = Confidence.CERTAIN
 _SOURCE_ONLY = frozenset(k.value for k, spec in EDGE_SPECS.items() if spec.source_only)
 #: kinds whose target runs the attacker's code (``EdgeSpec.runs_code``): it follows source-only kinds too
 _RUNS_CODE = frozenset(k for k, spec in EDGE_SPECS.items() if spec.runs_code)
-#: kinds that do not bound what lies behind them: a run of the attacker's code (``runs_code``), an observed past
-#: run (``observed``: what it received was handed over then)
-_UNBOUNDING = _RUNS_CODE | frozenset(k for k, spec in EDGE_SPECS.items() if spec.observed)
 
 
 @contextlib.contextmanager
@@ -244,10 +241,9 @@ def lasting_seconds(edge: Edge) -> float:
     The edge's lifetime, except for a ``runs_code`` edge (``can_trigger``): the entry bounds the attacker's run
     of the job (its own label stays ``per_job``), not what that run obtained (a secret it read stays usable
     until rotated, a persistence until the runner is removed), so it does not bound what lies behind it
-    (``docs/revocation-plan.md``, "Ordering rules", 5); likewise an ``observed`` edge (``ran_job``: a past run
-    on the runner, whose secrets the attacker may already hold).
+    (``docs/revocation-plan.md``, "Ordering rules", 5).
     """
-    return _INF if edge.kind in _UNBOUNDING else SECONDS[edge.lifetime]  # type: ignore[index]
+    return _INF if edge.kind in _RUNS_CODE else SECONDS[edge.lifetime]  # type: ignore[index]
 
 
 class BfsTree(NamedTuple):

@@ -43,9 +43,9 @@ class EdgeSpec(BaseModel):
     #: request's code runs as the job, exactly like a malicious commit): the target follows ``source_only``
     #: edges as a source does
     runs_code: bool = False
-    #: an observed past event (a run of the job on the runner, from the platform's job history), not a
-    #: standing access: nothing revokes it, and what the run received was handed over then, so the edge does
-    #: not bound the lifetime of what lies behind it (a secret the run read stays usable until rotated)
+    #: an observed past event (a run of the job on the runner, from the platform's job history) rather than a
+    #: possibility: what the run received was handed over then (:mod:`graphkit.analysis.exposure`: exposed, not
+    #: only reachable); runs that ended before the compromise are left out (``observed_since``)
     observed: bool = False
 
 
@@ -162,8 +162,9 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         # completed_at); one edge per GitHub job id (key)
         _spec(EdgeKind.RAN_JOB, True, {K.RUNNER}, {K.JOB},
               "Observed: the runner ran a run of the job (job history); an attacker holding the runner then "
-              "received what that run received (exposed, not only reachable)",
-              Lifetime.PER_JOB, None, "source", observed=True),
+              "received what that run received (exposed, not only reachable). What it read stays held until "
+              "rotated; the attacker's hold on the run itself ends with the registration",
+              Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "source", observed=True),
         # the pod's token is mounted unless automountServiceAccountToken is false (Kubernetes "Service accounts",
         # https://kubernetes.io/docs/concepts/security/service-accounts/): bound to the pod, about an hour
         _spec(EdgeKind.USES_SERVICE_ACCOUNT, True, {K.RUNNER, K.JOB}, {K.K8S_SERVICE_ACCOUNT},

@@ -9,14 +9,29 @@ Never a secret value: names, ids, times and places only.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graphkit.model.evidence import Evidence
+from graphkit.redact import strip_embedded_urls
 
 __all__ = ["ObservedRun", "RunnerEvent"]
 
 
-class ObservedRun(BaseModel):
+class _Observed(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_url_credentials(cls, data: Any) -> Any:
+        """No text field keeps a URL credential (a branch or job name is whatever a pusher chose)."""
+        if not isinstance(data, dict):
+            return data
+        return {k: strip_embedded_urls(v).url if isinstance(v, str) and "://" in v else v for k, v in data.items()}
+
+
+class ObservedRun(_Observed):
     """One job of one workflow run, as GitHub's job history reports it.
 
     From "List jobs for a workflow run attempt" / "List jobs for a workflow run"
@@ -35,8 +50,6 @@ class ObservedRun(BaseModel):
     (logins), ``run_started_at``.  Times are ISO 8601 as GitHub writes them
     (``2026-11-30T10:00:00Z``).  ``repository`` is ``owner/name``.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     repository: str
     workflow_path: str | None = None
@@ -67,7 +80,7 @@ class ObservedRun(BaseModel):
         return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
 
 
-class RunnerEvent(BaseModel):
+class RunnerEvent(_Observed):
     """A runner registration or removal in an organization's audit log.
 
     ``action``: ``org.register_self_hosted_runner``,
@@ -84,8 +97,6 @@ class RunnerEvent(BaseModel):
     registered to.  ``runner_name`` / ``runner_id`` / ``runner_group_name``
     as the event names them (None when absent).
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     action: str
     at: str | None = None
