@@ -532,11 +532,8 @@ def collect_gitlab_cmd(
             raise typer.BadParameter(f"{neutralise(name)!r} is not a GROUP[/SUBGROUP...] path", param_hint="--group")
     url = _api_url(api_url)
     try:
-        from ingest._api import ClientConfig
-
         result = registry.get_collector("gitlab").collect(
-            output, group=group, projects=projects, api_url=url,
-            config=ClientConfig(concurrency=concurrency, max_wait=max_wait),
+            output, group=group, projects=projects, api_url=url, concurrency=concurrency, max_wait=max_wait,
             notify=lambda m: err.print(f"[yellow]wait[/yellow] {term(m)}", highlight=False))
     except GraphkitError as exc:
         fail(exc)

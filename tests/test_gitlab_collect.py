@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphkit.cli import app
+from graphkit.model import ids
 from ingest._api import ClientConfig
 from ingest.gitlab_api import collect_gitlab
 
@@ -110,11 +111,11 @@ def test_collect_gitlab_writes_an_inventory_and_checkouts_that_build(httpserver,
     assert (out / "checkouts" / "acme/platform/app" / "ci" / "extra.yml").read_text() == EXTRA
     # offline: the snapshot builds, routes and reaches like hand-written inputs
     res = CliRunner().invoke(app, ["blast-radius", "--gitlab-snapshot", str(out), "--from",
-                                   f"runner:{httpserver.host}/shared-shell-01", "--format", "json"])
+                                   ids.runner(httpserver.host, "shared-shell-01"), "--format", "json"])
     assert res.exit_code in (0, 3), res.output
     reached = {r["id"] for r in json.loads(res.stdout)["reached"]}
     assert "job:gitlab:acme/platform/app:.gitlab-ci.yml#extra-lint" in reached
-    assert f"secret:gitlab:{httpserver.host}/acme/platform/app:AWS_PROD_KEY:production" in reached
+    assert ids.secret_gitlab(f"{httpserver.host}/acme/platform/app", "AWS_PROD_KEY", "production") in reached
     # a rerun reads every page it holds from raw/: only the unreadable ones are asked again
     before = len(seen)
     collect_gitlab("acme", out, api_url=httpserver.url_for("").rstrip("/"), config=FAST)

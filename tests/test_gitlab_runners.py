@@ -321,7 +321,12 @@ def test_blast_radius_of_a_gitlab_runner_end_to_end(tmp_path):
             "secret:gitlab:gitlab.example.com/acme:GROUP_DEPLOY_KEY:*"} <= reached
     assert "cloud_role:aws:arn:aws:iam::111122223333:role/gitlab-namespace-claim" not in reached
     steps = [(s["action"], s["target"]) for s in doc["revocations"]]
-    assert steps[0] == ("delete_gitlab_runner", "runner:gitlab.example.com/shared-shell-01")
+    # a trust accepting any branch of the project is a door any push reopens: narrowed first (as for GitHub), then
+    # the runner is deleted; the trust pinned to main is not broad
+    any_branch = "cloud_role:aws:arn:aws:iam::111122223333:role/gitlab-any-branch"
+    assert steps[:3] == [("narrow_trust_policy", any_branch), ("revoke_role_sessions", any_branch),
+                         ("delete_gitlab_runner", "runner:gitlab.example.com/shared-shell-01")]
+    assert ("narrow_trust_policy", "cloud_role:aws:arn:aws:iam::111122223333:role/gitlab-deploy") not in steps
     assert ("rotate_cicd_variable", "secret:gitlab:gitlab.example.com/acme/platform/app:AWS_PROD_KEY:production") in steps
     runbook = CliRunner().invoke(app, [*args, "--format", "runbook"])
     assert runbook.exit_code == 0 and "/api/v4/runners/42" in runbook.stdout and "fake-token-e2e" not in runbook.stdout
@@ -331,9 +336,9 @@ def test_blast_radius_of_a_gitlab_runner_end_to_end(tmp_path):
     assert res.exit_code == 0, res.output
     doc = _json.loads(res.stdout)
     assert deploy in {r["id"] for r in doc["reached"]}
-    # deleting the runner kills every copy of its token (resetting the token would too): the plan's first step
-    assert (doc["revocations"][0]["action"], doc["revocations"][0]["target"]) == \
-        ("delete_gitlab_runner", "runner:gitlab.example.com/shared-shell-01")
+    # deleting the runner kills every copy of its token (resetting the token would too)
+    first = next(x for x in doc["revocations"] if x["target"].startswith(("runner:", "credential:")))
+    assert (first["action"], first["target"]) == ("delete_gitlab_runner", "runner:gitlab.example.com/shared-shell-01")
     out = tmp_path / "report.html"
     rep = CliRunner().invoke(app, ["report", *args[1:], "-o", str(out)])
     assert rep.exit_code == 0, rep.output
@@ -398,3 +403,15 @@ def test_untrusted_and_persistence_findings_fire_on_a_shared_shell_runner(tmp_pa
                                                                                 "visibility: private")
     found = _findings(tmp_path, text)
     assert ("untrusted-path-to-self-hosted-runner", shell) not in found
+
+
+def test_a_variable_whose_protected_flag_is_unknown_is_possible_on_unprotected_refs(tmp_path):
+    """Unknown is not empty: a variable listed without its protected flag may or may not reach an unprotected ref's
+    job (https://docs.gitlab.com/ci/variables/#protect-a-cicd-variable); a protected ref's job receives it."""
+    text = (FIX / "inventory.yaml").read_text().replace("{key: SONAR_TOKEN, protected: false, masked: true, raw: true}",
+                                                       "{key: SONAR_TOKEN, masked: true, raw: true}")
+    inv = to_graph([parse(text, "inventory.yaml")])
+    feature = _job("f", tags=["linux"], triggers=[_trigger(refs=("feature/x",))])
+    main = _job("m", tags=["linux"], triggers=[_trigger(refs=("main",))])
+    g = _graph(inv, feature, main)
+    assert _variables(g, feature)["SONAR_TOKEN"] == "possible" and _variables(g, main)["SONAR_TOKEN"] == "certain"

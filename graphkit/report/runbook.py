@@ -223,6 +223,18 @@ def _role_name(node: Node) -> str:
     return node.identifier.rsplit("/", 1)[-1] if isinstance(node, CloudRole) else node.name
 
 
+def _narrow_text(node: Node) -> str:
+    """What to pin: GitHub's ``sub``/``aud``, or for a GitLab issuer ``HOST:sub`` to the project and protected ref
+    (AWS evaluates only ``sub`` and ``aud`` of GitLab tokens, graphkit/data/gitlab_oidc_claims.json)."""
+    trust = json.dumps(node.trust_policy) if isinstance(node, CloudRole) and node.trust_policy else ""
+    if "token.actions." in trust or "oidc-provider/" not in trust:
+        return ("Edit it: pin token.actions.githubusercontent.com:sub to the exact repository and environment or "
+                "branch (StringEquals), aud to sts.amazonaws.com")
+    return ("Edit it: pin HOST:sub to project_path:GROUP/PROJECT:ref_type:branch:ref:main (StringEquals; a "
+            "protected branch) and HOST:aud to the job's id_tokens audience; conditions on other GitLab claims are "
+            "not evaluated by AWS")
+
+
 def _narrow_trust(node: Node, graph: Graph) -> list[Action]:
     role = _role_name(node)
     doc = "https://docs.aws.amazon.com/cli/latest/reference/iam/update-assume-role-policy.html"
@@ -230,8 +242,7 @@ def _narrow_trust(node: Node, graph: Graph) -> list[Action]:
                    _cmd("sh", "-c", _cmd("aws", "iam", "get-role", "--role-name", role, "--query",
                                          "Role.AssumeRolePolicyDocument", "--output", "json")
                         + f" > {quote(role + '-trust.json')}")),
-            Action("Edit it: pin token.actions.githubusercontent.com:sub to the exact repository and environment or "
-                   "branch (StringEquals), aud to sts.amazonaws.com", doc, "manual"),
+            Action(_narrow_text(node), doc, "manual"),
             Action(f"Apply the narrowed trust policy to {role}", doc, "api",
                    _cmd("aws", "iam", "update-assume-role-policy", "--role-name", role, "--policy-document",
                         f"file://{role}-trust-narrowed.json"))]

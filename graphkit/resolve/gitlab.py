@@ -269,14 +269,13 @@ def _delivery(ctx: GitLabContext, job: Job, v: Secret) -> Confidence | None:
     scoped = scope_matches(info.environment_scope, env.name if env else None, dynamic=bool(env and env.dynamic))
     if scoped is None:
         return None
-    protected = C
-    if info.protected:
-        protected = _protected_runs(gl, ctx.project(gl.project))[0]
-    elif info.protected is None:
-        protected = P
+    protected: Confidence | None = C
+    if info.protected is not False:  # protected, or unknown: reaches protected-ref runs for sure
+        on_protected, on_unprotected = _protected_runs(gl, ctx.project(gl.project))
+        protected = on_protected if info.protected else (P if on_unprotected is not None else C)
     if protected is None:
         return None
-    return weakest(where, scoped, protected if info.protected else C, *(t.confidence for t in gl.triggers))
+    return weakest(where, scoped, protected, *(t.confidence for t in gl.triggers))
 
 
 def _precedence(v: Secret) -> tuple[int, int]:

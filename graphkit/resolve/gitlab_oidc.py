@@ -10,7 +10,7 @@ the ``sub`` values its pipelines present) and ``job -> identity`` ``mints_oidc``
 role with a trust policy, :func:`graphkit.iam.web_identity_trust` (the evaluator GitHub identities use) decides
 ``identity -> role`` ``assumes_role`` with the request context ``{host}:sub`` (one per pipeline the job runs in;
 ``*`` for a ref name not known) and ``{host}:aud`` (each audience of the job's tokens: alternatives the attacker
-picks among).  AWS STS evaluates no GitLab-specific claim: every other ``{host}:`` key is absent (data:
+picks among).  A trust that accepts any branch of the project is marked ``broad_trust`` (narrowed first).  AWS STS evaluates no GitLab-specific claim: every other ``{host}:`` key is absent (data:
 ``sts_condition_keys``).  ``certain`` when decided, ``possible`` when it depends on an unknown ref name.
 
 The instance: the identity's issuer when the ``gitlab-ci`` ingestor made it (the checkout's remote), else the
@@ -117,6 +117,17 @@ def _evaluate(statements: list[Any], role: CloudRole, host: str, subs: list[str]
     return best, list(dict.fromkeys(accepted))
 
 
+def _mark_broad(graph: Graph, role: CloudRole, statements: list[Any], gl: GitLabJob, host: str) -> None:
+    """A trust that accepts every branch of the project (no ref pinned: ``project_path:G/P:*`` or no ``sub``) is a
+    door any push reopens, whatever runner runs it: ``broad_trust`` (the plan narrows it first, as for GitHub)."""
+    if role.broad_trust:
+        return
+    any_branch = f"project_path:{gl.project}:ref_type:branch:ref:*"
+    result, _ = _evaluate(statements, role, host, [any_branch], _audiences(gl))
+    if result is True:
+        graph.replace_node(role.model_copy(update={"broad_trust": True}))
+
+
 def _roles(graph: Graph) -> list[tuple[CloudRole, list[Any]]]:
     from graphkit.cloud import _statements
     out = []
@@ -138,6 +149,7 @@ def _link_roles(graph: Graph, identity: OIDCIdentity, gl: GitLabJob, hosts: list
         if not hits:
             continue
         certain = len(hosts) == 1 and hits[0][1] is True
+        _mark_broad(graph, role, statements, gl, hits[0][0])
         base = _iam_evidence(role)
         graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=identity.id, target=role.id,
                             evidence=[base] if base else list(identity.evidence),

@@ -21,6 +21,7 @@ import os
 import re
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -153,7 +154,7 @@ def _runners(rd: _Reader, listed: list[list[Any] | None]) -> list[dict[str, Any]
     if all(x is None for x in listed):
         return None
     ids = sorted({r["id"] for lst in listed for r in lst or [] if isinstance(r, dict) and isinstance(r.get("id"), int)})
-    details = rd.client.map(lambda i: rd.read("runners", f"runner:{i}", rd.body(f"runners/{i}")), ids)
+    details = rd.client.map(lambda i: rd.read("runners", "runners/" + str(i), rd.body(f"runners/{i}")), ids)
     return [d for d in details if isinstance(d, dict)]
 
 
@@ -188,8 +189,12 @@ def _read_group(rd: _Reader, group: str, only: list[str]) -> tuple[list[dict], l
 def collect_gitlab(group: str, out: Path, *, projects: list[str] | None = None, api_url: str = "https://gitlab.com",
                    token: str | None = None, config: ClientConfig | None = None,
                    notify: Callable[[str], None] | None = None,
-                   progress: Callable[[str, int], None] | None = None) -> CollectResult:
+                   progress: Callable[[str, int], None] | None = None, concurrency: int | None = None,
+                   max_wait: float | None = None) -> CollectResult:
     """Read ``group`` (its subgroups and projects, or only ``projects``) into the snapshot folder ``out``.
+
+    ``config`` bounds the client (:class:`ingest._api.ClientConfig`); ``concurrency`` / ``max_wait`` override
+    its fields (the CLI's options).
 
     Raises
     ------
@@ -199,6 +204,9 @@ def collect_gitlab(group: str, out: Path, *, projects: list[str] | None = None, 
     token = token or (os.environ.get("GITLAB_TOKEN") or "").strip() or None
     if token is None:
         raise GraphkitError("no GitLab token: set GITLAB_TOKEN (a token with read_api)")
+    config = config or ClientConfig()
+    config = replace(config, **{k: v for k, v in (("concurrency", concurrency), ("max_wait", max_wait))
+                                if v is not None})
     instance = (urlsplit(api_url).hostname or "").lower()
     meta: dict[str, Any] = {"schema": SCHEMA, "api_url": api_url, "instance": instance, "group": group,
                             "started_at": _now()}
@@ -210,6 +218,13 @@ def collect_gitlab(group: str, out: Path, *, projects: list[str] | None = None, 
         read = client.map(lambda p: _project(rd, p), found)
         runners = _runners(rd, lists + [p["runner_ids"] for p in read])
     doc = inventory_document(instance, groups, read, runners)
+    problems = _write_snapshot(out, meta, doc, read, rd)
+    return CollectResult(document=doc, problems=problems, summary=_summary(doc, read, runners, client.fetched))
+
+
+def _write_snapshot(out: Path, meta: dict[str, Any], doc: dict[str, Any], read: list[dict[str, Any]],
+                    rd: _Reader) -> list[InputError]:
+    """Write ``inventory.yaml``, the checkouts and ``snapshot.json``; one problem per unreadable scope."""
     _write(out / "inventory.yaml", yaml.safe_dump(doc, sort_keys=False))
     for p in read:
         for path, text in (p["files"] or {}).items():
@@ -218,14 +233,15 @@ def collect_gitlab(group: str, out: Path, *, projects: list[str] | None = None, 
     meta.update({"projects": [p["project"]["path_with_namespace"] for p in read], "finished_at": _now(),
                  "scopes": scopes})
     _write(out / "snapshot.json", json.dumps(meta, indent=1) + "\n")
-    problems = [InputError(str(out / "snapshot.json"), s["scope"], f"{s['resource']} unreadable "
-                           f"(HTTP {s['http_status']}): {s['reason']}; fix: {s['fix']}")
-                for s in scopes if s["status"] != "ok"]
-    return CollectResult(document=doc, problems=problems,
-                         summary={"projects": len(read), "runners": len(runners or []),
-                                  "variables": sum(len(x.get("variables", [])) for x in doc.get("gitlab_projects", [])
-                                                   + doc.get("gitlab_groups", [])),
-                                  "files": sum(len(p["files"] or {}) for p in read), "pages": client.fetched})
+    return [InputError(str(out / "snapshot.json"), s["scope"], f"{s['resource']} unreadable "
+                       f"(HTTP {s['http_status']}): {s['reason']}; fix: {s['fix']}")
+            for s in scopes if s["status"] != "ok"]
+
+
+def _summary(doc: dict[str, Any], read: list[dict[str, Any]], runners: list | None, pages: int) -> dict[str, int]:
+    variables = sum(len(x.get("variables", [])) for x in doc.get("gitlab_projects", []) + doc.get("gitlab_groups", []))
+    return {"projects": len(read), "runners": len(runners or []), "variables": variables,
+            "files": sum(len(p["files"] or {}) for p in read), "pages": pages}
 
 
 class GitLabCollector:

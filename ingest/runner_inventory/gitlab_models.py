@@ -118,7 +118,7 @@ class GitLabProject(_Model):
 
     instance: _Host
     full_path: str = Field(pattern=_PATH)
-    visibility: Literal["public", "internal", "private"] | None = None
+    visibility: Literal["public", "private", "internal"] | None = None
     default_branch: str | None = None
     protected_branches: list[str] | None = Field(None, description="Protected branch names or wildcards "
                                                  "(`release/*`); null = unknown.")
