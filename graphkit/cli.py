@@ -25,6 +25,7 @@ from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, 
                                  reads_graph, TERMINAL_TOP)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, term
+from graphkit.whatif_cli import what_if_cmd
 
 #: A crash never prints local variables (they may hold a token read from a host file); Typer 0.12 shows them by
 #: default, so both settings are explicit.  https://typer.tiangolo.com/tutorial/exceptions/
@@ -399,6 +400,7 @@ def export_opengraph(
 
 app.add_typer(neo4j_app, name="neo4j")
 app.command("query")(query_cmd)
+app.command("what-if")(what_if_cmd)
 
 
 collect_app = typer.Typer(no_args_is_help=True, help="Collect snapshots from live systems (read-only).")

@@ -246,6 +246,13 @@ def _runs_text(graph: Graph, runs: list[dict]) -> str:
     return "; ".join(parts) + (f"; +{len(runs) - 3} more" if len(runs) > 3 else "")
 
 
+def _lifetime_text(r: dict) -> str:
+    """The lifetime beside an asset: the shown path's, and the best over every path when that lasts longer."""
+    if r.get("path_lifetime") and r["path_lifetime"] != r["lifetime"]:
+        return f"{r['path_lifetime']} on this path ({r['lifetime']} over another path)"
+    return r["lifetime"]
+
+
 def _print_reached(graph: Graph, doc: dict, top: int | None) -> None:
     """The per-kind listing (critical first), at most ``top`` assets."""
     counts = doc["counts"]
@@ -260,7 +267,7 @@ def _print_reached(graph: Graph, doc: dict, top: int | None) -> None:
             crit = r["criticality"].upper()
             style = "bold red" if crit == "CRITICAL" else "yellow" if crit == "HIGH" else "dim"
             exposure = f", {r['exposure']}" if r.get("exposure") not in (None, "unknown") else ""
-            print_item(f"{term(r['id'])}  [dim]{r['confidence']}, {r['lifetime']}{exposure}[/dim]", 2,
+            print_item(f"{term(r['id'])}  [dim]{r['confidence']}, {_lifetime_text(r)}{exposure}[/dim]", 2,
                        hang=f"[{style}]{crit:<8}[/{style}]")
             print_item(f"path: {term(_path_text(graph, r['path']))}", 11)
             if r.get("exposed_by"):

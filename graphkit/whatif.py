@@ -39,6 +39,7 @@ from typing import Any
 from graphkit.analysis import BlastRadius, RevocationPlan, blast_radius, revocation_plan
 from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
+from graphkit.iam.trust import _sub_breadth
 from graphkit.model import (
     Confidence, Criticality, Edge, EdgeKind, Host, Job, Lifetime, Node, NodeKind,
     OIDCIdentity, Runner, RunnerGroup, lifetime_seconds, repo_key,
@@ -216,7 +217,18 @@ def make_ephemeral(graph: Graph, runner_id: str, *, host: bool = False) -> Graph
     return g
 
 
-def restrict_runner_group(graph: Graph, group_id: str, *, repositories: Iterable[str],
+def _group_update(allowed: list[str] | None, workflows: Iterable[str] | None,
+                  public: bool | None) -> dict[str, Any]:
+    """The runner group fields :func:`restrict_runner_group` sets."""
+    update: dict[str, Any] = {} if allowed is None else {"visibility": "selected", "selected_repositories": allowed}
+    if workflows is not None:
+        update |= {"restricted_to_workflows": True, "selected_workflows": list(workflows)}
+    if public is not None:
+        update["allows_public_repositories"] = public
+    return update
+
+
+def restrict_runner_group(graph: Graph, group_id: str, *, repositories: Iterable[str] | None,
                           workflows: Iterable[str] | None = None,
                           allows_public_repositories: bool | None = None) -> Graph:
     """A copy where runner group ``group_id`` is limited to selected repositories (and workflows).
@@ -227,9 +239,10 @@ def restrict_runner_group(graph: Graph, group_id: str, *, repositories: Iterable
         The graph (unchanged).
     group_id : str
         Id of a ``runner_group`` node, e.g. ``runner_group:acme/shared-linux``.
-    repositories : iterable of str
+    repositories : iterable of str, or None
         ``owner/name`` of the repositories that may use the group (visibility
-        becomes ``selected``).
+        becomes ``selected``); None keeps the group's repository access as it
+        is (e.g. to restrict it to workflows only).
     workflows : iterable of str, optional
         ``owner/repo/.github/workflows/x.yml[@ref]`` entries: also restrict
         the group to these workflows (``restricted_to_workflows``).
@@ -257,17 +270,13 @@ def restrict_runner_group(graph: Graph, group_id: str, *, repositories: Iterable
     """
     group = _typed(graph, group_id, NodeKind.RUNNER_GROUP)
     assert isinstance(group, RunnerGroup)
-    allowed = sorted({repo_key(r) for r in repositories})
-    update: dict[str, Any] = {"visibility": "selected", "selected_repositories": allowed}
-    if workflows is not None:
-        update |= {"restricted_to_workflows": True, "selected_workflows": list(workflows)}
-    if allows_public_repositories is not None:
-        update["allows_public_repositories"] = allows_public_repositories
+    allowed = None if repositories is None else sorted({repo_key(r) for r in repositories})
+    update = _group_update(allowed, workflows, allows_public_repositories)
     g = _copy(graph)
     new_group = group.model_copy(update=update)
     g.replace_node(new_group)
-    removed = _drop(g, [e for e in g.out_edges(group_id) if e.kind is EdgeKind.ALLOWS_REPOSITORY
-                        and repo_key(g.node(e.target).full_name) not in allowed])  # type: ignore[attr-defined]
+    removed = _drop(g, [e for e in g.out_edges(group_id) if e.kind is EdgeKind.ALLOWS_REPOSITORY and allowed
+                        is not None and repo_key(g.node(e.target).full_name) not in allowed])  # type: ignore[attr-defined]
     ctx = Context.of(g)
     members = [e.source for e in g.in_edges(group_id) if e.kind is EdgeKind.MEMBER_OF]
     touched: set[str] = set()
@@ -354,10 +363,12 @@ def narrow_trust_policy(graph: Graph, role_id: str, *, subjects: Iterable[str]) 
     [('oidc:a', 'certain')]
     """
     role = _typed(graph, role_id, NodeKind.CLOUD_ROLE)
-    patterns = [_string_like(s) for s in subjects]
-    pattern_text = list(subjects) if not isinstance(subjects, list) else subjects
+    pattern_text = [str(x) for x in subjects]  # an iterator is read once
+    patterns = [_string_like(x) for x in pattern_text]
     g = _copy(graph)
-    g.replace_node(role.model_copy(update={"trust": "known"}))
+    # still over-broad (the plan's narrow_trust_policy step) only if a new pattern is (graphkit.iam.trust)
+    g.replace_node(role.model_copy(update={"trust": "known",
+                                           "broad_trust": any(_sub_breadth(str(p)) for p in pattern_text)}))
     removed: list[Edge] = []
     kept = 0
     for e in list(g.in_edges(role_id)):

@@ -86,3 +86,9 @@ def test_installed_wheel_runs_query_and_quickstart_elsewhere(installed):
     assert here.returncode == 0, here.stderr[-2000:]
     assert doc["schema"] == "graphkit.blast-radius/v1" and doc["reached"] and doc["revocations"]
     assert doc == json.loads(here.stdout)
+
+
+def test_wheel_carries_the_report_script(installed):
+    """``graphkit report`` inlines ``graphkit/report/view.js`` (package data): a wheel without it writes no report."""
+    wheel, *_ = installed
+    assert "graphkit/report/view.js" in zipfile.ZipFile(wheel).namelist()

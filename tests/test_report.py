@@ -3,10 +3,14 @@
 Chromium (Debian package ``chromium``; ``.ci/run`` installs it) is driven over
 the DevTools protocol through a pipe (``--remote-debugging-pipe``: commands on
 fd 3, replies and events on fd 4, JSON messages ending in NUL), so no Python
-browser package and no network port are needed.  The test collects console
-errors, uncaught exceptions and error log entries, checks that both plots
-rendered (plotly's SVG with drawn points and lines), and saves a screenshot
-under the test's temp dir.
+browser package and no network port are needed.  The browser tests render the
+report at 1 source (the README Quickstart graph) and at 25 sources (the corpus
+workflows with a generated 25-runner inventory, ``tests/report_scale.py``),
+assert on the DOM (element counts, folded groups, focus, no legend over the
+headers, no label over another, no two arcs of one layer on one line), collect
+console errors, uncaught exceptions, error log entries and requests, and save
+PNG screenshots to ``$GRAPHKIT_ARTIFACTS`` (the CI artifact dir) or
+``tests/artifacts/`` (gitignored).
 """
 
 from __future__ import annotations
@@ -47,7 +51,9 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-back
 
 @pytest.fixture(scope="module")
 def graph():
-    return build_graph({"github-actions": [REPOS], "runners": [INVENTORY]}).graph
+    # the README Quickstart's inputs, IAM included
+    return build_graph({"github-actions": [REPOS], "runners": [INVENTORY],
+                        "aws-iam": [str(ROOT / "examples/acme/aws-iam.json")]}).graph
 
 
 @pytest.fixture(scope="module")
@@ -240,58 +246,54 @@ def _chromium() -> str:
     return path  # type: ignore[return-value]
 
 
-_PLOT_STATE = """(() => {
-  const out = {plotly: typeof window.Plotly === 'object' && !!window.Plotly.newPlot, plots: {}};
-  for (const id of %s) {
-    const div = document.getElementById(id);
-    if (!div) { out.plots[id] = null; continue; }
-    const svg = div.querySelector('svg.main-svg');
-    const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
-    out.plots[id] = {
-      svgs: div.querySelectorAll('svg.main-svg').length,
-      width: box.width, height: box.height,
-      traces: div.querySelectorAll('g.scatterlayer g.trace').length,
-      points: div.querySelectorAll('g.scatterlayer path.point').length,
-      lines: [...div.querySelectorAll('g.scatterlayer path.js-line')].filter(p => (p.getAttribute('d') || '').length > 10).length,
-      texts: div.querySelectorAll('g.scatterlayer text').length,
-      ticks: div.querySelectorAll('g.xtick text').length,
-    };
-  }
-  return JSON.stringify(out);
-})()"""
+def artifacts_dir() -> Path:
+    """Where the screenshots go: ``$GRAPHKIT_ARTIFACTS`` (the CI artifact dir) or ``tests/artifacts/`` (gitignored)."""
+    path = Path(os.environ.get("GRAPHKIT_ARTIFACTS") or ROOT / "tests" / "artifacts")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
-def test_report_renders_in_headless_chromium(report_file, tmp_path):
-    binary = _chromium()
-    browser = DevTools(binary, tmp_path / "profile", tmp_path / "chromium.log")
-    try:
+class Page:
+    """One tab of headless Chromium on a file: evaluate scripts, take screenshots, collect errors and requests."""
+
+    def __init__(self, browser: DevTools, file: Path, width: int, height: int) -> None:
+        self.browser = browser
         target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
-            browser.send(f"{domain}.enable", session=session)
+            browser.send(f"{domain}.enable", session=self.session)
         browser.send("Emulation.setDeviceMetricsOverride",
-                      {"width": 1700, "height": 2000, "deviceScaleFactor": 1, "mobile": False}, session=session)
-        browser.send("Page.navigate", {"url": report_file.as_uri()}, session=session)
+                     {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=self.session)
+        browser.send("Page.navigate", {"url": file.as_uri()}, session=self.session)
         browser.wait_event("Page.loadEventFired", timeout=60)
-        ids = json.dumps([BLAST_RADIUS_DIV, REVOCATION_CURVE_DIV])
-        state: dict = {}
-        end = time.monotonic() + 30
-        while time.monotonic() < end:
-            res = browser.send("Runtime.evaluate", {"expression": _PLOT_STATE % ids, "returnByValue": True},
-                               session=session)
-            state = json.loads(res["result"]["value"])
-            if all(p and p["points"] for p in state["plots"].values()):
-                break
-            time.sleep(0.2)
-        time.sleep(0.5)  # let late console messages arrive
-        shot = browser.send("Page.captureScreenshot", {"format": "png"}, session=session)
-        png = tmp_path / "report.png"
-        png.write_bytes(base64.b64decode(shot["data"]))
-        if os.environ.get("GRAPHKIT_SCREENSHOT"):  # keep a copy to look at
-            shutil.copy(png, os.environ["GRAPHKIT_SCREENSHOT"])
-    finally:
-        browser.close()
 
+    def eval(self, expression: str):
+        res = self.browser.send("Runtime.evaluate", {"expression": expression, "returnByValue": True},
+                                session=self.session)
+        assert "exceptionDetails" not in res, res
+        return res["result"].get("value")
+
+    def wait(self, expression: str, timeout: float = 30) -> None:
+        end = time.monotonic() + timeout
+        while not self.eval(expression):
+            assert time.monotonic() < end, f"timed out waiting for {expression}"
+            time.sleep(0.2)
+
+    def screenshot(self, path: Path, selector: str | None = None) -> Path:
+        """A PNG of the page, or of the element matching ``selector`` (whole, beyond the viewport)."""
+        params: dict = {"format": "png", "captureBeyondViewport": selector is not None}
+        if selector:
+            box = json.loads(self.eval(f"JSON.stringify((() => {{ const r = document.querySelector({json.dumps(selector)})"
+                                       ".getBoundingClientRect(); return {x: r.x + scrollX, y: r.y + scrollY, "
+                                       "width: r.width, height: r.height}; })())"))
+            params["clip"] = {**box, "scale": 1}
+        path.write_bytes(base64.b64decode(self.browser.send("Page.captureScreenshot", params,
+                                                            session=self.session)["data"]))
+        return path
+
+
+def browser_errors(browser: DevTools) -> list[str]:
+    """Uncaught exceptions, console errors and error log entries of every tab."""
     errors = []
     for ev in browser.events:
         params = ev.get("params", {})
@@ -302,18 +304,144 @@ def test_report_renders_in_headless_chromium(report_file, tmp_path):
             errors.append(" ".join(str(a.get("value", a.get("description"))) for a in params.get("args", [])))
         elif ev.get("method") == "Log.entryAdded" and params["entry"]["level"] == "error":
             errors.append(params["entry"]["text"] + " " + params["entry"].get("url", ""))
-    assert errors == [], errors
-    requested = {ev["params"]["request"]["url"].split(":", 1)[0] for ev in browser.events
-                 if ev.get("method") == "Network.requestWillBeSent"}
-    assert requested <= {"file", "data", "about", "blob"}, requested  # nothing from the network
+    return errors
 
-    assert state["plotly"], state
-    graph_plot, curve = state["plots"][BLAST_RADIUS_DIV], state["plots"][REVOCATION_CURVE_DIV]
-    for plot in (graph_plot, curve):
-        assert plot and plot["svgs"] >= 1 and plot["width"] > 400 and plot["height"] > 300, state
-    # 42 reached + 1 source markers, plus edge midpoints; edges drawn as lines; labels shown
-    assert graph_plot["points"] >= 43 and graph_plot["lines"] >= 2 and graph_plot["texts"] >= 43, state
-    assert curve["points"] >= 3 and curve["lines"] >= 1 and curve["ticks"] >= 3, state
 
-    data = png.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000
+def requested_schemes(browser: DevTools) -> set[str]:
+    """URL schemes of every request of every tab so far."""
+    return {ev["params"]["request"]["url"].split(":", 1)[0] for ev in browser.events
+            if ev.get("method") == "Network.requestWillBeSent"}
+
+
+#: What the blast-radius view drew: counts, folded groups, boxes of the legend, headers and labels, and the
+#: intra-layer edges that share a stretch of line (sampled along each path).
+_VIEW_STATE = """(() => {
+  const v = document.getElementById(%s);
+  const q = s => [...v.querySelectorAll(s)];
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const hit = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+  const labels = q('g.gk-node text.gk-label, g.gk-group text.gk-label, g.gk-handle text.gk-label').map(box);
+  let labelOverlaps = 0;
+  for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++)
+    if (hit(labels[i], labels[j])) labelOverlaps++;
+  const intra = q('path.gk-edge.gk-intra').map(p => {
+    const n = p.getTotalLength(), pts = [];
+    for (let k = 1; k < 20; k++) { const t = p.getPointAtLength(n * k / 20); pts.push([t.x, t.y]); }
+    return pts;
+  });
+  let shared = 0;
+  for (let i = 0; i < intra.length; i++) for (let j = i + 1; j < intra.length; j++) {
+    const near = intra[i].filter(a => intra[j].some(b => Math.hypot(a[0] - b[0], a[1] - b[1]) < 2)).length;
+    if (near >= 6) shared++;
+  }
+  const headers = q('text.gk-header').map(box), legend = box(document.getElementById('gk-legend'));
+  const curve = document.getElementById(%s);
+  return JSON.stringify({
+    svg: q('svg.gk-svg').length, nodes: q('g.gk-node').length, sources: q('g.gk-source').length,
+    groups: q('g.gk-group').length, collapsed: q('g.gk-group[data-collapsed="true"]').length,
+    folded: q('g.gk-group').reduce((s, g) => s + Number(g.dataset.count), 0), handles: q('g.gk-handle').length,
+    edges: q('path.gk-edge').length, chain: q('path.gk-edge.gk-chain').length, intra: intra.length,
+    rogue: q('g.gk-rogue').map(g => g.dataset.id), headers: headers.length,
+    legendOverHeaders: headers.filter(h => hit(h, legend)).length, labelOverlaps, sharedIntra: shared,
+    legendKeys: document.querySelectorAll('#gk-legend .gk-key').length,
+    focus: v.dataset.focus, shown: document.getElementById('gk-shown').textContent,
+    curvePoints: curve ? curve.querySelectorAll('g.scatterlayer path.point').length : 0,
+    curveTicks: curve ? curve.querySelectorAll('g.xtick text').length : 0,
+  });
+})()"""
+
+
+def view_state(page: Page) -> dict:
+    return json.loads(page.eval(_VIEW_STATE % (json.dumps(BLAST_RADIUS_DIV), json.dumps(REVOCATION_CURVE_DIV))))
+
+
+def _focus(page: Page, index: int) -> None:
+    page.eval(f"(() => {{ const s = document.getElementById('gk-focus'); s.value = '{index}'; "
+              "s.dispatchEvent(new Event('change')); return true; })()")
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    b = DevTools(_chromium(), tmp_path_factory.mktemp("profile"), tmp_path_factory.mktemp("log") / "chromium.log")
+    yield b
+    b.close()
+
+
+def _open(browser: DevTools, file: Path) -> Page:
+    page = Page(browser, file, 1700, 1100)
+    page.wait(f"document.querySelectorAll('#{BLAST_RADIUS_DIV} g.gk-node').length > 0 && "
+              f"document.querySelectorAll('#{REVOCATION_CURVE_DIV} g.scatterlayer path.point').length > 0")
+    return page
+
+
+def _readable(state: dict) -> None:
+    """What every rendering must hold: no legend over a header, no label over another, no two arcs of one
+    layer on one line, a legend, the curve."""
+    assert state["svg"] == 1 and state["headers"] >= 3 and state["legendKeys"] >= 8, state
+    assert state["legendOverHeaders"] == 0 and state["labelOverlaps"] == 0 and state["sharedIntra"] == 0, state
+    assert state["curvePoints"] >= 3 and state["curveTicks"] >= 3, state
+
+
+def test_report_renders_one_source_in_headless_chromium(browser, graph, report_file):
+    page = _open(browser, report_file)
+    state = view_state(page)
+    page.screenshot(artifacts_dir() / "report-1-source.png", ".gk-controls ~ .gk-view")
+    page.screenshot(artifacts_dir() / "report-1-source-page.png")
+    radius = blast_radius(graph, SOURCE)
+    _readable(state)
+    # a small radius is drawn unfolded: every reached node and the source
+    assert state["nodes"] == len(radius) + 1 and state["collapsed"] == 0 and state["sources"] == 1, state
+    assert state["chain"] >= 2 and state["edges"] > len(radius), state  # build-01's caches to the release job
+    assert state["rogue"] == []
+    # folding a group: its handle folds it
+    page.eval("document.querySelector('g.gk-handle').dispatchEvent(new MouseEvent('click')) || true")
+    folded = view_state(page)
+    assert folded["collapsed"] == 1 and folded["nodes"] + folded["folded"] == len(radius) + 1, folded
+    assert browser_errors(browser) == []
+    assert requested_schemes(browser) <= {"file", "data", "about", "blob"}  # nothing from the network
+
+
+@pytest.fixture(scope="module")
+def scale(tmp_path_factory):
+    from report_scale import CORPUS, build_scale, scale_sources
+
+    require((CORPUS / "github-actions").is_dir(), f"corpus not present at {CORPUS}", corpus=True)
+    result = build_scale(tmp_path_factory.mktemp("scale"))
+    sources = scale_sources(result)
+    path = write_report(result.graph, sources, tmp_path_factory.mktemp("report25") / "report.html")
+    return result.graph, sources, path
+
+
+def test_report_renders_25_sources_from_the_corpus_in_headless_chromium(browser, scale):
+    graph, sources, path = scale
+    assert len(sources) == 25
+    radius = blast_radius(graph, sources)
+    assert len(radius) + len(sources) >= 150
+    page = _open(browser, path)
+    state = view_state(page)
+    page.screenshot(artifacts_dir() / "report-25-sources.png", ".gk-controls ~ .gk-view")
+    page.screenshot(artifacts_dir() / "report-25-sources-page.png")
+    page.screenshot(artifacts_dir() / "report-25-sources-curve.png", f"#{REVOCATION_CURVE_DIV}")
+    _readable(state)
+    # folded by kind and owner: far fewer items than nodes, every node still counted once
+    assert state["collapsed"] >= 5 and state["nodes"] + state["folded"] == len(radius) + len(sources), state
+    assert state["nodes"] + state["groups"] < (len(radius) + len(sources)) / 2, state
+    assert sorted(state["rogue"]) == ["runner:evil-corp/pt-build-01-x", "runner:pytorch/pt-shadow"], state
+    assert state["chain"] >= 1, state
+    # a click on a folded group expands it in place
+    before = state
+    page.eval("document.querySelector('g.gk-group').dispatchEvent(new MouseEvent('click')) || true")
+    after = view_state(page)
+    assert after["collapsed"] == before["collapsed"] - 1 and after["handles"] == before["handles"] + 1, after
+    assert after["nodes"] + after["folded"] == before["nodes"] + before["folded"], after
+    # focus on one source: only its own blast radius
+    i = sources.index("runner:pytorch/pt-00")
+    _focus(page, i)
+    focused = view_state(page)
+    page.screenshot(artifacts_dir() / "report-25-sources-focus.png", ".gk-controls ~ .gk-view")
+    assert focused["focus"] == "runner:pytorch/pt-00", focused
+    assert page.eval("document.querySelector('g.gk-focused').dataset.id") == "runner:pytorch/pt-00"
+    assert focused["nodes"] + focused["folded"] == len(blast_radius(graph, sources[i])) + 1, focused
+    _readable(focused)
+    assert browser_errors(browser) == []
+    assert requested_schemes(browser) <= {"file", "data", "about", "blob"}  # nothing from the network

@@ -29,6 +29,7 @@ COVERED = {
     "opengraph.schema.json": "test_sarif_and_opengraph_validate",
     "runner-inventory.schema.json": "tests/test_runner_inventory.py",
     "issued-tokens.schema.json": "tests/test_attack.py::test_issued_tokens_example_validates_against_its_schema",
+    "what-if.schema.json": "tests/test_whatif_cli.py::test_json_validates_against_its_schema",
 }
 
 

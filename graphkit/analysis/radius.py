@@ -40,7 +40,9 @@ def blast_radius(graph: Graph, sources: str | Iterable[str]) -> BlastRadius:
           the min edge lifetime in seconds, unbounded = inf, regardless of
           confidence), reported as the :class:`~graphkit.model.Lifetime` of
           the last edge that attains that bottleneck on a widest path.  It may
-          come from another path than ``path``.
+          come from another path than ``path``: :attr:`Reached.path_lifetime`
+          is the one of ``path`` (what the CLI and the report show beside
+          the path, with ``lifetime`` when they differ).
 
         ``weight`` is the sum of the reached nodes' criticality weights.
 

@@ -7,6 +7,7 @@ declaration order (:class:`~graphkit.model.NodeKind`), then id
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -14,7 +15,8 @@ from typing import Any, NamedTuple
 
 from graphkit.errors import UnknownNodeError
 from graphkit.model import (
-    CRITICALITY_WEIGHT, Confidence, Criticality, EdgeKind, Evidence, Lifetime, Node, NodeKind, RevocationAction,
+    CRITICALITY_WEIGHT, EDGE_SPECS, Confidence, Criticality, EdgeKind, Evidence, Lifetime, Node, NodeKind,
+    RevocationAction, lifetime_seconds,
 )
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "RevocationPlan",
     "RevocationStep",
     "node_order",
+    "path_lifetime",
 ]
 
 _CRIT_RANK = {c: i for i, c in enumerate(Criticality)}
@@ -82,6 +85,29 @@ class Hop(NamedTuple):
                 "evidence": _evidence_dicts(self.evidence)}
 
 
+def path_lifetime(path: tuple[Hop, ...] | list[Hop]) -> Lifetime | None:
+    """How long the access over this one path lasts (None for an empty path).
+
+    The bottleneck of the path (the least lasting hop; a ``runs_code`` hop such as ``can_trigger`` does not bound
+    what lies behind it, :func:`graphkit.analysis.reach.lasting_seconds`), reported as the lifetime of the last hop
+    attaining it: the rule :func:`~graphkit.analysis.blast_radius` applies to its widest path, here applied to the
+    explanation path shown.  It differs from :attr:`Reached.lifetime` when another, longer-lasting path exists.
+
+    >>> from graphkit.model import EdgeKind
+    >>> hop = lambda kind, life: Hop("a", "b", EdgeKind(kind), Confidence.CERTAIN, Lifetime(life), ())
+    >>> path_lifetime([hop("receives_job", "until_runner_removed"), hop("signs_with", "per_job")]).value
+    'per_job'
+    >>> path_lifetime([hop("can_trigger", "per_job"), hop("reads_secret", "until_rotated")]).value
+    'until_rotated'
+    """
+    width, label = math.inf, None
+    for h in path:
+        secs = math.inf if EDGE_SPECS[h.kind].runs_code else lifetime_seconds(h.lifetime)
+        if secs <= width:
+            width, label = secs, h.lifetime
+    return label
+
+
 @dataclass(frozen=True, slots=True)
 class Reached:
     """A node in the blast radius.
@@ -106,11 +132,22 @@ class Reached:
         """``CRITICALITY_WEIGHT[criticality]``."""
         return CRITICALITY_WEIGHT[self.criticality]
 
+    @property
+    def path_lifetime(self) -> Lifetime:
+        """How long the access over :attr:`path` lasts (:func:`path_lifetime`): ``lifetime`` is the best over
+        every path, and the shown path may be shorter-lived (e.g. a job's ``signs_with`` while a longer path
+        reads the signing secret itself)."""
+        return path_lifetime(self.path) or self.lifetime
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready ``{id, kind, name, criticality, confidence, lifetime, path}``."""
-        return {"id": self.id, "kind": self.kind.value, "name": self.name,
-                "criticality": self.criticality.value, "confidence": self.confidence.value,
-                "lifetime": self.lifetime.value, "path": [h.to_dict() for h in self.path]}
+        """JSON-ready ``{id, kind, name, criticality, confidence, lifetime, path}``, plus ``path_lifetime`` when the
+        shown path lasts another time than ``lifetime`` (the best over every path)."""
+        d = {"id": self.id, "kind": self.kind.value, "name": self.name,
+             "criticality": self.criticality.value, "confidence": self.confidence.value,
+             "lifetime": self.lifetime.value, "path": [h.to_dict() for h in self.path]}
+        if self.path_lifetime is not self.lifetime:
+            d["path_lifetime"] = self.path_lifetime.value
+        return d
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,11 +5,14 @@ writes a single HTML file that works offline: plotly.js is embedded inline
 (``plotly.offline.get_plotlyjs()``), nothing is loaded from a network, every
 input-derived string is HTML-escaped.  It holds:
 
-- the **blast-radius graph** (:func:`blast_radius_figure`): the sources on the
-  left, reached nodes laid out in layers by kind, coloured by kind, critical
-  nodes drawn as stars, possible ones faded, possible edges dashed; hovering a
-  node shows its criticality, confidence, lifetime and the evidence of the
-  hop that reaches it, hovering an edge's midpoint shows the edge's own;
+- the **blast-radius view** (:mod:`~graphkit.report.view`, SVG drawn by a
+  small inline script): the sources on the left, reached nodes laid out in
+  layers by kind, coloured by kind, critical nodes drawn as stars, possible
+  ones faded, possible edges dotted; nodes of one kind and owner folded into
+  groups a click expands, a focus mode per source, rogue registrations and the
+  cache-poisoning chain highlighted; hovering a node shows its criticality,
+  confidence, lifetime and evidence (:func:`blast_radius_figure` draws the
+  same layers as a plotly figure, for notebooks);
 - the **revocation curve** (:func:`revocation_curve_figure`): the weighted
   residual blast radius after each step of the plan, labelled with the
   actions, on bands for the plan's phases;
@@ -24,7 +27,8 @@ and on-disk credentials -> secrets, tokens and OIDC identities -> cloud roles
 and repositories -> signing keys and deployment targets.  Kinds added later
 fall into place by their declared edges.
 
-Modules: :mod:`~graphkit.report.layout` (layers, colours, node positions),
+Modules: :mod:`~graphkit.report.layout` (layers, colours, node positions), :mod:`~graphkit.report.view` (the
+report's interactive view),
 :mod:`~graphkit.report.figures` (the plotly figures),
 :mod:`~graphkit.report.html` (tables and the page), :mod:`~graphkit.report.text`
 (escaping and evidence lines).

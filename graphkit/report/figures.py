@@ -95,12 +95,14 @@ def blast_radius_figure(graph: Graph, radius: BlastRadius, *, max_edges: int = 6
     fig.update_layout(
         title=title or f"Blast radius of {', '.join(n.name for n in src_nodes)}: {len(radius)} reached, "
                        f"weighted {radius.weight}",
-        showlegend=True, legend={"title": {"text": "node kind"}, "itemsizing": "constant"},
+        # the legend goes under the plot: on its right it covered the last layers' headers
+        showlegend=True, legend={"title": {"text": "node kind"}, "itemsizing": "constant", "orientation": "h",
+                                 "yanchor": "top", "y": -0.02, "xanchor": "left", "x": 0},
         hovermode="closest", hoverlabel={"align": "left"},
         xaxis={"visible": False, "range": [-0.2, n_cols - 1 + 0.9]},  # room for the last labels
         yaxis={"visible": False, "range": [-(lay.height - 1) / 2 - 0.8, lay.top + 0.6]},
-        width=max(900, 230 * n_cols + 200), height=max(480, 34 * lay.height + 160),
-        margin={"l": 20, "r": 20, "t": 60, "b": 20}, plot_bgcolor="white", paper_bgcolor="white",
+        width=max(900, 230 * n_cols + 200), height=max(480, 34 * lay.height + 220),
+        margin={"l": 20, "r": 20, "t": 60, "b": 80}, plot_bgcolor="white", paper_bgcolor="white",
     )
     return fig
 
@@ -208,6 +210,10 @@ def _add_layer_headers(fig: go.Figure, graph: Graph, lay: GraphLayout) -> None:
 
 # --------------------------------------------------------------------------- revocation curve
 
+#: Above this many steps the tick labels are one upright line each, and the curve is at most _CURVE_MAX_WIDTH wide.
+_CURVE_LONG = 20
+_CURVE_MAX_WIDTH = 1560
+
 
 def revocation_curve_figure(plans: RevocationPlan | Mapping[str, RevocationPlan], *,
                             title: str = "Revocation curve: weighted residual blast radius after each step") \
@@ -244,13 +250,18 @@ def revocation_curve_figure(plans: RevocationPlan | Mapping[str, RevocationPlan]
         fig.add_trace(_curve_trace(name, plan, PALETTE[i]))
     if first is not None and first.steps:
         _add_phase_bands(fig, first)
-        ticks = ["start"] + [f"{s.rank}. {s.action.value}<br>{esc(short(s.subject_name, 24))}"
+        many = len(first.steps) > _CURVE_LONG  # one short line a tick, upright: the curve stays one screen wide
+        ticks = ["start"] + [f"{s.rank}. {s.action.value}" + (f" {esc(short(s.subject_name, 18))}" if many else
+                                                               f"<br>{esc(short(s.subject_name, 24))}")
                              for s in first.steps]
-        fig.update_xaxes(tickmode="array", tickvals=list(range(len(ticks))), ticktext=ticks, tickangle=-50)
+        fig.update_xaxes(tickmode="array", tickvals=list(range(len(ticks))), ticktext=ticks,
+                         tickangle=-90 if many else -50, tickfont={"size": 9 if many else 11})
     fig.update_layout(title=title, xaxis_title="plan step", yaxis_title="weighted residual blast radius",
                       yaxis={"rangemode": "tozero"}, hovermode="closest", plot_bgcolor="white",
-                      width=max(900, 70 * (len(first.steps) if first else 0) + 300), height=560,
-                      margin={"l": 70, "r": 30, "t": 60, "b": 190}, showlegend=len(named) > 1)
+                      width=min(_CURVE_MAX_WIDTH, max(900, 70 * (len(first.steps) if first else 0) + 300)),
+                      height=620 if first and len(first.steps) > _CURVE_LONG else 560,
+                      margin={"l": 70, "r": 30, "t": 60, "b": 250 if first and len(first.steps) > _CURVE_LONG else 190},
+                      showlegend=len(named) > 1)
     fig.update_xaxes(showgrid=True, gridcolor="#eee")
     fig.update_yaxes(showgrid=True, gridcolor="#eee")
     return fig

@@ -17,20 +17,25 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 from graphkit import __version__
-from graphkit.analysis import BlastRadius, ChokePoint, Hop, RevocationPlan, blast_radius, choke_points, revocation_plan
+from graphkit.analysis import (BlastRadius, ChokePoint, Hop, Reached, RevocationPlan, blast_radius, choke_points,
+                               revocation_plan)
 from graphkit.analysis.exposure import Exposure, exposure, observed_since
 from graphkit.files import write_atomic
 from graphkit.findings import Finding, rules, run_rules
 from graphkit.graph import Graph
 from graphkit.model import REVOCATION_SPECS, Confidence, Criticality
-from graphkit.report.figures import blast_radius_figure, revocation_curve_figure
+from graphkit.report.figures import revocation_curve_figure
 from graphkit.report.text import esc, evidence_lines
+from graphkit.report.view import view_html
 
 __all__ = ["BLAST_RADIUS_DIV", "REVOCATION_CURVE_DIV", "report_html", "write_report"]
 
 #: DOM ids of the two plots in the report (the browser test looks for them).
 BLAST_RADIUS_DIV = "gk-blast-radius"
 REVOCATION_CURVE_DIV = "gk-revocation-curve"
+
+#: Sources named in the page title (all of them are listed under it).
+_TITLE_NAMES = 4
 
 _CONFIG = {"displaylogo": False, "responsive": True, "toImageButtonOptions": {"format": "png"}}
 
@@ -48,6 +53,26 @@ th{background:#f6f6f6;position:sticky;top:0} code{font-size:.95em;word-break:bre
 .critical{color:#b30000;font-weight:bold} .high{color:#b35900} .medium{color:#806600} .low,.none{color:#666}
 .possible{font-style:italic;color:#666} .plot{overflow-x:auto;border:1px solid #eee;margin:8px 0}
 details summary{cursor:pointer;color:#245}
+.gk-controls{margin:8px 0;font-size:.9em} .gk-controls select{max-width:40em}
+.gk-legend{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:.8em;color:#333;margin:4px 0 6px}
+.gk-key{display:inline-flex;align-items:center;gap:5px} .gk-key i{display:inline-block;width:11px;height:11px;border-radius:50%}
+.gk-key-source i{background:#111;transform:rotate(45deg);border-radius:0;width:9px;height:9px}
+.gk-key-critical i{background:none;border-radius:0;width:auto;height:auto;font-style:normal}
+.gk-key-critical i::before{content:"★";color:#b30000}
+.gk-key-group i{border-radius:3px;background:#999} .gk-key-possible i{background:#999;opacity:.45}
+.gk-key-chain i{height:3px;width:18px;border-radius:0;background:#e6550d}
+.gk-key-rogue i{background:none;border:3px solid #d00000}
+.gk-view{overflow-x:auto} .gk-svg{font-family:inherit;display:block}
+.gk-label{font-size:11px;fill:#222;paint-order:stroke;stroke:#fff;stroke-width:3px}
+.gk-header{font-size:12px;font-weight:bold;fill:#444} .gk-count{font-size:9px;fill:#fff;text-anchor:middle;font-weight:bold}
+.gk-edge{fill:none;stroke:rgba(80,80,80,.45);stroke-width:1.1} .gk-possible.gk-edge{stroke-dasharray:3 3}
+.gk-edge.gk-chain{stroke:#e6550d;stroke-width:1.8;stroke-opacity:.85} .gk-arrowhead{fill:rgba(80,80,80,.6)}
+.gk-chain-head{fill:#e6550d} .gk-faded{opacity:.5} .gk-critical{stroke:#b30000;stroke-width:1.6}
+.gk-source-mark{fill:#111;stroke:#fff;stroke-width:1.5} .gk-source,.gk-group,.gk-handle{cursor:pointer}
+.gk-rogue-ring{fill:none;stroke:#d00000;stroke-width:3} .gk-rogue .gk-label{fill:#d00000;font-weight:bold}
+.gk-group .gk-label,.gk-handle .gk-label{font-weight:600;fill:#234} .gk-group.gk-chain .gk-group-mark{stroke:#e6550d;stroke-width:2.5}
+.gk-node.gk-chain circle{stroke:#e6550d;stroke-width:2.5}
+.gk-focus-ring{fill:none;stroke:#1f77b4;stroke-width:3} .gk-focused .gk-label{font-weight:bold;fill:#1f4e79}
 """
 
 
@@ -75,6 +100,13 @@ def _hops_evidence_html(path: Sequence[Hop]) -> str:
     return f"<details><summary>{last}</summary><ol>{''.join(items)}</ol></details>"
 
 
+def _lifetime_html(r: Reached) -> str:
+    """The shown path's lifetime, and the best over every path when that lasts longer."""
+    if r.path_lifetime is r.lifetime:
+        return esc(r.lifetime.value)
+    return f"{esc(r.path_lifetime.value)} <small>on this path ({esc(r.lifetime.value)} over another path)</small>"
+
+
 def _exposure_cell(exp: Exposure, node_id: str) -> str:
     """``exposed`` (with the jobs whose observed runs received it), ``reachable``, or ``unknown`` (no history)."""
     status = exp.status(node_id)
@@ -90,7 +122,7 @@ def _reached_table(graph: Graph, radius: BlastRadius, exp: Exposure) -> str:
         conf = f'<span class="possible">{esc(r.confidence.value)}</span>' \
             if r.confidence is Confidence.POSSIBLE else esc(r.confidence.value)
         rows.append(f"<tr><td>{_cell_crit(r.criticality.value)}</td><td>{esc(r.kind.value)}</td>"
-                    f"<td>{esc(r.name)}<br><code>{esc(r.id)}</code></td><td>{conf}</td><td>{esc(r.lifetime.value)}</td>"
+                    f"<td>{esc(r.name)}<br><code>{esc(r.id)}</code></td><td>{conf}</td><td>{_lifetime_html(r)}</td>"
                     f"<td>{_exposure_cell(exp, r.id)}</td>"
                     f"<td>{_path_html(graph, r.path)}</td><td>{_hops_evidence_html(r.path)}</td></tr>")
     return ("<table id=\"gk-reached\"><thead><tr><th>criticality</th><th>kind</th><th>asset</th><th>confidence</th>"
@@ -183,7 +215,9 @@ def report_html(graph: Graph, sources: str | Iterable[str], *, findings: Iterabl
     found_all = list(run_rules(graph) if findings is None else findings)
     touching = _touching(found_all, radius)
     points = choke_points(graph, radius.sources)[:15]
-    names = ", ".join(graph.node(s).name for s in radius.sources)
+    shown = [graph.node(s).name for s in radius.sources[:_TITLE_NAMES]]
+    more = len(radius.sources) - len(shown)
+    names = ", ".join(shown) + (f" and {more} more source(s)" if more > 0 else "")
     findings_html = _findings_table(touching) if touching else \
         f"<p>No finding touches the source or what it reaches ({len(rules())} rule(s) registered, " \
         f"{len(found_all)} finding(s) in the graph).</p>"
@@ -192,7 +226,7 @@ def report_html(graph: Graph, sources: str | Iterable[str], *, findings: Iterabl
         sources=", ".join(f"<code>{esc(s)}</code>" for s in radius.sources),
         generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         notes=_input_notes(graph), cards=_cards(radius, plan, len(touching)),
-        graph=_figure_div(blast_radius_figure(graph, radius), BLAST_RADIUS_DIV),
+        graph=view_html(graph, radius, BLAST_RADIUS_DIV),
         curve=_figure_div(revocation_curve_figure(plan), REVOCATION_CURVE_DIV),
         plan=_plan_table(graph, plan), reached_count=len(radius), reached=_reached_table(graph, radius, exp),
         choke=_choke_table(points) if points else "<p>None.</p>", findings=findings_html))
@@ -269,8 +303,9 @@ not known.</p>
 {s.notes}
 <div class="cards">{s.cards}</div>
 <h2 id="graph">Blast radius</h2>
-<p class="meta">Layers by kind, left to right; ★ = critical; hover a node for its confidence, lifetime and
-evidence, an edge's midpoint for the edge's.</p>
+<p class="meta">Layers by kind, left to right; ★ = critical; nodes of one kind and owner are folded into a group
+(click to expand); pick a source (or click one) to see only what it reaches; hover a node for its confidence,
+lifetime and evidence, an edge for its kinds.</p>
 <div class="plot">{s.graph}</div>
 <h2 id="curve">Revocation curve</h2>
 <p class="meta">Residual weighted blast radius after each action of the plan (contain footholds, rotate held

@@ -1,0 +1,159 @@
+"""``graphkit what-if`` on the bundled example (the README Quickstart inputs, IAM included), via Typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphkit.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = "runner:acme/build-01-a"
+GROUP = "runner_group:acme/shared-linux"
+DEPLOYER = "cloud_role:aws:arn:aws:iam::111122223333:role/acme-infra-deployer"
+DOCS_BUILD = "job:acme/docs/.github/workflows/docs.yml#build"
+DOCS_KEY = "secret:org:acme:DOCS_DEPLOY_KEY"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def graph_file(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("g") / "graph.json"
+    res = runner.invoke(app, ["build", "--github-actions", str(ROOT / "examples/acme/repos"), "--runners",
+                              str(ROOT / "examples/acme/inventory.yaml"), "--aws-iam",
+                              str(ROOT / "examples/acme/aws-iam.json"), "-o", str(path)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return str(path)
+
+
+def what_if(graph_file: str, *args: str):
+    return runner.invoke(app, ["what-if", "--graph", graph_file, "--from", SOURCE, *args], catch_exceptions=False)
+
+
+def as_json(graph_file: str, *args: str) -> dict:
+    res = what_if(graph_file, *args, "--format", "json")
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_ephemeral_on_a_throwaway_vm_ends_everything_held(graph_file):
+    doc = as_json(graph_file, "--ephemeral-host", SOURCE)
+    assert doc["schema"] == "graphkit.what-if/v1" and doc["sources"] == [SOURCE]
+    assert [c["change"] for c in doc["changes"]] == ["make_ephemeral"]
+    assert doc["changes"][0]["host"] == ["host:build-01"]
+    m = doc["metrics"]
+    assert m["persistent_weight"]["after"] == 0 < m["persistent_weight"]["before"]
+    assert m["held"]["after"] == 0 and m["plan_steps"]["delta"] < 0
+    removed_steps = {(s["action"], s["target"]) for s in doc["plan"]["removed"]}
+    assert ("reimage_host", "host:build-01") in removed_steps
+    assert doc["plan"]["added"] == [] and doc["added"] == []
+
+
+def test_restrict_group_drops_the_public_docs_job(graph_file):
+    doc = as_json(graph_file, "--restrict-group", f"{GROUP}=acme/app,acme/infra", "--no-public-repositories")
+    change = doc["changes"][0]
+    assert change["change"] == "restrict_runner_group" and change["repositories"] == ["acme/app", "acme/infra"]
+    removed = {r["id"]: r for r in doc["removed"]}
+    assert DOCS_BUILD in removed and removed[DOCS_BUILD]["kind"] == "job"
+    assert DOCS_KEY in removed  # only the docs job reads it
+    assert doc["by_kind"]["job"]["delta"] == -sum(1 for r in doc["removed"] if r["kind"] == "job")
+
+
+def test_narrow_trust_policy_on_a_role(graph_file):
+    doc = as_json(graph_file, "--narrow-trust", f"{DEPLOYER}=repo:acme/infra:ref:refs/heads/main")
+    assert doc["changes"][0] == {"change": "narrow_trust_policy", "subject": DEPLOYER,
+                                 "subjects": ["repo:acme/infra:ref:refs/heads/main"],
+                                 "assumes_role_removed": 1, "assumes_role_kept": 0}
+    assert DEPLOYER in {r["id"] for r in doc["removed"]}
+    assert ("revoke_role_sessions", DEPLOYER) in {(s["action"], s["target"]) for s in doc["plan"]["removed"]}
+
+
+def test_remove_edge_by_kind_and_endpoints_and_by_key(graph_file):
+    doc = as_json(graph_file, "--remove-edge", f"reads_secret:{DOCS_BUILD}->{DOCS_KEY}")
+    assert doc["changes"] == [{"change": "remove_edges", "edges_removed": 1}]
+    assert [r["id"] for r in doc["removed"]] == [DOCS_KEY]
+    plan_job = "job:acme/infra/.github/workflows/deploy.yml#plan"
+    doc = as_json(graph_file, "--remove-edge", f"receives_job|unresolved:{SOURCE}->{plan_job}")
+    assert doc["changes"] == [{"change": "remove_edges", "edges_removed": 1}]
+
+
+def test_several_changes_in_one_call_compose(graph_file):
+    doc = as_json(graph_file, "--narrow-trust", f"{DEPLOYER}=repo:acme/infra:ref:refs/heads/main",
+                  "--restrict-group", f"{GROUP}=acme/app,acme/infra", "--ephemeral-host", SOURCE)
+    # fixed order, whatever the order of the options
+    assert [c["change"] for c in doc["changes"]] == ["make_ephemeral", "restrict_runner_group",
+                                                     "narrow_trust_policy"]
+    assert {DOCS_BUILD, DEPLOYER} <= {r["id"] for r in doc["removed"]}
+    assert doc["metrics"]["reached"]["after"] == doc["metrics"]["reached"]["before"] - len(doc["removed"])
+
+
+def test_table_output_lists_before_after_and_plan_changes(graph_file):
+    res = what_if(graph_file, "--restrict-group", f"{GROUP}=acme/app,acme/infra", "--top", "3")
+    assert res.exit_code == 0, res.output
+    text = res.stdout
+    assert "restrict_runner_group runner_group:acme/shared-linux" in text
+    assert "No longer reached" in text and "Plan steps no longer needed" in text
+    row = next(line for line in text.splitlines() if line.startswith("reached "))
+    before, after, delta = row.split()[1:]
+    assert int(after) - int(before) == int(delta) < 0
+    assert "more (--top N" in text
+
+
+@pytest.mark.parametrize("args, hint", [
+    ((), "at least one change"),
+    (("--remove-edge", "nonsense"), "KIND[|KEY]:SOURCE->TARGET"),
+    (("--restrict-group", GROUP), "ID=VALUE"),
+    (("--ephemeral", "runner:acme/build-01-x"), "did you mean"),
+])
+def test_usage_errors(graph_file, args, hint):
+    res = what_if(graph_file, *args)
+    assert res.exit_code == 2
+    assert hint in res.output
+
+
+def test_an_edge_not_in_the_graph_is_an_error(graph_file):
+    res = what_if(graph_file, "--remove-edge", f"reads_secret:{SOURCE}->{DOCS_KEY}")
+    assert res.exit_code == 1
+    assert "no edge reads_secret" in res.output
+
+
+RELEASE = "cloud_role:aws:arn:aws:iam::111122223333:role/acme-release"
+
+
+def test_a_narrowed_trust_is_no_longer_over_broad_unless_the_new_pattern_is(graph_file):
+    """acme-release trusts ``repo:acme/*`` (examples/acme/aws-iam.json), which the plan narrows first
+    (graphkit.iam.trust: org-wide).  Narrowed to one environment, that step leaves the plan; narrowed to another
+    org-wide pattern, it stays."""
+    step = ("narrow_trust_policy", RELEASE)
+    doc = as_json(graph_file, "--narrow-trust", f"{RELEASE}=repo:acme/app:environment:production")
+    assert step in {(s["action"], s["target"]) for s in doc["plan"]["removed"]}
+    assert doc["changes"][0]["assumes_role_removed"] == 2  # the infra jobs' identities no longer match
+    doc = as_json(graph_file, "--narrow-trust", f"{RELEASE}=repo:acme/app*")
+    assert step in {(s["action"], s["target"]) for s in doc["plan"]["after"]}
+
+
+def test_json_validates_against_its_schema(graph_file):
+    import jsonschema
+
+    schema = json.loads((ROOT / "schemas" / "what-if.schema.json").read_text())
+    doc = as_json(graph_file, "--ephemeral", SOURCE, "--restrict-group", f"{GROUP}=acme/app",
+                  "--narrow-trust", f"{RELEASE}=repo:acme/app:environment:production")
+    jsonschema.Draft202012Validator(schema).validate(doc)
+    assert doc["changed"]  # the runner's routes became possible and per-job: the `changed` shape is exercised
+    broken = {**doc, "plan": {**doc["plan"], "removed": [{"rank": 0}]}}
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(broken))
+
+
+def test_restrict_a_group_to_workflows_only_keeps_its_repositories(graph_file):
+    """A group restricted to workflows (GitHub: "Restricting runner groups to specific workflows",
+    https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/managing-access-to-self-hosted-runners-using-groups)
+    keeps its repository access; only jobs of other workflows lose the group's runners."""
+    doc = as_json(graph_file, "--group-workflow", f"{GROUP}=acme/app/.github/workflows/ci.yml@refs/heads/main")
+    change = doc["changes"][0]
+    assert change["repositories"] is None
+    assert change["workflows"] == ["acme/app/.github/workflows/ci.yml@refs/heads/main"]
+    removed = {r["id"] for r in doc["removed"]}
+    assert DOCS_BUILD in removed and "job:acme/app/.github/workflows/ci.yml#test" not in removed
