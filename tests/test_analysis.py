@@ -497,8 +497,8 @@ def random_graph(seed: int, n: int = 40, m: int = 90) -> Graph:
     edges = []
     for _ in range(m):
         spec = rng.choice(specs)
-        u = rng.choice([i for k in spec.sources if k in by_kind for i in by_kind[k]])
-        v = rng.choice([i for k in spec.targets if k in by_kind for i in by_kind[k]])
+        u = rng.choice([i for k in sorted(spec.sources) if k in by_kind for i in by_kind[k]])
+        v = rng.choice([i for k in sorted(spec.targets) if k in by_kind for i in by_kind[k]])
         kw = {"confidence": rng.choice([C, C, P]), "key": str(rng.randrange(2))}
         if rng.random() < 0.2:
             kw["lifetime"] = rng.choice(list(Lifetime))
