@@ -10,17 +10,17 @@ from __future__ import annotations
 import re
 from collections import Counter
 from enum import Enum
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from graphkit.cli_common import EXIT_PARTIAL, GraphInput, SourcesOpt, err, fail, out, print_item, reads_graph
 from graphkit.errors import GraphkitError, UnknownNodeError
-from graphkit.graph import Graph
-from graphkit.model import EdgeKind
 from graphkit.output import neutralise, print_json, term
-from graphkit.whatif import (Comparison, compare, make_ephemeral, narrow_trust_policy, remove_edges,
-                             restrict_runner_group)
+
+if TYPE_CHECKING:  # the model, the graph and the analyses load when the command runs (graphkit --help stays light)
+    from graphkit.graph import Graph
+    from graphkit.whatif import Comparison
 
 __all__ = ["what_if_cmd", "what_if_document", "parse_edge", "apply_changes", "WHAT_IF_SCHEMA"]
 
@@ -43,6 +43,8 @@ def parse_edge(text: str) -> tuple[str, str, str, str | None]:
     ('reads_secret', 'job:acme/app/ci.yml#b', 'secret:org:acme:NPM', None)
     """
     m = _EDGE.fullmatch(text.strip())
+    from graphkit.model import EdgeKind
+
     kinds = {k.value for k in EdgeKind}
     if not m or m["kind"] not in kinds:
         raise typer.BadParameter(f"{neutralise(text)!r} is not KIND[|KEY]:SOURCE->TARGET with KIND one of "
@@ -97,6 +99,8 @@ def apply_changes(g: Graph, *, ephemeral: list[str] = (), ephemeral_host: list[s
     UnknownNodeError, GraphkitError
         For an unknown id, an id of the wrong kind, or an edge not in the graph.
     """
+    from graphkit.whatif import make_ephemeral, narrow_trust_policy, remove_edges, restrict_runner_group
+
     groups, group_workflows, trust = groups or {}, group_workflows or {}, trust or {}
     for r in ephemeral_host:
         g = make_ephemeral(g, r, host=True)
@@ -257,6 +261,8 @@ def what_if_cmd(  # noqa: PLR0913 - one option per change kind
         expanded = expand_sources(g, sources, org)
         after = apply_changes(g, ephemeral=ephemeral, ephemeral_host=ephemeral_host, groups=groups,
                               group_workflows=workflows, no_public=no_public, trust=trust, edges=remove_edge)
+        from graphkit.whatif import compare
+
         doc = what_if_document(compare(g, after, expanded))
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc))) from None
