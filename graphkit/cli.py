@@ -155,6 +155,17 @@ def _clock(now: Optional[str], since: Optional[str], tokens: Optional[Path]):
     return Clock(now=at, compromised_since=start, issued=issued)
 
 
+def _check_sources(sources: list[str], all_runners: bool, fmt: BlastFormat) -> None:
+    """``blast-radius``'s conflicting options as usage errors (exit 2) naming them."""
+    if all_runners and sources:
+        raise typer.BadParameter("--from and --all-runners exclude each other: give one", param_hint="--all-runners")
+    if all_runners and fmt is BlastFormat.runbook:  # one runbook is one incident's plan
+        raise typer.BadParameter("--all-runners has no runbook format (table or json); give --from ID for a "
+                                 "runbook", param_hint="--all-runners")
+    if not all_runners and not sources:
+        raise typer.BadParameter("give --from ID (repeatable) or --all-runners", param_hint="--from")
+
+
 @app.command("blast-radius")
 @reads_graph()
 def blast_radius_cmd(
@@ -188,13 +199,7 @@ def blast_radius_cmd(
     from graphkit.output import blast_radius_document, runbook_text
     from graphkit.resolve.untrusted import add_absent_entries, expand_sources
 
-    if all_runners and sources:
-        raise typer.BadParameter("--from and --all-runners exclude each other: give one", param_hint="--all-runners")
-    if all_runners and fmt is BlastFormat.runbook:  # one runbook is one incident's plan
-        raise typer.BadParameter("--all-runners has no runbook format (table or json); give --from ID for a "
-                                 "runbook", param_hint="--all-runners")
-    if not all_runners and not sources:
-        raise typer.BadParameter("give --from ID (repeatable) or --all-runners", param_hint="--from")
+    _check_sources(sources, all_runners, fmt)
     if all_runners:
         return every_runner(given, as_json=fmt is BlastFormat.json, top=top, no_plan=no_plan)
 
