@@ -471,12 +471,27 @@ def _since(value: Optional[str]) -> Optional[str]:
         raise typer.BadParameter("expected an ISO 8601 time, e.g. 2026-11-01T00:00:00Z", param_hint="--since") from None
 
 
-def _api_url(value: str) -> str:
-    """``--api-url``: an http(s) URL without credentials (a token goes in GITHUB_TOKEN, never in a flag)."""
+def _loopback(host: str) -> bool:
+    """``host`` is this machine (``localhost`` or a loopback address): plain http never leaves it."""
+    import ipaddress
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _api_url(value: str, *, flag: str = "--api-url", form: str = "https://HOST[/api/v3]",
+             token: str = "GITHUB_TOKEN/GH_TOKEN or a GitHub App") -> str:
+    """``--api-url`` (``collect github``) or ``--url`` (``collect gitlab``): an https URL without credentials or
+    query (the token goes in an environment variable, never in a flag); plain http only to a loopback host, as
+    the token would cross the network in cleartext."""
     url = urlsplit(value)
     if url.scheme not in ("https", "http") or not url.hostname or url.username or url.password or url.query:
-        raise typer.BadParameter("expected https://HOST[/api/v3] without credentials or query (the token comes "
-                                 "from GITHUB_TOKEN/GH_TOKEN or a GitHub App)", param_hint="--api-url")
+        raise typer.BadParameter(f"expected {form} without credentials or query (the token comes from {token})",
+                                 param_hint=flag)
+    if url.scheme == "http" and not _loopback(url.hostname):
+        raise typer.BadParameter(f"plain http would send the token ({token}) in cleartext: use https (http is "
+                                 "accepted for localhost only)", param_hint=flag)
     return value.rstrip("/")
 
 
@@ -565,7 +580,7 @@ def collect_gitlab_cmd(
     for name in [group, *projects]:
         if not re.fullmatch(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*", name) or ".." in name.split("/"):
             raise typer.BadParameter(f"{neutralise(name)!r} is not a GROUP[/SUBGROUP...] path", param_hint="--group")
-    url = _api_url(api_url)
+    url = _api_url(api_url, flag="--url", form="https://HOST", token="GITLAB_TOKEN")
     try:
         result = registry.get_collector("gitlab").collect(
             output, group=group, projects=projects, api_url=url, concurrency=concurrency, max_wait=max_wait,

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # imported on first use: the CLI imports this module to print
     from graphkit.analysis.timeline import Issued, TokenStatus
     from graphkit.graph import Graph
 
-__all__ = ["BLAST_RADIUS_SCHEMA", "NO_HISTORY", "Clock", "blast_radius_document", "neutralise", "print_json", "runbook_text",
+__all__ = ["BLAST_RADIUS_SCHEMA", "NO_HISTORY", "NO_HISTORY_OTHER", "no_history_note", "Clock", "blast_radius_document", "neutralise", "print_json", "runbook_text",
            "term"]
 
 BLAST_RADIUS_SCHEMA = "graphkit.blast-radius/v1"
@@ -124,6 +124,17 @@ def _time_section(graph: Graph, clock: Clock, radius: BlastRadius, plan: Revocat
 
 #: What the summary and the JSON say when no job history was read: exposure is unknown, never "nothing exposed".
 NO_HISTORY = "exposure unknown: no job history; run collect github --since"
+#: The same for a graph without GitHub jobs (GitLab, Kubernetes, hosts): graphkit reads job history from GitHub
+#: only (``collect github --since``); no reader exists for GitLab's jobs API.
+NO_HISTORY_OTHER = ("exposure unknown: no job history (graphkit reads job history from GitHub only, with collect "
+                    "github --since; none is read for GitLab)")
+
+
+def no_history_note(graph: Graph) -> str:
+    """The ``exposure unknown`` note worded for the graph's platforms: the GitHub hint only when it has GitHub jobs."""
+    from graphkit.model import NodeKind
+    github = any(getattr(j, "platform", "github") == "github" for j in graph.nodes(NodeKind.JOB))
+    return NO_HISTORY if github else NO_HISTORY_OTHER
 
 
 def _with_exposure(entry: dict[str, Any], exp: Exposure) -> dict[str, Any]:
@@ -141,14 +152,14 @@ def _with_exposure(entry: dict[str, Any], exp: Exposure) -> dict[str, Any]:
     return entry
 
 
-def _exposure_section(exp: Exposure, radius: BlastRadius) -> dict[str, Any]:
+def _exposure_section(exp: Exposure, radius: BlastRadius, note: str = NO_HISTORY) -> dict[str, Any]:
     """``{known, since, exposed, reachable, runs, note}``: counts over the reached assets."""
     exposed = sum(1 for r in radius.reached if r.id in exp.assets)
     return {"known": exp.known, "since": exp.since,
             "exposed": exposed if exp.known else None,
             "reachable": len(radius.reached) - exposed if exp.known else None,
             "runs": [r.to_dict() for r in exp.runs],
-            "note": None if exp.known else NO_HISTORY}
+            "note": None if exp.known else note}
 
 
 def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock) -> str:
@@ -250,7 +261,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         "residual_weight": plan.residual_weight,
         "partial_input": graph.meta.partial,
         "problems": [p.model_dump() for p in graph.meta.problems],
-        "exposure": _exposure_section(exp, radius),
+        "exposure": _exposure_section(exp, radius, no_history_note(graph)),
     }
     if goes_on or not with_plan:
         doc["plan"] = {"computed": with_plan, "complete": False, "max_steps": plan_steps if with_plan else 0}

@@ -169,10 +169,36 @@ def plant_k8s(root: Path) -> Path:
     return d
 
 
+def plant_gitlab(root: Path) -> Path:
+    """``gitlab/acme__app/.gitlab-ci.yml``: URL passwords in every place the tester found them copied from
+    (``extends``, ``!reference``, tags, environment name, ``id_tokens`` aud, Vault ``field``, a variable, a
+    script), some of them problems (an ``extends`` or ``!reference`` naming nothing)."""
+    d = root / "gitlab"
+    u = "https://user:CANARY-Gl-{}@example.invalid"
+    write(d, "acme__app/.gitlab-ci.yml", f"""variables:
+  REPO_URL: {u.format("Var-1")}/x.git
+a:
+  extends: '{u.format("Ext-2")}'
+  script: [echo]
+b:
+  script:
+    - !reference [{u.format("Ref-3")}, script]
+    - git clone {u.format("Clone-4")}/r.git
+  tags: ['{u.format("Tag-5")}']
+  environment: {{name: '{u.format("Env-6")}'}}
+  id_tokens:
+    T: {{aud: '{u.format("Aud-7")}'}}
+  secrets:
+    S: {{vault: {{engine: {{name: kv-v2, path: kv}}, path: p, field: '{u.format("Field-8")}'}}}}
+""")
+    return d
+
+
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("planted")
     plant_k8s(tmp)
+    plant_gitlab(tmp)
     (tmp / "inventory.yaml").write_text(INVENTORY, encoding="utf-8")
     (tmp / "iam.json").write_text(json.dumps(IAM), encoding="utf-8")
     return {"dir": tmp, "repos": plant_checkout(tmp), "host_root": plant_host(tmp),
@@ -194,7 +220,8 @@ def outputs(planted) -> dict[str, str]:
     got["collect"] = cli("collect", "host", "--root", str(planted["host_root"]), "-o", str(d / "host.json"))
     got["host.json"] = (d / "host.json").read_text(encoding="utf-8")
     inputs = ["--github-actions", str(planted["repos"]), "--runners", str(d / "host.json"),
-              "--runners", str(planted["inventory"]), "--aws-iam", str(planted["iam"]), "--k8s", str(d / "k8s")]
+              "--runners", str(planted["inventory"]), "--aws-iam", str(planted["iam"]), "--k8s", str(d / "k8s"),
+              "--gitlab-ci", str(d / "gitlab")]
     got["build"] = cli("build", *inputs, "-o", str(d / "graph.json"))
     got["graph.json"] = (d / "graph.json").read_text(encoding="utf-8")
     g = ["--graph", str(d / "graph.json")]
@@ -222,6 +249,7 @@ def test_inputs_really_hold_the_canaries(planted):
     assert "CANARY-Runner-Url-1" in (host / "srv/actions-runner-u/.runner").read_text()
     assert "CANARY-ExtId-1" in planted["iam"].read_text() and "CANARY-Inv-Reg-2" in planted["inventory"].read_text()
     assert "CANARY-K8s-Secret-6" in (planted["dir"] / "k8s" / "secrets.yaml").read_text()
+    assert "CANARY-Gl-Field-8" in (planted["dir"] / "gitlab" / "acme__app" / ".gitlab-ci.yml").read_text()
 
 
 def test_no_output_holds_a_canary(outputs):
@@ -248,6 +276,7 @@ def test_what_was_removed_is_flagged(planted, outputs):
             (".github/workflows/deploy.yml", 19, "URL credential"),
             (".github/actions/setup/action.yml", 5, "AWS Access Key"),
             (".github/actions/setup/action.yml", 9, "Private Key")} <= where, sorted(where)
+    assert {(".gitlab-ci.yml", 2, "URL credential"), (".gitlab-ci.yml", 9, "URL credential")} <= where, sorted(where)
     graph = json.loads(outputs["graph.json"])
     ext = [n for n in graph["nodes"] if n.get("id") == "cloud_role:aws:arn:aws:iam::111122223333:role/partner-audit"]
     cond = ext[0]["trust_policy"]["Statement"][0]["Condition"]["StringEquals"]["sts:ExternalId"]

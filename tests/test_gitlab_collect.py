@@ -127,3 +127,24 @@ def test_collect_gitlab_needs_a_token(tmp_path, monkeypatch):
     monkeypatch.delenv("GITLAB_TOKEN", raising=False)
     res = CliRunner().invoke(app, ["collect", "gitlab", "--group", "acme", "-o", str(tmp_path / "s")])
     assert res.exit_code != 0 and "GITLAB_TOKEN" in res.output
+
+
+def test_collect_urls_name_their_flag_and_token_and_refuse_cleartext_http(tmp_path, monkeypatch):
+    """``collect gitlab --url`` names ``--url`` and GITLAB_TOKEN; plain http (the token in cleartext) is refused by
+    both collectors unless the host is loopback (http://localhost serves the tests above)."""
+    monkeypatch.setenv("GITLAB_TOKEN", FAKE_TOKEN)
+    res = CliRunner().invoke(app, ["collect", "gitlab", "--group", "acme", "-o", str(tmp_path / "s"), "--url",
+                                   "ftp://x"])
+    assert res.exit_code == 2 and "--url" in res.output and "GITLAB_TOKEN" in res.output
+    assert "GITHUB_TOKEN" not in res.output and "--api-url" not in res.output
+    res = CliRunner().invoke(app, ["collect", "gitlab", "--group", "acme", "-o", str(tmp_path / "s"), "--url",
+                                   "http://gitlab.example.com"])
+    assert res.exit_code == 2 and "cleartext" in res.output and not (tmp_path / "s").exists()
+    res = CliRunner().invoke(app, ["collect", "github", "--org", "acme", "-o", str(tmp_path / "g"), "--api-url",
+                                   "http://ghe.example.com/api/v3"])
+    assert res.exit_code == 2 and "cleartext" in res.output and "--api-url" in res.output
+
+
+def test_a_missing_snapshot_folder_is_named_as_such(tmp_path):
+    res = CliRunner().invoke(app, ["build", "--gitlab-snapshot", str(tmp_path / "nope"), "-o", str(tmp_path / "g.json")])
+    assert "no such directory" in res.output and "not a readable" not in res.output

@@ -6,6 +6,7 @@ https://docs.gitlab.com/api/runners/, CI/CD variables https://docs.gitlab.com/ci
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -415,3 +416,21 @@ def test_a_variable_whose_protected_flag_is_unknown_is_possible_on_unprotected_r
     main = _job("m", tags=["linux"], triggers=[_trigger(refs=("main",))])
     g = _graph(inv, feature, main)
     assert _variables(g, feature)["SONAR_TOKEN"] == "possible" and _variables(g, main)["SONAR_TOKEN"] == "certain"
+
+
+def test_no_history_note_names_no_github_command_on_a_gitlab_only_graph():
+    """graphkit reads job history from GitHub only: a GitLab-only blast radius says so instead of pointing to
+    ``collect github --since``; a graph with GitHub jobs keeps that hint."""
+    from typer.testing import CliRunner
+
+    from graphkit.cli import app
+    case = Path(__file__).parent / "fixtures" / "rules" / "untrusted-code-with-secrets" / "positive"
+    args = ["blast-radius", "--runners", str(case / "inventory.yaml"), "--from", "untrusted:fork-pr", "--org", "acme",
+            "--format", "json"]
+    gitlab = CliRunner().invoke(app, [*args, "--gitlab-ci", str(case / "gitlab")])
+    both = CliRunner().invoke(app, [*args, "--gitlab-ci", str(case / "gitlab"), "--github-actions",
+                                    str(case / "repos")])
+    assert gitlab.exit_code == 0 and both.exit_code == 0, gitlab.output + both.output
+    note = json.loads(gitlab.output)["exposure"]["note"]
+    assert "collect github --since" in note and "none is read for GitLab" in note
+    assert json.loads(both.output)["exposure"]["note"] == "exposure unknown: no job history; run collect github --since"

@@ -29,7 +29,10 @@ CI/CD variables (``job -> secret`` ``reads_secret``, revoked by rotating the var
 ----------------------------------------------------------------------------------------
 Every project, group (the project's ancestors) and instance variable reaches every job of the project, named or
 not ("CI/CD variables ... are always available in jobs", https://docs.gitlab.com/ci/secrets/), except:
-a **protected** variable only jobs on protected refs (https://docs.gitlab.com/ci/variables/#protect-a-cicd-variable);
+a **protected** variable only jobs on protected refs (https://docs.gitlab.com/ci/variables/#protect-a-cicd-variable;
+its edge says ``protected_refs_only``: a merge request pipeline from a fork is never protected, so the fork's code
+never receives it, https://docs.gitlab.com/ci/pipelines/merge_request_pipelines/#use-with-forked-projects and
+https://gitlab.com/gitlab-org/gitlab/-/merge_requests/188008, GitLab 18.x);
 an **environment-scoped** one only jobs whose ``environment`` name matches the scope, ``*`` matching any text
 (https://docs.gitlab.com/ci/environments/#limit-the-environment-scope-of-a-cicd-variable).  When several
 variables of one key reach a job, the job receives one value (project over group over instance, the most
@@ -299,7 +302,9 @@ def _link_variables(ctx: GitLabContext, jobs: Iterable[Job]) -> None:
                                     evidence=[gl.evidence, *v.evidence[:1]], confidence=P if shadowed else conf,
                                     revoked_by=RevocationAction.ROTATE_CICD_VARIABLE,
                                     props={"via": "gitlab variable", "level": v.gitlab.level if v.gitlab else None,
-                                           **({"shadowed": True} if shadowed else {})}))
+                                           **({"shadowed": True} if shadowed else {}),
+                                           **({"protected_refs_only": True} if v.gitlab and v.gitlab.protected
+                                              else {})}))
 
 
 # --------------------------------------------------------------------------- persistence

@@ -4,6 +4,8 @@ A token in a workflow file is readable by everyone who can read the repository (
 lives on in its git history and in forks, and is not masked in logs.  GitHub: "never store sensitive
 information in a workflow file"; use secrets instead
 (https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions#using-secrets).
+GitLab ``.gitlab-ci.yml`` files too (the ``gitlab-ci`` source keeps them on the project): GitLab keeps
+credentials in CI/CD variables, never in the file (https://docs.gitlab.com/ci/variables/#define-a-cicd-variable-in-the-ui).
 Detection: :func:`graphkit.redact.find_credentials` (detect-secrets token formats, private keys, URL
 credentials, high-entropy values assigned to credential-named keys).  The value is never kept: the finding
 names the file, line and kind, its identity is the value's keyed fingerprint.
@@ -21,14 +23,15 @@ __all__ = ["literal_credential_in_workflow"]
 
 
 @rule("literal-credential-in-workflow", title="Literal credential in workflow",
-      description="A workflow or action file holds a credential as text (a token format such as ghp_/AKIA/glpat-/"
+      description="A workflow, action or .gitlab-ci.yml file holds a credential as text (a token format such as ghp_/AKIA/glpat-/"
       "xoxb-, a private key, a URL with a password, or a high-entropy value assigned to a password/token key) "
       "instead of a reference to a secret.",
       help_uri="https://docs.github.com/en/actions/security-for-github-actions/security-guides/"
       "security-hardening-for-github-actions#using-secrets",
       severity=Severity.HIGH,
       remediation="Rotate the credential at its issuer now (it is in the git history); store it as an Actions "
-      "secret (or use OIDC) and reference it as ${{ secrets.NAME }}.")
+      "secret (or use OIDC) and reference it as ${{ secrets.NAME }}; on GitLab, as a masked, protected CI/CD "
+      "variable (or an id_tokens exchange).")
 def literal_credential_in_workflow(graph: Graph, options: FindingOptions) -> Iterator[Finding]:
     for repo in graph.nodes(NodeKind.REPOSITORY):
         if not isinstance(repo, Repository):

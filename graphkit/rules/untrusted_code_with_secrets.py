@@ -36,11 +36,18 @@ _HELD: dict[EdgeKind, bool] = {EdgeKind.READS_SECRET: True, EdgeKind.MINTS_OIDC:
                                EdgeKind.PUBLISHES_TO: True, EdgeKind.ASSUMES_ROLE: True}
 
 
-def _held(graph: Graph, job: str) -> tuple[list[Edge], bool]:
-    """The job's edges to what it holds (its token's repository writes included) and whether any is critical."""
+def _held(graph: Graph, job: str, *, fork_run: bool = False) -> tuple[list[Edge], bool]:
+    """The job's edges to what it holds (its token's repository writes included) and whether any is critical.
+
+    ``fork_run``: the run is a GitLab merge request pipeline from a fork, never a protected ref, so a protected
+    variable (edge prop ``protected_refs_only``, :mod:`graphkit.resolve.gitlab`) is not held
+    (https://docs.gitlab.com/ci/pipelines/merge_request_pipelines/#use-with-forked-projects).
+    """
     held: list[Edge] = []
     critical = False
     for e in sorted(graph.out_edges(job), key=lambda x: (x.kind.value, x.target, x.key)):
+        if fork_run and e.props.get("protected_refs_only"):
+            continue
         if e.kind in _HELD:
             held.append(e)
             critical |= _HELD[e.kind]
@@ -52,21 +59,30 @@ def _held(graph: Graph, job: str) -> tuple[list[Edge], bool]:
     return held, critical
 
 
+#: GitLab's counterpart of the remediation (https://docs.gitlab.com/ci/variables/#protect-a-cicd-variable,
+#: https://docs.gitlab.com/ci/pipelines/merge_request_pipelines/#run-pipelines-in-the-parent-project)
+_GITLAB_FIX = ("Protect the CI/CD variables this job reads (fork merge request pipelines never get protected "
+               "variables) or scope them to a protected environment; keep merge request jobs free of deploy "
+               "and publish grants; review a fork's changes before running its pipeline in the parent project.")
+
+
 @rule("untrusted-code-with-secrets", title="Pull request code runs in a privileged job (pwn request)",
       description="A pull_request_target, workflow_run or issue_comment job checks out, builds or downloads code "
       "that a pull request's author controls, while it holds the repository's secrets, a writing GITHUB_TOKEN, "
-      "an OIDC token or a signing/deploy/publish grant: the author gets all of them.",
+      "an OIDC token or a signing/deploy/publish grant: the author gets all of them. On GitLab: a fork's merge "
+      "request pipeline run in the parent project, with the unprotected CI/CD variables its job reads.",
       help_uri="https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/",
       severity=Severity.CRITICAL,
       remediation="Build pull request code only in pull_request runs (no secrets, read-only token); split "
       "privileged follow-up work into a workflow_run job that never executes the pull request's files or "
-      "artifacts; require approval for outside contributors; drop the checkout opt-in.")
+      "artifacts; require approval for outside contributors; drop the checkout opt-in. GitLab: " + _GITLAB_FIX)
 def untrusted_code_with_secrets(graph: Graph, options: FindingOptions) -> Iterator[Finding]:
     for actor, entry in outside_entries(graph):
         job = graph.node(entry.target)
         if job.spec.kind is not NodeKind.JOB:
             continue  # a fork pull_request run on a runner: untrusted-path-to-self-hosted-runner
-        held, critical = _held(graph, job.id)
+        gitlab = entry.props.get("platform") == "gitlab"
+        held, critical = _held(graph, job.id, fork_run=gitlab)
         if not held:
             continue
         yield untrusted_code_with_secrets.finding(
@@ -76,4 +92,4 @@ def untrusted_code_with_secrets(graph: Graph, options: FindingOptions) -> Iterat
             evidence=[*entry.evidence, *(ev for e in held for ev in e.evidence[:1])],
             message=f"{actor.actor} of {actor.owner} runs code in {job.id}, which holds "
                     f"{', '.join(sorted({e.target for e in held}))}",
-            event=entry.props.get("event"))
+            event=entry.props.get("event"), **({"remediation": _GITLAB_FIX} if gitlab else {}))

@@ -63,7 +63,10 @@ class GitLabSnapshotIngestor:
         for raw in paths:
             file = Path(raw) / "snapshot.json"
             doc = _snapshot(Path(raw))
-            if not doc:
+            if not Path(raw).is_dir():
+                result.problems.append(InputError(str(raw), "", "no such directory (a snapshot folder written "
+                                                  "by graphkit collect gitlab)"))
+            elif not doc:
                 result.problems.append(InputError(str(file), "schema", f"not a readable {SCHEMA} document"))
             else:
                 result.items += 1

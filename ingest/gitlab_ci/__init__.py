@@ -22,6 +22,7 @@ module                   what it does
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,16 +72,37 @@ class GitLabCIIngestor(FileIngestor["CIFile"]):
 
     def parse(self, text: str, file: InputFile) -> CIFile:
         """:func:`~.parse.parse_config`; skipped places keep the file's full path."""
+        from ingest._credentials import literal_credentials, redact_values
+
         from .parse import parse_config
         f = parse_config(text, file=file.name, project=file.context)
-        f.problems = [InputError(str(file.path), p.place, p.reason) for p in f.problems]
+        f.literal_credentials, f.literal_values = literal_credentials(text, file.name, f.project.path, f.lines)
+        f.problems = [InputError(str(file.path), redact_values(p.place, f.literal_values),
+                                 redact_values(p.reason, f.literal_values)) for p in f.problems]
         f.location = str(file.path)
         return f
 
     def to_graph(self, parsed: list[CIFile], collected: Collected) -> IngestResult:
-        """:func:`~.graph.to_graph` of every project."""
+        """:func:`~.graph.to_graph` of every project; credentials written in a file are kept on its project
+        (kind, place, fingerprint: finding ``literal-credential-in-workflow``) and their values are removed from
+        every node, edge and problem (:func:`ingest._credentials.scrub`)."""
+        from graphkit.model import Repository, ids
+        from ingest._credentials import redact_values, scrub
+
         from .graph import to_graph
-        return to_graph(parsed)
+        result = to_graph(parsed)
+        for f in parsed:
+            if f.literal_credentials:
+                ev = f.literal_credentials[0].evidence
+                result.graph.node(Repository(id=ids.gitlab_project(f.project.path), name=f.project.path,
+                                             full_name=f.project.path, platform="gitlab",
+                                             literal_credentials=list(f.literal_credentials), evidence=[ev]))
+        values = [v for f in parsed for v in f.literal_values]
+        if not values:
+            return result
+        problems = [InputError(p.file, redact_values(p.place, values), redact_values(p.reason, values))
+                    for p in result.problems]
+        return dataclasses.replace(result, graph=scrub(result.graph, values), problems=problems)
 
 
 #: The registered ingestor (entry point ``gitlab-ci``).

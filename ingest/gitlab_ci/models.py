@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from graphkit.errors import InputError
-from graphkit.model import Evidence
+from graphkit.model import Evidence, LiteralCredential
 from ingest._yaml import line_of
 
 __all__ = ["Reference", "Include", "CIFile", "Project"]
@@ -63,6 +63,10 @@ class CIFile:
     problems: list[InputError] = field(default_factory=list)
     #: where the file was read (problems name it); evidence names ``file``
     location: str = ""
+    #: credentials written in the file (:func:`ingest._credentials.literal_credentials`; kind, place, fingerprint)
+    literal_credentials: tuple[LiteralCredential, ...] = ()
+    #: their values, for :func:`ingest._credentials.scrub` only: never stored
+    literal_values: frozenset[str] = frozenset()
 
     def evidence(self, path: str, detail: str | None = None) -> Evidence:
         """Evidence of ``path`` in this file (line of the path or its nearest ancestor)."""
