@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import require
+from graphkit import limits
 from graphkit.build import build_graph
 from graphkit.cli import app
 from graphkit.graph import Graph
@@ -144,6 +145,39 @@ def test_bad_document_is_one_problem_and_the_others_stay(tmp_path):
                                                                   "expected a mapping, found a sequence")
     assert parsed.problems[1].place.startswith("document 2, line 1")
     assert "[not" not in str(parsed.problems[0])
+
+
+def test_each_document_is_parsed_once_with_its_line_offset(monkeypatch):
+    """B1: a stream of N documents is N loads of the documents' own text (no padding: the characters loaded add
+    up to the stream's), so reading it is linear; lines are still those of the stream."""
+    import importlib
+    kparse = importlib.import_module("ingest.k8s.parse")
+    calls: list[tuple[int, int]] = []
+    real = kparse.load_yaml
+
+    def counting(text, *, file, line_offset=0, **kw):
+        calls.append((len(text), line_offset))
+        return real(text, file=file, line_offset=line_offset, **kw)
+
+    monkeypatch.setattr(kparse, "load_yaml", counting)
+    doc = "---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa{i}\n  namespace: ns\n"
+    text = "".join(doc.format(i=i) for i in range(500))
+    parsed = parse(text, "many.yaml")
+    assert len(parsed.objects) == 500 and parsed.problems == []
+    assert len(calls) == 500 and sum(n for n, _ in calls) == len(text)
+    assert [off for _, off in calls[:3]] == [0, 6, 12]
+    assert (parsed.objects[-1].where.doc, parsed.objects[-1].where.line) == (499, 499 * 6 + 2)
+    bad = parse(text + "---\nkind: [\n", "many.yaml")
+    assert bad.problems[0].place == f"document 500, line {500 * 6 + 2}"
+
+
+def test_document_count_is_bounded(monkeypatch):
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_DOCUMENTS_PER_FILE", "3")
+    parsed = parse("---\nx: 1\n" * 4, "bomb.yaml")
+    assert parsed.objects == [] and [str(p) for p in parsed.problems] == [
+        "bomb.yaml: " + limits.too_many("max_documents_per_file", 3, "4 YAML documents")]
+    sa = "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a}\n"
+    assert [o.name for o in parse(sa * 3, "ok.yaml").objects] == ["a"] * 3  # at the limit: read
 
 
 def test_other_yaml_is_not_recognised():

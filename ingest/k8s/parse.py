@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from graphkit import limits
 from graphkit.errors import InputError
 from graphkit.ingestor import NotRecognised
 from ingest._kubeconfig import kubeconfig_clusters, kubeconfig_users
@@ -303,18 +304,23 @@ def parse(text: str, file: str, root: str = "") -> ParsedK8s:
     """
     docs = split_documents(text)
     out = ParsedK8s(file=file, root=root or file)
+    cap = limits.current().max_documents_per_file
+    if len(docs) > cap:  # before parsing any document
+        out.problems.append(InputError(file, "", limits.too_many("max_documents_per_file", cap,
+                                                                 f"{len(docs)} YAML documents")))
+        return out
     multi = len(docs) > 1
-    for i, chunk in enumerate(docs):
+    for i, (offset, chunk) in enumerate(docs):
         where_doc = f"document {i}, " if multi else ""
         try:
-            data, lines = load_yaml(chunk, file=file)
+            data, lines = load_yaml(chunk, file=file, line_offset=offset)
         except InputError as exc:
             out.problems.append(InputError(file, f"{where_doc}{exc.place}".strip(", "), exc.reason))
             continue
         if not isinstance(data, dict):
             continue
         r = Reader(lines)
-        first = min((n for k, n in lines.items() if k), default=1)  # the document's first key, not its "---"
+        first = min((n for k, n in lines.items() if k), default=lines[""])  # the document's first key, not its "---"
         d = _Doc(r, Where(file=file, doc=i if multi else None, path="", line=first), data)
         try:
             objects = _objects(d, _release(file))

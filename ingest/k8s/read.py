@@ -87,20 +87,23 @@ def _checked(r: "Reader", value: Any, path: str, pattern: re.Pattern[str], what:
     return text
 
 
-def split_documents(text: str) -> list[str]:
-    """The documents of a YAML stream, each padded with blank lines so that its line numbers are those of the
-    stream (a chunk before the first ``---`` that holds only comments is dropped).
+def split_documents(text: str) -> list[tuple[int, str]]:
+    """The documents of a YAML stream as ``(line_offset, text)``: the lines of the stream before the document
+    (pass it to :func:`ingest._yaml.load_yaml` so that line numbers are those of the stream) and the document's
+    own text, each character of ``text`` in at most one document (a chunk before the first ``---`` that holds
+    only comments is dropped).  Linear in the size of ``text``.
 
-    >>> [d.count("\\n") for d in split_documents("a: 1\\n---\\nb: 2\\n")]
-    [1, 3]
+    >>> split_documents("a: 1\\n---\\nb: 2\\n")
+    [(0, 'a: 1\\n'), (1, '---\\nb: 2\\n')]
     """
     bounds = sorted({0, *(m.start() for m in _DOC_START.finditer(text))})
     out = []
+    offset = 0
     for i, start in enumerate(bounds):
         end = bounds[i + 1] if i + 1 < len(bounds) else len(text)
         chunk = text[start:end]
         body = [ln.strip() for ln in chunk.splitlines()]
-        if not any(ln and not ln.startswith("#") and not _DOC_START.match(ln) for ln in body):
-            continue
-        out.append("\n" * text.count("\n", 0, start) + chunk)
+        if any(ln and not ln.startswith("#") and not _DOC_START.match(ln) for ln in body):
+            out.append((offset, chunk))
+        offset += chunk.count("\n")
     return out
