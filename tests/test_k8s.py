@@ -180,6 +180,24 @@ def test_document_count_is_bounded(monkeypatch):
     assert [o.name for o in parse(sa * 3, "ok.yaml").objects] == ["a"] * 3  # at the limit: read
 
 
+def test_workload_identity_annotation_that_is_no_arn_is_a_problem_not_an_id():
+    """C2: IRSA takes an IAM role ARN (https://docs.aws.amazon.com/eks/latest/userguide/associate-service-account-role.html);
+    anything else is a problem naming the YAML path, the ServiceAccount is kept without it, the value is never
+    shown."""
+    text = ("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ci\n  annotations:\n"
+            "    eks.amazonaws.com/role-arn: https://user:s3cr3tPassw0rd@example.com\n"
+            "    azure.workload.identity/client-id: 00000000-1111-2222-3333-444444444444\n---\n"
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ok\n  annotations:\n"
+            "    eks.amazonaws.com/role-arn: arn:aws-cn:iam::111122223333:role/path/deployer\n")
+    parsed = parse(text, "sa.yaml")
+    assert [(o.name, o.aws_role_arn, o.azure_client_id) for o in parsed.objects] == [
+        ("ci", None, "00000000-1111-2222-3333-444444444444"),
+        ("ok", "arn:aws-cn:iam::111122223333:role/path/deployer", None)]
+    assert [(p.place, p.reason) for p in parsed.problems] == [
+        ("document 0, metadata.annotations.eks.amazonaws.com/role-arn, line 6", "not an IAM role ARN: ignored")]
+    assert "s3cr3t" not in str(parsed.problems)
+
+
 def test_other_yaml_is_not_recognised():
     with pytest.raises(NotRecognised):
         INGESTOR.parse("on: push\njobs: {}\n", InputFile(path=Path("ci.yml"), name="ci.yml", given=False))

@@ -30,6 +30,7 @@ uses in a context without a namespace).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -53,6 +54,19 @@ _IRSA = "eks.amazonaws.com/role-arn"
 _GKE = "iam.gke.io/gcp-service-account"
 _AZURE = "azure.workload.identity/client-id"
 _WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "Pod"}
+#: what the workload identity annotations and ``aws-auth`` entries may hold; anything else (a URL with a
+#: password, free text) is a problem naming its YAML path, never a node id.  IAM ARNs
+#: (``arn:PARTITION:iam::ACCOUNT:role/PATH/NAME``): https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-arns,
+#: IRSA: https://docs.aws.amazon.com/eks/latest/userguide/associate-service-account-role.html
+_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+")
+#: ``aws-auth`` ``rolearn``/``userarn`` and EKS access entry principals (roles and users)
+_PRINCIPAL_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:(role|user)/[\w+=,.@/-]+")
+#: GKE: a Google service account email, NAME@PROJECT.iam.gserviceaccount.com
+#: (https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity)
+_GSA = re.compile(r"[a-z0-9][a-z0-9-]*@[a-z0-9.:-]+\.gserviceaccount\.com")
+#: Azure: the client id (a GUID) of a managed identity or application
+#: (https://azure.github.io/azure-workload-identity/docs/topics/service-account-labels-and-annotations.html)
+_GUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 
 
 @dataclass
@@ -74,6 +88,16 @@ class _Doc:
     r: Reader
     where: Where
     data: dict[str, Any]
+    #: problems of fields left out while the object is kept (e.g. an annotation that is not an ARN)
+    notes: list[Bad] = field(default_factory=list)
+
+    def checked(self, value: Any, path: str, pattern: re.Pattern[str], what: str) -> str | None:
+        """The text at ``path`` when it matches ``pattern``; else None and a note (never quoting the value)."""
+        text = self.r.text(value, path)
+        if text is not None and not pattern.fullmatch(text):
+            self.notes.append(Bad(self.r.full(path), f"not {what}: ignored"))  # the document's path
+            return None
+        return text
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -102,10 +126,12 @@ class _Doc:
 
 def _service_account(d: _Doc) -> list[K8sObject]:
     ann = d.r.mapping(d.meta.get("annotations"), "metadata.annotations")
+    at = "metadata.annotations."
     return [ServiceAccountDoc(name=d.object_name, namespace=d.namespace,
-                              aws_role_arn=d.r.text(ann.get(_IRSA), f"metadata.annotations.{_IRSA}"),
-                              gcp_service_account=d.r.text(ann.get(_GKE), f"metadata.annotations.{_GKE}"),
-                              azure_client_id=d.r.text(ann.get(_AZURE), f"metadata.annotations.{_AZURE}"),
+                              aws_role_arn=d.checked(ann.get(_IRSA), at + _IRSA, _ROLE_ARN, "an IAM role ARN"),
+                              gcp_service_account=d.checked(ann.get(_GKE), at + _GKE, _GSA,
+                                                            "a Google service account email"),
+                              azure_client_id=d.checked(ann.get(_AZURE), at + _AZURE, _GUID, "a client id (GUID)"),
                               where=d.where)]
 
 
@@ -168,7 +194,7 @@ def _aws_auth(d: _Doc) -> list[K8sObject]:
             raise Bad(f"data.{section}", f"not YAML ({exc.reason})") from None
         for i, raw in enumerate(d.r.seq(entries, f"data.{section}")):
             e = d.r.mapping(raw, f"data.{section}[{i}]")
-            arn = d.r.text(e.get(key), f"data.{section}[{i}].{key}")
+            arn = d.checked(e.get(key), f"data.{section}[{i}].{key}", _PRINCIPAL_ARN, "an IAM role or user ARN")
             if arn:
                 out.append(AwsAuthEntry(arn=arn, username=d.r.text(e.get("username"), f"data.{section}[{i}].username"),
                                         groups=_names(d.r, e.get("groups"), f"data.{section}[{i}].groups"),
@@ -194,7 +220,7 @@ def _access_policies(d: _Doc) -> list[K8sObject]:
                                                                                            f"{at}.accessScope.namespaces"))
                                                           if (n := d.r.namespace(v, f"{at}.accessScope.namespaces[{j}]"))]
                                      if namespaced else None))
-    principal = d.r.text(d.data.get("principalArn"), "principalArn")
+    principal = d.checked(d.data.get("principalArn"), "principalArn", _PRINCIPAL_ARN, "an IAM role or user ARN")
     if principal is None:
         raise Bad("principalArn", "missing principalArn")
     return [AwsAuthEntry(arn=principal, cluster=d.r.text(d.data.get("clusterName"), "clusterName"), policies=policies,
@@ -280,7 +306,7 @@ def _objects(d: _Doc, release: str) -> list[K8sObject] | None:
             if isinstance(item, dict):
                 sub = d.r.full(f"items[{i}]")
                 where = d.where.model_copy(update={"path": sub, "line": d.r.line(f"items[{i}]")})
-                out += _objects(_Doc(Reader(d.r.lines, sub), where, item), release) or []
+                out += _objects(_Doc(Reader(d.r.lines, sub), where, item, d.notes), release) or []
         return out
     if kind in _WORKLOADS and group in ("", "apps", "batch"):
         return _workload(d, kind)
@@ -292,6 +318,12 @@ def _release(file: str) -> str:
     """The Helm release a values file stands for: its file name, else its folder's for ``values.yaml``."""
     p = PurePath(file)
     return p.parent.name if p.stem == "values" and p.parent.name else p.stem
+
+
+def _problem(file: str, where_doc: str, r: Reader, exc: Bad) -> InputError:
+    """The problem of a field: file, document, YAML path and line, and the reason (never the value)."""
+    line = r.line(exc.path)
+    return InputError(file, f"{where_doc}{r.full(exc.path)}" + (f", line {line}" if line else ""), exc.reason)
 
 
 def parse(text: str, file: str, root: str = "") -> ParsedK8s:
@@ -325,11 +357,11 @@ def parse(text: str, file: str, root: str = "") -> ParsedK8s:
         try:
             objects = _objects(d, _release(file))
         except Bad as exc:
-            line = r.line(exc.path)
-            out.problems.append(InputError(file, f"{where_doc}{r.full(exc.path)}" + (f", line {line}" if line else ""),
-                                           exc.reason))
+            out.problems.append(_problem(file, where_doc, r, exc))
             out.recognised = True
             continue
+        finally:
+            out.problems += [_problem(file, where_doc, r, note) for note in d.notes]
         if objects is not None:
             out.recognised = True
             out.objects += objects
