@@ -88,6 +88,38 @@ def test_corpus_scale_set_values_file(corpus):
     assert [e.kind for e in g.out_edges(runner.id) if e.kind is EdgeKind.RUNS_ON_HOST]
 
 
+def test_corpus_kube_mode_values_use_the_charts_kube_mode_service_account(corpus):
+    """A1: containerMode kubernetes without template.spec.serviceAccountName: the chart renders
+    ``<release>-gha-rs-kube-mode`` bound to a Role reading the namespace's Secrets (kube_mode_role.yaml), so the
+    job reads the inline githubConfigSecret and can register rogue runners; never ``default``."""
+    from graphkit.analysis import blast_radius
+    g = corpus.graph
+    rid = ids.runner("actions/actions-runner-controller", "values_k8s_extra_role_rules")
+    sa = ids.k8s_service_account("actions__actions-runner-controller", "default",
+                                 "values_k8s_extra_role_rules-gha-rs-kube-mode")
+    assert [e.target for e in g.out_edges(rid) if e.kind is EdgeKind.USES_SERVICE_ACCOUNT] == [sa]
+    secret = ids.k8s_secret("actions__actions-runner-controller", "default",
+                            "values_k8s_extra_role_rules-gha-rs-github-secret")
+    assert secret in {e.target for e in g.out_edges(sa) if e.kind is EdgeKind.READS_SECRET}
+    reached = {r.id for r in blast_radius(g, rid).reached}
+    assert {sa, secret, ids.repository("actions/actions-runner-controller")} <= reached
+
+
+def test_values_without_kube_mode_use_the_no_permission_service_account():
+    text = "githubConfigUrl: https://github.com/acme\ngithubConfigSecret: {github_token: x}\n"
+    (pool,) = parse(text, "arc.yaml").objects
+    assert pool.pod.service_account == "arc-gha-rs-no-permission"
+    named = parse(text + "containerMode: {type: kubernetes}\ntemplate: {spec: {serviceAccountName: mine}}\n",
+                  "arc.yaml").objects
+    assert [o.pod.service_account for o in named] == ["mine"]  # the values name one: no chart Role
+    kube = parse(text + "containerMode:\n  type: kubernetes\n  kubernetesModeAdditionalRoleRules:\n"
+                 "  - {apiGroups: [apps], resources: [deployments], verbs: [get]}\n", "arc.yaml").objects
+    assert [type(o).__name__ for o in kube] == ["RunnerPool", "RoleDoc", "BindingDoc"]
+    assert [(r.resources, r.verbs) for r in kube[1].rules][-2:] == [(["secrets"], ["get", "list", "create",
+                                                                                   "delete"]),
+                                                                     (["deployments"], ["get"])]
+
+
 def test_corpus_default_values_have_no_owner(corpus):
     """values.yaml ships githubConfigUrl "": no GitHub owner, so no runner pool; the chart's Secret is there."""
     g = corpus.graph

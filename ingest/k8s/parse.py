@@ -43,7 +43,7 @@ from ingest._kubeconfig import kubeconfig_clusters, kubeconfig_users
 from ingest._yaml import load_yaml
 from ingest.k8s.models import (AccessPolicy, AwsAuthEntry, BindingDoc, ClusterInfo, K8sObject, KubeconfigDoc, KubeUser, RoleDoc,
                                Rule, SecretDoc, ServiceAccountDoc, Subject, Where, WorkloadDoc)
-from ingest.k8s.pods import pod_template, scale_set, summerwind_pool, values_file
+from ingest.k8s.pods import chart_rbac, pod_template, scale_set, summerwind_pool, values_file
 from ingest.k8s.read import Bad, Reader, split_documents
 
 __all__ = ["CLUSTER_SCHEMA", "ParsedK8s", "parse"]
@@ -295,7 +295,8 @@ def _objects(d: _Doc, release: str) -> list[K8sObject] | None:
     if "principalArn" in data and "associatedAccessPolicies" in data:
         return _access_policies(d)
     if "githubConfigUrl" in data and "kind" not in data:
-        return [values_file(d.r, data, release, d.where)]
+        pool = values_file(d.r, data, release, d.where)
+        return [pool, *chart_rbac(d.r, data, pool)]
     kind, api = data.get("kind"), data.get("apiVersion")
     if not isinstance(kind, str) or not isinstance(api, str):
         return None
