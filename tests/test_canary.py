@@ -173,6 +173,11 @@ def plant_k8s(root: Path) -> Path:
           "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: aws-auth, namespace: kube-system}\ndata:\n"
           "  mapRoles: |\n    - rolearn: https://u:CANARY-AwsAuth-Url-12@example.com\n      username: x\n"
           "      groups: [system:masters]\n")
+    write(d, "rbac.yaml", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n"
+          "  name: https://u:CANARY-Role-Url-13@example.com\nrules: [{apiGroups: [''], resources: [secrets], "
+          "verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n"
+          "  name: https://u:CANARY-Binding-Url-14@example.com\nroleRef: {kind: ClusterRole, name: view}\n"
+          "subjects: [{kind: ServiceAccount, name: ci, namespace: ci}]\n")
     return d
 
 

@@ -156,13 +156,14 @@ def _role(d: _Doc, cluster_scoped: bool) -> list[K8sObject]:
                           verbs=_names(d.r, rule.get("verbs"), f"{at}.verbs"),
                           resource_names=_names(d.r, rule.get("resourceNames"), f"{at}.resourceNames"),
                           non_resource_urls=_names(d.r, rule.get("nonResourceURLs"), f"{at}.nonResourceURLs")))
-    return [RoleDoc(name=d.name, namespace=None if cluster_scoped else d.namespace, rules=rules, where=d.where)]
+    name = d.r.segment(d.name, "metadata.name") or d.name
+    return [RoleDoc(name=name, namespace=None if cluster_scoped else d.namespace, rules=rules, where=d.where)]
 
 
 def _binding(d: _Doc, cluster_scoped: bool) -> list[K8sObject]:
     ref = d.r.mapping(d.data.get("roleRef"), "roleRef")
     kind = d.r.text(ref.get("kind"), "roleRef.kind")
-    role = d.r.text(ref.get("name"), "roleRef.name")
+    role = d.r.segment(ref.get("name"), "roleRef.name")
     if kind not in ("Role", "ClusterRole") or role is None:
         raise Bad("roleRef", "expected roleRef.kind Role or ClusterRole and a roleRef.name")
     ns = None if cluster_scoped else d.namespace
@@ -175,7 +176,8 @@ def _binding(d: _Doc, cluster_scoped: bool) -> list[K8sObject]:
         if skind and sname:
             sns = d.r.namespace(s.get("namespace"), f"subjects[{i}].namespace")
             subjects.append(Subject(kind=skind, name=sname, namespace=sns or (ns if skind == "ServiceAccount" else None)))
-    return [BindingDoc(name=d.name, namespace=ns, role_kind=kind, role_name=role, subjects=subjects,  # type: ignore[arg-type]
+    name = d.r.segment(d.name, "metadata.name") or d.name
+    return [BindingDoc(name=name, namespace=ns, role_kind=kind, role_name=role, subjects=subjects,  # type: ignore[arg-type]
                        where=d.where)]
 
 

@@ -19,6 +19,9 @@ __all__ = ["Bad", "Reader", "split_documents"]
 #: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/ (the API server refuses anything else)
 _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+#: path segment names (RBAC Roles and bindings: ``system:masters``...): not ``.``/``..``, no ``/`` nor ``%``
+#: (same page, "Path segment names"); a URL (which could carry a password) is never one
+_SEGMENT = re.compile(r"(?!\.\.?$)[^/%]+")
 #: a line that starts a YAML document (``---`` alone or followed by a space), YAML 1.2 §9.1
 _DOC_START = re.compile(r"^---(?=[ \t]|\r?$)", re.M)
 
@@ -75,15 +78,20 @@ class Reader:
         """An object name (a DNS-1123 subdomain): :meth:`text`, else :class:`Bad`."""
         return _checked(self, value, path, _SUBDOMAIN, "name")
 
+    def segment(self, value: Any, path: str) -> str | None:
+        """An RBAC object name (a path segment name): :meth:`text`, else :class:`Bad`."""
+        return _checked(self, value, path, _SEGMENT, "RBAC name", "no '/' or '%'")
+
     def namespace(self, value: Any, path: str) -> str | None:
         """A namespace (a DNS-1123 label): :meth:`text`, else :class:`Bad`."""
         return _checked(self, value, path, _LABEL, "namespace")
 
 
-def _checked(r: "Reader", value: Any, path: str, pattern: re.Pattern[str], what: str) -> str | None:
+def _checked(r: "Reader", value: Any, path: str, pattern: re.Pattern[str], what: str,
+             hint: str = "lower-case letters, digits, '-' and '.'") -> str | None:
     text = r.text(value, path)
     if text is not None and not pattern.fullmatch(text):
-        raise Bad(path, f"not a valid Kubernetes {what} (lower-case letters, digits, '-' and '.')")
+        raise Bad(path, f"not a valid Kubernetes {what} ({hint})")
     return text
 
 
