@@ -155,6 +155,17 @@ def _clock(now: Optional[str], since: Optional[str], tokens: Optional[Path]):
     return Clock(now=at, compromised_since=start, issued=issued)
 
 
+def _check_sources(sources: list[str], all_runners: bool, fmt: BlastFormat) -> None:
+    """``blast-radius``'s conflicting options as usage errors (exit 2) naming them."""
+    if all_runners and sources:
+        raise typer.BadParameter("--from and --all-runners exclude each other: give one", param_hint="--all-runners")
+    if all_runners and fmt is BlastFormat.runbook:  # one runbook is one incident's plan
+        raise typer.BadParameter("--all-runners has no runbook format (table or json); give --from ID for a "
+                                 "runbook", param_hint="--all-runners")
+    if not all_runners and not sources:
+        raise typer.BadParameter("give --from ID (repeatable) or --all-runners", param_hint="--from")
+
+
 @app.command("blast-radius")
 @reads_graph()
 def blast_radius_cmd(
@@ -188,8 +199,7 @@ def blast_radius_cmd(
     from graphkit.output import blast_radius_document, runbook_text
     from graphkit.resolve.untrusted import add_absent_entries, expand_sources
 
-    if all_runners == bool(sources):
-        raise typer.BadParameter("give --from ID (repeatable) or --all-runners", param_hint="--from")
+    _check_sources(sources, all_runners, fmt)
     if all_runners:
         return every_runner(given, as_json=fmt is BlastFormat.json, top=top, no_plan=no_plan)
 
@@ -211,9 +221,9 @@ def blast_radius_cmd(
             sys.stdout.write(runbook_text(g, expanded, clock=clock))
             raise typer.Exit(EXIT_PARTIAL if partial else EXIT_OK)
         as_json = fmt is BlastFormat.json  # the table gets every reached asset: its summary counts everything
-        # an explicit --top bounds the plan's work to what is printed (the table's summary names SUMMARY_STEPS);
-        # the terminal's default top keeps the whole plan, whose size and residual the summary states
-        steps = None if top is None else top if as_json else max(top, SUMMARY_STEPS)
+        # an explicit --top bounds the plan's work to what is printed (the table's summary and plan list show
+        # at most --top steps); the terminal's default top keeps the whole plan, whose size and residual it states
+        steps = top
         doc = blast_radius_document(g, expanded, top=top if as_json else None, clock=clock if timed else None,
                                     plan_steps=steps, with_plan=not no_plan)
     except UnknownNodeError as exc:
@@ -518,7 +528,7 @@ def collect_github_cmd(
             bar.update(tasks[resource], advance=n)  # type: ignore[arg-type]
         try:
             result = registry.get_collector("github").collect(
-                output, notify=lambda m: bar.console.print(f"[yellow]wait[/yellow] {term(m)}", highlight=False),
+                output, notify=lambda m: bar.console.print(_notice(m), highlight=False),
                 progress=progress, **options)
         except GraphkitError as exc:
             fail(exc)
@@ -528,6 +538,12 @@ def collect_github_cmd(
     out.print(f"GitHub snapshot written to {term(str(output))}: {term(counts)}", highlight=False)
     if result.problems:
         raise typer.Exit(EXIT_PARTIAL)
+
+
+def _notice(message: str) -> str:
+    """A collector's one-line message, labelled: ``warning`` when it starts with ``warning: ``, else ``wait``."""
+    label, rest = ("warning", message[len("warning: "):]) if message.startswith("warning: ") else ("wait", message)
+    return f"[yellow]{label}[/yellow] {term(rest)}"
 
 
 @collect_app.command("gitlab")

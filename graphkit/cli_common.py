@@ -209,10 +209,13 @@ def _print_summary(graph: Graph, doc: dict, top: int | None) -> None:
           f"[/bold red], possible {possible} (through a scope not fully known), weighted {doc['weight']}", 2)
     _print_exposure(doc.get("exposure"))
     steps, plan = doc["revocations"], doc.get("plan") or {"computed": True, "complete": True}
-    total = f"{counts['revocations']}" + ("" if plan["complete"] else "+" if plan["computed"] else " (--no-plan)")
-    print_item(f"[bold]First steps[/bold] ({min(len(steps), SUMMARY_STEPS)} of {total}; "
-          "--format runbook for the commands)", 2)
-    for s in steps[:SUMMARY_STEPS]:
+    first = min(SUMMARY_STEPS, top or SUMMARY_STEPS)  # an explicit --top bounds the plan: never more than it
+    if not plan["computed"]:
+        print_item("plan not computed (--no-plan)", 2, "dim")
+    else:
+        print_item(f"[bold]First steps[/bold] ({min(len(steps), first)} of {counts['revocations']}"
+                   f"{'' if plan['complete'] else '+'}; --format runbook for the commands)", 2)
+    for s in steps[:first]:
         _oneprint_item(f"{s['rank']:>2}. {s['action']} {term(s.get('target_name') or s['target'])}", 4)
     problems = len(doc["problems"])
     unknown = f"{problems} input problem(s) (skipped files or places: the radius may be larger)" if problems \
@@ -279,7 +282,10 @@ def _print_reached(graph: Graph, doc: dict, top: int | None) -> None:
 
 
 def _print_plan(graph: Graph, doc: dict, top: int | None) -> None:
-    """The revocation plan, at most ``top`` steps."""
+    """The revocation plan, at most ``top`` steps (nothing with ``--no-plan``: the summary says so)."""
+    plan = doc.get("plan")
+    if plan and not plan["computed"]:
+        return
     out.print()
     print_item(f"[bold]Revocation plan[/bold] (weighted blast radius {doc['weight']} -> {doc['residual_weight']})")
     for s in doc["revocations"][:top]:
@@ -297,10 +303,7 @@ def _print_plan(graph: Graph, doc: dict, top: int | None) -> None:
     if hidden > 0:
         print_item(f"... {hidden} more step(s) down to residual {doc['residual_weight']} (--top limits the list)", 2,
               "dim")
-    plan = doc.get("plan")
-    if plan and not plan["computed"]:
-        print_item("not computed (--no-plan)", 2, "dim")
-    elif plan and not plan["complete"]:
+    if plan and not plan["complete"]:
         print_item(f"... more steps after residual {doc['residual_weight']}, not computed (--top {plan['max_steps']} "
                    "bounds the plan)", 2, "dim")
 

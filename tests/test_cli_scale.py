@@ -4,6 +4,7 @@ skips it; ``--all-runners`` gives every runner's blast radius in one run."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -52,13 +53,24 @@ def test_no_plan_computes_no_plan(graph_file, monkeypatch):
     assert doc["revocations"] == [] and doc["plan"] == {"computed": False, "complete": False, "max_steps": 0}
     assert doc["counts"]["reached"] > 10 and doc["residual_weight"] == doc["weight"]
     table = invoke("blast-radius", "--graph", str(graph_file), "--from", SRC, "--no-plan").stdout
-    assert "not computed (--no-plan)" in table and "First steps (0 of 0 (--no-plan)" in table
+    assert table.count("plan not computed (--no-plan)") == 1 and "First steps" not in table
+    assert "Revocation plan" not in table and "residual" not in table  # no plan, no residual line
 
 
 def test_table_top_says_the_plan_goes_on(graph_file, plan_calls):
     res = invoke("blast-radius", "--graph", str(graph_file), "--from", SRC, "--top", "6")
     assert plan_calls == [7]
     assert "more steps after residual" in res.stdout and "--top 6 bounds the plan" in res.stdout
+
+
+def test_table_top_below_the_summary_names_what_was_asked(graph_file, plan_calls):
+    """``--top 2``: two steps computed (and one to know the plan goes on), two shown in the summary and the plan,
+    the note names ``--top 2``."""
+    out = invoke("blast-radius", "--graph", str(graph_file), "--from", SRC, "--top", "2").stdout
+    assert plan_calls == [3]
+    assert "First steps (2 of 2+;" in out and "--top 2 bounds the plan" in out and "--top 5" not in out
+    ranks = [line.split()[0] for line in out.splitlines() if re.match(r"\s+\d+\. ", line)]
+    assert ranks == ["1.", "2.", "1.", "2."]  # the summary's first steps, then the plan: never a third step
 
 
 def test_all_runners_api_equals_one_at_a_time(graph_file):
@@ -88,4 +100,12 @@ def test_all_runners_cli_json_and_table(graph_file):
     heaviest = max(doc["runners"], key=lambda d: (d["weight"], [-ord(c) for c in d["source"][0]]))
     assert heaviest["source"][0] in table.splitlines()[1]  # heaviest first
     assert invoke("blast-radius", "--graph", str(graph_file)).exit_code == 2  # neither --from nor --all-runners
-    assert invoke("blast-radius", "--graph", str(graph_file), "--all-runners", "--from", SRC).exit_code == 2
+
+
+def test_all_runners_conflicts_are_usage_errors_naming_the_options(graph_file):
+    res = invoke("blast-radius", "--graph", str(graph_file), "--all-runners", "--from", SRC)
+    assert res.exit_code == 2 and "--from and --all-runners exclude each other" in res.output
+    res = invoke("blast-radius", "--graph", str(graph_file), "--all-runners", "--format", "runbook")
+    assert res.exit_code == 2 and "--all-runners has no runbook format" in res.output
+    res = invoke("blast-radius", "--graph", str(graph_file))
+    assert res.exit_code == 2 and "give --from ID (repeatable) or --all-runners" in res.output

@@ -395,3 +395,72 @@ def test_a_capped_run_list_is_a_partial_history(httpserver, tmp_path):
         "narrow --since"]
     runs = json.loads((tmp_path / "snap" / "history" / "acme" / "app" / "runs.json").read_text())
     assert runs["total_count"] == 1  # what the file holds, all pages merged
+
+
+def test_a_body_that_is_never_json_is_unreadable_without_a_permission_fix(httpserver, tmp_path):
+    """Only a refusal (401/403/404) is fixed by a permission; a malformed answer says what it is."""
+    from werkzeug import Response
+    serve(httpserver, {"/repos/acme/app/actions/secrets": Response("<html>proxy</html>", status=200,
+                                                                    content_type="application/json")})
+    result = collect(httpserver, tmp_path / "snap")
+    [p] = result.problems
+    assert "secrets of repo:acme/app unreadable" in p.reason and "not valid JSON" in p.reason
+    assert "fix:" not in p.reason and "Secrets (read)" not in p.reason
+    scope = next(s for s in result.document["scopes"] if s["status"] != "ok")
+    assert (scope["http_status"], scope["fix"]) == (None, "")
+
+
+def test_the_anonymous_notice_is_a_warning(httpserver, tmp_path, monkeypatch):
+    monkeypatch.delenv("GITHUB_TOKEN")
+    serve(httpserver)
+    res = CliRunner().invoke(app, ["collect", "github", "--org", "acme", "--api-url",
+                                   httpserver.url_for("").rstrip("/"), "-o", str(tmp_path / "snap"),
+                                   "--max-wait", "1"])
+    line = next(x for x in res.output.splitlines() if "GITHUB_TOKEN" in x)
+    assert line.startswith("warning no GITHUB_TOKEN/GH_TOKEN") and "wait" not in line
+
+
+def _bad_snapshot(tmp_path: Path, doc, parts: bool = False) -> Path:
+    root = tmp_path / "bad"
+    root.mkdir()
+    (root / "snapshot.json").write_text(json.dumps(doc))
+    if parts:
+        (root / "inventory.yaml").write_text(HAND.read_text())
+        (root / "checkouts").mkdir()
+    return root
+
+
+def _build(root: Path):
+    res = CliRunner().invoke(app, ["build", "--github-snapshot", str(root), "-o", str(root.parent / "g.json")])
+    return res, build_graph({"github-snapshot": [str(root)]}).problems
+
+
+def test_a_malformed_snapshot_is_an_input_problem_never_a_complete_graph(tmp_path):
+    res, problems = _build(_bad_snapshot(tmp_path, {"schema": "graphkit.github-snapshot/v1", "org": "acme",
+                                                    "scopes": "x"}))
+    assert res.exit_code == 1, res.output  # nothing else was given: nothing could be read
+    assert "nothing could be read" in res.output
+    places = {(Path(p.file).name, p.place) for p in problems}
+    assert ("snapshot.json", "scopes") in places  # not a list
+    assert "snapshot.json: scopes" in res.output
+
+
+def test_a_snapshot_without_inventory_or_checkouts_leaves_them_unknown(tmp_path):
+    res, problems = _build(_bad_snapshot(tmp_path, {"schema": "graphkit.github-snapshot/v1", "org": "acme",
+                                                    "scopes": []}))
+    assert res.exit_code == 3, res.output
+    reasons = {Path(p.file).name: p.reason for p in problems}
+    assert reasons["inventory.yaml"].startswith("missing: the runners of acme are unknown")
+    assert reasons["checkouts"].startswith("missing: the workflow files of acme are unknown")
+
+
+def test_bad_scope_records_are_problems_at_their_index(tmp_path):
+    scopes = [{"resource": "runners", "scope": "org:acme", "status": "unreadable"}, 5,
+              {"resource": "secrets", "scope": "repo:acme/app", "status": "maybe"}]
+    res, problems = _build(_bad_snapshot(tmp_path, {"schema": "graphkit.github-snapshot/v1", "org": "acme",
+                                                    "scopes": scopes}, parts=True))
+    assert res.exit_code == 3, res.output
+    got = {p.place: p.reason for p in problems if Path(p.file).name == "snapshot.json"}
+    assert got["scopes[0]"] == "runners of org:acme unreadable"  # no reason or fix recorded: none invented
+    assert "scopes[1]" in got and "scopes[2].status" in got
+    assert "None" not in "".join(got.values())

@@ -45,6 +45,7 @@ from graphkit.model import (Cache, CloudRole, CloudSecret, CloudUser, Credential
                             RevocationAction, Runner, RunnerGroup, Secret, UntrustedActor, ids)
 
 from graphkit.report import runbook_k8s as k8s  # noqa: E402 - Kubernetes/ARC subjects (issue 15)
+from graphkit.report.runbook_cloud import rotate_cloud_secret  # noqa: E402 - cloud secrets, per service
 
 __all__ = ["Action", "runbook_markdown", "runbook_script", "step_actions"]
 
@@ -166,12 +167,8 @@ def _secret_scope(node: Secret) -> list[str]:
 def _rotate_secret(node: Node, graph: Graph) -> list[Action]:
     if isinstance(node, KubeSecret):
         return k8s.rotate_kube_secret(node, graph)
-    if isinstance(node, CloudSecret):
-        arn = node.resource
-        return [Action(f"Rotate the cloud secret {arn}" + (" (a pattern: each matching secret)" if node.pattern else ""),
-                       "https://docs.aws.amazon.com/cli/latest/reference/secretsmanager/rotate-secret.html", "api",
-                       _cmd("aws", "secretsmanager", "rotate-secret", "--secret-id", arn) if not node.pattern
-                       else None)]
+    if isinstance(node, CloudSecret):  # each service its own command (runbook_cloud)
+        return rotate_cloud_secret(node, graph)
     if not isinstance(node, Secret) or node.scope in ("all", "unknown"):
         return [Action(f"Rotate every secret {node.name} stands for at its issuer, then store the new values",
                        "https://cli.github.com/manual/gh_secret_set", "manual")]

@@ -85,7 +85,9 @@ class Reader:
             if exc.status in empty_on:
                 value = []
             else:
-                self.record(Scope(name, scope, "unreadable", exc.status or None, exc.reason, resource(name).fix))
+                # only a refusal (401/403/404) is fixed by a permission; a malformed answer says so in its reason
+                fix = resource(name).fix if exc.status in (401, 403, 404) else ""
+                self.record(Scope(name, scope, "unreadable", exc.status or None, exc.reason, fix))
                 self._progress(name, 1)
                 return None
         self.record(Scope(name, scope, "ok"))

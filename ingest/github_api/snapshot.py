@@ -87,6 +87,7 @@ def write_snapshot(out: Path, meta: dict[str, Any], got: Collected, org: str) ->
            + yaml.safe_dump(inventory, sort_keys=False, allow_unicode=True))
     counts = {"repositories": len(got.repos), "runners": len(inventory["runners"]), "workflow files": 0,
               "runs": 0, "jobs": 0}
+    (out / "checkouts").mkdir(parents=True, exist_ok=True)  # always: a snapshot without it is malformed
     for full, files in got.files.items():
         for path, text in (files or {}).items():
             if safe_relative(full) and safe_relative(path):
@@ -120,7 +121,7 @@ def _client(api_url: str, out: Path, app: AppCredentials | None, config: ClientC
     elif (token := token_from_env()) is not None:
         auth = TokenAuth(lambda: token)
     else:
-        notify("no GITHUB_TOKEN/GH_TOKEN and no GitHub App: anonymous, only public data is readable")
+        notify("warning: no GITHUB_TOKEN/GH_TOKEN and no GitHub App: anonymous, only public data is readable")
     return ApiClient(api_url, auth=auth, store=RawStore(out / "raw"), config=config, notify=notify,
                      headers=HEADERS, **kw)
 
@@ -162,7 +163,7 @@ def collect_github(org: str, out: Path, *, repos: list[str] | None = None, since
     concurrency, max_wait
         override the client bounds (:class:`~ingest._api.ClientConfig`).
     config, notify, progress, client_kw
-        client bounds, one-line messages (waits), ``progress(resource, advance)``, and client keywords for tests
+        client bounds, one-line messages (waits; a warning starts with ``warning: ``), ``progress(resource, advance)``, and client keywords for tests
         (``sleep``, ``transport``).
 
     Returns
@@ -201,8 +202,8 @@ def collect_github(org: str, out: Path, *, repos: list[str] | None = None, since
     except OSError as exc:
         raise GraphkitError(f"{out}: {exc.strerror or exc}") from None
     problems = [InputError(str(out / "snapshot.json"), f"scopes[{i}]", f"{s['resource']} of {s['scope']} unreadable"
-                           f"{' (HTTP ' + str(s['http_status']) + ')' if s['http_status'] else ''}: {s['reason']}; "
-                           f"fix: {s['fix']}") for i, s in enumerate(scopes) if s["status"] != "ok"]
+                           f"{' (HTTP ' + str(s['http_status']) + ')' if s['http_status'] else ''}: {s['reason']}"
+                           f"{'; fix: ' + s['fix'] if s['fix'] else ''}") for i, s in enumerate(scopes) if s["status"] != "ok"]
     return CollectResult(document=meta, problems=problems,
                          summary={**counts, "pages fetched": fetched, "unreadable scopes": len(problems)})
 
