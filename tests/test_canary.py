@@ -178,6 +178,8 @@ def plant_k8s(root: Path) -> Path:
           "verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n"
           "  name: https://u:CANARY-Binding-Url-14@example.com\nroleRef: {kind: ClusterRole, name: view}\n"
           "subjects: [{kind: ServiceAccount, name: ci, namespace: ci}]\n")
+    write(d, "arc/group.yaml", "githubConfigUrl: https://github.com/acme\ngithubConfigSecret: arc\n"
+          "runnerGroup: https://u:CANARY-Group-Url-15@example.com\n")
     return d
 
 

@@ -228,6 +228,9 @@ def test_workload_identity_annotation_that_is_no_arn_is_a_problem_not_an_id():
     assert [(p.place, p.reason) for p in parsed.problems] == [
         ("document 0, metadata.annotations.eks.amazonaws.com/role-arn, line 6", "not an IAM role ARN: ignored")]
     assert "s3cr3t" not in str(parsed.problems)
+    group = parse("githubConfigUrl: https://github.com/acme\nrunnerGroup: https://u:s3cr3t@x.example\n", "v.yaml")
+    assert group.objects == [] and [(p.place, p.reason) for p in group.problems] == [
+        ("runnerGroup, line 2", "holds URL credentials (user:password@): not a name")]
 
 
 def test_other_yaml_is_not_recognised():

@@ -139,7 +139,7 @@ def scale_set(r: Reader, doc: dict[str, Any], name: str, namespace: str, where: 
     labels = _labels(r, spec.get("runnerScaleSetLabels", spec.get("scaleSetLabels")), "spec.runnerScaleSetLabels")
     template = r.mapping(spec.get("template"), "spec.template")
     return RunnerPool(resource="AutoscalingRunnerSet", name=set_name, namespace=namespace, scope=scope,
-                      enterprise=enterprise, runner_group=r.text(spec.get("runnerGroup"), "spec.runnerGroup"),
+                      enterprise=enterprise, runner_group=r.plain(spec.get("runnerGroup"), "spec.runnerGroup"),
                       labels=[set_name, *labels], ephemeral=True,
                       config_secret=r.name(spec.get("githubConfigSecret"), "spec.githubConfigSecret"),
                       pod=pod_template(r, template.get("spec"), "spec.template.spec"), where=where)
@@ -168,7 +168,7 @@ def values_file(r: Reader, doc: dict[str, Any], release: str, where: Where) -> R
     labels = _labels(r, doc.get("scaleSetLabels", doc.get("runnerScaleSetLabels")), "scaleSetLabels")
     namespace = r.namespace(doc.get("namespaceOverride"), "namespaceOverride") or "default"
     return RunnerPool(resource="values", name=name, namespace=namespace, scope=scope, enterprise=enterprise,
-                      runner_group=r.text(doc.get("runnerGroup"), "runnerGroup"), labels=[name, *labels],
+                      runner_group=r.plain(doc.get("runnerGroup"), "runnerGroup"), labels=[name, *labels],
                       ephemeral=True, container_mode=mode, config_secret=secret_name, inline_secret_keys=inline,
                       pod=pod, where=where)
 
@@ -236,7 +236,7 @@ def summerwind_pool(r: Reader, doc: dict[str, Any], kind: str, name: str, namesp
                       .get("secretRef"), f"{path}.githubAPICredentialsFrom.secretRef")
     ephemeral = runner.get("ephemeral")
     return RunnerPool(resource=kind, name=name, namespace=namespace, scope=scope, enterprise=enterprise,  # type: ignore[arg-type]
-                      runner_group=r.text(runner.get("group"), f"{path}.group"),
+                      runner_group=r.plain(runner.get("group"), f"{path}.group"),
                       labels=["linux", *_labels(r, runner.get("labels"), f"{path}.labels")],
                       ephemeral=ephemeral if isinstance(ephemeral, bool) else None,
                       config_secret=r.name(creds.get("name"), f"{path}.githubAPICredentialsFrom.secretRef.name"),

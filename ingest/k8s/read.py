@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from graphkit.redact import strip_url_credentials
 from ingest._yaml import line_of, type_name
 
 __all__ = ["Bad", "Reader", "split_documents"]
@@ -73,6 +74,14 @@ class Reader:
             raise Bad(path, f"expected a string, found a {type_name(value)}")
         text = str(value).strip()
         return None if not text or "${" in text else text
+
+    def plain(self, value: Any, path: str) -> str | None:
+        """Free text that becomes part of a node id (a runner group): :meth:`text`, else :class:`Bad` when it
+        holds URL credentials (``user:password@``, :func:`graphkit.redact.strip_url_credentials`; never quoted)."""
+        text = self.text(value, path)
+        if text is not None and strip_url_credentials(text).fingerprint is not None:
+            raise Bad(path, "holds URL credentials (user:password@): not a name")
+        return text
 
     def name(self, value: Any, path: str) -> str | None:
         """An object name (a DNS-1123 subdomain): :meth:`text`, else :class:`Bad`."""
