@@ -111,6 +111,11 @@ def bombs() -> dict[str, tuple[str, Callable[[], dict[str, str]], str]]:
                                   "50,000 runners"),
         "key-10mb": ("github-actions", lambda: _wf("on: push\njobs:\n  " + "k" * (10 * MB) + ":\n    runs-on: x\n"),
                      "a 10 MB job key"),
+        "k8s-documents-40k": ("k8s", lambda: {"m.yaml": "---\nx: 1\n" * 40_000},
+                              "40,000 YAML documents in one file (refused: max_documents_per_file)"),
+        "k8s-serviceaccounts-10k": ("k8s", lambda: {"m.yaml": "".join(
+            f"---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa{i}\n  namespace: ns\n"
+            for i in range(10_000))}, "10,000 ServiceAccount documents in one file (read, linear)"),
         "iam-policies-float": ("aws-iam", lambda: {"a.json": json.dumps({"Policies": 3.14}),
                                                    "ok.json": json.dumps({"Statement": []})},
                                "wrong container type beside a good file"),

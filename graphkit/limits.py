@@ -33,6 +33,8 @@ max_call_depth          10           nested reusable-workflow calls and composit
 max_call_fanout         5,000        jobs and steps instantiated through reusable workflows and
                                      composite actions for one checkout (expansion budget)
 max_inventory_entries   200,000      entries of one inventory section (runners, hosts, labels...)
+max_documents_per_file  10,000       YAML documents (``---``) of one multi-document file (Kubernetes
+                                     manifests, rendered Helm output), counted before any is parsed
 ======================  ===========  ==========================================================
 """
 
@@ -68,6 +70,7 @@ class Limits:
     max_call_depth: int = 10
     max_call_fanout: int = 5_000
     max_inventory_entries: int = 200_000
+    max_documents_per_file: int = 10_000
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Limits":

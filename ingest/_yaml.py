@@ -339,7 +339,8 @@ def _line_at(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1 if index < len(body) else body.count("\n") + 1
 
 
-def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader) -> tuple[Any, dict[str, int]]:
+def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader,
+              line_offset: int = 0) -> tuple[Any, dict[str, int]]:
     """Parse one YAML document and map each YAML path to its line.
 
     Parameters
@@ -350,12 +351,17 @@ def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader) -> tuple[A
         name used in errors.
     loader
         :class:`Loader` or a subclass of it (more constructors).
+    line_offset
+        lines of the enclosing stream before ``text`` (a document of a
+        multi-document stream read on its own): added to every line of the
+        result and of errors, so that lines are those of the stream.
 
     Returns
     -------
     tuple
         ``(data, lines)``: the constructed data (``None`` for an empty
-        document) and ``{yaml_path: 1-based line}`` (``""`` maps to 1).
+        document) and ``{yaml_path: 1-based line}`` (``""`` maps to
+        ``1 + line_offset``).
 
     Raises
     ------
@@ -376,17 +382,17 @@ def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader) -> tuple[A
                 _walk(node, lines)  # before construction: merge keys (``<<``) rewrite the node tree
         data = ldr.construct_document(node) if node is not None else None
     except _Refused as exc:
-        raise InputError(file, f"line {exc.line}", exc.reason) from None
+        raise InputError(file, f"line {exc.line + line_offset}", exc.reason) from None
     except _Unconstructable as exc:
-        raise InputError(file, f"line {exc.line}", f"invalid YAML: the value tagged {_shown(_short_tag(exc.tag))} cannot be "
+        raise InputError(file, f"line {exc.line + line_offset}", f"invalid YAML: the value tagged {_shown(_short_tag(exc.tag))} cannot be "
                                                    "read as that type") from None
     except yaml.reader.ReaderError as exc:
-        raise InputError(file, f"line {_line_at(text, exc.position)}",
+        raise InputError(file, f"line {_line_at(text, exc.position) + line_offset}",
                          f"invalid YAML: {exc.reason} (character #x{exc.character:04x})"
                          if isinstance(exc.character, int) else f"invalid YAML: {exc.reason}") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        place = f"line {_line_at(text, mark.index)}" if mark is not None else ""
+        place = f"line {_line_at(text, mark.index) + line_offset}" if mark is not None else ""
         raise InputError(file, place, f"invalid YAML: {exc.problem or exc.context}") from None
     except yaml.YAMLError as exc:
         raise InputError(file, "", f"invalid YAML: {exc}") from None
@@ -395,6 +401,8 @@ def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader) -> tuple[A
                                                    "nesting too deep for this interpreter")) from None
     finally:
         ldr.dispose()
+    if line_offset:
+        lines = {path: line + line_offset for path, line in lines.items()}
     return data, lines
 
 

@@ -166,6 +166,20 @@ def plant_k8s(root: Path) -> Path:
     write(d, "kubeconfig.yaml", "apiVersion: v1\nkind: Config\nclusters:\n- name: prod\n  cluster:\n"
           "    server: https://bot:CANARY-Kube-Url-7@prod.k8s.example.invalid\nusers:\n- name: ci\n  user:\n"
           "    token: CANARY-Kube-Token-8\n")
+    write(d, "irsa.yaml", "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ci\n  namespace: ci\n"
+          "  annotations:\n    eks.amazonaws.com/role-arn: https://user:CANARY-Irsa-Url-9@example.com\n"
+          "    iam.gke.io/gcp-service-account: https://u:CANARY-Gke-Url-10@example.com\n"
+          "    azure.workload.identity/client-id: https://u:CANARY-Azure-Url-11@example.com\n"
+          "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: aws-auth, namespace: kube-system}\ndata:\n"
+          "  mapRoles: |\n    - rolearn: https://u:CANARY-AwsAuth-Url-12@example.com\n      username: x\n"
+          "      groups: [system:masters]\n")
+    write(d, "rbac.yaml", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n"
+          "  name: https://u:CANARY-Role-Url-13@example.com\nrules: [{apiGroups: [''], resources: [secrets], "
+          "verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n"
+          "  name: https://u:CANARY-Binding-Url-14@example.com\nroleRef: {kind: ClusterRole, name: view}\n"
+          "subjects: [{kind: ServiceAccount, name: ci, namespace: ci}]\n")
+    write(d, "arc/group.yaml", "githubConfigUrl: https://github.com/acme\ngithubConfigSecret: arc\n"
+          "runnerGroup: https://u:CANARY-Group-Url-15@example.com\n")
     return d
 
 
@@ -250,6 +264,7 @@ def test_inputs_really_hold_the_canaries(planted):
     assert "CANARY-ExtId-1" in planted["iam"].read_text() and "CANARY-Inv-Reg-2" in planted["inventory"].read_text()
     assert "CANARY-K8s-Secret-6" in (planted["dir"] / "k8s" / "secrets.yaml").read_text()
     assert "CANARY-Gl-Field-8" in (planted["dir"] / "gitlab" / "acme__app" / ".gitlab-ci.yml").read_text()
+    assert "CANARY-Irsa-Url-9" in (planted["dir"] / "k8s" / "irsa.yaml").read_text()
 
 
 def test_no_output_holds_a_canary(outputs):

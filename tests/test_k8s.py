@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import require
+from graphkit import limits
 from graphkit.build import build_graph
 from graphkit.cli import app
 from graphkit.graph import Graph
@@ -87,6 +88,38 @@ def test_corpus_scale_set_values_file(corpus):
     assert [e.kind for e in g.out_edges(runner.id) if e.kind is EdgeKind.RUNS_ON_HOST]
 
 
+def test_corpus_kube_mode_values_use_the_charts_kube_mode_service_account(corpus):
+    """A1: containerMode kubernetes without template.spec.serviceAccountName: the chart renders
+    ``<release>-gha-rs-kube-mode`` bound to a Role reading the namespace's Secrets (kube_mode_role.yaml), so the
+    job reads the inline githubConfigSecret and can register rogue runners; never ``default``."""
+    from graphkit.analysis import blast_radius
+    g = corpus.graph
+    rid = ids.runner("actions/actions-runner-controller", "values_k8s_extra_role_rules")
+    sa = ids.k8s_service_account("actions__actions-runner-controller", "default",
+                                 "values_k8s_extra_role_rules-gha-rs-kube-mode")
+    assert [e.target for e in g.out_edges(rid) if e.kind is EdgeKind.USES_SERVICE_ACCOUNT] == [sa]
+    secret = ids.k8s_secret("actions__actions-runner-controller", "default",
+                            "values_k8s_extra_role_rules-gha-rs-github-secret")
+    assert secret in {e.target for e in g.out_edges(sa) if e.kind is EdgeKind.READS_SECRET}
+    reached = {r.id for r in blast_radius(g, rid).reached}
+    assert {sa, secret, ids.repository("actions/actions-runner-controller")} <= reached
+
+
+def test_values_without_kube_mode_use_the_no_permission_service_account():
+    text = "githubConfigUrl: https://github.com/acme\ngithubConfigSecret: {github_token: x}\n"
+    (pool,) = parse(text, "arc.yaml").objects
+    assert pool.pod.service_account == "arc-gha-rs-no-permission"
+    named = parse(text + "containerMode: {type: kubernetes}\ntemplate: {spec: {serviceAccountName: mine}}\n",
+                  "arc.yaml").objects
+    assert [o.pod.service_account for o in named] == ["mine"]  # the values name one: no chart Role
+    kube = parse(text + "containerMode:\n  type: kubernetes\n  kubernetesModeAdditionalRoleRules:\n"
+                 "  - {apiGroups: [apps], resources: [deployments], verbs: [get]}\n", "arc.yaml").objects
+    assert [type(o).__name__ for o in kube] == ["RunnerPool", "RoleDoc", "BindingDoc"]
+    assert [(r.resources, r.verbs) for r in kube[1].rules][-2:] == [(["secrets"], ["get", "list", "create",
+                                                                                   "delete"]),
+                                                                     (["deployments"], ["get"])]
+
+
 def test_corpus_default_values_have_no_owner(corpus):
     """values.yaml ships githubConfigUrl "": no GitHub owner, so no runner pool; the chart's Secret is there."""
     g = corpus.graph
@@ -144,6 +177,60 @@ def test_bad_document_is_one_problem_and_the_others_stay(tmp_path):
                                                                   "expected a mapping, found a sequence")
     assert parsed.problems[1].place.startswith("document 2, line 1")
     assert "[not" not in str(parsed.problems[0])
+
+
+def test_each_document_is_parsed_once_with_its_line_offset(monkeypatch):
+    """B1: a stream of N documents is N loads of the documents' own text (no padding: the characters loaded add
+    up to the stream's), so reading it is linear; lines are still those of the stream."""
+    import importlib
+    kparse = importlib.import_module("ingest.k8s.parse")
+    calls: list[tuple[int, int]] = []
+    real = kparse.load_yaml
+
+    def counting(text, *, file, line_offset=0, **kw):
+        calls.append((len(text), line_offset))
+        return real(text, file=file, line_offset=line_offset, **kw)
+
+    monkeypatch.setattr(kparse, "load_yaml", counting)
+    doc = "---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa{i}\n  namespace: ns\n"
+    text = "".join(doc.format(i=i) for i in range(500))
+    parsed = parse(text, "many.yaml")
+    assert len(parsed.objects) == 500 and parsed.problems == []
+    assert len(calls) == 500 and sum(n for n, _ in calls) == len(text)
+    assert [off for _, off in calls[:3]] == [0, 6, 12]
+    assert (parsed.objects[-1].where.doc, parsed.objects[-1].where.line) == (499, 499 * 6 + 2)
+    bad = parse(text + "---\nkind: [\n", "many.yaml")
+    assert bad.problems[0].place == f"document 500, line {500 * 6 + 2}"
+
+
+def test_document_count_is_bounded(monkeypatch):
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_DOCUMENTS_PER_FILE", "3")
+    parsed = parse("---\nx: 1\n" * 4, "bomb.yaml")
+    assert parsed.objects == [] and [str(p) for p in parsed.problems] == [
+        "bomb.yaml: " + limits.too_many("max_documents_per_file", 3, "4 YAML documents")]
+    sa = "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: a}\n"
+    assert [o.name for o in parse(sa * 3, "ok.yaml").objects] == ["a"] * 3  # at the limit: read
+
+
+def test_workload_identity_annotation_that_is_no_arn_is_a_problem_not_an_id():
+    """C2: IRSA takes an IAM role ARN (https://docs.aws.amazon.com/eks/latest/userguide/associate-service-account-role.html);
+    anything else is a problem naming the YAML path, the ServiceAccount is kept without it, the value is never
+    shown."""
+    text = ("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ci\n  annotations:\n"
+            "    eks.amazonaws.com/role-arn: https://user:s3cr3tPassw0rd@example.com\n"
+            "    azure.workload.identity/client-id: 00000000-1111-2222-3333-444444444444\n---\n"
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ok\n  annotations:\n"
+            "    eks.amazonaws.com/role-arn: arn:aws-cn:iam::111122223333:role/path/deployer\n")
+    parsed = parse(text, "sa.yaml")
+    assert [(o.name, o.aws_role_arn, o.azure_client_id) for o in parsed.objects] == [
+        ("ci", None, "00000000-1111-2222-3333-444444444444"),
+        ("ok", "arn:aws-cn:iam::111122223333:role/path/deployer", None)]
+    assert [(p.place, p.reason) for p in parsed.problems] == [
+        ("document 0, metadata.annotations.eks.amazonaws.com/role-arn, line 6", "not an IAM role ARN: ignored")]
+    assert "s3cr3t" not in str(parsed.problems)
+    group = parse("githubConfigUrl: https://github.com/acme\nrunnerGroup: https://u:s3cr3t@x.example\n", "v.yaml")
+    assert group.objects == [] and [(p.place, p.reason) for p in group.problems] == [
+        ("runnerGroup, line 2", "holds URL credentials (user:password@): not a name")]
 
 
 def test_other_yaml_is_not_recognised():

@@ -30,18 +30,20 @@ uses in a context without a namespace).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from graphkit import limits
 from graphkit.errors import InputError
 from graphkit.ingestor import NotRecognised
 from ingest._kubeconfig import kubeconfig_clusters, kubeconfig_users
 from ingest._yaml import load_yaml
 from ingest.k8s.models import (AccessPolicy, AwsAuthEntry, BindingDoc, ClusterInfo, K8sObject, KubeconfigDoc, KubeUser, RoleDoc,
                                Rule, SecretDoc, ServiceAccountDoc, Subject, Where, WorkloadDoc)
-from ingest.k8s.pods import pod_template, scale_set, summerwind_pool, values_file
+from ingest.k8s.pods import chart_rbac, pod_template, scale_set, summerwind_pool, values_file
 from ingest.k8s.read import Bad, Reader, split_documents
 
 __all__ = ["CLUSTER_SCHEMA", "ParsedK8s", "parse"]
@@ -52,6 +54,19 @@ _IRSA = "eks.amazonaws.com/role-arn"
 _GKE = "iam.gke.io/gcp-service-account"
 _AZURE = "azure.workload.identity/client-id"
 _WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "Pod"}
+#: what the workload identity annotations and ``aws-auth`` entries may hold; anything else (a URL with a
+#: password, free text) is a problem naming its YAML path, never a node id.  IAM ARNs
+#: (``arn:PARTITION:iam::ACCOUNT:role/PATH/NAME``): https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-arns,
+#: IRSA: https://docs.aws.amazon.com/eks/latest/userguide/associate-service-account-role.html
+_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+")
+#: ``aws-auth`` ``rolearn``/``userarn`` and EKS access entry principals (roles and users)
+_PRINCIPAL_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:(role|user)/[\w+=,.@/-]+")
+#: GKE: a Google service account email, NAME@PROJECT.iam.gserviceaccount.com
+#: (https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity)
+_GSA = re.compile(r"[a-z0-9][a-z0-9-]*@[a-z0-9.:-]+\.gserviceaccount\.com")
+#: Azure: the client id (a GUID) of a managed identity or application
+#: (https://azure.github.io/azure-workload-identity/docs/topics/service-account-labels-and-annotations.html)
+_GUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 
 
 @dataclass
@@ -73,6 +88,16 @@ class _Doc:
     r: Reader
     where: Where
     data: dict[str, Any]
+    #: problems of fields left out while the object is kept (e.g. an annotation that is not an ARN)
+    notes: list[Bad] = field(default_factory=list)
+
+    def checked(self, value: Any, path: str, pattern: re.Pattern[str], what: str) -> str | None:
+        """The text at ``path`` when it matches ``pattern``; else None and a note (never quoting the value)."""
+        text = self.r.text(value, path)
+        if text is not None and not pattern.fullmatch(text):
+            self.notes.append(Bad(self.r.full(path), f"not {what}: ignored"))  # the document's path
+            return None
+        return text
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -101,10 +126,12 @@ class _Doc:
 
 def _service_account(d: _Doc) -> list[K8sObject]:
     ann = d.r.mapping(d.meta.get("annotations"), "metadata.annotations")
+    at = "metadata.annotations."
     return [ServiceAccountDoc(name=d.object_name, namespace=d.namespace,
-                              aws_role_arn=d.r.text(ann.get(_IRSA), f"metadata.annotations.{_IRSA}"),
-                              gcp_service_account=d.r.text(ann.get(_GKE), f"metadata.annotations.{_GKE}"),
-                              azure_client_id=d.r.text(ann.get(_AZURE), f"metadata.annotations.{_AZURE}"),
+                              aws_role_arn=d.checked(ann.get(_IRSA), at + _IRSA, _ROLE_ARN, "an IAM role ARN"),
+                              gcp_service_account=d.checked(ann.get(_GKE), at + _GKE, _GSA,
+                                                            "a Google service account email"),
+                              azure_client_id=d.checked(ann.get(_AZURE), at + _AZURE, _GUID, "a client id (GUID)"),
                               where=d.where)]
 
 
@@ -129,13 +156,14 @@ def _role(d: _Doc, cluster_scoped: bool) -> list[K8sObject]:
                           verbs=_names(d.r, rule.get("verbs"), f"{at}.verbs"),
                           resource_names=_names(d.r, rule.get("resourceNames"), f"{at}.resourceNames"),
                           non_resource_urls=_names(d.r, rule.get("nonResourceURLs"), f"{at}.nonResourceURLs")))
-    return [RoleDoc(name=d.name, namespace=None if cluster_scoped else d.namespace, rules=rules, where=d.where)]
+    name = d.r.segment(d.name, "metadata.name") or d.name
+    return [RoleDoc(name=name, namespace=None if cluster_scoped else d.namespace, rules=rules, where=d.where)]
 
 
 def _binding(d: _Doc, cluster_scoped: bool) -> list[K8sObject]:
     ref = d.r.mapping(d.data.get("roleRef"), "roleRef")
     kind = d.r.text(ref.get("kind"), "roleRef.kind")
-    role = d.r.text(ref.get("name"), "roleRef.name")
+    role = d.r.segment(ref.get("name"), "roleRef.name")
     if kind not in ("Role", "ClusterRole") or role is None:
         raise Bad("roleRef", "expected roleRef.kind Role or ClusterRole and a roleRef.name")
     ns = None if cluster_scoped else d.namespace
@@ -148,7 +176,8 @@ def _binding(d: _Doc, cluster_scoped: bool) -> list[K8sObject]:
         if skind and sname:
             sns = d.r.namespace(s.get("namespace"), f"subjects[{i}].namespace")
             subjects.append(Subject(kind=skind, name=sname, namespace=sns or (ns if skind == "ServiceAccount" else None)))
-    return [BindingDoc(name=d.name, namespace=ns, role_kind=kind, role_name=role, subjects=subjects,  # type: ignore[arg-type]
+    name = d.r.segment(d.name, "metadata.name") or d.name
+    return [BindingDoc(name=name, namespace=ns, role_kind=kind, role_name=role, subjects=subjects,  # type: ignore[arg-type]
                        where=d.where)]
 
 
@@ -167,7 +196,7 @@ def _aws_auth(d: _Doc) -> list[K8sObject]:
             raise Bad(f"data.{section}", f"not YAML ({exc.reason})") from None
         for i, raw in enumerate(d.r.seq(entries, f"data.{section}")):
             e = d.r.mapping(raw, f"data.{section}[{i}]")
-            arn = d.r.text(e.get(key), f"data.{section}[{i}].{key}")
+            arn = d.checked(e.get(key), f"data.{section}[{i}].{key}", _PRINCIPAL_ARN, "an IAM role or user ARN")
             if arn:
                 out.append(AwsAuthEntry(arn=arn, username=d.r.text(e.get("username"), f"data.{section}[{i}].username"),
                                         groups=_names(d.r, e.get("groups"), f"data.{section}[{i}].groups"),
@@ -193,7 +222,7 @@ def _access_policies(d: _Doc) -> list[K8sObject]:
                                                                                            f"{at}.accessScope.namespaces"))
                                                           if (n := d.r.namespace(v, f"{at}.accessScope.namespaces[{j}]"))]
                                      if namespaced else None))
-    principal = d.r.text(d.data.get("principalArn"), "principalArn")
+    principal = d.checked(d.data.get("principalArn"), "principalArn", _PRINCIPAL_ARN, "an IAM role or user ARN")
     if principal is None:
         raise Bad("principalArn", "missing principalArn")
     return [AwsAuthEntry(arn=principal, cluster=d.r.text(d.data.get("clusterName"), "clusterName"), policies=policies,
@@ -268,7 +297,8 @@ def _objects(d: _Doc, release: str) -> list[K8sObject] | None:
     if "principalArn" in data and "associatedAccessPolicies" in data:
         return _access_policies(d)
     if "githubConfigUrl" in data and "kind" not in data:
-        return [values_file(d.r, data, release, d.where)]
+        pool = values_file(d.r, data, release, d.where)
+        return [pool, *chart_rbac(d.r, data, pool)]
     kind, api = data.get("kind"), data.get("apiVersion")
     if not isinstance(kind, str) or not isinstance(api, str):
         return None
@@ -279,7 +309,7 @@ def _objects(d: _Doc, release: str) -> list[K8sObject] | None:
             if isinstance(item, dict):
                 sub = d.r.full(f"items[{i}]")
                 where = d.where.model_copy(update={"path": sub, "line": d.r.line(f"items[{i}]")})
-                out += _objects(_Doc(Reader(d.r.lines, sub), where, item), release) or []
+                out += _objects(_Doc(Reader(d.r.lines, sub), where, item, d.notes), release) or []
         return out
     if kind in _WORKLOADS and group in ("", "apps", "batch"):
         return _workload(d, kind)
@@ -293,6 +323,12 @@ def _release(file: str) -> str:
     return p.parent.name if p.stem == "values" and p.parent.name else p.stem
 
 
+def _problem(file: str, where_doc: str, r: Reader, exc: Bad) -> InputError:
+    """The problem of a field: file, document, YAML path and line, and the reason (never the value)."""
+    line = r.line(exc.path)
+    return InputError(file, f"{where_doc}{r.full(exc.path)}" + (f", line {line}" if line else ""), exc.reason)
+
+
 def parse(text: str, file: str, root: str = "") -> ParsedK8s:
     """Read every document of ``text`` (see the module docstring).
 
@@ -303,27 +339,32 @@ def parse(text: str, file: str, root: str = "") -> ParsedK8s:
     """
     docs = split_documents(text)
     out = ParsedK8s(file=file, root=root or file)
+    cap = limits.current().max_documents_per_file
+    if len(docs) > cap:  # before parsing any document
+        out.problems.append(InputError(file, "", limits.too_many("max_documents_per_file", cap,
+                                                                 f"{len(docs)} YAML documents")))
+        return out
     multi = len(docs) > 1
-    for i, chunk in enumerate(docs):
+    for i, (offset, chunk) in enumerate(docs):
         where_doc = f"document {i}, " if multi else ""
         try:
-            data, lines = load_yaml(chunk, file=file)
+            data, lines = load_yaml(chunk, file=file, line_offset=offset)
         except InputError as exc:
             out.problems.append(InputError(file, f"{where_doc}{exc.place}".strip(", "), exc.reason))
             continue
         if not isinstance(data, dict):
             continue
         r = Reader(lines)
-        first = min((n for k, n in lines.items() if k), default=1)  # the document's first key, not its "---"
+        first = min((n for k, n in lines.items() if k), default=lines[""])  # the document's first key, not its "---"
         d = _Doc(r, Where(file=file, doc=i if multi else None, path="", line=first), data)
         try:
             objects = _objects(d, _release(file))
         except Bad as exc:
-            line = r.line(exc.path)
-            out.problems.append(InputError(file, f"{where_doc}{r.full(exc.path)}" + (f", line {line}" if line else ""),
-                                           exc.reason))
+            out.problems.append(_problem(file, where_doc, r, exc))
             out.recognised = True
             continue
+        finally:
+            out.problems += [_problem(file, where_doc, r, note) for note in d.notes]
         if objects is not None:
             out.recognised = True
             out.objects += objects

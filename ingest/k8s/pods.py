@@ -22,10 +22,24 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from ingest.k8s.models import PodTemplate, RunnerPool, Where
+from ingest.k8s.models import BindingDoc, PodTemplate, RoleDoc, Rule, RunnerPool, Subject, Where
 from ingest.k8s.read import Reader
 
-__all__ = ["pod_template", "config_scope", "scale_set", "values_file", "summerwind_pool"]
+__all__ = ["pod_template", "config_scope", "scale_set", "values_file", "chart_rbac", "summerwind_pool"]
+
+#: What the gha-runner-scale-set chart renders for the runner pods' service account when the values do not set
+#: ``template.spec.serviceAccountName`` (read at commit 11c4b95cbab314553e6df06dc4da825ee85e210a of
+#: https://github.com/actions/actions-runner-controller/blob/master/charts/gha-runner-scale-set/templates/kube_mode_role.yaml,
+#: ``kube_mode_serviceaccount.yaml``, ``kube_mode_role_binding.yaml``, ``no_permission_serviceaccount.yaml``;
+#: names from ``_helpers.tpl``: ``{scale set name}-gha-rs-kube-mode`` / ``-gha-rs-no-permission``): in
+#: ``containerMode.type`` ``kubernetes`` / ``kubernetes-novolume`` a ServiceAccount bound to a Role with these
+#: rules (``jobs`` not in ``kubernetes-novolume``) plus ``containerMode.kubernetesModeAdditionalRoleRules``
+#: (values.yaml), otherwise a ServiceAccount with no RBAC at all.
+KUBE_MODE_RULES = (("", "pods", ("get", "list", "create", "delete", "update", "patch")),
+                   ("", "pods/exec", ("get", "create")), ("", "pods/log", ("get", "list", "watch")),
+                   ("batch", "jobs", ("get", "list", "create", "delete")),
+                   ("", "secrets", ("get", "list", "create", "delete")))
+_KUBE_MODES = ("kubernetes", "kubernetes-novolume")
 
 _DOCKER_SOCKET = "docker.sock"
 
@@ -125,7 +139,7 @@ def scale_set(r: Reader, doc: dict[str, Any], name: str, namespace: str, where: 
     labels = _labels(r, spec.get("runnerScaleSetLabels", spec.get("scaleSetLabels")), "spec.runnerScaleSetLabels")
     template = r.mapping(spec.get("template"), "spec.template")
     return RunnerPool(resource="AutoscalingRunnerSet", name=set_name, namespace=namespace, scope=scope,
-                      enterprise=enterprise, runner_group=r.text(spec.get("runnerGroup"), "spec.runnerGroup"),
+                      enterprise=enterprise, runner_group=r.plain(spec.get("runnerGroup"), "spec.runnerGroup"),
                       labels=[set_name, *labels], ephemeral=True,
                       config_secret=r.name(spec.get("githubConfigSecret"), "spec.githubConfigSecret"),
                       pod=pod_template(r, template.get("spec"), "spec.template.spec"), where=where)
@@ -146,14 +160,45 @@ def values_file(r: Reader, doc: dict[str, Any], release: str, where: Where) -> R
         secret_name = r.name(secret, "githubConfigSecret")
     mode = r.text(r.mapping(doc.get("containerMode"), "containerMode").get("type"), "containerMode.type")
     pod = pod_template(r, r.mapping(doc.get("template"), "template").get("spec"), "template.spec")
+    if pod.service_account is None:  # the chart's own service account (KUBE_MODE_RULES), never ``default``
+        suffix = "kube-mode" if mode in _KUBE_MODES else "no-permission"
+        pod = pod.model_copy(update={"service_account": f"{name}-gha-rs-{suffix}"[:63].rstrip("-")})
     if mode == "dind":
         pod = pod.model_copy(update={"escapes": [*pod.escapes, "containerMode dind (privileged dind container)"]})
     labels = _labels(r, doc.get("scaleSetLabels", doc.get("runnerScaleSetLabels")), "scaleSetLabels")
     namespace = r.namespace(doc.get("namespaceOverride"), "namespaceOverride") or "default"
     return RunnerPool(resource="values", name=name, namespace=namespace, scope=scope, enterprise=enterprise,
-                      runner_group=r.text(doc.get("runnerGroup"), "runnerGroup"), labels=[name, *labels],
+                      runner_group=r.plain(doc.get("runnerGroup"), "runnerGroup"), labels=[name, *labels],
                       ephemeral=True, container_mode=mode, config_secret=secret_name, inline_secret_keys=inline,
                       pod=pod, where=where)
+
+
+def chart_rbac(r: Reader, doc: dict[str, Any], pool: RunnerPool) -> list[RoleDoc | BindingDoc]:
+    """The Role and RoleBinding the chart renders for a values file's pool in kubernetes container mode when the
+    values name no service account (see :data:`KUBE_MODE_RULES`); ``[]`` otherwise.
+
+    Raises
+    ------
+    ingest.k8s.read.Bad
+        an additional role rule of the wrong type.
+    """
+    mode = r.mapping(doc.get("containerMode"), "containerMode")
+    sa = pool.pod.service_account
+    if pool.container_mode not in _KUBE_MODES or sa is None or not sa.endswith("-gha-rs-kube-mode"):
+        return []
+    rules = [Rule(api_groups=[g], resources=[res], verbs=list(verbs)) for g, res, verbs in KUBE_MODE_RULES
+             if not (res == "jobs" and pool.container_mode == "kubernetes-novolume")]
+    at = "containerMode.kubernetesModeAdditionalRoleRules"
+    for i, raw in enumerate(r.seq(mode.get("kubernetesModeAdditionalRoleRules"), at)):
+        rule = r.mapping(raw, f"{at}[{i}]")
+        rules.append(Rule(api_groups=[str(g) for g in r.seq(rule.get("apiGroups"), f"{at}[{i}].apiGroups")],
+                          resources=_labels(r, rule.get("resources"), f"{at}[{i}].resources"),
+                          verbs=_labels(r, rule.get("verbs"), f"{at}[{i}].verbs"),
+                          resource_names=_labels(r, rule.get("resourceNames"), f"{at}[{i}].resourceNames")))
+    where = pool.where.model_copy(update={"path": "containerMode.type", "line": r.line("containerMode.type")})
+    return [RoleDoc(name=sa, namespace=pool.namespace, rules=rules, where=where),
+            BindingDoc(name=sa, namespace=pool.namespace, role_kind="Role", role_name=sa,
+                       subjects=[Subject(kind="ServiceAccount", name=sa, namespace=pool.namespace)], where=where)]
 
 
 def _summerwind_scope(r: Reader, spec: dict[str, Any], path: str) -> tuple[str | None, str | None]:
@@ -191,7 +236,7 @@ def summerwind_pool(r: Reader, doc: dict[str, Any], kind: str, name: str, namesp
                       .get("secretRef"), f"{path}.githubAPICredentialsFrom.secretRef")
     ephemeral = runner.get("ephemeral")
     return RunnerPool(resource=kind, name=name, namespace=namespace, scope=scope, enterprise=enterprise,  # type: ignore[arg-type]
-                      runner_group=r.text(runner.get("group"), f"{path}.group"),
+                      runner_group=r.plain(runner.get("group"), f"{path}.group"),
                       labels=["linux", *_labels(r, runner.get("labels"), f"{path}.labels")],
                       ephemeral=ephemeral if isinstance(ephemeral, bool) else None,
                       config_secret=r.name(creds.get("name"), f"{path}.githubAPICredentialsFrom.secretRef.name"),

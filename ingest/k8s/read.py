@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from graphkit.redact import strip_url_credentials
 from ingest._yaml import line_of, type_name
 
 __all__ = ["Bad", "Reader", "split_documents"]
@@ -19,6 +20,9 @@ __all__ = ["Bad", "Reader", "split_documents"]
 #: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/ (the API server refuses anything else)
 _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+#: path segment names (RBAC Roles and bindings: ``system:masters``...): not ``.``/``..``, no ``/`` nor ``%``
+#: (same page, "Path segment names"); a URL (which could carry a password) is never one
+_SEGMENT = re.compile(r"(?!\.\.?$)[^/%]+")
 #: a line that starts a YAML document (``---`` alone or followed by a space), YAML 1.2 §9.1
 _DOC_START = re.compile(r"^---(?=[ \t]|\r?$)", re.M)
 
@@ -71,36 +75,52 @@ class Reader:
         text = str(value).strip()
         return None if not text or "${" in text else text
 
+    def plain(self, value: Any, path: str) -> str | None:
+        """Free text that becomes part of a node id (a runner group): :meth:`text`, else :class:`Bad` when it
+        holds URL credentials (``user:password@``, :func:`graphkit.redact.strip_url_credentials`; never quoted)."""
+        text = self.text(value, path)
+        if text is not None and strip_url_credentials(text).fingerprint is not None:
+            raise Bad(path, "holds URL credentials (user:password@): not a name")
+        return text
+
     def name(self, value: Any, path: str) -> str | None:
         """An object name (a DNS-1123 subdomain): :meth:`text`, else :class:`Bad`."""
         return _checked(self, value, path, _SUBDOMAIN, "name")
+
+    def segment(self, value: Any, path: str) -> str | None:
+        """An RBAC object name (a path segment name): :meth:`text`, else :class:`Bad`."""
+        return _checked(self, value, path, _SEGMENT, "RBAC name", "no '/' or '%'")
 
     def namespace(self, value: Any, path: str) -> str | None:
         """A namespace (a DNS-1123 label): :meth:`text`, else :class:`Bad`."""
         return _checked(self, value, path, _LABEL, "namespace")
 
 
-def _checked(r: "Reader", value: Any, path: str, pattern: re.Pattern[str], what: str) -> str | None:
+def _checked(r: "Reader", value: Any, path: str, pattern: re.Pattern[str], what: str,
+             hint: str = "lower-case letters, digits, '-' and '.'") -> str | None:
     text = r.text(value, path)
     if text is not None and not pattern.fullmatch(text):
-        raise Bad(path, f"not a valid Kubernetes {what} (lower-case letters, digits, '-' and '.')")
+        raise Bad(path, f"not a valid Kubernetes {what} ({hint})")
     return text
 
 
-def split_documents(text: str) -> list[str]:
-    """The documents of a YAML stream, each padded with blank lines so that its line numbers are those of the
-    stream (a chunk before the first ``---`` that holds only comments is dropped).
+def split_documents(text: str) -> list[tuple[int, str]]:
+    """The documents of a YAML stream as ``(line_offset, text)``: the lines of the stream before the document
+    (pass it to :func:`ingest._yaml.load_yaml` so that line numbers are those of the stream) and the document's
+    own text, each character of ``text`` in at most one document (a chunk before the first ``---`` that holds
+    only comments is dropped).  Linear in the size of ``text``.
 
-    >>> [d.count("\\n") for d in split_documents("a: 1\\n---\\nb: 2\\n")]
-    [1, 3]
+    >>> split_documents("a: 1\\n---\\nb: 2\\n")
+    [(0, 'a: 1\\n'), (1, '---\\nb: 2\\n')]
     """
     bounds = sorted({0, *(m.start() for m in _DOC_START.finditer(text))})
     out = []
+    offset = 0
     for i, start in enumerate(bounds):
         end = bounds[i + 1] if i + 1 < len(bounds) else len(text)
         chunk = text[start:end]
         body = [ln.strip() for ln in chunk.splitlines()]
-        if not any(ln and not ln.startswith("#") and not _DOC_START.match(ln) for ln in body):
-            continue
-        out.append("\n" * text.count("\n", 0, start) + chunk)
+        if any(ln and not ln.startswith("#") and not _DOC_START.match(ln) for ln in body):
+            out.append((offset, chunk))
+        offset += chunk.count("\n")
     return out
