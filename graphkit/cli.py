@@ -21,7 +21,7 @@ from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
                                  GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
-                                 SUMMARY_STEPS, every_runner,
+                                 SUMMARY_STEPS, api_url_option, every_runner,
                                  reads_graph, TERMINAL_TOP)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, term
@@ -471,30 +471,6 @@ def _since(value: Optional[str]) -> Optional[str]:
         raise typer.BadParameter("expected an ISO 8601 time, e.g. 2026-11-01T00:00:00Z", param_hint="--since") from None
 
 
-def _loopback(host: str) -> bool:
-    """``host`` is this machine (``localhost`` or a loopback address): plain http never leaves it."""
-    import ipaddress
-    try:
-        return host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _api_url(value: str, *, flag: str = "--api-url", form: str = "https://HOST[/api/v3]",
-             token: str = "GITHUB_TOKEN/GH_TOKEN or a GitHub App") -> str:
-    """``--api-url`` (``collect github``) or ``--url`` (``collect gitlab``): an https URL without credentials or
-    query (the token goes in an environment variable, never in a flag); plain http only to a loopback host, as
-    the token would cross the network in cleartext."""
-    url = urlsplit(value)
-    if url.scheme not in ("https", "http") or not url.hostname or url.username or url.password or url.query:
-        raise typer.BadParameter(f"expected {form} without credentials or query (the token comes from {token})",
-                                 param_hint=flag)
-    if url.scheme == "http" and not _loopback(url.hostname):
-        raise typer.BadParameter(f"plain http would send the token ({token}) in cleartext: use https (http is "
-                                 "accepted for localhost only)", param_hint=flag)
-    return value.rstrip("/")
-
-
 @collect_app.command("github")
 def collect_github_cmd(
     org: Annotated[str, typer.Option("--org", metavar="ORG", help="Organization login.")],
@@ -531,7 +507,7 @@ def collect_github_cmd(
     for name in repos:
         if not re.fullmatch(r"[A-Za-z0-9._-]+/[A-Za-z0-9._-]+", name) or {".", ".."} & set(name.split("/")):
             raise typer.BadParameter(f"{neutralise(name)!r} is not OWNER/NAME", param_hint="--repo")
-    options = {"org": org, "repos": repos, "since": _since(since), "api_url": _api_url(api_url),
+    options = {"org": org, "repos": repos, "since": _since(since), "api_url": api_url_option(api_url),
                "app": app if app_id else None, "concurrency": concurrency, "max_wait": max_wait}
     with Progress(TextColumn("{task.description}"), TextColumn("{task.completed} read"), console=err,
                   transient=True) as bar:
@@ -580,7 +556,7 @@ def collect_gitlab_cmd(
     for name in [group, *projects]:
         if not re.fullmatch(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*", name) or ".." in name.split("/"):
             raise typer.BadParameter(f"{neutralise(name)!r} is not a GROUP[/SUBGROUP...] path", param_hint="--group")
-    url = _api_url(api_url, flag="--url", form="https://HOST", token="GITLAB_TOKEN")
+    url = api_url_option(api_url, flag="--url", form="https://HOST", token="GITLAB_TOKEN")
     try:
         result = registry.get_collector("gitlab").collect(
             output, group=group, projects=projects, api_url=url, concurrency=concurrency, max_wait=max_wait,

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
+from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
@@ -370,3 +371,30 @@ def every_runner(given: GraphInput, *, as_json: bool, top: int | None, no_plan: 
         _print_all_runners(docs)
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
+
+
+def _loopback(host: str) -> bool:
+    """``host`` is this machine (``localhost`` or a loopback address): plain http never leaves it."""
+    import ipaddress
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def api_url_option(value: str, *, flag: str = "--api-url", form: str = "https://HOST[/api/v3]",
+                   token: str = "GITHUB_TOKEN/GH_TOKEN or a GitHub App") -> str:
+    """``--api-url`` (``collect github``) or ``--url`` (``collect gitlab``): an https URL without credentials or
+    query (the token goes in an environment variable, never in a flag); plain http only to a loopback host, as
+    the token would cross the network in cleartext.
+
+    Returns the URL without a trailing ``/``.  Raises :class:`typer.BadParameter` (a usage error naming ``flag``)
+    for another scheme, no host, credentials or a query in the URL, or plain http to a non-loopback host."""
+    url = urlsplit(value)
+    if url.scheme not in ("https", "http") or not url.hostname or url.username or url.password or url.query:
+        raise typer.BadParameter(f"expected {form} without credentials or query (the token comes from {token})",
+                                 param_hint=flag)
+    if url.scheme == "http" and not _loopback(url.hostname):
+        raise typer.BadParameter(f"plain http would send the token ({token}) in cleartext: use https (http is "
+                                 "accepted for localhost only)", param_hint=flag)
+    return value.rstrip("/")

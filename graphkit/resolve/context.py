@@ -16,13 +16,23 @@ from dataclasses import dataclass, field
 
 from graphkit.graph import Graph
 from graphkit.meta import Problem, ResolveSummary
-from graphkit.model import Confidence, Evidence, Job, NodeKind, Repository, Runner, RunnerGroup, Secret, ids
+from graphkit.model import (Confidence, EdgeKind, Evidence, Host, Job, NodeKind, Repository, Runner, RunnerGroup,
+                            Secret, ids)
 from graphkit.model.ids import env_key, owner_key, repo_key, secret_key
 
-__all__ = ["C", "Context", "P", "SecretIndex", "canonical", "canonical_set", "context_owner", "context_repo",
+__all__ = ["C", "Context", "P", "SecretIndex", "canonical", "canonical_set", "context_owner", "context_repo", "host_of",
            "owner_of", "weakest"]
 
 C, P = Confidence.CERTAIN, Confidence.POSSIBLE
+
+
+def host_of(graph: Graph, runner_id: str) -> Host | None:
+    """The host the runner ``runner_id`` runs on (its ``runs_on_host`` edge), or None when none is known."""
+    for e in graph.out_edges(runner_id):
+        if e.kind is EdgeKind.RUNS_ON_HOST:
+            host = graph.node(e.target)
+            return host if isinstance(host, Host) else None
+    return None
 
 
 def weakest(*cs: Confidence) -> Confidence:

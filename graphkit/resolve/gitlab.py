@@ -56,11 +56,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from graphkit.graph import Graph
-from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Host, Job, Lifetime, NodeKind, RevocationAction,
+from graphkit.model import (Confidence, Edge, EdgeKind, Job, Lifetime, NodeKind, RevocationAction,
                             Runner, Secret)
 from graphkit.model.gitlab import GitLabJob, GitLabTrigger
 from graphkit.model.gitlab_runners import GitLabRunnerInfo, GitLabVariableInfo
-from graphkit.resolve.context import C, P, weakest
+from graphkit.resolve.context import C, P, host_of, weakest
 
 __all__ = ["GitLabContext", "gitlab_persistence", "link_gitlab", "ref_protected", "scope_matches", "wildcard_match"]
 
@@ -338,14 +338,6 @@ def gitlab_persistence(info: GitLabRunnerInfo | None) -> tuple[Confidence | None
     return P, P
 
 
-def _host_of(graph: Graph, runner_id: str) -> Host | None:
-    for e in graph.out_edges(runner_id):
-        if e.kind is EdgeKind.RUNS_ON_HOST:
-            host = graph.node(e.target)
-            return host if isinstance(host, Host) else None
-    return None
-
-
 def link_gitlab_persistence(graph: Graph, receives: Sequence[Edge]) -> None:
     """``PERSISTS_ON`` edges of the ``receives_job`` edges of GitLab runners (:func:`gitlab_persistence`)."""
     for receive in receives:
@@ -353,7 +345,7 @@ def link_gitlab_persistence(graph: Graph, receives: Sequence[Edge]) -> None:
         if not isinstance(runner, Runner):
             continue
         on_runner, on_host = gitlab_persistence(runner.gitlab)
-        host = _host_of(graph, runner.id)
+        host = host_of(graph, runner.id)
         targets = [(runner.id, on_runner, False)]
         if host is not None and host.ephemeral is not True:
             targets.append((host.id, on_host, True))

@@ -41,19 +41,12 @@ from __future__ import annotations
 
 from graphkit.graph import Graph
 from graphkit.model import Confidence, Edge, EdgeKind, Host, Lifetime, RevocationAction, Runner
+from graphkit.resolve.context import host_of
 from graphkit.resolve.gitlab import link_gitlab_persistence
 
 __all__ = ["link_persistence"]
 
 _P = Confidence.POSSIBLE
-
-
-def _host_of(graph: Graph, runner_id: str) -> Host | None:
-    for e in graph.out_edges(runner_id):
-        if e.kind is EdgeKind.RUNS_ON_HOST:
-            host = graph.node(e.target)
-            return host if isinstance(host, Host) else None
-    return None
 
 
 def _persist(graph: Graph, receive: Edge, target: str, *, host: bool, confidence: Confidence, rule: str) -> None:
@@ -95,7 +88,7 @@ def link_persistence(graph: Graph) -> None:
         if not ephemeral_runner:
             _persist(graph, receive, runner.id, host=False, confidence=conf, rule="persistent runner")
         if runner.id not in hosts:
-            hosts[runner.id] = _host_of(graph, runner.id)
+            hosts[runner.id] = host_of(graph, runner.id)
         host = hosts[runner.id]
         if host is None or host.ephemeral is True:
             continue  # no known host, or a host reset after each job: nothing outlives the job there

@@ -14,9 +14,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphkit import registry
 from graphkit.errors import InputError
@@ -26,63 +23,6 @@ __all__ = ["INGESTOR", "GitHubSnapshotIngestor"]
 
 SCHEMA = "graphkit.github-snapshot/v1"
 HISTORY = "github-history"
-
-
-class ScopeRecord(BaseModel):
-    """One ``scopes[i]`` record of ``snapshot.json`` (what ``collect github`` could read; ``fix``: the permission
-    that reads it, empty when no permission would, e.g. a malformed answer)."""
-
-    model_config = ConfigDict(extra="forbid")
-    resource: str
-    scope: str
-    status: Literal["ok", "unreadable", "pending"]
-    http_status: int | None = None
-    reason: str = ""
-    fix: str = ""
-
-
-class SnapshotDocument(BaseModel):
-    """``snapshot.json`` (``graphkit.github-snapshot/v1``); ``scopes`` records are validated one by one
-    (:class:`ScopeRecord`) so a bad record is a problem at its index and the others still count."""
-
-    model_config = ConfigDict(extra="ignore")
-    schema_: Literal["graphkit.github-snapshot/v1"] = Field(alias="schema")
-    org: str
-    api_url: str | None = None
-    repos: list[str] = []
-    since: str | None = None
-    started_at: str | None = None
-    finished_at: str | None = None
-    scopes: list[Any]
-
-
-def _place(prefix: str, loc: tuple[Any, ...]) -> str:
-    """A pydantic error location as a JSON path under ``prefix`` (``scopes[1].status``)."""
-    out = prefix
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + ("schema" if part == "schema_"
-                                                                                 else str(part))
-    return out
-
-
-def _problems(file: str, exc: ValidationError, prefix: str = "") -> list[InputError]:
-    """One problem per validation error (location and message, never the value)."""
-    return [InputError(file, _place(prefix, tuple(e["loc"])),
-                       "required field missing" if e["type"] == "missing" else e["msg"])
-            for e in exc.errors(include_url=False)]
-
-
-def _missing_parts(root: Path, doc: SnapshotDocument) -> list[InputError]:
-    """A snapshot without ``inventory.yaml`` (its runners) or ``checkouts/`` (its workflow files, written by every
-    collection) leaves those scopes unknown: one problem each, never an empty complete graph."""
-    out = []
-    if not (root / "inventory.yaml").is_file():
-        out.append(InputError(str(root / "inventory.yaml"), "", f"missing: the runners of {doc.org} are unknown "
-                              "(rerun graphkit collect github)"))
-    if not (root / "checkouts").is_dir():
-        out.append(InputError(str(root / "checkouts"), "", f"missing: the workflow files of {doc.org} are unknown "
-                              "(rerun graphkit collect github)"))
-    return out
 
 
 def _checkouts(root: Path) -> list[str]:
@@ -123,6 +63,10 @@ class GitHubSnapshotIngestor:
     def ingest(self, paths: Sequence[str | Path], progress: Progress | None = None) -> IngestResult:
         """Read each folder's ``snapshot.json``: a problem per unreadable scope (with its fix), per folder without
         a readable ``snapshot.json``, and per folder with history files no installed source reads."""
+        from pydantic import ValidationError
+
+        from ingest.github_api.snapshot_doc import SnapshotDocument, missing_parts, problems, scope_problems
+
         result = IngestResult()
         for raw in paths:
             file = Path(raw) / "snapshot.json"
@@ -131,37 +75,18 @@ class GitHubSnapshotIngestor:
             except InputError as exc:
                 result.problems.append(exc)
             except ValidationError as exc:
-                result.problems += _problems(str(file), exc)
+                result.problems += problems(str(file), exc)
             except ValueError as exc:
                 result.problems.append(InputError(str(file), f"line {getattr(exc, 'lineno', '?')}", "not JSON"))
             else:
                 result.items += 1
-                result.problems += _scope_problems(str(file), doc.scopes) + _missing_parts(Path(raw), doc)
+                result.problems += scope_problems(str(file), doc.scopes) + missing_parts(Path(raw), doc)
                 if HISTORY not in registry.ingestors() and (Path(raw) / "history").is_dir():
                     result.problems.append(InputError(str(Path(raw) / "history"), "", "job history not read: no "
                                                       f"'{HISTORY}' source installed"))
             if progress is not None:
                 progress(1, f"{self.name} {raw}")
         return result
-
-
-def _scope_problems(file: str, scopes: list[Any]) -> list[InputError]:
-    """One problem per scope not read (``runners of org:acme unreadable (HTTP 403): ...; fix: ...``) and per
-    record that is not a :class:`ScopeRecord` (at its index)."""
-    out = []
-    for i, raw in enumerate(scopes):
-        try:
-            s = ScopeRecord.model_validate(raw)
-        except ValidationError as exc:
-            out += _problems(file, exc, f"scopes[{i}]")
-            continue
-        if s.status == "ok":
-            continue
-        http = f" (HTTP {s.http_status})" if s.http_status else ""
-        fix = f"; fix: {s.fix}" if s.fix else ""
-        out.append(InputError(file, f"scopes[{i}]", f"{s.resource} of {s.scope} {s.status}{http}"
-                              f"{': ' + s.reason if s.reason else ''}{fix}"))
-    return out
 
 
 INGESTOR = GitHubSnapshotIngestor()
