@@ -184,6 +184,9 @@ class DevTools:
         self.events: list[dict] = []
         self._lock = threading.Lock()
         threading.Thread(target=self._read, daemon=True).start()
+        # a cold start of Debian's chromium (its launcher script, then D-Bus lookups that time out on a machine
+        # without a bus) has taken 30 s on a loaded CI machine: wait for the browser once, generously
+        self.send("Browser.getVersion", timeout=180)
 
     def _read(self) -> None:
         buf = b""
