@@ -116,7 +116,10 @@ class Context:
     repos: dict[str, Repository]
     secrets: SecretIndex = field(default_factory=SecretIndex)
     summary: dict[str, set[str]] = field(default_factory=_new_summary)
+    #: per-run caches of pure functions of what the context read (``{cache name: {key: value}}``)
+    memo: dict[str, dict] = field(default_factory=dict)
     _pools: dict[str, dict[str, Runner]] | None = None
+    _scopes: dict[tuple[bool, str], list[tuple[int, Runner]]] | None = None
 
     @classmethod
     def of(cls, graph: Graph) -> Context:
@@ -135,6 +138,26 @@ class Context:
             repos={repo_key(n.full_name): n for n in graph.nodes(NodeKind.REPOSITORY) if isinstance(n, Repository)},
             secrets=SecretIndex.of(graph),
         )
+
+    @staticmethod
+    def scope_parts(repo_full: str) -> tuple[tuple[bool, str], tuple[bool, str]]:
+        """The two runner scopes of ``repo_full`` (``owner/name`` lower-cased): ``(True, repo)`` for its
+        repository runners, ``(False, owner)`` for its organization's."""
+        return (True, repo_full), (False, owner_of(repo_full))
+
+    def runners_of_scope(self, part: tuple[bool, str]) -> list[tuple[int, Runner]]:
+        """``(position in runners, runner)`` of the runners of one scope (:meth:`scope_parts`), in
+        :attr:`runners` order."""
+        if self._scopes is None:
+            self._scopes = {}
+            for i, r in enumerate(self.runners):
+                self._scopes.setdefault(("/" in r.scope, repo_key(r.scope)), []).append((i, r))
+        return self._scopes.get(part, [])
+
+    def runners_in_scope(self, repo_full: str) -> list[tuple[int, Runner]]:
+        """``(position in runners, runner)`` of the runners ``repo_full`` may use by scope: its repository
+        runners, then its organization's (sort by position for :attr:`runners` order)."""
+        return [t for part in self.scope_parts(repo_full) for t in self.runners_of_scope(part)]
 
     def pools(self, owner: str) -> list[Runner]:
         """Inferred pools of ``owner`` (indexed once, kept up to date by :meth:`add_pool`)."""
