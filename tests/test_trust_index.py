@@ -112,3 +112,44 @@ def test_the_synthetic_org_links_the_same_roles_as_the_cross_product(tmp_path):
                 assert rid in candidates, (o.id, rid)
             kept += rid in candidates
     assert 0 < kept < pairs
+
+
+def test_aws_principal_filter_leaves_out_only_rejecting_trusts():
+    """``ingest.aws_iam.to_graph._TrustedPrincipals``: a role it leaves out for a caller is one whose trust
+    rejects that caller (:func:`graphkit.iam.principal_trust` says False), on random trusts and callers."""
+    from graphkit.iam import principal_trust
+    from ingest.aws_iam.models import Principal
+    from ingest.aws_iam.to_graph import _TrustedPrincipals
+
+    rng = random.Random(7)
+    arns = [f"arn:{part}:iam::{acct}:{kind}/{name}" for part in ("aws", "aws-cn") for acct in ("111122223333", "444455556666")
+            for kind, name in (("role", "a"), ("role", "b"), ("user", "u"))]
+    values = [*arns, "arn:aws:iam::111122223333:root", "arn:aws-cn:iam::444455556666:root", "111122223333", "*",
+              "arn:aws:iam::111122223333:role/*", "arn:aws:iam::*:user/u", "arn:aws:iam::4444?5556666:role/a"]
+
+    def trust():
+        sts = []
+        for _ in range(rng.randint(1, 3)):
+            st = {"Effect": rng.choice(["Allow", "Allow", "Deny"]), "Action": rng.choice(["sts:AssumeRole", "sts:*"])}
+            if rng.random() < 0.1:
+                st["NotPrincipal"] = {"AWS": rng.choice(values)}
+            elif rng.random() < 0.1:
+                st["Principal"] = "*"
+            else:
+                st["Principal"] = {"AWS": rng.sample(values, rng.randint(1, 2))}
+            sts.append(st)
+        return parse_policy({"Statement": sts})
+
+    roles = [Principal(kind="role", arn=f"arn:aws:iam::111122223333:role/r{i}", name=f"r{i}", account="111122223333",
+                       file="iam.json", place=f"RoleDetailList[{i}]", trust=trust()) for i in range(80)]
+    index = _TrustedPrincipals(roles)
+    left_out = 0
+    for arn in arns:
+        caller = Principal(kind=arn.split(":")[5].split("/")[0], arn=arn, name="x", account=arn.split(":")[4],
+                           file="iam.json", place="x")
+        kept = set(index.candidates(caller))
+        for i, role in enumerate(roles):
+            if i not in kept:
+                left_out += 1
+                assert principal_trust(role.trust, caller.arn, caller.account, role.account)[0] is False
+    assert left_out > 0

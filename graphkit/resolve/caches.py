@@ -20,7 +20,7 @@ https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted
 from __future__ import annotations
 
 from graphkit.model import Cache, Edge, EdgeKind, Host
-from graphkit.resolve.context import Context
+from graphkit.resolve.context import Context, edges_of_kind
 
 __all__ = ["link_host_caches"]
 
@@ -45,8 +45,8 @@ def link_host_caches(ctx: Context) -> None:
     edge has the routing edge's confidence.
     """
     g = ctx.graph
-    receives = list(g.edges(EdgeKind.RECEIVES_JOB))
-    runner_host = {e.source: e.target for e in g.edges(EdgeKind.RUNS_ON_HOST)}
+    receives = edges_of_kind(g, EdgeKind.RECEIVES_JOB)
+    runner_host = {e.source: e.target for e in edges_of_kind(g, EdgeKind.RUNS_ON_HOST)}
     for edge in receives:
         host_id = runner_host.get(edge.source)
         if host_id is None:

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 
 from graphkit.graph import Graph
 from graphkit.meta import Problem, ResolveSummary
-from graphkit.model import (Confidence, EdgeKind, Evidence, Host, Job, NodeKind, Repository, Runner, RunnerGroup,
+from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Host, Job, NodeKind, Repository, Runner, RunnerGroup,
                             Secret, ids)
 from graphkit.model.ids import env_key, owner_key, repo_key, secret_key
 
-__all__ = ["C", "Context", "P", "SecretIndex", "canonical", "canonical_set", "context_owner", "context_repo", "host_of",
-           "owner_of", "weakest"]
+__all__ = ["C", "Context", "P", "SecretIndex", "canonical", "canonical_set", "context_owner", "context_repo",
+           "edges_of_kind", "host_of", "owner_of", "weakest"]
 
 C, P = Confidence.CERTAIN, Confidence.POSSIBLE
 
@@ -33,6 +33,16 @@ def host_of(graph: Graph, runner_id: str) -> Host | None:
             host = graph.node(e.target)
             return host if isinstance(host, Host) else None
     return None
+
+
+def edges_of_kind(graph: Graph, kind: EdgeKind) -> list[Edge]:
+    """``list(graph.edges(kind))``: the edges of one kind in (source, target, key) order, sorting only those
+    (:meth:`Graph.edges` sorts every edge of the graph at each call: the resolver asks five times)."""
+    value = kind.value
+    found = [(u, v, k) for u, v, k, kk in graph.nx.edges(keys=True, data="kind") if kk == value]
+    found.sort()
+    edges = graph.nx.edges
+    return [edges[t]["edge"] for t in found]
 
 
 def weakest(*cs: Confidence) -> Confidence:

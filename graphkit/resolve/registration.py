@@ -50,7 +50,7 @@ from graphkit.hosted import is_self_hosted
 from graphkit.model import (Confidence, Credential, Edge, EdgeKind, Evidence, Job, NodeKind, RevocationAction,
                             RunnerGroup, ids)
 from graphkit.model.ids import owner_key, repo_key
-from graphkit.resolve.context import C, P, Context, context_owner, context_repo, weakest
+from graphkit.resolve.context import C, P, Context, context_owner, context_repo, edges_of_kind, weakest
 from graphkit.resolve.routing import group_access
 
 __all__ = ["ORG_SCOPES", "REPO_SCOPES", "REGISTRAR_TYPES", "link_registration", "registration_scope"]
@@ -109,7 +109,7 @@ def _from_credential(ctx: Context, cred: Credential) -> list[_Registrar]:
 def _stated(ctx: Context) -> list[_Registrar]:
     """``CAN_REGISTER_RUNNER`` edges a source made to an organization or repository."""
     out = []
-    for e in list(ctx.graph.edges(EdgeKind.CAN_REGISTER_RUNNER)):
+    for e in edges_of_kind(ctx.graph, EdgeKind.CAN_REGISTER_RUNNER):
         action = _rotation(ctx, e.source)
         if e.revoked_by is not action:  # a step rule's grant (secret -> org) is cut by rotating the secret
             ctx.graph.nx.edges[e.source, e.target, e.nx_key]["edge"] = e.model_copy(update={"revoked_by": action})
