@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from graphkit.graph import Graph
+from graphkit.hosted import is_self_hosted
 from graphkit.meta import Problem, ResolveSummary
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Host, Job, NodeKind, Repository, Runner, RunnerGroup,
                             Secret, ids)
@@ -185,6 +186,15 @@ class Context:
         if self._pools is not None:
             self._pools.setdefault(owner_key(stored.scope), {})[stored.id] = stored
         return stored
+
+    def runs_self_hosted(self, labels: Iterable[str]) -> bool:
+        """:func:`graphkit.hosted.is_self_hosted` of a ``runs-on`` label set with the inventory's overrides (once
+        per label set in a run)."""
+        key = tuple(labels)
+        memo = self.memo.setdefault("self_hosted", {})
+        if key not in memo:
+            memo[key] = is_self_hosted(key, extra_hosted=self.extra_hosted, self_hosted=self.self_hosted)
+        return memo[key]
 
     def is_complete(self, build: Callable[..., str], *values: str) -> bool:
         """Whether the secret list of the scope whose id is ``build(*values)`` is known complete."""

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from graphkit.hosted import is_self_hosted
 from graphkit.model import (Confidence, Credential, Edge, EdgeKind, Evidence, Job, NodeKind, RevocationAction,
                             RunnerGroup, ids)
 from graphkit.model.ids import owner_key, repo_key
@@ -140,7 +139,7 @@ def _wants(ctx: Context, job: Job, group: str | None) -> Confidence | None:
         return P
     best: Confidence | None = None
     for cand in job.runs_on:
-        if not is_self_hosted(cand.labels, extra_hosted=ctx.extra_hosted, self_hosted=ctx.self_hosted):
+        if not ctx.runs_self_hosted(cand.labels):
             continue
         if group is not None and cand.group is not None and owner_key(cand.group) != owner_key(group):
             continue

@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from graphkit.graph import Graph
-from graphkit.hosted import is_self_hosted
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, NodeKind, Repository, Runner,
                             RunnerGroup, RunsOnCandidate, ids)
 from graphkit.model.ids import owner_key, repo_key
@@ -231,7 +230,7 @@ def _serving(ctx: Context, cand: RunsOnCandidate, repo_full: str) -> list[tuple[
 def _queued(ctx: Context, job: Job, cand: RunsOnCandidate) -> bool:
     """A self-hosted candidate no runner takes, in an owner whose runner list is complete."""
     return (context_owner(job) in ctx.runners_complete and not _serving(ctx, cand, context_repo(job))
-            and is_self_hosted(cand.labels, extra_hosted=ctx.extra_hosted, self_hosted=ctx.self_hosted))
+            and ctx.runs_self_hosted(cand.labels))
 
 
 def queued_forever(graph: Graph) -> list[tuple[Job, RunsOnCandidate]]:
@@ -298,7 +297,7 @@ def _route_labels(ctx: Context, jobs: list[Job]) -> list[_Unserved]:
     for job in jobs:
         repo_full = context_repo(job)
         for cand in job.runs_on:
-            if not is_self_hosted(cand.labels, extra_hosted=ctx.extra_hosted, self_hosted=ctx.self_hosted):
+            if not ctx.runs_self_hosted(cand.labels):
                 continue
             key = _cand_key(job, cand)
             serving = _serving(ctx, cand, repo_full)
