@@ -44,6 +44,7 @@ from graphkit.model import (CloudPolicy, CloudRole, Confidence, Edge, EdgeKind, 
 from graphkit.oidc import (JobFacts, Run, claim_variants, effective_template, is_github_issuer, issuer_host, runs_of,
                           runs_of_refs)
 from graphkit.refs import job_refs
+from graphkit.resolve.context import nodes_of_kind
 from graphkit.resolve.trust_index import TrustIndex
 
 __all__ = ["link_cloud", "trust_documents", "trust_findings"]
@@ -205,7 +206,7 @@ def link_cloud(graph: Graph) -> None:
     GraphkitError
         only if the graph breaks the model.
     """
-    roles = [r for r in graph.nodes(NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
+    roles = [r for r in nodes_of_kind(graph, NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
     known = {r.identifier: r for r in roles if r.trust == "known"}
     prev = graph.meta.cloud or CloudSummary()
     evaluated, denied = _link_oidc(graph, list(known.values()), graph.meta.inventory.oidc_sub_templates)
@@ -224,7 +225,7 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
         Pairs evaluated; ``oidc id -> role id`` of named roles whose trust rejects the job.
     """
     trusts = {r.id: st for r in known if (st := _statements(r))}
-    identities = [o for o in graph.nodes(NodeKind.OIDC_IDENTITY) if isinstance(o, OIDCIdentity)
+    identities = [o for o in nodes_of_kind(graph, NodeKind.OIDC_IDENTITY) if isinstance(o, OIDCIdentity)
                   and is_github_issuer(issuer_host(o.issuer))]
     evaluated = 0
     denied: set[str] = set()

@@ -115,7 +115,8 @@ _NODE_FIELDS: dict[type, tuple[dict[str, Any], dict[str, tuple[bool, Any]]]] = {
 def _node_fields(cls: type[Node]) -> tuple[dict[str, Any], dict[str, tuple[bool, Any]]]:
     hit = _NODE_FIELDS.get(cls)
     if hit is None:
-        rules = {k: next((m for m in f.metadata if isinstance(m, MergeRule)), None) for k, f in cls.model_fields.items()}
+        rules = {k: next((m for m in f.metadata if isinstance(m, MergeRule)), None)
+                 for k, f in cls.model_fields.items()}
         defaults = {k: (f.default_factory is not None, f.default_factory or f.default)
                     for k, f in cls.model_fields.items() if not f.is_required()}
         hit = _NODE_FIELDS[cls] = (rules, defaults)

@@ -11,18 +11,18 @@ holding ``:``) is not linked: :meth:`Context.problem` records it in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from graphkit.graph import Graph
 from graphkit.hosted import is_self_hosted
 from graphkit.meta import Problem, ResolveSummary
-from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Host, Job, NodeKind, Repository, Runner, RunnerGroup,
-                            Secret, ids)
+from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Host, Job, Node, NodeKind, Repository, Runner,
+                            RunnerGroup, Secret, ids)
 from graphkit.model.ids import env_key, owner_key, repo_key, secret_key
 
 __all__ = ["C", "Context", "P", "SecretIndex", "canonical", "canonical_set", "context_owner", "context_repo",
-           "edges_of_kind", "host_of", "owner_of", "weakest"]
+           "edges_of_kind", "host_of", "nodes_of_kind", "owner_of", "weakest"]
 
 C, P = Confidence.CERTAIN, Confidence.POSSIBLE
 
@@ -44,6 +44,19 @@ def edges_of_kind(graph: Graph, kind: EdgeKind) -> list[Edge]:
     found.sort()
     edges = graph.nx.edges
     return [edges[t]["edge"] for t in found]
+
+
+def nodes_of_kind(graph: Graph, kind: NodeKind) -> Iterator[Node]:
+    """``graph.nodes(kind)``: the nodes of one kind in id order, sorting only their ids (:meth:`Graph.nodes`
+    sorts every id of the graph at each call; the resolver asks about twenty times).  Like it, a generator:
+    the ids are taken at the first step, each node when it is reached."""
+    value = kind.value
+    found = sorted(n for n, k in graph.nx.nodes(data="kind") if k == value)
+    nodes = graph.nx.nodes
+    for nid in found:
+        data = nodes[nid]
+        if data["kind"] == value:
+            yield data["node"]
 
 
 def weakest(*cs: Confidence) -> Confidence:
@@ -86,7 +99,7 @@ class SecretIndex:
     def of(cls, graph: Graph) -> SecretIndex:
         """Index the secret nodes of ``graph``."""
         out = cls()
-        for s in graph.nodes(NodeKind.SECRET):
+        for s in nodes_of_kind(graph, NodeKind.SECRET):
             assert isinstance(s, Secret)
             name = secret_key(s.secret_name)
             if s.scope == "org":
@@ -143,10 +156,11 @@ class Context:
             complete=canonical_set(meta.secrets_complete),
             unknown_workflow_lists=canonical_set(meta.unknown_selected_workflows),
             runners_complete={owner_key(o) for o in meta.runners_complete},
-            runners=[r for r in graph.nodes(NodeKind.RUNNER)  # type: ignore[misc]
+            runners=[r for r in nodes_of_kind(graph, NodeKind.RUNNER)  # type: ignore[misc]
                      if isinstance(r, Runner) and not r.inferred and r.platform == "github"],
-            groups={n.id: n for n in graph.nodes(NodeKind.RUNNER_GROUP) if isinstance(n, RunnerGroup)},
-            repos={repo_key(n.full_name): n for n in graph.nodes(NodeKind.REPOSITORY) if isinstance(n, Repository)},
+            groups={n.id: n for n in nodes_of_kind(graph, NodeKind.RUNNER_GROUP) if isinstance(n, RunnerGroup)},
+            repos={repo_key(n.full_name): n for n in nodes_of_kind(graph, NodeKind.REPOSITORY)
+                   if isinstance(n, Repository)},
             secrets=SecretIndex.of(graph),
         )
 
@@ -174,7 +188,7 @@ class Context:
         """Inferred pools of ``owner`` (indexed once, kept up to date by :meth:`add_pool`)."""
         if self._pools is None:
             self._pools = {}
-            for r in self.graph.nodes(NodeKind.RUNNER):
+            for r in nodes_of_kind(self.graph, NodeKind.RUNNER):
                 if isinstance(r, Runner) and r.inferred and r.platform == "github":
                     self._pools.setdefault(owner_key(r.scope), {})[r.id] = r
         return [self._pools.get(owner, {})[k] for k in sorted(self._pools.get(owner, {}))]

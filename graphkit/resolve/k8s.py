@@ -36,7 +36,7 @@ from graphkit.graph import Graph
 from graphkit.iam import ClaimValue, PolicyError, parse_policy, web_identity_trust
 from graphkit.model import (CloudRole, Confidence, Edge, EdgeKind, Evidence, Host, KubeServiceAccount, Lifetime,
                             NodeKind, RevocationAction, Runner)
-from graphkit.resolve.context import edges_of_kind
+from graphkit.resolve.context import edges_of_kind, nodes_of_kind
 
 __all__ = ["link_k8s", "irsa_subject"]
 
@@ -93,7 +93,7 @@ def _issuer_host(issuer: str) -> str:
 
 def _irsa(graph: Graph) -> None:
     """Step 3."""
-    for sa in list(graph.nodes(NodeKind.K8S_SERVICE_ACCOUNT)):
+    for sa in list(nodes_of_kind(graph, NodeKind.K8S_SERVICE_ACCOUNT)):
         if not isinstance(sa, KubeServiceAccount) or not sa.oidc_issuer:
             continue
         for e in list(graph.out_edges(sa.id)):
@@ -124,7 +124,7 @@ def _irsa(graph: Graph) -> None:
 
 def _role_paths(graph: Graph) -> None:
     """Step 4."""
-    roles = [r for r in graph.nodes(NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
+    roles = [r for r in nodes_of_kind(graph, NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
     by_name: dict[tuple[str, str], list[CloudRole]] = {}
     for r in roles:
         if r.trust == "known" and ":role/" in r.identifier:

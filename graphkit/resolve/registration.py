@@ -49,7 +49,7 @@ from typing import NamedTuple
 from graphkit.model import (Confidence, Credential, Edge, EdgeKind, Evidence, Job, NodeKind, RevocationAction,
                             RunnerGroup, ids)
 from graphkit.model.ids import owner_key, repo_key
-from graphkit.resolve.context import C, P, Context, context_owner, context_repo, edges_of_kind, weakest
+from graphkit.resolve.context import C, P, Context, context_owner, context_repo, edges_of_kind, nodes_of_kind, weakest
 from graphkit.resolve.routing import group_access
 
 __all__ = ["ORG_SCOPES", "REPO_SCOPES", "REGISTRAR_TYPES", "link_registration", "registration_scope"]
@@ -177,7 +177,7 @@ def _edge(ctx: Context, reg: _Registrar, target: str, conf: Confidence) -> None:
 def link_registration(ctx: Context, jobs: list[Job]) -> None:
     """Add the edges of every registrar of ``ctx.graph`` (rules in the module docstring); idempotent."""
     registrars = _stated(ctx)
-    for node in list(ctx.graph.nodes(NodeKind.CREDENTIAL)):
+    for node in list(nodes_of_kind(ctx.graph, NodeKind.CREDENTIAL)):
         if isinstance(node, Credential):
             registrars += _from_credential(ctx, node)
     linked: set[str] = set()

@@ -15,7 +15,8 @@ from graphkit.graph import Graph
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, NodeKind, Repository, Runner,
                             RunnerGroup, RunsOnCandidate, ids)
 from graphkit.model.ids import owner_key, repo_key
-from graphkit.resolve.context import C, P, Context, canonical, context_owner, context_repo, owner_of, weakest
+from graphkit.resolve.context import (C, P, Context, canonical, context_owner, context_repo, nodes_of_kind, owner_of,
+                                      weakest)
 from graphkit.resolve.labels import candidate_labels
 
 __all__ = ["group_access", "queued_forever", "route", "top_level_workflow", "usable_runners"]
@@ -255,7 +256,7 @@ def queued_forever(graph: Graph) -> list[tuple[Job, RunsOnCandidate]]:
         in job id order.
     """
     ctx = Context.of(graph)
-    return [(j, cand) for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)
+    return [(j, cand) for j in nodes_of_kind(graph, NodeKind.JOB) if isinstance(j, Job)
             for cand in j.runs_on if _queued(ctx, j, cand)]
 
 

@@ -19,7 +19,7 @@ from graphkit.graph import Graph
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, NodeKind, Secret, SecretGrant,
                             SecretRef, Workflow, ids)
 from graphkit.model.ids import env_key, repo_key, secret_key
-from graphkit.resolve.context import C, P, Context, context_repo, owner_of, weakest
+from graphkit.resolve.context import C, P, Context, context_repo, nodes_of_kind, owner_of, weakest
 
 __all__ = ["link_secrets", "missing_secret_refs"]
 
@@ -113,7 +113,7 @@ def missing_secret_refs(graph: Graph) -> Iterator[tuple[Job, SecretRef]]:
     never one.  Jobs in id order, references as the job lists them.
     """
     ctx = Context.of(graph)
-    jobs = sorted((j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)), key=lambda j: j.id)
+    jobs = sorted((j for j in nodes_of_kind(graph, NodeKind.JOB) if isinstance(j, Job)), key=lambda j: j.id)
     for job in jobs:
         for ref in [*job.secret_refs, *job.secret_grants]:
             if secret_key(ref.name) != "GITHUB_TOKEN" and _missing(ctx, job, ref.name):
