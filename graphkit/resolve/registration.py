@@ -181,6 +181,10 @@ def link_registration(ctx: Context, jobs: list[Job]) -> None:
         if isinstance(node, Credential):
             registrars += _from_credential(ctx, node)
     linked: set[str] = set()
+    asking: dict[str, list[Job]] = {}  # per owner, in order: the jobs that ask for a self-hosted runner at all
+    for job in jobs:  # (a group pin only narrows what a job asks: the others never reach a group)
+        if _wants(ctx, job, None) is not None:
+            asking.setdefault(context_owner(job), []).append(job)
     for reg in registrars:
         if "/" in reg.scope:
             for job in jobs:
@@ -192,5 +196,5 @@ def link_registration(ctx: Context, jobs: list[Job]) -> None:
             _edge(ctx, reg, group.id, C)
             if group.id not in linked:
                 linked.add(group.id)
-                _group_jobs(ctx, group, jobs)
+                _group_jobs(ctx, group, asking.get(owner_key(group.owner), []))
 
