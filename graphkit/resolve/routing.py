@@ -15,8 +15,7 @@ from graphkit.graph import Graph
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, NodeKind, Repository, Runner,
                             RunnerGroup, RunsOnCandidate, ids)
 from graphkit.model.ids import owner_key, repo_key
-from graphkit.resolve.context import (C, P, Context, canonical, context_owner, context_repo, nodes_of_kind, owner_of,
-                                      weakest)
+from graphkit.resolve.context import C, P, Context, canonical, context_owner, context_repo, nodes_of_kind, weakest
 from graphkit.resolve.labels import candidate_labels
 
 __all__ = ["group_access", "queued_forever", "route", "top_level_workflow", "usable_runners"]
