@@ -44,6 +44,8 @@ from graphkit.model import (CloudPolicy, CloudRole, Confidence, Edge, EdgeKind, 
 from graphkit.oidc import (JobFacts, Run, claim_variants, effective_template, is_github_issuer, issuer_host, runs_of,
                           runs_of_refs)
 from graphkit.refs import job_refs
+from graphkit.resolve.context import nodes_of_kind
+from graphkit.resolve.trust_index import TrustIndex
 
 __all__ = ["link_cloud", "trust_documents", "trust_findings"]
 
@@ -204,7 +206,7 @@ def link_cloud(graph: Graph) -> None:
     GraphkitError
         only if the graph breaks the model.
     """
-    roles = [r for r in graph.nodes(NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
+    roles = [r for r in nodes_of_kind(graph, NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
     known = {r.identifier: r for r in roles if r.trust == "known"}
     prev = graph.meta.cloud or CloudSummary()
     evaluated, denied = _link_oidc(graph, list(known.values()), graph.meta.inventory.oidc_sub_templates)
@@ -223,18 +225,24 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
         Pairs evaluated; ``oidc id -> role id`` of named roles whose trust rejects the job.
     """
     trusts = {r.id: st for r in known if (st := _statements(r))}
-    identities = [o for o in graph.nodes(NodeKind.OIDC_IDENTITY) if isinstance(o, OIDCIdentity)
+    identities = [o for o in nodes_of_kind(graph, NodeKind.OIDC_IDENTITY) if isinstance(o, OIDCIdentity)
                   and is_github_issuer(issuer_host(o.issuer))]
     evaluated = 0
     denied: set[str] = set()
     rcps: dict[str | None, list[list[Statement] | None]] = {}  # per account: parsed once, not once per pair
+    index = TrustIndex(trusts)  # the roles a token may pass: the others reject it (no need to evaluate)
+    order = sorted(trusts)
     for o in identities:
         facts = _job_facts(graph, o, templates)
         variants = claim_variants(facts)  # the same for every role
-        for rid, statements in sorted(trusts.items()):
+        evaluated += len(order)
+        # the pairs evaluated: the index's candidates, and the roles the workflow names (their edges are replaced)
+        wanted = index.candidates(c for runs in variants for c in runs)
+        wanted.update(rid for rid in graph.nx.succ[o.id] if rid in trusts)
+        for rid in sorted(wanted):
+            statements = trusts[rid]
             role = graph.node(rid)
             assert isinstance(role, CloudRole)
-            evaluated += 1
             if role.account not in rcps:
                 rcps[role.account] = _rcp_levels(graph, role.account)
             if _link_pair(graph, o, role, statements, facts, rcps[role.account], variants):

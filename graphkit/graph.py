@@ -18,6 +18,7 @@ Saving then loading gives an equal graph (see ``tests/test_graph.py``).
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -32,6 +33,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from graphkit.meta import GraphMeta
 from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, Evidence,
                             Lifetime, Node, NodeKind, RevocationAction)
+from graphkit.model.enums import CRITICALITY_WEIGHT
+from graphkit.model.node import MergeRule
+from graphkit.model.node import _combine as combine_values
 
 __all__ = ["Graph", "GraphBuilder", "GRAPH_SCHEMA", "graph_file_schema"]
 
@@ -87,8 +91,59 @@ class _EvidenceIndex:
             seen = self._sets[key] = set(base)
         fresh = [e for e in dict.fromkeys(new.evidence) if e not in seen]
         seen.update(fresh)
+        if isinstance(prev, Edge) and isinstance(new, Edge):
+            return _merged_edge(prev, new, [*base, *fresh])
+        if isinstance(prev, Node) and type(new) is type(prev) and new.id == prev.id:
+            return _merged_node(prev, new, [*base, *fresh])
         out = prev.model_copy(update={"evidence": []}).merged(new.model_copy(update={"evidence": []}))
         return out.model_copy(update={"evidence": [*base, *fresh]})
+
+
+def _merged_edge(prev: Edge, new: Edge, evidence: list[Evidence]) -> Edge:
+    """``prev.merged(new)`` (:meth:`Edge.merged`, the reference) with its evidence union given: one shallow copy
+    (the same field values and set fields as the reference's copies and assignments)."""
+    update: dict[str, Any] = {"evidence": evidence, "props": {**prev.props, **new.props}}
+    if Confidence.CERTAIN in (prev.confidence, new.confidence):
+        update["confidence"] = Confidence.CERTAIN
+    return prev.model_copy(update=update)
+
+
+#: per node class: (merge rule of each field, how to make each field's default: (is a factory, default))
+_NODE_FIELDS: dict[type, tuple[dict[str, Any], dict[str, tuple[bool, Any]]]] = {}
+
+
+def _node_fields(cls: type[Node]) -> tuple[dict[str, Any], dict[str, tuple[bool, Any]]]:
+    hit = _NODE_FIELDS.get(cls)
+    if hit is None:
+        rules = {k: next((m for m in f.metadata if isinstance(m, MergeRule)), None)
+                 for k, f in cls.model_fields.items()}
+        defaults = {k: (f.default_factory is not None, f.default_factory or f.default)
+                    for k, f in cls.model_fields.items() if not f.is_required()}
+        hit = _NODE_FIELDS[cls] = (rules, defaults)
+    return hit
+
+
+def _merged_node(prev: Node, new: Node, evidence: list[Evidence]) -> Node:
+    """``prev.merged(new)`` (:meth:`Node.merged`, the reference; same id and class) with its evidence union
+    given.  The reference's ``model_construct`` leaves the unset fields to pydantic, which inspects the
+    signature of each default factory at every call (a third of a merge); here every field is given, the set
+    fields being those the reference sets."""
+    cls = type(prev)
+    rules, defaults = _node_fields(cls)
+    weak, strong = (new, prev) if new.inferred and not prev.inferred else (prev, new)
+    values = weak.known_fields()
+    for key, value in strong.known_fields().items():
+        if key in values and weak.inferred == strong.inferred:
+            value = combine_values(rules[key], values[key], value)
+        values[key] = value
+    crit = max(prev.criticality, new.criticality, key=lambda c: CRITICALITY_WEIGHT[c])  # type: ignore[arg-type]
+    given = {"id": prev.id, **values, "criticality": crit, "inferred": prev.inferred and new.inferred,
+             "evidence": evidence}
+    full = dict(given)
+    for key, (factory, default) in defaults.items():
+        if key not in full:
+            full[key] = default() if factory else copy.deepcopy(default)
+    return cls.model_construct(_fields_set=set(given), **full)
 
 
 class GraphBuilder:

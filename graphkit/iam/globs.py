@@ -37,25 +37,29 @@ def glob_intersects(p: str, q: str) -> bool:
     >>> glob_intersects("repo:acme/app:*", "repo:acme/*:pull_request"), glob_intersects("a*", "b*")
     (True, False)
     """
-    @functools.lru_cache(maxsize=None)
-    def go(i: int, j: int) -> bool:
-        if i == len(p) and j == len(q):
-            return True
-        if i < len(p) and p[i] == "*":
-            if go(i + 1, j):
-                return True
-            if j < len(q):
-                return go(i, j + 1) if q[j] != "*" else (go(i, j + 1) or go(i + 1, j))
-            return False
-        if j < len(q) and q[j] == "*":
-            return go(i, j + 1) or (i < len(p) and go(i + 1, j))
-        if i == len(p) or j == len(q):
-            return False
-        if p[i] == "?" or q[j] == "?" or p[i] == q[j]:
-            return go(i + 1, j + 1)
-        return False
+    return _intersects(p, q, 0, 0, {})
 
-    return go(0, 0)
+
+def _intersects(p: str, q: str, i: int, j: int, memo: dict[tuple[int, int], bool]) -> bool:
+    """:func:`glob_intersects` from ``p[i:]``, ``q[j:]`` (``memo``: the states already decided; a module-level
+    function, not a closure, so that a call leaves no reference cycle for the collector)."""
+    key = (i, j)
+    if key in memo:
+        return memo[key]
+    if i == len(p) and j == len(q):
+        out = True
+    elif i < len(p) and p[i] == "*":
+        out = _intersects(p, q, i + 1, j, memo) or (j < len(q) and (
+            _intersects(p, q, i, j + 1, memo) if q[j] != "*" else
+            (_intersects(p, q, i, j + 1, memo) or _intersects(p, q, i + 1, j, memo))))
+    elif j < len(q) and q[j] == "*":
+        out = _intersects(p, q, i, j + 1, memo) or (i < len(p) and _intersects(p, q, i + 1, j, memo))
+    elif i == len(p) or j == len(q):
+        out = False
+    else:
+        out = (p[i] == "?" or q[j] == "?" or p[i] == q[j]) and _intersects(p, q, i + 1, j + 1, memo)
+    memo[key] = out
+    return out
 
 
 def glob_covers(p: str, q: str) -> bool:
@@ -67,21 +71,25 @@ def glob_covers(p: str, q: str) -> bool:
     >>> glob_covers("repo:acme/*", "repo:acme/app:ref:refs/heads/*"), glob_covers("repo:acme/app:ref:refs/heads/main", "repo:acme/app:ref:refs/heads/*")
     (True, False)
     """
-    @functools.lru_cache(maxsize=None)
-    def go(i: int, j: int) -> bool:
-        if i == len(p):
-            return j == len(q)
-        if p[i] == "*":
-            return go(i + 1, j) or (j < len(q) and go(i, j + 1))
-        if j == len(q):
-            return False
-        if q[j] == "*":
-            return False
-        if p[i] == "?":
-            return go(i + 1, j + 1)
-        if q[j] == "?":
-            return False
-        return p[i] == q[j] and go(i + 1, j + 1)
+    return _covers(p, q, 0, 0, {})
 
-    return go(0, 0)
 
+def _covers(p: str, q: str, i: int, j: int, memo: dict[tuple[int, int], bool]) -> bool:
+    """:func:`glob_covers` from ``p[i:]``, ``q[j:]`` (as :func:`_intersects`)."""
+    key = (i, j)
+    if key in memo:
+        return memo[key]
+    if i == len(p):
+        out = j == len(q)
+    elif p[i] == "*":
+        out = _covers(p, q, i + 1, j, memo) or (j < len(q) and _covers(p, q, i, j + 1, memo))
+    elif j == len(q) or q[j] == "*":
+        out = False
+    elif p[i] == "?":
+        out = _covers(p, q, i + 1, j + 1, memo)
+    elif q[j] == "?":
+        out = False
+    else:
+        out = p[i] == q[j] and _covers(p, q, i + 1, j + 1, memo)
+    memo[key] = out
+    return out

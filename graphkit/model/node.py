@@ -71,6 +71,16 @@ def _combine(rule: MergeRule | None, old: Any, new: Any) -> Any:
     return new
 
 
+def _without_url_credentials(v: Any) -> Any:
+    """A field value with no URL credential (:meth:`Node._no_url_credentials`; a module function, not a closure:
+    a recursive closure is a reference cycle left to the collector at every node built)."""
+    if isinstance(v, str) and "://" in v:
+        return strip_embedded_urls(v).url
+    if isinstance(v, list) and any(isinstance(x, str) and "://" in x for x in v):
+        return [_without_url_credentials(x) for x in v]
+    return v
+
+
 class Node(BaseModel):
     """Base of every node kind.
 
@@ -99,14 +109,7 @@ class Node(BaseModel):
         by :mod:`graphkit.model.ids`, which strips them too."""
         if not isinstance(data, dict):
             return data
-
-        def clean(v: Any) -> Any:
-            if isinstance(v, str) and "://" in v:
-                return strip_embedded_urls(v).url
-            if isinstance(v, list) and any(isinstance(x, str) and "://" in x for x in v):
-                return [clean(x) for x in v]
-            return v
-        return {k: v if k == "id" else clean(v) for k, v in data.items()}
+        return {k: v if k == "id" else _without_url_credentials(v) for k, v in data.items()}
 
     @model_validator(mode="after")
     def _default_criticality(self) -> "Node":

@@ -144,7 +144,7 @@ from graphkit.graph import Graph
 from graphkit.meta import ResolveSummary
 from graphkit.model import Job, NodeKind
 from graphkit.resolve.caches import link_host_caches
-from graphkit.resolve.context import Context
+from graphkit.resolve.context import Context, nodes_of_kind
 from graphkit.resolve.environments import apply_branch_policies
 from graphkit.resolve.gitlab import link_gitlab
 from graphkit.resolve.gitlab_join import join_gitlab_registrations
@@ -197,7 +197,7 @@ def resolve(graph: Graph) -> None:
     join_gitlab_registrations(graph)  # GitLab registrations on hosts -> inventory runners (token fingerprint)
     link_observed(graph)  # job history first: observed jobs and runner sightings are then routed and resolved
     ctx = Context.of(graph)
-    jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)]
+    jobs = [j for j in nodes_of_kind(graph, NodeKind.JOB) if isinstance(j, Job)]
     route(ctx, jobs)
     link_gitlab(graph)
     link_secrets(ctx, jobs)

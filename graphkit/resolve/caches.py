@@ -20,7 +20,7 @@ https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted
 from __future__ import annotations
 
 from graphkit.model import Cache, Edge, EdgeKind, Host
-from graphkit.resolve.context import Context
+from graphkit.resolve.context import Context, edges_of_kind
 
 __all__ = ["link_host_caches"]
 
@@ -45,8 +45,9 @@ def link_host_caches(ctx: Context) -> None:
     edge has the routing edge's confidence.
     """
     g = ctx.graph
-    receives = list(g.edges(EdgeKind.RECEIVES_JOB))
-    runner_host = {e.source: e.target for e in g.edges(EdgeKind.RUNS_ON_HOST)}
+    receives = edges_of_kind(g, EdgeKind.RECEIVES_JOB)
+    runner_host = {e.source: e.target for e in edges_of_kind(g, EdgeKind.RUNS_ON_HOST)}
+    shares: dict[str, list[tuple[Edge, set[str] | None]]] = {}  # per host: read once, not once per job it runs
     for edge in receives:
         host_id = runner_host.get(edge.source)
         if host_id is None:
@@ -54,9 +55,10 @@ def link_host_caches(ctx: Context) -> None:
         host = g.node(host_id)
         if isinstance(host, Host) and host.ephemeral:
             continue  # nothing survives to the next job
-        for share in sorted((e for e in g.out_edges(host.id) if e.kind == EdgeKind.SHARES_CACHE),
-                            key=lambda e: e.target):
-            readers = _readers(g.node(share.target))
+        if host.id not in shares:  # the loop adds restores_into edges from caches, never host edges
+            shares[host.id] = [(e, _readers(g.node(e.target))) for e in sorted(
+                (e for e in g.out_edges(host.id) if e.kind == EdgeKind.SHARES_CACHE), key=lambda e: e.target)]
+        for share, readers in shares[host.id]:
             if readers is not None and edge.source not in readers:
                 continue
             g.add_edge(Edge(kind=EdgeKind.RESTORES_INTO, source=share.target, target=edge.target,

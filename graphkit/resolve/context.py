@@ -11,17 +11,18 @@ holding ``:``) is not linked: :meth:`Context.problem` records it in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from graphkit.graph import Graph
+from graphkit.hosted import is_self_hosted
 from graphkit.meta import Problem, ResolveSummary
-from graphkit.model import (Confidence, EdgeKind, Evidence, Host, Job, NodeKind, Repository, Runner, RunnerGroup,
-                            Secret, ids)
+from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Host, Job, Node, NodeKind, Repository, Runner,
+                            RunnerGroup, Secret, ids)
 from graphkit.model.ids import env_key, owner_key, repo_key, secret_key
 
-__all__ = ["C", "Context", "P", "SecretIndex", "canonical", "canonical_set", "context_owner", "context_repo", "host_of",
-           "owner_of", "weakest"]
+__all__ = ["C", "Context", "P", "SecretIndex", "canonical", "canonical_set", "context_owner", "context_repo",
+           "edges_of_kind", "host_of", "nodes_of_kind", "owner_of", "weakest"]
 
 C, P = Confidence.CERTAIN, Confidence.POSSIBLE
 
@@ -33,6 +34,29 @@ def host_of(graph: Graph, runner_id: str) -> Host | None:
             host = graph.node(e.target)
             return host if isinstance(host, Host) else None
     return None
+
+
+def edges_of_kind(graph: Graph, kind: EdgeKind) -> list[Edge]:
+    """``list(graph.edges(kind))``: the edges of one kind in (source, target, key) order, sorting only those
+    (:meth:`Graph.edges` sorts every edge of the graph at each call: the resolver asks five times)."""
+    value = kind.value
+    found = [(u, v, k) for u, v, k, kk in graph.nx.edges(keys=True, data="kind") if kk == value]
+    found.sort()
+    edges = graph.nx.edges
+    return [edges[t]["edge"] for t in found]
+
+
+def nodes_of_kind(graph: Graph, kind: NodeKind) -> Iterator[Node]:
+    """``graph.nodes(kind)``: the nodes of one kind in id order, sorting only their ids (:meth:`Graph.nodes`
+    sorts every id of the graph at each call; the resolver asks about twenty times).  Like it, a generator:
+    the ids are taken at the first step, each node when it is reached."""
+    value = kind.value
+    found = sorted(n for n, k in graph.nx.nodes(data="kind") if k == value)
+    nodes = graph.nx.nodes
+    for nid in found:
+        data = nodes[nid]
+        if data["kind"] == value:
+            yield data["node"]
 
 
 def weakest(*cs: Confidence) -> Confidence:
@@ -75,7 +99,7 @@ class SecretIndex:
     def of(cls, graph: Graph) -> SecretIndex:
         """Index the secret nodes of ``graph``."""
         out = cls()
-        for s in graph.nodes(NodeKind.SECRET):
+        for s in nodes_of_kind(graph, NodeKind.SECRET):
             assert isinstance(s, Secret)
             name = secret_key(s.secret_name)
             if s.scope == "org":
@@ -116,7 +140,10 @@ class Context:
     repos: dict[str, Repository]
     secrets: SecretIndex = field(default_factory=SecretIndex)
     summary: dict[str, set[str]] = field(default_factory=_new_summary)
+    #: per-run caches of pure functions of what the context read (``{cache name: {key: value}}``)
+    memo: dict[str, dict] = field(default_factory=dict)
     _pools: dict[str, dict[str, Runner]] | None = None
+    _scopes: dict[tuple[bool, str], list[tuple[int, Runner]]] | None = None
 
     @classmethod
     def of(cls, graph: Graph) -> Context:
@@ -129,18 +156,39 @@ class Context:
             complete=canonical_set(meta.secrets_complete),
             unknown_workflow_lists=canonical_set(meta.unknown_selected_workflows),
             runners_complete={owner_key(o) for o in meta.runners_complete},
-            runners=[r for r in graph.nodes(NodeKind.RUNNER)  # type: ignore[misc]
+            runners=[r for r in nodes_of_kind(graph, NodeKind.RUNNER)  # type: ignore[misc]
                      if isinstance(r, Runner) and not r.inferred and r.platform == "github"],
-            groups={n.id: n for n in graph.nodes(NodeKind.RUNNER_GROUP) if isinstance(n, RunnerGroup)},
-            repos={repo_key(n.full_name): n for n in graph.nodes(NodeKind.REPOSITORY) if isinstance(n, Repository)},
+            groups={n.id: n for n in nodes_of_kind(graph, NodeKind.RUNNER_GROUP) if isinstance(n, RunnerGroup)},
+            repos={repo_key(n.full_name): n for n in nodes_of_kind(graph, NodeKind.REPOSITORY)
+                   if isinstance(n, Repository)},
             secrets=SecretIndex.of(graph),
         )
+
+    @staticmethod
+    def scope_parts(repo_full: str) -> tuple[tuple[bool, str], tuple[bool, str]]:
+        """The two runner scopes of ``repo_full`` (``owner/name`` lower-cased): ``(True, repo)`` for its
+        repository runners, ``(False, owner)`` for its organization's."""
+        return (True, repo_full), (False, owner_of(repo_full))
+
+    def runners_of_scope(self, part: tuple[bool, str]) -> list[tuple[int, Runner]]:
+        """``(position in runners, runner)`` of the runners of one scope (:meth:`scope_parts`), in
+        :attr:`runners` order."""
+        if self._scopes is None:
+            self._scopes = {}
+            for i, r in enumerate(self.runners):
+                self._scopes.setdefault(("/" in r.scope, repo_key(r.scope)), []).append((i, r))
+        return self._scopes.get(part, [])
+
+    def runners_in_scope(self, repo_full: str) -> list[tuple[int, Runner]]:
+        """``(position in runners, runner)`` of the runners ``repo_full`` may use by scope: its repository
+        runners, then its organization's (sort by position for :attr:`runners` order)."""
+        return [t for part in self.scope_parts(repo_full) for t in self.runners_of_scope(part)]
 
     def pools(self, owner: str) -> list[Runner]:
         """Inferred pools of ``owner`` (indexed once, kept up to date by :meth:`add_pool`)."""
         if self._pools is None:
             self._pools = {}
-            for r in self.graph.nodes(NodeKind.RUNNER):
+            for r in nodes_of_kind(self.graph, NodeKind.RUNNER):
                 if isinstance(r, Runner) and r.inferred and r.platform == "github":
                     self._pools.setdefault(owner_key(r.scope), {})[r.id] = r
         return [self._pools.get(owner, {})[k] for k in sorted(self._pools.get(owner, {}))]
@@ -152,6 +200,15 @@ class Context:
         if self._pools is not None:
             self._pools.setdefault(owner_key(stored.scope), {})[stored.id] = stored
         return stored
+
+    def runs_self_hosted(self, labels: Iterable[str]) -> bool:
+        """:func:`graphkit.hosted.is_self_hosted` of a ``runs-on`` label set with the inventory's overrides (once
+        per label set in a run)."""
+        key = tuple(labels)
+        memo = self.memo.setdefault("self_hosted", {})
+        if key not in memo:
+            memo[key] = is_self_hosted(key, extra_hosted=self.extra_hosted, self_hosted=self.self_hosted)
+        return memo[key]
 
     def is_complete(self, build: Callable[..., str], *values: str) -> bool:
         """Whether the secret list of the scope whose id is ``build(*values)`` is known complete."""

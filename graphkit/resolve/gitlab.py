@@ -60,7 +60,7 @@ from graphkit.model import (Confidence, Edge, EdgeKind, Job, Lifetime, NodeKind,
                             Runner, Secret)
 from graphkit.model.gitlab import GitLabJob, GitLabTrigger
 from graphkit.model.gitlab_runners import GitLabRunnerInfo, GitLabVariableInfo
-from graphkit.resolve.context import C, P, host_of, weakest
+from graphkit.resolve.context import C, P, host_of, nodes_of_kind, weakest
 
 __all__ = ["GitLabContext", "gitlab_persistence", "link_gitlab", "ref_protected", "scope_matches", "wildcard_match"]
 
@@ -115,9 +115,9 @@ class GitLabContext:
     @classmethod
     def of(cls, graph: Graph) -> GitLabContext:
         """Read the GitLab nodes and the inventory's project facts of ``graph``."""
-        runners = [r for r in graph.nodes(NodeKind.RUNNER) if isinstance(r, Runner) and r.platform == "gitlab"
+        runners = [r for r in nodes_of_kind(graph, NodeKind.RUNNER) if isinstance(r, Runner) and r.platform == "gitlab"
                    and not r.inferred]
-        variables = [s for s in graph.nodes(NodeKind.SECRET) if isinstance(s, Secret) and s.gitlab is not None]
+        variables = [s for s in nodes_of_kind(graph, NodeKind.SECRET) if isinstance(s, Secret) and s.gitlab is not None]
         facts = graph.meta.inventory
         projects = {k.split("/", 1)[1]: v for k, v in facts.gitlab_projects.items() if "/" in k}
         instances = {r.gitlab.instance for r in runners if r.gitlab} | {
@@ -130,7 +130,7 @@ class GitLabContext:
 
 
 def _gitlab_jobs(graph: Graph) -> list[Job]:
-    return [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job) and j.platform == "gitlab"
+    return [j for j in nodes_of_kind(graph, NodeKind.JOB) if isinstance(j, Job) and j.platform == "gitlab"
             and j.gitlab is not None]
 
 

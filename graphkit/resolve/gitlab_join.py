@@ -16,6 +16,7 @@ from __future__ import annotations
 from graphkit.graph import Graph
 from graphkit.model import Cache, Credential, Edge, NodeKind, Runner
 from graphkit.model.evidence import merge_evidence
+from graphkit.resolve.context import nodes_of_kind
 
 __all__ = ["join_gitlab_registrations"]
 
@@ -57,7 +58,7 @@ def _repoint(graph: Graph, old: str, new: str) -> None:
     for e in edges:
         graph.add_edge(Edge(**{**e.model_dump(), "source": new if e.source == old else e.source,
                                "target": new if e.target == old else e.target}))
-    for node in list(graph.nodes(NodeKind.CREDENTIAL)) + list(graph.nodes(NodeKind.CACHE)):
+    for node in list(nodes_of_kind(graph, NodeKind.CREDENTIAL)) + list(nodes_of_kind(graph, NodeKind.CACHE)):
         fields = ("readable_by",) if isinstance(node, Credential) else ("read_by", "written_by")
         update = {f: sorted(new if x == old else x for x in getattr(node, f)) for f in fields
                   if isinstance(node, (Credential, Cache)) and old in (getattr(node, f) or [])}
@@ -78,7 +79,7 @@ def join_gitlab_registrations(graph: Graph) -> list[str]:
     list of str
         ``"{host-observed id} -> {inventory id}"`` per join, in id order (idempotent: a second call joins nothing).
     """
-    runners = [r for r in graph.nodes(NodeKind.RUNNER) if isinstance(r, Runner) and r.platform == "gitlab"]
+    runners = [r for r in nodes_of_kind(graph, NodeKind.RUNNER) if isinstance(r, Runner) and r.platform == "gitlab"]
     listed = [r for r in runners if r.in_inventory and r.registration is None]
     joins = []
     for seen in runners:

@@ -30,6 +30,7 @@ from graphkit.iam import ClaimValue, Tri, or3, web_identity_trust
 from graphkit.model import CloudRole, Confidence, Edge, EdgeKind, Job, Lifetime, NodeKind, OIDCIdentity, ids
 from graphkit.model.gitlab import GitLabJob, GitLabTrigger
 from graphkit.oidc import issuer_host
+from graphkit.resolve.context import nodes_of_kind
 from graphkit.resolve.gitlab import GitLabContext
 
 __all__ = ["CLAIMS", "STS_KEYS", "gitlab_subjects", "link_gitlab_oidc"]
@@ -131,7 +132,7 @@ def _mark_broad(graph: Graph, role: CloudRole, statements: list[Any], gl: GitLab
 def _roles(graph: Graph) -> list[tuple[CloudRole, list[Any]]]:
     from graphkit.cloud import _statements
     out = []
-    for r in graph.nodes(NodeKind.CLOUD_ROLE):
+    for r in nodes_of_kind(graph, NodeKind.CLOUD_ROLE):
         if isinstance(r, CloudRole) and r.provider == "aws" and r.trust == "known":
             st = _statements(r)
             if st:
@@ -171,7 +172,7 @@ def link_gitlab_oidc(graph: Graph) -> None:
     None
         ``graph`` gains OIDC identities, ``mints_oidc`` and ``assumes_role`` edges (idempotent).
     """
-    jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job) and j.platform == "gitlab" and j.gitlab
+    jobs = [j for j in nodes_of_kind(graph, NodeKind.JOB) if isinstance(j, Job) and j.platform == "gitlab" and j.gitlab
             and j.gitlab.id_tokens and j.gitlab.triggers and j.gitlab.bridge is None]
     if not jobs:
         return

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from graphkit.graph import Graph
 from graphkit.model import Confidence, Job, NodeKind, Runner
+from graphkit.resolve.context import nodes_of_kind
 from graphkit.resolve.gitlab import GitLabContext
 from graphkit.resolve.untrusted import _Out
 
@@ -60,5 +61,5 @@ def link_gitlab_untrusted(graph: Graph) -> None:
     ctx = GitLabContext.of(graph)
     out = _Out(graph)
     _open_runners(out, ctx.runners)
-    jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job) and j.platform == "gitlab"]
+    jobs = [j for j in nodes_of_kind(graph, NodeKind.JOB) if isinstance(j, Job) and j.platform == "gitlab"]
     _fork_jobs(out, ctx, jobs)

@@ -36,6 +36,7 @@ from graphkit.graph import Graph
 from graphkit.iam import ClaimValue, PolicyError, parse_policy, web_identity_trust
 from graphkit.model import (CloudRole, Confidence, Edge, EdgeKind, Evidence, Host, KubeServiceAccount, Lifetime,
                             NodeKind, RevocationAction, Runner)
+from graphkit.resolve.context import edges_of_kind, nodes_of_kind
 
 __all__ = ["link_k8s", "irsa_subject"]
 
@@ -54,7 +55,8 @@ def irsa_subject(namespace: str, name: str) -> str:
 
 def _job_holdings(graph: Graph) -> None:
     """Steps 1 and 2 for every routing edge of an ARC pool."""
-    for receive in list(graph.edges(EdgeKind.RECEIVES_JOB)):
+    holdings: dict[str, list[tuple[EdgeKind, str, object]]] = {}
+    for receive in edges_of_kind(graph, EdgeKind.RECEIVES_JOB):
         runner = graph.node(receive.source)
         if not isinstance(runner, Runner) or runner.pods is None:
             continue
@@ -66,14 +68,16 @@ def _job_holdings(graph: Graph) -> None:
                                 lifetime=Lifetime.UNTIL_PURGED, revoked_by=R.PURGE_CACHE,
                                 props={"via_runner": runner.id, "rule": "shared volume",
                                        "volumes": list(runner.pods.shared_volumes)}))
-        held = [(e.kind, e.target, e.props.get("via")) for e in graph.out_edges(runner.id)
-                if e.kind in (EdgeKind.USES_SERVICE_ACCOUNT, EdgeKind.READS_SECRET)]
+        if runner.id not in holdings:  # once per pool (its out-edges are also every job it receives)
+            holdings[runner.id] = [(e.kind, e.target, e.props.get("via")) for e in graph.out_edges(runner.id)
+                                   if e.kind in (EdgeKind.USES_SERVICE_ACCOUNT, EdgeKind.READS_SECRET)]
+        held = holdings[runner.id]
         for kind, target, via in held:
             graph.add_edge(Edge(kind=kind, source=receive.target, target=target,
                                 evidence=[*receive.evidence[:1], *runner.evidence[:1]],
                                 confidence=receive.confidence,  # the kind's lifetime: a read value is kept
                                 props={"via_runner": runner.id, **({"via": via} if via else {})}))
-    for persist in list(graph.edges(EdgeKind.PERSISTS_ON)):
+    for persist in edges_of_kind(graph, EdgeKind.PERSISTS_ON):
         host = graph.node(persist.target)
         if isinstance(host, Host) and host.cluster is not None and persist.revoked_by is not R.REPLACE_NODES:
             _replace(graph, persist, revoked_by=R.REPLACE_NODES)
@@ -89,7 +93,7 @@ def _issuer_host(issuer: str) -> str:
 
 def _irsa(graph: Graph) -> None:
     """Step 3."""
-    for sa in list(graph.nodes(NodeKind.K8S_SERVICE_ACCOUNT)):
+    for sa in list(nodes_of_kind(graph, NodeKind.K8S_SERVICE_ACCOUNT)):
         if not isinstance(sa, KubeServiceAccount) or not sa.oidc_issuer:
             continue
         for e in list(graph.out_edges(sa.id)):
@@ -120,7 +124,7 @@ def _irsa(graph: Graph) -> None:
 
 def _role_paths(graph: Graph) -> None:
     """Step 4."""
-    roles = [r for r in graph.nodes(NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
+    roles = [r for r in nodes_of_kind(graph, NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
     by_name: dict[tuple[str, str], list[CloudRole]] = {}
     for r in roles:
         if r.trust == "known" and ":role/" in r.identifier:

@@ -36,6 +36,7 @@ from graphkit.hosted import is_self_hosted
 from graphkit.meta import HistoryFacts
 from graphkit.model import Confidence, Edge, EdgeKind, Evidence, Job, NodeKind, ObservedRun, Runner, RunnerEvent, ids
 from graphkit.model.ids import owner_key, repo_key
+from graphkit.resolve.context import nodes_of_kind
 from graphkit.resolve.routing import top_level_workflow
 
 __all__ = ["link_observed", "name_matches", "HOSTED_GROUP"]
@@ -79,7 +80,7 @@ class _Jobs:
 
     def __init__(self, graph: Graph) -> None:
         self.by_workflow: dict[tuple[str, str], list[Job]] = defaultdict(list)
-        for j in graph.nodes(NodeKind.JOB):
+        for j in nodes_of_kind(graph, NodeKind.JOB):
             if isinstance(j, Job) and ids.parse(j.id).form != "observed":
                 top = top_level_workflow(j.id)
                 if top is not None:
@@ -181,7 +182,7 @@ def _link_events(graph: Graph, facts: HistoryFacts) -> None:
         if rid in graph:
             by_runner[rid].append(e)
     audited = {owner_key(o) for o in facts.audit_logs}
-    for r in list(graph.nodes(NodeKind.RUNNER)):
+    for r in list(nodes_of_kind(graph, NodeKind.RUNNER)):
         if not isinstance(r, Runner) or r.inferred:
             continue
         events = by_runner.get(r.id)

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from graphkit.graph import Graph
 from graphkit.model import Confidence, Edge, EdgeKind, Host, Lifetime, RevocationAction, Runner
-from graphkit.resolve.context import host_of
+from graphkit.resolve.context import edges_of_kind, host_of
 from graphkit.resolve.gitlab import link_gitlab_persistence
 
 __all__ = ["link_persistence"]
@@ -76,7 +76,7 @@ def link_persistence(graph: Graph) -> None:
     """
     hosts: dict[str, Host | None] = {}  # per runner: a pool receives thousands of jobs (issue 18: was quadratic)
     gitlab: list[Edge] = []
-    for receive in list(graph.edges(EdgeKind.RECEIVES_JOB)):
+    for receive in edges_of_kind(graph, EdgeKind.RECEIVES_JOB):
         runner = graph.node(receive.source)
         if not isinstance(runner, Runner):
             continue

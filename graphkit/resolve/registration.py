@@ -46,11 +46,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from graphkit.hosted import is_self_hosted
 from graphkit.model import (Confidence, Credential, Edge, EdgeKind, Evidence, Job, NodeKind, RevocationAction,
                             RunnerGroup, ids)
 from graphkit.model.ids import owner_key, repo_key
-from graphkit.resolve.context import C, P, Context, context_owner, context_repo, weakest
+from graphkit.resolve.context import C, P, Context, context_owner, context_repo, edges_of_kind, nodes_of_kind, weakest
 from graphkit.resolve.routing import group_access
 
 __all__ = ["ORG_SCOPES", "REPO_SCOPES", "REGISTRAR_TYPES", "link_registration", "registration_scope"]
@@ -109,7 +108,7 @@ def _from_credential(ctx: Context, cred: Credential) -> list[_Registrar]:
 def _stated(ctx: Context) -> list[_Registrar]:
     """``CAN_REGISTER_RUNNER`` edges a source made to an organization or repository."""
     out = []
-    for e in list(ctx.graph.edges(EdgeKind.CAN_REGISTER_RUNNER)):
+    for e in edges_of_kind(ctx.graph, EdgeKind.CAN_REGISTER_RUNNER):
         action = _rotation(ctx, e.source)
         if e.revoked_by is not action:  # a step rule's grant (secret -> org) is cut by rotating the secret
             ctx.graph.nx.edges[e.source, e.target, e.nx_key]["edge"] = e.model_copy(update={"revoked_by": action})
@@ -140,7 +139,7 @@ def _wants(ctx: Context, job: Job, group: str | None) -> Confidence | None:
         return P
     best: Confidence | None = None
     for cand in job.runs_on:
-        if not is_self_hosted(cand.labels, extra_hosted=ctx.extra_hosted, self_hosted=ctx.self_hosted):
+        if not ctx.runs_self_hosted(cand.labels):
             continue
         if group is not None and cand.group is not None and owner_key(cand.group) != owner_key(group):
             continue
@@ -178,10 +177,14 @@ def _edge(ctx: Context, reg: _Registrar, target: str, conf: Confidence) -> None:
 def link_registration(ctx: Context, jobs: list[Job]) -> None:
     """Add the edges of every registrar of ``ctx.graph`` (rules in the module docstring); idempotent."""
     registrars = _stated(ctx)
-    for node in list(ctx.graph.nodes(NodeKind.CREDENTIAL)):
+    for node in list(nodes_of_kind(ctx.graph, NodeKind.CREDENTIAL)):
         if isinstance(node, Credential):
             registrars += _from_credential(ctx, node)
     linked: set[str] = set()
+    asking: dict[str, list[Job]] = {}  # per owner, in order: the jobs that ask for a self-hosted runner at all
+    for job in jobs:  # (a group pin only narrows what a job asks: the others never reach a group)
+        if _wants(ctx, job, None) is not None:
+            asking.setdefault(context_owner(job), []).append(job)
     for reg in registrars:
         if "/" in reg.scope:
             for job in jobs:
@@ -193,5 +196,5 @@ def link_registration(ctx: Context, jobs: list[Job]) -> None:
             _edge(ctx, reg, group.id, C)
             if group.id not in linked:
                 linked.add(group.id)
-                _group_jobs(ctx, group, jobs)
+                _group_jobs(ctx, group, asking.get(owner_key(group.owner), []))
 

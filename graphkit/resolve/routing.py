@@ -12,11 +12,10 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from graphkit.graph import Graph
-from graphkit.hosted import is_self_hosted
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, NodeKind, Repository, Runner,
                             RunnerGroup, RunsOnCandidate, ids)
 from graphkit.model.ids import owner_key, repo_key
-from graphkit.resolve.context import C, P, Context, canonical, context_owner, context_repo, owner_of, weakest
+from graphkit.resolve.context import C, P, Context, canonical, context_owner, context_repo, nodes_of_kind, weakest
 from graphkit.resolve.labels import candidate_labels
 
 __all__ = ["group_access", "queued_forever", "route", "top_level_workflow", "usable_runners"]
@@ -65,6 +64,32 @@ def _job_workflows(job: Job) -> list[str]:
     return [own] if caller == own else [own, caller]
 
 
+def _of_group(name: str, group: RunnerGroup, make: Any) -> Any:
+    """``make(group)``, computed once per group object (a pure function of the group's fields; an id-keyed
+    cache that holds the object, so that an equal id with other fields, as what-if builds, is never confused)."""
+    cache = _GROUP_CACHE.setdefault(name, {})
+    hit = cache.get(id(group))
+    if hit is None or hit[0] is not group:
+        if len(cache) > 4096:
+            cache.clear()
+        hit = cache[id(group)] = (group, make(group))
+    return hit[1]
+
+
+#: cache name -> id(group) -> (group, value)
+_GROUP_CACHE: dict[str, dict[int, tuple[RunnerGroup, Any]]] = {}
+
+
+def _split_workflows(group: RunnerGroup) -> list[tuple[str, str | None]]:
+    """:func:`_split_workflow` of each of the group's ``selected_workflows``."""
+    return _of_group("workflows", group, lambda g: [_split_workflow(e) for e in g.selected_workflows])
+
+
+def _selected_repositories(group: RunnerGroup) -> frozenset[str]:
+    """The group's ``selected_repositories`` as ids write them."""
+    return _of_group("repositories", group, lambda g: frozenset(repo_key(r) for r in g.selected_repositories or ()))
+
+
 def _workflow_access(group: RunnerGroup, job: Job, repo: Repository | None) -> Confidence | None:
     """Whether a job's workflow is among a restricted group's ``selected_workflows``.
 
@@ -76,8 +101,7 @@ def _workflow_access(group: RunnerGroup, job: Job, repo: Repository | None) -> C
     best: Confidence | None = None
     mine = _job_workflows(job)
     default = repo.default_branch if repo else None
-    for entry in group.selected_workflows:
-        path, ref = _split_workflow(entry)
+    for path, ref in _split_workflows(group):
         if path not in mine:
             continue
         conf = C
@@ -95,7 +119,7 @@ def _repository_access(group: RunnerGroup, repo_full: str, visibility: str | Non
     if group.visibility == "selected":
         if group.selected_repositories is None:
             conf = P
-        elif repo_full not in {repo_key(r) for r in group.selected_repositories}:
+        elif repo_full not in _selected_repositories(group):
             return None
     private_only = group.visibility == "private" or not group.allows_public_repositories
     if private_only and visibility == "public":
@@ -153,45 +177,60 @@ def _runner_group(ctx: Context, runner: Runner) -> RunnerGroup | None:
     """The group node of an org runner, None when not in the graph (or a repository runner)."""
     if _repo_scoped(runner):
         return None
-    try:
-        return ctx.groups.get(ids.runner_group(runner.scope, _group_name(runner)))
-    except ids.IdError:
-        return None
+    memo = ctx.memo.setdefault("group_of", {})
+    if runner.id not in memo:
+        try:
+            memo[runner.id] = ctx.groups.get(ids.runner_group(runner.scope, _group_name(runner)))
+        except ids.IdError:
+            memo[runner.id] = None
+    return memo[runner.id]
 
 
 def _access(ctx: Context, runner: Runner, job: Job, repo_full: str) -> Confidence | None:
-    """Whether ``job`` may run on ``runner``: repository runners always, org runners as their group allows."""
+    """Whether ``job`` may run on ``runner``: repository runners always, org runners as their group allows
+    (once per group, job and repository in a run: runners of one group share the answer)."""
     if _repo_scoped(runner):
         return C
-    return group_access(ctx, _runner_group(ctx, runner), job, repo_full)
+    group = _runner_group(ctx, runner)
+    memo = ctx.memo.setdefault("access", {})
+    key = (id(group), job.id, repo_full)  # ctx.groups holds every group object for the run
+    if key not in memo:
+        memo[key] = group_access(ctx, group, job, repo_full)
+    return memo[key]
 
 
 # --------------------------------------------------------------------------- routing: labels and scope
 
 
-def _in_scope(runner: Runner, repo_full: str) -> bool:
-    scope = repo_key(runner.scope)
-    return scope == repo_full if _repo_scoped(runner) else scope == owner_of(repo_full)
-
-
-def _serves(runner: Runner, cand: RunsOnCandidate, repo_full: str) -> Confidence | None:
-    """Labels (:func:`~graphkit.resolve.labels.candidate_labels`), scope and group pin (group access not
-    checked): how surely ``runner`` has what ``cand`` asks, None when it has not."""
-    if not _in_scope(runner, repo_full):
-        return None
+def _serves_in_scope(runner: Runner, cand: RunsOnCandidate) -> Confidence | None:
+    """Labels (:func:`~graphkit.resolve.labels.candidate_labels`) and group pin (group access not checked) of a
+    runner in the job's scope (:meth:`Context.runners_in_scope`): how surely ``runner`` has what ``cand``
+    asks, None when it has not."""
     if cand.group is not None and (_repo_scoped(runner) or _group_name(runner) != owner_key(cand.group)):
         return None
     return candidate_labels(runner, cand)
 
 
 def _serving(ctx: Context, cand: RunsOnCandidate, repo_full: str) -> list[tuple[Runner, Confidence]]:
-    return [(r, conf) for r in ctx.runners if (conf := _serves(r, cand, repo_full)) is not None]
+    """``(runner, labels confidence)`` of every runner in scope that has the candidate's labels, in
+    ``ctx.runners`` order (what :func:`_serves` says of each runner; computed once per label set and scope)."""
+    what = (tuple(cand.labels), tuple(cand.dynamic), cand.group)
+    memo = ctx.memo.setdefault("serving", {})
+    found: list[tuple[int, Runner, Confidence]] = []
+    for part in ctx.scope_parts(repo_full):
+        key = (what, part)
+        if key not in memo:
+            memo[key] = [(i, r, conf) for i, r in ctx.runners_of_scope(part)
+                         if (conf := _serves_in_scope(r, cand)) is not None]
+        found += memo[key]
+    found.sort(key=lambda t: t[0])
+    return [(r, conf) for _, r, conf in found]
 
 
 def _queued(ctx: Context, job: Job, cand: RunsOnCandidate) -> bool:
     """A self-hosted candidate no runner takes, in an owner whose runner list is complete."""
     return (context_owner(job) in ctx.runners_complete and not _serving(ctx, cand, context_repo(job))
-            and is_self_hosted(cand.labels, extra_hosted=ctx.extra_hosted, self_hosted=ctx.self_hosted))
+            and ctx.runs_self_hosted(cand.labels))
 
 
 def queued_forever(graph: Graph) -> list[tuple[Job, RunsOnCandidate]]:
@@ -216,7 +255,7 @@ def queued_forever(graph: Graph) -> list[tuple[Job, RunsOnCandidate]]:
         in job id order.
     """
     ctx = Context.of(graph)
-    return [(j, cand) for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)
+    return [(j, cand) for j in nodes_of_kind(graph, NodeKind.JOB) if isinstance(j, Job)
             for cand in j.runs_on if _queued(ctx, j, cand)]
 
 
@@ -258,7 +297,7 @@ def _route_labels(ctx: Context, jobs: list[Job]) -> list[_Unserved]:
     for job in jobs:
         repo_full = context_repo(job)
         for cand in job.runs_on:
-            if not is_self_hosted(cand.labels, extra_hosted=ctx.extra_hosted, self_hosted=ctx.self_hosted):
+            if not ctx.runs_self_hosted(cand.labels):
                 continue
             key = _cand_key(job, cand)
             serving = _serving(ctx, cand, repo_full)
@@ -317,7 +356,8 @@ def _route_pools(ctx: Context, unserved: list[_Unserved]) -> None:
 def usable_runners(ctx: Context, job: Job) -> list[Runner]:
     """Every inventory runner ``job``'s repository may use, whatever the labels (scope and group access)."""
     repo_full = context_repo(job)
-    return [r for r in ctx.runners if _in_scope(r, repo_full) and _access(ctx, r, job, repo_full) is not None]
+    in_scope = sorted(ctx.runners_in_scope(repo_full), key=lambda t: t[0])
+    return [r for _, r in in_scope if _access(ctx, r, job, repo_full) is not None]
 
 
 def _route_unresolved(ctx: Context, jobs: list[Job]) -> None:

@@ -19,7 +19,7 @@ from graphkit.graph import Graph
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, NodeKind, Secret, SecretGrant,
                             SecretRef, Workflow, ids)
 from graphkit.model.ids import env_key, repo_key, secret_key
-from graphkit.resolve.context import C, P, Context, context_repo, owner_of, weakest
+from graphkit.resolve.context import C, P, Context, context_repo, nodes_of_kind, owner_of, weakest
 
 __all__ = ["link_secrets", "missing_secret_refs"]
 
@@ -79,19 +79,28 @@ def _unknown_caller(ctx: Context, job: Job) -> bool:
     """True for a job of the run of a caller outside the ingested files: the instance of a reusable workflow
     (``on: workflow_call`` only) with no caller, or a job it calls.  What such a job reads is what that caller
     passes, so its reads are only ``possible``."""
+    memo = ctx.memo.setdefault("unknown_caller", {})
+    if job.id not in memo:
+        memo[job.id] = _caller_unknown(ctx.graph, job)
+    return memo[job.id]
+
+
+def _caller_unknown(graph: Graph, job: Job) -> bool:
+    """:func:`_unknown_caller` (a missing node is tested with ``in``: :meth:`Graph.node` of a missing id builds
+    an error with close-id suggestions, a difflib pass over every node id)."""
     top: Job | None = job
     while top is not None and top.caller is not None:
-        try:
-            node = ctx.graph.node(top.caller)
-        except GraphkitError:
+        if top.caller not in graph:
             return False
+        node = graph.node(top.caller)
         top = node if isinstance(node, Job) else None
     if top is None:
         return False
     try:
-        wf = ctx.graph.node(ids.workflow(top.repository, top.workflow_path))
-    except (ids.IdError, GraphkitError):
+        wid = ids.workflow(top.repository, top.workflow_path)
+    except ids.IdError:
         return False
+    wf = graph.node(wid) if wid in graph else None
     return isinstance(wf, Workflow) and wf.reusable and set(wf.triggers) <= {"workflow_call"}
 
 
@@ -113,7 +122,7 @@ def missing_secret_refs(graph: Graph) -> Iterator[tuple[Job, SecretRef]]:
     never one.  Jobs in id order, references as the job lists them.
     """
     ctx = Context.of(graph)
-    jobs = sorted((j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)), key=lambda j: j.id)
+    jobs = sorted((j for j in nodes_of_kind(graph, NodeKind.JOB) if isinstance(j, Job)), key=lambda j: j.id)
     for job in jobs:
         for ref in [*job.secret_refs, *job.secret_grants]:
             if secret_key(ref.name) != "GITHUB_TOKEN" and _missing(ctx, job, ref.name):

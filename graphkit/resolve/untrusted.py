@@ -56,7 +56,7 @@ from typing import Any, NamedTuple
 
 from graphkit.graph import Graph
 from graphkit.model import Confidence, Edge, EdgeKind, Evidence, Job, NodeKind, Repository, UntrustedActor, ids
-from graphkit.resolve.context import Context, context_owner, context_repo, weakest
+from graphkit.resolve.context import Context, context_owner, context_repo, nodes_of_kind, weakest
 from graphkit.resolve.routing import usable_runners
 
 __all__ = ["ACTORS", "Guard", "expand_sources", "guards", "link_untrusted"]
@@ -262,7 +262,7 @@ def expand_sources(graph: Graph, sources: Iterable[str], org: str | None = None)
         elif org is not None:
             out.append(ids.untrusted(actor, org))
         else:
-            found = [n.id for n in graph.nodes(NodeKind.UNTRUSTED)
+            found = [n.id for n in nodes_of_kind(graph, NodeKind.UNTRUSTED)
                      if isinstance(n, UntrustedActor) and n.actor == actor]
             out.extend(found or [s])
     return out
@@ -275,7 +275,7 @@ def outside_entries(graph: Graph) -> Iterator[tuple[UntrustedActor, Edge]]:
     findings about untrusted code name only people from outside.  Yields ``(actor, edge)`` sorted by actor id,
     then target and key.
     """
-    for actor in graph.nodes(NodeKind.UNTRUSTED):
+    for actor in nodes_of_kind(graph, NodeKind.UNTRUSTED):
         if not isinstance(actor, UntrustedActor) or actor.actor == "org-member":
             continue
         for e in sorted(graph.out_edges(actor.id), key=lambda x: (x.target, x.key)):

@@ -336,18 +336,51 @@ def _assume_role_edges(b: _Build, callers: dict[str, tuple[list[Grant], Permissi
     """Role -> role (and user -> role) through ``sts:AssumeRole``: the trust, and when it delegates to the
     caller's account (or crosses accounts) the caller's identity policy too."""
     roles = b.index.roles_with_trust
+    trusting = _TrustedPrincipals(roles)
     for caller in b.index.principals.values():
         if caller.kind == "group":
             continue
         grants, perms = callers[caller.arn]
-        for role in roles:
+        for i in trusting.candidates(caller):
+            role = roles[i]
             if role.arn != caller.arn:
                 _assume_role_edge(b, caller, role, grants, perms)
+
+
+class _TrustedPrincipals:
+    """Which trusts may let a caller in, by the ``AWS`` principals they name (a filter, not a decision): a
+    principal without wildcard lets in only the caller of that ARN, of that account's root or bare id
+    (:func:`graphkit.iam.principal_trust`); a trust with no statement naming the caller so (nor a pattern, ``*``
+    or ``NotPrincipal``) rejects it, so the caller x role pairs left out are never evaluated."""
+
+    def __init__(self, roles: list[Principal]) -> None:
+        self.exact: dict[str, set[int]] = {}
+        self.always: set[int] = set()
+        for i, role in enumerate(roles):
+            for st in role.trust or []:
+                if st.not_principals:
+                    self.always.add(i)
+                    continue
+                for value in [*st.principals.get("AWS", ()), *st.principals.get("*", ())]:
+                    if "*" in value or "?" in value:
+                        self.always.add(i)
+                    else:
+                        self.exact.setdefault(value, set()).add(i)
+
+    def candidates(self, caller: Principal) -> list[int]:
+        """Positions (in the roles given) of the trusts that may let ``caller`` in, in order."""
+        partition = caller.arn.split(":", 2)[1] if caller.arn.startswith("arn:") else "aws"
+        out = set(self.always)
+        for key in (caller.arn, f"arn:{partition}:iam::{caller.account}:root", caller.account):
+            out |= self.exact.get(key, set())
+        return sorted(out)
 
 
 def _assume_role_edge(b: _Build, caller: Principal, role: Principal, grants: list[Grant],
                       perms: Permissions) -> None:
     res, needs, match = principal_trust(role.trust or [], caller.arn, caller.account, role.account)
+    if res is False:
+        return
     res = and3([res, perms.cap("sts:AssumeRole", role.arn)])  # SCPs of the caller's account, RCPs of the role's
     if res is False:
         return

@@ -114,9 +114,12 @@ class GitHubActionsIngestor(FileIngestor["WorkflowFile | ActionFile"]):
 
     def to_graph(self, parsed: list[WorkflowFile | ActionFile], collected: Collected) -> IngestResult:
         """:func:`to_graph` of every parsed file, with a repository node for every checkout."""
-        from .evidence import scrub
+        from .evidence import forget_details, scrub
         from .graph import to_graph
-        result = to_graph(parsed, repositories=list(dict.fromkeys(f.context[0] for f in collected.files)))
+        try:
+            result = to_graph(parsed, repositories=list(dict.fromkeys(f.context[0] for f in collected.files)))
+        finally:
+            forget_details()  # the details remembered while parsing and building
         values = [v for f in parsed for v in f.literal_values]
         return result if not values else dataclasses.replace(result, graph=scrub(result.graph, values))
 

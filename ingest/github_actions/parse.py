@@ -97,14 +97,15 @@ def _step(raw: Any, index: int, file: str, path: str) -> Step:
                 condition=_opt_str(s.get("if"), file, path + ".if"))
 
 
-def _steps(raw: Any, file: str, path: str, problems: list[InputError]) -> list[Step]:
-    """The well-formed steps; a malformed ``steps`` or step is a problem and is skipped."""
+def _steps(raw: Any, file: str, path: str, problems: list[InputError], cap: int | None = None) -> list[Step]:
+    """The well-formed steps; a malformed ``steps`` or step is a problem and is skipped (``cap``: the
+    ``max_steps_per_job`` limit, read by the caller once per file; None: read now)."""
     if raw is None:
         return []
     if not isinstance(raw, list):
         problems.append(InputError(file, path, f"steps must be a sequence, got {type_name(raw)}; steps skipped"))
         return []
-    cap = limits.current().max_steps_per_job
+    cap = limits.current().max_steps_per_job if cap is None else cap
     if len(raw) > cap:
         problems.append(InputError(file, path, limits.too_many("max_steps_per_job", cap, f"{len(raw)} steps")
                                    + "; steps skipped"))
@@ -133,7 +134,7 @@ def _runs_on_problems(value: Any, file: str, path: str) -> list[InputError]:
                        f"got {type_name(value)} {json.dumps(jsonable(value))}; runs-on left unresolved")]
 
 
-def _job(key: str, raw: Any, file: str, problems: list[InputError]) -> JobDef:
+def _job(key: str, raw: Any, file: str, problems: list[InputError], max_steps: int | None = None) -> JobDef:
     """One job; raises for a job that cannot be used, records problems for the parts skipped."""
     path = f"jobs.{key}"
     j = _mapping(raw, file, path, optional=False)
@@ -150,7 +151,7 @@ def _job(key: str, raw: Any, file: str, problems: list[InputError]) -> JobDef:
                 environment=j.get("environment"), uses=_opt_str(j.get("uses"), file, path + ".uses"),
                 with_args=_mapping(j.get("with"), file, path + ".with"), secrets=secrets,
                 env=_env(j.get("env"), file, path + ".env"),
-                steps=_steps(j.get("steps"), file, path + ".steps", mine), raw=j)
+                steps=_steps(j.get("steps"), file, path + ".steps", mine, max_steps), raw=j)
     problems.extend(mine)  # only once the job itself is usable
     return jd
 
@@ -273,7 +274,8 @@ def _workflow(data: Any, lines: dict[str, int], file: str, repository: str) -> W
     on = _trigger_value(doc, lines, file)
     triggers = _triggers(on, file)
     jobs = _mapping(doc.get("jobs"), file, "jobs", optional=False)
-    cap = limits.current().max_jobs_per_file  # checked before any job is read
+    lim = limits.current()  # once per file
+    cap = lim.max_jobs_per_file  # checked before any job is read
     if len(jobs) > cap:
         raise InputError(file, "jobs", limits.too_many("max_jobs_per_file", cap, f"{len(jobs)} jobs"))
     perms = doc.get("permissions")
@@ -282,7 +284,7 @@ def _workflow(data: Any, lines: dict[str, int], file: str, repository: str) -> W
     job_defs: dict[str, JobDef] = {}
     for k, v in jobs.items():
         try:
-            job_defs[str(k)] = _job(str(k), v, file, problems)
+            job_defs[str(k)] = _job(str(k), v, file, problems, lim.max_steps_per_job)
         except InputError as exc:  # one bad job never costs the others
             problems.append(_skipped(exc, "job skipped"))
     return WorkflowFile(repository=repository, file=file, name=_opt_str(doc.get("name"), file, "name"),

@@ -20,21 +20,33 @@ from graphkit.model import Evidence, SecretRef, secret_key
 from ingest._yaml import join_path
 
 from .evidence import Src
-from .expressions import expressions, mentions_secrets, scan_secrets
+from .expressions import _SECRETS_WORD, expressions, mentions_secrets, scan_secrets
 from .models import JobDef, WorkflowFile
 
 __all__ = ["STORED_SECRET_NAME", "SecretMap", "secret_exprs", "secret_refs"]
 
 
 def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """``(yaml path, text)`` of every string under ``value`` that names the ``secrets`` context (the only ones
+    :func:`secret_exprs` reads: an expression that mentions it is a part of its text between whitespace or
+    ``${{ }}``, where the same word test holds), in document order; paths are built for those only."""
     if isinstance(value, str):
-        yield path, value
+        if _SECRETS_WORD.search(value) is not None:
+            yield path, value
     elif isinstance(value, dict):
         for k, v in value.items():
-            yield from _strings(v, join_path(path, str(k)))
+            if isinstance(v, str):
+                if _SECRETS_WORD.search(v) is not None:
+                    yield join_path(path, str(k)), v
+            elif isinstance(v, (dict, list)):
+                yield from _strings(v, join_path(path, str(k)))
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            yield from _strings(v, join_path(path, i))
+            if isinstance(v, str):
+                if _SECRETS_WORD.search(v) is not None:
+                    yield join_path(path, i), v
+            elif isinstance(v, (dict, list)):
+                yield from _strings(v, join_path(path, i))
 
 
 def secret_exprs(value: Any, path: str) -> Iterator[tuple[str, str]]:

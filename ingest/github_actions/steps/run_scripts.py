@@ -80,16 +80,30 @@ def words(cmd: str) -> list[str]:
     return [re.sub(r"\x00(\d+)\x00", lambda m: exprs[int(m.group(1))], t) for t in tokens]
 
 
-def commands(run: str) -> Iterator[list[str]]:
+def commands(run: str, *, naming: frozenset[str] | None = None) -> Iterator[list[str]]:
     """Shell-ish commands of a script (continuation lines joined) as token lists (:func:`words`).
+
+    ``naming``: only the commands whose text (quotes and backslashes aside) contains one of these words (the
+    others are not tokenised: a word a shell token spells is in that text, as its characters are the token's
+    less the quotes and escapes that ``shlex`` removes).
 
     >>> list(commands("make && twine upload dist/* # done\\nnpm \\\\\\n publish"))
     [['make'], ['twine', 'upload', 'dist/*'], ['npm', 'publish']]
+    >>> list(commands("make && twi'ne' upload x", naming=frozenset({"twine"})))
+    [['twine', 'upload', 'x']]
     """
     for cmd in _COMMAND_SPLIT.split(_EXPR.sub(lambda m: m.group(0).replace("\n", " "), run).replace("\\\n", " ")):
+        if naming is not None:
+            bare = cmd.translate(_UNQUOTED)
+            if not any(w in bare for w in naming):
+                continue
         tokens = words(cmd)
         if tokens:
             yield tokens
+
+
+#: quotes and backslashes, deleted (:func:`commands`' ``naming`` test)
+_UNQUOTED = str.maketrans("", "", "'\"\\")
 
 
 def option(tokens: list[str], *names: str) -> str | None:
@@ -225,15 +239,18 @@ def _lambda_update(tokens: list[str], words: list[str], repo: str) -> _Hit | Non
     return None
 
 
+#: The first positional word of every command a matcher of :data:`_COMMANDS` takes.
+_FIRST_WORDS = frozenset({"docker", "twine", "npm", "pnpm", "yarn", "kubectl", "helm", "aws", "gsutil", "gcloud"})
+
 #: One matcher per command family, ``(tokens, positional words, secrets repository key) -> hit or None``; the
-#: families do not overlap (their first words differ).
+#: families do not overlap (their first words differ: :data:`_FIRST_WORDS`).
 _COMMANDS: tuple[Callable[[list[str], list[str], str], _Hit | None], ...] = (
     _docker_push, _twine_upload, _npm_publish, _kube_change, _s3_copy, _gcs_copy, _lambda_update)
 
 
 def run_publish(sv: StepView) -> None:
     """Publish and deploy commands."""
-    for tokens in commands(sv.run):
+    for tokens in commands(sv.run, naming=_FIRST_WORDS):
         words = positional(tokens)
         hit = next((h for match in _COMMANDS if (h := match(tokens, words, sv.job.rk)) is not None), None)
         if hit is not None:
