@@ -9,7 +9,7 @@ from graphkit.analysis.results import BlastRadius, Hop, Reached, node_order
 from graphkit.graph import Graph
 from graphkit.model import Confidence, Node
 
-__all__ = ["blast_radii", "blast_radius"]
+__all__ = ["blast_radii", "blast_radius", "blast_radius_reference"]
 
 
 def blast_radius(graph: Graph, sources: str | Iterable[str]) -> BlastRadius:
@@ -96,6 +96,25 @@ def blast_radius(graph: Graph, sources: str | Iterable[str]) -> BlastRadius:
 
 
 def _blast_radius(graph: Graph, srcs: tuple[str, ...]) -> BlastRadius:
+    """The array-backed result (:mod:`graphkit.analysis.radius_arrays`); the reference when the snapshot's
+    reach gives up."""
+    from graphkit.analysis.radius_arrays import radius_arrays
+
+    arrays = radius_arrays(graph, srcs)
+    if arrays is None:
+        return blast_radius_reference(graph, srcs)
+    return BlastRadius(srcs, arrays=arrays)
+
+
+def blast_radius_reference(graph: Graph, srcs: tuple[str, ...]) -> BlastRadius:
+    """:func:`blast_radius` in Python (the specification of the arrays): :func:`~graphkit.analysis.reach.collect`
+    (its own reference when the snapshot gives up), two BFS trees and their explanation paths, the max-min
+    Dijkstra :func:`~graphkit.analysis.reach.widest`, one :class:`Reached` per node.
+
+    ``srcs``: sorted ids in the graph (:func:`~graphkit.analysis.reach.source_ids`).  Labels of the lifetimes may
+    differ from :func:`blast_radius`'s on ties (another widest path; both are the lifetime of the last edge
+    attaining the bottleneck on a widest path), widths never do.
+    """
     sub = collect(graph, srcs)
     paths, certain = _paths(sub)
     life = widest(sub)

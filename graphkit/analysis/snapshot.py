@@ -78,6 +78,9 @@ class Snapshot:
     #: per-node work arrays lent to one query at a time and handed back clean (:func:`borrow`): a query costs
     #: its own reach, never O(n) allocations
     scratch: dict = field(default_factory=dict)
+    #: per-node columns derived from the nodes, made on first use by the analyses that need them (e.g.
+    #: :func:`graphkit.analysis.radius_arrays.node_columns`: criticality weight, result-order rank)
+    node_cols: dict = field(default_factory=dict)
 
     @property
     def n(self) -> int:
