@@ -212,7 +212,8 @@ class RadiusArrays:
     #: the same in the BFS tree over every pair (None when every node is certain)
     aparent: np.ndarray | None
     aarc: np.ndarray | None
-    #: (r,) int8 lifetime code of every node (:func:`widths`)
+    #: (r,) float64 width (seconds, :func:`widths`) and int8 lifetime code of every node
+    width: np.ndarray
     life: np.ndarray
     weight: int
     _sorted: list[int] | None = None
@@ -338,6 +339,7 @@ def radius_arrays(graph: Graph, srcs: tuple[str, ...]) -> RadiusArrays | None:
     if cvisit.size < order.size:
         _, aparent, aentry = bfs_local(loc, n_src, certain_only=False)
         aarc = _arcs(loc, aentry)
-    _, life = widths(loc, n_src)
+    width, life = widths(loc, n_src)
     weight = int(node_columns(snap)[0][order[n_src:]].sum())
-    return RadiusArrays(snap, n_src, order, certain, cparent, carc, cvisit, aparent, aarc, life, weight)
+    return RadiusArrays(snap, n_src, order, certain, cparent, carc, cvisit, aparent, aarc, width, life,
+                        weight)
