@@ -169,3 +169,29 @@ def test_blast_radii_answer_like_blast_radius_and_give_the_scratch_back(acme):
     snap = snap_mod.snapshot(acme)
     for (name, fill), a in snap.scratch.items():
         assert a.shape == (snap.n,) and (a == fill).all(), name
+
+
+def _numpy_and_c(monkeypatch, g: Graph, sources) -> None:
+    """The numpy searches and scipy's C searches give the same result, labels included."""
+    from graphkit.analysis import cbfs
+    srcs = reach.source_ids(g, sources)
+    c = radius_arrays(g, srcs)
+    with monkeypatch.context() as m:
+        m.setattr(cbfs, "ENABLED", False)
+        py = radius_arrays(g, srcs)
+    if py is None:  # reach_order gave up (blast_radius then runs the reference)
+        return
+    assert c is not None
+    assert BlastRadius(srcs, arrays=c) == BlastRadius(srcs, arrays=py)
+    wc = dict(zip(c.order.tolist(), c.width.tolist()))
+    assert wc == dict(zip(py.order.tolist(), py.width.tolist()))
+    assert c.order[:len(srcs)].tolist() == py.order[:len(srcs)].tolist()
+
+
+@pytest.mark.skipif(not __import__("graphkit.analysis.cbfs", fromlist=["ENABLED"]).ENABLED, reason="no scipy")
+def test_numpy_and_c_searches_agree(monkeypatch, acme):
+    for seed in range(120):
+        g = random_graph(seed, n=50, m=150)
+        _numpy_and_c(monkeypatch, g, random.Random(seed).sample(sorted(g.nx), 1 + seed % 3))
+    for node in sorted(acme.nx):
+        _numpy_and_c(monkeypatch, acme, node)

@@ -38,7 +38,7 @@ _NODE_COLS = "radius.node_columns"
 def node_columns(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
     """``(weight, rank)``, (n,) int64 each: the criticality weight of every node, and its position in result order
     (:func:`graphkit.analysis.results.node_order`: criticality, kind, id).  Made once per snapshot, O(n log n)."""
-    cols = snap.node_cols.get(_NODE_COLS)
+    cols = snap.derived.get(_NODE_COLS)
     if cols is None:
         nodes = snap.nodes
         weight = np.array([CRITICALITY_WEIGHT[nd.criticality] for nd in nodes], dtype=np.int64)
@@ -47,7 +47,7 @@ def node_columns(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
                        dtype=np.int64) * max(1, snap.n) + np.arange(snap.n, dtype=np.int64)
         rank = np.empty(snap.n, dtype=np.int64)
         rank[np.argsort(key, kind="stable")] = np.arange(snap.n, dtype=np.int64)
-        cols = snap.node_cols[_NODE_COLS] = (weight, rank)
+        cols = snap.derived[_NODE_COLS] = (weight, rank)
     return cols
 
 
@@ -324,22 +324,53 @@ def radius_arrays(graph: Graph, srcs: tuple[str, ...]) -> RadiusArrays | None:
     """The blast radius of ``srcs`` (sorted ids in the graph, :func:`graphkit.analysis.reach.source_ids`) as
     arrays; None when :func:`~graphkit.analysis.snapshot.reach_order` gives up (the caller then runs the
     reference).  Time O(reached pairs) in numpy, plus O(n) once per snapshot (:func:`node_columns`)."""
+    from graphkit.analysis import cbfs
+
     snap = snapshot(graph)
-    found = reach_order(snap, np.array([snap.index[s] for s in srcs], dtype=np.int64))
-    if found is None:
-        return None
-    order, code = found
+    idx = np.array([snap.index[s] for s in srcs], dtype=np.int64)
     n_src = len(srcs)
-    loc = local_csr(snap, order, code)
-    cvisit, cparent, centry = bfs_local(loc, n_src, certain_only=True)
+    if cbfs.ENABLED:  # the same searches in C (scipy)
+        order, code = cbfs.reach(snap, idx)
+        loc = local_csr(snap, order, code)
+        seeds = np.arange(n_src, dtype=np.int64)
+        cvisit, cparent, centry = cbfs.bfs(loc.ptr, loc.target, loc.owner, loc.certain, seeds)
+        aparent = aarc = None
+        if cvisit.size < order.size:
+            _, aparent, aentry = cbfs.bfs(loc.ptr, loc.target, loc.owner, None, seeds)
+            aarc = _arcs(loc, aentry)
+        width, life = cbfs.widths(loc, n_src)
+    else:
+        found = reach_order(snap, idx, tree=True)
+        if found is None:
+            return None
+        order, code, parent, pair = found
+        loc = local_csr(snap, order, code)
+        cvisit, cparent, centry = bfs_local(loc, n_src, certain_only=True)
+        aparent = aarc = None
+        if cvisit.size < order.size:  # the reach's own BFS is the tree over every pair
+            aparent, aarc = _tree_of_reach(snap, order, code, parent, pair)
+        width, life = widths(loc, n_src)
     certain = np.zeros(order.size, dtype=bool)
     certain[cvisit] = True
-    carc = _arcs(loc, centry)
-    aparent = aarc = None
-    if cvisit.size < order.size:
-        _, aparent, aentry = bfs_local(loc, n_src, certain_only=False)
-        aarc = _arcs(loc, aentry)
-    width, life = widths(loc, n_src)
     weight = int(node_columns(snap)[0][order[n_src:]].sum())
-    return RadiusArrays(snap, n_src, order, certain, cparent, carc, cvisit, aparent, aarc, width, life,
-                        weight)
+    return RadiusArrays(snap, n_src, order, certain, cparent, _arcs(loc, centry), cvisit, aparent, aarc, width,
+                        life, weight)
+
+
+def _tree_of_reach(snap: Snapshot, order: np.ndarray, code: np.ndarray, parent: np.ndarray,
+                   pair: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``reach_order``'s tree (global parents and pairs beside ``order``) as local parents and explanation arcs."""
+    has = parent >= 0
+    up = parent[has]
+    local = borrow(snap, "local", np.int64, -1)
+    local[order] = np.arange(order.size, dtype=np.int64)
+    aparent = np.full(order.size, -1, dtype=np.int64)
+    aparent[has] = local[up]
+    give_back(snap, "local", local, order, -1)
+    mark = borrow(snap, "code", bool, False)
+    mark[code] = True
+    var = mark[up].astype(np.intp)
+    give_back(snap, "code", mark, code, False)
+    aarc = np.full(order.size, -1, dtype=np.int64)
+    aarc[has] = snap.best[var, pair[has]]
+    return aparent, aarc

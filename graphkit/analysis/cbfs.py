@@ -1,0 +1,191 @@
+"""Breadth-first searches in C (scipy's ``breadth_first_order``) for the array blast radius, when scipy is installed.
+
+A level-synchronous BFS in numpy costs a few dozen numpy calls per level, so a deep reach (a chain of roles
+assuming roles: a thousand levels in a large org) costs milliseconds per pass whatever its size; scipy's BFS is
+one C loop.  Everything here gives exactly what the numpy searches of :mod:`graphkit.analysis.radius_arrays` and
+:func:`graphkit.analysis.snapshot.reach_order` give (``tests/test_radius_arrays.py`` runs both); without scipy
+those answer.
+
+Multi-source searches start from a *super node* whose row lists the seeds in order: scipy's BFS is FIFO, scanning
+each row in stored order, so the search from the super node is the FIFO BFS from the seeds (each kept at its
+first occurrence), and a node's predecessor is the first row, in FIFO order, that enters it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphkit.analysis.snapshot import Snapshot, borrow, expand, give_back
+
+try:  # scipy is optional: the numpy searches answer without it
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import breadth_first_order
+except ImportError:  # pragma: no cover - scipy is installed with the test extra
+    csr_array = breadth_first_order = None
+
+__all__ = ["ENABLED", "bfs", "reach", "widths"]
+
+#: scipy's BFS is used (set False to force the numpy searches, e.g. in the differential tests)
+ENABLED = breadth_first_order is not None
+_GLOBAL = "cbfs.variant0"
+_NULL = -9999  # scipy's "no predecessor"
+
+
+def bfs(ptr: np.ndarray, target: np.ndarray, owner: np.ndarray, keep: np.ndarray | None,
+        seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """FIFO BFS from ``seeds`` (in order; duplicates keep their first occurrence) over a CSR of ``r`` rows.
+
+    Parameters
+    ----------
+    ptr : (r + 1,) int64 row pointers; target, owner : (e,) int64 target and row of every entry
+    keep : (e,) bool or None
+        The entries that may be followed (None: all).
+    seeds : (k,) int64
+
+    Returns
+    -------
+    (visit, parent, entry)
+        ``visit`` (v,) int64: nodes in visit order (the seeds first); ``parent`` (r,) int64: the row entering each
+        node (-1: a seed or not reached); ``entry`` (r,) int64: the entry from the parent (-1: none).  Time
+        O(r + e) in C and numpy.
+    """
+    r = ptr.size - 1
+    ent = np.arange(target.size, dtype=np.int64) if keep is None else np.flatnonzero(keep)
+    indptr = np.empty(r + 2, dtype=np.int32)
+    if keep is None:
+        indptr[:r + 1] = ptr
+    else:
+        indptr[0] = 0
+        np.cumsum(np.bincount(owner[ent], minlength=r), out=indptr[1:r + 1])
+    indptr[r + 1] = indptr[r] + seeds.size
+    indices = np.concatenate([target[ent], seeds]).astype(np.int32)
+    csr = csr_array((np.ones(indices.size), indices, indptr), shape=(r + 1, r + 1))
+    visit, pred = breadth_first_order(csr, r, directed=True, return_predecessors=True)
+    pred = pred[:r].astype(np.int64)
+    pred[(pred == _NULL) | (pred == r)] = -1
+    t = target[ent]
+    hit = pred[t] == owner[ent]
+    entry = np.full(r, -1, dtype=np.int64)
+    entry[t[hit]] = ent[hit]
+    return visit[1:].astype(np.int64), pred, entry
+
+
+def _variant0(snap: Snapshot, room: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The CSR of the pairs every node follows (variant 0) with a super node ``n`` whose row has ``room`` free
+    slots at the end: ``(indptr, indices, data, nnz)``, made once per snapshot (and again for more room)."""
+    cached = snap.derived.get(_GLOBAL)
+    if cached is None or cached[1].size - cached[3] < room:
+        n = snap.n
+        has0 = snap.has[0]
+        owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(snap.pair_ptr))
+        indptr = np.zeros(n + 2, dtype=np.int32)
+        np.cumsum(np.bincount(owner[has0], minlength=n), out=indptr[1:n + 1])
+        nnz = int(indptr[n])
+        cap = max(64, 2 * room)
+        indices = np.empty(nnz + cap, dtype=np.int32)
+        indices[:nnz] = snap.pair_target[has0]
+        cached = snap.derived[_GLOBAL] = (indptr, indices, np.ones(nnz + cap), nnz)
+    return cached
+
+
+def _search(snap: Snapshot, seeds: np.ndarray) -> np.ndarray:
+    """Nodes reached from ``seeds`` over variant-0 pairs, in visit order (seeds first)."""
+    indptr, indices, data, nnz = _variant0(snap, seeds.size)
+    n = snap.n
+    indptr[n + 1] = nnz + seeds.size
+    indices[nnz:nnz + seeds.size] = seeds
+    csr = csr_array((data[:nnz + seeds.size], indices[:nnz + seeds.size], indptr), shape=(n + 1, n + 1))
+    return breadth_first_order(csr, n, directed=True, return_predecessors=False)[1:].astype(np.int64)
+
+
+def reach(snap: Snapshot, srcs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reached nodes and the nodes running the attacker's code, as ``reach_order`` finds them.
+
+    A node running the attacker's code (a source, or the target of a ``runs_code`` pair from a reached row)
+    follows every pair (variant 1), others the variant-0 pairs: the searches run over variant 0 from the sources
+    and the variant-1 targets of the code nodes, again while new code nodes add targets (once, usually).
+
+    Returns
+    -------
+    (order, code)
+        ``order`` (r,) int64: the sources (in the given order), then the other reached nodes in visit order;
+        ``code`` (c,) int64: the code nodes, sorted.  Time O(r + reached pairs) in C and numpy, plus scipy's
+        two O(n) fills per search.
+    """
+    code = fresh = seeds = srcs
+    while True:
+        seeds = np.concatenate([seeds, _variant1_targets(snap, fresh)])
+        found = _search(snap, seeds)
+        pidx, _ = expand(snap.pair_ptr, found)
+        new_code = np.union1d(code, snap.pair_target[pidx[snap.runs_code[pidx]]]).astype(np.int64)
+        if new_code.size == code.size:
+            break
+        fresh, code = np.setdiff1d(new_code, code), new_code
+    mark = borrow(snap, "code", bool, False)
+    mark[srcs] = True
+    order = np.concatenate([srcs, found[~mark[found]]])
+    give_back(snap, "code", mark, srcs, False)
+    return order, code
+
+
+def _variant1_targets(snap: Snapshot, rows: np.ndarray) -> np.ndarray:
+    """Targets of the pairs of ``rows`` that only a code node follows (variant 1 without variant 0)."""
+    pidx, _ = expand(snap.pair_ptr, rows)
+    extra = pidx[snap.has[1, pidx] & ~snap.has[0, pidx]]
+    return snap.pair_target[extra].astype(np.int64)
+
+
+def widths(loc, n_src: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`graphkit.analysis.radius_arrays.widths` (same widths, same labels) with one C search per width.
+
+    ``loc``: a :class:`~graphkit.analysis.radius_arrays.Local`.  Inside width ``w`` the search runs from the
+    seeds over the entries lasting at least ``w`` into nodes without a width yet; a node's label is its entering
+    entry's lifetime when that entry lasts exactly ``w`` (and a seed's entry always does), else its parent's:
+    resolved by pointer doubling along the tree.
+    """
+    r = loc.ptr.size - 1
+    width = np.full(r, -1.0)
+    label = np.zeros(r, dtype=np.int8)
+    width[:n_src] = np.inf
+    level, seeds, seed_life = np.inf, np.arange(n_src, dtype=np.int64), None
+    pending = np.empty(0, dtype=np.int64)
+    while True:
+        keep = (loc.seconds >= level) & (width[loc.target] < 0)
+        visit, parent, entry = bfs(loc.ptr, loc.target, loc.owner, keep, seeds)
+        new = visit[seeds.size:] if seed_life is None else visit
+        width[new] = level
+        own = np.zeros(r, dtype=np.int8)
+        root = np.arange(r, dtype=np.int64)
+        inner = visit[seeds.size:]
+        e = entry[inner]
+        exact = loc.seconds[e] == level
+        own[inner[exact]] = loc.life[e[exact]]
+        root[inner[~exact]] = parent[inner[~exact]]
+        if seed_life is not None:
+            own[seeds] = seed_life
+        while True:  # pointer doubling: every node to the nearest ancestor labelled by its own entry
+            up = root[root[new]]
+            if (up == root[new]).all():
+                break
+            root[new] = up
+        label[new] = own[root[new]]
+        out, _ = expand(loc.ptr, visit)
+        pending = np.concatenate([pending, out[loc.seconds[out] < level]])
+        pending = pending[width[loc.target[pending]] < 0]
+        if not pending.size:
+            return width, label
+        secs = loc.seconds[pending]
+        level = float(secs.max())
+        now = secs == level
+        seeds, first = _first(loc.target[pending[now]], pending[now])
+        seed_life = loc.life[first]
+        pending = pending[~now]
+
+
+def _first(t: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``t`` and ``e`` at the first occurrence of each value of ``t``, in order of occurrence."""
+    if t.size > 1:
+        _, first = np.unique(t, return_index=True)
+        first.sort()
+        return t[first], e[first]
+    return t, e
