@@ -195,3 +195,27 @@ def test_numpy_and_c_searches_agree(monkeypatch, acme):
         _numpy_and_c(monkeypatch, g, random.Random(seed).sample(sorted(g.nx), 1 + seed % 3))
     for node in sorted(acme.nx):
         _numpy_and_c(monkeypatch, acme, node)
+
+
+@pytest.mark.parametrize("items", [[], [{"a": 1}], [{"a": [1, {"b": "x\u202ey\n"}]}, {}, [], "s", 3]])
+def test_json_stream_writes_what_one_dump_writes(items):
+    import io
+    import json
+
+    from graphkit.cli_common import write_json_stream
+    buf = io.StringIO()
+    write_json_stream(buf, "graphkit.x/v1", "runners", iter(items))
+    assert buf.getvalue() == json.dumps({"schema": "graphkit.x/v1", "runners": items}, indent=2,
+                                        ensure_ascii=True) + "\n"
+
+
+def test_head_and_tally_answer_from_the_arrays(acme):
+    source = "runner:acme/build-01-a"
+    lazy, full = blast_radius(acme, source), blast_radius(acme, source)
+    by_kind, by_crit, possible = lazy.tally()
+    assert lazy.head(3) == full.reached[:3] and lazy.head(0) == () and lazy.head(None) == full.reached
+    assert lazy.head(3) == full.head(3)
+    assert possible == sum(1 for r in full.reached if r.confidence.value == "possible") > 0
+    assert (by_kind, by_crit, possible) == full.tally()  # full: counted over its Reached objects
+    assert sum(by_kind.values()) == sum(by_crit.values()) == len(full)
+    assert set(by_crit) <= {"critical", "high", "medium", "low", "none"} and by_crit.get("critical", 0) > 0

@@ -35,19 +35,22 @@ _KIND_RANK = {k: i for i, k in enumerate(NodeKind)}
 _NODE_COLS = "radius.node_columns"
 
 
-def node_columns(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
-    """``(weight, rank)``, (n,) int64 each: the criticality weight of every node, and its position in result order
-    (:func:`graphkit.analysis.results.node_order`: criticality, kind, id).  Made once per snapshot, O(n log n)."""
+def node_columns(snap: Snapshot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(weight, rank, kind, criticality)``, (n,) int64 each: the criticality weight of every node, its position
+    in result order (:func:`graphkit.analysis.results.node_order`: criticality, kind, id), and the positions of
+    its kind in :class:`~graphkit.model.NodeKind` and of its criticality in
+    :class:`~graphkit.model.Criticality`.  Made once per snapshot, O(n log n)."""
     cols = snap.derived.get(_NODE_COLS)
     if cols is None:
         nodes = snap.nodes
         weight = np.array([CRITICALITY_WEIGHT[nd.criticality] for nd in nodes], dtype=np.int64)
+        kind = np.array([_KIND_RANK[nd.spec.kind] for nd in nodes], dtype=np.int64)
+        crit = np.array([_CRIT_RANK[nd.criticality] for nd in nodes], dtype=np.int64)
         # ids are sorted, so the index breaks ties exactly as the id does
-        key = np.array([_CRIT_RANK[nd.criticality] * len(_KIND_RANK) + _KIND_RANK[nd.spec.kind] for nd in nodes],
-                       dtype=np.int64) * max(1, snap.n) + np.arange(snap.n, dtype=np.int64)
+        key = (crit * len(_KIND_RANK) + kind) * max(1, snap.n) + np.arange(snap.n, dtype=np.int64)
         rank = np.empty(snap.n, dtype=np.int64)
         rank[np.argsort(key, kind="stable")] = np.arange(snap.n, dtype=np.int64)
-        cols = snap.derived[_NODE_COLS] = (weight, rank)
+        cols = snap.derived[_NODE_COLS] = (weight, rank, kind, crit)
     return cols
 
 
@@ -229,6 +232,16 @@ class RadiusArrays:
             rank = node_columns(self.snap)[1][self.order[self.n_src:]]
             self._sorted = (np.argsort(rank) + self.n_src).tolist()
         return self._sorted
+
+    def tally(self) -> tuple[dict[str, int], dict[str, int], int]:
+        """``(by_kind, by_criticality, possible)``: reached nodes per kind and per criticality value (only those
+        present), and how many are possible.  Time O(r) in numpy."""
+        _, _, kind, crit = node_columns(self.snap)
+        reached = self.order[self.n_src:]
+        kinds, crits = list(NodeKind), list(Criticality)
+        by_kind = {kinds[k].value: int(c) for k, c in enumerate(np.bincount(kind[reached], minlength=len(kinds))) if c}
+        by_crit = {crits[k].value: int(c) for k, c in enumerate(np.bincount(crit[reached], minlength=len(crits))) if c}
+        return by_kind, by_crit, int(reached.size - self.certain[self.n_src:].sum())
 
     def ids_in_order(self) -> list[str]:
         """Reached ids in result order."""

@@ -231,6 +231,25 @@ class BlastRadius:
             return self._arrays.ids_in_order()
         return [r.id for r in self.reached]
 
+    def head(self, k: int | None) -> tuple[Reached, ...]:
+        """The first ``k`` reached nodes in result order (all when ``k`` is None), building only those."""
+        if k is None or self._arrays is None or self._reached is not None:
+            return self.reached if k is None else self.reached[:k]
+        arrays = self._arrays
+        return tuple(arrays.reached(v) for v in arrays.result_order()[:max(k, 0)])
+
+    def tally(self) -> tuple[dict[str, int], dict[str, int], int]:
+        """``(by_kind, by_criticality, possible)``: how many reached nodes of each kind and criticality (values as
+        keys, only those present) and how many are possible, without building :class:`Reached` objects."""
+        if self._arrays is not None and self._reached is None:
+            return self._arrays.tally()
+        by_kind: dict[str, int] = {}
+        by_crit: dict[str, int] = {}
+        for r in self.reached:
+            by_kind[r.kind.value] = by_kind.get(r.kind.value, 0) + 1
+            by_crit[r.criticality.value] = by_crit.get(r.criticality.value, 0) + 1
+        return by_kind, by_crit, sum(1 for r in self.reached if r.confidence is not Confidence.CERTAIN)
+
     @property
     def ids(self) -> frozenset[str]:
         """Ids of the reached nodes."""
