@@ -219,3 +219,12 @@ def test_head_and_tally_answer_from_the_arrays(acme):
     assert (by_kind, by_crit, possible) == full.tally()  # full: counted over its Reached objects
     assert sum(by_kind.values()) == sum(by_crit.values()) == len(full)
     assert set(by_crit) <= {"critical", "high", "medium", "low", "none"} and by_crit.get("critical", 0) > 0
+
+
+def test_no_source_reaches_nothing(monkeypatch, acme):
+    from graphkit.analysis import cbfs
+    for enabled in (True, False):
+        monkeypatch.setattr(cbfs, "ENABLED", enabled and cbfs.ENABLED)
+        r = blast_radius(acme, [])
+        assert (len(r), r.weight, r.reached, r.tally(), "runner:acme/build-01-a" in r) == (0, 0, (), ({}, {}, 0), False)
+        assert r.to_dict() == {"sources": [], "weight": 0, "reached": []}
