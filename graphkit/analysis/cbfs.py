@@ -1,4 +1,5 @@
-"""Breadth-first searches in C (scipy's ``breadth_first_order``) for the array blast radius, when scipy is installed.
+"""Breadth-first searches in C (the loop of scipy's ``breadth_first_order``) for the array blast radius, when scipy
+is installed.
 
 A level-synchronous BFS in numpy costs a few dozen numpy calls per level, so a deep reach (a chain of roles
 assuming roles: a thousand levels in a large org) costs milliseconds per pass whatever its size; scipy's BFS is
@@ -18,17 +19,34 @@ import numpy as np
 from graphkit.analysis.snapshot import Snapshot, borrow, expand, give_back
 
 try:  # scipy is optional: the numpy searches answer without it
-    from scipy.sparse import csr_array
-    from scipy.sparse.csgraph import breadth_first_order
+    from scipy.sparse.csgraph._traversal import _breadth_first_directed
 except ImportError:  # pragma: no cover - scipy is installed with the test extra
-    csr_array = breadth_first_order = None
+    _breadth_first_directed = None
 
 __all__ = ["ENABLED", "bfs", "reach", "widths"]
 
-#: scipy's BFS is used (set False to force the numpy searches, e.g. in the differential tests)
-ENABLED = breadth_first_order is not None
 _GLOBAL = "cbfs.variant0"
 _NULL = -9999  # scipy's "no predecessor"
+
+
+def _self_check() -> bool:
+    """scipy's C loop behind ``breadth_first_order`` (``_breadth_first_directed(head, indices, indptr, node_list,
+    predecessors)``, called directly so that graphkit owns the arrays: no O(n) fill per search) is there and
+    answers as expected; else the numpy searches are used."""
+    if _breadth_first_directed is None:
+        return False
+    try:
+        visit = np.empty(4, dtype=np.int32)
+        pred = np.full(4, _NULL, dtype=np.int32)
+        count = _breadth_first_directed(3, np.array([1, 2, 2, 0], dtype=np.int32),
+                                        np.array([0, 2, 3, 3, 4], dtype=np.int32), visit, pred)
+        return count == 4 and visit.tolist() == [3, 0, 1, 2] and pred.tolist() == [3, 0, 0, _NULL]
+    except Exception:  # pragma: no cover - another scipy: a changed private signature
+        return False
+
+
+#: scipy's BFS is used (set False to force the numpy searches, e.g. in the differential tests)
+ENABLED = _self_check()
 
 
 def bfs(ptr: np.ndarray, target: np.ndarray, owner: np.ndarray, keep: np.ndarray | None,
@@ -59,43 +77,55 @@ def bfs(ptr: np.ndarray, target: np.ndarray, owner: np.ndarray, keep: np.ndarray
         np.cumsum(np.bincount(owner[ent], minlength=r), out=indptr[1:r + 1])
     indptr[r + 1] = indptr[r] + seeds.size
     indices = np.concatenate([target[ent], seeds]).astype(np.int32)
-    csr = csr_array((np.ones(indices.size), indices, indptr), shape=(r + 1, r + 1))
-    visit, pred = breadth_first_order(csr, r, directed=True, return_predecessors=True)
+    visit = np.empty(r + 1, dtype=np.int32)
+    pred = np.full(r + 1, _NULL, dtype=np.int32)
+    count = _breadth_first_directed(r, indices, indptr, visit, pred)
+    visit = visit[1:count]
     pred = pred[:r].astype(np.int64)
     pred[(pred == _NULL) | (pred == r)] = -1
     t = target[ent]
     hit = pred[t] == owner[ent]
     entry = np.full(r, -1, dtype=np.int64)
     entry[t[hit]] = ent[hit]
-    return visit[1:].astype(np.int64), pred, entry
+    return visit.astype(np.int64), pred, entry
 
 
-def _variant0(snap: Snapshot, room: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def _variant0(snap: Snapshot, room: int) -> tuple[np.ndarray, np.ndarray, int]:
     """The CSR of the pairs every node follows (variant 0) with a super node ``n`` whose row has ``room`` free
-    slots at the end: ``(indptr, indices, data, nnz)``, made once per snapshot (and again for more room)."""
+    slots at the end: ``(indptr, indices, nnz)`` (int32), made once per snapshot (and again for more room)."""
     cached = snap.derived.get(_GLOBAL)
-    if cached is None or cached[1].size - cached[3] < room:
+    if cached is None or cached[1].size - cached[2] < room:
         n = snap.n
         has0 = snap.has[0]
         owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(snap.pair_ptr))
         indptr = np.zeros(n + 2, dtype=np.int32)
         np.cumsum(np.bincount(owner[has0], minlength=n), out=indptr[1:n + 1])
         nnz = int(indptr[n])
-        cap = max(64, 2 * room)
-        indices = np.empty(nnz + cap, dtype=np.int32)
+        indices = np.empty(nnz + max(64, 2 * room), dtype=np.int32)
         indices[:nnz] = snap.pair_target[has0]
-        cached = snap.derived[_GLOBAL] = (indptr, indices, np.ones(nnz + cap), nnz)
+        cached = snap.derived[_GLOBAL] = (indptr, indices, nnz)
     return cached
 
 
 def _search(snap: Snapshot, seeds: np.ndarray) -> np.ndarray:
-    """Nodes reached from ``seeds`` over variant-0 pairs, in visit order (seeds first)."""
-    indptr, indices, data, nnz = _variant0(snap, seeds.size)
+    """Nodes reached from ``seeds`` over variant-0 pairs, in visit order (seeds first).  The visit and
+    predecessor arrays are lent by the snapshot and handed back clean: O(reach), never O(n)."""
+    indptr, indices, nnz = _variant0(snap, seeds.size)
     n = snap.n
     indptr[n + 1] = nnz + seeds.size
     indices[nnz:nnz + seeds.size] = seeds
-    csr = csr_array((data[:nnz + seeds.size], indices[:nnz + seeds.size], indptr), shape=(n + 1, n + 1))
-    return breadth_first_order(csr, n, directed=True, return_predecessors=False)[1:].astype(np.int64)
+    visit = snap.scratch.pop(("cbfs.visit", None), None)
+    if visit is None:
+        visit = np.empty(n + 1, dtype=np.int32)
+    pred = snap.scratch.pop(("cbfs.pred", _NULL), None)
+    if pred is None:
+        pred = np.full(n + 1, _NULL, dtype=np.int32)
+    count = _breadth_first_directed(n, indices, indptr, visit, pred)
+    found = visit[1:count].astype(np.int64)
+    pred[found] = _NULL
+    snap.scratch[("cbfs.visit", None)] = visit
+    snap.scratch[("cbfs.pred", _NULL)] = pred
+    return found
 
 
 def reach(snap: Snapshot, srcs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -109,8 +139,8 @@ def reach(snap: Snapshot, srcs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     -------
     (order, code)
         ``order`` (r,) int64: the sources (in the given order), then the other reached nodes in visit order;
-        ``code`` (c,) int64: the code nodes, sorted.  Time O(r + reached pairs) in C and numpy, plus scipy's
-        two O(n) fills per search.
+        ``code`` (c,) int64: the code nodes, sorted.  Time O(r + reached pairs) in C and numpy (work arrays lent
+        by the snapshot).
     """
     code = fresh = seeds = srcs
     while True:
