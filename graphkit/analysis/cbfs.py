@@ -171,7 +171,13 @@ def widths(loc, n_src: int) -> tuple[np.ndarray, np.ndarray]:
     ``loc``: a :class:`~graphkit.analysis.radius_arrays.Local`.  Inside width ``w`` the search runs from the
     seeds over the entries lasting at least ``w`` into nodes without a width yet; a node's label is its entering
     entry's lifetime when that entry lasts exactly ``w`` (and a seed's entry always does), else its parent's:
-    resolved by pointer doubling along the tree.
+    resolved by pointer doubling along the tree.  Time O(levels x reached pairs), levels being the distinct
+    lifetimes met (at most ``len(SECONDS)``, six in practice), in C and numpy.
+
+    Returns
+    -------
+    (width, label)
+        (r,) float64 seconds (inf for the sources) and (r,) int8 lifetime codes.
     """
     r = loc.ptr.size - 1
     width = np.full(r, -1.0)
@@ -182,23 +188,17 @@ def widths(loc, n_src: int) -> tuple[np.ndarray, np.ndarray]:
     while True:
         keep = (loc.seconds >= level) & (width[loc.target] < 0)
         visit, parent, entry = bfs(loc.ptr, loc.target, loc.owner, keep, seeds)
-        new = visit[seeds.size:] if seed_life is None else visit
-        width[new] = level
-        own = np.zeros(r, dtype=np.int8)
-        root = np.arange(r, dtype=np.int64)
+        width[visit if seed_life is not None else visit[seeds.size:]] = level
+        if seed_life is not None:
+            label[seeds] = seed_life
         inner = visit[seeds.size:]
         e = entry[inner]
         exact = loc.seconds[e] == level
-        own[inner[exact]] = loc.life[e[exact]]
-        root[inner[~exact]] = parent[inner[~exact]]
-        if seed_life is not None:
-            own[seeds] = seed_life
-        while True:  # pointer doubling: every node to the nearest ancestor labelled by its own entry
-            up = root[root[new]]
-            if (up == root[new]).all():
-                break
-            root[new] = up
-        label[new] = own[root[new]]
+        if exact.all():
+            label[inner] = loc.life[e]
+        else:
+            label[inner[exact]] = loc.life[e[exact]]
+            _inherit(label, parent, inner[~exact])
         out, _ = expand(loc.ptr, visit)
         pending = np.concatenate([pending, out[loc.seconds[out] < level]])
         pending = pending[width[loc.target[pending]] < 0]
@@ -210,6 +210,19 @@ def widths(loc, n_src: int) -> tuple[np.ndarray, np.ndarray]:
         seeds, first = _first(loc.target[pending[now]], pending[now])
         seed_life = loc.life[first]
         pending = pending[~now]
+
+
+def _inherit(label: np.ndarray, parent: np.ndarray, nodes: np.ndarray) -> None:
+    """``label[v] = label[parent[v]]`` for ``nodes``, parents first (a chain of such nodes ends at a labelled
+    node): pointer doubling, O(len(nodes) log depth)."""
+    root = np.arange(parent.size, dtype=np.int64)
+    root[nodes] = parent[nodes]
+    while True:
+        up = root[root[nodes]]
+        if (up == root[nodes]).all():
+            break
+        root[nodes] = up
+    label[nodes] = label[root[nodes]]
 
 
 def _first(t: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
