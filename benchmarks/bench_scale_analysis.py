@@ -105,7 +105,8 @@ def _scipy_bfs(snap: Any, src: int) -> Callable[[], Any]:
     from scipy.sparse.csgraph import breadth_first_order
     indptr, indices = snap.arcs_csr()
     # float64 data: scipy's BFS converts any other dtype on every call, which would slow the baseline down
-    csr = csr_array((np.ones(indices.size), indices, indptr), shape=(snap.n, snap.n))
+    # int32 indexes: with the snapshot's int64 row pointers scipy would convert both arrays on every call
+    csr = csr_array((np.ones(indices.size), indices.astype(np.int32), indptr.astype(np.int32)), shape=(snap.n, snap.n))
     return lambda: breadth_first_order(csr, src, directed=True, return_predecessors=True)
 
 

@@ -56,8 +56,8 @@ def bfs(ptr: np.ndarray, target: np.ndarray, owner: np.ndarray, keep: np.ndarray
     Parameters
     ----------
     ptr : (r + 1,) int64 row pointers; target, owner : (e,) int64 target and row of every entry
-    keep : (e,) bool or None
-        The entries that may be followed (None: all).
+    keep : (e,) bool or (k,) int64 or None
+        The entries that may be followed: a mask, their indexes in increasing order, or None (all).
     seeds : (k,) int64
 
     Returns
@@ -68,26 +68,28 @@ def bfs(ptr: np.ndarray, target: np.ndarray, owner: np.ndarray, keep: np.ndarray
         O(r + e) in C and numpy.
     """
     r = ptr.size - 1
-    ent = np.arange(target.size, dtype=np.int64) if keep is None else np.flatnonzero(keep)
     indptr = np.empty(r + 2, dtype=np.int32)
     if keep is None:
+        ent = None
         indptr[:r + 1] = ptr
+        t, own = target, owner
     else:
+        ent = np.flatnonzero(keep) if keep.dtype == bool else keep
+        t, own = target[ent], owner[ent]
         indptr[0] = 0
-        np.cumsum(np.bincount(owner[ent], minlength=r), out=indptr[1:r + 1])
+        np.cumsum(np.bincount(own, minlength=r), out=indptr[1:r + 1])
     indptr[r + 1] = indptr[r] + seeds.size
-    indices = np.concatenate([target[ent], seeds]).astype(np.int32)
+    indices = np.concatenate([t, seeds]).astype(np.int32)
     visit = np.empty(r + 1, dtype=np.int32)
     pred = np.full(r + 1, _NULL, dtype=np.int32)
     count = _breadth_first_directed(r, indices, indptr, visit, pred)
-    visit = visit[1:count]
+    visit = visit[1:count].astype(np.int64)
+    hit = pred[t] == own  # the entry of each tree edge (one pair per (row, target))
     pred = pred[:r].astype(np.int64)
     pred[(pred == _NULL) | (pred == r)] = -1
-    t = target[ent]
-    hit = pred[t] == owner[ent]
     entry = np.full(r, -1, dtype=np.int64)
-    entry[t[hit]] = ent[hit]
-    return visit.astype(np.int64), pred, entry
+    entry[t[hit]] = np.flatnonzero(hit) if ent is None else ent[hit]
+    return visit, pred, entry
 
 
 def _variant0(snap: Snapshot, room: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -185,9 +187,10 @@ def widths(loc, n_src: int) -> tuple[np.ndarray, np.ndarray]:
     width[:n_src] = np.inf
     level, seeds, seed_life = np.inf, np.arange(n_src, dtype=np.int64), None
     pending = np.empty(0, dtype=np.int64)
+    rest = np.arange(loc.target.size, dtype=np.int64)  # entries into nodes that may still get a width
     while True:
-        keep = (loc.seconds >= level) & (width[loc.target] < 0)
-        visit, parent, entry = bfs(loc.ptr, loc.target, loc.owner, keep, seeds)
+        rest = rest[width[loc.target[rest]] < 0]
+        visit, parent, entry = bfs(loc.ptr, loc.target, loc.owner, rest[loc.seconds[rest] >= level], seeds)
         width[visit if seed_life is not None else visit[seeds.size:]] = level
         if seed_life is not None:
             label[seeds] = seed_life

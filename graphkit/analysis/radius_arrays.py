@@ -85,16 +85,17 @@ def local_csr(snap: Snapshot, order: np.ndarray, code: np.ndarray) -> Local:
     mark[code] = True
     var = mark[owner].astype(np.intp)
     give_back(snap, "code", mark, code, False)
-    keep = snap.has[var, pidx]
-    pidx, owner, var = pidx[keep], owner[keep], var[keep]
+    flat = var * snap.pair_target.size + pidx  # (variant, pair) in the raveled (2, p) columns
+    keep = snap.has.ravel()[flat]
+    pidx, owner, flat = pidx[keep], owner[keep], flat[keep]
     local = borrow(snap, "local", np.int64, -1)
     local[order] = np.arange(order.size, dtype=np.int64)
     row, target = local[owner], local[snap.pair_target[pidx]]
     give_back(snap, "local", local, order, -1)
     ptr = np.zeros(order.size + 1, dtype=np.int64)
     np.cumsum(np.bincount(row, minlength=order.size), out=ptr[1:])
-    return Local(ptr, target, row, snap.certain[var, pidx], snap.seconds[var, pidx], snap.life[var, pidx],
-                 snap.best[var, pidx])
+    return Local(ptr, target, row, snap.certain.ravel()[flat], snap.seconds.ravel()[flat], snap.life.ravel()[flat],
+                 snap.best.ravel()[flat])
 
 
 def _first(t: np.ndarray, *rest: np.ndarray) -> tuple[np.ndarray, ...]:
