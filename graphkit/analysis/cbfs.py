@@ -55,7 +55,7 @@ def bfs(ptr: np.ndarray, target: np.ndarray, owner: np.ndarray, keep: np.ndarray
 
     Parameters
     ----------
-    ptr : (r + 1,) int64 row pointers; target, owner : (e,) int64 target and row of every entry
+    ptr : (r + 1,) int64 row pointers; target, owner : (e,) int32 (or int64) target and row of every entry
     keep : (e,) bool or (k,) int64 or None
         The entries that may be followed: a mask, their indexes in increasing order, or None (all).
     seeds : (k,) int64
@@ -79,7 +79,7 @@ def bfs(ptr: np.ndarray, target: np.ndarray, owner: np.ndarray, keep: np.ndarray
         indptr[0] = 0
         np.cumsum(np.bincount(own, minlength=r), out=indptr[1:r + 1])
     indptr[r + 1] = indptr[r] + seeds.size
-    indices = np.concatenate([t, seeds]).astype(np.int32)
+    indices = np.concatenate([t, seeds.astype(t.dtype)]).astype(np.int32, copy=False)
     visit = np.empty(r + 1, dtype=np.int32)
     pred = np.full(r + 1, _NULL, dtype=np.int32)
     count = _breadth_first_directed(r, indices, indptr, visit, pred)

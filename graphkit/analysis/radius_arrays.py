@@ -64,9 +64,9 @@ class Local:
 
     #: (r + 1,) int64 row pointers
     ptr: np.ndarray
-    #: (e,) int64 local target of every entry
+    #: (e,) int32 local target of every entry
     target: np.ndarray
-    #: (e,) int64 local owner row of every entry
+    #: (e,) int32 local owner row of every entry
     owner: np.ndarray
     #: (e,) bool: the pair's explanation edge is certain
     certain: np.ndarray
@@ -90,7 +90,7 @@ def local_csr(snap: Snapshot, order: np.ndarray, code: np.ndarray) -> Local:
     pidx, owner, flat = pidx[keep], owner[keep], flat[keep]
     local = borrow(snap, "local", np.int64, -1)
     local[order] = np.arange(order.size, dtype=np.int64)
-    row, target = local[owner], local[snap.pair_target[pidx]]
+    row, target = local[owner].astype(np.int32), local[snap.pair_target[pidx]].astype(np.int32)
     give_back(snap, "local", local, order, -1)
     ptr = np.zeros(order.size + 1, dtype=np.int64)
     np.cumsum(np.bincount(row, minlength=order.size), out=ptr[1:])
