@@ -33,11 +33,14 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from graphkit.graph import Graph
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's graphkit, not an installed one
+
+from graphkit.graph import Graph  # noqa: E402
 from graphkit.model import (CloudRole, Confidence, DeploymentTarget, Edge, EdgeKind, Evidence, Host, Job,
-                            OIDCIdentity, Runner, Secret)
+                            OIDCIdentity, Runner, Secret)  # noqa: E402
 
 EV = [Evidence(file="bench")]
 

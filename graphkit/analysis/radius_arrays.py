@@ -1,8 +1,10 @@
 """The blast radius as arrays: reach, confidence, lifetimes and explanation paths on the traversal snapshot.
 
 :func:`radius_arrays` answers :func:`graphkit.analysis.blast_radius` without one Python object per reached pair or
-node: the reach (:func:`graphkit.analysis.snapshot.reach_order`), then a local CSR of the reached pairs (each row in
-its variant, targets renumbered in discovery order), on which run, in numpy, level by level:
+node: the reach, then a local CSR of the reached pairs (each row in its variant, targets renumbered in discovery
+order), on which run the searches below, in C through scipy's BFS loop when scipy is installed
+(:mod:`graphkit.analysis.cbfs`), else in numpy level by level (:func:`graphkit.analysis.snapshot.reach_order`,
+:func:`bfs_local`, :func:`widths`; both give the same result, ``tests/test_radius_arrays.py``):
 
 - the BFS tree over certain pairs (confidence, and the paths of certain nodes), and the BFS tree over every pair
   only when some node is possible (the paths of possible nodes), kept as parent/arc arrays;
