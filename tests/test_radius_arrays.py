@@ -200,15 +200,18 @@ def test_numpy_and_c_searches_agree(monkeypatch, acme):
 
 
 @pytest.mark.parametrize("items", [[], [{"a": 1}], [{"a": [1, {"b": "x\u202ey\n"}]}, {}, [], "s", 3]])
-def test_json_stream_writes_what_one_dump_writes(items):
+def test_json_stream_writes_one_document_one_item_per_line(items):
     import io
     import json
 
     from graphkit.cli_common import write_json_stream
     buf = io.StringIO()
     write_json_stream(buf, "graphkit.x/v1", "runners", iter(items))
-    assert buf.getvalue() == json.dumps({"schema": "graphkit.x/v1", "runners": items}, indent=2,
-                                        ensure_ascii=True) + "\n"
+    text = buf.getvalue()
+    assert json.loads(text) == {"schema": "graphkit.x/v1", "runners": items}
+    lines = text.splitlines()
+    assert len(lines) == len(items) + 2 and text.isascii()
+    assert [json.loads(line.rstrip(",")) for line in lines[1:-1]] == items
 
 
 def test_head_and_tally_answer_from_the_arrays(acme):
