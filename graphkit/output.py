@@ -242,6 +242,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         plan = dataclasses.replace(plan, steps=plan.steps[:plan_steps])
     by_kind, by_crit, _ = radius.tally()  # counts and the first ``top`` without building every Reached
     reached = radius.head(top)
+    hops: dict[int, dict[str, Any]] = {}  # paths share hop objects: each converted once
     steps = plan.steps if top is None else plan.steps[:top]
     doc = {
         "schema": BLAST_RADIUS_SCHEMA,
@@ -249,7 +250,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         "counts": {"reached": len(radius), "by_kind": dict(sorted(by_kind.items())),
                    "by_criticality": dict(sorted(by_crit.items())), "revocations": len(plan.steps)},
         "weight": radius.weight,
-        "reached": [_with_exposure(r.to_dict(), exp) for r in reached],
+        "reached": [_with_exposure(r.to_dict(hops=hops), exp) for r in reached],
         "revocations": [{"rank": s.rank, "action": s.action.value, "target": s.subject_id,
                          "target_kind": s.subject_kind.value, "target_name": s.subject_name,
                          "description": s.description, "phase": s.phase.value, "long_lived": s.long_lived, "cuts": list(s.cuts),

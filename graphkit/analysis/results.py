@@ -139,12 +139,24 @@ class Reached:
         reads the signing secret itself)."""
         return path_lifetime(self.path) or self.lifetime
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, hops: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
         """JSON-ready ``{id, kind, name, criticality, confidence, lifetime, path}``, plus ``path_lifetime`` when the
-        shown path lasts another time than ``lifetime`` (the best over every path)."""
+        shown path lasts another time than ``lifetime`` (the best over every path).
+
+        ``hops``: a memo of hop dicts by ``id(hop)``, shared by the ``Reached`` of one result (their paths share
+        hop objects): each hop is converted once, and the dicts are shared (treat them as read-only)."""
+        if hops is None:
+            path = [h.to_dict() for h in self.path]
+        else:
+            path = []
+            for h in self.path:
+                d = hops.get(id(h))
+                if d is None:
+                    d = hops[id(h)] = h.to_dict()
+                path.append(d)
         d = {"id": self.id, "kind": self.kind.value, "name": self.name,
              "criticality": self.criticality.value, "confidence": self.confidence.value,
-             "lifetime": self.lifetime.value, "path": [h.to_dict() for h in self.path]}
+             "lifetime": self.lifetime.value, "path": path}
         if self.path_lifetime is not self.lifetime:
             d["path_lifetime"] = self.path_lifetime.value
         return d
@@ -271,8 +283,9 @@ class BlastRadius:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready ``{sources, weight, reached: [...]}``."""
+        hops: dict[int, dict[str, Any]] = {}  # the hops of one result are shared objects: converted once
         return {"sources": list(self.sources), "weight": self.weight,
-                "reached": [r.to_dict() for r in self.reached]}
+                "reached": [r.to_dict(hops=hops) for r in self.reached]}
 
 
 @dataclass(frozen=True, slots=True)
