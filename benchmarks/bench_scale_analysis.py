@@ -33,11 +33,14 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from graphkit.graph import Graph
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's graphkit, not an installed one
+
+from graphkit.graph import Graph  # noqa: E402
 from graphkit.model import (CloudRole, Confidence, DeploymentTarget, Edge, EdgeKind, Evidence, Host, Job,
-                            OIDCIdentity, Runner, Secret)
+                            OIDCIdentity, Runner, Secret)  # noqa: E402
 
 EV = [Evidence(file="bench")]
 
@@ -104,7 +107,9 @@ def _scipy_bfs(snap: Any, src: int) -> Callable[[], Any]:
     from scipy.sparse import csr_array
     from scipy.sparse.csgraph import breadth_first_order
     indptr, indices = snap.arcs_csr()
-    csr = csr_array((np.ones(indices.size, dtype=np.int8), indices, indptr), shape=(snap.n, snap.n))
+    # float64 data: scipy's BFS converts any other dtype on every call, which would slow the baseline down
+    # int32 indexes: with the snapshot's int64 row pointers scipy would convert both arrays on every call
+    csr = csr_array((np.ones(indices.size), indices.astype(np.int32), indptr.astype(np.int32)), shape=(snap.n, snap.n))
     return lambda: breadth_first_order(csr, src, directed=True, return_predecessors=True)
 
 
@@ -138,11 +143,15 @@ def measure(edges: int, reps: int = 3, *, reference_steps: int = 3, all_runners_
     one = median_time(lambda: blast_radius(g, src), reps)
     base = median_time(bfs, reps * 3)
     row("one blast radius with paths / scipy breadth_first_order", one, base, "<= 3x",
-        f"{len(radius.reached)} reached; scipy reaches {bfs()[0].size - 1}")
+        f"{len(radius)} reached; scipy reaches {bfs()[0].size - 1}")
+    full = median_time(lambda: blast_radius(g, src).reached, reps)
+    row("  one blast radius, every Reached and path materialized / scipy breadth_first_order", full, base,
+        "(objects)", f"{sum(len(r.path) for r in radius.reached)} hops in all paths")
     import graphkit.analysis.snapshot as snapshot_module
+    from graphkit.analysis.radius import blast_radius_reference
     saved, snapshot_module.collect_fast = snapshot_module.collect_fast, lambda graph, srcs: None
     try:  # the reference traversal over networkx dicts (before issue 19)
-        old = median_time(lambda: blast_radius(g, src), reps)
+        old = median_time(lambda: blast_radius_reference(g, source_ids(g, src)), reps)
     finally:
         snapshot_module.collect_fast = saved
     row("one blast radius, reference traversal (networkx dicts) / scipy breadth_first_order", old, base, "(before)")
@@ -163,7 +172,7 @@ def measure(edges: int, reps: int = 3, *, reference_steps: int = 3, all_runners_
     reached = 0
     t = time.perf_counter()
     for r in blast_radii(g, runners):
-        reached += len(r.reached) + 1
+        reached += len(r) + 1
     every = time.perf_counter() - t
     base_all = 0.0
     for r in runners:

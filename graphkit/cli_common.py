@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -320,17 +320,17 @@ def print_blast_radius(graph: Graph, doc: dict, top: int | None = None) -> None:
         err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
 
 
-def _print_all_runners(docs: list[dict]) -> None:
-    """``blast-radius --all-runners`` as a table: one row per runner, the heaviest blast radius first."""
+def _print_all_runners(rows: list[tuple]) -> None:
+    """``blast-radius --all-runners`` as a table: one row per runner ``(weight, sources, counts, possible, first
+    step)``, the heaviest blast radius first."""
     from rich.table import Table
 
     table = Table("runner", "reached", "critical", "possible", "weight", "first step", box=None)
-    for doc in sorted(docs, key=lambda d: (-d["weight"], d["source"])):
-        crit = doc["counts"]["by_criticality"].get("critical", 0)
-        possible = sum(1 for r in doc["reached"] if r["confidence"] != "certain")
-        first = doc["revocations"][0] if doc["revocations"] else None
-        table.add_row(term(", ".join(doc["source"])), str(doc["counts"]["reached"]), str(crit), str(possible),
-                      str(doc["weight"]), term(f"{first['action']} {first['target']}") if first else "")
+    for weight, source, counts, possible, steps in sorted(rows, key=lambda d: (-d[0], d[1])):
+        crit = counts["by_criticality"].get("critical", 0)
+        first = steps[0] if steps else None
+        table.add_row(term(", ".join(source)), str(counts["reached"]), str(crit), str(possible),
+                      str(weight), term(f"{first['action']} {first['target']}") if first else "")
     out.print(table, highlight=False)
 
 
@@ -348,29 +348,60 @@ def _print_time(time: dict | None) -> None:
 
 def every_runner(given: GraphInput, *, as_json: bool, top: int | None, no_plan: bool) -> None:
     """``blast-radius --all-runners``: one ``graphkit.blast-radius/v1`` document per runner (JSON: one
-    ``graphkit.blast-radius-all/v1`` object), or one table row per runner, with a progress bar on a terminal."""
+    ``graphkit.blast-radius-all/v1`` object, written one runner at a time as it is computed, one runner per
+    line: :func:`write_json_stream`), or one table row per
+    runner, with a progress bar on a terminal.  Memory holds one runner's result at a time (the table keeps one
+    row per runner)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from graphkit.analysis import blast_radii
-    from graphkit.output import blast_radius_document, print_json
+    from graphkit.output import blast_radius_document
 
     try:
         g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
-    docs = []
+    rows: list[tuple] = []
     with Progress(TextColumn("blast radius of every runner"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("runners", total=None)
-        for radius in blast_radii(g, progress=lambda done, total: bar.update(task, completed=done, total=total)):
-            docs.append(blast_radius_document(g, radius.sources, top=top if as_json else None, radius=radius,
-                                              plan_steps=top, with_plan=not no_plan))
-    if as_json:
-        print_json(out, {"schema": "graphkit.blast-radius-all/v1", "runners": docs})
-    else:
-        _print_all_runners(docs)
+        radii = blast_radii(g, progress=lambda done, total: bar.update(task, completed=done, total=total))
+        if as_json:
+            write_json_stream(out.file, "graphkit.blast-radius-all/v1", "runners", (
+                blast_radius_document(g, r.sources, top=top, radius=r, plan_steps=top, with_plan=not no_plan)
+                for r in radii))
+        else:
+            for r in radii:
+                doc = blast_radius_document(g, r.sources, top=1, radius=r, plan_steps=top, with_plan=not no_plan)
+                rows.append((doc["weight"], doc["source"], doc["counts"], r.tally()[2], doc["revocations"][:1]))
+    if not as_json:
+        _print_all_runners(rows)
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
+
+
+def write_json_stream(file: Any, schema: str, key: str, items: Iterable[Any]) -> None:
+    """Write ``{"schema": schema, key: [items...]}`` one item at a time, each item on a line of its own::
+
+        {"schema": "graphkit.blast-radius-all/v1", "runners": [
+        {...first runner...},
+        {...second runner...}
+        ]}
+
+    Each item is serialized by the standard library's C encoder (compact; ``indent`` would switch
+    :mod:`json` to its pure-Python encoder, ten times slower on the gigabytes an org's runners give), written
+    and dropped before the next is made.  Every non-ASCII character is escaped, so the text carries no control
+    or reordering character (:func:`graphkit.output.print_json`).
+    """
+    import json
+
+    file.write("{" + json.dumps("schema") + ": " + json.dumps(schema) + ", " + json.dumps(key) + ": [")
+    sep = "\n"
+    for item in items:
+        file.write(sep + json.dumps(item, ensure_ascii=True))
+        sep = ",\n"
+    file.write("\n]}\n")
+    file.flush()
 
 
 def _loopback(host: str) -> bool:

@@ -154,10 +154,10 @@ def _with_exposure(entry: dict[str, Any], exp: Exposure) -> dict[str, Any]:
 
 def _exposure_section(exp: Exposure, radius: BlastRadius, note: str = NO_HISTORY) -> dict[str, Any]:
     """``{known, since, exposed, reachable, runs, note}``: counts over the reached assets."""
-    exposed = sum(1 for r in radius.reached if r.id in exp.assets)
+    exposed = sum(1 for i in radius.node_ids() if i in exp.assets) if exp.known else 0
     return {"known": exp.known, "since": exp.since,
             "exposed": exposed if exp.known else None,
-            "reachable": len(radius.reached) - exposed if exp.known else None,
+            "reachable": len(radius) - exposed if exp.known else None,
             "runs": [r.to_dict() for r in exp.runs],
             "note": None if exp.known else note}
 
@@ -240,20 +240,17 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
     goes_on = plan_steps is not None and len(plan.steps) > plan_steps
     if goes_on:
         plan = dataclasses.replace(plan, steps=plan.steps[:plan_steps])
-    by_kind: dict[str, int] = {}
-    by_crit: dict[str, int] = {}
-    for r in radius.reached:
-        by_kind[r.kind.value] = by_kind.get(r.kind.value, 0) + 1
-        by_crit[r.criticality.value] = by_crit.get(r.criticality.value, 0) + 1
-    reached = radius.reached if top is None else radius.reached[:top]
+    by_kind, by_crit, _ = radius.tally()  # counts and the first ``top`` without building every Reached
+    reached = radius.head(top)
+    hops: dict[int, dict[str, Any]] = {}  # paths share hop objects: each converted once
     steps = plan.steps if top is None else plan.steps[:top]
     doc = {
         "schema": BLAST_RADIUS_SCHEMA,
         "source": list(radius.sources),
-        "counts": {"reached": len(radius.reached), "by_kind": dict(sorted(by_kind.items())),
+        "counts": {"reached": len(radius), "by_kind": dict(sorted(by_kind.items())),
                    "by_criticality": dict(sorted(by_crit.items())), "revocations": len(plan.steps)},
         "weight": radius.weight,
-        "reached": [_with_exposure(r.to_dict(), exp) for r in reached],
+        "reached": [_with_exposure(r.to_dict(hops=hops), exp) for r in reached],
         "revocations": [{"rank": s.rank, "action": s.action.value, "target": s.subject_id,
                          "target_kind": s.subject_kind.value, "target_name": s.subject_name,
                          "description": s.description, "phase": s.phase.value, "long_lived": s.long_lived, "cuts": list(s.cuts),

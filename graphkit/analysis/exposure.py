@@ -153,7 +153,7 @@ def exposure(graph: Graph, radius: BlastRadius, since: datetime | None = None) -
     history = graph.meta.history
     if history is None:
         return Exposure(known=False)
-    runners = [i for i in (*radius.sources, *(r.id for r in radius.reached))
+    runners = [i for i in (*radius.sources, *radius.node_ids())
                if graph.node(i).spec.kind is NodeKind.RUNNER]
     runs: list[ExposedRun] = []
     by_job: dict[str, list[ExposedRun]] = defaultdict(list)

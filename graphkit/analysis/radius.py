@@ -9,7 +9,7 @@ from graphkit.analysis.results import BlastRadius, Hop, Reached, node_order
 from graphkit.graph import Graph
 from graphkit.model import Confidence, Node
 
-__all__ = ["blast_radii", "blast_radius"]
+__all__ = ["blast_radii", "blast_radius", "blast_radius_reference"]
 
 
 def blast_radius(graph: Graph, sources: str | Iterable[str]) -> BlastRadius:
@@ -42,7 +42,15 @@ def blast_radius(graph: Graph, sources: str | Iterable[str]) -> BlastRadius:
           the last edge that attains that bottleneck on a widest path.  It may
           come from another path than ``path``: :attr:`Reached.path_lifetime`
           is the one of ``path`` (what the CLI and the report show beside
-          the path, with ``lifetime`` when they differ).
+          the path, with ``lifetime`` when they differ).  When widest paths
+          tie with different labels of equal seconds (``until_rotated`` and
+          ``until_runner_removed`` are both unbounded), the label is the one
+          of the widest path the search meets first: widths in decreasing
+          order, breadth-first inside one width from the pairs entering it
+          (:func:`graphkit.analysis.radius_arrays.widths`); the reference
+          :func:`blast_radius_reference` (a max-min Dijkstra) may pick another
+          widest path on such ties (rare; never on the bundled example and the
+          golden cases).
 
         ``weight`` is the sum of the reached nodes' criticality weights.
 
@@ -53,13 +61,17 @@ def blast_radius(graph: Graph, sources: str | Iterable[str]) -> BlastRadius:
 
     Notes
     -----
-    Passes over the reached subgraph only: a BFS collecting it (parallel edges
-    folded per pair), two BFS trees (certain edges only, then all, the second
-    only when some node is possible) for confidence and paths, and a max-min
-    Dijkstra for lifetimes.  Time O(E log V) on the reached subgraph, plus the
-    total length of the returned paths (hops are shared objects).  The cyclic
-    garbage collector is paused during the run (it would walk the whole graph
-    repeatedly for nothing); about 1 s for 50k reached nodes on a slow CPU.
+    Runs on the graph's traversal snapshot (numpy CSR, built once per graph
+    version): the reach (scipy's C BFS when scipy is installed, else a numpy
+    BFS), a CSR of the reached pairs, the BFS tree over certain pairs, the one
+    over every pair only when some node is possible, and the bucketed widths,
+    all as arrays (:mod:`graphkit.analysis.radius_arrays`): time O(reached
+    pairs), no Python object per pair or node.  The result answers ``len``,
+    ``in``, ``ids``, ``weight`` and :meth:`BlastRadius.tally` from those
+    arrays; its :class:`Reached` objects and their paths are built on first
+    access to ``reached`` (iteration, ``to_dict()``), in O(total path length)
+    (hops are shared objects), or one at a time by ``result[node_id]``.  The
+    cyclic garbage collector is paused during the run.
 
     Examples
     --------
@@ -96,6 +108,25 @@ def blast_radius(graph: Graph, sources: str | Iterable[str]) -> BlastRadius:
 
 
 def _blast_radius(graph: Graph, srcs: tuple[str, ...]) -> BlastRadius:
+    """The array-backed result (:mod:`graphkit.analysis.radius_arrays`); the reference when the snapshot's
+    reach gives up."""
+    from graphkit.analysis.radius_arrays import radius_arrays
+
+    arrays = radius_arrays(graph, srcs)
+    if arrays is None:
+        return blast_radius_reference(graph, srcs)
+    return BlastRadius(srcs, arrays=arrays)
+
+
+def blast_radius_reference(graph: Graph, srcs: tuple[str, ...]) -> BlastRadius:
+    """:func:`blast_radius` in Python (the specification of the arrays): :func:`~graphkit.analysis.reach.collect`
+    (its own reference when the snapshot gives up), two BFS trees and their explanation paths, the max-min
+    Dijkstra :func:`~graphkit.analysis.reach.widest`, one :class:`Reached` per node.
+
+    ``srcs``: sorted ids in the graph (:func:`~graphkit.analysis.reach.source_ids`).  Labels of the lifetimes may
+    differ from :func:`blast_radius`'s on ties (another widest path; both are the lifetime of the last edge
+    attaining the bottleneck on a widest path), widths never do.
+    """
     sub = collect(graph, srcs)
     paths, certain = _paths(sub)
     life = widest(sub)
@@ -152,8 +183,10 @@ def blast_radii(graph: Graph, sources: Iterable[str] | None = None, *,
     Notes
     -----
     The graph-wide work (the traversal snapshot, :mod:`graphkit.analysis.snapshot`) is done once and shared;
-    each source then costs its own reach (a numpy BFS over its reached rows and the Python objects of its
-    result), so the whole run is O(V + E) once plus the total size of the results, O(sum of the reaches).
+    each source then costs its own reach, as arrays (work arrays lent by the snapshot, no O(n) allocation in
+    graphkit; scipy's C BFS, when used, fills two arrays of the graph's size per search, at memset speed), so
+    the whole run is O(V + E) once plus O(sum of the reaches); a caller that reads ``reached`` pays for the
+    Python objects of that result on top.
     Results are yielded one at a time: memory holds one at a time unless the caller keeps them.  The cyclic
     garbage collector stays paused until the generator is exhausted or closed.
     """

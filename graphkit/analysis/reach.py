@@ -48,6 +48,7 @@ __all__ = [
     "expand_code_sources",
     "unfold",
     "widest",
+    "widest_widths",
 ]
 
 #: Upper bound of every lifetime in seconds (``math.inf`` when unbounded).
@@ -346,8 +347,15 @@ def widest(sub: Subgraph) -> list[Lifetime | None]:
 
     The label of a node is the lifetime of the last edge attaining the
     bottleneck on its widest path (the edge whose expiry ends the access);
-    None for the sources.
+    None for the sources.  Ties between widest paths go to the path found first
+    (heap pop order: width, then index).
     """
+    return widest_widths(sub)[1]
+
+
+def widest_widths(sub: Subgraph) -> tuple[list[float], list[Lifetime | None]]:
+    """:func:`widest` with the widths: ``(width, label)``, per node index, width in seconds (inf for the
+    sources, ``lasting_seconds`` of the pairs)."""
     n, n_src, adj = len(sub.ids), sub.n_src, sub.adj
     width = [-1.0] * n
     label: list[Lifetime | None] = [None] * n
@@ -375,7 +383,7 @@ def widest(sub: Subgraph) -> list[Lifetime | None]:
                 width[v] = w
                 label[v] = lu
                 push(heap, (-w, v))
-    return label
+    return width, label
 
 
 @dataclass(frozen=True, slots=True)

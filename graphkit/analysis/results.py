@@ -139,60 +139,153 @@ class Reached:
         reads the signing secret itself)."""
         return path_lifetime(self.path) or self.lifetime
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, hops: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
         """JSON-ready ``{id, kind, name, criticality, confidence, lifetime, path}``, plus ``path_lifetime`` when the
-        shown path lasts another time than ``lifetime`` (the best over every path)."""
+        shown path lasts another time than ``lifetime`` (the best over every path).
+
+        ``hops``: a memo of hop dicts by ``id(hop)``, shared by the ``Reached`` of one result (their paths share
+        hop objects): each hop is converted once, and the dicts are shared (treat them as read-only)."""
+        if hops is None:
+            path = [h.to_dict() for h in self.path]
+        else:
+            path = []
+            for h in self.path:
+                d = hops.get(id(h))
+                if d is None:
+                    d = hops[id(h)] = h.to_dict()
+                path.append(d)
         d = {"id": self.id, "kind": self.kind.value, "name": self.name,
              "criticality": self.criticality.value, "confidence": self.confidence.value,
-             "lifetime": self.lifetime.value, "path": [h.to_dict() for h in self.path]}
+             "lifetime": self.lifetime.value, "path": path}
         if self.path_lifetime is not self.lifetime:
             d["path_lifetime"] = self.path_lifetime.value
         return d
 
 
-@dataclass(frozen=True, slots=True)
 class BlastRadius:
-    """Everything reachable from ``sources``.
+    """Everything reachable from ``sources`` (immutable).
 
     ``reached`` excludes the sources and is ordered by criticality (critical
     first), kind, id.  ``weight`` is the weighted blast radius: the sum of
     :data:`~graphkit.model.CRITICALITY_WEIGHT` over ``reached``.  Supports
     ``len()``, iteration, ``node_id in result`` and ``result[node_id]``
     (:class:`~graphkit.errors.UnknownNodeError` for an id not reached).
+
+    Made either from a tuple of :class:`Reached` (``BlastRadius(sources, reached, weight)``, the reference), or by
+    :func:`~graphkit.analysis.blast_radius` from arrays
+    (:class:`~graphkit.analysis.radius_arrays.RadiusArrays`): then ``len``, ``in``, :attr:`ids`, :meth:`node_ids`
+    and ``weight`` are answered from the arrays, ``result[node_id]`` builds one :class:`Reached`, and
+    :attr:`reached` (iteration, ``to_dict()``) builds them all on first access, once.  Two results are equal when
+    their sources, reached nodes (with paths) and weights are.
     """
 
-    sources: tuple[str, ...]
-    reached: tuple[Reached, ...]
-    weight: int
-    _by_id: dict[str, Reached] = field(init=False, repr=False, compare=False)
+    __slots__ = ("sources", "weight", "_arrays", "_reached", "_by_id", "_ids")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_by_id", {r.id: r for r in self.reached})
+    sources: tuple[str, ...]
+    weight: int
+
+    def __init__(self, sources: tuple[str, ...], reached: tuple[Reached, ...] | None = None,
+                 weight: int | None = None, *, arrays: Any = None) -> None:
+        if (reached is None) == (arrays is None):
+            raise TypeError("BlastRadius needs reached or arrays (one of them)")
+        put = object.__setattr__
+        put(self, "sources", tuple(sources))
+        put(self, "_arrays", arrays)
+        put(self, "_reached", None if reached is None else tuple(reached))
+        put(self, "weight", arrays.weight if weight is None and arrays is not None else
+            (weight if weight is not None else sum(r.weight for r in reached or ())))
+        put(self, "_by_id", None)
+        put(self, "_ids", None)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"BlastRadius is immutable (cannot set {name!r})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"BlastRadius is immutable (cannot delete {name!r})")
+
+    @property
+    def reached(self) -> tuple[Reached, ...]:
+        """One :class:`Reached` per reached node, in result order (built on first access from arrays)."""
+        if self._reached is None:
+            object.__setattr__(self, "_reached", self._arrays.every_reached())
+        return self._reached  # type: ignore[return-value]
+
+    def _index(self) -> dict[str, Reached]:
+        if self._by_id is None:
+            object.__setattr__(self, "_by_id", {r.id: r for r in self.reached})
+        return self._by_id  # type: ignore[return-value]
 
     def __len__(self) -> int:
-        return len(self.reached)
+        return len(self._arrays) if self._arrays is not None else len(self._reached)  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[Reached]:
         return iter(self.reached)
 
     def __contains__(self, node_id: object) -> bool:
-        return node_id in self._by_id
+        if self._arrays is not None and self._by_id is None:
+            return self._arrays.local_of(node_id) >= 0
+        return node_id in self._index()
 
     def __getitem__(self, node_id: str) -> Reached:
+        if self._arrays is not None and self._by_id is None:
+            v = self._arrays.local_of(node_id)
+            if v >= 0:
+                return self._arrays.reached(v)
+            raise UnknownNodeError(node_id, self.node_ids())
         try:
-            return self._by_id[node_id]
+            return self._index()[node_id]
         except KeyError:
-            raise UnknownNodeError(node_id, self._by_id) from None
+            raise UnknownNodeError(node_id, self._index()) from None
+
+    def node_ids(self) -> list[str]:
+        """Ids of the reached nodes in result order, without building :class:`Reached` objects."""
+        if self._arrays is not None and self._reached is None:
+            return self._arrays.ids_in_order()
+        return [r.id for r in self.reached]
+
+    def head(self, k: int | None) -> tuple[Reached, ...]:
+        """The first ``k`` reached nodes in result order (all when ``k`` is None), building only those."""
+        if k is None or self._arrays is None or self._reached is not None:
+            return self.reached if k is None else self.reached[:k]
+        arrays = self._arrays
+        return tuple(arrays.reached(v) for v in arrays.result_order()[:max(k, 0)])
+
+    def tally(self) -> tuple[dict[str, int], dict[str, int], int]:
+        """``(by_kind, by_criticality, possible)``: how many reached nodes of each kind and criticality (values as
+        keys, only those present) and how many are possible, without building :class:`Reached` objects."""
+        if self._arrays is not None and self._reached is None:
+            return self._arrays.tally()
+        by_kind: dict[str, int] = {}
+        by_crit: dict[str, int] = {}
+        for r in self.reached:
+            by_kind[r.kind.value] = by_kind.get(r.kind.value, 0) + 1
+            by_crit[r.criticality.value] = by_crit.get(r.criticality.value, 0) + 1
+        return by_kind, by_crit, sum(1 for r in self.reached if r.confidence is not Confidence.CERTAIN)
 
     @property
     def ids(self) -> frozenset[str]:
         """Ids of the reached nodes."""
-        return frozenset(self._by_id)
+        if self._ids is None:
+            object.__setattr__(self, "_ids", frozenset(self.node_ids()))
+        return self._ids  # type: ignore[return-value]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BlastRadius):
+            return NotImplemented
+        return (self.sources, self.weight, len(self)) == (other.sources, other.weight, len(other)) and \
+            self.reached == other.reached
+
+    def __hash__(self) -> int:
+        return hash((self.sources, self.weight, len(self)))
+
+    def __repr__(self) -> str:
+        return f"BlastRadius(sources={self.sources!r}, reached={self.reached!r}, weight={self.weight!r})"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready ``{sources, weight, reached: [...]}``."""
+        hops: dict[int, dict[str, Any]] = {}  # the hops of one result are shared objects: converted once
         return {"sources": list(self.sources), "weight": self.weight,
-                "reached": [r.to_dict() for r in self.reached]}
+                "reached": [r.to_dict(hops=hops) for r in self.reached]}
 
 
 @dataclass(frozen=True, slots=True)

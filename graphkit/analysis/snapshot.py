@@ -78,6 +78,9 @@ class Snapshot:
     #: per-node work arrays lent to one query at a time and handed back clean (:func:`borrow`): a query costs
     #: its own reach, never O(n) allocations
     scratch: dict = field(default_factory=dict)
+    #: arrays derived from the nodes or the pairs, made on first use by the analyses that need them (e.g.
+    #: :func:`graphkit.analysis.radius_arrays.node_columns`: criticality weight, result-order rank)
+    derived: dict = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -189,7 +192,7 @@ def give_back(snap: Snapshot, name: str, a: np.ndarray, touched: np.ndarray, fil
     snap.scratch[(name, fill)] = a
 
 
-def reach_order(snap: Snapshot, srcs: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def reach_order(snap: Snapshot, srcs: np.ndarray, tree: bool = False) -> tuple[np.ndarray, ...] | None:
     """The discovery order of :func:`graphkit.analysis.reach.collect` and which nodes run the attacker's code.
 
     A level-synchronous BFS over pairs, in numpy: a level's rows are scanned in discovery order, each by
@@ -202,19 +205,25 @@ def reach_order(snap: Snapshot, srcs: np.ndarray) -> tuple[np.ndarray, np.ndarra
     snap : Snapshot
     srcs : (k,) int array
         Source indexes, in id order.
+    tree : bool
+        Also return the BFS tree: the search is the BFS over every pair of each row's variant, so the first row
+        (FIFO order) entering a node is its parent in :func:`graphkit.analysis.reach.bfs_tree` over every pair.
 
     Returns
     -------
-    (order, code) or None
+    (order, code) or (order, code, parent, pair) or None
         ``order`` (r,) int64: the reached nodes (sources first) in discovery order; ``code`` (c,) int64: the
-        nodes running the attacker's code, sorted.  None when a node is entered through a ``runs_code`` pair
-        after its own row was scanned (``collect`` then rescans it at once: the caller falls back to it).
+        nodes running the attacker's code, sorted; with ``tree``, ``parent`` and ``pair`` (r,) int64 beside
+        ``order``: the node and pair entering each node (-1 for the sources).  None when a node is entered
+        through a ``runs_code`` pair after its own row was scanned (``collect`` then rescans it at once: the
+        caller falls back to it).
     """
     pos = borrow(snap, "pos", np.int64, -1)
     code = borrow(snap, "code", bool, False)
     pos[srcs] = np.arange(srcs.size)
     code[srcs] = True
     parts, marked, frontier, count = [srcs], [srcs], srcs, srcs.size
+    parents, pairs = [np.full(srcs.size, -1, dtype=np.int64)], [np.full(srcs.size, -1, dtype=np.int64)]
     failed = False
     while frontier.size:
         pidx, owner = expand(snap.pair_ptr, frontier)
@@ -227,16 +236,29 @@ def reach_order(snap: Snapshot, srcs: np.ndarray) -> tuple[np.ndarray, np.ndarra
             code[w] = True
             marked.append(w)
         keep = snap.has[code[owner].astype(np.intp), pidx]
-        new = first_unseen(snap.pair_target[pidx[keep]], pos)
+        pidx, owner = pidx[keep], owner[keep]
+        new = snap.pair_target[pidx]
+        fresh = pos[new] < 0
+        new, pidx, owner = new[fresh], pidx[fresh], owner[fresh]
+        if new.size > 1:
+            _, first = np.unique(new, return_index=True)
+            first.sort()
+            new, pidx, owner = new[first], pidx[first], owner[first]
         pos[new] = np.arange(count, count + new.size)
         count += new.size
         parts.append(new)
+        parents.append(owner)
+        pairs.append(pidx)
         frontier = new
     order = np.concatenate(parts).astype(np.int64)
     code_nodes = np.unique(np.concatenate(marked)).astype(np.int64)
     give_back(snap, "pos", pos, order, -1)
     give_back(snap, "code", code, code_nodes, False)
-    return None if failed else (order, code_nodes)
+    if failed:
+        return None
+    if tree:
+        return order, code_nodes, np.concatenate(parents).astype(np.int64), np.concatenate(pairs).astype(np.int64)
+    return order, code_nodes
 
 
 def _variant(snap: Snapshot, code_nodes: np.ndarray, owner: np.ndarray) -> np.ndarray:
