@@ -1,11 +1,10 @@
-"""Breadth-first searches in C (the loop of scipy's ``breadth_first_order``) for the array blast radius, when scipy
-is installed.
+"""Breadth-first searches in C (the loop of scipy's ``breadth_first_order``) for the array blast radius.
 
 A level-synchronous BFS in numpy costs a few dozen numpy calls per level, so a deep reach (a chain of roles
 assuming roles: a thousand levels in a large org) costs milliseconds per pass whatever its size; scipy's BFS is
 one C loop.  Everything here gives exactly what the numpy searches of :mod:`graphkit.analysis.radius_arrays` and
-:func:`graphkit.analysis.snapshot.reach_order` give (``tests/test_radius_arrays.py`` runs both); without scipy
-those answer.
+:func:`graphkit.analysis.snapshot.reach_order` give (``tests/test_radius_arrays.py`` runs both); they answer
+when scipy's loop is missing or answers otherwise (it is scipy's private function: :func:`_self_check`).
 
 Multi-source searches start from a *super node* whose row lists the seeds in order: scipy's BFS is FIFO, scanning
 each row in stored order, so the search from the super node is the FIFO BFS from the seeds (each kept at its
@@ -18,9 +17,9 @@ import numpy as np
 
 from graphkit.analysis.snapshot import Snapshot, borrow, expand, give_back
 
-try:  # scipy is optional: the numpy searches answer without it
+try:  # a private scipy function: the numpy searches answer if another scipy lacks it
     from scipy.sparse.csgraph._traversal import _breadth_first_directed
-except ImportError:  # pragma: no cover - scipy is installed with the test extra
+except ImportError:  # pragma: no cover - scipy >= 1.11 (a dependency) has it
     _breadth_first_directed = None
 
 __all__ = ["ENABLED", "bfs", "reach", "widths"]

@@ -62,7 +62,7 @@ def blast_radius(graph: Graph, sources: str | Iterable[str]) -> BlastRadius:
     Notes
     -----
     Runs on the graph's traversal snapshot (numpy CSR, built once per graph
-    version): the reach (scipy's C BFS when scipy is installed, else a numpy
+    version): the reach (scipy's C BFS loop, else a numpy
     BFS), a CSR of the reached pairs, the BFS tree over certain pairs, the one
     over every pair only when some node is possible, and the bucketed widths,
     all as arrays (:mod:`graphkit.analysis.radius_arrays`): time O(reached
