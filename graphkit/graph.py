@@ -19,6 +19,7 @@ Saving then loading gives an equal graph (see ``tests/test_graph.py``).
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -32,10 +33,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from graphkit.meta import GraphMeta
 from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, Evidence,
                             Lifetime, Node, NodeKind, RevocationAction)
+from graphkit.graph_file import GRAPH_SCHEMA, fill, graph_text
+from graphkit.storage import CompactMultiDiGraph, EdgeRecord, Interner
 
 __all__ = ["Graph", "GraphBuilder", "GRAPH_SCHEMA", "graph_file_schema"]
 
-GRAPH_SCHEMA = "graphkit.graph/v1"
+_SOURCE_ONLY = frozenset(k.value for k, spec in EDGE_SPECS.items() if spec.source_only)
 
 
 class _GraphFile(BaseModel):
@@ -154,9 +157,10 @@ class Graph:
     """
 
     def __init__(self) -> None:
-        self.nx: nx.MultiDiGraph = nx.MultiDiGraph()
+        self.nx: nx.MultiDiGraph = CompactMultiDiGraph()
         self._meta = GraphMeta()
         self._seen = _EvidenceIndex()
+        self._parts = Interner()
 
     @property
     def meta(self) -> GraphMeta:
@@ -172,8 +176,15 @@ class Graph:
         """Add or merge ``node``; returns the stored node."""
         if node.id in self.nx:
             node = self._seen.merged(node.id, self.node(node.id), node)
-        self.nx.add_node(node.id, kind=node.spec.kind.value, node=node)
+        self._share_evidence(node)
+        self.nx.add_node(sys.intern(node.id), kind=node.spec.kind.value, node=node)
         return node
+
+    def _share_evidence(self, node: Node) -> None:
+        """Make the node's evidence list hold the graph's shared evidence objects (equal values)."""
+        ev = node.evidence
+        if ev:
+            ev[:] = [self._parts.evidence(e) for e in ev]
 
     def replace_node(self, node: Node) -> None:
         """Store ``node`` in place of the node with its id (no merge; edges are kept).
@@ -212,7 +223,14 @@ class Graph:
         existing = self.nx.get_edge_data(source, target, key)
         if existing is not None:
             edge = self._seen.merged(edge.identity, existing["edge"], edge)
-        self.nx.add_edge(source, target, key=key, kind=edge.kind.value, traversable=spec.traversable, edge=edge)
+            self.changed()
+        else:
+            self.nx.add_edge(source, target, key=key)  # clears the networkx cache
+            existing = self.nx._succ[source][target][key]
+        if isinstance(existing, EdgeRecord):
+            existing.put_edge(edge, self._parts)
+        else:  # a plain networkx graph put in place of ``nx``
+            existing.update(kind=edge.kind.value, traversable=spec.traversable, edge=edge)
         return edge
 
     def update(self, nodes: Iterable[Node] = (), edges: Iterable[Edge] = ()) -> None:
@@ -271,8 +289,9 @@ class Graph:
         Edges of a ``source_only`` kind (``persists_on``: followed from an analysis source alone, see
         :func:`graphkit.analysis.reach.collect`) are left out: the view is what any reached node can follow.
         """
-        return nx.subgraph_view(self.nx, filter_edge=lambda u, v, k: self.nx.edges[u, v, k]["traversable"]
-                                and not self.nx.edges[u, v, k]["edge"].spec.source_only)
+        succ = self.nx._succ
+        return nx.subgraph_view(self.nx, filter_edge=lambda u, v, k: succ[u][v][k]["traversable"]
+                                and succ[u][v][k]["kind"] not in _SOURCE_ONLY)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Counts per node kind and per edge kind (only kinds present)."""
@@ -313,22 +332,15 @@ class Graph:
             g.meta = data.get("meta") or {}
         except (ValueError, TypeError, RecursionError) as exc:
             raise GraphFileError(source, f"meta: {_first_line(exc)}") from None
-        for i, raw in enumerate(_items(data, "nodes", source)):
-            try:
-                node = NODE_ADAPTER.validate_python(raw)
-            except (ValueError, TypeError, RecursionError) as exc:
-                raise GraphFileError(source, f"nodes[{i}]: {_first_line(exc)}") from None
-            g.nx.add_node(node.id, kind=node.spec.kind.value, node=node)
-        for i, raw in enumerate(_items(data, "edges", source)):
-            try:
-                g.add_edge(Edge.model_validate(raw))
-            except (ValueError, TypeError, RecursionError, GraphkitError) as exc:
-                raise GraphFileError(source, f"edges[{i}]: {_first_line(exc)}") from None
+        fill(g, _items(data, "nodes", source), _items(data, "edges", source), source)
         return g
 
     def save(self, path: str | Path) -> None:
         """Write the graph as JSON to ``path`` (UTF-8, sorted, indented), atomically
         (:func:`graphkit.files.write_atomic`: the previous file survives any failure).
+
+        The text is :meth:`to_dict` as ``json.dumps(..., indent=1, sort_keys=True)`` writes it, streamed piece by
+        piece (:func:`graphkit.graph_file.graph_text`): no whole-graph dictionary or string is built.
 
         Raises
         ------
@@ -337,10 +349,9 @@ class Graph:
             serialized (values nested past the serializer's limits).
         """
         try:
-            text = json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n"
+            write_atomic(path, graph_text(self))
         except (ValueError, RecursionError) as exc:
             raise GraphkitError(f"{path}: graph cannot be serialized: {_first_line(exc)}") from None
-        write_atomic(path, text)
 
     @classmethod
     def load(cls, path: str | Path) -> "Graph":
