@@ -309,12 +309,14 @@ class EdgeList:
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self._items)))]
+        if i < 0:
+            i += len(self._items)
         e = self._made.get(i)
         if e is None:
             x = self._items[i]
-            if not isinstance(x, EdgeRecord):
+            if type(x) is not EdgeRecord:
                 return x
-            e = self._made[i if i >= 0 else i + len(self._items)] = x.edge()
+            e = self._made[i] = x.edge()
         return e
 
     def __iter__(self) -> Iterator[Edge]:
