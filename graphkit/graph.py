@@ -33,7 +33,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from graphkit.meta import GraphMeta
 from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, Evidence,
                             Lifetime, Node, NodeKind, RevocationAction)
-from graphkit.graph_file import GRAPH_SCHEMA, fill, graph_text
+from graphkit.graph_file import GRAPH_SCHEMA, fill, finish, graph_text, read_text
+from graphkit.graph_file import first_line as _first_line
 from graphkit.storage import CompactMultiDiGraph, EdgeRecord, Interner
 
 __all__ = ["Graph", "GraphBuilder", "GRAPH_SCHEMA", "graph_file_schema"]
@@ -323,17 +324,21 @@ class Graph:
             naming ``source`` and the failing item (a file of another version or
             a damaged one: ``nodes`` not a list, an edge without its nodes...).
         """
+        g = cls()
+        g._check_top(data, source)
+        fill(g, _items(data, "nodes", source), _items(data, "edges", source), source)
+        return g
+
+    def _check_top(self, data: Any, source: str) -> None:
+        """The schema check and the meta of a graph file's top-level object (GraphFileError)."""
         if not isinstance(data, dict) or data.get("schema") != GRAPH_SCHEMA:
             found = data.get("schema") if isinstance(data, dict) else None
             shown = repr(found) if isinstance(found, str) and len(found) <= 40 else type(found).__name__
             raise GraphFileError(source, f"not a {GRAPH_SCHEMA} file (schema={shown})")
-        g = cls()
         try:
-            g.meta = data.get("meta") or {}
+            self.meta = data.get("meta") or {}
         except (ValueError, TypeError, RecursionError) as exc:
             raise GraphFileError(source, f"meta: {_first_line(exc)}") from None
-        fill(g, _items(data, "nodes", source), _items(data, "edges", source), source)
-        return g
 
     def save(self, path: str | Path) -> None:
         """Write the graph as JSON to ``path`` (UTF-8, sorted, indented), atomically
@@ -364,10 +369,21 @@ class Graph:
         """
         p = Path(path)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            text = p.read_text(encoding="utf-8")
         except OSError as exc:
             raise GraphFileError(str(p), exc.strerror or str(exc)) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError as exc:
+            raise GraphFileError(str(p), f"not a graphkit graph file (not valid JSON: {_first_line(exc)})") from None
+        g = cls()
+        parsed = read_text(g, text, str(p))  # one item at a time; None: not the plain shape, parsed whole below
+        if parsed is not None:
+            del text
+            g._check_top(parsed.top, str(p))
+            finish(parsed, str(p))
+            return g
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
             raise GraphFileError(str(p), f"not a graphkit graph file (not valid JSON: {_first_line(exc)})") from None
         except RecursionError:
             raise GraphFileError(str(p), "not a graphkit graph file (JSON nested too deep)") from None
@@ -383,18 +399,6 @@ def _items(data: dict[str, Any], key: str, source: str) -> list[Any]:
     if not isinstance(value, list):
         raise GraphFileError(source, f"{key}: expected a list, got {type(value).__name__} (a file of another version?)")
     return value
-
-
-def _first_line(exc: BaseException) -> str:
-    """An error's message without the input values: pydantic's first error (location and message), else the
-    first line, at most 300 characters."""
-    if isinstance(exc, ValidationError) and exc.errors():
-        first = exc.errors()[0]
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        text = f"{'.'.join(map(str, first['loc'])) or 'value'}: {first['msg']}{more}"
-    else:
-        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return text if len(text) <= 300 else text[:297] + "..."
 
 
 assert set(NODE_TYPES) == set(NodeKind)

@@ -213,3 +213,32 @@ def test_failed_save_leaves_the_previous_file(tmp_path):
     with pytest.raises(GraphkitError, match="cannot be serialized"):
         g.save(path)
     assert path.read_text() == before and [p.name for p in tmp_path.iterdir()] == ["g.json"]
+
+
+@pytest.mark.parametrize("mangle", [
+    lambda t: t.replace('"schema": "graphkit.graph/v1"', '"schema": "graphkit.graph/v0"'),
+    lambda t: t.replace('"edges": [', '"edges": [1, ', 1),
+    lambda t: t.replace('"nodes": [', '"nodes": [{"kind": "runner"}, ', 1),
+    lambda t: t.replace('"nodes": [', '"nodes": [{"kind": "runner"}, ', 1).replace("graph/v1", "graph/v2"),
+    lambda t: t.replace('"meta": {', '"meta": {"bogus": 1, ', 1),
+    lambda t: t.replace('"edges": [', '"edges": {"a": [', 1).replace("\n ],\n \"meta\"", "\n ]},\n \"meta\"", 1),
+    lambda t: t.rstrip() + " []",
+    lambda t: t.rstrip()[:-1],
+    lambda t: "\ufeff" + t,
+    lambda t: t.replace("{", '{"edges": [], ', 1),
+    lambda t: t.replace('"edges": [', '"edges": [' + "[" * 100_000 + "]" * 100_000 + ", ", 1),
+])
+def test_streamed_load_fails_as_the_whole_parse(tmp_path, mangle):
+    """Graph.load reads item by item; whatever the damage, the outcome is json.loads + from_dict's."""
+    small_graph().save(tmp_path / "g.json")
+    text = mangle((tmp_path / "g.json").read_text())
+    (tmp_path / "bad.json").write_text(text)
+    try:
+        want = Graph.from_dict(json.loads(text), source=str(tmp_path / "bad.json"))
+    except (GraphFileError, ValueError, RecursionError) as exc:
+        with pytest.raises(GraphFileError) as got:
+            Graph.load(tmp_path / "bad.json")
+        if isinstance(exc, GraphFileError):
+            assert str(got.value) == str(exc)
+    else:
+        assert Graph.load(tmp_path / "bad.json") == want
