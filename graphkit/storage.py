@@ -28,7 +28,8 @@ import networkx as nx
 
 from graphkit.model import EDGE_SPECS, Confidence, Edge, EdgeKind, EdgeSpec, Evidence, Lifetime, RevocationAction
 
-__all__ = ["Form", "form", "EdgeRecord", "CompactMultiDiGraph", "Interner", "EdgeList", "materialize"]
+__all__ = ["Form", "form", "EdgeRecord", "CompactMultiDiGraph", "Interner", "EdgeList", "materialize",
+           "share_fields_set"]
 
 _DERIVED = ("kind", "traversable", "edge")
 _EDGE_FIELDS = frozenset(Edge.model_fields)
@@ -273,12 +274,16 @@ class Interner:
         self._props: dict[str, Mapping[str, Any]] = {}
 
     def evidence(self, e: Evidence) -> Evidence:
-        """The shared object equal to ``e``."""
-        return self._ev.setdefault(e, e)
+        """The shared object equal to ``e`` (``e`` itself the first time, then holding a shared fields-set)."""
+        got = self._ev.get(e)
+        if got is None:
+            share_fields_set(e)
+            got = self._ev[e] = e
+        return got
 
     def evidence_seq(self, evidence: Iterable[Evidence]) -> tuple[Evidence, ...]:
         """The shared tuple of these evidence objects (shared objects, same order)."""
-        t = tuple(self._ev.setdefault(e, e) for e in evidence)
+        t = tuple([self.evidence(e) for e in evidence])
         return self._seq.setdefault(tuple(map(id, t)), t)
 
     def props(self, props: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -290,6 +295,31 @@ class Interner:
         except (TypeError, ValueError, RecursionError):
             return dict(props)
         return self._props.setdefault(text, props if type(props) is dict else dict(props))
+
+
+_FIELDS_SETS: dict[frozenset, set[str]] = {}
+_ALL_FIELDS: dict[type, frozenset] = {}
+
+
+def share_fields_set(model: Any) -> None:
+    """Let ``model`` (a pydantic object) hold a shared ``__pydantic_fields_set__`` equal to its own, when
+    sharing cannot be observed: a frozen model's set is never changed in place (``model_copy`` copies it), and
+    assigning to a field of a model whose every field is set adds nothing.  A set of five names takes 728
+    bytes: this is most of an :class:`~graphkit.model.Evidence` object."""
+    cls = type(model)
+    mine = model.__pydantic_fields_set__
+    if not cls.model_config.get("frozen"):
+        every = _ALL_FIELDS.get(cls)
+        if every is None:
+            every = _ALL_FIELDS[cls] = frozenset(cls.model_fields)
+        if len(mine) != len(every) or mine != every:
+            return
+    key = frozenset(mine)
+    shared = _FIELDS_SETS.get(key)
+    if shared is None:
+        shared = _FIELDS_SETS[key] = set(key)
+    if shared is not mine:
+        _setattr(model, "__pydantic_fields_set__", shared)
 
 
 class EdgeList:
