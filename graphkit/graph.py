@@ -35,7 +35,7 @@ from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, AnyNode, Confi
                             Lifetime, Node, NodeKind, RevocationAction)
 from graphkit.graph_file import GRAPH_SCHEMA, fill, finish, graph_text, read_text
 from graphkit.graph_file import first_line as _first_line
-from graphkit.storage import CompactMultiDiGraph, EdgeRecord, Interner, share_fields_set
+from graphkit.storage import CompactMultiDiGraph, EdgeRecord, Interner
 
 __all__ = ["Graph", "GraphBuilder", "GRAPH_SCHEMA", "graph_file_schema"]
 
@@ -182,12 +182,9 @@ class Graph:
         return node
 
     def _share_evidence(self, node: Node) -> None:
-        """Make the node's evidence list hold the graph's shared evidence objects (equal values), and its fields
-        set a shared one when every field is set (:func:`graphkit.storage.share_fields_set`)."""
-        ev = node.evidence
-        if ev:
-            ev[:] = [self._parts.evidence(e) for e in ev]
-        share_fields_set(node)
+        """Share what the node holds with the rest of the graph (:meth:`graphkit.storage.Interner.node_parts`):
+        evidence objects, strings, fields-sets."""
+        self._parts.node_parts(node)
 
     def replace_node(self, node: Node) -> None:
         """Store ``node`` in place of the node with its id (no merge; edges are kept).

@@ -27,7 +27,7 @@ from pydantic_core import to_jsonable_python
 from graphkit.errors import GraphFileError, GraphkitError
 from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, Confidence, Edge, EdgeKind, Evidence, Lifetime,
                             RevocationAction)
-from graphkit.storage import EdgeRecord, form
+from graphkit.storage import EdgeRecord, KeyDict, form
 
 if TYPE_CHECKING:
     from graphkit.graph import Graph
@@ -218,7 +218,7 @@ class _Reader:
         succ = self.graph.nx._succ
         keydict = succ[source].get(target)
         if keydict is None:
-            keydict = succ[source][target] = {}
+            keydict = succ[source][target] = KeyDict()
             self.graph.nx._pred[target][source] = keydict
         elif nx_key in keydict:
             return False  # a second observation: merged by the reference path

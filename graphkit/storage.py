@@ -25,10 +25,11 @@ from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 import networkx as nx
+from pydantic import BaseModel
 
 from graphkit.model import EDGE_SPECS, Confidence, Edge, EdgeKind, EdgeSpec, Evidence, Lifetime, RevocationAction
 
-__all__ = ["Form", "form", "EdgeRecord", "CompactMultiDiGraph", "Interner", "EdgeList", "materialize",
+__all__ = ["Form", "form", "EdgeRecord", "KeyDict", "CompactMultiDiGraph", "Interner", "EdgeList", "materialize",
            "share_fields_set"]
 
 _DERIVED = ("kind", "traversable", "edge")
@@ -256,11 +257,105 @@ class EdgeRecord(MutableMapping):
         return f"EdgeRecord({dict(self.items())!r})"
 
 
+class KeyDict(MutableMapping):
+    """The parallel edges of one pair ``u -> v`` (networkx's ``edge_key_dict_factory``): a ``dict`` of networkx
+    key -> attribute mapping, held in two slots while the pair has exactly one edge (most pairs: a one-item
+    ``dict`` takes 184 bytes, this 56), else in a ``dict`` (``_d``; empty when the pair has no edge)."""
+
+    __slots__ = ("_k", "_v", "_d")
+
+    def __init__(self) -> None:
+        self._k: Any = None
+        self._v: Any = None
+        self._d: dict | None = {}
+
+    def __getitem__(self, k: Any) -> Any:
+        d = self._d
+        if d is not None:
+            return d[k]
+        if self._k == k:
+            return self._v
+        raise KeyError(k)
+
+    def get(self, k: Any, default: Any = None) -> Any:
+        d = self._d
+        if d is not None:
+            return d.get(k, default)
+        return self._v if self._k == k else default
+
+    def __contains__(self, k: object) -> bool:
+        d = self._d
+        return k in d if d is not None else self._k == k
+
+    def __setitem__(self, k: Any, value: Any) -> None:
+        d = self._d
+        if d is None:
+            if self._k == k:
+                self._v = value
+            else:
+                self._d = {self._k: self._v, k: value}
+                self._k = self._v = None
+        elif d:
+            d[k] = value
+        else:
+            self._d = None
+            self._k, self._v = k, value
+
+    def __delitem__(self, k: Any) -> None:
+        d = self._d
+        if d is not None:
+            del d[k]
+        elif self._k == k:
+            self._d = {}
+            self._k = self._v = None
+        else:
+            raise KeyError(k)
+
+    def __iter__(self) -> Iterator[Any]:
+        d = self._d
+        return iter(d) if d is not None else iter((self._k,))
+
+    def __len__(self) -> int:
+        d = self._d
+        return len(d) if d is not None else 1
+
+    def values(self) -> Any:  # type: ignore[override]
+        """The attribute mappings (a ``dict`` view, or a tuple of the one)."""
+        d = self._d
+        return d.values() if d is not None else (self._v,)
+
+    def items(self) -> Any:  # type: ignore[override]
+        """The ``(key, attributes)`` items (a ``dict`` view, or a tuple of the one)."""
+        d = self._d
+        return d.items() if d is not None else ((self._k, self._v),)
+
+    def popitem(self) -> tuple[Any, Any]:
+        """The last item added, removed (as ``dict.popitem``: networkx's ``remove_edge(u, v)`` relies on it)."""
+        d = self._d
+        if d is not None:
+            return d.popitem()
+        item = self._k, self._v
+        self._d = {}
+        self._k = self._v = None
+        return item
+
+    def copy(self) -> "KeyDict":
+        """A shallow copy, as ``dict.copy``."""
+        out = KeyDict()
+        out._k, out._v, out._d = self._k, self._v, dict(self._d) if self._d is not None else None
+        return out
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
 class CompactMultiDiGraph(nx.MultiDiGraph):
-    """A networkx ``MultiDiGraph`` whose edge attribute mappings are :class:`EdgeRecord` objects (networkx's
-    documented ``edge_attr_dict_factory`` hook); everything else is networkx's."""
+    """A networkx ``MultiDiGraph`` whose edge attribute mappings are :class:`EdgeRecord` objects and whose
+    per-pair key mappings are :class:`KeyDict` objects (networkx's documented ``edge_attr_dict_factory`` and
+    ``edge_key_dict_factory`` hooks); everything else is networkx's."""
 
     edge_attr_dict_factory = EdgeRecord
+    edge_key_dict_factory = KeyDict
 
 
 class Interner:
@@ -285,6 +380,44 @@ class Interner:
         """The shared tuple of these evidence objects (shared objects, same order)."""
         t = tuple([self.evidence(e) for e in evidence])
         return self._seq.setdefault(tuple(map(id, t)), t)
+
+    def node_parts(self, model: Any, depth: int = 0) -> None:
+        """Share what a node (or a model inside it) holds, in place and unobservably: equal evidence objects by
+        the graph's shared one, short strings by the interned one (a parsed file makes a new string per
+        occurrence), fields-sets by shared ones (:func:`share_fields_set`), recursively through lists, tuples,
+        dicts and models (at most 12 levels)."""
+        d = model.__dict__
+        for k, v in d.items():
+            nv = self._value(v, depth + 1)
+            if nv is not v:
+                d[k] = nv
+        share_fields_set(model)
+
+    def _value(self, v: Any, depth: int) -> Any:
+        t = type(v)
+        if t is str:
+            return sys.intern(v) if len(v) <= 120 else v
+        if t is Evidence:
+            return self.evidence(v)
+        if depth > 12:
+            return v
+        if t is list:
+            for i, x in enumerate(v):
+                nx_ = self._value(x, depth + 1)
+                if nx_ is not x:
+                    v[i] = nx_
+            return v
+        if t is tuple:
+            return tuple([self._value(x, depth + 1) for x in v]) if v else v
+        if t is dict:
+            if v:
+                new = {sys.intern(k) if type(k) is str else k: self._value(x, depth + 1) for k, x in v.items()}
+                v.clear()
+                v.update(new)
+            return v
+        if isinstance(v, BaseModel):
+            self.node_parts(v, depth)
+        return v
 
     def props(self, props: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
         """The shared mapping equal to ``props`` (None when empty; a copy, unshared, when not JSON)."""

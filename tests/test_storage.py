@@ -242,3 +242,46 @@ def test_streamed_load_fails_as_the_whole_parse(tmp_path, mangle):
             assert str(got.value) == str(exc)
     else:
         assert Graph.load(tmp_path / "bad.json") == want
+
+
+def test_key_dict_behaves_as_a_dict_under_random_operations():
+    import pickle
+
+    from graphkit.storage import KeyDict
+    rnd = random.Random(19)
+    for _ in range(200):
+        kd, ref = KeyDict(), {}
+        for _ in range(rnd.randrange(1, 12)):
+            op, k = rnd.random(), rnd.choice(["a", "b", "c", 0, 1])
+            if op < 0.55:
+                kd[k] = ref[k] = rnd.random()
+            elif op < 0.8:
+                if k in ref:
+                    del ref[k]
+                    del kd[k]
+                else:
+                    with pytest.raises(KeyError):
+                        del kd[k]
+            elif ref:
+                assert kd.popitem() == ref.popitem()
+            assert dict(kd) == ref and len(kd) == len(ref) and list(kd) == list(ref)
+            assert list(kd.items()) == list(ref.items()) and list(kd.values()) == list(ref.values())
+            assert all((x in kd) == (x in ref) and kd.get(x, "d") == ref.get(x, "d") for x in ["a", "b", "c", 0, 1])
+            for other in (kd.copy(), copy.deepcopy(kd), pickle.loads(pickle.dumps(kd))):
+                assert dict(other) == ref and len(other) == len(ref)
+
+
+def test_parallel_edges_and_removals_through_networkx():
+    g = small_graph()
+    for i in range(3):
+        g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=JOB, target=SECRET, key=f"m{i}", evidence=[EV]))
+    assert g.nx.number_of_edges(JOB, SECRET) == 4 and len(list(g.out_edges(JOB))) == 4
+    g.nx.remove_edge(JOB, SECRET, "reads_secret|m1")
+    g.nx.remove_edge(JOB, SECRET)  # networkx removes the last one added
+    assert sorted(k for _, _, k in g.nx.edges(JOB, keys=True)) == ["reads_secret", "reads_secret|m0"]
+    g.nx.remove_edge(JOB, SECRET, "reads_secret")
+    g.nx.remove_edge(JOB, SECRET, "reads_secret|m0")
+    assert not g.nx.has_edge(JOB, SECRET) and SECRET not in g.nx.succ[JOB]
+    k = g.nx.add_edge(JOB, SECRET)  # networkx's own keys still work
+    assert k == 0 and g.nx.add_edge(JOB, SECRET) == 1 and g.nx.number_of_edges(JOB, SECRET) == 2
+    assert sorted(g.nx.to_undirected().edges(keys=True)) and g.nx.reverse().has_edge(SECRET, JOB, 1)
