@@ -11,8 +11,10 @@ the same traversable edges (one blast radius; every runner's, via ``bench_scale_
 radius (the plan, a saved graph's load), the bare
 ``yaml.load(..., Loader=yaml.CSafeLoader)`` of the same workflow files (build), ``python -c pass`` (``--help``),
 and the bare driver's ``UNWIND $rows ... MERGE`` of the very rows and statements ``graphkit neo4j sync`` sends,
-on the same Bolt test server (``tests/bolt_server.py``: ArcadeDB, or ``NEO4J_URI``).  Memory is the peak RSS
-of a fresh process that builds the graph, per built edge.  Timings are medians of ``--reps`` runs: CPU time of
+on the same Bolt test server (``tests/bolt_server.py``: ArcadeDB, or ``NEO4J_URI``).  Memory, per built edge
+and above the RSS after imports, in fresh processes: the graph itself (a process that loaded the saved graph),
+what a build leaves (RSS after the build and ``gc.collect()``), the build's peak, and its peak once it has saved
+the graph.  The load is also compared with the bare ``json.loads`` of the same file.  Timings are medians of ``--reps`` runs: CPU time of
 this process for what runs in it (build, analysis, load), CPU time of the children for processes, wall time for
 the sync (the server does the work).  Nothing here asserts a timing (``tests/test_benchmarks.py`` runs the
 smallest size and checks that the table is produced).
