@@ -357,6 +357,26 @@ class CompactMultiDiGraph(nx.MultiDiGraph):
     edge_attr_dict_factory = EdgeRecord
     edge_key_dict_factory = KeyDict
 
+    def copy(self, as_view: bool = False) -> nx.MultiDiGraph:
+        """As networkx's ``copy()`` (same nodes, edges, attributes and orders), sharing the edges' parts instead
+        of making and taking apart an edge per record."""
+        if as_view:
+            return super().copy(as_view=True)
+        out = self.__class__()
+        out.graph.update(self.graph)
+        succ, pred = out._succ, out._pred
+        for n, d in self._node.items():
+            out._node[n] = d.copy()
+            succ[n], pred[n] = {}, {}
+        for u, nbrs in self._succ.items():
+            row = succ[u]
+            for v, keydict in nbrs.items():
+                new = KeyDict() if type(keydict) is KeyDict else {}
+                for k, d in keydict.items():
+                    new[k] = d.copy()
+                row[v] = pred[v][u] = new
+        return out
+
 
 class Interner:
     """Shared parts of the edges of one graph: one :class:`~graphkit.model.Evidence` object per source place,

@@ -285,3 +285,17 @@ def test_parallel_edges_and_removals_through_networkx():
     k = g.nx.add_edge(JOB, SECRET)  # networkx's own keys still work
     assert k == 0 and g.nx.add_edge(JOB, SECRET) == 1 and g.nx.number_of_edges(JOB, SECRET) == 2
     assert sorted(g.nx.to_undirected().edges(keys=True)) and g.nx.reverse().has_edge(SECRET, JOB, 1)
+
+
+def test_copy_is_networkx_copy_sharing_the_parts(example):
+    mine, generic = example.nx.copy(), nx.MultiDiGraph.copy(example.nx)
+    assert type(mine) is type(generic) is type(example.nx)
+    assert list(mine.nodes(data="kind")) == list(generic.nodes(data="kind"))
+    for a, b in ((mine, generic), (mine.reverse(copy=False), generic.reverse(copy=False))):
+        assert list(a.edges(keys=True)) == list(b.edges(keys=True))
+    assert [d["edge"] for *_, d in mine.edges(keys=True, data=True)] == \
+        [d["edge"] for *_, d in generic.edges(keys=True, data=True)]
+    u, v, k = next(iter(example.nx.edges(keys=True)))
+    assert mine.edges[u, v, k] is not example.nx.edges[u, v, k]
+    assert mine.edges[u, v, k].evidence is example.nx.edges[u, v, k].evidence  # shared, immutable
+    assert mine.nodes[u] is not example.nx.nodes[u] and mine.nodes[u]["node"] is example.nx.nodes[u]["node"]
