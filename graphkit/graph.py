@@ -3,8 +3,16 @@
 networkx attributes are derived from the model: each node carries ``kind``
 (the :class:`~graphkit.model.NodeKind` value) and ``node`` (the pydantic
 object); each edge, keyed by :attr:`Edge.nx_key`, carries ``kind``,
-``traversable`` and ``edge`` (the pydantic object).  Analysis code may use
+``traversable`` and ``edge`` (a pydantic object made on each read).  Analysis code may use
 ``graph.nx`` directly with networkx algorithms.
+
+Storage (:mod:`graphkit.storage`, issue 19): ``nx`` is a :class:`~graphkit.storage.CompactMultiDiGraph` whose edge
+attribute mappings are slotted :class:`~graphkit.storage.EdgeRecord` objects holding the edge's shared parts
+(evidence kept once per source place, equal props once, kind/confidence/lifetime/action as one shared form), and
+whose one-edge pairs take two slots instead of a ``dict``.  An ``Edge`` read from ``graph.nx`` is a new object:
+mutating it changes the graph only when stored back (``graph.nx.edges[u, v, k]["edge"] = edge``, then
+:meth:`Graph.changed`).  Reading many edges, use the record's attributes (``kind``, ``confidence``,
+``lifetime``, ``key``...), which build nothing.
 
 File format (``graphkit.graph/v1``)::
 
@@ -13,7 +21,8 @@ File format (``graphkit.graph/v1``)::
      "edges": [<edge model_dump>...],      # sorted by (source, target, key)
      "meta":  {...}}                        # inputs and problems of the build
 
-Saving then loading gives an equal graph (see ``tests/test_graph.py``).
+Saving then loading gives an equal graph (see ``tests/test_graph.py``).  Saving streams the file and loading reads
+it item by item (:mod:`graphkit.graph_file`).
 """
 
 from __future__ import annotations
@@ -28,10 +37,10 @@ import networkx as nx
 
 from graphkit.errors import GraphFileError, GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphkit.meta import GraphMeta
-from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, Evidence,
+from graphkit.model import (EDGE_SPECS, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, Evidence,
                             Lifetime, Node, NodeKind, RevocationAction)
 from graphkit.graph_file import GRAPH_SCHEMA, fill, finish, graph_text, read_text
 from graphkit.graph_file import first_line as _first_line
