@@ -299,3 +299,19 @@ def test_copy_is_networkx_copy_sharing_the_parts(example):
     assert mine.edges[u, v, k] is not example.nx.edges[u, v, k]
     assert mine.edges[u, v, k].evidence is example.nx.edges[u, v, k].evidence  # shared, immutable
     assert mine.nodes[u] is not example.nx.nodes[u] and mine.nodes[u]["node"] is example.nx.nodes[u]["node"]
+
+
+def test_snapshot_from_records_equals_snapshot_from_plain_dicts(example):
+    """The snapshot reads the records' attributes; a graph holding plain dicts with pydantic edges (networkx's
+    own classes) gives the same arrays and edges."""
+    import numpy as np
+
+    from graphkit.analysis.snapshot import _build
+    plain = Graph()
+    plain.nx = nx.MultiDiGraph(example.nx)
+    assert type(next(iter(plain.nx.edges(data=True)))[2]) is dict
+    a, b = _build(example), _build(plain)
+    assert a.ids == b.ids and list(a.edges) == list(b.edges)
+    for name in ("pair_ptr", "pair_target", "arc_ptr", "arc_source_only", "has", "best", "longest", "certain",
+                 "seconds", "life", "runs_code"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
