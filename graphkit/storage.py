@@ -389,9 +389,14 @@ class Interner:
         self._props: dict[str, Mapping[str, Any]] = {}
 
     def evidence(self, e: Evidence) -> Evidence:
-        """The shared object equal to ``e`` (``e`` itself the first time, then holding a shared fields-set)."""
+        """The shared object equal to ``e`` (``e`` itself the first time, then holding interned strings and a
+        shared fields-set)."""
         got = self._ev.get(e)
         if got is None:
+            d = e.__dict__  # frozen: equal interned strings in place of its own, unobservably
+            for k, v in d.items():
+                if type(v) is str and len(v) <= 120:
+                    d[k] = sys.intern(v)
             share_fields_set(e)
             got = self._ev[e] = e
         return got
