@@ -385,7 +385,7 @@ class Interner:
 
     def __init__(self) -> None:
         self._ev: dict[Evidence, Evidence] = {}
-        self._seq: dict[tuple[int, ...], tuple[Evidence, ...]] = {}
+        self._seq: dict[int | tuple[int, ...], tuple[Evidence, ...]] = {}
         self._props: dict[str, Mapping[str, Any]] = {}
 
     def evidence(self, e: Evidence) -> Evidence:
@@ -404,7 +404,8 @@ class Interner:
     def evidence_seq(self, evidence: Iterable[Evidence]) -> tuple[Evidence, ...]:
         """The shared tuple of these evidence objects (shared objects, same order)."""
         t = tuple([self.evidence(e) for e in evidence])
-        return self._seq.setdefault(tuple(map(id, t)), t)
+        # keyed by the shared objects' ids (alive while the table is): one int for the common one-item sequence
+        return self._seq.setdefault(id(t[0]) if len(t) == 1 else tuple(map(id, t)), t)
 
     def node_parts(self, model: Any, depth: int = 0) -> None:
         """Share what a node (or a model inside it) holds, in place and unobservably: equal evidence objects by
