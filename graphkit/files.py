@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from graphkit.errors import GraphkitError
@@ -22,8 +23,9 @@ __all__ = ["write_atomic", "STDOUT"]
 STDOUT = "-"
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically; ``-`` writes to standard output.
+def write_atomic(path: str | Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (UTF-8; a string, or an iterable of pieces written as they come) to ``path`` atomically;
+    ``-`` writes to standard output.  An exception raised by the pieces' iterator leaves the previous file.
 
     Raises
     ------
@@ -32,8 +34,10 @@ def write_atomic(path: str | Path, text: str) -> None:
         disk is full, or ``path`` is a folder; the previous file at ``path`` is
         unchanged.
     """
+    pieces = [text] if isinstance(text, str) else text
     if str(path) == STDOUT:
-        sys.stdout.write(text)
+        for piece in pieces:
+            sys.stdout.write(piece)
         sys.stdout.flush()
         return
     target = Path(path)
@@ -42,7 +46,8 @@ def write_atomic(path: str | Path, text: str) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent)
                                    else ".")
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+            for piece in pieces:
+                fh.write(piece)
             fh.flush()
             os.fsync(fh.fileno())
         if target.is_dir():

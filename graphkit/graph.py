@@ -3,8 +3,16 @@
 networkx attributes are derived from the model: each node carries ``kind``
 (the :class:`~graphkit.model.NodeKind` value) and ``node`` (the pydantic
 object); each edge, keyed by :attr:`Edge.nx_key`, carries ``kind``,
-``traversable`` and ``edge`` (the pydantic object).  Analysis code may use
+``traversable`` and ``edge`` (a pydantic object made on each read).  Analysis code may use
 ``graph.nx`` directly with networkx algorithms.
+
+Storage (:mod:`graphkit.storage`, issue 19): ``nx`` is a :class:`~graphkit.storage.CompactMultiDiGraph` whose edge
+attribute mappings are slotted :class:`~graphkit.storage.EdgeRecord` objects holding the edge's shared parts
+(evidence kept once per source place, equal props once, kind/confidence/lifetime/action as one shared form), and
+whose one-edge pairs take two slots instead of a ``dict``.  An ``Edge`` read from ``graph.nx`` is a new object:
+mutating it changes the graph only when stored back (``graph.nx.edges[u, v, k]["edge"] = edge``, then
+:meth:`Graph.changed`).  Reading many edges, use the record's attributes (``kind``, ``confidence``,
+``lifetime``, ``key``...), which build nothing.
 
 File format (``graphkit.graph/v1``)::
 
@@ -13,13 +21,15 @@ File format (``graphkit.graph/v1``)::
      "edges": [<edge model_dump>...],      # sorted by (source, target, key)
      "meta":  {...}}                        # inputs and problems of the build
 
-Saving then loading gives an equal graph (see ``tests/test_graph.py``).
+Saving then loading gives an equal graph (see ``tests/test_graph.py``).  Saving streams the file and loading reads
+it item by item (:mod:`graphkit.graph_file`).
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -28,18 +38,21 @@ import networkx as nx
 
 from graphkit.errors import GraphFileError, GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphkit.meta import GraphMeta
-from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, Evidence,
+from graphkit.model import (EDGE_SPECS, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, Evidence,
                             Lifetime, Node, NodeKind, RevocationAction)
 from graphkit.model.enums import CRITICALITY_WEIGHT
 from graphkit.model.node import MergeRule
 from graphkit.model.node import _combine as combine_values
+from graphkit.graph_file import GRAPH_SCHEMA, fill, finish, graph_text, read_text
+from graphkit.graph_file import first_line as _first_line
+from graphkit.storage import CompactMultiDiGraph, EdgeRecord, Interner
 
 __all__ = ["Graph", "GraphBuilder", "GRAPH_SCHEMA", "graph_file_schema"]
 
-GRAPH_SCHEMA = "graphkit.graph/v1"
+_SOURCE_ONLY = frozenset(k.value for k, spec in EDGE_SPECS.items() if spec.source_only)
 
 
 class _GraphFile(BaseModel):
@@ -209,9 +222,10 @@ class Graph:
     """
 
     def __init__(self) -> None:
-        self.nx: nx.MultiDiGraph = nx.MultiDiGraph()
+        self.nx: nx.MultiDiGraph = CompactMultiDiGraph()
         self._meta = GraphMeta()
         self._seen = _EvidenceIndex()
+        self._parts = Interner()
 
     @property
     def meta(self) -> GraphMeta:
@@ -227,8 +241,14 @@ class Graph:
         """Add or merge ``node``; returns the stored node."""
         if node.id in self.nx:
             node = self._seen.merged(node.id, self.node(node.id), node)
-        self.nx.add_node(node.id, kind=node.spec.kind.value, node=node)
+        self._share_evidence(node)
+        self.nx.add_node(sys.intern(node.id), kind=node.spec.kind.value, node=node)
         return node
+
+    def _share_evidence(self, node: Node) -> None:
+        """Share what the node holds with the rest of the graph (:meth:`graphkit.storage.Interner.node_parts`):
+        evidence objects, strings, fields-sets."""
+        self._parts.node_parts(node)
 
     def replace_node(self, node: Node) -> None:
         """Store ``node`` in place of the node with its id (no merge; edges are kept).
@@ -267,7 +287,14 @@ class Graph:
         existing = self.nx.get_edge_data(source, target, key)
         if existing is not None:
             edge = self._seen.merged(edge.identity, existing["edge"], edge)
-        self.nx.add_edge(source, target, key=key, kind=edge.kind.value, traversable=spec.traversable, edge=edge)
+            self.changed()
+        else:
+            self.nx.add_edge(source, target, key=key)  # clears the networkx cache
+            existing = self.nx._succ[source][target][key]
+        if isinstance(existing, EdgeRecord):
+            existing.put_edge(edge, self._parts)
+        else:  # a plain networkx graph put in place of ``nx``
+            existing.update(kind=edge.kind.value, traversable=spec.traversable, edge=edge)
         return edge
 
     def update(self, nodes: Iterable[Node] = (), edges: Iterable[Edge] = ()) -> None:
@@ -326,8 +353,9 @@ class Graph:
         Edges of a ``source_only`` kind (``persists_on``: followed from an analysis source alone, see
         :func:`graphkit.analysis.reach.collect`) are left out: the view is what any reached node can follow.
         """
-        return nx.subgraph_view(self.nx, filter_edge=lambda u, v, k: self.nx.edges[u, v, k]["traversable"]
-                                and not self.nx.edges[u, v, k]["edge"].spec.source_only)
+        succ = self.nx._succ
+        return nx.subgraph_view(self.nx, filter_edge=lambda u, v, k: succ[u][v][k]["traversable"]
+                                and succ[u][v][k]["kind"] not in _SOURCE_ONLY)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Counts per node kind and per edge kind (only kinds present)."""
@@ -359,31 +387,28 @@ class Graph:
             naming ``source`` and the failing item (a file of another version or
             a damaged one: ``nodes`` not a list, an edge without its nodes...).
         """
+        g = cls()
+        g._check_top(data, source)
+        fill(g, _items(data, "nodes", source), _items(data, "edges", source), source)
+        return g
+
+    def _check_top(self, data: Any, source: str) -> None:
+        """The schema check and the meta of a graph file's top-level object (GraphFileError)."""
         if not isinstance(data, dict) or data.get("schema") != GRAPH_SCHEMA:
             found = data.get("schema") if isinstance(data, dict) else None
             shown = repr(found) if isinstance(found, str) and len(found) <= 40 else type(found).__name__
             raise GraphFileError(source, f"not a {GRAPH_SCHEMA} file (schema={shown})")
-        g = cls()
         try:
-            g.meta = data.get("meta") or {}
+            self.meta = data.get("meta") or {}
         except (ValueError, TypeError, RecursionError) as exc:
             raise GraphFileError(source, f"meta: {_first_line(exc)}") from None
-        for i, raw in enumerate(_items(data, "nodes", source)):
-            try:
-                node = NODE_ADAPTER.validate_python(raw)
-            except (ValueError, TypeError, RecursionError) as exc:
-                raise GraphFileError(source, f"nodes[{i}]: {_first_line(exc)}") from None
-            g.nx.add_node(node.id, kind=node.spec.kind.value, node=node)
-        for i, raw in enumerate(_items(data, "edges", source)):
-            try:
-                g.add_edge(Edge.model_validate(raw))
-            except (ValueError, TypeError, RecursionError, GraphkitError) as exc:
-                raise GraphFileError(source, f"edges[{i}]: {_first_line(exc)}") from None
-        return g
 
     def save(self, path: str | Path) -> None:
         """Write the graph as JSON to ``path`` (UTF-8, sorted, indented), atomically
         (:func:`graphkit.files.write_atomic`: the previous file survives any failure).
+
+        The text is :meth:`to_dict` as ``json.dumps(..., indent=1, sort_keys=True)`` writes it, streamed piece by
+        piece (:func:`graphkit.graph_file.graph_text`): no whole-graph dictionary or string is built.
 
         Raises
         ------
@@ -392,10 +417,9 @@ class Graph:
             serialized (values nested past the serializer's limits).
         """
         try:
-            text = json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n"
+            write_atomic(path, graph_text(self))
         except (ValueError, RecursionError) as exc:
             raise GraphkitError(f"{path}: graph cannot be serialized: {_first_line(exc)}") from None
-        write_atomic(path, text)
 
     @classmethod
     def load(cls, path: str | Path) -> "Graph":
@@ -408,10 +432,21 @@ class Graph:
         """
         p = Path(path)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            text = p.read_text(encoding="utf-8")
         except OSError as exc:
             raise GraphFileError(str(p), exc.strerror or str(exc)) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError as exc:
+            raise GraphFileError(str(p), f"not a graphkit graph file (not valid JSON: {_first_line(exc)})") from None
+        g = cls()
+        parsed = read_text(g, text, str(p))  # one item at a time; None: not the plain shape, parsed whole below
+        if parsed is not None:
+            del text
+            g._check_top(parsed.top, str(p))
+            finish(parsed, str(p))
+            return g
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
             raise GraphFileError(str(p), f"not a graphkit graph file (not valid JSON: {_first_line(exc)})") from None
         except RecursionError:
             raise GraphFileError(str(p), "not a graphkit graph file (JSON nested too deep)") from None
@@ -427,18 +462,6 @@ def _items(data: dict[str, Any], key: str, source: str) -> list[Any]:
     if not isinstance(value, list):
         raise GraphFileError(source, f"{key}: expected a list, got {type(value).__name__} (a file of another version?)")
     return value
-
-
-def _first_line(exc: BaseException) -> str:
-    """An error's message without the input values: pydantic's first error (location and message), else the
-    first line, at most 300 characters."""
-    if isinstance(exc, ValidationError) and exc.errors():
-        first = exc.errors()[0]
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        text = f"{'.'.join(map(str, first['loc'])) or 'value'}: {first['msg']}{more}"
-    else:
-        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return text if len(text) <= 300 else text[:297] + "..."
 
 
 assert set(NODE_TYPES) == set(NodeKind)

@@ -33,7 +33,8 @@ LAYER_NAMES = ("model", "graph", "semantics", "analysis", "outputs", "cli")
 #: Module or package (dotted, covers its submodules) -> layer.  Declared once; keep it complete.
 LAYERS: dict[str, int] = {
     "graphkit.model": MODEL, "graphkit.redact": MODEL,
-    "graphkit.graph": GRAPH, "graphkit.meta": GRAPH, "graphkit.errors": GRAPH, "graphkit.ingestor": GRAPH,
+    "graphkit.graph": GRAPH, "graphkit.graph_file": GRAPH, "graphkit.storage": GRAPH, "graphkit.meta": GRAPH,
+    "graphkit.errors": GRAPH, "graphkit.ingestor": GRAPH,
     "graphkit.registry": GRAPH, "graphkit.files": GRAPH, "graphkit.limits": GRAPH,
     "graphkit.resolve": SEMANTICS, "graphkit.cloud": SEMANTICS, "graphkit.iam": SEMANTICS,
     "graphkit.oidc": SEMANTICS, "graphkit.hosted": SEMANTICS, "graphkit.targets": SEMANTICS, "graphkit.refs": SEMANTICS,

@@ -24,6 +24,7 @@ import numpy as np
 from graphkit.analysis.reach import _life_rank, _path_rank, lasting_seconds
 from graphkit.graph import Graph
 from graphkit.model import EDGE_SPECS, Confidence, Edge, Lifetime, Node
+from graphkit.storage import EdgeList, EdgeRecord
 
 __all__ = ["Snapshot", "snapshot", "LIFETIMES"]
 
@@ -57,8 +58,9 @@ class Snapshot:
     pair_target: np.ndarray
     #: (p + 1,) int64: the arcs of pair ``q`` are ``arc_ptr[q]:arc_ptr[q + 1]``
     arc_ptr: np.ndarray
-    #: (m,) the edge of every arc
-    edges: list[Edge]
+    #: (m,) the edge of every arc (an :class:`~graphkit.storage.EdgeList`: each made on first read, then the same
+    #: object)
+    edges: EdgeList
     #: (m,) bool: the arc's kind is ``source_only``
     arc_source_only: np.ndarray
     #: (2, p) bool: the pair has an edge in variant k
@@ -123,9 +125,12 @@ def _build(graph: Graph) -> Snapshot:
             if not data:
                 continue
             pair_target.append(index[v])
-            rows.append(_fold([d["edge"] for d in data], [d["kind"] in _SOURCE_ONLY for d in data], len(edges)))
-            edges += [d["edge"] for d in data]
-            src_only += [d["kind"] in _SOURCE_ONLY for d in data]
+            # the graph's edge records read as edges (kind, confidence, lifetime, key) without making any
+            views = [d if type(d) is EdgeRecord else d["edge"] for d in data]
+            so = [d["kind"] in _SOURCE_ONLY for d in data]
+            rows.append(_fold(views, so, len(edges)))
+            edges += views
+            src_only += so
             arc_ptr.append(len(edges))
         pair_ptr.append(len(pair_target))
     cols = list(zip(*rows)) if rows else [()] * 13
@@ -134,7 +139,7 @@ def _build(graph: Graph) -> Snapshot:
     return Snapshot(
         ids=ids, index=index, nodes=[attrs[v]["node"] for v in ids], pair_ptr=np.array(pair_ptr, dtype=np.int64),
         pair_target=np.array(pair_target, dtype=np.int32), arc_ptr=np.array(arc_ptr, dtype=np.int64),
-        edges=edges, arc_source_only=np.array(src_only, dtype=bool),
+        edges=EdgeList(edges), arc_source_only=np.array(src_only, dtype=bool),
         has=two(0, 6, bool), best=two(1, 7, np.int64), longest=two(2, 8, np.int64), certain=two(3, 9, bool),
         seconds=two(4, 10, np.float64), life=two(5, 11, np.int8), runs_code=np.array(cols[12], dtype=bool))
 
