@@ -67,12 +67,14 @@ class GraphInput:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         from graphkit.build import build_graph
-        total = sum(registry.get(name).count(paths) for name, paths in self.inputs.items())
-        with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=err, transient=True, disable=total < 20) as bar:
-            task = bar.add_task("reading inputs", total=total or None)
-            result = build_graph(self.inputs, progress=lambda n, what: bar.update(task, advance=n,
-                                                                                 description=what[-40:]))
+        from graphkit.ingestor import reuse_listing
+        with reuse_listing():  # the files counted for the bar are the files built: listed once
+            total = sum(registry.get(name).count(paths) for name, paths in self.inputs.items())
+            with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                          TimeElapsedColumn(), console=err, transient=True, disable=total < 20) as bar:
+                task = bar.add_task("reading inputs", total=total or None)
+                result = build_graph(self.inputs, progress=lambda n, what: bar.update(task, advance=n,
+                                                                                     description=what[-40:]))
         for p in result.problems:
             err.print(f"[yellow]skipped[/yellow] {term(str(p))}", highlight=False)
         return result.check_readable()

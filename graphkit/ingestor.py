@@ -20,7 +20,8 @@ The core reaches sources only through :mod:`graphkit.registry` (entry points
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
@@ -37,7 +38,7 @@ def _builder() -> GraphBuilder:
     return GraphBuilder()
 
 __all__ = ["Progress", "RANK_REFERENCES", "RANK_INVENTORY", "RANK_CLOUD", "InputOption", "InputFile", "Collected", "NotRecognised", "IngestResult", "Ingestor",
-           "FileIngestor", "read_text", "unexpected"]
+           "FileIngestor", "read_text", "unexpected", "reuse_listing"]
 
 #: ``progress(advance, description)``: called by ingestors as they finish items.
 Progress = Callable[[int, str], None]
@@ -228,8 +229,12 @@ class FileIngestor(Generic[ParsedT]):
 
     # ------------------------------------------------------------ the loop, written once
     def count(self, paths: Sequence[str | Path]) -> int:
-        """Number of files :meth:`ingest` reads (one progress step each)."""
-        return len(self.collect(paths).files)
+        """Number of files :meth:`ingest` reads (one progress step each).  Inside :func:`reuse_listing`, the
+        listing is kept for the next :meth:`ingest` of the same paths (folders are listed once)."""
+        collected = self.collect(paths)
+        if _listings is not None:
+            _listings[(id(self), tuple(map(str, paths)))] = collected
+        return len(collected.files)
 
     def ingest(self, paths: Sequence[str | Path], progress: Progress | None = None) -> IngestResult:
         """Collect, read and parse every file, then build the graph part.
@@ -241,7 +246,8 @@ class FileIngestor(Generic[ParsedT]):
             per-file problems in file order (named by the file's full path),
             then those of :meth:`to_graph`.
         """
-        collected = self.collect(paths)
+        kept = _listings.pop((id(self), tuple(map(str, paths))), None) if _listings is not None else None
+        collected = kept if kept is not None else self.collect(paths)
         problems = list(collected.problems)
         parsed: list[ParsedT] = []
         used: list[InputFile] = []
@@ -294,6 +300,23 @@ class FileIngestor(Generic[ParsedT]):
             return self.to_graph(keep, collected), lost
         except Exception as exc:  # noqa: BLE001 - only files together fail: every file is reported lost
             return IngestResult(), [unexpected(str(f.path), exc) for f in used]
+
+
+#: Listings kept by :meth:`FileIngestor.count` for the next :meth:`FileIngestor.ingest` (None: not kept).
+_listings: dict[tuple[int, tuple[str, ...]], Collected] | None = None
+
+
+@contextmanager
+def reuse_listing() -> Iterator[None]:
+    """Within this block, :meth:`FileIngestor.count` keeps its listing for the next :meth:`FileIngestor.ingest`
+    of the same paths (the CLI counts files for its progress bar, then builds: folders are listed once).
+    Listings not used are dropped when the block ends."""
+    global _listings
+    outer, _listings = _listings, {}
+    try:
+        yield
+    finally:
+        _listings = outer
 
 
 def _named(exc: InputError, f: InputFile) -> InputError:

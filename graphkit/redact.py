@@ -259,8 +259,111 @@ def _plausible_value(value: str) -> bool:
     return _entropy().calculate_shannon_entropy(value) >= _ENTROPY_MIN  # type: ignore[attr-defined]
 
 
+#: Literal text every match of a token format holds (keyed by the format's pattern, as detect-secrets 1.5
+#: writes it; a format not listed is always run).  Case-insensitive formats list lower-case needles.
+_NEEDLES: dict[str, tuple[str, ...]] = {
+    "(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}": ("A3T", "ABIA", "ACCA", "AKIA", "ASIA"),
+    r"""aws.{0,20}?(?:key|pwd|pw|password|pass|token).{0,20}?[\'\"]([0-9a-zA-Z/+]{40})[\'\"]""": ("aws",),
+    "(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{36}": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "(glpat|gldt|glft|glsoat|glrt)-[A-Za-z0-9_\\-]{20,50}(?!\\w)": ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-"),
+    "GR1348941[A-Za-z0-9_\\-]{20,50}(?!\\w)": ("GR1348941",),
+    "glcbt-([0-9a-fA-F]{2}_)?[A-Za-z0-9_\\-]{20,50}(?!\\w)": ("glcbt-",),
+    "glimt-[A-Za-z0-9_\\-]{25}(?!\\w)": ("glimt-",),
+    "glptt-[A-Za-z0-9_\\-]{40}(?!\\w)": ("glptt-",),
+    "glagent-[A-Za-z0-9_\\-]{50,1024}(?!\\w)": ("glagent-",),
+    "gloas-[A-Za-z0-9_\\-]{64}(?!\\w)": ("gloas-",),
+    "xox(?:a|b|p|o|s|r)-(?:\\d+-)+[a-z0-9]+": ("xox",),
+    "https://hooks\\.slack\\.com/services/T[a-zA-Z0-9_]+/B[a-zA-Z0-9_]+/[a-zA-Z0-9_]+": ("hooks.slack.com/services/t",),
+    "eyJ[A-Za-z0-9-_=]+\\.[A-Za-z0-9-_=]+\\.?[A-Za-z0-9-_.+/=]*?": ("eyJ",),
+    "\\/\\/.+\\/:_authToken=\\s*((npm_.+)|([A-Fa-f0-9-]{36})).*": ("/:_authToken=",),
+    "pypi-AgEIcHlwaS5vcmc[A-Za-z0-9-_]{70,}": ("pypi-AgEIcHlwaS5vcmc",),
+    "pypi-AgENdGVzdC5weXBpLm9yZw[A-Za-z0-9-_]{70,}": ("pypi-AgENdGVzdC5weXBpLm9yZw",),
+    "(?:r|s)k_live_[0-9a-zA-Z]{24}": ("k_live_",),
+    "sk-[A-Za-z0-9-_]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}": ("BlbkFJ",),
+    "SG\\.[a-zA-Z0-9_-]{22}\\.[a-zA-Z0-9_-]{43}": ("SG.",),
+    "AccountKey=[a-zA-Z0-9+\\/=]{88}": ("ountKey=",),
+    "sq0csp-[0-9A-Za-z\\\\\\-_]{43}": ("sq0csp-",),
+    "github_pat_[A-Za-z0-9_]{22,255}": ("github_pat_",),
+}
+#: What every ``_ASSIGNMENT`` match holds (case-insensitively): one of its credential words.
+_ASSIGNMENT_NEEDLES = ("passw", "secret", "token", "key", "credential", "auth")
+_ASSIGNMENT_NEEDLE_RE = re.compile(r"(?i)passw|secret|token|key|credential|auth")
+
+
+@lru_cache(maxsize=1)
+def _format_plan() -> tuple[re.Pattern[str], tuple[tuple[str, re.Pattern[str], frozenset[str] | None, bool], ...]]:
+    """The case-sensitive needles of ``_NEEDLES`` in one alternation (no needle overlaps another format's:
+    tested, so a non-overlapping search finds a needle of every format present), and ``(kind, regex,
+    needles or None, case-insensitive)`` of every token format, in :func:`_spans_reference`'s order."""
+    formats = tuple((kind, rx, frozenset(_NEEDLES[rx.pattern]) if rx.pattern in _NEEDLES else None,
+                     bool(rx.flags & re.IGNORECASE)) for kind, rx in _token_res() + _EXTRA_RES)
+    needles = {n for _, _, ns, ci in formats if ns and not ci for n in ns}
+    return re.compile("|".join(map(re.escape, sorted(needles, key=lambda n: (-len(n), n))))), formats
+
+
+def _formats_to_run(text: str, low: str | None) -> list[tuple[str, re.Pattern[str]]]:
+    """The token formats that can match in ``text``: those holding one of their needles (case-insensitive
+    ones compared in ``low``, the ASCII text lower-cased; always run on non-ASCII text) and those without."""
+    needle_re, formats = _format_plan()
+    present = set(needle_re.findall(text))
+    return [(kind, rx) for kind, rx, needles, ci in formats
+            if needles is None or (any(n in low for n in needles) if ci and low is not None
+                                   else ci or not present.isdisjoint(needles))]
+
+
+def _line_runs(text: str, starts: list[int]) -> list[tuple[int, int]]:
+    """``[start, end)`` runs of the whole lines of ``text`` (newline included) holding one of ``starts``."""
+    runs: list[tuple[int, int]] = []
+    for p in sorted(starts):
+        if runs and p < runs[-1][1]:
+            continue
+        s, e = text.rfind("\n", 0, p) + 1, text.find("\n", p)
+        e = len(text) if e < 0 else e + 1
+        if runs and s == runs[-1][1]:
+            runs[-1] = (runs[-1][0], e)
+        else:
+            runs.append((s, e))
+    return runs
+
+
+def _found_at(text: str, low: str | None, needles: tuple[str, ...], rx_ci: re.Pattern[str]) -> list[int]:
+    """Where ``needles`` start in ``text``, case-insensitively (``rx_ci`` finds them when ``low`` is None)."""
+    if low is None:
+        return [m.start() for m in rx_ci.finditer(text)]
+    out = []
+    for n in needles:
+        i = low.find(n)
+        while i >= 0:
+            out.append(i)
+            i = low.find(n, i + 1)
+    return out
+
+
+def _line_matches(text: str, rx: re.Pattern[str], starts: list[int]) -> list[re.Match[str]]:
+    """``rx.finditer(text)`` for a pattern whose matches never cross a newline and always hold one of the
+    places ``starts``: the same matches, searched only in the lines holding one."""
+    return [m for s, e in _line_runs(text, starts) for m in rx.finditer(text, s, e)]
+
+
 def _spans(text: str) -> list[tuple[str, int, int]]:
-    """``(kind, start, end)`` of every credential in ``text``, unsorted, possibly overlapping."""
+    """``(kind, start, end)`` of every credential in ``text``, unsorted, possibly overlapping; the matches of
+    :func:`_spans_reference`, with each format run only where its literal text (``_NEEDLES``) is."""
+    low = text.lower() if text.isascii() else None
+    found = [(kind, m.start(), m.end()) for kind, rx in _formats_to_run(text, low) for m in rx.finditer(text)]
+    if "-----BEGIN" in text:
+        found += [(_PRIVATE_KEY_KIND, m.start(), m.end()) for m in _PRIVATE_KEY.finditer(text)]
+    urls = _line_matches(text, _URL_USERINFO, _found_at(text, text, ("://",), _URL_USERINFO))
+    found += [("URL credential", m.start(1), m.end(1)) for m in urls if "$" not in m.group(1)]
+    found += [("URL credential", m.start(2), m.end(2)) for m in _URL_PARAM.finditer(text) if "$" not in m.group(2)]
+    words = _found_at(text, low, _ASSIGNMENT_NEEDLES, _ASSIGNMENT_NEEDLE_RE)
+    found += [("High-entropy assignment", m.start(1), m.end(1)) for m in _line_matches(text, _ASSIGNMENT, words)
+              if _plausible_value(m.group(1))]
+    return found
+
+
+def _spans_reference(text: str) -> list[tuple[str, int, int]]:
+    """``(kind, start, end)`` of every credential in ``text``: every format run over the whole text (the
+    specification of :func:`_spans`, kept for the differential tests)."""
     found = [(kind, m.start(), m.end()) for kind, rx in _token_res() + _EXTRA_RES for m in rx.finditer(text)]
     found += [(_PRIVATE_KEY_KIND, m.start(), m.end()) for m in _PRIVATE_KEY.finditer(text)]
     found += [("URL credential", m.start(1), m.end(1)) for m in _URL_USERINFO.finditer(text) if "$" not in m.group(1)]

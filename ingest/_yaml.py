@@ -220,13 +220,20 @@ def _walk(root: yaml.Node, lines: dict[str, int]) -> None:
 
 
 _SLOW = object()
+#: :func:`_check_and_build` could not build the data itself (a tag, key or merge only the constructor handles).
+_CONSTRUCT = object()
+_STR, _NULL, _MAP, _SEQ = (f"tag:yaml.org,2002:{t}" for t in ("str", "null", "map", "seq"))
+#: Scalar tags :func:`_check_and_build` constructs with the loader's own constructor functions.
+_SCALAR_TAGS = tuple(f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float", "timestamp"))
 
 
 def _fast_node(ldr: Loader, lines: dict[str, int]) -> Any:
-    """The document's node tree composed by libyaml's C composer, checked as :class:`_BoundedComposer` checks it
-    (same refusals, same lines, same order), and its line map; ``_SLOW`` when the C composer is not available,
-    fails (the bounded composer then gives the same error it always gave), or the document holds an alias
-    (expansion is bounded while composing, which only the bounded composer does).
+    """The document's data, built from the node tree composed by libyaml's C composer and checked as
+    :class:`_BoundedComposer` checks it (same refusals, same lines, same order), and its line map; ``_SLOW``
+    when the C composer is not available, fails (the bounded composer then gives the same error it always
+    gave), or the document holds an alias (expansion is bounded while composing, which only the bounded
+    composer does).  The data is what ``construct_document`` builds (:func:`_check_and_build`, or the
+    constructor itself when that cannot).
 
     The C composer cannot be driven into deep recursion: libyaml refuses nesting past 1000 levels
     (``exceeded maximum nesting depth``), and an alias is a reference to the anchored node, never a copy.
@@ -239,7 +246,25 @@ def _fast_node(ldr: Loader, lines: dict[str, int]) -> Any:
         return _SLOW
     if node is None:
         return None
-    return node if _check_tree(node, ldr._lim, lines) else _SLOW
+    data = _check_and_build(node, ldr, lines)
+    if data is not _CONSTRUCT:
+        return data
+    lines.clear()
+    lines[""] = 1
+    if not _check_tree(node, ldr._lim, lines):
+        return _SLOW
+    return ldr.construct_document(node)
+
+
+def _scalar_constructors(loader: type[Loader]) -> dict[str, Any]:
+    """Tag -> constructor function of ``loader`` for :data:`_SCALAR_TAGS` and str/null/map/seq, kept only where
+    it is ``SafeConstructor``'s own (a subclass overriding one sends documents using it to the constructor)."""
+    own = SafeConstructor.yaml_constructors
+    return {t: loader.yaml_constructors[t] for t in (*_SCALAR_TAGS, _STR, _NULL, _MAP, _SEQ)
+            if loader.yaml_constructors.get(t) is own.get(t)}
+
+
+_SCALAR_CTORS: dict[type, dict[str, Any]] = {}
 
 
 def _check_tree(root: yaml.Node, lim: limits.Limits, lines: dict[str, int]) -> bool:
@@ -278,6 +303,103 @@ def _check_tree(root: yaml.Node, lim: limits.Limits, lines: dict[str, int]) -> b
             raise _Refused(node.start_mark.line + 1, limits.too_many(
                 "max_yaml_nodes", max_nodes, f"more than {max_nodes} nodes"))
     return True
+
+
+def _check_and_build(root: yaml.Node, ldr: Loader, lines: dict[str, int]) -> Any:
+    """:func:`_check_tree` (same refusals in the same order, same lines) building the data on the way out of
+    each node, as ``SafeConstructor`` would: ``_SLOW`` at the first node met twice, ``_CONSTRUCT`` at the first
+    node only the constructor builds (another tag, a merge or ``=`` key, a key that is not a scalar, a scalar
+    its constructor refuses)."""
+    ctors = _SCALAR_CTORS.get(type(ldr))
+    if ctors is None:
+        ctors = _SCALAR_CTORS[type(ldr)] = _scalar_constructors(type(ldr))
+    if _MAP not in ctors or _SEQ not in ctors or _STR not in ctors or _NULL not in ctors:
+        return _CONSTRUCT
+    lim = ldr._lim
+    seen: set[int] = set()
+    total, max_nodes, max_depth = 0, lim.max_yaml_nodes, lim.max_depth
+    scalar, sequence = yaml.ScalarNode, yaml.SequenceNode
+    stack: list[tuple[yaml.Node, int, str | None, bool]] = [(root, 1, "", False)]
+    values: list[Any] = []
+    pop, push, put = stack.pop, stack.append, values.append
+    while stack:
+        node, depth, path, done = pop()
+        kind = type(node)
+        if not done:
+            if id(node) in seen:
+                return _SLOW
+            seen.add(id(node))
+            if depth > max_depth:
+                raise _Refused(node.start_mark.line + 1, limits.too_many(
+                    "max_depth", max_depth, f"nesting deeper than {max_depth} levels"))
+            if kind is not scalar:
+                if node.tag != (_SEQ if kind is sequence else _MAP):
+                    return _CONSTRUCT
+                if kind is sequence:
+                    push((node, depth, path, True))
+                    stack += reversed(_items(node, depth + 1, path, lines))
+                    continue
+                keys = _plain_keys(node)
+                if not keys:
+                    return _CONSTRUCT
+                push((node, depth, path, keys))
+                stack += reversed(_children(node, depth + 1, path, lines))
+                continue
+            value = node.value if node.tag == _STR else _scalar(node, ldr, ctors)
+            if value is _CONSTRUCT:
+                return _CONSTRUCT
+            put(value)
+        else:
+            _collect(node, values, done)
+        total += 1
+        if total > max_nodes:
+            raise _Refused(node.start_mark.line + 1, limits.too_many(
+                "max_yaml_nodes", max_nodes, f"more than {max_nodes} nodes"))
+    return values[0]
+
+
+def _scalar(node: yaml.ScalarNode, ldr: Loader, ctors: dict[str, Any]) -> Any:
+    """A scalar that is not a string as its constructor builds it; ``_CONSTRUCT`` when its tag has none in
+    ``ctors`` or the constructor refuses it (the constructor then names the failure, in document order)."""
+    tag = node.tag
+    if tag == _NULL:
+        return None
+    if tag not in ctors:
+        return _CONSTRUCT
+    try:
+        return ctors[tag](ldr, node)
+    except Exception:  # noqa: BLE001 - any constructor failure
+        return _CONSTRUCT
+
+
+def _collect(node: yaml.Node, values: list[Any], keys: int | bool) -> None:
+    """Replace the last values (a sequence's items, or a mapping's keys and values) by the list or dict they
+    make; a mapping is checked for duplicate keys when two keys made one, or its keys are not all strings
+    (``keys`` 2: ``1`` and ``01``...)."""
+    n = len(node.value) if type(node) is yaml.SequenceNode else 2 * len(node.value)
+    flat = values[-n:] if n else []
+    if n:
+        del values[-n:]
+    if type(node) is yaml.SequenceNode:
+        values.append(flat)
+        return
+    mapping = dict(zip(flat[::2], flat[1::2]))
+    if keys == 2 or 2 * len(mapping) != n:
+        _check_duplicates(node)
+    values.append(mapping)
+
+
+def _plain_keys(node: yaml.MappingNode) -> int:
+    """0 unless every key of the mapping is a scalar that ``SafeConstructor`` reads as itself (no merge ``<<``
+    or value ``=`` key, which ``flatten_mapping`` rewrites); then 1 when every key is a string (two equal keys
+    are one duplicate key), 2 otherwise."""
+    scalar, plain = yaml.ScalarNode, 1
+    for k, _ in node.value:
+        if type(k) is not scalar or k.value == "<<" or k.tag in ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"):
+            return 0
+        if k.tag != _STR:
+            plain = 2
+    return plain
 
 
 def _items(node: yaml.SequenceNode, depth: int, path: str | None,
@@ -373,14 +495,14 @@ def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader,
     ldr = loader(text)
     lines: dict[str, int] = {"": 1}
     try:
-        node = _fast_node(ldr, lines)
-        if node is _SLOW:
+        data = _fast_node(ldr, lines)
+        if data is _SLOW:
             ldr.dispose()
             ldr, lines = loader(text), {"": 1}
             node = ldr.get_single_node()
             if node is not None:
                 _walk(node, lines)  # before construction: merge keys (``<<``) rewrite the node tree
-        data = ldr.construct_document(node) if node is not None else None
+            data = ldr.construct_document(node) if node is not None else None
     except _Refused as exc:
         raise InputError(file, f"line {exc.line + line_offset}", exc.reason) from None
     except _Unconstructable as exc:

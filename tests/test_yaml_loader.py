@@ -24,6 +24,7 @@ def _both(text: str, monkeypatch: pytest.MonkeyPatch):
     with monkeypatch.context() as m:
         m.setattr(_yaml, "_C_COMPOSE", None)
         slow = once()
+    assert repr(fast) == repr(slow)  # same types too (True is not 1, 1.0 is not 1)
     return fast, slow
 
 
@@ -57,6 +58,19 @@ HOSTILE = {
     "merge key lines": "base:\n  x: 1\nuse:\n  <<: {y: 2}\n  z: 3\n",
     "same path twice": "a:\n  b: 1\na.b: 2\n",
     "complex key": "? [a, b]\n: 1\nc: 2\n",
+    "keys of every type": "on: 1\nyes: 2\n1: a\n'1': b\n0x1f: c\n1.5: d\n~: e\n2001-12-14: f\n",
+    "equal keys written apart": "1: a\n01: b\n",
+    "two NaN keys": ".nan: 1\n.NaN: 2\n",
+    "same NaN key twice": ".nan: 1\n.nan: 2\n",
+    "quoted merge key": "'<<': {a: 1}\nb: 2\n",
+    "value key": "a:\n  =: 1\n  b: 2\n",
+    "tags": "a: !!str 12\nb: !!float 1\nc: !!binary aGVsbG8=\nd: !!set {x, y}\ne: !!omap [{a: 1}]\nf: !!bool yes\n",
+    "bad bool": "a: !!bool maybe\nb: 1\n",
+    "bad float before a duplicate": "a: !!float x\nb: 1\nb: 2\n",
+    "unknown tag": "a: !Ref x\nb: [1]\n",
+    "scalar document": "just text\n",
+    "empty collections": "a: {}\nb: []\nc: [[], {}, [{}]]\nd:\n",
+    "timestamps and ints": "a: 2001-12-14t21:59:43.10-05:00\nb: 0o17\nc: 1_000\nd: 190:20:30\ne: -.inf\n",
 }
 
 

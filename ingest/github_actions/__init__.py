@@ -79,12 +79,11 @@ class GitHubActionsIngestor(FileIngestor["WorkflowFile | ActionFile"]):
 
     def collect(self, paths: Sequence[Path | str]) -> Collected:
         """Every workflow and action file of every checkout; ``context`` = ``(repository, "workflow"|"action")``."""
-        from .collect import checkout_files, find_checkouts
-        checkouts, problems = find_checkouts(paths)
+        from .collect import checkouts_and_files
+        checkouts, problems = checkouts_and_files(paths)
         files: list[InputFile] = []
         cap = limits.current().max_files_per_checkout
-        for co in checkouts:
-            found = checkout_files(co)
+        for co, found in checkouts:
             if len(found) > cap:  # refused before any is read
                 problems.append(InputError(str(co.root), "", limits.too_many(
                     "max_files_per_checkout", cap, f"{len(found)} workflow and action files")))

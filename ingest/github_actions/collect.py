@@ -25,7 +25,7 @@ from pathlib import Path
 
 from graphkit.errors import InputError
 
-__all__ = ["Checkout", "checkout_files", "find_checkouts"]
+__all__ = ["Checkout", "checkout_files", "checkouts_and_files", "find_checkouts"]
 
 _GIT_REMOTE = re.compile(r"github\.com[:/]+([^/\s]+)/([^/\s]+?)(?:\.git)?/?$")
 _NAMED = re.compile(r"^([\w.-]+/[\w.-]+)=(.+)$")
@@ -99,7 +99,15 @@ def find_checkouts(paths: Sequence[Path | str]) -> tuple[list[Checkout], list[In
         path, not an exception and not a checkout (no ``local/...`` nodes are
         invented for it).
     """
-    out: list[Checkout] = []
+    found, problems = checkouts_and_files(paths)
+    return [co for co, _ in found], problems
+
+
+def checkouts_and_files(paths: Sequence[Path | str]) -> tuple[list[tuple[Checkout, list[tuple[str, str]]]],
+                                                             list[InputError]]:
+    """:func:`find_checkouts` with the :func:`checkout_files` of each checkout (listed once: the test that a
+    checkout holds any file lists them)."""
+    out: list[tuple[Checkout, list[tuple[str, str]]]] = []
     problems: list[InputError] = []
     for raw in paths:
         found = _checkouts_at(str(raw))
@@ -107,8 +115,9 @@ def find_checkouts(paths: Sequence[Path | str]) -> tuple[list[Checkout], list[In
             problems.append(found)
             continue
         for co in found:
-            if checkout_files(co):
-                out.append(co)
+            files = checkout_files(co)
+            if files:
+                out.append((co, files))
             else:
                 problems.append(InputError(str(co.root), "", "no .github/workflows/*.yml|yaml or action.yml "
                                            f"found under {co.root}"))
