@@ -200,15 +200,19 @@ def blast_radius_cmd(
     from graphkit.resolve.untrusted import add_absent_entries, expand_sources
 
     _check_sources(sources, all_runners, fmt)
+    if all_runners and backend is Backend.neo4j:
+        raise typer.BadParameter("--all-runners runs on the embedded graph (--backend networkx)",
+                                 param_hint="--all-runners")
+    clock = _clock(now, compromised_since, tokens)
+    timed = bool(now or compromised_since or tokens)
     if all_runners:
-        return every_runner(given, as_json=fmt is BlastFormat.json, top=top, no_plan=no_plan)
+        return every_runner(given, as_json=fmt is BlastFormat.json, top=top, no_plan=no_plan,
+                            clock=clock if timed else None)
 
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j
         return blast_radius_neo4j(sources, as_json=fmt is BlastFormat.json, top=top,
                                   has_inputs=bool(given.graph or given.inputs))
-    clock = _clock(now, compromised_since, tokens)
-    timed = bool(now or compromised_since or tokens)
     try:
         g, partial = given.load()
     except GraphkitError as exc:

@@ -348,21 +348,25 @@ def _print_time(time: dict | None) -> None:
         print_item(term(n), 2, "dim")
 
 
-def every_runner(given: GraphInput, *, as_json: bool, top: int | None, no_plan: bool) -> None:
+def every_runner(given: GraphInput, *, as_json: bool, top: int | None, no_plan: bool, clock: Any = None) -> None:
     """``blast-radius --all-runners``: one ``graphkit.blast-radius/v1`` document per runner (JSON: one
     ``graphkit.blast-radius-all/v1`` object, written one runner at a time as it is computed, one runner per
     line: :func:`write_json_stream`), or one table row per
     runner, with a progress bar on a terminal.  Memory holds one runner's result at a time (the table keeps one
-    row per runner)."""
+    row per runner).  ``clock`` (:class:`graphkit.output.Clock`, from ``--now``, ``--compromised-since`` and
+    ``--tokens``) applies to every runner as it does to one: jobs the history shows ending before the
+    compromise exposed nothing, and each document gets its ``time`` section."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from graphkit.analysis import blast_radii
+    from graphkit.analysis.exposure import observed_since
     from graphkit.output import blast_radius_document
 
     try:
         g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
+    g = observed_since(g, clock.compromised_since if clock is not None else None)
     rows: list[tuple] = []
     with Progress(TextColumn("blast radius of every runner"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as bar:
@@ -370,11 +374,13 @@ def every_runner(given: GraphInput, *, as_json: bool, top: int | None, no_plan: 
         radii = blast_radii(g, progress=lambda done, total: bar.update(task, completed=done, total=total))
         if as_json:
             write_json_stream(out.file, "graphkit.blast-radius-all/v1", "runners", (
-                blast_radius_document(g, r.sources, top=top, radius=r, plan_steps=top, with_plan=not no_plan)
+                blast_radius_document(g, r.sources, top=top, radius=r, plan_steps=top, with_plan=not no_plan,
+                                      clock=clock)
                 for r in radii))
         else:
             for r in radii:
-                doc = blast_radius_document(g, r.sources, top=1, radius=r, plan_steps=top, with_plan=not no_plan)
+                doc = blast_radius_document(g, r.sources, top=1, radius=r, plan_steps=top, with_plan=not no_plan,
+                                            clock=clock)
                 rows.append((doc["weight"], doc["source"], doc["counts"], r.tally()[2], doc["revocations"][:1]))
     if not as_json:
         _print_all_runners(rows)

@@ -457,8 +457,11 @@ class Graph:
 
 
 def _items(data: dict[str, Any], key: str, source: str) -> list[Any]:
-    """``data[key]`` of a graph file: a list (missing is empty); another type is a :class:`GraphFileError`."""
-    value = data.get(key, [])
+    """``data[key]`` of a graph file: a list; missing or another type is a :class:`GraphFileError` (a file without
+    its ``edges`` would read as a graph where nothing reaches anything)."""
+    if key not in data:
+        raise GraphFileError(source, f"{key}: missing (a graph file lists its {key}, an empty list when none)")
+    value = data[key]
     if not isinstance(value, list):
         raise GraphFileError(source, f"{key}: expected a list, got {type(value).__name__} (a file of another version?)")
     return value

@@ -354,8 +354,8 @@ def _object(text: str, item: Any, top: dict[str, Any]) -> None:
         if text[i] == ",":
             i = _WS(text, i + 1).end()
             continue
-        if text[i] != "}" or _WS(text, i + 1).end() != len(text):
-            raise _NotPlain
+        if text[i] != "}" or _WS(text, i + 1).end() != len(text) or not {"edges", "nodes"} <= seen:
+            raise _NotPlain  # (a missing list: json.loads and from_dict name it)
         return
 
 

@@ -208,7 +208,8 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         CLI's ``--top``.  When the plan goes on, ``plan`` says so and ``counts.revocations`` and
         ``residual_weight`` describe the steps computed.
     with_plan
-        False: no plan at all (``--no-plan``): ``revocations`` is empty and ``plan`` says it was not computed.
+        False: no plan at all (``--no-plan``): ``revocations`` is empty, ``counts.revocations`` is null (not
+        counted, never "none") and ``plan`` says it was not computed.
 
     Returns
     -------
@@ -248,7 +249,8 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         "schema": BLAST_RADIUS_SCHEMA,
         "source": list(radius.sources),
         "counts": {"reached": len(radius), "by_kind": dict(sorted(by_kind.items())),
-                   "by_criticality": dict(sorted(by_crit.items())), "revocations": len(plan.steps)},
+                   "by_criticality": dict(sorted(by_crit.items())),
+                   "revocations": len(plan.steps) if with_plan else None},
         "weight": radius.weight,
         "reached": [_with_exposure(r.to_dict(hops=hops), exp) for r in reached],
         "revocations": [{"rank": s.rank, "action": s.action.value, "target": s.subject_id,

@@ -51,6 +51,7 @@ def test_no_plan_computes_no_plan(graph_file, monkeypatch):
     doc = json.loads(invoke("blast-radius", "--graph", str(graph_file), "--from", SRC, "--format", "json",
                             "--no-plan").stdout)
     assert doc["revocations"] == [] and doc["plan"] == {"computed": False, "complete": False, "max_steps": 0}
+    assert doc["counts"]["revocations"] is None  # not counted: never "0 revocations"
     assert doc["counts"]["reached"] > 10 and doc["residual_weight"] == doc["weight"]
     table = invoke("blast-radius", "--graph", str(graph_file), "--from", SRC, "--no-plan").stdout
     assert table.count("plan not computed (--no-plan)") == 1 and "First steps" not in table

@@ -175,6 +175,20 @@ def test_the_terminal_summary_shows_exposed_and_reachable_before_the_listing():
     assert NO_HISTORY in text.splitlines()[2]
 
 
+def test_all_runners_applies_the_time_options_as_one_runner_does():
+    """``--all-runners`` with ``--since``/``--now``: each runner's document equals the one ``--from`` gives."""
+    times = ["--since", "2026-11-30T00:00:00Z", "--now", "2026-12-01T00:00:00Z"]
+    flags = [x for k, v in _inputs().items() for p in v for x in (f"--{k}", p)]
+    run = lambda *a: CliRunner().invoke(app, ["blast-radius", *a, *times, "--format", "json", *flags],  # noqa: E731
+                                        catch_exceptions=False)
+    every = {tuple(d["source"]): d for d in json.loads(run("--all-runners").stdout)["runners"]}
+    one = json.loads(run("--from", R1).stdout)
+    assert every[(R1,)]["exposure"]["since"] == "2026-11-30T00:00:00Z" and every[(R1,)]["exposure"]["exposed"] == 7
+    assert every[(R1,)] == one
+    res = CliRunner().invoke(app, ["blast-radius", "--all-runners", "--backend", "neo4j", *flags])
+    assert res.exit_code == 2 and "--all-runners runs on the embedded graph" in res.output
+
+
 def test_real_webhook_job_and_run_objects_have_the_shapes_read():
     # the workflow_job / workflow_run webhook payloads carry the same objects as the REST responses
     require(CORPUS.is_dir(), "shared corpus not found", corpus=True)

@@ -518,13 +518,19 @@ def test_a_parser_defect_loses_only_its_file(tmp_path: Path, monkeypatch):
 
 
 @pytest.mark.parametrize("doc, reason", [
-    ({"schema": "graphkit.graph/v1", "nodes": 3}, "nodes: expected a list, got int (a file of another version?)"),
-    ({"schema": "graphkit.graph/v1", "edges": None}, "edges: expected a list, got NoneType (a file of another "
-                                                     "version?)"),
+    ({"schema": "graphkit.graph/v1", "nodes": 3, "edges": []}, "nodes: expected a list, got int (a file of another "
+                                                                 "version?)"),
+    ({"schema": "graphkit.graph/v1", "nodes": [], "edges": None}, "edges: expected a list, got NoneType (a file of "
+                                                                  "another version?)"),
+    ({"schema": "graphkit.graph/v1", "nodes": []}, "edges: missing (a graph file lists its edges, an empty list when "
+                                                   "none)"),
+    ({"schema": "graphkit.graph/v1", "edges": []}, "nodes: missing (a graph file lists its nodes, an empty list when "
+                                                   "none)"),
     ({"schema": "graphkit.graph/v1", "meta": [1]}, "meta: value: Input should be a valid dictionary or instance of "
                                                    "GraphMeta"),
-    ({"schema": "graphkit.graph/v1", "nodes": ["SECRETVALUE"]}, "nodes[0]: value: Input should be a valid "
-                                                                "dictionary or object to extract fields from"),
+    ({"schema": "graphkit.graph/v1", "nodes": ["SECRETVALUE"], "edges": []}, "nodes[0]: value: Input should be a "
+                                                                              "valid dictionary or object to extract "
+                                                                              "fields from"),
     ("[" * 100_000 + "]" * 100_000, "not a graphkit graph file (JSON nested too deep)"),
     ({"schema": ["x"]}, "not a graphkit.graph/v1 file (schema=list)"),
 ])

@@ -64,6 +64,8 @@ def observed_since(graph: Graph, since: datetime | None) -> Graph:
     Graph
         A copy (nodes and meta shared) when some ``ran_job`` edge is dropped.
     """
+    if since is None:
+        return graph
     drop = [e for e in graph.edges() if e.kind in _OBSERVED and not _in_window(e.props, since)]
     if not drop:
         return graph
