@@ -430,6 +430,9 @@ def render(tables: list[Table], machine: str) -> str:
     return "\n".join(out)
 
 
+_NODES_LIMIT = "GRAPHKIT_LIMIT_MAX_YAML_NODES"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e4,1e5", help="built edges per synthetic org, comma-separated")
@@ -443,7 +446,16 @@ def main(argv: list[str] | None = None) -> int:
     # the synthetic inventory of 10^6 edges (5,000 runners on 3,200 hosts, one file) holds more YAML nodes than the
     # default max_yaml_nodes (graphkit/limits.py): raised here as a user would (GRAPHKIT_LIMIT_*), for this process
     # and the CLI processes it starts; the limit's own cost is measured either way (the counting composer)
-    os.environ.setdefault("GRAPHKIT_LIMIT_MAX_YAML_NODES", "20000000")
+    before = os.environ.get(_NODES_LIMIT)
+    os.environ.setdefault(_NODES_LIMIT, "20000000")
+    try:
+        return _run(args)
+    finally:  # main() also runs inside the test suite: the limit is this run's, never the process's
+        if before is None:
+            os.environ.pop(_NODES_LIMIT, None)
+
+
+def _run(args: argparse.Namespace) -> int:
     machine = f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, {sys.platform}"
     tables = [Table(size="process", rows=[help_row(max(3, args.reps))])]
     if not args.no_corpus and (t := corpus_table(args.reps)) is not None:
