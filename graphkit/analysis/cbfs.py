@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphkit.analysis.snapshot import Snapshot, borrow, expand, give_back
+from graphkit.analysis.snapshot import Snapshot, borrow, expand, first_occurrence, give_back
 
 try:  # a private scipy function: the numpy searches answer if another scipy lacks it
     from scipy.sparse.csgraph._traversal import _breadth_first_directed
@@ -209,7 +209,7 @@ def widths(loc, n_src: int) -> tuple[np.ndarray, np.ndarray]:
         secs = loc.seconds[pending]
         level = float(secs.max())
         now = secs == level
-        seeds, first = _first(loc.target[pending[now]], pending[now])
+        seeds, first = first_occurrence(loc.target[pending[now]], pending[now])
         seed_life = loc.life[first]
         pending = pending[~now]
 
@@ -225,12 +225,3 @@ def _inherit(label: np.ndarray, parent: np.ndarray, nodes: np.ndarray) -> None:
             break
         root[nodes] = up
     label[nodes] = label[root[nodes]]
-
-
-def _first(t: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``t`` and ``e`` at the first occurrence of each value of ``t``, in order of occurrence."""
-    if t.size > 1:
-        _, first = np.unique(t, return_index=True)
-        first.sort()
-        return t[first], e[first]
-    return t, e

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphkit.analysis.results import Hop, Reached
-from graphkit.analysis.snapshot import LIFETIMES, Snapshot, borrow, expand, give_back, reach_order, snapshot
+from graphkit.analysis.snapshot import (LIFETIMES, Snapshot, borrow, expand, first_occurrence, give_back, reach_order,
+                                        snapshot)
 from graphkit.graph import Graph
 from graphkit.model import CRITICALITY_WEIGHT, Confidence, Criticality, NodeKind
 
@@ -100,15 +101,6 @@ def local_csr(snap: Snapshot, order: np.ndarray, code: np.ndarray) -> Local:
                  snap.best.ravel()[flat])
 
 
-def _first(t: np.ndarray, *rest: np.ndarray) -> tuple[np.ndarray, ...]:
-    """``t`` (and the arrays beside it) at the first occurrence of each value, in order of occurrence."""
-    if t.size > 1:
-        _, first = np.unique(t, return_index=True)
-        first.sort()
-        return (t[first], *(a[first] for a in rest))
-    return (t, *rest)
-
-
 def bfs_local(loc: Local, n_src: int, certain_only: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The BFS tree of :func:`graphkit.analysis.reach.bfs_tree` on a :class:`Local` CSR.
 
@@ -135,7 +127,7 @@ def bfs_local(loc: Local, n_src: int, certain_only: bool) -> tuple[np.ndarray, n
             e, owner = e[keep], owner[keep]
         t = loc.target[e]
         fresh = ~seen[t]
-        t, e, owner = _first(t[fresh], e[fresh], owner[fresh])
+        t, e, owner = first_occurrence(t[fresh], e[fresh], owner[fresh])
         seen[t] = True
         parent[t] = owner
         entry[t] = e
@@ -178,7 +170,7 @@ def widths(loc: Local, n_src: int) -> tuple[np.ndarray, np.ndarray]:
                 e, owner, secs = e[high], owner[high], secs[high]
             t = loc.target[e]
             fresh = width[t] < 0
-            t, e, owner, secs = _first(t[fresh], e[fresh], owner[fresh], secs[fresh])
+            t, e, owner, secs = first_occurrence(t[fresh], e[fresh], owner[fresh], secs[fresh])
             width[t] = level
             label[t] = np.where(secs == level, loc.life[e], label[owner])
             frontier = t
@@ -190,7 +182,7 @@ def widths(loc: Local, n_src: int) -> tuple[np.ndarray, np.ndarray]:
         level = float(secs.max())
         now = secs == level
         pending = [waiting[~now]]
-        t, e = _first(loc.target[waiting[now]], waiting[now])
+        t, e = first_occurrence(loc.target[waiting[now]], waiting[now])
         width[t] = level
         label[t] = loc.life[e]
         frontier = t
