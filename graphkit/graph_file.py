@@ -231,9 +231,12 @@ class _Reader:
         Raises
         ------
         ValueError, TypeError, RecursionError
-            as pydantic does.
+            as pydantic does; ValueError for an id an earlier entry has.
         """
         node = NODE_ADAPTER.validate_python(raw)
+        if node.id in self.graph.nx._node:  # graphkit writes each node once: a second entry was edited in
+            raise ValueError(f"duplicate node id {node.id!r} (an earlier entry has it; a graph file lists each "
+                             "node once)")
         self.graph._share_evidence(node)
         self.graph.nx.add_node(sys.intern(node.id), kind=node.spec.kind.value, node=node)
 

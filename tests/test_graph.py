@@ -110,6 +110,10 @@ def test_bad_graph_file_names_file_and_item(tmp_path):
     bad.write_text('{"schema": "graphkit.graph/v1", "nodes": [{"kind": "runner", "id": "x"}], "edges": []}')
     with pytest.raises(GraphFileError, match=r"bad\.json: nodes\[0\]"):
         Graph.load(bad)
+    node = {"kind": "runner", "id": "runner:acme/r1", "name": "r1", "scope": "acme"}
+    (tmp_path / "dup.json").write_text(json.dumps({"schema": "graphkit.graph/v1", "nodes": [node, node], "edges": []}))
+    with pytest.raises(GraphFileError, match=r"dup\.json: nodes\[1\]: duplicate node id 'runner:acme/r1'"):
+        Graph.load(tmp_path / "dup.json")
     (tmp_path / "n.json").write_text("[]")
     with pytest.raises(GraphFileError, match="not a graphkit.graph/v1"):
         Graph.load(tmp_path / "n.json")
