@@ -1,19 +1,39 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
 """The whole array blast radius in one compiled call (see :mod:`graphkit.analysis.kernel`, its wrapper).
 
-One :class:`Kernel` per traversal snapshot holds typed views of the snapshot's pair arrays and three per-node
-scratch arrays (local index, code mark, visit buffer), made once and handed back clean after every query: a
-query costs O(its reached pairs), never O(n).  :meth:`Kernel.radius` replays, step for step, what the scipy
-path of :func:`graphkit.analysis.radius_arrays.radius_arrays` computes (:func:`graphkit.analysis.cbfs.reach`,
-:func:`~graphkit.analysis.radius_arrays.local_csr`, :func:`graphkit.analysis.cbfs.bfs` twice,
-:func:`graphkit.analysis.cbfs.widths`), as sequential FIFO loops in C.
+One :class:`Kernel` per traversal snapshot holds the snapshot's pairs packed one 64-bit record each (target,
+has/runs-code flags, and per variant: certain, lifetime code, rank of the lasting seconds), the explanation arcs
+and node weights, per-node scratch arrays (local index, code mark, visit buffer: handed back clean after every
+query, only the entries touched being reset) and work buffers sized by the largest reach so far: a query costs
+O(its reached pairs), never O(n).  :meth:`Kernel.radius` replays, step for step, the scipy path of
+:func:`graphkit.analysis.radius_arrays.radius_arrays` (:func:`graphkit.analysis.cbfs.reach`, :func:`~graphkit.
+analysis.radius_arrays.local_csr`, :func:`graphkit.analysis.cbfs.bfs` twice, :func:`graphkit.analysis.cbfs.
+widths`) as sequential FIFO loops; the local CSR of the reached pairs is written during the reach's own scan.
 """
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
-from libc.math cimport INFINITY
 
 import numpy as np
+
+# a packed pair: bits 0-31 target, 32 has (variant 0), 33 has (variant 1), 34 runs code, then per variant v
+# 13 bits at ATTR + 13 v: certain (1), lifetime code (4), rank of the lasting seconds (8); a local entry: bits
+# 0-31 local target, 32-44 the attribute of its row's variant
+cdef extern from *:
+    """
+    #define GK_HAS0 (((uint64_t)1) << 32)
+    #define GK_HAS1 (((uint64_t)1) << 33)
+    #define GK_RUNS (((uint64_t)1) << 34)
+    #define GK_ATTR 35
+    #define GK_ATTR_MASK ((uint64_t)0x1FFF)
+    #define GK_TARGET_MASK ((uint64_t)0xFFFFFFFF)
+    """
+    const uint64_t HAS0 "GK_HAS0"
+    const uint64_t HAS1 "GK_HAS1"
+    const uint64_t RUNS "GK_RUNS"
+    const int ATTR "GK_ATTR"
+    const uint64_t ATTR_MASK "GK_ATTR_MASK"
+    const uint64_t TARGET_MASK "GK_TARGET_MASK"
 
 
 cdef int _cmp_int64(const void* a, const void* b) noexcept nogil:
@@ -28,370 +48,408 @@ cdef struct Buf:
     Py_ssize_t cap
 
 
-cdef int buf_push(Buf* b, int64_t x) except -1:
+cdef int buf_reserve(Buf* b, Py_ssize_t need) except -1:
     cdef int64_t* grown
-    if b.size == b.cap:
-        b.cap = b.cap * 2 + 16
-        grown = <int64_t*>realloc(b.data, b.cap * sizeof(int64_t))
+    cdef Py_ssize_t cap
+    if need > b.cap:
+        cap = max(need, b.cap * 2 + 64)
+        grown = <int64_t*>realloc(b.data, cap * sizeof(int64_t))
         if grown == NULL:
             raise MemoryError()
         b.data = grown
+        b.cap = cap
+    return 0
+
+
+cdef inline int buf_push(Buf* b, int64_t x) except -1:
+    if b.size == b.cap:
+        buf_reserve(b, b.size + 1)
     b.data[b.size] = x
     b.size += 1
     return 0
 
 
-cdef struct Local:
-    # the reached rows' pairs (each row in its variant), targets as local indexes: r rows, e entries
-    Py_ssize_t r
-    Py_ssize_t e
-    int64_t* ptr        # (r + 1,)
-    int32_t* target     # (e,)
-    uint8_t* certain    # (e,)
-    double* seconds     # (e,)
-    int8_t* life        # (e,)
-    int64_t* arc        # (e,)
+cdef struct Work:
+    # the local CSR of the reached pairs: r + 1 row pointers, entries (local target | attribute << 32) and the
+    # index of each entry's explanation arc in ``best``; a FIFO queue of local nodes; seeds, fresh code nodes,
+    # code nodes, pending entries (widths); the reach's own tree (parent, arc per local node) and whether it is
+    # the BFS tree over every entry (``simple``: no code node has a variant-1-only pair)
+    Buf ptr
+    Buf ent
+    Buf arcidx
+    Buf queue
+    Buf seeds
+    Buf fresh
+    Buf codes
+    Buf pending
+    Buf apar
+    Buf aarc
+    int simple
 
 
-cdef void local_free(Local* loc) noexcept:
-    free(loc.ptr)
-    free(loc.target)
-    free(loc.certain)
-    free(loc.seconds)
-    free(loc.life)
-    free(loc.arc)
+cdef void work_free(Work* w) noexcept:
+    free(w.ptr.data)
+    free(w.ent.data)
+    free(w.arcidx.data)
+    free(w.queue.data)
+    free(w.seeds.data)
+    free(w.fresh.data)
+    free(w.codes.data)
+    free(w.pending.data)
+    free(w.apar.data)
+    free(w.aarc.data)
 
 
 cdef class Kernel:
-    """The blast-radius kernel of one snapshot (arrays as :class:`graphkit.analysis.snapshot.Snapshot` holds
-    them: ``has``, ``certain`` as uint8, the ``(2, p)`` columns raveled, variant-major)."""
+    """The blast-radius kernel of one snapshot.
+
+    Parameters (shapes: ``n`` nodes, ``p`` pairs): ``pair_ptr`` (n + 1,) int64; ``packed`` (p,) uint64 (the
+    layout above: :func:`graphkit.analysis.kernel.kernel_of` packs them); ``best`` (2 p,) int64 (the snapshot's
+    ``best`` raveled, variant-major); ``seconds`` the (s,) float64 increasing table of lasting seconds the ranks
+    index (inf last); ``weight`` (n,) int64 criticality weights.  Raises ValueError on inconsistent shapes.
+    """
 
     cdef const int64_t[::1] pair_ptr
-    cdef const int32_t[::1] pair_target
-    cdef const uint8_t[::1] has
+    cdef const uint64_t[::1] packed
     cdef const int64_t[::1] best
-    cdef const uint8_t[::1] certain
     cdef const double[::1] seconds
-    cdef const int8_t[::1] life
-    cdef const uint8_t[::1] runs_code
     cdef const int64_t[::1] weight
     cdef Py_ssize_t n
     cdef Py_ssize_t p
-    # per-node scratch: local index (-1 outside a query), code mark (0), visit buffer (no fill)
     cdef int32_t[::1] local
     cdef uint8_t[::1] code
     cdef int32_t[::1] visit
+    cdef Work work
     cdef bint busy
 
-    def __init__(self, pair_ptr, pair_target, has, best, certain, seconds, life, runs_code, weight):
+    def __cinit__(self):
+        self.work = Work(Buf(NULL, 0, 0), Buf(NULL, 0, 0), Buf(NULL, 0, 0), Buf(NULL, 0, 0), Buf(NULL, 0, 0),
+                         Buf(NULL, 0, 0), Buf(NULL, 0, 0), Buf(NULL, 0, 0), Buf(NULL, 0, 0), Buf(NULL, 0, 0), 1)
+
+    def __init__(self, pair_ptr, packed, best, seconds, weight):
         self.pair_ptr = pair_ptr
-        self.pair_target = pair_target
-        self.has = has
+        self.packed = packed
         self.best = best
-        self.certain = certain
         self.seconds = seconds
-        self.life = life
-        self.runs_code = runs_code
         self.weight = weight
         self.n = pair_ptr.shape[0] - 1
-        self.p = pair_target.shape[0]
-        if not (has.shape[0] == best.shape[0] == certain.shape[0] == seconds.shape[0] == life.shape[0]
-                == 2 * self.p and runs_code.shape[0] == self.p and weight.shape[0] == self.n):
+        self.p = packed.shape[0]
+        if (best.shape[0] != 2 * self.p or weight.shape[0] != self.n or not 0 < seconds.shape[0] <= 256
+                or self.n >= 2 ** 31 or seconds[seconds.shape[0] - 1] != float("inf")):
             raise ValueError("snapshot arrays of inconsistent shapes")
         self.local = np.full(self.n, -1, dtype=np.int32)
         self.code = np.zeros(self.n, dtype=np.uint8)
         self.visit = np.empty(max(self.n, 1), dtype=np.int32)
         self.busy = False
 
+    def __dealloc__(self):
+        work_free(&self.work)
+
     def is_clean(self):
-        """True when the scratch arrays are back to their fill values (for the tests; O(n))."""
+        """True when the per-node scratch arrays are back to their fill values (for the tests; O(n))."""
         return bool((np.asarray(self.local) == -1).all() and (np.asarray(self.code) == 0).all())
 
     def radius(self, srcs):
         """The blast radius of ``srcs`` ((k,) int64 node indexes, distinct, sorted).
 
         Returns ``(order, code, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight)`` as
-        :func:`graphkit.analysis.kernel.radius` documents them.
+        :class:`graphkit.analysis.kernel.Radius` documents them.  Raises IndexError for an index outside
+        ``0..n-1``.
         """
         cdef const int64_t[::1] s = np.ascontiguousarray(srcs, dtype=np.int64)
         cdef Py_ssize_t i
+        cdef Work temp
         for i in range(s.shape[0]):
             if s[i] < 0 or s[i] >= self.n:
                 raise IndexError(f"source index {s[i]} outside 0..{self.n - 1}")
         if self.busy:  # another query holds the scratch (a thread): this one gets its own, O(n) once
-            return self._radius(s, np.full(self.n, -1, dtype=np.int32), np.zeros(self.n, dtype=np.uint8),
-                                np.empty(max(self.n, 1), dtype=np.int32))
+            temp = Work(Buf(NULL, 0, 0), Buf(NULL, 0, 0), Buf(NULL, 0, 0), Buf(NULL, 0, 0), Buf(NULL, 0, 0),
+                        Buf(NULL, 0, 0), Buf(NULL, 0, 0), Buf(NULL, 0, 0), Buf(NULL, 0, 0), Buf(NULL, 0, 0), 1)
+            try:
+                return self._radius(s, np.full(self.n, -1, dtype=np.int32), np.zeros(self.n, dtype=np.uint8),
+                                    np.empty(max(self.n, 1), dtype=np.int32), &temp)
+            finally:
+                work_free(&temp)
         self.busy = True
         try:
-            return self._radius(s, self.local, self.code, self.visit)
+            return self._radius(s, self.local, self.code, self.visit, &self.work)
         finally:
             self.busy = False
 
     cdef tuple _radius(self, const int64_t[::1] srcs, int32_t[::1] local, uint8_t[::1] code,
-                       int32_t[::1] visit):
-        cdef Buf codes = Buf(NULL, 0, 0)
-        cdef Local loc
-        cdef Py_ssize_t r = 0, i
-        cdef int64_t[::1] code_view
-        cdef int64_t[::1] visited
-        cdef uint8_t[::1] mask
-        loc.ptr = NULL; loc.target = NULL; loc.certain = NULL; loc.seconds = NULL; loc.life = NULL
-        loc.arc = NULL
+                       int32_t[::1] visit, Work* w):
+        cdef Py_ssize_t r = 0, i, n_src = srcs.shape[0]
+        cdef int64_t total = 0
+        cdef int64_t[::1] out
+        w.codes.size = 0
         try:
-            r = self._reach(srcs, local, code, visit, &codes)
+            r = self._reach(srcs, local, code, visit, w)
             order = np.empty(r, dtype=np.int64)
-            self._local_csr(r, local, code, visit, &loc, order)
-            code_out = np.empty(codes.size, dtype=np.int64)
-            code_view = code_out
-            qsort(codes.data, codes.size, sizeof(int64_t), _cmp_int64)
-            for i in range(codes.size):
-                code_view[i] = codes.data[i]
-            weight = self._weight(visit, srcs.shape[0], r)
-        finally:
-            # hand the scratch back clean: only the entries this query touched
-            for i in range(codes.size):
-                code[codes.data[i]] = 0
-            free(codes.data)
+            out = order
+            for i in range(r):
+                out[i] = visit[i]
+            for i in range(n_src, r):
+                total += self.weight[visit[i]]
+            qsort(w.codes.data, w.codes.size, sizeof(int64_t), _cmp_int64)
+            code_out = np.empty(w.codes.size, dtype=np.int64)
+            out = code_out
+            for i in range(w.codes.size):
+                out[i] = w.codes.data[i]
+        finally:  # hand the scratch back clean: only the entries this query touched
+            for i in range(w.codes.size):
+                code[w.codes.data[i]] = 0
             for i in range(r):
                 local[visit[i]] = -1
-        try:
-            n_src = srcs.shape[0]
-            cparent, carc, cvisit = _bfs(&loc, n_src, True)
-            if cvisit.shape[0] < r:
-                aparent, aarc, _ = _bfs(&loc, n_src, False)
-            else:
-                aparent = aarc = None
-            width, life = _widths(&loc, n_src)
-        finally:
-            local_free(&loc)
-        certain = np.zeros(r, dtype=np.uint8)
-        mask = certain
-        visited = cvisit
-        for i in range(visited.shape[0]):
-            mask[visited[i]] = 1
-        certain = certain.view(np.bool_)
-        return order, code_out, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight
+        certain = np.zeros(r, dtype=np.bool_)
+        cparent, carc, cvisit = self._bfs(w, r, n_src, True, certain)
+        if cvisit.shape[0] < r and w.simple:  # the reach's search was the BFS over every entry
+            aparent = np.empty(r, dtype=np.int64)
+            aarc = np.empty(r, dtype=np.int64)
+            out = aparent
+            for i in range(r):
+                out[i] = w.apar.data[i]
+            out = aarc
+            for i in range(r):
+                out[i] = w.aarc.data[i]
+        elif cvisit.shape[0] < r:
+            aparent, aarc, _ = self._bfs(w, r, n_src, False, None)
+        else:
+            aparent = aarc = None
+        width, life = self._widths(w, r, n_src)
+        return order, code_out, certain, cparent, carc, cvisit, aparent, aarc, width, life, total
 
     cdef Py_ssize_t _reach(self, const int64_t[::1] srcs, int32_t[::1] local, uint8_t[::1] code,
-                           int32_t[::1] visit, Buf* codes) except -1:
-        """cbfs.reach: FIFO search over variant-0 pairs from the seeds (the sources, then the variant-1-only
-        targets of the code nodes); again from scratch while it finds new code nodes.  Fills ``visit[:count]``
-        (the order) and ``local`` (position in it), marks ``code`` and lists the code nodes in ``codes``."""
-        cdef Buf seeds = Buf(NULL, 0, 0)
-        cdef Buf fresh = Buf(NULL, 0, 0)
-        cdef Py_ssize_t i, head, count = 0, start, done
-        cdef int64_t u, t, q, q0, q1, p = self.p
+                           int32_t[::1] visit, Work* w) except -1:
+        """cbfs.reach and local_csr in one scan: a FIFO search over variant-0 pairs from the seeds (the sources,
+        then the variant-1-only targets of the code nodes), again from scratch while it finds new code nodes.
+        Fills ``visit[:count]`` (the order), ``local`` (position in it), marks ``code`` (listed in ``w.codes``),
+        and writes each scanned row's pairs in its variant as local entries (valid once no code node is new:
+        then every code node's variant-1 targets were seeds)."""
+        cdef Py_ssize_t i, head, count = 0
+        cdef int64_t u, t, q, q1, shift, base
+        cdef uint64_t rec, has_var
+        cdef int32_t lt
+        cdef Py_ssize_t ne
+        cdef int64_t *ent
+        cdef int64_t *ai
+        cdef int64_t *ap
+        cdef int64_t *aa
+        cdef const uint64_t* packed = &self.packed[0]
+        cdef const int64_t* best = &self.best[0]
+        cdef const int64_t* pptr = &self.pair_ptr[0]
+        cdef int32_t* loc = &local[0]
+        cdef uint8_t* cd = &code[0]
+        cdef int32_t* vis = &visit[0]
+        w.seeds.size = 0
+        w.fresh.size = 0
         try:
             for i in range(srcs.shape[0]):
                 u = srcs[i]
                 if not code[u]:
                     code[u] = 1
-                    buf_push(codes, u)
-                buf_push(&fresh, u)
-                buf_push(&seeds, u)
+                    buf_push(&w.codes, u)
+                buf_push(&w.fresh, u)
+                buf_push(&w.seeds, u)
             while True:
-                for i in range(fresh.size):  # the variant-1-only targets of the new code nodes, row by row
-                    u = fresh.data[i]
+                for i in range(w.fresh.size):  # the variant-1-only targets of the new code nodes, row by row
+                    u = w.fresh.data[i]
                     for q in range(self.pair_ptr[u], self.pair_ptr[u + 1]):
-                        if self.has[p + q] and not self.has[q]:
-                            buf_push(&seeds, self.pair_target[q])
-                fresh.size = 0
+                        rec = self.packed[q]
+                        if (rec & HAS1) and not (rec & HAS0):
+                            buf_push(&w.seeds, <int64_t>(rec & TARGET_MASK))
+                w.fresh.size = 0
                 for i in range(count):
                     local[visit[i]] = -1
                 count = 0
-                for i in range(seeds.size):
-                    t = seeds.data[i]
+                buf_reserve(&w.apar, w.seeds.size)
+                buf_reserve(&w.aarc, w.seeds.size)
+                for i in range(w.seeds.size):
+                    t = w.seeds.data[i]
                     if local[t] < 0:
                         local[t] = <int32_t>count
                         visit[count] = <int32_t>t
+                        w.apar.data[count] = -1
+                        w.aarc.data[count] = -1
                         count += 1
+                w.simple = 1
+                ne = 0
                 head = 0
                 while head < count:
-                    u = visit[head]
+                    u = vis[head]
+                    if head >= w.ptr.cap:
+                        buf_reserve(&w.ptr, head + 1)
+                    w.ptr.data[head] = ne
                     head += 1
-                    q0, q1 = self.pair_ptr[u], self.pair_ptr[u + 1]
-                    for q in range(q0, q1):
-                        if not self.has[q]:
+                    q = pptr[u]
+                    q1 = pptr[u + 1]
+                    if ne + (q1 - q) > w.ent.cap or ne + (q1 - q) > w.arcidx.cap:
+                        buf_reserve(&w.ent, ne + (q1 - q))
+                        buf_reserve(&w.arcidx, ne + (q1 - q))
+                    if count + (q1 - q) > w.apar.cap or count + (q1 - q) > w.aarc.cap:
+                        buf_reserve(&w.apar, count + (q1 - q))
+                        buf_reserve(&w.aarc, count + (q1 - q))
+                    ent, ai, ap, aa = w.ent.data, w.arcidx.data, w.apar.data, w.aarc.data
+                    if cd[u]:
+                        has_var, shift, base = HAS1, ATTR + 13, self.p
+                    else:
+                        has_var, shift, base = HAS0, ATTR, 0
+                    while q < q1:
+                        rec = packed[q]
+                        if rec & HAS0:
+                            t = <int64_t>(rec & TARGET_MASK)
+                            if (rec & RUNS) and not cd[t]:
+                                cd[t] = 1
+                                buf_push(&w.codes, t)
+                                buf_push(&w.fresh, t)
+                            lt = loc[t]
+                            if lt < 0:
+                                lt = <int32_t>count
+                                loc[t] = lt
+                                vis[count] = <int32_t>t
+                                ap[count] = head - 1
+                                aa[count] = best[base + q]
+                                count += 1
+                        elif rec & has_var:  # a variant-1-only pair of a code row (its target is a seed)
+                            w.simple = 0
+                            lt = loc[<int64_t>(rec & TARGET_MASK)]
+                        else:
+                            q += 1
                             continue
-                        t = self.pair_target[q]
-                        if self.runs_code[q] and not code[t]:
-                            code[t] = 1
-                            buf_push(codes, t)
-                            buf_push(&fresh, t)
-                        if local[t] < 0:
-                            local[t] = <int32_t>count
-                            visit[count] = <int32_t>t
-                            count += 1
-                if fresh.size == 0:
+                        ent[ne] = (<int64_t>((rec >> shift) & ATTR_MASK) << 32) | <uint32_t>lt
+                        ai[ne] = base + q
+                        ne += 1
+                        q += 1
+                w.ent.size = ne
+                w.arcidx.size = ne
+                buf_reserve(&w.ptr, count + 1)
+                w.ptr.data[count] = w.ent.size
+                if w.fresh.size == 0:
                     return count
-                qsort(fresh.data, fresh.size, sizeof(int64_t), _cmp_int64)
+                qsort(w.fresh.data, w.fresh.size, sizeof(int64_t), _cmp_int64)
         except BaseException:
             for i in range(count):
                 local[visit[i]] = -1
             raise
-        finally:
-            free(seeds.data)
-            free(fresh.data)
 
-    cdef int _local_csr(self, Py_ssize_t r, int32_t[::1] local, uint8_t[::1] code, int32_t[::1] visit,
-                        Local* loc, order) except -1:
-        """local_csr: the pairs of every reached row in its variant, targets as local indexes."""
-        cdef int64_t[::1] out = order
-        cdef Py_ssize_t i, e = 0
-        cdef int64_t u, q, k, base, p = self.p
-        for i in range(r):
-            u = visit[i]
-            out[i] = u
-            base = p if code[u] else 0
-            for q in range(self.pair_ptr[u], self.pair_ptr[u + 1]):
-                if self.has[base + q]:
-                    e += 1
-        loc.r = r
-        loc.e = e
-        loc.ptr = <int64_t*>malloc((r + 1) * sizeof(int64_t))
-        loc.target = <int32_t*>malloc((e + 1) * sizeof(int32_t))
-        loc.certain = <uint8_t*>malloc((e + 1) * sizeof(uint8_t))
-        loc.seconds = <double*>malloc((e + 1) * sizeof(double))
-        loc.life = <int8_t*>malloc((e + 1) * sizeof(int8_t))
-        loc.arc = <int64_t*>malloc((e + 1) * sizeof(int64_t))
-        if (loc.ptr == NULL or loc.target == NULL or loc.certain == NULL or loc.seconds == NULL
-                or loc.life == NULL or loc.arc == NULL):
-            raise MemoryError()
-        e = 0
-        loc.ptr[0] = 0
-        for i in range(r):
-            u = visit[i]
-            base = p if code[u] else 0
-            for q in range(self.pair_ptr[u], self.pair_ptr[u + 1]):
-                k = base + q
-                if self.has[k]:
-                    loc.target[e] = local[self.pair_target[q]]
-                    loc.certain[e] = self.certain[k]
-                    loc.seconds[e] = self.seconds[k]
-                    loc.life[e] = self.life[k]
-                    loc.arc[e] = self.best[k]
-                    e += 1
-            loc.ptr[i + 1] = e
-        return 0
-
-    cdef int64_t _weight(self, int32_t[::1] visit, Py_ssize_t n_src, Py_ssize_t r):
-        cdef int64_t w = 0
-        cdef Py_ssize_t i
-        for i in range(n_src, r):
-            w += self.weight[visit[i]]
-        return w
-
-
-cdef tuple _bfs(Local* loc, Py_ssize_t n_src, bint certain_only):
-    """cbfs.bfs on the local CSR from the sources ``0..n_src-1``: FIFO, a node's parent is the first row (in
-    FIFO order) entering it, its arc the explanation arc of that entry.  ``(parent, arc, visit)``."""
-    cdef Py_ssize_t r = loc.r, head = 0, count = 0, i
-    cdef int64_t u, e, t
-    parent_a = np.full(r, -1, dtype=np.int64)
-    arc_a = np.full(r, -1, dtype=np.int64)
-    cdef int64_t[::1] parent = parent_a
-    cdef int64_t[::1] arc = arc_a
-    cdef int64_t[::1] out
-    cdef int64_t* queue = <int64_t*>malloc((r + 1) * sizeof(int64_t))
-    cdef uint8_t* seen = <uint8_t*>malloc(r + 1)
-    if queue == NULL or seen == NULL:
-        free(queue)
-        free(seen)
-        raise MemoryError()
-    try:
-        for i in range(r):
-            seen[i] = 0
+    cdef tuple _bfs(self, Work* w, Py_ssize_t r, Py_ssize_t n_src, bint certain_only, object mask_out):
+        """cbfs.bfs on the local CSR from the sources ``0..n_src-1``: FIFO, a node's parent is the first row (in
+        FIFO order) entering it, its arc the explanation arc of that entry.  ``(parent, arc, visit)``; marks
+        the visited nodes in ``mask_out`` ((r,) bool) when given."""
+        cdef Py_ssize_t head = 0, count = 0, i
+        cdef int64_t u, e, t, x
+        cdef int64_t* ptr = w.ptr.data
+        cdef int64_t* ent = w.ent.data
+        parent_a = np.full(r, -1, dtype=np.int64)
+        arc_a = np.full(r, -1, dtype=np.int64)
+        cdef int64_t[::1] parent = parent_a
+        cdef int64_t[::1] arc = arc_a
+        cdef int64_t[::1] out
+        cdef uint8_t[::1] seen
+        buf_reserve(&w.queue, r + 1)
+        cdef int64_t* queue = w.queue.data
+        seen_a = np.zeros(r, dtype=np.uint8) if mask_out is None else mask_out.view(np.uint8)
+        seen = seen_a
         for i in range(n_src):
             seen[i] = 1
             queue[count] = i
             count += 1
-        while head < count:
+        while head < count and count < r:  # once every node is in, the rest of the scan changes nothing
             u = queue[head]
             head += 1
-            for e in range(loc.ptr[u], loc.ptr[u + 1]):
-                if certain_only and not loc.certain[e]:
+            for e in range(ptr[u], ptr[u + 1]):
+                x = ent[e]
+                if certain_only and not ((x >> 32) & 1):
                     continue
-                t = loc.target[e]
+                t = x & TARGET_MASK
                 if seen[t]:
                     continue
                 seen[t] = 1
                 parent[t] = u
-                arc[t] = loc.arc[e]
+                arc[t] = self.best[w.arcidx.data[e]]
                 queue[count] = t
                 count += 1
         visit_a = np.empty(count, dtype=np.int64)
         out = visit_a
         for i in range(count):
             out[i] = queue[i]
-    finally:
-        free(queue)
-        free(seen)
-    return parent_a, arc_a, visit_a
+        return parent_a, arc_a, visit_a
 
-
-cdef tuple _widths(Local* loc, Py_ssize_t n_src):
-    """cbfs.widths: widths in decreasing order; inside width ``w`` a FIFO search from the seeds over the entries
-    lasting at least ``w`` into nodes without a width; an entry lasting less waits (pending, in the order met)
-    for its own width, whose seeds are the first pending entry into each node.  ``(width, label)``."""
-    cdef Py_ssize_t r = loc.r, head = 0, count = 0, i, kept
-    cdef int64_t u, e, t
-    cdef double level = INFINITY, secs
-    width_a = np.full(r, -1.0, dtype=np.float64)
-    label_a = np.zeros(r, dtype=np.int8)
-    cdef double[::1] width = width_a
-    cdef int8_t[::1] label = label_a
-    cdef int64_t* queue = <int64_t*>malloc((r + 1) * sizeof(int64_t))
-    cdef Buf pending = Buf(NULL, 0, 0)
-    if queue == NULL:
-        raise MemoryError()
-    try:
-        for i in range(n_src):
-            width[i] = INFINITY
-            queue[count] = i
-            count += 1
-        while True:
-            while head < count:
-                u = queue[head]
-                head += 1
-                for e in range(loc.ptr[u], loc.ptr[u + 1]):
-                    t = loc.target[e]
-                    if width[t] >= 0:
-                        continue
-                    secs = loc.seconds[e]
-                    if secs < level:
-                        buf_push(&pending, e)
-                        continue
-                    width[t] = level
-                    label[t] = loc.life[e] if secs == level else label[u]
-                    queue[count] = t
-                    count += 1
-            kept = 0  # the pending entries into nodes still without a width, in order
-            level = -1.0
-            for i in range(pending.size):
-                e = pending.data[i]
-                if width[loc.target[e]] < 0:
-                    pending.data[kept] = e
-                    kept += 1
-                    if loc.seconds[e] > level:
-                        level = loc.seconds[e]
-            pending.size = kept
-            if kept == 0:
-                break
-            kept = 0  # the entries of the new width seed it (first one per node); the others keep waiting
-            for i in range(pending.size):
-                e = pending.data[i]
-                if loc.seconds[e] == level:
-                    t = loc.target[e]
-                    if width[t] < 0:
-                        width[t] = level
-                        label[t] = loc.life[e]
+    cdef tuple _widths(self, Work* w, Py_ssize_t r, Py_ssize_t n_src):
+        """cbfs.widths on ranks of the lasting seconds: widths in decreasing order; inside width ``w`` a FIFO
+        search from the seeds over the entries lasting at least ``w`` into nodes without a width; an entry
+        lasting less waits (pending, in the order met) for its own width, whose seeds are the first pending
+        entry into each node.  ``(width, label)``: (r,) float64 seconds and int8 lifetime codes."""
+        cdef Py_ssize_t head = 0, count = 0, i, kept
+        cdef int64_t u, e, t, x
+        cdef int level = self.seconds.shape[0] - 1, rank, top  # the rank of inf
+        cdef int64_t* ptr = w.ptr.data
+        cdef int64_t* ent = w.ent.data
+        width_a = np.empty(r, dtype=np.float64)
+        label_a = np.zeros(r, dtype=np.int8)
+        cdef double[::1] width = width_a
+        cdef int8_t[::1] label = label_a
+        cdef int16_t* wr = <int16_t*>malloc((r + 1) * sizeof(int16_t))
+        if wr == NULL:
+            raise MemoryError()
+        buf_reserve(&w.queue, r + 1)
+        cdef int64_t* queue = w.queue.data
+        w.pending.size = 0
+        try:
+            for i in range(r):
+                wr[i] = -1
+            for i in range(n_src):
+                wr[i] = level
+                queue[count] = i
+                count += 1
+            while count < r:  # count: nodes with a width; once all have one, nothing changes any more
+                while head < count and count < r:
+                    u = queue[head]
+                    head += 1
+                    for e in range(ptr[u], ptr[u + 1]):
+                        x = ent[e]
+                        t = x & TARGET_MASK
+                        if wr[t] >= 0:
+                            continue
+                        rank = (x >> 37) & 0xFF
+                        if rank < level:
+                            buf_push(&w.pending, e)
+                            continue
+                        wr[t] = level
+                        label[t] = ((x >> 33) & 0xF) if rank == level else label[u]
                         queue[count] = t
                         count += 1
-                else:
-                    pending.data[kept] = e
-                    kept += 1
-            pending.size = kept
-    finally:
-        free(queue)
-        free(pending.data)
-    return width_a, label_a
+                kept = 0  # the pending entries into nodes still without a width, in order
+                top = -1
+                for i in range(w.pending.size):
+                    e = w.pending.data[i]
+                    x = ent[e]
+                    if wr[x & TARGET_MASK] < 0:
+                        w.pending.data[kept] = e
+                        kept += 1
+                        rank = (x >> 37) & 0xFF
+                        if rank > top:
+                            top = rank
+                w.pending.size = kept
+                if kept == 0:
+                    break
+                level = top
+                kept = 0  # the entries of the new width seed it (first one per node); the others keep waiting
+                for i in range(w.pending.size):
+                    e = w.pending.data[i]
+                    x = ent[e]
+                    if ((x >> 37) & 0xFF) == level:
+                        t = x & TARGET_MASK
+                        if wr[t] < 0:
+                            wr[t] = level
+                            label[t] = (x >> 33) & 0xF
+                            queue[count] = t
+                            count += 1
+                    else:
+                        w.pending.data[kept] = e
+                        kept += 1
+                w.pending.size = kept
+            for i in range(r):
+                width[i] = self.seconds[wr[i]] if wr[i] >= 0 else -1.0
+        finally:
+            free(wr)
+        return width_a, label_a

@@ -25,7 +25,7 @@ try:
 except ImportError:  # no compiler at install time: the scipy and numpy searches answer
     _radius_kernel = None  # type: ignore[assignment]
 
-__all__ = ["ENABLED", "AVAILABLE", "Radius", "kernel_of", "radius"]
+__all__ = ["ENABLED", "AVAILABLE", "Radius", "kernel_of", "pack", "radius"]
 
 #: the extension was built and imports
 AVAILABLE = _radius_kernel is not None
@@ -74,14 +74,40 @@ def kernel_of(snap: Snapshot):
             raise RuntimeError("graphkit.analysis._radius_kernel is not built (no C compiler at install time)")
         from graphkit.analysis.radius_arrays import node_columns
 
-        u8 = lambda a: np.ascontiguousarray(a).view(np.uint8).ravel()  # noqa: E731
+        packed, table = pack(snap)
         k = snap.derived[_KEY] = _radius_kernel.Kernel(
-            snap.pair_ptr.astype(np.int64, copy=False), snap.pair_target.astype(np.int32, copy=False),
-            u8(snap.has), np.ascontiguousarray(snap.best, dtype=np.int64).ravel(), u8(snap.certain),
-            np.ascontiguousarray(snap.seconds, dtype=np.float64).ravel(),
-            np.ascontiguousarray(snap.life, dtype=np.int8).ravel(), u8(snap.runs_code),
-            np.ascontiguousarray(node_columns(snap)[0], dtype=np.int64))
+            snap.pair_ptr.astype(np.int64, copy=False), packed, np.ascontiguousarray(snap.best, dtype=np.int64).ravel(),
+            table, np.ascontiguousarray(node_columns(snap)[0], dtype=np.int64))
     return k
+
+
+def pack(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
+    """The snapshot's pairs as the kernel reads them, one 64-bit record per pair, and the table of lasting
+    seconds.
+
+    Returns
+    -------
+    (packed, table)
+        ``packed`` (p,) uint64: bits 0-31 the target, 32 and 33 ``has[0]`` and ``has[1]``, 34 ``runs_code``,
+        then for variant v at bit 35 + 13 v: ``certain`` (1 bit), ``life`` (4 bits), the rank of ``seconds`` in
+        ``table`` (8 bits); ``table`` (s,) float64: the distinct lasting seconds, increasing, inf last.  Time
+        O(p log s) in numpy.
+
+    Raises
+    ------
+    ValueError
+        If a lifetime code needs more than 4 bits or there are more than 256 distinct lasting seconds (the
+        lifetimes are an enum of about ten values: never so far).
+    """
+    table = np.unique(np.append(snap.seconds.ravel(), np.inf))
+    if table.size > 256 or (snap.life.size and int(snap.life.max()) > 15):
+        raise ValueError("more lifetimes than the kernel's packing holds")
+    rank = np.searchsorted(table, snap.seconds).astype(np.uint64)
+    attr = snap.certain.astype(np.uint64) | (snap.life.astype(np.uint64) << 1) | (rank << 5)
+    packed = (snap.pair_target.astype(np.uint64) | (snap.has[0].astype(np.uint64) << 32)
+              | (snap.has[1].astype(np.uint64) << 33) | (snap.runs_code.astype(np.uint64) << 34)
+              | (attr[0] << 35) | (attr[1] << 48))
+    return np.ascontiguousarray(packed), table
 
 
 def radius(snap: Snapshot, srcs: np.ndarray) -> Radius:

@@ -2,9 +2,10 @@
 
 :func:`radius_arrays` answers :func:`graphkit.analysis.blast_radius` without one Python object per reached pair or
 node: the reach, then a local CSR of the reached pairs (each row in its variant, targets renumbered in discovery
-order), on which run the searches below, in C through scipy's BFS loop when scipy is installed
-(:mod:`graphkit.analysis.cbfs`), else in numpy level by level (:func:`graphkit.analysis.snapshot.reach_order`,
-:func:`bfs_local`, :func:`widths`; both give the same result, ``tests/test_radius_arrays.py``):
+order), on which run the searches below: all in one compiled call when the kernel is built
+(:mod:`graphkit.analysis.kernel`, Cython), else in C through scipy's BFS loop (:mod:`graphkit.analysis.cbfs`),
+else in numpy level by level (:func:`graphkit.analysis.snapshot.reach_order`, :func:`bfs_local`, :func:`widths`);
+the three give the same result (``tests/test_kernel.py``, ``tests/test_radius_arrays.py``):
 
 - the BFS tree over certain pairs (confidence, and the paths of certain nodes), and the BFS tree over every pair
   only when some node is possible (the paths of possible nodes), kept as parent/arc arrays;
