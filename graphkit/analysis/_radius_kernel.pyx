@@ -28,6 +28,11 @@ cdef extern from *:
     #define GK_ATTR 35
     #define GK_ATTR_MASK ((uint64_t)0x1FFF)
     #define GK_TARGET_MASK ((uint64_t)0xFFFFFFFF)
+    #if defined(__GNUC__) || defined(__clang__)
+    #define GK_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define GK_PREFETCH(p) ((void)0)
+    #endif
     """
     const uint64_t HAS0 "GK_HAS0"
     const uint64_t HAS1 "GK_HAS1"
@@ -35,6 +40,7 @@ cdef extern from *:
     const int ATTR "GK_ATTR"
     const uint64_t ATTR_MASK "GK_ATTR_MASK"
     const uint64_t TARGET_MASK "GK_TARGET_MASK"
+    void prefetch "GK_PREFETCH"(const void* p) noexcept nogil
 
 
 cdef int _cmp_int64(const void* a, const void* b) noexcept nogil:
@@ -309,6 +315,11 @@ cdef class Kernel:
                 w.all_certain = 1
                 head = 0
                 while head < count:
+                    # the rows a few places ahead in the queue: their pointers, then their first records
+                    if head + 16 < count:
+                        prefetch(&pptr[vis[head + 16]])
+                    if head + 4 < count:
+                        prefetch(&packed[pptr[vis[head + 4]]])
                     u = vis[head]
                     head += 1
                     q = pptr[u]
@@ -378,6 +389,10 @@ cdef class Kernel:
             queue[count] = i
             count += 1
         while head < count and count < r:  # once every node is in, the rest of the scan changes nothing
+            if head + 16 < count:
+                prefetch(&pptr[vis[queue[head + 16]]])
+            if head + 4 < count:
+                prefetch(&packed[pptr[vis[queue[head + 4]]]])
             u = queue[head]
             head += 1
             g = vis[u]
@@ -440,6 +455,10 @@ cdef class Kernel:
                 count += 1
             while count < r:  # count: nodes with a width; once all have one, nothing changes any more
                 while head < count and count < r:
+                    if head + 16 < count:
+                        prefetch(&pptr[vis[queue[head + 16]]])
+                    if head + 4 < count:
+                        prefetch(&packed[pptr[vis[queue[head + 4]]]])
                     u = queue[head]
                     head += 1
                     g = vis[u]
