@@ -175,10 +175,11 @@ def test_blast_radii_answer_like_blast_radius_and_give_the_scratch_back(acme):
 
 def _numpy_and_c(monkeypatch, g: Graph, sources) -> None:
     """The numpy searches and scipy's C searches give the same result, labels included."""
-    from graphkit.analysis import cbfs
+    from graphkit.analysis import cbfs, kernel
     srcs = reach.source_ids(g, sources)
-    c = radius_arrays(g, srcs)
     with monkeypatch.context() as m:
+        m.setattr(kernel, "ENABLED", False)
+        c = radius_arrays(g, srcs)  # scipy's C searches (the compiled kernel: tests/test_kernel.py)
         m.setattr(cbfs, "ENABLED", False)
         py = radius_arrays(g, srcs)
     if py is None:  # reach_order gave up (blast_radius then runs the reference)
@@ -227,8 +228,9 @@ def test_head_and_tally_answer_from_the_arrays(acme):
 
 
 def test_no_source_reaches_nothing(monkeypatch, acme):
-    from graphkit.analysis import cbfs
+    from graphkit.analysis import cbfs, kernel
     for enabled in (True, False):
+        monkeypatch.setattr(kernel, "ENABLED", enabled and kernel.ENABLED)
         monkeypatch.setattr(cbfs, "ENABLED", enabled and cbfs.ENABLED)
         r = blast_radius(acme, [])
         assert (len(r), r.weight, r.reached, r.tally(), "runner:acme/build-01-a" in r) == (0, 0, (), ({}, {}, 0), False)

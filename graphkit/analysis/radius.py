@@ -62,8 +62,9 @@ def blast_radius(graph: Graph, sources: str | Iterable[str]) -> BlastRadius:
     Notes
     -----
     Runs on the graph's traversal snapshot (numpy CSR, built once per graph
-    version): the reach (scipy's C BFS loop, else a numpy
-    BFS), a CSR of the reached pairs, the BFS tree over certain pairs, the one
+    version): the reach (in the compiled kernel of
+    :mod:`graphkit.analysis.kernel` when built, else scipy's C BFS loop,
+    else a numpy BFS), a CSR of the reached pairs, the BFS tree over certain pairs, the one
     over every pair only when some node is possible, and the bucketed widths,
     all as arrays (:mod:`graphkit.analysis.radius_arrays`): time O(reached
     pairs), no Python object per pair or node.  The result answers ``len``,

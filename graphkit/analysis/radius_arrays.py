@@ -2,9 +2,10 @@
 
 :func:`radius_arrays` answers :func:`graphkit.analysis.blast_radius` without one Python object per reached pair or
 node: the reach, then a local CSR of the reached pairs (each row in its variant, targets renumbered in discovery
-order), on which run the searches below, in C through scipy's BFS loop when scipy is installed
-(:mod:`graphkit.analysis.cbfs`), else in numpy level by level (:func:`graphkit.analysis.snapshot.reach_order`,
-:func:`bfs_local`, :func:`widths`; both give the same result, ``tests/test_radius_arrays.py``):
+order), on which run the searches below: all in one compiled call when the kernel is built
+(:mod:`graphkit.analysis.kernel`, Cython), else in C through scipy's BFS loop (:mod:`graphkit.analysis.cbfs`),
+else in numpy level by level (:func:`graphkit.analysis.snapshot.reach_order`, :func:`bfs_local`, :func:`widths`);
+the three give the same result (``tests/test_kernel.py``, ``tests/test_radius_arrays.py``):
 
 - the BFS tree over certain pairs (confidence, and the paths of certain nodes), and the BFS tree over every pair
   only when some node is possible (the paths of possible nodes), kept as parent/arc arrays;
@@ -331,12 +332,18 @@ def _arcs(loc: Local, entry: np.ndarray) -> np.ndarray:
 def radius_arrays(graph: Graph, srcs: tuple[str, ...]) -> RadiusArrays | None:
     """The blast radius of ``srcs`` (sorted ids in the graph, :func:`graphkit.analysis.reach.source_ids`) as
     arrays; None when :func:`~graphkit.analysis.snapshot.reach_order` gives up (the caller then runs the
-    reference).  Time O(reached pairs) in numpy, plus O(n) once per snapshot (:func:`node_columns`)."""
-    from graphkit.analysis import cbfs
+    reference; only on the numpy path).  The compiled kernel answers when built (:mod:`graphkit.analysis.kernel`),
+    else scipy's C BFS (:mod:`graphkit.analysis.cbfs`), else numpy; the three give the same result.  Time
+    O(reached pairs) (in C, else in numpy calls), plus O(n) once per snapshot (:func:`node_columns`)."""
+    from graphkit.analysis import cbfs, kernel
 
     snap = snapshot(graph)
     idx = np.array([snap.index[s] for s in srcs], dtype=np.int64)
     n_src = len(srcs)
+    if kernel.ENABLED:  # the whole radius in one compiled call (the same arrays as the scipy path below)
+        k = kernel.radius(snap, idx)
+        return RadiusArrays(snap, n_src, k.order, k.certain, k.cparent, k.carc, k.cvisit, k.aparent, k.aarc,
+                            k.width, k.life, k.weight)
     if cbfs.ENABLED:  # the same searches in C (scipy)
         order, code = cbfs.reach(snap, idx)
         loc = local_csr(snap, order, code)

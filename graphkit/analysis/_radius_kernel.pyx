@@ -1,0 +1,521 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""The whole array blast radius in one compiled call (see :mod:`graphkit.analysis.kernel`, its wrapper).
+
+One :class:`Kernel` per traversal snapshot holds the snapshot's pairs packed one 64-bit record each (target,
+has/runs-code flags, and per variant: certain, lifetime code, rank of the lasting seconds), the explanation arcs
+and node weights, per-node scratch arrays (local index, code mark, visit buffer: handed back clean after every
+query, only the entries touched being reset) and work buffers sized by the largest reach so far: a query costs
+O(its reached pairs), never O(n).  :meth:`Kernel.radius` replays, step for step, the scipy path of
+:func:`graphkit.analysis.radius_arrays.radius_arrays` (:func:`graphkit.analysis.cbfs.reach`, :func:`~graphkit.
+analysis.radius_arrays.local_csr`, :func:`graphkit.analysis.cbfs.bfs` twice, :func:`graphkit.analysis.cbfs.
+widths`) as sequential FIFO loops.  The local CSR of the reached pairs is not written out: every pass reads the
+reached rows' packed records in place (each row in its node's variant, targets through the local index), which
+moves a third of the memory a copy would; explanation arcs are gathered once per tree node at the end.
+"""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, qsort, realloc
+
+import numpy as np
+
+# a packed pair: bits 0-31 target, 32 has (variant 0), 33 has (variant 1), 34 runs code, then per variant v
+# 13 bits at ATTR + 13 v: certain (1), lifetime code (4), rank of the lasting seconds (8)
+cdef extern from *:
+    """
+    #define GK_HAS0 (((uint64_t)1) << 32)
+    #define GK_HAS1 (((uint64_t)1) << 33)
+    #define GK_RUNS (((uint64_t)1) << 34)
+    #define GK_ATTR 35
+    #define GK_ATTR_MASK ((uint64_t)0x1FFF)
+    #define GK_TARGET_MASK ((uint64_t)0xFFFFFFFF)
+    #if defined(__GNUC__) || defined(__clang__)
+    #define GK_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define GK_PREFETCH(p) ((void)0)
+    #endif
+    """
+    const uint64_t HAS0 "GK_HAS0"
+    const uint64_t HAS1 "GK_HAS1"
+    const uint64_t RUNS "GK_RUNS"
+    const int ATTR "GK_ATTR"
+    const uint64_t ATTR_MASK "GK_ATTR_MASK"
+    const uint64_t TARGET_MASK "GK_TARGET_MASK"
+    void prefetch "GK_PREFETCH"(const void* p) noexcept nogil
+
+
+cdef int _cmp_int64(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*>a)[0]
+    cdef int64_t y = (<const int64_t*>b)[0]
+    return (x > y) - (x < y)
+
+
+cdef struct Buf:
+    int64_t* data
+    Py_ssize_t size
+    Py_ssize_t cap
+
+
+cdef int buf_reserve(Buf* b, Py_ssize_t need) except -1:
+    cdef int64_t* grown
+    cdef Py_ssize_t cap
+    if need > b.cap:
+        cap = max(need, b.cap * 2 + 64)
+        grown = <int64_t*>realloc(b.data, cap * sizeof(int64_t))
+        if grown == NULL:
+            raise MemoryError()
+        b.data = grown
+        b.cap = cap
+    return 0
+
+
+cdef inline int buf_push(Buf* b, int64_t x) except -1:
+    if b.size == b.cap:
+        buf_reserve(b, b.size + 1)
+    b.data[b.size] = x
+    b.size += 1
+    return 0
+
+
+cdef struct Work:
+    # a FIFO queue of local nodes; per local node: the arc index (variant * p + pair) entering it in the tree
+    # being built; seeds, fresh code nodes, code nodes, pending pairs of the widths (local target | lifetime code
+    # << 32 | rank << 36); the
+    # reach's own tree (parent, arc index per local node) and whether it is the BFS tree over every pair of each
+    # row's variant (``simple``: no code node has a variant-1-only pair), and whether every such pair's explanation
+    # edge is certain (``all_certain``: then that tree is the certain-only one too)
+    Buf queue
+    Buf kidx
+    Buf seeds
+    Buf fresh
+    Buf codes
+    Buf pending
+    Buf apar
+    Buf akidx
+    int simple
+    int all_certain
+
+
+cdef void work_init(Work* w) noexcept:
+    w.queue = Buf(NULL, 0, 0)
+    w.kidx = Buf(NULL, 0, 0)
+    w.seeds = Buf(NULL, 0, 0)
+    w.fresh = Buf(NULL, 0, 0)
+    w.codes = Buf(NULL, 0, 0)
+    w.pending = Buf(NULL, 0, 0)
+    w.apar = Buf(NULL, 0, 0)
+    w.akidx = Buf(NULL, 0, 0)
+    w.simple = 1
+    w.all_certain = 1
+
+
+cdef void work_free(Work* w) noexcept:
+    free(w.queue.data)
+    free(w.kidx.data)
+    free(w.seeds.data)
+    free(w.fresh.data)
+    free(w.codes.data)
+    free(w.pending.data)
+    free(w.apar.data)
+    free(w.akidx.data)
+
+
+cdef struct Scratch:
+    # the per-node scratch of one query: local index (-1 outside), code mark (0), visit buffer (global indexes)
+    int32_t* loc
+    uint8_t* cd
+    int32_t* vis
+
+
+cdef class Kernel:
+    """The blast-radius kernel of one snapshot.
+
+    Parameters (shapes: ``n`` nodes, ``p`` pairs): ``pair_ptr`` (n + 1,) int64; ``packed`` (p,) uint64 (the
+    layout above: :func:`graphkit.analysis.kernel.pack`); ``best`` (2 p,) int64 (the snapshot's ``best``
+    raveled, variant-major); ``seconds`` the (s,) float64 increasing table of lasting seconds the ranks index (inf
+    last, s <= 256); ``weight`` (n,) int64 criticality weights.  Raises ValueError on inconsistent shapes.
+    """
+
+    cdef const int64_t[::1] pair_ptr
+    cdef const uint64_t[::1] packed
+    cdef const int64_t[::1] best
+    cdef const double[::1] seconds
+    cdef const int64_t[::1] weight
+    cdef Py_ssize_t n
+    cdef Py_ssize_t p
+    cdef int32_t[::1] local
+    cdef uint8_t[::1] code
+    cdef int32_t[::1] visit
+    cdef Work work
+    cdef bint busy
+
+    def __cinit__(self):
+        work_init(&self.work)
+
+    def __init__(self, pair_ptr, packed, best, seconds, weight):
+        self.pair_ptr = pair_ptr
+        self.packed = packed
+        self.best = best
+        self.seconds = seconds
+        self.weight = weight
+        self.n = pair_ptr.shape[0] - 1
+        self.p = packed.shape[0]
+        if (best.shape[0] != 2 * self.p or weight.shape[0] != self.n or not 0 < seconds.shape[0] <= 256
+                or self.n >= 2 ** 31 or seconds[seconds.shape[0] - 1] != float("inf")):
+            raise ValueError("snapshot arrays of inconsistent shapes")
+        self.local = np.full(max(self.n, 1), -1, dtype=np.int32)
+        self.code = np.zeros(max(self.n, 1), dtype=np.uint8)
+        self.visit = np.empty(max(self.n, 1), dtype=np.int32)
+        self.busy = False
+
+    def __dealloc__(self):
+        work_free(&self.work)
+
+    def is_clean(self):
+        """True when the per-node scratch arrays are back to their fill values (for the tests; O(n))."""
+        return bool((np.asarray(self.local) == -1).all() and (np.asarray(self.code) == 0).all())
+
+    def radius(self, srcs):
+        """The blast radius of ``srcs`` ((k,) int64 node indexes, distinct, sorted).
+
+        Returns ``(order, code, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight)`` as
+        :class:`graphkit.analysis.kernel.Radius` documents them.  Raises IndexError for an index outside
+        ``0..n-1``.
+        """
+        cdef const int64_t[::1] s = np.ascontiguousarray(srcs, dtype=np.int64)
+        cdef Py_ssize_t i
+        cdef Work temp
+        cdef Scratch sc
+        cdef int32_t[::1] tl
+        cdef uint8_t[::1] tc
+        cdef int32_t[::1] tv
+        for i in range(s.shape[0]):
+            if s[i] < 0 or s[i] >= self.n:
+                raise IndexError(f"source index {s[i]} outside 0..{self.n - 1}")
+        if self.busy:  # another query holds the scratch (a thread): this one gets its own, O(n) once
+            tl = np.full(max(self.n, 1), -1, dtype=np.int32)
+            tc = np.zeros(max(self.n, 1), dtype=np.uint8)
+            tv = np.empty(max(self.n, 1), dtype=np.int32)
+            sc = Scratch(&tl[0], &tc[0], &tv[0])
+            work_init(&temp)
+            try:
+                return self._radius(s, &sc, &temp)
+            finally:
+                work_free(&temp)
+        self.busy = True
+        sc = Scratch(&self.local[0], &self.code[0], &self.visit[0])
+        try:
+            return self._radius(s, &sc, &self.work)
+        finally:
+            self.busy = False
+
+    cdef tuple _radius(self, const int64_t[::1] srcs, Scratch* sc, Work* w):
+        cdef Py_ssize_t r = 0, i, n_src = srcs.shape[0]
+        cdef int64_t total = 0
+        cdef int64_t[::1] out
+        w.codes.size = 0
+        try:
+            r = self._reach(srcs, sc, w)
+            order = np.empty(r, dtype=np.int64)
+            out = order
+            for i in range(r):
+                out[i] = sc.vis[i]
+            for i in range(n_src, r):
+                total += self.weight[sc.vis[i]]
+            qsort(w.codes.data, w.codes.size, sizeof(int64_t), _cmp_int64)
+            code_out = np.empty(w.codes.size, dtype=np.int64)
+            out = code_out
+            for i in range(w.codes.size):
+                out[i] = w.codes.data[i]
+            if w.simple and w.all_certain:  # the reach's search was the certain-only BFS too: every node is in
+                certain = np.ones(r, dtype=np.bool_)
+                cparent = np.empty(r, dtype=np.int64)
+                out = cparent
+                for i in range(r):
+                    out[i] = w.apar.data[i]
+                carc = self._arcs(w.akidx.data, r)
+                cvisit = np.arange(r, dtype=np.int64)
+            else:
+                certain = np.zeros(r, dtype=np.bool_)
+                cparent, carc, cvisit = self._bfs(sc, w, r, n_src, True, certain)
+            if cvisit.shape[0] < r and w.simple:  # the reach's search was the BFS over every pair
+                aparent = np.empty(r, dtype=np.int64)
+                out = aparent
+                for i in range(r):
+                    out[i] = w.apar.data[i]
+                aarc = self._arcs(w.akidx.data, r)
+            elif cvisit.shape[0] < r:
+                aparent, aarc, _ = self._bfs(sc, w, r, n_src, False, None)
+            else:
+                aparent = aarc = None
+            width, life = self._widths(sc, w, r, n_src)
+        finally:  # hand the scratch back clean: only the entries this query touched
+            for i in range(w.codes.size):
+                sc.cd[w.codes.data[i]] = 0
+            for i in range(r):
+                sc.loc[sc.vis[i]] = -1
+        return order, code_out, certain, cparent, carc, cvisit, aparent, aarc, width, life, total
+
+    cdef object _arcs(self, const int64_t* kidx, Py_ssize_t r):
+        """(r,) int64: ``best[kidx[v]]``, -1 where ``kidx[v]`` is -1 (one gather, after the search)."""
+        arc_a = np.empty(r, dtype=np.int64)
+        cdef int64_t[::1] arc = arc_a
+        cdef const int64_t* best = &self.best[0]
+        cdef Py_ssize_t i
+        for i in range(r):
+            arc[i] = best[kidx[i]] if kidx[i] >= 0 else -1
+        return arc_a
+
+    cdef Py_ssize_t _reach(self, const int64_t[::1] srcs, Scratch* sc, Work* w) except -1:
+        """cbfs.reach: a FIFO search over variant-0 pairs from the seeds (the sources, then the variant-1-only
+        targets of the code nodes), again from scratch while it finds new code nodes.  Fills ``vis[:count]``
+        (the order) and ``loc`` (position in it), marks ``cd`` (listed in ``w.codes``), and keeps the search's
+        tree (``w.apar``, ``w.akidx``), the BFS tree over every pair when ``w.simple``."""
+        cdef Py_ssize_t i, head, count = 0
+        cdef int64_t u, t, q, q1, base
+        cdef uint64_t rec, has_var, cert
+        cdef const uint64_t* packed = &self.packed[0]
+        cdef const int64_t* pptr = &self.pair_ptr[0]
+        cdef int32_t* loc = sc.loc
+        cdef uint8_t* cd = sc.cd
+        cdef int32_t* vis = sc.vis
+        cdef int64_t* ap
+        cdef int64_t* ak
+        w.seeds.size = 0
+        w.fresh.size = 0
+        try:
+            for i in range(srcs.shape[0]):
+                u = srcs[i]
+                if not cd[u]:
+                    cd[u] = 1
+                    buf_push(&w.codes, u)
+                buf_push(&w.fresh, u)
+                buf_push(&w.seeds, u)
+            while True:
+                for i in range(w.fresh.size):  # the variant-1-only targets of the new code nodes, row by row
+                    u = w.fresh.data[i]
+                    for q in range(pptr[u], pptr[u + 1]):
+                        rec = packed[q]
+                        if (rec & HAS1) and not (rec & HAS0):
+                            buf_push(&w.seeds, <int64_t>(rec & TARGET_MASK))
+                w.fresh.size = 0
+                for i in range(count):
+                    loc[vis[i]] = -1
+                count = 0
+                buf_reserve(&w.apar, w.seeds.size)
+                buf_reserve(&w.akidx, w.seeds.size)
+                for i in range(w.seeds.size):
+                    t = w.seeds.data[i]
+                    if loc[t] < 0:
+                        loc[t] = <int32_t>count
+                        vis[count] = <int32_t>t
+                        w.apar.data[count] = -1
+                        w.akidx.data[count] = -1
+                        count += 1
+                w.simple = 1
+                w.all_certain = 1
+                head = 0
+                while head < count:
+                    # the rows a few places ahead in the queue: their pointers, then their first records
+                    if head + 16 < count:
+                        prefetch(&pptr[vis[head + 16]])
+                    if head + 4 < count:
+                        prefetch(&packed[pptr[vis[head + 4]]])
+                    u = vis[head]
+                    head += 1
+                    q = pptr[u]
+                    q1 = pptr[u + 1]
+                    if count + (q1 - q) > w.apar.cap or count + (q1 - q) > w.akidx.cap:
+                        buf_reserve(&w.apar, count + (q1 - q))
+                        buf_reserve(&w.akidx, count + (q1 - q))
+                    ap, ak = w.apar.data, w.akidx.data
+                    if cd[u]:
+                        has_var, base, cert = HAS1, self.p, (<uint64_t>1) << (ATTR + 13)
+                    else:
+                        has_var, base, cert = HAS0, 0, (<uint64_t>1) << ATTR
+                    while q < q1:
+                        rec = packed[q]
+                        if rec & HAS0:
+                            if not (rec & cert):
+                                w.all_certain = 0
+                            t = <int64_t>(rec & TARGET_MASK)
+                            if (rec & RUNS) and not cd[t]:
+                                cd[t] = 1
+                                buf_push(&w.codes, t)
+                                buf_push(&w.fresh, t)
+                            if loc[t] < 0:
+                                loc[t] = <int32_t>count
+                                vis[count] = <int32_t>t
+                                ap[count] = head - 1
+                                ak[count] = base + q
+                                count += 1
+                        elif rec & has_var:  # a variant-1-only pair of a code row (its target is a seed)
+                            w.simple = 0
+                        q += 1
+                if w.fresh.size == 0:
+                    return count
+                qsort(w.fresh.data, w.fresh.size, sizeof(int64_t), _cmp_int64)
+        except BaseException:
+            for i in range(count):
+                loc[vis[i]] = -1
+            raise
+
+    cdef tuple _bfs(self, Scratch* sc, Work* w, Py_ssize_t r, Py_ssize_t n_src, bint certain_only,
+                    object mask_out):
+        """cbfs.bfs over the reached rows (each in its node's variant) from the sources ``0..n_src-1``: FIFO, a
+        node's parent is the first row (in FIFO order) entering it, its arc the explanation arc of that pair.
+        ``(parent, arc, visit)``; marks the visited nodes in ``mask_out`` ((r,) bool) when given."""
+        cdef Py_ssize_t head = 0, count = 0, i
+        cdef int64_t u, g, t, q, q1, base
+        cdef uint64_t rec, has_var, cert
+        cdef const uint64_t* packed = &self.packed[0]
+        cdef const int64_t* pptr = &self.pair_ptr[0]
+        cdef int32_t* loc = sc.loc
+        cdef uint8_t* cd = sc.cd
+        cdef int32_t* vis = sc.vis
+        parent_a = np.full(r, -1, dtype=np.int64)
+        cdef int64_t[::1] parent = parent_a
+        cdef int64_t[::1] out
+        cdef uint8_t[::1] seen
+        buf_reserve(&w.queue, r + 1)
+        buf_reserve(&w.kidx, r + 1)
+        cdef int64_t* queue = w.queue.data
+        cdef int64_t* kidx = w.kidx.data
+        seen_a = np.zeros(r, dtype=np.uint8) if mask_out is None else mask_out.view(np.uint8)
+        seen = seen_a
+        for i in range(r):
+            kidx[i] = -1
+        for i in range(n_src):
+            seen[i] = 1
+            queue[count] = i
+            count += 1
+        while head < count and count < r:  # once every node is in, the rest of the scan changes nothing
+            if head + 16 < count:
+                prefetch(&pptr[vis[queue[head + 16]]])
+            if head + 4 < count:
+                prefetch(&packed[pptr[vis[queue[head + 4]]]])
+            u = queue[head]
+            head += 1
+            g = vis[u]
+            if cd[g]:
+                has_var, cert, base = HAS1, (<uint64_t>1) << (ATTR + 13), self.p
+            else:
+                has_var, cert, base = HAS0, (<uint64_t>1) << ATTR, 0
+            if not certain_only:
+                cert = has_var
+            q = pptr[g]
+            q1 = pptr[g + 1]
+            while q < q1:
+                rec = packed[q]
+                if (rec & has_var) and (rec & cert):
+                    t = loc[<int64_t>(rec & TARGET_MASK)]
+                    if not seen[t]:
+                        seen[t] = 1
+                        parent[t] = u
+                        kidx[t] = base + q
+                        queue[count] = t
+                        count += 1
+                q += 1
+        visit_a = np.empty(count, dtype=np.int64)
+        out = visit_a
+        for i in range(count):
+            out[i] = queue[i]
+        return parent_a, self._arcs(kidx, r), visit_a
+
+    cdef tuple _widths(self, Scratch* sc, Work* w, Py_ssize_t r, Py_ssize_t n_src):
+        """cbfs.widths on ranks of the lasting seconds: widths in decreasing order; inside width ``w`` a FIFO
+        search from the seeds over the pairs lasting at least ``w`` into nodes without a width; a pair lasting
+        less waits (pending, in the order met) for its own width, whose seeds are the first pending pair into
+        each node.  ``(width, label)``: (r,) float64 seconds and int8 lifetime codes."""
+        cdef Py_ssize_t head = 0, count = 0, i, kept
+        cdef int64_t u, g, t, q, q1, pk
+        cdef uint64_t rec, has_var, a
+        cdef int shift
+        cdef int level = self.seconds.shape[0] - 1, rank, top  # the rank of inf
+        cdef const uint64_t* packed = &self.packed[0]
+        cdef const int64_t* pptr = &self.pair_ptr[0]
+        cdef int32_t* loc = sc.loc
+        cdef uint8_t* cd = sc.cd
+        cdef int32_t* vis = sc.vis
+        width_a = np.empty(r, dtype=np.float64)
+        label_a = np.zeros(r, dtype=np.int8)
+        cdef double[::1] width = width_a
+        cdef int8_t[::1] label = label_a
+        cdef int16_t* wr = <int16_t*>malloc((r + 1) * sizeof(int16_t))
+        if wr == NULL:
+            raise MemoryError()
+        buf_reserve(&w.queue, r + 1)
+        cdef int64_t* queue = w.queue.data
+        w.pending.size = 0
+        try:
+            for i in range(r):
+                wr[i] = -1
+            for i in range(n_src):
+                wr[i] = level
+                queue[count] = i
+                count += 1
+            while count < r:  # count: nodes with a width; once all have one, nothing changes any more
+                while head < count and count < r:
+                    if head + 16 < count:
+                        prefetch(&pptr[vis[queue[head + 16]]])
+                    if head + 4 < count:
+                        prefetch(&packed[pptr[vis[queue[head + 4]]]])
+                    u = queue[head]
+                    head += 1
+                    g = vis[u]
+                    if cd[g]:
+                        has_var, shift = HAS1, ATTR + 13
+                    else:
+                        has_var, shift = HAS0, ATTR
+                    q = pptr[g]
+                    q1 = pptr[g + 1]
+                    while q < q1:
+                        rec = packed[q]
+                        if rec & has_var:
+                            t = loc[<int64_t>(rec & TARGET_MASK)]
+                            if wr[t] < 0:
+                                a = rec >> shift
+                                rank = <int>((a >> 5) & 0xFF)
+                                if rank < level:  # waits: its local target, lifetime code and rank
+                                    buf_push(&w.pending, t | <int64_t>(((a >> 1) & 0xF) << 32)
+                                             | (<int64_t>rank << 36))
+                                else:
+                                    wr[t] = level
+                                    label[t] = <int8_t>((a >> 1) & 0xF) if rank == level else label[u]
+                                    queue[count] = t
+                                    count += 1
+                        q += 1
+                if count >= r:
+                    break
+                kept = 0  # the pending pairs into nodes still without a width, in order
+                top = -1
+                for i in range(w.pending.size):
+                    pk = w.pending.data[i]
+                    if wr[pk & TARGET_MASK] < 0:
+                        w.pending.data[kept] = pk
+                        kept += 1
+                        rank = <int>(pk >> 36)
+                        if rank > top:
+                            top = rank
+                w.pending.size = kept
+                if kept == 0:
+                    break
+                level = top
+                kept = 0  # the pairs of the new width seed it (first one per node); the others keep waiting
+                for i in range(w.pending.size):
+                    pk = w.pending.data[i]
+                    if <int>(pk >> 36) == level:
+                        t = pk & TARGET_MASK
+                        if wr[t] < 0:
+                            wr[t] = level
+                            label[t] = <int8_t>((pk >> 32) & 0xF)
+                            queue[count] = t
+                            count += 1
+                    else:
+                        w.pending.data[kept] = pk
+                        kept += 1
+                w.pending.size = kept
+            for i in range(r):
+                width[i] = self.seconds[wr[i]] if wr[i] >= 0 else -1.0
+        finally:
+            free(wr)
+        return width_a, label_a

@@ -1,0 +1,125 @@
+"""The compiled blast-radius kernel (``graphkit/analysis/_radius_kernel.pyx``, Cython), behind a typed wrapper.
+
+:func:`graphkit.analysis.radius_arrays.radius_arrays` answers from :func:`radius` when the extension was built
+(``pip install`` compiles it when a C compiler is there; it is optional), else through scipy's C BFS
+(:mod:`graphkit.analysis.cbfs`), else in numpy: the three give the same arrays (``tests/test_kernel.py``).  The
+kernel replays the scipy path step for step (the reach with its code-node rule and re-search, the local CSR of
+the reached pairs, the certain-only BFS tree, the one over every pair when some node is possible, the bucketed
+widths) as FIFO loops in C, in one call: a query costs O(its reached pairs) with a constant of a few
+nanoseconds, instead of ~150 numpy calls and ~30 passes over the reached pairs.
+
+Its per-node work arrays (local index, code mark, visit buffer) are made once per snapshot, kept on it
+(``snap.derived``), and handed back clean after each query: only the entries a query touched are reset.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from graphkit.analysis.snapshot import Snapshot
+
+try:
+    from graphkit.analysis import _radius_kernel
+except ImportError:  # no compiler at install time: the scipy and numpy searches answer
+    _radius_kernel = None  # type: ignore[assignment]
+
+__all__ = ["ENABLED", "AVAILABLE", "Radius", "kernel_of", "pack", "radius"]
+
+#: the extension was built and imports
+AVAILABLE = _radius_kernel is not None
+#: the kernel is used (set False to force the scipy or numpy searches, e.g. in the differential tests)
+ENABLED = AVAILABLE
+_KEY = "kernel.radius"
+
+
+class Radius(NamedTuple):
+    """One blast radius from the kernel.  Shapes: ``r`` reached nodes (the ``k`` sources first), ``c`` code
+    nodes, ``v`` nodes of the certain-only tree; local indexes are positions in ``order``."""
+
+    #: (r,) int64 global node indexes in discovery order (the sources first, in the given order)
+    order: np.ndarray
+    #: (c,) int64 the nodes running the attacker's code (sources included), sorted
+    code: np.ndarray
+    #: (r,) bool: reached over certain pairs only
+    certain: np.ndarray
+    #: (r,) int64 parent (-1: source or possible) and explanation arc (-1: none) in the certain-only BFS tree
+    cparent: np.ndarray
+    carc: np.ndarray
+    #: (v,) int64 visit order of the certain-only tree (the sources first)
+    cvisit: np.ndarray
+    #: (r,) int64 the same in the BFS tree over every pair; None when every node is certain
+    aparent: np.ndarray | None
+    aarc: np.ndarray | None
+    #: (r,) float64 widest (max-min) lifetime in seconds (inf: unbounded; the sources: inf)
+    width: np.ndarray
+    #: (r,) int8 lifetime code (:data:`graphkit.analysis.snapshot.LIFETIMES`) labelling the width (sources: 0)
+    life: np.ndarray
+    #: the sum of the criticality weights of the reached nodes (sources excluded)
+    weight: int
+
+
+def kernel_of(snap: Snapshot):
+    """The kernel of ``snap`` (made on first use, O(n + p) once, then kept in ``snap.derived``).
+
+    Raises
+    ------
+    RuntimeError
+        If the extension is not built (:data:`AVAILABLE` is False).
+    """
+    k = snap.derived.get(_KEY)
+    if k is None:
+        if _radius_kernel is None:
+            raise RuntimeError("graphkit.analysis._radius_kernel is not built (no C compiler at install time)")
+        from graphkit.analysis.radius_arrays import node_columns
+
+        packed, table = pack(snap)
+        k = snap.derived[_KEY] = _radius_kernel.Kernel(
+            snap.pair_ptr.astype(np.int64, copy=False), packed, np.ascontiguousarray(snap.best, dtype=np.int64).ravel(),
+            table, np.ascontiguousarray(node_columns(snap)[0], dtype=np.int64))
+    return k
+
+
+def pack(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
+    """The snapshot's pairs as the kernel reads them, one 64-bit record per pair, and the table of lasting
+    seconds.
+
+    Returns
+    -------
+    (packed, table)
+        ``packed`` (p,) uint64: bits 0-31 the target, 32 and 33 ``has[0]`` and ``has[1]``, 34 ``runs_code``,
+        then for variant v at bit 35 + 13 v: ``certain`` (1 bit), ``life`` (4 bits), the rank of ``seconds`` in
+        ``table`` (8 bits); ``table`` (s,) float64: the distinct lasting seconds, increasing, inf last.  Time
+        O(p log s) in numpy.
+
+    Raises
+    ------
+    ValueError
+        If a lifetime code needs more than 4 bits or there are more than 256 distinct lasting seconds (the
+        lifetimes are an enum of about ten values: never so far).
+    """
+    table = np.unique(np.append(snap.seconds.ravel(), np.inf))
+    if table.size > 256 or (snap.life.size and int(snap.life.max()) > 15):
+        raise ValueError("more lifetimes than the kernel's packing holds")
+    rank = np.searchsorted(table, snap.seconds).astype(np.uint64)
+    attr = snap.certain.astype(np.uint64) | (snap.life.astype(np.uint64) << 1) | (rank << 5)
+    packed = (snap.pair_target.astype(np.uint64) | (snap.has[0].astype(np.uint64) << 32)
+              | (snap.has[1].astype(np.uint64) << 33) | (snap.runs_code.astype(np.uint64) << 34)
+              | (attr[0] << 35) | (attr[1] << 48))
+    return np.ascontiguousarray(packed), table
+
+
+def radius(snap: Snapshot, srcs: np.ndarray) -> Radius:
+    """The blast radius of ``srcs`` ((k,) int64 indexes of distinct nodes, in id order) on ``snap``: the arrays
+    :func:`graphkit.analysis.radius_arrays.radius_arrays` keeps, equal element for element to its scipy path.
+    Time O(reached pairs) in C, plus O(n + p) once per snapshot (:func:`kernel_of`).
+
+    Raises
+    ------
+    IndexError
+        If a source index is outside ``0..n-1``.
+    RuntimeError
+        If the extension is not built.
+    """
+    return Radius(*kernel_of(snap).radius(srcs))

@@ -1,0 +1,153 @@
+"""The compiled blast-radius kernel (graphkit/analysis/_radius_kernel.pyx, wrapper graphkit/analysis/kernel.py)
+against the two searches it replaces: scipy's C BFS path (:mod:`graphkit.analysis.cbfs`: the same arrays,
+element for element: order, code nodes, confidence, both BFS trees, widths, labels, weight) and the numpy path
+(the same result, compared through the ids as ``tests/test_radius_arrays.py`` does), on random graphs, on every
+node of the bundled example, on the golden cases and on the corpus graph.  Also: the scratch arrays kept on the
+snapshot are handed back clean, and under ``GRAPHKIT_CI=1`` a kernel that did not build fails here instead of
+silently falling back."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import regen_goldens as gold
+from conftest import require
+from graphkit.analysis import cbfs, kernel, reach
+from graphkit.analysis.radius_arrays import RadiusArrays, radius_arrays
+from graphkit.analysis.results import BlastRadius
+from graphkit.analysis.snapshot import snapshot
+from graphkit.build import build_graph
+from graphkit.graph import Graph
+from graphkit.model import Edge, EdgeKind, Evidence, NodeKind, UntrustedActor, ids
+
+from test_analysis import random_graph
+from test_radius_arrays import CORPUS_GHA, EXAMPLE
+
+_FIELDS = ("order", "certain", "cparent", "carc", "cvisit", "aparent", "aarc", "width", "life", "weight")
+
+
+@pytest.fixture(autouse=True)
+def _built():
+    require(kernel.AVAILABLE, "graphkit.analysis._radius_kernel is not built (pip install -e . with a C compiler, "
+            "or build_ext --inplace)")
+
+
+def _path(monkeypatch, g: Graph, srcs: tuple[str, ...], use_kernel: bool, use_scipy: bool) -> RadiusArrays | None:
+    with monkeypatch.context() as m:
+        m.setattr(kernel, "ENABLED", use_kernel)
+        m.setattr(cbfs, "ENABLED", use_scipy and cbfs.ENABLED)
+        return radius_arrays(g, srcs)
+
+
+def check(monkeypatch, g: Graph, sources) -> tuple[int, int]:
+    """Kernel == scipy path (every array, dtype included) == numpy path (same result); ``(reached, code nodes
+    beyond the sources)``."""
+    srcs = reach.source_ids(g, sources)
+    k = _path(monkeypatch, g, srcs, True, True)
+    c = _path(monkeypatch, g, srcs, False, True)
+    assert k is not None and c is not None
+    for name in _FIELDS:
+        x, y = getattr(k, name), getattr(c, name)
+        if y is None or isinstance(y, int):
+            assert x == y, name
+        else:
+            assert x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y), name
+    assert k.n_src == c.n_src == len(srcs)
+    snap = snapshot(g)
+    idx = np.array([snap.index[s] for s in srcs], dtype=np.int64)
+    got = kernel.radius(snap, idx)
+    order, code = cbfs.reach(snap, idx)
+    assert np.array_equal(got.order, order) and np.array_equal(got.code, code)
+    py = _path(monkeypatch, g, srcs, False, False)
+    if py is not None:  # else the numpy reach gave up (blast_radius then runs the reference)
+        assert BlastRadius(srcs, arrays=k) == BlastRadius(srcs, arrays=py)
+        assert dict(zip(k.order.tolist(), k.width.tolist())) == dict(zip(py.order.tolist(), py.width.tolist()))
+        assert dict(zip(k.order.tolist(), k.life.tolist())) == dict(zip(py.order.tolist(), py.life.tolist()))
+    assert kernel.kernel_of(snap).is_clean()
+    return len(k), code.size - len(srcs)
+
+
+def untrusted_graph(seed: int) -> Graph:
+    """:func:`test_analysis.random_graph` plus untrusted actors whose ``can_trigger`` edges (``runs_code``) make
+    jobs and runners run the attacker's code: their rows follow ``persists_on`` too (variant 1), found by the
+    kernel's re-search."""
+    rng = random.Random(seed)
+    g = random_graph(seed, n=30 + seed % 40, m=60 + 2 * (seed % 90))
+    targets = sorted(n.id for n in g.nodes() if n.spec.kind in (NodeKind.JOB, NodeKind.RUNNER))
+    ev = [Evidence(file="ci.yml")]
+    for i in range(rng.randrange(3) if targets else 0):
+        u = UntrustedActor(id=ids.untrusted("fork-pr", f"o{i}"), name=f"fork-pr (o{i})", actor="fork-pr",
+                           owner=f"o{i}", evidence=ev)
+        g.add_node(u)
+        for t in rng.sample(targets, min(len(targets), 1 + rng.randrange(4))):
+            g.add_edge(Edge(kind=EdgeKind.CAN_TRIGGER, source=u.id, target=t, evidence=ev,
+                            confidence=rng.choice(["certain", "possible"])))
+    return g
+
+
+def test_random_graphs(monkeypatch):
+    reached = code = 0
+    for seed in range(300):
+        g = untrusted_graph(seed)
+        rng = random.Random(seed)
+        entry = sorted(n for n in g.nx if n.startswith("untrusted:"))[:seed % 2]  # every other case: one entry
+        r, c = check(monkeypatch, g, rng.sample(sorted(g.nx), 1 + seed % 4) + entry)
+        reached += r
+        code += c > 0
+    # the cases the kernel must replay are there: large reaches, and code nodes beyond the sources (the
+    # variant-1 rows and the re-search)
+    assert reached > 3000 and code > 20
+
+
+def test_no_source_and_every_node_of_the_example(monkeypatch):
+    g = build_graph(EXAMPLE).graph
+    assert check(monkeypatch, g, []) == (0, 0)
+    for node in sorted(g.nx):
+        check(monkeypatch, g, node)
+    runners = [n for n in sorted(g.nx) if n.startswith("runner:")]
+    assert check(monkeypatch, g, runners)[0] > 10
+
+
+@pytest.mark.parametrize("folder", gold.case_folders(), ids=lambda p: p.name)
+def test_golden_cases(monkeypatch, folder):
+    case = gold.load_case(folder)
+    if gold.missing_inputs(case):
+        pytest.skip(f"inputs of {case.name} absent")
+    g = gold.build_case(case).graph
+    for sources in case.sources:
+        check(monkeypatch, g, sources)
+    for node in sorted(g.nx)[::5]:
+        check(monkeypatch, g, node)
+
+
+@pytest.mark.corpus
+def test_corpus_graph(monkeypatch):
+    require(CORPUS_GHA.is_dir(), "the shared corpus is not beside the checkout", corpus=True)
+    g = build_graph({"github-actions": [str(CORPUS_GHA)]}).graph
+    runners = sorted(n for n in g.nx if n.startswith("runner:"))
+    assert runners
+    assert sum(check(monkeypatch, g, r)[0] for r in runners) > 100
+
+
+def test_bad_source_index_leaves_the_scratch_clean():
+    g = build_graph(EXAMPLE).graph
+    snap = snapshot(g)
+    with pytest.raises(IndexError):
+        kernel.radius(snap, np.array([0, snap.n], dtype=np.int64))
+    assert kernel.kernel_of(snap).is_clean()
+    ok = kernel.radius(snap, np.array([snap.index["runner:acme/build-01-a"]], dtype=np.int64))
+    assert ok.order.size > 10 and ok.weight > 0 and kernel.kernel_of(snap).is_clean()
+
+
+def test_kernel_is_what_blast_radius_uses():
+    """With the kernel built, the default path answers from it (no scipy or numpy search runs)."""
+    assert kernel.ENABLED
+    g = build_graph(EXAMPLE).graph
+    from graphkit.analysis import blast_radius
+    before = snapshot(g).derived.get("kernel.radius")
+    assert before is None
+    assert len(blast_radius(g, "runner:acme/build-01-a")) > 10
+    assert snapshot(g).derived.get("kernel.radius") is not None
