@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
-from graphkit.analysis.plan.greedy import _step, greedy_key
+from graphkit.analysis.plan.greedy import _REGISTRAR, _step
 from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep, node_order
 from graphkit.analysis.snapshot import expand
 from graphkit.model import RevocationAction
@@ -52,6 +52,36 @@ class _Static:
     seedy: np.ndarray
     n: int
     root: int
+    prices: _Prices
+
+
+@dataclass(slots=True)
+class _Prices:
+    """The candidates in tie-break order (``Candidates.ranked``; a candidate's index there is its ``pos``), as
+    arrays (and as lists, for pricing one at a time)."""
+
+    subject: np.ndarray
+    via_in: np.ndarray
+    via_out: np.ndarray
+    #: it invalidates its subject
+    inv: np.ndarray
+    #: a contain candidate on a source, or a registrar: its own foothold while the subject is valid
+    own: np.ndarray
+    #: packed greedy-key prefix (see :func:`_key`)
+    base: np.ndarray
+    #: may be chosen (a session revocation only comes as a companion)
+    pool: np.ndarray
+    #: positions of the candidates that wipe other nodes
+    wiping: np.ndarray
+    #: bits of the reduction in the packed key
+    shift: int
+    pos: dict
+    subject_l: list[int]
+    via_in_l: list[int]
+    via_out_l: list[int]
+    inv_l: list[bool]
+    own_l: list[bool]
+    base_l: list[int]
 
 
 @dataclass(slots=True)
@@ -71,6 +101,8 @@ class _State:
     dead: np.ndarray
     reached: np.ndarray
     residual: int
+    #: per candidate position: applied (chosen, or listed as a companion)
+    applied: np.ndarray
     tree: _Tree | None = None
 
 
@@ -90,7 +122,7 @@ def _static(inc: Incident, cands: Candidates) -> _Static:
     seedy[via[routed & ~is_seed[tgt]]] = False  # some arc through it enters a node that is not a seed
     return _Static(src, tgt, via, np.array(arcs.start, dtype=np.int64), in_ptr, order.astype(np.int64),
                    np.array(inc.weight, dtype=np.int64), np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy,
-                   inc.n, root)
+                   inc.n, root, _prices(cands, inc))
 
 
 def _reach(s: _Static, alive: np.ndarray, dead: np.ndarray) -> np.ndarray:
@@ -160,32 +192,93 @@ def _reduction(c: Candidate, s: _Static, st: _State) -> int:
     return int(tree.subw[_cut_root(c, tree)])  # type: ignore[union-attr]
 
 
-def _heap(cands: Candidates, s: _Static, st: _State, n_src: int) -> list:
-    heap = []
-    for pos, c in enumerate(cands.ranked):
-        if c.applied or c.action is _REVOKE:  # a session revocation only comes as a companion
-            continue
-        key = greedy_key(c, _reduction(c, s, st), n_src, st.dead)
-        if key is not None:
-            heap.append((key, pos))
-    heapq.heapify(heap)
-    return heap
+def _prices(cands: Candidates, inc: Incident) -> _Prices:
+    """The candidates in tie-break order as arrays (built once): what pricing them all at once reads."""
+    ranked, n_src = cands.ranked, inc.sub.n_src
+    count = len(ranked)
+    subject = np.fromiter((c.subject for c in ranked), np.int64, count)
+    via_in = np.fromiter((c.via_in for c in ranked), np.int64, count)
+    via_out = np.fromiter((c.via_out for c in ranked), np.int64, count)
+    inv = np.fromiter((c.invalidates for c in ranked), bool, count)
+    # a source's own foothold, and a registrar: eligible (and first in its group) while the subject is valid
+    own = np.fromiter((c.phase is Phase.CONTAIN and (c.subject < n_src or c.group == _REGISTRAR) for c in ranked),
+                      bool, count)
+    # the greedy key's prefix: (group, not own, not exposed long-lived) as one integer, "not own" left at 0
+    base = np.fromiter(((c.group[0] * 8 + c.group[1] + 3) * 4 + (not (c.exposed and c.long_lived))
+                        for c in ranked), np.int64, count)
+    shift = max(1, int(np.sum(inc.weight, dtype=np.int64)).bit_length() + 1)
+    if int(base.max(initial=0)) + 4 >= 1 << (62 - shift):  # pragma: no cover - weights beyond 2**50
+        raise ValueError("revocation plan: total weight too large for the packed greedy key")
+    pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
+    wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
+    return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping, shift,
+                   {(c.action, c.subject): i for i, c in enumerate(ranked)},
+                   subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist())
 
 
-def _pop_best(heap: list, cands: Candidates, s: _Static, st: _State, n_src: int) -> tuple[Candidate, int] | None:
-    """The candidate the reference's ``_best`` picks: keys only grow while the tree is kept (lazy heap)."""
-    while heap:
-        key, pos = heapq.heappop(heap)
+def _key(p: _Prices, pos: int, red: int, dead: np.ndarray) -> int | None:
+    """:func:`~graphkit.analysis.plan.greedy.greedy_key` of candidate ``pos`` removing ``red``, packed in one
+    integer (order preserved: group, not own, not exposed long-lived, then -red); None: not eligible."""
+    own = p.own_l[pos] and not dead[p.subject_l[pos]]
+    if red <= 0 and not own:
+        return None
+    return ((p.base_l[pos] + (0 if own else 2)) << p.shift) - red
+
+
+def _queue(cands: Candidates, s: _Static, st: _State) -> _Queue:
+    """Every eligible candidate priced on the new tree at once (numpy), in greedy-key then tie-break order."""
+    p, tree = s.prices, st.tree
+    cut = np.where(p.inv | (tree.idom[p.subject] == p.via_in), p.subject, p.via_out)  # type: ignore[union-attr]
+    red = tree.subw[cut]  # type: ignore[union-attr]
+    for pos in p.wiping.tolist():  # several nodes go at once: one trial reachability each (rare)
         c = cands.ranked[pos]
-        if c.applied:
+        if not st.applied[pos] and _wipes_now(c, st):
+            red[pos] = _reduction(c, s, st)
+    own = p.own & ~st.dead[p.subject]
+    ok = p.pool & ~st.applied & ((red > 0) | own)
+    key = ((p.base + np.where(own, 0, 2)) << p.shift) - red
+    pos = np.flatnonzero(ok)
+    pos = pos[np.argsort(key[pos], kind="stable")]  # equal keys: tie-break order (pos)
+    return _Queue(key[pos].tolist(), pos.tolist())
+
+
+class _Queue:
+    """A priority queue of ``(key, pos)``: a sorted run (the last tree's prices) and a heap of re-priced items;
+    pops in the order one heap holding both would."""
+
+    __slots__ = ("keys", "poss", "at", "back")
+
+    def __init__(self, keys: list[int], poss: list[int]) -> None:
+        self.keys, self.poss, self.at, self.back = keys, poss, 0, []
+
+    def pop(self) -> tuple[int, int] | None:
+        at, back = self.at, self.back
+        if at < len(self.keys):
+            head = (self.keys[at], self.poss[at])
+            if not back or head < back[0]:
+                self.at = at + 1
+                return head
+        return heapq.heappop(back) if back else None
+
+    def push(self, key: int, pos: int) -> None:
+        heapq.heappush(self.back, (key, pos))
+
+
+def _pop_best(queue: _Queue, cands: Candidates, s: _Static, st: _State) -> tuple[int, int] | None:
+    """The candidate (its tie-break position) the reference's ``_best`` picks, and its reduction: keys only grow
+    while the tree is kept (lazy queue)."""
+    p = s.prices
+    while (item := queue.pop()) is not None:
+        key, pos = item
+        if st.applied[pos]:
             continue
-        red = _reduction(c, s, st)
-        fresh = greedy_key(c, red, n_src, st.dead)
+        red = _reduction(cands.ranked[pos], s, st)
+        fresh = _key(p, pos, red, st.dead)
         if fresh is None:
             continue
         if fresh == key:
-            return c, red
-        heapq.heappush(heap, (fresh, pos))
+            return pos, red
+        queue.push(fresh, pos)
     return None
 
 
@@ -235,7 +328,7 @@ def _harmless(s: _Static, a: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, rank: int) -> RevocationStep:
-    c.applied = True
+    c.applied = st.applied[s.prices.pos[(c.action, c.subject)]] = True
     cut = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
     st.alive[c.arcs] = False
     if c.invalidates:
@@ -278,7 +371,7 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
         action, phase = pending.pop(subject)
         companion = cands.at.get((action, subject))
         if companion is not None:
-            companion.applied = True
+            companion.applied = st.applied[s.prices.pos[(action, subject)]] = True
             st.alive[companion.arcs] = False
         after = _reach(s, st.alive, st.dead)
         residual = int(s.weight[after].sum())
@@ -293,7 +386,8 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
     """:func:`~graphkit.analysis.plan.greedy.greedy_plan`, incrementally (module docstring); same arguments,
     same result."""
     s = _static(inc, cands)
-    st = _State(np.ones(len(inc.arcs), dtype=bool), np.zeros(inc.n, dtype=bool), np.zeros(0, dtype=bool), 0)
+    st = _State(np.ones(len(inc.arcs), dtype=bool), np.zeros(inc.n, dtype=bool), np.zeros(0, dtype=bool), 0,
+                np.fromiter((c.applied for c in cands.ranked), bool, len(cands.ranked)))
     st.reached = _reach(s, st.alive, st.dead)
     initial = st.residual = int(s.weight[st.reached].sum())
     steps: list[RevocationStep] = []
@@ -303,15 +397,15 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         return max_steps is None or len(steps) < max_steps
 
     pending: dict[int, tuple[RevocationAction, Phase]] = {r: (_REVOKE, Phase.CONTAIN) for r in sorted(live_sessions)}
-    heap: list = []
+    queue = _Queue([], [])
     while st.residual > 0 and room():
         if st.tree is None:
             st.tree = _tree(s, st)
-            heap = _heap(cands, s, st, n_src)
-        best = _pop_best(heap, cands, s, st, n_src)
+            queue = _queue(cands, s, st)
+        best = _pop_best(queue, cands, s, st)
         if best is None:
             break
-        c, red = best
+        c, red = cands.ranked[best[0]], best[1]
         steps.append(_apply(inc, s, st, c, red, rank=len(steps) + 1))
         follow = FOLLOW_UP.get(c.action)
         subject_id = inc.sub.ids[c.subject]
