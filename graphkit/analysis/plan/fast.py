@@ -50,6 +50,9 @@ class _Static:
     is_seed: np.ndarray
     #: (N,) bool: a virtual node all of whose arcs enter seeds
     seedy: np.ndarray
+    #: arcs by the virtual node they pass (virtual node ``n + k``: ``via_arc[via_ptr[k]:via_ptr[k + 1]]``)
+    via_ptr: np.ndarray
+    via_arc: np.ndarray
     n: int
     root: int
     prices: _Prices
@@ -120,9 +123,12 @@ def _static(inc: Incident, cands: Candidates) -> _Static:
     seedy = np.zeros(root + 1, dtype=bool)
     seedy[via[routed]] = True
     seedy[via[routed & ~is_seed[tgt]]] = False  # some arc through it enters a node that is not a seed
+    via_ptr = np.zeros(root - inc.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(via[routed] - inc.n, minlength=root - inc.n), out=via_ptr[1:])
+    via_arc = np.flatnonzero(routed)[np.argsort(via[routed], kind="stable")]
     return _Static(src, tgt, via, np.array(arcs.start, dtype=np.int64), in_ptr, order.astype(np.int64),
                    np.array(inc.weight, dtype=np.int64), np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy,
-                   inc.n, root, _prices(cands, inc))
+                   via_ptr, via_arc, inc.n, root, _prices(cands, inc))
 
 
 def _reach(s: _Static, alive: np.ndarray, dead: np.ndarray) -> np.ndarray:
@@ -295,36 +301,110 @@ def _subtree(tree: _Tree, z: int) -> np.ndarray:
 
 
 def _cut_in_place(c: Candidate, s: _Static, st: _State) -> np.ndarray | None:
-    """Apply a non-wiping ``c`` on the kept tree: the nodes it cuts, or None when other paths change (the
+    """Apply a non-wiping ``c`` on the kept tree: the nodes it cuts, or None when dominators may change (the
     caller recomputes)."""
     tree = st.tree
     z = _cut_root(c, tree)  # type: ignore[arg-type]
     d = _subtree(tree, z)  # type: ignore[arg-type]
-    d_real = d[d < s.n]
-    inside = np.zeros(s.n, dtype=bool)
-    inside[d_real] = True
-    a = np.concatenate([expand(s.out_ptr, d_real)[0], np.array(c.arcs, dtype=np.int64)])
-    u, v = s.src[a], s.tgt[a]
-    live = st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v) & ~inside[v]
-    if (live & ~_harmless(s, a, v)).any():
+    if not _kept(c, s, st, d):
         return None
     tree.gone[d] = True  # type: ignore[union-attr]
+    tree.gone[c.via_in] = True  # type: ignore[union-attr]  # all its arcs go: a leaf outside ``d``, or its root's parent
     w = tree.subw[z]  # type: ignore[union-attr]
     x = tree.idom[z]  # type: ignore[union-attr]
     while x >= 0:
         tree.subw[x] -= w  # type: ignore[union-attr]
         x = tree.idom[x]  # type: ignore[union-attr]
     tree.subw[d] = 0  # type: ignore[union-attr]
-    return d_real
+    return d[d < s.n]
 
 
-def _harmless(s: _Static, a: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Arcs ``a`` (into ``v``) whose loss changes no dominator that matters: ``v`` is a seed (the root enters it
-    directly, so every path through it survives as root -> v -> ...), and so is every target of the virtual
-    node the arc passes through (that node's own immediate dominator may change; its subtree is itself, it
-    weighs nothing, and no reduction reads it)."""
-    x = s.via[a]
-    return s.is_seed[v] & ((x < 0) | s.seedy[np.maximum(x, 0)])
+def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
+    """Whether the dominator tree without the subtree ``d`` that ``c`` cuts is the tree of the graph after ``c``.
+
+    In the dominator graph ``H`` (``_tree``), applying ``c`` removes exactly the nodes ``R`` = ``d`` and
+    ``c``'s two virtual nodes (all their arcs go), with every arc touching them, and nothing else.  Call an
+    *exit* a node outside ``R`` that loses an arc from ``R``.  Lemma: if every exit ``v`` keeps the arc from its
+    immediate dominator ``p``, no dominator outside ``R`` changes.  Proof: ``p`` is a proper ancestor of
+    the cut root (the tree's parent property on the lost arc; for ``c``'s subject, which loses the arc from
+    its ``via_in``, its own parent), so a simple path from the root to ``p`` meets no node of ``R`` (it would
+    meet the cut root or the subject after ``p``, which dominates them): every path avoiding some node ``x``
+    to ``p`` survives, and with the arc ``p -> v`` every path avoiding ``x`` to ``v`` too (``x`` does not
+    dominate ``v``, hence is not ``p``).  Any other path avoiding ``x`` to a node ``y`` outside ``R`` that met
+    ``R`` is replaced by one to the exit after its last node of ``R``, then its own end: every non-dominator
+    stays one, and dominators of ``y`` can only be gained, never lost, by removing nodes.  Exits that are
+    seeds keep the arc from the root; a virtual node all of whose arcs enter seeds is a leaf no reduction
+    reads, and any path through it is replaced by the root's arc into the seed after it (its own immediate
+    dominator may go stale: the check skips it).
+    """
+    tree = st.tree
+    in_r = np.zeros(s.root + 1, dtype=bool)
+    in_r[d] = True
+    in_r[[c.via_in, c.via_out]] = True
+    d_real, d_virt = d[d < s.n], d[(d >= s.n) & (d < s.root)]
+    a = np.concatenate([expand(s.out_ptr, d_real)[0], s.via_arc[expand(s.via_ptr, d_virt - s.n)[0]],
+                        np.array(c.arcs, dtype=np.int64)])
+    u, v, x = s.src[a], s.tgt[a], s.via[a]
+    live = st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v)
+    u, v, x = u[live], v[live], x[live]
+    routed = x >= 0
+    heads = np.concatenate([v[~routed & in_r[u]], x[routed & in_r[u]], v[routed & in_r[np.maximum(x, 0)]]])
+    heads = np.unique(heads[~in_r[heads]])
+    real, virt = heads[heads < s.n], heads[heads >= s.n]
+    real = real[~s.is_seed[real]]  # the root's arc into a seed stays
+    virt = virt[~s.seedy[virt]]
+    for heads, b, owner, par in _entries(s, real, virt):
+        src = s.src[b]
+        ok = (st.alive[b] & st.reached[src] & ~in_r[src] & ~in_r[par] & (src != s.tgt[b]) & ~st.dead[s.tgt[b]])
+        idom = tree.idom[owner]  # type: ignore[union-attr]
+        held = ok & (par == src) & s.is_seed[src] & (idom == s.root)
+        ok &= par == idom
+        if np.union1d(owner[ok], _two_or_more(owner[held], src[held])).size < heads.size:
+            return False
+    return True
+
+
+#: Tests set this: after every step that keeps the tree, compare it with a new one (a dominator pass a step).
+VERIFY = False
+
+
+def _verify(s: _Static, st: _State) -> None:
+    """Raise AssertionError unless the kept tree is the tree of the current graph (module docstring), up to
+    the stale immediate dominators :func:`_kept` allows (virtual nodes whose arcs all enter seeds)."""
+    kept, fresh = st.tree, _tree(s, st)
+    if not (_reach(s, st.alive, st.dead) == st.reached).all():
+        raise AssertionError("kept tree: the reached set changed")
+    live = ~kept.gone & (kept.idom >= 0)  # type: ignore[union-attr]
+    live[s.root] = True
+    stale = s.seedy
+    in_fresh = fresh.idom >= 0
+    in_fresh[s.root] = True
+    same = (live == in_fresh) & ((kept.idom == fresh.idom) | ~in_fresh) & (kept.subw == fresh.subw)  # type: ignore
+    if not (same | stale).all():
+        raise AssertionError(f"kept tree differs at {np.flatnonzero(~(same | stale))[:10]}")
+
+
+def _entries(s: _Static, real: np.ndarray, virt: np.ndarray):
+    """The dominator-graph arcs into the exits: ``(exits, arcs, the exit each enters, the node they come
+    from)``, for the real exits (arcs into them: from a real node, or from the virtual node they pass) and
+    the virtual ones (arcs passing them: from their real source)."""
+    if real.size:
+        b, owner = expand(s.in_ptr, real)
+        b = s.in_arc[b]
+        yield real, b, owner, np.where(s.via[b] >= 0, s.via[b], s.src[b])
+    if virt.size:
+        b, owner = expand(s.via_ptr, virt - s.n)
+        b = s.via_arc[b]
+        yield virt, b, owner + s.n, s.src[b]
+
+
+def _two_or_more(owner: np.ndarray, src: np.ndarray) -> np.ndarray:
+    """The owners that have two or more distinct sources."""
+    if owner.size < 2:
+        return owner[:0]
+    pairs = np.unique(np.stack([owner, src]), axis=1)
+    own, counts = np.unique(pairs[0], return_counts=True)
+    return own[counts >= 2]
 
 
 def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, rank: int) -> RevocationStep:
@@ -342,6 +422,8 @@ def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, ran
     else:
         gone = cut
         st.reached[cut] = False
+        if VERIFY:
+            _verify(s, st)
     st.residual -= red
     return _step(inc, rank=rank, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
                  reduction=red, cuts=_cuts(inc, gone), residual=st.residual)
