@@ -6,12 +6,15 @@ compares them step for step), computed incrementally:
 - one dominator tree (rustworkx ``immediate_dominators``, Cooper-Harvey-Kennedy, on numpy-built edges) prices
   every candidate at once, as in the reference (``docs/revocation-plan.md``, "Evaluating every candidate at
   once");
-- applying a candidate cuts exactly one dominator subtree ``D``.  When no live arc leaves ``D`` (from a node of
-  ``D``, or removed by the step) for a node that stays reached, no other path changed: the tree of the residual
-  graph is the same tree without ``D``, so it is kept (subtree weights of ``D``'s ancestors lowered) and the
-  step costs O(|D| + depth) instead of a new pass.  Otherwise (and after a step that wipes several nodes, or a
-  companion) the reached set is recomputed and the next step builds a new tree;
-- between two trees a candidate's reduction can only shrink, so candidates sit in a lazy heap keyed by
+- applying a candidate cuts exactly one dominator subtree ``D``.  When every node outside ``D`` that loses an
+  arc keeps the arc from its immediate dominator (:func:`_kept`: the lemma and its proof), no other dominator
+  changes: the tree of the residual graph is the same tree without ``D``, so it is kept (subtree weights of
+  ``D``'s ancestors lowered) and the step costs O(|D| + depth + the in-degrees of those nodes) instead of a new
+  pass.  Otherwise (and after a step that wipes several nodes, or a companion that removes a live arc) the
+  reached set is recomputed and the next step builds a new tree;
+- on a new tree every candidate is priced at once (numpy, :func:`_queue`: cut roots, subtree weights, the greedy
+  key packed in one integer); between two trees a candidate's reduction can only shrink, so the sorted
+  candidates and a heap of re-priced ones form a lazy priority queue keyed by
   :func:`~graphkit.analysis.plan.greedy.greedy_key` and their tie-break rank: the top is re-priced when popped
   and taken when its key still holds.
 """
@@ -333,7 +336,10 @@ def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
     dominate ``v``, hence is not ``p``).  Any other path avoiding ``x`` to a node ``y`` outside ``R`` that met
     ``R`` is replaced by one to the exit after its last node of ``R``, then its own end: every non-dominator
     stays one, and dominators of ``y`` can only be gained, never lost, by removing nodes.  Exits that are
-    seeds keep the arc from the root; a virtual node all of whose arcs enter seeds is a leaf no reduction
+    seeds keep the arc from the root.  An exit whose immediate dominator is the root may instead keep arcs
+    from two distinct seeds (the root enters each directly): a node ``x`` other than the root and the exit is
+    at most one of them, and the root's arc into the other, then its arc into the exit, avoid ``x``.  A
+    virtual node all of whose arcs enter seeds is a leaf no reduction
     reads, and any path through it is replaced by the root's arc into the seed after it (its own immediate
     dominator may go stale: the check skips it).
     """
@@ -452,9 +458,17 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
             continue
         action, phase = pending.pop(subject)
         companion = cands.at.get((action, subject))
+        arcs = np.array(companion.arcs if companion is not None else (), dtype=np.int64)
         if companion is not None:
             companion.applied = st.applied[s.prices.pos[(action, subject)]] = True
-            st.alive[companion.arcs] = False
+        u, v = s.src[arcs], s.tgt[arcs]
+        if not (st.alive[arcs] & st.reached[u] & ~st.dead[v] & (u != v)).any():
+            # no arc it removes leaves a reached node: the reached graph, its tree and the residual stay
+            st.alive[arcs] = False
+            steps.append(_step(inc, rank=len(steps) + 1, action=action, subject=subject, long_lived=False,
+                               phase=phase, reduction=0, cuts=(), residual=st.residual))
+            continue
+        st.alive[arcs] = False
         after = _reach(s, st.alive, st.dead)
         residual = int(s.weight[after].sum())
         steps.append(_step(inc, rank=len(steps) + 1, action=action, subject=subject, long_lived=False, phase=phase,
