@@ -441,20 +441,24 @@ def _cuts(inc: Incident, gone: np.ndarray) -> tuple[str, ...]:
                                         key=lambda i: node_order(nodes[i])))
 
 
-def _minted(s: _Static, st: _State, subject: int) -> bool:
-    """A live arc from a reached node still enters ``subject`` (O(in-degree))."""
-    a = s.in_arc[s.in_ptr[subject]:s.in_ptr[subject + 1]]
+def _minted(s: _Static, st: _State, subjects: list[int]) -> set[int]:
+    """The ``subjects`` a live arc from a reached node still enters (e.g. a path that assumes the role): one
+    numpy pass over their in-arcs."""
+    rows = np.array(subjects, dtype=np.int64)
+    a, owner = expand(s.in_ptr, rows)
+    a = s.in_arc[a]
     u = s.src[a]
-    return bool((st.alive[a] & st.reached[u] & (u != subject)).any())
+    return set(owner[st.alive[a] & st.reached[u] & (u != owner)].tolist())
 
 
 def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: list, room, *,
            only_closed: bool) -> None:
     """The reference's ``_flush``: companions whose subject nothing mints any more (every one at the end)."""
+    minted = _minted(s, st, list(pending)) if only_closed and pending else set()
     for subject in sorted(pending, key=inc.sub.ids.__getitem__):
         if not room():
             return
-        if only_closed and _minted(s, st, subject):
+        if subject in minted:
             continue
         action, phase = pending.pop(subject)
         companion = cands.at.get((action, subject))
@@ -475,6 +479,8 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
                            reduction=st.residual - residual, cuts=_cuts(inc, np.flatnonzero(st.reached & ~after)),
                            residual=residual))
         st.reached, st.residual, st.tree = after, residual, None
+        if only_closed and pending:  # what the next ones see
+            minted = _minted(s, st, list(pending))
 
 
 def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
