@@ -79,6 +79,8 @@ class _Prices:
     pool: np.ndarray
     #: positions of the candidates that wipe other nodes
     wiping: np.ndarray
+    #: the arcs each removes
+    arcs: list[np.ndarray]
     #: bits of the reduction in the packed key
     shift: int
     pos: dict
@@ -220,7 +222,8 @@ def _prices(cands: Candidates, inc: Incident) -> _Prices:
         raise ValueError("revocation plan: total weight too large for the packed greedy key")
     pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
     wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
-    return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping, shift,
+    return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping,
+                   [np.array(c.arcs, np.int64) for c in ranked], shift,
                    {(c.action, c.subject): i for i, c in enumerate(ranked)},
                    subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist())
 
@@ -312,7 +315,8 @@ def _cut_in_place(c: Candidate, s: _Static, st: _State) -> np.ndarray | None:
     if not _kept(c, s, st, d):
         return None
     tree.gone[d] = True  # type: ignore[union-attr]
-    tree.gone[c.via_in] = True  # type: ignore[union-attr]  # all its arcs go: a leaf outside ``d``, or its root's parent
+    # all the arcs of c's via_in go: a leaf outside ``d``, or the parent of its root
+    tree.gone[c.via_in] = True  # type: ignore[union-attr]
     w = tree.subw[z]  # type: ignore[union-attr]
     x = tree.idom[z]  # type: ignore[union-attr]
     while x >= 0:
@@ -346,28 +350,31 @@ def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
     tree = st.tree
     in_r = np.zeros(s.root + 1, dtype=bool)
     in_r[d] = True
-    in_r[[c.via_in, c.via_out]] = True
-    d_real, d_virt = d[d < s.n], d[(d >= s.n) & (d < s.root)]
+    in_r[c.via_in] = in_r[c.via_out] = True
+    d_real, d_virt = d[d < s.n], d[d >= s.n]  # the root is never cut
     a = np.concatenate([expand(s.out_ptr, d_real)[0], s.via_arc[expand(s.via_ptr, d_virt - s.n)[0]],
-                        np.array(c.arcs, dtype=np.int64)])
+                        s.prices.arcs[s.prices.pos[(c.action, c.subject)]]])
     u, v, x = s.src[a], s.tgt[a], s.via[a]
     live = st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v)
     u, v, x = u[live], v[live], x[live]
     routed = x >= 0
-    heads = np.concatenate([v[~routed & in_r[u]], x[routed & in_r[u]], v[routed & in_r[np.maximum(x, 0)]]])
-    heads = np.unique(heads[~in_r[heads]])
-    real, virt = heads[heads < s.n], heads[heads >= s.n]
-    real = real[~s.is_seed[real]]  # the root's arc into a seed stays
-    virt = virt[~s.seedy[virt]]
-    for heads, b, owner, par in _entries(s, real, virt):
+    exit_ = np.zeros(s.root + 1, dtype=bool)
+    exit_[v[~routed & in_r[u]]] = True
+    exit_[x[routed & in_r[u]]] = True
+    exit_[v[routed & in_r[np.maximum(x, 0)]]] = True
+    exit_ &= ~in_r & ~s.seedy  # the root's arc into a seed stays
+    exit_[:s.n] &= ~s.is_seed
+    heads = np.flatnonzero(exit_)
+    if not heads.size:
+        return True
+    for b, owner, par in _entries(s, heads[heads < s.n], heads[heads >= s.n]):
         src = s.src[b]
         ok = (st.alive[b] & st.reached[src] & ~in_r[src] & ~in_r[par] & (src != s.tgt[b]) & ~st.dead[s.tgt[b]])
         idom = tree.idom[owner]  # type: ignore[union-attr]
         held = ok & (par == src) & s.is_seed[src] & (idom == s.root)
-        ok &= par == idom
-        if np.union1d(owner[ok], _two_or_more(owner[held], src[held])).size < heads.size:
-            return False
-    return True
+        exit_[owner[ok & (par == idom)]] = False
+        exit_[_two_or_more(owner[held], src[held])] = False
+    return not exit_.any()
 
 
 #: Tests set this: after every step that keeps the tree, compare it with a new one (a dominator pass a step).
@@ -391,17 +398,17 @@ def _verify(s: _Static, st: _State) -> None:
 
 
 def _entries(s: _Static, real: np.ndarray, virt: np.ndarray):
-    """The dominator-graph arcs into the exits: ``(exits, arcs, the exit each enters, the node they come
-    from)``, for the real exits (arcs into them: from a real node, or from the virtual node they pass) and
+    """The dominator-graph arcs into the exits: ``(arcs, the exit each enters, the node they come from)``, for
+    the real exits (arcs into them: from a real node, or from the virtual node they pass) and
     the virtual ones (arcs passing them: from their real source)."""
     if real.size:
         b, owner = expand(s.in_ptr, real)
         b = s.in_arc[b]
-        yield real, b, owner, np.where(s.via[b] >= 0, s.via[b], s.src[b])
+        yield b, owner, np.where(s.via[b] >= 0, s.via[b], s.src[b])
     if virt.size:
         b, owner = expand(s.via_ptr, virt - s.n)
         b = s.via_arc[b]
-        yield virt, b, owner + s.n, s.src[b]
+        yield b, owner + s.n, s.src[b]
 
 
 def _two_or_more(owner: np.ndarray, src: np.ndarray) -> np.ndarray:
