@@ -11,6 +11,7 @@ import pytest
 
 from graphkit.analysis import reach
 from graphkit.analysis.plan.candidates import candidates, incident
+from graphkit.analysis.plan import fast
 from graphkit.analysis.plan.fast import fast_plan
 from graphkit.analysis.plan.greedy import greedy_plan
 from graphkit.build import build_graph
@@ -64,3 +65,18 @@ def test_example_identical_plans_from_every_node(acme):
         assert fast == ref, node
         long += len(ref.steps) > 3
     assert long > 5  # the example has real plans, not only empty ones
+
+
+@pytest.fixture
+def verify(monkeypatch):
+    """Every step that keeps the dominator tree compares it with a new one (``fast.VERIFY``)."""
+    monkeypatch.setattr(fast, "VERIFY", True)
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_kept_trees_are_the_trees_of_the_residual_graph(seed, verify):
+    rng = random.Random(1000 + seed)
+    n = rng.choice([25, 40, 80])
+    g = random_graph(seed, n=n, m=int(n * rng.choice([1.5, 2.5, 4])))
+    ref, fast_ = _both(g, rng.sample(sorted(g.nx), rng.choice([1, 2, 3])), exposed_every=rng.choice([0, 2]))
+    assert fast_ == ref

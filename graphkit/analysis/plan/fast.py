@@ -6,12 +6,15 @@ compares them step for step), computed incrementally:
 - one dominator tree (rustworkx ``immediate_dominators``, Cooper-Harvey-Kennedy, on numpy-built edges) prices
   every candidate at once, as in the reference (``docs/revocation-plan.md``, "Evaluating every candidate at
   once");
-- applying a candidate cuts exactly one dominator subtree ``D``.  When no live arc leaves ``D`` (from a node of
-  ``D``, or removed by the step) for a node that stays reached, no other path changed: the tree of the residual
-  graph is the same tree without ``D``, so it is kept (subtree weights of ``D``'s ancestors lowered) and the
-  step costs O(|D| + depth) instead of a new pass.  Otherwise (and after a step that wipes several nodes, or a
-  companion) the reached set is recomputed and the next step builds a new tree;
-- between two trees a candidate's reduction can only shrink, so candidates sit in a lazy heap keyed by
+- applying a candidate cuts exactly one dominator subtree ``D``.  When every node outside ``D`` that loses an
+  arc keeps the arc from its immediate dominator (:func:`_kept`: the lemma and its proof), no other dominator
+  changes: the tree of the residual graph is the same tree without ``D``, so it is kept (subtree weights of
+  ``D``'s ancestors lowered) and the step costs O(|D| + depth + the in-degrees of those nodes) instead of a new
+  pass.  Otherwise (and after a step that wipes several nodes, or a companion that removes a live arc) the
+  reached set is recomputed and the next step builds a new tree;
+- on a new tree every candidate is priced at once (numpy, :func:`_queue`: cut roots, subtree weights, the greedy
+  key packed in one integer); between two trees a candidate's reduction can only shrink, so the sorted
+  candidates and a heap of re-priced ones form a lazy priority queue keyed by
   :func:`~graphkit.analysis.plan.greedy.greedy_key` and their tie-break rank: the top is re-priced when popped
   and taken when its key still holds.
 """
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
-from graphkit.analysis.plan.greedy import _step, greedy_key
+from graphkit.analysis.plan.greedy import _REGISTRAR, _step
 from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep, node_order
 from graphkit.analysis.snapshot import expand
 from graphkit.model import RevocationAction
@@ -50,8 +53,43 @@ class _Static:
     is_seed: np.ndarray
     #: (N,) bool: a virtual node all of whose arcs enter seeds
     seedy: np.ndarray
+    #: arcs by the virtual node they pass (virtual node ``n + k``: ``via_arc[via_ptr[k]:via_ptr[k + 1]]``)
+    via_ptr: np.ndarray
+    via_arc: np.ndarray
     n: int
     root: int
+    prices: _Prices
+
+
+@dataclass(slots=True)
+class _Prices:
+    """The candidates in tie-break order (``Candidates.ranked``; a candidate's index there is its ``pos``), as
+    arrays (and as lists, for pricing one at a time)."""
+
+    subject: np.ndarray
+    via_in: np.ndarray
+    via_out: np.ndarray
+    #: it invalidates its subject
+    inv: np.ndarray
+    #: a contain candidate on a source, or a registrar: its own foothold while the subject is valid
+    own: np.ndarray
+    #: packed greedy-key prefix (see :func:`_key`)
+    base: np.ndarray
+    #: may be chosen (a session revocation only comes as a companion)
+    pool: np.ndarray
+    #: positions of the candidates that wipe other nodes
+    wiping: np.ndarray
+    #: the arcs each removes
+    arcs: list[np.ndarray]
+    #: bits of the reduction in the packed key
+    shift: int
+    pos: dict
+    subject_l: list[int]
+    via_in_l: list[int]
+    via_out_l: list[int]
+    inv_l: list[bool]
+    own_l: list[bool]
+    base_l: list[int]
 
 
 @dataclass(slots=True)
@@ -71,6 +109,8 @@ class _State:
     dead: np.ndarray
     reached: np.ndarray
     residual: int
+    #: per candidate position: applied (chosen, or listed as a companion)
+    applied: np.ndarray
     tree: _Tree | None = None
 
 
@@ -88,9 +128,12 @@ def _static(inc: Incident, cands: Candidates) -> _Static:
     seedy = np.zeros(root + 1, dtype=bool)
     seedy[via[routed]] = True
     seedy[via[routed & ~is_seed[tgt]]] = False  # some arc through it enters a node that is not a seed
+    via_ptr = np.zeros(root - inc.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(via[routed] - inc.n, minlength=root - inc.n), out=via_ptr[1:])
+    via_arc = np.flatnonzero(routed)[np.argsort(via[routed], kind="stable")]
     return _Static(src, tgt, via, np.array(arcs.start, dtype=np.int64), in_ptr, order.astype(np.int64),
                    np.array(inc.weight, dtype=np.int64), np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy,
-                   inc.n, root)
+                   via_ptr, via_arc, inc.n, root, _prices(cands, inc))
 
 
 def _reach(s: _Static, alive: np.ndarray, dead: np.ndarray) -> np.ndarray:
@@ -160,32 +203,94 @@ def _reduction(c: Candidate, s: _Static, st: _State) -> int:
     return int(tree.subw[_cut_root(c, tree)])  # type: ignore[union-attr]
 
 
-def _heap(cands: Candidates, s: _Static, st: _State, n_src: int) -> list:
-    heap = []
-    for pos, c in enumerate(cands.ranked):
-        if c.applied or c.action is _REVOKE:  # a session revocation only comes as a companion
-            continue
-        key = greedy_key(c, _reduction(c, s, st), n_src, st.dead)
-        if key is not None:
-            heap.append((key, pos))
-    heapq.heapify(heap)
-    return heap
+def _prices(cands: Candidates, inc: Incident) -> _Prices:
+    """The candidates in tie-break order as arrays (built once): what pricing them all at once reads."""
+    ranked, n_src = cands.ranked, inc.sub.n_src
+    count = len(ranked)
+    subject = np.fromiter((c.subject for c in ranked), np.int64, count)
+    via_in = np.fromiter((c.via_in for c in ranked), np.int64, count)
+    via_out = np.fromiter((c.via_out for c in ranked), np.int64, count)
+    inv = np.fromiter((c.invalidates for c in ranked), bool, count)
+    # a source's own foothold, and a registrar: eligible (and first in its group) while the subject is valid
+    own = np.fromiter((c.phase is Phase.CONTAIN and (c.subject < n_src or c.group == _REGISTRAR) for c in ranked),
+                      bool, count)
+    # the greedy key's prefix: (group, not own, not exposed long-lived) as one integer, "not own" left at 0
+    base = np.fromiter(((c.group[0] * 8 + c.group[1] + 3) * 4 + (not (c.exposed and c.long_lived))
+                        for c in ranked), np.int64, count)
+    shift = max(1, int(np.sum(inc.weight, dtype=np.int64)).bit_length() + 1)
+    if int(base.max(initial=0)) + 4 >= 1 << (62 - shift):  # pragma: no cover - weights beyond 2**50
+        raise ValueError("revocation plan: total weight too large for the packed greedy key")
+    pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
+    wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
+    return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping,
+                   [np.array(c.arcs, np.int64) for c in ranked], shift,
+                   {(c.action, c.subject): i for i, c in enumerate(ranked)},
+                   subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist())
 
 
-def _pop_best(heap: list, cands: Candidates, s: _Static, st: _State, n_src: int) -> tuple[Candidate, int] | None:
-    """The candidate the reference's ``_best`` picks: keys only grow while the tree is kept (lazy heap)."""
-    while heap:
-        key, pos = heapq.heappop(heap)
+def _key(p: _Prices, pos: int, red: int, dead: np.ndarray) -> int | None:
+    """:func:`~graphkit.analysis.plan.greedy.greedy_key` of candidate ``pos`` removing ``red``, packed in one
+    integer (order preserved: group, not own, not exposed long-lived, then -red); None: not eligible."""
+    own = p.own_l[pos] and not dead[p.subject_l[pos]]
+    if red <= 0 and not own:
+        return None
+    return ((p.base_l[pos] + (0 if own else 2)) << p.shift) - red
+
+
+def _queue(cands: Candidates, s: _Static, st: _State) -> _Queue:
+    """Every eligible candidate priced on the new tree at once (numpy), in greedy-key then tie-break order."""
+    p, tree = s.prices, st.tree
+    cut = np.where(p.inv | (tree.idom[p.subject] == p.via_in), p.subject, p.via_out)  # type: ignore[union-attr]
+    red = tree.subw[cut]  # type: ignore[union-attr]
+    for pos in p.wiping.tolist():  # several nodes go at once: one trial reachability each (rare)
         c = cands.ranked[pos]
-        if c.applied:
+        if not st.applied[pos] and _wipes_now(c, st):
+            red[pos] = _reduction(c, s, st)
+    own = p.own & ~st.dead[p.subject]
+    ok = p.pool & ~st.applied & ((red > 0) | own)
+    key = ((p.base + np.where(own, 0, 2)) << p.shift) - red
+    pos = np.flatnonzero(ok)
+    pos = pos[np.argsort(key[pos], kind="stable")]  # equal keys: tie-break order (pos)
+    return _Queue(key[pos].tolist(), pos.tolist())
+
+
+class _Queue:
+    """A priority queue of ``(key, pos)``: a sorted run (the last tree's prices) and a heap of re-priced items;
+    pops in the order one heap holding both would."""
+
+    __slots__ = ("keys", "poss", "at", "back")
+
+    def __init__(self, keys: list[int], poss: list[int]) -> None:
+        self.keys, self.poss, self.at, self.back = keys, poss, 0, []
+
+    def pop(self) -> tuple[int, int] | None:
+        at, back = self.at, self.back
+        if at < len(self.keys):
+            head = (self.keys[at], self.poss[at])
+            if not back or head < back[0]:
+                self.at = at + 1
+                return head
+        return heapq.heappop(back) if back else None
+
+    def push(self, key: int, pos: int) -> None:
+        heapq.heappush(self.back, (key, pos))
+
+
+def _pop_best(queue: _Queue, cands: Candidates, s: _Static, st: _State) -> tuple[int, int] | None:
+    """The candidate (its tie-break position) the reference's ``_best`` picks, and its reduction: keys only grow
+    while the tree is kept (lazy queue)."""
+    p = s.prices
+    while (item := queue.pop()) is not None:
+        key, pos = item
+        if st.applied[pos]:
             continue
-        red = _reduction(c, s, st)
-        fresh = greedy_key(c, red, n_src, st.dead)
+        red = _reduction(cands.ranked[pos], s, st)
+        fresh = _key(p, pos, red, st.dead)
         if fresh is None:
             continue
         if fresh == key:
-            return c, red
-        heapq.heappush(heap, (fresh, pos))
+            return pos, red
+        queue.push(fresh, pos)
     return None
 
 
@@ -202,40 +307,121 @@ def _subtree(tree: _Tree, z: int) -> np.ndarray:
 
 
 def _cut_in_place(c: Candidate, s: _Static, st: _State) -> np.ndarray | None:
-    """Apply a non-wiping ``c`` on the kept tree: the nodes it cuts, or None when other paths change (the
+    """Apply a non-wiping ``c`` on the kept tree: the nodes it cuts, or None when dominators may change (the
     caller recomputes)."""
     tree = st.tree
     z = _cut_root(c, tree)  # type: ignore[arg-type]
     d = _subtree(tree, z)  # type: ignore[arg-type]
-    d_real = d[d < s.n]
-    inside = np.zeros(s.n, dtype=bool)
-    inside[d_real] = True
-    a = np.concatenate([expand(s.out_ptr, d_real)[0], np.array(c.arcs, dtype=np.int64)])
-    u, v = s.src[a], s.tgt[a]
-    live = st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v) & ~inside[v]
-    if (live & ~_harmless(s, a, v)).any():
+    if not _kept(c, s, st, d):
         return None
     tree.gone[d] = True  # type: ignore[union-attr]
+    # all the arcs of c's via_in go: a leaf outside ``d``, or the parent of its root
+    tree.gone[c.via_in] = True  # type: ignore[union-attr]
     w = tree.subw[z]  # type: ignore[union-attr]
     x = tree.idom[z]  # type: ignore[union-attr]
     while x >= 0:
         tree.subw[x] -= w  # type: ignore[union-attr]
         x = tree.idom[x]  # type: ignore[union-attr]
     tree.subw[d] = 0  # type: ignore[union-attr]
-    return d_real
+    return d[d < s.n]
 
 
-def _harmless(s: _Static, a: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Arcs ``a`` (into ``v``) whose loss changes no dominator that matters: ``v`` is a seed (the root enters it
-    directly, so every path through it survives as root -> v -> ...), and so is every target of the virtual
-    node the arc passes through (that node's own immediate dominator may change; its subtree is itself, it
-    weighs nothing, and no reduction reads it)."""
-    x = s.via[a]
-    return s.is_seed[v] & ((x < 0) | s.seedy[np.maximum(x, 0)])
+def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
+    """Whether the dominator tree without the subtree ``d`` that ``c`` cuts is the tree of the graph after ``c``.
+
+    In the dominator graph ``H`` (``_tree``), applying ``c`` removes exactly the nodes ``R`` = ``d`` and
+    ``c``'s two virtual nodes (all their arcs go), with every arc touching them, and nothing else.  Call an
+    *exit* a node outside ``R`` that loses an arc from ``R``.  Lemma: if every exit ``v`` keeps the arc from its
+    immediate dominator ``p``, no dominator outside ``R`` changes.  Proof: ``p`` is a proper ancestor of
+    the cut root (the tree's parent property on the lost arc; for ``c``'s subject, which loses the arc from
+    its ``via_in``, its own parent), so a simple path from the root to ``p`` meets no node of ``R`` (it would
+    meet the cut root or the subject after ``p``, which dominates them): every path avoiding some node ``x``
+    to ``p`` survives, and with the arc ``p -> v`` every path avoiding ``x`` to ``v`` too (``x`` does not
+    dominate ``v``, hence is not ``p``).  Any other path avoiding ``x`` to a node ``y`` outside ``R`` that met
+    ``R`` is replaced by one to the exit after its last node of ``R``, then its own end: every non-dominator
+    stays one, and dominators of ``y`` can only be gained, never lost, by removing nodes.  Exits that are
+    seeds keep the arc from the root.  An exit whose immediate dominator is the root may instead keep arcs
+    from two distinct seeds (the root enters each directly): a node ``x`` other than the root and the exit is
+    at most one of them, and the root's arc into the other, then its arc into the exit, avoid ``x``.  A
+    virtual node all of whose arcs enter seeds is a leaf no reduction
+    reads, and any path through it is replaced by the root's arc into the seed after it (its own immediate
+    dominator may go stale: the check skips it).
+    """
+    tree = st.tree
+    in_r = np.zeros(s.root + 1, dtype=bool)
+    in_r[d] = True
+    in_r[c.via_in] = in_r[c.via_out] = True
+    d_real, d_virt = d[d < s.n], d[d >= s.n]  # the root is never cut
+    a = np.concatenate([expand(s.out_ptr, d_real)[0], s.via_arc[expand(s.via_ptr, d_virt - s.n)[0]],
+                        s.prices.arcs[s.prices.pos[(c.action, c.subject)]]])
+    u, v, x = s.src[a], s.tgt[a], s.via[a]
+    live = st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v)
+    u, v, x = u[live], v[live], x[live]
+    routed = x >= 0
+    exit_ = np.zeros(s.root + 1, dtype=bool)
+    exit_[v[~routed & in_r[u]]] = True
+    exit_[x[routed & in_r[u]]] = True
+    exit_[v[routed & in_r[np.maximum(x, 0)]]] = True
+    exit_ &= ~in_r & ~s.seedy  # the root's arc into a seed stays
+    exit_[:s.n] &= ~s.is_seed
+    heads = np.flatnonzero(exit_)
+    if not heads.size:
+        return True
+    for b, owner, par in _entries(s, heads[heads < s.n], heads[heads >= s.n]):
+        src = s.src[b]
+        ok = (st.alive[b] & st.reached[src] & ~in_r[src] & ~in_r[par] & (src != s.tgt[b]) & ~st.dead[s.tgt[b]])
+        idom = tree.idom[owner]  # type: ignore[union-attr]
+        held = ok & (par == src) & s.is_seed[src] & (idom == s.root)
+        exit_[owner[ok & (par == idom)]] = False
+        exit_[_two_or_more(owner[held], src[held])] = False
+    return not exit_.any()
+
+
+#: Tests set this: after every step that keeps the tree, compare it with a new one (a dominator pass a step).
+VERIFY = False
+
+
+def _verify(s: _Static, st: _State) -> None:
+    """Raise AssertionError unless the kept tree is the tree of the current graph (module docstring), up to
+    the stale immediate dominators :func:`_kept` allows (virtual nodes whose arcs all enter seeds)."""
+    kept, fresh = st.tree, _tree(s, st)
+    if not (_reach(s, st.alive, st.dead) == st.reached).all():
+        raise AssertionError("kept tree: the reached set changed")
+    live = ~kept.gone & (kept.idom >= 0)  # type: ignore[union-attr]
+    live[s.root] = True
+    stale = s.seedy
+    in_fresh = fresh.idom >= 0
+    in_fresh[s.root] = True
+    same = (live == in_fresh) & ((kept.idom == fresh.idom) | ~in_fresh) & (kept.subw == fresh.subw)  # type: ignore
+    if not (same | stale).all():
+        raise AssertionError(f"kept tree differs at {np.flatnonzero(~(same | stale))[:10]}")
+
+
+def _entries(s: _Static, real: np.ndarray, virt: np.ndarray):
+    """The dominator-graph arcs into the exits: ``(arcs, the exit each enters, the node they come from)``, for
+    the real exits (arcs into them: from a real node, or from the virtual node they pass) and
+    the virtual ones (arcs passing them: from their real source)."""
+    if real.size:
+        b, owner = expand(s.in_ptr, real)
+        b = s.in_arc[b]
+        yield b, owner, np.where(s.via[b] >= 0, s.via[b], s.src[b])
+    if virt.size:
+        b, owner = expand(s.via_ptr, virt - s.n)
+        b = s.via_arc[b]
+        yield b, owner + s.n, s.src[b]
+
+
+def _two_or_more(owner: np.ndarray, src: np.ndarray) -> np.ndarray:
+    """The owners that have two or more distinct sources."""
+    if owner.size < 2:
+        return owner[:0]
+    pairs = np.unique(np.stack([owner, src]), axis=1)
+    own, counts = np.unique(pairs[0], return_counts=True)
+    return own[counts >= 2]
 
 
 def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, rank: int) -> RevocationStep:
-    c.applied = True
+    c.applied = st.applied[s.prices.pos[(c.action, c.subject)]] = True
     cut = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
     st.alive[c.arcs] = False
     if c.invalidates:
@@ -249,6 +435,8 @@ def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, ran
     else:
         gone = cut
         st.reached[cut] = False
+        if VERIFY:
+            _verify(s, st)
     st.residual -= red
     return _step(inc, rank=rank, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
                  reduction=red, cuts=_cuts(inc, gone), residual=st.residual)
@@ -260,32 +448,46 @@ def _cuts(inc: Incident, gone: np.ndarray) -> tuple[str, ...]:
                                         key=lambda i: node_order(nodes[i])))
 
 
-def _minted(s: _Static, st: _State, subject: int) -> bool:
-    """A live arc from a reached node still enters ``subject`` (O(in-degree))."""
-    a = s.in_arc[s.in_ptr[subject]:s.in_ptr[subject + 1]]
+def _minted(s: _Static, st: _State, subjects: list[int]) -> set[int]:
+    """The ``subjects`` a live arc from a reached node still enters (e.g. a path that assumes the role): one
+    numpy pass over their in-arcs."""
+    rows = np.array(subjects, dtype=np.int64)
+    a, owner = expand(s.in_ptr, rows)
+    a = s.in_arc[a]
     u = s.src[a]
-    return bool((st.alive[a] & st.reached[u] & (u != subject)).any())
+    return set(owner[st.alive[a] & st.reached[u] & (u != owner)].tolist())
 
 
 def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: list, room, *,
            only_closed: bool) -> None:
     """The reference's ``_flush``: companions whose subject nothing mints any more (every one at the end)."""
+    minted = _minted(s, st, list(pending)) if only_closed and pending else set()
     for subject in sorted(pending, key=inc.sub.ids.__getitem__):
         if not room():
             return
-        if only_closed and _minted(s, st, subject):
+        if subject in minted:
             continue
         action, phase = pending.pop(subject)
         companion = cands.at.get((action, subject))
+        arcs = np.array(companion.arcs if companion is not None else (), dtype=np.int64)
         if companion is not None:
-            companion.applied = True
-            st.alive[companion.arcs] = False
+            companion.applied = st.applied[s.prices.pos[(action, subject)]] = True
+        u, v = s.src[arcs], s.tgt[arcs]
+        if not (st.alive[arcs] & st.reached[u] & ~st.dead[v] & (u != v)).any():
+            # no arc it removes leaves a reached node: the reached graph, its tree and the residual stay
+            st.alive[arcs] = False
+            steps.append(_step(inc, rank=len(steps) + 1, action=action, subject=subject, long_lived=False,
+                               phase=phase, reduction=0, cuts=(), residual=st.residual))
+            continue
+        st.alive[arcs] = False
         after = _reach(s, st.alive, st.dead)
         residual = int(s.weight[after].sum())
         steps.append(_step(inc, rank=len(steps) + 1, action=action, subject=subject, long_lived=False, phase=phase,
                            reduction=st.residual - residual, cuts=_cuts(inc, np.flatnonzero(st.reached & ~after)),
                            residual=residual))
         st.reached, st.residual, st.tree = after, residual, None
+        if only_closed and pending:  # what the next ones see
+            minted = _minted(s, st, list(pending))
 
 
 def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
@@ -293,7 +495,8 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
     """:func:`~graphkit.analysis.plan.greedy.greedy_plan`, incrementally (module docstring); same arguments,
     same result."""
     s = _static(inc, cands)
-    st = _State(np.ones(len(inc.arcs), dtype=bool), np.zeros(inc.n, dtype=bool), np.zeros(0, dtype=bool), 0)
+    st = _State(np.ones(len(inc.arcs), dtype=bool), np.zeros(inc.n, dtype=bool), np.zeros(0, dtype=bool), 0,
+                np.fromiter((c.applied for c in cands.ranked), bool, len(cands.ranked)))
     st.reached = _reach(s, st.alive, st.dead)
     initial = st.residual = int(s.weight[st.reached].sum())
     steps: list[RevocationStep] = []
@@ -303,15 +506,15 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         return max_steps is None or len(steps) < max_steps
 
     pending: dict[int, tuple[RevocationAction, Phase]] = {r: (_REVOKE, Phase.CONTAIN) for r in sorted(live_sessions)}
-    heap: list = []
+    queue = _Queue([], [])
     while st.residual > 0 and room():
         if st.tree is None:
             st.tree = _tree(s, st)
-            heap = _heap(cands, s, st, n_src)
-        best = _pop_best(heap, cands, s, st, n_src)
+            queue = _queue(cands, s, st)
+        best = _pop_best(queue, cands, s, st)
         if best is None:
             break
-        c, red = best
+        c, red = cands.ranked[best[0]], best[1]
         steps.append(_apply(inc, s, st, c, red, rank=len(steps) + 1))
         follow = FOLLOW_UP.get(c.action)
         subject_id = inc.sub.ids[c.subject]
