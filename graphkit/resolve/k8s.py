@@ -63,7 +63,7 @@ def _job_holdings(graph: Graph) -> None:
         if receive.revoked_by is not R.DELETE_SCALE_SET:
             _replace(graph, receive, revoked_by=R.DELETE_SCALE_SET)
         if runner.pods.shared_volumes:  # a volume later pods mount again: the pool keeps what a job leaves there
-            graph.add_edge(Edge(kind=EdgeKind.PERSISTS_ON, source=receive.target, target=runner.id,
+            graph.add_edge(Edge.fast(kind=EdgeKind.PERSISTS_ON, source=receive.target, target=runner.id,
                                 evidence=[*receive.evidence[:1], *runner.evidence[:1]], confidence=receive.confidence,
                                 lifetime=Lifetime.UNTIL_PURGED, revoked_by=R.PURGE_CACHE,
                                 props={"via_runner": runner.id, "rule": "shared volume",
@@ -73,7 +73,7 @@ def _job_holdings(graph: Graph) -> None:
                                    if e.kind in (EdgeKind.USES_SERVICE_ACCOUNT, EdgeKind.READS_SECRET)]
         held = holdings[runner.id]
         for kind, target, via in held:
-            graph.add_edge(Edge(kind=kind, source=receive.target, target=target,
+            graph.add_edge(Edge.fast(kind=kind, source=receive.target, target=target,
                                 evidence=[*receive.evidence[:1], *runner.evidence[:1]],
                                 confidence=receive.confidence,  # the kind's lifetime: a read value is kept
                                 props={"via_runner": runner.id, **({"via": via} if via else {})}))

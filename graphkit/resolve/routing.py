@@ -279,7 +279,7 @@ def _receive(ctx: Context, runner: Runner, job: Job, key: str, evidence: Evidenc
     if runner.ephemeral:
         lifetime, confidence = Lifetime.PER_JOB, P
         props = {**props, "ephemeral": True}
-    ctx.graph.add_edge(Edge(kind=EdgeKind.RECEIVES_JOB, source=runner.id, target=job.id, key=key,
+    ctx.graph.add_edge(Edge.fast(kind=EdgeKind.RECEIVES_JOB, source=runner.id, target=job.id, key=key,
                             evidence=[evidence], confidence=confidence, lifetime=lifetime, props=props))
 
 
