@@ -265,7 +265,7 @@ def _link_pair(graph: Graph, o: OIDCIdentity, role: CloudRole, statements: list[
                           if base and base.yaml_path else s.place,
                           detail=s.sid) for s in decided]
     still_named = any(d["edge"].props.get("named") for d in (graph.nx.get_edge_data(o.id, role.id) or {}).values())
-    graph.add_edge(Edge.fast(kind=EdgeKind.ASSUMES_ROLE, source=o.id, target=role.id,
+    graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=o.id, target=role.id,
                         evidence=evidence or list(o.evidence),
                         confidence=Confidence.CERTAIN if result is True else Confidence.POSSIBLE,
                         props={"via": "oidc", "trust": "evaluated", "subjects": subs[:5],
@@ -306,7 +306,7 @@ def _link_instance_profiles(graph: Graph, roles: list[CloudRole], known: dict[st
     for r in roles:
         if ":instance-profile/" in r.identifier and r.identifier in by_profile:
             target = by_profile[r.identifier]
-            graph.add_edge(Edge.fast(kind=EdgeKind.ASSUMES_ROLE, source=r.id, target=target.id,
+            graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=r.id, target=target.id,
                                 evidence=list(target.evidence[:1]) or list(r.evidence[:1]),
                                 props={"via": "instance profile"}))
 

@@ -195,7 +195,7 @@ class GraphBuilder:
              props: dict[str, Any] | None = None, revoked_by: RevocationAction | None = None) -> Edge:
         """Add or merge an edge of ``kind`` (``possible`` sets :attr:`Confidence.POSSIBLE`; ``revoked_by``
         None: the kind's)."""
-        return self.add_edge(Edge.fast(kind=kind, source=source, target=target, key=key,
+        return self.add_edge(Edge(kind=kind, source=source, target=target, key=key,
                                   evidence=[evidence] if isinstance(evidence, Evidence) else list(evidence),
                                   confidence=Confidence.POSSIBLE if possible else Confidence.CERTAIN,
                                   lifetime=lifetime, props=props or {}, revoked_by=revoked_by))

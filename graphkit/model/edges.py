@@ -210,29 +210,6 @@ class Edge(BaseModel):
             self.revoked_by = spec.revoked_by
         return self
 
-    @classmethod
-    def fast(cls, **fields: Any) -> "Edge":
-        """``Edge(**fields)`` without validation when every value already has its declared type (graphkit's own
-        derived data: an :class:`EdgeKind`, ``str`` ids and key, a non-empty list of :class:`Evidence`, enum
-        members or None, a ``dict`` with ``str`` keys); equal to ``Edge(**fields)``: the same field values
-        (evidence list and props dict copied, as validation copies them), defaults and fields-set.  Other
-        values go through ``Edge(**fields)`` (which raises ``pydantic.ValidationError`` as usual)."""
-        if not _FAST_FIELDS.issuperset(fields) or not _fast_ok(fields):
-            return cls(**fields)
-        spec = EDGE_SPECS[fields["kind"]]
-        values = {"kind": fields["kind"], "source": fields["source"], "target": fields["target"],
-                  "key": fields.get("key", ""), "evidence": list(fields["evidence"]),
-                  "confidence": fields.get("confidence", Confidence.CERTAIN),
-                  "lifetime": spec.lifetime if fields.get("lifetime") is None else fields["lifetime"],
-                  "revoked_by": spec.revoked_by if fields.get("revoked_by") is None else fields["revoked_by"],
-                  "props": dict(fields["props"]) if "props" in fields else {}}
-        e = _new(cls)
-        _set(e, "__dict__", values)
-        _set(e, "__pydantic_fields_set__", {*fields, "lifetime", "revoked_by"})
-        _set(e, "__pydantic_extra__", None)
-        _set(e, "__pydantic_private__", None)
-        return e
-
     @property
     def spec(self) -> EdgeSpec:
         """The kind's declaration."""
@@ -267,26 +244,3 @@ class Edge(BaseModel):
         return out
 
 
-
-
-_FAST_FIELDS = frozenset(Edge.model_fields)
-_new = object.__new__
-_set = object.__setattr__
-_OPTIONAL = {"confidence": (Confidence,), "lifetime": (Lifetime, type(None)),
-             "revoked_by": (RevocationAction, type(None))}
-
-
-def _fast_ok(f: dict[str, Any]) -> bool:
-    """The values of :meth:`Edge.fast` have their declared types (no coercion, no error to raise)."""
-    if type(f.get("kind")) is not EdgeKind or type(f.get("source")) is not str or type(f.get("target")) is not str:
-        return False
-    if type(f.get("key", "")) is not str:
-        return False
-    ev = f.get("evidence")
-    if type(ev) not in (list, tuple) or not ev or any(type(x) is not Evidence for x in ev):
-        return False
-    for name, types in _OPTIONAL.items():
-        if name in f and type(f[name]) not in types:
-            return False
-    props = f.get("props", {})
-    return type(props) is dict and all(type(k) is str for k in props)

@@ -52,7 +52,7 @@ _P = Confidence.POSSIBLE
 def _persist(graph: Graph, receive: Edge, target: str, *, host: bool, confidence: Confidence, rule: str) -> None:
     lifetime, action = ((Lifetime.UNTIL_REIMAGED, RevocationAction.REIMAGE_HOST) if host else
                         (Lifetime.UNTIL_RUNNER_REMOVED, RevocationAction.REMOVE_RUNNER_REGISTRATION))
-    graph.add_edge(Edge.fast(kind=EdgeKind.PERSISTS_ON, source=receive.target, target=target,
+    graph.add_edge(Edge(kind=EdgeKind.PERSISTS_ON, source=receive.target, target=target,
                         evidence=list(receive.evidence), confidence=confidence, lifetime=lifetime,
                         revoked_by=action, props={"via_runner": receive.source, "rule": rule}))
 

@@ -155,7 +155,7 @@ def _group_jobs(ctx: Context, group: RunnerGroup, jobs: list[Job]) -> None:
         access = group_access(ctx, group, job, context_repo(job)) if want is not None else None
         if want is None or access is None:
             continue
-        ctx.graph.add_edge(Edge.fast(kind=EdgeKind.GROUP_RECEIVES_JOB, source=group.id, target=job.id,
+        ctx.graph.add_edge(Edge(kind=EdgeKind.GROUP_RECEIVES_JOB, source=group.id, target=job.id,
                                 evidence=[*group.evidence[:1], *job.evidence[:1]], confidence=weakest(want, access)))
 
 
@@ -169,7 +169,7 @@ def _rotation(ctx: Context, source: str) -> RevocationAction:
 
 
 def _edge(ctx: Context, reg: _Registrar, target: str, conf: Confidence) -> None:
-    ctx.graph.add_edge(Edge.fast(kind=EdgeKind.CAN_REGISTER_RUNNER, source=reg.source, target=target,
+    ctx.graph.add_edge(Edge(kind=EdgeKind.CAN_REGISTER_RUNNER, source=reg.source, target=target,
                             evidence=reg.evidence, confidence=weakest(reg.confidence, conf),
                             revoked_by=_rotation(ctx, reg.source), props={"scope": reg.scope}))
 

@@ -279,7 +279,7 @@ def _receive(ctx: Context, runner: Runner, job: Job, key: str, evidence: Evidenc
     if runner.ephemeral:
         lifetime, confidence = Lifetime.PER_JOB, P
         props = {**props, "ephemeral": True}
-    ctx.graph.add_edge(Edge.fast(kind=EdgeKind.RECEIVES_JOB, source=runner.id, target=job.id, key=key,
+    ctx.graph.add_edge(Edge(kind=EdgeKind.RECEIVES_JOB, source=runner.id, target=job.id, key=key,
                             evidence=[evidence], confidence=confidence, lifetime=lifetime, props=props))
 
 
@@ -314,11 +314,12 @@ def _link_serving(ctx: Context, serving: list[tuple[Runner, Confidence]], job: J
                   key: str) -> bool:
     """``receives_job`` from each serving runner whose group lets the job in; False when none does."""
     linked = False
+    repo_full, props = context_repo(job), _props(cand)  # the edges copy the props
     for runner, labels in serving:
-        access = _access(ctx, runner, job, context_repo(job))
+        access = _access(ctx, runner, job, repo_full)
         if access is not None:
             linked = True
-            _receive(ctx, runner, job, key, cand.evidence, weakest(cand.confidence, access, labels), _props(cand))
+            _receive(ctx, runner, job, key, cand.evidence, weakest(cand.confidence, access, labels), props)
     return linked
 
 

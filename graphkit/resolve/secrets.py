@@ -156,7 +156,7 @@ def _grant(ctx: Context, sid: str, conf: Confidence, grant: SecretGrant) -> None
     g = ctx.graph
     if grant.target in g:
         try:
-            g.add_edge(Edge.fast(kind=grant.edge_kind, source=sid, target=grant.target, evidence=[grant.evidence],
+            g.add_edge(Edge(kind=grant.edge_kind, source=sid, target=grant.target, evidence=[grant.evidence],
                             confidence=conf, lifetime=Lifetime.UNTIL_ROTATED))
             return
         except GraphkitError:
@@ -176,7 +176,7 @@ def _secret_refs(ctx: Context, job: Job) -> None:
             continue
         sid, conf = found
         conf = P if unknown_caller else conf
-        ctx.graph.add_edge(Edge.fast(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ref.evidence],
+        ctx.graph.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ref.evidence],
                                 confidence=conf))
         if isinstance(ref, SecretGrant):
             _grant(ctx, sid, conf, ref)
@@ -188,7 +188,7 @@ def _all_secrets(ctx: Context, job: Job, ev: Evidence) -> None:
     for name in sorted(ctx.secrets.visible_names(repo_full, env)):
         found, conf = _lookup(ctx, repo_full, env, name)
         if found is not None:
-            g.add_edge(Edge.fast(kind=EdgeKind.READS_SECRET, source=job.id, target=found.id, evidence=[ev],
+            g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=found.id, evidence=[ev],
                             confidence=conf, props={"all_secrets": True}))
     owner = owner_of(repo_full)
     if (ctx.is_complete(ids.organization, owner) and ctx.is_complete(ids.repository, repo_full)
@@ -197,7 +197,7 @@ def _all_secrets(ctx: Context, job: Job, ev: Evidence) -> None:
     sid = ids.secret_all(repo_full)
     g.add_node(Secret(id=sid, name=f"every secret visible to {repo_full} (not enumerated)", secret_name="*",
                       scope="all", owner=owner, repository=repo_full, inferred=True, evidence=[ev]))
-    g.add_edge(Edge.fast(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ev], confidence=P,
+    g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ev], confidence=P,
                     props={"all_secrets": True}))
 
 
