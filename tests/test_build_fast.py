@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from graphkit.storage import Interner, _quick_key
 
 def _random_value(rng):
@@ -34,3 +36,24 @@ def test_props_sharing_quick_key_matches_json_text():
         assert interner.props(props) is want
     assert 500 < seen_quick < 3000
     assert _quick_key({"a": 1}) != _quick_key({"a": True}) and _quick_key({"a": 0.0}) is None
+
+
+def test_limits_current_follows_the_environment_and_cli(monkeypatch):
+    """``limits.current()`` is made once per distinct values, and still reads them at each call."""
+    from graphkit import limits
+    monkeypatch.delenv("GRAPHKIT_LIMIT_MAX_DEPTH", raising=False)
+    first = limits.current()
+    assert limits.current() is first and first.max_depth == limits.Limits().max_depth
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_DEPTH", "7")
+    assert limits.current().max_depth == 7
+    limits.apply_cli(["max_depth=9"])
+    try:
+        assert limits.current().max_depth == 9
+    finally:
+        limits.apply_cli([])
+    assert limits.current().max_depth == 7
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_DEPTH", "0")
+    with pytest.raises(limits.LimitError):
+        limits.current()
+    monkeypatch.delenv("GRAPHKIT_LIMIT_MAX_DEPTH")
+    assert limits.current() is first
