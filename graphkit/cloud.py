@@ -164,11 +164,12 @@ def _evaluate(facts: JobFacts, role: CloudRole, statements: list[Statement],
     result: Tri
     subs: list[str] = []
     decided: list[Statement] = []
+    partition = _partition(role.identifier)
     for runs in (claim_variants(facts) if variants is None else variants):
         best: Tri = False
         for ctx, known, sub in runs:
             m = web_identity_trust(statements, role.account or "", ctx, known_keys=known, provider_host=facts.host,
-                                   partition=_partition(role.identifier))
+                                   partition=partition)
             result = m.result
             if rcps and result is not False:
                 result = and3([result, control_policy_decision(rcps, "sts:AssumeRoleWithWebIdentity",
@@ -232,6 +233,7 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
     rcps: dict[str | None, list[list[Statement] | None]] = {}  # per account: parsed once, not once per pair
     index = TrustIndex(trusts)  # the roles a token may pass: the others reject it (no need to evaluate)
     order = sorted(trusts)
+    roles: dict[str, tuple[CloudRole, Evidence | None]] = {}  # per role: its node and IAM evidence, read once
     for o in identities:
         facts = _job_facts(graph, o, templates)
         variants = claim_variants(facts)  # the same for every role
@@ -241,25 +243,29 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
         wanted.update(rid for rid in graph.nx.succ[o.id] if rid in trusts)
         for rid in sorted(wanted):
             statements = trusts[rid]
-            role = graph.node(rid)
-            assert isinstance(role, CloudRole)
+            if rid not in roles:
+                node = graph.node(rid)
+                assert isinstance(node, CloudRole)
+                roles[rid] = node, _iam_evidence(node)
+            role, base = roles[rid]
             if role.account not in rcps:
                 rcps[role.account] = _rcp_levels(graph, role.account)
-            if _link_pair(graph, o, role, statements, facts, rcps[role.account], variants):
+            if _link_pair(graph, o, (role, base), statements, facts, rcps[role.account], variants):
                 denied.add(f"{o.id} -> {rid}")
     return evaluated, denied
 
 
-def _link_pair(graph: Graph, o: OIDCIdentity, role: CloudRole, statements: list[Statement], facts: JobFacts,
-               rcps: list[list[Statement] | None], variants: list) -> bool:
+def _link_pair(graph: Graph, o: OIDCIdentity, role_base: tuple[CloudRole, Evidence | None],
+               statements: list[Statement], facts: JobFacts, rcps: list[list[Statement] | None], variants: list) -> bool:
     """Replace the workflow's ``trust: unknown`` edges ``o -> role`` by the evaluated edge (none when the trust
-    rejects every candidate subject); returns True when a role the workflow names was denied."""
+    rejects every candidate subject); returns True when a role the workflow names was denied.  ``role_base``:
+    the role and its :func:`_iam_evidence`."""
+    role, base = role_base
     result, subs, decided = _evaluate(facts, role, statements, rcps, variants)
     named = _take_named_edges(graph, o.id, role.id)
     if result is False:
         return bool(named)
     evidence = [ev for d in named for ev in d["edge"].evidence]
-    base = _iam_evidence(role)
     evidence += [Evidence(file=base.file if base else "aws-iam",
                           yaml_path=f"{base.yaml_path}.AssumeRolePolicyDocument.{s.place}"
                           if base and base.yaml_path else s.place,

@@ -48,7 +48,7 @@ from graphkit.model.node import MergeRule
 from graphkit.model.node import _combine as combine_values
 from graphkit.graph_file import GRAPH_SCHEMA, fill, finish, graph_text, read_text
 from graphkit.graph_file import first_line as _first_line
-from graphkit.storage import CompactMultiDiGraph, EdgeRecord, Interner
+from graphkit.storage import CompactMultiDiGraph, EdgeRecord, Interner, KeyDict
 
 __all__ = ["Graph", "GraphBuilder", "GRAPH_SCHEMA", "graph_file_schema"]
 
@@ -277,24 +277,50 @@ class Graph:
     def add_edge(self, edge: Edge) -> Edge:
         """Add or merge ``edge``; both endpoints must exist with allowed kinds."""
         spec = EDGE_SPECS[edge.kind]
+        g = self.nx
+        nodes = g._node
         for end, allowed in ((edge.source, spec.sources), (edge.target, spec.targets)):
-            if end not in self.nx:
+            data = nodes.get(end)
+            if data is None:
                 raise GraphkitError(f"edge {edge.kind.value} {edge.source} -> {edge.target}: node {end!r} missing")
-            kind = self.node(end).spec.kind
+            kind = data["node"].spec.kind
             if kind not in allowed:
                 raise GraphkitError(f"edge {edge.kind.value} may not touch a {kind.value} node ({end})")
-        source, target, key = edge.identity
-        existing = self.nx.get_edge_data(source, target, key)
+        source, target, key = identity = edge.identity
+        if type(g) is CompactMultiDiGraph:
+            return self._put_compact(g, edge, identity)
+        existing = g.get_edge_data(source, target, key)
         if existing is not None:
-            edge = self._seen.merged(edge.identity, existing["edge"], edge)
+            edge = self._seen.merged(identity, existing["edge"], edge)
             self.changed()
         else:
-            self.nx.add_edge(source, target, key=key)  # clears the networkx cache
-            existing = self.nx._succ[source][target][key]
+            g.add_edge(source, target, key=key)  # clears the networkx cache
+            existing = g._succ[source][target][key]
         if isinstance(existing, EdgeRecord):
             existing.put_edge(edge, self._parts)
         else:  # a plain networkx graph put in place of ``nx``
             existing.update(kind=edge.kind.value, traversable=spec.traversable, edge=edge)
+        return edge
+
+    def _put_compact(self, g: CompactMultiDiGraph, edge: Edge, identity: tuple[str, str, str]) -> Edge:
+        """:meth:`add_edge` on the compact storage, endpoints checked: networkx's ``MultiDiGraph.add_edge`` (both
+        nodes exist) written out, storing the record in place."""
+        source, target, key = identity
+        keydict = g._succ[source].get(target)
+        record = keydict.get(key) if keydict is not None else None
+        if record is not None:
+            edge = self._seen.merged(identity, record["edge"], edge)
+        else:
+            record = EdgeRecord()
+            if keydict is None:
+                keydict = KeyDict()
+                keydict[key] = record
+                g._succ[source][target] = keydict
+                g._pred[target][source] = keydict
+            else:
+                keydict[key] = record
+        self.changed()
+        record.put_edge(edge, self._parts)
         return edge
 
     def update(self, nodes: Iterable[Node] = (), edges: Iterable[Edge] = ()) -> None:

@@ -90,6 +90,25 @@ class Limits:
         return replace(cls(), **changes)
 
 
+_ENV_NAMES = tuple(ENV_PREFIX + f.name.upper() for f in fields(Limits))
+
+
+def _env_values() -> tuple:
+    """The values of the ``GRAPHKIT_LIMIT_*`` variables (None: unset), read from ``os.environ``'s own table when it
+    has one (``os.environ.get`` raises and catches a KeyError per unset name: most of a call's time)."""
+    env = os.environ
+    data, encode = getattr(env, "_data", None), getattr(env, "encodekey", None)
+    if type(data) is not dict or encode is None:
+        return tuple(env.get(name) for name in _ENV_NAMES)
+    keys = _ENCODED.get(encode)
+    if keys is None:
+        keys = _ENCODED[encode] = tuple(encode(name) for name in _ENV_NAMES)
+    return tuple(data.get(k) for k in keys)
+
+
+_ENCODED: dict = {}
+
+
 def _positive(name: str, raw: str) -> int:
     try:
         value = int(raw.replace("_", ""))
@@ -124,10 +143,28 @@ def apply_cli(assignments: list[str]) -> None:
     _cli.update(parsed)
 
 
+#: (the ``GRAPHKIT_LIMIT_*`` values, the ``--limit`` values) -> the limits they give (a frozen object)
+_made: dict[tuple, Limits] = {}
+
+
 def current() -> Limits:
     """The limits in force now: defaults, overridden by ``GRAPHKIT_LIMIT_*`` variables, overridden by ``--limit``
-    (read at each call, so tests and the CLI can change them)."""
-    return replace(Limits.from_env(), **_cli)
+    (read at each call, so tests and the CLI can change them; the object is made once per distinct values: the
+    ingestors ask once per file and job).
+
+    Raises
+    ------
+    LimitError
+        for a variable that is not a positive integer.
+    """
+    key = (_env_values(), tuple(_cli.items()))
+    made = _made.get(key)
+    if made is None:
+        made = replace(Limits.from_env(), **_cli)
+        if len(_made) >= 64:
+            _made.clear()
+        _made[key] = made
+    return made
 
 
 def too_many(name: str, limit: int, what: str) -> str:

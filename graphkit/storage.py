@@ -387,6 +387,7 @@ class Interner:
         self._ev: dict[Evidence, Evidence] = {}
         self._seq: dict[int | tuple[int, ...], tuple[Evidence, ...]] = {}
         self._props: dict[str, Mapping[str, Any]] = {}
+        self._quick: dict[tuple, Mapping[str, Any]] = {}  # flat props: their shared mapping (_quick_key)
 
     def evidence(self, e: Evidence) -> Evidence:
         """The shared object equal to ``e`` (``e`` itself the first time, then holding interned strings and a
@@ -449,11 +450,38 @@ class Interner:
         """The shared mapping equal to ``props`` (None when empty; a copy, unshared, when not JSON)."""
         if not props:
             return None
+        quick = _quick_key(props)
+        if quick is not None and (got := self._quick.get(quick)) is not None:
+            return got
         try:
             text = json.dumps(props, sort_keys=True)
         except (TypeError, ValueError, RecursionError):
             return dict(props)
-        return self._props.setdefault(text, props if type(props) is dict else dict(props))
+        got = self._props.setdefault(text, props if type(props) is dict else dict(props))
+        if quick is not None:
+            self._quick[quick] = got
+        return got
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _quick_key(props: Mapping[str, Any]) -> tuple | None:
+    """A key of flat props (string keys; string, int, bool or None values, or lists of strings) that two props
+    share only when their JSON texts are equal (types kept apart: ``1`` and ``True`` compare equal in Python,
+    not in JSON; floats left out: ``0.0`` and ``-0.0``); None for other props (compared by their JSON text)."""
+    out = []
+    for k, v in props.items():
+        t = type(v)
+        if type(k) is not str:
+            return None
+        if t in _SCALARS:
+            out.append((k, t, v))
+        elif t is list and all(type(x) is str for x in v):
+            out.append((k, t, tuple(v)))
+        else:
+            return None
+    return tuple(out)
 
 
 _FIELDS_SETS: dict[frozenset, set[str]] = {}

@@ -130,6 +130,26 @@ def _one_key(op: str, values: Sequence[str], request: Sequence[ClaimValue] | Non
     return or3(results)  # ForAnyValue, or a single-valued key (one request value)
 
 
+_MISS = object()
+#: (operator, policy values, request values) -> :func:`_one_key`'s answer (a pure function): the same few
+#: conditions (``aud``, an org-wide ``sub`` pattern) meet the same claims for thousands of jobs and roles
+_ONE_KEY: dict[tuple, Tri] = {}
+
+
+def _one_key_memo(op: str, values: Sequence[str], request: Sequence[ClaimValue] | None) -> Tri:
+    """:func:`_one_key`, remembered (values that cannot be hashed are evaluated each time)."""
+    key = (op, values, None if request is None else tuple(request))
+    try:
+        hit = _ONE_KEY.get(key, _MISS)
+    except TypeError:
+        return _one_key(op, values, request)
+    if hit is _MISS:
+        if len(_ONE_KEY) >= 100_000:
+            _ONE_KEY.clear()
+        hit = _ONE_KEY[key] = _one_key(op, values, request)
+    return hit
+
+
 def evaluate_conditions(conditions: Mapping[str, Mapping[str, Sequence[str]]],
                         context: Mapping[str, Sequence[ClaimValue] | None],
                         *, known_keys: Iterable[str] | Callable[[str], bool] | None = None) -> Tri:
@@ -175,9 +195,9 @@ def evaluate_conditions(conditions: Mapping[str, Mapping[str, Sequence[str]]],
         for key, values in block.items():
             k = key.lower()
             if k in ctx:
-                results.append(_one_key(op, values, ctx[k]))
+                results.append(_one_key_memo(op, values, ctx[k]))
             elif is_known(k):
-                results.append(_one_key(op, values, None))
+                results.append(_one_key_memo(op, values, None))
             else:
                 results.append(None)
     return and3(results)

@@ -32,7 +32,19 @@ def action_matches(patterns: Iterable[str], action: str) -> bool:
     >>> action_matches(["kms:*"], "kms:Sign"), action_matches(["KMS:s?gn"], "kms:Sign"), action_matches(["*"], "iam:PassRole")
     (True, True, True)
     """
+    if type(patterns) is tuple:  # a statement's: remembered (trust evaluation asks the same for every token)
+        key = (patterns, action)
+        hit = _MATCHES.get(key)
+        if hit is None:
+            if len(_MATCHES) >= 100_000:
+                _MATCHES.clear()
+            hit = _MATCHES[key] = any(glob_match(p.strip(), action, case=False) for p in patterns)
+        return hit
     return any(glob_match(p.strip(), action, case=False) for p in patterns)
+
+
+#: (patterns, action) -> :func:`action_matches` (a pure function of them)
+_MATCHES: dict[tuple[tuple[str, ...], str], bool] = {}
 
 
 @functools.lru_cache(maxsize=512)

@@ -20,6 +20,7 @@ from graphkit.meta import Problem, ResolveSummary
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Host, Job, Node, NodeKind, Repository, Runner,
                             RunnerGroup, Secret, ids)
 from graphkit.model.ids import env_key, owner_key, repo_key, secret_key
+from graphkit.storage import EdgeRecord
 
 __all__ = ["C", "Context", "P", "SecretIndex", "canonical", "canonical_set", "context_owner", "context_repo",
            "edges_of_kind", "host_of", "nodes_of_kind", "owner_of", "weakest"]
@@ -40,10 +41,19 @@ def edges_of_kind(graph: Graph, kind: EdgeKind) -> list[Edge]:
     """``list(graph.edges(kind))``: the edges of one kind in (source, target, key) order, sorting only those
     (:meth:`Graph.edges` sorts every edge of the graph at each call: the resolver asks five times)."""
     value = kind.value
-    found = [(u, v, k) for u, v, k, kk in graph.nx.edges(keys=True, data="kind") if kk == value]
-    found.sort()
-    edges = graph.nx.edges
-    return [edges[t]["edge"] for t in found]
+    found = []
+    for u, nbrs in graph.nx._succ.items():  # the edges view with data, without its per-edge generator steps
+        for v, keydict in nbrs.items():
+            for k, rec in keydict.items():
+                if (rec.form.value if type(rec) is EdgeRecord and rec.extra is None and rec.form is not None
+                        else rec.get("kind")) == value:
+                    found.append((u, v, k, rec))
+    found.sort(key=_first3)  # (source, target, key) is unique
+    return [rec.edge() if type(rec) is EdgeRecord and rec.extra is None else rec["edge"] for *_, rec in found]
+
+
+def _first3(t: tuple) -> tuple:
+    return t[0], t[1], t[2]
 
 
 def nodes_of_kind(graph: Graph, kind: NodeKind) -> Iterator[Node]:

@@ -32,10 +32,12 @@ the pool's pods can take their node (``runs_on_host``: privileged, ``hostPath``,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from graphkit.graph import Graph
 from graphkit.iam import ClaimValue, PolicyError, parse_policy, web_identity_trust
 from graphkit.model import (CloudRole, Confidence, Edge, EdgeKind, Evidence, Host, KubeServiceAccount, Lifetime,
-                            NodeKind, RevocationAction, Runner)
+                            Node, NodeKind, RevocationAction, Runner)
 from graphkit.resolve.context import edges_of_kind, nodes_of_kind
 
 __all__ = ["link_k8s", "irsa_subject"]
@@ -53,10 +55,18 @@ def irsa_subject(namespace: str, name: str) -> str:
     return f"system:serviceaccount:{namespace}:{name}"
 
 
+def _edges_if(graph: Graph, kind: EdgeKind, node_kind: NodeKind, test: Callable[[Node], object]) -> list[Edge]:
+    """The edges of ``kind``, or none when no node of ``node_kind`` passes ``test`` (its value not None): then
+    the step has nothing to change, and the edges are not read (a graph without Kubernetes pools or nodes)."""
+    if all(test(n) is None for n in nodes_of_kind(graph, node_kind)):
+        return []
+    return edges_of_kind(graph, kind)
+
+
 def _job_holdings(graph: Graph) -> None:
     """Steps 1 and 2 for every routing edge of an ARC pool."""
     holdings: dict[str, list[tuple[EdgeKind, str, object]]] = {}
-    for receive in edges_of_kind(graph, EdgeKind.RECEIVES_JOB):
+    for receive in _edges_if(graph, EdgeKind.RECEIVES_JOB, NodeKind.RUNNER, lambda r: getattr(r, "pods", None)):
         runner = graph.node(receive.source)
         if not isinstance(runner, Runner) or runner.pods is None:
             continue
@@ -77,7 +87,7 @@ def _job_holdings(graph: Graph) -> None:
                                 evidence=[*receive.evidence[:1], *runner.evidence[:1]],
                                 confidence=receive.confidence,  # the kind's lifetime: a read value is kept
                                 props={"via_runner": runner.id, **({"via": via} if via else {})}))
-    for persist in edges_of_kind(graph, EdgeKind.PERSISTS_ON):
+    for persist in _edges_if(graph, EdgeKind.PERSISTS_ON, NodeKind.HOST, lambda h: getattr(h, "cluster", None)):
         host = graph.node(persist.target)
         if isinstance(host, Host) and host.cluster is not None and persist.revoked_by is not R.REPLACE_NODES:
             _replace(graph, persist, revoked_by=R.REPLACE_NODES)

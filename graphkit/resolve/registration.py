@@ -147,13 +147,60 @@ def _wants(ctx: Context, job: Job, group: str | None) -> Confidence | None:
     return best
 
 
-def _group_jobs(ctx: Context, group: RunnerGroup, jobs: list[Job]) -> None:
-    for job in jobs:
-        if context_owner(job) != owner_key(group.owner):
+class _Asking(NamedTuple):
+    """A job that asks for a self-hosted runner, with what :func:`_group_jobs` asks of it for every group:
+    ``want`` (:func:`_wants` without a group), ``pinned`` (a self-hosted candidate names a group: then
+    :func:`_wants` depends on the group), ``repo`` (:func:`context_repo`)."""
+
+    job: Job
+    want: Confidence
+    pinned: bool
+    repo: str
+
+
+def _asking(ctx: Context, job: Job, want: Confidence) -> _Asking:
+    pinned = any(c.group is not None and ctx.runs_self_hosted(c.labels) for c in job.runs_on)
+    return _Asking(job, want, pinned, context_repo(job))
+
+
+class _OwnerJobs:
+    """The asking jobs of one owner, in order, and per repository (with their positions)."""
+
+    def __init__(self) -> None:
+        self.jobs: list[_Asking] = []
+        self.by_repo: dict[str, list[tuple[int, _Asking]]] = {}
+
+    def add(self, asking: _Asking) -> None:
+        self.by_repo.setdefault(asking.repo, []).append((len(self.jobs), asking))
+        self.jobs.append(asking)
+
+    def admissible(self, group: RunnerGroup) -> list[_Asking]:
+        """The jobs, or only those of the group's ``selected_repositories`` (same order) when the group lists
+        them: it denies every other repository (:func:`~graphkit.resolve.routing.group_access`), so a group of a
+        few repositories costs their jobs, not every job of the owner."""
+        if group.inferred or group.visibility != "selected" or group.selected_repositories is None:
+            return self.jobs
+        found = [t for r in {repo_key(r) for r in group.selected_repositories} for t in self.by_repo.get(r, ())]
+        return [a for _, a in sorted(found, key=lambda t: t[0])]
+
+
+def _group_jobs(ctx: Context, group: RunnerGroup, jobs: list[_Asking]) -> None:
+    """``group_receives_job`` from ``group`` to each job of ``jobs`` (of the group's owner: those it may admit,
+    :meth:`_OwnerJobs.admissible`) that asks for it and that it admits, in job order.  Per group, the work per job is a few lookups: the group's answer depends on the job's repository
+    alone unless the group restricts workflows (:func:`~graphkit.resolve.routing.group_access`)."""
+    per_repo = group.inferred or not group.restricted_to_workflows
+    by_repo: dict[str, Confidence | None] = {}
+    for job, base, pinned, repo in jobs:
+        want = _wants(ctx, job, group.name) if pinned else base
+        if want is None:
             continue
-        want = _wants(ctx, job, group.name)
-        access = group_access(ctx, group, job, context_repo(job)) if want is not None else None
-        if want is None or access is None:
+        if not per_repo:
+            access = group_access(ctx, group, job, repo)
+        elif repo in by_repo:
+            access = by_repo[repo]
+        else:
+            access = by_repo[repo] = group_access(ctx, group, job, repo)
+        if access is None:
             continue
         ctx.graph.add_edge(Edge(kind=EdgeKind.GROUP_RECEIVES_JOB, source=group.id, target=job.id,
                                 evidence=[*group.evidence[:1], *job.evidence[:1]], confidence=weakest(want, access)))
@@ -181,14 +228,15 @@ def link_registration(ctx: Context, jobs: list[Job]) -> None:
         if isinstance(node, Credential):
             registrars += _from_credential(ctx, node)
     linked: set[str] = set()
-    asking: dict[str, list[Job]] = {}  # per owner, in order: the jobs that ask for a self-hosted runner at all
+    asking: dict[str, _OwnerJobs] = {}  # per owner, in order: the jobs that ask for a self-hosted runner at all
     for job in jobs:  # (a group pin only narrows what a job asks: the others never reach a group)
-        if _wants(ctx, job, None) is not None:
-            asking.setdefault(context_owner(job), []).append(job)
+        if (want := _wants(ctx, job, None)) is not None:
+            asking.setdefault(context_owner(job), _OwnerJobs()).add(_asking(ctx, job, want))
+    repos = [context_repo(job) for job in jobs] if any("/" in reg.scope for reg in registrars) else []
     for reg in registrars:
         if "/" in reg.scope:
-            for job in jobs:
-                conf = _wants(ctx, job, None) if context_repo(job) == reg.scope else None
+            for job, repo in zip(jobs, repos):
+                conf = _wants(ctx, job, None) if repo == reg.scope else None
                 if conf is not None:
                     _edge(ctx, reg, job.id, conf)
             continue
@@ -196,5 +244,6 @@ def link_registration(ctx: Context, jobs: list[Job]) -> None:
             _edge(ctx, reg, group.id, C)
             if group.id not in linked:
                 linked.add(group.id)
-                _group_jobs(ctx, group, asking.get(owner_key(group.owner), []))
+                owned = asking.get(owner_key(group.owner))
+                _group_jobs(ctx, group, owned.admissible(group) if owned else [])
 

@@ -314,11 +314,12 @@ def _link_serving(ctx: Context, serving: list[tuple[Runner, Confidence]], job: J
                   key: str) -> bool:
     """``receives_job`` from each serving runner whose group lets the job in; False when none does."""
     linked = False
+    repo_full, props = context_repo(job), _props(cand)  # the edges copy the props
     for runner, labels in serving:
-        access = _access(ctx, runner, job, context_repo(job))
+        access = _access(ctx, runner, job, repo_full)
         if access is not None:
             linked = True
-            _receive(ctx, runner, job, key, cand.evidence, weakest(cand.confidence, access, labels), _props(cand))
+            _receive(ctx, runner, job, key, cand.evidence, weakest(cand.confidence, access, labels), props)
     return linked
 
 
