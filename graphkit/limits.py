@@ -94,19 +94,8 @@ _ENV_NAMES = tuple(ENV_PREFIX + f.name.upper() for f in fields(Limits))
 
 
 def _env_values() -> tuple:
-    """The values of the ``GRAPHKIT_LIMIT_*`` variables (None: unset), read from ``os.environ``'s own table when it
-    has one (``os.environ.get`` raises and catches a KeyError per unset name: most of a call's time)."""
-    env = os.environ
-    data, encode = getattr(env, "_data", None), getattr(env, "encodekey", None)
-    if type(data) is not dict or encode is None:
-        return tuple(env.get(name) for name in _ENV_NAMES)
-    keys = _ENCODED.get(encode)
-    if keys is None:
-        keys = _ENCODED[encode] = tuple(encode(name) for name in _ENV_NAMES)
-    return tuple(data.get(k) for k in keys)
-
-
-_ENCODED: dict = {}
+    """The values of the ``GRAPHKIT_LIMIT_*`` variables (None: unset), in :class:`Limits` field order."""
+    return tuple(map(os.environ.get, _ENV_NAMES))
 
 
 def _positive(name: str, raw: str) -> int:
