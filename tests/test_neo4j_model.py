@@ -47,12 +47,14 @@ def test_golden_statements():
     assert st.constraints[-1] == "CREATE INDEX graphkit_Graphkit_id IF NOT EXISTS FOR (n:Graphkit) ON (n.id)"
     assert st.relabel[NodeKind.JOB] == ("MATCH (n:Job) WHERE NOT n:Graphkit SET n:Graphkit "
                                         "RETURN count(n) AS relabelled")
+    # each distinct endpoint of a batch looked up once (rows collected by source, then by target)
+    ends = ("UNWIND $rows AS row WITH row.source AS source, collect(row) AS rows MATCH (a:Job {id: source}) "
+            "UNWIND rows AS row WITH a, row.target AS target, collect(row) AS rows MATCH (b:Secret {id: target}) "
+            "UNWIND rows AS row ")
     assert st.edges[(NodeKind.JOB, EdgeKind.READS_SECRET, NodeKind.SECRET)] == (
-        "UNWIND $rows AS row MATCH (a:Job {id: row.source}) MATCH (b:Secret {id: row.target}) "
-        "MERGE (a)-[r:READS_SECRET {key: row.key}]->(b) SET r += row.props")
+        ends + "MERGE (a)-[r:READS_SECRET {key: row.key}]->(b) SET r += row.props")
     assert st.edges_from_target[(NodeKind.JOB, EdgeKind.READS_SECRET, NodeKind.SECRET)] == (
-        "UNWIND $rows AS row MATCH (a:Job {id: row.source}) MATCH (b:Secret {id: row.target}) "
-        "MERGE (b)<-[r:READS_SECRET {key: row.key}]-(a) SET r += row.props")
+        ends + "MERGE (b)<-[r:READS_SECRET {key: row.key}]-(a) SET r += row.props")
     assert st.stale_nodes[NodeKind.SECRET] == (
         "MATCH (x:Secret) WHERE x.update_tag <> $tag AND size(coalesce(x.graphkit_sources, [])) > 0 "
         "AND all(s IN x.graphkit_sources WHERE s IN $complete) WITH x LIMIT $limit DETACH DELETE x "
