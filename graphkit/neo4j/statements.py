@@ -29,10 +29,10 @@ one organization from the organization costs 15,000 x 15,000 / 2 edge reads
 (minutes per batch, measured), and from each repository one read; the sync
 picks, row by row, the endpoint with fewer relationships of the type
 (:func:`graphkit.neo4j.sync.sync_graph`).  Neo4j plans both alike.  The
-upsert looks each distinct endpoint of a batch up once (rows collected by
-source, then by target): ArcadeDB reads a node's whole record per lookup, and
-at 10^6 edges the organization's (its evidence names every place that mentions
-it) held 4.9 MB, read once per row: 1,000 rows ran its 1 GB heap out.
+other end (the hub) is looked up once per batch (rows collected by its id):
+ArcadeDB reads a node's whole record per lookup, and at 10^6 edges the
+organization's (its evidence names every place that mentions it) held 4.9 MB,
+read once per row: 1,000 rows ran its 1 GB heap out.
 
 Properties
 ----------
@@ -454,11 +454,11 @@ CREATE (n:Runner:Graphkit {id: row.id})
     >>> print(st.nodes[NodeKind.RUNNER])
     UNWIND $rows AS row MATCH (n:Runner {id: row.id}) SET n += row.props
     >>> print(st.edges[(NodeKind.RUNNER, EdgeKind.RECEIVES_JOB, NodeKind.JOB)])
+    UNWIND $rows AS row WITH row.target AS target, collect(row) AS rows MATCH (b:Job {id: target}) \
+UNWIND rows AS row MATCH (a:Runner {id: row.source}) MERGE (a)-[r:RECEIVES_JOB {key: row.key}]->(b) SET r += row.props
+    >>> print(st.edges_from_target[(NodeKind.RUNNER, EdgeKind.RECEIVES_JOB, NodeKind.JOB)])
     UNWIND $rows AS row WITH row.source AS source, collect(row) AS rows MATCH (a:Runner {id: source}) \
-UNWIND rows AS row WITH a, row.target AS target, collect(row) AS rows MATCH (b:Job {id: target}) \
-UNWIND rows AS row MERGE (a)-[r:RECEIVES_JOB {key: row.key}]->(b) SET r += row.props
-    >>> print(st.edges_from_target[(NodeKind.RUNNER, EdgeKind.RECEIVES_JOB, NodeKind.JOB)][-65:])
-    MERGE (b)<-[r:RECEIVES_JOB {key: row.key}]-(a) SET r += row.props
+UNWIND rows AS row MATCH (b:Job {id: row.target}) MERGE (b)<-[r:RECEIVES_JOB {key: row.key}]-(a) SET r += row.props
     """
     labels = [label_of(k) for k in NODE_TYPES] + [SYNC_LABEL]
     constraints = [f"CREATE CONSTRAINT graphkit_{lb}_id IF NOT EXISTS FOR (n:{lb}) REQUIRE n.id IS UNIQUE"
@@ -475,14 +475,15 @@ UNWIND rows AS row MERGE (a)-[r:RECEIVES_JOB {key: row.key}]->(b) SET r += row.p
     edges, from_target = {}, {}
     for s, kind, t in edge_triples():
         rel = rel_type_of(kind)
-        # each distinct endpoint of a batch looked up once: ArcadeDB reads a node's whole record per lookup, and
-        # an organization's (its evidence: every place naming it) held 4.9 MB at 10^6 edges
-        ends = (f"UNWIND $rows AS row WITH row.source AS source, collect(row) AS rows "
-                f"MATCH (a:{label_of(s)} {{id: source}}) UNWIND rows AS row "
-                f"WITH a, row.target AS target, collect(row) AS rows "
-                f"MATCH (b:{label_of(t)} {{id: target}}) UNWIND rows AS row ")
-        edges[(s, kind, t)] = f"{ends}MERGE (a)-[r:{rel} {{key: row.key}}]->(b) SET r += row.props"
-        from_target[(s, kind, t)] = f"{ends}MERGE (b)<-[r:{rel} {{key: row.key}}]-(a) SET r += row.props"
+        # the hub end (the one the MERGE is not written from) looked up once per batch, grouped by its id (a plain
+        # value: ArcadeDB budgets a grouping key holding a node at the node's record size): ArcadeDB reads a
+        # node's whole record per lookup, and an organization's (its evidence) held 4.9 MB at 10^6 edges
+        a, b = f"(a:{label_of(s)} {{id: row.source}})", f"(b:{label_of(t)} {{id: row.target}})"
+        by = "UNWIND $rows AS row WITH row.{0} AS {0}, collect(row) AS rows MATCH {1} UNWIND rows AS row MATCH {2} "
+        edges[(s, kind, t)] = (by.format("target", b.replace("row.target", "target"), a)
+                               + f"MERGE (a)-[r:{rel} {{key: row.key}}]->(b) SET r += row.props")
+        from_target[(s, kind, t)] = (by.format("source", a.replace("row.source", "source"), b)
+                                     + f"MERGE (b)<-[r:{rel} {{key: row.key}}]-(a) SET r += row.props")
     stale_nodes = {k: f"MATCH (x:{label_of(k)}) WHERE {_STALE} WITH x LIMIT $limit DETACH DELETE x "
                       "RETURN count(*) AS removed" for k in NODE_TYPES}
     stale_edges = {k: f"MATCH ()-[x:{rel_type_of(k)}]->() WHERE {_STALE} "
