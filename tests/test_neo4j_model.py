@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from graphkit.graph import Graph
+from graphkit.model import ids
 from graphkit.model import (
     EDGE_SPECS, NODE_TYPES, Edge, EdgeKind, Evidence, Host, NodeKind, Organization, Repository,
 )
@@ -112,16 +113,19 @@ def _sent_rows(graph: Graph) -> list[tuple[str, list[dict]]]:
     return sent
 
 
+def _repo(i: int) -> str:
+    return ids.repository(f"big/r{i}")
+
+
 def _hub_graph(repos: int) -> Graph:
     """``org:big`` owning ``repos`` repositories; ``org:small`` owning ``repo:big/r0`` too (two owners);
     ``org:tiny`` owning its one repository (a tie: one relationship at each end)."""
     ev = [Evidence(file="inventory.yaml")]
     g = Graph()
-    orgs = [Organization(id=f"org:{o}", name=o) for o in ("big", "small", "tiny")]
-    repo = [Repository(id=f"repo:big/r{i}", name=f"r{i}", full_name=f"big/r{i}") for i in range(repos)]
+    orgs = [Organization(id=ids.organization(o), name=o) for o in ("big", "small", "tiny")]
+    repo = [Repository(id=_repo(i), name=f"r{i}", full_name=f"big/r{i}") for i in range(repos)]
     repo.append(Repository(id="repo:tiny/x", name="x", full_name="tiny/x"))
-    owns = [("org:big", f"repo:big/r{i}") for i in range(repos)] + [("org:small", "repo:big/r0"),
-                                                                      ("org:tiny", "repo:tiny/x")]
+    owns = [("org:big", _repo(i)) for i in range(repos)] + [("org:small", "repo:big/r0"), ("org:tiny", "repo:tiny/x")]
     g.update(nodes=[*orgs, *repo], edges=[Edge(source=a, target=b, kind=EdgeKind.OWNS, evidence=ev) for a, b in owns])
     return g
 
@@ -132,13 +136,13 @@ def test_hub_relationships_are_written_from_the_other_end():
     relationship), a tie from the source; every relationship is sent exactly once."""
     g = _hub_graph(5)
     reverse = from_target(g)
-    assert [reverse("org:big", EdgeKind.OWNS, f"repo:big/r{i}") for i in range(5)] == [True] * 5
+    assert [reverse("org:big", EdgeKind.OWNS, _repo(i)) for i in range(5)] == [True] * 5
     assert reverse("org:small", EdgeKind.OWNS, "repo:big/r0") is False
     assert reverse("org:tiny", EdgeKind.OWNS, "repo:tiny/x") is False
     st = statements()
     owns = (NodeKind.ORGANIZATION, EdgeKind.OWNS, NodeKind.REPOSITORY)
     sent = [(q, r["source"], r["target"]) for q, rows in _sent_rows(g) for r in rows if "source" in r]
-    assert sorted(sent) == sorted([*((st.edges_from_target[owns], "org:big", f"repo:big/r{i}") for i in range(5)),
+    assert sorted(sent) == sorted([*((st.edges_from_target[owns], "org:big", _repo(i)) for i in range(5)),
                                    (st.edges[owns], "org:small", "repo:big/r0"),
                                    (st.edges[owns], "org:tiny", "repo:tiny/x")])
 
