@@ -32,5 +32,10 @@ def test_recorded_sync_rows_are_the_unwind_batches():
     from graphkit.build import build_graph
     g = build_graph({"runners": [ROOT / "examples/acme/inventory.yaml"]}).graph
     sent = run._recorded_writes(g)
-    assert sent and all(q.startswith("UNWIND $rows AS row ") and "MERGE" in q for q, _ in sent)
+    # relationships: one MERGE statement a batch; nodes: create the missing, then set properties, in one transaction
+    edges = [q for q, _ in sent if isinstance(q, str)]
+    nodes = [q for q, _ in sent if not isinstance(q, str)]
+    assert edges and all(q.startswith("UNWIND $rows AS row ") and "MERGE" in q for q in edges)
+    assert nodes and all(len(q) == 2 and all(s.startswith("UNWIND $rows AS row ") for s in q)
+                         and "CREATE" in q[0] and "SET n += row.props" in q[1] for q in nodes)
     assert sum(len(p["rows"]) for _, p in sent) == g.nx.number_of_nodes() + g.nx.number_of_edges()

@@ -46,7 +46,8 @@ def test_every_statement_and_library_file_passes_neo4j_front_end(diagnostics):
     items, found = diagnostics
     # what is linted: every library file and at least one statement of every generated family
     assert {f"library.{p.stem}" for p in (ROOT / "queries").glob("*.cypher")} <= set(items)
-    for family in ("sync.constraint", "sync.nodes", "sync.relabel", "sync.edges", "sync.stale_nodes",
+    for family in ("sync.constraint", "sync.create_nodes", "sync.nodes", "sync.relabel", "sync.edges.", "sync.edges_from_target.",
+                   "sync.stale_nodes",
                    "sync.stale_edges", "sync.meta", "read.count_nodes", "read.count_edges", "read.walk",
                    "read.fetch", "read.find", "read.read_edges", "read.sync_meta"):
         assert any(n.startswith(family) for n in items), family

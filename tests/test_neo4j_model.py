@@ -11,7 +11,10 @@ import pytest
 import yaml
 
 from graphkit.graph import Graph
-from graphkit.model import EDGE_SPECS, NODE_TYPES, EdgeKind, Evidence, Host, NodeKind, Repository
+from graphkit.model import ids
+from graphkit.model import (
+    EDGE_SPECS, NODE_TYPES, Edge, EdgeKind, Evidence, Host, NodeKind, Organization, Repository,
+)
 from graphkit.neo4j.connection import Neo4jSettings
 from graphkit.neo4j.library import COUNTERPARTS, QueryError, load_library, load_query
 from graphkit.neo4j.statements import (
@@ -19,7 +22,7 @@ from graphkit.neo4j.statements import (
     derived_props, node_fields, node_from_props, node_props, path_types, property_names,
     source_only_kinds, rel_type_of, statements,
 )
-from graphkit.neo4j.sync import provenance
+from graphkit.neo4j.sync import from_target, provenance, sync_graph
 from graphkit.neo4j.templates import MAX_HOPS, render_template, rendered_queries
 from ingest.github_actions import PERMISSION_SCOPES
 
@@ -39,13 +42,21 @@ def example() -> Graph:
 def test_golden_statements():
     st = statements()
     assert st.constraints[0] == "CREATE CONSTRAINT graphkit_Host_id IF NOT EXISTS FOR (n:Host) REQUIRE n.id IS UNIQUE"
-    assert st.nodes[NodeKind.JOB] == "UNWIND $rows AS row MERGE (n:Job:Graphkit {id: row.id}) SET n += row.props"
+    assert st.create_nodes[NodeKind.JOB] == ("UNWIND $rows AS row OPTIONAL MATCH (m:Job {id: row.id}) WITH row, m "
+                                             "WHERE m IS NULL CREATE (n:Job:Graphkit {id: row.id})")
+    assert st.nodes[NodeKind.JOB] == "UNWIND $rows AS row MATCH (n:Job {id: row.id}) SET n += row.props"
     assert st.constraints[-1] == "CREATE INDEX graphkit_Graphkit_id IF NOT EXISTS FOR (n:Graphkit) ON (n.id)"
     assert st.relabel[NodeKind.JOB] == ("MATCH (n:Job) WHERE NOT n:Graphkit SET n:Graphkit "
                                         "RETURN count(n) AS relabelled")
+    # the end the MERGE is not written from (the hub) looked up once per batch, rows collected by its id
     assert st.edges[(NodeKind.JOB, EdgeKind.READS_SECRET, NodeKind.SECRET)] == (
-        "UNWIND $rows AS row MATCH (a:Job {id: row.source}) MATCH (b:Secret {id: row.target}) "
+        "UNWIND $rows AS row WITH row.target AS target, collect(row) AS rows MATCH (b:Secret {id: target}) "
+        "UNWIND rows AS row MATCH (a:Job {id: row.source}) "
         "MERGE (a)-[r:READS_SECRET {key: row.key}]->(b) SET r += row.props")
+    assert st.edges_from_target[(NodeKind.JOB, EdgeKind.READS_SECRET, NodeKind.SECRET)] == (
+        "UNWIND $rows AS row WITH row.source AS source, collect(row) AS rows MATCH (a:Job {id: source}) "
+        "UNWIND rows AS row MATCH (b:Secret {id: row.target}) "
+        "MERGE (b)<-[r:READS_SECRET {key: row.key}]-(a) SET r += row.props")
     assert st.stale_nodes[NodeKind.SECRET] == (
         "MATCH (x:Secret) WHERE x.update_tag <> $tag AND size(coalesce(x.graphkit_sources, [])) > 0 "
         "AND all(s IN x.graphkit_sources WHERE s IN $complete) WITH x LIMIT $limit DETACH DELETE x "
@@ -55,18 +66,85 @@ def test_golden_statements():
 def test_one_statement_per_kind_and_triple_from_the_model():
     """Meta-test: every node kind, every (source, edge, target) the model allows, and nothing else."""
     st = statements()
-    assert set(st.nodes) == set(NODE_TYPES)
+    assert set(st.nodes) == set(st.create_nodes) == set(NODE_TYPES)
     triples = {(s, k, t) for k, spec in EDGE_SPECS.items() for s in spec.sources for t in spec.targets}
-    assert set(st.edges) == triples == set(edge_triples())
+    assert set(st.edges) == set(st.edges_from_target) == triples == set(edge_triples())
     assert set(st.stale_edges) == set(EDGE_SPECS)
     # the constraint comes first, per model label, plus the bookkeeping label
     labels = [label_of(k) for k in NODE_TYPES] + [SYNC_LABEL]
     assert [re.search(r"FOR \(n:(\w+)\)", c).group(1) for c in st.constraints] == labels + [COMMON_LABEL]
-    assert all(f":{COMMON_LABEL} {{id: row.id}}" in q for q in st.nodes.values())
+    # created with both labels, looked up by the kind's label alone (its uniqueness constraint's index)
+    for k in NODE_TYPES:
+        assert f"CREATE (n:{label_of(k)}:{COMMON_LABEL} {{id: row.id}})" in st.create_nodes[k]
+        assert f"MATCH (m:{label_of(k)} {{id: row.id}})" in st.create_nodes[k]
+        assert f"MATCH (n:{label_of(k)} {{id: row.id}}) SET n += row.props" in st.nodes[k]
     for (s, k, t), q in st.edges.items():
         assert f"(a:{label_of(s)} " in q and f"[r:{rel_type_of(k)} " in q and f"(b:{label_of(t)} " in q
-    for q in [*st.nodes.values(), *st.edges.values()]:
+        # the same relationship (type, key, direction a -> b), the pattern written from b
+        back = st.edges_from_target[(s, k, t)]
+        assert back.endswith(f"MERGE (b)<-[r:{rel_type_of(k)} {{key: row.key}}]-(a) SET r += row.props")
+        assert q.endswith(f"MERGE (a)-[r:{rel_type_of(k)} {{key: row.key}}]->(b) SET r += row.props")
+        assert f"(a:{label_of(s)} " in back and f"(b:{label_of(t)} " in back
+    for q in [*st.create_nodes.values(), *st.nodes.values(), *st.edges.values(), *st.edges_from_target.values()]:
         assert "UNWIND $rows AS row" in q and "$(" not in q  # no dynamic labels
+
+
+def _sent_rows(graph: Graph) -> list[tuple[str, list[dict]]]:
+    """The ``UNWIND $rows`` writes ``sync_graph`` sends, recorded with a driver that runs nothing."""
+    sent: list[tuple[str, list[dict]]] = []
+
+    class Session:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+        def execute_write(self, fn, query, params):
+            if "$rows" in query:
+                sent.append((query, params["rows"]))
+            return 0
+
+    class Driver:
+        def session(self, database):
+            return Session()
+
+    sync_graph(Driver(), graph, database="x", cleanup=False)
+    return sent
+
+
+def _repo(i: int) -> str:
+    return ids.repository(f"big/r{i}")
+
+
+def _hub_graph(repos: int) -> Graph:
+    """``org:big`` owning ``repos`` repositories; ``org:small`` owning ``repo:big/r0`` too (two owners);
+    ``org:tiny`` owning its one repository (a tie: one relationship at each end)."""
+    ev = [Evidence(file="inventory.yaml")]
+    g = Graph()
+    orgs = [Organization(id=ids.organization(o), name=o) for o in ("big", "small", "tiny")]
+    repo = [Repository(id=_repo(i), name=f"r{i}", full_name=f"big/r{i}") for i in range(repos)]
+    repo.append(Repository(id="repo:tiny/x", name="x", full_name="tiny/x"))
+    owns = [("org:big", _repo(i)) for i in range(repos)] + [("org:small", "repo:big/r0"), ("org:tiny", "repo:tiny/x")]
+    g.update(nodes=[*orgs, *repo], edges=[Edge(source=a, target=b, kind=EdgeKind.OWNS, evidence=ev) for a, b in owns])
+    return g
+
+
+def test_hub_relationships_are_written_from_the_other_end():
+    """Each row goes to the statement written from the end with fewer relationships of its type: the big
+    organization's OWNS from each repository, the small one's from itself (r0 has two owners, org:small one
+    relationship), a tie from the source; every relationship is sent exactly once."""
+    g = _hub_graph(5)
+    reverse = from_target(g)
+    assert [reverse("org:big", EdgeKind.OWNS, _repo(i)) for i in range(5)] == [True] * 5
+    assert reverse("org:small", EdgeKind.OWNS, "repo:big/r0") is False
+    assert reverse("org:tiny", EdgeKind.OWNS, "repo:tiny/x") is False
+    st = statements()
+    owns = (NodeKind.ORGANIZATION, EdgeKind.OWNS, NodeKind.REPOSITORY)
+    sent = [(q, r["source"], r["target"]) for q, rows in _sent_rows(g) for r in rows if "source" in r]
+    assert sorted(sent) == sorted([*((st.edges_from_target[owns], "org:big", _repo(i)) for i in range(5)),
+                                   (st.edges[owns], "org:small", "repo:big/r0"),
+                                   (st.edges[owns], "org:tiny", "repo:tiny/x")])
 
 
 def test_model_labels_and_property_names_are_plain_and_unique():

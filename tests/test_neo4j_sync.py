@@ -117,6 +117,34 @@ def test_database_round_trip_is_exact(driver, db, example):
     assert back.meta.sources == example.meta.sources
 
 
+def test_relationships_written_from_either_end_are_the_same(driver, db, example, monkeypatch):
+    """A row written from its target (``MERGE (b)<-[r:T {key}]-(a)``, chosen for hubs) is the same relationship
+    as from its source: both writings give the same database, and a re-sync written the other way round finds
+    every relationship (MERGE creates no duplicate, reverses none)."""
+    sent: list[str] = []
+    real = sync_mod._write
+
+    def spy(tx, query, params):
+        sent.append(query)
+        return real(tx, query, params)
+
+    monkeypatch.setattr(sync_mod, "_write", spy)
+    wipe(driver, db)
+    sync_graph(driver, example, database=db, update_tag=1)
+    chosen = snapshot(driver, db)
+    assert any("]-(a) SET" in q for q in sent) and any("]->(b) SET" in q for q in sent)  # the example has both
+    for always in (False, True):
+        monkeypatch.setattr(sync_mod, "from_target", lambda graph, always=always: lambda s, k, t: always)
+        wipe(driver, db)
+        sync_graph(driver, example, database=db, update_tag=1)
+        assert snapshot(driver, db) == chosen, always
+    monkeypatch.setattr(sync_mod, "from_target", lambda graph: lambda s, k, t: False)
+    result = sync_graph(driver, example, database=db, update_tag=2)  # over the database written from the targets
+    assert database_counts(driver, database=db) == example.counts()
+    assert snapshot(driver, db) == chosen and _tags(driver, db) == {2}
+    assert result.removed_edges == {}
+
+
 @pytest.mark.corpus
 @pytest.mark.requires(GHA.is_dir(), reason=f"corpus not present at {GHA}", corpus=True)
 def test_sync_corpus_twice_identical_counts(driver, db, tmp_path: Path):

@@ -6,9 +6,12 @@ Steps of :func:`sync_graph`, every statement generated from the model by
 1. a uniqueness constraint on ``id`` for every label and an index on the
    common label ``Graphkit`` (``IF NOT EXISTS``); nodes written by an older
    graphkit get the common label;
-2. nodes, one statement per node kind, in batches of ``UNWIND $rows``, each
-   node with its kind's label and ``Graphkit``;
-3. relationships, one statement per (source kind, edge kind, target kind);
+2. nodes, two statements per node kind (create the missing ones, set
+   properties; see :mod:`graphkit.neo4j.statements`), in batches of
+   ``UNWIND $rows``, each node with its kind's label and ``Graphkit``;
+3. relationships, one statement per (source kind, edge kind, target kind),
+   each row's MERGE written from the endpoint with fewer relationships of its
+   type (:func:`from_target`: ArcadeDB walks the first node's);
 4. stale-data removal: what carries an older update tag and came only from
    sources read **completely** in this sync is deleted; anything that a
    partially read source (a skipped file, a 403) may still hold stays (a
@@ -39,7 +42,7 @@ from __future__ import annotations
 import json
 import posixpath
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -55,7 +58,8 @@ from graphkit.neo4j.statements import (
 if TYPE_CHECKING:  # pragma: no cover
     import neo4j
 
-__all__ = ["SyncResult", "sync_graph", "sync_size", "provenance", "database_counts", "DEFAULT_BATCH_SIZE"]
+__all__ = ["SyncResult", "sync_graph", "sync_size", "provenance", "database_counts", "from_target",
+           "DEFAULT_BATCH_SIZE"]
 
 DEFAULT_BATCH_SIZE = 1000
 #: ``progress(advance, description)``, as for ingestors.
@@ -178,8 +182,10 @@ def _chunks(rows: list[dict[str, Any]], size: int) -> Iterator[list[dict[str, An
         yield rows[i:i + size]
 
 
-def _write(tx: "neo4j.ManagedTransaction", query: str, params: dict[str, Any]) -> None:
-    tx.run(query, params).consume()
+def _write(tx: "neo4j.ManagedTransaction", query: str | tuple[str, ...], params: dict[str, Any]) -> None:
+    """Run ``query`` (or each statement of a tuple, in order) with ``params``, in the transaction ``tx``."""
+    for q in (query,) if isinstance(query, str) else query:
+        tx.run(q, params).consume()
 
 
 def _any_node(tx: "neo4j.ManagedTransaction") -> bool:
@@ -281,8 +287,9 @@ class _Writer:
     batch_size: int
     advance: Progress
 
-    def batches(self, query: str, rows: list[dict[str, Any]], what: str) -> None:
-        """Run ``query`` over ``rows`` in ``UNWIND $rows`` batches, one managed transaction each."""
+    def batches(self, query: str | tuple[str, ...], rows: list[dict[str, Any]], what: str) -> None:
+        """Run ``query`` (one statement or several in order) over ``rows`` in ``UNWIND $rows`` batches, one
+        managed transaction each."""
         for chunk in _chunks(rows, self.batch_size):
             self.session.execute_write(_write, query, {"rows": chunk})
             self.advance(len(chunk), what)
@@ -301,7 +308,7 @@ def _write_nodes(w: _Writer, st: Statements, graph: Graph, node_src: dict[str, l
     written: dict[str, int] = {}
     for kind in NODE_TYPES:
         rows = by_kind.get(kind, [])
-        w.batches(st.nodes[kind], rows, f"nodes {label_of(kind)}")
+        w.batches((st.create_nodes[kind], st.nodes[kind]), rows, f"nodes {label_of(kind)}")
         if rows:
             written[kind.value] = len(rows)
     return written
@@ -309,21 +316,56 @@ def _write_nodes(w: _Writer, st: Statements, graph: Graph, node_src: dict[str, l
 
 def _write_edges(w: _Writer, st: Statements, graph: Graph,
                  edge_src: dict[tuple[str, str, str], list[str]]) -> dict[str, int]:
-    """MERGE every relationship, one statement per (source kind, edge kind, target kind); returns relationships
-    written per edge kind value."""
+    """MERGE every relationship, one statement per (source kind, edge kind, target kind), each row written from
+    the endpoint with fewer relationships of its type (:func:`from_target`); returns relationships written per
+    edge kind value."""
     kinds = {nid: kind for nid, kind in graph.nx.nodes(data="kind")}
-    by_triple: dict[tuple[NodeKind, EdgeKind, NodeKind], list[dict[str, Any]]] = defaultdict(list)
+    reverse = from_target(graph)
+    by_triple: dict[tuple[NodeKind, EdgeKind, NodeKind], tuple[list, list]] = defaultdict(lambda: ([], []))
     for edge in graph.edges():
         props = w.stamped(edge_props(edge), edge_src.get((edge.source, edge.target, edge.nx_key), []))
         triple = (NodeKind(kinds[edge.source]), edge.kind, NodeKind(kinds[edge.target]))
-        by_triple[triple].append({"source": edge.source, "target": edge.target, "key": edge.key, "props": props})
+        row = {"source": edge.source, "target": edge.target, "key": edge.key, "props": props}
+        by_triple[triple][reverse(edge.source, edge.kind, edge.target)].append(row)
     written: dict[str, int] = {}
     for triple, query in st.edges.items():
-        rows = by_triple.get(triple, [])
-        w.batches(query, rows, f"edges {rel_type_of(triple[1])}")
-        if rows:
-            written[triple[1].value] = written.get(triple[1].value, 0) + len(rows)
+        forward, backward = by_triple.get(triple, ([], []))
+        w.batches(query, forward, f"edges {rel_type_of(triple[1])}")
+        w.batches(st.edges_from_target[triple], backward, f"edges {rel_type_of(triple[1])}")
+        if forward or backward:
+            written[triple[1].value] = written.get(triple[1].value, 0) + len(forward) + len(backward)
     return written
+
+
+def from_target(graph: Graph) -> Callable[[str, str, str], bool]:
+    """Whether to write a relationship's MERGE from its target: ``(source id, edge kind, target id) -> bool``.
+
+    True when the target has fewer incoming relationships of that kind in ``graph`` than the source has
+    outgoing ones (ties: from the source).  ArcadeDB checks ``MERGE (a)-[r:T {key: ..}]->(b)`` by reading every
+    ``T`` relationship of the pattern's first node, so a hub written from itself costs degree^2 / 2 reads
+    (measured: 15,000 ``OWNS`` of one organization, minutes per batch of 1,000); Neo4j plans both writings
+    alike.  Degrees are counted once over the graph's edges (O(E)).
+
+    Examples
+    --------
+    >>> from graphkit.model import Edge, EdgeKind, Evidence, Organization, Repository
+    >>> ev = [Evidence(file="inventory.yaml")]
+    >>> g = Graph()
+    >>> g.update(nodes=[Organization(id="org:a", name="a")] +
+    ...                [Repository(id=f"repo:a/{i}", name=str(i), full_name=f"a/{i}") for i in range(2)],
+    ...          edges=[Edge(source="org:a", target=f"repo:a/{i}", kind=EdgeKind.OWNS, evidence=ev) for i in range(2)])
+    >>> from_target(g)("org:a", EdgeKind.OWNS, "repo:a/0")
+    True
+    """
+    outgoing: Counter[tuple[str, str]] = Counter()
+    incoming: Counter[tuple[str, str]] = Counter()
+    for u, v, kind in graph.nx.edges(data="kind"):
+        outgoing[(u, kind)] += 1
+        incoming[(v, kind)] += 1
+
+    def reverse(source: str, kind: str, target: str) -> bool:
+        return incoming[(target, kind)] < outgoing[(source, kind)]
+    return reverse
 
 
 def _remove_stale(w: _Writer, st: Statements, complete: list[str]) -> tuple[dict[str, int], dict[str, int]]:
