@@ -13,12 +13,12 @@ import yaml
 from graphkit.graph import Graph
 from graphkit.model import ids
 from graphkit.model import (
-    EDGE_SPECS, NODE_TYPES, Edge, EdgeKind, Evidence, Host, NodeKind, Organization, Repository,
+    EDGE_SPECS, NODE_TYPES, Edge, EdgeKind, Evidence, Host, Job, NodeKind, Organization, Repository, Secret,
 )
 from graphkit.neo4j.connection import Neo4jSettings
 from graphkit.neo4j.library import COUNTERPARTS, QueryError, load_library, load_query
 from graphkit.neo4j.statements import (
-    COMMON_LABEL, IDENTIFIER, SOURCES, SYNC_LABEL, UPDATE_TAG, edge_fields, edge_from_props, edge_props, edge_triples, label_of,
+    COMMON_LABEL, IDENTIFIER, SOURCES, SYNC_LABEL, UPDATE_TAG, RecordProps, edge_fields, edge_from_props, edge_props, edge_triples, label_of,
     derived_props, node_fields, node_from_props, node_props, path_types, property_names,
     source_only_kinds, rel_type_of, statements,
 )
@@ -186,6 +186,30 @@ def test_properties_are_neo4j_storable_and_round_trip(example: Graph):
     p = node_props(job)
     assert p["all_secrets_where"] == ["acme/docs:.github/workflows/docs.yml:20 (jobs.build.steps[2].env.ALL_SECRETS)"]
     assert p["criticality"] == "low" and isinstance(p["evidence_json"], str)
+
+
+def test_record_props_equal_edge_props(example: Graph):
+    """The sync encodes stored records (shared parts once) exactly as edge_props encodes each pydantic edge."""
+    g = example_graph()  # a fresh one: edges are added below
+    ev = [Evidence(file="ci.yml", line=3, yaml_path="jobs.a")]
+    job, secret = "job:acme/app/.github/workflows/ci.yml#build", "secret:repo:acme/app:TOKEN"
+    g.add_node(Job(id=job, name="build", repository="acme/app", workflow_path="ci.yml", job_key="build",
+                   secrets_repository="acme/app"))
+    g.add_node(Secret(id=secret, name="TOKEN", secret_name="TOKEN", scope="repo", owner="acme"))
+    g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job, target=secret, evidence=ev,
+                    props={"via": ["env", "with"], "n": {"b": 1, "a": None}}))
+    g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job, target=secret, evidence=[Evidence(file="other.yml")],
+                    props={"via": ["env", "with"], "n": {"b": 1, "a": None}}))  # merged: two places
+    g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job, target=secret, key="second", evidence=ev))
+    encode = RecordProps()
+    records = [rec for _, _, _, rec in g.nx.edges(keys=True, data=True)]
+    assert len(records) == example.nx.number_of_edges() + 2
+    for rec in records + records:  # the second round answers from the shared parts
+        ours, theirs = encode(rec), edge_props(rec.edge())
+        assert sorted((k, type(v), v) for k, v in ours.items()) == sorted((k, type(v), v) for k, v in theirs.items())
+    merged = g.nx.edges[job, secret, "reads_secret"]
+    assert len(merged.evidence) == 2 and len(encode(merged)["evidence_where"]) == 2
+    assert encode(g.nx.edges[job, secret, "reads_secret|second"])["props_json"] == "{}"
 
 
 def test_provenance_from_evidence_and_inputs(example: Graph):

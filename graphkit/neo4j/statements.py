@@ -332,6 +332,62 @@ def edge_props(edge: Edge) -> dict[str, Any]:
     return props
 
 
+class RecordProps:
+    """:func:`edge_props` of stored edges (:class:`graphkit.storage.EdgeRecord`) without a pydantic edge each.
+
+    A record's JSON-valued parts (its evidence tuple and props mapping) are shared by the graph (one object per
+    source place, :class:`graphkit.storage.Interner`), so each distinct part object is serialized (pydantic, the
+    field's own type) and encoded once, then reused; so are the scalar fields of each (form, key).  Meant for one
+    sync of an unchanged graph: part objects are recognized by identity (each is kept while its id is a key).
+    Equal to ``edge_props(rec.edge())`` (``tests/test_neo4j_model.py``).
+    """
+
+    def __init__(self) -> None:
+        self._memo: dict[tuple[str, int], tuple[Any, dict[str, Any]]] = {}
+        self._scalars: dict[tuple[Any, str], dict[str, Any]] = {}
+        self._json = tuple(f for f in edge_fields() if f.codec == "json")
+
+    def __call__(self, rec: Any) -> dict[str, Any]:
+        """The Neo4j properties of the edge stored in ``rec`` (KeyError when none is stored)."""
+        form = rec.form
+        if form is None:
+            raise KeyError("edge")
+        scalars = self._scalars.get((form, rec.key))
+        if scalars is None:  # the form's fields (kind, confidence, lifetime, revoking action) and the key
+            scalars = {f.prop: _value(getattr(rec, f.name)) for f in edge_fields() if f.codec != "json"}
+            scalars[TRAVERSABLE] = form.traversable
+            self._scalars[(form, rec.key)] = scalars
+        props = dict(scalars)
+        for f in self._json:
+            props.update(self._part(f, getattr(rec, f.name)))
+        return props
+
+    def _part(self, f: Field, value: Any) -> dict[str, Any]:
+        hit = self._memo.get((f.name, id(value)))
+        if hit is None or hit[0] is not value:
+            plain = Edge.model_fields[f.name].get_default(call_default_factory=True) if value is None else _plain(value)
+            dumped = _field_adapter(f.name).dump_python(plain, mode="json")
+            hit = self._memo[(f.name, id(value))] = (value, _encode((f,), {f.name: dumped}))
+        return hit[1]
+
+
+def _value(value: Any) -> Any:
+    return value.value if isinstance(value, Enum) else value
+
+
+def _plain(value: Any) -> Any:
+    """A stored part as the edge's field holds it: a tuple as a list, a mapping as a dict (None, stored for an
+    empty mapping: the field's default)."""
+    return list(value) if isinstance(value, tuple) else dict(value) if hasattr(value, "keys") else value
+
+
+@cache
+def _field_adapter(name: str) -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Edge.model_fields[name].annotation)
+
+
 def node_from_props(kind: NodeKind | str, node_id: str, props: dict[str, Any]) -> Node:
     """Rebuild a node from the properties :func:`node_props` wrote (extra properties are ignored).
 

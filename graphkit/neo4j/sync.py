@@ -43,7 +43,7 @@ import json
 import posixpath
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -51,8 +51,8 @@ from graphkit.graph import Graph
 from graphkit.meta import GraphMeta
 from graphkit.model import EDGE_SPECS, NODE_TYPES, EdgeKind, Evidence, NodeKind
 from graphkit.neo4j.statements import (
-    COMMON_LABEL, SOURCES, SYNC_ID, UPDATE_TAG, Statements, edge_props, label_of, node_props, read_statements, rel_type_of,
-    statements,
+    COMMON_LABEL, SOURCES, SYNC_ID, UPDATE_TAG, RecordProps, Statements, label_of, node_props, read_statements,
+    rel_type_of, statements,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -155,22 +155,26 @@ def provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str,
                               if any(f == p or f.startswith(p.rstrip("/") + "/") for p in paths)), None)
         return cache[ev]
 
-    items: list[tuple[Any, list[Evidence]]] = [(n.id, n.evidence) for n in graph.nodes()]
-    items += [((e.source, e.target, e.nx_key), e.evidence) for e in graph.edges()]
-    matched = {match(ev) for _, evs in items for ev in evs} - {None}
+    items: list[tuple[Any, Sequence[Evidence]]] = [(n.id, n.evidence) for n in graph.nodes()]
+    # a stored edge's evidence tuple is shared by the edges of one source place: each is read once (by identity)
+    items += [((u, v, k), rec.evidence) for u, v, k, rec in graph.nx.edges(keys=True, data=True)]
+    matched = {match(ev) for evs in {id(evs): evs for _, evs in items}.values() for ev in evs} - {None}
     checkout = [s for s in sources if s not in matched] or sources
     node_src: dict[str, list[str]] = {}
     edge_src: dict[tuple[str, str, str], list[str]] = {}
+    seen: dict[int, tuple[Sequence[Evidence], list[str]]] = {}
     for key, evs in items:
-        names: set[str] = set()
-        for ev in evs:
-            m = match(ev)
-            names.update([m] if m else checkout if ev.repository else sources)
-        result = sorted(names) if names else list(sources)
+        hit = seen.get(id(evs))
+        if hit is None or hit[0] is not evs:
+            names: set[str] = set()
+            for ev in evs:
+                m = match(ev)
+                names.update([m] if m else checkout if ev.repository else sources)
+            hit = seen[id(evs)] = (evs, sorted(names) if names else list(sources))
         if isinstance(key, tuple):
-            edge_src[key] = result
+            edge_src[key] = hit[1]
         else:
-            node_src[key] = result
+            node_src[key] = hit[1]
     return node_src, edge_src
 
 
@@ -319,14 +323,15 @@ def _write_edges(w: _Writer, st: Statements, graph: Graph,
     """MERGE every relationship, one statement per (source kind, edge kind, target kind), each row written from
     the endpoint with fewer relationships of its type (:func:`from_target`); returns relationships written per
     edge kind value."""
-    kinds = {nid: kind for nid, kind in graph.nx.nodes(data="kind")}
+    kinds = {nid: NodeKind(kind) for nid, kind in graph.nx.nodes(data="kind")}
     reverse = from_target(graph)
+    encode = RecordProps()  # edge_props of each stored record, shared parts encoded once
     by_triple: dict[tuple[NodeKind, EdgeKind, NodeKind], tuple[list, list]] = defaultdict(lambda: ([], []))
-    for edge in graph.edges():
-        props = w.stamped(edge_props(edge), edge_src.get((edge.source, edge.target, edge.nx_key), []))
-        triple = (NodeKind(kinds[edge.source]), edge.kind, NodeKind(kinds[edge.target]))
-        row = {"source": edge.source, "target": edge.target, "key": edge.key, "props": props}
-        by_triple[triple][reverse(edge.source, edge.kind, edge.target)].append(row)
+    for u, v, k, rec in sorted(graph.nx.edges(keys=True, data=True), key=lambda t: (t[0], t[1], t[2])):
+        props = w.stamped(encode(rec), edge_src.get((u, v, k), []))
+        kind = rec.kind
+        row = {"source": u, "target": v, "key": rec.key, "props": props}
+        by_triple[(kinds[u], kind, kinds[v])][reverse(u, kind, v)].append(row)
     written: dict[str, int] = {}
     for triple, query in st.edges.items():
         forward, backward = by_triple.get(triple, ([], []))
