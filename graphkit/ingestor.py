@@ -146,19 +146,23 @@ class Ingestor(Protocol):
         """Read ``paths`` and return nodes, edges and problems."""
 
 
-def read_text(path: Path, *, name: str | None = None) -> str:
+def read_text(path: Path, *, name: str | None = None, within: Path | None = None) -> str:
     """Read ``path`` as UTF-8 text (the one place sources read input text), refusing a file larger than the
-    ``max_file_bytes`` limit before reading it (:mod:`graphkit.limits`).
+    ``max_file_bytes`` limit before reading it (:mod:`graphkit.limits`), and a file found in an input folder
+    ``within`` that resolves outside it: a symbolic link committed to a repository (Git stores links) or planted
+    on a host would make graphkit read this machine's files (``/etc/shadow``, ``~/.aws/credentials``).
 
     Raises
     ------
     InputError
         naming the file (``name``, default ``str(path)``), with the byte
         offset for non-UTF-8 content, the OS reason for an unreadable file,
-        or the limit passed.
+        the limit passed, or the link out of ``within``.
     """
     file = name if name is not None else str(path)
     cap = limits.current().max_file_bytes
+    if within is not None and not path.resolve().is_relative_to(within.resolve()):
+        raise InputError(file, "", "a symbolic link to a file outside its input folder: not followed")
     try:
         size = path.stat().st_size
         if size > cap:
@@ -253,7 +257,7 @@ class FileIngestor(Generic[ParsedT]):
         used: list[InputFile] = []
         for f in collected.files:
             try:
-                item = self.parse(read_text(f.path, name=f.name), f)
+                item = self.parse(read_text(f.path, name=f.name, within=_folder_of(f)), f)
             except NotRecognised as exc:
                 if f.given:
                     problems.append(_named(exc, f))
@@ -317,6 +321,11 @@ def reuse_listing() -> Iterator[None]:
         yield
     finally:
         _listings = outer
+
+
+def _folder_of(f: InputFile) -> Path | None:
+    """The input folder ``f`` was found in (None: a file named as such)."""
+    return f.root if f.root is not None and f.root != f.path else None
 
 
 def _named(exc: InputError, f: InputFile) -> InputError:

@@ -54,6 +54,25 @@ def test_checkout_without_workflow_files_among_good_ones(tmp_path: Path):
     assert {i for i in ids if i.startswith(("org:", "repo:"))} == {"org:acme", "repo:acme/app"}
 
 
+def test_links_out_of_a_checkout_are_not_followed(tmp_path: Path):
+    """A workflow committed as a symbolic link (Git stores links) to a file outside the checkout, e.g. this
+    machine's credentials, is named as a problem and never read; a link inside the checkout is read."""
+    outside = tmp_path / "outside"
+    _write(outside, "evil.yml", "on: push\njobs: {leak: {runs-on: x, steps: [{run: echo ${{ secrets.OUTSIDE }}}]}}\n")
+    repo = tmp_path / "repos" / "acme__app"
+    _write(repo, ".github/workflows/ci.yml", "on: push\njobs: {build: {runs-on: x}}\n")
+    _write(repo, "shared/deploy.yml", "on: push\njobs: {deploy: {runs-on: x}}\n")
+    (repo / ".github/workflows/evil.yml").symlink_to(outside / "evil.yml")
+    (repo / ".github/workflows/deploy.yml").symlink_to(repo / "shared/deploy.yml")
+    res = INGESTOR.ingest([tmp_path / "repos"])
+    evil = str(repo / ".github/workflows/evil.yml")
+    assert [(p.file, p.reason) for p in res.problems] == [
+        (evil, "a symbolic link to a file outside its input folder: not followed")]
+    ids = {n.id for n in res.nodes}
+    assert {"job:acme/app/.github/workflows/ci.yml#build", "job:acme/app/.github/workflows/deploy.yml#deploy"} <= ids
+    assert not [i for i in ids if "OUTSIDE" in i or "leak" in i]
+
+
 def test_real_checkout_without_owner_info_is_local(tmp_path: Path):
     _write(tmp_path / "plain", ".github/workflows/a.yml", "on: push\njobs: {a: {runs-on: x}}\n")
     res = INGESTOR.ingest([tmp_path / "plain"])

@@ -71,7 +71,7 @@ class GitHubSnapshotIngestor:
         for raw in paths:
             file = Path(raw) / "snapshot.json"
             try:
-                doc = SnapshotDocument.model_validate(json.loads(read_text(file)))
+                doc = SnapshotDocument.model_validate(json.loads(read_text(file, within=Path(raw))))
             except InputError as exc:
                 result.problems.append(exc)
             except ValidationError as exc:

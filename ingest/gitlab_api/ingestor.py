@@ -22,7 +22,7 @@ SCHEMA = "graphkit.gitlab-snapshot/v1"
 
 def _snapshot(root: Path) -> dict:
     try:
-        doc = json.loads(read_text(root / "snapshot.json"))
+        doc = json.loads(read_text(root / "snapshot.json", within=root))
     except (InputError, ValueError):
         return {}
     return doc if isinstance(doc, dict) and doc.get("schema") == SCHEMA else {}

@@ -141,7 +141,7 @@ def pipeline_files(co: Checkout) -> tuple[list[str], list[InputError]]:
         rel = queue.pop(0)
         path = co.root / rel
         try:
-            parsed: CIFile = parse_config(read_text(path, name=rel), file=rel, project=co.project)
+            parsed: CIFile = parse_config(read_text(path, name=rel, within=co.root), file=rel, project=co.project)
         except InputError:
             continue
         for inc in parsed.includes + parsed.children:
