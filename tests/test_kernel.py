@@ -151,3 +151,30 @@ def test_kernel_is_what_blast_radius_uses():
     assert before is None
     assert len(blast_radius(g, "runner:acme/build-01-a")) > 10
     assert snapshot(g).derived.get("kernel.radius") is not None
+
+
+def test_a_kernel_built_from_another_source_is_not_used(monkeypatch):
+    """An editable install not rebuilt after a pull keeps an old compiled module: its interface number differs,
+    so graphkit warns (with the fix) and answers through the scipy/numpy searches instead of crashing."""
+    import importlib
+    import sys
+    import types
+
+    stale = types.ModuleType("graphkit.analysis._radius_kernel")
+    stale.API = -1  # type: ignore[attr-defined]
+    import graphkit.analysis
+
+    monkeypatch.setitem(sys.modules, "graphkit.analysis._radius_kernel", stale)
+    monkeypatch.setattr(graphkit.analysis, "_radius_kernel", stale, raising=False)
+    try:
+        with pytest.warns(RuntimeWarning, match="built from another version of its source"):
+            old = importlib.reload(kernel)
+        assert not old.AVAILABLE and not old.ENABLED
+        g = build_graph(EXAMPLE).graph
+        from graphkit.analysis import blast_radius
+        assert len(blast_radius(g, "runner:acme/build-01-a")) > 10
+        assert snapshot(g).derived.get("kernel.radius") is None
+    finally:
+        monkeypatch.undo()
+        importlib.reload(kernel)
+    assert kernel.AVAILABLE == (sys.modules.get("graphkit.analysis._radius_kernel") is not None)
