@@ -1,6 +1,7 @@
 """graphkit.iam: condition operators, globs, identity policy evaluation, catalogue expansion."""
 
 import doctest
+import re
 
 import pytest
 
@@ -115,3 +116,16 @@ def test_deny_with_not_resource_keeps_its_resource_restriction():
     ]})
     assert [(g.resource, g.confidence) for g in allowed(st, "s3:PutObject")] == [("arn:aws:s3:::keep/*", True),
                                                                                   ("*", None)]
+
+
+@pytest.mark.parametrize("effect,said", [("allow", "got 'allow' (the value is case-sensitive)"),
+                                         (None, "got nothing"), (["Allow"], "got list")])
+def test_bad_effect_is_named_without_quoting_the_input(effect, said):
+    """A bad Effect is described, never quoted: a hostile policy may put a token there (README: no error message
+    quotes a value that could be a secret)."""
+    token = "ghp_" + "Q7" * 18  # token-shaped, made at run time
+    with pytest.raises(iam.PolicyError) as info:
+        parse_policy({"Statement": [{"Effect": token, "Action": "*", "Resource": "*"}]}, "trust")
+    assert token not in str(info.value) and "another string of 40 characters" in str(info.value)
+    with pytest.raises(iam.PolicyError, match=re.escape(said)):
+        parse_policy({"Statement": [{"Effect": effect, "Action": "*", "Resource": "*"}]}, "trust")

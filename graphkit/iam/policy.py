@@ -91,6 +91,20 @@ def _conditions(value: Any, place: str) -> dict[str, dict[str, tuple[str, ...]]]
     return out
 
 
+def _effect_shape(value: Any) -> str:
+    """What a bad ``Effect`` is, without quoting input (it may hold anything, a token included): a case variant
+    of Allow/Deny is named (the grammar is case-sensitive:
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_grammar.html), anything else by type and
+    length."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, str):
+        if value.strip().lower() in ("allow", "deny"):
+            return f"{value.strip()!r} (the value is case-sensitive)"
+        return f"another string of {len(value)} characters"
+    return type(value).__name__
+
+
 def parse_policy(document: Any, place: str = "") -> list[Statement]:
     """Normalise a policy document into :class:`Statement` objects (pure).
 
@@ -140,7 +154,7 @@ def parse_policy(document: Any, place: str = "") -> list[Statement]:
             raise PolicyError(sp, "statement is not a mapping")
         effect = st.get("Effect")
         if effect not in ("Allow", "Deny"):
-            raise PolicyError(f"{sp}.Effect", f"expected Allow or Deny, got {effect!r}")
+            raise PolicyError(f"{sp}.Effect", f"expected Allow or Deny, got {_effect_shape(effect)}")
         sid = st.get("Sid")
         if sid is not None and not isinstance(sid, str):  # the grammar: "Sid": "<sid_string>" (issue 18: a list)
             raise PolicyError(f"{sp}.Sid", f"expected a string, got {type(sid).__name__}")
