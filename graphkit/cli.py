@@ -632,8 +632,8 @@ def diff_cmd(
 
 @app.command("synth")
 def synth_cmd(
-    repos: Annotated[int, typer.Option("--repos", min=1, help="Repositories (about 70 built edges each: 150 ~ 10^4, "
-                                       "1500 ~ 10^5, 15000 ~ 10^6).")],
+    repos: Annotated[int, typer.Option("--repos", min=1, help="Repositories (built edges grow a little faster "
+                                       "than repositories: 135 ~ 10^4, 800 ~ 10^5, 5000 ~ 10^6).")],
     output: Annotated[Path, typer.Option("--output", "-o", metavar="DIR", help="Folder to write into: repos/, "
                                          "inventory.yaml, aws-iam.json.")],
     runners: Annotated[Optional[int], typer.Option("--runners", min=1, help="Runners (default: repos / 3, at "

@@ -86,7 +86,7 @@ class Limits:
         for f in fields(cls):
             raw = env.get(ENV_PREFIX + f.name.upper())
             if raw is not None:
-                changes[f.name] = _positive(f.name, raw)
+                changes[f.name] = _positive(f.name, raw, f" (environment variable {ENV_PREFIX + f.name.upper()})")
         return replace(cls(), **changes)
 
 
@@ -98,13 +98,13 @@ def _env_values() -> tuple:
     return tuple(map(os.environ.get, _ENV_NAMES))
 
 
-def _positive(name: str, raw: str) -> int:
+def _positive(name: str, raw: str, origin: str = "") -> int:
     try:
         value = int(raw.replace("_", ""))
     except ValueError:
         value = 0
     if value <= 0:
-        raise LimitError(f"limit {name} must be a positive integer")
+        raise LimitError(f"limit {name}{origin} must be a positive integer")
     return value
 
 

@@ -27,9 +27,9 @@ bundled ``examples/acme`` scaled up):
   https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_terms-and-concepts.html#iam-term-role-chaining);
 * KMS signing keys, EKS clusters, Lambda functions, S3 buckets and container registries as deployment targets.
 
-Sizes (built edges, this version): about 70 edges per repository with the default runner count, i.e.
-``--repos 150`` ~ 10^4, ``--repos 1500`` ~ 10^5, ``--repos 15000`` ~ 10^6 (``graphkit synth --build`` prints the
-built size).
+Sizes (built edges, this version, default runner count): about ``18.7 * repos ** 1.28`` (runners and shared groups
+grow with the org; ``benchmarks/run.py`` inverts it), i.e. ``--repos 135`` ~ 10^4, ``--repos 800`` ~ 10^5,
+``--repos 5000`` ~ 10^6 (``graphkit synth --build`` prints the built size).
 """
 
 from __future__ import annotations
