@@ -15,14 +15,16 @@ on the same Bolt test server (``tests/bolt_server.py``: ArcadeDB, or ``NEO4J_URI
 and above the RSS after imports, in fresh processes: the graph itself (a process that loaded the saved graph),
 what a build leaves (RSS after the build and ``gc.collect()``), the build's peak, and its peak once it has saved
 the graph.  The load is also compared with the bare ``json.loads`` of the same file.  Timings are medians of ``--reps`` runs: CPU time of
-this process for what runs in it (build, analysis, load), CPU time of the children for processes, wall time for
-the sync (the server does the work).  Nothing here asserts a timing (``tests/test_benchmarks.py`` runs the
+this process for what runs in it (build, analysis, load), CPU time of the children for processes; the sync and
+its replay run in A B B A order (sync, replay, replay, sync, ``--reps`` times) and their rate ratio is taken from
+the summed wall times (the server does the work).  Nothing here asserts a timing (``tests/test_benchmarks.py`` runs the
 smallest size and checks that the table is produced).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -319,10 +321,13 @@ def help_row(reps: int) -> Row:
 WARM_UP_EDGES = 20_000
 
 
-def neo4j_rows(graph: Any, reps: int) -> list[Row]:
+def neo4j_rows(graph: Any, reps: int, bolt: dict[str, str] | None = None) -> list[Row]:
     """``sync_graph`` against the bare driver replaying the same ``UNWIND $rows`` statements and rows, same
-    server; each run on an emptied database (the constraints stay), after a warm-up sync of a sample of the graph
-    (:func:`_warm_up_graph`)."""
+    server, in A B B A order (:func:`abba`: sync, replay, replay, sync, ``reps`` times), each run on an emptied
+    database (the constraints stay), after a warm-up sync of a sample of the graph (:func:`_warm_up_graph`).  The
+    rate ratio is the replay's summed time over the sync's summed time (a drift of the machine or of a warming
+    server over the four runs weighs on both sides alike); the note gives every run's time.  ``bolt``: the
+    server's settings (``tests/bolt_server.py``), else a server started for these rows."""
     try:
         from bolt_server import server_settings
         from neo4j_helpers import settings, wipe
@@ -331,25 +336,41 @@ def neo4j_rows(graph: Any, reps: int) -> list[Row]:
     from graphkit.neo4j.connection import connect
     from graphkit.neo4j.sync import sync_graph
     recorded = _recorded_writes(graph)
-    with server_settings() as bolt, connect(settings(bolt)) as driver:
+    with contextlib.ExitStack() as stack:
+        bolt = bolt or stack.enter_context(server_settings())
+        driver = stack.enter_context(connect(settings(bolt)))
         db = bolt["database"]
         wipe(driver, db)
         sync_graph(driver, _warm_up_graph(graph), database=db)  # warm-up: constraints, JIT
-        ours, bare = [], []
-        for _ in range(reps):
-            wipe(driver, db)
-            t0 = time.perf_counter()  # wall: the server does the work
-            sync_graph(driver, graph, database=db)
-            ours.append(time.perf_counter() - t0)
-            wipe(driver, db)
-            t0 = time.perf_counter()
-            _replay(driver, db, recorded)
-            bare.append(time.perf_counter() - t0)
-        engine = bolt["engine"]
-    o, b = statistics.median(ours), statistics.median(bare)
-    rows = len(recorded)
-    return [Row(f"Neo4j sync / bare-driver UNWIND MERGE, same rows ({rows} batches, {engine})", o, b,
-                ">= 0.8 (rate)", note=f"rate ratio {b / o:.2f}")]
+        ours, bare = abba(lambda: sync_graph(driver, graph, database=db), lambda: _replay(driver, db, recorded),
+                          lambda: wipe(driver, db), reps)
+    return [neo4j_row(ours, bare, len(recorded), bolt["engine"])]
+
+
+def abba(first: Callable[[], Any], second: Callable[[], Any], reset: Callable[[], Any], reps: int,
+         clock: Callable[[], float] = time.perf_counter) -> tuple[list[float], list[float]]:
+    """Wall times (seconds) of ``first`` and ``second`` run in A B B A order (``first``, ``second``, ``second``,
+    ``first``), ``reps`` times over: two lists of ``2 * reps`` times, in run order.  ``reset()`` runs, untimed,
+    before each run.  Wall time: the server does the work."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(reps):
+        for which in (0, 1, 1, 0):
+            reset()
+            t0 = clock()
+            (first, second)[which]()
+            times[which].append(clock() - t0)
+    return times
+
+
+def neo4j_row(ours: list[float], bare: list[float], batches: int, engine: str) -> Row:
+    """The table's Neo4j row from the A B B A times (:func:`abba`): graphkit's and the baseline's mean time, so
+    that the row's ratio is the ratio of the summed times; the note lists every run in order."""
+    runs = "; ".join(f"{name} {', '.join(f'{t:.2f} s' for t in times)}" for name, times in
+                     (("sync", ours), ("replay", bare)))
+    return Row(f"Neo4j sync / bare-driver UNWIND MERGE, same rows ({batches} batches, {engine})",
+               sum(ours) / len(ours), sum(bare) / len(bare), ">= 0.8 (rate)",
+               note=f"rate ratio {sum(bare) / sum(ours):.2f} (summed times; order sync, replay, replay, sync: "
+                    f"{runs})")
 
 
 def _warm_up_graph(graph: Any, edges: int = WARM_UP_EDGES) -> Any:
