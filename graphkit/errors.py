@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
-__all__ = ["GraphkitError", "InputError", "GraphFileError", "UnknownNodeError"]
+__all__ = ["GraphkitError", "InputError", "LimitExceeded", "GraphFileError", "UnknownNodeError", "shown_place",
+           "shown_reason"]
 
 
 class GraphkitError(Exception):
@@ -21,12 +23,57 @@ class InputError(GraphkitError):
     """
 
     def __init__(self, file: str, place: str, reason: str) -> None:
+        place, reason = shown_place(place), shown_reason(reason)
         self.file, self.place, self.reason = file, place, reason
         super().__init__(f"{file}{': ' + place if place else ''}: {reason}")
 
     def as_dict(self) -> dict[str, str]:
         """``{"file", "place", "reason"}``."""
         return {"file": self.file, "place": self.place, "reason": self.reason}
+
+
+class LimitExceeded(GraphkitError):
+    """A value of the input is past a limit of :mod:`graphkit.limits` (e.g.
+    :class:`graphkit.model.ids.IdTooLong`): the input's fault, never a defect, even where a source did not expect
+    it (:func:`graphkit.ingestor.unexpected` reports it as what it is)."""
+
+
+def _cap() -> int:
+    from graphkit import limits  # imported here: graphkit.limits imports this module
+    return limits.latest().max_identifier_chars
+
+
+def shown_reason(reason: str) -> str:
+    """``reason`` with every run of more than ``max_identifier_chars`` non-blank characters (an over-long value a
+    message quotes) written ``<N characters>``: a problem never carries an over-long value (it may be a secret).
+
+    >>> shown_reason("bad Arn 'arn:aws:iam::1:role/x'")
+    "bad Arn 'arn:aws:iam::1:role/x'"
+    >>> shown_reason("bad Arn " + "x" * 5000)
+    'bad Arn <5000 characters>'
+    """
+    cap = _cap()
+    if len(reason) <= cap:
+        return reason
+    return re.sub(r"\S{%d,}" % (cap + 1), lambda m: f"<{len(m.group())} characters>", reason)
+
+
+def shown_place(place: str) -> str:
+    """``place`` (a YAML/JSON path, keys joined by ``.``) as a problem shows it: a key longer than the
+    ``max_identifier_chars`` limit (:mod:`graphkit.limits`), e.g. a GitLab job named by 1 MB of text, is written
+    ``<key of N characters>``, and a place still longer than the limit ``<place of N characters>``: a problem
+    never quotes an over-long value (it may be a secret) and stays small.
+
+    >>> shown_place("jobs.build.runs-on")
+    'jobs.build.runs-on'
+    >>> shown_place("x" * 5000 + ".script")
+    '<key of 5000 characters>.script'
+    """
+    cap = _cap()
+    if len(place) <= cap:
+        return place
+    place = ".".join(k if len(k) <= cap else f"<key of {len(k)} characters>" for k in place.split("."))
+    return place if len(place) <= cap else f"<place of {len(place)} characters>"
 
 
 class GraphFileError(GraphkitError):

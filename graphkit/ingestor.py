@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from graphkit import limits
-from graphkit.errors import InputError
+from graphkit.errors import InputError, LimitExceeded
 if TYPE_CHECKING:  # imported on first use: an ingestor's name and option are read without networkx or the model
     from graphkit.graph import GraphBuilder
     from graphkit.model import Edge, Node
@@ -180,7 +180,11 @@ def read_text(path: Path, *, name: str | None = None, within: Path | None = None
 
 def unexpected(file: str, exc: BaseException) -> InputError:
     """The problem recorded when a parser fails in a way it did not foresee (a defect of graphkit, never a reason
-    to lose the other files): names the file and the exception type, never its message (which may quote input)."""
+    to lose the other files): names the file and the exception type, never its message (which may quote input).
+    A :class:`~graphkit.errors.LimitExceeded` the source did not catch (a value past a limit where it builds an
+    id) is the input's fault: its message, which describes the value and never quotes it."""
+    if isinstance(exc, LimitExceeded):
+        return InputError(file, "", f"{exc}; file left out")
     return InputError(file, "", f"could not be parsed (internal error {type(exc).__name__}; please report it)")
 
 

@@ -35,7 +35,21 @@ max_call_fanout         5,000        jobs and steps instantiated through reusabl
 max_inventory_entries   200,000      entries of one inventory section (runners, hosts, labels...)
 max_documents_per_file  10,000       YAML documents (``---``) of one multi-document file (Kubernetes
                                      manifests, rendered Helm output), counted before any is parsed
+max_identifier_chars    4,096        characters of one name, label, path or ARN that becomes part of a
+                                     node id (each part of the id, checked by the id constructors of
+                                     :mod:`graphkit.model.ids` before the id is built; see below)
 ======================  ===========  ==========================================================
+
+``max_identifier_chars``: the platforms bound their names far below it (GitHub: an environment name "may not
+exceed 255 characters",
+https://docs.github.com/en/actions/how-tos/deploy/configure-and-manage-deployments/manage-environments;
+GitLab: job names of at most 255 characters, https://docs.gitlab.com/ci/jobs/#job-names; AWS: an IAM role ARN
+of at most 2,048, https://docs.aws.amazon.com/IAM/latest/APIReference/API_Role.html), but runner labels, runner
+and host names and file paths on a host have no documented bound (Linux ``PATH_MAX`` is 4,096 bytes), so the
+default is 4,096: above every documented name limit, far below a value that would blow up ids, evidence and
+saved graphs (a 1 MB ``runs-on`` label would otherwise become a 1 MB runner id).  A value past it is refused
+where the id would be built (:class:`graphkit.model.ids.IdTooLong`, an ``IdError``): the ingestors and the
+resolver record it as a problem naming the file and YAML path or line, with the value's length, never the value.
 """
 
 from __future__ import annotations
@@ -45,7 +59,7 @@ from dataclasses import dataclass, fields, replace
 
 from graphkit.errors import GraphkitError
 
-__all__ = ["Limits", "LimitError", "current", "ENV_PREFIX", "apply_cli", "too_many"]
+__all__ = ["Limits", "LimitError", "current", "latest", "ENV_PREFIX", "apply_cli", "too_many"]
 
 #: ``GRAPHKIT_LIMIT_MAX_FILE_BYTES`` etc.
 ENV_PREFIX = "GRAPHKIT_LIMIT_"
@@ -71,6 +85,7 @@ class Limits:
     max_call_fanout: int = 5_000
     max_inventory_entries: int = 200_000
     max_documents_per_file: int = 10_000
+    max_identifier_chars: int = 4_096
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Limits":
@@ -146,6 +161,7 @@ def current() -> Limits:
     LimitError
         for a variable that is not a positive integer.
     """
+    global _latest
     key = (_env_values(), tuple(_cli.items()))
     made = _made.get(key)
     if made is None:
@@ -153,7 +169,26 @@ def current() -> Limits:
         if len(_made) >= 64:
             _made.clear()
         _made[key] = made
+    _latest = made
     return made
+
+
+#: What :func:`current` returned last (None: not asked yet).
+_latest: Limits | None = None
+
+
+def latest() -> Limits:
+    """The limits :func:`current` returned last (:func:`current` itself on the first call): an attribute read,
+    for checks made millions of times per build (the id constructors' ``max_identifier_chars``).  Every input
+    file read asks :func:`current` (:func:`graphkit.ingestor.read_text`), and so do ``--limit`` and the
+    loaders, so during a build this is the build's limits.
+
+    Raises
+    ------
+    LimitError
+        as :func:`current`, on the first call.
+    """
+    return _latest if _latest is not None else current()
 
 
 def too_many(name: str, limit: int, what: str) -> str:

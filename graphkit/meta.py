@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from graphkit.errors import shown_place
 from graphkit.model.observed import ObservedRun, RunnerEvent
 
 __all__ = ["Problem", "SourceStatus", "InventoryFacts", "AwsIamSummary", "ResolveSummary", "CloudSummary",
@@ -31,6 +32,12 @@ class Problem(_Meta):
     file: str
     place: str = ""
     reason: str
+
+    @field_validator("place")
+    @classmethod
+    def _shown(cls, place: str) -> str:
+        """An over-long place is described, never quoted (:func:`graphkit.errors.shown_place`)."""
+        return shown_place(place)
 
 
 class SourceStatus(_Meta):

@@ -32,10 +32,11 @@ LAYER_NAMES = ("model", "graph", "semantics", "analysis", "outputs", "cli")
 
 #: Module or package (dotted, covers its submodules) -> layer.  Declared once; keep it complete.
 LAYERS: dict[str, int] = {
-    "graphkit.model": MODEL, "graphkit.redact": MODEL,
+    # errors and limits import nothing above them: the id constructors refuse an over-long value (IdTooLong, a
+    # LimitExceeded) with the max_identifier_chars limit, so both sit in the model layer
+    "graphkit.model": MODEL, "graphkit.redact": MODEL, "graphkit.errors": MODEL, "graphkit.limits": MODEL,
     "graphkit.graph": GRAPH, "graphkit.graph_file": GRAPH, "graphkit.storage": GRAPH, "graphkit.meta": GRAPH,
-    "graphkit.errors": GRAPH, "graphkit.ingestor": GRAPH,
-    "graphkit.registry": GRAPH, "graphkit.files": GRAPH, "graphkit.limits": GRAPH,
+    "graphkit.ingestor": GRAPH, "graphkit.registry": GRAPH, "graphkit.files": GRAPH,
     "graphkit.resolve": SEMANTICS, "graphkit.cloud": SEMANTICS, "graphkit.iam": SEMANTICS,
     "graphkit.oidc": SEMANTICS, "graphkit.hosted": SEMANTICS, "graphkit.targets": SEMANTICS, "graphkit.refs": SEMANTICS,
     "graphkit.build": SEMANTICS, "graphkit.rules": SEMANTICS, "graphkit.findings": SEMANTICS,

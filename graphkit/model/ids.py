@@ -50,13 +50,15 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
+from graphkit import limits
+from graphkit.errors import LimitExceeded
 from graphkit.model.enums import NodeKind
 from graphkit.model.id_parts import (_keep, env_key, job_name_part, owner_key, repo_key, runner_name_of_part,
                                      runner_name_part, secret_key)
 from graphkit.redact import strip_url_credentials
 
 __all__ = [
-    "IdError", "Part", "IdForm", "ParsedId", "ID_FORMS", "FORMS_BY_KIND", "PREFIXES", "parse", "kind_of",
+    "IdError", "IdTooLong", "Part", "IdForm", "ParsedId", "ID_FORMS", "FORMS_BY_KIND", "PREFIXES", "parse", "kind_of",
     "id_format", "host", "runner", "runner_pool", "pool_labels", "runner_group", "organization", "repository",
     "workflow", "job", "job_observed", "job_name_part", "github_token", "oidc_identity", "secret_org", "secret_repo",
     "secret_env", "secret_unknown", "secret_all", "secret_gitlab", "cloud_role", "signing_key", "environment",
@@ -71,6 +73,23 @@ __all__ = [
 
 class IdError(ValueError):
     """A value cannot be part of a node id (it would not read back), or a string is not a graphkit id."""
+
+
+class IdTooLong(IdError, LimitExceeded):
+    """A value longer than the ``max_identifier_chars`` limit (:mod:`graphkit.limits`) was given for a part of
+    an id: the message names the id kind, the part and the value's length, never the value (it may be a
+    secret)."""
+
+
+def _check_lengths(form: "IdForm", values: Mapping[str, object]) -> None:
+    """Raise :class:`IdTooLong` when a value given for a part of ``form`` is longer than ``max_identifier_chars``
+    (a part that is itself an id, a caller job, was checked when that id was built)."""
+    cap = limits.latest().max_identifier_chars
+    for key, value in values.items():
+        n = len(value) if type(value) is str else len(str(value))
+        if n > cap and key in form.parts and form.parts[key] is not JOB_REF:
+            raise IdTooLong(f"{form.kind.value} id: " + limits.too_many(
+                "max_identifier_chars", cap, f"{form.parts[key].what} of {n} characters"))
 
 
 # --------------------------------------------------------------------------- parts
@@ -184,8 +203,10 @@ class IdForm:
         Raises
         ------
         IdError
-            when a value is missing or, once normalised, does not match its part.
+            when a value is missing or, once normalised, does not match its part; :class:`IdTooLong` when a value
+            is longer than the ``max_identifier_chars`` limit.
         """
+        _check_lengths(self, values)
         text = self.template
         for key, part in self.parts.items():
             if key not in values:
@@ -330,9 +351,11 @@ def id_format(kind: NodeKind) -> str:
 
 
 def _build(kind: NodeKind, form: str, /, **values: str) -> str:
-    if all(type(v) is str for v in values.values()):
-        return _built(kind, form, tuple(values.items()))
-    return _FORM[(kind, form)].build(**values)  # another type (str() of it): not cached
+    cap = limits.latest().max_identifier_chars  # checked before the cache: a cached id may predate a lower limit
+    for v in values.values():
+        if type(v) is not str or len(v) > cap:
+            return _FORM[(kind, form)].build(**values)  # another type (str() of it), or too long: not cached
+    return _built(kind, form, tuple(values.items()))
 
 
 @lru_cache(maxsize=1 << 16)

@@ -279,6 +279,8 @@ def _checked(make: Callable[[str], str], arn: str, place: str, what: str) -> str
 
 
 _INLINE_KEY = {"role": "RolePolicyList", "user": "UserPolicyList", "group": "GroupPolicyList"}
+_PRINCIPAL_IDS: dict[str, Callable[[str], str]] = {"role": lambda arn: ids.cloud_role("aws", arn),
+                                                   "user": ids.cloud_user, "group": ids.cloud_group}
 
 
 def _principal(kind: str, entry: Any, file: str, place: str) -> Principal:
@@ -293,6 +295,7 @@ def _principal(kind: str, entry: Any, file: str, place: str) -> Principal:
     name = entry.get(f"{kind.capitalize()}Name")
     if not isinstance(arn, str) or not ARN.match(arn) or not isinstance(name, str):
         raise PolicyError(place, f"{kind} entry without a valid Arn and {kind.capitalize()}Name")
+    _checked(_PRINCIPAL_IDS[kind], arn, f"{place}.Arn", f"{kind} Arn")  # e.g. past max_identifier_chars
     p = Principal(kind=kind, arn=arn, name=name, account=account_of(arn), file=file, place=place)
     p.inline = _inline_policies(p, entry, _INLINE_KEY[kind], place)
     p.managed = _attached(p, entry, place)

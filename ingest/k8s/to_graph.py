@@ -295,6 +295,16 @@ def _pools(c: _Cluster, objs: list) -> None:
     pools: list[tuple[str, dict[str, str]]] = []
     for o in objs:
         if isinstance(o, RunnerPool):
+            try:  # the pool's own ids first: a pool is added whole or, with a name past a limit, not at all
+                if o.scope is not None:
+                    ids.runner(o.scope, o.name), ids.k8s_node_pool(c.ident, o.pod.node_selector)
+                    if o.runner_group and "/" not in o.scope:
+                        ids.runner_group(o.scope, o.runner_group)
+            except ids.IdError as exc:  # e.g. a scale set name past max_identifier_chars: that pool only
+                ev = o.where.evidence()
+                place = f"{ev.yaml_path or ''} (line {ev.line})".strip() if ev.line else ev.yaml_path or ""
+                c.problems.append(InputError(ev.file, place, f"{exc}; runner pool left out"))
+                continue
             _pool(c, o, pools)
         elif isinstance(o, WorkloadDoc):
             c.sa(o.namespace, o.pod.service_account or "default", o.where.evidence(detail=f"{o.kind} {o.name}"))
