@@ -25,8 +25,8 @@ from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
 from graphkit.errors import GraphFileError, GraphkitError
-from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, Confidence, Edge, EdgeKind, Evidence, Lifetime,
-                            RevocationAction)
+from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, Confidence, Edge, EdgeKind, Evidence, Lifetime, NodeKind,
+                            RevocationAction, ids)
 from graphkit.storage import EdgeRecord, KeyDict, form
 
 if TYPE_CHECKING:
@@ -231,9 +231,11 @@ class _Reader:
         Raises
         ------
         ValueError, TypeError, RecursionError
-            as pydantic does; ValueError for an id an earlier entry has.
+            as pydantic does; ValueError for an id an earlier entry has, or an id that is not the one its kind's
+            constructor writes (:func:`_check_canonical`).
         """
         node = NODE_ADAPTER.validate_python(raw)
+        _check_canonical(node.id, node.spec.kind)
         if node.id in self.graph.nx._node:  # graphkit writes each node once: a second entry was edited in
             raise ValueError(f"duplicate node id {node.id!r} (an earlier entry has it; a graph file lists each "
                              "node once)")
@@ -252,6 +254,40 @@ class _Reader:
             except (ValueError, TypeError, RecursionError, GraphkitError) as exc:
                 raise GraphFileError(source, f"edges[{i}]: {first_line(exc)}") from None
         self.graph.changed()
+
+
+def _check_canonical(node_id: str, kind: NodeKind) -> None:
+    """Refuse a node id that is not the canonical id of its kind (:func:`graphkit.model.ids.canonical`): graphkit
+    writes only canonical ids, so another one (``repo:ACME/app``, a trailing space, a path with ``..`` segments)
+    was edited in and would load as a second node for one repository, workflow or runner; so is an id of another
+    kind, or one with a part past ``max_identifier_chars``.  A string no constructor could have written (a graph
+    made by hand: ``job:j``, ``oidc:job:j``) names nothing graphkit builds and is kept as it is.  The message shows the id (escaped,
+    as ``repr`` writes it) when it is short, its length otherwise.
+
+    Raises
+    ------
+    ValueError
+        naming the id and the canonical id (or why the id is not one of its kind).
+    """
+    try:
+        want = ids.canonical(node_id, kind)
+    except ids.IdTooLong as exc:
+        raise ValueError(f"node id {_shown_id(node_id)}: {exc}") from None
+    except ids.IdError:
+        try:
+            other = ids.parse(node_id).kind
+        except ids.IdError:
+            return  # no graphkit id at all (a hand-made graph's "job:j"): nothing it could duplicate
+        if other is kind:
+            return  # its kind's form, with parts no constructor takes (a hand-made "oidc:job:j"): kept likewise
+        raise ValueError(f"node id {_shown_id(node_id)} is an id of kind {other.value}, not {kind.value}") from None
+    if want != node_id:
+        raise ValueError(f"node id {_shown_id(node_id)} is not canonical: graphkit writes this {kind.value} as "
+                         f"{_shown_id(want)} (a graph file lists each node once, under that id)")
+
+
+def _shown_id(node_id: str) -> str:
+    return repr(node_id) if len(node_id) <= 300 else f"<id of {len(node_id)} characters>"
 
 
 def fill(graph: "Graph", nodes: list[Any], edges: list[Any], source: str) -> None:

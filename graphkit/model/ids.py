@@ -58,7 +58,8 @@ from graphkit.model.id_parts import (_keep, env_key, job_name_part, owner_key, r
 from graphkit.redact import strip_url_credentials
 
 __all__ = [
-    "IdError", "IdTooLong", "Part", "IdForm", "ParsedId", "ID_FORMS", "FORMS_BY_KIND", "PREFIXES", "parse", "kind_of",
+    "IdError", "IdTooLong", "Part", "IdForm", "ParsedId", "ID_FORMS", "FORMS_BY_KIND", "PREFIXES", "parse", "canonical",
+    "kind_of",
     "id_format", "host", "runner", "runner_pool", "pool_labels", "runner_group", "organization", "repository",
     "workflow", "job", "job_observed", "job_name_part", "github_token", "oidc_identity", "secret_org", "secret_repo",
     "secret_env", "secret_unknown", "secret_all", "secret_gitlab", "cloud_role", "signing_key", "environment",
@@ -124,8 +125,32 @@ GROUP = Part("group name", owner_key, r".+")
 ENV = Part("environment name", env_key, r".+")
 SECRET = Part("secret name", secret_key, r"[^:]+")
 HOSTNAME = Part("host name", lambda s: s.strip().lower(), r"[^:]+")
-PATH = Part("path", _keep, r".+")
-WF_PATH = Part("workflow path", _keep, r"[^#]+")
+def _path_key(path: str) -> str:
+    """A path as ids write it: as written (stripped), with ``.`` segments dropped and ``..`` segments resolved
+    against the segment before them, so that one file has one id (``a/./b`` and ``a/x/../b`` are ``a/b``); a
+    leading ``..`` (nothing to resolve against), a leading or trailing ``/``, ``~`` and repeated ``/`` are kept.
+
+    >>> _path_key(".github/workflows/../workflows/./ci.yml"), _path_key("/opt/_work/"), _path_key("../x")
+    ('.github/workflows/ci.yml', '/opt/_work/', '../x')
+    """
+    path = path.strip()
+    if "." not in path or ("/./" not in f"/{path}/" and "/../" not in f"/{path}/"):
+        return path
+    out: list[str] = []
+    for seg in path.split("/"):
+        if seg == "." and out:
+            continue
+        if seg == ".." and out and out[-1] not in ("", "..", "."):
+            out.pop()
+            continue
+        out.append(seg)
+    if out and out[0] == ".":
+        out.pop(0)
+    return "/".join(out) or "."
+
+
+PATH = Part("path", _path_key, r".+")
+WF_PATH = Part("workflow path", _path_key, r"[^#]+")
 JOB_KEY = Part("job key", _keep, r"[^#>:/]+")
 LABELS = Part("label set", _keep, r".+")
 TEXT = Part("identifier", _keep, r".+")
@@ -338,6 +363,32 @@ def parse(node_id: str) -> ParsedId:
         if parts is not None:
             return ParsedId(f.kind, f.name, parts)
     raise IdError(f"{node_id!r} is not a graphkit node id")
+
+
+def canonical(node_id: str, kind: NodeKind) -> str:
+    """The id of the node ``node_id`` names, as the constructor of ``kind`` writes it from the parts it reads
+    (a caller job inside an id made canonical likewise): ``node_id`` itself for every id graphkit builds.  A graph
+    file edited by hand may hold ``repo:ACME/app`` (``repo:acme/app``), a trailing space or a path with ``..``
+    segments: the same node under a second id.
+
+    Raises
+    ------
+    IdError
+        when ``node_id`` is written in no form of ``kind``, or its parts cannot be an id (:class:`IdTooLong`...).
+
+    >>> canonical("repo:ACME/app", NodeKind.REPOSITORY)
+    'repo:acme/app'
+    >>> canonical("workflow:acme/app/.github/workflows/../workflows/ci.yml", NodeKind.WORKFLOW)
+    'workflow:acme/app/.github/workflows/ci.yml'
+    """
+    for f in FORMS_BY_KIND[kind]:
+        parts = f.match(node_id)
+        if parts is not None:
+            for key, part in f.parts.items():
+                if part is JOB_REF:
+                    parts[key] = canonical(parts[key], NodeKind.JOB)
+            return _build(kind, f.name, **parts)
+    raise IdError(f"not written in any {kind.value} id form")
 
 
 def kind_of(node_id: str) -> NodeKind:
