@@ -50,6 +50,10 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
         limits.apply_cli(limit or [])
     except limits.LimitError as exc:
         raise typer.BadParameter(str(exc), param_hint="--limit") from None
+    try:  # a bad GRAPHKIT_LIMIT_* variable is a usage error too (exit 2), named, before any command runs
+        limits.current()
+    except limits.LimitError as exc:
+        raise typer.BadParameter(str(exc), param_hint=exc.variable or "--limit") from None
 
 
 class FindingsFormat(str, Enum):

@@ -66,7 +66,15 @@ ENV_PREFIX = "GRAPHKIT_LIMIT_"
 
 
 class LimitError(GraphkitError):
-    """A limit given on the command line or in the environment is not a positive integer or has no such name."""
+    """A limit given on the command line or in the environment is not a positive integer or has no such name.
+
+    ``variable``: the ``GRAPHKIT_LIMIT_*`` environment variable at fault (None: the ``--limit`` option); the CLI
+    makes either a usage error (exit status 2) naming it.
+    """
+
+    def __init__(self, message: str, variable: str | None = None) -> None:
+        super().__init__(message)
+        self.variable = variable
 
 
 @dataclass(frozen=True)
@@ -99,9 +107,10 @@ class Limits:
         env = os.environ if env is None else env
         changes = {}
         for f in fields(cls):
-            raw = env.get(ENV_PREFIX + f.name.upper())
+            variable = ENV_PREFIX + f.name.upper()
+            raw = env.get(variable)
             if raw is not None:
-                changes[f.name] = _positive(f.name, raw, f" (environment variable {ENV_PREFIX + f.name.upper()})")
+                changes[f.name] = _positive(f.name, raw, variable)
         return replace(cls(), **changes)
 
 
@@ -113,13 +122,16 @@ def _env_values() -> tuple:
     return tuple(map(os.environ.get, _ENV_NAMES))
 
 
-def _positive(name: str, raw: str, origin: str = "") -> int:
+def _positive(name: str, raw: str, variable: str | None = None) -> int:
+    """``raw`` as a positive integer; else :class:`LimitError` naming the limit and ``variable`` (if any), never
+    the value."""
     try:
         value = int(raw.replace("_", ""))
     except ValueError:
         value = 0
     if value <= 0:
-        raise LimitError(f"limit {name}{origin} must be a positive integer")
+        origin = f" (environment variable {variable})" if variable else ""
+        raise LimitError(f"limit {name}{origin} must be a positive integer", variable)
     return value
 
 

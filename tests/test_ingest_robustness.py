@@ -392,6 +392,27 @@ def test_limits_come_from_the_environment_and_the_cli_option(monkeypatch):
     assert limits.current().max_depth == 300
 
 
+@pytest.mark.parametrize("env, args, hint, message", [
+    ({"GRAPHKIT_LIMIT_MAX_DEPTH": "abc"}, [], "GRAPHKIT_LIMIT_MAX_DEPTH",
+     "limit max_depth (environment variable GRAPHKIT_LIMIT_MAX_DEPTH) must be a positive integer"),
+    ({"GRAPHKIT_LIMIT_MAX_IDENTIFIER_CHARS": "-4"}, ["--limit", "max_depth=9"], "GRAPHKIT_LIMIT_MAX_IDENTIFIER_CHARS",
+     "limit max_identifier_chars (environment variable GRAPHKIT_LIMIT_MAX_IDENTIFIER_CHARS) must be a positive "
+     "integer"),
+    ({}, ["--limit", "max_depth=abc"], "--limit", "limit max_depth must be a positive integer"),
+])
+def test_a_bad_limit_is_a_usage_error_from_the_option_and_the_environment(monkeypatch, tmp_path, env, args, hint,
+                                                                         message):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    try:
+        res = CliRunner().invoke(app, [*args, "build", "--github-actions", str(tmp_path), "-o", str(tmp_path / "g")])
+    finally:
+        limits.apply_cli([])  # the option's values live as long as the process: none for the next tests
+    assert res.exit_code == 2, res.output
+    assert f"Invalid value for {hint}: {message}" in " ".join(res.output.split())
+    assert not (tmp_path / "g").exists()
+
+
 def test_wrong_permission_types_are_problems():
     with pytest.raises(InputError) as exc:
         _wf("on: push\npermissions: {contents: [write]}\njobs: {a: {runs-on: x}}\n")
