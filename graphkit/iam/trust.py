@@ -8,6 +8,13 @@ statements, an explicit Deny wins; "Create a role for OpenID Connect federation"
 presents: GitHub "OpenID Connect reference"
 (https://docs.github.com/en/actions/security-for-github-actions/security-hardening-your-deployments/about-security-hardening-with-openid-connect),
 built by :mod:`graphkit.oidc` (the one place ``sub`` claims are written).
+
+Policy variables in condition values (``"repo:${token.actions.githubusercontent.com:repository}:*"``) are
+substituted from the same request context as the condition keys: the token's claims for
+``AssumeRoleWithWebIdentity``, the caller's ``aws:PrincipalArn`` / ``aws:PrincipalAccount`` / ``aws:username``
+for ``AssumeRole`` (:mod:`graphkit.iam.variables`, AWS "IAM policy elements: Variables and tags",
+https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html).  ``Principal`` values are
+never substituted.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from graphkit.iam.evaluate import action_matches
 from graphkit.iam.globs import glob_covers, glob_match
 from graphkit.iam.policy import Statement
 from graphkit.iam.tri import Tri, and3, not3, or3
+from graphkit.iam.variables import principal_context
 
 __all__ = ["github_provider_arn", "TrustMatch", "web_identity_trust", "principal_trust", "statements_text",
            "TrustIssue", "oidc_trust_issues", "CALLER_PINS"]
@@ -58,7 +66,7 @@ def _trust(statements: Sequence[Statement], action: str, principal_ok: Callable[
         p = principal_ok(st)
         if p is False:
             continue
-        r = and3([p, evaluate_conditions(st.conditions, context, known_keys=known_keys)])
+        r = and3([p, evaluate_conditions(st.conditions, context, known_keys=known_keys, variables=st.variables)])
         if st.effect == "Deny":
             deny.append(r)
             if r is not False:
@@ -137,7 +145,11 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
         ``*``) or the caller is in another account: then the caller's identity
         policy must also allow ``sts:AssumeRole`` on the role (AWS "Policy
         evaluation logic", cross-account and resource-based policies).
-        Conditions on AWS principals (MFA, source IP, external id) give ``None``.
+        Conditions are evaluated against the caller's request context as graphkit
+        knows it (:func:`graphkit.iam.variables.principal_context`:
+        ``aws:PrincipalArn``, ``aws:PrincipalAccount``, ``aws:username``, also for
+        policy variables); on other keys (MFA, source IP, external id) they give
+        ``None``.
 
     Examples
     --------
@@ -162,7 +174,8 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
                 delegated[0] = True
         return res
 
-    match = _trust(statements, "sts:AssumeRole", principal_ok, {}, ())
+    context, known = principal_context(caller_arn, caller_account)
+    match = _trust(statements, "sts:AssumeRole", principal_ok, context, known)
     needs = delegated[0] or caller_account != role_account
     return match.result, needs, match
 
