@@ -281,3 +281,18 @@ def test_corpus_cloudmapper_self_service_policy_grants_oneself_only():
     assert g("iam:CreateAccessKey", f"arn:aws:iam::{acct}:role/r") == []
     assert g("iam:CreateVirtualMFADevice", f"arn:aws:iam::{acct}:user/alice") == [
         (f"arn:aws:iam::{acct}:mfa/alice", True), (f"arn:aws:iam::{acct}:user/alice", True)]
+
+
+def test_trust_review_reads_a_variable_as_any_value_of_the_request():
+    """``repo:${...:repository}:*`` names no repository: every repository's token matches itself."""
+    from graphkit.iam import oidc_trust_issues
+
+    def issues(condition: dict, version: str = V12) -> list:
+        cond = {**condition, "StringEquals": {**condition.get("StringEquals", {}), f"{GH}:aud": "sts.amazonaws.com"}}
+        return [(i.code, i.broad, i.value) for i in oidc_trust_issues(trust(cond, version=version))]
+
+    own = "repo:${token.actions.githubusercontent.com:repository}:ref:refs/heads/main"
+    assert issues({"StringEquals": {SUB: own}}) == [("wildcard-owner", True, own)]
+    assert accepts(trust({"StringEquals": {SUB: own}}), job("evil/fork")) is True   # the review is right
+    assert issues({"StringEquals": {SUB: own}}, version=V08) == []                    # text: one odd repository
+    assert issues({"StringLike": {SUB: "repo:acme/app:ref:refs/heads/${*}"}}) == []   # a literal '*' branch
