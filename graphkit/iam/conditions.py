@@ -232,10 +232,10 @@ def _bindings(op: str, values: Sequence[str], ctx: Mapping[str, Sequence[ClaimVa
               is_known: Callable[[str], bool]) -> tuple | None:
     """The bindings of the policy variables in ``values`` when ``op`` substitutes them (string, ARN and -- pages
     disagree -- ``Bool`` operators), else None (the values are literal)."""
-    _, base, _ = split_operator(op)
-    if base not in _STRING_OPS and base != "Bool":
+    if not any("${" in v for v in values):  # the common case, first: no split of the operator
         return None
-    if not any(template(v) for v in values):
+    _, base, _ = split_operator(op)
+    if (base not in _STRING_OPS and base != "Bool") or not any(template(v) for v in values):
         return None
     return bind(variables_of(values), ctx, is_known)  # () for escapes alone: still substituted
 
