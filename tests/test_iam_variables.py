@@ -296,3 +296,48 @@ def test_trust_review_reads_a_variable_as_any_value_of_the_request():
     assert accepts(trust({"StringEquals": {SUB: own}}), job("evil/fork")) is True   # the review is right
     assert issues({"StringEquals": {SUB: own}}, version=V08) == []                    # text: one odd repository
     assert issues({"StringLike": {SUB: "repo:acme/app:ref:refs/heads/${*}"}}) == []   # a literal '*' branch
+
+
+def test_build_links_jobs_through_a_trust_whose_sub_is_built_from_claims():
+    """End to end (workflows + IAM export -> resolve): the trust index must not drop a trust whose ``sub`` holds a
+    variable, and the edge follows the token's own claims."""
+    from graphkit.graph import Graph
+    from graphkit.model import EdgeKind, ids
+    from graphkit.resolve import resolve
+    from ingest import aws_iam
+    from ingest.github_actions import parse_workflow
+    from ingest.github_actions import to_graph as gha_graph
+
+    arn = f"arn:aws:iam::{A}:role/ci"
+    sub = "repo:${token.actions.githubusercontent.com:repository_owner_id, 'none'}/*"  # absent claim -> default
+
+    def reached(sub_value: str, op: str = "StringLike", version: str = V12) -> dict:
+        doc = {"Version": version, "Statement": [{
+            "Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity", "Principal": {"Federated": PROVIDER},
+            "Condition": {"StringEquals": {f"{GH}:aud": "sts.amazonaws.com"}}}]}
+        doc["Statement"][0]["Condition"].setdefault(op, {})[SUB] = sub_value
+        export = {"RoleDetailList": [{"RoleName": "ci", "Arn": arn, "AssumeRolePolicyDocument": doc}]}
+        wf = "on: [push]\npermissions: {id-token: write}\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps: [{run: x}]\n"
+        res = gha_graph([parse_workflow(wf, file=".github/workflows/w.yml", repository=r) for r in ("acme/app", "evil/x")])
+        iam = aws_iam.to_graph([aws_iam.parse(json.dumps(export), "e.json")])
+        g = Graph()
+        g.update([*res.nodes, *iam.nodes], [*res.edges, *iam.edges])
+        g.meta.aws_iam = iam.meta[aws_iam.META_KEY]
+        resolve(g)
+        role = ids.cloud_role("aws", arn)
+        return {g.node(e.source).repository: e.confidence.value for e in g.edges(EdgeKind.ASSUMES_ROLE)
+                if e.target == role}
+
+    # every repository matches its own repository claim: both jobs, for certain
+    assert reached("repo:${token.actions.githubusercontent.com:repository}:*") == {"acme/app": "certain",
+                                                                                   "evil/x": "certain"}
+    # the workflow claim of an unnamed workflow is its path: "repo:acme/.github/workflows/w.yml" is no subject
+    assert reached("repo:acme/${token.actions.githubusercontent.com:workflow}") == {}
+    assert reached("repo:acme/*") == {"acme/app": "certain"}
+    # repository_owner_id is unknown here (no inventory ids): any value, or none and then the default -> possible
+    # for both, never certain and never dropped
+    assert reached(sub) == {"acme/app": "possible", "evil/x": "possible"}
+    # the 2008 language: the variable is text, no job's sub is "repo:${...}:*"
+    assert reached("repo:${token.actions.githubusercontent.com:repository}:*", version=V08) == {}
+    # StringEquals: the trailing '*' is literal, so only a sub ending in '*' would match -- none does
+    assert reached("repo:${token.actions.githubusercontent.com:repository}:*", "StringEquals") == {}
