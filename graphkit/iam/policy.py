@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphkit.iam.variables import VARIABLES_VERSION
+
 __all__ = ["PolicyError", "Statement", "parse_policy"]
 
 
@@ -45,7 +47,8 @@ class Statement:
     absent).  ``principals``: ``{"AWS"|"Federated"|"Service"|"CanonicalUser"|"*": [values]}``
     (``Principal: "*"`` becomes ``{"*": ["*"]}``).  ``conditions``:
     ``{operator: {key: [values]}}``.  ``index``: position in the document,
-    ``place``: JSON path (``Statement[2]``).
+    ``place``: JSON path (``Statement[2]``).  ``variables``: whether ``${...}`` in it are policy variables (the
+    document's ``Version`` is ``2012-10-17``, see :mod:`graphkit.iam.variables`) or literal text.
     """
 
     effect: str
@@ -59,6 +62,7 @@ class Statement:
     sid: str | None = None
     index: int = 0
     place: str = ""
+    variables: bool = False
 
 
 def _principals(value: Any, place: str) -> dict[str, tuple[str, ...]]:
@@ -105,7 +109,7 @@ def _effect_shape(value: Any) -> str:
     return type(value).__name__
 
 
-def parse_policy(document: Any, place: str = "") -> list[Statement]:
+def parse_policy(document: Any, place: str = "", *, variables: bool | None = None) -> list[Statement]:
     """Normalise a policy document into :class:`Statement` objects (pure).
 
     Parameters
@@ -115,6 +119,12 @@ def parse_policy(document: Any, place: str = "") -> list[Statement]:
         JSON, URL-decoded first when it is URL-encoded (raw IAM API output).
     place : str
         JSON path of the document, prefixed to error places.
+    variables : bool, optional
+        Whether ``${...}`` are policy variables; default: when the document's ``Version`` is ``2012-10-17``
+        (AWS "IAM policy elements: Variables and tags",
+        https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html: without that version
+        "variables like ``${aws:username}`` are treated as literal strings").  False for a template (Terraform,
+        CloudFormation) whose ``${...}`` are placeholders of the template, not of IAM.
 
     Returns
     -------
@@ -146,6 +156,8 @@ def parse_policy(document: Any, place: str = "") -> list[Statement]:
     if raw is None:
         raise PolicyError(place, "policy document has no Statement")
     items = raw if isinstance(raw, list) else [raw]
+    if variables is None:
+        variables = document.get("Version") == VARIABLES_VERSION
     out = []
     pre = f"{place}." if place else ""
     for i, st in enumerate(items):
@@ -166,6 +178,6 @@ def parse_policy(document: Any, place: str = "") -> list[Statement]:
             principals=_principals(st.get("Principal"), f"{sp}.Principal"),
             not_principals=_principals(st.get("NotPrincipal"), f"{sp}.NotPrincipal"),
             conditions=_conditions(st.get("Condition"), f"{sp}.Condition"),
-            sid=sid or None, index=i, place=sp))
+            sid=sid or None, index=i, place=sp, variables=variables))
     return out
 

@@ -8,6 +8,13 @@ statements, an explicit Deny wins; "Create a role for OpenID Connect federation"
 presents: GitHub "OpenID Connect reference"
 (https://docs.github.com/en/actions/security-for-github-actions/security-hardening-your-deployments/about-security-hardening-with-openid-connect),
 built by :mod:`graphkit.oidc` (the one place ``sub`` claims are written).
+
+Policy variables in condition values (``"repo:${token.actions.githubusercontent.com:repository}:*"``) are
+substituted from the same request context as the condition keys: the token's claims for
+``AssumeRoleWithWebIdentity``, the caller's ``aws:PrincipalArn`` / ``aws:PrincipalAccount`` / ``aws:username``
+for ``AssumeRole`` (:mod:`graphkit.iam.variables`, AWS "IAM policy elements: Variables and tags",
+https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html).  ``Principal`` values are
+never substituted.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from graphkit.iam.evaluate import action_matches
 from graphkit.iam.globs import glob_covers, glob_match
 from graphkit.iam.policy import Statement
 from graphkit.iam.tri import Tri, and3, not3, or3
+from graphkit.iam.variables import literal, principal_context, template
 
 __all__ = ["github_provider_arn", "TrustMatch", "web_identity_trust", "principal_trust", "statements_text",
            "TrustIssue", "oidc_trust_issues", "CALLER_PINS"]
@@ -58,7 +66,7 @@ def _trust(statements: Sequence[Statement], action: str, principal_ok: Callable[
         p = principal_ok(st)
         if p is False:
             continue
-        r = and3([p, evaluate_conditions(st.conditions, context, known_keys=known_keys)])
+        r = and3([p, evaluate_conditions(st.conditions, context, known_keys=known_keys, variables=st.variables)])
         if st.effect == "Deny":
             deny.append(r)
             if r is not False:
@@ -137,7 +145,11 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
         ``*``) or the caller is in another account: then the caller's identity
         policy must also allow ``sts:AssumeRole`` on the role (AWS "Policy
         evaluation logic", cross-account and resource-based policies).
-        Conditions on AWS principals (MFA, source IP, external id) give ``None``.
+        Conditions are evaluated against the caller's request context as graphkit
+        knows it (:func:`graphkit.iam.variables.principal_context`:
+        ``aws:PrincipalArn``, ``aws:PrincipalAccount``, ``aws:username``, also for
+        policy variables); on other keys (MFA, source IP, external id) they give
+        ``None``.
 
     Examples
     --------
@@ -162,7 +174,8 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
                 delegated[0] = True
         return res
 
-    match = _trust(statements, "sts:AssumeRole", principal_ok, {}, ())
+    context, known = principal_context(caller_arn, caller_account)
+    match = _trust(statements, "sts:AssumeRole", principal_ok, context, known)
     needs = delegated[0] or caller_account != role_account
     return match.result, needs, match
 
@@ -249,24 +262,40 @@ def _statement_issues(st: Statement, host: str, audience: str) -> list[TrustIssu
     out, found = _claim_conditions(st, host)
     subs, auds = found.get("sub", []), found.get("aud", [])
     if not subs and not any(found.get(c) for c in CALLER_PINS):
-        jwr = [v for _, v in found.get("job_workflow_ref", []) if v.strip("*")]
+        jwr = [orig for _, v, orig in found.get("job_workflow_ref", []) if v.strip("*")]
         out.append(TrustIssue("workflow-ref-only", st, ",".join(jwr), broad=True) if jwr
                    else TrustIssue("no-sub", st, broad=True))
-    for op, value in subs:
+    for op, value, orig in subs:
         code = _sub_breadth(value) if "Like" in op else None  # StringEquals: '*' is literal (matches nothing broader)
         if code is not None:
-            out.append(TrustIssue(code, st, value, op, broad=True))
+            out.append(TrustIssue(code, st, orig, op, broad=True))
     if not auds:
         out.append(TrustIssue("no-aud", st))
-    elif not any(glob_match(v, audience) if "Like" in op else v == audience for op, v in auds):
-        out.append(TrustIssue("wrong-aud", st, ",".join(v for _, v in auds)))
+    elif not any(glob_match(v, audience) if "Like" in op else v == audience for op, v, _ in auds):
+        out.append(TrustIssue("wrong-aud", st, ",".join(orig for _, _, orig in auds)))
     return out
 
 
-def _claim_conditions(st: Statement, host: str) -> tuple[list[TrustIssue], dict[str, list[tuple[str, str]]]]:
-    """``(set-operator issues, claim -> (operator, value) of its positive conditions)`` for ``host``'s keys."""
+def _review_form(st: Statement, op: str, value: str) -> tuple[str, str]:
+    """``(operator, value)`` as the review reads them: a policy variable stands for a value of the request -- the
+    caller's own claims (``repo:${...:repository}:*`` accepts every repository's token) or a key graphkit does not
+    know -- so it reads as ``*`` under a ``Like`` operator (the ``*`` and ``?`` an ``Equals`` operator wrote stay
+literal), and ``${*}``/``${?}`` stay literal characters (AWS "IAM
+    policy elements: Variables and tags",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html)."""
+    pieces = template(value) if st.variables else None
+    if pieces is None:
+        return op, value
+    like = "Like" in op
+    text = "".join((p if like else literal(p)) if isinstance(p, str) else "*" for p in pieces)
+    return (op.replace("Equals", "Like") if any(not isinstance(p, str) for p in pieces) else op), text
+
+
+def _claim_conditions(st: Statement, host: str) -> tuple[list[TrustIssue], dict[str, list[tuple[str, str, str]]]]:
+    """``(set-operator issues, claim -> (operator, value, value as written) of its positive conditions)`` for
+    ``host``'s keys (operator and value as :func:`_review_form` reads them)."""
     issues: list[TrustIssue] = []
-    found: dict[str, list[tuple[str, str]]] = {}
+    found: dict[str, list[tuple[str, str, str]]] = {}
     prefix = f"{host}:"
     for op, block in st.conditions.items():
         qual, base, _ = split_operator(op)
@@ -279,7 +308,7 @@ def _claim_conditions(st: Statement, host: str) -> tuple[list[TrustIssue], dict[
                 issues.append(TrustIssue("set-operator", st, key, op, broad=qual == "ForAllValues"))
             if "Not" in base or base == "Null" or (qual == "ForAllValues" and claim not in ("sub", "aud")):
                 continue
-            found.setdefault(claim, []).extend((op, v) for v in values)
+            found.setdefault(claim, []).extend((*_review_form(st, op, v), v) for v in values)
     return issues, found
 
 

@@ -34,13 +34,14 @@ RequestContext = tuple[Mapping[str, Sequence[ClaimValue]], Callable[[str], bool]
 
 
 def literal_prefix(text: str) -> str:
-    """``text`` lower-cased up to its first wildcard (``*`` or ``?``).
+    """``text`` lower-cased up to its first wildcard (``*`` or ``?``) or policy variable (``${``: any text may be
+    substituted there, :mod:`graphkit.iam.variables`).
 
-    >>> literal_prefix("repo:Acme/*:ref:refs/heads/main"), literal_prefix("*")
-    ('repo:acme/', '')
+    >>> literal_prefix("repo:Acme/*:ref:refs/heads/main"), literal_prefix("*"), literal_prefix("repo:${x:repository}:*")
+    ('repo:acme/', '', 'repo:')
     """
     cut = len(text)
-    for wildcard in "*?":
+    for wildcard in ("*", "?", "${"):
         at = text.find(wildcard)
         if at != -1 and at < cut:
             cut = at

@@ -229,8 +229,10 @@ def duplicate_keys(data: Any, place: str = "") -> list[tuple[str, str]]:
     return out
 
 
-def _doc(raw: Any, place: str) -> tuple[dict[str, Any], list[Statement]]:
-    """A policy document (a mapping, JSON text, or URL-encoded JSON as the IAM API returns it) and its statements."""
+def _doc(raw: Any, place: str, *, template: bool = False) -> tuple[dict[str, Any], list[Statement]]:
+    """A policy document (a mapping, JSON text, or URL-encoded JSON as the IAM API returns it) and its statements;
+    in a ``template`` (Terraform, CloudFormation) ``${...}`` are the template's placeholders, not IAM policy
+    variables."""
     if isinstance(raw, str):
         text = urllib.parse.unquote(raw) if raw.lstrip().startswith("%") else raw
         try:
@@ -238,7 +240,7 @@ def _doc(raw: Any, place: str) -> tuple[dict[str, Any], list[Statement]]:
         except json.JSONDecodeError as exc:
             raise PolicyError(place, f"policy document is not JSON: {exc.msg}") from None
     raw = redact_policy_secrets(raw)  # sts:ExternalId values are shared secrets: fingerprints only
-    return raw, parse_policy(raw, place)
+    return raw, parse_policy(raw, place, variables=False if template else None)
 
 
 def _list(value: Any, place: str) -> list[Any]:
@@ -457,7 +459,7 @@ def _credential_report(data: dict[str, Any], file: str) -> ParsedFile:
 
 def _policy_document(data: dict[str, Any], text: str, file: str, key: str) -> PolicyFile:
     """A whole file that is one policy document: trust when a statement names principals, else identity."""
-    doc, sts = _doc(data, "")
+    doc, sts = _doc(data, "", template=True)
     return PolicyFile(file=file, id_path=key, resource=None, name=Path(file).name, place="", document=doc,
                       statements=sts,
                       placeholders=sorted(set(PLACEHOLDER.findall(text))),
@@ -495,7 +497,7 @@ def _cloudformation(data: dict[str, Any], file: str, parameters: dict[str, str] 
 
 def _cfn_role_trust(name: str, props: dict[str, Any], file: str, key: str) -> PolicyFile:
     place = f"Resources.{name}.Properties.AssumeRolePolicyDocument"
-    doc, sts = _doc(props.get("AssumeRolePolicyDocument"), place)
+    doc, sts = _doc(props.get("AssumeRolePolicyDocument"), place, template=True)
     role_name = props.get("RoleName") or name
     return PolicyFile(file=file, id_path=key, resource=name, name=f"trust of {role_name} ({Path(file).name})", place=place,
                       document=doc, statements=sts, placeholders=sorted(set(PLACEHOLDER.findall(json.dumps(doc)))),

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from graphkit.iam import (Grant, Statement, Tri, allowed, and3, control_policy_decision, or3, parse_policy,
                           resource_matches)
 from graphkit.model import Evidence
+from graphkit.iam.variables import Bindings, principal_context
 from ingest.aws_iam.actions import mentions_service
 from ingest.aws_iam.models import BUILTIN_POLICIES, ManagedPolicy, Organization, Principal
 
@@ -84,10 +85,13 @@ class Permissions:
     caps: Caps = field(default_factory=Caps)
 
     def grants(self, action: str) -> list[Grant]:
-        """Where ``action`` is allowed (statements that may concern its service only), capped by SCPs and RCPs."""
+        """Where ``action`` is allowed (statements that may concern its service only), capped by SCPs and RCPs;
+        policy variables in ``Resource`` read the principal's request context (``${aws:username}`` is a user's
+        name, no value for a role: :func:`graphkit.iam.variables.principal_context`)."""
         service = action.split(":", 1)[0]
         rel = [s for s in self.statements if mentions_service(s, service)]
-        found = allowed(rel, action, boundary=self.boundary, boundary_known=self.boundary_known) if rel else []
+        found = allowed(rel, action, boundary=self.boundary, boundary_known=self.boundary_known,
+                        variables=Bindings(*principal_context(self.arn, self.account))) if rel else []
         out = []
         for g in found:
             c = and3([g.confidence, self.cap(action, g.resource)])
