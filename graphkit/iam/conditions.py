@@ -54,7 +54,10 @@ class ClaimValue:
 
 
 def _string_match(op: str, policy_value: str, req: ClaimValue) -> Tri:
-    """Positive match of one policy value against one request value (``StringEquals``/``StringLike``...)."""
+    """Positive match of one policy value against one request value (``StringEquals``/``StringLike``...;
+    ``ArnEquals``/``ArnLike`` per ARN component, :func:`_arn_match`)."""
+    if op.startswith("Arn"):
+        return _arn_match(policy_value, req, lambda pv, rq: _string_match("StringLike", pv, rq))
     ignore = op.endswith("IgnoreCase")
     pv, rv = (policy_value.lower(), req.text.lower()) if ignore else (policy_value, req.text)
     like = _like(op)
@@ -105,8 +108,30 @@ def _absent(qual: str | None, base: str, if_exists: bool) -> Tri:
 
 
 def _like(op: str) -> bool:
-    """Whether ``*``/``?`` in the policy values of ``op`` are wildcards."""
-    return op.startswith(("StringLike", "StringNotLike", "ArnLike", "ArnNotLike"))
+    """Whether ``*``/``?`` in the policy values of ``op`` are wildcards: the ``...Like`` operators and every ARN
+    operator (AWS "Condition operators", ARN condition operators: ``ArnEquals`` and ``ArnLike`` alike check each
+    colon-delimited component separately, and each "can include multi-character match wildcards (*) or
+    single-character match wildcards (?)",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html#Conditions_ARN)."""
+    return op.startswith(("StringLike", "StringNotLike", "Arn"))
+
+
+def _arn_match(policy_arn: str, req: ClaimValue, component: Callable[[str, ClaimValue], Tri]) -> Tri:
+    """Positive match of an ARN operator: the six colon-delimited components (``arn``, partition, service,
+    region, account, resource: the resource keeps its own colons) matched separately with ``component``, so a
+    wildcard never spans a colon before the resource (AWS "Condition operators", ARN condition operators, see
+    :func:`_like`).  A policy value or a literal request value with fewer than six components is not an ARN and
+    matches nothing; a request pattern with fewer (its ``*`` may span components) gives at most "possible"."""
+    parts = policy_arn.split(":", 5)
+    got = req.text.split(":", 5)
+    if len(parts) < 6:
+        return False
+    if len(got) < 6:
+        if not req.pattern:
+            return False
+        whole = component(policy_arn, req)
+        return None if whole is True else whole
+    return and3(component(p, ClaimValue(g, pattern=req.pattern)) for p, g in zip(parts, got))
 
 
 def _resolved_match(op: str, res: Resolved, req: ClaimValue) -> Tri:
@@ -115,6 +140,8 @@ def _resolved_match(op: str, res: Resolved, req: ClaimValue) -> Tri:
     makes a match only possible."""
     if res.none:
         return False
+    if op.startswith("Arn"):
+        return _arn_match(res.glob, req, lambda g, rq: _resolved_match("StringLike", Resolved(g, res.certain), rq))
     g, r = res.glob, (req.text if req.pattern else literal(req.text))
     if op.endswith("IgnoreCase"):
         g, r = g.lower(), r.lower()
