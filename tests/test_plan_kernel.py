@@ -1,6 +1,6 @@
 """The compiled plan passes (graphkit/analysis/_plan_kernel.pyx, through graphkit/analysis/plan/compiled.py) against
 the numpy and rustworkx ones of graphkit/analysis/plan/fast.py: the same dominator trees (immediate dominators,
-subtree weights, children lists), reached sets and kept-tree cuts on random states of random graphs, of the
+subtree weights, children lists), reached sets, minted subjects and kept-tree cuts on random states of random graphs, of the
 bundled example, of the golden cases and of the corpus graph; the same plans with and without the kernel.  Under
 ``GRAPHKIT_CI=1`` a kernel that did not build fails here instead of silently falling back."""
 
@@ -65,6 +65,10 @@ def check(g: Graph, sources, seed: int = 0, states: int = 4) -> int:
         st = _state(s, cands, rng, 0.0 if i == 0 else rng.choice([0.1, 0.3]), 0.0 if i == 0 else 0.1)
         k = s.k
         assert np.array_equal(k.reach(st.alive.view(np.uint8), st.dead.view(np.uint8)), st.reached)
+        minted = fast._minted(s, st, list(range(s.n)))
+        s.k = None
+        assert minted == fast._minted(s, st, list(range(s.n)))
+        s.k = k
         tree = fast._tree(s, st)
         _same_tree(tree, fast._tree_rx(s, st))
         for c in cands.ranked:
@@ -165,3 +169,44 @@ def test_bad_pointers_are_refused():
     with pytest.raises(ValueError, match="CSR pointers"):
         compiled.plan_kernel(z, z, z, np.zeros(5, np.int64), np.zeros(5, np.int64), z, np.zeros(1, np.int64), z, z,
                              np.zeros(3, np.int64), np.zeros(3, bool), np.zeros(4, bool), 3, 3)
+
+
+def test_gc_pause_leaves_no_collection_pending():
+    """What a pause allocated and still holds does not start a collection on the next allocations (it walked
+    everything the pause allocated, and, now and then, the whole heap: ``reach.gc_paused``)."""
+    import gc
+
+    assert gc.isenabled() and gc.get_threshold()[0] > 50 and not gc.get_freeze_count()
+    started = []
+
+    def seen(phase, info):
+        started.append(phase)
+
+    gc.callbacks.append(seen)
+    try:
+        with reach.gc_paused():
+            assert not gc.isenabled()
+            held = [[i] for i in range(20_000)]
+        assert gc.isenabled() and gc.get_count()[0] < 50
+        more = [[i] for i in range(20)]
+        assert not started and len(held) + len(more) == 20_020
+    finally:
+        gc.callbacks.remove(seen)
+    gc.disable()
+    with reach.gc_paused():
+        pass
+    assert not gc.isenabled()  # the previous state is restored
+    gc.enable()
+
+
+def test_gc_pause_keeps_what_the_caller_froze():
+    import gc
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with reach.gc_paused():
+            held = [[i] for i in range(1000)]
+        assert gc.get_freeze_count() == frozen > 0 and len(held) == 1000
+    finally:
+        gc.unfreeze()
