@@ -3,9 +3,12 @@
 Same plan as :func:`graphkit.analysis.plan.greedy.greedy_plan` (the reference: ``tests/test_plan_fast.py``
 compares them step for step), computed incrementally:
 
-- one dominator tree (rustworkx ``immediate_dominators``, Cooper-Harvey-Kennedy, on numpy-built edges) prices
-  every candidate at once, as in the reference (``docs/revocation-plan.md``, "Evaluating every candidate at
-  once");
+- one dominator tree prices every candidate at once, as in the reference (``docs/revocation-plan.md``,
+  "Evaluating every candidate at once"): built by the compiled kernel (``graphkit/analysis/_plan_kernel.pyx``
+  through :mod:`graphkit.analysis.plan.compiled`: Cooper-Harvey-Kennedy straight from the arc arrays and masks,
+  with subtree weights and children lists) when it was built, else by rustworkx ``immediate_dominators`` on
+  numpy-built edges (:func:`_tree_rx`); immediate dominators are unique, so both give the same tree.  The
+  reached sets, the kept-tree cuts and the minted check run in the kernel too, else in numpy;
 - applying a candidate cuts exactly one dominator subtree ``D``.  When every node outside ``D`` that loses an
   arc keeps the arc from its immediate dominator (:func:`_kept`: the lemma and its proof), no other dominator
   changes: the tree of the residual graph is the same tree without ``D``, so it is kept (subtree weights of
