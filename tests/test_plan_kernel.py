@@ -207,6 +207,7 @@ def test_gc_pause_keeps_what_the_caller_froze():
         frozen = gc.get_freeze_count()
         with reach.gc_paused():
             held = [[i] for i in range(1000)]
-        assert gc.get_freeze_count() == frozen > 0 and len(held) == 1000
+        # unfreezing would have emptied the permanent generation (objects frozen may die meanwhile: not ==)
+        assert frozen > 1000 and gc.get_freeze_count() > frozen // 2 and len(held) == 1000
     finally:
         gc.unfreeze()
