@@ -1,6 +1,7 @@
 """The incremental revocation plan (graphkit/analysis/plan/fast.py, what ``revocation_plan`` runs) against the
 reference greedy loop (graphkit/analysis/plan/greedy.py, one dominator tree per step): identical plans on random
-graphs, on the bundled example from every source, and on the golden cases (tests/test_goldens.py)."""
+graphs, on the bundled example from every source, and on the golden cases (tests/test_goldens.py).  Every test runs
+twice: with the compiled plan passes (graphkit/analysis/_plan_kernel.pyx) and with numpy and rustworkx."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from graphkit.analysis import reach
 from graphkit.analysis.plan.candidates import candidates, incident
-from graphkit.analysis.plan import fast
+from graphkit.analysis.plan import compiled, fast
 from graphkit.analysis.plan.fast import fast_plan
 from graphkit.analysis.plan.greedy import greedy_plan
 from graphkit.build import build_graph
@@ -20,6 +21,15 @@ from graphkit.model import NodeKind
 
 from test_analysis import random_graph
 from test_snapshot import EXAMPLE
+
+
+@pytest.fixture(autouse=True, params=["compiled", "numpy"])
+def mode(request, monkeypatch):
+    """Both implementations of the fast loop's passes (the compiled one only where it is built)."""
+    if request.param == "compiled" and not compiled.AVAILABLE:
+        pytest.skip("graphkit.analysis._plan_kernel is not built (tests/test_plan_kernel.py fails under CI)")
+    monkeypatch.setattr(compiled, "ENABLED", request.param == "compiled")
+    return request.param
 
 
 def _both(g: Graph, sources, max_steps=None, exposed_every: int = 0):

@@ -2,7 +2,9 @@
 
 Candidate generation is in :mod:`~graphkit.analysis.plan.candidates`, the
 greedy loop in :mod:`~graphkit.analysis.plan.greedy` (the reference, one dominator tree per step) and
-:mod:`~graphkit.analysis.plan.fast` (the same plan, incrementally: what :func:`revocation_plan` runs); the design (semantics,
+:mod:`~graphkit.analysis.plan.fast` (the same plan, incrementally: what :func:`revocation_plan` runs; its
+dominator trees and array passes are compiled, :mod:`~graphkit.analysis.plan.compiled`, with a numpy and rustworkx
+fallback); the design (semantics,
 phases, containment order, tie-breaks, why greedy, how one dominator tree per
 step evaluates every candidate) is ``docs/revocation-plan.md``.
 """

@@ -206,14 +206,18 @@ def candidates(inc: Incident, exposed: frozenset[int] = frozenset()) -> Candidat
     """
     cs = Candidates(inc.n)
     arcs = inc.arcs
-    cs.via = [-1] * len(arcs)
-    for a, e in enumerate(arcs.edge):
-        if e.revoked_by is None:
+    via = cs.via = [-1] * len(arcs)
+    source, target, at = arcs.source, arcs.target, cs.at
+    into_of = {k: spec.revoke_subject == "target" for k, spec in EDGE_SPECS.items()}
+    for a, e in enumerate(arcs.edge):  # one pass over the reached arcs: kept lean (10^5 arcs at 10^6 edges)
+        action = e.revoked_by
+        if action is None:
             continue
-        into = EDGE_SPECS[e.kind].revoke_subject == "target"
-        c = cs.get(e.revoked_by, arcs.target[a] if into else arcs.source[a])
+        into = into_of[e.kind]
+        subject = target[a] if into else source[a]
+        c = at.get((action, subject)) or cs.get(action, subject)
         c.arcs.append(a)
-        cs.via[a] = c.via_in if into else c.via_out
+        via[a] = c.via_in if into else c.via_out
     for i, nd in enumerate(inc.sub.nodes):
         if nd.revoked_by is not None:
             cs.get(nd.revoked_by, i)

@@ -3,9 +3,12 @@
 Same plan as :func:`graphkit.analysis.plan.greedy.greedy_plan` (the reference: ``tests/test_plan_fast.py``
 compares them step for step), computed incrementally:
 
-- one dominator tree (rustworkx ``immediate_dominators``, Cooper-Harvey-Kennedy, on numpy-built edges) prices
-  every candidate at once, as in the reference (``docs/revocation-plan.md``, "Evaluating every candidate at
-  once");
+- one dominator tree prices every candidate at once, as in the reference (``docs/revocation-plan.md``,
+  "Evaluating every candidate at once"): built by the compiled kernel (``graphkit/analysis/_plan_kernel.pyx``
+  through :mod:`graphkit.analysis.plan.compiled`: Cooper-Harvey-Kennedy straight from the arc arrays and masks,
+  with subtree weights and children lists) when it was built, else by rustworkx ``immediate_dominators`` on
+  numpy-built edges (:func:`_tree_rx`); immediate dominators are unique, so both give the same tree.  The
+  reached sets, the kept-tree cuts and the minted check run in the kernel too, else in numpy;
 - applying a candidate cuts exactly one dominator subtree ``D``.  When every node outside ``D`` that loses an
   arc keeps the arc from its immediate dominator (:func:`_kept`: the lemma and its proof), no other dominator
   changes: the tree of the residual graph is the same tree without ``D``, so it is kept (subtree weights of
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphkit.analysis.plan import compiled
 from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
 from graphkit.analysis.plan.greedy import _REGISTRAR, _step
 from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep, node_order
@@ -59,6 +63,8 @@ class _Static:
     n: int
     root: int
     prices: _Prices
+    #: the compiled passes (:mod:`graphkit.analysis.plan.compiled`), None: numpy and rustworkx
+    k: object = None
 
 
 @dataclass(slots=True)
@@ -131,13 +137,18 @@ def _static(inc: Incident, cands: Candidates) -> _Static:
     via_ptr = np.zeros(root - inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(via[routed] - inc.n, minlength=root - inc.n), out=via_ptr[1:])
     via_arc = np.flatnonzero(routed)[np.argsort(via[routed], kind="stable")]
-    return _Static(src, tgt, via, np.array(arcs.start, dtype=np.int64), in_ptr, order.astype(np.int64),
-                   np.array(inc.weight, dtype=np.int64), np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy,
-                   via_ptr, via_arc, inc.n, root, _prices(cands, inc))
+    s = _Static(src, tgt, via, np.array(arcs.start, dtype=np.int64), in_ptr, order.astype(np.int64),
+                np.array(inc.weight, dtype=np.int64), np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy,
+                via_ptr, via_arc, inc.n, root, _prices(cands, inc))
+    s.k = compiled.plan_kernel(s.src, s.tgt, s.via, s.out_ptr, s.in_ptr, s.in_arc, s.via_ptr, s.via_arc, s.seeds,
+                               s.weight, s.is_seed, s.seedy, s.n, s.root)
+    return s
 
 
 def _reach(s: _Static, alive: np.ndarray, dead: np.ndarray) -> np.ndarray:
-    """Nodes reached from the live seeds over live arcs into valid nodes (numpy BFS, O(V + E))."""
+    """Nodes reached from the live seeds over live arcs into valid nodes (compiled, else numpy BFS; O(V + E))."""
+    if s.k is not None:
+        return s.k.reach(alive.view(np.uint8), dead.view(np.uint8))  # type: ignore[attr-defined]
     seen = np.zeros(s.n, dtype=bool)
     front = s.seeds[~dead[s.seeds]]
     seen[front] = True
@@ -151,7 +162,17 @@ def _reach(s: _Static, alive: np.ndarray, dead: np.ndarray) -> np.ndarray:
 
 def _tree(s: _Static, st: _State) -> _Tree:
     """The dominator tree of the live reached graph from a root joined to the live seeds (see the reference's
-    ``_dominator_edges``), with subtree weights and children lists."""
+    ``_dominator_edges``), with subtree weights and children lists: compiled (``_plan_kernel.Plan.tree``), else
+    :func:`_tree_rx`; the same tree (immediate dominators are unique)."""
+    if s.k is not None:
+        idom, subw, kids_ptr, kids = s.k.tree(st.alive.view(np.uint8), st.reached.view(np.uint8),  # type: ignore
+                                              st.dead.view(np.uint8))
+        return _Tree(idom, subw, kids_ptr, kids, np.zeros(s.root + 1, dtype=bool))
+    return _tree_rx(s, st)
+
+
+def _tree_rx(s: _Static, st: _State) -> _Tree:
+    """:func:`_tree` through rustworkx ``immediate_dominators`` (Cooper-Harvey-Kennedy) on numpy-built edges."""
     import rustworkx as rx
 
     m = st.alive & st.reached[s.src] & ~st.dead[s.tgt] & (s.src != s.tgt)
@@ -308,8 +329,12 @@ def _subtree(tree: _Tree, z: int) -> np.ndarray:
 
 def _cut_in_place(c: Candidate, s: _Static, st: _State) -> np.ndarray | None:
     """Apply a non-wiping ``c`` on the kept tree: the nodes it cuts, or None when dominators may change (the
-    caller recomputes)."""
+    caller recomputes).  Compiled (``_plan_kernel.Plan.cut``, the same steps in one call) when built."""
     tree = st.tree
+    if s.k is not None:
+        return s.k.cut(tree.idom, tree.subw, tree.kids_ptr, tree.kids, tree.gone.view(np.uint8),  # type: ignore
+                       st.alive.view(np.uint8), st.reached.view(np.uint8), st.dead.view(np.uint8), c.subject,
+                       c.via_in, c.via_out, c.invalidates, s.prices.arcs[s.prices.pos[(c.action, c.subject)]])
     z = _cut_root(c, tree)  # type: ignore[arg-type]
     d = _subtree(tree, z)  # type: ignore[arg-type]
     if not _kept(c, s, st, d):
@@ -450,8 +475,10 @@ def _cuts(inc: Incident, gone: np.ndarray) -> tuple[str, ...]:
 
 def _minted(s: _Static, st: _State, subjects: list[int]) -> set[int]:
     """The ``subjects`` a live arc from a reached node still enters (e.g. a path that assumes the role): one
-    numpy pass over their in-arcs."""
+    compiled pass (``_plan_kernel.Plan.minted``), else one numpy pass over their in-arcs."""
     rows = np.array(subjects, dtype=np.int64)
+    if s.k is not None:
+        return set(rows[s.k.minted(rows, st.alive.view(np.uint8), st.reached.view(np.uint8))].tolist())  # type: ignore
     a, owner = expand(s.in_ptr, rows)
     a = s.in_arc[a]
     u = s.src[a]

@@ -1,0 +1,56 @@
+"""The revocation plan's compiled passes (``graphkit/analysis/_plan_kernel.pyx``, Cython), loaded when built.
+
+:mod:`graphkit.analysis.plan.fast` runs its reached sets, dominator trees and kept-tree cuts through
+:func:`plan_kernel` when the extension was built (``pip install`` compiles it when a C compiler is there; it is
+optional), else through numpy and rustworkx ``immediate_dominators``: both give the same plans
+(``tests/test_plan_kernel.py``: trees, reached sets and cuts compared, plans with and without the kernel).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: the kernel interface this module calls (``API`` in the .pyx): bump both when the interface changes
+_API = 1
+
+try:
+    from graphkit.analysis import _plan_kernel
+except ImportError:  # no compiler at install time: numpy and rustworkx answer
+    _plan_kernel = None  # type: ignore[assignment]
+if _plan_kernel is not None and getattr(_plan_kernel, "API", None) != _API:
+    # built from another version of the source (an editable install not rebuilt after a pull): not used
+    import warnings
+
+    warnings.warn("graphkit's compiled revocation-plan kernel was built from another version of its source and is "
+                  "not used (reinstall graphkit to rebuild it: pip install -e .)", RuntimeWarning, stacklevel=1)
+    _plan_kernel = None  # type: ignore[assignment]
+
+__all__ = ["AVAILABLE", "ENABLED", "plan_kernel"]
+
+#: the extension was built and imports
+AVAILABLE = _plan_kernel is not None
+#: the kernel is used (set False to force the numpy and rustworkx passes, e.g. in the differential tests)
+ENABLED = AVAILABLE
+
+
+def plan_kernel(src: np.ndarray, tgt: np.ndarray, via: np.ndarray, out_ptr: np.ndarray, in_ptr: np.ndarray,
+                in_arc: np.ndarray, via_ptr: np.ndarray, via_arc: np.ndarray, seeds: np.ndarray, weight: np.ndarray,
+                is_seed: np.ndarray, seedy: np.ndarray, n: int, root: int):
+    """The kernel of one plan (``_plan_kernel.Plan``), or None when it is not built or not :data:`ENABLED`.
+
+    Parameters are ``fast._Static``'s: (m,) int64 ``src``, ``tgt``, ``via`` (-1: no virtual node); (n + 1,)
+    int64 ``out_ptr`` and ``in_ptr`` with (m,) ``in_arc`` (arcs by target); (root - n + 1,) ``via_ptr`` with
+    ``via_arc`` (arcs by virtual node); (s,) int64 ``seeds``; (n,) int64 ``weight``; (n,) bool ``is_seed``;
+    (root + 1,) bool ``seedy``.  Time O(root) once (the scratch masks).
+
+    Raises
+    ------
+    ValueError
+        If the CSR pointers do not match ``n`` and ``root``.
+    """
+    if _plan_kernel is None or not ENABLED:
+        return None
+    i64 = [np.ascontiguousarray(x, dtype=np.int64)
+           for x in (src, tgt, via, out_ptr, in_ptr, in_arc, via_ptr, via_arc, seeds, weight)]
+    masks = [np.ascontiguousarray(x, dtype=bool).view(np.uint8) for x in (is_seed, seedy)]
+    return _plan_kernel.Plan(*i64, *masks, n, root)

@@ -1,0 +1,213 @@
+"""The compiled plan passes (graphkit/analysis/_plan_kernel.pyx, through graphkit/analysis/plan/compiled.py) against
+the numpy and rustworkx ones of graphkit/analysis/plan/fast.py: the same dominator trees (immediate dominators,
+subtree weights, children lists), reached sets, minted subjects and kept-tree cuts on random states of random graphs, of the
+bundled example, of the golden cases and of the corpus graph; the same plans with and without the kernel.  Under
+``GRAPHKIT_CI=1`` a kernel that did not build fails here instead of silently falling back."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import regen_goldens as gold
+from conftest import require
+from graphkit.analysis import reach
+from graphkit.analysis.plan import compiled, fast
+from graphkit.analysis.plan.candidates import candidates, incident
+from graphkit.build import build_graph
+from graphkit.graph import Graph
+
+from test_analysis import random_graph
+from test_radius_arrays import CORPUS_GHA, EXAMPLE
+
+_TREE = ("idom", "subw", "kids_ptr", "kids", "gone")
+
+
+@pytest.fixture(autouse=True)
+def _built():
+    require(compiled.AVAILABLE, "graphkit.analysis._plan_kernel is not built (pip install -e . with a C compiler, "
+            "or cythonize -i graphkit/analysis/_plan_kernel.pyx)")
+
+
+def _setup(g: Graph, sources):
+    inc = incident(g, reach.source_ids(g, sources))
+    cands = candidates(inc)
+    s = fast._static(inc, cands)
+    assert s.k is not None
+    return inc, cands, s
+
+
+def _state(s, cands, rng: random.Random, cut_arcs: float, kill: float) -> fast._State:
+    """A random residual: some arcs removed, some nodes invalidated, the reached set recomputed (numpy)."""
+    alive = np.array([rng.random() >= cut_arcs for _ in range(s.src.size)], dtype=bool)
+    dead = np.array([rng.random() < kill for _ in range(s.n)], dtype=bool)
+    k, s.k = s.k, None
+    reached = fast._reach(s, alive, dead)
+    s.k = k
+    return fast._State(alive, dead, reached, int(s.weight[reached].sum()), np.zeros(len(cands.ranked), dtype=bool))
+
+
+def _same_tree(a: fast._Tree, b: fast._Tree) -> None:
+    for name in _TREE:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and np.array_equal(x, y), name
+
+
+def check(g: Graph, sources, seed: int = 0, states: int = 4) -> int:
+    """Kernel == numpy/rustworkx on the start state and ``states`` random ones: reach, tree, then every
+    non-wiping candidate's cut on a copy of the tree; the number of cuts that kept the tree."""
+    inc, cands, s = _setup(g, sources)
+    rng = random.Random(seed)
+    kept = 0
+    for i in range(states + 1):
+        st = _state(s, cands, rng, 0.0 if i == 0 else rng.choice([0.1, 0.3]), 0.0 if i == 0 else 0.1)
+        k = s.k
+        assert np.array_equal(k.reach(st.alive.view(np.uint8), st.dead.view(np.uint8)), st.reached)
+        minted = fast._minted(s, st, list(range(s.n)))
+        s.k = None
+        assert minted == fast._minted(s, st, list(range(s.n)))
+        s.k = k
+        tree = fast._tree(s, st)
+        _same_tree(tree, fast._tree_rx(s, st))
+        for c in cands.ranked:
+            if fast._wipes_now(c, st):
+                continue
+            st.tree = fast._Tree(*(getattr(tree, f).copy() for f in _TREE))
+            by_kernel = fast._cut_in_place(c, s, st)
+            kt, st.tree, s.k = st.tree, fast._Tree(*(getattr(tree, f).copy() for f in _TREE)), None
+            by_numpy = fast._cut_in_place(c, s, st)
+            s.k = k
+            assert (by_kernel is None) == (by_numpy is None), (c.action, c.subject)
+            if by_numpy is not None:
+                assert np.array_equal(np.sort(by_kernel), np.sort(by_numpy))
+                _same_tree(kt, st.tree)
+                kept += 1
+            else:
+                _same_tree(kt, tree)  # a refused cut leaves the tree as it was
+    return kept
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_graphs(seed):
+    rng = random.Random(seed)
+    n = rng.choice([25, 40, 80])
+    g = random_graph(seed, n=n, m=int(n * rng.choice([1.5, 2.5, 4])))
+    check(g, rng.sample(sorted(g.nx), rng.choice([1, 2, 3])), seed)
+
+
+def test_random_graphs_exercise_both_outcomes_of_a_cut():
+    kept = refused = 0
+    for seed in range(20):
+        g = random_graph(seed, n=60, m=180)
+        inc, cands, s = _setup(g, sorted(g.nx)[:2])
+        st = _state(s, cands, random.Random(seed), 0.0, 0.0)
+        st.tree = fast._tree(s, st)
+        for c in cands.ranked:
+            if not fast._wipes_now(c, st):
+                tree = st.tree
+                st.tree = fast._Tree(*(getattr(tree, f).copy() for f in _TREE))
+                cut = fast._cut_in_place(c, s, st)
+                kept, refused = kept + (cut is not None), refused + (cut is None)
+                st.tree = tree
+    assert kept > 50 and refused > 50
+
+
+@pytest.fixture(scope="module")
+def acme() -> Graph:
+    return build_graph(EXAMPLE).graph
+
+
+def test_example_from_every_node(acme):
+    assert sum(check(acme, x, i, states=2) for i, x in enumerate(sorted(acme.nx))) > 100
+
+
+@pytest.mark.parametrize("folder", gold.case_folders(), ids=lambda p: p.name)
+def test_golden_cases(folder):
+    case = gold.load_case(folder)
+    if gold.missing_inputs(case):
+        pytest.skip(f"inputs of {case.name} absent")
+    g = gold.build_case(case).graph
+    for sources in case.sources:
+        check(g, sources, states=2)
+
+
+@pytest.mark.corpus
+def test_corpus_graph():
+    require(CORPUS_GHA.is_dir(), "the shared corpus is not beside the checkout", corpus=True)
+    g = build_graph({"github-actions": [str(CORPUS_GHA)]}).graph
+    runners = sorted(n for n in g.nx if n.startswith("runner:"))
+    assert runners
+    for i, r in enumerate(runners[:40]):
+        check(g, r, i, states=1)
+
+
+def _plans(monkeypatch, g: Graph, sources, use_kernel: bool):
+    with monkeypatch.context() as m:
+        m.setattr(compiled, "ENABLED", use_kernel)
+        from graphkit.analysis import revocation_plan
+        return revocation_plan(g, sources)
+
+
+def test_example_plans_identical_with_and_without_the_kernel(monkeypatch, acme):
+    long = 0
+    for node in sorted(acme.nx):
+        with_k, without = _plans(monkeypatch, acme, node, True), _plans(monkeypatch, acme, node, False)
+        assert with_k == without, node
+        long += len(with_k.steps) > 3
+    assert long > 5
+
+
+def test_kernel_is_what_the_plan_uses(acme):
+    inc, cands, s = _setup(acme, "runner:acme/build-01-a")
+    assert compiled.ENABLED and type(s.k).__module__ == "graphkit.analysis._plan_kernel"
+
+
+def test_bad_pointers_are_refused():
+    z = np.zeros(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="CSR pointers"):
+        compiled.plan_kernel(z, z, z, np.zeros(5, np.int64), np.zeros(5, np.int64), z, np.zeros(1, np.int64), z, z,
+                             np.zeros(3, np.int64), np.zeros(3, bool), np.zeros(4, bool), 3, 3)
+
+
+def test_gc_pause_leaves_no_collection_pending():
+    """What a pause allocated and still holds does not start a collection on the next allocations (it walked
+    everything the pause allocated, and, now and then, the whole heap: ``reach.gc_paused``)."""
+    import gc
+
+    assert gc.isenabled() and gc.get_threshold()[0] > 50 and not gc.get_freeze_count()
+    started = []
+
+    def seen(phase, info):
+        started.append(phase)
+
+    gc.callbacks.append(seen)
+    try:
+        with reach.gc_paused():
+            assert not gc.isenabled()
+            held = [[i] for i in range(20_000)]
+        assert gc.isenabled() and gc.get_count()[0] < 50
+        more = [[i] for i in range(20)]
+        assert not started and len(held) + len(more) == 20_020
+    finally:
+        gc.callbacks.remove(seen)
+    gc.disable()
+    with reach.gc_paused():
+        pass
+    assert not gc.isenabled()  # the previous state is restored
+    gc.enable()
+
+
+def test_gc_pause_keeps_what_the_caller_froze():
+    import gc
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with reach.gc_paused():
+            held = [[i] for i in range(1000)]
+        # unfreezing would have emptied the permanent generation (objects frozen may die meanwhile: not ==)
+        assert frozen > 1000 and gc.get_freeze_count() > frozen // 2 and len(held) == 1000
+    finally:
+        gc.unfreeze()
