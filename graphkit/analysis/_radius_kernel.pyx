@@ -256,23 +256,24 @@ cdef class Kernel:
             out = code_out
             for i in range(w.codes.size):
                 out[i] = w.codes.data[i]
-            if w.simple and (w.all_certain or w.certain_tree):
-                # the certain-only BFS is the reach's own search restricted to the nodes its tree enters over
-                # certain arcs only (see _reach): no second search
-                certain, cparent, carc, cvisit = self._certain_of_reach(w, r)
-            else:
-                certain = np.zeros(r, dtype=np.bool_)
-                cparent, carc, cvisit = self._bfs(sc, w, r, n_src, True, certain)
-            if cvisit.shape[0] < r and w.simple:  # the reach's search was the BFS over every pair
+            aparent = aarc = None
+            if w.simple:  # the reach's search is the BFS tree over every pair: its parents and arcs (one gather)
                 aparent = np.empty(r, dtype=np.int64)
                 out = aparent
                 for i in range(r):
                     out[i] = w.apar.data[i]
                 aarc = self._arcs(w.akidx.data, r)
-            elif cvisit.shape[0] < r:
-                aparent, aarc, _ = self._bfs(sc, w, r, n_src, False, None)
+            if w.simple and (w.all_certain or w.certain_tree):
+                # the certain-only BFS is the reach's own search restricted to the nodes its tree enters over
+                # certain arcs only (see _reach): no second search
+                certain, cparent, carc, cvisit = self._certain_of_reach(w, r, aparent, aarc)
             else:
+                certain = np.zeros(r, dtype=np.bool_)
+                cparent, carc, cvisit = self._bfs(sc, w, r, n_src, True, certain)
+            if cvisit.shape[0] == r:  # every node is certain: no tree over every pair
                 aparent = aarc = None
+            elif not w.simple:
+                aparent, aarc, _ = self._bfs(sc, w, r, n_src, False, None)
             width, life = self._widths(sc, w, r, n_src)
         finally:  # hand the scratch back clean: only the entries this query touched
             for i in range(w.codes.size):
@@ -281,22 +282,28 @@ cdef class Kernel:
                 sc.loc[sc.vis[i]] = -1
         return order, code_out, certain, cparent, carc, cvisit, aparent, aarc, width, life, total
 
-    cdef tuple _certain_of_reach(self, Work* w, Py_ssize_t r):
-        """``(certain, cparent, carc, cvisit)`` from the reach's tree when it is the certain-only BFS tree on the
-        nodes it enters over certain arcs only (``w.pset`` 0): those in discovery order, the others possible."""
+    cdef tuple _certain_of_reach(self, Work* w, Py_ssize_t r, aparent, aarc):
+        """``(certain, cparent, carc, cvisit)`` from the reach's tree (``aparent``, ``aarc``: its parents and arcs)
+        when it is the certain-only BFS tree on the nodes it enters over certain arcs only (``w.pset`` 0): those
+        in discovery order, the others possible (parent and arc -1).  When every node is certain, ``aparent`` and
+        ``aarc`` are returned as the certain-only tree itself."""
+        cdef const uint8_t* ps = w.pset.data
+        cdef Py_ssize_t i, v = 0
+        for i in range(r):
+            v += ps[i]
+        if v == 0:
+            return np.ones(r, dtype=np.bool_), aparent, aarc, np.arange(r, dtype=np.int64)
         certain_a = np.empty(r, dtype=np.bool_)
         cparent_a = np.empty(r, dtype=np.int64)
         carc_a = np.empty(r, dtype=np.int64)
-        cvisit_a = np.empty(r, dtype=np.int64)
+        cvisit_a = np.empty(r - v, dtype=np.int64)
         cdef uint8_t[::1] certain = certain_a.view(np.uint8)
         cdef int64_t[::1] cparent = cparent_a
         cdef int64_t[::1] carc = carc_a
         cdef int64_t[::1] cvisit = cvisit_a
-        cdef const int64_t* best = &self.best[0]
-        cdef const int64_t* ap = w.apar.data
-        cdef const int64_t* ak = w.akidx.data
-        cdef const uint8_t* ps = w.pset.data
-        cdef Py_ssize_t i, v = 0
+        cdef const int64_t[::1] ap = aparent
+        cdef const int64_t[::1] aa = aarc
+        v = 0
         for i in range(r):
             if ps[i]:
                 certain[i] = 0
@@ -305,10 +312,10 @@ cdef class Kernel:
             else:
                 certain[i] = 1
                 cparent[i] = ap[i]
-                carc[i] = best[ak[i]] if ak[i] >= 0 else -1
+                carc[i] = aa[i]
                 cvisit[v] = i
                 v += 1
-        return certain_a, cparent_a, carc_a, cvisit_a[:v] if v < r else cvisit_a
+        return certain_a, cparent_a, carc_a, cvisit_a
 
     cdef object _arcs(self, const int64_t* kidx, Py_ssize_t r):
         """(r,) int64: ``best[kidx[v]]``, -1 where ``kidx[v]`` is -1 (one gather, after the search)."""
