@@ -208,7 +208,7 @@ cdef class Kernel:
         """The blast radius of ``srcs`` ((k,) int64 node indexes, distinct, sorted).
 
         Returns ``(order, code, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight)`` as
-        :class:`graphkit.analysis.kernel.Radius` documents them.  Raises IndexError for an index outside
+        :func:`graphkit.analysis.kernel.radius` documents them.  Raises IndexError for an index outside
         ``0..n-1``.
         """
         cdef const int64_t[::1] s = np.ascontiguousarray(srcs, dtype=np.int64)
