@@ -92,16 +92,23 @@ def untrusted_graph(seed: int) -> Graph:
 
 def test_random_graphs(monkeypatch):
     reached = code = 0
+    searches = {0: 0, 1: 0, 2: 0}  # queries with possible nodes, by the BFS searches run besides the reach
     for seed in range(300):
         g = untrusted_graph(seed)
         rng = random.Random(seed)
         entry = sorted(n for n in g.nx if n.startswith("untrusted:"))[:seed % 2]  # every other case: one entry
-        r, c = check(monkeypatch, g, rng.sample(sorted(g.nx), 1 + seed % 4) + entry)
+        srcs = rng.sample(sorted(g.nx), 1 + seed % 4) + entry
+        r, c = check(monkeypatch, g, srcs)
         reached += r
         code += c > 0
+        arrays = radius_arrays(g, reach.source_ids(g, srcs))
+        if not arrays.certain.all():
+            searches[kernel.kernel_of(snapshot(g)).searches] += 1
     # the cases the kernel must replay are there: large reaches, and code nodes beyond the sources (the
-    # variant-1 rows and the re-search)
+    # variant-1 rows and the re-search); with possible nodes, trees read off the reach (no search), and the
+    # certain-only BFS run, alone or with the one over every pair
     assert reached > 3000 and code > 20
+    assert searches[0] > 20 and searches[1] > 20 and searches[2] > 5, searches
 
 
 def test_no_source_and_every_node_of_the_example(monkeypatch):

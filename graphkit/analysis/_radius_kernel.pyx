@@ -177,6 +177,9 @@ cdef class Kernel:
     cdef int32_t[::1] visit
     cdef Work work
     cdef bint busy
+    #: how many BFS searches over the reached rows the last query ran besides the reach and the widths (0, 1 or
+    #: 2: the certain-only tree, the one over every pair, when not read off the reach; for the tests)
+    cdef public int searches
 
     def __cinit__(self):
         work_init(&self.work)
@@ -243,6 +246,7 @@ cdef class Kernel:
         cdef int64_t total = 0
         cdef int64_t[::1] out
         w.codes.size = 0
+        self.searches = 0
         try:
             r = self._reach(srcs, sc, w)
             order = np.empty(r, dtype=np.int64)
@@ -448,6 +452,7 @@ cdef class Kernel:
         ``(parent, arc, visit)``; marks the visited nodes in ``mask_out`` ((r,) bool) when given."""
         cdef Py_ssize_t head = 0, count = 0, i
         cdef int64_t u, g, t, q, q1, base
+        self.searches += 1
         cdef uint64_t rec, has_var, cert
         cdef const uint64_t* packed = &self.packed[0]
         cdef const int64_t* pptr = &self.pair_ptr[0]

@@ -6,7 +6,10 @@
 kernel replays the scipy path step for step (the reach with its code-node rule and re-search, the local CSR of
 the reached pairs, the certain-only BFS tree, the one over every pair when some node is possible, the bucketed
 widths) as FIFO loops in C, in one call: a query costs O(its reached pairs) with a constant of a few
-nanoseconds, instead of ~150 numpy calls and ~30 passes over the reached pairs.
+nanoseconds, instead of ~150 numpy calls and ~30 passes over the reached pairs.  Both BFS trees are read off the
+reach's own search whenever they provably equal it (no certain pair enters a node whose tree path has an
+uncertain arc: ``_radius_kernel.Kernel._reach``), so a query usually scans the reached rows twice: the reach and
+the widths.
 
 Its per-node work arrays (local index, code mark, visit buffer) are made once per snapshot, kept on it
 (``snap.derived``), and handed back clean after each query: only the entries a query touched are reset.
