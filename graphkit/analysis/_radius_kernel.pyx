@@ -21,7 +21,7 @@ import numpy as np
 
 #: the interface graphkit.analysis.kernel was written against: it uses this module only when equal (a module
 #: built from an older source, e.g. an editable install after a pull that changed this file, is not used)
-API = 1
+API = 2
 
 # a packed pair: bits 0-31 target, 32 has (variant 0), 33 has (variant 1), 34 runs code, then per variant v
 # 13 bits at ATTR + 13 v: certain (1), lifetime code (4), rank of the lasting seconds (8)

@@ -22,7 +22,7 @@ import numpy as np
 from graphkit.analysis.snapshot import Snapshot
 
 #: the kernel interface this wrapper calls (``API`` in the .pyx): bump both when the interface changes
-_API = 1
+_API = 2
 
 try:
     from graphkit.analysis import _radius_kernel
