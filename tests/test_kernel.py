@@ -59,8 +59,10 @@ def check(monkeypatch, g: Graph, sources) -> tuple[int, int]:
     snap = snapshot(g)
     idx = np.array([snap.index[s] for s in srcs], dtype=np.int64)
     got = kernel.radius(snap, idx)
+    assert len(got) == 11 and all(got[i] is getattr(k, name) or np.array_equal(got[i], getattr(k, name))
+                                  for i, name in [(0, "order"), (2, "certain"), (8, "width"), (10, "weight")])
     order, code = cbfs.reach(snap, idx)
-    assert np.array_equal(got.order, order) and np.array_equal(got.code, code)
+    assert np.array_equal(got[0], order) and np.array_equal(got[1], code)
     py = _path(monkeypatch, g, srcs, False, False)
     if py is not None:  # else the numpy reach gave up (blast_radius then runs the reference)
         assert BlastRadius(srcs, arrays=k) == BlastRadius(srcs, arrays=py)
@@ -90,16 +92,23 @@ def untrusted_graph(seed: int) -> Graph:
 
 def test_random_graphs(monkeypatch):
     reached = code = 0
+    searches = {0: 0, 1: 0, 2: 0}  # queries with possible nodes, by the BFS searches run besides the reach
     for seed in range(300):
         g = untrusted_graph(seed)
         rng = random.Random(seed)
         entry = sorted(n for n in g.nx if n.startswith("untrusted:"))[:seed % 2]  # every other case: one entry
-        r, c = check(monkeypatch, g, rng.sample(sorted(g.nx), 1 + seed % 4) + entry)
+        srcs = rng.sample(sorted(g.nx), 1 + seed % 4) + entry
+        r, c = check(monkeypatch, g, srcs)
         reached += r
         code += c > 0
+        arrays = radius_arrays(g, reach.source_ids(g, srcs))
+        if not arrays.certain.all():
+            searches[kernel.kernel_of(snapshot(g)).searches] += 1
     # the cases the kernel must replay are there: large reaches, and code nodes beyond the sources (the
-    # variant-1 rows and the re-search)
+    # variant-1 rows and the re-search); with possible nodes, trees read off the reach (no search), and the
+    # certain-only BFS run, alone or with the one over every pair
     assert reached > 3000 and code > 20
+    assert searches[0] > 20 and searches[1] > 20 and searches[2] > 5, searches
 
 
 def test_no_source_and_every_node_of_the_example(monkeypatch):
@@ -139,7 +148,7 @@ def test_bad_source_index_leaves_the_scratch_clean():
         kernel.radius(snap, np.array([0, snap.n], dtype=np.int64))
     assert kernel.kernel_of(snap).is_clean()
     ok = kernel.radius(snap, np.array([snap.index["runner:acme/build-01-a"]], dtype=np.int64))
-    assert ok.order.size > 10 and ok.weight > 0 and kernel.kernel_of(snap).is_clean()
+    assert ok[0].size > 10 and ok[-1] > 0 and kernel.kernel_of(snap).is_clean()
 
 
 def test_kernel_is_what_blast_radius_uses():

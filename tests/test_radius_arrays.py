@@ -119,6 +119,20 @@ def test_example_from_every_node_matches_the_reference_exactly(acme):
     check(acme, [n for n in sorted(acme.nx) if n.startswith("runner:")], same_labels=True)
 
 
+def test_one_source_shortcut_resolves_like_source_ids(acme):
+    """blast_radius answers one id of a kind that stands for itself without source_ids' expansion and sort: on
+    every node of the example (repositories and workflows expand to their jobs) both give the same sources."""
+    from graphkit.analysis.radius import _source_ids
+
+    expanded = 0
+    for node in sorted(acme.nx):
+        assert _source_ids(acme, node) == reach.source_ids(acme, node), node
+        expanded += reach.source_ids(acme, node) != (node,)
+    assert expanded > 0  # some repository or workflow stood for its jobs
+    with pytest.raises(UnknownNodeError):
+        _source_ids(acme, "runner:no-such-runner")
+
+
 @pytest.mark.parametrize("folder", gold.case_folders(), ids=lambda p: p.name)
 def test_golden_cases_match_the_reference_exactly(folder):
     case = gold.load_case(folder)

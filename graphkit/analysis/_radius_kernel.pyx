@@ -8,7 +8,8 @@ query, only the entries touched being reset) and work buffers sized by the large
 O(its reached pairs), never O(n).  :meth:`Kernel.radius` replays, step for step, the scipy path of
 :func:`graphkit.analysis.radius_arrays.radius_arrays` (:func:`graphkit.analysis.cbfs.reach`, :func:`~graphkit.
 analysis.radius_arrays.local_csr`, :func:`graphkit.analysis.cbfs.bfs` twice, :func:`graphkit.analysis.cbfs.
-widths`) as sequential FIFO loops.  The local CSR of the reached pairs is not written out: every pass reads the
+widths`) as sequential FIFO loops; either BFS is read off the reach's own search when it provably equals it
+(:meth:`Kernel._reach`), which is the common case.  The local CSR of the reached pairs is not written out: every pass reads the
 reached rows' packed records in place (each row in its node's variant, targets through the local index), which
 moves a third of the memory a copy would; explanation arcs are gathered once per tree node at the end.
 """
@@ -20,7 +21,7 @@ import numpy as np
 
 #: the interface graphkit.analysis.kernel was written against: it uses this module only when equal (a module
 #: built from an older source, e.g. an editable install after a pull that changed this file, is not used)
-API = 1
+API = 2
 
 # a packed pair: bits 0-31 target, 32 has (variant 0), 33 has (variant 1), 34 runs code, then per variant v
 # 13 bits at ATTR + 13 v: certain (1), lifetime code (4), rank of the lasting seconds (8)
@@ -80,13 +81,33 @@ cdef inline int buf_push(Buf* b, int64_t x) except -1:
     return 0
 
 
+cdef struct Bytes:
+    uint8_t* data
+    Py_ssize_t cap
+
+
+cdef int bytes_reserve(Bytes* b, Py_ssize_t need) except -1:
+    cdef uint8_t* grown
+    cdef Py_ssize_t cap
+    if need > b.cap:
+        cap = max(need, b.cap * 2 + 64)
+        grown = <uint8_t*>realloc(b.data, cap)
+        if grown == NULL:
+            raise MemoryError()
+        b.data = grown
+        b.cap = cap
+    return 0
+
+
 cdef struct Work:
     # a FIFO queue of local nodes; per local node: the arc index (variant * p + pair) entering it in the tree
     # being built; seeds, fresh code nodes, code nodes, pending pairs of the widths (local target | lifetime code
     # << 32 | rank << 36); the
     # reach's own tree (parent, arc index per local node) and whether it is the BFS tree over every pair of each
     # row's variant (``simple``: no code node has a variant-1-only pair), and whether every such pair's explanation
-    # edge is certain (``all_certain``: then that tree is the certain-only one too)
+    # edge is certain (``all_certain``: then that tree is the certain-only one too); per local node whether its
+    # tree path has an uncertain arc (``pset``), and whether no certain arc leaves a node without one into a node
+    # with one (``certain_tree``: then the certain-only BFS tree is the reach's tree on the nodes without one)
     Buf queue
     Buf kidx
     Buf seeds
@@ -95,8 +116,10 @@ cdef struct Work:
     Buf pending
     Buf apar
     Buf akidx
+    Bytes pset
     int simple
     int all_certain
+    int certain_tree
 
 
 cdef void work_init(Work* w) noexcept:
@@ -108,8 +131,10 @@ cdef void work_init(Work* w) noexcept:
     w.pending = Buf(NULL, 0, 0)
     w.apar = Buf(NULL, 0, 0)
     w.akidx = Buf(NULL, 0, 0)
+    w.pset = Bytes(NULL, 0)
     w.simple = 1
     w.all_certain = 1
+    w.certain_tree = 1
 
 
 cdef void work_free(Work* w) noexcept:
@@ -121,6 +146,7 @@ cdef void work_free(Work* w) noexcept:
     free(w.pending.data)
     free(w.apar.data)
     free(w.akidx.data)
+    free(w.pset.data)
 
 
 cdef struct Scratch:
@@ -151,6 +177,9 @@ cdef class Kernel:
     cdef int32_t[::1] visit
     cdef Work work
     cdef bint busy
+    #: how many BFS searches over the reached rows the last query ran besides the reach and the widths (0, 1 or
+    #: 2: the certain-only tree, the one over every pair, when not read off the reach; for the tests)
+    cdef public int searches
 
     def __cinit__(self):
         work_init(&self.work)
@@ -182,7 +211,7 @@ cdef class Kernel:
         """The blast radius of ``srcs`` ((k,) int64 node indexes, distinct, sorted).
 
         Returns ``(order, code, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight)`` as
-        :class:`graphkit.analysis.kernel.Radius` documents them.  Raises IndexError for an index outside
+        :func:`graphkit.analysis.kernel.radius` documents them.  Raises IndexError for an index outside
         ``0..n-1``.
         """
         cdef const int64_t[::1] s = np.ascontiguousarray(srcs, dtype=np.int64)
@@ -217,6 +246,7 @@ cdef class Kernel:
         cdef int64_t total = 0
         cdef int64_t[::1] out
         w.codes.size = 0
+        self.searches = 0
         try:
             r = self._reach(srcs, sc, w)
             order = np.empty(r, dtype=np.int64)
@@ -230,27 +260,24 @@ cdef class Kernel:
             out = code_out
             for i in range(w.codes.size):
                 out[i] = w.codes.data[i]
-            if w.simple and w.all_certain:  # the reach's search was the certain-only BFS too: every node is in
-                certain = np.ones(r, dtype=np.bool_)
-                cparent = np.empty(r, dtype=np.int64)
-                out = cparent
-                for i in range(r):
-                    out[i] = w.apar.data[i]
-                carc = self._arcs(w.akidx.data, r)
-                cvisit = np.arange(r, dtype=np.int64)
-            else:
-                certain = np.zeros(r, dtype=np.bool_)
-                cparent, carc, cvisit = self._bfs(sc, w, r, n_src, True, certain)
-            if cvisit.shape[0] < r and w.simple:  # the reach's search was the BFS over every pair
+            aparent = aarc = None
+            if w.simple:  # the reach's search is the BFS tree over every pair: its parents and arcs (one gather)
                 aparent = np.empty(r, dtype=np.int64)
                 out = aparent
                 for i in range(r):
                     out[i] = w.apar.data[i]
                 aarc = self._arcs(w.akidx.data, r)
-            elif cvisit.shape[0] < r:
-                aparent, aarc, _ = self._bfs(sc, w, r, n_src, False, None)
+            if w.simple and (w.all_certain or w.certain_tree):
+                # the certain-only BFS is the reach's own search restricted to the nodes its tree enters over
+                # certain arcs only (see _reach): no second search
+                certain, cparent, carc, cvisit = self._certain_of_reach(w, r, aparent, aarc)
             else:
+                certain = np.zeros(r, dtype=np.bool_)
+                cparent, carc, cvisit = self._bfs(sc, w, r, n_src, True, certain)
+            if cvisit.shape[0] == r:  # every node is certain: no tree over every pair
                 aparent = aarc = None
+            elif not w.simple:
+                aparent, aarc, _ = self._bfs(sc, w, r, n_src, False, None)
             width, life = self._widths(sc, w, r, n_src)
         finally:  # hand the scratch back clean: only the entries this query touched
             for i in range(w.codes.size):
@@ -258,6 +285,41 @@ cdef class Kernel:
             for i in range(r):
                 sc.loc[sc.vis[i]] = -1
         return order, code_out, certain, cparent, carc, cvisit, aparent, aarc, width, life, total
+
+    cdef tuple _certain_of_reach(self, Work* w, Py_ssize_t r, aparent, aarc):
+        """``(certain, cparent, carc, cvisit)`` from the reach's tree (``aparent``, ``aarc``: its parents and arcs)
+        when it is the certain-only BFS tree on the nodes it enters over certain arcs only (``w.pset`` 0): those
+        in discovery order, the others possible (parent and arc -1).  When every node is certain, ``aparent`` and
+        ``aarc`` are returned as the certain-only tree itself."""
+        cdef const uint8_t* ps = w.pset.data
+        cdef Py_ssize_t i, v = 0
+        for i in range(r):
+            v += ps[i]
+        if v == 0:
+            return np.ones(r, dtype=np.bool_), aparent, aarc, np.arange(r, dtype=np.int64)
+        certain_a = np.empty(r, dtype=np.bool_)
+        cparent_a = np.empty(r, dtype=np.int64)
+        carc_a = np.empty(r, dtype=np.int64)
+        cvisit_a = np.empty(r - v, dtype=np.int64)
+        cdef uint8_t[::1] certain = certain_a.view(np.uint8)
+        cdef int64_t[::1] cparent = cparent_a
+        cdef int64_t[::1] carc = carc_a
+        cdef int64_t[::1] cvisit = cvisit_a
+        cdef const int64_t[::1] ap = aparent
+        cdef const int64_t[::1] aa = aarc
+        v = 0
+        for i in range(r):
+            if ps[i]:
+                certain[i] = 0
+                cparent[i] = -1
+                carc[i] = -1
+            else:
+                certain[i] = 1
+                cparent[i] = ap[i]
+                carc[i] = aa[i]
+                cvisit[v] = i
+                v += 1
+        return certain_a, cparent_a, carc_a, cvisit_a
 
     cdef object _arcs(self, const int64_t* kidx, Py_ssize_t r):
         """(r,) int64: ``best[kidx[v]]``, -1 where ``kidx[v]`` is -1 (one gather, after the search)."""
@@ -273,7 +335,15 @@ cdef class Kernel:
         """cbfs.reach: a FIFO search over variant-0 pairs from the seeds (the sources, then the variant-1-only
         targets of the code nodes), again from scratch while it finds new code nodes.  Fills ``vis[:count]``
         (the order) and ``loc`` (position in it), marks ``cd`` (listed in ``w.codes``), and keeps the search's
-        tree (``w.apar``, ``w.akidx``), the BFS tree over every pair when ``w.simple``."""
+        tree (``w.apar``, ``w.akidx``), the BFS tree over every pair when ``w.simple``.
+
+        The certain-only BFS from the sources is that search with the uncertain pairs skipped.  Let P be the nodes
+        whose tree path has an uncertain arc (``w.pset``; closed under tree descendants).  When no certain pair
+        leaves a node outside P into a node in P (``w.certain_tree``), the certain-only BFS visits exactly the
+        nodes outside P, in the same order, each from the same pair: by induction over its queue (this search's
+        without P), every pair it skips either discovered a node of P here or met a node already seen, every pair
+        from a node outside P into one outside P meets it as here, and the rows of P discovered only nodes of P.
+        So P is the possible nodes and no second search is needed (:meth:`_certain_of_reach`)."""
         cdef Py_ssize_t i, head, count = 0
         cdef int64_t u, t, q, q1, base
         cdef uint64_t rec, has_var, cert
@@ -284,6 +354,9 @@ cdef class Kernel:
         cdef int32_t* vis = sc.vis
         cdef int64_t* ap
         cdef int64_t* ak
+        cdef uint8_t* ps
+        cdef uint8_t pu
+        cdef int32_t lt
         w.seeds.size = 0
         w.fresh.size = 0
         try:
@@ -307,6 +380,7 @@ cdef class Kernel:
                 count = 0
                 buf_reserve(&w.apar, w.seeds.size)
                 buf_reserve(&w.akidx, w.seeds.size)
+                bytes_reserve(&w.pset, w.seeds.size)
                 for i in range(w.seeds.size):
                     t = w.seeds.data[i]
                     if loc[t] < 0:
@@ -314,9 +388,11 @@ cdef class Kernel:
                         vis[count] = <int32_t>t
                         w.apar.data[count] = -1
                         w.akidx.data[count] = -1
+                        w.pset.data[count] = 0
                         count += 1
                 w.simple = 1
                 w.all_certain = 1
+                w.certain_tree = 1
                 head = 0
                 while head < count:
                     # the rows a few places ahead in the queue: their pointers, then their first records
@@ -328,30 +404,36 @@ cdef class Kernel:
                     head += 1
                     q = pptr[u]
                     q1 = pptr[u + 1]
-                    if count + (q1 - q) > w.apar.cap or count + (q1 - q) > w.akidx.cap:
+                    if count + (q1 - q) > w.apar.cap or count + (q1 - q) > w.akidx.cap or count + (q1 - q) > w.pset.cap:
                         buf_reserve(&w.apar, count + (q1 - q))
                         buf_reserve(&w.akidx, count + (q1 - q))
-                    ap, ak = w.apar.data, w.akidx.data
+                        bytes_reserve(&w.pset, count + (q1 - q))
+                    ap, ak, ps = w.apar.data, w.akidx.data, w.pset.data
                     if cd[u]:
                         has_var, base, cert = HAS1, self.p, (<uint64_t>1) << (ATTR + 13)
                     else:
                         has_var, base, cert = HAS0, 0, (<uint64_t>1) << ATTR
+                    pu = ps[head - 1]
                     while q < q1:
                         rec = packed[q]
                         if rec & HAS0:
-                            if not (rec & cert):
-                                w.all_certain = 0
                             t = <int64_t>(rec & TARGET_MASK)
                             if (rec & RUNS) and not cd[t]:
                                 cd[t] = 1
                                 buf_push(&w.codes, t)
                                 buf_push(&w.fresh, t)
-                            if loc[t] < 0:
+                            lt = loc[t]
+                            if lt < 0:
                                 loc[t] = <int32_t>count
                                 vis[count] = <int32_t>t
                                 ap[count] = head - 1
                                 ak[count] = base + q
+                                ps[count] = pu | (not (rec & cert))
                                 count += 1
+                            elif (rec & cert) and not pu and ps[lt]:
+                                w.certain_tree = 0
+                            if not (rec & cert):
+                                w.all_certain = 0
                         elif rec & has_var:  # a variant-1-only pair of a code row (its target is a seed)
                             w.simple = 0
                         q += 1
@@ -370,6 +452,7 @@ cdef class Kernel:
         ``(parent, arc, visit)``; marks the visited nodes in ``mask_out`` ((r,) bool) when given."""
         cdef Py_ssize_t head = 0, count = 0, i
         cdef int64_t u, g, t, q, q1, base
+        self.searches += 1
         cdef uint64_t rec, has_var, cert
         cdef const uint64_t* packed = &self.packed[0]
         cdef const int64_t* pptr = &self.pair_ptr[0]

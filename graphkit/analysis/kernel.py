@@ -6,7 +6,10 @@
 kernel replays the scipy path step for step (the reach with its code-node rule and re-search, the local CSR of
 the reached pairs, the certain-only BFS tree, the one over every pair when some node is possible, the bucketed
 widths) as FIFO loops in C, in one call: a query costs O(its reached pairs) with a constant of a few
-nanoseconds, instead of ~150 numpy calls and ~30 passes over the reached pairs.
+nanoseconds, instead of ~150 numpy calls and ~30 passes over the reached pairs.  Both BFS trees are read off the
+reach's own search whenever they provably equal it (no certain pair enters a node whose tree path has an
+uncertain arc: ``_radius_kernel.Kernel._reach``), so a query usually scans the reached rows twice: the reach and
+the widths.
 
 Its per-node work arrays (local index, code mark, visit buffer) are made once per snapshot, kept on it
 (``snap.derived``), and handed back clean after each query: only the entries a query touched are reset.
@@ -14,14 +17,12 @@ Its per-node work arrays (local index, code mark, visit buffer) are made once pe
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from graphkit.analysis.snapshot import Snapshot
 
 #: the kernel interface this wrapper calls (``API`` in the .pyx): bump both when the interface changes
-_API = 1
+_API = 2
 
 try:
     from graphkit.analysis import _radius_kernel
@@ -36,39 +37,13 @@ if _radius_kernel is not None and getattr(_radius_kernel, "API", None) != _API:
                   "not used (reinstall graphkit to rebuild it: pip install -e .)", RuntimeWarning, stacklevel=1)
     _radius_kernel = None  # type: ignore[assignment]
 
-__all__ = ["ENABLED", "AVAILABLE", "Radius", "kernel_of", "pack", "radius"]
+__all__ = ["ENABLED", "AVAILABLE", "kernel_of", "pack", "radius"]
 
 #: the extension was built and imports
 AVAILABLE = _radius_kernel is not None
 #: the kernel is used (set False to force the scipy or numpy searches, e.g. in the differential tests)
 ENABLED = AVAILABLE
 _KEY = "kernel.radius"
-
-
-class Radius(NamedTuple):
-    """One blast radius from the kernel.  Shapes: ``r`` reached nodes (the ``k`` sources first), ``c`` code
-    nodes, ``v`` nodes of the certain-only tree; local indexes are positions in ``order``."""
-
-    #: (r,) int64 global node indexes in discovery order (the sources first, in the given order)
-    order: np.ndarray
-    #: (c,) int64 the nodes running the attacker's code (sources included), sorted
-    code: np.ndarray
-    #: (r,) bool: reached over certain pairs only
-    certain: np.ndarray
-    #: (r,) int64 parent (-1: source or possible) and explanation arc (-1: none) in the certain-only BFS tree
-    cparent: np.ndarray
-    carc: np.ndarray
-    #: (v,) int64 visit order of the certain-only tree (the sources first)
-    cvisit: np.ndarray
-    #: (r,) int64 the same in the BFS tree over every pair; None when every node is certain
-    aparent: np.ndarray | None
-    aarc: np.ndarray | None
-    #: (r,) float64 widest (max-min) lifetime in seconds (inf: unbounded; the sources: inf)
-    width: np.ndarray
-    #: (r,) int8 lifetime code (:data:`graphkit.analysis.snapshot.LIFETIMES`) labelling the width (sources: 0)
-    life: np.ndarray
-    #: the sum of the criticality weights of the reached nodes (sources excluded)
-    weight: int
 
 
 def kernel_of(snap: Snapshot):
@@ -121,10 +96,25 @@ def pack(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(packed), table
 
 
-def radius(snap: Snapshot, srcs: np.ndarray) -> Radius:
+def radius(snap: Snapshot, srcs: np.ndarray) -> tuple:
     """The blast radius of ``srcs`` ((k,) int64 indexes of distinct nodes, in id order) on ``snap``: the arrays
     :func:`graphkit.analysis.radius_arrays.radius_arrays` keeps, equal element for element to its scipy path.
     Time O(reached pairs) in C, plus O(n + p) once per snapshot (:func:`kernel_of`).
+
+    Returns
+    -------
+    (order, code, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight)
+        Shapes: ``r`` reached nodes (the ``k`` sources first), ``c`` code nodes, ``v`` nodes of the certain-only
+        tree; local indexes are positions in ``order``.  ``order`` (r,) int64 global node indexes in discovery
+        order (the sources first, in the given order); ``code`` (c,) int64 the nodes running the attacker's code
+        (sources included), sorted; ``certain`` (r,) bool reached over certain pairs only; ``cparent``, ``carc``
+        (r,) int64 parent (-1: a source or possible) and explanation arc (-1: none) in the certain-only BFS tree;
+        ``cvisit`` (v,) int64 its visit order (the sources first); ``aparent``, ``aarc``: the same in the BFS tree
+        over every pair, None when every node is certain; ``width`` (r,) float64 widest (max-min) lifetime in
+        seconds (inf: unbounded; the sources: inf); ``life`` (r,) int8 lifetime code
+        (:data:`graphkit.analysis.snapshot.LIFETIMES`) labelling the width (sources: 0); ``weight`` (int) the sum
+        of the criticality weights of the reached nodes (sources excluded).  The fields of
+        :class:`~graphkit.analysis.radius_arrays.RadiusArrays`, plus ``code``.
 
     Raises
     ------
@@ -133,4 +123,5 @@ def radius(snap: Snapshot, srcs: np.ndarray) -> Radius:
     RuntimeError
         If the extension is not built.
     """
-    return Radius(*kernel_of(snap).radius(srcs))
+    k = snap.derived.get(_KEY)
+    return (k if k is not None else kernel_of(snap)).radius(srcs)

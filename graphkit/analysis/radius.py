@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable, Iterator
 
 from graphkit.analysis.reach import Subgraph, bfs_tree, collect, explanation_paths, gc_paused, source_ids, widest
 from graphkit.analysis.results import BlastRadius, Hop, Reached, node_order
 from graphkit.graph import Graph
-from graphkit.model import Confidence, Node
+from graphkit.model import Confidence, Node, NodeKind
 
 __all__ = ["blast_radii", "blast_radius", "blast_radius_reference"]
+
+#: the kinds :func:`~graphkit.analysis.reach.expand_code_sources` replaces by the jobs running their code: one id
+#: of another kind is its own and only source (``tests/test_radius_arrays.py`` checks both agree on every node)
+_EXPANDED = frozenset({NodeKind.REPOSITORY, NodeKind.WORKFLOW})
+_radius_arrays = None  # graphkit.analysis.radius_arrays.radius_arrays, imported on first use
 
 
 def blast_radius(graph: Graph, sources: str | Iterable[str]) -> BlastRadius:
@@ -103,17 +109,32 @@ def blast_radius(graph: Graph, sources: str | Iterable[str]) -> BlastRadius:
     .. [1] graphkit ``shared/docs/semantics.md`` §1 (what an edge means), §6 (lifetimes).
     .. [2] networkx ``descendants`` and ``bfs_edges`` (the shape followed here).
     """
-    srcs = source_ids(graph, sources)
-    with gc_paused():
+    srcs = _source_ids(graph, sources)
+    paused = gc.isenabled()  # gc_paused, inline (its context manager costs ~1.5 us a call)
+    gc.disable()
+    try:
         return _blast_radius(graph, srcs)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _source_ids(graph: Graph, sources: str | Iterable[str]) -> tuple[str, ...]:
+    """:func:`~graphkit.analysis.reach.source_ids`, answering one id that stands for itself without a sort."""
+    if type(sources) is str:
+        data = graph.nx._node.get(sources)
+        if data is not None and data["node"].spec.kind not in _EXPANDED:
+            return (sources,)
+    return source_ids(graph, sources)
 
 
 def _blast_radius(graph: Graph, srcs: tuple[str, ...]) -> BlastRadius:
     """The array-backed result (:mod:`graphkit.analysis.radius_arrays`); the reference when the snapshot's
     reach gives up."""
-    from graphkit.analysis.radius_arrays import radius_arrays
-
-    arrays = radius_arrays(graph, srcs)
+    global _radius_arrays
+    if _radius_arrays is None:
+        from graphkit.analysis.radius_arrays import radius_arrays as _radius_arrays
+    arrays = _radius_arrays(graph, srcs)
     if arrays is None:
         return blast_radius_reference(graph, srcs)
     return BlastRadius(srcs, arrays=arrays)
@@ -192,14 +213,13 @@ def blast_radii(graph: Graph, sources: Iterable[str] | None = None, *,
     garbage collector stays paused until the generator is exhausted or closed.
     """
     from graphkit.analysis.snapshot import snapshot
-    from graphkit.model import NodeKind
 
     todo = [n.id for n in graph.nodes(NodeKind.RUNNER)] if sources is None else list(sources)
     for s in todo:
-        source_ids(graph, s)
+        _source_ids(graph, s)
     snapshot(graph)
     with gc_paused():  # for the whole run (restored when the generator ends or is closed): a collection walks
         for done, s in enumerate(todo, 1):  # every object of the graph, per result it would cost ~ms
-            yield _blast_radius(graph, source_ids(graph, s))
+            yield _blast_radius(graph, _source_ids(graph, s))
             if progress is not None:
                 progress(done, len(todo))

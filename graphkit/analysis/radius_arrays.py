@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphkit.analysis import cbfs, kernel
 from graphkit.analysis.results import Hop, Reached
 from graphkit.analysis.snapshot import (LIFETIMES, Snapshot, borrow, expand, first_occurrence, give_back, reach_order,
                                         snapshot)
@@ -335,15 +336,12 @@ def radius_arrays(graph: Graph, srcs: tuple[str, ...]) -> RadiusArrays | None:
     reference; only on the numpy path).  The compiled kernel answers when built (:mod:`graphkit.analysis.kernel`),
     else scipy's C BFS (:mod:`graphkit.analysis.cbfs`), else numpy; the three give the same result.  Time
     O(reached pairs) (in C, else in numpy calls), plus O(n) once per snapshot (:func:`node_columns`)."""
-    from graphkit.analysis import cbfs, kernel
-
     snap = snapshot(graph)
-    idx = np.array([snap.index[s] for s in srcs], dtype=np.int64)
-    n_src = len(srcs)
+    index, n_src = snap.index, len(srcs)
+    idx = np.array([index[srcs[0]]] if n_src == 1 else [index[s] for s in srcs], dtype=np.int64)
     if kernel.ENABLED:  # the whole radius in one compiled call (the same arrays as the scipy path below)
-        k = kernel.radius(snap, idx)
-        return RadiusArrays(snap, n_src, k.order, k.certain, k.cparent, k.carc, k.cvisit, k.aparent, k.aarc,
-                            k.width, k.life, k.weight)
+        order, _, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight = kernel.radius(snap, idx)
+        return RadiusArrays(snap, n_src, order, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight)
     if cbfs.ENABLED:  # the same searches in C (scipy)
         order, code = cbfs.reach(snap, idx)
         loc = local_csr(snap, order, code)
