@@ -187,3 +187,21 @@ def test_a_kernel_built_from_another_source_is_not_used(monkeypatch):
         monkeypatch.undo()
         importlib.reload(kernel)
     assert kernel.AVAILABLE == (sys.modules.get("graphkit.analysis._radius_kernel") is not None)
+
+
+@pytest.mark.parametrize("name", ["_radius_kernel", "_plan_kernel"])
+def test_load_extension_refuses_a_module_of_another_interface(monkeypatch, name):
+    """Both compiled modules load through one check: a module whose ``API`` differs is not used (one warning),
+    one whose ``API`` matches is returned as is."""
+    import sys
+    import types
+
+    from graphkit.analysis.extensions import load_extension
+
+    fake = types.ModuleType(f"graphkit.analysis.{name}")
+    fake.API = 7  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, f"graphkit.analysis.{name}", fake)
+    with pytest.warns(RuntimeWarning, match="built from another version of its source"):
+        assert load_extension(name, 8, "kernel") is None
+    assert load_extension(name, 7, "kernel") is fake
+    assert load_extension("_no_such_kernel", 1, "kernel") is None

@@ -19,23 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphkit.analysis.extensions import load_extension
 from graphkit.analysis.snapshot import Snapshot
 
 #: the kernel interface this wrapper calls (``API`` in the .pyx): bump both when the interface changes
 _API = 2
 
-try:
-    from graphkit.analysis import _radius_kernel
-except ImportError:  # no compiler at install time: the scipy and numpy searches answer
-    _radius_kernel = None  # type: ignore[assignment]
-if _radius_kernel is not None and getattr(_radius_kernel, "API", None) != _API:
-    # built from another version of the source (an editable install not rebuilt after a pull): not used, and
-    # said once, with the fix (the searches below give the same answers, slower)
-    import warnings
-
-    warnings.warn("graphkit's compiled blast-radius kernel was built from another version of its source and is "
-                  "not used (reinstall graphkit to rebuild it: pip install -e .)", RuntimeWarning, stacklevel=1)
-    _radius_kernel = None  # type: ignore[assignment]
+_radius_kernel = load_extension("_radius_kernel", _API, "blast-radius kernel")
 
 __all__ = ["ENABLED", "AVAILABLE", "kernel_of", "pack", "radius"]
 

@@ -10,20 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphkit.analysis.extensions import load_extension
+
 #: the kernel interface this module calls (``API`` in the .pyx): bump both when the interface changes
 _API = 1
 
-try:
-    from graphkit.analysis import _plan_kernel
-except ImportError:  # no compiler at install time: numpy and rustworkx answer
-    _plan_kernel = None  # type: ignore[assignment]
-if _plan_kernel is not None and getattr(_plan_kernel, "API", None) != _API:
-    # built from another version of the source (an editable install not rebuilt after a pull): not used
-    import warnings
-
-    warnings.warn("graphkit's compiled revocation-plan kernel was built from another version of its source and is "
-                  "not used (reinstall graphkit to rebuild it: pip install -e .)", RuntimeWarning, stacklevel=1)
-    _plan_kernel = None  # type: ignore[assignment]
+_plan_kernel = load_extension("_plan_kernel", _API, "revocation-plan kernel")
 
 __all__ = ["AVAILABLE", "ENABLED", "plan_kernel"]
 
