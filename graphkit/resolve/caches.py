@@ -61,6 +61,5 @@ def link_host_caches(ctx: Context) -> None:
         for share, readers in shares[host.id]:
             if readers is not None and edge.source not in readers:
                 continue
-            g.add_edge(Edge(kind=EdgeKind.RESTORES_INTO, source=share.target, target=edge.target,
-                            evidence=[*edge.evidence, *share.evidence], confidence=edge.confidence,
-                            props={"via_runner": edge.source, "host": host.id}))
+            g.add_edge_fields(EdgeKind.RESTORES_INTO, share.target, edge.target, [*edge.evidence, *share.evidence],
+                              confidence=edge.confidence, props={"via_runner": edge.source, "host": host.id})

@@ -52,9 +52,8 @@ _P = Confidence.POSSIBLE
 def _persist(graph: Graph, receive: Edge, target: str, *, host: bool, confidence: Confidence, rule: str) -> None:
     lifetime, action = ((Lifetime.UNTIL_REIMAGED, RevocationAction.REIMAGE_HOST) if host else
                         (Lifetime.UNTIL_RUNNER_REMOVED, RevocationAction.REMOVE_RUNNER_REGISTRATION))
-    graph.add_edge(Edge(kind=EdgeKind.PERSISTS_ON, source=receive.target, target=target,
-                        evidence=list(receive.evidence), confidence=confidence, lifetime=lifetime,
-                        revoked_by=action, props={"via_runner": receive.source, "rule": rule}))
+    graph.add_edge_fields(EdgeKind.PERSISTS_ON, receive.target, target, list(receive.evidence), confidence=confidence,
+                          lifetime=lifetime, revoked_by=action, props={"via_runner": receive.source, "rule": rule})
 
 
 def _weakest(a: Confidence, b: Confidence) -> Confidence:
