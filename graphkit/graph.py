@@ -159,6 +159,34 @@ def _merged_node(prev: Node, new: Node, evidence: list[Evidence]) -> Node:
     return cls.model_construct(_fields_set=set(given), **full)
 
 
+_new = object.__new__
+_setattr = object.__setattr__
+_EDGE_FIELDS = frozenset(Edge.model_fields)
+
+
+def _valid_edge(kind: Any, source: Any, target: Any, key: Any, evidence: list[Any], confidence: Any, lifetime: Any,
+                revoked_by: Any, props: Any) -> Edge | None:
+    """``Edge(kind=kind, ..., props=props or {})`` made without validation (issue 19: an ingested edge was validated
+    field by field), or None when a value is not one validation keeps as it is (then ``Edge`` validates, or
+    raises): members of the enums, strings, a non-empty list of :class:`Evidence`, a dict with string keys."""
+    if not (type(kind) is EdgeKind and type(source) is str and type(target) is str and type(key) is str
+            and evidence and all(type(e) is Evidence for e in evidence) and type(confidence) is Confidence
+            and (lifetime is None or type(lifetime) is Lifetime)
+            and (revoked_by is None or type(revoked_by) is RevocationAction)
+            and (not props or (type(props) is dict and all(type(k) is str for k in props)))):
+        return None
+    spec = EDGE_SPECS[kind]
+    e = _new(Edge)
+    _setattr(e, "__dict__", {"kind": kind, "source": source, "target": target, "key": key, "evidence": evidence,
+                             "confidence": confidence, "lifetime": spec.lifetime if lifetime is None else lifetime,
+                             "revoked_by": spec.revoked_by if revoked_by is None else revoked_by,
+                             "props": dict(props) if props else {}})
+    _setattr(e, "__pydantic_fields_set__", set(_EDGE_FIELDS))
+    _setattr(e, "__pydantic_extra__", None)
+    _setattr(e, "__pydantic_private__", None)
+    return e
+
+
 class GraphBuilder:
     """Accumulates the nodes and edges of one source, merged exactly as :class:`Graph` merges them.
 
@@ -194,11 +222,16 @@ class GraphBuilder:
              key: str = "", possible: bool = False, lifetime: Lifetime | None = None,
              props: dict[str, Any] | None = None, revoked_by: RevocationAction | None = None) -> Edge:
         """Add or merge an edge of ``kind`` (``possible`` sets :attr:`Confidence.POSSIBLE`; ``revoked_by``
-        None: the kind's)."""
-        return self.add_edge(Edge(kind=kind, source=source, target=target, key=key,
-                                  evidence=[evidence] if isinstance(evidence, Evidence) else list(evidence),
-                                  confidence=Confidence.POSSIBLE if possible else Confidence.CERTAIN,
-                                  lifetime=lifetime, props=props or {}, revoked_by=revoked_by))
+        None: the kind's).
+
+        The edge is made without pydantic's validation when its values are what validation would keep as they are
+        (:func:`_valid_edge`): the same object ``Edge(...)`` gives, every field set."""
+        evidence = [evidence] if isinstance(evidence, Evidence) else list(evidence)
+        confidence = Confidence.POSSIBLE if possible else Confidence.CERTAIN
+        made = _valid_edge(kind, source, target, key, evidence, confidence, lifetime, revoked_by, props)
+        return self.add_edge(made or Edge(kind=kind, source=source, target=target, key=key, evidence=evidence,
+                                          confidence=confidence, lifetime=lifetime, props=props or {},
+                                          revoked_by=revoked_by))
 
     def update(self, other: "GraphBuilder") -> None:
         """Merge every node and edge of ``other`` into this builder."""

@@ -362,21 +362,33 @@ def usable_runners(ctx: Context, job: Job) -> list[Runner]:
     ``ctx.runners`` order (issue 19: per job and runner it took 37 s on a 15,000-repository organization).
     """
     repo_full = context_repo(job)
-    memo = ctx.memo.setdefault("usable", {})
-    scoped = memo.get(repo_full)
-    if scoped is None:
-        in_scope = [r for _, r in sorted(ctx.runners_in_scope(repo_full), key=lambda t: t[0])]
-        tags = [None if _repo_scoped(r) else id(_runner_group(ctx, r)) for r in in_scope]
-        first: dict[int | None, Runner] = {}
-        for tag, r in zip(tags, in_scope):
-            first.setdefault(tag, r)
-        scoped = memo[repo_full] = (in_scope, tags, first, {})
-    in_scope, tags, first, by_allowed = scoped
+    repo_part, org_part = ctx.scope_parts(repo_full)
+    own = ctx.runners_of_scope(repo_part)  # repository runners: always usable
+    org_runners, tags, first, by_allowed = _org_classes(ctx, org_part)
     allowed = frozenset(tag for tag, r in first.items() if _access(ctx, r, job, repo_full) is not None)
-    got = by_allowed.get(allowed)
+    key = (repo_full if own else None, allowed)
+    got = by_allowed.get(key)
     if got is None:
-        got = by_allowed[allowed] = [r for tag, r in zip(tags, in_scope) if tag in allowed]
+        kept = [(i, r) for (i, r), tag in zip(org_runners, tags) if tag in allowed]
+        got = by_allowed[key] = [r for _, r in sorted([*own, *kept], key=lambda t: t[0])]
     return list(got)
+
+
+def _org_classes(ctx: Context, org_part: tuple[bool, str]) -> tuple[list[tuple[int, Runner]], list[int], dict[int, Runner],
+                                                                     dict[tuple, list[Runner]]]:
+    """The organization runners of one owner (:meth:`Context.runners_of_scope`), each one's access class (the id
+    of its group object, see :func:`_access`), the first runner of each class, and a memo of
+    :func:`usable_runners`' lists (made once per owner)."""
+    memo = ctx.memo.setdefault("org_classes", {})
+    found = memo.get(org_part)
+    if found is None:
+        org_runners = ctx.runners_of_scope(org_part)
+        tags = [id(_runner_group(ctx, r)) for _, r in org_runners]
+        first: dict[int, Runner] = {}
+        for tag, (_, r) in zip(tags, org_runners):
+            first.setdefault(tag, r)
+        found = memo[org_part] = (org_runners, tags, first, {})
+    return found
 
 
 def _route_unresolved(ctx: Context, jobs: list[Job]) -> None:
