@@ -122,11 +122,11 @@ def test_add_edge_fields_matches_add_edge_on_random_edges():
     allow): the graph and the errors are those of ``add_edge(Edge(...))``."""
     from graphkit.errors import GraphkitError
     from graphkit.graph import Graph
-    from graphkit.model import Confidence, EdgeKind, Evidence, Job, Lifetime, Runner
+    from graphkit.model import Confidence, EdgeKind, Evidence, Job, Lifetime, Runner, ids
     rng = random.Random(11)
-    runners = [Runner(id=f"runner:acme/r{i}", name=f"r{i}", scope="acme", evidence=[Evidence(file="inv.yaml")])
+    runners = [Runner(id=ids.runner("acme", f"r{i}"), name=f"r{i}", scope="acme", evidence=[Evidence(file="inv.yaml")])
                for i in range(4)]
-    jobs = [Job(id=f"job:acme/app/.github/workflows/ci.yml#j{i}", name=f"j{i}", repository="acme/app",
+    jobs = [Job(id=ids.job("acme/app", ".github/workflows/ci.yml", f"j{i}"), name=f"j{i}", repository="acme/app",
                 workflow_path=".github/workflows/ci.yml", job_key=f"j{i}", secrets_repository="acme/app",
                 evidence=[Evidence(file="ci.yml")])
             for i in range(4)]
@@ -154,3 +154,24 @@ def test_add_edge_fields_matches_add_edge_on_random_edges():
         errors += got[0] is not None
     assert errors > 50 and fast.nx.number_of_edges() > 40
     assert _text(fast) == _text(ref)
+
+
+def test_interner_identity_table_gives_the_shared_objects_of_the_reference():
+    """With the identity table on (a build), :meth:`Interner.evidence` returns the same shared objects as the
+    table-less reference for the same sequence of objects: equal evidence -> the first one seen, objects handed
+    again found by identity, copies by value."""
+    from graphkit.model import Evidence
+    rng = random.Random(3)
+    pool = [Evidence(file=f"f{i % 5}.yml", line=i % 7) for i in range(40)]
+    fast, ref = Interner(), Interner()
+    fast.remember_ids()
+    handed = []
+    for _ in range(2000):
+        e = rng.choice(pool) if rng.random() < 0.7 or not handed else rng.choice(handed)
+        if rng.random() < 0.2:
+            e = e.model_copy()
+        a, b = fast.evidence(e), ref.evidence(e)
+        assert a == e and a is b
+        handed.append(a)
+    fast.forget_ids()
+    assert all(fast.evidence(e) is ref.evidence(e) for e in pool)
