@@ -248,7 +248,7 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
         # the pairs evaluated: the index's candidates, and the roles the workflow names (their edges are replaced)
         wanted = index.candidates(c for runs in variants for c in runs)
         wanted.update(rid for rid in graph.nx.succ[o.id] if rid in trusts)
-        results: dict[tuple, tuple[Tri, list[str], list[Statement]]] = {}  # per trust class, for this token
+        results: dict[tuple, _Found] = {}  # per trust class, for this token
         for rid in sorted(wanted):
             statements = trusts[rid]
             role = roles.get(rid)
@@ -260,8 +260,10 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
                 role = roles[rid] = _Role(node, _iam_evidence(node), _same_trust(node, statements, rcps[node.account]))
             found = results.get(role.trust)
             if found is None:
-                found = results[role.trust] = _evaluate(facts, role.node, statements, rcps[role.node.account],
-                                                        variants)
+                result, subs, decided = _evaluate(facts, role.node, statements, rcps[role.node.account], variants)
+                props = None if result is False else graph.shared_props(
+                    {"via": "oidc", "trust": "evaluated", "subjects": subs[:5], "named": False})
+                found = results[role.trust] = result, subs, decided, props
             if _link_pair(graph, o, role, found):
                 denied.add(f"{o.id} -> {rid}")
     return evaluated, denied
@@ -302,26 +304,29 @@ def _same_trust(role: CloudRole, statements: list[Statement], rcps: list[list[St
     return (repr(acting), role.account or "", _partition(role.identifier), role.identifier if rcps else None)
 
 
-def _link_pair(graph: Graph, o: OIDCIdentity, role: _Role, found: tuple[Tri, list[str], list[Statement]]) -> bool:
+#: what :func:`_evaluate` answered (result, subjects, deciding statements), and the graph's shared props of the
+#: evaluated edge when no edge named the role
+_Found = tuple[Tri, list[str], list[Statement], Any]
+
+
+def _link_pair(graph: Graph, o: OIDCIdentity, role: _Role, found: _Found) -> bool:
     """Replace the workflow's ``trust: unknown`` edges ``o -> role`` by the evaluated edge (none when the trust
     rejects every candidate subject); returns True when a role the workflow names was denied.  ``found``: what
-    :func:`_evaluate` answered for the token and the role's trust."""
-    result, subs, decided = found
+    :func:`_evaluate` answered for the token and the role's trust (:data:`_Found`)."""
+    result, subs, decided, props = found
     rid = role.node.id
     if graph.nx.get_edge_data(o.id, rid) is None:  # no edge between them: nothing named, nothing to replace
         named: list[dict[str, Any]] = []
-        still_named = False
     else:
         named = _take_named_edges(graph, o.id, rid)
         still_named = any(d["edge"].props.get("named") for d in (graph.nx.get_edge_data(o.id, rid) or {}).values())
+        props = {"via": "oidc", "trust": "evaluated", "subjects": subs[:5], "named": bool(named) or still_named}
     if result is False:
         return bool(named)
     evidence = [ev for d in named for ev in d["edge"].evidence]
     evidence += [role.evidence(s) for s in decided]
     graph.add_edge_fields(EdgeKind.ASSUMES_ROLE, o.id, rid, evidence or list(o.evidence),
-                          confidence=Confidence.CERTAIN if result is True else Confidence.POSSIBLE,
-                          props={"via": "oidc", "trust": "evaluated", "subjects": subs[:5],
-                                 "named": bool(named) or still_named})
+                          confidence=Confidence.CERTAIN if result is True else Confidence.POSSIBLE, props=props)
     return False
 
 

@@ -378,7 +378,12 @@ class Graph:
         record.put(sys.intern(source), sys.intern(target), key,
                    form(kind, confidence, spec.lifetime if lifetime is None else lifetime,
                         spec.revoked_by if revoked_by is None else revoked_by),
-                   parts.evidence_seq(evidence), parts.props(dict(props)) if props else None)
+                   parts.evidence_seq(evidence), parts.shared_props(props) if props else None)
+
+    def shared_props(self, props: dict[str, Any]) -> Any:
+        """The graph's shared mapping equal to ``props`` (None when empty): given to :meth:`add_edge_fields` for
+        many edges, it is not compared again for each.  Read-only: the graph's edges hold it."""
+        return self._parts.shared_props(props) if props else None
 
     def _put_compact(self, g: CompactMultiDiGraph, edge: Edge, identity: tuple[str, str, str]) -> Edge:
         """:meth:`add_edge` on the compact storage, endpoints checked: networkx's ``MultiDiGraph.add_edge`` (both

@@ -388,6 +388,7 @@ class Interner:
         self._seq: dict[int | tuple[int, ...], tuple[Evidence, ...]] = {}
         self._props: dict[str, Mapping[str, Any]] = {}
         self._quick: dict[tuple, Mapping[str, Any]] = {}  # flat props: their shared mapping (_quick_key)
+        self._stored: set[int] = set()  # ids of the mappings ``_props`` keeps (alive: their ids stay theirs)
         #: while a build adds edges (:meth:`remember_ids`): id -> shared evidence object, for the objects ``_ev``
         #: keeps alive (their ids stay theirs): an object given again (an edge's evidence handed to the next edge)
         #: is found without hashing its fields
@@ -488,9 +489,15 @@ class Interner:
         except (TypeError, ValueError, RecursionError):
             return dict(props)
         got = self._props.setdefault(text, props if type(props) is dict else dict(props))
+        self._stored.add(id(got))
         if quick is not None:
             self._quick[quick] = got
         return got
+
+    def shared_props(self, props: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """:meth:`props` of a copy of ``props`` (the caller keeps its own), or ``props`` itself when it is a
+        mapping this interner shares already (handed out by :meth:`props`: never changed in place)."""
+        return props if id(props) in self._stored else self.props(dict(props))
 
 
 _SCALARS = frozenset({str, int, bool, type(None)})
