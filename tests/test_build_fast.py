@@ -64,13 +64,15 @@ def test_limits_current_follows_the_environment_and_cli(monkeypatch):
 def _org_inputs(root, repos: int = 60, seed: int = 4) -> dict:
     from graphkit import synth
     synth.write(synth.generate(repos, seed=seed), root)
-    return {"github-actions": [root / "repos"], "runners": [root / "inventory.yaml"], "aws-iam": [root / "aws-iam.json"]}
+    return {"github-actions": [root / "repos"], "runners": [root / "inventory.yaml"],
+            "aws-iam": [root / "aws-iam.json"]}
 
 
 def _example_inputs() -> dict:
     from pathlib import Path
     acme = Path(__file__).resolve().parents[1] / "examples" / "acme"
-    return {"github-actions": [acme / "repos"], "runners": [acme / "inventory.yaml"], "aws-iam": [acme / "aws-iam.json"]}
+    return {"github-actions": [acme / "repos"], "runners": [acme / "inventory.yaml"],
+            "aws-iam": [acme / "aws-iam.json"]}
 
 
 def _text(graph) -> str:

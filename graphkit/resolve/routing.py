@@ -374,8 +374,11 @@ def usable_runners(ctx: Context, job: Job) -> list[Runner]:
     return list(got)
 
 
-def _org_classes(ctx: Context, org_part: tuple[bool, str]) -> tuple[list[tuple[int, Runner]], list[int], dict[int, Runner],
-                                                                     dict[tuple, list[Runner]]]:
+#: an owner's organization runners, their access classes, the first runner of each class, usable lists by class
+_OrgClasses = tuple[list[tuple[int, Runner]], list[int], dict[int, Runner], dict[tuple, list[Runner]]]
+
+
+def _org_classes(ctx: Context, org_part: tuple[bool, str]) -> _OrgClasses:
     """The organization runners of one owner (:meth:`Context.runners_of_scope`), each one's access class (the id
     of its group object, see :func:`_access`), the first runner of each class, and a memo of
     :func:`usable_runners`' lists (made once per owner)."""
