@@ -125,6 +125,15 @@ def _collector_paused() -> Iterator[None]:
 def _build(inputs: Mapping[str, Sequence[str | Path]], progress: Progress | None) -> BuildResult:
     """:func:`build_graph` (the collector paused)."""
     graph = Graph()
+    graph._parts.remember_ids()  # the evidence handed from edge to edge is found by identity while building
+    try:
+        return _build_into(graph, inputs, progress)
+    finally:
+        graph._parts.forget_ids()
+
+
+def _build_into(graph: Graph, inputs: Mapping[str, Sequence[str | Path]], progress: Progress | None) -> BuildResult:
+    """:func:`_build` into ``graph``."""
     sources = _canonical(inputs)
     results = {name: registry.get(name).ingest(paths, progress=progress) for name, paths in sources}
     for res in results.values():

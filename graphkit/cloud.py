@@ -38,6 +38,7 @@ from typing import Any
 from graphkit.graph import Graph
 from graphkit.iam import (PolicyError, Statement, Tri, and3, control_policy_decision, glob_match, oidc_trust_issues, or3,
                           parse_policy, web_identity_trust)
+from graphkit.iam.evaluate import action_matches
 from graphkit.meta import CloudSummary
 from graphkit.model import (CloudPolicy, CloudRole, Confidence, Edge, EdgeKind, Evidence, Job, NodeKind, OIDCIdentity,
                             Repository, Workflow, ids)
@@ -48,6 +49,8 @@ from graphkit.resolve.context import nodes_of_kind
 from graphkit.resolve.trust_index import TrustIndex
 
 __all__ = ["link_cloud", "trust_documents", "trust_findings"]
+
+_WEB_IDENTITY = "sts:AssumeRoleWithWebIdentity"
 
 
 def _iam_evidence(role: Any) -> Evidence | None:
@@ -220,6 +223,10 @@ def link_cloud(graph: Graph) -> None:
 def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) -> tuple[int, set[str]]:
     """Step 1 and 2: evaluate every GitHub OIDC identity against every ingested trust policy.
 
+    One token is evaluated once per distinct trust (:func:`_same_trust`): roles of one account with equal trust
+    statements (an org-wide trust copied on many roles) give the same answer (issue 19: the pairs grow as
+    identities x org-wide roles).
+
     Returns
     -------
     (evaluated, denied)
@@ -233,7 +240,7 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
     rcps: dict[str | None, list[list[Statement] | None]] = {}  # per account: parsed once, not once per pair
     index = TrustIndex(trusts)  # the roles a token may pass: the others reject it (no need to evaluate)
     order = sorted(trusts)
-    roles: dict[str, tuple[CloudRole, Evidence | None]] = {}  # per role: its node and IAM evidence, read once
+    roles: dict[str, _Role] = {}  # per role: its node, IAM evidence and trust class, read once
     for o in identities:
         facts = _job_facts(graph, o, templates)
         variants = claim_variants(facts)  # the same for every role
@@ -241,41 +248,85 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
         # the pairs evaluated: the index's candidates, and the roles the workflow names (their edges are replaced)
         wanted = index.candidates(c for runs in variants for c in runs)
         wanted.update(rid for rid in graph.nx.succ[o.id] if rid in trusts)
+        results: dict[tuple, _Found] = {}  # per trust class, for this token
         for rid in sorted(wanted):
             statements = trusts[rid]
-            if rid not in roles:
+            role = roles.get(rid)
+            if role is None:
                 node = graph.node(rid)
                 assert isinstance(node, CloudRole)
-                roles[rid] = node, _iam_evidence(node)
-            role, base = roles[rid]
-            if role.account not in rcps:
-                rcps[role.account] = _rcp_levels(graph, role.account)
-            if _link_pair(graph, o, (role, base), statements, facts, rcps[role.account], variants):
+                if node.account not in rcps:
+                    rcps[node.account] = _rcp_levels(graph, node.account)
+                role = roles[rid] = _Role(node, _iam_evidence(node), _same_trust(node, statements, rcps[node.account]))
+            found = results.get(role.trust)
+            if found is None:
+                result, subs, decided = _evaluate(facts, role.node, statements, rcps[role.node.account], variants)
+                props = None if result is False else graph.shared_props(
+                    {"via": "oidc", "trust": "evaluated", "subjects": subs[:5], "named": False})
+                found = results[role.trust] = result, subs, decided, props
+            if _link_pair(graph, o, role, found):
                 denied.add(f"{o.id} -> {rid}")
     return evaluated, denied
 
 
-def _link_pair(graph: Graph, o: OIDCIdentity, role_base: tuple[CloudRole, Evidence | None],
-               statements: list[Statement], facts: JobFacts, rcps: list[list[Statement] | None], variants: list) -> bool:
+class _Role:
+    """A role of :func:`_link_oidc`: its node, the evidence of its IAM entry, its trust class
+    (:func:`_same_trust`) and the evidence of each deciding statement (made once per role)."""
+
+    __slots__ = ("node", "base", "trust", "statement_evidence")
+
+    def __init__(self, node: CloudRole, base: Evidence | None, trust: tuple) -> None:
+        self.node, self.base, self.trust = node, base, trust
+        self.statement_evidence: dict[tuple[str, str | None], Evidence] = {}
+
+    def evidence(self, s: Statement) -> Evidence:
+        """The evidence of a deciding statement of this role's trust (its place in the IAM export entry)."""
+        k = (s.place, s.sid)
+        ev = self.statement_evidence.get(k)
+        if ev is None:
+            base = self.base
+            ev = self.statement_evidence[k] = Evidence(
+                file=base.file if base else "aws-iam",
+                yaml_path=f"{base.yaml_path}.AssumeRolePolicyDocument.{s.place}" if base and base.yaml_path
+                else s.place, detail=s.sid)
+        return ev
+
+
+def _same_trust(role: CloudRole, statements: list[Statement], rcps: list[list[Statement] | None]) -> tuple:
+    """What :func:`_evaluate` reads of a role besides the token: equal for two roles, equal answers.
+
+    The statements that apply to ``sts:AssumeRoleWithWebIdentity`` (their full text: values, places, sids; the
+    others are skipped by :func:`graphkit.iam.web_identity_trust`), the account, the partition, and the role's
+    ARN only when RCPs apply to its account (their ``Resource`` is matched against it).
+    """
+    acting = [st for st in statements if (action_matches(st.actions, _WEB_IDENTITY) if st.actions else
+                                          bool(st.not_actions) and not action_matches(st.not_actions, _WEB_IDENTITY))]
+    return (repr(acting), role.account or "", _partition(role.identifier), role.identifier if rcps else None)
+
+
+#: what :func:`_evaluate` answered (result, subjects, deciding statements), and the graph's shared props of the
+#: evaluated edge when no edge named the role
+_Found = tuple[Tri, list[str], list[Statement], Any]
+
+
+def _link_pair(graph: Graph, o: OIDCIdentity, role: _Role, found: _Found) -> bool:
     """Replace the workflow's ``trust: unknown`` edges ``o -> role`` by the evaluated edge (none when the trust
-    rejects every candidate subject); returns True when a role the workflow names was denied.  ``role_base``:
-    the role and its :func:`_iam_evidence`."""
-    role, base = role_base
-    result, subs, decided = _evaluate(facts, role, statements, rcps, variants)
-    named = _take_named_edges(graph, o.id, role.id)
+    rejects every candidate subject); returns True when a role the workflow names was denied.  ``found``: what
+    :func:`_evaluate` answered for the token and the role's trust (:data:`_Found`)."""
+    result, subs, decided, props = found
+    rid = role.node.id
+    if graph.nx.get_edge_data(o.id, rid) is None:  # no edge between them: nothing named, nothing to replace
+        named: list[dict[str, Any]] = []
+    else:
+        named = _take_named_edges(graph, o.id, rid)
+        still_named = any(d["edge"].props.get("named") for d in (graph.nx.get_edge_data(o.id, rid) or {}).values())
+        props = {"via": "oidc", "trust": "evaluated", "subjects": subs[:5], "named": bool(named) or still_named}
     if result is False:
         return bool(named)
     evidence = [ev for d in named for ev in d["edge"].evidence]
-    evidence += [Evidence(file=base.file if base else "aws-iam",
-                          yaml_path=f"{base.yaml_path}.AssumeRolePolicyDocument.{s.place}"
-                          if base and base.yaml_path else s.place,
-                          detail=s.sid) for s in decided]
-    still_named = any(d["edge"].props.get("named") for d in (graph.nx.get_edge_data(o.id, role.id) or {}).values())
-    graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=o.id, target=role.id,
-                        evidence=evidence or list(o.evidence),
-                        confidence=Confidence.CERTAIN if result is True else Confidence.POSSIBLE,
-                        props={"via": "oidc", "trust": "evaluated", "subjects": subs[:5],
-                               "named": bool(named) or still_named}))
+    evidence += [role.evidence(s) for s in decided]
+    graph.add_edge_fields(EdgeKind.ASSUMES_ROLE, o.id, rid, evidence or list(o.evidence),
+                          confidence=Confidence.CERTAIN if result is True else Confidence.POSSIBLE, props=props)
     return False
 
 

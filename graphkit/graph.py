@@ -41,14 +41,14 @@ from graphkit.files import write_atomic
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphkit.meta import GraphMeta
-from graphkit.model import (EDGE_SPECS, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, Evidence,
+from graphkit.model import (EDGE_SPECS, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, EdgeSpec, Evidence,
                             Lifetime, Node, NodeKind, RevocationAction)
 from graphkit.model.enums import CRITICALITY_WEIGHT
 from graphkit.model.node import MergeRule
 from graphkit.model.node import _combine as combine_values
 from graphkit.graph_file import GRAPH_SCHEMA, fill, finish, graph_text, read_text
 from graphkit.graph_file import first_line as _first_line
-from graphkit.storage import CompactMultiDiGraph, EdgeRecord, Interner, KeyDict
+from graphkit.storage import CompactMultiDiGraph, EdgeRecord, Interner, KeyDict, form
 
 __all__ = ["Graph", "GraphBuilder", "GRAPH_SCHEMA", "graph_file_schema"]
 
@@ -159,6 +159,34 @@ def _merged_node(prev: Node, new: Node, evidence: list[Evidence]) -> Node:
     return cls.model_construct(_fields_set=set(given), **full)
 
 
+_new = object.__new__
+_setattr = object.__setattr__
+_EDGE_FIELDS = frozenset(Edge.model_fields)
+
+
+def _valid_edge(kind: Any, source: Any, target: Any, key: Any, evidence: list[Any], confidence: Any, lifetime: Any,
+                revoked_by: Any, props: Any) -> Edge | None:
+    """``Edge(kind=kind, ..., props=props or {})`` made without validation (issue 19: an ingested edge was validated
+    field by field), or None when a value is not one validation keeps as it is (then ``Edge`` validates, or
+    raises): members of the enums, strings, a non-empty list of :class:`Evidence`, a dict with string keys."""
+    if not (type(kind) is EdgeKind and type(source) is str and type(target) is str and type(key) is str
+            and evidence and all(type(e) is Evidence for e in evidence) and type(confidence) is Confidence
+            and (lifetime is None or type(lifetime) is Lifetime)
+            and (revoked_by is None or type(revoked_by) is RevocationAction)
+            and (not props or (type(props) is dict and all(type(k) is str for k in props)))):
+        return None
+    spec = EDGE_SPECS[kind]
+    e = _new(Edge)
+    _setattr(e, "__dict__", {"kind": kind, "source": source, "target": target, "key": key, "evidence": evidence,
+                             "confidence": confidence, "lifetime": spec.lifetime if lifetime is None else lifetime,
+                             "revoked_by": spec.revoked_by if revoked_by is None else revoked_by,
+                             "props": dict(props) if props else {}})
+    _setattr(e, "__pydantic_fields_set__", set(_EDGE_FIELDS))
+    _setattr(e, "__pydantic_extra__", None)
+    _setattr(e, "__pydantic_private__", None)
+    return e
+
+
 class GraphBuilder:
     """Accumulates the nodes and edges of one source, merged exactly as :class:`Graph` merges them.
 
@@ -194,11 +222,16 @@ class GraphBuilder:
              key: str = "", possible: bool = False, lifetime: Lifetime | None = None,
              props: dict[str, Any] | None = None, revoked_by: RevocationAction | None = None) -> Edge:
         """Add or merge an edge of ``kind`` (``possible`` sets :attr:`Confidence.POSSIBLE`; ``revoked_by``
-        None: the kind's)."""
-        return self.add_edge(Edge(kind=kind, source=source, target=target, key=key,
-                                  evidence=[evidence] if isinstance(evidence, Evidence) else list(evidence),
-                                  confidence=Confidence.POSSIBLE if possible else Confidence.CERTAIN,
-                                  lifetime=lifetime, props=props or {}, revoked_by=revoked_by))
+        None: the kind's).
+
+        The edge is made without pydantic's validation when its values are what validation would keep as they are
+        (:func:`_valid_edge`): the same object ``Edge(...)`` gives, every field set."""
+        evidence = [evidence] if isinstance(evidence, Evidence) else list(evidence)
+        confidence = Confidence.POSSIBLE if possible else Confidence.CERTAIN
+        made = _valid_edge(kind, source, target, key, evidence, confidence, lifetime, revoked_by, props)
+        return self.add_edge(made or Edge(kind=kind, source=source, target=target, key=key, evidence=evidence,
+                                          confidence=confidence, lifetime=lifetime, props=props or {},
+                                          revoked_by=revoked_by))
 
     def update(self, other: "GraphBuilder") -> None:
         """Merge every node and edge of ``other`` into this builder."""
@@ -274,18 +307,23 @@ class Graph:
         if cache:
             cache.clear()
 
-    def add_edge(self, edge: Edge) -> Edge:
-        """Add or merge ``edge``; both endpoints must exist with allowed kinds."""
-        spec = EDGE_SPECS[edge.kind]
-        g = self.nx
-        nodes = g._node
-        for end, allowed in ((edge.source, spec.sources), (edge.target, spec.targets)):
+    def _check_ends(self, kind: EdgeKind, source: str, target: str) -> EdgeSpec:
+        """The declaration of ``kind``, once both endpoints are found with kinds it allows (GraphkitError)."""
+        spec = EDGE_SPECS[kind]
+        nodes = self.nx._node
+        for end, allowed in ((source, spec.sources), (target, spec.targets)):
             data = nodes.get(end)
             if data is None:
-                raise GraphkitError(f"edge {edge.kind.value} {edge.source} -> {edge.target}: node {end!r} missing")
-            kind = data["node"].spec.kind
-            if kind not in allowed:
-                raise GraphkitError(f"edge {edge.kind.value} may not touch a {kind.value} node ({end})")
+                raise GraphkitError(f"edge {kind.value} {source} -> {target}: node {end!r} missing")
+            node_kind = data["node"].spec.kind
+            if node_kind not in allowed:
+                raise GraphkitError(f"edge {kind.value} may not touch a {node_kind.value} node ({end})")
+        return spec
+
+    def add_edge(self, edge: Edge) -> Edge:
+        """Add or merge ``edge``; both endpoints must exist with allowed kinds."""
+        spec = self._check_ends(edge.kind, edge.source, edge.target)
+        g = self.nx
         source, target, key = identity = edge.identity
         if type(g) is CompactMultiDiGraph:
             return self._put_compact(g, edge, identity)
@@ -301,6 +339,51 @@ class Graph:
         else:  # a plain networkx graph put in place of ``nx``
             existing.update(kind=edge.kind.value, traversable=spec.traversable, edge=edge)
         return edge
+
+    def add_edge_fields(self, kind: EdgeKind, source: str, target: str, evidence: list[Evidence], *,
+                        key: str = "", confidence: Confidence = Confidence.CERTAIN, lifetime: Lifetime | None = None,
+                        revoked_by: RevocationAction | None = None, props: dict[str, Any] | None = None) -> None:
+        """``add_edge(Edge(kind=kind, source=source, ...))`` without making the pydantic edge when the edge is new
+        (most edges the resolver adds; issue 19: validating an edge per job and runner was a tenth of the build).
+
+        The arguments must be what :class:`~graphkit.model.Edge` accepts unchanged: ``kind``, ``confidence``,
+        ``lifetime``, ``revoked_by`` members of their enums (or None), ``evidence`` a list of
+        :class:`~graphkit.model.Evidence`, ``props`` a JSON-compatible dict with string keys.  An edge that
+        merges into a stored one, an empty evidence list (a ``pydantic.ValidationError``, as from ``Edge``) or
+        another storage in place of ``nx`` go through ``Edge`` and :meth:`add_edge`.
+
+        Raises
+        ------
+        GraphkitError
+            as :meth:`add_edge` (an endpoint missing or of a kind ``kind`` does not allow).
+        """
+        g = self.nx
+        nx_key = kind.value if not key else f"{kind.value}|{key}"
+        keydict = g._succ[source].get(target) if source in g._succ else None
+        if not evidence or type(g) is not CompactMultiDiGraph or (keydict is not None and nx_key in keydict):
+            self.add_edge(Edge(kind=kind, source=source, target=target, key=key, evidence=evidence,
+                               confidence=confidence, lifetime=lifetime, revoked_by=revoked_by, props=props or {}))
+            return
+        spec = self._check_ends(kind, source, target)
+        record = EdgeRecord()
+        if keydict is None:
+            keydict = KeyDict()
+            keydict[nx_key] = record
+            g._succ[source][target] = keydict
+            g._pred[target][source] = keydict
+        else:
+            keydict[nx_key] = record
+        self.changed()
+        parts = self._parts
+        record.put(sys.intern(source), sys.intern(target), key,
+                   form(kind, confidence, spec.lifetime if lifetime is None else lifetime,
+                        spec.revoked_by if revoked_by is None else revoked_by),
+                   parts.evidence_seq(evidence), parts.shared_props(props) if props else None)
+
+    def shared_props(self, props: dict[str, Any]) -> Any:
+        """The graph's shared mapping equal to ``props`` (None when empty): given to :meth:`add_edge_fields` for
+        many edges, it is not compared again for each.  Read-only: the graph's edges hold it."""
+        return self._parts.shared_props(props) if props else None
 
     def _put_compact(self, g: CompactMultiDiGraph, edge: Edge, identity: tuple[str, str, str]) -> Edge:
         """:meth:`add_edge` on the compact storage, endpoints checked: networkx's ``MultiDiGraph.add_edge`` (both

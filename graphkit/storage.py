@@ -388,10 +388,27 @@ class Interner:
         self._seq: dict[int | tuple[int, ...], tuple[Evidence, ...]] = {}
         self._props: dict[str, Mapping[str, Any]] = {}
         self._quick: dict[tuple, Mapping[str, Any]] = {}  # flat props: their shared mapping (_quick_key)
+        self._stored: set[int] = set()  # ids of the mappings ``_props`` keeps (alive: their ids stay theirs)
+        #: while a build adds edges (:meth:`remember_ids`): id -> shared evidence object, for the objects ``_ev``
+        #: keeps alive (their ids stay theirs): an object given again (an edge's evidence handed to the next edge)
+        #: is found without hashing its fields
+        self._shared_ids: dict[int, Evidence] | None = None
+
+    def remember_ids(self) -> None:
+        """Find the shared evidence objects by identity too, until :meth:`forget_ids` (time for memory)."""
+        if self._shared_ids is None:
+            self._shared_ids = {id(e): e for e in self._ev.values()}
+
+    def forget_ids(self) -> None:
+        """Drop the identity table of :meth:`remember_ids`."""
+        self._shared_ids = None
 
     def evidence(self, e: Evidence) -> Evidence:
         """The shared object equal to ``e`` (``e`` itself the first time, then holding interned strings and a
         shared fields-set)."""
+        known = self._shared_ids
+        if known is not None and (got := known.get(id(e))) is not None:
+            return got
         got = self._ev.get(e)
         if got is None:
             d = e.__dict__  # frozen: equal interned strings in place of its own, unobservably
@@ -400,6 +417,8 @@ class Interner:
                     d[k] = sys.intern(v)
             share_fields_set(e)
             got = self._ev[e] = e
+            if known is not None:
+                known[id(e)] = e
         return got
 
     def evidence_seq(self, evidence: Iterable[Evidence]) -> tuple[Evidence, ...]:
@@ -414,8 +433,16 @@ class Interner:
         occurrence), fields-sets by shared ones (:func:`share_fields_set`), recursively through lists, tuples,
         dicts and models (at most 12 levels)."""
         d = model.__dict__
+        value = self._value
         for k, v in d.items():
-            nv = self._value(v, depth + 1)
+            t = type(v)
+            if t is str:  # the common values first, as _value treats them, without its call
+                if len(v) <= 120:
+                    d[k] = sys.intern(v)
+                continue
+            if v is None or t is bool or t is int:
+                continue
+            nv = value(v, depth + 1)
             if nv is not v:
                 d[k] = nv
         share_fields_set(model)
@@ -430,6 +457,10 @@ class Interner:
             return v
         if t is list:
             for i, x in enumerate(v):
+                if type(x) is str:
+                    if len(x) <= 120:
+                        v[i] = sys.intern(x)
+                    continue
                 nx_ = self._value(x, depth + 1)
                 if nx_ is not x:
                     v[i] = nx_
@@ -458,9 +489,15 @@ class Interner:
         except (TypeError, ValueError, RecursionError):
             return dict(props)
         got = self._props.setdefault(text, props if type(props) is dict else dict(props))
+        self._stored.add(id(got))
         if quick is not None:
             self._quick[quick] = got
         return got
+
+    def shared_props(self, props: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """:meth:`props` of a copy of ``props`` (the caller keeps its own), or ``props`` itself when it is a
+        mapping this interner shares already (handed out by :meth:`props`: never changed in place)."""
+        return props if id(props) in self._stored else self.props(dict(props))
 
 
 _SCALARS = frozenset({str, int, bool, type(None)})

@@ -57,3 +57,123 @@ def test_limits_current_follows_the_environment_and_cli(monkeypatch):
         limits.current()
     monkeypatch.delenv("GRAPHKIT_LIMIT_MAX_DEPTH")
     assert limits.current() is first
+
+
+# --------------------------------------------------------------------------- the resolver's fast paths (issue 19)
+
+def _org_inputs(root, repos: int = 60, seed: int = 4) -> dict:
+    from graphkit import synth
+    synth.write(synth.generate(repos, seed=seed), root)
+    return {"github-actions": [root / "repos"], "runners": [root / "inventory.yaml"],
+            "aws-iam": [root / "aws-iam.json"]}
+
+
+def _example_inputs() -> dict:
+    from pathlib import Path
+    acme = Path(__file__).resolve().parents[1] / "examples" / "acme"
+    return {"github-actions": [acme / "repos"], "runners": [acme / "inventory.yaml"],
+            "aws-iam": [acme / "aws-iam.json"]}
+
+
+def _text(graph) -> str:
+    from graphkit.graph_file import graph_text
+    return "".join(graph_text(graph))
+
+
+def _reference_add_edge_fields(self, kind, source, target, evidence, *, key="", confidence=None, lifetime=None,
+                               revoked_by=None, props=None):
+    from graphkit.model import Confidence, Edge
+    self.add_edge(Edge(kind=kind, source=source, target=target, key=key, evidence=evidence,
+                       confidence=confidence or Confidence.CERTAIN, lifetime=lifetime, revoked_by=revoked_by,
+                       props=props or {}))
+
+
+def _reference_usable_runners(ctx, job):
+    from graphkit.resolve.context import context_repo
+    from graphkit.resolve.routing import _access
+    repo_full = context_repo(job)
+    in_scope = sorted(ctx.runners_in_scope(repo_full), key=lambda t: t[0])
+    return [r for _, r in in_scope if _access(ctx, r, job, repo_full) is not None]
+
+
+@pytest.mark.parametrize("which", ["synth", "example"])
+def test_resolver_fast_paths_match_their_references(which, tmp_path, monkeypatch):
+    """The build with the resolver's fast paths gives the same graph file, byte for byte, as with their
+    references: an edge stored from its fields == ``add_edge(Edge(...))``; usable runners decided per group ==
+    per runner; one OIDC trust evaluation per trust class == one per (identity, role)."""
+    from graphkit import cloud
+    from graphkit.build import build_graph
+    from graphkit.graph import Graph
+    from graphkit.resolve import routing, untrusted
+    inputs = _org_inputs(tmp_path) if which == "synth" else _example_inputs()
+    fast = build_graph(inputs).graph
+    monkeypatch.setattr(Graph, "add_edge_fields", _reference_add_edge_fields)
+    monkeypatch.setattr(routing, "usable_runners", _reference_usable_runners)
+    monkeypatch.setattr(untrusted, "usable_runners", _reference_usable_runners)
+    monkeypatch.setattr(cloud, "_same_trust", lambda role, statements, rcps: (role.id,))
+    reference = build_graph(inputs).graph
+    assert fast.counts() == reference.counts()
+    assert _text(fast) == _text(reference)
+    counts = fast.counts()["edges"]
+    assert counts["assumes_role"] > 100 and counts["can_trigger"] > 20 and counts["receives_job"] > 50 \
+        if which == "synth" else counts["assumes_role"] >= 1
+
+
+def test_add_edge_fields_matches_add_edge_on_random_edges():
+    """Random edges (repeated identities merge, parallel keys, endpoints missing or of a kind the edge does not
+    allow): the graph and the errors are those of ``add_edge(Edge(...))``."""
+    from graphkit.errors import GraphkitError
+    from graphkit.graph import Graph
+    from graphkit.model import Confidence, EdgeKind, Evidence, Job, Lifetime, Runner, ids
+    rng = random.Random(11)
+    runners = [Runner(id=ids.runner("acme", f"r{i}"), name=f"r{i}", scope="acme", evidence=[Evidence(file="inv.yaml")])
+               for i in range(4)]
+    jobs = [Job(id=ids.job("acme/app", ".github/workflows/ci.yml", f"j{i}"), name=f"j{i}", repository="acme/app",
+                workflow_path=".github/workflows/ci.yml", job_key=f"j{i}", secrets_repository="acme/app",
+                evidence=[Evidence(file="ci.yml")])
+            for i in range(4)]
+    fast, ref = Graph(), Graph()
+    for g in (fast, ref):
+        for n in [*runners, *jobs]:
+            g.add_node(n)
+    errors = 0
+    for _ in range(600):
+        kind = rng.choice([EdgeKind.RECEIVES_JOB, EdgeKind.PERSISTS_ON])
+        source = rng.choice([*runners, *jobs]).id + ("x" if rng.random() < 0.05 else "")
+        target = rng.choice([*runners, *jobs]).id
+        args = dict(key=rng.choice(["", "a", "b"]), confidence=rng.choice(list(Confidence)),
+                    lifetime=rng.choice([None, Lifetime.PER_JOB]),
+                    props=rng.choice([None, {}, {"labels": ["x"]}, {"n": rng.randint(0, 2)}]))
+        evidence = [Evidence(file=rng.choice(["a.yml", "b.yml"]), line=rng.randint(1, 3))]
+        got = []
+        for g, add in ((fast, Graph.add_edge_fields), (ref, _reference_add_edge_fields)):
+            try:
+                add(g, kind, source, target, list(evidence), **args)
+                got.append(None)
+            except GraphkitError as exc:
+                got.append(str(exc))
+        assert got[0] == got[1]
+        errors += got[0] is not None
+    assert errors > 50 and fast.nx.number_of_edges() > 40
+    assert _text(fast) == _text(ref)
+
+
+def test_interner_identity_table_gives_the_shared_objects_of_the_reference():
+    """With the identity table on (a build), :meth:`Interner.evidence` returns the same shared objects as the
+    table-less reference for the same sequence of objects: equal evidence -> the first one seen, objects handed
+    again found by identity, copies by value."""
+    from graphkit.model import Evidence
+    rng = random.Random(3)
+    pool = [Evidence(file=f"f{i % 5}.yml", line=i % 7) for i in range(40)]
+    fast, ref = Interner(), Interner()
+    fast.remember_ids()
+    handed = []
+    for _ in range(2000):
+        e = rng.choice(pool) if rng.random() < 0.7 or not handed else rng.choice(handed)
+        if rng.random() < 0.2:
+            e = e.model_copy()
+        a, b = fast.evidence(e), ref.evidence(e)
+        assert a == e and a is b
+        handed.append(a)
+    fast.forget_ids()
+    assert all(fast.evidence(e) is ref.evidence(e) for e in pool)

@@ -19,6 +19,8 @@ https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted
 
 from __future__ import annotations
 
+from typing import Any
+
 from graphkit.model import Cache, Edge, EdgeKind, Host
 from graphkit.resolve.context import Context, edges_of_kind
 
@@ -48,6 +50,7 @@ def link_host_caches(ctx: Context) -> None:
     receives = edges_of_kind(g, EdgeKind.RECEIVES_JOB)
     runner_host = {e.source: e.target for e in edges_of_kind(g, EdgeKind.RUNS_ON_HOST)}
     shares: dict[str, list[tuple[Edge, set[str] | None]]] = {}  # per host: read once, not once per job it runs
+    shared: dict[str, Any] = {}  # per runner: the graph's props mapping of its edges (its host is one)
     for edge in receives:
         host_id = runner_host.get(edge.source)
         if host_id is None:
@@ -61,6 +64,8 @@ def link_host_caches(ctx: Context) -> None:
         for share, readers in shares[host.id]:
             if readers is not None and edge.source not in readers:
                 continue
-            g.add_edge(Edge(kind=EdgeKind.RESTORES_INTO, source=share.target, target=edge.target,
-                            evidence=[*edge.evidence, *share.evidence], confidence=edge.confidence,
-                            props={"via_runner": edge.source, "host": host.id}))
+            props = shared.get(edge.source)
+            if props is None:
+                props = shared[edge.source] = g.shared_props({"via_runner": edge.source, "host": host.id})
+            g.add_edge_fields(EdgeKind.RESTORES_INTO, share.target, edge.target, [*edge.evidence, *share.evidence],
+                              confidence=edge.confidence, props=props)

@@ -39,6 +39,8 @@ https://docs.github.com/en/actions/using-github-hosted-runners/using-github-host
 
 from __future__ import annotations
 
+from typing import Any
+
 from graphkit.graph import Graph
 from graphkit.model import Confidence, Edge, EdgeKind, Host, Lifetime, RevocationAction, Runner
 from graphkit.resolve.context import edges_of_kind, host_of
@@ -49,12 +51,16 @@ __all__ = ["link_persistence"]
 _P = Confidence.POSSIBLE
 
 
-def _persist(graph: Graph, receive: Edge, target: str, *, host: bool, confidence: Confidence, rule: str) -> None:
+def _persist(graph: Graph, receive: Edge, target: str, *, host: bool, confidence: Confidence, rule: str,
+             shared: dict[tuple[str, str], Any]) -> None:
+    """The ``persists_on`` edge of one routing edge; ``shared``: the graph's props mapping per (runner, rule)."""
     lifetime, action = ((Lifetime.UNTIL_REIMAGED, RevocationAction.REIMAGE_HOST) if host else
                         (Lifetime.UNTIL_RUNNER_REMOVED, RevocationAction.REMOVE_RUNNER_REGISTRATION))
-    graph.add_edge(Edge(kind=EdgeKind.PERSISTS_ON, source=receive.target, target=target,
-                        evidence=list(receive.evidence), confidence=confidence, lifetime=lifetime,
-                        revoked_by=action, props={"via_runner": receive.source, "rule": rule}))
+    props = shared.get((receive.source, rule))
+    if props is None:
+        props = shared[receive.source, rule] = graph.shared_props({"via_runner": receive.source, "rule": rule})
+    graph.add_edge_fields(EdgeKind.PERSISTS_ON, receive.target, target, list(receive.evidence), confidence=confidence,
+                          lifetime=lifetime, revoked_by=action, props=props)
 
 
 def _weakest(a: Confidence, b: Confidence) -> Confidence:
@@ -76,6 +82,7 @@ def link_persistence(graph: Graph) -> None:
     """
     hosts: dict[str, Host | None] = {}  # per runner: a pool receives thousands of jobs (issue 18: was quadratic)
     gitlab: list[Edge] = []
+    shared: dict[tuple[str, str], Any] = {}
     for receive in edges_of_kind(graph, EdgeKind.RECEIVES_JOB):
         runner = graph.node(receive.source)
         if not isinstance(runner, Runner):
@@ -86,7 +93,7 @@ def link_persistence(graph: Graph) -> None:
         conf = receive.confidence
         ephemeral_runner = runner.ephemeral is True
         if not ephemeral_runner:
-            _persist(graph, receive, runner.id, host=False, confidence=conf, rule="persistent runner")
+            _persist(graph, receive, runner.id, host=False, confidence=conf, rule="persistent runner", shared=shared)
         if runner.id not in hosts:
             hosts[runner.id] = host_of(graph, runner.id)
         host = hosts[runner.id]
@@ -98,5 +105,6 @@ def link_persistence(graph: Graph) -> None:
             rule = "ephemeral runner on a recycled host"
         else:
             rule = "persistent runner's host"
-        _persist(graph, receive, host.id, host=True, confidence=_weakest(conf, receive.confidence), rule=rule)
+        _persist(graph, receive, host.id, host=True, confidence=_weakest(conf, receive.confidence), rule=rule,
+                 shared=shared)
     link_gitlab_persistence(graph, gitlab)

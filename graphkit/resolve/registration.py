@@ -202,8 +202,8 @@ def _group_jobs(ctx: Context, group: RunnerGroup, jobs: list[_Asking]) -> None:
             access = by_repo[repo] = group_access(ctx, group, job, repo)
         if access is None:
             continue
-        ctx.graph.add_edge(Edge(kind=EdgeKind.GROUP_RECEIVES_JOB, source=group.id, target=job.id,
-                                evidence=[*group.evidence[:1], *job.evidence[:1]], confidence=weakest(want, access)))
+        ctx.graph.add_edge_fields(EdgeKind.GROUP_RECEIVES_JOB, group.id, job.id,
+                                  [*group.evidence[:1], *job.evidence[:1]], confidence=weakest(want, access))
 
 
 def _rotation(ctx: Context, source: str) -> RevocationAction:

@@ -108,8 +108,7 @@ class _Out:
             self.graph.add_node(UntrustedActor(id=sid, name=f"{actor} ({owner})", actor=actor, owner=owner,
                                                evidence=[Evidence(file="graphkit/data/untrusted_guards.json",
                                                                   detail=f"{actor} of {owner}")]))
-        self.graph.add_edge(Edge(kind=EdgeKind.CAN_TRIGGER, source=sid, target=target, key=key, evidence=[ev],
-                                 confidence=conf, props=props))
+        self.graph.add_edge_fields(EdgeKind.CAN_TRIGGER, sid, target, [ev], key=key, confidence=conf, props=props)
         if actor == "fork-pr":  # rule 5: a writer can open the same pull request (from a branch, not gated)
             self.edge("org-member", owner, target, ev, conf, key,
                       {**props, "guards": [*props.get("guards", []), *_g("org-member-write")]})
