@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 
 from graphkit.graph import GraphBuilder
 from graphkit.model import Evidence, LiteralCredential, Workflow
-from graphkit.redact import REDACTED, find_credentials
+from graphkit.redact import REDACTED, find_credentials, fingerprint
 
 __all__ = ["SCRUB_MIN", "literal_credentials", "redact_values", "scrub"]
 
@@ -45,13 +45,14 @@ SCRUB_MIN = 6
 
 def scrub(out: GraphBuilder, values: Iterable[str]) -> GraphBuilder:
     """``out`` with every occurrence of ``values`` (literal credentials of the files; also lower-cased, as ids
-    lower-case some names) in any node or edge field replaced by :data:`graphkit.redact.REDACTED`: a matrix
-    value, an input default or an environment URL that holds one is never stored.  ``out`` itself when no node
-    or edge holds one.
+    lower-case some names) in any node or edge field replaced by :data:`graphkit.redact.REDACTED` and the value's
+    keyed fingerprint (:func:`graphkit.redact.fingerprint`): a matrix value, an input default or an environment
+    URL that holds one is never stored, and two ids that differ by the credential they hold (two jobs keyed by
+    two token-shaped names) stay two ids.  ``out`` itself when no node or edge holds one.
 
     >>> b = GraphBuilder(); _ = b.node(Workflow(id="workflow:a/b/w.yml", name="x-SECRET123", repository="a/b", path="w.yml"))
-    >>> [n.name for n in scrub(b, {"SECRET123"}).nodes.values()]
-    ['x-***']
+    >>> [n.name for n in scrub(b, {"SECRET123"}).nodes.values()] == [f"x-***{fingerprint(b'SECRET123')}"]
+    True
     """
     vals = sorted({v for s in values if len(s) >= SCRUB_MIN for v in (s, s.lower())}, key=len, reverse=True)
     if not vals:
@@ -61,13 +62,18 @@ def scrub(out: GraphBuilder, values: Iterable[str]) -> GraphBuilder:
     dirty_edges = [e for e in out.edges.values() if rx.search(e.model_dump_json(exclude_unset=True))]
     if not dirty and not dirty_edges:
         return out
+    marks = {v: REDACTED + fingerprint(v.encode("utf-8", "replace")) for v in vals}
+
+    def mark(m: re.Match[str]) -> str:
+        return marks[m.group(0)]
+
     fresh = GraphBuilder()
     for n in out.nodes.values():
         text = n.model_dump_json(exclude_unset=True)
-        fresh.node(type(n).model_validate_json(rx.sub(REDACTED, text)) if rx.search(text) else n)
+        fresh.node(type(n).model_validate_json(rx.sub(mark, text)) if rx.search(text) else n)
     for e in out.edges.values():
         text = e.model_dump_json(exclude_unset=True)
-        fresh.add_edge(type(e).model_validate_json(rx.sub(REDACTED, text)) if rx.search(text) else e)
+        fresh.add_edge(type(e).model_validate_json(rx.sub(mark, text)) if rx.search(text) else e)
     return fresh
 
 

@@ -355,3 +355,25 @@ def test_error_messages_quote_no_value(tmp_path):
     result = build_graph({"github-actions": [tmp_path / "repos"], "runners": [inv]})
     assert result.problems, "both bad files are named"
     assert leaks("\n".join(str(p) for p in result.problems)) == []
+
+
+def test_jobs_keyed_by_two_token_shaped_names_stay_two_jobs(tmp_path):
+    """A token-shaped job key is scrubbed from the job's id (never stored), but two jobs keyed by two such names
+    must not merge into one node: each keeps its own runner pool and secret (the scrub mark carries the value's
+    keyed fingerprint)."""
+    wf = tmp_path / "repos" / "evil__c" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "c.yml").write_text(
+        f"on: push\njobs:\n"
+        f"  {GH_TOKEN}:\n    runs-on: [self-hosted, linux]\n    steps:\n      - run: echo ${{{{ secrets.A_SECRET }}}}\n"
+        f"  {GH_TOKEN_2}:\n    runs-on: [self-hosted, gpu]\n    steps:\n      - run: echo ${{{{ secrets.B_SECRET }}}}\n",
+        encoding="utf-8")
+    g = build_graph({"github-actions": [tmp_path / "repos"]}).graph
+    jobs = [n for n in g.nodes(NodeKind.JOB)]
+    assert len(jobs) == 2 and len({j.id for j in jobs}) == 2
+    assert {s.id for s in g.nodes(NodeKind.SECRET)} == {"secret:evil/c:A_SECRET", "secret:evil/c:B_SECRET"}
+    saved = tmp_path / "g.json"
+    g.save(saved)
+    assert "CANARY" not in saved.read_text(encoding="utf-8")
+    by_job = {j.id: {e.target for e in g.out_edges(j.id)} for j in jobs}
+    assert sorted(len(t & {"secret:evil/c:A_SECRET", "secret:evil/c:B_SECRET"}) for t in by_job.values()) == [1, 1]
