@@ -11,9 +11,10 @@ from pathlib import Path
 from graphkit import registry
 from graphkit.errors import GraphkitError, InputError
 from graphkit.graph import Graph
-from graphkit.ingestor import Progress
+from graphkit.ingestor import IngestResult, Progress
 from graphkit.meta import GraphMeta, Problem, SourceStatus
 from graphkit.resolve import resolve
+from graphkit.resolve.context import problem_file
 from graphkit.targets import classify_targets
 
 __all__ = ["BuildResult", "build_graph"]
@@ -155,5 +156,22 @@ def _build_into(graph: Graph, inputs: Mapping[str, Sequence[str | Path]], progre
     classify_targets(graph)
     resolve(graph)
     # places the resolver could not link (e.g. a label no id can hold) are problems of the build too
-    problems += [InputError(p.file, p.place, p.reason) for p in graph.meta.problems[len(problems):]]
+    unlinked = graph.meta.problems[len(problems):]
+    problems += [InputError(p.file, p.place, p.reason) for p in unlinked]
+    if unlinked:
+        _unlinked_sources_partial(graph, results, {p.file for p in unlinked})
     return BuildResult(graph=graph, problems=problems)
+
+
+def _unlinked_sources_partial(graph: Graph, results: Mapping[str, IngestResult], files: set[str]) -> None:
+    """Mark partial (``meta.sources[name].complete = False``) every source whose nodes or edges come from a file
+    holding a place the resolver could not link (``files``, as :func:`graphkit.resolve.context.problem_file`
+    names them): what that place would have linked is unknown, never absent, so a Neo4j sync keeps the source's
+    earlier data instead of removing it as stale."""
+    for name, res in results.items():
+        status = graph.meta.sources.get(name)
+        if status is None or not status.complete:
+            continue
+        items = (*res.graph.nodes.values(), *res.graph.edges.values())
+        if any(problem_file(ev) in files for item in items for ev in item.evidence):
+            graph.meta.sources[name] = SourceStatus(complete=False, items=status.items)

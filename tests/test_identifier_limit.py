@@ -81,6 +81,18 @@ def test_runs_on_label_of_one_mb_is_one_problem_at_its_yaml_path(tmp_path):
     jobs = {n.split("#")[1] for n in result.graph.nx.nodes if n.startswith("job:")}
     assert jobs == {"ok", "build", "deploy", "lint"}  # the jobs stay; the label and the environment do not
     assert "runner:inferred:acme:linux+self-hosted" in result.graph
+    # the runner the label would have routed to is unknown, never absent: the source is partial (a Neo4j sync keeps
+    # its earlier routing), and the resolver's problem names the repository of the checkout-relative file
+    assert result.graph.meta.sources["github-actions"].complete is False
+    assert "acme/app:.github/workflows/ci.yml" in {p.file for p in result.problems}
+
+
+def test_a_clean_build_leaves_its_sources_complete(tmp_path):
+    wf = tmp_path / "repos" / "acme__app" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "ci.yml").write_text("on: push\njobs:\n  ok:\n    runs-on: [self-hosted, linux]\n    steps: [{run: make}]\n")
+    result = build_graph({"github-actions": [tmp_path / "repos"]})
+    assert result.problems == [] and result.graph.meta.sources["github-actions"].complete is True
 
 
 def test_inventory_runner_name_past_the_limit_loses_that_runner_only(tmp_path):

@@ -228,13 +228,20 @@ class Context:
             return False
 
     def problem(self, evidence: Evidence, error: ids.IdError) -> None:
-        """Record a value that cannot be part of an id (once, however often :func:`resolve` runs)."""
+        """Record a value that cannot be part of an id (once, however often :func:`resolve` runs), under the file
+        :func:`problem_file` names."""
         place = evidence.yaml_path or ""
         if evidence.line is not None:
             place = f"{place} (line {evidence.line})".strip()
-        problem = Problem(file=evidence.file, place=place, reason=str(error))
+        problem = Problem(file=problem_file(evidence), place=place, reason=str(error))
         if problem not in self.graph.meta.problems:
             self.graph.meta.problems = [*self.graph.meta.problems, problem]
+
+
+def problem_file(evidence: Evidence) -> str:
+    """The file a resolver problem names: ``{repository}:{file}`` for a file of a repository checkout (its
+    ``file`` is relative to the checkout), else ``file``."""
+    return f"{evidence.repository}:{evidence.file}" if evidence.repository else evidence.file
 
 
 def context_repo(job: Job) -> str:
