@@ -50,7 +50,8 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
         limits.apply_cli(limit or [])
     except limits.LimitError as exc:
         raise typer.BadParameter(str(exc), param_hint="--limit") from None
-    try:  # a bad GRAPHKIT_LIMIT_* variable is a usage error too (exit 2), named, before any command runs
+    try:  # a bad or unknown GRAPHKIT_LIMIT_* variable is a usage error too (exit 2), named, before any command runs
+        limits.Limits.from_env()  # read afresh (current() answers from its cache)
         limits.current()
     except limits.LimitError as exc:
         raise typer.BadParameter(str(exc), param_hint=exc.variable or "--limit") from None

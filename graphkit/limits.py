@@ -102,9 +102,13 @@ class Limits:
         Raises
         ------
         LimitError
-            for a value that is not a positive integer (``_`` separators allowed).
+            for a value that is not a positive integer (``_`` separators allowed), or a ``GRAPHKIT_LIMIT_*``
+            variable that names no limit (a typo would otherwise leave the default in force, silently).
         """
         env = os.environ if env is None else env
+        unknown = sorted(k for k in env if k.startswith(ENV_PREFIX) and k not in _ENV_NAMES)
+        if unknown:
+            raise LimitError(f"unknown limit variable {unknown[0]}; known: {', '.join(_ENV_NAMES)}", unknown[0])
         changes = {}
         for f in fields(cls):
             variable = ENV_PREFIX + f.name.upper()

@@ -399,6 +399,9 @@ def test_limits_come_from_the_environment_and_the_cli_option(monkeypatch):
      "limit max_identifier_chars (environment variable GRAPHKIT_LIMIT_MAX_IDENTIFIER_CHARS) must be a positive "
      "integer"),
     ({}, ["--limit", "max_depth=abc"], "--limit", "limit max_depth must be a positive integer"),
+    # a typo leaves the default in force: named, never ignored
+    ({"GRAPHKIT_LIMIT_MAX_DEPHT": "50"}, [], "GRAPHKIT_LIMIT_MAX_DEPHT",
+     "unknown limit variable GRAPHKIT_LIMIT_MAX_DEPHT; known: GRAPHKIT_LIMIT_MAX_FILE_BYTES,"),
 ])
 def test_a_bad_limit_is_a_usage_error_from_the_option_and_the_environment(monkeypatch, tmp_path, env, args, hint,
                                                                          message):
