@@ -321,7 +321,7 @@ ID_FORMS: tuple[IdForm, ...] = (
           "provider a GitLab job requests (vault, azure_key_vault, gcp_secret_manager, aws_secrets_manager), "
           "path as written", provider=WORD, path=TEXT),
     _form(K.UNTRUSTED, "actor", "untrusted:{actor}:{owner}", "fork-pr, comment or org-member, per owner "
-          "(graphkit/untrusted.py)", actor=WORD, owner=OWNER),
+          "(graphkit/resolve/untrusted.py)", actor=WORD, owner=OWNER),
     _form(K.K8S_SERVICE_ACCOUNT, "sa", "k8s_sa:{cluster}#{namespace}/{name}", "https://kubernetes.io/docs/concepts/"
           "security/service-accounts/", cluster=CLUSTER, namespace=NAMESPACE, name=OBJECT),
     _form(K.K8S_SECRET, "secret", "k8s_secret:{cluster}#{namespace}/{name}", "names and keys only, "
