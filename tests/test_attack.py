@@ -445,6 +445,27 @@ def test_lifetime_behind_an_untrusted_entry_is_what_the_run_obtained(acme):
     assert radius["github_token:acme/docs/.github/workflows/preview.yml#preview"].lifetime is Lifetime.PER_JOB
 
 
+def test_ephemeral_runner_plan_rotates_what_its_run_could_read(acme):
+    """An ephemeral runner takes one job (``receives_job`` is ``per_job``), but what that run read stays usable
+    until rotated and a cache it wrote stays poisoned until purged (ordering rule 5): removing the registration
+    stops the next job, then the plan purges and rotates (it used to stop at the registration, residual 0)."""
+    radius = blast_radius(acme, "runner:acme/eph-7f3a")
+    assert radius["job:acme/app/.github/workflows/ci.yml#test"].lifetime is Lifetime.PER_JOB
+    assert radius["github_token:acme/app/.github/workflows/ci.yml#test"].lifetime is Lifetime.PER_JOB
+    assert radius["secret:repo:acme/app:CODECOV_TOKEN"].lifetime is Lifetime.UNTIL_ROTATED
+    assert radius["cache:actions:acme/app"].lifetime is Lifetime.UNTIL_PURGED
+    plan = revocation_plan(acme, "runner:acme/eph-7f3a")
+    steps = [(s.action, s.subject_id) for s in plan.steps]
+    assert {"secret:repo:acme/app:PYPI_API_TOKEN", "secret:env:acme/infra:production:KUBE_CONFIG_PROD",
+            "cache:actions:acme/app"} <= set(plan.held)
+    registration = steps.index((R.REMOVE_RUNNER_REGISTRATION, "runner:acme/eph-7f3a"))
+    assert steps.index((R.PURGE_CACHE, "cache:actions:acme/app")) > registration
+    assert steps.index((R.ROTATE_SECRET, "secret:repo:acme/app:PYPI_API_TOKEN")) > registration
+    assert plan.steps[registration].residual_weight > 0 and plan.steps[-1].residual_weight == 0
+    # what the run could not keep is not held: the job's token ends with the job
+    assert "github_token:acme/app/.github/workflows/ci.yml#test" not in plan.held
+
+
 def test_every_role_reached_with_admin_power_gets_its_session_revocation(acme):
     """No --tokens: acme-infra-deployer, acme-deploy-admin (AdministratorAccess) may have been assumed in the
     window; each is revoked after the last step that closes a path minting it

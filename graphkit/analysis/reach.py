@@ -59,6 +59,8 @@ _CERTAIN = Confidence.CERTAIN
 _SOURCE_ONLY = frozenset(k.value for k, spec in EDGE_SPECS.items() if spec.source_only)
 #: kinds whose target runs the attacker's code (``EdgeSpec.runs_code``): it follows source-only kinds too
 _RUNS_CODE = frozenset(k for k, spec in EDGE_SPECS.items() if spec.runs_code)
+#: kinds whose lifetime bounds a run of a job, not what the run obtained (``EdgeSpec.enters_run``)
+_ENTERS_RUN = frozenset(k for k, spec in EDGE_SPECS.items() if spec.enters_run)
 
 
 @contextlib.contextmanager
@@ -267,12 +269,13 @@ def _row(nbrs: dict, is_code: bool, index: dict[str, int], ids: list[str], code:
 def lasting_seconds(edge: Edge) -> float:
     """How long what the attacker obtains through ``edge`` stays usable, in seconds (``math.inf``: unbounded).
 
-    The edge's lifetime, except for a ``runs_code`` edge (``can_trigger``): the entry bounds the attacker's run
-    of the job (its own label stays ``per_job``), not what that run obtained (a secret it read stays usable
-    until rotated, a persistence until the runner is removed), so it does not bound what lies behind it
-    (``docs/revocation-plan.md``, "Ordering rules", 5).
+    The edge's lifetime, except for an edge that enters a run of a job (``EdgeSpec.enters_run``: ``can_trigger``,
+    and ``receives_job`` of a runner the attacker holds, ``per_job`` on an ephemeral runner): it bounds the
+    attacker's run of the job (the job's own label stays ``per_job``), not what that run obtained (a secret it
+    read stays usable until rotated, a persistence until the runner is removed), so it does not bound what lies
+    behind it (``docs/revocation-plan.md``, "Ordering rules", 5).
     """
-    return _INF if edge.kind in _RUNS_CODE else SECONDS[edge.lifetime]  # type: ignore[index]
+    return _INF if edge.kind in _ENTERS_RUN else SECONDS[edge.lifetime]  # type: ignore[index]
 
 
 class BfsTree(NamedTuple):

@@ -88,8 +88,9 @@ class Hop(NamedTuple):
 def path_lifetime(path: tuple[Hop, ...] | list[Hop]) -> Lifetime | None:
     """How long the access over this one path lasts (None for an empty path).
 
-    The bottleneck of the path (the least lasting hop; a ``runs_code`` hop such as ``can_trigger`` does not bound
-    what lies behind it, :func:`graphkit.analysis.reach.lasting_seconds`), reported as the lifetime of the last hop
+    The bottleneck of the path (the least lasting hop; a hop that enters a run of a job, ``can_trigger`` or
+    ``receives_job``, does not bound what lies behind it, :func:`graphkit.analysis.reach.lasting_seconds`),
+    reported as the lifetime of the last hop
     attaining it: the rule :func:`~graphkit.analysis.blast_radius` applies to its widest path, here applied to the
     explanation path shown.  It differs from :attr:`Reached.lifetime` when another, longer-lasting path exists.
 
@@ -99,10 +100,12 @@ def path_lifetime(path: tuple[Hop, ...] | list[Hop]) -> Lifetime | None:
     'per_job'
     >>> path_lifetime([hop("can_trigger", "per_job"), hop("reads_secret", "until_rotated")]).value
     'until_rotated'
+    >>> path_lifetime([hop("receives_job", "per_job"), hop("has_token", "per_job")]).value  # an ephemeral runner
+    'per_job'
     """
     width, label = math.inf, None
     for h in path:
-        secs = math.inf if EDGE_SPECS[h.kind].runs_code else lifetime_seconds(h.lifetime)
+        secs = math.inf if EDGE_SPECS[h.kind].enters_run else lifetime_seconds(h.lifetime)
         if secs <= width:
             width, label = secs, h.lifetime
     return label

@@ -43,6 +43,11 @@ class EdgeSpec(BaseModel):
     #: request's code runs as the job, exactly like a malicious commit): the target follows ``source_only``
     #: edges as a source does
     runs_code: bool = False
+    #: entering the target through this edge gives the attacker one or more runs of a job (they run code as it,
+    #: or control the runner it lands on): the edge's lifetime bounds those runs, not what a run obtained (a
+    #: secret it read stays usable until rotated), so it does not bound the lifetime of what lies behind it
+    #: (``graphkit.analysis.reach.lasting_seconds``; ``docs/revocation-plan.md``, "Ordering rules", 5)
+    enters_run: bool = False
     #: an observed past event (a run of the job on the runner, from the platform's job history) rather than a
     #: possibility: what the run received was handed over then (:mod:`graphkit.analysis.exposure`: exposed, not
     #: only reachable); runs that ended before the compromise are left out (``observed_since``)
@@ -53,12 +58,13 @@ def _spec(kind: EdgeKind, traversable: bool, sources: set[NodeKind], targets: se
           lifetime: Lifetime = Lifetime.NOT_APPLICABLE, revoked_by: RevocationAction | None = None,
           revoke_subject: Literal["source", "target"] = "target",
           wiped_with_source: set[NodeKind] = frozenset(),  # type: ignore[assignment]
-          source_only: bool = False, runs_code: bool = False, observed: bool = False) -> EdgeSpec:
+          source_only: bool = False, runs_code: bool = False, observed: bool = False,
+          enters_run: bool = False) -> EdgeSpec:
     return EdgeSpec(kind=kind, rel_type=kind.value.upper(), traversable=traversable, sources=frozenset(sources),
                     targets=frozenset(targets), lifetime=lifetime, revoked_by=revoked_by,
                     revoke_subject=revoke_subject, description=description,
                     wiped_with_source=frozenset(wiped_with_source), source_only=source_only,
-                    runs_code=runs_code, observed=observed)
+                    runs_code=runs_code, observed=observed, enters_run=enters_run or runs_code)
 
 
 K = NodeKind
@@ -83,7 +89,8 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.RUNS_ON_HOST, True, {K.RUNNER}, {K.HOST}, "Jobs on the runner execute on the host",
               Lifetime.UNTIL_REIMAGED, R.REIMAGE_HOST, "target"),
         _spec(EdgeKind.RECEIVES_JOB, True, {K.RUNNER}, {K.JOB}, "Runner is eligible for the job's future runs "
-              "(labels, group access)", Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "source"),
+              "(labels, group access)", Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "source",
+              enters_run=True),
         _spec(EdgeKind.READS_SECRET, True, {K.JOB, K.CLOUD_ROLE, K.CLOUD_USER, K.K8S_SERVICE_ACCOUNT, K.RUNNER},
               {K.SECRET, K.CLOUD_SECRET, K.K8S_SECRET},
               "Job (or cloud principal, Kubernetes service account by its RBAC, runner pod mounting it) receives the "
@@ -146,7 +153,7 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
               Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL, "source"),
         _spec(EdgeKind.GROUP_RECEIVES_JOB, True, {K.RUNNER_GROUP}, {K.JOB},
               "A runner attached to the group (any labels) would receive the job's future runs",
-              Lifetime.UNTIL_REVOKED, R.RESTRICT_RUNNER_GROUP, "source"),
+              Lifetime.UNTIL_REVOKED, R.RESTRICT_RUNNER_GROUP, "source", enters_run=True),
         _spec(EdgeKind.CAN_TRIGGER, True, {K.UNTRUSTED}, {K.JOB, K.RUNNER},
               "Untrusted actor can make the job run their code (or run it on the runner, from a fork)",
               Lifetime.PER_JOB, R.RESTRICT_UNTRUSTED_TRIGGER, "source", runs_code=True),
@@ -164,7 +171,7 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
               "Observed: the runner ran a run of the job (job history); an attacker holding the runner then "
               "received what that run received (exposed, not only reachable). What it read stays held until "
               "rotated; the attacker's hold on the run itself ends with the registration",
-              Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "source", observed=True),
+              Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "source", observed=True, enters_run=True),
         # the pod's token is mounted unless automountServiceAccountToken is false (Kubernetes "Service accounts",
         # https://kubernetes.io/docs/concepts/security/service-accounts/): bound to the pod, about an hour
         _spec(EdgeKind.USES_SERVICE_ACCOUNT, True, {K.RUNNER, K.JOB}, {K.K8S_SERVICE_ACCOUNT},
