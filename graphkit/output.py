@@ -248,7 +248,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
     doc = {
         "schema": BLAST_RADIUS_SCHEMA,
         "source": list(radius.sources),
-        "counts": {"reached": len(radius), "by_kind": dict(sorted(by_kind.items())),
+        "counts": {"reached": len(radius), "reached_listed": len(reached), "by_kind": dict(sorted(by_kind.items())),
                    "by_criticality": dict(sorted(by_crit.items())),
                    "revocations": len(plan.steps) if with_plan else None},
         "weight": radius.weight,

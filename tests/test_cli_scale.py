@@ -38,6 +38,9 @@ def test_top_bounds_the_plan(graph_file, plan_calls):
     assert doc["plan"] == {"computed": True, "complete": False, "max_steps": 2}
     assert doc["residual_weight"] == whole["revocations"][1]["residual_weight"]
     assert len(doc["reached"]) == 2 and doc["counts"]["reached"] == whole["counts"]["reached"]
+    # the document says its list was cut: two listed of all reached
+    assert doc["counts"]["reached_listed"] == 2 < doc["counts"]["reached"]
+    assert whole["counts"]["reached_listed"] == whole["counts"]["reached"] == len(whole["reached"])
 
 
 def test_top_past_the_end_is_the_whole_plan(graph_file, plan_calls):
