@@ -84,6 +84,10 @@ class GraphFileError(GraphkitError):
         super().__init__(f"{file}: {reason}")
 
 
+class UnknownEdgeError(GraphkitError, KeyError):
+    """An edge (kind, source, target and key when given) is not in the graph."""
+
+
 class UnknownNodeError(GraphkitError, KeyError):
     """A node id is not in the graph; ``suggestions`` holds close ids."""
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphkit.analysis import BlastRadius, RevocationPlan, blast_radius, revocation_plan
-from graphkit.errors import GraphkitError
+from graphkit.errors import GraphkitError, UnknownEdgeError
 from graphkit.graph import Graph
 from graphkit.iam.trust import _sub_breadth
 from graphkit.model import (
@@ -411,8 +411,8 @@ def remove_edges(graph: Graph, edges: Iterable[EdgeRef] = (), *,
 
     Raises
     ------
-    GraphkitError
-        If a given edge is not in the graph.
+    UnknownEdgeError
+        If a given edge is not in the graph (a :class:`~graphkit.errors.GraphkitError`).
 
     Examples
     --------
@@ -427,7 +427,7 @@ def remove_edges(graph: Graph, edges: Iterable[EdgeRef] = (), *,
     for ref in edges:
         if isinstance(ref, Edge):
             if not g.nx.has_edge(ref.source, ref.target, ref.nx_key):
-                raise GraphkitError(f"no edge {ref.kind.value} {ref.source} -> {ref.target} (key {ref.key!r})")
+                raise UnknownEdgeError(f"no edge {ref.kind.value} {ref.source} -> {ref.target} (key {ref.key!r})")
             doomed.append(g.nx.edges[ref.source, ref.target, ref.nx_key]["edge"])
             continue
         source, target, kind = ref
@@ -435,7 +435,7 @@ def remove_edges(graph: Graph, edges: Iterable[EdgeRef] = (), *,
         found = [e for e in g.out_edges(source) if e.target == target and e.kind is kind] \
             if source in g else []
         if not found:
-            raise GraphkitError(f"no edge {kind.value} {source} -> {target}")
+            raise UnknownEdgeError(f"no edge {kind.value} {source} -> {target}")
         doomed += found
     if where is not None:
         doomed += [e for e in g.edges() if where(e)]

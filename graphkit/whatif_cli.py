@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from graphkit.cli_common import EXIT_PARTIAL, GraphInput, SourcesOpt, err, fail, out, print_item, reads_graph
-from graphkit.errors import GraphkitError, UnknownNodeError
+from graphkit.errors import GraphkitError, UnknownEdgeError, UnknownNodeError
 from graphkit.output import neutralise, print_json, term
 
 if TYPE_CHECKING:  # the model, the graph and the analyses load when the command runs (graphkit --help stays light)
@@ -125,7 +125,7 @@ def _edge_refs(g: Graph, text: str) -> list:
     hit = [e for e in (g.out_edges(source) if source in g else []) if e.target == target
            and e.kind.value == kind and e.key == key]
     if not hit:
-        raise GraphkitError(f"no edge {kind}|{key} {source} -> {target}")
+        raise UnknownEdgeError(f"no edge {kind}|{key} {source} -> {target}")
     return hit
 
 
@@ -266,6 +266,8 @@ def what_if_cmd(  # noqa: PLR0913 - one option per change kind
         doc = what_if_document(compare(g, after, expanded))
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc))) from None
+    except UnknownEdgeError as exc:  # a --remove-edge value naming no edge: a usage error, as an unknown node is
+        raise typer.BadParameter(neutralise(str(exc)), param_hint="--remove-edge") from None
     except GraphkitError as exc:
         fail(exc)
     if fmt is WhatIfFormat.json:

@@ -93,6 +93,17 @@ def test_unknown_source_suggests_close_ids(graph_file):
     assert "did you mean" in res.output and "runner:acme/build-01-a" in res.output
 
 
+def test_a_source_written_otherwise_names_its_canonical_node(graph_file):
+    """``repo:ACME/Infra`` is the repository graphkit writes ``repo:acme/infra`` (ids lower-case owner/name):
+    the same blast radius, under the canonical id; an id no node has, canonical or not, stays unknown."""
+    as_written = json.loads(invoke("blast-radius", "--graph", str(graph_file), "--from", "repo:ACME/Infra",
+                                   "--format", "json", "--no-plan").stdout)
+    canonical = json.loads(invoke("blast-radius", "--graph", str(graph_file), "--from", "repo:acme/infra",
+                                  "--format", "json", "--no-plan").stdout)
+    assert as_written == canonical and as_written["counts"]["reached"] > 10
+    assert invoke("blast-radius", "--graph", str(graph_file), "--from", "repo:ACME/nope").exit_code == 2
+
+
 def test_partial_input_exit_code_names_the_file(tmp_path):
     wf = tmp_path / "acme__bad" / ".github" / "workflows"
     wf.mkdir(parents=True)

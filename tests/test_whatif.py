@@ -43,7 +43,12 @@ def test_make_ephemeral_with_host(graph):
     assert not [e for e in after.edges() if e.kind in (EdgeKind.RESTORES_INTO, EdgeKind.WRITES_CACHE)
                 and e.props.get("host") == "host:build-01"]
     c = compare(graph, after, SOURCE)
-    assert c.after.persistent_weight == 0 < c.before.persistent_weight and c.after.plan.held == ()
+    # no foothold is held any more; what the one run could read or poison is (ordering rule 5)
+    assert 0 < c.after.persistent_weight < c.before.persistent_weight
+    assert {"host:build-01", "runner:acme/build-01-b", "credential:build-01:/etc/runner-autoscaler/env"} \
+        <= set(c.before.plan.held)
+    assert {n.split(":")[0] for n in c.after.plan.held} == {"secret", "signing_key", "cache"}
+    assert not any(n.startswith("cache:host:") for n in c.after.plan.held)
     assert c.changes[0]["change"] == "make_ephemeral"
 
 

@@ -28,7 +28,7 @@ from typing import NamedTuple
 from graphkit.analysis.results import Hop
 from graphkit.errors import UnknownNodeError
 from graphkit.graph import Graph
-from graphkit.model import EDGE_SPECS, Confidence, Edge, Lifetime, Node, lifetime_seconds
+from graphkit.model import EDGE_SPECS, Confidence, Edge, Lifetime, Node, ids, lifetime_seconds
 
 __all__ = [
     "SECONDS",
@@ -94,16 +94,35 @@ def gc_paused() -> Iterator[None]:
 def source_ids(graph: Graph, sources: str | Iterable[str]) -> tuple[str, ...]:
     """The sources of an analysis: one id or several, deduplicated and sorted.
 
+    An id written otherwise than graphkit writes it (``repo:ACME/Infra`` for ``repo:acme/infra``: the parts its
+    kind's id constructor normalises, :func:`graphkit.model.ids.canonical`) names the node of its canonical id.
+
     Raises
     ------
     UnknownNodeError
-        If an id is not in the graph (``suggestions`` holds close ids).
+        If an id is not in the graph, canonical or not (``suggestions`` holds close ids).
     """
-    items = [sources] if isinstance(sources, str) else list(sources)
-    for s in items:
-        if s not in graph.nx:
-            raise UnknownNodeError(s, graph.nx.nodes)
+    items = [known_id(graph, s) for s in ([sources] if isinstance(sources, str) else sources)]
     return tuple(sorted(set(expand_code_sources(graph, items))))
+
+
+def known_id(graph: Graph, node_id: str) -> str:
+    """``node_id``, or its canonical form (:func:`graphkit.model.ids.canonical`) when only that is in the graph.
+
+    Raises
+    ------
+    UnknownNodeError
+        If neither is in the graph (``suggestions`` holds close ids).
+    """
+    if node_id in graph.nx:
+        return node_id
+    try:
+        same = ids.canonical(node_id, ids.kind_of(node_id))
+    except ids.IdError:
+        same = None
+    if same is not None and same in graph.nx:
+        return same
+    raise UnknownNodeError(node_id, graph.nx.nodes)
 
 
 def expand_code_sources(graph: Graph, items: Iterable[str]) -> list[str]:
