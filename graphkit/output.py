@@ -61,13 +61,24 @@ def neutralise(text: object, keep: str = "") -> str:
     return _UNSAFE.sub(_visible, str(text))
 
 
+#: Characters of one name the terminal output shows: a longer one (a 100 KB job ``name:`` written by whoever can
+#: push, printed on every path line through it) is cut, with its length; JSON keeps every name whole.
+SHOWN_CHARS = 300
+
+
 def term(text: object) -> str:
     """Text from input as Rich markup that prints it verbatim and inert: :func:`neutralise`, then Rich's
-    markup escape (``[bold]`` in a name stays text).  Every name the CLI prints goes through here.
+    markup escape (``[bold]`` in a name stays text), cut past :data:`SHOWN_CHARS` characters.  Every name the CLI
+    prints goes through here.
 
     >>> term("[red]x\\x1b[2J")
     '\\\\[red]x\\\\x1b[2J'
+    >>> term("n" * 1000)[-45:]
+    'nnnnnnnnnn... (name of 1000 characters, cut)'
     """
+    text = str(text)
+    if len(text) > SHOWN_CHARS:
+        text = f"{text[:SHOWN_CHARS]}... (name of {len(text)} characters, cut)"
     return escape(neutralise(text))
 
 
