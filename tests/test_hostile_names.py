@@ -172,6 +172,8 @@ def test_terminal_shows_names_escaped_on_a_pty(hostile, args):
         assert "pwned-title" in text
     elif "json" not in args and "sarif" not in args:
         assert "\\x1b]0;pwned-title\\x07" in text, text[:3000]  # shown, as escapes
+        if args[0] == "nodes":  # a name is cut at 300 characters on the terminal, with its length
+            assert "L" * 10_000 not in text and "(name of 10000 characters, cut)" in text
         assert "\\u202e" in text or args[0] == "findings", text[:3000]
         assert "exposed by: " in text or args[0] != "blast-radius", text[:3000]  # hostile history names too
     else:
