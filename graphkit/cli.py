@@ -73,6 +73,10 @@ def build(
     """Build the graph from inputs and save it (summary: counts per kind, skipped inputs)."""
     if not given.inputs:
         raise typer.BadParameter(f"give at least one input ({input_flags()})")
+    # the graph file never replaces an input (--aws-iam x.json -o x.json would overwrite the export)
+    given_paths = {Path(p).resolve() for paths in given.inputs.values() for p in paths}
+    if output.resolve() in given_paths:
+        raise typer.BadParameter(f"{neutralise(str(output))!r} is an input of this build", param_hint="--output")
     try:
         result = given.build()
         result.graph.save(output)

@@ -104,6 +104,15 @@ def test_a_source_written_otherwise_names_its_canonical_node(graph_file):
     assert invoke("blast-radius", "--graph", str(graph_file), "--from", "repo:ACME/nope").exit_code == 2
 
 
+def test_build_never_writes_the_graph_over_an_input(tmp_path):
+    export = tmp_path / "aws-iam.json"
+    export.write_bytes((ROOT / "examples" / "acme" / "aws-iam.json").read_bytes())
+    before = export.read_bytes()
+    res = invoke("build", "--aws-iam", str(export), "-o", str(export))
+    assert res.exit_code == 2 and "is an input of this build" in res.output
+    assert export.read_bytes() == before
+
+
 def test_partial_input_exit_code_names_the_file(tmp_path):
     wf = tmp_path / "acme__bad" / ".github" / "workflows"
     wf.mkdir(parents=True)
