@@ -570,8 +570,11 @@ def compare(before: Graph, after: Graph, sources: str | Iterable[str], *,
     ...          edges=[Edge(kind=EdgeKind.RECEIVES_JOB, source="runner:acme/r1", target="job:b", evidence=ev),
     ...                 Edge(kind=EdgeKind.READS_SECRET, source="job:b", target="secret:NPM", evidence=ev)])
     >>> c = compare(g, make_ephemeral(g, "runner:acme/r1"), "runner:acme/r1")
+
+    The job's run lasts one job now; the secret that one run could read still lasts until rotated:
+
     >>> c.before.persistent_weight, c.after.persistent_weight, c.removed
-    (21, 0, ())
+    (21, 20, ())
     >>> c.changed["job:b"]
     {'confidence': ('certain', 'possible'), 'lifetime': ('until_runner_removed', 'per_job')}
     """
