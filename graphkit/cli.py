@@ -24,7 +24,7 @@ from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, 
                                  SUMMARY_STEPS, api_url_option, every_runner,
                                  reads_graph, TERMINAL_TOP)
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
-from graphkit.output import neutralise, print_json, term
+from graphkit.output import neutralise, print_json, shown, term
 from graphkit.whatif_cli import what_if_cmd
 
 #: A crash never prints local variables (they may hold a token read from a host file); Typer 0.12 shows them by
@@ -73,9 +73,12 @@ def build(
     """Build the graph from inputs and save it (summary: counts per kind, skipped inputs)."""
     if not given.inputs:
         raise typer.BadParameter(f"give at least one input ({input_flags()})")
-    # the graph file never replaces an input (--aws-iam x.json -o x.json would overwrite the export)
-    given_paths = {Path(p).resolve() for paths in given.inputs.values() for p in paths}
-    if output.resolve() in given_paths:
+    # the graph file never replaces an input: an input file (--aws-iam x.json -o x.json), or a YAML file in an
+    # input folder (a workflow of a --github-actions checkout; a graph.json saved there before may be replaced)
+    target = output.resolve()
+    given_paths = [Path(p).resolve() for paths in given.inputs.values() for p in paths]
+    in_folder = target.suffix.lower() in (".yml", ".yaml") and target.exists()
+    if any(target == p or (in_folder and p in target.parents) for p in given_paths):
         raise typer.BadParameter(f"{neutralise(str(output))!r} is an input of this build", param_hint="--output")
     try:
         result = given.build()
@@ -128,7 +131,7 @@ def nodes(
     for col in ("id", "kind", "name", "criticality"):
         table.add_column(col)
     for r in rows:
-        table.add_row(*map(term, (r["id"], r["kind"], r["name"], r["criticality"])))
+        table.add_row(*(term(shown(v)) for v in (r["id"], r["kind"], r["name"], r["criticality"])))
     out.print(table)
     err.print(f"{len(rows)} node(s)")
 
@@ -352,7 +355,7 @@ def _print_findings(found: list) -> None:
         sev = f.severity.value.upper()
         style = "bold red" if sev == "CRITICAL" else "yellow" if sev == "HIGH" else "dim"
         print_item(f"[bold]{term(f.rule)}[/bold]  {term(f.id)}", hang=f"[{style}]{sev:<8}[/{style}]")
-        print_item(f"subject: {term(f.subject)}", 9)
+        print_item(f"subject: {term(shown(f.subject))}", 9)
         print_item(term(f.message), 9)
         if f.evidence:
             print_item(f"evidence: {term(str(f.evidence[0]))}", 9, "dim")

@@ -22,7 +22,7 @@ from rich.console import Console
 
 from graphkit import registry
 from graphkit.errors import GraphkitError
-from graphkit.output import term
+from graphkit.output import shown, term
 
 if TYPE_CHECKING:  # imported on first use: ``graphkit --help`` builds no graph
     from graphkit.build import BuildResult
@@ -145,10 +145,10 @@ def fail(exc: GraphkitError) -> None:
 
 def _path_text(graph: Graph, hops: list[dict]) -> str:
     """``a -kind-> b -kind?-> c`` (``?`` marks a possible edge)."""
-    names = [graph.node(hops[0]["source"]).name] if hops else []
+    names = [shown(graph.node(hops[0]["source"]).name)] if hops else []
     for h in hops:
         mark = "" if h["confidence"] == "certain" else "?"
-        names.append(f"-{h['kind']}{mark}-> {graph.node(h['target']).name}")
+        names.append(f"-{h['kind']}{mark}-> {shown(graph.node(h['target']).name)}")
     return " ".join(names)
 
 
@@ -157,9 +157,9 @@ def _evidence_text(hops: list[dict]) -> str:
     if not hops or not hops[-1]["evidence"]:
         return ""
     e = hops[-1]["evidence"][0]
-    where = f"{e['repository']}:{e['file']}" if e.get("repository") else e["file"]
+    where = f"{e['repository']}:{shown(e['file'])}" if e.get("repository") else shown(e["file"])
     where += f":{e['line']}" if e.get("line") else ""
-    return where + (f" ({e['yaml_path']})" if e.get("yaml_path") else "")
+    return where + (f" ({shown(e['yaml_path'])})" if e.get("yaml_path") else "")
 
 
 #: ``--top`` when stdout is a terminal and none is given: the first screen stays the summary and the worst assets
@@ -204,11 +204,11 @@ def _oneprint_item(markup: str, indent: int = 0, style: str = "") -> None:
 
 def _print_summary(graph: Graph, doc: dict, top: int | None) -> None:
     """The first screen: what the sources reach, the first plan steps, what is unknown."""
-    counts, src = doc["counts"], term(", ".join(graph.node(s).name for s in doc["source"]))
+    counts, src = doc["counts"], term(", ".join(shown(graph.node(s).name) for s in doc["source"]))
     possible = sum(1 for r in doc["reached"] if r["confidence"] != "certain")
     print_item(f"[bold]Blast radius of {src}[/bold]")
-    shown = f" (top {top} shown)" if top is not None and top < counts["reached"] else ""
-    print_item(f"reached {counts['reached']}{shown}, [bold red]critical {counts['by_criticality'].get('critical', 0)}"
+    listed = f" (top {top} shown)" if top is not None and top < counts["reached"] else ""
+    print_item(f"reached {counts['reached']}{listed}, [bold red]critical {counts['by_criticality'].get('critical', 0)}"
           f"[/bold red], possible {possible} (through a scope not fully known), weighted {doc['weight']}", 2)
     _print_exposure(doc.get("exposure"))
     steps, plan = doc["revocations"], doc.get("plan") or {"computed": True, "complete": True}
@@ -219,7 +219,7 @@ def _print_summary(graph: Graph, doc: dict, top: int | None) -> None:
         print_item(f"[bold]First steps[/bold] ({min(len(steps), first)} of {counts['revocations']}"
                    f"{'' if plan['complete'] else '+'}; --format runbook for the commands)", 2)
     for s in steps[:first]:
-        _oneprint_item(f"{s['rank']:>2}. {s['action']} {term(s.get('target_name') or s['target'])}", 4)
+        _oneprint_item(f"{s['rank']:>2}. {s['action']} {term(shown(s.get('target_name') or s['target']))}", 4)
     problems = len(doc["problems"])
     unknown = f"{problems} input problem(s) (skipped files or places: the radius may be larger)" if problems \
         else "no input problems"
@@ -247,7 +247,7 @@ def _print_exposure(exp: dict | None) -> None:
 
 def _runs_text(graph: Graph, runs: list[dict]) -> str:
     """``job on runner (run 200, push by alice, 2026-11-30T09:01:00Z)``, the first three runs, then ``+N``."""
-    parts = [f"{graph.node(r['job']).name} on {graph.node(r['runner']).name} (run {r.get('run_id')}, "
+    parts = [f"{shown(graph.node(r['job']).name)} on {shown(graph.node(r['runner']).name)} (run {r.get('run_id')}, "
              f"{r.get('event') or '?'} by {r.get('actor') or '?'}, {r.get('started_at') or '?'})" for r in runs[:3]]
     return "; ".join(parts) + (f"; +{len(runs) - 3} more" if len(runs) > 3 else "")
 
@@ -273,7 +273,7 @@ def _print_reached(graph: Graph, doc: dict, top: int | None) -> None:
             crit = r["criticality"].upper()
             style = "bold red" if crit == "CRITICAL" else "yellow" if crit == "HIGH" else "dim"
             exposure = f", {r['exposure']}" if r.get("exposure") not in (None, "unknown") else ""
-            print_item(f"{term(r['id'])}  [dim]{r['confidence']}, {_lifetime_text(r)}{exposure}[/dim]", 2,
+            print_item(f"{term(shown(r['id']))}  [dim]{r['confidence']}, {_lifetime_text(r)}{exposure}[/dim]", 2,
                        hang=f"[{style}]{crit:<8}[/{style}]")
             print_item(f"path: {term(_path_text(graph, r['path']))}", 11)
             if r.get("exposed_by"):
@@ -292,8 +292,8 @@ def _print_plan(graph: Graph, doc: dict, top: int | None) -> None:
     out.print()
     print_item(f"[bold]Revocation plan[/bold] (weighted blast radius {doc['weight']} -> {doc['residual_weight']})")
     for s in doc["revocations"][:top]:
-        cuts = ", ".join(graph.node(c).name for c in s["cuts"][:5]) + (", ..." if len(s["cuts"]) > 5 else "")
-        print_item(f"[bold]{s['action']}[/bold] {term(s['target'])}  [dim]residual {s['residual_weight']}[/dim]", 2,
+        cuts = ", ".join(shown(graph.node(c).name) for c in s["cuts"][:5]) + (", ..." if len(s["cuts"]) > 5 else "")
+        print_item(f"[bold]{s['action']}[/bold] {term(shown(s['target']))}  [dim]residual {s['residual_weight']}[/dim]", 2,
               hang=f"{s['rank']:>2}.")
         if s["cuts"]:
             what = f"cuts {len(s['cuts'])}: {term(cuts)}"
@@ -331,8 +331,9 @@ def _print_all_runners(rows: list[tuple]) -> None:
     for weight, source, counts, possible, steps in sorted(rows, key=lambda d: (-d[0], d[1])):
         crit = counts["by_criticality"].get("critical", 0)
         first = steps[0] if steps else None
-        table.add_row(term(", ".join(source)), str(counts["reached"]), str(crit), str(possible),
-                      str(weight), term(f"{first['action']} {first['target']}") if first else "")
+        table.add_row(term(", ".join(map(shown, source))), str(counts["reached"]), str(crit),
+                      str(possible), str(weight), term(f"{first['action']} {shown(first['target'])}")
+                      if first else "")
     out.print(table, highlight=False)
 
 

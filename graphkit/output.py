@@ -66,19 +66,26 @@ def neutralise(text: object, keep: str = "") -> str:
 SHOWN_CHARS = 300
 
 
+def shown(text: object) -> str:
+    """One name as the terminal shows it: cut past :data:`SHOWN_CHARS` characters, with its length.
+
+    >>> shown("n" * 1000)[-45:]
+    'nnnnnnnnnn... (name of 1000 characters, cut)'
+    >>> shown("build")
+    'build'
+    """
+    text = str(text)
+    return f"{text[:SHOWN_CHARS]}... (name of {len(text)} characters, cut)" if len(text) > SHOWN_CHARS else text
+
+
 def term(text: object) -> str:
     """Text from input as Rich markup that prints it verbatim and inert: :func:`neutralise`, then Rich's
-    markup escape (``[bold]`` in a name stays text), cut past :data:`SHOWN_CHARS` characters.  Every name the CLI
-    prints goes through here.
+    markup escape (``[bold]`` in a name stays text).  Every name the CLI prints goes through here, and through
+    :func:`shown` first (a line composed of several names cuts each of them).
 
     >>> term("[red]x\\x1b[2J")
     '\\\\[red]x\\\\x1b[2J'
-    >>> term("n" * 1000)[-45:]
-    'nnnnnnnnnn... (name of 1000 characters, cut)'
     """
-    text = str(text)
-    if len(text) > SHOWN_CHARS:
-        text = f"{text[:SHOWN_CHARS]}... (name of {len(text)} characters, cut)"
     return escape(neutralise(text))
 
 

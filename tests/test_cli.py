@@ -104,6 +104,19 @@ def test_a_source_written_otherwise_names_its_canonical_node(graph_file):
     assert invoke("blast-radius", "--graph", str(graph_file), "--from", "repo:ACME/nope").exit_code == 2
 
 
+def test_a_long_name_is_cut_and_the_rest_of_its_path_line_kept(tmp_path):
+    wf = tmp_path / "acme__app" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "c.yml").write_text("on: push\njobs:\n  j:\n    name: \"" + "N" * 5000 + "\"\n"
+                              "    runs-on: [self-hosted, linux]\n    steps:\n      - run: echo ${{ secrets.S }}\n")
+    res = invoke("blast-radius", "--github-actions", str(tmp_path), "--from", "runner:inferred:acme:linux+self-hosted")
+    path = next(line for line in res.stdout.splitlines() if "-reads_secret->" in line)
+    assert "N" * 301 not in path and "(name of 5000 characters, cut) -reads_secret-> acme/app secret S" in path
+    doc = json.loads(invoke("blast-radius", "--github-actions", str(tmp_path), "--from",
+                            "runner:inferred:acme:linux+self-hosted", "--format", "json").stdout)
+    assert "N" * 5000 in json.dumps(doc)  # JSON keeps the name whole
+
+
 def test_build_never_writes_the_graph_over_an_input(tmp_path):
     export = tmp_path / "aws-iam.json"
     export.write_bytes((ROOT / "examples" / "acme" / "aws-iam.json").read_bytes())
@@ -111,6 +124,13 @@ def test_build_never_writes_the_graph_over_an_input(tmp_path):
     res = invoke("build", "--aws-iam", str(export), "-o", str(export))
     assert res.exit_code == 2 and "is an input of this build" in res.output
     assert export.read_bytes() == before
+    wf = tmp_path / "acme__app" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "ci.yml").write_text("on: push\njobs:\n  b:\n    runs-on: [self-hosted, linux]\n    steps: []\n")
+    res = invoke("build", "--github-actions", str(tmp_path), "-o", str(wf / "ci.yml"))  # a file of an input folder
+    assert res.exit_code == 2 and (wf / "ci.yml").read_text().startswith("on: push")
+    for _ in range(2):  # a graph saved in the input folder is replaced by the next build
+        assert invoke("build", "--github-actions", str(tmp_path), "-o", str(tmp_path / "g.json")).exit_code == 0
 
 
 def test_partial_input_exit_code_names_the_file(tmp_path):
