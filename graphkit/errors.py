@@ -43,15 +43,27 @@ def _cap() -> int:
     return limits.latest().max_identifier_chars
 
 
+def _redacted(text: str) -> str:
+    """``text`` with every literal credential (a token-shaped key or value, a URL's userinfo) written ``***``
+    (:func:`graphkit.redact.redact_text`): a problem names the place, never a secret found there."""
+    from graphkit.redact import redact_text
+
+    return redact_text(text) if text else text
+
+
 def shown_reason(reason: str) -> str:
-    """``reason`` with every run of more than ``max_identifier_chars`` non-blank characters (an over-long value a
-    message quotes) written ``<N characters>``: a problem never carries an over-long value (it may be a secret).
+    """``reason`` with every literal credential written ``***`` and every run of more than ``max_identifier_chars``
+    non-blank characters (an over-long value a message quotes) written ``<N characters>``: a problem never carries
+    a secret or an over-long value (it may be a secret).
 
     >>> shown_reason("bad Arn 'arn:aws:iam::1:role/x'")
     "bad Arn 'arn:aws:iam::1:role/x'"
     >>> shown_reason("bad Arn " + "x" * 5000)
     'bad Arn <5000 characters>'
+    >>> shown_reason("bad url https://bot:hunter2hunter2@example.test/x")
+    'bad url https://***@example.test/x'
     """
+    reason = _redacted(reason)
     cap = _cap()
     if len(reason) <= cap:
         return reason
@@ -69,6 +81,7 @@ def shown_place(place: str) -> str:
     >>> shown_place("x" * 5000 + ".script")
     '<key of 5000 characters>.script'
     """
+    place = _redacted(place)
     cap = _cap()
     if len(place) <= cap:
         return place

@@ -377,3 +377,18 @@ def test_jobs_keyed_by_two_token_shaped_names_stay_two_jobs(tmp_path):
     assert "CANARY" not in saved.read_text(encoding="utf-8")
     by_job = {j.id: {e.target for e in g.out_edges(j.id)} for j in jobs}
     assert sorted(len(t & {"secret:evil/c:A_SECRET", "secret:evil/c:B_SECRET"}) for t in by_job.values()) == [1, 1]
+
+
+def test_a_token_shaped_key_of_an_inventory_is_never_quoted_by_its_problem(tmp_path):
+    """An unknown key is a problem naming its place: a token-shaped key is written ``***`` there (stderr and the
+    graph file's problems), as a URL's userinfo is."""
+    inv = tmp_path / "inventory.yaml"
+    inv.write_text("schema: graphkit.runner-inventory/v1\norganizations:\n  - name: acme\n"
+                   f"    {GH_TOKEN}: 1\nrunners:\n  - {{name: good, labels: [self-hosted], scope: acme}}\n",
+                   encoding="utf-8")
+    result = build_graph({"runners": [inv]})
+    assert [(p.place[:21], p.reason[:13]) for p in result.problems] == [("organizations[0].***", "unknown field")]
+    saved = tmp_path / "g.json"
+    result.graph.save(saved)
+    assert "CANARY" not in saved.read_text(encoding="utf-8") and "CANARY" not in str(result.problems)
+    assert "runner:acme/good" in result.graph
