@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphkit.analysis import BlastRadius, RevocationPlan, blast_radius, revocation_plan
+from graphkit.analysis.reach import known_id
 from graphkit.errors import GraphkitError, UnknownEdgeError
 from graphkit.graph import Graph
 from graphkit.iam.trust import _sub_breadth
@@ -77,7 +78,9 @@ def _record(graph: Graph, change: str, **details: Any) -> None:
 
 
 def _typed(graph: Graph, node_id: str, kind: NodeKind) -> Node:
-    node = graph.node(node_id)  # raises UnknownNodeError with suggestions
+    """The node ``node_id`` names (written as graphkit writes it or not: :func:`graphkit.analysis.reach.known_id`),
+    of ``kind``; callers go on with its ``id``."""
+    node = graph.node(known_id(graph, node_id))  # raises UnknownNodeError with suggestions
     if node.spec.kind is not kind:
         raise GraphkitError(f"{node_id!r} is a {node.spec.kind.value}, not a {kind.value}")
     return node
@@ -186,6 +189,7 @@ def make_ephemeral(graph: Graph, runner_id: str, *, host: bool = False) -> Graph
     'until_runner_removed'
     """
     runner = _typed(graph, runner_id, NodeKind.RUNNER)
+    runner_id = runner.id
     assert isinstance(runner, Runner)
     g = _copy(graph)
     g.replace_node(runner.model_copy(update={"ephemeral": True}))
@@ -269,6 +273,7 @@ def restrict_runner_group(graph: Graph, group_id: str, *, repositories: Iterable
         If it is not a runner group.
     """
     group = _typed(graph, group_id, NodeKind.RUNNER_GROUP)
+    group_id = group.id
     assert isinstance(group, RunnerGroup)
     allowed = None if repositories is None else sorted({repo_key(r) for r in repositories})
     update = _group_update(allowed, workflows, allows_public_repositories)
@@ -363,6 +368,7 @@ def narrow_trust_policy(graph: Graph, role_id: str, *, subjects: Iterable[str]) 
     [('oidc:a', 'certain')]
     """
     role = _typed(graph, role_id, NodeKind.CLOUD_ROLE)
+    role_id = role.id
     pattern_text = [str(x) for x in subjects]  # an iterator is read once
     patterns = [_string_like(x) for x in pattern_text]
     g = _copy(graph)

@@ -119,6 +119,14 @@ def test_usage_errors(graph_file, args, hint):
     assert hint in res.output
 
 
+def test_ids_written_otherwise_name_their_canonical_nodes(graph_file):
+    """``runner:ACME/build-01-a`` is ``runner:acme/build-01-a`` in every option, as in ``--from``."""
+    written = as_json(graph_file, "--ephemeral-host", "runner:ACME/build-01-a",
+                      "--restrict-group", f"{GROUP.replace('acme', 'ACME')}=acme/app")
+    canonical = as_json(graph_file, "--ephemeral-host", SOURCE, "--restrict-group", f"{GROUP}=acme/app")
+    assert written == canonical and written["changes"][0]["subject"] == SOURCE
+
+
 def test_an_edge_not_in_the_graph_is_a_usage_error(graph_file):
     """Exit 2, naming the option, as an unknown runner in --ephemeral or role in --narrow-trust does."""
     res = what_if(graph_file, "--remove-edge", f"reads_secret:{SOURCE}->{DOCS_KEY}")
