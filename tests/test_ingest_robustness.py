@@ -73,6 +73,21 @@ def test_links_out_of_a_checkout_are_not_followed(tmp_path: Path):
     assert not [i for i in ids if "OUTSIDE" in i or "leak" in i]
 
 
+def test_a_checkout_folder_linking_out_of_the_folder_of_checkouts_is_not_followed(tmp_path: Path):
+    """In a folder of checkouts, a sub-folder that is a link to a folder elsewhere (another user's home, this
+    machine's /etc) is named as a problem and never read; the other checkouts build."""
+    _write(tmp_path / "outside", ".github/workflows/evil.yml",
+           "on: push\njobs: {leak: {runs-on: x, steps: [{run: echo ${{ secrets.OUTSIDE }}}]}}\n")
+    _write(tmp_path / "repos" / "acme__app", ".github/workflows/ci.yml", "on: push\njobs: {build: {runs-on: x}}\n")
+    (tmp_path / "repos" / "acme__link").symlink_to(tmp_path / "outside")
+    res = INGESTOR.ingest([tmp_path / "repos"])
+    assert [(p.file, p.reason) for p in res.problems] == [
+        (str(tmp_path / "repos" / "acme__link"), "a symbolic link to a folder outside its input folder: not followed")]
+    ids = {n.id for n in res.nodes}
+    assert "job:acme/app/.github/workflows/ci.yml#build" in ids
+    assert not [i for i in ids if "outside" in i or "leak" in i or "acme/link" in i]
+
+
 def test_real_checkout_without_owner_info_is_local(tmp_path: Path):
     _write(tmp_path / "plain", ".github/workflows/a.yml", "on: push\njobs: {a: {runs-on: x}}\n")
     res = INGESTOR.ingest([tmp_path / "plain"])

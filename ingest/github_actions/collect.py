@@ -68,8 +68,9 @@ def _repository_name(root: Path) -> str:
     return remote or f"local/{root.name}"
 
 
-def _checkouts_at(text: str) -> list[Checkout] | InputError:
-    """The checkouts one command-line path names (itself, its sub-folders, or ``owner/name=PATH``)."""
+def _checkouts_at(text: str) -> list[Checkout | InputError] | InputError:
+    """The checkouts one command-line path names (itself, its sub-folders, or ``owner/name=PATH``); a sub-folder
+    linking out of the folder is a problem in their place."""
     m = _NAMED.match(text)
     given, root = (m.group(1), Path(m.group(2))) if m and not Path(text).exists() else (None, Path(text))
     if not root.is_dir():
@@ -80,8 +81,12 @@ def _checkouts_at(text: str) -> list[Checkout] | InputError:
     if not any(_is_checkout(p) for p in subs):
         return [Checkout(_repository_name(root.resolve()), root)]
     # a folder of checkouts: every sub-folder is one, even one holding only (nested) composite actions; one
-    # holding no workflow or action file is reported by find_checkouts, never skipped silently
-    return [Checkout(_repository_name(p.resolve()), p) for p in subs]
+    # holding no workflow or action file is reported by find_checkouts, never skipped silently.  A sub-folder
+    # that is a link out of the folder is not followed (as a file linked out of a checkout is not read)
+    inside = root.resolve()
+    return [Checkout(_repository_name(p.resolve()), p) if p.resolve().is_relative_to(inside)
+            else InputError(str(p), "", "a symbolic link to a folder outside its input folder: not followed")
+            for p in subs]
 
 
 def find_checkouts(paths: Sequence[Path | str]) -> tuple[list[Checkout], list[InputError]]:
@@ -115,6 +120,9 @@ def checkouts_and_files(paths: Sequence[Path | str]) -> tuple[list[tuple[Checkou
             problems.append(found)
             continue
         for co in found:
+            if isinstance(co, InputError):
+                problems.append(co)
+                continue
             files = checkout_files(co)
             if files:
                 out.append((co, files))
