@@ -73,12 +73,7 @@ def build(
     """Build the graph from inputs and save it (summary: counts per kind, skipped inputs)."""
     if not given.inputs:
         raise typer.BadParameter(f"give at least one input ({input_flags()})")
-    # the graph file never replaces an input: an input file (--aws-iam x.json -o x.json), or a YAML file in an
-    # input folder (a workflow of a --github-actions checkout; a graph.json saved there before may be replaced)
-    target = output.resolve()
-    given_paths = [Path(p).resolve() for paths in given.inputs.values() for p in paths]
-    in_folder = target.suffix.lower() in (".yml", ".yaml") and target.exists()
-    if any(target == p or (in_folder and p in target.parents) for p in given_paths):
+    if given.holds(output):  # the graph file never replaces an input
         raise typer.BadParameter(f"{neutralise(str(output))!r} is an input of this build", param_hint="--output")
     try:
         result = given.build()

@@ -56,6 +56,15 @@ class GraphInput:
     def __init__(self, graph: Path | None, inputs: dict[str, list[str]]) -> None:
         self.graph, self.inputs = graph, {k: v for k, v in inputs.items() if v}
 
+    def holds(self, path: Path) -> bool:
+        """Whether writing ``path`` would replace an input: an input file (``--aws-iam x.json -o x.json``), or a
+        YAML file in an input folder (a workflow of a ``--github-actions`` checkout; a graph saved there before
+        may be replaced)."""
+        target = path.resolve()
+        given = [Path(p).resolve() for paths in self.inputs.values() for p in paths]
+        in_folder = target.suffix.lower() in (".yml", ".yaml") and target.exists()
+        return any(target == p or (in_folder and p in target.parents) for p in given)
+
     def build(self) -> BuildResult:
         """Build from the inputs with a progress bar on stderr, naming every skipped input there.
 
