@@ -187,6 +187,18 @@ def _valid_edge(kind: Any, source: Any, target: Any, key: Any, evidence: list[An
     return e
 
 
+
+def _new_record(g: CompactMultiDiGraph, source: str, target: str, keydict: KeyDict | None, key: str) -> EdgeRecord:
+    """A new, empty record stored under ``(source, target, key)`` of the compact storage (``keydict``: the pair's
+    key dictionary, None when the pair has no edge yet): networkx's ``MultiDiGraph.add_edge`` written out."""
+    record = EdgeRecord()
+    if keydict is None:
+        keydict = KeyDict()
+        g._succ[source][target] = keydict
+        g._pred[target][source] = keydict
+    keydict[key] = record
+    return record
+
 class GraphBuilder:
     """Accumulates the nodes and edges of one source, merged exactly as :class:`Graph` merges them.
 
@@ -365,14 +377,7 @@ class Graph:
                                confidence=confidence, lifetime=lifetime, revoked_by=revoked_by, props=props or {}))
             return
         spec = self._check_ends(kind, source, target)
-        record = EdgeRecord()
-        if keydict is None:
-            keydict = KeyDict()
-            keydict[nx_key] = record
-            g._succ[source][target] = keydict
-            g._pred[target][source] = keydict
-        else:
-            keydict[nx_key] = record
+        record = _new_record(g, source, target, keydict, nx_key)
         self.changed()
         parts = self._parts
         record.put(sys.intern(source), sys.intern(target), key,
@@ -394,14 +399,7 @@ class Graph:
         if record is not None:
             edge = self._seen.merged(identity, record["edge"], edge)
         else:
-            record = EdgeRecord()
-            if keydict is None:
-                keydict = KeyDict()
-                keydict[key] = record
-                g._succ[source][target] = keydict
-                g._pred[target][source] = keydict
-            else:
-                keydict[key] = record
+            record = _new_record(g, source, target, keydict, key)
         self.changed()
         record.put_edge(edge, self._parts)
         return edge
