@@ -30,7 +30,7 @@ from graphkit.findings import SEVERITY_ORDER, Severity
 from graphkit.graph import Graph
 from graphkit.model import Credential, Node, NodeKind, Runner
 
-__all__ = ["DIFF_SCHEMA", "TRACKED", "Change", "load_snapshot", "diff_graphs", "diff_document"]
+__all__ = ["DIFF_SCHEMA", "TRACKED", "Change", "load_snapshot", "unread_places", "diff_graphs", "diff_document"]
 
 DIFF_SCHEMA = "graphkit.diff/v1"
 
@@ -51,7 +51,8 @@ _REGISTRATION_CREDENTIALS = {"runner", "gitlab-runner"}
 class Change:
     """One difference between two snapshots.
 
-    ``change``: ``added``, ``removed`` or ``changed``.  ``signal``: how much
+    ``change``: ``added``, ``removed``, ``changed``, or ``unknown`` (missing from a new snapshot whose scan did
+    not read its file).  ``signal``: how much
     it matters (a :class:`~graphkit.findings.Severity`).  ``fields``: for
     ``changed``, ``{field: [old, new]}`` (JSON values).
     """
@@ -149,13 +150,56 @@ def _changed(node: Node, fields: dict[str, list[Any]]) -> tuple[Severity, str]:
     return Severity.LOW, f"{node.spec.kind.value} {node.name} changed ({names})"
 
 
-def diff_graphs(old: Graph, new: Graph) -> list[Change]:
+def unread_places(path: str | Path) -> dict[str, list[tuple[str, str]]]:
+    """What a host snapshot's scan did not read: host name -> ``[(path, reason)]`` (files and folders it skipped,
+    e.g. a link out of the scanned root, and paths the scanning user could not read); empty for any other file.
+    A registration, credential or cache under one of them is unknown in that snapshot, never gone."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    hosts = doc.get("hosts") if isinstance(doc, dict) else None
+    out: dict[str, list[tuple[str, str]]] = {}
+    for h in hosts if isinstance(hosts, list) else ():
+        scan = h.get("scan") if isinstance(h, dict) else None
+        if not isinstance(scan, dict) or not isinstance(h.get("name"), str):
+            continue
+        places = [(s["path"], str(s.get("reason", "skipped"))) for s in scan.get("skipped") or ()
+                  if isinstance(s, dict) and isinstance(s.get("path"), str)]
+        places += [(u, "unreadable") for u in scan.get("unreadable") or () if isinstance(u, str)]
+        out[h["name"].strip().lower()] = places
+    return out
+
+
+def _where(node: Node) -> tuple[str | None, str | None]:
+    """``(host, path)`` a host scan would have read ``node`` from (None: not a file of a host)."""
+    reg = getattr(node, "registration", None)
+    path = getattr(node, "path", None) or (reg.config_path if reg is not None else None)
+    host = getattr(node, "host", None)
+    if host is None and node.spec.kind is NodeKind.CACHE and path:  # cache:host:{hostname}:{path}
+        host = node.id.split(":", 3)[2] if node.id.startswith("cache:host:") else None
+    return (host.strip().lower() if isinstance(host, str) else None), path
+
+
+def _not_read(node: Node, unread: dict[str, list[tuple[str, str]]]) -> str | None:
+    """Why the new scan did not read ``node``'s file (a skipped or unreadable path at or above it), or None."""
+    host, path = _where(node)
+    for place, reason in unread.get(host or "", ()):
+        if path == place or (path or "").startswith(place.rstrip("/") + "/"):
+            return f"{place}: {reason}"
+    return None
+
+
+def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]] | None = None) -> list[Change]:
     """What appeared, changed or disappeared between two snapshots (pure).
 
     Parameters
     ----------
     old, new : Graph
         the two snapshots.
+    unread : dict, optional
+        what the new snapshot's scan did not read (:func:`unread_places`): a node missing from ``new`` whose file
+        lies there is ``unknown`` (the scan could not see it), never ``removed``.
 
     Returns
     -------
@@ -185,6 +229,11 @@ def diff_graphs(old: Graph, new: Graph) -> list[Change]:
         changes.append(Change("added", after[nid].spec.kind, nid, after[nid].name, sig, msg))
     for nid in sorted(before.keys() - after.keys()):
         n = before[nid]
+        why = _not_read(n, unread or {})
+        if why is not None:  # a scope that could not be read is unknown, never empty
+            changes.append(Change("unknown", n.spec.kind, nid, n.name, Severity.MEDIUM,
+                                  f"{n.spec.kind.value} {n.name} was not read by the new scan ({why})"))
+            continue
         sig = Severity.LOW if n.spec.kind in (NodeKind.RUNNER, NodeKind.CREDENTIAL) else Severity.INFO
         changes.append(Change("removed", n.spec.kind, nid, n.name, sig, f"{n.spec.kind.value} {n.name} is gone"))
     for nid in sorted(before.keys() & after.keys()):
@@ -215,6 +264,6 @@ def diff_files(old: str | Path, new: str | Path) -> list[Change]:
         (``InputError``, ``GraphFileError``) when a snapshot cannot be read in full.
     """
     try:
-        return diff_graphs(load_snapshot(old), load_snapshot(new))
+        return diff_graphs(load_snapshot(old), load_snapshot(new), unread_places(new))
     except OSError as exc:  # pragma: no cover - the ingestor reports unreadable files as problems
         raise GraphkitError(str(exc)) from None

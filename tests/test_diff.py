@@ -46,6 +46,26 @@ def test_new_enrollment_rotation_and_removal(tmp_path):
     assert "runner:acme/build-01-z" in docker.fields["readable_by"][1]
 
 
+def test_a_credential_the_new_scan_did_not_read_is_unknown_never_gone(tmp_path):
+    """The docker config replaced by a link out of the scanned root (to a file that exists on the scanning
+    machine): the new scan refuses to read it, so the credential is ``unknown`` in the new snapshot, not removed;
+    the AWS credentials really deleted are removed."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text("{}")
+    docker = root / "home/runner/.docker/config.json"
+    docker.unlink()
+    docker.symlink_to(outside)
+    (root / "home/runner/.aws/credentials").unlink()
+    new = snapshot(root, tmp_path / "new.json")
+    got = {c.id: (c.change, c.signal.value, c.message) for c in diff_files(old, new)}
+    change, signal, message = got["credential:build-01:/home/runner/.docker/config.json"]
+    assert (change, signal) == ("unknown", "medium")
+    assert message.endswith("was not read by the new scan (/home/runner/.docker/config.json: link out of root)")
+    assert got["credential:build-01:/home/runner/.aws/credentials"][:2] == ("removed", "low")
+
+
 def test_re_registration_is_high(tmp_path):
     root = make_root(tmp_path, everything=False)
     old = snapshot(root, tmp_path / "old.json")
