@@ -56,6 +56,7 @@ import yaml
 
 from graphkit.build import BuildResult, build_graph
 from graphkit.findings import FindingOptions, findings_document, run_rules
+from graphkit.graph import Graph
 from graphkit.output import blast_radius_document
 
 __all__ = ["REPO", "FIXTURES", "CASES", "RULE_FIXTURES", "CORPUS", "Case", "load_case", "case_folders",
@@ -137,6 +138,17 @@ def needs_corpus(case: Case) -> bool:
     corpus = os.path.normpath(CORPUS)
     return any(str(_absolute(case, p)).startswith(corpus + os.sep) or str(_absolute(case, p)) == corpus
                for paths in case.inputs.values() for p in paths)
+
+
+def case_graph(folder: Path) -> tuple[Case, Graph]:
+    """The case of ``folder`` and its built graph, for the differential tests that replay the golden cases; the
+    test is skipped when the case's inputs are absent (``tests/test_goldens.py`` requires them under CI)."""
+    import pytest
+
+    case = load_case(folder)
+    if missing_inputs(case):
+        pytest.skip(f"inputs of {case.name} absent")
+    return case, build_case(case).graph
 
 
 def build_case(case: Case) -> BuildResult:

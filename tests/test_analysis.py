@@ -520,6 +520,14 @@ def random_graph(seed: int, n: int = 40, m: int = 90) -> Graph:
     return build(nodes, edges)
 
 
+def random_incident(seed: int, rng: random.Random) -> tuple[Graph, list[str]]:
+    """:func:`random_graph` of ``seed`` with 25, 40 or 80 nodes and 1.5 to 4 edges a node, and 1 to 3 of its nodes as
+    sources, drawn from ``rng`` (the differential tests of the plan and its kernel)."""
+    n = rng.choice([25, 40, 80])
+    g = random_graph(seed, n=n, m=int(n * rng.choice([1.5, 2.5, 4])))
+    return g, rng.sample(sorted(g.nx), rng.choice([1, 2, 3]))
+
+
 def _tv(g: Graph, sources) -> nx.MultiDiGraph:
     """Traversable edges as the analyses follow them: a ``source_only`` kind (persists_on) from a source only."""
     src = set(sources)

@@ -19,7 +19,7 @@ from graphkit.analysis.plan.candidates import candidates, incident
 from graphkit.build import build_graph
 from graphkit.graph import Graph
 
-from test_analysis import random_graph
+from test_analysis import random_graph, random_incident
 from test_radius_arrays import CORPUS_GHA, EXAMPLE
 
 _TREE = ("idom", "subw", "kids_ptr", "kids", "gone")
@@ -91,10 +91,8 @@ def check(g: Graph, sources, seed: int = 0, states: int = 4) -> int:
 
 @pytest.mark.parametrize("seed", range(60))
 def test_random_graphs(seed):
-    rng = random.Random(seed)
-    n = rng.choice([25, 40, 80])
-    g = random_graph(seed, n=n, m=int(n * rng.choice([1.5, 2.5, 4])))
-    check(g, rng.sample(sorted(g.nx), rng.choice([1, 2, 3])), seed)
+    g, sources = random_incident(seed, random.Random(seed))
+    check(g, sources, seed)
 
 
 def test_random_graphs_exercise_both_outcomes_of_a_cut():
@@ -125,10 +123,7 @@ def test_example_from_every_node(acme):
 
 @pytest.mark.parametrize("folder", gold.case_folders(), ids=lambda p: p.name)
 def test_golden_cases(folder):
-    case = gold.load_case(folder)
-    if gold.missing_inputs(case):
-        pytest.skip(f"inputs of {case.name} absent")
-    g = gold.build_case(case).graph
+    case, g = gold.case_graph(folder)
     for sources in case.sources:
         check(g, sources, states=2)
 
