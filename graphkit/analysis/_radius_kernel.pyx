@@ -21,7 +21,7 @@ import numpy as np
 
 #: the interface graphkit.analysis.kernel was written against: it uses this module only when equal (a module
 #: built from an older source, e.g. an editable install after a pull that changed this file, is not used)
-API = 2
+API = 3
 
 # a packed pair: bits 0-31 target, 32 has (variant 0), 33 has (variant 1), 34 runs code, then per variant v
 # 13 bits at ATTR + 13 v: certain (1), lifetime code (4), rank of the lasting seconds (8)
@@ -33,6 +33,7 @@ cdef extern from *:
     #define GK_ATTR 35
     #define GK_ATTR_MASK ((uint64_t)0x1FFF)
     #define GK_TARGET_MASK ((uint64_t)0xFFFFFFFF)
+    #define GK_NO_WIDTH ((uint8_t)0xFF)
     #if defined(__GNUC__) || defined(__clang__)
     #define GK_PREFETCH(p) __builtin_prefetch((const void*)(p))
     #else
@@ -45,6 +46,7 @@ cdef extern from *:
     const int ATTR "GK_ATTR"
     const uint64_t ATTR_MASK "GK_ATTR_MASK"
     const uint64_t TARGET_MASK "GK_TARGET_MASK"
+    const uint8_t NO_WIDTH "GK_NO_WIDTH"
     void prefetch "GK_PREFETCH"(const void* p) noexcept nogil
 
 
@@ -150,10 +152,13 @@ cdef void work_free(Work* w) noexcept:
 
 
 cdef struct Scratch:
-    # the per-node scratch of one query: local index (-1 outside), code mark (0), visit buffer (global indexes)
+    # the per-node scratch of one query: local index (-1 outside), code mark (0), visit buffer (global indexes),
+    # rank of the width (NO_WIDTH: none yet) and its lifetime code (no fill: written with the rank)
     int32_t* loc
     uint8_t* cd
     int32_t* vis
+    uint8_t* gw
+    int8_t* glab
 
 
 cdef class Kernel:
@@ -162,7 +167,7 @@ cdef class Kernel:
     Parameters (shapes: ``n`` nodes, ``p`` pairs): ``pair_ptr`` (n + 1,) int64; ``packed`` (p,) uint64 (the
     layout above: :func:`graphkit.analysis.kernel.pack`); ``best`` (2 p,) int64 (the snapshot's ``best``
     raveled, variant-major); ``seconds`` the (s,) float64 increasing table of lasting seconds the ranks index (inf
-    last, s <= 256); ``weight`` (n,) int64 criticality weights.  Raises ValueError on inconsistent shapes.
+    last, s <= 255: a rank fits a byte beside the mark of no width); ``weight`` (n,) int64 criticality weights.  Raises ValueError on inconsistent shapes.
     """
 
     cdef const int64_t[::1] pair_ptr
@@ -170,11 +175,16 @@ cdef class Kernel:
     cdef const int64_t[::1] best
     cdef const double[::1] seconds
     cdef const int64_t[::1] weight
+    cdef const uint64_t[::1] node0
+    cdef const uint64_t[::1] packed0
+    cdef const int64_t[::1] best0
     cdef Py_ssize_t n
     cdef Py_ssize_t p
     cdef int32_t[::1] local
     cdef uint8_t[::1] code
     cdef int32_t[::1] visit
+    cdef uint8_t[::1] gwidth
+    cdef int8_t[::1] glabel
     cdef Work work
     cdef bint busy
     #: how many BFS searches over the reached rows the last query ran besides the reach and the widths (0, 1 or
@@ -184,20 +194,27 @@ cdef class Kernel:
     def __cinit__(self):
         work_init(&self.work)
 
-    def __init__(self, pair_ptr, packed, best, seconds, weight):
+    def __init__(self, pair_ptr, packed, best, seconds, weight, node0, packed0, best0):
         self.pair_ptr = pair_ptr
         self.packed = packed
         self.best = best
         self.seconds = seconds
         self.weight = weight
+        self.node0 = node0
+        self.packed0 = packed0
+        self.best0 = best0
         self.n = pair_ptr.shape[0] - 1
-        self.p = packed.shape[0]
-        if (best.shape[0] != 2 * self.p or weight.shape[0] != self.n or not 0 < seconds.shape[0] <= 256
-                or self.n >= 2 ** 31 or seconds[seconds.shape[0] - 1] != float("inf")):
+        self.p = best.shape[0] // 2
+        if (packed.shape[0] != self.p + 1 or best.shape[0] % 2 or weight.shape[0] != self.n or not 0 < seconds.shape[0] <= 255
+                or self.n >= 2 ** 31 or seconds[seconds.shape[0] - 1] != float("inf")
+                or node0.shape[0] != 2 * self.n + 2 or packed0.shape[0] != best0.shape[0] + 1
+                or node0[2 * self.n] != <uint64_t>best0.shape[0] or pair_ptr[self.n] != self.p):
             raise ValueError("snapshot arrays of inconsistent shapes")
         self.local = np.full(max(self.n, 1), -1, dtype=np.int32)
         self.code = np.zeros(max(self.n, 1), dtype=np.uint8)
         self.visit = np.empty(max(self.n, 1), dtype=np.int32)
+        self.gwidth = np.full(max(self.n, 1), NO_WIDTH, dtype=np.uint8)
+        self.glabel = np.zeros(max(self.n, 1), dtype=np.int8)
         self.busy = False
 
     def __dealloc__(self):
@@ -205,7 +222,8 @@ cdef class Kernel:
 
     def is_clean(self):
         """True when the per-node scratch arrays are back to their fill values (for the tests; O(n))."""
-        return bool((np.asarray(self.local) == -1).all() and (np.asarray(self.code) == 0).all())
+        return bool((np.asarray(self.local) == -1).all() and (np.asarray(self.code) == 0).all()
+                    and (np.asarray(self.gwidth) == NO_WIDTH).all())
 
     def radius(self, srcs):
         """The blast radius of ``srcs`` ((k,) int64 node indexes, distinct, sorted).
@@ -221,6 +239,8 @@ cdef class Kernel:
         cdef int32_t[::1] tl
         cdef uint8_t[::1] tc
         cdef int32_t[::1] tv
+        cdef uint8_t[::1] tw
+        cdef int8_t[::1] tb
         for i in range(s.shape[0]):
             if s[i] < 0 or s[i] >= self.n:
                 raise IndexError(f"source index {s[i]} outside 0..{self.n - 1}")
@@ -228,14 +248,16 @@ cdef class Kernel:
             tl = np.full(max(self.n, 1), -1, dtype=np.int32)
             tc = np.zeros(max(self.n, 1), dtype=np.uint8)
             tv = np.empty(max(self.n, 1), dtype=np.int32)
-            sc = Scratch(&tl[0], &tc[0], &tv[0])
+            tw = np.full(max(self.n, 1), NO_WIDTH, dtype=np.uint8)
+            tb = np.zeros(max(self.n, 1), dtype=np.int8)
+            sc = Scratch(&tl[0], &tc[0], &tv[0], &tw[0], &tb[0])
             work_init(&temp)
             try:
                 return self._radius(s, &sc, &temp)
             finally:
                 work_free(&temp)
         self.busy = True
-        sc = Scratch(&self.local[0], &self.code[0], &self.visit[0])
+        sc = Scratch(&self.local[0], &self.code[0], &self.visit[0], &self.gwidth[0], &self.glabel[0])
         try:
             return self._radius(s, &sc, &self.work)
         finally:
@@ -322,13 +344,17 @@ cdef class Kernel:
         return certain_a, cparent_a, carc_a, cvisit_a
 
     cdef object _arcs(self, const int64_t* kidx, Py_ssize_t r):
-        """(r,) int64: ``best[kidx[v]]``, -1 where ``kidx[v]`` is -1 (one gather, after the search)."""
+        """(r,) int64: the explanation arc of every pair index in ``kidx`` (-1 where it is -1): ``best[k]`` for
+        ``k < 2 p`` (variant-major), else ``best0[k - 2 p]`` (a pair of ``packed0``); one gather, after the search."""
         arc_a = np.empty(r, dtype=np.int64)
         cdef int64_t[::1] arc = arc_a
         cdef const int64_t* best = &self.best[0]
+        cdef const int64_t* best0 = &self.best0[0] if self.best0.shape[0] else NULL
+        cdef int64_t k, two_p = 2 * self.p
         cdef Py_ssize_t i
         for i in range(r):
-            arc[i] = best[kidx[i]] if kidx[i] >= 0 else -1
+            k = kidx[i]
+            arc[i] = -1 if k < 0 else (best[k] if k < two_p else best0[k - two_p])
         return arc_a
 
     cdef Py_ssize_t _reach(self, const int64_t[::1] srcs, Scratch* sc, Work* w) except -1:
@@ -349,6 +375,9 @@ cdef class Kernel:
         cdef uint64_t rec, has_var, cert
         cdef const uint64_t* packed = &self.packed[0]
         cdef const int64_t* pptr = &self.pair_ptr[0]
+        cdef const uint64_t* packed0 = &self.packed0[0]
+        cdef const uint64_t* nd = &self.node0[0]
+        cdef const uint64_t* rows
         cdef int32_t* loc = sc.loc
         cdef uint8_t* cd = sc.cd
         cdef int32_t* vis = sc.vis
@@ -357,6 +386,7 @@ cdef class Kernel:
         cdef uint8_t* ps
         cdef uint8_t pu
         cdef int32_t lt
+        cdef int shift
         w.seeds.size = 0
         w.fresh.size = 0
         try:
@@ -397,25 +427,25 @@ cdef class Kernel:
                 while head < count:
                     # the rows a few places ahead in the queue: their pointers, then their first records
                     if head + 16 < count:
-                        prefetch(&pptr[vis[head + 16]])
+                        prefetch(&nd[2 * vis[head + 16]])
                     if head + 4 < count:
-                        prefetch(&packed[pptr[vis[head + 4]]])
+                        prefetch(&packed0[nd[2 * vis[head + 4]] + 1])
                     u = vis[head]
                     head += 1
-                    q = pptr[u]
-                    q1 = pptr[u + 1]
+                    if cd[u]:  # a code row: every pair (the full array), its variant-0 pairs followed
+                        rows, q, q1, rec = packed, pptr[u], pptr[u + 1], packed[pptr[u]]
+                        has_var, base, shift = HAS1, self.p, ATTR + 13
+                    else:  # only the variant-0 pairs, in their own array (arc index 2 p + their position)
+                        rows, q, q1, rec = packed0, <int64_t>nd[2 * u], <int64_t>nd[2 * u + 2], nd[2 * u + 1]
+                        has_var, base, shift = HAS0, 2 * self.p, ATTR
+                    cert = (<uint64_t>1) << shift
                     if count + (q1 - q) > w.apar.cap or count + (q1 - q) > w.akidx.cap or count + (q1 - q) > w.pset.cap:
                         buf_reserve(&w.apar, count + (q1 - q))
                         buf_reserve(&w.akidx, count + (q1 - q))
                         bytes_reserve(&w.pset, count + (q1 - q))
                     ap, ak, ps = w.apar.data, w.akidx.data, w.pset.data
-                    if cd[u]:
-                        has_var, base, cert = HAS1, self.p, (<uint64_t>1) << (ATTR + 13)
-                    else:
-                        has_var, base, cert = HAS0, 0, (<uint64_t>1) << ATTR
                     pu = ps[head - 1]
-                    while q < q1:
-                        rec = packed[q]
+                    while q < q1:  # rec: the pair q (the next is read at the end: the arrays end with a pad)
                         if rec & HAS0:
                             t = <int64_t>(rec & TARGET_MASK)
                             if (rec & RUNS) and not cd[t]:
@@ -437,6 +467,7 @@ cdef class Kernel:
                         elif rec & has_var:  # a variant-1-only pair of a code row (its target is a seed)
                             w.simple = 0
                         q += 1
+                        rec = rows[q]
                 if w.fresh.size == 0:
                     return count
                 qsort(w.fresh.data, w.fresh.size, sizeof(int64_t), _cmp_int64)
@@ -456,6 +487,9 @@ cdef class Kernel:
         cdef uint64_t rec, has_var, cert
         cdef const uint64_t* packed = &self.packed[0]
         cdef const int64_t* pptr = &self.pair_ptr[0]
+        cdef const uint64_t* packed0 = &self.packed0[0]
+        cdef const uint64_t* nd = &self.node0[0]
+        cdef const uint64_t* rows
         cdef int32_t* loc = sc.loc
         cdef uint8_t* cd = sc.cd
         cdef int32_t* vis = sc.vis
@@ -477,22 +511,21 @@ cdef class Kernel:
             count += 1
         while head < count and count < r:  # once every node is in, the rest of the scan changes nothing
             if head + 16 < count:
-                prefetch(&pptr[vis[queue[head + 16]]])
+                prefetch(&nd[2 * vis[queue[head + 16]]])
             if head + 4 < count:
-                prefetch(&packed[pptr[vis[queue[head + 4]]]])
+                prefetch(&packed0[nd[2 * vis[queue[head + 4]]] + 1])
             u = queue[head]
             head += 1
             g = vis[u]
-            if cd[g]:
+            if cd[g]:  # every pair of a code row (variant 1)
+                rows, q, q1, rec = packed, pptr[g], pptr[g + 1], packed[pptr[g]]
                 has_var, cert, base = HAS1, (<uint64_t>1) << (ATTR + 13), self.p
-            else:
-                has_var, cert, base = HAS0, (<uint64_t>1) << ATTR, 0
+            else:  # the variant-0 pairs only, in their own array
+                rows, q, q1, rec = packed0, <int64_t>nd[2 * g], <int64_t>nd[2 * g + 2], nd[2 * g + 1]
+                has_var, cert, base = HAS0, (<uint64_t>1) << ATTR, 2 * self.p
             if not certain_only:
                 cert = has_var
-            q = pptr[g]
-            q1 = pptr[g + 1]
             while q < q1:
-                rec = packed[q]
                 if (rec & has_var) and (rec & cert):
                     t = loc[<int64_t>(rec & TARGET_MASK)]
                     if not seen[t]:
@@ -502,6 +535,7 @@ cdef class Kernel:
                         queue[count] = t
                         count += 1
                 q += 1
+                rec = rows[q]
         visit_a = np.empty(count, dtype=np.int64)
         out = visit_a
         for i in range(count):
@@ -512,72 +546,74 @@ cdef class Kernel:
         """cbfs.widths on ranks of the lasting seconds: widths in decreasing order; inside width ``w`` a FIFO
         search from the seeds over the pairs lasting at least ``w`` into nodes without a width; a pair lasting
         less waits (pending, in the order met) for its own width, whose seeds are the first pending pair into
-        each node.  ``(width, label)``: (r,) float64 seconds and int8 lifetime codes."""
+        each node.  ``(width, label)``: (r,) float64 seconds and int8 lifetime codes.  The search runs on global
+        node indexes (``sc.gw``, ``sc.glab``: a byte each per node, handed back clean), so a pair's target needs
+        no local index."""
         cdef Py_ssize_t head = 0, count = 0, i, kept
-        cdef int64_t u, g, t, q, q1, pk
+        cdef int64_t u, t, q, q1, pk
         cdef uint64_t rec, has_var, a
         cdef int shift
         cdef int level = self.seconds.shape[0] - 1, rank, top  # the rank of inf
         cdef const uint64_t* packed = &self.packed[0]
         cdef const int64_t* pptr = &self.pair_ptr[0]
-        cdef int32_t* loc = sc.loc
+        cdef const uint64_t* packed0 = &self.packed0[0]
+        cdef const uint64_t* nd = &self.node0[0]
+        cdef const uint64_t* rows
         cdef uint8_t* cd = sc.cd
         cdef int32_t* vis = sc.vis
+        cdef uint8_t* gw = sc.gw
+        cdef int8_t* glab = sc.glab
         width_a = np.empty(r, dtype=np.float64)
-        label_a = np.zeros(r, dtype=np.int8)
+        label_a = np.empty(r, dtype=np.int8)
         cdef double[::1] width = width_a
         cdef int8_t[::1] label = label_a
-        cdef int16_t* wr = <int16_t*>malloc((r + 1) * sizeof(int16_t))
-        if wr == NULL:
-            raise MemoryError()
         buf_reserve(&w.queue, r + 1)
         cdef int64_t* queue = w.queue.data
         w.pending.size = 0
         try:
-            for i in range(r):
-                wr[i] = -1
             for i in range(n_src):
-                wr[i] = level
-                queue[count] = i
+                u = vis[i]
+                gw[u] = <uint8_t>level
+                glab[u] = 0
+                queue[count] = u
                 count += 1
             while count < r:  # count: nodes with a width; once all have one, nothing changes any more
                 while head < count and count < r:
                     if head + 16 < count:
-                        prefetch(&pptr[vis[queue[head + 16]]])
+                        prefetch(&nd[2 * queue[head + 16]])
                     if head + 4 < count:
-                        prefetch(&packed[pptr[vis[queue[head + 4]]]])
+                        prefetch(&packed0[nd[2 * queue[head + 4]] + 1])
                     u = queue[head]
                     head += 1
-                    g = vis[u]
-                    if cd[g]:
+                    if cd[u]:  # every pair of a code row (variant 1)
+                        rows, q, q1, rec = packed, pptr[u], pptr[u + 1], packed[pptr[u]]
                         has_var, shift = HAS1, ATTR + 13
-                    else:
+                    else:  # the variant-0 pairs only
+                        rows, q, q1, rec = packed0, <int64_t>nd[2 * u], <int64_t>nd[2 * u + 2], nd[2 * u + 1]
                         has_var, shift = HAS0, ATTR
-                    q = pptr[g]
-                    q1 = pptr[g + 1]
                     while q < q1:
-                        rec = packed[q]
                         if rec & has_var:
-                            t = loc[<int64_t>(rec & TARGET_MASK)]
-                            if wr[t] < 0:
+                            t = <int64_t>(rec & TARGET_MASK)
+                            if gw[t] == NO_WIDTH:
                                 a = rec >> shift
                                 rank = <int>((a >> 5) & 0xFF)
-                                if rank < level:  # waits: its local target, lifetime code and rank
+                                if rank < level:  # waits: its target, lifetime code and rank
                                     buf_push(&w.pending, t | <int64_t>(((a >> 1) & 0xF) << 32)
                                              | (<int64_t>rank << 36))
                                 else:
-                                    wr[t] = level
-                                    label[t] = <int8_t>((a >> 1) & 0xF) if rank == level else label[u]
+                                    gw[t] = <uint8_t>level
+                                    glab[t] = <int8_t>((a >> 1) & 0xF) if rank == level else glab[u]
                                     queue[count] = t
                                     count += 1
                         q += 1
+                        rec = rows[q]
                 if count >= r:
                     break
                 kept = 0  # the pending pairs into nodes still without a width, in order
                 top = -1
                 for i in range(w.pending.size):
                     pk = w.pending.data[i]
-                    if wr[pk & TARGET_MASK] < 0:
+                    if gw[pk & TARGET_MASK] == NO_WIDTH:
                         w.pending.data[kept] = pk
                         kept += 1
                         rank = <int>(pk >> 36)
@@ -592,17 +628,23 @@ cdef class Kernel:
                     pk = w.pending.data[i]
                     if <int>(pk >> 36) == level:
                         t = pk & TARGET_MASK
-                        if wr[t] < 0:
-                            wr[t] = level
-                            label[t] = <int8_t>((pk >> 32) & 0xF)
+                        if gw[t] == NO_WIDTH:
+                            gw[t] = <uint8_t>level
+                            glab[t] = <int8_t>((pk >> 32) & 0xF)
                             queue[count] = t
                             count += 1
                     else:
                         w.pending.data[kept] = pk
                         kept += 1
                 w.pending.size = kept
+        finally:  # the widths and labels in discovery order; the width bytes handed back clean
             for i in range(r):
-                width[i] = self.seconds[wr[i]] if wr[i] >= 0 else -1.0
-        finally:
-            free(wr)
+                u = vis[i]
+                if gw[u] != NO_WIDTH:
+                    width[i] = self.seconds[gw[u]]
+                    label[i] = glab[u]
+                    gw[u] = NO_WIDTH
+                else:
+                    width[i] = -1.0
+                    label[i] = 0
         return width_a, label_a

@@ -23,11 +23,11 @@ from graphkit.analysis.extensions import load_extension
 from graphkit.analysis.snapshot import Snapshot
 
 #: the kernel interface this wrapper calls (``API`` in the .pyx): bump both when the interface changes
-_API = 2
+_API = 3
 
 _radius_kernel = load_extension("_radius_kernel", _API, "blast-radius kernel")
 
-__all__ = ["ENABLED", "AVAILABLE", "kernel_of", "pack", "radius"]
+__all__ = ["ENABLED", "AVAILABLE", "kernel_of", "pack", "radius", "split"]
 
 #: the extension was built and imports
 AVAILABLE = _radius_kernel is not None
@@ -51,9 +51,11 @@ def kernel_of(snap: Snapshot):
         from graphkit.analysis.radius_arrays import node_columns
 
         packed, table = pack(snap)
+        pair_ptr = snap.pair_ptr.astype(np.int64, copy=False)
+        best = np.ascontiguousarray(snap.best, dtype=np.int64)
         k = snap.derived[_KEY] = _radius_kernel.Kernel(
-            snap.pair_ptr.astype(np.int64, copy=False), packed, np.ascontiguousarray(snap.best, dtype=np.int64).ravel(),
-            table, np.ascontiguousarray(node_columns(snap)[0], dtype=np.int64))
+            pair_ptr, np.append(packed, np.uint64(0)), best.ravel(), table, np.ascontiguousarray(node_columns(snap)[0], dtype=np.int64),
+            *split(pair_ptr, packed, snap.has[0], best[0]))
     return k
 
 
@@ -72,11 +74,11 @@ def pack(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
     Raises
     ------
     ValueError
-        If a lifetime code needs more than 4 bits or there are more than 256 distinct lasting seconds (the
+        If a lifetime code needs more than 4 bits or there are more than 255 distinct lasting seconds (the
         lifetimes are an enum of about ten values: never so far).
     """
     table = np.unique(np.append(snap.seconds.ravel(), np.inf))
-    if table.size > 256 or (snap.life.size and int(snap.life.max()) > 15):
+    if table.size > 255 or (snap.life.size and int(snap.life.max()) > 15):
         raise ValueError("more lifetimes than the kernel's packing holds")
     rank = np.searchsorted(table, snap.seconds).astype(np.uint64)
     attr = snap.certain.astype(np.uint64) | (snap.life.astype(np.uint64) << 1) | (rank << 5)
@@ -84,6 +86,31 @@ def pack(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
               | (snap.has[1].astype(np.uint64) << 33) | (snap.runs_code.astype(np.uint64) << 34)
               | (attr[0] << 35) | (attr[1] << 48))
     return np.ascontiguousarray(packed), table
+
+
+def split(pair_ptr: np.ndarray, packed: np.ndarray, has0: np.ndarray, best0: np.ndarray) \
+        -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The variant-0 pairs alone, row by row, as the kernel reads the rows of the nodes not running the attacker's
+    code (those follow nothing else: a scan of such a row reads no pair of ``source_only`` edges alone), with each
+    row's start and first record side by side (one memory line gives a row of one pair, most rows).
+
+    Parameters: ``pair_ptr`` (n + 1,) int64 and ``packed`` (p,) uint64 (:func:`pack`), ``has0`` (p,) bool and
+    ``best0`` (p,) int64 (the snapshot's ``has[0]`` and ``best[0]``).  Returns ``(node0, packed0, arc0)``:
+    ``node0`` (2 n + 2,) uint64, ``node0[2 i]`` the start of node ``i``'s variant-0 pairs (``node0[2 n]``: p0, their
+    number) and ``node0[2 i + 1]`` the first one's record (0 for an empty row and the pad); ``packed0`` (p0 + 1,)
+    uint64 their records (the same bits, in the same order: by target within a row; a 0 record last, which a scan
+    may read past a row's end); ``arc0`` (p0,) int64 their explanation arcs in variant 0.  Time and memory
+    O(n + p) in numpy.
+    """
+    keep = np.flatnonzero(has0)
+    before = np.zeros(has0.size + 1, dtype=np.int64)  # variant-0 pairs before each pair
+    np.cumsum(has0, out=before[1:])
+    start = before[pair_ptr]
+    packed0 = np.append(packed[keep], np.uint64(0))
+    node0 = np.zeros(2 * start.size, dtype=np.uint64)
+    node0[0::2] = start
+    node0[1:-1:2] = np.where(start[1:] > start[:-1], packed0[start[:-1]], 0)
+    return node0, packed0, np.ascontiguousarray(best0[keep], dtype=np.int64)
 
 
 def radius(snap: Snapshot, srcs: np.ndarray) -> tuple:
