@@ -9,13 +9,17 @@ O(its reached pairs), never O(n).  :meth:`Kernel.radius` replays, step for step,
 :func:`graphkit.analysis.radius_arrays.radius_arrays` (:func:`graphkit.analysis.cbfs.reach`, :func:`~graphkit.
 analysis.radius_arrays.local_csr`, :func:`graphkit.analysis.cbfs.bfs` twice, :func:`graphkit.analysis.cbfs.
 widths`) as sequential FIFO loops; either BFS is read off the reach's own search when it provably equals it
-(:meth:`Kernel._reach`), which is the common case.  The local CSR of the reached pairs is not written out: every pass reads the
-reached rows' packed records in place (each row in its node's variant, targets through the local index), which
-moves a third of the memory a copy would; explanation arcs are gathered once per tree node at the end.
+(:meth:`Kernel._reach`), which is the common case.  The local CSR of the reached pairs is not written out: every
+pass reads the reached rows' packed records in place, each row in its node's variant: a node running the
+attacker's code reads its whole row, any other only its variant-0 pairs, kept apart (``packed0``: it never reads a
+pair of ``source_only`` edges alone), with its row's start and first record side by side (``node0``: most rows
+hold one pair, so one memory line).  The searches over the reached rows use local indexes (the reach, the BFS
+trees); the widths use global ones (a byte per node: the rank of the width), so no target goes through the
+local index there.  Explanation arcs are gathered once per tree node at the end.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, qsort, realloc
 
 import numpy as np
 
@@ -164,10 +168,13 @@ cdef struct Scratch:
 cdef class Kernel:
     """The blast-radius kernel of one snapshot.
 
-    Parameters (shapes: ``n`` nodes, ``p`` pairs): ``pair_ptr`` (n + 1,) int64; ``packed`` (p,) uint64 (the
-    layout above: :func:`graphkit.analysis.kernel.pack`); ``best`` (2 p,) int64 (the snapshot's ``best``
-    raveled, variant-major); ``seconds`` the (s,) float64 increasing table of lasting seconds the ranks index (inf
-    last, s <= 255: a rank fits a byte beside the mark of no width); ``weight`` (n,) int64 criticality weights.  Raises ValueError on inconsistent shapes.
+    Parameters (shapes: ``n`` nodes, ``p`` pairs, ``p0`` of them with a variant-0 edge): ``pair_ptr`` (n + 1,)
+    int64; ``packed`` (p + 1,) uint64 (the layout above: :func:`graphkit.analysis.kernel.pack`, then a 0 pad
+    record: a scan reads one record past a row's end); ``best`` (2 p,) int64 (the snapshot's ``best`` raveled,
+    variant-major); ``seconds`` the (s,) float64 increasing table of lasting seconds the ranks index (inf last,
+    s <= 255: a rank fits a byte beside the mark of no width); ``weight`` (n,) int64 criticality weights;
+    ``node0`` (2 n + 2,) uint64, ``packed0`` (p0 + 1,) uint64 and ``best0`` (p0,) int64 the variant-0 pairs
+    (:func:`graphkit.analysis.kernel.split`).  Raises ValueError on inconsistent shapes.
     """
 
     cdef const int64_t[::1] pair_ptr
