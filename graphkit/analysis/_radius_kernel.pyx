@@ -38,6 +38,7 @@ cdef extern from *:
     #define GK_ATTR_MASK ((uint64_t)0x1FFF)
     #define GK_TARGET_MASK ((uint64_t)0xFFFFFFFF)
     #define GK_NO_WIDTH ((uint8_t)0xFF)
+    #define GK_CERT0 (((uint64_t)1) << 35)
     #if defined(__GNUC__) || defined(__clang__)
     #define GK_PREFETCH(p) __builtin_prefetch((const void*)(p))
     #else
@@ -51,6 +52,7 @@ cdef extern from *:
     const uint64_t ATTR_MASK "GK_ATTR_MASK"
     const uint64_t TARGET_MASK "GK_TARGET_MASK"
     const uint8_t NO_WIDTH "GK_NO_WIDTH"
+    const uint64_t CERT0 "GK_CERT0"
     void prefetch "GK_PREFETCH"(const void* p) noexcept nogil
 
 
@@ -391,8 +393,9 @@ cdef class Kernel:
         cdef int64_t* ap
         cdef int64_t* ak
         cdef uint8_t* ps
-        cdef uint8_t pu
+        cdef uint8_t pu, code_row
         cdef int32_t lt
+        cdef uint64_t uncertain
         cdef int shift
         w.seeds.size = 0
         w.fresh.size = 0
@@ -439,7 +442,8 @@ cdef class Kernel:
                         prefetch(&packed0[nd[2 * vis[head + 4]] + 1])
                     u = vis[head]
                     head += 1
-                    if cd[u]:  # a code row: every pair (the full array), its variant-0 pairs followed
+                    code_row = cd[u]
+                    if code_row:  # a code row: every pair (the full array), its variant-0 pairs followed
                         rows, q, q1, rec = packed, pptr[u], pptr[u + 1], packed[pptr[u]]
                         has_var, base, shift = HAS1, self.p, ATTR + 13
                     else:  # only the variant-0 pairs, in their own array (arc index 2 p + their position)
@@ -452,6 +456,32 @@ cdef class Kernel:
                         bytes_reserve(&w.pset, count + (q1 - q))
                     ap, ak, ps = w.apar.data, w.akidx.data, w.pset.data
                     pu = ps[head - 1]
+                    if not code_row:  # the same as below, for a row of variant-0 pairs only
+                        uncertain = 0
+                        while q < q1:
+                            t = <int64_t>(rec & TARGET_MASK)
+                            if rec & RUNS:
+                                if not cd[t]:
+                                    cd[t] = 1
+                                    buf_push(&w.codes, t)
+                                    buf_push(&w.fresh, t)
+                            lt = loc[t]
+                            if lt < 0:
+                                loc[t] = <int32_t>count
+                                vis[count] = <int32_t>t
+                                ap[count] = head - 1
+                                ak[count] = base + q
+                                ps[count] = pu | <uint8_t>(((rec >> ATTR) & 1) ^ 1)
+                                count += 1
+                            elif not pu and ps[lt] and (rec & CERT0):
+                                w.certain_tree = 0
+                            uncertain |= ~rec
+                            q += 1
+                            rec = packed0[q]
+                        if not (uncertain & CERT0):
+                            continue
+                        w.all_certain = 0
+                        continue
                     while q < q1:  # rec: the pair q (the next is read at the end: the arrays end with a pad)
                         if rec & HAS0:
                             t = <int64_t>(rec & TARGET_MASK)
