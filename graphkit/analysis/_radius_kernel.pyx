@@ -214,8 +214,8 @@ cdef class Kernel:
         self.best0 = best0
         self.n = pair_ptr.shape[0] - 1
         self.p = best.shape[0] // 2
-        if (packed.shape[0] != self.p + 1 or best.shape[0] % 2 or weight.shape[0] != self.n or not 0 < seconds.shape[0] <= 255
-                or self.n >= 2 ** 31 or seconds[seconds.shape[0] - 1] != float("inf")
+        if (packed.shape[0] != self.p + 1 or best.shape[0] % 2 or weight.shape[0] != self.n
+                or not 0 < seconds.shape[0] <= 255 or self.n >= 2 ** 31 or seconds[seconds.shape[0] - 1] != float("inf")
                 or node0.shape[0] != 2 * self.n + 2 or packed0.shape[0] != best0.shape[0] + 1
                 or node0[2 * self.n] != <uint64_t>best0.shape[0] or pair_ptr[self.n] != self.p):
             raise ValueError("snapshot arrays of inconsistent shapes")

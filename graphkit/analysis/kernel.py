@@ -53,8 +53,9 @@ def kernel_of(snap: Snapshot):
         packed, table = pack(snap)
         pair_ptr = snap.pair_ptr.astype(np.int64, copy=False)
         best = np.ascontiguousarray(snap.best, dtype=np.int64)
+        weight = np.ascontiguousarray(node_columns(snap)[0], dtype=np.int64)
         k = snap.derived[_KEY] = _radius_kernel.Kernel(
-            pair_ptr, np.append(packed, np.uint64(0)), best.ravel(), table, np.ascontiguousarray(node_columns(snap)[0], dtype=np.int64),
+            pair_ptr, np.append(packed, np.uint64(0)), best.ravel(), table, weight,  # a pad record last
             *split(pair_ptr, packed, snap.has[0], best[0]))
     return k
 
