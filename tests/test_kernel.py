@@ -202,3 +202,31 @@ def test_load_extension_refuses_a_module_of_another_interface(monkeypatch, name)
         assert load_extension(name, 8, "kernel") is None
     assert load_extension(name, 7, "kernel") is fake
     assert load_extension("_no_such_kernel", 1, "kernel") is None
+
+
+def test_variant0_rows_are_the_snapshot_rows_without_source_only_pairs():
+    """kernel.split on the example's snapshot: each node's variant-0 pairs, in row order, with their explanation
+    arcs; each row's start and first record side by side; a pad record last; and the kernel refuses arrays of
+    other shapes."""
+    snap = snapshot(build_graph(EXAMPLE).graph)
+    packed, table = kernel.pack(snap)
+    best = np.ascontiguousarray(snap.best, dtype=np.int64)
+    node0, packed0, arc0 = kernel.split(snap.pair_ptr, packed, snap.has[0], best[0])
+    assert node0.shape == (2 * snap.n + 2,) and packed0.shape == (int(snap.has[0].sum()) + 1,)
+    assert packed0[-1] == 0 and node0[-2] == packed0.size - 1 and node0[-1] == 0
+    source_only = 0
+    for i in range(snap.n):
+        rows = np.arange(snap.pair_ptr[i], snap.pair_ptr[i + 1])
+        keep = rows[snap.has[0][rows]]
+        source_only += rows.size - keep.size
+        lo, hi = int(node0[2 * i]), int(node0[2 * i + 2])
+        assert np.array_equal(packed0[lo:hi], packed[keep]) and np.array_equal(arc0[lo:hi], snap.best[0][keep])
+        assert node0[2 * i + 1] == (packed[keep[0]] if keep.size else 0)
+    assert source_only > 0  # the example has pairs of source_only edges alone: the rows above left them out
+    weight = np.zeros(snap.n, dtype=np.int64)
+    args = [snap.pair_ptr, np.append(packed, np.uint64(0)), best.ravel(), table, weight, node0, packed0, arc0]
+    from graphkit.analysis import _radius_kernel
+    _radius_kernel.Kernel(*args)
+    for i, bad in [(1, packed), (5, node0[:-2]), (6, packed0[:-1]), (3, np.append(table[:-1], 1e9))]:
+        with pytest.raises(ValueError, match="inconsistent shapes"):
+            _radius_kernel.Kernel(*args[:i], bad, *args[i + 1:])
