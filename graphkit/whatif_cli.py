@@ -95,12 +95,36 @@ def _check_values(g: Graph, runners: dict[str, Iterable[str]], group_workflows: 
                 raise ChangeValueError(option, value, f"is a {kind.value}, not a runner")
     for value in (w for ws in group_workflows.values() for w in ws):
         path = value.partition("@")[0].strip()
-        if not _known(g, "workflow:" + path):
-            names = [n.id.removeprefix("workflow:") for n in g.nodes(NodeKind.WORKFLOW)]
+        if not _known_workflow(g, path):
+            names = [f"{n.repository}/{n.path}" for n in g.nodes(NodeKind.WORKFLOW)]  # type: ignore[attr-defined]
             hint = UnknownNodeError(path, names).suggestions
             raise ChangeValueError("--group-workflow", value, "names no workflow of the graph (owner/repo/"
                                    ".github/workflows/x.yml[@ref])" + (f"; did you mean: {', '.join(hint)}"
                                                                         if hint else ""))
+
+
+def _require_a_change(no_public: bool, *changes: object) -> None:
+    """A usage error unless some change option is given (``changes``: their values, the group options third and
+    fourth); ``--no-public-repositories`` modifies the groups those name, so alone it is one too."""
+    if no_public and not (changes[2] or changes[3]):
+        raise typer.BadParameter("it modifies the groups that --restrict-group or --group-workflow name: give "
+                                 "one of them", param_hint="--no-public-repositories")
+    if not any(changes):
+        raise typer.BadParameter("give at least one change (--ephemeral, --ephemeral-host, --restrict-group or "
+                                 "--group-workflow, each optionally with --no-public-repositories, "
+                                 "--narrow-trust, --remove-edge)")
+
+
+def _known_workflow(g: Graph, path: str) -> bool:
+    """Whether ``owner/repo/.github/workflows/x.yml`` is a workflow of ``g``."""
+    from graphkit.model import ids
+
+    owner, _, rest = path.partition("/")
+    name, _, file = rest.partition("/")
+    try:
+        return _known(g, ids.workflow(f"{owner}/{name}", file))
+    except ids.IdError:
+        return False
 
 
 def _known(g: Graph, node_id: str) -> bool:
@@ -293,13 +317,7 @@ def what_if_cmd(  # noqa: PLR0913 - one option per change kind
     trust = _pairs(narrow_trust, "--narrow-trust")
     for text in remove_edge:
         parse_edge(text)  # a usage error before anything is built
-    if no_public and not (groups or workflows):
-        raise typer.BadParameter("it modifies the groups that --restrict-group or --group-workflow name: give "
-                                 "one of them", param_hint="--no-public-repositories")
-    if not (ephemeral or ephemeral_host or groups or workflows or trust or remove_edge):
-        raise typer.BadParameter("give at least one change (--ephemeral, --ephemeral-host, --restrict-group or "
-                                 "--group-workflow, each optionally with --no-public-repositories, "
-                                 "--narrow-trust, --remove-edge)")
+    _require_a_change(no_public, ephemeral, ephemeral_host, groups, workflows, trust, remove_edge)
     if not sources:
         raise typer.BadParameter("give at least one source", param_hint="--from")
     try:
