@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from graphkit.cli_common import EXIT_PARTIAL, GraphInput, SourcesOpt, err, fail, out, print_item, reads_graph
+from graphkit.cli_common import EXIT_PARTIAL, GraphInput, OrgOpt, SourcesOpt, err, fail, out, print_item, reads_graph
 from graphkit.errors import GraphkitError, UnknownEdgeError, UnknownNodeError
 from graphkit.output import neutralise, print_json, term
 
@@ -81,7 +80,7 @@ class ChangeValueError(GraphkitError):
         super().__init__(f"{value!r} {reason}")
 
 
-def _check_values(g: Graph, runners: dict[str, Iterable[str]], group_workflows: dict[str, list[str]]) -> None:
+def _check_values(g: Graph, runners: dict[str, list[str]], group_workflows: dict[str, list[str]]) -> None:
     """Each runner option value (``{option: ids}``) is a runner of ``g``, each group workflow
     (``owner/repo/.github/workflows/x.yml[@ref]``) a workflow of ``g``; raises :class:`ChangeValueError`.
     An id not in ``g`` at all is left to the change itself (``UnknownNodeError``)."""
@@ -307,8 +306,7 @@ def what_if_cmd(  # noqa: PLR0913 - one option per change kind
     fmt: Annotated[WhatIfFormat, typer.Option("--format", "-f", help="Output format.")] = WhatIfFormat.table,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Entries per list (default on a terminal: "
                                                f"{TERMINAL_LIST}; piped or JSON: all).")] = None,
-    org: Annotated[Optional[str], typer.Option("--org", metavar="ORG", help="Owner of the untrusted entry points "
-                                               "named without one (--from untrusted:fork-pr).")] = None,
+    org: OrgOpt = None,
 ) -> None:
     """Apply fixes to a copy of the graph and print the blast radius and revocation plan before and after."""
     from graphkit.resolve.untrusted import expand_sources
