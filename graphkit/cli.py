@@ -23,6 +23,7 @@ from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, 
                                  GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
                                  SUMMARY_STEPS, api_url_option, every_runner,
                                  reads_graph, TERMINAL_TOP)
+from graphkit.cli_common import OrgOpt, plain_usage_errors
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, shown, term
 from graphkit.whatif_cli import what_if_cmd
@@ -32,6 +33,9 @@ from graphkit.whatif_cli import what_if_cmd
 app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   pretty_exceptions_show_locals=False, pretty_exceptions_short=True,
                   help="Blast radius of CI/CD build runners: what a compromised runner reaches, what to revoke first.")
+app.info.cls = plain_usage_errors(app.info.cls)  # no pydantic wording in usage errors
+
+
 def _version(value: bool) -> None:
     if value:
         from graphkit import __version__
@@ -184,8 +188,7 @@ def blast_radius_cmd(
                                                "the first N plan steps (default on a terminal: "
                                                f"{TERMINAL_TOP}; piped or JSON: all).")] = None,
     backend: BackendOpt = Backend.networkx,
-    org: Annotated[Optional[str], typer.Option("--org", metavar="ORG", help="Owner of the untrusted entry points "
-                                               "named without one (--from untrusted:fork-pr).")] = None,
+    org: OrgOpt = None,
     now: Annotated[Optional[str], typer.Option("--now", metavar="TIME", help="Time of the analysis (ISO 8601; "
                                                "default: now).")] = None,
     compromised_since: Annotated[Optional[str], typer.Option("--compromised-since", "--since", metavar="TIME",
@@ -242,7 +245,7 @@ def blast_radius_cmd(
     if as_json:
         print_json(out, doc)
     else:  # a terminal gets the worst first (TERMINAL_TOP); piped output lists everything
-        print_blast_radius(g, doc, top=top or (TERMINAL_TOP if out.is_terminal else None))
+        print_blast_radius(g, doc, top=top or (TERMINAL_TOP if out.is_terminal else None), named=sources)
     if partial:
         raise typer.Exit(EXIT_PARTIAL)
 
@@ -366,9 +369,11 @@ def report(
     since: Annotated[Optional[str], typer.Option("--since", "--compromised-since", metavar="TIME",
                                                  help="Start of the compromise (ISO 8601): jobs the job history "
                                                  "shows ending before it exposed nothing.")] = None,
+    org: OrgOpt = None,
 ) -> None:
     """Write a self-contained HTML report (blast-radius graph, revocation curve, tables; works offline)."""
     from graphkit.report import write_report
+    from graphkit.resolve.untrusted import expand_sources
 
     start = _clock(None, since, None).compromised_since
 
@@ -377,7 +382,7 @@ def report(
     except GraphkitError as exc:
         fail(exc)
     try:
-        write_report(g, sources, output, since=start)
+        write_report(g, expand_sources(g, sources, org), output, since=start)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     except GraphkitError as exc:

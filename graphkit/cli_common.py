@@ -44,6 +44,9 @@ class Format(str, Enum):
 GraphOpt = Annotated[Optional[Path], typer.Option("--graph", "-g", metavar="FILE", help="Graph file from 'graphkit build'.")]
 SourcesOpt = Annotated[list[str], typer.Option("--from", metavar="ID", help="Source node id (runner, host, job...). "
                                               "Repeatable: the union is analysed.")]
+#: ``--org``: the owner of ``--from untrusted:fork-pr`` (:func:`graphkit.resolve.untrusted.expand_sources`).
+OrgOpt = Annotated[Optional[str], typer.Option("--org", metavar="ORG", help="Owner of the untrusted entry points "
+                                               "named without one (--from untrusted:fork-pr).")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 
 
@@ -211,9 +214,23 @@ def _oneprint_item(markup: str, indent: int = 0, style: str = "") -> None:
         out.print(" " * indent + markup, style=style or None, highlight=False)
 
 
-def _print_summary(graph: Graph, doc: dict, top: int | None) -> None:
-    """The first screen: what the sources reach, the first plan steps, what is unknown."""
-    counts, src = doc["counts"], term(", ".join(shown(graph.node(s).name) for s in doc["source"]))
+def _source_names(graph: Graph, ids: Iterable[str]) -> str:
+    """The names of ``ids`` as a title shows them (an id the graph does not hold, as written)."""
+    from graphkit.analysis.reach import known_id
+    from graphkit.errors import UnknownNodeError
+
+    def name(node_id: str) -> str:
+        try:
+            return shown(graph.node(known_id(graph, node_id)).name)
+        except UnknownNodeError:
+            return shown(node_id)
+    return term(", ".join(name(s) for s in ids))
+
+
+def _print_summary(graph: Graph, doc: dict, top: int | None, named: Iterable[str] | None = None) -> None:
+    """The first screen: what the sources reach, the first plan steps, what is unknown; titled by the sources the
+    user ``named`` (a repository, not the jobs it stands for), else by the document's."""
+    counts, src = doc["counts"], _source_names(graph, doc["source"] if named is None else named)
     possible = sum(1 for r in doc["reached"] if r["confidence"] != "certain")
     print_item(f"[bold]Blast radius of {src}[/bold]")
     listed = f" (top {top} shown)" if top is not None and top < counts["reached"] else ""
@@ -320,10 +337,11 @@ def _print_plan(graph: Graph, doc: dict, top: int | None) -> None:
                    "bounds the plan)", 2, "dim")
 
 
-def print_blast_radius(graph: Graph, doc: dict, top: int | None = None) -> None:
-    """Print a ``graphkit.blast-radius/v1`` document: the summary (counts, first plan steps, unknowns), the
-    reached assets by kind and the plan, each list cut to ``top`` entries (``None``: all)."""
-    _print_summary(graph, doc, top)
+def print_blast_radius(graph: Graph, doc: dict, top: int | None = None, named: Iterable[str] | None = None) -> None:
+    """Print a ``graphkit.blast-radius/v1`` document: the summary (counts, first plan steps, unknowns; titled by
+    the sources as ``named`` on the command line, when given), the reached assets by kind and the plan, each list
+    cut to ``top`` entries (``None``: all)."""
+    _print_summary(graph, doc, top, named)
     _print_reached(graph, doc, top)
     _print_plan(graph, doc, top)
     _print_time(doc.get("time"))
@@ -447,3 +465,35 @@ def api_url_option(value: str, *, flag: str = "--api-url", form: str = "https://
         raise typer.BadParameter(f"plain http would send the token ({token}) in cleartext: use https (http is "
                                  "accepted for localhost only)", param_hint=flag)
     return value.rstrip("/")
+
+
+#: What pydantic puts before the message of a ``ValueError`` raised in a validator; Typer (0.29) checks choices
+#: (``--format xml``) with one, so its usage errors began "Value error, 'xml' is not one of ...".
+_PYDANTIC_PREFIX = "Value error, "
+
+
+def plain_usage_errors(group: Any) -> type:
+    """A subclass of the Click group class ``group`` (a Typer app's ``info.cls``: not a class yet when the app
+    was made without ``cls``, then Typer's group) whose usage errors (parsing the command line, its sub-commands'
+    included) carry no pydantic wording (:data:`_PYDANTIC_PREFIX`): ``Invalid value for '--format' / '-f':
+    'xml' is not one of 'table', 'json', 'runbook'.``"""
+    from typer.core import TyperGroup
+
+    group = group if isinstance(group, type) else TyperGroup
+    def plain(call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        try:
+            return call(*args, **kwargs)
+        except typer.BadParameter as exc:  # Typer's own Click
+            if exc.message.startswith(_PYDANTIC_PREFIX):
+                exc.message = exc.message[len(_PYDANTIC_PREFIX):]
+            raise
+
+    class PlainUsage(group):  # type: ignore[misc, valid-type]
+        def make_context(self, *args: Any, **kwargs: Any) -> Any:
+            return plain(super().make_context, *args, **kwargs)
+
+        def invoke(self, ctx: Any) -> Any:
+            return plain(super().invoke, ctx)
+
+    PlainUsage.__name__ = PlainUsage.__qualname__ = f"PlainUsage{group.__name__}"
+    return PlainUsage

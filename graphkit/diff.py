@@ -144,6 +144,9 @@ def _changed(node: Node, fields: dict[str, list[Any]]) -> tuple[Severity, str]:
     replaced = {k for k, (before, _) in fields.items() if k in _REENROLL and before is not None}
     if isinstance(node, Runner) and replaced:
         return Severity.HIGH, f"runner {node.scope}/{node.name} re-registered or moved ({names})"
+    if fields.get("ephemeral") == [True, False]:  # creates persistence (semantics §2): as a new enrollment
+        return Severity.HIGH, (f"{node.spec.kind.value} {node.name} turned persistent (ephemeral: true -> false): "
+                               "its future jobs share it")
     if isinstance(node, Credential) and "fingerprint" in fields:
         sev = Severity.HIGH if node.credential_type in _REGISTRATION_CREDENTIALS else Severity.MEDIUM
         return sev, f"{node.credential_type} credential {node.path} rotated or replaced"

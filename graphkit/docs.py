@@ -3,7 +3,8 @@ the Cypher library.
 
 ``python -m graphkit.docs [ROOT]`` (ROOT: the repository this module is in by default)
 rewrites the part of ``README.md`` between the ``<!-- model:begin -->`` and
-``<!-- model:end -->`` markers, ``schemas/graph.schema.json``, and every
+``<!-- model:end -->`` markers, ``schemas/graph.schema.json``, the node id pattern of
+``schemas/blast-radius.schema.json`` (one alternative per node kind's id prefix), and every
 ``queries/<name>.cypher`` rendered from ``queries/templates/<name>.cypher``
 (:mod:`graphkit.neo4j.templates`: relationship types named from the model);
 tests check all of them are up to date.
@@ -12,11 +13,13 @@ tests check all of them are up to date.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 from graphkit.graph import graph_file_schema
 from graphkit.model import EDGE_SPECS, NODE_ID_FORMATS, NODE_TYPES, REVOCATION_SPECS
+from graphkit.model.ids import PREFIXES
 
 BEGIN, END = "<!-- model:begin -->", "<!-- model:end -->"
 
@@ -61,13 +64,43 @@ def schema_text() -> str:
     return json.dumps(graph_file_schema(), indent=2, sort_keys=True) + "\n"
 
 
+#: The line of ``schemas/blast-radius.schema.json`` (hand-written otherwise) that :func:`node_id_schema` generates.
+_NODE_ID_LINE = re.compile(r'^    "nodeId": \{.*\},$', re.M)
+
+
+def node_id_schema() -> dict[str, object]:
+    """The JSON Schema of a node id in the JSON outputs: a string starting with the id prefix of one of the
+    model's node kinds (:data:`graphkit.model.ids.PREFIXES`: ``repo:``, ``k8s_sa:``...), sorted."""
+    alternatives = "|".join(sorted(re.escape(p[:-1]) for p in set(PREFIXES.values())))
+    return {"type": "string", "minLength": 3, "pattern": f"^(?:{alternatives}):"}
+
+
+def blast_radius_schema_text(current: str) -> str:
+    """``current`` (the text of ``schemas/blast-radius.schema.json``) with its ``nodeId`` definition generated
+    by :func:`node_id_schema`; the rest of the file is written by hand.
+
+    Raises
+    ------
+    ValueError
+        if ``current`` has no single ``nodeId`` definition line.
+    """
+    line = '    "nodeId": ' + json.dumps(node_id_schema()) + ","
+    text, count = _NODE_ID_LINE.subn(line.replace("\\", "\\\\"), current)
+    if count != 1:
+        raise ValueError(f"blast-radius.schema.json: {count} nodeId definition lines (expected one)")
+    return text
+
+
 def write_all(root: Path) -> None:
-    """Rewrite the generated parts under the repository ``root`` (README tables, graph schema, Cypher library)."""
+    """Rewrite the generated parts under the repository ``root`` (README tables, graph schema, the blast-radius
+    schema's node id pattern, Cypher library)."""
     from graphkit.neo4j.templates import write_queries
 
     readme = root / "README.md"
     readme.write_text(render(readme.read_text(encoding="utf-8")), encoding="utf-8")
     (root / "schemas" / "graph.schema.json").write_text(schema_text(), encoding="utf-8")
+    radius = root / "schemas" / "blast-radius.schema.json"
+    radius.write_text(blast_radius_schema_text(radius.read_text(encoding="utf-8")), encoding="utf-8")
     from graphkit.analysis.timeline import issued_schema_text
     (root / "schemas" / "issued-tokens.schema.json").write_text(issued_schema_text(), encoding="utf-8")
     write_queries(root / "queries")

@@ -107,7 +107,7 @@ class UnknownNodeError(GraphkitError, KeyError):
     def __init__(self, node_id: str, known: Iterable[str]) -> None:
         known = list(known)
         self.node_id = node_id
-        self.suggestions = difflib.get_close_matches(node_id, known, n=5, cutoff=0.5)
+        self.suggestions = closest(node_id, known)
         if not self.suggestions:
             low = node_id.lower()
             self.suggestions = sorted(k for k in known if low in k.lower())[:5]
@@ -116,3 +116,25 @@ class UnknownNodeError(GraphkitError, KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return self.args[0]
+
+
+def closest(name: str, known: Iterable[str], n: int = 5, cutoff: float = 0.5) -> list[str]:
+    """The ``n`` names of ``known`` closest to ``name`` (:class:`difflib.SequenceMatcher` ratio of the lower-cased
+    texts, at least ``cutoff``), closest first, then by name: ``runner:acme/BUILD-01-A`` suggests
+    ``runner:acme/build-01-a`` before ``runner:acme/build-01-b``.
+
+    >>> closest("runner:acme/BUILD-01-A", ["runner:acme/build-01-b", "runner:acme/build-01-a", "x"])
+    ['runner:acme/build-01-a', 'runner:acme/build-01-b']
+    """
+    import heapq
+
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(name.lower())
+    scored = []
+    for k in known:
+        matcher.set_seq1(k.lower())
+        if matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff:
+            ratio = matcher.ratio()
+            if ratio >= cutoff:
+                scored.append((-ratio, k))
+    return [k for _, k in heapq.nsmallest(n, scored)]

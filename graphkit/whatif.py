@@ -304,7 +304,8 @@ def restrict_runner_group(graph: Graph, group_id: str, *, repositories: Iterable
     removed += dropped + _prune_host_caches(g, touched)
     _record(g, "restrict_runner_group", subject=group_id, repositories=allowed,
             workflows=list(workflows) if workflows is not None else None,
-            receives_job_removed=len(dropped), receives_job_lowered=lowered, edges_removed=len(removed))
+            receives_job_removed=len(dropped), receives_job_lowered=lowered, edges_removed=len(removed),
+            allows_public_repositories=allows_public_repositories)
     return g
 
 

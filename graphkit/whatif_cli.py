@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from graphkit.cli_common import EXIT_PARTIAL, GraphInput, SourcesOpt, err, fail, out, print_item, reads_graph
+from graphkit.cli_common import EXIT_PARTIAL, GraphInput, OrgOpt, SourcesOpt, err, fail, out, print_item, reads_graph
 from graphkit.errors import GraphkitError, UnknownEdgeError, UnknownNodeError
 from graphkit.output import neutralise, print_json, term
 
@@ -70,6 +70,72 @@ def _pairs(values: list[str], hint: str, graph: Graph | None = None) -> dict[str
     return found
 
 
+class ChangeValueError(GraphkitError):
+    """A change option's value names a node of another kind (``--ephemeral host:build-01``) or a workflow the
+    graph does not hold (``--group-workflow G=bogus``): ``option`` is the command-line option, ``value`` as given.
+    """
+
+    def __init__(self, option: str, value: str, reason: str) -> None:
+        self.option, self.value = option, value
+        super().__init__(f"{value!r} {reason}")
+
+
+def _check_values(g: Graph, runners: dict[str, list[str]], group_workflows: dict[str, list[str]]) -> None:
+    """Each runner option value (``{option: ids}``) is a runner of ``g``, each group workflow
+    (``owner/repo/.github/workflows/x.yml[@ref]``) a workflow of ``g``; raises :class:`ChangeValueError`.
+    An id not in ``g`` at all is left to the change itself (``UnknownNodeError``)."""
+    from graphkit.analysis.reach import known_id
+    from graphkit.model import NodeKind
+
+    for option, values in runners.items():
+        for value in values:
+            kind = g.node(known_id(g, value)).spec.kind if _known(g, value) else None
+            if kind is not None and kind is not NodeKind.RUNNER:
+                raise ChangeValueError(option, value, f"is a {kind.value}, not a runner")
+    for value in (w for ws in group_workflows.values() for w in ws):
+        path = value.partition("@")[0].strip()
+        if not _known_workflow(g, path):
+            names = [f"{n.repository}/{n.path}" for n in g.nodes(NodeKind.WORKFLOW)]  # type: ignore[attr-defined]
+            hint = UnknownNodeError(path, names).suggestions
+            raise ChangeValueError("--group-workflow", value, "names no workflow of the graph (owner/repo/"
+                                   ".github/workflows/x.yml[@ref])" + (f"; did you mean: {', '.join(hint)}"
+                                                                        if hint else ""))
+
+
+def _require_a_change(no_public: bool, *changes: object) -> None:
+    """A usage error unless some change option is given (``changes``: their values, the group options third and
+    fourth); ``--no-public-repositories`` modifies the groups those name, so alone it is one too."""
+    if no_public and not (changes[2] or changes[3]):
+        raise typer.BadParameter("it modifies the groups that --restrict-group or --group-workflow name: give "
+                                 "one of them", param_hint="--no-public-repositories")
+    if not any(changes):
+        raise typer.BadParameter("give at least one change (--ephemeral, --ephemeral-host, --restrict-group or "
+                                 "--group-workflow, each optionally with --no-public-repositories, "
+                                 "--narrow-trust, --remove-edge)")
+
+
+def _known_workflow(g: Graph, path: str) -> bool:
+    """Whether ``owner/repo/.github/workflows/x.yml`` is a workflow of ``g``."""
+    from graphkit.model import ids
+
+    owner, _, rest = path.partition("/")
+    name, _, file = rest.partition("/")
+    try:
+        return _known(g, ids.workflow(f"{owner}/{name}", file))
+    except ids.IdError:
+        return False
+
+
+def _known(g: Graph, node_id: str) -> bool:
+    from graphkit.analysis.reach import known_id
+
+    try:
+        known_id(g, node_id)
+    except UnknownNodeError:
+        return False
+    return True
+
+
 def apply_changes(g: Graph, *, ephemeral: list[str] = (), ephemeral_host: list[str] = (),  # type: ignore[assignment]
                   groups: dict[str, list[str]] | None = None, group_workflows: dict[str, list[str]] | None = None,
                   no_public: bool = False, trust: dict[str, list[str]] | None = None,
@@ -97,11 +163,13 @@ def apply_changes(g: Graph, *, ephemeral: list[str] = (), ephemeral_host: list[s
     Raises
     ------
     UnknownNodeError, GraphkitError
-        For an unknown id, an id of the wrong kind, or an edge not in the graph.
+        For an unknown id, an id of the wrong kind, or an edge not in the graph; :class:`ChangeValueError` for
+        an ``ephemeral`` id that is not a runner or a group workflow the graph does not hold.
     """
     from graphkit.whatif import make_ephemeral, narrow_trust_policy, remove_edges, restrict_runner_group
 
     groups, group_workflows, trust = groups or {}, group_workflows or {}, trust or {}
+    _check_values(g, {"--ephemeral-host": ephemeral_host, "--ephemeral": ephemeral}, group_workflows)
     for r in ephemeral_host:
         g = make_ephemeral(g, r, host=True)
     for r in ephemeral:
@@ -178,7 +246,7 @@ class WhatIfFormat(str, Enum):
 
 def _print_change(change: dict[str, Any]) -> None:
     details = ", ".join(f"{k} {v}" for k, v in change.items() if k not in ("change", "subject") and v not in
-                        (None, [], 0))
+                        (None, []) and (v is False or v != 0))  # a setting made false is shown, a zero count not
     print_item(f"{term(change['change'])} {term(change.get('subject', ''))}  [dim]{term(details)}[/dim]", 2)
 
 
@@ -226,8 +294,10 @@ def what_if_cmd(  # noqa: PLR0913 - one option per change kind
     group_workflow: Annotated[list[str], typer.Option("--group-workflow", metavar="GROUP=WORKFLOW[,WORKFLOW]",
                                                       help="Limit a runner group to these workflows "
                                                       "(owner/repo/.github/workflows/x.yml@ref). Repeatable.")] = [],
-    no_public: Annotated[bool, typer.Option("--no-public-repositories", help="Restricted groups no longer allow "
-                                            "public repositories.")] = False,
+    no_public: Annotated[bool, typer.Option("--no-public-repositories", help="Modifies the groups that "
+                                            "--restrict-group and --group-workflow name: they no longer allow "
+                                            "public repositories (allows_public_repositories: false). Needs one "
+                                            "of those options.")] = False,
     narrow_trust: Annotated[list[str], typer.Option("--narrow-trust", metavar="ROLE=SUB[,SUB]", help="Trust only "
                                                     "these OIDC sub patterns (StringLike) in a role's trust "
                                                     "policy. Repeatable.")] = [],
@@ -236,8 +306,7 @@ def what_if_cmd(  # noqa: PLR0913 - one option per change kind
     fmt: Annotated[WhatIfFormat, typer.Option("--format", "-f", help="Output format.")] = WhatIfFormat.table,
     top: Annotated[Optional[int], typer.Option("--top", min=1, help="Entries per list (default on a terminal: "
                                                f"{TERMINAL_LIST}; piped or JSON: all).")] = None,
-    org: Annotated[Optional[str], typer.Option("--org", metavar="ORG", help="Owner of the untrusted entry points "
-                                               "named without one (--from untrusted:fork-pr).")] = None,
+    org: OrgOpt = None,
 ) -> None:
     """Apply fixes to a copy of the graph and print the blast radius and revocation plan before and after."""
     from graphkit.resolve.untrusted import expand_sources
@@ -246,9 +315,7 @@ def what_if_cmd(  # noqa: PLR0913 - one option per change kind
     trust = _pairs(narrow_trust, "--narrow-trust")
     for text in remove_edge:
         parse_edge(text)  # a usage error before anything is built
-    if not (ephemeral or ephemeral_host or groups or workflows or trust or remove_edge):
-        raise typer.BadParameter("give at least one change (--ephemeral, --ephemeral-host, --restrict-group, "
-                                 "--group-workflow, --narrow-trust, --remove-edge)")
+    _require_a_change(no_public, ephemeral, ephemeral_host, groups, workflows, trust, remove_edge)
     if not sources:
         raise typer.BadParameter("give at least one source", param_hint="--from")
     try:
@@ -268,6 +335,8 @@ def what_if_cmd(  # noqa: PLR0913 - one option per change kind
         raise typer.BadParameter(neutralise(str(exc))) from None
     except UnknownEdgeError as exc:  # a --remove-edge value naming no edge: a usage error, as an unknown node is
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--remove-edge") from None
+    except ChangeValueError as exc:  # a value of the wrong kind or an unknown workflow: as an unknown id
+        raise typer.BadParameter(neutralise(str(exc)), param_hint=exc.option) from None
     except GraphkitError as exc:
         fail(exc)
     if fmt is WhatIfFormat.json:

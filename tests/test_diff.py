@@ -107,3 +107,28 @@ def test_diff_of_saved_graphs(tmp_path):
     g1 = tmp_path / "g1.json"
     assert cli.invoke(app, ["build", "--runners", str(host), "-o", str(g1)]).exit_code == 0
     assert diff_files(g1, host) == []
+
+
+def test_an_ephemeral_runner_or_host_turning_persistent_is_high(tmp_path):
+    """The bundled inventory with eph-7f3a and its throw-away VM made persistent: persistence is created
+    (shared/docs/semantics.md §2), rated as a new enrollment (high); the other way round stays low."""
+    inventory = Path(__file__).resolve().parents[1] / "examples" / "acme" / "inventory.yaml"
+    text = inventory.read_text(encoding="utf-8")
+    eph = "  - name: eph-7f3a\n    id: 203\n    labels: [self-hosted, Linux, X64, shared]\n    scope: acme\n" \
+          "    runner_group: shared-linux\n    ephemeral: true\n"
+    vm = "  - name: ci-vm-7f3a                # a throw-away VM created for one job\n    os: linux\n" \
+         "    ephemeral: true\n"
+    assert eph in text and vm in text
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(text, encoding="utf-8")
+    new.write_text(text.replace(eph, eph.replace("true", "false")).replace(vm, vm.replace("true", "false")),
+                   encoding="utf-8")
+    got = {c.id: (c.change, c.signal.value, c.fields, c.message) for c in diff_files(old, new)}
+    assert set(got) == {"runner:acme/eph-7f3a", "host:ci-vm-7f3a"}
+    for change, signal, fields, message in got.values():
+        assert (change, signal, fields) == ("changed", "high", {"ephemeral": [True, False]})
+        assert "turned persistent (ephemeral: true -> false)" in message
+    back = {c.id: c.signal.value for c in diff_files(new, old)}
+    assert back == {"runner:acme/eph-7f3a": "low", "host:ci-vm-7f3a": "low"}
+    res = cli.invoke(app, ["diff", str(old), str(new), "--format", "json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["counts"]["high"] == 2

@@ -120,6 +120,23 @@ def test_silent_server_is_an_error_not_a_hang():
 def test_unreachable_server_is_a_clear_error():
     exc = _bounded(lambda: connect(Neo4jSettings(uri="bolt://127.0.0.1:9", password="pw-unreach-1")).__enter__())
     assert isinstance(exc, DatabaseError) and "unavailable" in str(exc) and "pw-unreach-1" not in str(exc)
+    assert "\n" not in str(exc)  # the driver's message spans lines: one line here
+
+
+def test_unreachable_server_message_is_one_line_on_the_command_line():
+    """The driver's two-line message printed as ``...:\\nFailed to establish...`` (a literal backslash-n)."""
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from graphkit.cli import app
+    repos = Path(__file__).resolve().parents[1] / "examples" / "acme" / "repos"
+    res = CliRunner().invoke(app, ["neo4j", "sync", "--github-actions", str(repos), "--uri", "bolt://127.0.0.1:9"])
+    assert res.exit_code == 1, res.output
+    text = res.stderr
+    assert "server unavailable (Couldn't connect to 127.0.0.1:9" in text and "\\n" not in text
+    assert "Failed to establish connection" in " ".join(text.split())
+    assert _message(Exception("a\n  b\tc"), Neo4jSettings()) == "a b c"
 
 
 @pytest.mark.parametrize("password", ["e", "at", "ion", "not-the-password-4711"])

@@ -47,7 +47,7 @@ def test_notebook_outputs_are_stripped(path):
     for cell in nb["cells"]:
         if cell["cell_type"] == "code":
             assert cell.get("outputs") == [] and cell.get("execution_count") is None, \
-                f"{path.name}: strip outputs before committing (e.g. jupyter nbconvert --clear-output --inplace)"
+                f"{path.name}: strip outputs before committing (python notebooks/clear_outputs.py)"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -61,3 +61,26 @@ def test_notebook_runs_clean(path, kernel):
     stderr = [o["text"] for c in nb.cells if c.cell_type == "code" for o in c.outputs
               if o.output_type == "stream" and o.get("name") == "stderr"]
     assert not any("Traceback" in s or "Warning" in s for s in stderr), stderr
+
+
+def test_clear_outputs_script_strips_an_executed_notebook(tmp_path, kernel):
+    """The command notebooks/README.md gives clears what a run wrote, with what ``.[test]`` installs."""
+    import subprocess
+
+    path = tmp_path / "nb.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")])
+    NotebookClient(nb, kernel_name=kernel, timeout=120).execute()
+    assert nb.cells[0].outputs and nb.cells[0].execution_count == 1
+    nbformat.write(nb, path)
+    script = ROOT / "notebooks" / "clear_outputs.py"
+    assert "python notebooks/clear_outputs.py" in (ROOT / "notebooks" / "README.md").read_text(encoding="utf-8")
+    res = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True, check=False)
+    assert res.returncode == 0 and "cleared" in res.stdout, res.stderr
+    cell = json.loads(path.read_text(encoding="utf-8"))["cells"][0]
+    assert cell["outputs"] == [] and cell["execution_count"] is None
+    res = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True, check=False)
+    assert res.stdout.strip().endswith("already clear")
+    (tmp_path / "bad.ipynb").write_text("not json")
+    res = subprocess.run([sys.executable, str(script), str(tmp_path / "bad.ipynb")], capture_output=True, text=True,
+                         check=False)
+    assert res.returncode == 1 and "bad.ipynb: not cleared" in res.stderr

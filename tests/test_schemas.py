@@ -95,8 +95,65 @@ def test_findings_document_validates(graph):
 
 
 def test_graph_schema_is_generated_from_the_model():
-    from graphkit.docs import schema_text
+    from graphkit.docs import blast_radius_schema_text, schema_text
     assert (SCHEMAS / "graph.schema.json").read_text() == schema_text(), "run: python -m graphkit.docs"
+    radius = (SCHEMAS / "blast-radius.schema.json").read_text()
+    assert blast_radius_schema_text(radius) == radius, "run: python -m graphkit.docs"
+
+
+def test_node_id_pattern_takes_every_kind_and_nothing_else():
+    """The node id pattern of the JSON outputs is the model's id prefixes (a k8s_sa: id failed ``^[a-z_]+:``)."""
+    from graphkit.model.ids import PREFIXES
+    v = validator("blast-radius.schema.json")
+    node_id = {"$ref": "#/$defs/nodeId", "$defs": v.schema["$defs"]}
+    for kind, prefix in PREFIXES.items():
+        assert v.evolve(schema=node_id).is_valid(prefix + "x"), kind
+    for bad in ("k8s:x", "Repo:acme/app", "repo", "job-x:y", "runner_groupx:a/b"):
+        assert not v.evolve(schema=node_id).is_valid(bad), bad
+
+
+def _corpus_graphs(tmp: Path) -> dict[str, object]:
+    """Every corpus build: workflows + IAM + an inventory and host snapshot (tests/report_scale.py), the
+    Kubernetes manifests, the GitLab CI files."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from report_scale import CORPUS, build_scale
+    return {"workflows+iam": build_scale(tmp).graph,
+            "k8s": build_graph({"k8s": [CORPUS / "k8s"]}).graph,
+            "gitlab-ci": build_graph({"gitlab-ci": [CORPUS / "gitlab-ci"]}).graph}
+
+
+@pytest.mark.corpus
+@pytest.mark.requires((ROOT.parent / "shared" / "corpus" / "k8s").is_dir(), reason="shared corpus not present",
+                      corpus=True)
+def test_blast_radius_json_of_every_corpus_build_validates(tmp_path):
+    """Blast radii from every runner, host and untrusted actor, then from one node of each kind no document has
+    named yet: every node kind of each corpus build appears (as source or reached), and every document
+    validates (including the CLI's, on the Kubernetes build: ``k8s_sa:`` and ``k8s_secret:`` ids)."""
+    v = validator("blast-radius.schema.json")
+    graphs = _corpus_graphs(tmp_path)
+    for name, g in graphs.items():
+        present = {NodeKind(n.kind) for n in g.nodes()}
+        first = sorted(n.id for n in g.nodes() if n.kind in (NodeKind.RUNNER, NodeKind.HOST, NodeKind.UNTRUSTED))
+        docs, seen = [], set()
+        for sources in [first] + [[min(n.id for n in g.nodes(k))] for k in sorted(present, key=lambda k: k.value)]:
+            if docs and NodeKind(g.node(sources[0]).kind) in seen:
+                continue
+            docs.append(blast_radius_document(g, sources))
+            seen |= {NodeKind(g.node(s).kind) for s in sources} | {NodeKind(r["kind"]) for r in docs[-1]["reached"]}
+        assert seen == present, name
+        for doc in docs:
+            errors = [e.message for e in v.iter_errors(doc)]
+            assert not errors, (name, doc["source"][:3], errors[:3])
+    path = tmp_path / "k8s.json"
+    graphs["k8s"].save(path)
+    res = CliRunner().invoke(app, ["blast-radius", "--graph", str(path), "--from",
+                                   "runner:actions/actions-runner-controller/values_k8s_extra_role_rules",
+                                   "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert {r["kind"] for r in doc["reached"]} >= {"k8s_service_account", "k8s_secret"}
+    v.validate(doc)
 
 
 def test_graph_file_validates(graph_file):

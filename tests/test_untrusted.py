@@ -91,7 +91,25 @@ def test_findings_name_each_path_onto_a_self_hosted_runner():
     ("actions/checkout@v7", "\n          allow-unsafe-pr-checkout: true", "none"),
     ("actions/checkout@v3", "", "none"),
     ("actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683", "", "unknown"),
-    ("actions/checkout@v4.2.2", "", "unknown"),
+    # pinned to a minor or patch release of v4-v6 published before the 2026-07-16 backport: no guard
+    # (https://github.com/actions/checkout/releases; the backport reaches floating major tags only)
+    ("actions/checkout@v4.2.2", "", "none"),
+    ("actions/checkout@v4.3.0", "", "none"),
+    ("actions/checkout@v4.3", "", "none"),
+    ("actions/checkout@v5.0.0", "", "none"),
+    ("actions/checkout@v6.0.1", "", "none"),
+    ("actions/checkout@v6.0.2", "", "none"),
+    # a later v4-v6 release may be the backport: unknown
+    ("actions/checkout@v4.4.0", "", "unknown"),
+    ("actions/checkout@v6.0.3", "", "unknown"),
+    # v7 shipped the guard: every v7 release has it; floating majors of v4+ got the backport
+    ("actions/checkout@v7.0.1", "", "checkout-refuses"),
+    ("actions/checkout@v7.1", "", "checkout-refuses"),
+    ("actions/checkout@v5", "", "checkout-refuses"),
+    ("actions/checkout@v6", "", "checkout-refuses"),
+    ("actions/checkout@v7.0.1", "\n          allow-unsafe-pr-checkout: true", "none"),
+    ("actions/checkout@v2.4.0", "", "none"),
+    ("actions/checkout@main", "", "unknown"),
 ])
 def test_checkout_guard_per_version(uses, extra, guard):
     text = (f"on: pull_request_target\njobs:\n  t:\n    runs-on: x\n    steps:\n      - uses: {uses}\n"
@@ -99,6 +117,25 @@ def test_checkout_guard_per_version(uses, extra, guard):
     wf = parse_workflow(text, file=".github/workflows/t.yml", repository="acme/site")
     found = untrusted_code(wf.jobs["t"], Src(wf.file, wf.repository, wf.lines))
     assert [(u.how, u.guard) for u in found] == [("checkout", guard)]
+
+
+@pytest.mark.parametrize("ref, confidence", [("v4.2.2", "certain"), ("v6.0.1", "certain"),
+                                             ("11bd71901bbe5b1630ceea73d27597364c9af683", "possible"),
+                                             ("v6.0.3", "possible"), ("v7.0.1", None), ("v4", None)])
+def test_a_pinned_checkout_before_the_backport_is_a_certain_entry(tmp_path, ref, confidence):
+    """The negative fixture's pull_request_target job (head checkout, no opt-out) with ``actions/checkout``
+    pinned: a pre-backport v4-v6 release lets the fork's code run with the job's secrets (certain); a commit pin
+    or a later release may (possible); v7 releases and floating majors refuse (no entry)."""
+    folder = tmp_path / "acme__site" / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    text = (FIXTURE / "negative" / "repos" / "acme__site" / ".github" / "workflows" / "pwn.yml").read_text()
+    assert "actions/checkout@v4\n" in text
+    (folder / "pwn.yml").write_text(text.replace("actions/checkout@v4\n", f"actions/checkout@{ref}\n"))
+    res = build_graph({"github-actions": [tmp_path / "acme__site"],
+                       "runners": [FIXTURE / "positive" / "inventory.yaml"]})
+    assert res.problems == []
+    edges = [e for e in res.graph.out_edges(FORK) if e.target == job("pwn", "preview")]
+    assert [e.confidence.value for e in edges] == ([confidence] if confidence else [])
 
 
 def test_workflow_run_artifact_and_script_forms():

@@ -173,3 +173,43 @@ def test_restrict_a_group_to_workflows_only_keeps_its_repositories(graph_file):
     assert change["workflows"] == ["acme/app/.github/workflows/ci.yml@refs/heads/main"]
     removed = {r["id"] for r in doc["removed"]}
     assert DOCS_BUILD in removed and "job:acme/app/.github/workflows/ci.yml#test" not in removed
+
+
+@pytest.mark.parametrize("option, value, named", [
+    ("--group-workflow", f"{GROUP}=bogus", "'bogus' names no workflow of the graph"),
+    ("--group-workflow", f"{GROUP}=acme/app/.github/workflows/ci.yml@main,acme/app/.github/workflows/nope.yml",
+     "'acme/app/.github/workflows/nope.yml' names no workflow of the graph"),
+    ("--ephemeral", "host:build-01", "'host:build-01' is a host, not a runner"),
+    ("--ephemeral-host", "host:build-01", "'host:build-01' is a host, not a runner"),
+])
+def test_a_value_naming_no_workflow_or_another_kind_is_a_usage_error(graph_file, option, value, named):
+    """Exit 2 naming the option and the value (was: a bogus workflow accepted silently, restricting the group
+    to nothing; a host given to --ephemeral exit 1)."""
+    res = what_if(graph_file, option, value)
+    assert res.exit_code == 2, res.output
+    assert f"Invalid value for {option}: {named}" in " ".join(res.output.split())
+
+
+def test_no_public_repositories_modifies_the_named_groups_and_is_no_change_alone(graph_file):
+    """--no-public-repositories sets allows_public_repositories: false on the groups --restrict-group and
+    --group-workflow name (its help says so); alone, or beside other changes only, it would modify nothing: a
+    usage error naming it, and the list of changes names it."""
+    for args in (("--no-public-repositories",), ("--no-public-repositories", "--ephemeral", SOURCE)):
+        res = what_if(graph_file, *args)
+        assert res.exit_code == 2, res.output
+        text = " ".join(res.output.split())
+        assert "Invalid value for --no-public-repositories: it modifies the groups that --restrict-group or " \
+               "--group-workflow name" in text
+    res = what_if(graph_file)
+    assert res.exit_code == 2 and "with --no-public-repositories" in " ".join(res.output.split())
+    helptext = " ".join(runner.invoke(app, ["what-if", "--help"]).output.split())
+    assert "Modifies the groups that --restrict-group and --group-workflow name" in helptext
+    plain = as_json(graph_file, "--group-workflow", f"{GROUP}=acme/docs/.github/workflows/docs.yml")
+    closed = as_json(graph_file, "--group-workflow", f"{GROUP}=acme/docs/.github/workflows/docs.yml",
+                     "--no-public-repositories")
+    assert closed["changes"][0]["allows_public_repositories"] is False
+    assert DOCS_BUILD not in {r["id"] for r in plain["removed"]}  # acme/docs is public: only the setting drops it
+    assert DOCS_BUILD in {r["id"] for r in closed["removed"]}
+    table = what_if(graph_file, "--group-workflow", f"{GROUP}=acme/docs/.github/workflows/docs.yml",
+                    "--no-public-repositories").stdout
+    assert "allows_public_repositories False" in table

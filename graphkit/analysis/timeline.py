@@ -180,12 +180,35 @@ def load_issued(path: str | Path) -> list[Issued]:
         data: Any = yaml.safe_load(p.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
         raise InputError(str(p), "", f"cannot read: {type(exc).__name__}") from None
+    if not isinstance(data, dict):  # pydantic would name its model ("instance of IssuedFile")
+        raise InputError(str(p), "", f"expected a mapping (schema: graphkit.issued-tokens/v1, tokens: [...]), got "
+                         f"{'nothing' if data is None else type(data).__name__.replace('str', 'text')}")
     try:
         return IssuedFile.model_validate(data).tokens
     except ValidationError as exc:
-        err = exc.errors()[0]
-        place = ".".join(str(x) for x in err["loc"])
-        raise InputError(str(p), place, err["msg"]) from None
+        raise _issued_error(str(p), exc) from None
+
+
+#: Errors of one tokens file its message lists; the others are counted.
+MAX_LISTED_ERRORS = 10
+
+
+def _issued_error(file: str, exc: ValidationError) -> InputError:
+    """Every error of a tokens file in one :class:`InputError` (its place the first's; the reason lists up to
+    :data:`MAX_LISTED_ERRORS` as ``place: reason`` and counts the rest), never a value."""
+    from graphkit.errors import shown_place, shown_reason
+
+    def place(loc: tuple[Any, ...]) -> str:
+        return shown_place("".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in loc).lstrip("."))
+
+    errors = exc.errors(include_url=False)
+    said = [(place(tuple(e["loc"])), shown_reason("required field missing" if e["type"] == "missing" else e["msg"]))
+            for e in errors]
+    listed = "; ".join(f"{at}: {why}" for at, why in said[1:MAX_LISTED_ERRORS])
+    more = len(said) - MAX_LISTED_ERRORS
+    reason = said[0][1] + (f"; {len(said) - 1} more error(s): {listed}" if listed else "") + (
+        f" (and {more} more)" if more > 0 else "")
+    return InputError(file, said[0][0], reason)
 
 
 @dataclass(frozen=True, slots=True)

@@ -330,9 +330,12 @@ class UntrustedCode(BaseModel):
     ``pull_request_target`` / ``workflow_run`` (dated, 2026-06: GitHub changelog
     2026-06-18 "Safer pull_request_target defaults for GitHub Actions checkout",
     https://github.blog/changelog/2026-06-18-safer-pull_request_target-defaults-for-github-actions-checkout/;
-    a floating major tag gets it), ``unknown`` for a version that may predate
-    it (a commit pin, a full version), ``none`` when opted out
-    (``allow-unsafe-pr-checkout: true``) or not a checkout.
+    every v7 release and, by the 2026-07-16 backport, a floating major tag from
+    ``@v4``), ``unknown`` for a version that may or may not have it (a commit pin,
+    a v4-v6 release after the backport), ``none`` when opted out
+    (``allow-unsafe-pr-checkout: true``), for v1-v3 and for a v4-v6 minor or patch
+    pin released before the backport (:mod:`ingest.github_actions.untrusted`), or
+    not a checkout.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -102,8 +102,9 @@ ACQUISITION_TIMEOUT = 10.0
 
 
 def _message(exc: Exception, settings: Neo4jSettings) -> str:
-    """The driver's message, withheld whole when it holds the password or the URI's credentials (replacing
-    only those characters would spell out a short password by what is masked)."""
+    """The driver's message on one line (runs of white space, line breaks included, become one space), withheld
+    whole when it holds the password or the URI's credentials (replacing only those characters would spell out a
+    short password by what is masked)."""
     text = str(getattr(exc, "message", None) or exc) or type(exc).__name__
     secrets = [settings.password] if settings.password else []
     try:
@@ -113,7 +114,7 @@ def _message(exc: Exception, settings: Neo4jSettings) -> str:
         pass
     if any(s in text for s in secrets):
         return f"{type(exc).__name__}, message withheld: it may contain the password"
-    return text
+    return " ".join(text.split())  # one line: the driver's own line breaks would print as a literal \n
 
 
 @contextmanager

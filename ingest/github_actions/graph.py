@@ -47,7 +47,7 @@ from graphkit.oidc import default_subjects
 
 from .evidence import Src
 from .expressions import EvalContext, Val, resolve, run_outputs, truthy
-from .matrix import bind_inputs, expand_matrix, runs_on_candidates
+from .matrix import MATRIX_LIMIT_EFFECT, bind_inputs, expand_matrix, matrix_limit_reason, runs_on_candidates
 from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_text
 from .permissions import LEVEL, effective_permissions, repository_writes
 from .secrets import SecretMap, secret_refs
@@ -221,6 +221,8 @@ class _Builder:
         env = {**wf.env, **jd.env}
         ctx = EvalContext(inputs=call.inputs, env=env, steps=_step_outputs(jd))
         matrix = bind_inputs(jd.matrix, ctx)
+        if matrix is not jd.matrix:  # built from a caller's inputs (as written, the file's parse checked it)
+            self._matrix_limit(matrix, src, path)
         environment, env_names = _environment_names(jd, ctx)
         oidc_id = self._oidc(jid, wf, jd, call, environment, src) if perms.get("id-token") == "write" else None
         state = JobState(id=jid, repo=top_repo, oidc_id=oidc_id, secrets=call.secrets, env=env,
@@ -392,6 +394,18 @@ class _Builder:
             self.refused.append(InputError(src.file, f"{path}.uses", f"calls {callee.file} without required "
                                            f"{', '.join(missing)}: GitHub refuses the run, no job of it runs"
                                            + (f" (line {line})" if line else "")))
+
+    def _matrix_limit(self, matrix: object, src: Src, path: str) -> None:
+        """A matrix a caller's inputs make past ``max_matrix_combinations`` is one problem (the source partial):
+        what depends on it (a ``runs-on`` naming ``matrix``, a call's inputs) is left unresolved, the rest of the
+        job is read as usual."""
+        reason = matrix_limit_reason(matrix)
+        if reason is not None:
+            line = src.ev(f"{path}.strategy.matrix").line
+            p = InputError(f"{src.repository}/{src.file}", f"{path}.strategy.matrix", reason + MATRIX_LIMIT_EFFECT
+                           + " (from the caller's inputs" + (f"; line {line})" if line else ")"))
+            if p not in self.problems:
+                self.problems.append(p)
 
     def _call_inputs(self, callee: WorkflowFile, jd: JobDef, ctx: EvalContext) -> dict[str, list[Val] | None]:
         """The callee's inputs: what the caller passes (over its matrix), else the default, else ``""``."""

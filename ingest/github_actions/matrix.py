@@ -18,11 +18,13 @@ from graphkit.model import Confidence, Evidence, RunsOnCandidate
 from .expressions import EvalContext, Val, resolve  # noqa: F401 (Val: doctest)
 from .models import jsonable, scalar_text
 
-__all__ = ["MAX_COMBINATIONS", "LabelSet", "bind_inputs", "expand_matrix", "runs_on_candidates"]
+__all__ = ["MAX_COMBINATIONS", "MATRIX_LIMIT_EFFECT", "LabelSet", "bind_inputs", "expand_matrix", "matrix_limit_reason", "runs_on_candidates"]
 
 #: Matrix combinations beyond this are treated as not statically resolvable (the default of the
 #: ``max_matrix_combinations`` limit, :mod:`graphkit.limits`, which is the one in force).
 MAX_COMBINATIONS = limits.Limits().max_matrix_combinations
+#: The end of the problem of a matrix past the limit: what it costs (:func:`matrix_limit_reason`).
+MATRIX_LIMIT_EFFECT = "; what uses the matrix (runs-on, a call's inputs) is left unresolved"
 #: Candidates kept for one ``runs-on`` list whose items have several values each.
 _MAX_LABEL_SETS = 64
 
@@ -69,6 +71,38 @@ def _with_includes(combos: list[dict[str, Any]], include: list[Any],
     return combos + added
 
 
+def _static(raw: Any) -> tuple[list[str], list[list[Any]], list[Any], list[Any]] | None:
+    """``(keys, values of each key, include, exclude)`` of a static matrix; None when it is not one."""
+    if not isinstance(raw, dict):
+        return None
+    include, exclude = raw.get("include", []), raw.get("exclude", [])
+    axes = _axes(raw) if isinstance(include, list) and isinstance(exclude, list) else None
+    return None if axes is None else (*axes, include, exclude)
+
+
+def matrix_limit_reason(raw: Any) -> str | None:
+    """Why a static ``strategy.matrix`` is past the ``max_matrix_combinations`` limit (:mod:`graphkit.limits`,
+    README "Limits"): the count (the product of the axes' lengths, or the ``include`` / ``exclude`` entries)
+    and the limit; None within it, and for no matrix or one that is an expression (not counted).
+
+    >>> matrix_limit_reason({"a": list(range(100)), "b": list(range(100))})[:53]
+    'refused: a matrix of 10,000 combinations (2 axes) (li'
+    >>> matrix_limit_reason({"a": [1, 2]}) is None
+    True
+    """
+    static = _static(raw)
+    if static is None:
+        return None
+    _, lists, include, exclude = static
+    cap, product = limits.current().max_matrix_combinations, math.prod(len(lst) for lst in lists)
+    axes = f"{len(lists)} axis" if len(lists) == 1 else f"{len(lists)} axes"
+    counts = [(product, f"a matrix of {product:,} combinations ({axes})"),
+              (len(include), f"a matrix of {len(include):,} include entries"),
+              (len(exclude), f"a matrix of {len(exclude):,} exclude entries")]
+    over = [what for n, what in counts if n > cap]
+    return limits.too_many("max_matrix_combinations", cap, over[0]) if over else None
+
+
 def expand_matrix(raw: Any) -> list[dict[str, Any]] | None:
     """Expand a static ``strategy.matrix`` into its combinations.
 
@@ -93,16 +127,10 @@ def expand_matrix(raw: Any) -> list[dict[str, Any]] | None:
     """
     if raw is None:
         return [{}]
-    if not isinstance(raw, dict):
+    static = _static(raw)
+    if static is None or matrix_limit_reason(raw) is not None:  # checked before expanding
         return None
-    include, exclude = raw.get("include", []), raw.get("exclude", [])
-    axes = _axes(raw) if isinstance(include, list) and isinstance(exclude, list) else None
-    if axes is None:
-        return None
-    keys, lists = axes
-    cap = limits.current().max_matrix_combinations  # checked before expanding: include and exclude count too
-    if math.prod(len(lst) for lst in lists) > cap or len(include) > cap or len(exclude) > cap:
-        return None
+    keys, lists, include, exclude = static
     combos = [dict(zip(keys, c)) for c in itertools.product(*lists)] if keys else []
     combos = [c for c in combos if not any(_matches(c, ex) for ex in exclude if isinstance(ex, dict))]
     combos = _with_includes(combos, include, set(keys))

@@ -20,6 +20,7 @@ from graphkit.errors import InputError
 from ingest._yaml import join_path, load_yaml, type_name
 
 from .evidence import Src
+from .matrix import MATRIX_LIMIT_EFFECT, matrix_limit_reason
 from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_text
 from .permissions import parse_permissions
 from .triggers import parse_triggers
@@ -145,6 +146,8 @@ def _job(key: str, raw: Any, file: str, problems: list[InputError], max_steps: i
         raise InputError(file, path + ".secrets", f"expected 'inherit' or a mapping, got {type_name(secrets)}")
     perms = j.get("permissions")
     mine = _runs_on_problems(j.get("runs-on"), file, path + ".runs-on")  # kept: runs_on_candidates leaves it unresolved
+    if (over := matrix_limit_reason(matrix)) is not None:  # the job is kept: only what uses the matrix is unresolved
+        mine.append(InputError(file, path + ".strategy.matrix", over + MATRIX_LIMIT_EFFECT))
     job_perms = None if perms is None else parse_permissions(perms, file=file, path=path + ".permissions")
     jd = JobDef(key=key, name=_opt_str(j.get("name"), file, path + ".name"), runs_on=j.get("runs-on"),
                 matrix=matrix, permissions=job_perms,

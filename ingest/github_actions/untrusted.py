@@ -17,9 +17,16 @@ Guard of a checkout (dated, 2026-06): ``actions/checkout`` refuses fork pull
 request code under ``pull_request_target`` and ``workflow_run`` unless
 ``allow-unsafe-pr-checkout: true`` (GitHub changelog 2026-06-18,
 https://github.blog/changelog/2026-06-18-safer-pull_request_target-defaults-for-github-actions-checkout/;
-actions/checkout PR 2454).  The releases of the v4 to v7 majors carry it, so a
-floating major tag (``@v4``) is ``checkout-refuses``; v1-v3 never had it
-(``none``); a commit pin or a full version may predate it (``unknown``).
+actions/checkout PR 2454).  v7 shipped it (every v7 release has it); on 2026-07-16
+it was backported to the supported majors, which a floating major tag (``@v4``
+to ``@v6``) picks up, while "workflows pinned to a specific SHA, minor, or patch
+version aren't affected by the backport".  So: a floating tag ``@v4`` or later,
+and any ``v7``+ minor or patch pin, is ``checkout-refuses``; v1-v3 never had it
+(``none``); a minor or patch pin of v4-v6 released before the backport
+(:data:`_LAST_BEFORE_BACKPORT`, from https://github.com/actions/checkout/releases:
+v4.0.0-v4.3.1, v5.0.0-v5.0.1, v6.0.0-v6.0.2) has no guard (``none``: the path is
+certain); a later v4-v6 pin (it may be a backport release) or a commit pin is
+``unknown``.
 GitHub docs "Security hardening for GitHub Actions",
 https://docs.github.com/en/actions/reference/security/secure-use, and
 "Securely using pull_request_target",
@@ -41,8 +48,14 @@ _PR_CODE = re.compile(r"github\.event\.pull_request\.(?:head\.(?:sha|ref|repo)|m
                       r"|refs/pull/|github\.event\.workflow_run\.head_(?:sha|branch)", re.IGNORECASE)
 _SCRIPT = re.compile(r"\bgh\s+pr\s+checkout\b|\bgit\s+(?:fetch|checkout|pull|switch)\b[^\n]*(?:\bpull/|"
                      + _PR_CODE.pattern + ")", re.IGNORECASE)
-_GUARDED_MAJOR = re.compile(r"v(?:[4-9]|\d{2,})")
-_OLD_MAJOR = re.compile(r"v[1-3](?:\.\d+)*")
+#: A version tag: ``v4`` (floating major), ``v4.2`` (minor), ``v4.2.2`` (patch).
+_VERSION = re.compile(r"v(\d{1,4})(?:\.(\d{1,4}))?(?:\.(\d{1,4}))?")
+#: The first major that shipped the guard (v7.0.0, 2026-06-18); floating tags of majors from
+#: :data:`_FIRST_BACKPORTED_MAJOR` got it by the 2026-07-16 backport.
+_FIRST_GUARDED_MAJOR, _FIRST_BACKPORTED_MAJOR = 7, 4
+#: The newest release of each backported major published before the backport (2026-07-16), per
+#: https://github.com/actions/checkout/releases: a pin at or below it never has the guard.
+_LAST_BEFORE_BACKPORT: dict[int, tuple[int, int]] = {4: (3, 1), 5: (0, 1), 6: (0, 2)}
 
 
 def _action(step: Step) -> tuple[str, str]:
@@ -52,11 +65,23 @@ def _action(step: Step) -> tuple[str, str]:
 
 
 def _checkout_guard(step: Step, ref: str) -> str:
+    """``none``, ``checkout-refuses`` or ``unknown`` for ``actions/checkout@ref`` (module docstring).
+
+    >>> [_checkout_guard(Step(index=0, path="s"), r) for r in ("v4", "v3", "v4.2.2", "v6.0.3", "v7.0.1", "v8")]
+    ['checkout-refuses', 'none', 'none', 'unknown', 'checkout-refuses', 'checkout-refuses']
+    """
     if scalar_text(step.with_args.get("allow-unsafe-pr-checkout")).strip().lower() == "true":
         return "none"
-    if _GUARDED_MAJOR.fullmatch(ref):
+    m = _VERSION.fullmatch(ref)
+    if m is None:
+        return "unknown"  # a commit pin or a branch: which release it is is not read
+    major = int(m.group(1))
+    if major >= _FIRST_GUARDED_MAJOR or (m.group(2) is None and major >= _FIRST_BACKPORTED_MAJOR):
         return "checkout-refuses"
-    return "none" if _OLD_MAJOR.fullmatch(ref) else "unknown"
+    if major < _FIRST_BACKPORTED_MAJOR:
+        return "none"
+    minor, patch = int(m.group(2)), int(m.group(3) or 0)
+    return "none" if (minor, patch) <= _LAST_BEFORE_BACKPORT.get(major, (-1, -1)) else "unknown"
 
 
 def _one(step: Step, src: Src) -> UntrustedCode | None:
