@@ -126,7 +126,8 @@ SOURCES = "graphkit_sources"
 #: Label of the one bookkeeping node (last sync's tag, sources and input problems); not a node kind.
 SYNC_LABEL = "GraphkitSync"
 #: Properties of the bookkeeping node (besides ``id``), written by :func:`graphkit.neo4j.sync.sync_graph`.
-SYNC_PROPS = (UPDATE_TAG, "sources_json", "problems_json", "complete_sources", "partial_sources", "skipped")
+SYNC_PROPS = (UPDATE_TAG, "sources_json", "problems_json", "complete_sources", "partial_sources", "skipped",
+              "skipped_by_source")
 #: ``id`` of the bookkeeping node.
 SYNC_ID = "graphkit"
 #: Label every graphkit node carries besides its kind's label (indexed on ``id``); library queries scope to it.
