@@ -22,9 +22,20 @@ Steps of :func:`sync_graph`, every statement generated from the model by
    reason`` under the source it belongs to, :func:`problem_sources`).
 
 Every write runs in a managed transaction (``Session.execute_write``), which
-the driver retries on transient errors and lost connections; MERGE makes a
-re-run after an interruption converge, and removal only runs once every
-write succeeded.
+the driver retries on transient errors and lost connections; a write that a
+concurrent sync made fail on a uniqueness constraint (both created the same
+node) is run again too (:func:`write_retrying`); MERGE makes a re-run after an
+interruption converge, and removal only runs once every write succeeded.
+
+Concurrent syncs
+----------------
+Two syncs may run into one database at once (two schedulers, a retried job).
+Both create-if-missing the same nodes: the one that commits second fails on
+the uniqueness constraint and its batch is run again (:func:`write_retrying`).
+Everything is stamped with the newer of its tag and the sync's, and stale
+removal takes only *older* tags, so the older sync never removes what the newer
+one wrote, nor the newer one what both wrote; the bookkeeping node keeps the
+newest sync's.
 
 Provenance
 ----------
@@ -61,7 +72,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import neo4j
 
 __all__ = ["SyncResult", "sync_graph", "sync_size", "provenance", "problem_sources", "database_counts",
-           "from_target", "DEFAULT_BATCH_SIZE"]
+           "from_target", "write_retrying", "DEFAULT_BATCH_SIZE", "CONSTRAINT_ATTEMPTS"]
 
 DEFAULT_BATCH_SIZE = 1000
 #: ``progress(advance, description)``, as for ingestors.
@@ -283,8 +294,9 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
     database
         the database name, always passed to the session.
     update_tag
-        an integer stamped as ``update_tag`` on everything written; default
-        ``time.time_ns()``.  Must grow from one sync to the next.
+        an integer stamped as ``update_tag`` on everything written (unless it
+        holds a newer one); default ``time.time_ns()``.  Must grow from one
+        sync to the next: removal takes items with an older tag.
     batch_size
         rows per ``UNWIND $rows`` transaction.
     cleanup
@@ -324,7 +336,7 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
     with driver.session(database=database) as session:
         w = _Writer(session, tag, batch_size, advance)
         for q in st.constraints:
-            session.execute_write(_write, q, {})
+            write_retrying(session, q, {})
         for q in st.relabel.values():
             session.execute_write(_write, q, {})
         held = session.execute_read(_any_node) if cleanup and complete else False
@@ -337,7 +349,7 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
                       "complete_sources": complete, "partial_sources": partial,
                       "skipped": [_skipped(p) for p in graph.meta.problems],
                       "skipped_by_source": [f"{name}: {text}" for name, text in _problem_sources(graph, match)]}
-        session.execute_write(_write, st.sync_meta, {"id": SYNC_ID, "props": meta_props})
+        write_retrying(session, st.sync_meta, {"id": SYNC_ID, "props": meta_props})
     result.seconds = time.monotonic() - t0
     return result
 
@@ -359,14 +371,53 @@ class _Writer:
 
     def batches(self, query: str | tuple[str, ...], rows: list[dict[str, Any]], what: str) -> None:
         """Run ``query`` (one statement or several in order) over ``rows`` in ``UNWIND $rows`` batches, one
-        managed transaction each."""
+        managed transaction each (:func:`write_retrying`)."""
         for chunk in _chunks(rows, self.batch_size):
-            self.session.execute_write(_write, query, {"rows": chunk})
+            write_retrying(self.session, query, {"rows": chunk, "tag": self.tag})
             self.advance(len(chunk), what)
 
     def stamped(self, props: dict[str, Any], sources: list[str]) -> dict[str, Any]:
-        """``props`` with this sync's update tag and the item's sources."""
-        return {**props, UPDATE_TAG: self.tag, SOURCES: sources}
+        """``props`` with the item's sources (the statements stamp the update tag: ``$tag`` unless newer)."""
+        return {**props, SOURCES: sources}
+
+
+#: Attempts of one write that a concurrent sync's write keeps failing on a uniqueness constraint.
+CONSTRAINT_ATTEMPTS = 8
+#: Schema statements that a concurrent ``CREATE ... IF NOT EXISTS`` can fail the same way (Neo4j status codes).
+_SCHEMA_RACES = ("Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+                 "Neo.ClientError.Schema.ConstraintAlreadyExists", "Neo.ClientError.Schema.IndexAlreadyExists")
+
+
+def write_retrying(session: "neo4j.Session", query: str | tuple[str, ...], params: dict[str, Any], *,
+                   attempts: int = CONSTRAINT_ATTEMPTS, pause: Callable[[float], None] = time.sleep) -> None:
+    """Run ``query`` with ``params`` in a managed transaction, again (a new transaction) when a concurrent
+    write made it fail on a uniqueness constraint.
+
+    Two syncs into one database race on ``MERGE`` / create-if-missing: both transactions see no node with an
+    id, both create it, and the second to commit fails with ``Neo.ClientError.Schema.ConstraintValidationFailed``
+    (:class:`neo4j.exceptions.ConstraintError`); the transaction is rolled back whole, and run again it finds
+    the node the other one created (the race the Cypher manual describes for ``MERGE`` under concurrent
+    updates: https://neo4j.com/docs/cypher-manual/current/clauses/merge/#query-merge-using-unique-constraints).
+    The driver's managed transactions retry transient errors only (a client error is not retried:
+    https://neo4j.com/docs/python-manual/current/transactions/#managed-transactions), so this retries that one
+    client error too, and a concurrent ``CREATE CONSTRAINT ... IF NOT EXISTS``, with a short growing pause.
+
+    Raises
+    ------
+    neo4j.exceptions.ConstraintError, neo4j.exceptions.ClientError
+        when the write still fails after ``attempts`` runs (a real violation, not a race), or for any other
+        client error (at once).
+    """
+    from neo4j.exceptions import ClientError, ConstraintError
+
+    for attempt in range(1, attempts + 1):
+        try:
+            session.execute_write(_write, query, params)
+            return
+        except ClientError as exc:
+            if attempt == attempts or not (isinstance(exc, ConstraintError) or exc.code in _SCHEMA_RACES):
+                raise
+            pause(min(0.05 * 2 ** attempt, 2.0))
 
 
 def _write_nodes(w: _Writer, st: Statements, graph: Graph, node_src: dict[str, list[str]]) -> dict[str, int]:
