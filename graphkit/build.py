@@ -12,6 +12,7 @@ from graphkit import registry
 from graphkit.errors import GraphkitError, InputError
 from graphkit.graph import Graph
 from graphkit.ingestor import IngestResult, Progress
+from graphkit.model.bounds import take_refusals
 from graphkit.meta import GraphMeta, Problem, SourceStatus
 from graphkit.resolve import resolve
 from graphkit.resolve.context import problem_file
@@ -136,6 +137,7 @@ def _build(inputs: Mapping[str, Sequence[str | Path]], progress: Progress | None
 def _build_into(graph: Graph, inputs: Mapping[str, Sequence[str | Path]], progress: Progress | None) -> BuildResult:
     """:func:`_build` into ``graph``."""
     sources = _canonical(inputs)
+    take_refusals()  # values left out before this build (a graph loaded earlier) are not its problems
     results = {name: registry.get(name).ingest(paths, progress=progress) for name, paths in sources}
     for res in results.values():
         for n in res.nodes:
@@ -155,7 +157,9 @@ def _build_into(graph: Graph, inputs: Mapping[str, Sequence[str | Path]], progre
     )
     classify_targets(graph)
     resolve(graph)
-    # places the resolver could not link (e.g. a label no id can hold) are problems of the build too
+    # places the resolver could not link (e.g. a label no id can hold) are problems of the build too, and so are
+    # the attribute strings nodes left out (graphkit.model.bounds), whoever built the node
+    graph.meta.problems = [*graph.meta.problems, *(Problem(file=f, place=pl, reason=r) for f, pl, r in take_refusals())]
     unlinked = graph.meta.problems[len(problems):]
     problems += [InputError(p.file, p.place, p.reason) for p in unlinked]
     if unlinked:

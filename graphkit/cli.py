@@ -1,7 +1,7 @@
 """The ``graphkit`` command line: a thin layer over the library.
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 partial input (some files or places were
-skipped; the output covers everything else).
+skipped; the output covers everything else), 141 the reader of stdout closed early (``| head``; quiet).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from graphkit import limits, registry
 from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
-                                 GraphInput, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
+                                 GraphInput, QuietPipeGroup, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
                                  SUMMARY_STEPS, api_url_option, every_runner,
                                  reads_graph, TERMINAL_TOP)
 from graphkit.cli_common import OrgOpt, plain_usage_errors
@@ -30,7 +30,7 @@ from graphkit.whatif_cli import what_if_cmd
 
 #: A crash never prints local variables (they may hold a token read from a host file); Typer 0.12 shows them by
 #: default, so both settings are explicit.  https://typer.tiangolo.com/tutorial/exceptions/
-app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
+app = typer.Typer(cls=QuietPipeGroup, no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   pretty_exceptions_show_locals=False, pretty_exceptions_short=True,
                   help="Blast radius of CI/CD build runners: what a compromised runner reaches, what to revoke first.")
 app.info.cls = plain_usage_errors(app.info.cls)  # no pydantic wording in usage errors

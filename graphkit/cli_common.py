@@ -8,8 +8,12 @@ messages and exit codes.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import inspect
+import os
+import select
 import sys
 from collections.abc import Callable, Iterable
 from enum import Enum
@@ -19,6 +23,7 @@ from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
 from graphkit import registry
 from graphkit.errors import GraphkitError
@@ -29,11 +34,83 @@ if TYPE_CHECKING:  # imported on first use: ``graphkit --help`` builds no graph
     from graphkit.graph import Graph
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
+#: Exit status when the reader of stdout went away (``graphkit ... | head -1``): 128 + SIGPIPE, what a shell
+#: reports for a program that SIGPIPE ended (POSIX ``sh``, "Exit Status for Commands"; ``seq 1 100000 | head -1``).
+EXIT_STDOUT_CLOSED = 128 + 13
+
+
+
+class _StdoutConsole(Console):
+    """A console on stdout whose broken pipe reaches :class:`QuietPipeGroup` (Rich's default exits with status
+    1 itself)."""
+
+    def on_broken_pipe(self) -> None:
+        """Print nothing more and raise :class:`BrokenPipeError` (errno ``EPIPE``) to the command group."""
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
 
 # Ids must stay copyable: never crop them to an 80-column default when piped.
-out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 240, emoji=False)  # ids hold ":secret:"
+out = _StdoutConsole(soft_wrap=True, width=None if sys.stdout.isatty() else 240, emoji=False)  # ids hold ":secret:"
 err = Console(stderr=True, soft_wrap=True, emoji=False)  # input text like ":fire:" stays as written
 
+
+
+def _stdout_closed() -> bool:
+    """Whether stdout is a pipe or socket whose reader has gone (``poll`` reports an error or hang-up on it).
+
+    Where ``poll`` does not exist (Windows), a broken pipe is taken to be stdout's.
+    """
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):  # no descriptor (a test runner's buffer): not a pipe
+        return False
+    if not hasattr(select, "poll"):  # pragma: no cover - Windows
+        return True
+    poller = select.poll()
+    poller.register(fd, 0)  # POLLERR and POLLHUP are reported whatever the mask
+    return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))
+
+
+@contextlib.contextmanager
+def _quiet_when_stdout_closes() -> Any:
+    """Turn a broken pipe on stdout into a quiet :data:`EXIT_STDOUT_CLOSED`: no traceback, no message.
+
+    What is still buffered for stdout goes to ``os.devnull`` (else the interpreter's last flush would print
+    "Exception ignored ... BrokenPipeError"), as the Python documentation advises (``signal`` module, "Note on
+    SIGPIPE": https://docs.python.org/3/library/signal.html#note-on-sigpipe).  A broken pipe elsewhere (a
+    socket to an API) is not stdout's and propagates.
+
+    Raises
+    ------
+    typer.Exit
+        with :data:`EXIT_STDOUT_CLOSED`, when stdout's reader went away.
+    """
+    try:
+        yield
+        if sys.stdout is not None:
+            sys.stdout.flush()  # what a command left buffered fails here, inside the guard, not at exit
+    except OSError as exc:
+        if exc.errno != errno.EPIPE or not _stdout_closed():
+            raise
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        raise typer.Exit(EXIT_STDOUT_CLOSED) from None
+
+
+class QuietPipeGroup(TyperGroup):
+    """The ``graphkit`` command group: every command, ``--help`` and ``--version`` exit with
+    :data:`EXIT_STDOUT_CLOSED`, quietly, when the reader of stdout closes early (``graphkit nodes | head -1``),
+    instead of Click's exit status 1 (or a traceback)."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:  # parsing: --help, --version, usage errors
+        with _quiet_when_stdout_closes():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:  # the command (sub-groups included)
+        with _quiet_when_stdout_closes():
+            return super().invoke(ctx)
 
 
 class Format(str, Enum):

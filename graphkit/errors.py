@@ -102,9 +102,10 @@ class UnknownEdgeError(GraphkitError, KeyError):
 
 
 class UnknownNodeError(GraphkitError, KeyError):
-    """A node id is not in the graph; ``suggestions`` holds close ids."""
+    """A node id (or, with ``what``, another name such as a repository's ``owner/name``) is not in the graph;
+    ``suggestions`` holds close ones of ``known``."""
 
-    def __init__(self, node_id: str, known: Iterable[str]) -> None:
+    def __init__(self, node_id: str, known: Iterable[str], *, what: str = "node with id") -> None:
         known = list(known)
         self.node_id = node_id
         self.suggestions = closest(node_id, known)
@@ -112,7 +113,7 @@ class UnknownNodeError(GraphkitError, KeyError):
             low = node_id.lower()
             self.suggestions = sorted(k for k in known if low in k.lower())[:5]
         hint = f"; did you mean: {', '.join(self.suggestions)}" if self.suggestions else ""
-        super().__init__(f"no node with id {node_id!r}{hint}")
+        super().__init__(f"no {what} {node_id!r}{hint}")
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return self.args[0]

@@ -38,6 +38,10 @@ max_documents_per_file  10,000       YAML documents (``---``) of one multi-docum
 max_identifier_chars    4,096        characters of one name, label, path or ARN that becomes part of a
                                      node id (each part of the id, checked by the id constructors of
                                      :mod:`graphkit.model.ids` before the id is built; see below)
+max_attribute_chars     16,384       characters of one string a node stores besides its id (a job name,
+                                     an environment expression, an OIDC subject, a runner label, a
+                                     trigger filter), checked where nodes are validated
+                                     (:mod:`graphkit.model.bounds`; see below)
 ======================  ===========  ==========================================================
 
 ``max_identifier_chars``: the platforms bound their names far below it (GitHub: an environment name "may not
@@ -50,6 +54,12 @@ default is 4,096: above every documented name limit, far below a value that woul
 saved graphs (a 1 MB ``runs-on`` label would otherwise become a 1 MB runner id).  A value past it is refused
 where the id would be built (:class:`graphkit.model.ids.IdTooLong`, an ``IdError``): the ingestors and the
 resolver record it as a problem naming the file and YAML path or line, with the value's length, never the value.
+
+``max_attribute_chars``: the other text a node stores is bounded too, at four times the identifier bound (an OIDC
+subject ``repo:OWNER/REPO:environment:NAME`` is made of id parts, each within ``max_identifier_chars``).  A longer
+string is left out of the node where nodes are validated, for every source and the resolver alike (a field
+becomes unknown, a list or mapping entry is dropped, the rest of the node and of its file is kept); each is a
+problem naming the file and place of the node, the field and the value's length, never the value.
 """
 
 from __future__ import annotations
@@ -94,6 +104,7 @@ class Limits:
     max_inventory_entries: int = 200_000
     max_documents_per_file: int = 10_000
     max_identifier_chars: int = 4_096
+    max_attribute_chars: int = 16_384
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Limits":

@@ -38,7 +38,7 @@ from typing import Any
 
 from graphkit.analysis import BlastRadius, RevocationPlan, blast_radius, revocation_plan
 from graphkit.analysis.reach import known_id
-from graphkit.errors import GraphkitError, UnknownEdgeError
+from graphkit.errors import GraphkitError, UnknownEdgeError, UnknownNodeError
 from graphkit.graph import Graph
 from graphkit.iam.trust import _sub_breadth
 from graphkit.model import (
@@ -51,6 +51,7 @@ from graphkit.resolve.routing import group_access
 __all__ = [
     "make_ephemeral",
     "restrict_runner_group",
+    "known_repository",
     "narrow_trust_policy",
     "remove_edges",
     "Snapshot",
@@ -84,6 +85,21 @@ def _typed(graph: Graph, node_id: str, kind: NodeKind) -> Node:
     if node.spec.kind is not kind:
         raise GraphkitError(f"{node_id!r} is a {node.spec.kind.value}, not a {kind.value}")
     return node
+
+
+def known_repository(graph: Graph, full_name: str) -> str:
+    """``full_name`` (``owner/name``, any case) as ids write it, when a repository of ``graph`` has that name.
+
+    Raises
+    ------
+    UnknownNodeError
+        If no repository node has that name (``suggestions`` holds close names).
+    """
+    key = repo_key(full_name)
+    names = {repo_key(n.full_name) for n in graph.nodes(NodeKind.REPOSITORY)}  # type: ignore[attr-defined]
+    if key not in names:
+        raise UnknownNodeError(full_name, sorted(names), what="repository")
+    return key
 
 
 def _replace_edge(graph: Graph, edge: Edge) -> None:
@@ -245,8 +261,9 @@ def restrict_runner_group(graph: Graph, group_id: str, *, repositories: Iterable
         Id of a ``runner_group`` node, e.g. ``runner_group:acme/shared-linux``.
     repositories : iterable of str, or None
         ``owner/name`` of the repositories that may use the group (visibility
-        becomes ``selected``); None keeps the group's repository access as it
-        is (e.g. to restrict it to workflows only).
+        becomes ``selected``), each a repository of the graph
+        (:func:`known_repository`); None keeps the group's repository access
+        as it is (e.g. to restrict it to workflows only).
     workflows : iterable of str, optional
         ``owner/repo/.github/workflows/x.yml[@ref]`` entries: also restrict
         the group to these workflows (``restricted_to_workflows``).
@@ -268,14 +285,15 @@ def restrict_runner_group(graph: Graph, group_id: str, *, repositories: Iterable
     Raises
     ------
     UnknownNodeError
-        If ``group_id`` is not in the graph.
+        If ``group_id`` is not in the graph, or a repository is not (a typo would otherwise restrict the group
+        to nothing, silently).
     GraphkitError
         If it is not a runner group.
     """
     group = _typed(graph, group_id, NodeKind.RUNNER_GROUP)
     group_id = group.id
     assert isinstance(group, RunnerGroup)
-    allowed = None if repositories is None else sorted({repo_key(r) for r in repositories})
+    allowed = None if repositories is None else sorted({known_repository(graph, r) for r in repositories})
     update = _group_update(allowed, workflows, allows_public_repositories)
     g = _copy(graph)
     new_group = group.model_copy(update=update)

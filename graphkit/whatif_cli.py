@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -185,6 +187,35 @@ def apply_changes(g: Graph, *, ephemeral: list[str] = (), ephemeral_host: list[s
     return remove_edges(g, refs) if refs else g
 
 
+@contextmanager
+def _option(hint: str) -> Iterator[None]:
+    """An unknown id or name met inside is a usage error (exit 2) naming the option ``hint`` and the value."""
+    try:
+        yield
+    except UnknownNodeError as exc:
+        raise typer.BadParameter(neutralise(str(exc)), param_hint=hint) from None
+
+
+def _check_names(g: Graph, ids: dict[str, Iterable[str]], groups: dict[str, list[str]]) -> None:
+    """Every id a change option names is a node of ``g`` (written as graphkit writes it or not:
+    :func:`graphkit.analysis.reach.known_id`), every ``--restrict-group`` repository a repository of ``g``
+    (:func:`graphkit.whatif.known_repository`).
+
+    Raises
+    ------
+    typer.BadParameter
+        For the first unknown one, naming its option and the value (with close names), before anything runs.
+    """
+    from graphkit.analysis.reach import known_id
+    from graphkit.whatif import known_repository
+
+    checks = [(hint, known_id, value) for hint, values in ids.items() for value in values]
+    checks += [("--restrict-group", known_repository, repo) for repos in groups.values() for repo in repos]
+    for hint, check, value in checks:
+        with _option(hint):
+            check(g, value)
+
+
 def _edge_refs(g: Graph, text: str) -> list:
     """What :func:`~graphkit.whatif.remove_edges` takes for one ``--remove-edge`` value."""
     kind, source, target, key = parse_edge(text)
@@ -324,8 +355,10 @@ def what_if_cmd(  # noqa: PLR0913 - one option per change kind
         fail(exc)
     groups, workflows = _pairs(restrict_group, "--restrict-group", g), _pairs(group_workflow, "--group-workflow", g)
     trust = _pairs(narrow_trust, "--narrow-trust", g)
+    expanded = expand_sources(g, sources, org)
+    _check_names(g, {"--from": expanded, "--ephemeral": ephemeral, "--ephemeral-host": ephemeral_host,
+                     "--restrict-group": groups, "--group-workflow": workflows, "--narrow-trust": trust}, groups)
     try:
-        expanded = expand_sources(g, sources, org)
         after = apply_changes(g, ephemeral=ephemeral, ephemeral_host=ephemeral_host, groups=groups,
                               group_workflows=workflows, no_public=no_public, trust=trust, edges=remove_edge)
         from graphkit.whatif import compare

@@ -132,3 +132,26 @@ def test_an_ephemeral_runner_or_host_turning_persistent_is_high(tmp_path):
     assert back == {"runner:acme/eph-7f3a": "low", "host:ci-vm-7f3a": "low"}
     res = cli.invoke(app, ["diff", str(old), str(new), "--format", "json"])
     assert res.exit_code == 0 and json.loads(res.stdout)["counts"]["high"] == 2
+
+
+def test_a_credential_replaced_by_a_link_to_nowhere_is_unknown_never_gone(tmp_path):
+    """The docker config replaced by an absolute link whose target exists neither in the scanned root nor on the
+    scanning machine (in a mounted image it may be a mount of the real host): the new scan did not read it, so
+    the credential is ``unknown``, not removed; the scan names the file as not read."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    target = tmp_path / "absent-everywhere" / "config.json"
+    assert not target.exists() and not (root / str(target).lstrip("/")).exists()
+    docker = root / "home/runner/.docker/config.json"
+    docker.unlink()
+    docker.symlink_to(target)
+    result = collect_host(root)
+    assert ("/home/runner/.docker/config.json", "link target absent") in \
+        [(s["path"], s["reason"]) for s in result.document["hosts"][0]["scan"]["skipped"]]
+    assert [(p.file, p.reason) for p in result.problems] == [
+        ("/home/runner/.docker/config.json", "absolute link to a path absent from the scanned root: not read")]
+    new = snapshot(root, tmp_path / "new.json")
+    got = {c.id: (c.change, c.signal.value, c.message) for c in diff_files(old, new)}
+    change, signal, message = got["credential:build-01:/home/runner/.docker/config.json"]
+    assert (change, signal) == ("unknown", "medium")
+    assert message.endswith("(/home/runner/.docker/config.json: link target absent)")

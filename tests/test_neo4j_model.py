@@ -39,12 +39,18 @@ def example() -> Graph:
 # --------------------------------------------------------------------------- statements (golden + meta)
 
 
+#: How a relationship is stamped (see graphkit.neo4j.statements._newest).
+STAMP = ", r.update_tag = CASE WHEN r.update_tag > $tag THEN r.update_tag ELSE $tag END"
+
+
 def test_golden_statements():
     st = statements()
     assert st.constraints[0] == "CREATE CONSTRAINT graphkit_Host_id IF NOT EXISTS FOR (n:Host) REQUIRE n.id IS UNIQUE"
     assert st.create_nodes[NodeKind.JOB] == ("UNWIND $rows AS row OPTIONAL MATCH (m:Job {id: row.id}) WITH row, m "
                                              "WHERE m IS NULL CREATE (n:Job:Graphkit {id: row.id})")
-    assert st.nodes[NodeKind.JOB] == "UNWIND $rows AS row MATCH (n:Job {id: row.id}) SET n += row.props"
+    # stamped with the sync's tag unless newer (a sync run beside a newer one): stale removal takes older tags only
+    assert st.nodes[NodeKind.JOB] == ("UNWIND $rows AS row MATCH (n:Job {id: row.id}) SET n += row.props, "
+                                      "n.update_tag = CASE WHEN n.update_tag > $tag THEN n.update_tag ELSE $tag END")
     assert st.constraints[-1] == "CREATE INDEX graphkit_Graphkit_id IF NOT EXISTS FOR (n:Graphkit) ON (n.id)"
     assert st.relabel[NodeKind.JOB] == ("MATCH (n:Job) WHERE NOT n:Graphkit SET n:Graphkit "
                                         "RETURN count(n) AS relabelled")
@@ -52,13 +58,13 @@ def test_golden_statements():
     assert st.edges[(NodeKind.JOB, EdgeKind.READS_SECRET, NodeKind.SECRET)] == (
         "UNWIND $rows AS row WITH row.target AS target, collect(row) AS rows MATCH (b:Secret {id: target}) "
         "UNWIND rows AS row MATCH (a:Job {id: row.source}) "
-        "MERGE (a)-[r:READS_SECRET {key: row.key}]->(b) SET r += row.props")
+        "MERGE (a)-[r:READS_SECRET {key: row.key}]->(b) SET r += row.props" + STAMP)
     assert st.edges_from_target[(NodeKind.JOB, EdgeKind.READS_SECRET, NodeKind.SECRET)] == (
         "UNWIND $rows AS row WITH row.source AS source, collect(row) AS rows MATCH (a:Job {id: source}) "
         "UNWIND rows AS row MATCH (b:Secret {id: row.target}) "
-        "MERGE (b)<-[r:READS_SECRET {key: row.key}]-(a) SET r += row.props")
+        "MERGE (b)<-[r:READS_SECRET {key: row.key}]-(a) SET r += row.props" + STAMP)
     assert st.stale_nodes[NodeKind.SECRET] == (
-        "MATCH (x:Secret) WHERE x.update_tag <> $tag AND size(coalesce(x.graphkit_sources, [])) > 0 "
+        "MATCH (x:Secret) WHERE x.update_tag < $tag AND size(coalesce(x.graphkit_sources, [])) > 0 "
         "AND all(s IN x.graphkit_sources WHERE s IN $complete) WITH x LIMIT $limit DETACH DELETE x "
         "RETURN count(*) AS removed")
 
@@ -82,8 +88,8 @@ def test_one_statement_per_kind_and_triple_from_the_model():
         assert f"(a:{label_of(s)} " in q and f"[r:{rel_type_of(k)} " in q and f"(b:{label_of(t)} " in q
         # the same relationship (type, key, direction a -> b), the pattern written from b
         back = st.edges_from_target[(s, k, t)]
-        assert back.endswith(f"MERGE (b)<-[r:{rel_type_of(k)} {{key: row.key}}]-(a) SET r += row.props")
-        assert q.endswith(f"MERGE (a)-[r:{rel_type_of(k)} {{key: row.key}}]->(b) SET r += row.props")
+        assert back.endswith(f"MERGE (b)<-[r:{rel_type_of(k)} {{key: row.key}}]-(a) SET r += row.props" + STAMP)
+        assert q.endswith(f"MERGE (a)-[r:{rel_type_of(k)} {{key: row.key}}]->(b) SET r += row.props" + STAMP)
         assert f"(a:{label_of(s)} " in back and f"(b:{label_of(t)} " in back
     for q in [*st.create_nodes.values(), *st.nodes.values(), *st.edges.values(), *st.edges_from_target.values()]:
         assert "UNWIND $rows AS row" in q and "$(" not in q  # no dynamic labels

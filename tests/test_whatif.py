@@ -69,6 +69,13 @@ def test_restrict_runner_group_uses_the_resolver_rules(graph):
     assert members and not [e for m in members for e in none.out_edges(m) if e.kind is EdgeKind.RECEIVES_JOB]
 
 
+def test_restrict_runner_group_refuses_a_repository_not_in_the_graph(graph):
+    from graphkit.errors import UnknownNodeError
+
+    with pytest.raises(UnknownNodeError, match="no repository 'acme/nonexist'; did you mean: "):
+        restrict_runner_group(graph, GROUP, repositories=["acme/app", "acme/nonexist"])
+
+
 def test_narrow_trust_policy(graph):
     kept = narrow_trust_policy(graph, DEPLOYER, subjects=["repo:acme/infra:environment:*"])
     edges = [e for e in kept.in_edges(DEPLOYER) if e.kind is EdgeKind.ASSUMES_ROLE]

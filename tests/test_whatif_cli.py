@@ -119,6 +119,36 @@ def test_usage_errors(graph_file, args, hint):
     assert hint in res.output
 
 
+@pytest.mark.parametrize("option, value, named", [
+    ("--restrict-group", f"{GROUP}=acme/app,acme/nonexist", "no repository 'acme/nonexist'"),
+    ("--restrict-group", "runner_group:acme/nonexist=acme/app", "no node with id 'runner_group:acme/nonexist'"),
+    ("--group-workflow", "runner_group:acme/nonexist=acme/app/.github/workflows/ci.yml",
+     "no node with id 'runner_group:acme/nonexist'"),
+    ("--ephemeral", "runner:acme/nonexist", "no node with id 'runner:acme/nonexist'"),
+    ("--ephemeral-host", "runner:acme/nonexist", "no node with id 'runner:acme/nonexist'"),
+    ("--narrow-trust", "cloud_role:aws:arn:aws:iam::111122223333:role/nonexist=repo:acme/app:*",
+     "no node with id 'cloud_role:aws:arn:aws:iam::111122223333:role/nonexist'"),
+])
+def test_an_unknown_name_in_any_change_option_is_refused(graph_file, option, value, named):
+    """Exit 2 naming the option and the value: a repository not in the graph is refused as an unknown runner,
+    group or role is (a typo would otherwise restrict the group to nothing, silently)."""
+    res = what_if(graph_file, option, value)
+    assert res.exit_code == 2, res.output
+    assert f"Invalid value for {option}: {named}" in " ".join(res.output.split())
+
+
+def test_an_unknown_source_names_from(graph_file):
+    res = runner.invoke(app, ["what-if", "--graph", graph_file, "--from", "runner:acme/nonexist", "--ephemeral",
+                              SOURCE], catch_exceptions=False)
+    assert res.exit_code == 2 and "Invalid value for --from: no node with id 'runner:acme/nonexist'" in res.output
+
+
+def test_restrict_group_repositories_in_any_case_are_the_graph_s(graph_file):
+    """``ACME/App`` is the graph's ``acme/app``: accepted, and the change is the same."""
+    assert as_json(graph_file, "--restrict-group", f"{GROUP}=ACME/App,acme/INFRA") == \
+        as_json(graph_file, "--restrict-group", f"{GROUP}=acme/app,acme/infra")
+
+
 def test_ids_written_otherwise_name_their_canonical_nodes(graph_file):
     """``runner:ACME/build-01-a`` is ``runner:acme/build-01-a`` in every option, as in ``--from``."""
     written = as_json(graph_file, "--ephemeral-host", "runner:ACME/build-01-a",

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from graphkit.model.bounds import bounded_fields
 from graphkit.model.enums import CRITICALITY_WEIGHT, Criticality, NodeKind, RevocationAction
 from graphkit.model.evidence import Evidence, merge_evidence
 from graphkit.model.ids import FORMS_BY_KIND, IdForm
@@ -94,6 +95,8 @@ class Node(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     spec: ClassVar[NodeSpec]
+    #: fields :mod:`graphkit.model.bounds` leaves alone (their text is bounded where it becomes ids)
+    unbounded_fields: ClassVar[frozenset[str]] = frozenset()
 
     id: str
     name: str
@@ -110,6 +113,15 @@ class Node(BaseModel):
         if not isinstance(data, dict):
             return data
         return {k: v if k == "id" else _without_url_credentials(v) for k, v in data.items()}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded_attributes(cls, data: Any) -> Any:
+        """No string the node stores is longer than ``max_attribute_chars``: a longer one is left out and
+        recorded (:mod:`graphkit.model.bounds`), the rest of the node is kept."""
+        if not isinstance(data, dict) or not hasattr(cls, "spec"):
+            return data
+        return bounded_fields(data, cls.spec.kind.value, cls)
 
     @model_validator(mode="after")
     def _default_criticality(self) -> "Node":

@@ -383,6 +383,9 @@ class Job(Node):
     job_key: str
     secrets_repository: str
     runs_on: list[RunsOnCandidate] = Field(default_factory=list)
+    #: its labels become runner ids: bounded by ``max_identifier_chars`` where the resolver builds them (a label
+    #: left out here would route the job to more runners); see :mod:`graphkit.model.bounds`
+    unbounded_fields: ClassVar[frozenset[str]] = frozenset({"runs_on"})
     runs_on_unresolved: Evidence | None = None
     environment: str | None = None
     secret_refs: list[SecretRef] = Field(default_factory=list)

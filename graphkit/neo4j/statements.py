@@ -126,7 +126,8 @@ SOURCES = "graphkit_sources"
 #: Label of the one bookkeeping node (last sync's tag, sources and input problems); not a node kind.
 SYNC_LABEL = "GraphkitSync"
 #: Properties of the bookkeeping node (besides ``id``), written by :func:`graphkit.neo4j.sync.sync_graph`.
-SYNC_PROPS = (UPDATE_TAG, "sources_json", "problems_json", "complete_sources", "partial_sources", "skipped")
+SYNC_PROPS = (UPDATE_TAG, "sources_json", "problems_json", "complete_sources", "partial_sources", "skipped",
+              "skipped_by_source")
 #: ``id`` of the bookkeeping node.
 SYNC_ID = "graphkit"
 #: Label every graphkit node carries besides its kind's label (indexed on ``id``); library queries scope to it.
@@ -461,12 +462,13 @@ class Statements:
     ``nodes[kind]``, in one transaction: upsert of a batch ``$rows`` of ``{id, props}`` (the first creates
     the missing nodes with both labels, the second sets every row's properties; see the module
     docstring).  ``edges[(source kind, edge kind,
-    target kind)]``: upsert of ``$rows`` of ``{source, target, key, props}``;
+    target kind)]``: upsert of ``$rows`` of ``{source, target, key, props}``
+    (nodes and relationships are stamped ``$tag`` unless they hold a newer one);
     ``edges_from_target[...]``: the same upsert with the MERGE pattern written
     from the target node (same relationship; cheaper on ArcadeDB when the
     source holds more relationships of the type, see the module docstring).
     ``stale_nodes[kind]`` / ``stale_edges[edge kind]``: delete up to
-    ``$limit`` items not stamped with ``$tag`` whose sources all are in
+    ``$limit`` items stamped with a tag older than ``$tag`` whose sources all are in
     ``$complete``; each returns ``removed``.
     """
 
@@ -481,8 +483,18 @@ class Statements:
     sync_meta: str
 
 
-_STALE = (f"x.{UPDATE_TAG} <> $tag AND size(coalesce(x.{SOURCES}, [])) > 0 "
+_STALE = (f"x.{UPDATE_TAG} < $tag AND size(coalesce(x.{SOURCES}, [])) > 0 "
           f"AND all(s IN x.{SOURCES} WHERE s IN $complete)")
+
+
+def _newest(var: str) -> str:
+    """``SET`` item stamping ``var`` with this sync's ``$tag`` unless it holds a newer one: a sync that runs beside
+    a newer one never makes what the newer one wrote look stale to it (stale removal takes older tags only).
+
+    >>> _newest("n")
+    'n.update_tag = CASE WHEN n.update_tag > $tag THEN n.update_tag ELSE $tag END'
+    """
+    return f"{var}.{UPDATE_TAG} = CASE WHEN {var}.{UPDATE_TAG} > $tag THEN {var}.{UPDATE_TAG} ELSE $tag END"
 
 
 def statements() -> Statements:
@@ -508,13 +520,16 @@ def statements() -> Statements:
     UNWIND $rows AS row OPTIONAL MATCH (m:Runner {id: row.id}) WITH row, m WHERE m IS NULL \
 CREATE (n:Runner:Graphkit {id: row.id})
     >>> print(st.nodes[NodeKind.RUNNER])
-    UNWIND $rows AS row MATCH (n:Runner {id: row.id}) SET n += row.props
+    UNWIND $rows AS row MATCH (n:Runner {id: row.id}) SET n += row.props, \
+n.update_tag = CASE WHEN n.update_tag > $tag THEN n.update_tag ELSE $tag END
     >>> print(st.edges[(NodeKind.RUNNER, EdgeKind.RECEIVES_JOB, NodeKind.JOB)])
     UNWIND $rows AS row WITH row.target AS target, collect(row) AS rows MATCH (b:Job {id: target}) \
-UNWIND rows AS row MATCH (a:Runner {id: row.source}) MERGE (a)-[r:RECEIVES_JOB {key: row.key}]->(b) SET r += row.props
+UNWIND rows AS row MATCH (a:Runner {id: row.source}) MERGE (a)-[r:RECEIVES_JOB {key: row.key}]->(b) SET r += row.props, \
+r.update_tag = CASE WHEN r.update_tag > $tag THEN r.update_tag ELSE $tag END
     >>> print(st.edges_from_target[(NodeKind.RUNNER, EdgeKind.RECEIVES_JOB, NodeKind.JOB)])
     UNWIND $rows AS row WITH row.source AS source, collect(row) AS rows MATCH (a:Runner {id: source}) \
-UNWIND rows AS row MATCH (b:Job {id: row.target}) MERGE (b)<-[r:RECEIVES_JOB {key: row.key}]-(a) SET r += row.props
+UNWIND rows AS row MATCH (b:Job {id: row.target}) MERGE (b)<-[r:RECEIVES_JOB {key: row.key}]-(a) SET r += row.props, \
+r.update_tag = CASE WHEN r.update_tag > $tag THEN r.update_tag ELSE $tag END
     """
     labels = [label_of(k) for k in NODE_TYPES] + [SYNC_LABEL]
     constraints = [f"CREATE CONSTRAINT graphkit_{lb}_id IF NOT EXISTS FOR (n:{lb}) REQUIRE n.id IS UNIQUE"
@@ -524,7 +539,8 @@ UNWIND rows AS row MATCH (b:Job {id: row.target}) MERGE (b)<-[r:RECEIVES_JOB {ke
     # looked up by one (ArcadeDB answers a two-label MERGE by scanning the label: quadratic in its nodes)
     create = {k: f"UNWIND $rows AS row OPTIONAL MATCH (m:{label_of(k)} {{id: row.id}}) WITH row, m WHERE m IS NULL "
                  f"CREATE (n:{label_of(k)}:{COMMON_LABEL} {{id: row.id}})" for k in NODE_TYPES}
-    nodes = {k: f"UNWIND $rows AS row MATCH (n:{label_of(k)} {{id: row.id}}) SET n += row.props" for k in NODE_TYPES}
+    nodes = {k: f"UNWIND $rows AS row MATCH (n:{label_of(k)} {{id: row.id}}) SET n += row.props, {_newest('n')}"
+             for k in NODE_TYPES}
     # nodes written before the common label existed get it once (none on a fresh database)
     relabel = {k: f"MATCH (n:{label_of(k)}) WHERE NOT n:{COMMON_LABEL} SET n:{COMMON_LABEL} "
                   "RETURN count(n) AS relabelled" for k in NODE_TYPES}
@@ -537,14 +553,16 @@ UNWIND rows AS row MATCH (b:Job {id: row.target}) MERGE (b)<-[r:RECEIVES_JOB {ke
         a, b = f"(a:{label_of(s)} {{id: row.source}})", f"(b:{label_of(t)} {{id: row.target}})"
         by = "UNWIND $rows AS row WITH row.{0} AS {0}, collect(row) AS rows MATCH {1} UNWIND rows AS row MATCH {2} "
         edges[(s, kind, t)] = (by.format("target", b.replace("row.target", "target"), a)
-                               + f"MERGE (a)-[r:{rel} {{key: row.key}}]->(b) SET r += row.props")
+                               + f"MERGE (a)-[r:{rel} {{key: row.key}}]->(b) SET r += row.props, {_newest('r')}")
         from_target[(s, kind, t)] = (by.format("source", a.replace("row.source", "source"), b)
-                                     + f"MERGE (b)<-[r:{rel} {{key: row.key}}]-(a) SET r += row.props")
+                                     + f"MERGE (b)<-[r:{rel} {{key: row.key}}]-(a) SET r += row.props, {_newest('r')}")
     stale_nodes = {k: f"MATCH (x:{label_of(k)}) WHERE {_STALE} WITH x LIMIT $limit DETACH DELETE x "
                       "RETURN count(*) AS removed" for k in NODE_TYPES}
     stale_edges = {k: f"MATCH ()-[x:{rel_type_of(k)}]->() WHERE {_STALE} "
                       "WITH x LIMIT $limit DELETE x RETURN count(*) AS removed" for k in EDGE_SPECS}
-    sync_meta = f"MERGE (m:{SYNC_LABEL} {{id: $id}}) SET m += $props"
+    # the newest sync's bookkeeping stays when an older one, run beside it, finishes last
+    sync_meta = (f"MERGE (m:{SYNC_LABEL} {{id: $id}}) WITH m WHERE m.{UPDATE_TAG} IS NULL "
+                 f"OR m.{UPDATE_TAG} <= $props.{UPDATE_TAG} SET m += $props")
     return Statements(constraints, relabel, create, nodes, edges, from_target, stale_nodes, stale_edges, sync_meta)
 
 

@@ -17,12 +17,25 @@ Steps of :func:`sync_graph`, every statement generated from the model by
    partially read source (a skipped file, a 403) may still hold stays (a
    database that held no graphkit node before the sync is not scanned);
 5. the bookkeeping node (:data:`~graphkit.neo4j.statements.SYNC_LABEL`) with
-   this sync's tag, sources and input problems.
+   this sync's tag, sources and input problems (``skipped``: every problem as
+   ``file place: reason``; ``skipped_by_source``: each as ``source: file place:
+   reason`` under the source it belongs to, :func:`problem_sources`).
 
 Every write runs in a managed transaction (``Session.execute_write``), which
-the driver retries on transient errors and lost connections; MERGE makes a
-re-run after an interruption converge, and removal only runs once every
-write succeeded.
+the driver retries on transient errors and lost connections; a write that a
+concurrent sync made fail on a uniqueness constraint (both created the same
+node) is run again too (:func:`write_retrying`); MERGE makes a re-run after an
+interruption converge, and removal only runs once every write succeeded.
+
+Concurrent syncs
+----------------
+Two syncs may run into one database at once (two schedulers, a retried job).
+Both create-if-missing the same nodes: the one that commits second fails on
+the uniqueness constraint and its batch is run again (:func:`write_retrying`).
+Everything is stamped with the newer of its tag and the sync's, and stale
+removal takes only *older* tags, so the older sync never removes what the newer
+one wrote, nor the newer one what both wrote; the bookkeeping node keeps the
+newest sync's.
 
 Provenance
 ----------
@@ -58,8 +71,8 @@ from graphkit.neo4j.statements import (
 if TYPE_CHECKING:  # pragma: no cover
     import neo4j
 
-__all__ = ["SyncResult", "sync_graph", "sync_size", "provenance", "database_counts", "from_target",
-           "DEFAULT_BATCH_SIZE"]
+__all__ = ["SyncResult", "sync_graph", "sync_size", "provenance", "problem_sources", "database_counts",
+           "from_target", "write_retrying", "DEFAULT_BATCH_SIZE", "CONSTRAINT_ATTEMPTS"]
 
 DEFAULT_BATCH_SIZE = 1000
 #: ``progress(advance, description)``, as for ingestors.
@@ -142,24 +155,39 @@ def provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str,
     >>> provenance(g)[0]
     {'host:h1': ['runners'], 'repo:a/b': ['github-actions']}
     """
-    sources = sorted(graph.meta.sources)
+    node_src, edge_src, _ = _provenance(graph)
+    return node_src, edge_src
+
+
+class _Matcher:
+    """The source an evidence ``file`` (or a problem's) lies under, by the input paths of ``graph.meta``."""
+
+    def __init__(self, meta: GraphMeta) -> None:
+        self.sources = sorted(meta.sources)
+        self.inputs = {name: paths for name, paths in _input_paths(meta).items() if name in self.sources}
+        self.cache: dict[str, str | None] = {}
+        #: the sources none of whose evidence lies under an input path (set by :func:`_provenance`)
+        self.checkout: list[str] = self.sources
+
+    def __call__(self, file: str) -> str | None:
+        if file not in self.cache:
+            f = _norm(file)
+            self.cache[file] = next((name for name, paths in self.inputs.items()
+                                     if any(f == p or f.startswith(p.rstrip("/") + "/") for p in paths)), None)
+        return self.cache[file]
+
+
+def _provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str, str], list[str]], _Matcher]:
+    """:func:`provenance` and the matcher it used (its ``checkout`` sources set)."""
+    match = _Matcher(graph.meta)
+    sources = match.sources
     if not sources:
-        return {}, {}
-    inputs = {name: paths for name, paths in _input_paths(graph.meta).items() if name in sources}
-    cache: dict[Evidence, str | None] = {}
-
-    def match(ev: Evidence) -> str | None:
-        if ev not in cache:
-            f = _norm(ev.file)
-            cache[ev] = next((name for name, paths in inputs.items()
-                              if any(f == p or f.startswith(p.rstrip("/") + "/") for p in paths)), None)
-        return cache[ev]
-
+        return {}, {}, match
     items: list[tuple[Any, Sequence[Evidence]]] = [(n.id, n.evidence) for n in graph.nodes()]
     # a stored edge's evidence tuple is shared by the edges of one source place: each is read once (by identity)
     items += [((u, v, k), rec.evidence) for u, v, k, rec in graph.nx.edges(keys=True, data=True)]
-    matched = {match(ev) for evs in {id(evs): evs for _, evs in items}.values() for ev in evs} - {None}
-    checkout = [s for s in sources if s not in matched] or sources
+    matched = {match(ev.file) for evs in {id(evs): evs for _, evs in items}.values() for ev in evs} - {None}
+    checkout = match.checkout = [s for s in sources if s not in matched] or sources
     node_src: dict[str, list[str]] = {}
     edge_src: dict[tuple[str, str, str], list[str]] = {}
     seen: dict[int, tuple[Sequence[Evidence], list[str]]] = {}
@@ -168,14 +196,62 @@ def provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str,
         if hit is None or hit[0] is not evs:
             names: set[str] = set()
             for ev in evs:
-                m = match(ev)
+                m = match(ev.file)
                 names.update([m] if m else checkout if ev.repository else sources)
             hit = seen[id(evs)] = (evs, sorted(names) if names else list(sources))
         if isinstance(key, tuple):
             edge_src[key] = hit[1]
         else:
             node_src[key] = hit[1]
-    return node_src, edge_src
+    return node_src, edge_src, match
+
+
+def problem_sources(graph: Graph) -> list[tuple[str, str]]:
+    """Each input problem of ``graph.meta`` with the source it belongs to: ``(source, "file place: reason")``.
+
+    A problem belongs to the source one of whose input paths its ``file`` is or lies under; a resolver problem
+    on a file of a repository checkout (``OWNER/NAME:path``, :func:`graphkit.resolve.context.problem_file`)
+    belongs to the sources none of whose evidence lies under an input path (as in :func:`provenance`); any
+    other problem belongs to every source (its source is unknown).  A graph without ``meta.sources`` gives
+    ``("", problem)`` pairs.
+
+    Returns
+    -------
+    list of (str, str)
+        sorted by source, in the order of ``graph.meta.problems`` within a source.
+
+    Examples
+    --------
+    >>> from graphkit.meta import Problem
+    >>> g = Graph()
+    >>> g.meta = {"sources": {"github-actions": {"complete": False}, "runners": {"complete": True}},
+    ...           "inputs": {"github-actions": ["repos"], "runners": ["inv.yaml"]},
+    ...           "problems": [Problem(file="repos/a/ci.yml", place="line 3", reason="invalid YAML")]}
+    >>> problem_sources(g)
+    [('github-actions', 'repos/a/ci.yml line 3: invalid YAML')]
+    """
+    return _problem_sources(graph, _provenance(graph)[2])
+
+
+def _problem_sources(graph: Graph, match: _Matcher) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for problem in graph.meta.problems:
+        source = match(problem.file)
+        if source:
+            names = [source]
+        elif _checkout_file(problem.file):
+            names = match.checkout
+        else:
+            names = match.sources or [""]
+        out += [(name, _skipped(problem)) for name in names]
+    return sorted(out, key=lambda pair: pair[0])
+
+
+def _checkout_file(file: str) -> bool:
+    """Whether a problem's ``file`` names a file of a repository checkout: ``OWNER/NAME:path`` (a relative path,
+    never a drive letter)."""
+    repo, sep, rest = file.partition(":")
+    return bool(sep and rest) and repo.count("/") >= 1 and not repo.startswith("/")
 
 
 # --------------------------------------------------------------------------- sync
@@ -218,8 +294,9 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
     database
         the database name, always passed to the session.
     update_tag
-        an integer stamped as ``update_tag`` on everything written; default
-        ``time.time_ns()``.  Must grow from one sync to the next.
+        an integer stamped as ``update_tag`` on everything written (unless it
+        holds a newer one); default ``time.time_ns()``.  Must grow from one
+        sync to the next: removal takes items with an older tag.
     batch_size
         rows per ``UNWIND $rows`` transaction.
     cleanup
@@ -249,7 +326,7 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
     t0 = time.monotonic()
     tag = time.time_ns() if update_tag is None else int(update_tag)
     st = statements()
-    node_src, edge_src = provenance(graph)
+    node_src, edge_src, match = _provenance(graph)
     meta_sources = {name: s.model_dump() for name, s in graph.meta.sources.items()}
     complete = sorted(n for n, s in meta_sources.items() if s["complete"])
     partial = sorted(n for n in meta_sources if n not in complete)
@@ -259,7 +336,7 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
     with driver.session(database=database) as session:
         w = _Writer(session, tag, batch_size, advance)
         for q in st.constraints:
-            session.execute_write(_write, q, {})
+            write_retrying(session, q, {})
         for q in st.relabel.values():
             session.execute_write(_write, q, {})
         held = session.execute_read(_any_node) if cleanup and complete else False
@@ -270,8 +347,9 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
         meta_props = {UPDATE_TAG: tag, "sources_json": json.dumps(meta_sources, sort_keys=True),
                       "problems_json": json.dumps([p.model_dump() for p in graph.meta.problems], sort_keys=True),
                       "complete_sources": complete, "partial_sources": partial,
-                      "skipped": [_skipped(p) for p in graph.meta.problems]}
-        session.execute_write(_write, st.sync_meta, {"id": SYNC_ID, "props": meta_props})
+                      "skipped": [_skipped(p) for p in graph.meta.problems],
+                      "skipped_by_source": [f"{name}: {text}" for name, text in _problem_sources(graph, match)]}
+        write_retrying(session, st.sync_meta, {"id": SYNC_ID, "props": meta_props})
     result.seconds = time.monotonic() - t0
     return result
 
@@ -293,14 +371,53 @@ class _Writer:
 
     def batches(self, query: str | tuple[str, ...], rows: list[dict[str, Any]], what: str) -> None:
         """Run ``query`` (one statement or several in order) over ``rows`` in ``UNWIND $rows`` batches, one
-        managed transaction each."""
+        managed transaction each (:func:`write_retrying`)."""
         for chunk in _chunks(rows, self.batch_size):
-            self.session.execute_write(_write, query, {"rows": chunk})
+            write_retrying(self.session, query, {"rows": chunk, "tag": self.tag})
             self.advance(len(chunk), what)
 
     def stamped(self, props: dict[str, Any], sources: list[str]) -> dict[str, Any]:
-        """``props`` with this sync's update tag and the item's sources."""
-        return {**props, UPDATE_TAG: self.tag, SOURCES: sources}
+        """``props`` with the item's sources (the statements stamp the update tag: ``$tag`` unless newer)."""
+        return {**props, SOURCES: sources}
+
+
+#: Attempts of one write that a concurrent sync's write keeps failing on a uniqueness constraint.
+CONSTRAINT_ATTEMPTS = 8
+#: Schema statements that a concurrent ``CREATE ... IF NOT EXISTS`` can fail the same way (Neo4j status codes).
+_SCHEMA_RACES = ("Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+                 "Neo.ClientError.Schema.ConstraintAlreadyExists", "Neo.ClientError.Schema.IndexAlreadyExists")
+
+
+def write_retrying(session: "neo4j.Session", query: str | tuple[str, ...], params: dict[str, Any], *,
+                   attempts: int = CONSTRAINT_ATTEMPTS, pause: Callable[[float], None] = time.sleep) -> None:
+    """Run ``query`` with ``params`` in a managed transaction, again (a new transaction) when a concurrent
+    write made it fail on a uniqueness constraint.
+
+    Two syncs into one database race on ``MERGE`` / create-if-missing: both transactions see no node with an
+    id, both create it, and the second to commit fails with ``Neo.ClientError.Schema.ConstraintValidationFailed``
+    (:class:`neo4j.exceptions.ConstraintError`); the transaction is rolled back whole, and run again it finds
+    the node the other one created (the race the Cypher manual describes for ``MERGE`` under concurrent
+    updates: https://neo4j.com/docs/cypher-manual/current/clauses/merge/#query-merge-using-unique-constraints).
+    The driver's managed transactions retry transient errors only (a client error is not retried:
+    https://neo4j.com/docs/python-manual/current/transactions/#managed-transactions), so this retries that one
+    client error too, and a concurrent ``CREATE CONSTRAINT ... IF NOT EXISTS``, with a short growing pause.
+
+    Raises
+    ------
+    neo4j.exceptions.ConstraintError, neo4j.exceptions.ClientError
+        when the write still fails after ``attempts`` runs (a real violation, not a race), or for any other
+        client error (at once).
+    """
+    from neo4j.exceptions import ClientError, ConstraintError
+
+    for attempt in range(1, attempts + 1):
+        try:
+            session.execute_write(_write, query, params)
+            return
+        except ClientError as exc:
+            if attempt == attempts or not (isinstance(exc, ConstraintError) or exc.code in _SCHEMA_RACES):
+                raise
+            pause(min(0.05 * 2 ** attempt, 2.0))
 
 
 def _write_nodes(w: _Writer, st: Statements, graph: Graph, node_src: dict[str, list[str]]) -> dict[str, int]:

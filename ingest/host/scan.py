@@ -186,8 +186,12 @@ class HostScan:
         if local is None:
             self.refuse(host_path, why or "not followed", "link loop" if why and "loop" in why else "link out of root")
             return None
-        if not os.path.lexists(local):
-            return None  # a dangling link
+        if not os.path.lexists(local):  # a dangling link
+            target = self.readlink(host_path)
+            if self.real != os.sep and target and target.startswith("/"):  # in an image: maybe a host mount
+                self.refuse(host_path, "absolute link to a path absent from the scanned root: not read",
+                            "link target absent")
+            return None
         limit = self.limits.max_file_bytes
         try:
             st = os.stat(local)

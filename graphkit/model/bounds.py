@@ -1,0 +1,168 @@
+"""The bound on stored attribute strings (``max_attribute_chars``, :mod:`graphkit.limits`), enforced once: where
+a node is validated (:meth:`graphkit.model.node.Node._bounded_attributes`), for every source and the resolver alike.
+
+Ids are bounded by ``max_identifier_chars`` where they are built; the other text a node stores (a job's
+``name:`` or ``environment:`` expression, the OIDC subjects built from branch filters, an inventory runner's
+labels, trigger filters, policy documents) comes from hostile input too.  A string past the bound is left out
+of the node, never cut (a cut label or subject would be a different one), and never quoted:
+
+- a field holding it becomes unknown (``None``), or, for a field that must hold text (a display ``name``), a
+  description of it (``<name of N characters, left out>``);
+- a list entry holding it, or a mapping entry whose key or value holds it, is dropped.
+
+Everything else of the node, and of its file, is kept.  Each value left out is recorded (:func:`refusals`):
+the node's first evidence (file and place), the field, and the value's length; :func:`graphkit.build.build_graph`
+turns them into problems of the build (the source read partially: what the value would have linked is unknown,
+never absent).  No value past the bound can ever match one within it that ids or policies use, so routing is
+unchanged (a runner label of 20,000 characters matches no ``runs-on`` label, which ids bound at 4,096).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from graphkit import limits
+from graphkit.model.evidence import Evidence
+
+__all__ = ["Refusal", "bounded_fields", "refusals", "take_refusals"]
+
+#: ``(file, place, reason)`` of each value left out since :func:`take_refusals` was last called.
+Refusal = tuple[str, str, str]
+_refused: list[Refusal] = []
+_DROP = object()  # a list or mapping entry to leave out
+_SCALARS = frozenset({type(None), bool, int, float, Evidence})
+
+
+def refusals() -> list[Refusal]:
+    """The values left out so far (not cleared)."""
+    return list(_refused)
+
+
+def take_refusals() -> list[Refusal]:
+    """The values left out since the last call, in order; clears them."""
+    out = list(_refused)
+    _refused.clear()
+    return out
+
+
+def _too_long(value: Any, cap: int) -> bool:
+    """Whether ``value`` holds a string longer than ``cap`` anywhere (no copy; evidence is not an attribute:
+    its places are described, never quoted, by :func:`graphkit.errors.shown_place`)."""
+    t = type(value)
+    if t is str:
+        return len(value) > cap
+    if t in _SCALARS:
+        return False
+    if t is list or t is tuple:
+        return _any_too_long(value, cap)
+    if t is dict:
+        return _any_too_long(value, cap) or _any_too_long(value.values(), cap)
+    if isinstance(value, BaseModel):
+        return _any_too_long(value.__dict__.values(), cap)
+    return False
+
+
+def _any_too_long(values: Any, cap: int) -> bool:
+    """:func:`_too_long` of any of ``values`` (strings and scalars checked inline: the usual case)."""
+    for v in values:
+        t = type(v)
+        if t is str:
+            if len(v) > cap:
+                return True
+        elif t not in _SCALARS and _too_long(v, cap):
+            return True
+    return False
+
+
+def _bound(value: Any, cap: int, found: list[int], *, entry: bool) -> Any:
+    """``value`` without its strings longer than ``cap`` (their lengths appended to ``found``); an over-long
+    string is :data:`_DROP` where it is a list or mapping ``entry``, else None."""
+    if type(value) is str:
+        if len(value) <= cap:
+            return value
+        found.append(len(value))
+        return _DROP if entry else None
+    if not _too_long(value, cap):
+        return value
+    if isinstance(value, (list, tuple)):
+        kept = [b for v in value if (b := _bound(v, cap, found, entry=True)) is not _DROP]
+        return type(value)(kept) if isinstance(value, tuple) else kept
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if _too_long(k, cap):
+                found.append(len(k))
+                continue
+            if (b := _bound(v, cap, found, entry=True)) is not _DROP:
+                out[k] = b
+        return out
+    if isinstance(value, BaseModel):
+        changes = {k: _model_field(value, k, _bound(v, cap, found, entry=False))
+                   for k, v in value.__dict__.items() if _too_long(v, cap)}
+        return value.model_copy(update=changes)
+    return value
+
+
+def _model_field(model: BaseModel, name: str, value: Any) -> Any:
+    """``value`` for field ``name`` of ``model``: a field that cannot be None keeps a description instead."""
+    if value is not None:
+        return value
+    field = type(model).model_fields.get(name)
+    if field is not None and field.is_required():
+        return f"<{name} left out>"
+    return field.default if field is not None else None
+
+
+def bounded_fields(data: dict[str, Any], kind: str, model: type[BaseModel]) -> dict[str, Any]:
+    """The input of a node (``data``, field name -> value) without strings past ``max_attribute_chars``, each
+    one recorded (see the module docstring); ``data`` itself when none is (the usual case, checked cheaply).
+
+    Parameters
+    ----------
+    data
+        the node's fields as given to the model (``id`` and ``evidence`` are not attributes: ids have their own
+        bound and evidence places are described by :func:`graphkit.errors.shown_place`).
+    kind
+        the node kind's value, for the reason (``job``, ``runner``...).
+    model
+        the node class (which fields must hold text; its ``unbounded_fields`` are left alone).
+    """
+    cap = limits.latest().max_attribute_chars
+    skip = getattr(model, "unbounded_fields", frozenset())
+    over = [k for k, v in data.items() if (len(v) > cap if type(v) is str else type(v) not in _SCALARS
+                                           and _too_long(v, cap)) and k not in ("id", "evidence") and k not in skip]
+    if not over:
+        return data
+    out = dict(data)
+    file, place = _where(data.get("evidence"))
+    for key in over:
+        found: list[int] = []
+        value = _bound(data[key], cap, found, entry=False)
+        if value is None:
+            field = model.model_fields.get(key)
+            if field is not None and field.is_required():
+                value = f"<{key} of {found[0]} characters, left out>"
+            elif field is not None:
+                value = field.default
+        out[key] = value
+        for n in found:
+            _refused.append((file, place, f"{kind} {key}: " + limits.too_many(
+                "max_attribute_chars", cap, f"text of {n} characters") + "; value left out"))
+    return out
+
+
+def _where(evidence: Any) -> tuple[str, str]:
+    """File and place of a node's first evidence (an :class:`~graphkit.model.evidence.Evidence` or its dict)."""
+    first = evidence[0] if isinstance(evidence, (list, tuple)) and evidence else None
+    get = first.get if isinstance(first, dict) else (lambda k, d=None: getattr(first, k, d))
+    if first is None:
+        return "", ""
+    file = str(get("file", "") or "")
+    repo = get("repository")
+    place = str(get("yaml_path") or "")
+    line = get("line")
+    if line is not None:
+        place = f"{place} (line {line})".strip()
+    return (f"{repo}:{file}" if repo else file), place

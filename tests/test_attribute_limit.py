@@ -1,0 +1,88 @@
+"""``max_attribute_chars`` (graphkit/limits.py): a string a node stores besides its id (a job ``name:``, an OIDC
+subject made from a branch filter, an inventory runner label) is bounded where nodes are validated
+(graphkit/model/bounds.py), for every source alike: a longer one is left out, one problem naming the file and
+place with the value's length and never the value, and nothing else of the file is lost."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from graphkit import limits
+from graphkit.build import build_graph
+from graphkit.model import NodeKind
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "acme"
+LONG = 20_000  # past the default 16,384
+REFUSED = "refused: text of {n} characters (limit max_attribute_chars=16384; raise with --limit " \
+          "max_attribute_chars=N or GRAPHKIT_LIMIT_MAX_ATTRIBUTE_CHARS); value left out"
+
+
+@pytest.fixture(autouse=True)
+def _limits_read_again():
+    yield
+    limits.current()
+
+
+def _inputs(root: Path) -> dict[str, list[Path]]:
+    return {"github-actions": [root / "repos"], "runners": [root / "inventory.yaml"],
+            "aws-iam": [root / "aws-iam.json"]}
+
+
+def _hostile_example(tmp: Path) -> Path:
+    """The bundled example with three over-long strings: a job ``name:`` and a ``push`` branch filter in
+    acme/app's ci.yml (the branch also becomes an OIDC subject of every job with ``id-token: write``), and a
+    label of runner build-01-a in the inventory."""
+    root = tmp / "acme"
+    shutil.copytree(EXAMPLE, root)
+    ci = root / "repos/acme__app/.github/workflows/ci.yml"
+    text = ci.read_text(encoding="utf-8")
+    text = text.replace("    branches: [main]\n", f"    branches: [main, \"{'b' * LONG}\"]\n", 1)
+    text = text.replace("  test:\n", f"  test:\n    name: \"{'n' * LONG}\"\n", 1)
+    ci.write_text(text, encoding="utf-8")
+    inv = root / "inventory.yaml"
+    inv.write_text(inv.read_text(encoding="utf-8").replace(
+        "labels: [self-hosted, Linux, X64, shared]", f"labels: [self-hosted, Linux, X64, shared, \"{'l' * LONG}\"]",
+        1), encoding="utf-8")
+    return root
+
+
+def test_long_attributes_are_left_out_with_one_problem_each(tmp_path):
+    original = build_graph(_inputs(EXAMPLE)).graph
+    root = _hostile_example(tmp_path)
+    result = build_graph(_inputs(root))
+    got = sorted((p.file, p.place, p.reason) for p in result.problems)
+    assert got == sorted([
+        ("acme/app:.github/workflows/ci.yml", "jobs.test (line 17)", "job name: " + REFUSED.format(n=LONG)),
+        ("acme/app:.github/workflows/ci.yml", "(line 1)", "workflow triggers: " + REFUSED.format(n=LONG)),
+        ("acme/app:.github/workflows/ci.yml", "jobs.test (line 17)", "job triggers: " + REFUSED.format(n=LONG)),
+        ("acme/app:.github/workflows/ci.yml", "jobs.lint (line 11)", "job triggers: " + REFUSED.format(n=LONG)),
+        (str(root / "inventory.yaml"), "runners[0] (line 114)", "runner labels: " + REFUSED.format(n=LONG)),
+    ]), got
+    assert not any(c * 100 in str(p) for p in result.problems for c in "bnl")  # never the value
+    g = result.graph
+    # nothing else is lost: the same nodes and edges as the example's
+    assert set(g.nx.nodes) == set(original.nx.nodes)
+    assert set(g.nx.edges(keys=True)) == set(original.nx.edges(keys=True))
+    assert g.node("runner:acme/build-01-a").labels == original.node("runner:acme/build-01-a").labels
+    job = g.node("job:acme/app/.github/workflows/ci.yml#test")
+    assert job.name == f"<name of {LONG} characters, left out>"
+    assert [t.branches for t in job.triggers if t.event == "push"] == [("main",)]
+    assert all(len(s) < 1000 for o in g.nodes(NodeKind.OIDC_IDENTITY) for s in o.subjects)
+    assert max(len(str(n.model_dump())) for n in g.nodes()) < LONG
+    # the sources that held them are partial: what the values would have linked is unknown, never absent
+    assert {k: s.complete for k, s in g.meta.sources.items()} == {"github-actions": False, "runners": False,
+                                                                  "aws-iam": True}
+
+
+def test_the_limit_is_raised_with_its_variable(tmp_path, monkeypatch):
+    root = _hostile_example(tmp_path)
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_ATTRIBUTE_CHARS", str(LONG))
+    limits.current()
+    result = build_graph(_inputs(root))
+    assert result.problems == []
+    assert "l" * LONG in result.graph.node("runner:acme/build-01-a").labels
+    assert result.graph.node("job:acme/app/.github/workflows/ci.yml#test").name == "n" * LONG
