@@ -36,6 +36,7 @@ YAML 1.1 note: PyYAML constructs the bare key ``on`` as the boolean ``True``
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -227,7 +228,22 @@ _STR, _NULL, _MAP, _SEQ = (f"tag:yaml.org,2002:{t}" for t in ("str", "null", "ma
 _SCALAR_TAGS = tuple(f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float", "timestamp"))
 
 
-def _fast_node(ldr: Loader, lines: dict[str, int]) -> Any:
+#: Nesting the C composer is given at most (it crashes the process somewhere past 20,000 levels).
+_C_SAFE_DEPTH = 10_000
+
+
+def _depth_bound(text: str) -> int:
+    """An upper bound on the nesting depth of the YAML document ``text`` (characters; O(len) in C).
+
+    A level is opened by a flow collection (``[``, ``{``), a compact block entry or key (``-``, ``?``, which
+    nest on one line), or a deeper indentation, which needs a line of its own: ``d`` indented levels take at
+    least ``d * (d + 1) / 2`` characters, so they are at most ``isqrt(2 * len(text))``.
+    """
+    return (text.count("[") + text.count("{") + text.count("-") + text.count("?")
+            + math.isqrt(2 * len(text)) + 1)
+
+
+def _fast_node(ldr: Loader, lines: dict[str, int], text: str) -> Any:
     """The document's data, built from the node tree composed by libyaml's C composer and checked as
     :class:`_BoundedComposer` checks it (same refusals, same lines, same order), and its line map; ``_SLOW``
     when the C composer is not available, fails (the bounded composer then gives the same error it always
@@ -235,10 +251,15 @@ def _fast_node(ldr: Loader, lines: dict[str, int]) -> Any:
     composer does).  The data is what ``construct_document`` builds (:func:`_check_and_build`, or the
     constructor itself when that cannot).
 
-    The C composer cannot be driven into deep recursion: libyaml refuses nesting past 1000 levels
-    (``exceeded maximum nesting depth``), and an alias is a reference to the anchored node, never a copy.
+    The C composer recurses once per nesting level on the C stack, and the libyaml PyYAML is built with
+    need not bound nesting (PyYAML 6.0 with its bundled libyaml composes 20,000 levels and crashes the
+    process past about 30,000): a document whose nesting could be deeper than :data:`_C_SAFE_DEPTH`
+    (:func:`_depth_bound`) goes to the bounded composer, which refuses it at ``max_depth`` as it is met.  An
+    alias is a reference to the anchored node, never a copy.
     """
     if _C_COMPOSE is None:  # pragma: no cover - PyYAML built without libyaml
+        return _SLOW
+    if _depth_bound(text) > _C_SAFE_DEPTH:
         return _SLOW
     try:
         node = _C_COMPOSE(ldr)
@@ -495,7 +516,7 @@ def load_yaml(text: str, *, file: str, loader: type[Loader] = Loader,
     ldr = loader(text)
     lines: dict[str, int] = {"": 1}
     try:
-        data = _fast_node(ldr, lines)
+        data = _fast_node(ldr, lines, text)
         if data is _SLOW:
             ldr.dispose()
             ldr, lines = loader(text), {"": 1}

@@ -92,3 +92,33 @@ def test_refusals_name_their_line():
         _yaml.load_yaml(HOSTILE["duplicate key"], file="f.yml")
     with pytest.raises(InputError, match="line 100: refused: nesting deeper than 100 levels"):
         _yaml.load_yaml(HOSTILE["deep"], file="f.yml")
+
+
+@pytest.mark.parametrize("opening", ["[", "{a: ", "- "])
+def test_nesting_too_deep_for_the_c_composer_is_refused_not_a_crash(opening, tmp_path):
+    """100,000 levels in a 200-600 KB workflow (flow sequences, flow mappings, compact block sequences): the C
+    composer would recurse past the C stack and kill the process (exit 139); the loader hands it to the bounded
+    composer, which refuses it at ``max_depth``.  Run in a child process, so a crash fails this test only."""
+    import subprocess
+    import sys
+
+    closing = {"[": "]", "{a: ": "}", "- ": ""}[opening]
+    body = opening * 100_000 + "x" + closing * 100_000
+    wf = tmp_path / "deep.yml"
+    wf.write_text(f"on: push\njobs:\n  j:\n    runs-on: ubuntu-latest\n    env:\n      X:\n        {body}\n",
+                  encoding="utf-8")
+    assert _yaml._depth_bound(wf.read_text(encoding="utf-8")) > _yaml._C_SAFE_DEPTH
+    code = ("import sys; from ingest import _yaml; from graphkit.errors import InputError\n"
+            "try:\n    _yaml.load_yaml(open(sys.argv[1], encoding='utf-8').read(), file='deep.yml')\n"
+            "except InputError as exc:\n    print(exc)\n")
+    res = subprocess.run([sys.executable, "-c", code, str(wf)], capture_output=True, text=True, cwd=ROOT,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr[-500:]
+    assert "nesting deeper than 100 levels" in res.stdout and res.stdout.startswith("deep.yml: line 7")
+
+
+def test_depth_bound_keeps_ordinary_workflows_on_the_c_composer():
+    """Every real workflow file of the corpus is far below the bound (the fast path stays the path)."""
+    files = sorted((CORPUS / "github-actions").rglob("*.yml"))
+    require(files, "corpus workflows")
+    assert max(_yaml._depth_bound(f.read_text(encoding="utf-8", errors="replace")) for f in files) < 2_000
