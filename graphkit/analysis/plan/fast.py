@@ -40,6 +40,7 @@ from graphkit.model import RevocationAction
 __all__ = ["fast_plan"]
 
 _REVOKE = RevocationAction.REVOKE_ROLE_SESSIONS
+_NO_ARCS = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(slots=True)
@@ -269,14 +270,19 @@ def _key(p: _Prices, pos: int, red: int, dead: np.ndarray) -> int | None:
 
 
 def _queue(cands: Candidates, s: _Static, st: _State) -> _Queue:
-    """Every eligible candidate priced on the new tree at once (numpy), in greedy-key then tie-break order."""
+    """Every eligible candidate priced on the new tree at once (numpy), in greedy-key then tie-break order.
+
+    A candidate that wipes several nodes has no single subtree (its price is a trial reachability): it is queued
+    with the whole residual as its reduction, a key no larger than its own (a step removes at most the residual;
+    the packed key keeps it inside its group: ``_prices``' shift), so the lazy queue prices it only if it reaches
+    the top (:func:`_pop_best` re-prices every popped item and pushes it back under its true key unless that is
+    the key it was popped with): the order of the true keys, hence the plan, is unchanged."""
     p, tree = s.prices, st.tree
     cut = np.where(p.inv | (tree.idom[p.subject] == p.via_in), p.subject, p.via_out)  # type: ignore[union-attr]
     red = tree.subw[cut]  # type: ignore[union-attr]
-    for pos in p.wiping.tolist():  # several nodes go at once: one trial reachability each (rare)
-        c = cands.ranked[pos]
-        if not st.applied[pos] and _wipes_now(c, st):
-            red[pos] = _reduction(c, s, st)
+    for pos in p.wiping.tolist():  # several nodes go at once: priced when popped (docstring)
+        if not st.applied[pos] and _wipes_now(cands.ranked[pos], st):
+            red[pos] = st.residual
     own = p.own & ~st.dead[p.subject]
     ok = p.pool & ~st.applied & ((red > 0) | own)
     key = ((p.base + np.where(own, 0, 2)) << p.shift) - red
@@ -456,9 +462,10 @@ def _two_or_more(owner: np.ndarray, src: np.ndarray) -> np.ndarray:
 
 
 def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, rank: int) -> RevocationStep:
-    c.applied = st.applied[s.prices.pos[(c.action, c.subject)]] = True
+    pos = s.prices.pos[(c.action, c.subject)]
+    c.applied = st.applied[pos] = True
     cut = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
-    st.alive[c.arcs] = False
+    st.alive[s.prices.arcs[pos]] = False
     if c.invalidates:
         st.dead[[c.subject, *c.wipes]] = True
     if cut is None:  # other paths changed: a new reached set, and a new tree next time
@@ -482,7 +489,7 @@ def _cuts(inc: Incident, s: _Static, gone: np.ndarray) -> tuple[str, ...]:
     ids = inc.sub.ids
     if s.rank is not None:
         gone = gone[gone >= inc.sub.n_src]
-        return tuple([ids[i] for i in gone[np.argsort(s.rank[gone])].tolist()])
+        return tuple([ids[i] for i in gone[s.rank[gone].argsort()].tolist()])
     nodes = inc.sub.nodes
     return tuple(ids[i] for i in sorted((i for i in gone.tolist() if i >= inc.sub.n_src),
                                         key=lambda i: node_order(nodes[i])))
@@ -511,9 +518,11 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
             continue
         action, phase = pending.pop(subject)
         companion = cands.at.get((action, subject))
-        arcs = np.array(companion.arcs if companion is not None else (), dtype=np.int64)
+        arcs = _NO_ARCS
         if companion is not None:
-            companion.applied = st.applied[s.prices.pos[(action, subject)]] = True
+            at = s.prices.pos[(action, subject)]
+            companion.applied = st.applied[at] = True
+            arcs = s.prices.arcs[at]
         u, v = s.src[arcs], s.tgt[arcs]
         if not (st.alive[arcs] & st.reached[u] & ~st.dead[v] & (u != v)).any():
             # no arc it removes leaves a reached node: the reached graph, its tree and the residual stay
