@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
@@ -44,6 +45,7 @@ _INF = float("inf")
 _ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
 _NODE_KINDS: tuple[NodeKind, ...] = tuple(NodeKind)
 _FORMS = "graphkit.analysis.plan.arc_forms"
+_FORM_OF = attrgetter("form")
 _NODES = "graphkit.analysis.plan.node_actions"
 #: the actions _placement places outside ``restrict`` whatever the subject (the others only when they
 #: invalidate a long-lived subject)
@@ -179,24 +181,26 @@ class _FormTable:
 
 def _arc_forms(snap: Snapshot, garc: np.ndarray) -> tuple[np.ndarray, _FormTable]:
     """The form code of every arc in ``garc`` and the form table, both cached per snapshot (codes filled for the
-    arcs not met before: one Python step each, once per snapshot)."""
+    arcs not met before, once per snapshot: C-level loops over their records, one Python step per new form)."""
     cache = snap.derived.get(_FORMS)
     if cache is None:
         cache = snap.derived[_FORMS] = [np.full(len(snap.edges), -1, dtype=np.int64), {}, [], None]
     codes, known, rows = cache[0], cache[1], cache[2]
     need = garc[codes[garc] < 0]
     if need.size:
-        record, edges, before = snap.edges.record, snap.edges, len(rows)
-        for a in need.tolist():
-            x = record(a)
-            key = x.form if type(x) is EdgeRecord else (x.kind, x.lifetime, x.revoked_by)
-            c = known.get(key)
-            if c is None:
-                e = edges[a]  # a real edge of this form: the reference's own functions read it
-                c = known[key] = len(rows)
-                rows.append((e.kind, e.revoked_by, lasting_seconds(e) == _INF))
-            codes[a] = c
-        if len(rows) != before:
+        need = np.unique(need).tolist()
+        recs = list(map(snap.edges.record, need))
+        try:  # the graph's edge records: their shared form (C-level loops)
+            keys = list(map(_FORM_OF, recs))
+        except AttributeError:  # some stored edge objects
+            keys = [x.form if type(x) is EdgeRecord else (x.kind, x.lifetime, x.revoked_by) for x in recs]
+        fresh = [key for key in dict.fromkeys(keys) if key not in known]
+        for key in fresh:
+            e = snap.edges[need[keys.index(key)]]  # a real edge of this form: the reference's functions read it
+            known[key] = len(rows)
+            rows.append((e.kind, e.revoked_by, lasting_seconds(e) == _INF))
+        codes[need] = np.fromiter(map(known.__getitem__, keys), np.int64, len(keys))
+        if fresh:
             cache[3] = None
     if cache[3] is None:
         cache[3] = _table(rows)
