@@ -510,6 +510,8 @@ def _minted(s: _Static, st: _State, subjects: list[int]) -> set[int]:
 def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: list, room, *,
            only_closed: bool) -> None:
     """The reference's ``_flush``: companions whose subject nothing mints any more (every one at the end)."""
+    if not pending:
+        return
     minted = _minted(s, st, list(pending)) if only_closed and pending else set()
     for subject in sorted(pending, key=inc.sub.ids.__getitem__):
         if not room():
