@@ -136,8 +136,6 @@ def expand_code_sources(graph: Graph, items: Iterable[str]) -> list[str]:
     workflow with no job is kept as is (it reaches nothing).
     """
     from graphkit.model import Job, NodeKind, Workflow
-    from graphkit.model.ids import repo_key
-    from graphkit.resolve.routing import top_level_workflow
 
     out: list[str] = []
     jobs: list[Job] | None = None
@@ -147,6 +145,10 @@ def expand_code_sources(graph: Graph, items: Iterable[str]) -> list[str]:
         if kind not in (NodeKind.REPOSITORY, NodeKind.WORKFLOW):
             out.append(s)
             continue
+        # imported here: a runner or host source does not load the resolvers (0.2 s of imports)
+        from graphkit.model.ids import repo_key
+        from graphkit.resolve.routing import top_level_workflow
+
         if jobs is None:
             jobs = [j for j in graph.nodes(NodeKind.JOB) if isinstance(j, Job)]
         if isinstance(node, Workflow):

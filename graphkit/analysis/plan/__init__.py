@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from graphkit.analysis.plan.arrays import candidates_arrays, incident_arrays
 from graphkit.analysis.plan.candidates import candidates, incident
 from graphkit.analysis.plan.fast import fast_plan
 from graphkit.analysis.reach import gc_paused, source_ids
@@ -113,9 +114,13 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
     if max_steps is not None and max_steps < 0:
         raise ValueError(f"max_steps must be >= 0, got {max_steps}")
     with gc_paused():
-        inc = incident(graph, source_ids(graph, sources))
+        srcs = source_ids(graph, sources)
+        # the front end from the snapshot's arrays; the reference when the vectorised BFS gives up
+        found = incident_arrays(graph, srcs)
+        inc, cols = found if found is not None else (incident(graph, srcs), None)
         # every reached role may have been assumed in the window: its sessions are revoked once nothing mints them
         roles = frozenset(inc.sub.index[r] for r in live_sessions if r in inc.sub.index) | frozenset(
             i for i, nd in enumerate(inc.sub.nodes) if nd.spec.kind is NodeKind.CLOUD_ROLE)
         seen = frozenset(inc.sub.index[x] for x in exposed if x in inc.sub.index)
-        return fast_plan(inc, candidates(inc, seen), max_steps, roles)
+        cands = candidates(inc, seen) if cols is None else candidates_arrays(inc, cols, seen)
+        return fast_plan(inc, cands, max_steps, roles, cols)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphkit.analysis.plan import compiled
+from graphkit.analysis.plan.arrays import Columns
 from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
 from graphkit.analysis.plan.greedy import _REGISTRAR, _step
 from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep, node_order
@@ -39,6 +40,7 @@ from graphkit.model import RevocationAction
 __all__ = ["fast_plan"]
 
 _REVOKE = RevocationAction.REVOKE_ROLE_SESSIONS
+_NO_ARCS = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(slots=True)
@@ -65,6 +67,8 @@ class _Static:
     prices: _Prices
     #: the compiled passes (:mod:`graphkit.analysis.plan.compiled`), None: numpy and rustworkx
     k: object = None
+    #: (n,) int64 position of every node in result order (``Columns.rank``), None: sort by ``node_order``
+    rank: np.ndarray | None = None
 
 
 @dataclass(slots=True)
@@ -120,15 +124,18 @@ class _State:
     tree: _Tree | None = None
 
 
-def _static(inc: Incident, cands: Candidates) -> _Static:
+def _static(inc: Incident, cands: Candidates, cols: Columns | None = None) -> _Static:
     arcs = inc.arcs
-    src = np.array(arcs.source, dtype=np.int64)
-    tgt = np.array(arcs.target, dtype=np.int64)
+    if cols is not None:
+        src, tgt, out_ptr, weight, is_seed, via = cols.src, cols.tgt, cols.start, cols.weight, cols.seed, cols.via
+    else:
+        src, tgt = np.array(arcs.source, dtype=np.int64), np.array(arcs.target, dtype=np.int64)
+        out_ptr, weight = np.array(arcs.start, dtype=np.int64), np.array(inc.weight, dtype=np.int64)
+        is_seed = np.frombuffer(bytes(inc.seed), dtype=np.uint8).astype(bool)
+        via = np.array(cands.via, dtype=np.int64)
     order = np.argsort(tgt, kind="stable")
     in_ptr = np.zeros(inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(tgt, minlength=inc.n), out=in_ptr[1:])
-    is_seed = np.frombuffer(bytes(inc.seed), dtype=np.uint8).astype(bool)
-    via = np.array(cands.via, dtype=np.int64)
     root = inc.n + 2 * len(cands.items)
     routed = via >= 0
     seedy = np.zeros(root + 1, dtype=bool)
@@ -137,9 +144,9 @@ def _static(inc: Incident, cands: Candidates) -> _Static:
     via_ptr = np.zeros(root - inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(via[routed] - inc.n, minlength=root - inc.n), out=via_ptr[1:])
     via_arc = np.flatnonzero(routed)[np.argsort(via[routed], kind="stable")]
-    s = _Static(src, tgt, via, np.array(arcs.start, dtype=np.int64), in_ptr, order.astype(np.int64),
-                np.array(inc.weight, dtype=np.int64), np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy,
-                via_ptr, via_arc, inc.n, root, _prices(cands, inc))
+    s = _Static(src, tgt, via, out_ptr, in_ptr, order.astype(np.int64), weight,
+                np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy, via_ptr, via_arc, inc.n, root,
+                _prices(cands, inc, cols), rank=None if cols is None else cols.rank)
     s.k = compiled.plan_kernel(s.src, s.tgt, s.via, s.out_ptr, s.in_ptr, s.in_arc, s.via_ptr, s.via_arc, s.seeds,
                                s.weight, s.is_seed, s.seedy, s.n, s.root)
     return s
@@ -224,14 +231,19 @@ def _reduction(c: Candidate, s: _Static, st: _State) -> int:
     return int(tree.subw[_cut_root(c, tree)])  # type: ignore[union-attr]
 
 
-def _prices(cands: Candidates, inc: Incident) -> _Prices:
-    """The candidates in tie-break order as arrays (built once): what pricing them all at once reads."""
+def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _Prices:
+    """The candidates in tie-break order as arrays (built once): what pricing them all at once reads (from
+    ``cols`` where the front end made them)."""
     ranked, n_src = cands.ranked, inc.sub.n_src
     count = len(ranked)
-    subject = np.fromiter((c.subject for c in ranked), np.int64, count)
-    via_in = np.fromiter((c.via_in for c in ranked), np.int64, count)
-    via_out = np.fromiter((c.via_out for c in ranked), np.int64, count)
-    inv = np.fromiter((c.invalidates for c in ranked), bool, count)
+    if cols is not None and cols.arcs is not None:
+        subject, via_in, via_out, inv, arcs = cols.subject, cols.via_in, cols.via_out, cols.inv, cols.arcs
+    else:
+        subject = np.fromiter((c.subject for c in ranked), np.int64, count)
+        via_in = np.fromiter((c.via_in for c in ranked), np.int64, count)
+        via_out = np.fromiter((c.via_out for c in ranked), np.int64, count)
+        inv = np.fromiter((c.invalidates for c in ranked), bool, count)
+        arcs = [np.array(c.arcs, np.int64) for c in ranked]
     # a source's own foothold, and a registrar: eligible (and first in its group) while the subject is valid
     own = np.fromiter((c.phase is Phase.CONTAIN and (c.subject < n_src or c.group == _REGISTRAR) for c in ranked),
                       bool, count)
@@ -243,8 +255,7 @@ def _prices(cands: Candidates, inc: Incident) -> _Prices:
         raise ValueError("revocation plan: total weight too large for the packed greedy key")
     pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
     wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
-    return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping,
-                   [np.array(c.arcs, np.int64) for c in ranked], shift,
+    return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift,
                    {(c.action, c.subject): i for i, c in enumerate(ranked)},
                    subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist())
 
@@ -259,14 +270,19 @@ def _key(p: _Prices, pos: int, red: int, dead: np.ndarray) -> int | None:
 
 
 def _queue(cands: Candidates, s: _Static, st: _State) -> _Queue:
-    """Every eligible candidate priced on the new tree at once (numpy), in greedy-key then tie-break order."""
+    """Every eligible candidate priced on the new tree at once (numpy), in greedy-key then tie-break order.
+
+    A candidate that wipes several nodes has no single subtree (its price is a trial reachability): it is queued
+    with the whole residual as its reduction, a key no larger than its own (a step removes at most the residual;
+    the packed key keeps it inside its group: ``_prices``' shift), so the lazy queue prices it only if it reaches
+    the top (:func:`_pop_best` re-prices every popped item and pushes it back under its true key unless that is
+    the key it was popped with): the order of the true keys, hence the plan, is unchanged."""
     p, tree = s.prices, st.tree
     cut = np.where(p.inv | (tree.idom[p.subject] == p.via_in), p.subject, p.via_out)  # type: ignore[union-attr]
     red = tree.subw[cut]  # type: ignore[union-attr]
-    for pos in p.wiping.tolist():  # several nodes go at once: one trial reachability each (rare)
-        c = cands.ranked[pos]
-        if not st.applied[pos] and _wipes_now(c, st):
-            red[pos] = _reduction(c, s, st)
+    for pos in p.wiping.tolist():  # several nodes go at once: priced when popped (docstring)
+        if not st.applied[pos] and _wipes_now(cands.ranked[pos], st):
+            red[pos] = st.residual
     own = p.own & ~st.dead[p.subject]
     ok = p.pool & ~st.applied & ((red > 0) | own)
     key = ((p.base + np.where(own, 0, 2)) << p.shift) - red
@@ -446,9 +462,10 @@ def _two_or_more(owner: np.ndarray, src: np.ndarray) -> np.ndarray:
 
 
 def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, rank: int) -> RevocationStep:
-    c.applied = st.applied[s.prices.pos[(c.action, c.subject)]] = True
+    pos = s.prices.pos[(c.action, c.subject)]
+    c.applied = st.applied[pos] = True
     cut = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
-    st.alive[c.arcs] = False
+    st.alive[s.prices.arcs[pos]] = False
     if c.invalidates:
         st.dead[[c.subject, *c.wipes]] = True
     if cut is None:  # other paths changed: a new reached set, and a new tree next time
@@ -464,11 +481,16 @@ def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, ran
             _verify(s, st)
     st.residual -= red
     return _step(inc, rank=rank, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
-                 reduction=red, cuts=_cuts(inc, gone), residual=st.residual)
+                 reduction=red, cuts=_cuts(inc, s, gone), residual=st.residual)
 
 
-def _cuts(inc: Incident, gone: np.ndarray) -> tuple[str, ...]:
-    nodes, ids = inc.sub.nodes, inc.sub.ids
+def _cuts(inc: Incident, s: _Static, gone: np.ndarray) -> tuple[str, ...]:
+    """Ids of the ``gone`` nodes (sources left out) in result order."""
+    ids = inc.sub.ids
+    if s.rank is not None:
+        gone = gone[gone >= inc.sub.n_src]
+        return tuple([ids[i] for i in gone[s.rank[gone].argsort()].tolist()])
+    nodes = inc.sub.nodes
     return tuple(ids[i] for i in sorted((i for i in gone.tolist() if i >= inc.sub.n_src),
                                         key=lambda i: node_order(nodes[i])))
 
@@ -488,6 +510,8 @@ def _minted(s: _Static, st: _State, subjects: list[int]) -> set[int]:
 def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: list, room, *,
            only_closed: bool) -> None:
     """The reference's ``_flush``: companions whose subject nothing mints any more (every one at the end)."""
+    if not pending:
+        return
     minted = _minted(s, st, list(pending)) if only_closed and pending else set()
     for subject in sorted(pending, key=inc.sub.ids.__getitem__):
         if not room():
@@ -496,9 +520,11 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
             continue
         action, phase = pending.pop(subject)
         companion = cands.at.get((action, subject))
-        arcs = np.array(companion.arcs if companion is not None else (), dtype=np.int64)
+        arcs = _NO_ARCS
         if companion is not None:
-            companion.applied = st.applied[s.prices.pos[(action, subject)]] = True
+            at = s.prices.pos[(action, subject)]
+            companion.applied = st.applied[at] = True
+            arcs = s.prices.arcs[at]
         u, v = s.src[arcs], s.tgt[arcs]
         if not (st.alive[arcs] & st.reached[u] & ~st.dead[v] & (u != v)).any():
             # no arc it removes leaves a reached node: the reached graph, its tree and the residual stay
@@ -510,7 +536,7 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
         after = _reach(s, st.alive, st.dead)
         residual = int(s.weight[after].sum())
         steps.append(_step(inc, rank=len(steps) + 1, action=action, subject=subject, long_lived=False, phase=phase,
-                           reduction=st.residual - residual, cuts=_cuts(inc, np.flatnonzero(st.reached & ~after)),
+                           reduction=st.residual - residual, cuts=_cuts(inc, s, np.flatnonzero(st.reached & ~after)),
                            residual=residual))
         st.reached, st.residual, st.tree = after, residual, None
         if only_closed and pending:  # what the next ones see
@@ -518,10 +544,11 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
 
 
 def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
-              live_sessions: frozenset[int] = frozenset()) -> RevocationPlan:
+              live_sessions: frozenset[int] = frozenset(), cols: Columns | None = None) -> RevocationPlan:
     """:func:`~graphkit.analysis.plan.greedy.greedy_plan`, incrementally (module docstring); same arguments,
-    same result."""
-    s = _static(inc, cands)
+    same result.  ``cols``: the same incident and candidates as arrays, when the front end made them
+    (:mod:`graphkit.analysis.plan.arrays`), read instead of the objects."""
+    s = _static(inc, cands, cols)
     st = _State(np.ones(len(inc.arcs), dtype=bool), np.zeros(inc.n, dtype=bool), np.zeros(0, dtype=bool), 0,
                 np.fromiter((c.applied for c in cands.ranked), bool, len(cands.ranked)))
     st.reached = _reach(s, st.alive, st.dead)

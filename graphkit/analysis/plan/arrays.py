@@ -1,0 +1,333 @@
+"""The revocation plan's front end from the traversal snapshot's arrays (issue 19): the incident and its candidates.
+
+:func:`incident_arrays` and :func:`candidates_arrays` give what :func:`~graphkit.analysis.plan.candidates.incident`
+and :func:`~graphkit.analysis.plan.candidates.candidates` (the reference, the specification) give, the same
+:class:`~graphkit.analysis.plan.candidates.Incident` and :class:`~graphkit.analysis.plan.candidates.Candidates`
+field for field (``tests/test_plan_arrays.py``: random graphs, the example, the golden cases, the corpus), built
+with numpy over the snapshot's CSR (:mod:`graphkit.analysis.snapshot`) instead of one Python step per reached pair,
+arc and candidate:
+
+- the arcs are the reached rows' pairs in their variant, unfolded (the order of
+  :func:`~graphkit.analysis.snapshot.subgraph` then :func:`~graphkit.analysis.reach.unfold`); their edges are
+  read lazily (:class:`ArcEdges`: a pydantic edge is made only when read);
+- what the plan reads of an arc's edge (kind, revoking action, unbounded lifetime) depends only on its shared
+  :class:`~graphkit.storage.Form` (or, for a stored edge object, on its kind, lifetime and action): one code per
+  arc, cached per snapshot and filled for the arcs a plan reaches (:func:`_arc_forms`), and one row per code
+  computed from a real edge with the reference's own functions;
+- what it reads of a node (its ``revoked_by``, whether its kind is holdable) is cached per snapshot the same way;
+  weights and result order are :func:`graphkit.analysis.radius_arrays.node_columns`;
+- candidates are numbered as the reference creates them (first arc of each ``(action, subject)`` in arc order,
+  then the nodes' own actions in index order), and ranked by one ``lexsort``.
+
+Also returns, beside the reference's objects, the same data as arrays (:class:`Columns`) for the fast loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+
+import numpy as np
+
+from graphkit.analysis.plan.candidates import (
+    _ACTION_RANK, _PHASE_RANK, Candidate, Candidates, Incident, _placement)
+from graphkit.analysis.radius_arrays import node_columns
+from graphkit.analysis.reach import Arcs, Subgraph, lasting_seconds
+from graphkit.analysis.snapshot import Snapshot, _variant, borrow, expand, give_back, reach_order, snapshot
+from graphkit.graph import Graph
+from graphkit.model import EDGE_SPECS, EdgeKind, NodeKind, RevocationAction
+from graphkit.storage import EdgeRecord
+
+__all__ = ["ArcEdges", "Columns", "candidates_arrays", "incident_arrays"]
+
+_INF = float("inf")
+_ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
+_NODE_KINDS: tuple[NodeKind, ...] = tuple(NodeKind)
+_FORMS = "graphkit.analysis.plan.arc_forms"
+_FORM_OF = attrgetter("form")
+_NODES = "graphkit.analysis.plan.node_actions"
+#: the actions _placement places outside ``restrict`` whatever the subject (the others only when they
+#: invalidate a long-lived subject)
+_PLACED = np.zeros(len(_ACTIONS), dtype=bool)
+_PLACED[[_ACTION_RANK[RevocationAction.RESTRICT_UNTRUSTED_TRIGGER], _ACTION_RANK[RevocationAction.NARROW_TRUST_POLICY]]] = True
+
+
+class ArcEdges(Sequence):
+    """The edges of an incident's arcs, read lazily from the snapshot (``(m,)`` global arc per local arc): an
+    edge object is made on its first read (:class:`~graphkit.storage.EdgeList`)."""
+
+    __slots__ = ("_edges", "_arcs")
+
+    def __init__(self, snap: Snapshot, arcs: np.ndarray) -> None:
+        self._edges, self._arcs = snap.edges, arcs
+
+    def __len__(self) -> int:
+        return int(self._arcs.size)
+
+    def __getitem__(self, a):  # type: ignore[override]
+        if isinstance(a, slice):
+            return [self._edges[int(x)] for x in self._arcs[a]]
+        return self._edges[int(self._arcs[a])]
+
+    def __iter__(self) -> Iterator:
+        edges = self._edges
+        return (edges[x] for x in self._arcs.tolist())
+
+
+@dataclass(slots=True)
+class Columns:
+    """The incident as arrays (``m`` arcs, ``r`` reached nodes, local indexes), and, once
+    :func:`candidates_arrays` ran, its candidates in ``ranked`` order (``k`` candidates)."""
+
+    #: (m,) int64 local source and target of every arc
+    src: np.ndarray
+    tgt: np.ndarray
+    #: (r + 1,) int64 arcs by source
+    start: np.ndarray
+    #: (m,) int64 form code of every arc (rows of the form table, :func:`_arc_forms`)
+    form: np.ndarray
+    #: (r,) int64 criticality weight (0 for the sources)
+    weight: np.ndarray
+    #: (r,) int64 position in result order (:func:`~graphkit.analysis.results.node_order`)
+    rank: np.ndarray
+    #: (r,) bool the sources and the held nodes
+    seed: np.ndarray
+    #: (k,) int64 per ranked candidate: subject, virtual nodes; bool: invalidates, long-lived, exposed
+    subject: np.ndarray | None = None
+    via_in: np.ndarray | None = None
+    via_out: np.ndarray | None = None
+    inv: np.ndarray | None = None
+    #: per ranked candidate: the arcs it removes, as arrays
+    arcs: list[np.ndarray] | None = None
+    #: (m,) int64 per arc: the virtual node it passes (``Candidates.via``)
+    via: np.ndarray | None = None
+
+
+def incident_arrays(graph: Graph, srcs: tuple[str, ...]) -> tuple[Incident, Columns] | None:
+    """:func:`~graphkit.analysis.plan.candidates.incident` on the snapshot's arrays, with the same data as
+    :class:`Columns`; None when the vectorised BFS gives up (``reach_order``: the caller runs the reference).
+
+    Time O(reached pairs + arcs) in numpy, plus one Python step per reached node (ids, node objects) and, the first
+    time a snapshot's arc or node is reached, per arc and node (:func:`_arc_forms`, :func:`_node_actions`).
+    """
+    snap = snapshot(graph)
+    idx = np.array([snap.index[s] for s in srcs], dtype=np.int64)
+    found = reach_order(snap, idx)
+    if found is None:
+        return None
+    order, code = found
+    n_src, r = len(srcs), int(order.size)
+    garc, src, tgt = _unfold(snap, order, code)
+    start = np.zeros(r + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=r), out=start[1:])
+    forms, table = _arc_forms(snap, garc)
+    weight_all, rank_all, _, _ = node_columns(snap)
+    weight = weight_all[order].copy()
+    weight[:n_src] = 0
+    rank = rank_all[order]
+    _, holdable = _node_actions(snap, order)
+    usable = table.unbounded[forms]
+    lasting = _reachable(start, tgt, usable, n_src, r)
+    lasting[:n_src] = False
+    held_idx = np.flatnonzero(lasting & holdable)
+    held_idx = held_idx[np.argsort(rank[held_idx], kind="stable")]
+    seed = np.zeros(r, dtype=bool)
+    seed[:n_src] = True
+    seed[held_idx] = True
+    at_order = order.tolist()
+    all_ids, all_nodes = snap.ids, snap.nodes
+    ids = [all_ids[i] for i in at_order]
+    sub = Subgraph(ids, [all_nodes[i] for i in at_order], n_src, dict(zip(ids, range(r))), [], (snap, order, code))
+    arcs = Arcs(start.tolist(), src.tolist(), tgt.tolist(), ArcEdges(snap, garc))  # type: ignore[arg-type]
+    inc = Incident(sub, arcs, weight.tolist(), held_idx.tolist(), bytearray(seed.view(np.uint8).tobytes()))
+    return inc, Columns(src, tgt, start, forms, weight, rank, seed)
+
+
+def _unfold(snap: Snapshot, order: np.ndarray, code: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(global arc, local source, local target)`` of every arc of the reached rows, each row's pairs in its
+    variant, in :func:`~graphkit.analysis.reach.unfold`'s order (rows in discovery order, pairs by target id,
+    parallel edges in arc order, ``source_only`` ones only from a row running the attacker's code)."""
+    local = borrow(snap, "local", np.int64, -1)
+    local[order] = np.arange(order.size)
+    pidx, owner = expand(snap.pair_ptr, order)
+    variant = _variant(snap, code, owner)
+    keep = snap.has[variant, pidx]
+    pidx, owner, variant = pidx[keep], owner[keep], variant[keep]
+    lens = snap.arc_ptr[pidx + 1] - snap.arc_ptr[pidx]
+    garc, _ = expand(snap.arc_ptr, pidx)
+    src = np.repeat(local[owner], lens)
+    tgt = np.repeat(local[snap.pair_target[pidx]], lens)
+    give_back(snap, "local", local, order, -1)
+    keep = np.repeat(variant.astype(bool), lens) | ~snap.arc_source_only[garc]
+    return garc[keep], src[keep], tgt[keep]
+
+
+@dataclass(frozen=True, slots=True)
+class _FormTable:
+    """One row per form code: what the plan reads of an arc's edge (``f`` codes)."""
+
+    #: (f,) int64 action code (position in RevocationAction), -1: none
+    action: np.ndarray
+    #: (f,) bool: the revoke subject is the target
+    into: np.ndarray
+    #: (f,) bool: ``lasting_seconds`` is unbounded
+    unbounded: np.ndarray
+    #: (f,) bool: a ``can_register_runner`` edge
+    registers: np.ndarray
+    #: (f, node kinds) bool: the edge kind declares ``wiped_with_source`` for the source's kind
+    wiped: np.ndarray
+
+
+def _arc_forms(snap: Snapshot, garc: np.ndarray) -> tuple[np.ndarray, _FormTable]:
+    """The form code of every arc in ``garc`` and the form table, both cached per snapshot (codes filled for the
+    arcs not met before, once per snapshot: C-level loops over their records, one Python step per new form)."""
+    cache = snap.derived.get(_FORMS)
+    if cache is None:
+        cache = snap.derived[_FORMS] = [np.full(len(snap.edges), -1, dtype=np.int64), {}, [], None]
+    codes, known, rows = cache[0], cache[1], cache[2]
+    need = garc[codes[garc] < 0]
+    if need.size:
+        need = np.unique(need).tolist()
+        recs = list(map(snap.edges.record, need))
+        try:  # the graph's edge records: their shared form (C-level loops)
+            keys = list(map(_FORM_OF, recs))
+        except AttributeError:  # some stored edge objects
+            keys = [x.form if type(x) is EdgeRecord else (x.kind, x.lifetime, x.revoked_by) for x in recs]
+        fresh = [key for key in dict.fromkeys(keys) if key not in known]
+        for key in fresh:
+            e = snap.edges[need[keys.index(key)]]  # a real edge of this form: the reference's functions read it
+            known[key] = len(rows)
+            rows.append((e.kind, e.revoked_by, lasting_seconds(e) == _INF))
+        codes[need] = np.fromiter(map(known.__getitem__, keys), np.int64, len(keys))
+        if fresh:
+            cache[3] = None
+    if cache[3] is None:
+        cache[3] = _table(rows)
+    return codes[garc], cache[3]
+
+
+def _table(rows: list[tuple]) -> _FormTable:
+    specs = [EDGE_SPECS[kind] for kind, _, _ in rows]
+    wiped = np.array([[k in s.wiped_with_source for k in _NODE_KINDS] for s in specs], dtype=bool)
+    return _FormTable(
+        np.array([-1 if act is None else _ACTION_RANK[act] for _, act, _ in rows], dtype=np.int64),
+        np.array([s.revoke_subject == "target" for s in specs], dtype=bool),
+        np.array([unb for _, _, unb in rows], dtype=bool),
+        np.array([kind is EdgeKind.CAN_REGISTER_RUNNER for kind, _, _ in rows], dtype=bool),
+        wiped.reshape(len(rows), len(_NODE_KINDS)))
+
+
+def _node_actions(snap: Snapshot, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(action code, holdable)`` of the nodes ``order`` (the node's ``revoked_by`` as a position in
+    RevocationAction, -1: none; its kind is holdable), cached per snapshot and filled for new nodes."""
+    cache = snap.derived.get(_NODES)
+    if cache is None:
+        cache = snap.derived[_NODES] = (np.full(snap.n, -2, dtype=np.int64), np.zeros(snap.n, dtype=bool))
+    action, holdable = cache
+    need = order[action[order] == -2]
+    nodes = snap.nodes
+    for i in need.tolist():
+        nd = nodes[i]
+        act = nd.revoked_by
+        action[i] = -1 if act is None else _ACTION_RANK[act]
+        holdable[i] = nd.spec.holdable
+    return action[order], holdable[order]
+
+
+def _reachable(start: np.ndarray, tgt: np.ndarray, usable: np.ndarray, n_src: int, r: int) -> np.ndarray:
+    """(r,) bool: the nodes reached from the sources over ``usable`` arcs (numpy frontier search, O(V + E))."""
+    seen = np.zeros(r, dtype=bool)
+    front = np.arange(n_src, dtype=np.int64)
+    seen[front] = True
+    while front.size:
+        a, _ = expand(start, front)
+        t = tgt[a[usable[a]]]
+        front = np.unique(t[~seen[t]])
+        seen[front] = True
+    return seen
+
+
+def candidates_arrays(inc: Incident, cols: Columns, exposed: frozenset[int] = frozenset()) -> Candidates:
+    """:func:`~graphkit.analysis.plan.candidates.candidates` of an :func:`incident_arrays` incident, from its
+    arrays (``cols``, which also receives the ranked candidates as arrays).  Time O(arcs + candidates log
+    candidates) in numpy, plus one Python step per candidate (its object)."""
+    sub, n = inc.sub, inc.n
+    snap, order, _ = sub.fast  # type: ignore[misc]
+    forms, table = _arc_forms(snap, snap_arcs(inc))
+    node_act, holdable = _node_actions(snap, order)
+    src, tgt = cols.src, cols.tgt
+    act = table.action[forms]
+    into = table.into[forms]
+    routed = np.flatnonzero(act >= 0)
+    subj = np.where(into, tgt, src)[routed]
+    key = act[routed] * n + subj
+    uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    made = np.argsort(first, kind="stable")  # creation order: first arc of each (action, subject)
+    number = np.empty(made.size, dtype=np.int64)
+    number[made] = np.arange(made.size)
+    cid = number[inv.reshape(-1)]
+    own = np.flatnonzero(node_act >= 0)
+    own = own[~np.isin(node_act[own] * n + own, uniq)]  # the nodes' own actions no arc made
+    c_act = np.concatenate([uniq[made] // n, node_act[own]])
+    c_subj = np.concatenate([uniq[made] % n, own])
+    k = c_act.size
+    via_in = n + 2 * np.arange(k, dtype=np.int64)
+    via = np.full(len(src), -1, dtype=np.int64)
+    via[routed] = np.where(into[routed], via_in[cid], via_in[cid] + 1)
+    by_c = routed[np.argsort(cid, kind="stable")]
+    ptr = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cid, minlength=k), out=ptr[1:])
+    c_inv = node_act[c_subj] == c_act
+    c_long = holdable[c_subj] & cols.seed[c_subj]
+    ranked = np.lexsort((order[c_subj], c_act, ~c_long))  # long-lived first, action order, subject id
+    cs = Candidates(n, via=via.tolist())
+    _objects(cs, inc, cols, table, forms, (c_act, c_subj, c_inv, c_long, via_in, by_c, ptr), exposed)
+    cs.ranked = [cs.items[i] for i in ranked.tolist()]
+    cols.subject, cols.via_in, cols.via_out = c_subj[ranked], via_in[ranked], via_in[ranked] + 1
+    cols.inv, cols.via = c_inv[ranked], via
+    cols.arcs = [by_c[ptr[i]:ptr[i + 1]] for i in ranked.tolist()]
+    return cs
+
+
+def snap_arcs(inc: Incident) -> np.ndarray:
+    """The global arc of every arc of an :func:`incident_arrays` incident."""
+    return inc.arcs.edge._arcs  # type: ignore[attr-defined]
+
+
+def _objects(cs: Candidates, inc: Incident, cols: Columns, table: _FormTable, forms: np.ndarray, c: tuple,
+             exposed: frozenset[int]) -> None:
+    """The :class:`Candidate` objects, in creation order, described as the reference's ``_describe`` does."""
+    c_act, c_subj, c_inv, c_long, via_in, by_c, ptr = c
+    wipes = _wipes(inc, cols, table, forms)
+    registrar = np.zeros(inc.n, dtype=bool)
+    registrar[cols.src[table.registers[forms]]] = True
+    placed = _PLACED[c_act] | (c_inv & c_long)
+    arcs = by_c.tolist()
+    ptr_l, nodes, n_src = ptr.tolist(), inc.sub.nodes, inc.sub.n_src
+    items, at = cs.items, cs.at
+    for i, (a, s, iv, lg, vi, pl) in enumerate(zip(c_act.tolist(), c_subj.tolist(), c_inv.tolist(), c_long.tolist(),
+                                                  via_in.tolist(), placed.tolist())):
+        action = _ACTIONS[a]
+        cand = Candidate(action, s, vi, vi + 1, arcs[ptr_l[i]:ptr_l[i + 1]], iv, lg,
+                         wipes.get(s, []) if iv else [], exposed=s in exposed)
+        if pl:
+            cand.phase, order = _placement(cand, nodes[s], s < n_src, iv and bool(registrar[s]))
+            cand.group = (_PHASE_RANK[cand.phase], order)
+        # else the defaults: restrict, order 0 (_placement's last case: not invalidating a long-lived subject,
+        # neither of the _PLACED actions)
+        items.append(cand)
+        at[(action, s)] = cand
+
+
+def _wipes(inc: Incident, cols: Columns, table: _FormTable, forms: np.ndarray) -> dict[int, list[int]]:
+    """Per node: the targets of its arcs whose edge kind declares ``wiped_with_source`` for its kind, sorted,
+    itself left out (the reference's ``_wiped``; only nodes that have any)."""
+    snap, order, _ = inc.sub.fast  # type: ignore[misc]
+    kind = node_columns(snap)[2][order]
+    src, tgt = cols.src, cols.tgt
+    flag = table.wiped[forms, kind[src]] & (src != tgt)
+    out: dict[int, set[int]] = {}
+    for u, v in zip(src[flag].tolist(), tgt[flag].tolist()):
+        out.setdefault(u, set()).add(v)
+    return {u: sorted(vs) for u, vs in out.items()}

@@ -1,0 +1,140 @@
+"""The revocation plan's front end from arrays (graphkit/analysis/plan/arrays.py) against the reference
+(graphkit/analysis/plan/candidates.py: ``incident`` and ``candidates``): the same incident and the same candidates,
+field for field, on random graphs, the bundled example from every node, the golden cases and the corpus; and the
+same plans from both (the reference greedy loop on the reference front end, the fast loop on the arrays)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import regen_goldens as gold
+from conftest import require
+from graphkit.analysis import reach, revocation_plan
+from graphkit.analysis.plan import arrays, compiled
+from graphkit.analysis.plan.candidates import candidates, incident
+from graphkit.analysis.plan.fast import fast_plan
+from graphkit.analysis.plan.greedy import greedy_plan
+from graphkit.build import build_graph
+from graphkit.graph import Graph
+from graphkit.model import NodeKind
+
+from test_analysis import random_incident
+from test_radius_arrays import CORPUS_GHA, EXAMPLE
+
+
+def _fields(c) -> tuple:
+    return (c.action, c.subject, c.via_in, c.via_out, c.arcs, c.invalidates, c.long_lived, c.wipes, c.phase,
+            c.group, c.applied, c.exposed)
+
+
+def check(g: Graph, sources, exposed_every: int = 0) -> int:
+    """Both front ends on ``sources``: identical incidents and candidates (and the arrays beside them agree);
+    returns the number of candidates."""
+    srcs = reach.source_ids(g, sources)
+    ref = incident(g, srcs)
+    found = arrays.incident_arrays(g, srcs)
+    if found is None:  # the vectorised BFS gave up: revocation_plan runs the reference
+        assert reach.collect(g, srcs).fast is None
+        return 0
+    inc, cols = found
+    assert inc.sub.ids == ref.sub.ids and inc.sub.n_src == ref.sub.n_src and inc.sub.index == ref.sub.index
+    assert all(a is b for a, b in zip(inc.sub.nodes, ref.sub.nodes, strict=True))
+    assert (inc.arcs.start, inc.arcs.source, inc.arcs.target) == (ref.arcs.start, ref.arcs.source, ref.arcs.target)
+    assert all(a is b for a, b in zip(inc.arcs.edge, ref.arcs.edge, strict=True))  # the snapshot's own edges
+    assert len(inc.arcs.edge) == len(ref.arcs.edge)
+    assert (inc.weight, inc.held, inc.seed) == (ref.weight, ref.held, ref.seed)
+    exposed = frozenset(range(0, ref.n, exposed_every)) if exposed_every else frozenset()
+    want, got = candidates(ref, exposed), arrays.candidates_arrays(inc, cols, exposed)
+    assert got.n == want.n and got.via == want.via
+    assert [_fields(c) for c in got.items] == [_fields(c) for c in want.items]
+    assert [(c.action, c.subject) for c in got.ranked] == [(c.action, c.subject) for c in want.ranked]
+    assert got.at.keys() == want.at.keys() and all(got.at[k] is c for k, c in got.at.items() for c in [got.at[k]])
+    assert cols.subject.tolist() == [c.subject for c in want.ranked]
+    assert cols.via_in.tolist() == [c.via_in for c in want.ranked]
+    assert cols.inv.tolist() == [c.invalidates for c in want.ranked]
+    assert [a.tolist() for a in cols.arcs] == [c.arcs for c in want.ranked]
+    roles = frozenset(i for i, nd in enumerate(ref.sub.nodes) if nd.spec.kind is NodeKind.CLOUD_ROLE)
+    plan_ref = greedy_plan(ref, candidates(ref, exposed), None, roles)
+    assert fast_plan(inc, got, None, roles, cols) == plan_ref
+    return len(want.items)
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def mode(request, monkeypatch):
+    """Both implementations of the fast loop's passes (the compiled one only where it is built)."""
+    if request.param == "compiled" and not compiled.AVAILABLE:
+        pytest.skip("graphkit.analysis._plan_kernel is not built")
+    monkeypatch.setattr(compiled, "ENABLED", request.param == "compiled")
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_random_graphs(seed, mode):
+    rng = random.Random(3000 + seed)
+    g, sources = random_incident(seed, rng)
+    check(g, sources, exposed_every=rng.choice([0, 2, 3]))
+
+
+def test_random_graphs_have_candidates_of_every_shape():
+    """The random graphs exercise what the arrays must get right: wipes, registrars, placed phases."""
+    seen = {"wipes": 0, "contain": 0, "rotate": 0, "held": 0, "source_only_left_out": 0}
+    for seed in range(60):
+        g, sources = random_incident(seed, random.Random(3000 + seed))
+        srcs = reach.source_ids(g, sources)
+        found = arrays.incident_arrays(g, srcs)
+        if found is None:
+            continue
+        inc, cols = found
+        cs = arrays.candidates_arrays(inc, cols)
+        seen["wipes"] += any(c.wipes for c in cs.items)
+        seen["contain"] += any(c.phase == "contain" for c in cs.items)
+        seen["rotate"] += any(c.phase == "rotate" for c in cs.items)
+        seen["held"] += bool(inc.held)
+        snap = inc.sub.fast[0]
+        every = int((snap.arc_ptr[snap.pair_ptr[inc.sub.fast[1] + 1]] - snap.arc_ptr[snap.pair_ptr[inc.sub.fast[1]]]).sum())
+        seen["source_only_left_out"] += every > len(inc.arcs)
+    assert all(v >= 3 for v in seen.values()), seen
+
+
+@pytest.fixture(scope="module")
+def acme() -> Graph:
+    return build_graph(EXAMPLE).graph
+
+
+def test_example_from_every_node(acme):
+    total = sum(check(acme, x, exposed_every=i % 3) for i, x in enumerate(sorted(acme.nx)))
+    assert total > 200
+
+
+def test_second_plan_reads_the_cached_codes(acme):
+    """The per-snapshot caches (arc forms, node actions) give the same answer when already filled."""
+    runner = sorted(n for n in acme.nx if n.startswith("runner:"))[0]
+    first = revocation_plan(acme, runner)
+    assert revocation_plan(acme, runner) == first and first.steps
+
+
+@pytest.mark.parametrize("folder", gold.case_folders(), ids=lambda p: p.name)
+def test_golden_cases(folder):
+    case, g = gold.case_graph(folder)
+    for sources in case.sources:
+        check(g, sources, exposed_every=2)
+
+
+@pytest.mark.corpus
+def test_corpus_graph():
+    require(CORPUS_GHA.is_dir(), "the shared corpus is not beside the checkout", corpus=True)
+    g = build_graph({"github-actions": [str(CORPUS_GHA)]}).graph
+    runners = sorted(n for n in g.nx if n.startswith("runner:"))
+    assert runners
+    assert sum(check(g, r) for r in runners[:40]) > 0
+
+
+def test_arc_edges_reads_lazily(acme):
+    srcs = reach.source_ids(acme, sorted(n for n in acme.nx if n.startswith("runner:"))[:1])
+    inc, _ = arrays.incident_arrays(acme, srcs)
+    edges = inc.arcs.edge
+    assert len(edges) == len(inc.arcs.source) > 0
+    assert edges[-1] is edges[len(edges) - 1] and edges[0:2] == [edges[0], edges[1]]
+    assert np.array_equal(arrays.snap_arcs(inc)[:1], np.array([arrays.snap_arcs(inc)[0]]))
