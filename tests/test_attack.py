@@ -286,7 +286,7 @@ def test_issued_tokens_file_errors_name_the_place(tmp_path):
     bad.write_text("schema: graphkit.issued-tokens/v1\ntokens:\n  - {kind: sts_session, subject: x, issued_at: nope}\n")
     with pytest.raises(InputError) as err:
         load_issued(bad)
-    assert err.value.place == "tokens.0.issued_at" and "nope" not in str(err.value)
+    assert err.value.place == "tokens[0].issued_at" and "nope" not in str(err.value)
 
 
 def _minting_graph() -> Graph:

@@ -50,7 +50,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graphkit.errors import InputError
+from graphkit.errors import InputError, validation_problems
 from graphkit.graph import Graph
 from graphkit.model import CloudRole, RevocationAction
 
@@ -181,11 +181,22 @@ def load_issued(path: str | Path) -> list[Issued]:
     except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
         raise InputError(str(p), "", f"cannot read: {type(exc).__name__}") from None
     try:
-        return IssuedFile.model_validate(data).tokens
+        tokens = IssuedFile.model_validate(data).tokens
     except ValidationError as exc:
-        err = exc.errors()[0]
-        place = ".".join(str(x) for x in err["loc"])
-        raise InputError(str(p), place, err["msg"]) from None
+        raise validation_problems(str(p), exc)[0] from None
+    return [_shown(t) for t in tokens]
+
+
+def _shown(issued: Issued) -> Issued:
+    """``issued`` with every credential written in its ``subject`` or ``note`` replaced by ``***`` and its keyed
+    fingerprint (:func:`graphkit.redact.mark_credentials`, as the ids of a graph are scrubbed of one): a tokens
+    file naming a token where a node id belongs never shows the value (tables, JSON, plan)."""
+    from graphkit.redact import mark_credentials
+
+    subject, note = mark_credentials(issued.subject), mark_credentials(issued.note or "") or issued.note
+    if subject == issued.subject and note == issued.note:
+        return issued
+    return issued.model_copy(update={"subject": subject, "note": note})
 
 
 @dataclass(frozen=True, slots=True)

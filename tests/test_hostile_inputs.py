@@ -1,0 +1,134 @@
+"""Hostile inputs a fresh user planted: secret-looking keys and values in validation errors and tables, files that
+are not regular files in ``.github/workflows``, and the names problems give the files of several repositories.
+
+Token-shaped values are built at run time (no tracked file holds one).  They are 34 or 35 characters after the
+``ghp_`` prefix: GitHub's tokens vary in length (:mod:`graphkit.redact`), so a value one character short of the
+36 of today's classic format is still a token.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, ConfigDict, ValidationError
+from typer.testing import CliRunner
+
+from graphkit.build import build_graph
+from graphkit.cli import app
+from graphkit.errors import InputError, shown_reason, validation_problems, validation_summary
+from graphkit.redact import find_credentials, fingerprint, redact_text
+
+runner = CliRunner()
+
+#: Planted values (each holds ``PLANTED``; the tests grep every output for it).
+KEY = "ghp_" + "PLANTEDinvkey" + "0" * 20 + "E1"          # 35 characters after the prefix
+SECRET_NAME = "ghp_" + "PLANTEDsecretname" + "0" * 16 + "E2"
+SUBJECT = "ghp_" + "PLANTEDsubject" + "0" * 18 + "H1"      # 34
+TOKEN_KEY = "ghp_" + "PLANTEDtokkey" + "0" * 20 + "H2"
+
+
+def planted(text: str) -> list[str]:
+    """Lines of ``text`` holding a planted value (case-insensitive: ids lower-case some names)."""
+    return [line[:200] for line in text.splitlines() if "planted" in line.lower()]
+
+
+def run(*args: str) -> tuple[int, str]:
+    """A command's exit status and its stdout and stderr together."""
+    res = runner.invoke(app, list(args))
+    return res.exit_code, res.output
+
+
+# --------------------------------------------------------------------------- token formats
+
+
+def test_github_tokens_of_any_documented_length_are_credentials():
+    """``ghp_`` and its siblings followed by 20 or more token characters are found whole (a 40-character tail
+    was found only in its first 36 before), a short placeholder is not."""
+    for value in (KEY, SUBJECT, "ghs_" + "7" * 7 + "_" + "eyJ" + "a1" * 20 + "." + "b2" * 30, "gho_" + "Q7" * 20):
+        found = find_credentials(f"x: {value}\n")
+        assert [(m.kind, m.start, m.end) for m in found] == [("GitHub Token", 3, 3 + len(value))], value
+        assert redact_text(f"[{value}].") == "[***]."
+    assert find_credentials("token: ghp_your_pat\n") == [] and find_credentials("ghp_" + "a1" * 9) == []
+
+
+# --------------------------------------------------------------------------- pydantic errors, one place
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    count: int
+
+
+def test_every_validation_error_is_shown_without_its_key_or_value():
+    """The place of an unknown token-shaped key is ``***``; the value a field refused is never quoted, in a
+    problem or in a one-line summary; a pydantic text quoted whole loses its ``input_value``."""
+    with pytest.raises(ValidationError) as err:
+        _Entry.model_validate({"count": "PLANTED-value-" + SUBJECT, KEY: 1})
+    problems = validation_problems("f.yaml", err.value, "tokens[0]")
+    assert [(p.file, p.place, p.reason) for p in problems] == [
+        ("f.yaml", "tokens[0].count", "Input should be a valid integer, unable to parse string as an integer"),
+        ("f.yaml", "tokens[0].***", "Extra inputs are not permitted")]
+    assert validation_summary(err.value) == ("count: Input should be a valid integer, unable to parse string as an "
+                                             "integer (and 1 more)")
+    quoted = shown_reason(f"left out: {err.value}")
+    assert planted(quoted) == [] and "valid integer" in quoted and "errors.pydantic.dev" not in quoted
+    assert planted(str(InputError("f.yaml", f"a.{KEY}", f"key {KEY}"))) == []
+
+
+# --------------------------------------------------------------------------- runner inventory
+
+
+def test_an_inventory_key_of_35_characters_is_never_echoed_nor_stored(tmp_path):
+    """The fresh user's inventory: an unknown token-shaped key of an organization (35 characters after ``ghp_``)
+    was printed on stderr and stored in ``meta.problems``; now it is ``***`` there, at its line."""
+    inv = tmp_path / "inv.yaml"
+    inv.write_text("schema: graphkit.runner-inventory/v1\norganizations:\n  - name: acme\n"
+                   f"    {KEY}: 1\n    secrets:\n      - name: \"{SECRET_NAME}\"\n        scope: org\n"
+                   "runners:\n  - {name: good, labels: [self-hosted], scope: acme}\n", encoding="utf-8")
+    out = tmp_path / "g.json"
+    code, text = run("build", "--runners", str(inv), "-o", str(out))
+    assert code == 3 and planted(text) == [] and planted(out.read_text(encoding="utf-8")) == []
+    problems = json.loads(out.read_text(encoding="utf-8"))["meta"]["problems"]
+    assert [(p["place"], p["reason"][:13]) for p in problems] == [
+        ("organizations[0].secrets[0].scope", "unknown field"), ("organizations[0].***", "unknown field")]
+    assert f"{inv}: organizations[0].***: unknown field" in text and "(line 4)" in text
+
+
+# --------------------------------------------------------------------------- issued-tokens file
+
+
+def _graph(tmp_path: Path) -> Path:
+    inv = tmp_path / "inv.yaml"
+    inv.write_text("schema: graphkit.runner-inventory/v1\norganizations:\n  - name: acme\n"
+                   "runners:\n  - {name: good, labels: [self-hosted], scope: acme}\n", encoding="utf-8")
+    g = tmp_path / "g.json"
+    build_graph({"runners": [inv]}).graph.save(g)
+    return g
+
+
+def test_a_tokens_file_with_a_token_shaped_key_names_its_place_without_it(tmp_path):
+    tokens = tmp_path / "tok.yaml"
+    tokens.write_text("schema: graphkit.issued-tokens/v1\ntokens:\n  - kind: github_token\n"
+                      f"    subject: runner:acme/good\n    issued_at: 2026-12-01T00:00:00Z\n    {TOKEN_KEY}: 1\n",
+                      encoding="utf-8")
+    code, text = run("blast-radius", "-g", str(_graph(tmp_path)), "--from", "runner:acme/good", "--now",
+                     "2026-12-01T01:00:00Z", "--tokens", str(tokens))
+    assert code != 0 and planted(text) == []
+    assert f"{tokens}: tokens[0].***: Extra inputs are not permitted" in " ".join(text.split())
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "runbook"])
+def test_a_token_given_as_a_subject_is_shown_as_its_fingerprint(tmp_path, fmt):
+    """A ``subject`` that is a token (not a node id) was printed in the "Tokens and sessions" table: now every
+    output shows ``***`` and the value's keyed fingerprint, as ids scrubbed of a token do."""
+    tokens = tmp_path / "tok2.yaml"
+    tokens.write_text("schema: graphkit.issued-tokens/v1\ntokens:\n  - kind: github_token\n"
+                      f"    subject: \"{SUBJECT}\"\n    issued_at: 2026-12-01T00:00:00Z\n    note: \"was {SUBJECT}\"\n",
+                      encoding="utf-8")
+    code, text = run("blast-radius", "-g", str(_graph(tmp_path)), "--from", "runner:acme/good", "--now",
+                     "2026-12-01T01:00:00Z", "--tokens", str(tokens), "-f", fmt)
+    assert code in (0, 3) and planted(text) == []
+    if fmt != "runbook":
+        assert "***" + fingerprint(SUBJECT.encode()) in text
