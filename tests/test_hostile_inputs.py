@@ -9,6 +9,8 @@ Token-shaped values are built at run time (no tracked file holds one).  They are
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -132,3 +134,96 @@ def test_a_token_given_as_a_subject_is_shown_as_its_fingerprint(tmp_path, fmt):
     assert code in (0, 3) and planted(text) == []
     if fmt != "runbook":
         assert "***" + fingerprint(SUBJECT.encode()) in text
+
+
+# --------------------------------------------------------------------------- files that are not files
+
+
+def _silent_checkout(tmp_path: Path) -> Path:
+    """The fresh user's ``sil`` folder: one good workflow, a link to it, and beside them a FIFO, a dangling link,
+    a link to a folder and a folder, each named ``*.yml``."""
+    wf = tmp_path / "sil" / "acme__sil" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (tmp_path / "sil" / "acme__sil" / ".github" / "sub").mkdir()
+    (wf / "ok.yml").write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo\n",
+                               encoding="utf-8")
+    os.symlink("ok.yml", wf / "alias.yml")
+    os.mkfifo(wf / "fifo.yml")
+    os.symlink("/nonexistent-target", wf / "dangling.yml")
+    os.symlink("../sub", wf / "dir.yml")
+    (wf / "realdir.yml").mkdir()
+    os.symlink("loop.yml", wf / "loop.yml")
+    return tmp_path / "sil"
+
+
+def test_entries_of_github_workflows_that_are_not_files_are_named_never_opened(tmp_path):
+    """Each is a problem naming the file and what it is (exit 3, the source partial), the good files are built,
+    and the FIFO is never opened (a read would block: the build finishing proves it)."""
+    sil = _silent_checkout(tmp_path)
+    out = tmp_path / "g.json"
+    code, text = run("build", "--github-actions", str(sil), "-o", str(out))
+    wf = sil / "acme__sil" / ".github" / "workflows"
+    assert code == 3
+    meta = json.loads(out.read_text(encoding="utf-8"))["meta"]
+    assert [(p["file"], p["reason"]) for p in meta["problems"]] == [
+        (str(wf / "dangling.yml"), "a symbolic link to nothing (its target does not exist): not read"),
+        (str(wf / "dir.yml"), "a symbolic link to a folder: not read"),
+        (str(wf / "fifo.yml"), "a named pipe (FIFO): not read"),
+        (str(wf / "loop.yml"), "a symbolic link loop: not read"),
+        (str(wf / "realdir.yml"), "a folder: not read")]
+    assert meta["sources"]["github-actions"] == {"complete": False, "items": 2}
+    assert f"skipped {wf / 'fifo.yml'}: a named pipe (FIFO): not read" in text
+    assert {n["id"] for n in json.loads(out.read_text(encoding="utf-8"))["nodes"] if n["kind"] == "workflow"} == {
+        "workflow:acme/sil/.github/workflows/alias.yml", "workflow:acme/sil/.github/workflows/ok.yml"}
+
+
+def test_a_fifo_found_in_an_input_folder_is_named_and_never_opened(tmp_path):
+    """The other sources list folders recursively: a FIFO or a dangling link matching their patterns is a
+    problem naming it; :func:`graphkit.ingestor.read_text` refuses a FIFO given by name without opening it."""
+    from graphkit.ingestor import read_text
+
+    folder = tmp_path / "inv"
+    folder.mkdir()
+    (folder / "inventory.yaml").write_text("schema: graphkit.runner-inventory/v1\norganizations:\n  - name: acme\n"
+                                           "runners:\n  - {name: good, labels: [self-hosted], scope: acme}\n",
+                                           encoding="utf-8")
+    os.mkfifo(folder / "pipe.yaml")
+    os.symlink(tmp_path / "missing.json", folder / "gone.json")
+    result = build_graph({"runners": [folder]})
+    assert [(p.file, p.reason) for p in result.problems] == [
+        (str(folder / "gone.json"), "a symbolic link to nothing (its target does not exist): not read"),
+        (str(folder / "pipe.yaml"), "a named pipe (FIFO): not read")]
+    assert "runner:acme/good" in result.graph and not result.graph.meta.sources["runners"].complete
+    unblock = threading.Timer(3, _open_writer, (folder / "pipe.yaml",))  # a reader that opened it gets EOF
+    unblock.start()
+    try:
+        with pytest.raises(InputError) as err:
+            read_text(folder / "pipe.yaml")
+    finally:
+        unblock.cancel()
+    assert err.value.reason == "a named pipe (FIFO): not read"
+
+
+def _open_writer(fifo: Path) -> None:
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # ENXIO: nobody opened it for reading
+    except OSError:
+        pass
+
+
+def test_a_home_folder_linked_out_of_the_scanned_root_is_named(tmp_path):
+    """``~/.ssh -> ../../../../etc`` (out of the root): named on stderr and in ``scan.skipped``, never listed."""
+    from host_fixtures import runner_install
+
+    root = tmp_path / "root"
+    runner_install(root, "/opt/ar", agent_id=1, name="build-01", url="https://github.com/acme", unit=None)
+    (root / "etc").mkdir(exist_ok=True)
+    (root / "etc" / "passwd").write_text("root:x:0:0::/root:/bin/sh\nci:x:1000:1000::/home/ci:/bin/sh\n")
+    (root / "home" / "ci").mkdir(parents=True)
+    os.symlink("../" * 12 + "etc", root / "home" / "ci" / ".ssh")
+    out = tmp_path / "h.json"
+    res = CliRunner().invoke(app, ["collect", "host", "--root", str(root), "-o", str(out)])
+    assert res.exit_code == 3, res.output
+    assert "/home/ci/.ssh: link out of the scanned root: not followed" in res.stderr
+    skipped = json.loads(out.read_text())["hosts"][0]["scan"]["skipped"]
+    assert {"path": "/home/ci/.ssh", "reason": "link out of root"} in skipped
