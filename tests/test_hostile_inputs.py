@@ -227,3 +227,50 @@ def test_a_home_folder_linked_out_of_the_scanned_root_is_named(tmp_path):
     assert "/home/ci/.ssh: link out of the scanned root: not followed" in res.stderr
     skipped = json.loads(out.read_text())["hosts"][0]["scan"]["skipped"]
     assert {"path": "/home/ci/.ssh", "reason": "link out of root"} in skipped
+
+
+# --------------------------------------------------------------------------- problems of several repositories
+
+
+def _two_repositories(tmp_path: Path) -> Path:
+    """``acme/a`` and ``acme/b``, each with ``.github/workflows/long.yml`` holding a job key past the
+    identifier limit (a problem raised while building jobs, after parsing) and a call whose callee asks for
+    more permissions than the caller grants (GitHub refuses that run)."""
+    for name in ("a", "b"):
+        wf = tmp_path / "repos" / f"acme__{name}" / ".github" / "workflows"
+        wf.mkdir(parents=True)
+        (wf / "long.yml").write_text(
+            f"on: push\njobs:\n  ? {'k' * 5000}\n  :\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo\n"
+            "  ok:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo\n", encoding="utf-8")
+        (wf / "caller.yml").write_text(
+            "on: push\npermissions:\n  contents: read\njobs:\n  call:\n    uses: ./.github/workflows/callee.yml\n",
+            encoding="utf-8")
+        (wf / "callee.yml").write_text(
+            "on: workflow_call\njobs:\n  w:\n    permissions:\n      contents: write\n    runs-on: ubuntu-latest\n"
+            "    steps:\n      - run: echo\n", encoding="utf-8")
+    return tmp_path / "repos"
+
+
+def test_problems_found_while_building_jobs_name_the_input_path_of_each_repository(tmp_path):
+    """``skipped .github/workflows/long.yml`` twice said neither which repository nor which file: each problem
+    raised while building (the identifier limit, a run GitHub refuses) names the file's input path, as the
+    parse problems do."""
+    repos = _two_repositories(tmp_path)
+    result = build_graph({"github-actions": [repos]})
+    shown = sorted((p.file, p.place.split(".")[0], p.reason[:20]) for p in result.problems)
+    assert shown == [(str(repos / f"acme__{r}" / ".github" / "workflows" / f), place, reason)
+                     for r in ("a", "b") for f, place, reason in (
+                         ("caller.yml", "jobs", "called job .github/w"), ("long.yml", "jobs", "job id: refused: job"))]
+
+
+def test_the_builder_alone_names_a_file_owner_repo_colon_path(tmp_path):
+    """Without the input paths (a caller of :func:`ingest.github_actions.graph.to_graph` alone), a problem names
+    ``OWNER/REPO:path``."""
+    from ingest.github_actions.graph import to_graph
+    from ingest.github_actions.parse import parse_workflow
+
+    repos = _two_repositories(tmp_path)
+    files = [parse_workflow((repos / f"acme__{r}" / ".github/workflows/long.yml").read_text(), file=".github/"
+                            "workflows/long.yml", repository=f"acme/{r}") for r in ("a", "b")]
+    assert sorted(p.file for p in to_graph(files).problems) == ["acme/a:.github/workflows/long.yml",
+                                                                "acme/b:.github/workflows/long.yml"]
