@@ -88,14 +88,28 @@ def test_an_inventory_key_of_35_characters_is_never_echoed_nor_stored(tmp_path):
     inv = tmp_path / "inv.yaml"
     inv.write_text("schema: graphkit.runner-inventory/v1\norganizations:\n  - name: acme\n"
                    f"    {KEY}: 1\n    secrets:\n      - name: \"{SECRET_NAME}\"\n        scope: org\n"
-                   "runners:\n  - {name: good, labels: [self-hosted], scope: acme}\n", encoding="utf-8")
+                   f"repositories:\n  - full_name: acme/app\n    visibility: \"{_planted('visibility')}\"\n"
+                   f"hosts:\n  - name: h1\n    credentials:\n      - credential_type: github_pat\n        path: /etc/x\n"
+                   f"        fingerprint: \"{_planted('fingerprint')}\"\n"
+                   f"        access: [\"https://u:{_planted('access')}@github.com/acme\"]\n"
+                   "runners:\n  - {name: good, labels: [self-hosted], scope: acme}\n"
+                   f"  - name: r1\n    scope: acme\n    host: h1\n    labels: [self-hosted]\n    registration:\n"
+                   f"      url: \"https://u:{_planted('regurl')}@github.com/acme\"\n"
+                   f"      agent_id: \"{_planted('agentid')}\"\n", encoding="utf-8")
     out = tmp_path / "g.json"
     code, text = run("build", "--runners", str(inv), "-o", str(out))
     assert code == 3 and planted(text) == [] and planted(out.read_text(encoding="utf-8")) == []
     problems = json.loads(out.read_text(encoding="utf-8"))["meta"]["problems"]
     assert [(p["place"], p["reason"][:13]) for p in problems] == [
-        ("organizations[0].secrets[0].scope", "unknown field"), ("organizations[0].***", "unknown field")]
+        ("organizations[0].secrets[0].scope", "unknown field"), ("organizations[0].***", "unknown field"),
+        ("repositories[0].visibility", "Input should "), ("hosts[0].credentials[0].fingerprint", "String should"),
+        ("runners[1].registration.config_path", "required fiel"), ("runners[1].registration.agent_id", "Input should ")]
     assert f"{inv}: organizations[0].***: unknown field" in text and "(line 4)" in text
+
+
+def _planted(word: str) -> str:
+    """A token-shaped value of 34 to 36 characters after ``ghp_`` naming where it was planted."""
+    return "ghp_PLANTED" + word + "0" * max(0, 34 - 7 - len(word)) + "E9"
 
 
 # --------------------------------------------------------------------------- issued-tokens file
