@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 __all__ = ["GraphkitError", "InputError", "LimitExceeded", "GraphFileError", "UnknownNodeError", "shown_place",
-           "shown_reason"]
+           "shown_reason", "validation_path", "validation_place", "validation_problems", "validation_reason", "validation_summary"]
 
 
 class GraphkitError(Exception):
@@ -51,10 +52,17 @@ def _redacted(text: str) -> str:
     return redact_text(text) if text else text
 
 
+#: The part of a pydantic ``ValidationError``'s text that quotes the value (``[type=..., input_value='...',
+#: input_type=str]``), and its documentation line.
+_PYDANTIC_INPUT = re.compile(r" ?\[type=[^,\]]*, input_value=.*?, input_type=[\w.]+\]|\n? *For further information "
+                             r"visit https://errors\.pydantic\.dev/\S*", re.S)
+
+
 def shown_reason(reason: str) -> str:
     """``reason`` with every literal credential written ``***`` and every run of more than ``max_identifier_chars``
     non-blank characters (an over-long value a message quotes) written ``<N characters>``: a problem never carries
-    a secret or an over-long value (it may be a secret).
+    a secret or an over-long value (it may be a secret).  A pydantic error's text quoted whole (``{exc}``) loses
+    its ``input_value=...`` (see :func:`validation_reason` for the way to word one).
 
     >>> shown_reason("bad Arn 'arn:aws:iam::1:role/x'")
     "bad Arn 'arn:aws:iam::1:role/x'"
@@ -62,7 +70,11 @@ def shown_reason(reason: str) -> str:
     'bad Arn <5000 characters>'
     >>> shown_reason("bad url https://bot:hunter2hunter2@example.test/x")
     'bad url https://***@example.test/x'
+    >>> shown_reason("a\\n  Input should be a valid integer [type=int_parsing, input_value='s3cr3t', input_type=str]")
+    'a\\n  Input should be a valid integer'
     """
+    if "input_value=" in reason or "errors.pydantic.dev" in reason:
+        reason = _PYDANTIC_INPUT.sub("", reason)
     reason = _redacted(reason)
     cap = _cap()
     if len(reason) <= cap:
@@ -87,6 +99,76 @@ def shown_place(place: str) -> str:
         return place
     place = ".".join(k if len(k) <= cap else f"<key of {len(k)} characters>" for k in place.split("."))
     return place if len(place) <= cap else f"<place of {len(place)} characters>"
+
+
+# --------------------------------------------------------------------------- pydantic validation errors
+# Every pydantic ``ValidationError`` graphkit turns into a problem or a message goes through these: the place is
+# the error's location, the reason its message, both redacted (shown_place, shown_reason); the error's ``input``
+# (the value, maybe a secret) and ``str(exc)`` (which quotes it) are never used.
+
+
+def _no_branch(part: Any) -> bool:
+    return False
+
+
+def validation_path(loc: Sequence[Any], prefix: str = "", branch: Callable[[Any], bool] = _no_branch) -> str:
+    """A pydantic error location (``("runners", 3, "labels")``) as the YAML/JSON path it names under ``prefix``
+    (``runners[3].labels``), as written in the file (to look up its line; a problem shows
+    :func:`validation_place`).  ``schema_`` is written ``schema`` (its alias); ``branch(part)`` true drops a
+    union branch tag.
+
+    >>> validation_path(("tokens", 0, "issued_at"))
+    'tokens[0].issued_at'
+    >>> validation_path(("status",), "scopes[1]")
+    'scopes[1].status'
+    """
+    out = prefix
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif not branch(part):
+            out += ("." if out else "") + ("schema" if part == "schema_" else str(part))
+    return out
+
+
+def validation_place(loc: Sequence[Any], prefix: str = "", branch: Callable[[Any], bool] = _no_branch) -> str:
+    """:func:`validation_path` as a problem shows it (:func:`shown_place`: a token-shaped key is ``***``).
+
+    >>> validation_place(("tokens", 0, "ghp_" + "A1b2" * 9))
+    'tokens[0].***'
+    """
+    return shown_place(validation_path(loc, prefix, branch))
+
+
+def validation_reason(error: Any) -> str:
+    """The reason of one pydantic error (an item of ``exc.errors()``): ``required field missing`` or its message,
+    never its input value, written as a problem shows it (:func:`shown_reason`)."""
+    return shown_reason("required field missing" if error["type"] == "missing" else str(error["msg"]))
+
+
+def validation_problems(file: str, exc: Any, prefix: str = "") -> list[InputError]:
+    """One :class:`InputError` per error of a pydantic ``ValidationError`` ``exc`` (place under ``prefix`` and
+    reason, see :func:`validation_place` and :func:`validation_reason`; never the value)."""
+    return [InputError(file, validation_place(tuple(e["loc"]), prefix), validation_reason(e))
+            for e in exc.errors(include_url=False)]
+
+
+def validation_summary(exc: Any) -> str:
+    """A pydantic ``ValidationError`` in one line: its first error's place and reason, and how many more
+    (``nodes[0].kind: Input should be ... (and 2 more)``; never the value).
+
+    >>> from pydantic import TypeAdapter, ValidationError
+    >>> try:
+    ...     TypeAdapter(dict[str, int]).validate_python({"ghp_" + "A1b2" * 9: "x", "b": "y"})
+    ... except ValidationError as exc:
+    ...     validation_summary(exc)
+    '***: Input should be a valid integer, unable to parse string as an integer (and 1 more)'
+    """
+    errors = exc.errors(include_url=False)
+    if not errors:
+        return "invalid value"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{validation_place(tuple(errors[0]['loc'])) or 'value'}: {validation_reason(errors[0])}{more}"
 
 
 class GraphFileError(GraphkitError):

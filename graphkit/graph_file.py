@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
-from graphkit.errors import GraphFileError, GraphkitError
+from graphkit.errors import GraphFileError, GraphkitError, validation_summary
 from graphkit.model import (EDGE_SPECS, NODE_ADAPTER, Confidence, Edge, EdgeKind, Evidence, Lifetime, NodeKind,
                             RevocationAction, ids)
 from graphkit.storage import EdgeRecord, KeyDict, form
@@ -131,9 +131,7 @@ def first_line(exc: BaseException) -> str:
     """An error's message without the input values: pydantic's first error (location and message), else the
     first line, at most 300 characters."""
     if isinstance(exc, ValidationError) and exc.errors():
-        first = exc.errors()[0]
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        text = f"{'.'.join(map(str, first['loc'])) or 'value'}: {first['msg']}{more}"
+        text = validation_summary(exc)
     else:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return text if len(text) <= 300 else text[:297] + "..."

@@ -20,6 +20,8 @@ The core reaches sources only through :mod:`graphkit.registry` (entry points
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from graphkit import limits
 from graphkit.errors import InputError, LimitExceeded
+from graphkit.files import file_type, found_files
 if TYPE_CHECKING:  # imported on first use: an ingestor's name and option are read without networkx or the model
     from graphkit.graph import GraphBuilder
     from graphkit.model import Edge, Node
@@ -164,11 +167,17 @@ def read_text(path: Path, *, name: str | None = None, within: Path | None = None
     if within is not None and not path.resolve().is_relative_to(within.resolve()):
         raise InputError(file, "", "a symbolic link to a file outside its input folder: not followed")
     try:
-        size = path.stat().st_size
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a FIFO named action.yml would block the read: never opened
+            raise InputError(file, "", f"{file_type(st.st_mode)}: not read")
+        size = st.st_size
         if size > cap:
             raise InputError(file, "", limits.too_many("max_file_bytes", cap, f"file of {size} bytes"))
-        with path.open("rb") as fh:
-            raw = fh.read(cap + 1)  # a file that grew since stat (or a FIFO) is still bounded
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # swapped for a FIFO since: never blocks
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise InputError(file, "", "not a regular file: not read")
+            raw = fh.read(cap + 1)  # a file that grew since stat is still bounded
         if len(raw) > cap:
             raise InputError(file, "", limits.too_many("max_file_bytes", cap, f"file of more than {cap} bytes"))
         return raw.decode("utf-8")
@@ -211,13 +220,15 @@ class FileIngestor(Generic[ParsedT]):
     # ------------------------------------------------------------ the steps a source writes
     def collect(self, paths: Sequence[str | Path]) -> Collected:
         """The files under ``paths`` (I/O: lists folders): files as given, and in folders every file matching
-        :attr:`patterns` (recursively), sorted."""
+        :attr:`patterns` (recursively), sorted; a match that is not a file (a FIFO, a link to nothing or to a
+        folder) is a problem naming it (:func:`graphkit.files.found_files`)."""
         out = Collected()
         for raw in paths:
             p = Path(raw)
             if p.is_dir():
-                found = sorted({q for pattern in self.patterns for q in p.rglob(pattern) if q.is_file()})
+                found, skipped = found_files(q for pattern in self.patterns for q in p.rglob(pattern))
                 out.files += [InputFile(path=q, name=str(q), given=False, root=p) for q in found]
+                out.problems += skipped
             else:
                 out.files.append(InputFile(path=p, name=str(p), root=p))
         return out

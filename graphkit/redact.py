@@ -29,9 +29,9 @@ from functools import lru_cache
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 
-__all__ = ["FINGERPRINT_HEX", "FINGERPRINT_KEY", "REDACTED", "SECRET_CONDITION_KEYS", "CleanUrl", "CredentialMatch", "find_credentials",
-           "fingerprint", "looks_like_credential_name", "redact_text", "redact_policy_secrets", "strip_embedded_urls", "strip_url_credentials",
-           "strip_url_fields"]
+__all__ = ["FINGERPRINT_HEX", "FINGERPRINT_KEY", "REDACTED", "SECRET_CONDITION_KEYS", "CleanUrl", "CredentialMatch",
+           "find_credentials", "fingerprint", "looks_like_credential_name", "mark_credentials", "redact_text",
+           "redact_policy_secrets", "strip_embedded_urls", "strip_url_credentials", "strip_url_fields"]
 
 #: Default fingerprint key (documented, fixed): fingerprints stay comparable across runs and machines.
 #: A per-installation key stops anyone holding a snapshot from confirming a guessed low-entropy value.
@@ -213,7 +213,14 @@ def _entropy() -> object:
 
 #: GitHub's newer fine-grained PAT format (``github_pat_``), not in detect-secrets 1.5.
 #: https://github.blog/security/application-security/behind-githubs-new-authentication-token-formats/
-_EXTRA_RES = (("GitHub Token", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}")),)
+#: And the prefixed formats (``ghp_`` ``gho_`` ``ghu_`` ``ghs_`` ``ghr_``) at any length from 20 characters:
+#: detect-secrets matches exactly 36 after the prefix, but GitHub says "integrators should plan to support tokens
+#: up to 255 characters" (https://github.blog/changelog/2021-03-31-authentication-token-format-updates-are-generally-available)
+#: and installation tokens (``ghs_``) now vary in length and hold ``.`` and ``-``
+#: (https://github.blog/changelog/2026-05-15-github-app-installation-tokens-per-request-override-header/); a
+#: shorter or longer value is still a token, and a longer one is redacted whole (not its first 36 characters).
+_EXTRA_RES = (("GitHub Token", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}")),
+              ("GitHub Token", re.compile(r"gh[pousr]_(?=[A-Za-z0-9_]{20})[A-Za-z0-9_.\-]*[A-Za-z0-9_]")))
 #: A private key block, header to footer (or to the end of the text when cut).
 _PRIVATE_KEY = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY"
                           r"( BLOCK)?-----|.*\Z)", re.S)
@@ -284,6 +291,7 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "AccountKey=[a-zA-Z0-9+\\/=]{88}": ("ountKey=",),
     "sq0csp-[0-9A-Za-z\\\\\\-_]{43}": ("sq0csp-",),
     "github_pat_[A-Za-z0-9_]{22,255}": ("github_pat_",),
+    "gh[pousr]_(?=[A-Za-z0-9_]{20})[A-Za-z0-9_.\\-]*[A-Za-z0-9_]": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
 }
 #: What every ``_ASSIGNMENT`` match holds (case-insensitively): one of its credential words.
 _ASSIGNMENT_NEEDLES = ("passw", "secret", "token", "key", "credential", "auth")
@@ -403,6 +411,23 @@ def redact_text(text: str) -> str:
     parts, last = [], 0
     for m in find_credentials(text):
         parts += [text[last:m.start], REDACTED]
+        last = m.end
+    return "".join(parts) + text[last:] if parts else text
+
+
+def mark_credentials(text: str, key: bytes = FINGERPRINT_KEY) -> str:
+    """``text`` with every credential of :func:`find_credentials` replaced by :data:`REDACTED` and the keyed
+    fingerprint of its value, as :func:`ingest._credentials.scrub` writes it in ids and names: two different
+    values stay told apart, and a value read from a user's file names the node scrubbed of the same value.
+
+    >>> mark_credentials("runner:acme/ghp_" + "A1b2" * 9) == "runner:acme/***" + fingerprint(b"ghp_" + b"A1b2" * 9)
+    True
+    """
+    if not text:
+        return text
+    parts, last = [], 0
+    for m in find_credentials(text, key):
+        parts += [text[last:m.start], REDACTED + m.fingerprint]
         last = m.end
     return "".join(parts) + text[last:] if parts else text
 

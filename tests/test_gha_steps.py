@@ -336,7 +336,7 @@ jobs:
         with: {role-to-assume: "arn:aws:iam::123456789012:role/ci"}
 """
     res = to_graph([parse_workflow(text, file=".github/workflows/ci.yml", repository=REPO)])
-    assert [(p.file, p.place) for p in res.problems] == [(".github/workflows/ci.yml", "jobs.build.steps[0]")]
+    assert [(p.file, p.place) for p in res.problems] == [(f"{REPO}:.github/workflows/ci.yml", "jobs.build.steps[0]")]
     assert "step not analysed" in res.problems[0].reason
     assert set(rule_nodes(res)) == {"cloud_role:aws:arn:aws:iam::123456789012:role/ci"}
     assert rule_edges(res) == {("build", "assumes_role", "cloud_role:aws:arn:aws:iam::123456789012:role/ci",

@@ -375,7 +375,8 @@ def test_nesting_depth_limit_is_data():
     assert not any(j.job_key == "leaf" and j.id.startswith(under_w0) for j in shallow.nodes(NodeKind.JOB))
     # w0 > w1 > w2 and the unknown-caller instance w1 > w2 > w3 go too deep (reported where the deeper call is);
     # w2 > w3 does not
-    assert sorted(p.file for p in shallow.meta.problems) == [".github/workflows/w1.yml", ".github/workflows/w2.yml"]
+    assert sorted(p.file for p in shallow.meta.problems) == ["acme/app:.github/workflows/w1.yml",
+                                                             "acme/app:.github/workflows/w2.yml"]
 
 
 # ----------------------------------------------------------------------------- ids built from input
@@ -401,7 +402,7 @@ jobs:
     assert out(g, call.id, EdgeKind.CALLS_WORKFLOW) == {}
     res = to_graph([parse_workflow("on: push\njobs: {a: {runs-on: x}}\n", file="w.yml", repository="no-owner")],
                    repositories=["no-owner"])
-    assert [(p.file, p.place) for p in res.problems] == [("no-owner", ""), ("w.yml", "")]
+    assert [(p.file, p.place) for p in res.problems] == [("no-owner", ""), ("no-owner:w.yml", "")]
     assert res.nodes == []
 
 
@@ -831,7 +832,7 @@ def test_call_without_required_input_or_secret_is_refused(call, refused):
     if refused is None:
         assert g.meta.problems == [] and lib("deploy", ci("go")) in g
         return
-    assert [(p.file, p.place) for p in g.meta.problems] == [(".github/workflows/ci.yml", "jobs.go.uses")]
+    assert [(p.file, p.place) for p in g.meta.problems] == [("acme/app:.github/workflows/ci.yml", "jobs.go.uses")]
     assert refused in g.meta.problems[0].reason and g.meta.problems[0].reason.endswith("(line 6)")
     # GitHub runs no job of a refused run: no job of the caller, none of the callee (only the instance of
     # lib.yml for callers outside the ingested files remains)
@@ -875,7 +876,7 @@ def test_called_job_asking_more_than_the_caller_grants_is_refused(grant, refused
         assert (asks.evidence[0].file, asks.evidence[0].yaml_path) == (".github/workflows/lib.yml",
                                                                        "jobs.asks.permissions.id-token")
         return
-    assert [(p.file, p.place) for p in g.meta.problems] == [(".github/workflows/ci.yml", "jobs.call.uses")]
+    assert [(p.file, p.place) for p in g.meta.problems] == [("acme/app:.github/workflows/ci.yml", "jobs.call.uses")]
     assert refused in g.meta.problems[0].reason and "jobs.asks.permissions (line 6)" in g.meta.problems[0].reason
     assert not any(j.caller or j.workflow_path.endswith("ci.yml") for j in g.nodes(NodeKind.JOB))
     assert not any(">" in o.id for o in g.nodes(NodeKind.OIDC_IDENTITY))

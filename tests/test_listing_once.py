@@ -66,9 +66,9 @@ def test_each_checkout_listed_once(monkeypatch):
     listed: list[str] = []
     real = gha_collect.checkout_files
 
-    def files(co):
+    def files(co, problems=None):
         listed.append(str(co.root))
-        return real(co)
+        return real(co, problems)
     monkeypatch.setattr(gha_collect, "checkout_files", files)
     registry.get("github-actions").collect([str(_gha_input())])
     assert listed and len(listed) == len(set(listed))

@@ -50,7 +50,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graphkit.errors import InputError
+from graphkit.errors import InputError, validation_problems
 from graphkit.graph import Graph
 from graphkit.model import CloudRole, RevocationAction
 
@@ -184,9 +184,10 @@ def load_issued(path: str | Path) -> list[Issued]:
         raise InputError(str(p), "", f"expected a mapping (schema: graphkit.issued-tokens/v1, tokens: [...]), got "
                          f"{'nothing' if data is None else type(data).__name__.replace('str', 'text')}")
     try:
-        return IssuedFile.model_validate(data).tokens
+        tokens = IssuedFile.model_validate(data).tokens
     except ValidationError as exc:
         raise _issued_error(str(p), exc) from None
+    return [_shown(t) for t in tokens]
 
 
 #: Errors of one tokens file its message lists; the others are counted.
@@ -195,20 +196,28 @@ MAX_LISTED_ERRORS = 10
 
 def _issued_error(file: str, exc: ValidationError) -> InputError:
     """Every error of a tokens file in one :class:`InputError` (its place the first's; the reason lists up to
-    :data:`MAX_LISTED_ERRORS` as ``place: reason`` and counts the rest), never a value."""
-    from graphkit.errors import shown_place, shown_reason
+    :data:`MAX_LISTED_ERRORS` as ``place: reason`` and counts the rest), never a value
+    (:func:`graphkit.errors.validation_problems`)."""
+    from graphkit.errors import validation_problems
 
-    def place(loc: tuple[Any, ...]) -> str:
-        return shown_place("".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in loc).lstrip("."))
-
-    errors = exc.errors(include_url=False)
-    said = [(place(tuple(e["loc"])), shown_reason("required field missing" if e["type"] == "missing" else e["msg"]))
-            for e in errors]
-    listed = "; ".join(f"{at}: {why}" for at, why in said[1:MAX_LISTED_ERRORS])
+    said = validation_problems(file, exc)
+    listed = "; ".join(f"{e.place}: {e.reason}" for e in said[1:MAX_LISTED_ERRORS])
     more = len(said) - MAX_LISTED_ERRORS
-    reason = said[0][1] + (f"; {len(said) - 1} more error(s): {listed}" if listed else "") + (
+    reason = said[0].reason + (f"; {len(said) - 1} more error(s): {listed}" if listed else "") + (
         f" (and {more} more)" if more > 0 else "")
-    return InputError(file, said[0][0], reason)
+    return InputError(file, said[0].place, reason)
+
+
+def _shown(issued: Issued) -> Issued:
+    """``issued`` with every credential written in its ``subject`` or ``note`` replaced by ``***`` and its keyed
+    fingerprint (:func:`graphkit.redact.mark_credentials`, as the ids of a graph are scrubbed of one): a tokens
+    file naming a token where a node id belongs never shows the value (tables, JSON, plan)."""
+    from graphkit.redact import mark_credentials
+
+    subject, note = mark_credentials(issued.subject), mark_credentials(issued.note or "") or issued.note
+    if subject == issued.subject and note == issued.note:
+        return issued
+    return issued.model_copy(update={"subject": subject, "note": note})
 
 
 @dataclass(frozen=True, slots=True)

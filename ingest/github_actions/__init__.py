@@ -116,7 +116,8 @@ class GitHubActionsIngestor(FileIngestor["WorkflowFile | ActionFile"]):
         from .evidence import forget_details, scrub
         from .graph import to_graph
         try:
-            result = to_graph(parsed, repositories=list(dict.fromkeys(f.context[0] for f in collected.files)))
+            result = to_graph(parsed, repositories=list(dict.fromkeys(f.context[0] for f in collected.files)),
+                              named={(f.context[0], f.name): str(f.path) for f in collected.files})
         finally:
             forget_details()  # the details remembered while parsing and building
         values = [v for f in parsed for v in f.literal_values]

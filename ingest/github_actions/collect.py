@@ -123,7 +123,7 @@ def checkouts_and_files(paths: Sequence[Path | str]) -> tuple[list[tuple[Checkou
             if isinstance(co, InputError):
                 problems.append(co)
                 continue
-            files = checkout_files(co)
+            files = checkout_files(co, problems)
             if files:
                 out.append((co, files))
             else:
@@ -132,18 +132,24 @@ def checkouts_and_files(paths: Sequence[Path | str]) -> tuple[list[tuple[Checkou
     return out, problems
 
 
-def checkout_files(checkout: Checkout) -> list[tuple[str, str]]:
+def checkout_files(checkout: Checkout, problems: list[InputError] | None = None) -> list[tuple[str, str]]:
     """``(relative posix path, "workflow" | "action")`` of the files to read, sorted.
 
-    Workflows: ``.github/workflows/*.yml|yaml`` only (GitHub does not recurse).
+    Workflows: ``.github/workflows/*.yml|yaml`` only (GitHub does not recurse); an entry so named that is not a
+    file (a FIFO, a folder, a link to a folder or to nothing: :func:`graphkit.files.regular_files`, never
+    opened) is a problem appended to ``problems``, naming it.
     Actions: ``action.yml|yaml`` anywhere except ``.git``/``node_modules``/``.venv``/``vendor``.
     """
+    from graphkit.files import regular_files
+
     root = checkout.root
     found: list[tuple[str, str]] = []
     wdir = root / ".github" / "workflows"
     if wdir.is_dir():
-        found += [(p.relative_to(root).as_posix(), "workflow") for p in sorted(wdir.iterdir())
-                  if p.is_file() and p.suffix in (".yml", ".yaml")]
+        paths, skipped = regular_files(wdir, lambda n: n.endswith((".yml", ".yaml")) and n not in (".yml", ".yaml"))
+        found += [(p.relative_to(root).as_posix(), "workflow") for p in paths]
+        if problems is not None:
+            problems += skipped
     for p in sorted(root.rglob("action.y*ml")):
         rel = p.relative_to(root)
         if p.name in ("action.yml", "action.yaml") and not _SKIP_DIRS.intersection(rel.parts[:-1]):

@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from graphkit import limits
 from graphkit.errors import InputError
@@ -115,8 +116,11 @@ def _step_outputs(jd: JobDef) -> dict[str, dict[str, list[Val]]]:
 
 
 class _Builder:
-    def __init__(self, files: Sequence[WorkflowFile | ActionFile], max_levels: int) -> None:
+    def __init__(self, files: Sequence[WorkflowFile | ActionFile], max_levels: int,
+                 named: Mapping[tuple[str, str], str] | None = None) -> None:
         self.out = GraphBuilder()
+        #: how a problem names a file: ``(repository, file) -> input path`` (else ``OWNER/REPO:file``)
+        self.named = dict(named or {})
         self.problems: list[InputError] = []
         #: why GitHub refuses the run being instantiated (a call it cannot make): its jobs are dropped
         self.refused: list[InputError] = []
@@ -176,7 +180,7 @@ class _Builder:
             try:
                 self.workflow(wf)
             except ids.IdError as exc:
-                self.problems.append(InputError(wf.file, "", f"{exc}; workflow skipped"))
+                self.problems.append(self.problem(wf, "", f"{exc}; workflow skipped"))
                 del self.workflows[key]
         for key, wf in self.workflows.items():
             standalone = bool(set(wf.triggers) - {"workflow_call"})
@@ -205,6 +209,13 @@ class _Builder:
             if p not in self.problems:
                 self.problems.append(p)
 
+    def problem(self, owner: Any, place: str, reason: str) -> InputError:
+        """A problem found while building ``owner``'s file (a workflow, an action, a :class:`Src`, an
+        :class:`Evidence`: anything with ``file`` and ``repository``), naming it as the parse problems do: its input
+        path, else ``OWNER/REPO:file`` (a relative path alone is ambiguous with several repositories)."""
+        file = self.named.get((owner.repository, owner.file)) or f"{owner.repository}:{owner.file}"
+        return InputError(file, place, reason)
+
     # ------------------------------------------------------------ jobs
     def job(self, wf: WorkflowFile, jd: JobDef, call: _Call) -> None:
         """Add one job instance, what its steps give it, and the jobs it calls."""
@@ -213,7 +224,7 @@ class _Builder:
         try:
             jid = ids.job(wf.repository, wf.file, jd.key, caller=call.caller_id)
         except ids.IdError as exc:
-            self.problems.append(InputError(wf.file, path, f"{exc}; job skipped"))
+            self.problems.append(self.problem(wf, path, f"{exc}; job skipped"))
             return
         top_repo = call.top.repository
         self._over_cap(wf, jd, call)
@@ -267,8 +278,8 @@ class _Builder:
             place, where, grant = (f"jobs.{jd.key}.permissions" if jd.permissions is not None else "permissions",
                                    call.call_ev, call.cap_ev)
             granted = f"{grant.file} {grant.yaml_path} (line {grant.line})" if grant else "the caller"
-            self.refused.append(InputError(
-                where.file, where.yaml_path or "", f"called job {wf.file}#{jd.key} asks in {place} (line "
+            self.refused.append(self.problem(
+                where, where.yaml_path or "", f"called job {wf.file}#{jd.key} asks in {place} (line "
                 f"{wf.lines.get(place, '?')}) for {', '.join(over)}, more than {granted} grants: GitHub refuses "
                 f"the run, no job of it runs (line {where.line})"))
 
@@ -300,7 +311,7 @@ class _Builder:
             try:
                 tid = ids.environment(top_repo, name.value)
             except ids.IdError as exc:
-                self.problems.append(InputError(src.file, ev.yaml_path or "", f"{exc}; environment skipped"))
+                self.problems.append(self.problem(src, ev.yaml_path or "", f"{exc}; environment skipped"))
                 continue
             parts = ids.parse(tid).parts
             self.out.node(DeploymentTarget(id=tid, name=f"{top_repo}:{name.value}", target_type="environment",
@@ -336,7 +347,7 @@ class _Builder:
         try:
             wid = ids.workflow(callee_repo, callee_path)
         except ids.IdError as exc:
-            self.problems.append(InputError(src.file, f"{path}.uses", f"{exc}; call not followed"))
+            self.problems.append(self.problem(src, f"{path}.uses", f"{exc}; call not followed"))
             return unresolved or unknown, (all_ev or unknown) if jd.secrets == "inherit" else all_ev
         if callee is None:
             self.out.node(Workflow(id=wid, name=callee_path, repository=callee_repo, path=callee_path, reusable=True,
@@ -345,10 +356,10 @@ class _Builder:
             return unresolved or unknown, (all_ev or unknown) if jd.secrets == "inherit" else all_ev
         self.out.edge(EdgeKind.CALLS_WORKFLOW, jid, wid, ev)
         if key in call.chain:
-            self.problems.append(InputError(src.file, f"{path}.uses", f"reusable workflow cycle via {jd.uses}"))
+            self.problems.append(self.problem(src, f"{path}.uses", f"reusable workflow cycle via {jd.uses}"))
             return unresolved, all_ev
         if len(call.chain) >= self.max_levels:
-            self.problems.append(InputError(src.file, f"{path}.uses", f"more than {self.max_levels} workflow "
+            self.problems.append(self.problem(src, f"{path}.uses", f"more than {self.max_levels} workflow "
                                             "levels; deeper calls not instantiated"))
             return unresolved, all_ev
         self._missing(callee, jd, src)
@@ -391,7 +402,7 @@ class _Builder:
             missing += [f"secret {n}" for n, req in callee.call_secrets.items() if req and secret_key(n) not in passed]
         if missing:
             line = src.ev(f"{path}.uses").line
-            self.refused.append(InputError(src.file, f"{path}.uses", f"calls {callee.file} without required "
+            self.refused.append(self.problem(src, f"{path}.uses", f"calls {callee.file} without required "
                                            f"{', '.join(missing)}: GitHub refuses the run, no job of it runs"
                                            + (f" (line {line})" if line else "")))
 
@@ -455,7 +466,7 @@ class _Builder:
         if not self.over_budget:
             self.over_budget = True
             lim = limits.current().max_call_fanout
-            self.problems.append(InputError(src.file, place, limits.too_many(
+            self.problems.append(self.problem(src, place, limits.too_many(
                 "max_call_fanout", lim, f"more than {lim} jobs and steps instantiated through reusable workflows "
                 "and composite actions") + "; further calls not instantiated"))
         return False
@@ -467,7 +478,7 @@ class _Builder:
             apply_step_rules(sv)
         except ids.IdError as exc:
             del sv.job.grants[grants:], sv.job.registries[registries:]
-            self.problems.append(InputError(sv.src.file, sv.step.path, f"{exc}; step not analysed"))
+            self.problems.append(self.problem(sv.src, sv.step.path, f"{exc}; step not analysed"))
             return
         self.out.update(sv.out)
 
@@ -499,7 +510,7 @@ class _Builder:
 
 
 def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterable[str] = (),
-             max_levels: int | None = None) -> IngestResult:
+             max_levels: int | None = None, named: Mapping[tuple[str, str], str] | None = None) -> IngestResult:
     """Turn parsed files of one or more checkouts into nodes and edges (pure).
 
     Reusable workflows and actions are resolved among ``files`` only; a called
@@ -519,6 +530,9 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
         :data:`MAX_WORKFLOW_LEVELS`), which also bounds nested composite
         actions; ``max_call_fanout`` bounds the jobs and steps instantiated
         through calls.
+    named
+        ``(repository, file) -> input path``: how the problems found while building name a file, as the parse
+        problems do (default, and for a file not in it: ``OWNER/REPO:file``).
 
     Returns
     -------
@@ -529,7 +543,7 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
         depth overflow, and runs GitHub refuses (their jobs are left out).
         ``items`` is 0.
     """
-    b = _Builder(files, limits.current().max_call_depth if max_levels is None else max_levels)
+    b = _Builder(files, limits.current().max_call_depth if max_levels is None else max_levels, named)
     for name in repositories:
         try:
             b.repository(name, Evidence(file=".", repository=name, detail="checkout"))
@@ -541,7 +555,7 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
                 b.repository(f.repository, Src(f.file, f.repository, f.lines).ev("", f"{f.using or '?'} action "
                                                                                   f"{f.name or f.directory or '.'}"))
             except ids.IdError as exc:
-                b.problems.append(InputError(f.file, "", f"{exc}; action skipped"))
+                b.problems.append(b.problem(f, "", f"{exc}; action skipped"))
     b.run()
     b.literal_credentials(files)
     parse_problems = [p for f in files for p in f.problems]  # skipped jobs/steps: incomplete, say so

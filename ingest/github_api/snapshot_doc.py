@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graphkit.errors import InputError
+from graphkit.errors import InputError, validation_problems
 
 __all__ = ["ScopeRecord", "SnapshotDocument", "missing_parts", "problems", "scope_problems"]
 
@@ -42,20 +42,9 @@ class SnapshotDocument(BaseModel):
     scopes: list[Any]
 
 
-def _place(prefix: str, loc: tuple[Any, ...]) -> str:
-    """A pydantic error location as a JSON path under ``prefix`` (``scopes[1].status``)."""
-    out = prefix
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + ("schema" if part == "schema_"
-                                                                                 else str(part))
-    return out
-
-
 def problems(file: str, exc: ValidationError, prefix: str = "") -> list[InputError]:
     """One problem per validation error (location and message, never the value)."""
-    return [InputError(file, _place(prefix, tuple(e["loc"])),
-                       "required field missing" if e["type"] == "missing" else e["msg"])
-            for e in exc.errors(include_url=False)]
+    return validation_problems(file, exc, prefix)
 
 
 def missing_parts(root: Path, doc: SnapshotDocument) -> list[InputError]:

@@ -47,12 +47,14 @@ class GitHubHistoryIngestor(FileIngestor["Parsed"]):
 
     def collect(self, paths: Sequence[str | Path]) -> Collected:
         """Files of the snapshot layout under each folder (sorted), and files named alone."""
+        from graphkit.files import found_files
         from ingest.github_history.parse import place_of
         out = Collected()
         for raw in paths:
             p = Path(raw)
             if p.is_dir():
-                found = sorted({q for pat in _PATTERNS for q in p.glob(pat) if q.is_file()})
+                found, skipped = found_files(q for pat in _PATTERNS for q in p.glob(pat))
+                out.problems += skipped
                 out.files += [InputFile(path=q, name=str(q), given=False, root=p,
                                         context=place_of(str(q.relative_to(p)))) for q in found]
             else:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from graphkit.errors import InputError
+from graphkit.errors import InputError, validation_summary
 from graphkit.ingestor import NotRecognised
 from ingest._yaml import load_json, type_name
 from ingest.github_history.models import RUNNER_ACTIONS, AuditEvent, Kind, WorkflowJob, WorkflowRun
@@ -99,7 +99,5 @@ def parse(text: str, file: str, where: tuple[Kind, str] | None = None) -> Parsed
         try:
             out.entries.append((place, model.model_validate(item)))
         except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(x) for x in err["loc"])
-            out.problems.append(InputError(file, place, f"left out: {loc or 'entry'}: {err['msg']}"))
+            out.problems.append(InputError(file, place, f"left out: {validation_summary(exc)}"))
     return out

@@ -232,10 +232,15 @@ class HostScan:
             return None
 
     def listdir(self, host_path: str) -> list[str]:
-        """Sorted entry names of a directory inside the root ([] otherwise)."""
-        if not self.is_dir(host_path):
+        """Sorted entry names of a directory inside the root ([] otherwise).  A folder that is a link out of the
+        root or a link loop (``~/.ssh -> /etc``), or that cannot be listed, is a problem naming it (:meth:`refuse`,
+        :meth:`denied`), never an empty folder in silence."""
+        local, why = self.resolve(host_path)
+        if local is None:
+            self.refuse(host_path, why or "not followed", "link loop" if why and "loop" in why else "link out of root")
             return []
-        local, _ = self.resolve(host_path)
+        if not os.path.isdir(local):
+            return []
         names: list[str] = []
         try:
             with os.scandir(local or "") as it:
@@ -245,8 +250,8 @@ class HostScan:
                                                         "the rest not read"))
                         break
                     names.append(entry.name)
-        except OSError:
-            return sorted(names)
+        except OSError as exc:
+            self.denied(host_path, exc, "cannot list")
         return sorted(names)
 
     def skip(self, host_path: str, reason: str) -> None:

@@ -21,7 +21,7 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from graphkit import limits
-from graphkit.errors import InputError
+from graphkit.errors import InputError, validation_path, validation_reason
 from graphkit.model import Evidence
 from ingest._yaml import line_of, load_yaml, type_name
 from ingest.runner_inventory.grants import GrantError, resolve_grant
@@ -59,15 +59,12 @@ class ParsedInventory(BaseModel):
 
 def _place(loc: tuple[Any, ...]) -> str:
     """A pydantic error location as a YAML path (``runners[3].labels``)."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part in ("str", "RunnerLabel") or (isinstance(part, str) and part.startswith(("literal[", "function-"))):
-            continue  # union branch names add nothing for the user
-        else:
-            out += ("." if out else "") + ("schema" if part == "schema_" else str(part))
-    return out
+    return validation_path(loc, branch=_branch)
+
+
+def _branch(part: Any) -> bool:
+    """A union branch name (adds nothing for the user)."""
+    return part in ("str", "RunnerLabel") or (isinstance(part, str) and part.startswith(("literal[", "function-")))
 
 
 def _models_in(tp: Any) -> list[type[BaseModel]]:
@@ -107,10 +104,8 @@ def _validation_problems(exc: ValidationError, tp: Any, prefix: tuple[Any, ...],
             continue  # the union branch of another type (a label string) when a label object was meant
         if err["type"] == "extra_forbidden":
             msg = _unknown_field(str(loc[-1]), _field_names(tp, loc[:-1]))
-        elif err["type"] == "missing":
-            msg = "required field missing"
         else:
-            msg = err["msg"]
+            msg = validation_reason(err)
         msgs = by_place.setdefault(here, [])
         if msg not in msgs:
             msgs.append(msg)  # union branches (label string | label object) fail at one place
