@@ -198,8 +198,6 @@ def _issued_error(file: str, exc: ValidationError) -> InputError:
     """Every error of a tokens file in one :class:`InputError` (its place the first's; the reason lists up to
     :data:`MAX_LISTED_ERRORS` as ``place: reason`` and counts the rest), never a value
     (:func:`graphkit.errors.validation_problems`)."""
-    from graphkit.errors import validation_problems
-
     said = validation_problems(file, exc)
     listed = "; ".join(f"{e.place}: {e.reason}" for e in said[1:MAX_LISTED_ERRORS])
     more = len(said) - MAX_LISTED_ERRORS
