@@ -124,8 +124,9 @@ def _runs(graph: Graph, identity: OIDCIdentity, job: Any, templates: dict[str, A
     envs = list(dict.fromkeys(r.environment for r in from_subjects if r.environment is not None))
     refsets = job_refs(job, default)
     runs = runs_of_refs(((rs.event, rs.patterns) for rs in refsets if rs.event != "workflow_call"), envs)
-    if job.caller is None and any(rs.event == "workflow_call" for rs in refsets):
-        # a reusable workflow's own instance: callers graphkit did not read (GitHub "Reusing workflows")
+    if any(rs.event == "workflow_call" for rs in refsets):
+        # a reusable workflow's own instance (or a job it calls: its triggers are the top's): callers graphkit
+        # did not read (GitHub "Reusing workflows")
         env = job.environment if job.environment and "${{" not in job.environment else None
         runs += _unknown_callers(graph, job, Run(f"environment:{env}" if env else "*", "refs/*", env,
                                                  caller_unknown=True), templates)

@@ -465,7 +465,8 @@ def token_claims(facts: JobFacts, run: Run, *, immutable: bool = False) -> dict[
 
 def _unknown_caller_claims(facts: JobFacts, run: Run) -> dict[str, str | None]:
     """The claims of a run whose caller is not ingested: ``sub`` and ``repository`` any value (the caller's, under
-    the caller's template), ids and ``workflow`` unknown, ``job_workflow_ref`` this workflow at an unknown ref.
+    the caller's template), ids and ``workflow`` unknown, ``job_workflow_ref`` this workflow (the called one for a
+    job the instance calls) at an unknown ref.
     With ``run.caller`` (the caller's repository as far as known, default template): ``sub`` is
     ``repo:{caller}:{context}`` and ``repository`` the caller without ids (``owner/*`` or ``owner/name``).
 
@@ -480,8 +481,8 @@ def _unknown_caller_claims(facts: JobFacts, run: Run) -> dict[str, str | None]:
     claims: dict[str, str | None] = {
         "sub": sub, "repository": repository, "repository_id": None, "repository_owner_id": None, "ref": run.ref,
         "workflow": None, "actor": "*", "actor_id": "*", "enterprise_id": None,
-        "job_workflow_ref": job_workflow_ref(facts.repository, facts.workflow_path, "*") if facts.workflow_path
-        else None}
+        "job_workflow_ref": _jwr(facts, run) if facts.called_ref else
+        job_workflow_ref(facts.repository, facts.workflow_path, "*") if facts.workflow_path else None}
     if run.environment is not None:
         claims["environment"] = run.environment
     return claims

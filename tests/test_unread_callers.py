@@ -217,3 +217,24 @@ def test_issue_comment_minimal(tmp_path):
     assert [r.id for r in g.nodes(NodeKind.RUNNER)] == []  # no pool made up
     reached = {a.id for a in blast_radius(g, "untrusted:comment:acme").reached}
     assert "secret:all:acme/ic" in reached
+
+
+def test_job_called_by_the_unknown_callers_instance(tmp_path):
+    # outer.yml (workflow_call only) calls inner.yml: the inner job runs for outer's unknown callers too, on the
+    # acme runner it is routed to, so its sub is an acme repository's (it was acme/lib's, as if lib called it)
+    wf = tmp_path / "acme__lib" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "outer.yml").write_text("on: workflow_call\npermissions:\n  id-token: write\njobs:\n  call:\n"
+                                  "    uses: ./.github/workflows/inner.yml\n")
+    (wf / "inner.yml").write_text("on: workflow_call\njobs:\n  deploy:\n    runs-on: self-hosted\n"
+                                  "    environment: prod\n    permissions:\n      id-token: write\n"
+                                  "    steps:\n      - run: ./deploy.sh\n")
+    inv = tmp_path / "inv.yaml"
+    inv.write_text("schema: graphkit.runner-inventory/v1\nrunners:\n"
+                   "  - {name: r1, labels: [self-hosted], scope: acme, ephemeral: false}\n")
+    g = build_graph({"github-actions": [tmp_path / "acme__lib"], "runners": [inv], "aws-iam": [_iam(tmp_path)]}).graph
+    job = "job:acme/lib/.github/workflows/outer.yml#call>acme/lib/.github/workflows/inner.yml#deploy"
+    assert caller_scopes(g, job) == ["acme/*"]
+    edges = {e.target: e for e in g.out_edges(ids.oidc_identity(job)) if e.kind is EdgeKind.ASSUMES_ROLE}
+    assert set(edges) == {_role("no-sub")}
+    assert edges[_role("no-sub")].props["subjects"] == ["repo:acme/*:environment:prod"]
