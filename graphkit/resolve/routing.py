@@ -465,7 +465,7 @@ def _route_unresolved(ctx: Context, jobs: list[Job]) -> None:
     for job, ev, unread in todo:
         ctx.summary["unresolved_jobs"].add(job.id)
         owner = context_owner(job)
-        if unread is None and not usable_runners(ctx, job) and not ctx.pools(owner):
+        if unread is None and not ctx.pools(owner) and not usable_runners(ctx, job):
             _add_pool(ctx, owner, ["self-hosted"], ev)
     for job, ev, unread in todo:
         props = {"unresolved": True, "detail": ev.detail, **({"called_workflow_unread": unread} if unread else {})}
