@@ -337,22 +337,23 @@ def findings(
 
 def _print_findings(found: list) -> None:
     """Findings as text: piped, one table row each (grep); on a terminal, a block each that fits the width
-    (severity, rule and id on the first line, then subject, message and evidence wrapped under it): a table of
-    six columns in 80 columns would cut ids mid-word."""
+    (severity, confidence, rule and id on the first line, then subject, message and evidence wrapped under it): a table of
+    seven columns in 80 columns would cut ids mid-word."""
     if not out.is_terminal:
         from rich.table import Table
         table = Table(show_edge=False)
-        for col in ("severity", "rule", "subject", "message", "evidence", "id"):
+        for col in ("severity", "confidence", "rule", "subject", "message", "evidence", "id"):
             table.add_column(col, overflow="fold")
         for f in found:
             ev = str(f.evidence[0]) if f.evidence else ""
-            table.add_row(*map(term, (f.severity.value, f.rule, f.subject, f.message, ev, f.id)))
+            table.add_row(*map(term, (f.severity.value, f.confidence.value, f.rule, f.subject, f.message, ev, f.id)))
         out.print(table)
         return
     for f in found:
         sev = f.severity.value.upper()
         style = "bold red" if sev == "CRITICAL" else "yellow" if sev == "HIGH" else "dim"
-        print_item(f"[bold]{term(f.rule)}[/bold]  {term(f.id)}", hang=f"[{style}]{sev:<8}[/{style}]")
+        print_item(f"{f.confidence.value}  [bold]{term(f.rule)}[/bold]  {term(f.id)}",
+                   hang=f"[{style}]{sev:<8}[/{style}]")
         print_item(f"subject: {term(shown(f.subject))}", 9)
         print_item(term(f.message), 9)
         if f.evidence:

@@ -33,6 +33,7 @@ roles the trust rejects, ``oidc id -> role id``), ``resolved_patterns``.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from graphkit.graph import Graph
@@ -81,7 +82,7 @@ def _job_facts(graph: Graph, identity: OIDCIdentity, templates: dict[str, Any]) 
     repo = identity.repository
     job = next((graph.node(u) for u, _, d in graph.nx.in_edges(identity.id, data=True)
                 if d["kind"] == EdgeKind.MINTS_OIDC.value), None)
-    runs = _runs(graph, identity, job)
+    runs = _runs(graph, identity, job, templates)
     while isinstance(job, Job) and job.caller and job.caller in graph:
         job = graph.node(job.caller)
     path = wf_name = None
@@ -109,10 +110,11 @@ def _job_facts(graph: Graph, identity: OIDCIdentity, templates: dict[str, Any]) 
                     immutable=immutable, branches=branches, host=issuer_host(identity.issuer))
 
 
-def _runs(graph: Graph, identity: OIDCIdentity, job: Any) -> tuple[Run, ...]:
+def _runs(graph: Graph, identity: OIDCIdentity, job: Any, templates: dict[str, Any]) -> tuple[Run, ...]:
     """The runs of the job: per ref of its events (``Job.triggers``, :func:`graphkit.refs.job_refs`, the caller's
     for a called workflow, the repository's default branch when known), with its environment; else from the
-    default-template subjects the workflow ingestor wrote."""
+    default-template subjects the workflow ingestor wrote.  A reusable workflow's own instance adds the runs of
+    callers graphkit did not read (:func:`_unknown_callers`)."""
     from_subjects = runs_of(identity.subjects)
     if not isinstance(job, Job) or not job.triggers:
         return tuple(from_subjects)
@@ -122,11 +124,44 @@ def _runs(graph: Graph, identity: OIDCIdentity, job: Any) -> tuple[Run, ...]:
     envs = list(dict.fromkeys(r.environment for r in from_subjects if r.environment is not None))
     refsets = job_refs(job, default)
     runs = runs_of_refs(((rs.event, rs.patterns) for rs in refsets if rs.event != "workflow_call"), envs)
-    if job.caller is None and any(rs.event == "workflow_call" for rs in refsets):
-        # a reusable workflow's own instance: callers graphkit did not read (GitHub "Reusing workflows")
+    if any(rs.event == "workflow_call" for rs in refsets):
+        # a reusable workflow's own instance (or a job it calls: its triggers are the top's): callers graphkit
+        # did not read (GitHub "Reusing workflows")
         env = job.environment if job.environment and "${{" not in job.environment else None
-        runs.append(Run(f"environment:{env}" if env else "*", "refs/*", env, caller_unknown=True))
+        runs += _unknown_callers(graph, job, Run(f"environment:{env}" if env else "*", "refs/*", env,
+                                                 caller_unknown=True), templates)
     return tuple(runs or from_subjects)
+
+
+def _unknown_callers(graph: Graph, job: Job, run: Run, templates: dict[str, Any]) -> list[Run]:
+    """``run`` (a caller graphkit did not read) once per caller scope the graph routes the job through.
+
+    A called workflow runs on the caller's runners and its token's ``sub`` and ``repository`` are the caller's
+    (https://docs.github.com/en/actions/sharing-automations/reusing-workflows,
+    https://docs.github.com/en/actions/security-for-github-actions/security-hardening-your-deployments/about-security-hardening-with-openid-connect);
+    a runner takes only jobs of its scope (:func:`graphkit.resolve.routing.caller_scopes`).  So on the paths
+    the graph has into the job (a runner it is routed to) the caller is a repository of that runner's owner.
+    The caller stays any repository when nothing routes the job, or when the owner may have a custom ``sub``
+    template (an org ``include_claim_keys``, or any repository entry of the owner); both subject formats are
+    alternatives when the owner's ``use_immutable_subject`` is None in ``templates``.
+    """
+    from graphkit.resolve.routing import caller_scopes
+
+    scopes = caller_scopes(graph, job.id)
+    if not scopes:
+        return [run]
+    out: list[Run] = []
+    for scope in scopes:
+        owner, _, name = scope.partition("/")
+        org = templates.get(owner) or {}
+        if org.get("include_claim_keys") or any(k.startswith(f"{owner}/") for k in templates):
+            return [run]
+        immutable = org.get("use_immutable_subject", False)
+        forms = [False, True] if immutable is None else [bool(immutable)]
+        ids_ = f"@{org['owner_id']}" if org.get("owner_id") is not None else "@*"
+        out += [replace(run, caller=f"{owner}{ids_}/{name}{'' if name == '*' else '@*'}" if imm else scope)
+                for imm in forms]
+    return out
 
 
 def _id(value: Any) -> str | None:

@@ -298,12 +298,17 @@ class Run:
     when not fixed) and the environment (None: no ``environment`` claim).  ``caller_unknown``: a run of a
     reusable workflow called by a workflow graphkit did not read (any repository that can call it): the
     caller's claims (``sub``, ``repository``, ids, ``workflow``) are patterns or unknown, ``job_workflow_ref``
-    names this workflow."""
+    names this workflow.  ``caller``: for such a run, what is known of the caller's repository as the ``sub``
+    writes it (``owner/*`` or ``owner/name``, ``owner@ID/*@*`` in the immutable format; None: any repository,
+    and its ``sub`` template unknown), from the runners the run is routed to
+    (:func:`graphkit.resolve.routing.caller_scopes`): the ``sub`` and ``repository`` describe the caller
+    (https://docs.github.com/en/actions/security-for-github-actions/security-hardening-your-deployments/about-security-hardening-with-openid-connect)."""
 
     context: str
     ref: str
     environment: str | None = None
     caller_unknown: bool = False
+    caller: str | None = None
 
 
 def runs_of(subjects: Sequence[str]) -> list[Run]:
@@ -460,12 +465,24 @@ def token_claims(facts: JobFacts, run: Run, *, immutable: bool = False) -> dict[
 
 def _unknown_caller_claims(facts: JobFacts, run: Run) -> dict[str, str | None]:
     """The claims of a run whose caller is not ingested: ``sub`` and ``repository`` any value (the caller's, under
-    the caller's template), ids and ``workflow`` unknown, ``job_workflow_ref`` this workflow at an unknown ref."""
+    the caller's template), ids and ``workflow`` unknown, ``job_workflow_ref`` this workflow (the called one for a
+    job the instance calls) at an unknown ref.
+    With ``run.caller`` (the caller's repository as far as known, default template): ``sub`` is
+    ``repo:{caller}:{context}`` and ``repository`` the caller without ids (``owner/*`` or ``owner/name``).
+
+    >>> c = _unknown_caller_claims(JobFacts("lib/wf", ()), Run("*", "refs/*", caller_unknown=True, caller="acme/*"))
+    >>> c["sub"], c["repository"]
+    ('repo:acme/*:*', 'acme/*')
+    """
+    sub = repository = "*"
+    if run.caller:
+        owner, _, name = run.caller.partition("/")
+        sub, repository = subject(run.caller, run.context), f"{owner.split('@')[0]}/{name.split('@')[0]}"
     claims: dict[str, str | None] = {
-        "sub": "*", "repository": "*", "repository_id": None, "repository_owner_id": None, "ref": run.ref,
+        "sub": sub, "repository": repository, "repository_id": None, "repository_owner_id": None, "ref": run.ref,
         "workflow": None, "actor": "*", "actor_id": "*", "enterprise_id": None,
-        "job_workflow_ref": job_workflow_ref(facts.repository, facts.workflow_path, "*") if facts.workflow_path
-        else None}
+        "job_workflow_ref": _jwr(facts, run) if facts.called_ref else
+        job_workflow_ref(facts.repository, facts.workflow_path, "*") if facts.workflow_path else None}
     if run.environment is not None:
         claims["environment"] = run.environment
     return claims

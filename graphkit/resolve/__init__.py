@@ -51,7 +51,11 @@ labels sorted, lower-cased, ``self-hosted`` included, joined by ``+``); every un
 ones.  ``runs_on_unresolved`` links ``possible`` edges (key ``unresolved``)
 from every real runner the repository can use and every pool of the owner;
 when there is none, the pool ``runner:inferred:{owner}:self-hosted`` is made,
-so an unresolved job is never silently dropped.
+so an unresolved job is never silently dropped.  A job calling a reusable
+workflow that is not in the input (:func:`~graphkit.resolve.routing.unread_callee`)
+makes no pool: nothing read says its jobs ask for a self-hosted runner; it
+stays in ``unresolved_jobs`` and the finding ``called-workflow-not-read``
+names it (edges it does get carry prop ``called_workflow_unread``).
 
 Secrets (semantics §3; GitHub docs "Using secrets in GitHub Actions",
 https://docs.github.com/en/actions/security-for-github-actions/security-guides/using-secrets-in-github-actions)

@@ -18,7 +18,8 @@ from graphkit.model.ids import owner_key, repo_key
 from graphkit.resolve.context import C, P, Context, canonical, context_owner, context_repo, nodes_of_kind, weakest
 from graphkit.resolve.labels import candidate_labels
 
-__all__ = ["group_access", "queued_forever", "route", "top_level_workflow", "usable_runners"]
+__all__ = ["caller_scopes", "group_access", "queued_forever", "route", "top_level_workflow", "unread_callee",
+           "usable_runners"]
 
 
 # --------------------------------------------------------------------------- routing: group access
@@ -354,6 +355,62 @@ def _route_pools(ctx: Context, unserved: list[_Unserved]) -> None:
 # --------------------------------------------------------------------------- routing: unresolved runs-on
 
 
+def unread_callee(graph: Graph, job: Job) -> str | None:
+    """The id of the reusable workflow ``job`` calls when that workflow is not in the input, else None.
+
+    The workflow ingestor makes such a callee an inferred :class:`~graphkit.model.Workflow` with a
+    ``possible`` ``calls_workflow`` edge, and sets the caller's ``runs_on_unresolved`` (a job that calls a
+    reusable workflow has no ``runs-on`` of its own: the called workflow's jobs choose their runners,
+    https://docs.github.com/en/actions/sharing-automations/reusing-workflows).  Where those jobs run is then
+    unknown, which is not "on a self-hosted runner".
+    """
+    if job.runs_on_unresolved is None or job.id not in graph:
+        return None
+    for e in graph.out_edges(job.id):
+        if e.kind is EdgeKind.CALLS_WORKFLOW and e.target in graph and graph.node(e.target).inferred:
+            return e.target
+    return None
+
+
+#: edges by which a run of a job is given to a runner (or a group's runners): their sources tell the owner
+_ROUTED = frozenset({EdgeKind.RECEIVES_JOB, EdgeKind.RAN_JOB, EdgeKind.GROUP_RECEIVES_JOB})
+
+
+def caller_scopes(graph: Graph, job_id: str) -> list[str] | None:
+    """The repositories whose runs of ``job_id`` reach it through the runners the graph routes it to.
+
+    A self-hosted runner receives jobs of its own scope only: a repository runner those of its repository, an
+    organization runner (through its group) those of the organization's repositories (GitHub docs "About
+    self-hosted runners", https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/about-self-hosted-runners,
+    and "Managing access to self-hosted runners using groups"); a called workflow's jobs run on the
+    **caller's** runners (https://docs.github.com/en/actions/sharing-automations/reusing-workflows).  So the
+    caller of a run that a held runner receives is a repository of that runner's scope.
+
+    Returns
+    -------
+    list of str or None
+        ``owner/name`` (a repository runner) or ``owner/*`` (an organization runner or group), lower-cased,
+        sorted, a repository left out when its owner's ``owner/*`` is there; None when no runner, group or
+        job history routes the job (nothing tells the caller).
+    """
+    found: set[str] = set()
+    for e in graph.in_edges(job_id):
+        if e.kind not in _ROUTED:
+            continue
+        node = graph.node(e.source)
+        if isinstance(node, Runner):
+            if node.platform != "github":
+                return None
+            found.add(repo_key(node.scope) if _repo_scoped(node) else f"{owner_key(node.scope)}/*")
+        elif isinstance(node, RunnerGroup):
+            found.add(f"{owner_key(node.owner)}/*")
+        else:
+            return None
+    if not found:
+        return None
+    return sorted(s for s in found if s.endswith("/*") or f"{s.split('/', 1)[0]}/*" not in found)
+
+
 def usable_runners(ctx: Context, job: Job) -> list[Runner]:
     """Every inventory runner ``job``'s repository may use, whatever the labels (scope and group access).
 
@@ -395,19 +452,25 @@ def _org_classes(ctx: Context, org_part: tuple[bool, str]) -> _OrgClasses:
 
 
 def _route_unresolved(ctx: Context, jobs: list[Job]) -> None:
-    """A run-time ``runs-on``: every runner the repository can use and every pool of the owner, ``possible``."""
-    for job in jobs:
-        ev = job.runs_on_unresolved
-        if ev is None:
-            continue
+    """A run-time ``runs-on``: every runner the repository can use and every pool of the owner, ``possible``.
+
+    A run-time expression in the job's own ``runs-on`` with no runner nor pool to go to makes the pool
+    ``runner:inferred:{owner}:self-hosted``; a call of a workflow that is not in the input
+    (:func:`unread_callee`) makes none: nothing read says its jobs ask for a self-hosted runner, so the job
+    stays unrouted (``runs_on_unresolved`` and ``meta.resolve.unresolved_jobs`` say so, and the finding
+    ``called-workflow-not-read``).  Pools are made before any job is linked, so the answer does not depend on
+    the order of the jobs."""
+    todo = [(job, job.runs_on_unresolved, unread_callee(ctx.graph, job)) for job in jobs
+            if job.runs_on_unresolved is not None]
+    for job, ev, unread in todo:
         ctx.summary["unresolved_jobs"].add(job.id)
         owner = context_owner(job)
-        sources = usable_runners(ctx, job)
-        pools = ctx.pools(owner)
-        if not sources and not pools:
-            pools = [p for p in [_add_pool(ctx, owner, ["self-hosted"], ev)] if p is not None]
-        for runner in [*sources, *pools]:
-            _receive(ctx, runner, job, "unresolved", ev, P, {"unresolved": True, "detail": ev.detail})
+        if unread is None and not ctx.pools(owner) and not usable_runners(ctx, job):
+            _add_pool(ctx, owner, ["self-hosted"], ev)
+    for job, ev, unread in todo:
+        props = {"unresolved": True, "detail": ev.detail, **({"called_workflow_unread": unread} if unread else {})}
+        for runner in [*usable_runners(ctx, job), *ctx.pools(context_owner(job))]:
+            _receive(ctx, runner, job, "unresolved", ev, P, props)
 
 
 def route(ctx: Context, jobs: list[Job]) -> None:

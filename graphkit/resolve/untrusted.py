@@ -36,6 +36,12 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
 5. ``org-member`` gets every ``fork-pr`` edge too: a writer can open the
    same pull request (from a fork or a branch), so "anyone on the internet"
    never reaches more than an organization member.
+6. A ``pull_request_target``, ``workflow_run`` or ``issue_comment`` job that calls a reusable workflow not in
+   the input (:func:`graphkit.resolve.routing.unread_callee`) gets the edges of rules 2-3 as ``possible``
+   (guard ``called-workflow-not-read``): the called jobs run in the caller's context, with the secrets it
+   passes (``secrets: inherit``: all of them), and may build the pull request's code
+   (https://docs.github.com/en/actions/sharing-automations/reusing-workflows).  Where they run is unknown: the
+   job's routing links the runners and pools its repository can use (``possible``) and invents no pool.
 
 A job held by an environment with required reviewers (inventory
 ``protection_rules``) runs only once a reviewer approves: its ``job`` edges
@@ -57,7 +63,7 @@ from typing import Any, NamedTuple
 from graphkit.graph import Graph
 from graphkit.model import Confidence, Edge, EdgeKind, Evidence, Job, NodeKind, Repository, UntrustedActor, ids
 from graphkit.resolve.context import Context, context_owner, context_repo, nodes_of_kind, weakest
-from graphkit.resolve.routing import usable_runners
+from graphkit.resolve.routing import unread_callee, usable_runners
 
 __all__ = ["ACTORS", "Guard", "expand_sources", "guards", "link_untrusted"]
 
@@ -159,9 +165,21 @@ def _code_conf(job: Job, event: str) -> tuple[Confidence, Evidence, list[str]] |
     return best
 
 
+def _unread_call(ctx: Context, job: Job) -> tuple[Confidence, Evidence, list[str]] | None:
+    """Rule 6: a privileged job calling a workflow that is not in the input may run pull request code
+    (``possible``, evidence: the call)."""
+    wid = unread_callee(ctx.graph, job)
+    if wid is None:
+        return None
+    ev = next((e.evidence[0] for e in ctx.graph.out_edges(job.id)
+               if e.kind is EdgeKind.CALLS_WORKFLOW and e.target == wid and e.evidence), job.runs_on_unresolved)
+    assert ev is not None  # unread_callee needs runs_on_unresolved
+    return P, ev, _g("called-workflow-not-read")
+
+
 def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
-    """Rules 2 and 3: privileged jobs that run pull request code."""
-    found = _code_conf(job, event)
+    """Rules 2, 3 and 6: privileged jobs that run pull request code (or call a workflow that may)."""
+    found = _code_conf(job, event) or _unread_call(ctx, job)
     if found is None:
         return
     conf, ev, rules = found
@@ -169,7 +187,7 @@ def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
     base = {"job": job.id, "event": event}
     if event == "issue_comment":
         public = repo is not None and repo.visibility == "public"
-        rules = _g("issue-comment-privileged")
+        rules = [*_g("issue-comment-privileged"), *(r for r in rules if r == "called-workflow-not-read")]
         out.edge("comment", owner, job.id, ev, conf if public else P, event, {**base, "guards": rules})
         out.edge("fork-pr", owner, job.id, ev, P if not public else conf, event, {**base, "guards": rules})
         return

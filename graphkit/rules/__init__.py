@@ -10,7 +10,7 @@ RULE_MODULES: list[str] = [
     "runner_on_runner", "runner_unexpected_org", "runner_not_in_inventory", "runner_without_host",
     "persistent_runner_shared", "long_lived_credential_on_disk",
     # routing (issue 10)
-    "runs_on_queued_forever",
+    "runs_on_queued_forever", "called_workflow_not_read",
     # untrusted entry points (issue 11)
     "untrusted_path_to_runner", "untrusted_code_with_secrets",
     # hosts as an attacker leaves them (issue 13)

@@ -14,7 +14,9 @@ documents) come from :mod:`graphkit.resolve.untrusted`; this rule reports
 each such job that holds something: the secrets it reads, a token that writes
 the repository, an OIDC token, or a signing, deploy or publish grant.  One
 finding per (untrusted source, job); ``critical`` when the job reads secrets,
-mints OIDC tokens or writes the repository, ``high`` otherwise.  A fork
+mints OIDC tokens or writes the repository, ``high`` otherwise; one step
+lower (and ``possible``) when the entry is a call of a workflow not in the
+input (guard ``called-workflow-not-read``): what that workflow runs is unknown.  A fork
 ``pull_request`` run (``fork-pr -> runner``) gets none of this and is left to
 ``untrusted-path-to-self-hosted-runner``.
 """
@@ -85,11 +87,17 @@ def untrusted_code_with_secrets(graph: Graph, options: FindingOptions) -> Iterat
         held, critical = _held(graph, job.id, fork_run=gitlab)
         if not held:
             continue
+        unread = "called-workflow-not-read" in (entry.props.get("guards") or ())
+        severity = Severity.CRITICAL if critical else Severity.HIGH
+        if unread:  # only if the called workflow, which nobody read, runs the pull request's code
+            severity = Severity.HIGH if critical else Severity.MEDIUM
         yield untrusted_code_with_secrets.finding(
             actor.id, job.id, subject=job.id, related=[actor.id, *sorted({e.target for e in held})],
-            severity=Severity.CRITICAL if critical else Severity.HIGH,
+            severity=severity,
             confidence=Confidence.CERTAIN if entry.confidence is Confidence.CERTAIN else Confidence.POSSIBLE,
             evidence=[*entry.evidence, *(ev for e in held for ev in e.evidence[:1])],
             message=f"{actor.actor} of {actor.owner} runs code in {job.id}, which holds "
-                    f"{', '.join(sorted({e.target for e in held}))}",
+                    f"{', '.join(sorted({e.target for e in held}))}"
+                    + ("; only if the workflow it calls, which was not read, runs the pull request's code"
+                       if unread else ""),
             event=entry.props.get("event"), **({"remediation": _GITLAB_FIX} if gitlab else {}))

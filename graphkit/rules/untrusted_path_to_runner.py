@@ -9,7 +9,11 @@ docs "Security hardening for GitHub Actions", self-hosted runners: "should
 almost never be used for public repositories",
 https://docs.github.com/en/actions/reference/security/secure-use#hardening-for-self-hosted-runners).
 One finding per (untrusted source, runner), naming the path; ``critical``
-for a persistent (or unknown) runner, ``high`` for an ephemeral one.  The
+for a persistent (or unknown) runner, ``high`` for an ephemeral one, one step
+lower (and ``possible``) when the route to the runner is that of a called
+workflow not in the input (edge prop ``called_workflow_unread``,
+:func:`graphkit.resolve.routing.unread_callee`): only that workflow's
+``runs-on`` would send the job there.  The
 ``org-member`` source (writers) is left out: every writer reaches the
 runners of the jobs they can change, by design.  Entry points:
 :mod:`graphkit.resolve.untrusted`.
@@ -67,11 +71,16 @@ def untrusted_path_to_runner(graph: Graph, options: FindingOptions) -> Iterator[
         assert isinstance(runner, Runner)
         ephemeral = runner.ephemeral is True
         certain = all(e.confidence is Confidence.CERTAIN for e in edges)
+        unread = sorted({str(e.props["called_workflow_unread"]) for e in edges if e.props.get("called_workflow_unread")})
+        severity = Severity.HIGH if ephemeral else Severity.CRITICAL
+        if unread:  # the route exists only if a workflow nobody read asks for this runner: one step lower
+            severity = Severity.MEDIUM if ephemeral else Severity.HIGH
+        note = f"; only if the called workflow {', '.join(unread)} (not read) runs on it" if unread else ""
         yield untrusted_path_to_runner.finding(
-            actor.id, runner_id, subject=runner_id, related=path[:-1],
-            severity=Severity.HIGH if ephemeral else Severity.CRITICAL,
+            actor.id, runner_id, subject=runner_id, related=path[:-1], severity=severity,
             confidence=Confidence.CERTAIN if certain else Confidence.POSSIBLE,
             evidence=[ev for e in edges for ev in e.evidence],
             message=f"{actor.actor} of {actor.owner} can run code on self-hosted runner {runner.name} "
-                    f"({'ephemeral' if ephemeral else 'persistent or unknown'}): {' -> '.join(path)}",
-            path=path, events=sorted({str(e.props.get('event')) for e in edges if e.props.get('event')}))
+                    f"({'ephemeral' if ephemeral else 'persistent or unknown'}): {' -> '.join(path)}{note}",
+            path=path, events=sorted({str(e.props.get('event')) for e in edges if e.props.get('event')}),
+            **({"called_workflows_unread": unread} if unread else {}))
