@@ -48,7 +48,7 @@ from graphkit.model.node import MergeRule
 from graphkit.model.node import _combine as combine_values
 from graphkit.graph_file import GRAPH_SCHEMA, fill, finish, graph_text, read_text
 from graphkit.graph_file import first_line as _first_line
-from graphkit.storage import CompactMultiDiGraph, EdgeRecord, Interner, KeyDict, form
+from graphkit.storage import _FORMS, CompactMultiDiGraph, EdgeRecord, Interner, KeyDict, form, new_record
 
 __all__ = ["Graph", "GraphBuilder", "GRAPH_SCHEMA", "graph_file_schema"]
 
@@ -370,20 +370,36 @@ class Graph:
             as :meth:`add_edge` (an endpoint missing or of a kind ``kind`` does not allow).
         """
         g = self.nx
-        nx_key = kind.value if not key else f"{kind.value}|{key}"
-        keydict = g._succ[source].get(target) if source in g._succ else None
+        value = kind._value_  # ``kind.value`` without the enum property's call
+        nx_key = value if not key else f"{value}|{key}"
+        succ = g._succ
+        nbrs = succ.get(source)
+        keydict = nbrs.get(target) if nbrs is not None else None
         if not evidence or type(g) is not CompactMultiDiGraph or (keydict is not None and nx_key in keydict):
             self.add_edge(Edge(kind=kind, source=source, target=target, key=key, evidence=evidence,
                                confidence=confidence, lifetime=lifetime, revoked_by=revoked_by, props=props or {}))
             return
-        spec = self._check_ends(kind, source, target)
-        record = _new_record(g, source, target, keydict, nx_key)
-        self.changed()
+        spec = EDGE_SPECS[kind]
+        nodes = g._node
+        s_data, t_data = nodes.get(source), nodes.get(target)
+        if (s_data is None or t_data is None or s_data["node"].spec.kind not in spec.sources
+                or t_data["node"].spec.kind not in spec.targets):
+            self._check_ends(kind, source, target)  # raises, naming the end
+        cache = getattr(g, "__networkx_cache__", None)  # self.changed()
+        if cache:
+            cache.clear()
+        if keydict is None:  # networkx's MultiDiGraph.add_edge written out (both nodes exist): _new_record
+            keydict = KeyDict()
+            nbrs[target] = keydict  # type: ignore[index]
+            g._pred[target][source] = keydict
         parts = self._parts
-        record.put(sys.intern(source), sys.intern(target), key,
-                   form(kind, confidence, spec.lifetime if lifetime is None else lifetime,
-                        spec.revoked_by if revoked_by is None else revoked_by),
-                   parts.evidence_seq(evidence), parts.shared_props(props) if props else None)
+        f = _FORMS.get((kind, confidence, spec.lifetime if lifetime is None else lifetime,
+                        spec.revoked_by if revoked_by is None else revoked_by))
+        if f is None:
+            f = form(kind, confidence, spec.lifetime if lifetime is None else lifetime,
+                     spec.revoked_by if revoked_by is None else revoked_by)
+        keydict[nx_key] = new_record(sys.intern(source), sys.intern(target), key, f, parts.evidence_seq(evidence),
+                                     parts.shared_props(props) if props else None)
 
     def shared_props(self, props: dict[str, Any]) -> Any:
         """The graph's shared mapping equal to ``props`` (None when empty): given to :meth:`add_edge_fields` for

@@ -29,7 +29,7 @@ from pydantic import BaseModel
 
 from graphkit.model import EDGE_SPECS, Confidence, Edge, EdgeKind, EdgeSpec, Evidence, Lifetime, RevocationAction
 
-__all__ = ["Form", "form", "EdgeRecord", "KeyDict", "CompactMultiDiGraph", "Interner", "EdgeList", "materialize",
+__all__ = ["Form", "form", "new_record", "EdgeRecord", "KeyDict", "CompactMultiDiGraph", "Interner", "EdgeList", "materialize",
            "share_fields_set"]
 
 _DERIVED = ("kind", "traversable", "edge")
@@ -376,6 +376,17 @@ class CompactMultiDiGraph(nx.MultiDiGraph):
                     new[k] = d.copy()
                 row[v] = pred[v][u] = new
         return out
+
+
+def new_record(source: str, target: str, key: str, f: Form, evidence: tuple[Evidence, ...],
+               props: Mapping[str, Any] | None) -> EdgeRecord:
+    """``r = EdgeRecord(); r.put(source, target, key, f, evidence, props)`` in one step (no ``extra`` on a new
+    record): the record of a new edge from its shared parts (``evidence`` and ``props`` as the graph's
+    :class:`Interner` gives them)."""
+    r = _new(EdgeRecord)
+    r.source, r.target, r.key, r.form, r.evidence, r.props, r.extra = source, target, key, f, evidence, \
+        props or None, None
+    return r
 
 
 class Interner:
