@@ -29,8 +29,8 @@ from pydantic import BaseModel
 
 from graphkit.model import EDGE_SPECS, Confidence, Edge, EdgeKind, EdgeSpec, Evidence, Lifetime, RevocationAction
 
-__all__ = ["Form", "form", "new_record", "EdgeRecord", "KeyDict", "CompactMultiDiGraph", "Interner", "EdgeList", "materialize",
-           "share_fields_set"]
+__all__ = ["Form", "form", "new_record", "EdgeRecord", "KeyDict", "CompactMultiDiGraph", "Interner", "EdgeList",
+           "materialize", "share_fields_set"]
 
 _DERIVED = ("kind", "traversable", "edge")
 _EDGE_FIELDS = frozenset(Edge.model_fields)
