@@ -88,12 +88,18 @@ class _EvidenceIndex:
     observations without their evidence, then appends only the new evidence, giving exactly the list
     :func:`~graphkit.model.merge_evidence` gives (first occurrence first)."""
 
-    def __init__(self) -> None:
+    def __init__(self, grow: bool = False) -> None:
         self._sets: dict[Any, set[Evidence]] = {}
+        #: ``grow`` (a :class:`GraphBuilder`'s nodes): per node id, the evidence list this index made for the node it
+        #: stored last, extended in place at the next merge instead of copied (a node named from every file, the
+        #: organization of 15,000 repositories, made merging quadratic: 4% of the build at 10^6 edges)
+        self._grow = grow
+        self._owned: dict[Any, list[Evidence]] = {}
 
     def forget(self, key: Any) -> None:
         """The stored object of ``key`` was replaced without a merge."""
         self._sets.pop(key, None)
+        self._owned.pop(key, None)
 
     def merged(self, key: Any, prev: Any, new: Any) -> Any:
         """``prev.merged(new)`` (a node or an edge stored under ``key``)."""
@@ -107,7 +113,14 @@ class _EvidenceIndex:
         if isinstance(prev, Edge) and isinstance(new, Edge):
             return _merged_edge(prev, new, [*base, *fresh])
         if isinstance(prev, Node) and type(new) is type(prev) and new.id == prev.id:
-            return _merged_node(prev, new, [*base, *fresh])
+            if not self._grow:
+                return _merged_node(prev, new, [*base, *fresh])
+            owned = self._owned.get(key)
+            if owned is not None and owned is prev.evidence:  # the list made at the last merge: [*base, *fresh]
+                owned += fresh
+            else:
+                owned = self._owned[key] = [*base, *fresh]
+            return _merged_node(prev, new, owned)
         out = prev.model_copy(update={"evidence": []}).merged(new.model_copy(update={"evidence": []}))
         return out.model_copy(update={"evidence": [*base, *fresh]})
 
@@ -207,12 +220,16 @@ class GraphBuilder:
     (:meth:`Node.merged`, :meth:`Edge.merged`).  Unlike :class:`Graph`, an
     edge may point to a node another source declares (checked when the build
     adds it to the graph).
+
+    A node stored after a merge shares its evidence list with the node stored at the previous merge of its id
+    (the list grows in place): read ``nodes`` as the current state, never keep a node across further merges.
     """
 
     def __init__(self) -> None:
         self.nodes: dict[str, Node] = {}
         self.edges: dict[tuple[str, str, str], Edge] = {}
         self._seen = _EvidenceIndex()
+        self._node_seen = _EvidenceIndex(grow=True)  # nodes are read, never kept across merges: lists grow in place
 
     def __contains__(self, node_id: object) -> bool:
         return node_id in self.nodes
@@ -220,7 +237,7 @@ class GraphBuilder:
     def node(self, node: Node) -> str:
         """Add or merge ``node``; returns its id."""
         prev = self.nodes.get(node.id)
-        self.nodes[node.id] = node if prev is None else self._seen.merged(node.id, prev, node)
+        self.nodes[node.id] = node if prev is None else self._node_seen.merged(node.id, prev, node)
         return node.id
 
     def add_edge(self, edge: Edge) -> Edge:

@@ -282,3 +282,33 @@ def test_build_leaves_the_collector_as_it_was(tmp_path):
         assert gc.isenabled() and gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_builder_merges_with_growing_evidence_lists_match_node_merged():
+    """A builder's nodes merged with their evidence lists grown in place equal the reference merge
+    (:meth:`Node.merged`, one observation after the other) on random observations: repeated ids, repeated and new
+    evidence, conflicting and inferred values; the nodes handed in keep their own evidence lists."""
+    from graphkit.graph import GraphBuilder
+    from graphkit.model import Evidence, Organization, Repository
+    rng = random.Random(13)
+    pool = [Evidence(file=f"f{i}.yml", line=i) for i in range(30)]
+    builder, reference = GraphBuilder(), {}
+    handed = []
+    for _ in range(3000):
+        i = rng.randrange(4)
+        evidence = rng.sample(pool, rng.randint(1, 3))
+        if rng.random() < 0.5:
+            node = Organization(id=f"org:o{i}", name=f"o{i}", evidence=evidence, inferred=rng.random() < 0.2)
+        else:
+            extra = {"visibility": rng.choice(["public", "private"])} if rng.random() < 0.3 else {}
+            node = Repository(id=f"repo:o{i}/r", name=rng.choice(["o/r", "O/R"]), full_name="o/r",
+                              evidence=evidence, inferred=rng.random() < 0.2, **extra)
+        handed.append((node, list(node.evidence)))
+        builder.node(node)
+        prev = reference.get(node.id)
+        reference[node.id] = node if prev is None else prev.merged(node)
+        if rng.random() < 0.01:  # a node read between merges is the current state
+            assert builder.nodes[node.id] == reference[node.id]
+    assert builder.nodes == reference
+    assert max(len(n.evidence) for n in reference.values()) == 30
+    assert all(node.evidence == before for node, before in handed)
