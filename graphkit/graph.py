@@ -351,8 +351,12 @@ class Graph:
 
     def add_edge(self, edge: Edge) -> Edge:
         """Add or merge ``edge``; both endpoints must exist with allowed kinds."""
-        spec = self._check_ends(edge.kind, edge.source, edge.target)
         g = self.nx
+        spec = EDGE_SPECS[edge.kind]
+        s_data, t_data = g._node.get(edge.source), g._node.get(edge.target)
+        if (s_data is None or t_data is None or s_data["node"].spec.kind not in spec.sources
+                or t_data["node"].spec.kind not in spec.targets):
+            self._check_ends(edge.kind, edge.source, edge.target)  # raises, naming the end
         source, target, key = identity = edge.identity
         if type(g) is CompactMultiDiGraph:
             return self._put_compact(g, edge, identity)

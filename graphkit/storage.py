@@ -420,14 +420,15 @@ class Interner:
         known = self._shared_ids
         if known is not None and (got := known.get(id(e))) is not None:
             return got
-        got = self._ev.get(e)
-        if got is None:
-            d = e.__dict__  # frozen: equal interned strings in place of its own, unobservably
+        table = self._ev
+        size = len(table)
+        got = table.setdefault(e, e)  # one hash of its fields (a Python call for a frozen model), not two
+        if len(table) != size:  # new: ``e`` itself
+            d = e.__dict__  # frozen: equal interned strings in place of its own, unobservably (same hash)
             for k, v in d.items():
                 if type(v) is str and len(v) <= 120:
                     d[k] = sys.intern(v)
             share_fields_set(e)
-            got = self._ev[e] = e
             if known is not None:
                 known[id(e)] = e
         return got
