@@ -312,3 +312,38 @@ def test_builder_merges_with_growing_evidence_lists_match_node_merged():
     assert builder.nodes == reference
     assert max(len(n.evidence) for n in reference.values()) == 30
     assert all(node.evidence == before for node, before in handed)
+
+
+def _reference_candidate_labels(runner, cand):
+    from graphkit.model import Confidence
+    from graphkit.resolve.labels import _one
+    labels = {x.strip().lower() for x in runner.labels} | {"self-hosted"}
+    dynamic = {d.strip().lower() for d in cand.dynamic}
+    worst = Confidence.CERTAIN
+    for want in cand.labels:
+        conf = _one(want, want.strip().lower() in dynamic, labels, runner.label_patterns)
+        if conf is None:
+            return None
+        worst = Confidence.POSSIBLE if conf is Confidence.POSSIBLE else worst
+    return worst
+
+
+def test_candidate_labels_with_remembered_runner_labels_matches_the_reference():
+    """Runner labels normalised once per label list give the answers of normalising them at each call, on random
+    runners (labels in any case and spacing, patterns) and candidates (static and dynamic labels)."""
+    from graphkit.model import Evidence, Runner, RunsOnCandidate, ids
+    from graphkit.resolve.labels import candidate_labels
+    rng = random.Random(17)
+    words = ["linux", "Linux ", "x64", "GPU", "self-hosted", "large", "linux-large", "run-id=1"]
+    seen = set()
+    for i in range(300):
+        runner = Runner(id=ids.runner("acme", f"r{i % 50}"), name="r", scope="acme",
+                        labels=rng.sample(words, rng.randint(0, 4)),
+                        label_patterns=rng.choice([[], [], ["run-id=*"], ["*-large"]]), evidence=[Evidence(file="i")])
+        want = rng.sample(["linux", "X64", "gpu", "self-hosted", "*-large", "run-id=*", "ubuntu"], rng.randint(1, 3))
+        dynamic = [w for w in want if "*" in w and rng.random() < 0.8]
+        cand = RunsOnCandidate(labels=want, dynamic=dynamic, evidence=Evidence(file="ci.yml"))
+        got = candidate_labels(runner, cand)
+        assert got == _reference_candidate_labels(runner, cand)
+        seen.add(got)
+    assert len(seen) == 3  # certain, possible and None all met
