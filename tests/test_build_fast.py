@@ -289,7 +289,7 @@ def test_builder_merges_with_growing_evidence_lists_match_node_merged():
     (:meth:`Node.merged`, one observation after the other) on random observations: repeated ids, repeated and new
     evidence, conflicting and inferred values; the nodes handed in keep their own evidence lists."""
     from graphkit.graph import GraphBuilder
-    from graphkit.model import Evidence, Organization, Repository
+    from graphkit.model import Evidence, Organization, Repository, ids
     rng = random.Random(13)
     pool = [Evidence(file=f"f{i}.yml", line=i) for i in range(30)]
     builder, reference = GraphBuilder(), {}
@@ -298,10 +298,11 @@ def test_builder_merges_with_growing_evidence_lists_match_node_merged():
         i = rng.randrange(4)
         evidence = rng.sample(pool, rng.randint(1, 3))
         if rng.random() < 0.5:
-            node = Organization(id=f"org:o{i}", name=f"o{i}", evidence=evidence, inferred=rng.random() < 0.2)
+            node = Organization(id=ids.organization(f"o{i}"), name=f"o{i}", evidence=evidence,
+                                inferred=rng.random() < 0.2)
         else:
             extra = {"visibility": rng.choice(["public", "private"])} if rng.random() < 0.3 else {}
-            node = Repository(id=f"repo:o{i}/r", name=rng.choice(["o/r", "O/R"]), full_name="o/r",
+            node = Repository(id=ids.repository(f"o{i}/r"), name=rng.choice(["o/r", "O/R"]), full_name="o/r",
                               evidence=evidence, inferred=rng.random() < 0.2, **extra)
         handed.append((node, list(node.evidence)))
         builder.node(node)
