@@ -308,11 +308,21 @@ class _Role:
     """A role of :func:`_link_oidc`: its node, the evidence of its IAM entry, its trust class
     (:func:`_same_trust`) and the evidence of each deciding statement (made once per role)."""
 
-    __slots__ = ("node", "base", "trust", "statement_evidence")
+    __slots__ = ("node", "base", "trust", "statement_evidence", "decided_evidence")
 
     def __init__(self, node: CloudRole, base: Evidence | None, trust: tuple) -> None:
         self.node, self.base, self.trust = node, base, trust
         self.statement_evidence: dict[tuple[str, str | None], Evidence] = {}
+        #: ids of deciding statements (alive: the parsed trusts of the link) -> their evidence, in order
+        self.decided_evidence: dict[tuple[int, ...], list[Evidence]] = {}
+
+    def evidence_of(self, decided: list[Statement]) -> list[Evidence]:
+        """``[self.evidence(s) for s in decided]``, a new list (made once per list of statements)."""
+        key = tuple(map(id, decided))
+        got = self.decided_evidence.get(key)
+        if got is None:
+            got = self.decided_evidence[key] = [self.evidence(s) for s in decided]
+        return list(got)
 
     def evidence(self, s: Statement) -> Evidence:
         """The evidence of a deciding statement of this role's trust (its place in the IAM export entry)."""
@@ -350,7 +360,7 @@ def _link_pair(graph: Graph, o: OIDCIdentity, role: _Role, found: _Found) -> boo
     :func:`_evaluate` answered for the token and the role's trust (:data:`_Found`)."""
     result, subs, decided, props = found
     rid = role.node.id
-    if graph.nx.get_edge_data(o.id, rid) is None:  # no edge between them: nothing named, nothing to replace
+    if rid not in graph.nx._succ[o.id]:  # no edge between them: nothing named, nothing to replace
         named: list[dict[str, Any]] = []
     else:
         named = _take_named_edges(graph, o.id, rid)
@@ -358,8 +368,8 @@ def _link_pair(graph: Graph, o: OIDCIdentity, role: _Role, found: _Found) -> boo
         props = {"via": "oidc", "trust": "evaluated", "subjects": subs[:5], "named": bool(named) or still_named}
     if result is False:
         return bool(named)
-    evidence = [ev for d in named for ev in d["edge"].evidence]
-    evidence += [role.evidence(s) for s in decided]
+    evidence = [ev for d in named for ev in d["edge"].evidence] if named else []
+    evidence += role.evidence_of(decided)
     graph.add_edge_fields(EdgeKind.ASSUMES_ROLE, o.id, rid, evidence or list(o.evidence),
                           confidence=Confidence.CERTAIN if result is True else Confidence.POSSIBLE, props=props)
     return False

@@ -149,11 +149,15 @@ class Ingestor(Protocol):
         """Read ``paths`` and return nodes, edges and problems."""
 
 
-def read_text(path: Path, *, name: str | None = None, within: Path | None = None) -> str:
+def read_text(path: Path, *, name: str | None = None, within: Path | None = None,
+              within_real: Path | None = None) -> str:
     """Read ``path`` as UTF-8 text (the one place sources read input text), refusing a file larger than the
     ``max_file_bytes`` limit before reading it (:mod:`graphkit.limits`), and a file found in an input folder
     ``within`` that resolves outside it: a symbolic link committed to a repository (Git stores links) or planted
     on a host would make graphkit read this machine's files (``/etc/shadow``, ``~/.aws/credentials``).
+
+    ``within_real``: ``within.resolve()`` when the caller resolved it once for the many files it reads there
+    (the same answer; :meth:`FileIngestor.ingest`).
 
     Raises
     ------
@@ -164,7 +168,8 @@ def read_text(path: Path, *, name: str | None = None, within: Path | None = None
     """
     file = name if name is not None else str(path)
     cap = limits.current().max_file_bytes
-    if within is not None and not path.resolve().is_relative_to(within.resolve()):
+    if within is not None and not path.resolve().is_relative_to(
+            within_real if within_real is not None else within.resolve()):
         raise InputError(file, "", "a symbolic link to a file outside its input folder: not followed")
     try:
         st = path.stat()
@@ -270,9 +275,14 @@ class FileIngestor(Generic[ParsedT]):
         problems = list(collected.problems)
         parsed: list[ParsedT] = []
         used: list[InputFile] = []
+        real: dict[Path, Path | None] = {}  # input folder -> resolved once for its files (None: read_text does it)
         for f in collected.files:
             try:
-                item = self.parse(read_text(f.path, name=f.name, within=_folder_of(f)), f)
+                within = _folder_of(f)
+                within_real = None if within is None else real.get(within, _UNSEEN)
+                if within_real is _UNSEEN:
+                    within_real = real[within] = _resolved(within)  # type: ignore[index]
+                item = self.parse(read_text(f.path, name=f.name, within=within, within_real=within_real), f)
             except NotRecognised as exc:
                 if f.given:
                     problems.append(_named(exc, f))
@@ -336,6 +346,18 @@ def reuse_listing() -> Iterator[None]:
         yield
     finally:
         _listings = outer
+
+
+_UNSEEN: Any = object()
+
+
+def _resolved(folder: Path) -> Path | None:
+    """``folder.resolve()``, or None when it fails (:func:`read_text` then resolves it itself, failing as it
+    always did)."""
+    try:
+        return folder.resolve()
+    except Exception:  # noqa: BLE001 - a loop of links (RuntimeError) or an OS error: read_text reports it
+        return None
 
 
 def _folder_of(f: InputFile) -> Path | None:

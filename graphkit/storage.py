@@ -29,8 +29,8 @@ from pydantic import BaseModel
 
 from graphkit.model import EDGE_SPECS, Confidence, Edge, EdgeKind, EdgeSpec, Evidence, Lifetime, RevocationAction
 
-__all__ = ["Form", "form", "EdgeRecord", "KeyDict", "CompactMultiDiGraph", "Interner", "EdgeList", "materialize",
-           "share_fields_set"]
+__all__ = ["Form", "form", "new_record", "EdgeRecord", "KeyDict", "CompactMultiDiGraph", "Interner", "EdgeList",
+           "materialize", "share_fields_set"]
 
 _DERIVED = ("kind", "traversable", "edge")
 _EDGE_FIELDS = frozenset(Edge.model_fields)
@@ -378,6 +378,17 @@ class CompactMultiDiGraph(nx.MultiDiGraph):
         return out
 
 
+def new_record(source: str, target: str, key: str, f: Form, evidence: tuple[Evidence, ...],
+               props: Mapping[str, Any] | None) -> EdgeRecord:
+    """``r = EdgeRecord(); r.put(source, target, key, f, evidence, props)`` in one step (no ``extra`` on a new
+    record): the record of a new edge from its shared parts (``evidence`` and ``props`` as the graph's
+    :class:`Interner` gives them)."""
+    r = _new(EdgeRecord)
+    r.source, r.target, r.key, r.form, r.evidence, r.props, r.extra = source, target, key, f, evidence, \
+        props or None, None
+    return r
+
+
 class Interner:
     """Shared parts of the edges of one graph: one :class:`~graphkit.model.Evidence` object per source place,
     one tuple per distinct evidence sequence, one props mapping per distinct props (compared by their JSON
@@ -409,14 +420,15 @@ class Interner:
         known = self._shared_ids
         if known is not None and (got := known.get(id(e))) is not None:
             return got
-        got = self._ev.get(e)
-        if got is None:
-            d = e.__dict__  # frozen: equal interned strings in place of its own, unobservably
+        table = self._ev
+        size = len(table)
+        got = table.setdefault(e, e)  # one hash of its fields (a Python call for a frozen model), not two
+        if len(table) != size:  # new: ``e`` itself
+            d = e.__dict__  # frozen: equal interned strings in place of its own, unobservably (same hash)
             for k, v in d.items():
                 if type(v) is str and len(v) <= 120:
                     d[k] = sys.intern(v)
             share_fields_set(e)
-            got = self._ev[e] = e
             if known is not None:
                 known[id(e)] = e
         return got

@@ -177,3 +177,174 @@ def test_interner_identity_table_gives_the_shared_objects_of_the_reference():
         handed.append(a)
     fast.forget_ids()
     assert all(fast.evidence(e) is ref.evidence(e) for e in pool)
+
+
+# --------------------------------------------------------------------------- this session's fast paths (issue 19)
+
+@pytest.fixture(scope="module")
+def synth_graph(tmp_path_factory):
+    from graphkit.build import build_graph
+    return build_graph(_org_inputs(tmp_path_factory.mktemp("org"))).graph
+
+
+def test_records_of_kinds_match_edges_of_kind(synth_graph):
+    """The stored records read in one pass, per kind, are the edges of :meth:`Graph.edges` (the reference) in the
+    same order: same fields, evidence and props; and ``nodes_of_kind`` gives :meth:`Graph.nodes` of the kind."""
+    from graphkit.model import EdgeKind, NodeKind
+    from graphkit.resolve.context import edges_of_kind, nodes_of_kind, records_of_kinds
+    g = synth_graph
+    kinds = [EdgeKind.RECEIVES_JOB, EdgeKind.RUNS_ON_HOST, EdgeKind.ASSUMES_ROLE, EdgeKind.CALLS_WORKFLOW]
+    got = records_of_kinds(g, *kinds)
+    for kind, records in zip(kinds, got):
+        reference = list(g.edges(kind))
+        assert edges_of_kind(g, kind) == reference
+        assert [r.edge() for r in records] == reference
+        assert [(r.source, r.target, r.key, r.kind, r.confidence, r.lifetime, r.revoked_by, list(r.evidence),
+                 dict(r.props or {})) for r in records] == \
+            [(e.source, e.target, e.key, e.kind, e.confidence, e.lifetime, e.revoked_by, e.evidence, e.props)
+             for e in reference]
+    assert len(got[0]) > 50 and len(got[1]) > 5 and len(got[2]) > 50
+    for kind in NodeKind:
+        assert list(nodes_of_kind(g, kind)) == list(g.nodes(kind))
+
+
+def test_evidence_made_once_per_place_equals_the_reference():
+    """:meth:`Src.ev` and the inventory's ``ev`` give one object per (path, detail), equal to a new one made each
+    time (the reference), details shortened and redacted first."""
+    from graphkit.model import Evidence
+    from ingest._yaml import line_of
+    from ingest.github_actions.evidence import Src, shown_detail
+    from ingest.runner_inventory.to_graph import _FileGraph
+    rng = random.Random(5)
+    src = Src("ci.yml", "acme/app", {"": 1, "jobs": 2, "jobs.a": 3})
+    fg = _FileGraph(file="inventory.yaml", lines={"repositories[0]": 4})
+    token = "ghp_" + "A1b2" * 9
+    for _ in range(400):
+        path = rng.choice(["", "jobs", "jobs.a", "jobs.a.steps[0]", "jobs.b"])
+        detail = rng.choice([None, "", "x  y", f"curl -H 'token: {token}'", 3, "z" * 300])
+        got = src.ev(path, detail)
+        assert got is src.ev(path, detail)
+        reference = Evidence(file="ci.yml", repository="acme/app", yaml_path=path or None,
+                             line=line_of(src.lines, path),
+                             detail=None if detail is None else shown_detail(str(detail)) or None)
+        assert got == reference and got == src._evidence(path, None if detail is None else shown_detail(str(detail)))
+        assert token not in repr(got)
+        ipath = rng.choice(["repositories[0]", "repositories[1]"])
+        idetail = rng.choice([None, "a", "b"])
+        assert fg.ev(ipath, idetail) is fg.ev(ipath, idetail)
+        assert fg.ev(ipath, idetail) == Evidence(file="inventory.yaml", yaml_path=ipath, line=fg.lines.get(ipath),
+                                                 detail=idetail)
+
+
+def test_read_text_with_the_folder_resolved_once_matches_the_reference(tmp_path):
+    """``read_text(..., within_real=within.resolve())`` reads and refuses exactly as ``read_text(..., within)``:
+    a file, a link inside the folder, a link out of it."""
+    from graphkit.errors import InputError
+    from graphkit.ingestor import read_text
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "a.yml").write_text("a: 1\n", encoding="utf-8")
+    (outside / "b.yml").write_text("b: 2\n", encoding="utf-8")
+    (root / "in.yml").symlink_to(root / "a.yml")
+    (root / "out.yml").symlink_to(outside / "b.yml")
+    for name in ("a.yml", "in.yml", "out.yml"):
+        got = []
+        for kwargs in ({}, {"within_real": root.resolve()}):
+            try:
+                got.append(read_text(root / name, within=root, **kwargs))
+            except InputError as exc:
+                got.append(str(exc))
+        assert got[0] == got[1]
+    assert "outside its input folder" in got[1]
+
+
+def test_build_leaves_the_collector_as_it_was(tmp_path):
+    """After a build the collector is enabled with nothing frozen and an empty young generation (what the build
+    allocated moved to the oldest one); a collector the caller disabled stays disabled; with objects frozen by
+    the caller, they stay frozen."""
+    import gc
+    from graphkit.build import build_graph
+    inputs = _example_inputs()
+    assert gc.isenabled()
+    build_graph(inputs)
+    assert gc.isenabled() and not gc.get_freeze_count() and gc.get_count()[0] < 100
+    gc.disable()
+    try:
+        build_graph(inputs)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        build_graph(inputs)
+        assert gc.isenabled() and frozen // 2 < gc.get_freeze_count() <= frozen  # kept (a few freed by refcount)
+    finally:
+        gc.unfreeze()
+
+
+def test_builder_merges_with_growing_evidence_lists_match_node_merged():
+    """A builder's nodes merged with their evidence lists grown in place equal the reference merge
+    (:meth:`Node.merged`, one observation after the other) on random observations: repeated ids, repeated and new
+    evidence, conflicting and inferred values; the nodes handed in keep their own evidence lists."""
+    from graphkit.graph import GraphBuilder
+    from graphkit.model import Evidence, Organization, Repository, ids
+    rng = random.Random(13)
+    pool = [Evidence(file=f"f{i}.yml", line=i) for i in range(30)]
+    builder, reference = GraphBuilder(), {}
+    handed = []
+    for _ in range(3000):
+        i = rng.randrange(4)
+        evidence = rng.sample(pool, rng.randint(1, 3))
+        if rng.random() < 0.5:
+            node = Organization(id=ids.organization(f"o{i}"), name=f"o{i}", evidence=evidence,
+                                inferred=rng.random() < 0.2)
+        else:
+            extra = {"visibility": rng.choice(["public", "private"])} if rng.random() < 0.3 else {}
+            node = Repository(id=ids.repository(f"o{i}/r"), name=rng.choice(["o/r", "O/R"]), full_name="o/r",
+                              evidence=evidence, inferred=rng.random() < 0.2, **extra)
+        handed.append((node, list(node.evidence)))
+        builder.node(node)
+        prev = reference.get(node.id)
+        reference[node.id] = node if prev is None else prev.merged(node)
+        if rng.random() < 0.01:  # a node read between merges is the current state
+            assert builder.nodes[node.id] == reference[node.id]
+    assert builder.nodes == reference
+    assert max(len(n.evidence) for n in reference.values()) == 30
+    assert all(node.evidence == before for node, before in handed)
+
+
+def _reference_candidate_labels(runner, cand):
+    from graphkit.model import Confidence
+    from graphkit.resolve.labels import _one
+    labels = {x.strip().lower() for x in runner.labels} | {"self-hosted"}
+    dynamic = {d.strip().lower() for d in cand.dynamic}
+    worst = Confidence.CERTAIN
+    for want in cand.labels:
+        conf = _one(want, want.strip().lower() in dynamic, labels, runner.label_patterns)
+        if conf is None:
+            return None
+        worst = Confidence.POSSIBLE if conf is Confidence.POSSIBLE else worst
+    return worst
+
+
+def test_candidate_labels_with_remembered_runner_labels_matches_the_reference():
+    """Runner labels normalised once per label list give the answers of normalising them at each call, on random
+    runners (labels in any case and spacing, patterns) and candidates (static and dynamic labels)."""
+    from graphkit.model import Evidence, Runner, RunsOnCandidate, ids
+    from graphkit.resolve.labels import candidate_labels
+    rng = random.Random(17)
+    words = ["linux", "Linux ", "x64", "GPU", "self-hosted", "large", "linux-large", "run-id=1"]
+    seen = set()
+    for i in range(300):
+        runner = Runner(id=ids.runner("acme", f"r{i % 50}"), name="r", scope="acme",
+                        labels=rng.sample(words, rng.randint(0, 4)),
+                        label_patterns=rng.choice([[], [], ["run-id=*"], ["*-large"]]), evidence=[Evidence(file="i")])
+        want = rng.sample(["linux", "X64", "gpu", "self-hosted", "*-large", "run-id=*", "ubuntu"], rng.randint(1, 3))
+        dynamic = [w for w in want if "*" in w and rng.random() < 0.8]
+        cand = RunsOnCandidate(labels=want, dynamic=dynamic, evidence=Evidence(file="ci.yml"))
+        got = candidate_labels(runner, cand)
+        assert got == _reference_candidate_labels(runner, cand)
+        seen.add(got)
+    assert len(seen) == 3  # certain, possible and None all met

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphkit.model import Cache, Edge, EdgeKind, Host
-from graphkit.resolve.context import Context, edges_of_kind
+from graphkit.resolve.context import Context, records_of_kinds
 
 __all__ = ["link_host_caches"]
 
@@ -47,8 +47,8 @@ def link_host_caches(ctx: Context) -> None:
     edge has the routing edge's confidence.
     """
     g = ctx.graph
-    receives = edges_of_kind(g, EdgeKind.RECEIVES_JOB)
-    runner_host = {e.source: e.target for e in edges_of_kind(g, EdgeKind.RUNS_ON_HOST)}
+    receives, on_host = records_of_kinds(g, EdgeKind.RECEIVES_JOB, EdgeKind.RUNS_ON_HOST)  # one pass, no edge made
+    runner_host = {e.source: e.target for e in on_host}
     shares: dict[str, list[tuple[Edge, set[str] | None]]] = {}  # per host: read once, not once per job it runs
     shared: dict[str, Any] = {}  # per runner: the graph's props mapping of its edges (its host is one)
     for edge in receives:

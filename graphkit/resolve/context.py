@@ -23,7 +23,7 @@ from graphkit.model.ids import env_key, owner_key, repo_key, secret_key
 from graphkit.storage import EdgeRecord
 
 __all__ = ["C", "Context", "P", "SecretIndex", "canonical", "canonical_set", "context_owner", "context_repo",
-           "edges_of_kind", "host_of", "nodes_of_kind", "owner_of", "weakest"]
+           "edges_of_kind", "host_of", "nodes_of_kind", "records_of_kinds", "owner_of", "weakest"]
 
 C, P = Confidence.CERTAIN, Confidence.POSSIBLE
 
@@ -52,6 +52,28 @@ def edges_of_kind(graph: Graph, kind: EdgeKind) -> list[Edge]:
     return [rec.edge() if type(rec) is EdgeRecord and rec.extra is None else rec["edge"] for *_, rec in found]
 
 
+def records_of_kinds(graph: Graph, *kinds: EdgeKind) -> list[list[EdgeRecord | Edge]]:
+    """Per kind of ``kinds``: :func:`edges_of_kind` as the stored records, in one pass over the edges and without
+    making a pydantic edge per record (issue 19).  A record reads as the edge it stores for ``source``,
+    ``target``, ``key``, ``kind``, ``confidence``, ``lifetime`` and ``revoked_by``; its ``evidence`` is a tuple
+    and its ``props`` None when empty (an :class:`Edge` where the storage is not compact).  Read-only: the
+    records are the graph's."""
+    wanted = {k.value: i for i, k in enumerate(kinds)}
+    found: list[list[tuple]] = [[] for _ in kinds]
+    for u, nbrs in graph.nx._succ.items():
+        for v, keydict in nbrs.items():
+            for k, rec in keydict.items():
+                i = wanted.get(rec.form.value if type(rec) is EdgeRecord and rec.extra is None and rec.form is not None
+                               else rec.get("kind"))
+                if i is not None:
+                    found[i].append((u, v, k, rec))
+    out: list[list[EdgeRecord | Edge]] = []
+    for rows in found:
+        rows.sort(key=_first3)
+        out.append([rec if type(rec) is EdgeRecord and rec.extra is None else rec["edge"] for *_, rec in rows])
+    return out
+
+
 def _first3(t: tuple) -> tuple:
     return t[0], t[1], t[2]
 
@@ -61,8 +83,8 @@ def nodes_of_kind(graph: Graph, kind: NodeKind) -> Iterator[Node]:
     sorts every id of the graph at each call; the resolver asks about twenty times).  Like it, a generator:
     the ids are taken at the first step, each node when it is reached."""
     value = kind.value
-    found = sorted(n for n, k in graph.nx.nodes(data="kind") if k == value)
-    nodes = graph.nx.nodes
+    nodes = graph.nx._node  # networkx's node table: ``nodes(data="kind")`` without its per-node generator step
+    found = sorted([n for n, d in nodes.items() if d.get("kind") == value])
     for nid in found:
         data = nodes[nid]
         if data["kind"] == value:

@@ -56,10 +56,10 @@ def _fsm(pattern: str) -> Fsm:
     return parse(body).to_fsm()
 
 
-def _one(want: str, dynamic: bool, labels: set[str], patterns: list[str]) -> Confidence | None:
+def _one(want: str, dynamic: bool, labels: frozenset[str], patterns: list[str]) -> Confidence | None:
     low = want.strip().lower()
     if not dynamic:
-        if low in labels or any(label_glob(p).fullmatch(low) for p in patterns):
+        if low in labels or (patterns and any(label_glob(p).fullmatch(low) for p in patterns)):
             return C
         return None
     if low in labels or any(_fsm(low).issubset(_fsm(p)) for p in patterns):
@@ -79,8 +79,8 @@ def candidate_labels(runner: Runner, cand: RunsOnCandidate) -> Confidence | None
         ``certain``, ``possible`` (a dynamic label only some values of which
         the runner has), or None when some label is missing.
     """
-    labels = {x.strip().lower() for x in runner.labels} | {"self-hosted"}
-    dynamic = {d.strip().lower() for d in cand.dynamic}
+    labels = _runner_labels(tuple(runner.labels))
+    dynamic = {d.strip().lower() for d in cand.dynamic} if cand.dynamic else ()
     worst: Confidence = C
     for want in cand.labels:
         conf = _one(want, want.strip().lower() in dynamic, labels, runner.label_patterns)
@@ -88,3 +88,18 @@ def candidate_labels(runner: Runner, cand: RunsOnCandidate) -> Confidence | None
             return None
         worst = P if conf is P else worst
     return worst
+
+
+#: a runner's labels as :func:`candidate_labels` compares them, per label list as written (the resolver asks once
+#: per runner and label set: thousands of runners share a few label lists)
+_RUNNER_LABELS: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _runner_labels(labels: tuple[str, ...]) -> frozenset[str]:
+    """``{label.strip().lower()} | {"self-hosted"}`` of a runner's labels (remembered; at most 65,536 lists)."""
+    got = _RUNNER_LABELS.get(labels)
+    if got is None:
+        if len(_RUNNER_LABELS) >= 65536:
+            _RUNNER_LABELS.clear()
+        got = _RUNNER_LABELS[labels] = frozenset({x.strip().lower() for x in labels} | {"self-hosted"})
+    return got

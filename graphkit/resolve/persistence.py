@@ -43,7 +43,7 @@ from typing import Any
 
 from graphkit.graph import Graph
 from graphkit.model import Confidence, Edge, EdgeKind, Host, Lifetime, RevocationAction, Runner
-from graphkit.resolve.context import edges_of_kind, host_of
+from graphkit.resolve.context import host_of, records_of_kinds
 from graphkit.resolve.gitlab import link_gitlab_persistence
 
 __all__ = ["link_persistence"]
@@ -51,9 +51,10 @@ __all__ = ["link_persistence"]
 _P = Confidence.POSSIBLE
 
 
-def _persist(graph: Graph, receive: Edge, target: str, *, host: bool, confidence: Confidence, rule: str,
+def _persist(graph: Graph, receive: Any, target: str, *, host: bool, confidence: Confidence, rule: str,
              shared: dict[tuple[str, str], Any]) -> None:
-    """The ``persists_on`` edge of one routing edge; ``shared``: the graph's props mapping per (runner, rule)."""
+    """The ``persists_on`` edge of one routing edge (``receive``: the edge or its stored record,
+    :func:`~graphkit.resolve.context.records_of_kinds`); ``shared``: the graph's props mapping per (runner, rule)."""
     lifetime, action = ((Lifetime.UNTIL_REIMAGED, RevocationAction.REIMAGE_HOST) if host else
                         (Lifetime.UNTIL_RUNNER_REMOVED, RevocationAction.REMOVE_RUNNER_REGISTRATION))
     props = shared.get((receive.source, rule))
@@ -83,12 +84,13 @@ def link_persistence(graph: Graph) -> None:
     hosts: dict[str, Host | None] = {}  # per runner: a pool receives thousands of jobs (issue 18: was quadratic)
     gitlab: list[Edge] = []
     shared: dict[tuple[str, str], Any] = {}
-    for receive in edges_of_kind(graph, EdgeKind.RECEIVES_JOB):
+    receives, = records_of_kinds(graph, EdgeKind.RECEIVES_JOB)  # the stored records: no edge made per routing edge
+    for receive in receives:
         runner = graph.node(receive.source)
         if not isinstance(runner, Runner):
             continue
         if runner.platform == "gitlab":  # the executor decides (graphkit.resolve.gitlab)
-            gitlab.append(receive)
+            gitlab.append(receive if isinstance(receive, Edge) else receive.edge())
             continue
         conf = receive.confidence
         ephemeral_runner = runner.ephemeral is True

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from graphkit.model import Evidence
@@ -24,15 +24,27 @@ class Src:
     file: str
     repository: str
     lines: Mapping[str, int]
+    #: ``(path, detail) -> evidence`` made by :meth:`ev` (a place is named by several edges and nodes: its evidence,
+    #: frozen, is made once; issue 19)
+    _made: dict[tuple[str, Any], Evidence] = field(default_factory=dict, compare=False, repr=False)
 
     def ev(self, path: str, detail: Any = None) -> Evidence:
         """Evidence at YAML ``path`` (line: of the path or its nearest ancestor), with ``detail`` shortened.
+        The same object for the same ``path`` and ``detail`` (evidence is frozen).
 
         >>> Src("ci.yml", "acme/app", {"": 1, "jobs": 2}).ev("jobs.a", "x  y")
         Evidence(file='ci.yml', repository='acme/app', yaml_path='jobs.a', line=2, detail='x y')
         """
         if detail is not None:  # a detail never copies a credential written in the file
             detail = shown_detail(str(detail))
+        key = (path, detail)
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = self._evidence(path, detail)
+        return made
+
+    def _evidence(self, path: str, detail: str | None) -> Evidence:
+        """:meth:`ev` without the memo: a new evidence object (``detail`` already shortened)."""
         return Evidence(file=self.file, repository=self.repository, yaml_path=path or None,
                         line=line_of(self.lines, path), detail=detail or None)
 

@@ -129,10 +129,20 @@ class _Builder:
         self.max_composite = lim.max_call_depth
         #: jobs and steps left to instantiate through calls (``max_call_fanout``): fan-out is exponential in depth
         self.budget, self.over_budget = lim.max_call_fanout, False
+        self._srcs: dict[tuple[str, str, int], Src] = {}  # (file, repository, id of its lines) -> its Src
         self.workflows = {(repo_key(f.repository), f.file): f for f in files if isinstance(f, WorkflowFile)}
         self.actions = {(repo_key(f.repository), f.directory): f for f in files if isinstance(f, ActionFile)}
 
     # ------------------------------------------------------------ structure
+    def src(self, f: WorkflowFile | ActionFile) -> Src:
+        """The evidence factory of a file, one per file (its evidence made once per place for every job and
+        instance)."""
+        key = (f.file, f.repository, id(f.lines))
+        got = self._srcs.get(key)
+        if got is None:
+            got = self._srcs[key] = Src(f.file, f.repository, f.lines)
+        return got
+
     def repository(self, full_name: str, ev: Evidence) -> str:
         """Add the repository and its owner; raises :class:`ids.IdError` for a name that is not ``owner/name``."""
         owner = full_name.split("/", 1)[0]
@@ -156,7 +166,7 @@ class _Builder:
 
     def workflow(self, wf: WorkflowFile) -> None:
         """Add the workflow (and its repository); raises :class:`ids.IdError` before adding anything."""
-        ev = Src(wf.file, wf.repository, wf.lines).ev("", wf.name)
+        ev = self.src(wf).ev("", wf.name)
         wid = ids.workflow(wf.repository, wf.file)
         rid = self.repository(wf.repository, ev)
         self.out.node(Workflow(id=wid, name=wf.name or wf.file, repository=wf.repository, path=wf.file,
@@ -219,7 +229,7 @@ class _Builder:
     # ------------------------------------------------------------ jobs
     def job(self, wf: WorkflowFile, jd: JobDef, call: _Call) -> None:
         """Add one job instance, what its steps give it, and the jobs it calls."""
-        src = Src(wf.file, wf.repository, wf.lines)
+        src = self.src(wf)
         path = f"jobs.{jd.key}"
         try:
             jid = ids.job(wf.repository, wf.file, jd.key, caller=call.caller_id)
@@ -489,7 +499,7 @@ class _Builder:
         subst.update({k.lower(): sv.arg(k) or "" for k in sv.step.with_args})
         cctx = EvalContext(inputs={k: (resolve(v, sv.ctx)[0] or None) for k, v in subst.items()},
                            env=sv.ctx.env, steps=ctx.steps)
-        self._steps(action.steps, Src(action.file, action.repository, action.lines), cctx, sv.job, subst,
+        self._steps(action.steps, self.src(action), cctx, sv.job, subst,
                     depth + 1, seen + (action.repository + ":" + action.file,))
 
     def _record_checkout(self, sv: StepView) -> None:
@@ -552,8 +562,7 @@ def to_graph(files: Sequence[WorkflowFile | ActionFile], *, repositories: Iterab
     for f in files:  # every action read is on its repository, used by an ingested workflow or not
         if isinstance(f, ActionFile):
             try:
-                b.repository(f.repository, Src(f.file, f.repository, f.lines).ev("", f"{f.using or '?'} action "
-                                                                                  f"{f.name or f.directory or '.'}"))
+                b.repository(f.repository, b.src(f).ev("", f"{f.using or '?'} action {f.name or f.directory or '.'}"))
             except ids.IdError as exc:
                 b.problems.append(b.problem(f, "", f"{exc}; action skipped"))
     b.run()

@@ -66,9 +66,18 @@ class _FileGraph:
     #: GitLab project facts and complete variable lists (:func:`~ingest.runner_inventory.gitlab_graph.gitlab_sections`)
     gitlab: tuple[dict[str, Any], list[str]] = field(default_factory=lambda: ({}, []))
 
+    #: ``(path, detail) -> evidence`` made by :meth:`ev` (a place is named by several nodes and edges: its
+    #: evidence, frozen, is made once; issue 19)
+    made: dict[tuple[str, str | None], Evidence] = field(default_factory=dict, repr=False)
+
     def ev(self, path: str, detail: str | None = None) -> Evidence:
-        """Evidence for a YAML path of this file (with its line when the path is written in the file)."""
-        return Evidence(file=self.file, yaml_path=path, line=self.lines.get(path), detail=detail)
+        """Evidence for a YAML path of this file (with its line when the path is written in the file); the same
+        object for the same ``path`` and ``detail``."""
+        key = (path, detail)
+        made = self.made.get(key)
+        if made is None:
+            made = self.made[key] = Evidence(file=self.file, yaml_path=path, line=self.lines.get(path), detail=detail)
+        return made
 
     def org(self, owner: str, ev: Evidence) -> str:
         """Add (or merge) the organization ``owner``; returns its id."""
