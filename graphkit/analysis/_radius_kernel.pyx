@@ -21,7 +21,7 @@ import numpy as np
 
 #: the interface graphkit.analysis.kernel was written against: it uses this module only when equal (a module
 #: built from an older source, e.g. an editable install after a pull that changed this file, is not used)
-API = 2
+API = 3
 
 # a packed pair: bits 0-31 target, 32 has (variant 0), 33 has (variant 1), 34 runs code, then per variant v
 # 13 bits at ATTR + 13 v: certain (1), lifetime code (4), rank of the lasting seconds (8)
@@ -162,7 +162,9 @@ cdef class Kernel:
     Parameters (shapes: ``n`` nodes, ``p`` pairs): ``pair_ptr`` (n + 1,) int64; ``packed`` (p,) uint64 (the
     layout above: :func:`graphkit.analysis.kernel.pack`); ``best`` (2 p,) int64 (the snapshot's ``best``
     raveled, variant-major); ``seconds`` the (s,) float64 increasing table of lasting seconds the ranks index (inf
-    last, s <= 256); ``weight`` (n,) int64 criticality weights.  Raises ValueError on inconsistent shapes.
+    last, s <= 256); ``weight`` (n,) int64 criticality weights; ``copy`` (n,) int16 per node -1, or the lifetime
+    code (bits 0-3) and the rank of the seconds (bits 4-11) of a copy of its value (the copy principle:
+    :func:`graphkit.analysis.kernel.copy_column`).  Raises ValueError on inconsistent shapes.
     """
 
     cdef const int64_t[::1] pair_ptr
@@ -170,6 +172,7 @@ cdef class Kernel:
     cdef const int64_t[::1] best
     cdef const double[::1] seconds
     cdef const int64_t[::1] weight
+    cdef const int16_t[::1] copy
     cdef Py_ssize_t n
     cdef Py_ssize_t p
     cdef int32_t[::1] local
@@ -184,15 +187,17 @@ cdef class Kernel:
     def __cinit__(self):
         work_init(&self.work)
 
-    def __init__(self, pair_ptr, packed, best, seconds, weight):
+    def __init__(self, pair_ptr, packed, best, seconds, weight, copy):
         self.pair_ptr = pair_ptr
         self.packed = packed
         self.best = best
         self.seconds = seconds
         self.weight = weight
+        self.copy = copy
         self.n = pair_ptr.shape[0] - 1
         self.p = packed.shape[0]
-        if (best.shape[0] != 2 * self.p or weight.shape[0] != self.n or not 0 < seconds.shape[0] <= 256
+        if (best.shape[0] != 2 * self.p or weight.shape[0] != self.n or copy.shape[0] != self.n
+                or not 0 < seconds.shape[0] <= 256
                 or self.n >= 2 ** 31 or seconds[seconds.shape[0] - 1] != float("inf")):
             raise ValueError("snapshot arrays of inconsistent shapes")
         self.local = np.full(max(self.n, 1), -1, dtype=np.int32)
@@ -508,12 +513,25 @@ cdef class Kernel:
             out[i] = queue[i]
         return parent_a, self._arcs(kidx, r), visit_a
 
+    cdef void _preset(self, Buf* copies, int16_t* wr, int8_t* label, int level) noexcept:
+        """The copies of width ``level`` still without one get it, and their own label (searched from later)."""
+        cdef Py_ssize_t i
+        cdef int64_t pk, t
+        for i in range(copies.size):
+            pk = copies.data[i]
+            t = pk & TARGET_MASK
+            if <int>(pk >> 36) == level and wr[t] < 0:
+                wr[t] = level
+                label[t] = <int8_t>((pk >> 32) & 0xF)
+
     cdef tuple _widths(self, Scratch* sc, Work* w, Py_ssize_t r, Py_ssize_t n_src):
         """cbfs.widths on ranks of the lasting seconds: widths in decreasing order; inside width ``w`` a FIFO
         search from the seeds over the pairs lasting at least ``w`` into nodes without a width; a pair lasting
         less waits (pending, in the order met) for its own width, whose seeds are the first pending pair into
-        each node.  ``(width, label)``: (r,) float64 seconds and int8 lifetime codes."""
-        cdef Py_ssize_t head = 0, count = 0, i, kept
+        each node.  A reached copy (``copy``, not a source: the copy principle) gets its own width and label when
+        that width starts, and is searched from, in id order, once the width's search is done (radius_arrays.widths'
+        ``copies``).  ``(width, label)``: (r,) float64 seconds and int8 lifetime codes."""
+        cdef Py_ssize_t head = 0, count = 0, i, kept, before
         cdef int64_t u, g, t, q, q1, pk
         cdef uint64_t rec, has_var, a
         cdef int shift
@@ -523,6 +541,9 @@ cdef class Kernel:
         cdef int32_t* loc = sc.loc
         cdef uint8_t* cd = sc.cd
         cdef int32_t* vis = sc.vis
+        cdef const int16_t* cp = &self.copy[0]
+        cdef int16_t c
+        cdef Buf copies = Buf(NULL, 0, 0)
         width_a = np.empty(r, dtype=np.float64)
         label_a = np.zeros(r, dtype=np.int8)
         cdef double[::1] width = width_a
@@ -540,6 +561,14 @@ cdef class Kernel:
                 wr[i] = level
                 queue[count] = i
                 count += 1
+            for i in range(n_src, r):  # the copies (the copy principle), by id: (local | code << 32 | rank << 36)
+                if cp[vis[i]] >= 0:
+                    buf_push(&copies, vis[i])
+            qsort(copies.data, copies.size, sizeof(int64_t), _cmp_int64)
+            for i in range(copies.size):
+                c = cp[copies.data[i]]
+                copies.data[i] = loc[copies.data[i]] | (<int64_t>(c & 0xF) << 32) | (<int64_t>(c >> 4) << 36)
+            self._preset(&copies, wr, &label[0], level)
             while count < r:  # count: nodes with a width; once all have one, nothing changes any more
                 while head < count and count < r:
                     if head + 16 < count:
@@ -571,10 +600,27 @@ cdef class Kernel:
                                     queue[count] = t
                                     count += 1
                         q += 1
+                kept = 0  # the copies of this width (preset) join its search once it is done; others wait
+                before = count
+                for i in range(copies.size):
+                    pk = copies.data[i]
+                    t = pk & TARGET_MASK
+                    if wr[t] < 0:
+                        copies.data[kept] = pk
+                        kept += 1
+                    elif wr[t] == level and <int>(pk >> 36) == level:
+                        queue[count] = t
+                        count += 1
+                copies.size = kept
+                if count > before:
+                    continue
                 if count >= r:
                     break
                 kept = 0  # the pending pairs into nodes still without a width, in order
                 top = -1
+                for i in range(copies.size):
+                    if <int>(copies.data[i] >> 36) > top:
+                        top = <int>(copies.data[i] >> 36)
                 for i in range(w.pending.size):
                     pk = w.pending.data[i]
                     if wr[pk & TARGET_MASK] < 0:
@@ -584,9 +630,10 @@ cdef class Kernel:
                         if rank > top:
                             top = rank
                 w.pending.size = kept
-                if kept == 0:
+                if top < 0:
                     break
                 level = top
+                self._preset(&copies, wr, &label[0], level)
                 kept = 0  # the pairs of the new width seed it (first one per node); the others keep waiting
                 for i in range(w.pending.size):
                     pk = w.pending.data[i]
@@ -605,4 +652,5 @@ cdef class Kernel:
                 width[i] = self.seconds[wr[i]] if wr[i] >= 0 else -1.0
         finally:
             free(wr)
+            free(copies.data)
         return width_a, label_a
