@@ -370,9 +370,9 @@ def test_short_lived_credential_expires_on_its_own():
     # host with instance-metadata credentials (12 h session) and a static key file (until rotated).
     # The stolen static key (held, until rotated) is contained first: a reimage would not revoke the copy.
     # Then the host itself (the source's own foothold) is reimaged, which also ends the metadata credentials
-    # (12 h session, not held); they need no rotation of their own.
+    # (12 h session, not held: a copy of them lasts the credential's own lifetime); they need no rotation of their own.
     a, b = "credential:build-1:/metadata", "credential:build-1:/static"
-    g = build([host(H1), cred(a), cred(b)],
+    g = build([host(H1), cred(a, lifetime=Lifetime.CLOUD_SESSION), cred(b)],
               [edge(K.STORES_CREDENTIAL, H1, a, lifetime=Lifetime.CLOUD_SESSION), edge(K.STORES_CREDENTIAL, H1, b)])
     plan = revocation_plan(g, H1)
     assert plan.held == (b,)
@@ -553,6 +553,7 @@ def test_blast_radius_matches_networkx(seed):
     assert {r.id for r in br if r.confidence is C} == _reach(cert, sources) - set(sources)
     simple = nx.DiGraph(tv)
     csimple = nx.DiGraph(cert)
+    copy_secs = _copies(g, br.ids)
     for r in br:
         # the path is a real chain of edges from a source, of shortest length in its confidence class
         assert r.path[0].source in sources and r.path[-1].target == r.id
@@ -567,14 +568,24 @@ def test_blast_radius_matches_networkx(seed):
         # bottleneck: the largest threshold at which the node is still reachable, each edge lasting as the analysis
         # counts it (lasting_seconds: an unbounding edge, can_trigger or an observed ran_job, bounds nothing behind
         # it but labels the node it enters with its own per_job lifetime, so a tie between such an edge and another
-        # unbounded route may be labelled either way)
-        secs = sorted({lasting_seconds(d["edge"]) for *_, d in tv.edges(data=True)}, reverse=True)
+        # unbounded route may be labelled either way), from the sources and from every reached copy lasting at least
+        # that long (the copy principle: a secret or credential read lasts its own lifetime whatever its path)
+        secs = sorted({lasting_seconds(d["edge"]) for *_, d in tv.edges(data=True)} | set(copy_secs.values()),
+                      reverse=True)
         expect = next(t for t in secs if r.id in _reach(nx.subgraph_view(
-            tv, filter_edge=lambda u, v, k, t=t: lasting_seconds(g.nx.edges[u, v, k]["edge"]) >= t), sources))
+            tv, filter_edge=lambda u, v, k, t=t: lasting_seconds(g.nx.edges[u, v, k]["edge"]) >= t),
+            [*sources, *(c for c, cs in copy_secs.items() if cs >= t)]))
+        if r.id in copy_secs and copy_secs[r.id] == expect:
+            assert r.lifetime is g.node(r.id).copy_lifetime  # its own lifetime, whatever its path
         unbounding_entry = any(lasting_seconds(d["edge"]) != lifetime_seconds(d["edge"].lifetime)
                                for *_, d in tv.in_edges(r.id, data=True))
         assert lifetime_seconds(r.lifetime) == expect or (expect == math.inf and unbounding_entry
                                                           and r.lifetime is Lifetime.PER_JOB)
+
+
+def _copies(g: Graph, reached) -> dict[str, float]:
+    """The reached nodes whose value is copied (``NodeSpec.copyable``), with the seconds their copy lasts."""
+    return {v: lifetime_seconds(g.node(v).copy_lifetime) for v in reached if g.node(v).spec.copyable}
 
 
 def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
@@ -583,7 +594,9 @@ def _naive_plan(g: Graph, sources: list[str]) -> list[tuple]:
     reached = _reach(tv, sources)
     weight = {v: 0 if v in sources else CRITICALITY_WEIGHT[g.node(v).criticality] for v in reached}
     unb = nx.subgraph_view(tv, filter_edge=lambda u, v, k: lasting_seconds(g.nx.edges[u, v, k]["edge"]) == math.inf)
-    held = {v for v in _reach(unb, sources) - set(sources) if g.node(v).spec.holdable}
+    # held: what unbounded edges reach from the sources and from every reached copy that lasts unbounded
+    lasting = [*sources, *(c for c, cs in _copies(g, reached - set(sources)).items() if cs == math.inf)]
+    held = {v for v in _reach(unb, lasting) - set(sources) if g.node(v).spec.holdable}
     edges = [d["edge"] for u, _, d in tv.edges(data=True) if u in reached]
     cands = {(e.revoked_by, e.revoke_subject_id()) for e in edges if e.revoked_by is not None}
     cands |= {(g.node(v).spec.revoked_by, v) for v in reached if g.node(v).spec.holdable}

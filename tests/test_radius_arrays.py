@@ -34,15 +34,20 @@ CORPUS_GHA = ROOT.parent / "shared" / "corpus" / "github-actions"
 def _valid_labels(sub: reach.Subgraph, width: list[float]) -> list[set[Lifetime]]:
     """Per node index: the labels of every widest path (the lifetime of the last pair attaining the bottleneck):
     a pair ``u -> v`` with ``min(seconds, width[u]) == width[v]`` gives its own lifetime when ``seconds <=
-    width[u]``, else every label of ``u``.  A fixpoint over the reference subgraph."""
+    width[u]``, else every label of ``u``; a copy (:func:`graphkit.analysis.reach.copies`) whose own lifetime
+    attains its width has that label alone (it starts a path of its own).  A fixpoint over the reference
+    subgraph."""
     labels: list[set[Lifetime]] = [set() for _ in sub.ids]
+    own = {v: life for v, life in reach.copies(sub) if reach.SECONDS[life] == width[v]}
+    for v, life in own.items():
+        labels[v].add(life)
     changed = True
     while changed:
         changed = False
         for u, row in enumerate(sub.adj):
             for p in row:
                 v = p.target
-                if v < sub.n_src or min(p.seconds, width[u]) != width[v]:
+                if v < sub.n_src or v in own or min(p.seconds, width[u]) != width[v]:
                     continue
                 new = {p.lifetime} if p.seconds <= width[u] else labels[u]
                 if not new <= labels[v]:

@@ -43,12 +43,19 @@ def test_make_ephemeral_with_host(graph):
     assert not [e for e in after.edges() if e.kind in (EdgeKind.RESTORES_INTO, EdgeKind.WRITES_CACHE)
                 and e.props.get("host") == "host:build-01"]
     c = compare(graph, after, SOURCE)
-    # no foothold is held any more; what the one run could read or poison is (ordering rule 5)
+    # no foothold is held any more; what the one run could read or poison is (ordering rule 5), and so are the
+    # host's on-disk credentials it could copy (the copy principle: a copy lives until rotated)
     assert 0 < c.after.persistent_weight < c.before.persistent_weight
     assert {"host:build-01", "runner:acme/build-01-b", "credential:build-01:/etc/runner-autoscaler/env"} \
         <= set(c.before.plan.held)
-    assert {n.split(":")[0] for n in c.after.plan.held} == {"secret", "signing_key", "cache"}
-    assert not any(n.startswith("cache:host:") for n in c.after.plan.held)
+    assert {n.split(":")[0] for n in c.after.plan.held} == {"secret", "signing_key", "cache", "credential"}
+    assert not any(n.startswith(("cache:host:", "host:", "runner:")) for n in c.after.plan.held)
+    assert {"credential:build-01:/etc/runner-autoscaler/env", "credential:build-01:/home/runner/.aws/credentials",
+            "credential:build-01:/home/runner/.docker/config.json"} <= set(c.after.plan.held)
+    first = c.after.plan.steps[0]  # the token that registers runners: cut first, as with a persistent host
+    assert (first.action.value, first.subject_id) == ("rotate_credential",
+                                                      "credential:build-01:/etc/runner-autoscaler/env")
+    assert c.after.radius["credential:build-01:/etc/runner-autoscaler/env"].lifetime is Lifetime.UNTIL_ROTATED
     assert c.changes[0]["change"] == "make_ephemeral"
 
 

@@ -40,9 +40,11 @@ def as_json(graph_file: str, *args: str) -> dict:
 
 
 def test_ephemeral_on_a_throwaway_vm_ends_every_foothold_held(graph_file):
-    """The runner takes one job on a VM thrown away after it: no host, runner, on-disk credential or host cache
-    is held any more; what that one run could read or poison (its secrets, the Actions caches) stays to rotate
-    and purge (docs/revocation-plan.md, ordering rule 5)."""
+    """The runner takes one job on a VM thrown away after it: no host, runner or host cache is held any more, so
+    the plan no longer reimages the host nor removes its other registration; what that one run could read or poison
+    stays to rotate and purge (docs/revocation-plan.md, ordering rule 5), the host's on-disk credentials included:
+    the run could copy them, and a copy lives until rotated (the copy principle).  The autoscaler's token, which
+    can register runners, is still cut first."""
     doc = as_json(graph_file, "--ephemeral-host", SOURCE)
     assert doc["schema"] == "graphkit.what-if/v1" and doc["sources"] == [SOURCE]
     assert [c["change"] for c in doc["changes"]] == ["make_ephemeral"]
@@ -50,10 +52,13 @@ def test_ephemeral_on_a_throwaway_vm_ends_every_foothold_held(graph_file):
     m = doc["metrics"]
     assert 0 < m["persistent_weight"]["after"] < m["persistent_weight"]["before"]
     assert 0 < m["held"]["after"] < m["held"]["before"] and m["plan_steps"]["delta"] < 0
-    removed_steps = {(s["action"], s["target"]) for s in doc["plan"]["removed"]}
-    assert {("reimage_host", "host:build-01"), ("remove_runner_registration", "runner:acme/build-01-b"),
-            ("rotate_credential", "credential:build-01:/home/runner/.aws/credentials")} <= removed_steps
-    assert ("rotate_secret", "secret:repo:acme/app:PYPI_API_TOKEN") not in removed_steps  # still to rotate
+    assert {(s["action"], s["target"]) for s in doc["plan"]["removed"]} == {
+        ("reimage_host", "host:build-01"), ("remove_runner_registration", "runner:acme/build-01-b")}
+    after = [(s["phase"], s["action"], s["target"]) for s in doc["plan"]["after"]]
+    assert after[0] == ("contain", "rotate_credential", "credential:build-01:/etc/runner-autoscaler/env")
+    assert {("contain", "rotate_credential", "credential:build-01:/home/runner/.aws/credentials"),
+            ("contain", "rotate_credential", "credential:build-01:/home/runner/.docker/config.json")} <= set(after)
+    assert ("rotate", "rotate_secret", "secret:repo:acme/app:PYPI_API_TOKEN") in after  # still to rotate
     assert doc["plan"]["added"] == [] and doc["added"] == []
 
 

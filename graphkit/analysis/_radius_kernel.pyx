@@ -18,14 +18,15 @@ trees); the widths use global ones (a byte per node: the rank of the width), so 
 local index there.  Explanation arcs are gathered once per tree node at the end.
 """
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, qsort, realloc
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.string cimport memcpy
 
 import numpy as np
 
 #: the interface graphkit.analysis.kernel was written against: it uses this module only when equal (a module
 #: built from an older source, e.g. an editable install after a pull that changed this file, is not used)
-API = 3
+API = 4
 
 # a packed pair: bits 0-31 target, 32 has (variant 0), 33 has (variant 1), 34 runs code, then per variant v
 # 13 bits at ATTR + 13 v: certain (1), lifetime code (4), rank of the lasting seconds (8)
@@ -60,6 +61,45 @@ cdef int _cmp_int64(const void* a, const void* b) noexcept nogil:
     cdef int64_t x = (<const int64_t*>a)[0]
     cdef int64_t y = (<const int64_t*>b)[0]
     return (x > y) - (x < y)
+
+
+cdef int _sort_ids(int64_t* data, Py_ssize_t m) except -1:
+    """Sort ``data[:m]`` (node indexes, 0 <= x < 2**31) increasingly: LSD radix sort, 8 bits a pass (qsort's
+    comparison callback cost a tenth of a blast radius with a few thousand copies)."""
+    cdef Py_ssize_t i
+    cdef Py_ssize_t count[257]
+    cdef int shift = 0, d
+    cdef int64_t top = 0
+    cdef int64_t* src = data
+    cdef int64_t* dst
+    cdef int64_t* swap
+    if m < 2:
+        return 0
+    cdef int64_t* tmp = <int64_t*>malloc(m * sizeof(int64_t))
+    if tmp == NULL:
+        raise MemoryError()
+    dst = tmp
+    for i in range(m):
+        top |= data[i]
+    while shift < 32 and (top >> shift):
+        for d in range(257):
+            count[d] = 0
+        for i in range(m):
+            count[((src[i] >> shift) & 0xFF) + 1] += 1
+        for d in range(256):
+            count[d + 1] += count[d]
+        for i in range(m):
+            d = <int>((src[i] >> shift) & 0xFF)
+            dst[count[d]] = src[i]
+            count[d] += 1
+        swap = src
+        src = dst
+        dst = swap
+        shift += 8
+    if src != data:
+        memcpy(data, src, m * sizeof(int64_t))
+    free(tmp)
+    return 0
 
 
 cdef struct Buf:
@@ -176,7 +216,9 @@ cdef class Kernel:
     variant-major); ``seconds`` the (s,) float64 increasing table of lasting seconds the ranks index (inf last,
     s <= 255: a rank fits a byte beside the mark of no width); ``weight`` (n,) int64 criticality weights;
     ``node0`` (2 n + 2,) uint64, ``packed0`` (p0 + 1,) uint64 and ``best0`` (p0,) int64 the variant-0 pairs
-    (:func:`graphkit.analysis.kernel.split`).  Raises ValueError on inconsistent shapes.
+    (:func:`graphkit.analysis.kernel.split`); ``copy`` (n,) int16 per node -1, or the lifetime code (bits 0-3) and
+    the rank of the seconds (bits 4-11) of a copy of its value (the copy principle:
+    :func:`graphkit.analysis.kernel.copy_column`).  Raises ValueError on inconsistent shapes.
     """
 
     cdef const int64_t[::1] pair_ptr
@@ -187,6 +229,7 @@ cdef class Kernel:
     cdef const uint64_t[::1] node0
     cdef const uint64_t[::1] packed0
     cdef const int64_t[::1] best0
+    cdef const int16_t[::1] copy
     cdef Py_ssize_t n
     cdef Py_ssize_t p
     cdef int32_t[::1] local
@@ -203,7 +246,7 @@ cdef class Kernel:
     def __cinit__(self):
         work_init(&self.work)
 
-    def __init__(self, pair_ptr, packed, best, seconds, weight, node0, packed0, best0):
+    def __init__(self, pair_ptr, packed, best, seconds, weight, node0, packed0, best0, copy):
         self.pair_ptr = pair_ptr
         self.packed = packed
         self.best = best
@@ -212,9 +255,10 @@ cdef class Kernel:
         self.node0 = node0
         self.packed0 = packed0
         self.best0 = best0
+        self.copy = copy
         self.n = pair_ptr.shape[0] - 1
         self.p = best.shape[0] // 2
-        if (packed.shape[0] != self.p + 1 or best.shape[0] % 2 or weight.shape[0] != self.n
+        if (packed.shape[0] != self.p + 1 or best.shape[0] % 2 or weight.shape[0] != self.n or copy.shape[0] != self.n
                 or not 0 < seconds.shape[0] <= 255 or self.n >= 2 ** 31 or seconds[seconds.shape[0] - 1] != float("inf")
                 or node0.shape[0] != 2 * self.n + 2 or packed0.shape[0] != best0.shape[0] + 1
                 or node0[2 * self.n] != <uint64_t>best0.shape[0] or pair_ptr[self.n] != self.p):
@@ -579,14 +623,28 @@ cdef class Kernel:
             out[i] = queue[i]
         return parent_a, self._arcs(kidx, r), visit_a
 
+    cdef void _preset(self, Buf* copies, uint8_t* gw, int8_t* glab, int level) noexcept:
+        """The copies of width ``level`` still without one get it, and their own label (searched from later);
+        ``copies`` holds ``global index | code << 32 | rank << 36``."""
+        cdef Py_ssize_t i
+        cdef int64_t pk, t
+        for i in range(copies.size):
+            pk = copies.data[i]
+            t = pk & TARGET_MASK
+            if <int>(pk >> 36) == level and gw[t] == NO_WIDTH:
+                gw[t] = <uint8_t>level
+                glab[t] = <int8_t>((pk >> 32) & 0xF)
+
     cdef tuple _widths(self, Scratch* sc, Work* w, Py_ssize_t r, Py_ssize_t n_src):
         """cbfs.widths on ranks of the lasting seconds: widths in decreasing order; inside width ``w`` a FIFO
         search from the seeds over the pairs lasting at least ``w`` into nodes without a width; a pair lasting
         less waits (pending, in the order met) for its own width, whose seeds are the first pending pair into
         each node.  ``(width, label)``: (r,) float64 seconds and int8 lifetime codes.  The search runs on global
         node indexes (``sc.gw``, ``sc.glab``: a byte each per node, handed back clean), so a pair's target needs
-        no local index."""
-        cdef Py_ssize_t head = 0, count = 0, i, kept
+        no local index.  A reached copy (``copy``, not a source: the copy principle) gets its own width and label when
+        that width starts, and is searched from, in id order, once the width's search is done (radius_arrays.widths'
+        ``copies``)."""
+        cdef Py_ssize_t head = 0, count = 0, i, kept, before
         cdef int64_t u, t, q, q1, pk
         cdef uint64_t rec, has_var, a
         cdef int shift
@@ -600,6 +658,9 @@ cdef class Kernel:
         cdef int32_t* vis = sc.vis
         cdef uint8_t* gw = sc.gw
         cdef int8_t* glab = sc.glab
+        cdef const int16_t* cp = &self.copy[0]
+        cdef int16_t c
+        cdef Buf copies = Buf(NULL, 0, 0)
         width_a = np.empty(r, dtype=np.float64)
         label_a = np.empty(r, dtype=np.int8)
         cdef double[::1] width = width_a
@@ -614,6 +675,14 @@ cdef class Kernel:
                 glab[u] = 0
                 queue[count] = u
                 count += 1
+            for i in range(n_src, r):  # the copies (the copy principle), by id: (global | code << 32 | rank << 36)
+                if cp[vis[i]] >= 0:
+                    buf_push(&copies, vis[i])
+            _sort_ids(copies.data, copies.size)
+            for i in range(copies.size):
+                c = cp[copies.data[i]]
+                copies.data[i] = copies.data[i] | (<int64_t>(c & 0xF) << 32) | (<int64_t>(c >> 4) << 36)
+            self._preset(&copies, gw, glab, level)
             while count < r:  # count: nodes with a width; once all have one, nothing changes any more
                 while head < count and count < r:
                     if head + 16 < count:
@@ -644,10 +713,27 @@ cdef class Kernel:
                                     count += 1
                         q += 1
                         rec = rows[q]
+                kept = 0  # the copies of this width (preset) join its search once it is done; others wait
+                before = count
+                for i in range(copies.size):
+                    pk = copies.data[i]
+                    t = pk & TARGET_MASK
+                    if gw[t] == NO_WIDTH:
+                        copies.data[kept] = pk
+                        kept += 1
+                    elif gw[t] == level and <int>(pk >> 36) == level:
+                        queue[count] = t
+                        count += 1
+                copies.size = kept
+                if count > before:
+                    continue
                 if count >= r:
                     break
                 kept = 0  # the pending pairs into nodes still without a width, in order
                 top = -1
+                for i in range(copies.size):
+                    if <int>(copies.data[i] >> 36) > top:
+                        top = <int>(copies.data[i] >> 36)
                 for i in range(w.pending.size):
                     pk = w.pending.data[i]
                     if gw[pk & TARGET_MASK] == NO_WIDTH:
@@ -657,9 +743,10 @@ cdef class Kernel:
                         if rank > top:
                             top = rank
                 w.pending.size = kept
-                if kept == 0:
+                if top < 0:
                     break
                 level = top
+                self._preset(&copies, gw, glab, level)
                 kept = 0  # the pairs of the new width seed it (first one per node); the others keep waiting
                 for i in range(w.pending.size):
                     pk = w.pending.data[i]
@@ -684,4 +771,5 @@ cdef class Kernel:
                 else:
                     width[i] = -1.0
                     label[i] = 0
+            free(copies.data)
         return width_a, label_a

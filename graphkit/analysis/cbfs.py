@@ -166,14 +166,18 @@ def _variant1_targets(snap: Snapshot, rows: np.ndarray) -> np.ndarray:
     return snap.pair_target[extra].astype(np.int64)
 
 
-def widths(loc, n_src: int) -> tuple[np.ndarray, np.ndarray]:
+def widths(loc, n_src: int, copies: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`graphkit.analysis.radius_arrays.widths` (same widths, same labels) with one C search per width.
 
-    ``loc``: a :class:`~graphkit.analysis.radius_arrays.Local`.  Inside width ``w`` the search runs from the
-    seeds over the entries lasting at least ``w`` into nodes without a width yet; a node's label is its entering
-    entry's lifetime when that entry lasts exactly ``w`` (and a seed's entry always does), else its parent's:
-    resolved by pointer doubling along the tree.  Time O(levels x reached pairs), levels being the distinct
-    lifetimes met (at most ``len(SECONDS)``, six in practice), in C and numpy.
+    ``loc``: a :class:`~graphkit.analysis.radius_arrays.Local`; ``copies``: the reached copies ``(node, seconds,
+    life)`` (:func:`graphkit.analysis.radius_arrays.copied`), seeds of their own width like the sources (the copy
+    principle).  Inside width ``w`` the search runs from the seeds (the first waiting entry into each node) over the
+    entries lasting at least ``w`` into nodes without a width yet, then again from the copies of width ``w`` (which
+    got it, and their own lifetime as label, when the width started); a node's label is its entering entry's
+    lifetime when that entry lasts exactly ``w`` (and a seed's entry always does), else its parent's: resolved by
+    pointer doubling along the tree.  Time O(levels x reached pairs), levels being the distinct lifetimes met (at most ``len(SECONDS)``, six
+    in practice), in C and numpy.
 
     Returns
     -------
@@ -184,16 +188,17 @@ def widths(loc, n_src: int) -> tuple[np.ndarray, np.ndarray]:
     width = np.full(r, -1.0)
     label = np.zeros(r, dtype=np.int8)
     width[:n_src] = np.inf
-    level, seeds, seed_life = np.inf, np.arange(n_src, dtype=np.int64), None
+    cnode, csecs, clife = copies if copies is not None else (np.empty(0, dtype=np.int64), np.empty(0),
+                                                             np.empty(0, dtype=np.int8))
+    level, seeds = np.inf, np.arange(n_src, dtype=np.int64)
+    _preset(width, label, cnode, csecs, clife, level)
     pending = np.empty(0, dtype=np.int64)
     rest = np.arange(loc.target.size, dtype=np.int64)  # entries into nodes that may still get a width
-    while True:
+    while True:  # the seeds have their width and label already
         rest = rest[width[loc.target[rest]] < 0]
         visit, parent, entry = bfs(loc.ptr, loc.target, loc.owner, rest[loc.seconds[rest] >= level], seeds)
-        width[visit if seed_life is not None else visit[seeds.size:]] = level
-        if seed_life is not None:
-            label[seeds] = seed_life
         inner = visit[seeds.size:]
+        width[inner] = level
         e = entry[inner]
         exact = loc.seconds[e] == level
         if exact.all():
@@ -203,15 +208,32 @@ def widths(loc, n_src: int) -> tuple[np.ndarray, np.ndarray]:
             _inherit(label, parent, inner[~exact])
         out, _ = expand(loc.ptr, visit)
         pending = np.concatenate([pending, out[loc.seconds[out] < level]])
+        seeds = cnode[(csecs == level) & (width[cnode] == level)]  # the copies of this width: searched from next
+        keep = width[cnode] < 0
+        cnode, csecs, clife = cnode[keep], csecs[keep], clife[keep]
+        if seeds.size:
+            continue
         pending = pending[width[loc.target[pending]] < 0]
-        if not pending.size:
+        if not pending.size and not cnode.size:
             return width, label
         secs = loc.seconds[pending]
-        level = float(secs.max())
+        level = max(float(secs.max()) if secs.size else -1.0, float(csecs.max()) if csecs.size else -1.0)
+        _preset(width, label, cnode, csecs, clife, level)
         now = secs == level
-        seeds, first = first_occurrence(loc.target[pending[now]], pending[now])
-        seed_life = loc.life[first]
+        fresh = pending[now]
+        fresh = fresh[width[loc.target[fresh]] < 0]
+        seeds, first = first_occurrence(loc.target[fresh], fresh)
+        width[seeds] = level
+        label[seeds] = loc.life[first]
         pending = pending[~now]
+
+
+def _preset(width: np.ndarray, label: np.ndarray, cnode: np.ndarray, csecs: np.ndarray, clife: np.ndarray,
+            level: float) -> None:
+    """The copies of width ``level`` still without one get it, and their own lifetime as label (in place)."""
+    at = (csecs == level) & (width[cnode] < 0)
+    width[cnode[at]] = level
+    label[cnode[at]] = clife[at]
 
 
 def _inherit(label: np.ndarray, parent: np.ndarray, nodes: np.ndarray) -> None:

@@ -23,11 +23,11 @@ from graphkit.analysis.extensions import load_extension
 from graphkit.analysis.snapshot import Snapshot
 
 #: the kernel interface this wrapper calls (``API`` in the .pyx): bump both when the interface changes
-_API = 3
+_API = 4
 
 _radius_kernel = load_extension("_radius_kernel", _API, "blast-radius kernel")
 
-__all__ = ["ENABLED", "AVAILABLE", "kernel_of", "pack", "radius", "split"]
+__all__ = ["ENABLED", "AVAILABLE", "copy_column", "kernel_of", "pack", "radius", "split"]
 
 #: the extension was built and imports
 AVAILABLE = _radius_kernel is not None
@@ -56,8 +56,19 @@ def kernel_of(snap: Snapshot):
         weight = np.ascontiguousarray(node_columns(snap)[0], dtype=np.int64)
         k = snap.derived[_KEY] = _radius_kernel.Kernel(
             pair_ptr, np.append(packed, np.uint64(0)), best.ravel(), table, weight,  # a pad record last
-            *split(pair_ptr, packed, snap.has[0], best[0]))
+            *split(pair_ptr, packed, snap.has[0], best[0]), copy_column(snap, table))
     return k
+
+
+def copy_column(snap: Snapshot, table: np.ndarray) -> np.ndarray:
+    """(n,) int16 per node: -1, or the lifetime code of a copy of its value (bits 0-3) and the rank of that
+    lifetime's seconds in ``table`` (bits 4-11), for the kernel's width pass (the copy principle:
+    :func:`graphkit.analysis.radius_arrays.copy_codes`).  ``table`` holds every lifetime's seconds (:func:`pack`)."""
+    from graphkit.analysis.radius_arrays import CODE_SECONDS, copy_codes
+
+    code = copy_codes(snap).astype(np.int16)
+    rank = np.searchsorted(table, CODE_SECONDS).astype(np.int16)
+    return np.ascontiguousarray(np.where(code >= 0, code | (rank[np.maximum(code, 0)] << 4), -1), dtype=np.int16)
 
 
 def pack(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
@@ -69,8 +80,8 @@ def pack(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
     (packed, table)
         ``packed`` (p,) uint64: bits 0-31 the target, 32 and 33 ``has[0]`` and ``has[1]``, 34 ``runs_code``,
         then for variant v at bit 35 + 13 v: ``certain`` (1 bit), ``life`` (4 bits), the rank of ``seconds`` in
-        ``table`` (8 bits); ``table`` (s,) float64: the distinct lasting seconds, increasing, inf last.  Time
-        O(p log s) in numpy.
+        ``table`` (8 bits); ``table`` (s,) float64: the distinct lasting seconds and the seconds of every lifetime
+        (a copy's own, :func:`copy_column`), increasing, inf last.  Time O(p log s) in numpy.
 
     Raises
     ------
@@ -78,7 +89,9 @@ def pack(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
         If a lifetime code needs more than 4 bits or there are more than 255 distinct lasting seconds (the
         lifetimes are an enum of about ten values: never so far).
     """
-    table = np.unique(np.append(snap.seconds.ravel(), np.inf))
+    from graphkit.analysis.radius_arrays import CODE_SECONDS
+
+    table = np.unique(np.concatenate([snap.seconds.ravel(), CODE_SECONDS, [np.inf]]))
     if table.size > 255 or (snap.life.size and int(snap.life.max()) > 15):
         raise ValueError("more lifetimes than the kernel's packing holds")
     rank = np.searchsorted(table, snap.seconds).astype(np.uint64)

@@ -28,16 +28,21 @@ import numpy as np
 
 from graphkit.analysis import cbfs, kernel
 from graphkit.analysis.results import Hop, Reached
+from graphkit.analysis.reach import SECONDS
 from graphkit.analysis.snapshot import (LIFETIMES, Snapshot, borrow, expand, first_occurrence, give_back, reach_order,
                                         snapshot)
 from graphkit.graph import Graph
 from graphkit.model import CRITICALITY_WEIGHT, Confidence, Criticality, NodeKind
 
-__all__ = ["RadiusArrays", "Local", "radius_arrays", "local_csr", "bfs_local", "widths", "node_columns"]
+__all__ = ["RadiusArrays", "Local", "radius_arrays", "local_csr", "bfs_local", "widths", "node_columns", "copy_codes",
+           "copied", "CODE_SECONDS"]
 
 _CRIT_RANK = {c: i for i, c in enumerate(Criticality)}
 _KIND_RANK = {k: i for i, k in enumerate(NodeKind)}
 _NODE_COLS = "radius.node_columns"
+_COPY_COLS = "radius.copy_codes"
+#: (len(LIFETIMES),) float64: the seconds of every lifetime code (inf: unbounded)
+CODE_SECONDS = np.array([SECONDS[lt] for lt in LIFETIMES], dtype=np.float64)
 
 
 def node_columns(snap: Snapshot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -57,6 +62,30 @@ def node_columns(snap: Snapshot) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
         rank[np.argsort(key, kind="stable")] = np.arange(snap.n, dtype=np.int64)
         cols = snap.derived[_NODE_COLS] = (weight, rank, kind, crit)
     return cols
+
+
+def copy_codes(snap: Snapshot) -> np.ndarray:
+    """(n,) int8: the lifetime code (:data:`~graphkit.analysis.snapshot.LIFETIMES`) of a copy of every node's value
+    (:attr:`graphkit.model.Node.copy_lifetime`, the copy principle: :func:`graphkit.analysis.reach.copies`), -1
+    for a node whose value is not copied.  Made once per snapshot, O(n)."""
+    codes = snap.derived.get(_COPY_COLS)
+    if codes is None:
+        code = {lt: i for i, lt in enumerate(LIFETIMES)}
+        codes = snap.derived[_COPY_COLS] = np.array(
+            [code[life] if nd.spec.copyable and (life := nd.copy_lifetime) is not None else -1 for nd in snap.nodes],
+            dtype=np.int8)
+    return codes
+
+
+def copied(snap: Snapshot, order: np.ndarray, n_src: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The reached copies (:func:`graphkit.analysis.reach.copies`) of a reach in ``order`` (global indexes, the
+    ``n_src`` sources first): ``(node, seconds, life)``, (k,) int64 local indexes (sources excluded) in id order,
+    float64 seconds and int8 lifetime code of each copy.  Time O(r + k log k) in numpy."""
+    code = copy_codes(snap)[order[n_src:]]
+    at = np.flatnonzero(code >= 0)
+    at = at[np.argsort(order[at + n_src], kind="stable")]  # by id: the same order whatever the local numbering
+    life = code[at]
+    return at + n_src, CODE_SECONDS[life], life
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +167,8 @@ def bfs_local(loc: Local, n_src: int, certain_only: bool) -> tuple[np.ndarray, n
     return np.concatenate(parts), parent, entry
 
 
-def widths(loc: Local, n_src: int) -> tuple[np.ndarray, np.ndarray]:
+def widths(loc: Local, n_src: int, copies: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Max-min (bottleneck) lifetime of every reached node, and its label, bucketed by width.
 
     Widths are visited in decreasing order (unbounded first).  Inside width ``w``, a breadth-first search over
@@ -150,6 +180,11 @@ def widths(loc: Local, n_src: int) -> tuple[np.ndarray, np.ndarray]:
     carry different lifetimes of equal seconds).  Each entry is scanned once, plus once when deferred: time
     O(reached pairs), in numpy calls per BFS level and width.
 
+    ``copies``: the reached copies ``(node, seconds, life)`` (:func:`copied`), seeds of their own lifetime like the
+    sources (the copy principle, :func:`graphkit.analysis.reach.copies`): when width ``w`` starts, the copies of
+    width ``w`` still without one get it, labelled with their own lifetime, and once the search of width ``w`` is
+    done it goes on from them (in id order).
+
     Returns
     -------
     (width, label)
@@ -159,7 +194,10 @@ def widths(loc: Local, n_src: int) -> tuple[np.ndarray, np.ndarray]:
     width = np.full(r, -1.0)
     label = np.zeros(r, dtype=np.int8)
     width[:n_src] = math.inf
+    cnode, csecs, clife = copies if copies is not None else (np.empty(0, dtype=np.int64), np.empty(0),
+                                                             np.empty(0, dtype=np.int8))
     level, frontier = math.inf, np.arange(n_src, dtype=np.int64)
+    _preset(width, label, cnode, csecs, clife, level)
     pending: list[np.ndarray] = []
     while True:
         while frontier.size:
@@ -176,18 +214,34 @@ def widths(loc: Local, n_src: int) -> tuple[np.ndarray, np.ndarray]:
             width[t] = level
             label[t] = np.where(secs == level, loc.life[e], label[owner])
             frontier = t
+        frontier = cnode[(csecs == level) & (width[cnode] == level)]  # the copies of this width join the search
+        keep = width[cnode] < 0
+        cnode, csecs, clife = cnode[keep], csecs[keep], clife[keep]
+        if frontier.size:
+            continue
         waiting = np.concatenate(pending) if pending else np.empty(0, dtype=np.int64)
         waiting = waiting[width[loc.target[waiting]] < 0]
-        if not waiting.size:
+        if not waiting.size and not cnode.size:
             return width, label
         secs = loc.seconds[waiting]
-        level = float(secs.max())
+        level = max(float(secs.max()) if secs.size else -1.0, float(csecs.max()) if csecs.size else -1.0)
+        _preset(width, label, cnode, csecs, clife, level)
         now = secs == level
         pending = [waiting[~now]]
-        t, e = first_occurrence(loc.target[waiting[now]], waiting[now])
+        fresh_e = waiting[now]
+        fresh_e = fresh_e[width[loc.target[fresh_e]] < 0]
+        t, e = first_occurrence(loc.target[fresh_e], fresh_e)
         width[t] = level
         label[t] = loc.life[e]
         frontier = t
+
+
+def _preset(width: np.ndarray, label: np.ndarray, cnode: np.ndarray, csecs: np.ndarray, clife: np.ndarray,
+            level: float) -> None:
+    """The copies of width ``level`` still without one get it, and their own lifetime as label (in place)."""
+    at = (csecs == level) & (width[cnode] < 0)
+    width[cnode[at]] = level
+    label[cnode[at]] = clife[at]
 
 
 @dataclass(eq=False, slots=True)
@@ -261,7 +315,8 @@ class RadiusArrays:
         h = self._hops.get(arc)
         if h is None:
             e, ids = self.snap.edges[arc], self.snap.ids
-            h = self._hops[arc] = Hop(ids[u], ids[v], e.kind, e.confidence, e.lifetime, tuple(e.evidence))
+            h = self._hops[arc] = Hop(ids[u], ids[v], e.kind, e.confidence, e.lifetime, tuple(e.evidence),
+                                      self.snap.nodes[v].copy_lifetime)
         return h
 
     def path(self, v: int) -> tuple[Hop, ...]:
@@ -351,7 +406,7 @@ def radius_arrays(graph: Graph, srcs: tuple[str, ...]) -> RadiusArrays | None:
         if cvisit.size < order.size:
             _, aparent, aentry = cbfs.bfs(loc.ptr, loc.target, loc.owner, None, seeds)
             aarc = _arcs(loc, aentry)
-        width, life = cbfs.widths(loc, n_src)
+        width, life = cbfs.widths(loc, n_src, copied(snap, order, n_src))
     else:
         found = reach_order(snap, idx, tree=True)
         if found is None:
@@ -362,7 +417,7 @@ def radius_arrays(graph: Graph, srcs: tuple[str, ...]) -> RadiusArrays | None:
         aparent = aarc = None
         if cvisit.size < order.size:  # the reach's own BFS is the tree over every pair
             aparent, aarc = _tree_of_reach(snap, order, code, parent, pair)
-        width, life = widths(loc, n_src)
+        width, life = widths(loc, n_src, copied(snap, order, n_src))
     certain = np.zeros(order.size, dtype=bool)
     certain[cvisit] = True
     weight = int(node_columns(snap)[0][order[n_src:]].sum())

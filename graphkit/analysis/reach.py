@@ -40,6 +40,7 @@ __all__ = [
     "bfs_tree_reference",
     "collect",
     "collect_reference",
+    "copies",
     "explanation_paths",
     "gc_paused",
     "lasting_seconds",
@@ -299,6 +300,25 @@ def lasting_seconds(edge: Edge) -> float:
     return _INF if edge.kind in _ENTERS_RUN else SECONDS[edge.lifetime]  # type: ignore[index]
 
 
+def copies(sub: Subgraph) -> list[tuple[int, Lifetime]]:
+    """The reached nodes whose value the attacker copies (``NodeSpec.copyable``), with the copy's lifetime.
+
+    The copy principle (``docs/revocation-plan.md``, "Held nodes"): a reached secret, cloud or Kubernetes secret
+    or on-disk credential file stays usable for its own lifetime (:attr:`graphkit.model.Node.copy_lifetime`:
+    until rotated, a credential's ``lifetime``) once reached at all, whatever bounded the path to it.  So the
+    widths (:func:`widest_widths`) start from these nodes as from sources, with that lifetime, and the plan's held
+    nodes are what unbounded edges reach from the sources and from the copies that last unbounded.
+
+    Returns
+    -------
+    list of (index, lifetime)
+        Indexes of ``sub`` (sources excluded: they are held already), increasing.
+    """
+    nodes = sub.nodes
+    return [(i, life) for i in range(sub.n_src, len(nodes))
+            if nodes[i].spec.copyable and (life := nodes[i].copy_lifetime) is not None]
+
+
 class BfsTree(NamedTuple):
     """A BFS tree from the sources, on the indexes of a :class:`Subgraph`."""
 
@@ -358,7 +378,7 @@ def explanation_paths(sub: Subgraph, tree: BfsTree, hops: dict[int, Hop],
         h = hops.get(id(e))
         if h is None:
             h = hops[id(e)] = Hop(ids[parent[v]], ids[v], e.kind, e.confidence, e.lifetime,  # type: ignore
-                                  tuple(e.evidence))  # type: ignore[union-attr]
+                                  tuple(e.evidence), sub.nodes[v].copy_lifetime)  # type: ignore[union-attr]
         return h
 
     if only is None:
@@ -382,8 +402,11 @@ def widest(sub: Subgraph) -> list[Lifetime | None]:
 
     The label of a node is the lifetime of the last edge attaining the
     bottleneck on its widest path (the edge whose expiry ends the access);
-    None for the sources.  Ties between widest paths go to the path found first
-    (heap pop order: width, then index).
+    None for the sources.  A reached node whose value is copied (:func:`copies`)
+    starts a path of its own, as a source does, with its copy's lifetime as
+    width and label: it lasts at least that long, whatever its path.  Ties
+    between widest paths go to the path found first (heap pop order: width,
+    then the sources, the other nodes and the copies, then index).
     """
     return widest_widths(sub)[1]
 
@@ -394,13 +417,18 @@ def widest_widths(sub: Subgraph) -> tuple[list[float], list[Lifetime | None]]:
     n, n_src, adj = len(sub.ids), sub.n_src, sub.adj
     width = [-1.0] * n
     label: list[Lifetime | None] = [None] * n
-    heap: list[tuple[float, int]] = [(-_INF, s) for s in range(n_src)]
+    # (negated width, tier, index): at equal widths the sources first (tier 0), the copies last (tier 2)
+    heap: list[tuple[float, int, int]] = [(-_INF, 0, s) for s in range(n_src)]
     for s in range(n_src):
         width[s] = _INF
+    for v, life in copies(sub):  # a copy lasts its own lifetime whatever its path: seeded like a source
+        width[v], label[v] = SECONDS[life], life
+        heap.append((-width[v], 2, v))
+    heapq.heapify(heap)
     done = bytearray(n)
     pop, push = heapq.heappop, heapq.heappush
     while heap:
-        negw, u = pop(heap)
+        negw, _, u = pop(heap)
         if done[u]:
             continue
         done[u] = 1
@@ -413,11 +441,11 @@ def widest_widths(sub: Subgraph) -> tuple[list[float], list[Lifetime | None]]:
                 if secs > width[v]:
                     width[v] = secs
                     label[v] = life
-                    push(heap, (-secs, v))
+                    push(heap, (-secs, 1, v))
             elif w > width[v]:
                 width[v] = w
                 label[v] = lu
-                push(heap, (-w, v))
+                push(heap, (-w, 1, v))
     return width, label
 
 

@@ -68,7 +68,9 @@ class Hop(NamedTuple):
     """One edge of an explanation path (an immutable named tuple).
 
     ``source`` -> ``target`` over an edge of ``kind``; ``confidence``,
-    ``lifetime`` and ``evidence`` are the edge's.
+    ``lifetime`` and ``evidence`` are the edge's.  ``copy``: how long a copy of
+    the target's value lasts (:attr:`graphkit.model.Node.copy_lifetime`, the copy
+    principle), None when the target's value is not copied (not in ``to_dict``).
     """
 
     source: str
@@ -77,6 +79,7 @@ class Hop(NamedTuple):
     confidence: Confidence
     lifetime: Lifetime
     evidence: tuple[Evidence, ...]
+    copy: Lifetime | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready ``{source, target, kind, confidence, lifetime, evidence}``."""
@@ -92,7 +95,10 @@ def path_lifetime(path: tuple[Hop, ...] | list[Hop]) -> Lifetime | None:
     ``receives_job``, does not bound what lies behind it, :func:`graphkit.analysis.reach.lasting_seconds`),
     reported as the lifetime of the last hop
     attaining it: the rule :func:`~graphkit.analysis.blast_radius` applies to its widest path, here applied to the
-    explanation path shown.  It differs from :attr:`Reached.lifetime` when another, longer-lasting path exists.
+    explanation path shown.  A hop into a node whose value is copied (``Hop.copy``: a secret, an on-disk
+    credential) lasts at least that copy's lifetime from there on (the copy principle), labelled with it when it
+    lasts as long as the path so far or longer.  It differs from :attr:`Reached.lifetime` when another,
+    longer-lasting path exists.
 
     >>> from graphkit.model import EdgeKind
     >>> hop = lambda kind, life: Hop("a", "b", EdgeKind(kind), Confidence.CERTAIN, Lifetime(life), ())
@@ -102,12 +108,17 @@ def path_lifetime(path: tuple[Hop, ...] | list[Hop]) -> Lifetime | None:
     'until_rotated'
     >>> path_lifetime([hop("receives_job", "per_job"), hop("has_token", "per_job")]).value  # an ephemeral runner
     'per_job'
+    >>> read = Hop("a", "b", EdgeKind.READS_SECRET, Confidence.CERTAIN, Lifetime.UNTIL_ROTATED, (), Lifetime.UNTIL_ROTATED)
+    >>> path_lifetime([hop("assumes_role", "cloud_session"), read]).value  # a secret read through a session
+    'until_rotated'
     """
     width, label = math.inf, None
     for h in path:
         secs = math.inf if EDGE_SPECS[h.kind].enters_run else lifetime_seconds(h.lifetime)
         if secs <= width:
             width, label = secs, h.lifetime
+        if h.copy is not None and lifetime_seconds(h.copy) >= width:
+            width, label = lifetime_seconds(h.copy), h.copy
     return label
 
 

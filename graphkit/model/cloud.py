@@ -126,7 +126,7 @@ class CloudSecret(Node):
     ``gcp_secret_manager``, ``aws_secrets_manager``; ``resource``: the path or name as written; id
     :func:`graphkit.model.ids.external_secret`; https://docs.gitlab.com/ci/secrets/)."""
 
-    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_SECRET, revoked_by=RevocationAction.ROTATE_SECRET,
+    spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CLOUD_SECRET, revoked_by=RevocationAction.ROTATE_SECRET, copyable=True,
                                         label="CloudSecret", default_criticality=Criticality.HIGH,
                                         description="A Secrets Manager secret or SSM parameter, or an external secret a GitLab job requests")
     kind: Literal["cloud_secret"] = "cloud_secret"

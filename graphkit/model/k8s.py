@@ -88,7 +88,7 @@ class KubeSecret(Node):
     """
 
     spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.K8S_SECRET, label="KubeSecret",
-                                        revoked_by=RevocationAction.ROTATE_SECRET,
+                                        revoked_by=RevocationAction.ROTATE_SECRET, copyable=True,
                                         default_criticality=Criticality.HIGH,
                                         description="A Kubernetes Secret (names and keys only)")
     kind: Literal["k8s_secret"] = "k8s_secret"

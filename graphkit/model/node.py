@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graphkit.model.bounds import bounded_fields
-from graphkit.model.enums import CRITICALITY_WEIGHT, Criticality, NodeKind, RevocationAction
+from graphkit.model.enums import CRITICALITY_WEIGHT, Criticality, Lifetime, NodeKind, RevocationAction
 from graphkit.model.evidence import Evidence, merge_evidence
 from graphkit.model.ids import FORMS_BY_KIND, IdForm
 from graphkit.redact import strip_embedded_urls
@@ -21,7 +21,7 @@ class NodeSpec(BaseModel):
 
     ``label``: the Neo4j label (and BloodHound kind suffix).  ``revoked_by``:
     the action that invalidates a node of this kind (None: not a credential).
-    Its id forms are :data:`graphkit.model.ids.FORMS_BY_KIND` ``[kind]``.
+    ``copyable``: see the field.  Its id forms are :data:`graphkit.model.ids.FORMS_BY_KIND` ``[kind]``.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -31,6 +31,14 @@ class NodeSpec(BaseModel):
     description: str
     default_criticality: Criticality = Criticality.LOW
     revoked_by: RevocationAction | None = None
+    #: Reaching a node of this kind hands the attacker its *value* (a secret's value, a cloud or Kubernetes
+    #: secret's value, an on-disk credential file's content), which they can copy: the copy stays usable for the
+    #: node's own lifetime (:attr:`Node.copy_lifetime`: until rotated), whatever bounded the path to it (an
+    #: ephemeral runner's one job, an STS session: semantics §2 "credentials on disk", §6; README "reimaging does
+    #: not revoke the copy").  Not a signing key used through KMS or a keyless identity (used, never read), not a
+    #: GITHUB_TOKEN or OIDC token (they expire on their own), not a host, runner or cache (a foothold, not a
+    #: value).  ``docs/revocation-plan.md``, "Held nodes".
+    copyable: bool = False
 
     @property
     def holdable(self) -> bool:
@@ -134,6 +142,12 @@ class Node(BaseModel):
         """The action that invalidates this node: the kind's (:attr:`NodeSpec.revoked_by`) unless a node class
         knows better for its platform (a GitLab runner is deleted, a GitLab variable rotated there)."""
         return self.spec.revoked_by
+
+    @property
+    def copy_lifetime(self) -> Lifetime | None:
+        """How long a copy of this node's value stays usable (None: the kind is not :attr:`NodeSpec.copyable`):
+        ``until_rotated``, unless a node class knows better (a credential's own ``lifetime``)."""
+        return Lifetime.UNTIL_ROTATED if self.spec.copyable else None
 
     def known_fields(self) -> dict[str, Any]:
         """The fields this observation states: set explicitly and not None (identity and evidence excluded)."""

@@ -409,6 +409,7 @@ class Secret(Node):
     """
 
     spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.SECRET, revoked_by=RevocationAction.ROTATE_SECRET, label="Secret",
+                                        copyable=True,
                                         default_criticality=Criticality.HIGH,
                                         description="A repository, organization or environment secret")
     kind: Literal["secret"] = "secret"
@@ -528,6 +529,7 @@ class Credential(Node):
     """
 
     spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CREDENTIAL, revoked_by=RevocationAction.ROTATE_CREDENTIAL, label="Credential",
+                                        copyable=True,
                                         default_criticality=Criticality.HIGH,
                                         description="A credential stored on a host")
     kind: Literal["credential"] = "credential"
@@ -555,6 +557,11 @@ class Credential(Node):
         """A GitLab runner authentication token (``config.toml``) is reset, which kills every copy
         (https://docs.gitlab.com/api/runners/#reset-runners-authentication-token-by-using-the-runner-id)."""
         return RevocationAction.RESET_RUNNER_TOKEN if self.credential_type == "gitlab-runner" else self.spec.revoked_by
+
+    @property
+    def copy_lifetime(self) -> Lifetime | None:
+        """A copy of the file's content lasts as long as the credential itself: its ``lifetime``."""
+        return self.lifetime
 
 
 class UntrustedActor(Node):

@@ -32,7 +32,7 @@ import numpy as np
 
 from graphkit.analysis.plan.candidates import (
     _ACTION_RANK, _PHASE_RANK, Candidate, Candidates, Incident, _placement)
-from graphkit.analysis.radius_arrays import node_columns
+from graphkit.analysis.radius_arrays import copied, node_columns
 from graphkit.analysis.reach import Arcs, Subgraph, lasting_seconds
 from graphkit.analysis.snapshot import Snapshot, _variant, borrow, expand, give_back, reach_order, snapshot
 from graphkit.graph import Graph
@@ -128,7 +128,9 @@ def incident_arrays(graph: Graph, srcs: tuple[str, ...]) -> tuple[Incident, Colu
     rank = rank_all[order]
     _, holdable = _node_actions(snap, order)
     usable = table.unbounded[forms]
-    lasting = _reachable(start, tgt, usable, n_src, r)
+    at, seconds, _ = copied(snap, order, n_src)  # the copy principle: a copy lasting unbounded starts too
+    starts = np.concatenate([np.arange(n_src, dtype=np.int64), at[seconds == np.inf]])
+    lasting = _reachable(start, tgt, usable, starts, r)
     lasting[:n_src] = False
     held_idx = np.flatnonzero(lasting & holdable)
     held_idx = held_idx[np.argsort(rank[held_idx], kind="stable")]
@@ -235,10 +237,11 @@ def _node_actions(snap: Snapshot, order: np.ndarray) -> tuple[np.ndarray, np.nda
     return action[order], holdable[order]
 
 
-def _reachable(start: np.ndarray, tgt: np.ndarray, usable: np.ndarray, n_src: int, r: int) -> np.ndarray:
-    """(r,) bool: the nodes reached from the sources over ``usable`` arcs (numpy frontier search, O(V + E))."""
+def _reachable(start: np.ndarray, tgt: np.ndarray, usable: np.ndarray, starts: np.ndarray, r: int) -> np.ndarray:
+    """(r,) bool: the nodes reached from ``starts`` (local indexes) over ``usable`` arcs (numpy frontier search,
+    O(V + E))."""
     seen = np.zeros(r, dtype=bool)
-    front = np.arange(n_src, dtype=np.int64)
+    front = starts
     seen[front] = True
     while front.size:
         a, _ = expand(start, front)

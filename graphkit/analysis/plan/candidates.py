@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import NamedTuple
 
-from graphkit.analysis.reach import Arcs, Subgraph, collect, lasting_seconds, reachable, unfold
+from graphkit.analysis.reach import SECONDS, Arcs, Subgraph, collect, copies, lasting_seconds, reachable, unfold
 from graphkit.analysis.results import Phase, node_order
 from graphkit.graph import Graph
 from graphkit.model import CRITICALITY_WEIGHT, EDGE_SPECS, EdgeKind, Lifetime, Node, NodeKind, RevocationAction
@@ -110,16 +110,19 @@ class Incident:
 def incident(graph: Graph, srcs: tuple[str, ...]) -> Incident:
     """Collect the reached subgraph, its weights and the held nodes (computed once, on the original graph).
 
-    A held node is a reached node of a holdable kind reachable from the sources
-    over edges of unbounded lifetime only (:func:`~graphkit.analysis.reach.lasting_seconds`: an untrusted entry
-    that ran the attacker's code does not bound what that run took).
+    A held node is a reached node of a holdable kind reachable over edges of unbounded lifetime only
+    (:func:`~graphkit.analysis.reach.lasting_seconds`: an edge that enters a run of a job does not bound what that
+    run took) from the sources or from a reached copy that lasts unbounded (the copy principle,
+    :func:`~graphkit.analysis.reach.copies`: a secret or on-disk credential read through any path, e.g. by an
+    ephemeral runner's one job or through an STS session, is held, and so is what it unlocks over unbounded edges).
     """
     sub = collect(graph, srcs)
     arcs = unfold(sub)
     n, n_src, nodes = len(sub.ids), sub.n_src, sub.nodes
     weight = [0] * n_src + [CRITICALITY_WEIGHT[nd.criticality] for nd in nodes[n_src:]]  # type: ignore[index]
     unbounded = bytearray(lasting_seconds(e) == _INF for e in arcs.edge)  # type: ignore[arg-type]
-    lasting = reachable(arcs, range(n_src), unbounded, bytearray(n))
+    starts = [*range(n_src), *(v for v, life in copies(sub) if SECONDS[life] == _INF)]
+    lasting = reachable(arcs, starts, unbounded, bytearray(n))
     held = sorted((i for i in range(n_src, n) if lasting[i] and nodes[i].spec.holdable),
                   key=lambda i: node_order(nodes[i]))
     seed = bytearray(n)
