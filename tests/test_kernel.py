@@ -224,9 +224,11 @@ def test_variant0_rows_are_the_snapshot_rows_without_source_only_pairs():
         assert node0[2 * i + 1] == (packed[keep[0]] if keep.size else 0)
     assert source_only > 0  # the example has pairs of source_only edges alone: the rows above left them out
     weight = np.zeros(snap.n, dtype=np.int64)
-    args = [snap.pair_ptr, np.append(packed, np.uint64(0)), best.ravel(), table, weight, node0, packed0, arc0]
+    args = [snap.pair_ptr, np.append(packed, np.uint64(0)), best.ravel(), table, weight, node0, packed0, arc0,
+            kernel.copy_column(snap, table)]
     from graphkit.analysis import _radius_kernel
     _radius_kernel.Kernel(*args)
-    for i, bad in [(1, packed), (5, node0[:-2]), (6, packed0[:-1]), (3, np.append(table[:-1], 1e9))]:
+    for i, bad in [(1, packed), (5, node0[:-2]), (6, packed0[:-1]), (3, np.append(table[:-1], 1e9)),
+                   (8, kernel.copy_column(snap, table)[:-1])]:
         with pytest.raises(ValueError, match="inconsistent shapes"):
             _radius_kernel.Kernel(*args[:i], bad, *args[i + 1:])
