@@ -253,9 +253,9 @@ def _fast_node(ldr: Loader, lines: dict[str, int], text: str) -> Any:
 
     The C composer recurses once per nesting level on the C stack, and the libyaml PyYAML is built with
     need not bound nesting (one PyYAML 6.0.3 install refuses past 1,000 levels, another, built with a libyaml
-    without that bound, composes 20,000 levels and crashes the process past about 30,000): a document whose nesting could be deeper than :data:`_C_SAFE_DEPTH`
-    (:func:`_depth_bound`) goes to the bounded composer, which refuses it at ``max_depth`` as it is met.  An
-    alias is a reference to the anchored node, never a copy.
+    without that bound, composes 20,000 levels and crashes the process past about 30,000): a document whose
+    nesting could be deeper than :data:`_C_SAFE_DEPTH` (:func:`_depth_bound`) goes to the bounded composer,
+    which refuses it at ``max_depth`` as it is met.  An alias is a reference to the anchored node, never a copy.
     """
     if _C_COMPOSE is None:  # pragma: no cover - PyYAML built without libyaml
         return _SLOW
