@@ -110,6 +110,14 @@ def test_findings_name_each_path_onto_a_self_hosted_runner():
     ("actions/checkout@v7.0.1", "\n          allow-unsafe-pr-checkout: true", "none"),
     ("actions/checkout@v2.4.0", "", "none"),
     ("actions/checkout@main", "", "unknown"),
+    # the opt-out as an expression: ${{ true }} is the opt-out; another expression may evaluate to true
+    # (https://docs.github.com/en/actions/reference/workflows-and-actions/expressions)
+    ("actions/checkout@v4", "\n          allow-unsafe-pr-checkout: ${{ true }}", "none"),
+    ("actions/checkout@v7", "\n          allow-unsafe-pr-checkout: ${{ TRUE }}", "none"),
+    ("actions/checkout@v4", "\n          allow-unsafe-pr-checkout: ${{ inputs.x || true }}", "unknown"),
+    ("actions/checkout@v7.0.1", "\n          allow-unsafe-pr-checkout: ${{ vars.UNSAFE }}", "unknown"),
+    ("actions/checkout@v4.2.2", "\n          allow-unsafe-pr-checkout: ${{ vars.UNSAFE }}", "none"),
+    ("actions/checkout@v4", "\n          allow-unsafe-pr-checkout: false", "checkout-refuses"),
 ])
 def test_checkout_guard_per_version(uses, extra, guard):
     text = (f"on: pull_request_target\njobs:\n  t:\n    runs-on: x\n    steps:\n      - uses: {uses}\n"
@@ -117,6 +125,25 @@ def test_checkout_guard_per_version(uses, extra, guard):
     wf = parse_workflow(text, file=".github/workflows/t.yml", repository="acme/site")
     found = untrusted_code(wf.jobs["t"], Src(wf.file, wf.repository, wf.lines))
     assert [(u.how, u.guard) for u in found] == [("checkout", guard)]
+
+
+@pytest.mark.parametrize("opt_out, confidence", [("${{ true }}", "certain"), ("${{ inputs.x || true }}", "possible"),
+                                                 ("false", None)])
+def test_an_opt_out_written_as_an_expression_keeps_the_entry(tmp_path, opt_out, confidence):
+    """The negative fixture's pull_request_target job (head checkout with a floating ``@v4``, guarded) with
+    ``allow-unsafe-pr-checkout`` set by an expression: a constant ``${{ true }}`` opts out (certain entry); an
+    expression that may be true may open it (possible), never hides it; ``false`` keeps the guard (no entry)."""
+    folder = tmp_path / "acme__site" / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    text = (FIXTURE / "negative" / "repos" / "acme__site" / ".github" / "workflows" / "pwn.yml").read_text()
+    head = "          ref: ${{ github.event.pull_request.head.sha }}\n"
+    assert "actions/checkout@v4\n" in text and head in text
+    (folder / "pwn.yml").write_text(text.replace(head, f"{head}          allow-unsafe-pr-checkout: {opt_out}\n"))
+    res = build_graph({"github-actions": [tmp_path / "acme__site"],
+                       "runners": [FIXTURE / "positive" / "inventory.yaml"]})
+    assert res.problems == []
+    edges = [e for e in res.graph.out_edges(FORK) if e.target == job("pwn", "preview")]
+    assert [e.confidence.value for e in edges] == ([confidence] if confidence else [])
 
 
 @pytest.mark.parametrize("ref, confidence", [("v4.2.2", "certain"), ("v6.0.1", "certain"),

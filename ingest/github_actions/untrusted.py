@@ -26,7 +26,10 @@ and any ``v7``+ minor or patch pin, is ``checkout-refuses``; v1-v3 never had it
 (:data:`_LAST_BEFORE_BACKPORT`, from https://github.com/actions/checkout/releases:
 v4.0.0-v4.3.1, v5.0.0-v5.0.1, v6.0.0-v6.0.2) has no guard (``none``: the path is
 certain); a later v4-v6 pin (it may be a backport release) or a commit pin is
-``unknown``.
+``unknown``.  The opt-out written as an expression is evaluated when the job runs: ``${{ true }}`` is the
+opt-out (``none``); any other expression (``${{ inputs.unsafe || true }}``) may be true, so a guard it could
+turn off is ``unknown`` (GitHub docs "Evaluate expressions in workflows and actions",
+https://docs.github.com/en/actions/reference/workflows-and-actions/expressions).
 GitHub docs "Security hardening for GitHub Actions",
 https://docs.github.com/en/actions/reference/security/secure-use, and
 "Securely using pull_request_target",
@@ -49,6 +52,8 @@ _PR_CODE = re.compile(r"github\.event\.pull_request\.(?:head\.(?:sha|ref|repo)|m
 _SCRIPT = re.compile(r"\bgh\s+pr\s+checkout\b|\bgit\s+(?:fetch|checkout|pull|switch)\b[^\n]*(?:\bpull/|"
                      + _PR_CODE.pattern + ")", re.IGNORECASE)
 #: A version tag: ``v4`` (floating major), ``v4.2`` (minor), ``v4.2.2`` (patch).
+#: the opt-out as a constant expression (literals are case-insensitive in expressions)
+_TRUE_EXPR = re.compile(r"\$\{\{\s*true\s*\}\}", re.IGNORECASE)
 _VERSION = re.compile(r"v(\d{1,4})(?:\.(\d{1,4}))?(?:\.(\d{1,4}))?")
 #: The first major that shipped the guard (v7.0.0, 2026-06-18); floating tags of majors from
 #: :data:`_FIRST_BACKPORTED_MAJOR` got it by the 2026-07-16 backport.
@@ -70,8 +75,15 @@ def _checkout_guard(step: Step, ref: str) -> str:
     >>> [_checkout_guard(Step(index=0, path="s"), r) for r in ("v4", "v3", "v4.2.2", "v6.0.3", "v7.0.1", "v8")]
     ['checkout-refuses', 'none', 'none', 'unknown', 'checkout-refuses', 'checkout-refuses']
     """
-    if scalar_text(step.with_args.get("allow-unsafe-pr-checkout")).strip().lower() == "true":
+    opt_out = scalar_text(step.with_args.get("allow-unsafe-pr-checkout")).strip()
+    if opt_out.lower() == "true" or _TRUE_EXPR.fullmatch(opt_out):
         return "none"
+    guard = _release_guard(ref)
+    return "unknown" if guard == "checkout-refuses" and "${{" in opt_out else guard  # may evaluate to true
+
+
+def _release_guard(ref: str) -> str:
+    """The guard of ``actions/checkout@ref`` without an opt-out (:func:`_checkout_guard`)."""
     m = _VERSION.fullmatch(ref)
     if m is None:
         return "unknown"  # a commit pin or a branch: which release it is is not read
