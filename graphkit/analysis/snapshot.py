@@ -277,18 +277,26 @@ def _variant(snap: Snapshot, code_nodes: np.ndarray, owner: np.ndarray) -> np.nd
     return var
 
 
+def reached_pairs(snap: Snapshot, order: np.ndarray, code: np.ndarray) \
+        -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of every reached row in its variant: ``(local, pidx, owner, variant)``: the borrowed (n,) int64
+    local index of every reached node (discovery order; the caller gives it back), and per kept pair its index,
+    its row's node and that row's variant (1: the row runs the attacker's code, so ``source_only`` pairs count)."""
+    local = borrow(snap, "local", np.int64, -1)
+    local[order] = np.arange(order.size)
+    pidx, owner = expand(snap.pair_ptr, order)
+    variant = _variant(snap, code, owner)
+    keep = snap.has[variant, pidx]
+    return local, pidx[keep], owner[keep], variant[keep]
+
+
 def subgraph(graph: Graph, snap: Snapshot, order: np.ndarray, code: np.ndarray, n_src: int):
     """The :class:`~graphkit.analysis.reach.Subgraph` of ``reach_order``'s result (the pairs of every reached row
     in its variant, targets renumbered in discovery order).  Time O(reached pairs), one Python step per pair."""
     from graphkit.analysis.reach import Pair, Subgraph
 
     edges, arc_ptr, so = snap.edges, snap.arc_ptr, snap.arc_source_only
-    local = borrow(snap, "local", np.int64, -1)
-    local[order] = np.arange(order.size)
-    pidx, owner = expand(snap.pair_ptr, order)
-    variant = _variant(snap, code, owner)
-    keep = snap.has[variant, pidx]
-    pidx, owner, variant = pidx[keep], owner[keep], variant[keep]
+    local, pidx, owner, variant = reached_pairs(snap, order, code)
     counts = np.bincount(local[owner], minlength=order.size).tolist()
     cols = (local[snap.pair_target[pidx]].tolist(), snap.best[variant, pidx].tolist(),
             snap.certain[variant, pidx].tolist(), snap.seconds[variant, pidx].tolist(),

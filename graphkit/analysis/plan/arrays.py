@@ -34,7 +34,7 @@ from graphkit.analysis.plan.candidates import (
     _ACTION_RANK, _PHASE_RANK, Candidate, Candidates, Incident, _placement)
 from graphkit.analysis.radius_arrays import copied, node_columns
 from graphkit.analysis.reach import Arcs, Subgraph, lasting_seconds
-from graphkit.analysis.snapshot import Snapshot, _variant, borrow, expand, give_back, reach_order, snapshot
+from graphkit.analysis.snapshot import Snapshot, expand, give_back, reach_order, reached_pairs, snapshot
 from graphkit.graph import Graph
 from graphkit.model import EDGE_SPECS, EdgeKind, NodeKind, RevocationAction
 from graphkit.storage import EdgeRecord
@@ -150,12 +150,7 @@ def _unfold(snap: Snapshot, order: np.ndarray, code: np.ndarray) -> tuple[np.nda
     """``(global arc, local source, local target)`` of every arc of the reached rows, each row's pairs in its
     variant, in :func:`~graphkit.analysis.reach.unfold`'s order (rows in discovery order, pairs by target id,
     parallel edges in arc order, ``source_only`` ones only from a row running the attacker's code)."""
-    local = borrow(snap, "local", np.int64, -1)
-    local[order] = np.arange(order.size)
-    pidx, owner = expand(snap.pair_ptr, order)
-    variant = _variant(snap, code, owner)
-    keep = snap.has[variant, pidx]
-    pidx, owner, variant = pidx[keep], owner[keep], variant[keep]
+    local, pidx, owner, variant = reached_pairs(snap, order, code)
     lens = snap.arc_ptr[pidx + 1] - snap.arc_ptr[pidx]
     garc, _ = expand(snap.arc_ptr, pidx)
     src = np.repeat(local[owner], lens)
