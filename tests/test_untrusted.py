@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import require
 from typer.testing import CliRunner
 
 from graphkit.build import build_graph
@@ -24,7 +25,7 @@ from graphkit.model import EdgeKind, ids
 from graphkit.resolve.untrusted import guards
 from ingest.github_actions import parse_workflow
 from ingest.github_actions.evidence import Src
-from ingest.github_actions.untrusted import untrusted_code
+from ingest.github_actions.untrusted import same_repository_condition, untrusted_code
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rules" / "untrusted-path-to-self-hosted-runner"
 WF = ".github/workflows/{}.yml"
@@ -226,3 +227,51 @@ def test_required_reviewers_hold_privileged_entries(tmp_path):
     edge = next(e for e in res.graph.out_edges(FORK) if e.target == job("pwn", "preview"))
     assert edge.confidence.value == "possible"
     assert edge.props["guards"][-1] == "environment-required-reviewers"
+
+
+@pytest.mark.parametrize("condition, confidence, guarded", [
+    ("github.event.pull_request.head.repo.full_name == github.repository", "possible", True),
+    ("${{ !github.event.pull_request.head.repo.fork && github.actor != 'dependabot[bot]' }}", "possible", True),
+    ("(github.repository == github.event.pull_request.head.repo.full_name) && always()", "possible", True),
+    # not a guard: an alternative at the top, a string template (always true), another condition
+    ("github.event.pull_request.head.repo.full_name == github.repository || github.event_name == 'push'",
+     "certain", False),
+    ("${{ github.event.pull_request.head.repo.fork == false }} && true", "certain", False),
+    ("github.event.pull_request.head.repo.full_name != github.repository", "certain", False),
+])
+def test_a_job_if_that_requires_the_same_repository_makes_the_entry_possible(tmp_path, condition, confidence,
+                                                                            guarded):
+    """The negative fixture's pull_request_target job (head checkout) pinned to v4.2.2 (no checkout guard: a
+    certain entry) with a job ``if``: a top-level ``&&`` operand requiring the head repository to be this one
+    (GitHub Security Lab's guard against pwn requests) keeps a fork's run out; the condition is read, not run,
+    so the entry stays ``possible`` and names the guard; any other ``if`` leaves it certain."""
+    folder = tmp_path / "acme__site" / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    text = (FIXTURE / "negative" / "repos" / "acme__site" / ".github" / "workflows" / "pwn.yml").read_text()
+    assert "  preview:\n    runs-on:" in text and "actions/checkout@v4\n" in text
+    text = text.replace("actions/checkout@v4\n", "actions/checkout@v4.2.2\n")
+    (folder / "pwn.yml").write_text(text.replace("  preview:\n", f"  preview:\n    if: {json.dumps(condition)}\n"))
+    res = build_graph({"github-actions": [tmp_path / "acme__site"],
+                       "runners": [FIXTURE / "positive" / "inventory.yaml"]})
+    assert res.problems == []
+    pwn = res.graph.node(job("pwn", "preview"))
+    assert (pwn.same_repository_condition is not None) is guarded
+    if guarded:
+        assert (pwn.same_repository_condition.yaml_path, pwn.same_repository_condition.line) == ("jobs.preview.if", 5)
+    edges = [e for e in res.graph.out_edges(FORK) if e.target == job("pwn", "preview")]
+    assert [e.confidence.value for e in edges] == [confidence]
+    assert ("same-repository-condition" in edges[0].props["guards"]) is guarded
+
+
+def test_same_repository_condition_on_a_real_workflow():
+    """grafana/shared-workflows' test-login-to-gar.yaml (the shared corpus): its job ``test`` runs only when the
+    pull request's head repository is this one ("Don't run for forks"), at line 34."""
+    from conftest import require
+
+    wf_file = (Path(__file__).resolve().parents[2] / "shared" / "corpus" / "github-actions" / "grafana__shared-workflows"
+               / ".github" / "workflows" / "test-login-to-gar.yaml")
+    require(wf_file.is_file(), "the shared corpus is not beside the checkout", corpus=True)
+    wf = parse_workflow(wf_file.read_text(encoding="utf-8"), file=".github/workflows/test-login-to-gar.yaml",
+                        repository="grafana/shared-workflows")
+    ev = same_repository_condition(wf.jobs["test"], Src(wf.file, wf.repository, wf.lines), "jobs.test")
+    assert ev is not None and (ev.yaml_path, ev.line) == ("jobs.test.if", 34)

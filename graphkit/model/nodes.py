@@ -361,6 +361,11 @@ class Job(Node):
     - ``environment``: the deployment environment name, if any.
     - ``untrusted_code``: steps that run code a pull request author controls
       (:class:`UntrustedCode`; entry points: :mod:`graphkit.untrusted`).
+    - ``same_repository_condition``: evidence of a job ``if`` whose top-level ``&&`` conjuncts require the
+      pull request's (or triggering run's) head repository to be this repository
+      (``github.event.pull_request.head.repo.full_name == github.repository``, ``...head.repo.fork == false``,
+      ``!...head.repo.fork``, and the ``workflow_run.head_repository`` forms): a fork's privileged run skips the
+      job (GitHub Security Lab, https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/).
     - ``triggers``: the events (with their branch/tag filters) of the run the
       job is part of: the top-level caller's for a called workflow
       (:class:`Trigger`; refs: :func:`graphkit.refs.job_refs`).
@@ -396,6 +401,7 @@ class Job(Node):
     caller: str | None = None
     triggers: list[Trigger] = Field(default_factory=list)
     untrusted_code: list[UntrustedCode] = Field(default_factory=list)
+    same_repository_condition: Evidence | None = None
     platform: Literal["github", "gitlab"] = "github"
     gitlab: GitLabJob | None = None
 

@@ -45,7 +45,9 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
 
 A job held by an environment with required reviewers (inventory
 ``protection_rules``) runs only once a reviewer approves: its ``job`` edges
-(rules 2-4) are ``possible`` and name the guard.
+(rules 2-4) are ``possible`` and name the guard.  A job whose ``if`` requires the head repository to be this
+one (``Job.same_repository_condition``) is skipped by a fork's privileged run: its rule 2, 3 and 6 edges are
+``possible`` (the condition is read, not run) and name the guard ``same-repository-condition``.
 
 Every rule above is data with its source URL and date in
 ``graphkit/data/untrusted_guards.json`` (:func:`guards`); edges carry the
@@ -183,6 +185,8 @@ def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
     if found is None:
         return
     conf, ev, rules = found
+    if job.same_repository_condition is not None:  # a fork's run skips the job, as far as its ``if`` is read
+        conf, rules = P, [*rules, *_g("same-repository-condition")]
     owner, repo = context_owner(job), ctx.repos.get(context_repo(job))
     base = {"job": job.id, "event": event}
     if event == "issue_comment":

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 
-from graphkit.model import UntrustedCode
+from graphkit.model import Evidence, UntrustedCode
 
 from .evidence import Src
 from .models import JobDef, Step, scalar_text
@@ -122,3 +122,74 @@ def untrusted_code(jd: JobDef, src: Src) -> list[UntrustedCode]:
     [('checkout', 'checkout-refuses'), ('script', 'none')]
     """
     return [u for u in (_one(s, src) for s in jd.steps) if u is not None]
+
+
+#: Conjuncts of a job ``if`` that hold only when the pull request (or the triggering run) comes from this
+#: repository, written without blanks and in lower case (expression property names and literals are
+#: case-insensitive): GitHub Security Lab, "Preventing pwn requests",
+#: https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/; payload fields: GitHub docs
+#: "Webhook events and payloads", https://docs.github.com/en/webhooks/webhook-events-and-payloads
+_SAME_REPOSITORY = frozenset(
+    form
+    for head in ("github.event.pull_request.head.repo", "github.event.workflow_run.head_repository")
+    for form in (f"{head}.full_name==github.repository", f"github.repository=={head}.full_name",
+                 f"{head}.fork==false", f"false=={head}.fork", f"{head}.fork!=true", f"!{head}.fork"))
+
+
+def _conjuncts(text: str) -> list[str] | None:
+    """The top-level ``&&`` operands of the expression ``text`` (one ``${{ }}`` wrapper or none), normalised
+    (no blanks, lower case, outer parentheses opened); None when ``text`` is no single expression (literal text
+    around ``${{ }}`` makes a non-empty string: always true) or an operand at the top is joined by ``||``.
+
+    >>> _conjuncts("${{ (github.event_name == 'x') && !github.event.pull_request.head.repo.fork }}")
+    ["github.event_name=='x'", '!github.event.pull_request.head.repo.fork']
+    >>> _conjuncts("a || b") is None, _conjuncts("${{ a }} && b") is None
+    (True, True)
+    """
+    text = text.strip()
+    if text.startswith("${{") and text.endswith("}}") and text.count("${{") == 1:
+        text = text[3:-2]
+    elif "${{" in text:
+        return None
+    parts, cur, depth, quote, i = [], [], 0, False, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "'":
+            quote = not quote  # '' inside a string toggles twice
+        elif not quote and ch in "()":
+            depth += 1 if ch == "(" else -1
+        elif not quote and depth == 0 and text.startswith(("&&", "||"), i):
+            if text[i] == "|":
+                return None
+            parts.append("".join(cur))
+            cur, i = [], i + 2
+            continue
+        cur.append(ch)
+        i += 1
+    parts.append("".join(cur))
+    out: list[str] = []
+    for part in parts:
+        norm = "".join(part.split()).lower()
+        if norm.startswith("(") and norm.endswith(")") and _conjuncts(norm[1:-1]) is not None:
+            out += _conjuncts(norm[1:-1]) or []
+        else:
+            out.append(norm)
+    return out
+
+
+def same_repository_condition(jd: JobDef, src: Src, path: str) -> Evidence | None:
+    """Evidence of ``jd``'s ``if`` when one of its top-level ``&&`` operands requires the pull request's (or the
+    triggering run's) head repository to be this one (:data:`_SAME_REPOSITORY`): a fork's privileged run skips
+    the job.  None otherwise (no ``if``, another condition, an ``||`` at the top, a string template).
+
+    >>> same_repository_condition(JobDef(key="t", raw={"if": "github.event.pull_request.head.repo.full_name == "
+    ...                                               "github.repository"}), Src("ci.yml", "acme/app", {}), "jobs.t")
+    Evidence(file='ci.yml', repository='acme/app', yaml_path='jobs.t.if', line=None, detail='same-repository condition')
+    """
+    cond = jd.raw.get("if")
+    if not isinstance(cond, str):
+        return None
+    parts = _conjuncts(cond)
+    if parts is None or not _SAME_REPOSITORY.intersection(parts):
+        return None
+    return src.ev(f"{path}.if", "same-repository condition")
