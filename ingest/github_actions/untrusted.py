@@ -170,10 +170,8 @@ def _conjuncts(text: str) -> list[str] | None:
     out: list[str] = []
     for part in parts:
         norm = "".join(part.split()).lower()
-        if norm.startswith("(") and norm.endswith(")") and _conjuncts(norm[1:-1]) is not None:
-            out += _conjuncts(norm[1:-1]) or []
-        else:
-            out.append(norm)
+        inner = _conjuncts(norm[1:-1]) if norm.startswith("(") and norm.endswith(")") else None
+        out += inner if inner is not None else [norm]
     return out
 
 
