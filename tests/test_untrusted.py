@@ -21,11 +21,11 @@ from typer.testing import CliRunner
 from graphkit.build import build_graph
 from graphkit.cli import app
 from graphkit.findings import FindingOptions, run_rules
-from graphkit.model import EdgeKind, ids
+from graphkit.model import EdgeKind, Evidence, Trigger, ids
 from graphkit.resolve.untrusted import guards
 from ingest.github_actions import parse_workflow
 from ingest.github_actions.evidence import Src
-from ingest.github_actions.untrusted import same_repository_condition, untrusted_code
+from ingest.github_actions.untrusted import job_condition, untrusted_code
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rules" / "untrusted-path-to-self-hosted-runner"
 WF = ".github/workflows/{}.yml"
@@ -233,18 +233,24 @@ def test_required_reviewers_hold_privileged_entries(tmp_path):
     ("github.event.pull_request.head.repo.full_name == github.repository", "possible", True),
     ("${{ !github.event.pull_request.head.repo.fork && github.actor != 'dependabot[bot]' }}", "possible", True),
     ("(github.repository == github.event.pull_request.head.repo.full_name) && always()", "possible", True),
-    # not a guard: an alternative at the top, a string template (always true), another condition
+    # an alternative decided false for the fork's pull_request_target run (push): the guard alone decides
     ("github.event.pull_request.head.repo.full_name == github.repository || github.event_name == 'push'",
-     "certain", False),
+     "possible", True),
+    # a conjunct decided false for it: the job never runs for a pull_request_target event
+    ("github.event.pull_request.head.repo.full_name == github.repository && github.event_name == 'push'",
+     None, False),
+    # not a guard: an alternative that may hold, a string template (always true), another condition
+    ("github.event.pull_request.head.repo.full_name == github.repository || contains(github.event.pull_request.body,"
+     " 'x')", "certain", False),
     ("${{ github.event.pull_request.head.repo.fork == false }} && true", "certain", False),
     ("github.event.pull_request.head.repo.full_name != github.repository", "certain", False),
 ])
 def test_a_job_if_that_requires_the_same_repository_makes_the_entry_possible(tmp_path, condition, confidence,
                                                                             guarded):
     """The negative fixture's pull_request_target job (head checkout) pinned to v4.2.2 (no checkout guard: a
-    certain entry) with a job ``if``: a top-level ``&&`` operand requiring the head repository to be this one
-    (GitHub Security Lab's guard against pwn requests) keeps a fork's run out; the condition is read, not run,
-    so the entry stays ``possible`` and names the guard; any other ``if`` leaves it certain."""
+    certain entry) with a job ``if``: requiring the head repository to be this one (GitHub Security Lab's guard
+    against pwn requests) keeps a fork's run out; the condition is read, not run, so the entry stays ``possible``
+    and names the guard; a condition false for the event leaves no entry; any other ``if`` leaves it certain."""
     folder = tmp_path / "acme__site" / ".github" / "workflows"
     folder.mkdir(parents=True)
     text = (FIXTURE / "negative" / "repos" / "acme__site" / ".github" / "workflows" / "pwn.yml").read_text()
@@ -255,23 +261,30 @@ def test_a_job_if_that_requires_the_same_repository_makes_the_entry_possible(tmp
                        "runners": [FIXTURE / "positive" / "inventory.yaml"]})
     assert res.problems == []
     pwn = res.graph.node(job("pwn", "preview"))
-    assert (pwn.same_repository_condition is not None) is guarded
+    said = [(v.event, v.outcome, v.guards, v.evidence.yaml_path, v.evidence.line) for v in pwn.condition]
     if guarded:
-        assert (pwn.same_repository_condition.yaml_path, pwn.same_repository_condition.line) == ("jobs.preview.if", 5)
+        assert said == [("pull_request_target", "gated", ("same-repository-condition",), "jobs.preview.if", 5)]
+    else:
+        assert said == ([] if confidence else [("pull_request_target", "skipped", (), "jobs.preview.if", 5)])
     edges = [e for e in res.graph.out_edges(FORK) if e.target == job("pwn", "preview")]
-    assert [e.confidence.value for e in edges] == [confidence]
-    assert ("same-repository-condition" in edges[0].props["guards"]) is guarded
+    assert [e.confidence.value for e in edges] == ([confidence] if confidence else [])
+    assert not edges or ("same-repository-condition" in edges[0].props["guards"]) is guarded
 
 
 def test_same_repository_condition_on_a_real_workflow():
     """grafana/shared-workflows' test-login-to-gar.yaml (the shared corpus): its job ``test`` runs only when the
-    pull request's head repository is this one ("Don't run for forks"), at line 34."""
-    from conftest import require
-
+    pull request's head repository is this one ("Don't run for forks"), at line 34: read for a fork's
+    pull_request_target run it is gated by that guard; under issue_comment (no pull request in the payload) the
+    comparison is false."""
     wf_file = (Path(__file__).resolve().parents[2] / "shared" / "corpus" / "github-actions" / "grafana__shared-workflows"
                / ".github" / "workflows" / "test-login-to-gar.yaml")
     require(wf_file.is_file(), "the shared corpus is not beside the checkout", corpus=True)
     wf = parse_workflow(wf_file.read_text(encoding="utf-8"), file=".github/workflows/test-login-to-gar.yaml",
                         repository="grafana/shared-workflows")
-    ev = same_repository_condition(wf.jobs["test"], Src(wf.file, wf.repository, wf.lines), "jobs.test")
-    assert ev is not None and (ev.yaml_path, ev.line) == ("jobs.test.if", 34)
+    found = job_condition(wf.jobs["test"], Src(wf.file, wf.repository, wf.lines), "jobs.test",
+                          [Trigger(event=e, evidence=Evidence(file="t")) for e in ("pull_request_target", "issue_comment")])
+    assert [(v.event, v.outcome, v.guards, v.evidence.yaml_path, v.evidence.line) for v in found] == [
+        ("issue_comment", "skipped", (), "jobs.test.if", 34),
+        ("pull_request_target", "gated", ("same-repository-condition",), "jobs.test.if", 34)]
+    assert job_condition(wf.jobs["test"], Src(wf.file, wf.repository, wf.lines), "jobs.test",
+                         [Trigger(event=e, evidence=Evidence(file="t")) for e in wf.triggers]) == ()  # its own triggers are not privileged

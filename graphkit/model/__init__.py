@@ -29,7 +29,7 @@ from graphkit.model.node import MergeRule, Node, NodeSpec
 from graphkit.model.observed import ObservedRun, RunnerEvent
 from graphkit.model.nodes import (NODE_ADAPTER, NODE_ID_FORMATS, NODE_TYPES, AnyNode, BranchPolicy, Cache,
                                   CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudSecret, CloudUser, Credential,
-                                  DeploymentTarget, GitHubToken, Host, Job, LiteralCredential, OIDCIdentity,
+                                  DeploymentTarget, GitHubToken, Host, IfVerdict, Job, LiteralCredential, OIDCIdentity,
                                   OIDCProvider, Organization, Repository,
                                   Runner, RunnerGroup, RunnerRegistration, RunsOnCandidate, Secret, SecretGrant,
                                   SecretRef, SigningKey, Trigger, UntrustedActor, UntrustedCode, Workflow,
@@ -46,7 +46,7 @@ __all__ = [
     "CloudRole",
     "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser", "CloudGroup",
     "CloudPolicy",
-    "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode",
+    "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode", "IfVerdict",
     "GitLabJob", "GitLabTrigger", "GitLabEnvironment", "GitLabVariable", "GitLabSecret", "GitLabIdToken",
     "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode", "ObservedRun", "RunnerEvent",
 ]

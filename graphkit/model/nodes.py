@@ -24,7 +24,7 @@ __all__ = ["Host", "LiteralCredential", "RunnerRegistration", "Runner", "RunnerG
            "CloudRole", "SigningKey", "BranchPolicy", "DeploymentTarget", "Cache", "Credential", "CloudUser",
            "CloudGroup",
            "CloudPolicy", "OIDCProvider", "CloudAccount", "CloudSecret", "UntrustedActor", "UntrustedCode",
-           "KubeServiceAccount", "KubeSecret", "RunnerPods",
+           "IfVerdict", "KubeServiceAccount", "KubeSecret", "RunnerPods",
            "NODE_TYPES", "AnyNode", "NODE_ADAPTER",
            "NODE_ID_FORMATS", "node_kind"]
 
@@ -319,6 +319,25 @@ class SecretGrant(BaseModel):
     evidence: Evidence
 
 
+class IfVerdict(BaseModel):
+    """What a job's or a step's ``if`` means for an outsider's run of ``event`` (``pull_request_target``,
+    ``workflow_run`` or ``issue_comment``: the base repository's workflow, whose condition the outsider cannot
+    change): ``skipped`` when it is false for every such run (no way in through it), ``gated`` when it is false
+    for the outsider alone and ``guards`` (ids of ``graphkit/data/untrusted_guards.json``: a label that people
+    with triage access add, a trusted commenter, a head repository that is this one) decide it (a possible way
+    in).  ``evidence``: the ``if`` (file, YAML path, line).  Read by :mod:`ingest.github_actions.conditions`
+    (GitHub docs "Evaluate expressions in workflows and actions",
+    https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/evaluate-expressions-in-workflows-and-actions).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    event: str
+    outcome: Literal["skipped", "gated"]
+    guards: tuple[str, ...] = ()
+    evidence: Evidence
+
+
 class UntrustedCode(BaseModel):
     """A step of a job that runs code a pull request author controls.
 
@@ -343,6 +362,7 @@ class UntrustedCode(BaseModel):
     how: Literal["checkout", "script", "artifact"]
     guard: Literal["none", "checkout-refuses", "unknown"] = "none"
     evidence: Evidence
+    condition: tuple[IfVerdict, ...] = ()
 
 
 class Job(Node):
@@ -361,11 +381,9 @@ class Job(Node):
     - ``environment``: the deployment environment name, if any.
     - ``untrusted_code``: steps that run code a pull request author controls
       (:class:`UntrustedCode`; entry points: :mod:`graphkit.untrusted`).
-    - ``same_repository_condition``: evidence of a job ``if`` whose top-level ``&&`` conjuncts require the
-      pull request's (or triggering run's) head repository to be this repository
-      (``github.event.pull_request.head.repo.full_name == github.repository``, ``...head.repo.fork == false``,
-      ``!...head.repo.fork``, and the ``workflow_run.head_repository`` forms): a fork's privileged run skips the
-      job (GitHub Security Lab, https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/).
+    - ``condition``: what the job's ``if`` means for an outsider's privileged run of each of its events
+      (:class:`IfVerdict`: ``skipped``, or ``gated`` by a label, a trusted commenter or a head repository that
+      is this one); steps carry their own in ``untrusted_code``.
     - ``triggers``: the events (with their branch/tag filters) of the run the
       job is part of: the top-level caller's for a called workflow
       (:class:`Trigger`; refs: :func:`graphkit.refs.job_refs`).
@@ -401,7 +419,7 @@ class Job(Node):
     caller: str | None = None
     triggers: list[Trigger] = Field(default_factory=list)
     untrusted_code: list[UntrustedCode] = Field(default_factory=list)
-    same_repository_condition: Evidence | None = None
+    condition: tuple[IfVerdict, ...] = ()
     platform: Literal["github", "gitlab"] = "github"
     gitlab: GitLabJob | None = None
 

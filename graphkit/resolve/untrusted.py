@@ -45,9 +45,18 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
 
 A job held by an environment with required reviewers (inventory
 ``protection_rules``) runs only once a reviewer approves: its ``job`` edges
-(rules 2-4) are ``possible`` and name the guard.  A job whose ``if`` requires the head repository to be this
-one (``Job.same_repository_condition``) is skipped by a fork's privileged run: its rule 2, 3 and 6 edges are
-``possible`` (the condition is read, not run) and name the guard ``same-repository-condition``.
+(rules 2-4) are ``possible`` and name the guard.
+
+The ``if`` of a privileged job (rules 2, 3 and 6) and of each step that runs pull request code is the base
+repository's: the outsider cannot change it.  Read for an outsider's run of the event
+(:mod:`ingest.github_actions.conditions`, ``Job.condition`` and ``UntrustedCode.condition``), a condition that
+is false whatever anyone does (``github.event_name == 'push'``, a payload object the event lacks) leaves no
+edge through that job or step for that event; one that is false only for the outsider alone (a label that
+someone with triage access adds: ``label-gate``; an author or commenter association of ``OWNER``, ``MEMBER``
+or ``COLLABORATOR``: ``author-association``; a head repository that must be this one:
+``same-repository-condition``) makes the edge ``possible`` (the condition is read, not run) and names the
+guard.  Any other condition (``always()``, ``github.repository == 'o/r'``, ``github.actor == ...``, an
+alternative that may hold) changes nothing.
 
 Every rule above is data with its source URL and date in
 ``graphkit/data/untrusted_guards.json`` (:func:`guards`); edges carry the
@@ -63,7 +72,8 @@ from importlib import resources
 from typing import Any, NamedTuple
 
 from graphkit.graph import Graph
-from graphkit.model import Confidence, Edge, EdgeKind, Evidence, Job, NodeKind, Repository, UntrustedActor, ids
+from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, IfVerdict, Job, NodeKind, Repository, UntrustedActor,
+                            ids)
 from graphkit.resolve.context import Context, context_owner, context_repo, nodes_of_kind, weakest
 from graphkit.resolve.routing import unread_callee, usable_runners
 
@@ -154,14 +164,24 @@ def _fork_pr_runners(ctx: Context, out: _Out, job: Job, ev: Evidence) -> None:
                       "reason": "the pull request can rewrite the job's runs-on"})
 
 
+def _if_verdict(verdicts: Sequence[IfVerdict], event: str) -> IfVerdict | None:
+    """What an ``if`` means for an outsider's run of ``event`` (:class:`~graphkit.model.IfVerdict`), if said."""
+    return next((v for v in verdicts if v.event == event), None)
+
+
 def _code_conf(job: Job, event: str) -> tuple[Confidence, Evidence, list[str]] | None:
-    """How surely a privileged job runs pull request code (rules 2-3), None when every way in is guarded."""
+    """How surely a privileged job runs pull request code (rules 2-3), None when every way in is guarded: a
+    step whose ``if`` skips it for ``event`` is no way in, one whose ``if`` is gated is ``possible``."""
     best: tuple[Confidence, Evidence, list[str]] | None = None
     for code in job.untrusted_code:
-        if code.how == "checkout" and event in _PRIVILEGED and code.guard == "checkout-refuses":
+        verdict = _if_verdict(code.condition, event)
+        if (code.how == "checkout" and event in _PRIVILEGED and code.guard == "checkout-refuses") or (
+                verdict is not None and verdict.outcome == "skipped"):
             continue
         conf = P if code.how == "artifact" or (event in _PRIVILEGED and code.guard == "unknown") else C
         rules = _g("checkout-refuses-fork-code") if code.how == "checkout" and event in _PRIVILEGED else []
+        if verdict is not None:
+            conf, rules = P, [*rules, *_g(*verdict.guards)]
         if best is None or (best[0] is P and conf is C):
             best = (conf, code.evidence, rules)
     return best
@@ -180,18 +200,22 @@ def _unread_call(ctx: Context, job: Job) -> tuple[Confidence, Evidence, list[str
 
 
 def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
-    """Rules 2, 3 and 6: privileged jobs that run pull request code (or call a workflow that may)."""
-    found = _code_conf(job, event) or _unread_call(ctx, job)
+    """Rules 2, 3 and 6: privileged jobs that run pull request code (or call a workflow that may); the job's
+    ``if`` read for an outsider's run of ``event`` keeps them out (skipped) or makes the entry possible (gated)."""
+    verdict = _if_verdict(job.condition, event)
+    found = None if verdict is not None and verdict.outcome == "skipped" else (
+        _code_conf(job, event) or _unread_call(ctx, job))
     if found is None:
         return
     conf, ev, rules = found
-    if job.same_repository_condition is not None:  # a fork's run skips the job, as far as its ``if`` is read
-        conf, rules = P, [*rules, *_g("same-repository-condition")]
+    gates = _g(*verdict.guards) if verdict is not None else []
+    if gates:  # the job runs only once the guard is passed, as far as its ``if`` is read
+        conf, rules = P, [*rules, *gates]
     owner, repo = context_owner(job), ctx.repos.get(context_repo(job))
     base = {"job": job.id, "event": event}
     if event == "issue_comment":
         public = repo is not None and repo.visibility == "public"
-        rules = [*_g("issue-comment-privileged"), *(r for r in rules if r == "called-workflow-not-read")]
+        rules = [*_g("issue-comment-privileged"), *(r for r in rules if r != "checkout-refuses-fork-code")]
         out.edge("comment", owner, job.id, ev, conf if public else P, event, {**base, "guards": rules})
         out.edge("fork-pr", owner, job.id, ev, P if not public else conf, event, {**base, "guards": rules})
         return

@@ -53,7 +53,7 @@ from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_tex
 from .permissions import LEVEL, effective_permissions, repository_writes
 from .secrets import SecretMap, secret_refs
 from .steps import JobState, StepView, apply_step_rules
-from .untrusted import same_repository_condition, untrusted_code
+from .untrusted import job_condition, untrusted_code
 
 __all__ = ["MAX_COMPOSITE_DEPTH", "MAX_WORKFLOW_LEVELS", "to_graph"]
 
@@ -264,8 +264,8 @@ class _Builder:
                   runs_on_unresolved=unresolved, environment=environment, secret_refs=refs,
                   secret_grants=state.grants, all_secrets=all_ev, permissions=perms,
                   permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
-                  untrusted_code=untrusted_code(jd, src),
-                  same_repository_condition=same_repository_condition(jd, src, path), evidence=[src.ev(path, jd.name)])
+                  untrusted_code=untrusted_code(jd, src, call.top.events),
+                  condition=job_condition(jd, src, path, call.top.events), evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
         self._token(job, src.ev(f"{path}.permissions" if jd.permissions is not None else

@@ -30,6 +30,9 @@ certain); a later v4-v6 pin (it may be a backport release) or a commit pin is
 opt-out (``none``); any other expression (``${{ inputs.unsafe || true }}``) may be true, so a guard it could
 turn off is ``unknown`` (GitHub docs "Evaluate expressions in workflows and actions",
 https://docs.github.com/en/actions/reference/workflows-and-actions/expressions).
+Each of these steps, and the job, carries what its ``if`` means for an outsider's ``pull_request_target``,
+``workflow_run`` or ``issue_comment`` run (``condition``: skipped, or gated by a guard;
+:mod:`.conditions`): the workflow of those runs is the base repository's, so the outsider cannot change it.
 GitHub docs "Security hardening for GitHub Actions",
 https://docs.github.com/en/actions/reference/security/secure-use, and
 "Securely using pull_request_target",
@@ -40,12 +43,16 @@ from __future__ import annotations
 
 import re
 
-from graphkit.model import Evidence, UntrustedCode
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
+from graphkit.model import IfVerdict, Trigger, UntrustedCode
+
+from .conditions import PRIVILEGED_EVENTS, parse_condition, verdicts
 from .evidence import Src
 from .models import JobDef, Step, scalar_text
 
-__all__ = ["untrusted_code"]
+__all__ = ["condition_verdicts", "job_condition", "untrusted_code"]
 
 _PR_CODE = re.compile(r"github\.event\.pull_request\.(?:head\.(?:sha|ref|repo)|merge_commit_sha)|github\.head_ref"
                       r"|refs/pull/|github\.event\.workflow_run\.head_(?:sha|branch)", re.IGNORECASE)
@@ -96,7 +103,15 @@ def _release_guard(ref: str) -> str:
     return "none" if (minor, patch) <= _LAST_BEFORE_BACKPORT.get(major, (-1, -1)) else "unknown"
 
 
-def _one(step: Step, src: Src) -> UntrustedCode | None:
+def _one(step: Step, src: Src, events: Mapping[str, Sequence[str] | None]) -> UntrustedCode | None:
+    code = _code(step, src)
+    if code is None or step.condition is None:
+        return code
+    found = condition_verdicts(step.condition, src, f"{step.path}.if", events)
+    return code.model_copy(update={"condition": found}) if found else code
+
+
+def _code(step: Step, src: Src) -> UntrustedCode | None:
     name, ref = _action(step)
     args = " ".join(scalar_text(step.with_args.get(k)) for k in ("ref", "repository"))
     if name == "actions/checkout" and _PR_CODE.search(args):
@@ -111,8 +126,11 @@ def _one(step: Step, src: Src) -> UntrustedCode | None:
     return None
 
 
-def untrusted_code(jd: JobDef, src: Src) -> list[UntrustedCode]:
-    """The steps of ``jd`` that run pull request code (module docstring), in step order.
+def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = ()) -> list[UntrustedCode]:
+    """The steps of ``jd`` that run pull request code (module docstring), in step order; each with what its
+    ``if`` means for an outsider's run of the privileged events among ``triggers`` (``condition``:
+    :func:`condition_verdicts`; ``jobs.<job_id>.steps[*].if``,
+    https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idstepsif).
 
     >>> from ingest.github_actions.models import Step
     >>> jd = JobDef(key="t", steps=[Step(index=0, path="jobs.t.steps[0]", uses="actions/checkout@v4",
@@ -121,73 +139,36 @@ def untrusted_code(jd: JobDef, src: Src) -> list[UntrustedCode]:
     >>> [(u.how, u.guard) for u in untrusted_code(jd, Src("ci.yml", "acme/app", {}))]
     [('checkout', 'checkout-refuses'), ('script', 'none')]
     """
-    return [u for u in (_one(s, src) for s in jd.steps) if u is not None]
+    events = trigger_types(triggers)
+    return [u for u in (_one(s, src, events) for s in jd.steps) if u is not None]
 
 
-#: Conjuncts of a job ``if`` that hold only when the pull request (or the triggering run) comes from this
-#: repository, written without blanks and in lower case (expression property names and literals are
-#: case-insensitive): GitHub Security Lab, "Preventing pwn requests",
-#: https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/; payload fields: GitHub docs
-#: "Webhook events and payloads", https://docs.github.com/en/webhooks/webhook-events-and-payloads
-_SAME_REPOSITORY = frozenset(
-    form
-    for head in ("github.event.pull_request.head.repo", "github.event.workflow_run.head_repository")
-    for form in (f"{head}.full_name==github.repository", f"github.repository=={head}.full_name",
-                 f"{head}.fork==false", f"false=={head}.fork", f"{head}.fork!=true", f"!{head}.fork"))
+def condition_verdicts(value: Any, src: Src, path: str,
+                       events: Mapping[str, Sequence[str] | None]) -> tuple[IfVerdict, ...]:
+    """What the ``if`` ``value`` at YAML ``path`` means for an outsider's run of each privileged event of
+    ``events`` (event -> the trigger's activity types, None when not filtered): :func:`.conditions.verdicts`,
+    with the ``if`` as evidence.  Empty when no privileged event triggers the job or nothing is decided.
 
-
-def _conjuncts(text: str) -> list[str] | None:
-    """The top-level ``&&`` operands of the expression ``text`` (one ``${{ }}`` wrapper or none), normalised
-    (no blanks, lower case, outer parentheses opened); None when ``text`` is no single expression (literal text
-    around ``${{ }}`` makes a non-empty string: always true) or an operand at the top is joined by ``||``.
-
-    >>> _conjuncts("${{ (github.event_name == 'x') && !github.event.pull_request.head.repo.fork }}")
-    ["github.event_name=='x'", '!github.event.pull_request.head.repo.fork']
-    >>> _conjuncts("a || b") is None, _conjuncts("${{ a }} && b") is None
-    (True, True)
+    >>> [(v.event, v.outcome, v.evidence.yaml_path) for v in condition_verdicts(
+    ...     "github.event_name == 'push'", Src("ci.yml", "acme/app", {}), "jobs.t.if",
+    ...     {"push": None, "pull_request_target": None})]
+    [('pull_request_target', 'skipped', 'jobs.t.if')]
     """
-    text = text.strip()
-    if text.startswith("${{") and text.endswith("}}") and text.count("${{") == 1:
-        text = text[3:-2]
-    elif "${{" in text:
-        return None
-    parts, cur, depth, quote, i = [], [], 0, False, 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "'":
-            quote = not quote  # '' inside a string toggles twice
-        elif not quote and ch in "()":
-            depth += 1 if ch == "(" else -1
-        elif not quote and depth == 0 and text.startswith(("&&", "||"), i):
-            if text[i] == "|":
-                return None
-            parts.append("".join(cur))
-            cur, i = [], i + 2
-            continue
-        cur.append(ch)
-        i += 1
-    parts.append("".join(cur))
-    out: list[str] = []
-    for part in parts:
-        norm = "".join(part.split()).lower()
-        inner = _conjuncts(norm[1:-1]) if norm.startswith("(") and norm.endswith(")") else None
-        out += inner if inner is not None else [norm]
-    return out
+    if value is None or not any(e in PRIVILEGED_EVENTS for e in events):
+        return ()
+    found = verdicts(parse_condition(value), events)
+    if not found:
+        return ()
+    ev = src.ev(path, scalar_text(value))
+    return tuple(IfVerdict(event=v.event, outcome=v.outcome, guards=v.guards, evidence=ev) for v in found)
 
 
-def same_repository_condition(jd: JobDef, src: Src, path: str) -> Evidence | None:
-    """Evidence of ``jd``'s ``if`` when one of its top-level ``&&`` operands requires the pull request's (or the
-    triggering run's) head repository to be this one (:data:`_SAME_REPOSITORY`): a fork's privileged run skips
-    the job.  None otherwise (no ``if``, another condition, an ``||`` at the top, a string template).
+def trigger_types(triggers: Iterable[Trigger]) -> dict[str, Sequence[str] | None]:
+    """event -> activity types (None: not filtered) of a job's triggers."""
+    return {t.event: t.types for t in triggers}
 
-    >>> same_repository_condition(JobDef(key="t", raw={"if": "github.event.pull_request.head.repo.full_name == "
-    ...                                               "github.repository"}), Src("ci.yml", "acme/app", {}), "jobs.t")
-    Evidence(file='ci.yml', repository='acme/app', yaml_path='jobs.t.if', line=None, detail='same-repository condition')
-    """
-    cond = jd.raw.get("if")
-    if not isinstance(cond, str):
-        return None
-    parts = _conjuncts(cond)
-    if parts is None or not _SAME_REPOSITORY.intersection(parts):
-        return None
-    return src.ev(f"{path}.if", "same-repository condition")
+
+def job_condition(jd: JobDef, src: Src, path: str, triggers: Iterable[Trigger]) -> tuple[IfVerdict, ...]:
+    """:func:`condition_verdicts` of the job ``if`` (``jobs.<job_id>.if``,
+    https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idif)."""
+    return condition_verdicts(jd.raw.get("if"), src, f"{path}.if", trigger_types(triggers))

@@ -1,0 +1,530 @@
+"""What a job's (or a step's) ``if:`` means for an outsider's privileged run (pure: no I/O).
+
+A ``pull_request_target``, ``workflow_run`` or ``issue_comment`` run uses the workflow of the base repository,
+so the fork's author cannot remove its ``if``: a condition that is false for every run the outsider can cause
+keeps them out.  This module reads the condition with GitHub's expression grammar (GitHub docs "Evaluate
+expressions in workflows and actions",
+https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/evaluate-expressions-in-workflows-and-actions;
+``jobs.<job_id>.if`` and ``jobs.<job_id>.steps[*].if``:
+https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idif) and
+evaluates it in three-valued logic (true, false, unknown) for such a run, per event:
+
+- literals, ``!``, ``==`` / ``!=`` (loose equality: strings compare ignoring case, other types are coerced to
+  numbers), ``&&`` / ``||`` (on truthiness: ``false``, ``0``, ``''``, ``null`` are falsy), ``contains``,
+  ``startsWith``, ``endsWith``, ``fromJSON`` of a literal, ``always()`` (true); every other function,
+  ``success()`` included, and every comparison ``<``, ``>`` is unknown;
+- ``github.event_name`` is the event; ``github.event.action`` is one of the event's activity types (the
+  trigger's ``types`` when given; GitHub docs "Events that trigger workflows",
+  https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows);
+- a payload object the event does not carry is ``null`` (``github.event.pull_request`` under ``issue_comment``
+  and ``workflow_run``, ``github.event.comment`` / ``.issue`` under ``pull_request_target``,
+  ``github.event.workflow_run`` under the others: GitHub docs "Webhook events and payloads",
+  https://docs.github.com/en/webhooks/webhook-events-and-payloads);
+- ``github.repository`` is this repository, whose name is not compared with a literal (a fork's
+  ``pull_request_target`` run happens in the base repository: ``github.repository == 'o/r'`` holds), and
+  ``github.repository_owner``, ``github.actor`` (whoever triggered the latest event, an outsider included:
+  GitHub docs "Troubleshooting Dependabot on GitHub Actions",
+  https://docs.github.com/en/code-security/dependabot/troubleshooting-dependabot/troubleshooting-dependabot-on-github-actions;
+  GitHub Security Lab, https://securitylab.github.com/resources/github-actions-new-patterns-and-mitigations/)
+  and every other context are unknown;
+- three facts hold for the outsider alone but may change when someone trusted acts, or are read, not run:
+  each is a **guard** (ids in ``graphkit/data/untrusted_guards.json``): ``same-repository-condition`` (the
+  head repository of a fork's pull request or run is not this one), ``label-gate`` (labels are added by
+  people with triage access: the outsider's event carries none of the gate's labels, and no ``labeled``
+  action) and ``author-association`` (an outsider's comment or pull request is ``NONE``, ``CONTRIBUTOR``,
+  ``FIRST_TIMER``, ``FIRST_TIME_CONTRIBUTOR`` or ``MANNEQUIN``, never ``OWNER``, ``MEMBER`` or
+  ``COLLABORATOR``: GitHub GraphQL enum ``CommentAuthorAssociation``,
+  https://docs.github.com/en/graphql/reference/enums#commentauthorassociation).
+
+A condition false with every guard unknown is **skipped** for that event (no way in through it); false only
+with some guards as the outsider has them is **gated** (a possible way in, naming the guards that decide it);
+otherwise nothing is said.  An ``if`` with text around ``${{ }}`` is a non-empty string: always true (the
+GitHub docs note on ``if`` with ``${{ }}``).  Input is hostile: a condition longer than :data:`MAX_CHARS`,
+with more than :data:`MAX_TOKENS` tokens or nested deeper than :data:`MAX_DEPTH`, or one this grammar does not
+read, is unread (nothing said); reading is linear in its length.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+__all__ = ["GUARDS", "MAX_CHARS", "MAX_DEPTH", "MAX_TOKENS", "PRIVILEGED_EVENTS", "Verdict", "parse_condition",
+           "verdicts"]
+
+#: The events whose run uses the base repository's workflow while an outsider starts it (the other events a
+#: fork can start, ``pull_request`` and its review events, run the pull request's own workflow: its ``if`` is
+#: the author's).
+PRIVILEGED_EVENTS = ("issue_comment", "pull_request_target", "workflow_run")
+#: Guard ids (see the module docstring), in the order they are named.
+GUARDS = ("same-repository-condition", "label-gate", "author-association")
+MAX_CHARS, MAX_TOKENS, MAX_DEPTH = 4096, 1024, 32
+
+_TOKEN = re.compile(r"""\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>0x[0-9a-fA-F]+|-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
+                        |(?P<op>==|!=|<=|>=|&&|\|\||[<>!()\[\],.*])|(?P<id>[A-Za-z_][A-Za-z0-9_-]*))""", re.X)
+_KEYWORDS: dict[str, Any] = {"true": True, "false": False, "null": None}
+_TEMPLATE = re.compile(r"\s*\$\{\{(.*)\}\}\s*", re.DOTALL)
+#: Activity types per event (GitHub docs "Events that trigger workflows"); None: not listed here (any).
+_ACTIONS: dict[str, frozenset[str] | None] = {
+    "issue_comment": frozenset({"created", "edited", "deleted"}),
+    "workflow_run": frozenset({"requested", "in_progress", "completed"}),
+    "pull_request_target": None,
+}
+#: The associations an outsider's comment, issue or pull request can have (``CommentAuthorAssociation``).
+_OUTSIDER_ASSOCIATION = frozenset({"none", "contributor", "first_timer", "first_time_contributor", "mannequin"})
+#: Payload objects per event (the others are absent: ``null``).
+_PAYLOAD = {"issue_comment": {"comment", "issue"}, "pull_request_target": {"pull_request", "label"},
+            "workflow_run": {"workflow_run", "workflow"}}
+_PAYLOAD_OBJECTS = {"comment", "issue", "pull_request", "label", "workflow_run", "workflow"}
+
+
+class _Unread(Exception):
+    """The condition is not read (too long, too deep, or outside the grammar)."""
+
+
+class Verdict(NamedTuple):
+    """What an ``if`` means for an outsider's run of ``event``: ``outcome`` ``skipped`` (never runs) or
+    ``gated`` (runs only once a guard is passed), and the ``guards`` (ids of :data:`GUARDS`) that decide it."""
+
+    event: str
+    outcome: str
+    guards: tuple[str, ...] = ()
+
+
+# ------------------------------------------------------------------------------------------------ parsing
+# A tree is a tuple: ("lit", value), ("path", names), ("call", name, args), ("not", x), ("cmp", op, a, b),
+# ("and", items), ("or", items).
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    pos, end = 0, len(text.rstrip())
+    while pos < end:
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            raise _Unread(f"unexpected text at {pos}")
+        kind = m.lastgroup or ""
+        out.append((kind, m.group(kind)))
+        if len(out) > MAX_TOKENS:
+            raise _Unread("too many tokens")
+        pos = m.end()
+    return out
+
+
+class _Parser:
+    """Recursive descent over GitHub's precedence: ``||`` < ``&&`` < ``==`` ``!=`` < ``<`` ``>`` < ``!`` <
+    property access; each nesting (parenthesis, call, index, ``!``) counts toward :data:`MAX_DEPTH`."""
+
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.toks, self.i, self.depth = tokens, 0, 0
+
+    def peek(self) -> str | None:
+        return self.toks[self.i][1] if self.i < len(self.toks) else None
+
+    def take(self, want: str | None = None) -> tuple[str, str]:
+        if self.i >= len(self.toks) or (want is not None and self.toks[self.i][1] != want):
+            raise _Unread(f"expected {want or 'more'}")
+        self.i += 1
+        return self.toks[self.i - 1]
+
+    def nest(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Unread("nested too deep")
+
+    def expr(self) -> tuple:
+        self.nest()
+        items = [self.conj()]
+        while self.peek() == "||":
+            self.take()
+            items.append(self.conj())
+        self.depth -= 1
+        return items[0] if len(items) == 1 else ("or", tuple(items))
+
+    def conj(self) -> tuple:
+        items = [self.cmp(("==", "!="), self.cmp_order)]
+        while self.peek() == "&&":
+            self.take()
+            items.append(self.cmp(("==", "!="), self.cmp_order))
+        return items[0] if len(items) == 1 else ("and", tuple(items))
+
+    def cmp(self, ops: tuple[str, ...], sub: Callable[[], tuple]) -> tuple:
+        left = sub()
+        while self.peek() in ops:
+            op = self.take()[1]
+            left = ("cmp", op, left, sub())
+        return left
+
+    def cmp_order(self) -> tuple:
+        return self.cmp(("<", "<=", ">", ">="), self.unary)
+
+    def unary(self) -> tuple:
+        if self.peek() == "!":
+            self.take()
+            self.nest()
+            inner = self.unary()
+            self.depth -= 1
+            return ("not", inner)
+        return self.postfix(self.primary())
+
+    def primary(self) -> tuple:
+        kind, text = self.take()
+        if kind == "str":
+            return ("lit", text[1:-1].replace("''", "'"))
+        if kind == "num":
+            return ("lit", float(int(text, 16)) if text.lower().startswith("0x") else float(text))
+        if text == "(":
+            inner = self.expr()
+            self.take(")")
+            return inner
+        if kind != "id":
+            raise _Unread(f"unexpected {text!r}")
+        name = text.lower()
+        if name in _KEYWORDS:
+            return ("lit", _KEYWORDS[name])
+        if self.peek() == "(":
+            return self.call(name)
+        return ("path", (name,))
+
+    def call(self, name: str) -> tuple:
+        self.take("(")
+        self.nest()
+        args: list[tuple] = []
+        while self.peek() != ")":
+            if args:
+                self.take(",")
+            args.append(self.expr())
+        self.take(")")
+        self.depth -= 1
+        return ("call", name, tuple(args))
+
+    def postfix(self, node: tuple) -> tuple:
+        if self.peek() not in (".", "["):
+            return node
+        names = list(node[1]) if node[0] == "path" else None
+        while self.peek() in (".", "["):
+            if self.take()[1] == ".":
+                kind, text = self.take()
+                key = "*" if text == "*" else text.lower() if kind == "id" else None
+            else:
+                self.nest()
+                index = self.expr()
+                self.take("]")
+                self.depth -= 1
+                key = index[1].lower() if index[0] == "lit" and isinstance(index[1], str) else None
+            if key is None or names is None:
+                names = None  # an index computed at run time, or a property of a call: unknown
+            else:
+                names.append(key)
+        return ("path", tuple(names)) if names is not None else ("lit", _UNKNOWN)
+
+
+def parse_condition(value: Any) -> tuple | None:
+    """The expression tree of an ``if:`` value, or None when it is unread (module docstring) or has no
+    expression to read.  A YAML boolean is that literal; a string with text around ``${{ }}`` is always true.
+
+    >>> parse_condition("${{ github.event_name == 'push' }}")
+    ('cmp', '==', ('path', ('github', 'event_name')), ('lit', 'push'))
+    >>> parse_condition("x ${{ false }}"), parse_condition("(" * 40 + "true" + ")" * 40)
+    (('lit', 'x ${{ false }}'), None)
+    """
+    if isinstance(value, bool):
+        return ("lit", value)
+    if not isinstance(value, str) or len(value) > MAX_CHARS:
+        return None
+    m = _TEMPLATE.fullmatch(value)
+    if m is not None and "${{" not in m.group(1):
+        value = m.group(1)
+    elif "${{" in value:
+        return ("lit", value)  # text around an expression: a non-empty string, true
+    try:
+        parser = _Parser(_tokens(value))
+        tree = parser.expr()
+        if parser.i != len(parser.toks):
+            raise _Unread("text after the expression")
+        return tree
+    except _Unread:
+        return None
+
+
+# ------------------------------------------------------------------------------------------------ values
+
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+_UNKNOWN = _Unknown()
+
+
+@dataclass(frozen=True)
+class _Str:
+    """A string known only as one of ``values`` (lower case; None: any) and none of ``excluded``."""
+
+    values: frozenset[str] | None
+    excluded: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class _Sym:
+    """A non-empty repository name known only by identity: ``repo`` (this one), ``fork-head`` (a fork's)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class _Truth:
+    """A value known only by its truthiness (``&&`` / ``||`` of unknowns); ``t`` None: unknown."""
+
+    t: bool | None
+
+
+@dataclass(frozen=True)
+class _Scenario:
+    """The outsider's run: ``event``, its possible activity ``actions`` (None: any), the guards read as
+    unknown (``relaxed``)."""
+
+    event: str
+    actions: frozenset[str] | None
+    relaxed: frozenset[str]
+
+    def guarded(self, guard: str, value: Any) -> Any:
+        return _UNKNOWN if guard in self.relaxed else value
+
+
+def _truth(v: Any) -> bool | None:
+    """GitHub's truthiness, None when unknown."""
+    if v is _UNKNOWN:
+        return None
+    if isinstance(v, _Truth):
+        return v.t
+    if isinstance(v, _Str):
+        return True if v.values is not None and "" not in v.values else None
+    if isinstance(v, (_Sym, list, dict)):
+        return True
+    if isinstance(v, float):
+        return not (v == 0 or math.isnan(v))
+    return bool(v)
+
+
+def _number(v: Any) -> float:
+    """GitHub's cast to a number (for ``==`` of different types)."""
+    if v is None or v is False:
+        return 0.0
+    if v is True:
+        return 1.0
+    if isinstance(v, float):
+        return v
+    if isinstance(v, str):
+        try:
+            return float(v.strip()) if v.strip() else 0.0
+        except ValueError:
+            return math.nan
+    return math.nan  # arrays, objects, repository names
+
+
+def _str_eq(s: _Str, text: str) -> bool | None:
+    text = text.lower()
+    if text in s.excluded or (s.values is not None and text not in s.values):
+        return False
+    return True if s.values == frozenset({text}) else None
+
+
+def _eq(a: Any, b: Any) -> bool | None:
+    """Loose equality (strings ignore case; other types coerced to numbers), None when unknown."""
+    if a is _UNKNOWN or b is _UNKNOWN or isinstance(a, _Truth) or isinstance(b, _Truth):
+        return None
+    if isinstance(b, (_Str, _Sym)) and not isinstance(a, (_Str, _Sym)):
+        a, b = b, a
+    if isinstance(a, _Sym):
+        if isinstance(b, _Sym):
+            return a.name == b.name if {a.name, b.name} <= {"repo", "fork-head"} else None
+        return None if isinstance(b, (str, _Str)) else False  # a name is no number: NaN
+    if isinstance(a, _Str):
+        return _str_eq(a, b) if isinstance(b, str) else None
+    if isinstance(a, (list, dict)) or isinstance(b, (list, dict)):
+        return False if type(a) is not type(b) else None  # instances: equal only when the same one
+    if isinstance(a, str) and isinstance(b, str):
+        return a.lower() == b.lower()
+    if type(a) is type(b) and not isinstance(a, str):
+        return a == b
+    return _number(a) == _number(b)
+
+
+def _text(v: Any) -> str | None:
+    """GitHub's cast to a string, None when unknown."""
+    if isinstance(v, str):
+        return v.lower()
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return str(int(v)) if v.is_integer() else repr(v)
+    return None
+
+
+def _each(item: Any, test: Callable[[str], bool]) -> bool | None:
+    """``test`` over every value ``item`` may have: all true, all false, or None."""
+    if isinstance(item, _Str) and item.values is not None:
+        results = {test(v) for v in item.values}
+        return results.pop() if len(results) == 1 else None
+    text = _text(item)
+    return None if text is None else test(text)
+
+
+def _contains(search: Any, item: Any) -> bool | None:
+    if isinstance(search, list):
+        if not search:
+            return False
+        found: list[bool | None] = []
+        for element in search:
+            text = _text(element)
+            found.append(None if text is None else _each(item, lambda v, t=text: v == t))
+        return True if True in found else False if all(f is False for f in found) else None
+    needle = _text(item)
+    if isinstance(search, _Str) and needle is not None:
+        return _each(search, lambda v: needle in v)
+    text = _text(search)
+    return None if text is None else _each(item, lambda v: v in text)
+
+
+def _affix(args: Sequence[Any], ends: bool) -> bool | None:
+    text, affix = _text(args[0]), _text(args[1])
+    if affix is not None and isinstance(args[0], _Str):
+        return _each(args[0], lambda v: v.endswith(affix) if ends else v.startswith(affix))
+    if text is None or affix is None:
+        return None
+    return text.endswith(affix) if ends else text.startswith(affix)
+
+
+def _from_json(arg: Any) -> Any:
+    if not isinstance(arg, str) or arg.count("[") + arg.count("{") > MAX_DEPTH:
+        return _UNKNOWN
+    try:
+        value = json.loads(arg, parse_int=float, parse_float=float)
+    except (ValueError, RecursionError):
+        return _UNKNOWN
+    return value if isinstance(value, (list, dict, str, float, bool)) or value is None else _UNKNOWN
+
+
+def _call(name: str, args: list[Any]) -> Any:
+    """The functions read (module docstring); every other call is unknown."""
+    if name == "always" and not args:
+        return True
+    if name == "fromjson" and len(args) == 1:
+        return _from_json(args[0])
+    if name == "contains" and len(args) == 2:
+        found = _contains(*args)
+    elif name in ("startswith", "endswith") and len(args) == 2:
+        found = _affix(args, name == "endswith")
+    else:
+        return _UNKNOWN
+    return _UNKNOWN if found is None else found
+
+
+# ------------------------------------------------------------------------------------------------ contexts
+
+
+def _event_value(names: tuple[str, ...], scn: _Scenario) -> Any:
+    """``github.event.<names>`` in the outsider's run."""
+    head = names[0] if names else ""
+    if head in _PAYLOAD_OBJECTS and head not in _PAYLOAD[scn.event]:
+        return None  # the event's payload has no such object
+    if names == ("action",):
+        return scn.guarded("label-gate", _Str(scn.actions, frozenset({"labeled", "unlabeled"}))) \
+            if scn.event == "pull_request_target" else _Str(scn.actions)
+    if head == "label":  # only labeled / unlabeled carry it: people with triage access label
+        return scn.guarded("label-gate", None)
+    if names[1:] == ("labels", "*", "name") and head in ("pull_request", "issue"):
+        return scn.guarded("label-gate", [])
+    if names[1:] == ("author_association",) and head in ("pull_request", "issue", "comment"):
+        return scn.guarded("author-association", _Str(_OUTSIDER_ASSOCIATION))
+    if names in (("pull_request", "head", "repo", "full_name"), ("workflow_run", "head_repository", "full_name")):
+        return scn.guarded("same-repository-condition", _Sym("fork-head"))
+    if names in (("pull_request", "head", "repo", "fork"), ("workflow_run", "head_repository", "fork")):
+        return scn.guarded("same-repository-condition", True)
+    return _UNKNOWN
+
+
+def _path(names: tuple[str, ...], scn: _Scenario) -> Any:
+    if names[:1] != ("github",):
+        return _UNKNOWN
+    if names[1:] == ("event_name",):
+        return scn.event
+    if names[1:] == ("repository",):
+        return _Sym("repo")
+    if names[1:2] == ("event",):
+        return _event_value(names[2:], scn)
+    return _UNKNOWN
+
+
+# ------------------------------------------------------------------------------------------------ evaluation
+
+
+def _chain(items: Iterable[tuple], scn: _Scenario, stop: bool) -> Any:
+    """``&&`` (``stop`` False: the first falsy operand decides) or ``||`` (``stop`` True: the first truthy)."""
+    unknown = False
+    last: Any = None
+    for item in items:
+        last = _eval(item, scn)
+        t = _truth(last)
+        if t is stop:
+            return _Truth(stop) if unknown else last
+        unknown = unknown or t is None
+    return _Truth(None) if unknown else last
+
+
+def _eval(node: tuple, scn: _Scenario) -> Any:
+    kind = node[0]
+    if kind == "lit":
+        return node[1]
+    if kind == "path":
+        return _path(node[1], scn)
+    if kind == "not":
+        t = _truth(_eval(node[1], scn))
+        return _UNKNOWN if t is None else not t
+    if kind == "and" or kind == "or":
+        return _chain(node[1], scn, kind == "or")
+    if kind == "call":
+        return _call(node[1], [_eval(a, scn) for a in node[2]])
+    op, a, b = node[1], _eval(node[2], scn), _eval(node[3], scn)
+    if op not in ("==", "!="):
+        return _UNKNOWN
+    same = _eq(a, b)
+    return _UNKNOWN if same is None else same == (op == "==")
+
+
+def _false(tree: tuple, event: str, actions: frozenset[str] | None, relaxed: Iterable[str]) -> bool:
+    return _truth(_eval(tree, _Scenario(event, actions, frozenset(relaxed)))) is False
+
+
+def verdicts(tree: tuple | None, events: dict[str, Sequence[str] | None]) -> list[Verdict]:
+    """What the condition ``tree`` (:func:`parse_condition`) means for an outsider's run of each privileged
+    event of ``events`` (event -> the trigger's activity ``types``, None when not filtered), in event order.
+
+    >>> t = parse_condition("github.event_name == 'push' || contains(github.event.pull_request.labels.*.name, 'ok')")
+    >>> for v in verdicts(t, {"pull_request_target": None, "issue_comment": ["created"], "push": None}):
+    ...     print(v.event, v.outcome, v.guards)
+    issue_comment skipped ()
+    pull_request_target gated ('label-gate',)
+    """
+    if tree is None:
+        return []
+    out: list[Verdict] = []
+    for event in sorted(set(events) & set(PRIVILEGED_EVENTS)):
+        listed, types = _ACTIONS[event], events[event]
+        actions = frozenset(t.lower() for t in types) if types else listed
+        if listed is not None and actions is not None:
+            actions &= listed
+        if _false(tree, event, actions, GUARDS):
+            out.append(Verdict(event, "skipped"))
+        elif _false(tree, event, actions, ()):
+            alone = tuple(g for g in GUARDS if _false(tree, event, actions, set(GUARDS) - {g}))
+            out.append(Verdict(event, "gated", alone or GUARDS))
+    return out
