@@ -28,6 +28,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "github-act
 PRIVILEGED = {"pull_request_target": None, "workflow_run": ["completed"], "issue_comment": ["created"]}
 FORK, COMMENT, MEMBER = (ids.untrusted(a, "acme") for a in ("fork-pr", "comment", "org-member"))
 S, G = "skipped", "gated"
+ALL_SKIPPED = [("issue_comment", S, ()), ("pull_request_target", S, ()), ("workflow_run", S, ())]
 
 
 def said(condition, events=None):
@@ -36,13 +37,13 @@ def said(condition, events=None):
 
 @pytest.mark.parametrize("condition, expected", [
     # the event: never the privileged fork trigger
-    ("github.event_name == 'push'", [("issue_comment", S, ()), ("pull_request_target", S, ()), ("workflow_run", S, ())]),
+    ("github.event_name == 'push'", ALL_SKIPPED),
     ("${{ github.event_name != 'pull_request_target' }}", [("pull_request_target", S, ())]),
     ("contains(fromJSON('[\"push\", \"schedule\"]'), github.event_name)",
      [("issue_comment", S, ()), ("pull_request_target", S, ()), ("workflow_run", S, ())]),
     ("!(github.event_name == 'pull_request_target' || github.event_name == 'workflow_run')",
      [("pull_request_target", S, ()), ("workflow_run", S, ())]),
-    ("GitHub.Event_Name == 'PUSH'", [("issue_comment", S, ()), ("pull_request_target", S, ()), ("workflow_run", S, ())]),
+    ("GitHub.Event_Name == 'PUSH'", ALL_SKIPPED),
     ("startsWith(github.event_name, 'pull_request')", [("issue_comment", S, ()), ("workflow_run", S, ())]),
     # the activity type: issue_comment's and workflow_run's are listed; the trigger's types narrow them
     ("github.event.action == 'edited'", [("issue_comment", S, ()), ("workflow_run", S, ())]),
@@ -73,6 +74,11 @@ def said(condition, events=None):
     # two guards: either decides
     ("contains(github.event.pull_request.labels.*.name, 'ok') && !github.event.pull_request.head.repo.fork",
      [("issue_comment", S, ()), ("pull_request_target", G, ("same-repository-condition", "label-gate")),
+      ("workflow_run", S, ())]),
+    # an alternative of two guards: both are named
+    ("contains(github.event.pull_request.labels.*.name, 'ok') || "
+     "github.event.pull_request.author_association == 'MEMBER'",
+     [("issue_comment", S, ()), ("pull_request_target", G, ("label-gate", "author-association")),
       ("workflow_run", S, ())]),
     # literals (a YAML boolean is the literal too)
     ("false", [("issue_comment", S, ()), ("pull_request_target", S, ()), ("workflow_run", S, ())]),
@@ -192,6 +198,9 @@ def pwn(condition=None, step=None, on="[push, pull_request_target]"):
     # label gate: possible, naming the guard
     ("contains(github.event.pull_request.labels.*.name, 'safe to test')", None, [("possible", gated("label-gate"))]),
     (None, "github.event.label.name == 'safe to test'", [("possible", gated("label-gate"))]),
+    ("github.event.action == 'labeled'", "github.event.label.name == 'ok'", [("possible", gated("label-gate"))]),
+    # gated by the job, skipped by the step: no entry
+    ("contains(github.event.pull_request.labels.*.name, 'ok')", "github.event_name != 'pull_request_target'", []),
     # not a protection: the entry stays certain
     ("github.repository == 'acme/site'", None, [("certain", PRT)]),
     ("github.repository_owner == 'acme'", None, [("certain", PRT)]),
@@ -214,6 +223,19 @@ def test_a_skipped_job_keeps_its_writer_entry_and_names_the_if(tmp_path):
     assert [(v.event, v.outcome, v.evidence.file, v.evidence.yaml_path, v.evidence.line) for v in job.condition] == [
         ("pull_request_target", "skipped", ".github/workflows/pwn.yml", "jobs.preview.if", 4)]
     assert [(e.key, e.props["event"]) for e in res.graph.out_edges(MEMBER) if e.target == jid] == [("write", "push")]
+
+
+@pytest.mark.parametrize("job_if, step_if, paths", [
+    ("contains(github.event.pull_request.labels.*.name, 'ok')", None, ["jobs.preview.steps[0]", "jobs.preview.if"]),
+    (None, "github.event.label.name == 'ok'", ["jobs.preview.steps[0]", "jobs.preview.steps[0].if"]),
+    ("always()", None, ["jobs.preview.steps[0]"]),
+])
+def test_a_gated_entry_carries_the_if_as_evidence(tmp_path, job_if, step_if, paths):
+    res = build_graph({"github-actions": [_repo(tmp_path, "pwn", pwn(job_if, step_if))],
+                       "runners": [FIXTURE / "positive" / "inventory.yaml"]})
+    jid = ids.job("acme/site", ".github/workflows/pwn.yml", "preview")
+    edge = next(e for e in res.graph.out_edges(FORK) if e.target == jid)
+    assert [(e.file, e.yaml_path) for e in edge.evidence] == [(".github/workflows/pwn.yml", p) for p in paths]
 
 
 def test_a_step_if_is_the_steps_evidence(tmp_path):
@@ -300,3 +322,33 @@ def test_real_privileged_workflows_of_the_corpus():
         wf = parse_workflow((CORPUS / path).read_text(encoding="utf-8"), file=file, repository=repo.replace("__", "/"))
         assert {t.event for t in wf.events} & {"pull_request_target", "workflow_run"}
         assert job_condition(wf.jobs[job], Src(wf.file, wf.repository, wf.lines), f"jobs.{job}", wf.events) == ()
+
+
+WORKFLOW_RUN = """\
+on:
+  workflow_run:
+    workflows: [CI]
+    types: [completed]
+jobs:
+  report:
+{job_if}    runs-on: [self-hosted, linux]
+    steps:
+      - uses: actions/download-artifact@v4
+        with:
+          run-id: ${{{{ github.event.workflow_run.id }}}}
+      - run: ./report.sh
+"""
+
+
+@pytest.mark.parametrize("job_if, expected", [
+    (None, [("possible", ["workflow-run-privileged"])]),
+    ("github.event.workflow_run.conclusion == 'success'", [("possible", ["workflow-run-privileged"])]),
+    ("github.event.workflow_run.head_repository.full_name == github.repository",
+     [("possible", ["same-repository-condition", "workflow-run-privileged"])]),
+    ("github.event.action == 'requested'", []),  # the trigger's types: completed only
+    ("github.event.pull_request.head.repo.full_name == github.repository", []),  # no pull_request in the payload
+])
+def test_workflow_run_entries_read_the_job_if(tmp_path, job_if, expected):
+    """A ``workflow_run`` job that downloads the triggering run's artifact (a possible entry, rule 2)."""
+    text = WORKFLOW_RUN.format(job_if=f"    if: {json.dumps(job_if)}\n" if job_if else "")
+    assert _entries(tmp_path, "report", text) == expected

@@ -281,10 +281,10 @@ def test_same_repository_condition_on_a_real_workflow():
     require(wf_file.is_file(), "the shared corpus is not beside the checkout", corpus=True)
     wf = parse_workflow(wf_file.read_text(encoding="utf-8"), file=".github/workflows/test-login-to-gar.yaml",
                         repository="grafana/shared-workflows")
-    found = job_condition(wf.jobs["test"], Src(wf.file, wf.repository, wf.lines), "jobs.test",
-                          [Trigger(event=e, evidence=Evidence(file="t")) for e in ("pull_request_target", "issue_comment")])
+    src = Src(wf.file, wf.repository, wf.lines)
+    privileged = [Trigger(event=e, evidence=Evidence(file="t")) for e in ("pull_request_target", "issue_comment")]
+    found = job_condition(wf.jobs["test"], src, "jobs.test", privileged)
     assert [(v.event, v.outcome, v.guards, v.evidence.yaml_path, v.evidence.line) for v in found] == [
         ("issue_comment", "skipped", (), "jobs.test.if", 34),
         ("pull_request_target", "gated", ("same-repository-condition",), "jobs.test.if", 34)]
-    assert job_condition(wf.jobs["test"], Src(wf.file, wf.repository, wf.lines), "jobs.test",
-                         [Trigger(event=e, evidence=Evidence(file="t")) for e in wf.triggers]) == ()  # its own triggers are not privileged
+    assert job_condition(wf.jobs["test"], src, "jobs.test", wf.events) == ()  # its own triggers: not privileged

@@ -119,14 +119,15 @@ class _Out:
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
 
-    def edge(self, actor: str, owner: str, target: str, ev: Evidence, conf: Confidence, key: str,
-             props: dict[str, Any]) -> None:
+    def edge(self, actor: str, owner: str, target: str, ev: Evidence | Sequence[Evidence], conf: Confidence,
+             key: str, props: dict[str, Any]) -> None:
         sid = ids.untrusted(actor, owner)
         if sid not in self.graph:
             self.graph.add_node(UntrustedActor(id=sid, name=f"{actor} ({owner})", actor=actor, owner=owner,
                                                evidence=[Evidence(file="graphkit/data/untrusted_guards.json",
                                                                   detail=f"{actor} of {owner}")]))
-        self.graph.add_edge_fields(EdgeKind.CAN_TRIGGER, sid, target, [ev], key=key, confidence=conf, props=props)
+        evs = [ev] if isinstance(ev, Evidence) else list(ev)
+        self.graph.add_edge_fields(EdgeKind.CAN_TRIGGER, sid, target, evs, key=key, confidence=conf, props=props)
         if actor == "fork-pr":  # rule 5: a writer can open the same pull request (from a branch, not gated)
             self.edge("org-member", owner, target, ev, conf, key,
                       {**props, "guards": [*props.get("guards", []), *_g("org-member-write")]})
@@ -169,10 +170,11 @@ def _if_verdict(verdicts: Sequence[IfVerdict], event: str) -> IfVerdict | None:
     return next((v for v in verdicts if v.event == event), None)
 
 
-def _code_conf(job: Job, event: str) -> tuple[Confidence, Evidence, list[str]] | None:
+def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[str]] | None:
     """How surely a privileged job runs pull request code (rules 2-3), None when every way in is guarded: a
-    step whose ``if`` skips it for ``event`` is no way in, one whose ``if`` is gated is ``possible``."""
-    best: tuple[Confidence, Evidence, list[str]] | None = None
+    step whose ``if`` skips it for ``event`` is no way in, one whose ``if`` is gated is ``possible`` (evidence:
+    the step, then its ``if``)."""
+    best: tuple[Confidence, list[Evidence], list[str]] | None = None
     for code in job.untrusted_code:
         verdict = _if_verdict(code.condition, event)
         if (code.how == "checkout" and event in _PRIVILEGED and code.guard == "checkout-refuses") or (
@@ -180,14 +182,15 @@ def _code_conf(job: Job, event: str) -> tuple[Confidence, Evidence, list[str]] |
             continue
         conf = P if code.how == "artifact" or (event in _PRIVILEGED and code.guard == "unknown") else C
         rules = _g("checkout-refuses-fork-code") if code.how == "checkout" and event in _PRIVILEGED else []
+        evs = [code.evidence]
         if verdict is not None:
-            conf, rules = P, [*rules, *_g(*verdict.guards)]
+            conf, rules, evs = P, [*rules, *_g(*verdict.guards)], [*evs, verdict.evidence]
         if best is None or (best[0] is P and conf is C):
-            best = (conf, code.evidence, rules)
+            best = (conf, evs, rules)
     return best
 
 
-def _unread_call(ctx: Context, job: Job) -> tuple[Confidence, Evidence, list[str]] | None:
+def _unread_call(ctx: Context, job: Job) -> tuple[Confidence, list[Evidence], list[str]] | None:
     """Rule 6: a privileged job calling a workflow that is not in the input may run pull request code
     (``possible``, evidence: the call)."""
     wid = unread_callee(ctx.graph, job)
@@ -196,7 +199,7 @@ def _unread_call(ctx: Context, job: Job) -> tuple[Confidence, Evidence, list[str
     ev = next((e.evidence[0] for e in ctx.graph.out_edges(job.id)
                if e.kind is EdgeKind.CALLS_WORKFLOW and e.target == wid and e.evidence), job.runs_on_unresolved)
     assert ev is not None  # unread_callee needs runs_on_unresolved
-    return P, ev, _g("called-workflow-not-read")
+    return P, [ev], _g("called-workflow-not-read")
 
 
 def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
@@ -209,8 +212,8 @@ def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
         return
     conf, ev, rules = found
     gates = _g(*verdict.guards) if verdict is not None else []
-    if gates:  # the job runs only once the guard is passed, as far as its ``if`` is read
-        conf, rules = P, [*rules, *gates]
+    if verdict is not None and gates:  # the job runs only once the guard is passed, as far as its ``if`` is read
+        conf, rules, ev = P, list(dict.fromkeys([*rules, *gates])), [*ev, verdict.evidence]
     owner, repo = context_owner(job), ctx.repos.get(context_repo(job))
     base = {"job": job.id, "event": event}
     if event == "issue_comment":
@@ -235,8 +238,8 @@ def _reviewed(ctx: Context, job: Job) -> bool:
 class _Reviewed(_Out):
     """An :class:`_Out` for a job behind required reviewers: every edge ``possible``, naming the guard."""
 
-    def edge(self, actor: str, owner: str, target: str, ev: Evidence, conf: Confidence, key: str,
-             props: dict[str, Any]) -> None:
+    def edge(self, actor: str, owner: str, target: str, ev: Evidence | Sequence[Evidence], conf: Confidence,
+             key: str, props: dict[str, Any]) -> None:
         props = {**props, "guards": [*props.get("guards", []), *_g("environment-required-reviewers")]}
         super().edge(actor, owner, target, ev, P, key, props)
 

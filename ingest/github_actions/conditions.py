@@ -504,6 +504,13 @@ def _false(tree: tuple, event: str, actions: frozenset[str] | None, relaxed: Ite
     return _truth(_eval(tree, _Scenario(event, actions, frozenset(relaxed)))) is False
 
 
+def _deciding(tree: tuple, event: str, actions: frozenset[str] | None) -> tuple[str, ...]:
+    """The guards that decide a gated condition: each that alone keeps it false, else each whose passing alone
+    could make it true (an alternative of two guards)."""
+    alone = tuple(g for g in GUARDS if _false(tree, event, actions, set(GUARDS) - {g}))
+    return alone or tuple(g for g in GUARDS if not _false(tree, event, actions, {g})) or GUARDS
+
+
 def verdicts(tree: tuple | None, events: dict[str, Sequence[str] | None]) -> list[Verdict]:
     """What the condition ``tree`` (:func:`parse_condition`) means for an outsider's run of each privileged
     event of ``events`` (event -> the trigger's activity ``types``, None when not filtered), in event order.
@@ -525,6 +532,5 @@ def verdicts(tree: tuple | None, events: dict[str, Sequence[str] | None]) -> lis
         if _false(tree, event, actions, GUARDS):
             out.append(Verdict(event, "skipped"))
         elif _false(tree, event, actions, ()):
-            alone = tuple(g for g in GUARDS if _false(tree, event, actions, set(GUARDS) - {g}))
-            out.append(Verdict(event, "gated", alone or GUARDS))
+            out.append(Verdict(event, "gated", _deciding(tree, event, actions)))
     return out
