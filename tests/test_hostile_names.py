@@ -127,6 +127,8 @@ def run_on_pty(args: list[str], cwd: Path, columns: int = 200) -> str:
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 60, columns, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR", "TERM")}
     env["TERM"] = "xterm-256color"
+    # the checkout under test, not whichever one the environment has installed
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH")]))
     proc = subprocess.Popen([sys.executable, "-m", "graphkit.cli", *args], cwd=cwd, stdin=slave, stdout=slave,
                             stderr=slave, env=env, close_fds=True)
     os.close(slave)
