@@ -24,7 +24,7 @@ from libc.stdint cimport int64_t, uint8_t
 import numpy as np
 
 #: the interface graphkit.analysis.plan.fast was written against: it uses this module only when equal
-API = 1
+API = 2
 
 
 cdef class Plan:
@@ -34,8 +34,8 @@ cdef class Plan:
     cdef const int64_t[::1] src, tgt, via, out_ptr, in_ptr, in_arc, via_ptr, via_arc, seeds, weight
     cdef const uint8_t[::1] is_seed, seedy
     cdef int64_t n, root, m
-    cdef uint8_t[::1] in_r, mark
-    cdef int64_t[::1] buf, heads
+    cdef uint8_t[::1] in_r, mark, in_a
+    cdef int64_t[::1] buf, heads, fails, abuf, chain, hid, w1, w2, w3, w4, w5
 
     def __init__(self, src, tgt, via, out_ptr, in_ptr, in_arc, via_ptr, via_arc, seeds, weight, is_seed, seedy,
                  int64_t n, int64_t root):
@@ -47,8 +47,10 @@ cdef class Plan:
             raise ValueError("plan kernel: CSR pointers do not match the node counts")
         self.in_r = np.zeros(root + 1, dtype=np.uint8)
         self.mark = np.zeros(root + 1, dtype=np.uint8)
-        self.buf = np.empty(root + 1, dtype=np.int64)
-        self.heads = np.empty(root + 1, dtype=np.int64)
+        self.in_a = np.zeros(root + 1, dtype=np.uint8)
+        self.hid = np.full(root + 1, -1, dtype=np.int64)
+        self.buf, self.heads, self.fails, self.abuf, self.chain, self.w1, self.w2, self.w3, self.w4, self.w5 = [
+            np.empty(root + 1, dtype=np.int64) for _ in range(10)]
 
     def reach(self, const uint8_t[::1] alive, const uint8_t[::1] dead):
         """(n,) bool: the nodes reached from the live seeds over live arcs into valid nodes.  O(V + E)."""
@@ -97,7 +99,7 @@ cdef class Plan:
         (N,), (N,), (N + 1,), (k,) int64 as ``fast._tree`` makes them (idom -1 for the root and the nodes off the
         tree).  O((V + E) log V) at worst, near-linear in practice (SNCA)."""
         cdef int64_t total = self.root + 1, n = self.n, root = self.root
-        cdef int64_t a, u, v, x, i, k, cnt, sp, j, p, new, f1, f2
+        cdef int64_t a, u, v, x, i, k, cnt, p
         sdeg_a = np.zeros(total + 1, dtype=np.int64)
         pdeg_a = np.zeros(total + 1, dtype=np.int64)
         cdef int64_t[::1] sptr = sdeg_a, pptr = pdeg_a
@@ -150,78 +152,13 @@ cdef class Plan:
                     sfill[x] += 1
                     pred[pfill[v]] = x
                     pfill[v] += 1
-        # 2. preorder of an iterative depth-first search from the root, with the DFS tree's parents (preorder
-        #    numbers; pre: -1 off the tree)
+        # 2-3. preorder and DFS tree, then SNCA (``_snca``), on preorder numbers
         pre_a = np.full(total, -1, dtype=np.int64)
         vertex_a = np.empty(total, dtype=np.int64)
-        parent_a = np.empty(total, dtype=np.int64)
-        stack_a = np.empty(total, dtype=np.int64)
-        at_a = np.empty(total, dtype=np.int64)
-        cdef int64_t[::1] pre = pre_a, vertex = vertex_a, parent = parent_a, stack = stack_a, at = at_a
-        cnt = 1
-        sp = 1
-        stack[0] = root
-        at[0] = sptr[root]
-        pre[root] = 0
-        vertex[0] = root
-        parent[0] = -1
+        dom_a = np.empty(total, dtype=np.int64)
+        cdef int64_t[::1] pre = pre_a, vertex = vertex_a, dom = dom_a
         with nogil:
-            while sp > 0:
-                v = stack[sp - 1]
-                i = at[sp - 1]
-                if i < sptr[v + 1]:
-                    at[sp - 1] = i + 1
-                    x = succ[i]
-                    if pre[x] < 0:
-                        pre[x] = cnt
-                        vertex[cnt] = x
-                        parent[cnt] = pre[v]
-                        cnt += 1
-                        stack[sp] = x
-                        at[sp] = sptr[x]
-                        sp += 1
-                else:
-                    sp -= 1
-        # 3. semidominators by Lengauer-Tarjan's simple eval/link (path compression), then immediate dominators as
-        #    nearest common ancestors in the DFS tree: SNCA (L. Georgiadis, R. E. Tarjan, R. F. Werneck, "Finding
-        #    dominators in practice", JGAA 10(1), 2006), all on preorder numbers
-        semi_a = np.arange(cnt, dtype=np.int64)
-        label_a = np.arange(cnt, dtype=np.int64)
-        anc_a = np.full(cnt, -1, dtype=np.int64)
-        dom_a = np.array(parent_a[:cnt])
-        cdef int64_t[::1] semi = semi_a, label = label_a, anc = anc_a, dom = dom_a
-        with nogil:
-            k = cnt - 1
-            while k >= 1:
-                v = vertex[k]
-                for j in range(pptr[v], pptr[v + 1]):
-                    p = pre[pred[j]]
-                    if p < 0:
-                        continue
-                    if anc[p] >= 0:  # eval(p): compress its path in the linked forest, then its label
-                        sp = 0
-                        x = p
-                        while anc[anc[x]] >= 0:
-                            stack[sp] = x
-                            sp += 1
-                            x = anc[x]
-                        while sp > 0:
-                            sp -= 1
-                            f1 = stack[sp]
-                            f2 = anc[f1]
-                            if semi[label[f2]] < semi[label[f1]]:
-                                label[f1] = label[f2]
-                            anc[f1] = anc[f2]
-                        p = label[p]
-                    if semi[p] < semi[k]:
-                        semi[k] = semi[p]
-                anc[k] = parent[k]  # link
-                k -= 1
-            for k in range(1, cnt):
-                new = dom[k]
-                while new > semi[k]:
-                    new = dom[new]
-                dom[k] = new
+            cnt = _snca(root, sptr, succ, pptr, pred, pre, vertex, dom, self.w1, self.w2, self.w3, self.w4, self.w5)
         # 4. immediate dominators, subtree weights (children before parents: reverse preorder), children lists
         idom_a = np.full(total, -1, dtype=np.int64)
         subw_a = np.zeros(total, dtype=np.int64)
@@ -250,24 +187,52 @@ cdef class Plan:
                 if p >= 0:
                     kids[kfill[p]] = v
                     kfill[p] += 1
-        return idom_a, subw_a, kids_ptr_a, kids_a
+        links_a = np.full((3, total), -1, dtype=np.int64)
+        cdef int64_t[:, ::1] links = links_a
+        with nogil:  # the same children as linked lists (first child, next and previous sibling): cut() edits them
+            for v in range(total):
+                for i in range(kptr[v], kptr[v + 1]):
+                    x = kids[i]
+                    if i == kptr[v]:
+                        links[0, v] = x
+                    else:
+                        links[1, kids[i - 1]] = x
+                        links[2, x] = kids[i - 1]
+        return idom_a, subw_a, kids_ptr_a, kids_a, links_a
 
-    def cut(self, int64_t[::1] idom, int64_t[::1] subw, const int64_t[::1] kids_ptr, const int64_t[::1] kids,
-            uint8_t[::1] gone, const uint8_t[::1] alive, const uint8_t[::1] reached, const uint8_t[::1] dead,
-            int64_t subject, int64_t via_in, int64_t via_out, bint invalidates, const int64_t[::1] arcs):
-        """``fast._cut_in_place`` of a non-wiping candidate on the kept tree: when ``fast._kept`` holds, the tree
-        is updated in place (the subtree marked gone, with the candidate's ``via_in``; the ancestors' weights
-        lowered) and the real nodes cut are returned ((k,) int64, in subtree order); else None and nothing
-        changes.  O(|D| + the arcs leaving D + the exits' in-degrees + depth)."""
+    cdef inline bint _live(self, int64_t a, const uint8_t[::1] alive, const uint8_t[::1] reached,
+                           const uint8_t[::1] dead) noexcept nogil:
+        """Arc ``a`` is in the dominator graph after the cut: live, from a reached node, into a valid one, and
+        touching no node of ``R`` (``in_r``)."""
+        cdef int64_t u = self.src[a], v = self.tgt[a], x = self.via[a]
+        return (alive[a] and reached[u] and not dead[v] and u != v and not self.in_r[u] and not self.in_r[v]
+                and (x < 0 or not self.in_r[x]))
+
+    def cut(self, int64_t[::1] idom, int64_t[::1] subw, int64_t[:, ::1] links, uint8_t[::1] gone,
+            const uint8_t[::1] alive, const uint8_t[::1] reached, const uint8_t[::1] dead,
+            int64_t subject, int64_t via_in, int64_t via_out, bint invalidates, const int64_t[::1] arcs,
+            int64_t cap):
+        """``fast._cut_in_place`` of a non-wiping candidate on the kept tree (``links``: the children lists
+        :meth:`tree` returned, edited here).
+
+        The cut subtree ``D`` and the candidate's virtual nodes (``R``) go.  The exits that fail ``fast._kept``'s
+        check (none: the tree is kept as it is) may change dominators, and so may what they reach; nothing else
+        does (``fast._kept``).  When what the failing exits reach after the cut (``A``) has at most ``cap`` nodes,
+        their immediate dominators are recomputed on a small graph (``_repair``) and the tree is edited in place:
+        ``D`` and ``via_in`` marked gone, the nodes of ``A`` moved under their new parents, the subtree weights of
+        their old and new ancestors and of ``A`` updated.  Returns ``(cut, touched)``: (k,) int64 real nodes cut,
+        (t,) int64 nodes whose subtree may have grown or whose parent changed (``A`` and its new ancestors; empty
+        when no exit failed); or None with nothing changed (``A`` too large: the caller builds a new tree).
+        O(|D| + the arcs leaving D + the exits' in-degrees + depth), plus O(A's in-arcs + depth * |A|) to repair."""
         cdef int64_t z = subject if invalidates or idom[subject] == via_in else via_out
-        cdef int64_t n = self.n, root = self.root, nd = 0, nh = 0, head, i, a, b, u, v = 0, v2, x, h, par, s, first, w
-        cdef int64_t lo, hi, idom_h
-        cdef int64_t[::1] d = self.buf, heads = self.heads
+        cdef int64_t n = self.n, nd = 0, nh = 0, nf = 0, head, i, a, b, u, v = 0, v2, x, h, par, s, first, w
+        cdef int64_t lo, hi, idom_h, na = 0
+        cdef int64_t[::1] d = self.buf, heads = self.heads, fails = self.fails
         cdef uint8_t[::1] in_r = self.in_r, mark = self.mark
         cdef const int64_t[::1] src = self.src, tgt = self.tgt, via = self.via
-        cdef bint kept = True, cleared
+        cdef bint cleared
         with nogil:
-            # the live subtree of z (breadth first, gone nodes skipped)
+            # the live subtree of z (breadth first over the children lists)
             if not gone[z] and idom[z] >= 0:
                 d[0] = z
                 nd = 1
@@ -275,11 +240,12 @@ cdef class Plan:
                 while head < nd:
                     v = d[head]
                     head += 1
-                    for i in range(kids_ptr[v], kids_ptr[v + 1]):
-                        x = kids[i]
+                    x = links[0, v]
+                    while x >= 0:
                         if not gone[x]:
                             d[nd] = x
                             nd += 1
+                        x = links[1, x]
             for i in range(nd):
                 in_r[d[i]] = 1
             in_r[via_in] = 1
@@ -312,8 +278,9 @@ cdef class Plan:
                             nh = _mark(x, mark, heads, nh)
                         if in_r[x]:
                             nh = _mark(v2, mark, heads, nh)
-            # each exit must keep the arc from its immediate dominator (or, under the root, arcs from two
-            # distinct seeds); the root's arcs into seeds stay, virtual nodes whose arcs all enter seeds are skipped
+            # each exit should keep the arc from its immediate dominator (or, under the root, arcs from two
+            # distinct seeds); the root's arcs into seeds stay, virtual nodes whose arcs all enter seeds are skipped.
+            # The others fail: their dominators, and those of what they reach, are recomputed
             for i in range(nh):
                 h = heads[i]
                 if in_r[h] or self.seedy[h] or (h < n and self.is_seed[h]):
@@ -339,41 +306,263 @@ cdef class Plan:
                     if par == idom_h:
                         cleared = True
                         break
-                    if par == s and self.is_seed[s] and idom_h == root:
+                    if par == s and self.is_seed[s] and idom_h == self.root:
                         if first < 0:
                             first = s
                         elif s != first:
                             cleared = True
                             break
                 if not cleared:
-                    kept = False
-                    break
+                    fails[nf] = h
+                    nf += 1
             for i in range(nh):
                 mark[heads[i]] = 0
-            for i in range(nd):
-                in_r[d[i]] = 0
-            in_r[via_in] = 0
-            in_r[via_out] = 0
-        if not kept:
+            # A: what the failing exits reach after the cut (closed under the arcs that stay)
+            na = self._reached_from(fails, nf, cap, alive, reached, dead)
+        moved = None
+        if nf and na >= 0:
+            moved = self._new_parents(na, idom, alive, reached, dead)
+        if nf and moved is None:  # too much to repair (or, never, a node of A unreached): a new tree instead
+            with nogil:
+                for i in range(na if na > 0 else 0):
+                    self.in_a[self.abuf[i]] = 0
+                for i in range(nd):
+                    in_r[d[i]] = 0
+                in_r[via_in] = 0
+                in_r[via_out] = 0
             return None
         out = np.empty(nd, dtype=np.int64)
         cdef int64_t[::1] cut = out
         cdef int64_t nreal = 0
         with nogil:
+            if nd:  # D's weight leaves its ancestors (the tree before A moves)
+                w = subw[z]
+                x = idom[z]
+                while x >= 0:
+                    subw[x] -= w
+                    x = idom[x]
+        touched = _NONE if moved is None else self._move(na, moved[0], moved[1], idom, subw, links)
+        with nogil:
+            for i in range(na):
+                self.in_a[self.abuf[i]] = 0
             for i in range(nd):
+                in_r[d[i]] = 0
                 gone[d[i]] = 1
                 if d[i] < n:
                     cut[nreal] = d[i]
                     nreal += 1
+            in_r[via_in] = 0
+            in_r[via_out] = 0
+            if nd:
+                _unlink(z, idom, links)
+            if not gone[via_in] and idom[via_in] >= 0:
+                _unlink(via_in, idom, links)
             gone[via_in] = 1
-            w = subw[z]
-            x = idom[z]
-            while x >= 0:
-                subw[x] -= w
-                x = idom[x]
             for i in range(nd):
                 subw[d[i]] = 0
-        return out[:nreal]
+        return out[:nreal], touched
+
+    cdef int64_t _reached_from(self, int64_t[::1] starts, int64_t ns, int64_t cap, const uint8_t[::1] alive,
+                               const uint8_t[::1] reached, const uint8_t[::1] dead) noexcept nogil:
+        """Mark (``in_a``) and list (``abuf``) the nodes the dominator graph after the cut reaches from
+        ``starts[:ns]``; their number, or -1 (no mark left) when they are more than ``cap``."""
+        cdef int64_t na = 0, head = 0, i, v, a, b, t, lo, hi, n = self.n
+        cdef int64_t[::1] abuf = self.abuf
+        cdef uint8_t[::1] in_a = self.in_a
+        for i in range(ns):
+            v = starts[i]
+            if not in_a[v]:
+                if na == cap:
+                    for i in range(na):
+                        in_a[abuf[i]] = 0
+                    return -1
+                in_a[v] = 1
+                abuf[na] = v
+                na += 1
+        while head < na:
+            v = abuf[head]
+            head += 1
+            if v < n:
+                lo, hi = self.out_ptr[v], self.out_ptr[v + 1]
+            else:
+                lo, hi = self.via_ptr[v - n], self.via_ptr[v - n + 1]
+            for b in range(lo, hi):
+                a = b if v < n else self.via_arc[b]
+                if not self._live(a, alive, reached, dead):
+                    continue
+                t = self.via[a] if v < n and self.via[a] >= 0 else self.tgt[a]
+                if not in_a[t]:
+                    if na == cap:
+                        for i in range(na):
+                            in_a[abuf[i]] = 0
+                        return -1
+                    in_a[t] = 1
+                    abuf[na] = t
+                    na += 1
+        return na
+
+    cdef object _new_parents(self, int64_t na, const int64_t[::1] idom,
+                        const uint8_t[::1] alive, const uint8_t[::1] reached, const uint8_t[::1] dead):
+        """The new immediate dominators of ``A`` (``abuf[:na]``, marked ``in_a``): ``(parent, order)``, (na,)
+        int64 the new parent of each and (na,) int64 ``A`` in an order with parents before children; or None (a
+        node of ``A`` unreached: never, the cut's own subtree is all that goes).
+
+        ``H``: the root, ``A``, and the tree paths from the root to every node outside ``A`` with an arc into
+        ``A`` (its *entries*), with the tree's arcs on those paths, the arcs into ``A`` and the root's arcs into
+        the live seeds of ``A``.  Nodes outside ``A`` keep their dominators (``fast._kept``), so a path avoiding
+        ``x`` reaches an entry ``w`` iff ``x`` is not on ``w``'s tree path, and nothing leaves ``A`` (it is closed):
+        the dominators of ``A`` in ``H`` are those after the cut.  An entry from a virtual node whose arcs all
+        enter seeds (its parent may be stale) is left out: the root's arc into that seed makes it redundant."""
+        cdef int64_t n = self.n, root = self.root, nn, nc = 0, cnt, ne = 0, i, j, b, a, y, par, x, w, lo, hi
+        cdef int64_t[::1] abuf = self.abuf, hid = self.hid, chain = self.chain
+        cdef uint8_t[::1] in_a = self.in_a
+        cdef const int64_t[::1] weight = self.weight
+        # H's nodes: the root (0), A (1..na), the entries' tree paths (after)
+        hid[root] = 0
+        for i in range(na):
+            hid[abuf[i]] = 1 + i
+        nn = 1 + na
+        for i in range(na):
+            y = abuf[i]
+            if y < n:
+                lo, hi = self.in_ptr[y], self.in_ptr[y + 1]
+            else:
+                lo, hi = self.via_ptr[y - n], self.via_ptr[y - n + 1]
+            ne += hi - lo + 1
+            for b in range(lo, hi):
+                a = self.in_arc[b] if y < n else self.via_arc[b]
+                par = self.via[a] if y < n and self.via[a] >= 0 else self.src[a]
+                if in_a[par] or self.seedy[par] or not self._live(a, alive, reached, dead):
+                    continue
+                x = par
+                while hid[x] < 0:
+                    hid[x] = nn
+                    chain[nc] = x
+                    nn += 1
+                    nc += 1
+                    x = idom[x]
+        ne += nc
+        hs_a = np.empty(ne, dtype=np.int64)
+        ht_a = np.empty(ne, dtype=np.int64)
+        cdef int64_t[::1] hs = hs_a, ht = ht_a
+        ne = 0
+        for i in range(nc):
+            x = chain[i]
+            hs[ne] = hid[idom[x]]
+            ht[ne] = hid[x]
+            ne += 1
+        for i in range(na):
+            y = abuf[i]
+            if y < n and self.is_seed[y]:
+                hs[ne] = 0
+                ht[ne] = 1 + i
+                ne += 1
+            if y < n:
+                lo, hi = self.in_ptr[y], self.in_ptr[y + 1]
+            else:
+                lo, hi = self.via_ptr[y - n], self.via_ptr[y - n + 1]
+            for b in range(lo, hi):
+                a = self.in_arc[b] if y < n else self.via_arc[b]
+                par = self.via[a] if y < n and self.via[a] >= 0 else self.src[a]
+                if (not in_a[par] and self.seedy[par]) or not self._live(a, alive, reached, dead):
+                    continue
+                hs[ne] = hid[par]
+                ht[ne] = 1 + i
+                ne += 1
+        node_a = np.empty(nn, dtype=np.int64)
+        cdef int64_t[::1] node = node_a
+        node[0] = root
+        for i in range(na):
+            node[1 + i] = abuf[i]
+        for i in range(nc):
+            node[1 + na + i] = chain[i]
+        for i in range(nn):
+            hid[node[i]] = -1
+        sptr_a, succ_a, pptr_a, pred_a = _csr(nn, hs_a[:ne], ht_a[:ne])
+        pre_a = np.full(nn, -1, dtype=np.int64)
+        vertex_a = np.empty(nn, dtype=np.int64)
+        dom_a = np.empty(nn, dtype=np.int64)
+        cdef int64_t[::1] sptr = sptr_a, succ = succ_a, pptr = pptr_a, pred = pred_a
+        cdef int64_t[::1] pre = pre_a, vertex = vertex_a, dom = dom_a
+        with nogil:
+            cnt = _snca(0, sptr, succ, pptr, pred, pre, vertex, dom, self.w1, self.w2, self.w3, self.w4, self.w5)
+        for i in range(na):
+            if pre[1 + i] < 0:  # pragma: no cover - the cut's own subtree is all that goes (dominators)
+                return None
+        par_a = np.empty(na, dtype=np.int64)
+        order_a = np.empty(na, dtype=np.int64)
+        cdef int64_t[::1] newpar = par_a, order = order_a
+        j = 0
+        for i in range(1, cnt):
+            y = node[vertex[i]]
+            if in_a[y]:
+                order[j] = y
+                j += 1
+        for i in range(na):
+            newpar[i] = node[vertex[dom[pre[1 + i]]]]
+        return par_a, order_a
+
+    cdef object _move(self, int64_t na, const int64_t[::1] newpar, const int64_t[::1] order, int64_t[::1] idom,
+                      int64_t[::1] subw, int64_t[:, ::1] links):
+        """Move ``A`` (``abuf[:na]``) under its new parents ``newpar`` (``order``: parents before children),
+        subtree weights and children lists updated; the nodes touched: ``A`` and its new ancestors outside it."""
+        cdef int64_t n = self.n, i, j, y, x, w, par
+        cdef int64_t[::1] abuf = self.abuf
+        cdef uint8_t[::1] in_a = self.in_a
+        cdef const int64_t[::1] weight = self.weight
+
+        # subtree weights: A's contributions leave its old ancestors outside A
+        for i in range(na):
+            y = abuf[i]
+            w = weight[y] if y < n else 0
+            x = idom[y]
+            while w and x >= 0:
+                if not in_a[x]:
+                    subw[x] -= w
+                x = idom[x]
+        # new parents (H's immediate dominators), children lists edited
+        for i in range(na):
+            _unlink(abuf[i], idom, links)
+        for i in range(na):
+            idom[abuf[i]] = newpar[i]
+        for i in range(na):
+            y = abuf[i]
+            par = idom[y]
+            x = links[0, par]
+            links[0, par] = y
+            links[2, y] = -1
+            links[1, y] = x
+            if x >= 0:
+                links[2, x] = y
+        # ... and join their new ancestors outside A; A's own from H's tree (children before parents)
+        touched = []
+        for i in range(na):
+            y = abuf[i]
+            touched.append(y)
+            w = weight[y] if y < n else 0
+            x = idom[y]
+            while x >= 0:
+                if not in_a[x]:
+                    subw[x] += w
+                    if not self.mark[x]:
+                        self.mark[x] = 1
+                        touched.append(x)
+                x = idom[x]
+        for x in touched:
+            self.mark[x] = 0
+        for i in range(na):
+            y = abuf[i]
+            subw[y] = weight[y] if y < n else 0
+        j = na - 1
+        while j >= 0:
+            y = order[j]
+            if in_a[idom[y]]:
+                subw[idom[y]] += subw[y]
+            j -= 1
+        return np.array(touched, dtype=np.int64)
+
+
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 cdef inline int64_t _mark(int64_t v, uint8_t[::1] mark, int64_t[::1] heads, int64_t nh) noexcept nogil:
@@ -382,3 +571,114 @@ cdef inline int64_t _mark(int64_t v, uint8_t[::1] mark, int64_t[::1] heads, int6
         heads[nh] = v
         nh += 1
     return nh
+
+
+cdef inline void _unlink(int64_t v, const int64_t[::1] idom, int64_t[:, ::1] links) noexcept nogil:
+    """Take ``v`` out of its parent's children list."""
+    cdef int64_t nx = links[1, v], pv = links[2, v]
+    if pv >= 0:
+        links[1, pv] = nx
+    elif idom[v] >= 0 and links[0, idom[v]] == v:
+        links[0, idom[v]] = nx
+    if nx >= 0:
+        links[2, nx] = pv
+    links[1, v] = -1
+    links[2, v] = -1
+
+
+def _csr(int64_t nn, const int64_t[::1] hs, const int64_t[::1] ht):
+    """Successor and predecessor CSRs ``(sptr, succ, pptr, pred)`` of ``nn`` nodes and the arcs ``hs -> ht``."""
+    cdef int64_t i, m = hs.shape[0]
+    sptr_a = np.zeros(nn + 1, dtype=np.int64)
+    pptr_a = np.zeros(nn + 1, dtype=np.int64)
+    succ_a = np.empty(m, dtype=np.int64)
+    pred_a = np.empty(m, dtype=np.int64)
+    cdef int64_t[::1] sptr = sptr_a, pptr = pptr_a, succ = succ_a, pred = pred_a
+    for i in range(m):
+        sptr[hs[i] + 1] += 1
+        pptr[ht[i] + 1] += 1
+    for i in range(nn):
+        sptr[i + 1] += sptr[i]
+        pptr[i + 1] += pptr[i]
+    sf = np.array(sptr_a[:nn])
+    pf = np.array(pptr_a[:nn])
+    cdef int64_t[::1] sfill = sf, pfill = pf
+    for i in range(m):
+        succ[sfill[hs[i]]] = ht[i]
+        sfill[hs[i]] += 1
+        pred[pfill[ht[i]]] = hs[i]
+        pfill[ht[i]] += 1
+    return sptr_a, succ_a, pptr_a, pred_a
+
+
+cdef int64_t _snca(int64_t root, const int64_t[::1] sptr, const int64_t[::1] succ, const int64_t[::1] pptr,
+                   const int64_t[::1] pred, int64_t[::1] pre, int64_t[::1] vertex, int64_t[::1] dom,
+                   int64_t[::1] parent, int64_t[::1] stack, int64_t[::1] at, int64_t[::1] semi,
+                   int64_t[::1] label) noexcept nogil:
+    """Immediate dominators from ``root`` of the graph given as CSRs: ``pre`` (preset -1) gets every reached
+    node's preorder number, ``vertex`` the node of each number, ``dom`` the immediate dominator's number (of
+    numbers 1..); returns the number of reached nodes.  An iterative depth-first search for the preorder and its
+    tree, then SNCA: semidominators by Lengauer-Tarjan's eval and link with path compression, immediate
+    dominators as nearest common ancestors (L. Georgiadis, R. E. Tarjan, R. F. Werneck, "Finding dominators in
+    practice", JGAA 10(1), 2006).  ``parent``, ``stack``, ``at``, ``semi``, ``label``: scratch of the node count.
+    The linked forest's ancestors use ``at`` once the search is over."""
+    cdef int64_t cnt = 1, sp = 1, v, i, x, k, j, p, f1, f2, new
+    cdef int64_t[::1] anc = at
+    stack[0] = root
+    at[0] = sptr[root]
+    pre[root] = 0
+    vertex[0] = root
+    parent[0] = -1
+    while sp > 0:
+        v = stack[sp - 1]
+        i = at[sp - 1]
+        if i < sptr[v + 1]:
+            at[sp - 1] = i + 1
+            x = succ[i]
+            if pre[x] < 0:
+                pre[x] = cnt
+                vertex[cnt] = x
+                parent[cnt] = pre[v]
+                cnt += 1
+                stack[sp] = x
+                at[sp] = sptr[x]
+                sp += 1
+        else:
+            sp -= 1
+    for k in range(cnt):
+        semi[k] = k
+        label[k] = k
+        anc[k] = -1
+        dom[k] = parent[k]
+    k = cnt - 1
+    while k >= 1:
+        v = vertex[k]
+        for j in range(pptr[v], pptr[v + 1]):
+            p = pre[pred[j]]
+            if p < 0:
+                continue
+            if anc[p] >= 0:  # eval(p): compress its path in the linked forest, then its label
+                sp = 0
+                x = p
+                while anc[anc[x]] >= 0:
+                    stack[sp] = x
+                    sp += 1
+                    x = anc[x]
+                while sp > 0:
+                    sp -= 1
+                    f1 = stack[sp]
+                    f2 = anc[f1]
+                    if semi[label[f2]] < semi[label[f1]]:
+                        label[f1] = label[f2]
+                    anc[f1] = anc[f2]
+                p = label[p]
+            if semi[p] < semi[k]:
+                semi[k] = semi[p]
+        anc[k] = parent[k]  # link
+        k -= 1
+    for k in range(1, cnt):
+        new = dom[k]
+        while new > semi[k]:
+            new = dom[new]
+        dom[k] = new
+    return cnt

@@ -94,6 +94,11 @@ class _Prices:
     #: bits of the reduction in the packed key
     shift: int
     pos: dict
+    #: positions by subject (``by_subject[subject_ptr[i]:subject_ptr[i + 1]]``: those on node ``i``), and the
+    #: position of the candidate of every virtual node (``of_virtual[x - n]``)
+    subject_ptr: list[int]
+    by_subject: list[int]
+    of_virtual: list[int]
     subject_l: list[int]
     via_in_l: list[int]
     via_out_l: list[int]
@@ -111,6 +116,9 @@ class _Tree:
     kids_ptr: np.ndarray
     kids: np.ndarray
     gone: np.ndarray
+    #: (3, N) int64 the children as linked lists (first child, next sibling, previous sibling), which the compiled
+    #: cut edits (``kids_ptr`` and ``kids`` stay as built); None: numpy and rustworkx
+    links: np.ndarray | None = None
 
 
 @dataclass(slots=True)
@@ -172,9 +180,9 @@ def _tree(s: _Static, st: _State) -> _Tree:
     ``_dominator_edges``), with subtree weights and children lists: compiled (``_plan_kernel.Plan.tree``), else
     :func:`_tree_rx`; the same tree (immediate dominators are unique)."""
     if s.k is not None:
-        idom, subw, kids_ptr, kids = s.k.tree(st.alive.view(np.uint8), st.reached.view(np.uint8),  # type: ignore
-                                              st.dead.view(np.uint8))
-        return _Tree(idom, subw, kids_ptr, kids, np.zeros(s.root + 1, dtype=bool))
+        idom, subw, kids_ptr, kids, links = s.k.tree(st.alive.view(np.uint8),  # type: ignore[attr-defined]
+                                                     st.reached.view(np.uint8), st.dead.view(np.uint8))
+        return _Tree(idom, subw, kids_ptr, kids, np.zeros(s.root + 1, dtype=bool), links)
     return _tree_rx(s, st)
 
 
@@ -255,8 +263,13 @@ def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _P
         raise ValueError("revocation plan: total weight too large for the packed greedy key")
     pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
     wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
+    subject_ptr = np.zeros(inc.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(subject, minlength=inc.n), out=subject_ptr[1:])
+    of_virtual = np.zeros(2 * count, dtype=np.int64)
+    of_virtual[via_in - inc.n] = of_virtual[via_out - inc.n] = np.arange(count)
     return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift,
-                   {(c.action, c.subject): i for i, c in enumerate(ranked)},
+                   {(c.action, c.subject): i for i, c in enumerate(ranked)}, subject_ptr.tolist(),
+                   np.argsort(subject, kind="stable").tolist(), of_virtual.tolist(),
                    subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist())
 
 
@@ -343,14 +356,22 @@ def _subtree(tree: _Tree, z: int) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def _cut_in_place(c: Candidate, s: _Static, st: _State) -> np.ndarray | None:
-    """Apply a non-wiping ``c`` on the kept tree: the nodes it cuts, or None when dominators may change (the
-    caller recomputes).  Compiled (``_plan_kernel.Plan.cut``, the same steps in one call) when built."""
+#: the compiled cut repairs the tree when what may change dominators has at most ``(N + 1) // REPAIR + REPAIR_MIN``
+#: nodes (``_plan_kernel.Plan.cut``), else a new tree is built (the tests set both to refuse every repair)
+REPAIR, REPAIR_MIN = 8, 64
+
+
+def _cut_in_place(c: Candidate, s: _Static, st: _State) -> tuple[np.ndarray, np.ndarray] | None:
+    """Apply a non-wiping ``c`` on the kept tree: ``(the nodes it cuts, the nodes whose subtree weight may have
+    grown)``, or None when dominators may change (the caller recomputes).  Compiled (``_plan_kernel.Plan.cut``,
+    the same steps in one call), which also repairs a tree whose dominators change in a small region (the nodes
+    whose subtree may have grown are then not empty: :func:`_repush`)."""
     tree = st.tree
     if s.k is not None:
-        return s.k.cut(tree.idom, tree.subw, tree.kids_ptr, tree.kids, tree.gone.view(np.uint8),  # type: ignore
+        return s.k.cut(tree.idom, tree.subw, tree.links, tree.gone.view(np.uint8),  # type: ignore
                        st.alive.view(np.uint8), st.reached.view(np.uint8), st.dead.view(np.uint8), c.subject,
-                       c.via_in, c.via_out, c.invalidates, s.prices.arcs[s.prices.pos[(c.action, c.subject)]])
+                       c.via_in, c.via_out, c.invalidates, s.prices.arcs[s.prices.pos[(c.action, c.subject)]],
+                       (s.root + 1) // REPAIR + REPAIR_MIN)
     z = _cut_root(c, tree)  # type: ignore[arg-type]
     d = _subtree(tree, z)  # type: ignore[arg-type]
     if not _kept(c, s, st, d):
@@ -364,7 +385,7 @@ def _cut_in_place(c: Candidate, s: _Static, st: _State) -> np.ndarray | None:
         tree.subw[x] -= w  # type: ignore[union-attr]
         x = tree.idom[x]  # type: ignore[union-attr]
     tree.subw[d] = 0  # type: ignore[union-attr]
-    return d[d < s.n]
+    return d[d < s.n], _NO_ARCS
 
 
 def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
@@ -461,10 +482,14 @@ def _two_or_more(owner: np.ndarray, src: np.ndarray) -> np.ndarray:
     return own[counts >= 2]
 
 
-def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, rank: int) -> RevocationStep:
+def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *,
+           rank: int) -> tuple[RevocationStep, np.ndarray]:
+    """Apply ``c`` (removing ``red``): the step, and the nodes whose subtree weight may have grown on the kept
+    tree (:func:`_repush`)."""
     pos = s.prices.pos[(c.action, c.subject)]
     c.applied = st.applied[pos] = True
-    cut = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
+    found = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
+    cut, grown = found if found is not None else (None, _NO_ARCS)
     st.alive[s.prices.arcs[pos]] = False
     if c.invalidates:
         st.dead[[c.subject, *c.wipes]] = True
@@ -481,7 +506,28 @@ def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, ran
             _verify(s, st)
     st.residual -= red
     return _step(inc, rank=rank, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
-                 reduction=red, cuts=_cuts(inc, s, gone), residual=st.residual)
+                 reduction=red, cuts=_cuts(inc, s, gone), residual=st.residual), grown
+
+
+def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st: _State) -> None:
+    """After a repaired tree (``grown``: nodes that moved or whose subtree may have grown), queue again, under
+    their current keys, the candidates whose cut root is one of them (its subject or its ``via_out``): their
+    reductions may have grown, and the lazy queue holds for every candidate a key no larger than its own.  A
+    wiping candidate is queued with the whole residual as its reduction (as in :func:`_queue`)."""
+    p = s.prices
+    poss: set[int] = set()
+    for t in grown.tolist():
+        if t < s.n:
+            poss.update(p.by_subject[p.subject_ptr[t]:p.subject_ptr[t + 1]])
+        elif t < s.root:
+            poss.add(p.of_virtual[t - s.n])
+    for pos in sorted(poss):
+        if st.applied[pos] or not p.pool[pos]:
+            continue
+        c = cands.ranked[pos]
+        key = _key(p, pos, st.residual if _wipes_now(c, st) else _reduction(c, s, st), st.dead)
+        if key is not None:
+            queue.push(key, pos)
 
 
 def _cuts(inc: Incident, s: _Static, gone: np.ndarray) -> tuple[str, ...]:
@@ -569,7 +615,10 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         if best is None:
             break
         c, red = cands.ranked[best[0]], best[1]
-        steps.append(_apply(inc, s, st, c, red, rank=len(steps) + 1))
+        step, grown = _apply(inc, s, st, c, red, rank=len(steps) + 1)
+        steps.append(step)
+        if grown.size and st.tree is not None:
+            _repush(queue, grown, cands, s, st)
         follow = FOLLOW_UP.get(c.action)
         subject_id = inc.sub.ids[c.subject]
         if follow is not None and not any(x.action is follow and x.subject_id == subject_id for x in steps):
