@@ -20,6 +20,7 @@ every call.  Its methods replace, with the same results, the numpy passes of ``f
 """
 
 from libc.stdint cimport int64_t, uint8_t
+from libc.stdlib cimport free, realloc
 
 import numpy as np
 
@@ -35,7 +36,15 @@ cdef class Plan:
     cdef const uint8_t[::1] is_seed, seedy
     cdef int64_t n, root, m
     cdef uint8_t[::1] in_r, mark, in_a
-    cdef int64_t[::1] buf, heads, fails, abuf, chain, hid, w1, w2, w3, w4, w5
+    cdef int64_t[::1] buf, heads, fails, abuf, chain, hid, tbuf, w1, w2, w3, w4, w5
+    cdef int64_t nt
+    # the candidates (``prices``) and the lazy queue: a sorted run and a heap (``queue``, ``pop``, ``push``)
+    cdef const int64_t[::1] p_subject, p_via_in, p_via_out, p_base, p_wptr, p_wipes, p_alo, p_ahi, p_arcs
+    cdef const int64_t[::1] p_sptr, p_bysub, p_ofv, qk, qp
+    cdef const uint8_t[::1] p_inv, p_own, p_pool, p_follow
+    cdef int64_t shift, qat, hn, hcap
+    cdef int64_t* hk
+    cdef int64_t* hp
 
     def __init__(self, src, tgt, via, out_ptr, in_ptr, in_arc, via_ptr, via_arc, seeds, weight, is_seed, seedy,
                  int64_t n, int64_t root):
@@ -49,8 +58,11 @@ cdef class Plan:
         self.mark = np.zeros(root + 1, dtype=np.uint8)
         self.in_a = np.zeros(root + 1, dtype=np.uint8)
         self.hid = np.full(root + 1, -1, dtype=np.int64)
-        self.buf, self.heads, self.fails, self.abuf, self.chain, self.w1, self.w2, self.w3, self.w4, self.w5 = [
-            np.empty(root + 1, dtype=np.int64) for _ in range(10)]
+        self.buf, self.heads, self.fails, self.abuf, self.chain, self.tbuf = [
+            np.empty(root + 1, dtype=np.int64) for _ in range(6)]
+        self.w1, self.w2, self.w3, self.w4, self.w5 = [np.empty(root + 1, dtype=np.int64) for _ in range(5)]
+        self.nt = 0
+        self.qk = self.qp = np.zeros(0, dtype=np.int64)
 
     def reach(self, const uint8_t[::1] alive, const uint8_t[::1] dead):
         """(n,) bool: the nodes reached from the live seeds over live arcs into valid nodes.  O(V + E)."""
@@ -224,6 +236,24 @@ cdef class Plan:
         (t,) int64 nodes whose subtree may have grown or whose parent changed (``A`` and its new ancestors; empty
         when no exit failed); or None with nothing changed (``A`` too large: the caller builds a new tree).
         O(|D| + the arcs leaving D + the exits' in-degrees + depth), plus O(A's in-arcs + depth * |A|) to repair."""
+        cdef int64_t nd = self._cut(idom, subw, links, gone, alive, reached, dead, subject, via_in, via_out,
+                                    invalidates, arcs, 0, arcs.shape[0], cap), i, nreal = 0
+        if nd < 0:
+            return None
+        out = np.empty(nd, dtype=np.int64)
+        cdef int64_t[::1] cut = out
+        for i in range(nd):
+            if self.buf[i] < self.n:
+                cut[nreal] = self.buf[i]
+                nreal += 1
+        return out[:nreal], np.array(self.tbuf[:self.nt])
+
+    cdef int64_t _cut(self, int64_t[::1] idom, int64_t[::1] subw, int64_t[:, ::1] links, uint8_t[::1] gone,
+                      const uint8_t[::1] alive, const uint8_t[::1] reached, const uint8_t[::1] dead,
+                      int64_t subject, int64_t via_in, int64_t via_out, bint invalidates, const int64_t[::1] arcs,
+                      int64_t alo, int64_t ahi, int64_t cap):
+        """:meth:`cut` with the candidate's arcs ``arcs[alo:ahi]``: -1 (refused, nothing changed), else the size
+        of ``D`` (``buf[:nd]``, virtual nodes included) with the touched nodes in ``tbuf[:nt]``."""
         cdef int64_t z = subject if invalidates or idom[subject] == via_in else via_out
         cdef int64_t n = self.n, nd = 0, nh = 0, nf = 0, head, i, a, b, u, v = 0, v2, x, h, par, s, first, w
         cdef int64_t lo, hi, idom_h, na = 0
@@ -251,7 +281,7 @@ cdef class Plan:
             in_r[via_in] = 1
             in_r[via_out] = 1
             # exits: nodes outside R that lose a live arc from R (arcs leaving D's nodes, c's own arcs)
-            for i in range(nd + arcs.shape[0]):
+            for i in range(nd + ahi - alo):
                 if i < nd:
                     v = d[i]
                     if v < n:
@@ -259,10 +289,10 @@ cdef class Plan:
                     else:
                         lo, hi = self.via_ptr[v - n], self.via_ptr[v - n + 1]
                 else:
-                    lo, hi = -1, 0  # one arc of c: arcs[i - nd]
+                    lo, hi = -1, 0  # one arc of c: arcs[alo + i - nd]
                 for b in range(lo, hi):
                     if lo < 0:
-                        a = arcs[i - nd]
+                        a = arcs[alo + i - nd]
                     elif v < n:
                         a = b
                     else:
@@ -330,10 +360,8 @@ cdef class Plan:
                     in_r[d[i]] = 0
                 in_r[via_in] = 0
                 in_r[via_out] = 0
-            return None
-        out = np.empty(nd, dtype=np.int64)
-        cdef int64_t[::1] cut = out
-        cdef int64_t nreal = 0
+            return -1
+        self.nt = 0
         with nogil:
             if nd:  # D's weight leaves its ancestors (the tree before A moves)
                 w = subw[z]
@@ -341,16 +369,14 @@ cdef class Plan:
                 while x >= 0:
                     subw[x] -= w
                     x = idom[x]
-        touched = _NONE if moved is None else self._move(na, moved[0], moved[1], idom, subw, links)
+        if moved is not None:
+            self._move(na, moved[0], moved[1], idom, subw, links)
         with nogil:
             for i in range(na):
                 self.in_a[self.abuf[i]] = 0
             for i in range(nd):
                 in_r[d[i]] = 0
                 gone[d[i]] = 1
-                if d[i] < n:
-                    cut[nreal] = d[i]
-                    nreal += 1
             in_r[via_in] = 0
             in_r[via_out] = 0
             if nd:
@@ -360,7 +386,179 @@ cdef class Plan:
             gone[via_in] = 1
             for i in range(nd):
                 subw[d[i]] = 0
-        return out[:nreal], touched
+        return nd
+
+    # ------------------------------------------------------------------ the greedy loop's steps (fast_plan)
+
+    def prices(self, subject, via_in, via_out, inv, own, base, pool, follow, wipes_ptr, wipes, arcs_lo, arcs_hi,
+               arcs, subject_ptr, by_subject, of_virtual, int64_t shift):
+        """The candidates as ``fast._Prices`` holds them (k in tie-break order: int64 ``subject``, ``via_in``,
+        ``via_out``, ``base``; uint8 masks ``inv``, ``own``, ``pool`` and ``follow``, a companion follows it;
+        the nodes each wipes, ``wipes[wipes_ptr[i]:wipes_ptr[i + 1]]``, and the arcs it removes,
+        ``arcs[arcs_lo[i]:arcs_hi[i]]``; positions by subject and by virtual node), for :meth:`run`."""
+        self.p_subject, self.p_via_in, self.p_via_out, self.p_base = subject, via_in, via_out, base
+        self.p_inv, self.p_own, self.p_pool, self.p_follow = inv, own, pool, follow
+        self.p_wptr, self.p_wipes, self.p_alo, self.p_ahi, self.p_arcs = wipes_ptr, wipes, arcs_lo, arcs_hi, arcs
+        self.p_sptr, self.p_bysub, self.p_ofv, self.shift = subject_ptr, by_subject, of_virtual, shift
+
+    def queue(self, keys, poss):
+        """Start the lazy queue (``fast._Queue``): ``keys`` and ``poss`` (int64) sorted, an empty heap."""
+        self.qk, self.qp, self.qat, self.hn = keys, poss, 0, 0
+
+    def pop(self):
+        """The smallest ``(key, pos)`` of the queue, or None."""
+        cdef int64_t key, pos
+        if self._qpop(&key, &pos):
+            return key, pos
+        return None
+
+    def push(self, int64_t key, int64_t pos):
+        self._hpush(key, pos)
+
+    cdef bint _qpop(self, int64_t* key, int64_t* pos) noexcept:
+        if self.qat < self.qk.shape[0] and (self.hn == 0 or _less(self.qk[self.qat], self.qp[self.qat], self.hk[0],
+                                                                   self.hp[0])):
+            key[0], pos[0] = self.qk[self.qat], self.qp[self.qat]
+            self.qat += 1
+            return True
+        if self.hn == 0:
+            return False
+        key[0], pos[0] = self.hk[0], self.hp[0]
+        self.hn -= 1
+        cdef int64_t i = 0, c, k = self.hk[self.hn], p = self.hp[self.hn], n = self.hn
+        while True:  # sift the last item down from the top
+            c = 2 * i + 1
+            if c >= n:
+                break
+            if c + 1 < n and _less(self.hk[c + 1], self.hp[c + 1], self.hk[c], self.hp[c]):
+                c += 1
+            if not _less(self.hk[c], self.hp[c], k, p):
+                break
+            self.hk[i], self.hp[i] = self.hk[c], self.hp[c]
+            i = c
+        if n:
+            self.hk[i], self.hp[i] = k, p
+        return True
+
+    cdef int _hpush(self, int64_t key, int64_t pos) except -1:
+        cdef int64_t i, up, cap
+        if self.hn == self.hcap:
+            cap = 2 * self.hcap + 64
+            self.hk = <int64_t*> _grow(self.hk, cap)
+            self.hp = <int64_t*> _grow(self.hp, cap)
+            self.hcap = cap
+        i = self.hn
+        self.hn += 1
+        while i > 0:
+            up = (i - 1) // 2
+            if not _less(key, pos, self.hk[up], self.hp[up]):
+                break
+            self.hk[i], self.hp[i] = self.hk[up], self.hp[up]
+            i = up
+        self.hk[i], self.hp[i] = key, pos
+        return 0
+
+    cdef inline bint _wipes_now(self, int64_t pos, const uint8_t[::1] dead) noexcept nogil:
+        cdef int64_t i
+        for i in range(self.p_wptr[pos], self.p_wptr[pos + 1]):
+            if not dead[self.p_wipes[i]]:
+                return True
+        return False
+
+    cdef inline int64_t _red(self, int64_t pos, const int64_t[::1] idom, const int64_t[::1] subw) noexcept nogil:
+        """A non-wiping candidate's reduction on the tree (``fast._reduction``)."""
+        cdef int64_t s = self.p_subject[pos]
+        if self.p_inv[pos] or idom[s] == self.p_via_in[pos]:
+            return subw[s]
+        return subw[self.p_via_out[pos]]
+
+    cdef inline bint _key(self, int64_t pos, int64_t red, const uint8_t[::1] dead, int64_t* key) noexcept nogil:
+        """``fast._key``: False when not eligible."""
+        cdef bint own = self.p_own[pos] and not dead[self.p_subject[pos]]
+        if red <= 0 and not own:
+            return False
+        key[0] = ((self.p_base[pos] + (0 if own else 2)) << self.shift) - red
+        return True
+
+    cdef int _repush(self, const int64_t[::1] idom, const int64_t[::1] subw, const uint8_t[::1] dead,
+                     const uint8_t[::1] applied, int64_t residual) except -1:
+        """``fast._repush`` of the touched nodes (``tbuf[:nt]``)."""
+        cdef int64_t i, j, t, pos, lo, hi, key, red, n = self.n
+        for i in range(self.nt):
+            t = self.tbuf[i]
+            if t < n:
+                lo, hi = self.p_sptr[t], self.p_sptr[t + 1]
+            elif t < self.root:
+                lo, hi = -1, 0
+            else:
+                continue
+            for j in range(lo, hi):
+                pos = self.p_ofv[t - n] if lo < 0 else self.p_bysub[j]
+                if applied[pos] or not self.p_pool[pos]:
+                    continue
+                red = residual if self._wipes_now(pos, dead) else self._red(pos, idom, subw)
+                if self._key(pos, red, dead, &key):
+                    self._hpush(key, pos)
+        return 0
+
+    def run(self, int64_t[::1] idom, int64_t[::1] subw, int64_t[:, ::1] links, uint8_t[::1] gone,
+            uint8_t[::1] alive, uint8_t[::1] reached, uint8_t[::1] dead, uint8_t[::1] applied, int64_t residual,
+            int64_t steps, int64_t cap, int64_t[:, ::1] out, int64_t[::1] cut_ptr, int64_t[::1] cut, int64_t nstep):
+        """``fast_plan``'s steps on the kept tree, at most ``steps`` of them, while each is a non-wiping candidate
+        without a companion whose cut keeps or repairs the tree: the lazy queue's top re-priced and taken when its
+        key holds (``fast._pop_best``), applied (``fast._apply``: the cut, its arcs, its subject invalidated),
+        candidates queued again after a repair (``fast._repush``).  Step ``i`` goes to ``out[:, i]`` (position,
+        reduction, residual after it) and its real nodes cut to ``cut[cut_ptr[i]:cut_ptr[i + 1]]``, from step
+        ``nstep`` on.  Returns ``(status, nstep, residual)``: status 0, stopped (``steps`` taken, or the residual
+        is 0); 1, the queue's top is for ``fast._pop_best`` (a wiping candidate, one with a companion, or a cut
+        that needs a new tree; it stays in the queue); 2, the queue is empty."""
+        cdef int64_t done = 0, key, pos, red, fresh, nd, i, v, s, n = self.n, nc = cut_ptr[nstep]
+        while done < steps and residual > 0:
+            if not self._qpop(&key, &pos):
+                return 2, nstep, residual
+            if applied[pos]:
+                continue
+            if self._wipes_now(pos, dead):
+                self._hpush(key, pos)
+                return 1, nstep, residual
+            red = self._red(pos, idom, subw)
+            if not self._key(pos, red, dead, &fresh):
+                continue
+            if fresh != key:
+                self._hpush(fresh, pos)
+                continue
+            s = self.p_subject[pos]
+            if self.p_follow[pos]:
+                self._hpush(key, pos)
+                return 1, nstep, residual
+            nd = self._cut(idom, subw, links, gone, alive, reached, dead, s, self.p_via_in[pos],
+                           self.p_via_out[pos], self.p_inv[pos], self.p_arcs, self.p_alo[pos], self.p_ahi[pos], cap)
+            if nd < 0:
+                self._hpush(key, pos)
+                return 1, nstep, residual
+            applied[pos] = 1
+            for i in range(self.p_alo[pos], self.p_ahi[pos]):
+                alive[self.p_arcs[i]] = 0
+            if self.p_inv[pos]:
+                dead[s] = 1  # what it wipes is gone already (not a wiping candidate now)
+            for i in range(nd):
+                v = self.buf[i]
+                if v < n:
+                    reached[v] = 0
+                    cut[nc] = v
+                    nc += 1
+            residual -= red
+            out[0, nstep], out[1, nstep], out[2, nstep] = pos, red, residual
+            nstep += 1
+            cut_ptr[nstep] = nc
+            done += 1
+            if self.nt:
+                self._repush(idom, subw, dead, applied, residual)
+        return 0, nstep, residual
+
+    def __dealloc__(self):
+        free(self.hk)
+        free(self.hp)
 
     cdef int64_t _reached_from(self, int64_t[::1] starts, int64_t ns, int64_t cap, const uint8_t[::1] alive,
                                const uint8_t[::1] reached, const uint8_t[::1] dead) noexcept nogil:
@@ -502,10 +700,11 @@ cdef class Plan:
             newpar[i] = node[vertex[dom[pre[1 + i]]]]
         return par_a, order_a
 
-    cdef object _move(self, int64_t na, const int64_t[::1] newpar, const int64_t[::1] order, int64_t[::1] idom,
-                      int64_t[::1] subw, int64_t[:, ::1] links):
+    cdef void _move(self, int64_t na, const int64_t[::1] newpar, const int64_t[::1] order, int64_t[::1] idom,
+                    int64_t[::1] subw, int64_t[:, ::1] links):
         """Move ``A`` (``abuf[:na]``) under its new parents ``newpar`` (``order``: parents before children),
-        subtree weights and children lists updated; the nodes touched: ``A`` and its new ancestors outside it."""
+        subtree weights and children lists updated; the nodes touched (``tbuf[:nt]``): ``A`` and its new ancestors
+        outside it."""
         cdef int64_t n = self.n, i, j, y, x, w, par
         cdef int64_t[::1] abuf = self.abuf
         cdef uint8_t[::1] in_a = self.in_a
@@ -535,10 +734,12 @@ cdef class Plan:
             if x >= 0:
                 links[2, x] = y
         # ... and join their new ancestors outside A; A's own from H's tree (children before parents)
-        touched = []
+        cdef int64_t[::1] touched = self.tbuf
+        cdef int64_t nt = 0
         for i in range(na):
             y = abuf[i]
-            touched.append(y)
+            touched[nt] = y
+            nt += 1
             w = weight[y] if y < n else 0
             x = idom[y]
             while x >= 0:
@@ -546,10 +747,12 @@ cdef class Plan:
                     subw[x] += w
                     if not self.mark[x]:
                         self.mark[x] = 1
-                        touched.append(x)
+                        touched[nt] = x
+                        nt += 1
                 x = idom[x]
-        for x in touched:
-            self.mark[x] = 0
+        for i in range(nt):
+            self.mark[touched[i]] = 0
+        self.nt = nt
         for i in range(na):
             y = abuf[i]
             subw[y] = weight[y] if y < n else 0
@@ -559,10 +762,20 @@ cdef class Plan:
             if in_a[idom[y]]:
                 subw[idom[y]] += subw[y]
             j -= 1
-        return np.array(touched, dtype=np.int64)
 
 
 _NONE = np.zeros(0, dtype=np.int64)
+
+
+cdef inline bint _less(int64_t k1, int64_t p1, int64_t k2, int64_t p2) noexcept nogil:
+    return k1 < k2 or (k1 == k2 and p1 < p2)
+
+
+cdef void* _grow(void* block, int64_t count) except NULL:
+    cdef void* out = realloc(block, count * sizeof(int64_t))
+    if out == NULL:
+        raise MemoryError("plan kernel: queue")
+    return out
 
 
 cdef inline int64_t _mark(int64_t v, uint8_t[::1] mark, int64_t[::1] heads, int64_t nh) noexcept nogil:

@@ -100,6 +100,10 @@ class Columns:
     inv: np.ndarray | None = None
     #: per ranked candidate: the arcs it removes, as arrays
     arcs: list[np.ndarray] | None = None
+    #: the same as one array: candidate ``i``'s arcs are ``arc_flat[arc_lo[i]:arc_hi[i]]``
+    arc_flat: np.ndarray | None = None
+    arc_lo: np.ndarray | None = None
+    arc_hi: np.ndarray | None = None
     #: (m,) int64 per arc: the virtual node it passes (``Candidates.via``)
     via: np.ndarray | None = None
 
@@ -285,6 +289,7 @@ def candidates_arrays(inc: Incident, cols: Columns, exposed: frozenset[int] = fr
     cols.subject, cols.via_in, cols.via_out = c_subj[ranked], via_in[ranked], via_in[ranked] + 1
     cols.inv, cols.via = c_inv[ranked], via
     cols.arcs = [by_c[ptr[i]:ptr[i + 1]] for i in ranked.tolist()]
+    cols.arc_flat, cols.arc_lo, cols.arc_hi = by_c, ptr[ranked], ptr[ranked + 1]
     return cs
 
 

@@ -157,7 +157,34 @@ def _static(inc: Incident, cands: Candidates, cols: Columns | None = None) -> _S
                 _prices(cands, inc, cols), rank=None if cols is None else cols.rank)
     s.k = compiled.plan_kernel(s.src, s.tgt, s.via, s.out_ptr, s.in_ptr, s.in_arc, s.via_ptr, s.via_arc, s.seeds,
                                s.weight, s.is_seed, s.seedy, s.n, s.root)
+    if s.k is not None:
+        _kernel_prices(s, cands, cols)
     return s
+
+
+def _kernel_prices(s: _Static, cands: Candidates, cols: Columns | None) -> None:
+    """Hand the candidates to the kernel's loop (``_plan_kernel.Plan.prices``): the arrays of ``s.prices``, which
+    have a companion, what each wipes and the arcs each removes as flat arrays."""
+    p, ranked = s.prices, cands.ranked
+    if cols is not None and cols.arc_flat is not None:
+        flat, lo, hi = cols.arc_flat, cols.arc_lo, cols.arc_hi
+    else:
+        lens = np.fromiter(map(len, p.arcs), np.int64, len(p.arcs))
+        hi = np.cumsum(lens)
+        lo = hi - lens
+        flat = np.concatenate(p.arcs) if p.arcs else _NO_ARCS
+    wlen = np.zeros(len(ranked), dtype=np.int64)
+    wlen[p.wiping] = [len(ranked[i].wipes) for i in p.wiping.tolist()]
+    wptr = np.zeros(len(ranked) + 1, dtype=np.int64)
+    np.cumsum(wlen, out=wptr[1:])
+    wipes = np.array([w for i in p.wiping.tolist() for w in ranked[i].wipes], dtype=np.int64)
+    follow = np.fromiter((c.action in FOLLOW_UP for c in ranked), bool, len(ranked))
+    u8 = [np.ascontiguousarray(x, dtype=bool).view(np.uint8) for x in (p.inv, p.own, p.pool, follow)]
+    i64 = [np.ascontiguousarray(x, dtype=np.int64) for x in (p.subject, p.via_in, p.via_out, p.base)]
+    s.k.prices(*i64[:3], u8[0], u8[1], i64[3], u8[2], u8[3], wptr, wipes,  # type: ignore[attr-defined]
+               np.ascontiguousarray(lo, dtype=np.int64), np.ascontiguousarray(hi, dtype=np.int64),
+               np.ascontiguousarray(flat, dtype=np.int64), np.array(p.subject_ptr, dtype=np.int64),
+               np.array(p.by_subject, dtype=np.int64), np.array(p.of_virtual, dtype=np.int64), p.shift)
 
 
 def _reach(s: _Static, alive: np.ndarray, dead: np.ndarray) -> np.ndarray:
@@ -301,6 +328,8 @@ def _queue(cands: Candidates, s: _Static, st: _State) -> _Queue:
     key = ((p.base + np.where(own, 0, 2)) << p.shift) - red
     pos = np.flatnonzero(ok)
     pos = pos[np.argsort(key[pos], kind="stable")]  # equal keys: tie-break order (pos)
+    if s.k is not None:  # the kernel holds the queue (its loop pops from it too)
+        return _KernelQueue(s.k, np.ascontiguousarray(key[pos]), pos.astype(np.int64))
     return _Queue(key[pos].tolist(), pos.tolist())
 
 
@@ -324,6 +353,16 @@ class _Queue:
 
     def push(self, key: int, pos: int) -> None:
         heapq.heappush(self.back, (key, pos))
+
+
+class _KernelQueue:
+    """:class:`_Queue` held by the kernel (``_plan_kernel.Plan.queue``, ``pop``, ``push``): the same order."""
+
+    __slots__ = ("pop", "push")
+
+    def __init__(self, k, keys: np.ndarray, poss: np.ndarray) -> None:
+        k.queue(keys, poss)
+        self.pop, self.push = k.pop, k.push
 
 
 def _pop_best(queue: _Queue, cands: Candidates, s: _Static, st: _State) -> tuple[int, int] | None:
@@ -558,19 +597,23 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
     """The reference's ``_flush``: companions whose subject nothing mints any more (every one at the end)."""
     if not pending:
         return
-    minted = _minted(s, st, list(pending)) if only_closed and pending else set()
-    for subject in sorted(pending, key=inc.sub.ids.__getitem__):
+    order = inc.sub.ids.__getitem__
+    minted = _minted(s, st, list(pending)) if only_closed else set()
+    # in id order, those nothing mints (the minted ones are skipped: only the others are sorted)
+    todo = sorted((x for x in pending if x not in minted), key=order)
+    at = 0
+    while at < len(todo):
         if not room():
             return
-        if subject in minted:
-            continue
+        subject = todo[at]
+        at += 1
         action, phase = pending.pop(subject)
         companion = cands.at.get((action, subject))
         arcs = _NO_ARCS
         if companion is not None:
-            at = s.prices.pos[(action, subject)]
-            companion.applied = st.applied[at] = True
-            arcs = s.prices.arcs[at]
+            pos = s.prices.pos[(action, subject)]
+            companion.applied = st.applied[pos] = True
+            arcs = s.prices.arcs[pos]
         u, v = s.src[arcs], s.tgt[arcs]
         if not (st.alive[arcs] & st.reached[u] & ~st.dead[v] & (u != v)).any():
             # no arc it removes leaves a reached node: the reached graph, its tree and the residual stay
@@ -585,8 +628,70 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
                            reduction=st.residual - residual, cuts=_cuts(inc, s, np.flatnonzero(st.reached & ~after)),
                            residual=residual))
         st.reached, st.residual, st.tree = after, residual, None
-        if only_closed and pending:  # what the next ones see
+        if only_closed and pending:  # what the next ones (after this one in id order) see
             minted = _minted(s, st, list(pending))
+            todo = todo[:at] + sorted((x for x in pending if x not in minted and order(x) > order(subject)), key=order)
+
+
+class _Made:
+    """The steps the kernel's loop took (``_plan_kernel.Plan.run``): (3, k) int64 ``out`` (candidate position,
+    reduction, residual after it), the real nodes each cut (``cut[cut_ptr[i]:cut_ptr[i + 1]]``), ``n`` taken."""
+
+    __slots__ = ("out", "cut_ptr", "cut", "n")
+
+    def __init__(self, k: int, n: int) -> None:
+        self.out = np.zeros((3, k + 1), dtype=np.int64)
+        self.cut_ptr = np.zeros(k + 2, dtype=np.int64)
+        self.cut = np.zeros(n + 1, dtype=np.int64)
+        self.n = 0
+
+
+def _run(s: _Static, st: _State, made: _Made, steps: list, max_steps: int | None) -> int:
+    """Steps taken by the kernel's loop while it can (``_plan_kernel.Plan.run``: the same choices and updates as
+    :func:`_pop_best` and :func:`_apply`), appended to ``steps`` as their indexes in ``made``; its status (0: it
+    stopped at the step bound or a residual of 0, else the queue's top is for :func:`_pop_best`)."""
+    tree, u8 = st.tree, np.uint8
+    left = (1 << 62) if max_steps is None else max_steps - len(steps)
+    status, taken, st.residual = s.k.run(  # type: ignore[attr-defined]
+        tree.idom, tree.subw, tree.links, tree.gone.view(u8), st.alive.view(u8), st.reached.view(u8),  # type: ignore
+        st.dead.view(u8), st.applied.view(u8), st.residual, left, (s.root + 1) // REPAIR + REPAIR_MIN, made.out,
+        made.cut_ptr, made.cut, made.n)
+    steps.extend(range(made.n, taken))
+    made.n = taken
+    return status
+
+
+def _built(inc: Incident, cands: Candidates, s: _Static, made: _Made | None, steps: list) -> tuple:
+    """``steps`` with the kernel's (their indexes in ``made``) made :class:`RevocationStep` objects, in one pass
+    (their cuts sorted in result order together)."""
+    if made is None or not made.n:
+        return tuple(steps)
+    ptr = made.cut_ptr[:made.n + 1]
+    cuts = _cuts_of_many(inc, s, made.cut[:ptr[-1]], ptr)
+    pos_l, red_l, res_l = made.out[:, :made.n].tolist()
+    ranked, out = cands.ranked, []
+    for i, x in enumerate(steps):
+        if type(x) is int:
+            c = ranked[pos_l[x]]
+            c.applied = True
+            x = _step(inc, rank=i + 1, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
+                      reduction=red_l[x], cuts=cuts[x], residual=res_l[x])
+        out.append(x)
+    return tuple(out)
+
+
+def _cuts_of_many(inc: Incident, s: _Static, nodes: np.ndarray, ptr: np.ndarray) -> list[tuple[str, ...]]:
+    """:func:`_cuts` of every step ``i``'s nodes ``nodes[ptr[i]:ptr[i + 1]]``: one sort of them all."""
+    if s.rank is None:
+        return [_cuts(inc, s, nodes[ptr[i]:ptr[i + 1]]) for i in range(ptr.size - 1)]
+    step = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+    keep = nodes >= inc.sub.n_src
+    nodes, step = nodes[keep], step[keep]
+    order = np.lexsort((s.rank[nodes], step))
+    ids = inc.sub.ids
+    flat = [ids[i] for i in nodes[order].tolist()]
+    ends = np.cumsum(np.bincount(step, minlength=ptr.size - 1)).tolist()
+    return [tuple(flat[a:b]) for a, b in zip([0, *ends[:-1]], ends)]
 
 
 def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
@@ -599,8 +704,10 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
                 np.fromiter((c.applied for c in cands.ranked), bool, len(cands.ranked)))
     st.reached = _reach(s, st.alive, st.dead)
     initial = st.residual = int(s.weight[st.reached].sum())
-    steps: list[RevocationStep] = []
+    #: a RevocationStep, or the index of a step the kernel's loop took (made at the end: :func:`_built`)
+    steps: list[RevocationStep | int] = []
     n_src = inc.sub.n_src
+    made = _Made(len(cands.ranked), inc.n) if s.k is not None else None
 
     def room() -> bool:
         return max_steps is None or len(steps) < max_steps
@@ -611,6 +718,8 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         if st.tree is None:
             st.tree = _tree(s, st)
             queue = _queue(cands, s, st)
+        if made is not None and not pending and not VERIFY and not _run(s, st, made, steps, max_steps):
+            continue  # no companion can come: the kernel takes the steps it can
         best = _pop_best(queue, cands, s, st)
         if best is None:
             break
@@ -621,10 +730,11 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
             _repush(queue, grown, cands, s, st)
         follow = FOLLOW_UP.get(c.action)
         subject_id = inc.sub.ids[c.subject]
-        if follow is not None and not any(x.action is follow and x.subject_id == subject_id for x in steps):
+        if follow is not None and not any(type(x) is not int and x.action is follow and x.subject_id == subject_id
+                                          for x in steps):  # the kernel's steps are never companions
             pending[c.subject] = (follow, c.phase)
         _flush(inc, cands, s, st, pending, steps, room, only_closed=True)
     _flush(inc, cands, s, st, pending, steps, room, only_closed=False)
     ids = inc.sub.ids
     return RevocationPlan(sources=tuple(ids[:n_src]), initial_weight=initial, held=tuple(ids[i] for i in inc.held),
-                          steps=tuple(steps))
+                          steps=_built(inc, cands, s, made, steps))
