@@ -112,9 +112,9 @@ def check(g: Graph, sources, seed: int = 0, states: int = 4) -> tuple[int, int]:
         st = _state(s, cands, rng, 0.0 if i == 0 else rng.choice([0.1, 0.3]), 0.0 if i == 0 else 0.1)
         k = s.k
         assert np.array_equal(k.reach(st.alive.view(np.uint8), st.dead.view(np.uint8)), st.reached)
-        minted = fast._minted(s, st, list(range(s.n)))
+        closed = fast._closed(s, st, list(range(s.n)))
         s.k = None
-        assert minted == fast._minted(s, st, list(range(s.n)))
+        assert closed == fast._closed(s, st, list(range(s.n)))
         s.k = k
         tree = fast._tree(s, st)
         _same_tree(tree, fast._tree_rx(s, st))

@@ -15,7 +15,7 @@ every call.  Its methods replace, with the same results, the numpy passes of ``f
   rounds, 4 at 10^6 edges), then the subtree weights (children before parents in reverse preorder) and the
   children lists (by parent, children in index order).  Immediate dominators are unique, so the tree is
   rustworkx's;
-- :meth:`Plan.minted`: ``fast._minted`` (which pending session revocations something still mints);
+- :meth:`Plan.minted`: ``fast._closed`` (which pending session revocations something still mints);
 - :meth:`Plan.cut`: ``fast._cut_in_place`` (the cut subtree, ``fast._kept``'s check, the kept tree's update).
 """
 
@@ -91,7 +91,7 @@ cdef class Plan:
 
     def minted(self, const int64_t[::1] subjects, const uint8_t[::1] alive, const uint8_t[::1] reached):
         """(k,) bool: whether a live arc from a reached node other than itself still enters each subject
-        (``fast._minted``).  O(the subjects' in-degrees), each scan stopping at the first such arc."""
+        (``fast._closed``).  O(the subjects' in-degrees), each scan stopping at the first such arc."""
         out = np.zeros(subjects.shape[0], dtype=np.bool_)
         cdef uint8_t[::1] res = out.view(np.uint8)
         cdef int64_t i, b, a, v, u

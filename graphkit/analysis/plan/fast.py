@@ -31,7 +31,7 @@ import numpy as np
 
 from graphkit.analysis.plan import compiled
 from graphkit.analysis.plan.arrays import Columns
-from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
+from graphkit.analysis.plan.candidates import _ACTION_RANK, _PHASE_RANK, FOLLOW_UP, Candidate, Candidates, Incident
 from graphkit.analysis.plan.greedy import _REGISTRAR, _step
 from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep, node_order
 from graphkit.analysis.snapshot import expand
@@ -40,6 +40,7 @@ from graphkit.model import RevocationAction
 __all__ = ["fast_plan"]
 
 _REVOKE = RevocationAction.REVOKE_ROLE_SESSIONS
+_ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
 _NO_ARCS = np.zeros(0, dtype=np.int64)
 
 
@@ -178,7 +179,10 @@ def _kernel_prices(s: _Static, cands: Candidates, cols: Columns | None) -> None:
     wptr = np.zeros(len(ranked) + 1, dtype=np.int64)
     np.cumsum(wlen, out=wptr[1:])
     wipes = np.array([w for i in p.wiping.tolist() for w in ranked[i].wipes], dtype=np.int64)
-    follow = np.fromiter((c.action in FOLLOW_UP for c in ranked), bool, len(ranked))
+    if cols is not None and cols.action is not None:
+        follow = np.isin(cols.action, [_ACTION_RANK[a] for a in FOLLOW_UP])
+    else:
+        follow = np.fromiter((c.action in FOLLOW_UP for c in ranked), bool, len(ranked))
     u8 = [np.ascontiguousarray(x, dtype=bool).view(np.uint8) for x in (p.inv, p.own, p.pool, follow)]
     i64 = [np.ascontiguousarray(x, dtype=np.int64) for x in (p.subject, p.via_in, p.via_out, p.base)]
     s.k.prices(*i64[:3], u8[0], u8[1], i64[3], u8[2], u8[3], wptr, wipes,  # type: ignore[attr-defined]
@@ -279,23 +283,33 @@ def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _P
         via_out = np.fromiter((c.via_out for c in ranked), np.int64, count)
         inv = np.fromiter((c.invalidates for c in ranked), bool, count)
         arcs = [np.array(c.arcs, np.int64) for c in ranked]
-    # a source's own foothold, and a registrar: eligible (and first in its group) while the subject is valid
-    own = np.fromiter((c.phase is Phase.CONTAIN and (c.subject < n_src or c.group == _REGISTRAR) for c in ranked),
-                      bool, count)
-    # the greedy key's prefix: (group, not own, not exposed long-lived) as one integer, "not own" left at 0
-    base = np.fromiter(((c.group[0] * 8 + c.group[1] + 3) * 4 + (not (c.exposed and c.long_lived))
-                        for c in ranked), np.int64, count)
+    if cols is not None and cols.group is not None:  # the same from the front end's arrays
+        g0, g1 = cols.group
+        contain = g0 == _PHASE_RANK[Phase.CONTAIN]
+        own = contain & ((subject < n_src) | ((g0 == _REGISTRAR[0]) & (g1 == _REGISTRAR[1])))
+        base = (g0 * 8 + g1 + 3) * 4 + ~(cols.exposed & cols.long)
+        pool = cols.action != _ACTION_RANK[_REVOKE]
+        wiping = np.flatnonzero(cols.wipes)
+        actions = list(map(_ACTIONS.__getitem__, cols.action.tolist()))
+        pos = dict(zip(zip(actions, subject.tolist()), range(count)))
+    else:
+        # a source's own foothold, and a registrar: eligible (and first in its group) while the subject is valid
+        own = np.fromiter((c.phase is Phase.CONTAIN and (c.subject < n_src or c.group == _REGISTRAR)
+                           for c in ranked), bool, count)
+        # the greedy key's prefix: (group, not own, not exposed long-lived) as one integer, "not own" left at 0
+        base = np.fromiter(((c.group[0] * 8 + c.group[1] + 3) * 4 + (not (c.exposed and c.long_lived))
+                            for c in ranked), np.int64, count)
+        pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
+        wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
+        pos = {(c.action, c.subject): i for i, c in enumerate(ranked)}
     shift = max(1, int(np.sum(inc.weight, dtype=np.int64)).bit_length() + 1)
     if int(base.max(initial=0)) + 4 >= 1 << (62 - shift):  # pragma: no cover - weights beyond 2**50
         raise ValueError("revocation plan: total weight too large for the packed greedy key")
-    pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
-    wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
     subject_ptr = np.zeros(inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(subject, minlength=inc.n), out=subject_ptr[1:])
     of_virtual = np.zeros(2 * count, dtype=np.int64)
     of_virtual[via_in - inc.n] = of_virtual[via_out - inc.n] = np.arange(count)
-    return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift,
-                   {(c.action, c.subject): i for i, c in enumerate(ranked)}, subject_ptr.tolist(),
+    return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift, pos, subject_ptr.tolist(),
                    np.argsort(subject, kind="stable").tolist(), of_virtual.tolist(),
                    subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist())
 
@@ -580,16 +594,16 @@ def _cuts(inc: Incident, s: _Static, gone: np.ndarray) -> tuple[str, ...]:
                                         key=lambda i: node_order(nodes[i])))
 
 
-def _minted(s: _Static, st: _State, subjects: list[int]) -> set[int]:
-    """The ``subjects`` a live arc from a reached node still enters (e.g. a path that assumes the role): one
-    compiled pass (``_plan_kernel.Plan.minted``), else one numpy pass over their in-arcs."""
+def _closed(s: _Static, st: _State, subjects: list[int]) -> list[int]:
+    """The ``subjects`` no live arc from a reached node enters any more (nothing mints them: e.g. no path assumes
+    the role): one compiled pass (``_plan_kernel.Plan.minted``), else one numpy pass over their in-arcs."""
     rows = np.array(subjects, dtype=np.int64)
     if s.k is not None:
-        return set(rows[s.k.minted(rows, st.alive.view(np.uint8), st.reached.view(np.uint8))].tolist())  # type: ignore
+        return rows[~s.k.minted(rows, st.alive.view(np.uint8), st.reached.view(np.uint8))].tolist()  # type: ignore
     a, owner = expand(s.in_ptr, rows)
     a = s.in_arc[a]
     u = s.src[a]
-    return set(owner[st.alive[a] & st.reached[u] & (u != owner)].tolist())
+    return rows[~np.isin(rows, owner[st.alive[a] & st.reached[u] & (u != owner)])].tolist()
 
 
 def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: list, room, *,
@@ -598,9 +612,8 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
     if not pending:
         return
     order = inc.sub.ids.__getitem__
-    minted = _minted(s, st, list(pending)) if only_closed else set()
     # in id order, those nothing mints (the minted ones are skipped: only the others are sorted)
-    todo = sorted((x for x in pending if x not in minted), key=order)
+    todo = sorted(_closed(s, st, list(pending)) if only_closed else pending, key=order)
     at = 0
     while at < len(todo):
         if not room():
@@ -629,8 +642,8 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
                            residual=residual))
         st.reached, st.residual, st.tree = after, residual, None
         if only_closed and pending:  # what the next ones (after this one in id order) see
-            minted = _minted(s, st, list(pending))
-            todo = todo[:at] + sorted((x for x in pending if x not in minted and order(x) > order(subject)), key=order)
+            last = order(subject)
+            todo = todo[:at] + sorted((x for x in _closed(s, st, list(pending)) if order(x) > last), key=order)
 
 
 class _Made:
