@@ -121,9 +121,9 @@ def test_the_kernel_loop_takes_steps(mode, monkeypatch):
     taken = []
     run = fast._run
 
-    def counted(s, st, made, steps, max_steps):
+    def counted(s, st, made, steps, max_steps, cap):
         before = len(steps)
-        status = run(s, st, made, steps, max_steps)
+        status = run(s, st, made, steps, max_steps, cap)
         taken.append(len(steps) - before)
         return status
 

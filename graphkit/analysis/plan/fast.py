@@ -33,7 +33,9 @@ from graphkit.analysis.plan import compiled
 from graphkit.analysis.plan.arrays import Columns
 from graphkit.analysis.plan.candidates import _ACTION_RANK, _PHASE_RANK, FOLLOW_UP, Candidate, Candidates, Incident
 from graphkit.analysis.plan.greedy import _REGISTRAR, _step
-from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep, node_order
+from graphkit.analysis.plan.kernel_loop import KernelQueue, Made, built, cuts, kernel_prices
+from graphkit.analysis.plan.kernel_loop import run as _run
+from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep
 from graphkit.analysis.snapshot import expand
 from graphkit.model import RevocationAction
 
@@ -159,36 +161,8 @@ def _static(inc: Incident, cands: Candidates, cols: Columns | None = None) -> _S
     s.k = compiled.plan_kernel(s.src, s.tgt, s.via, s.out_ptr, s.in_ptr, s.in_arc, s.via_ptr, s.via_arc, s.seeds,
                                s.weight, s.is_seed, s.seedy, s.n, s.root)
     if s.k is not None:
-        _kernel_prices(s, cands, cols)
+        kernel_prices(s, cands, cols)
     return s
-
-
-def _kernel_prices(s: _Static, cands: Candidates, cols: Columns | None) -> None:
-    """Hand the candidates to the kernel's loop (``_plan_kernel.Plan.prices``): the arrays of ``s.prices``, which
-    have a companion, what each wipes and the arcs each removes as flat arrays."""
-    p, ranked = s.prices, cands.ranked
-    if cols is not None and cols.arc_flat is not None:
-        flat, lo, hi = cols.arc_flat, cols.arc_lo, cols.arc_hi
-    else:
-        lens = np.fromiter(map(len, p.arcs), np.int64, len(p.arcs))
-        hi = np.cumsum(lens)
-        lo = hi - lens
-        flat = np.concatenate(p.arcs) if p.arcs else _NO_ARCS
-    wlen = np.zeros(len(ranked), dtype=np.int64)
-    wlen[p.wiping] = [len(ranked[i].wipes) for i in p.wiping.tolist()]
-    wptr = np.zeros(len(ranked) + 1, dtype=np.int64)
-    np.cumsum(wlen, out=wptr[1:])
-    wipes = np.array([w for i in p.wiping.tolist() for w in ranked[i].wipes], dtype=np.int64)
-    if cols is not None and cols.action is not None:
-        follow = np.isin(cols.action, [_ACTION_RANK[a] for a in FOLLOW_UP])
-    else:
-        follow = np.fromiter((c.action in FOLLOW_UP for c in ranked), bool, len(ranked))
-    u8 = [np.ascontiguousarray(x, dtype=bool).view(np.uint8) for x in (p.inv, p.own, p.pool, follow)]
-    i64 = [np.ascontiguousarray(x, dtype=np.int64) for x in (p.subject, p.via_in, p.via_out, p.base)]
-    s.k.prices(*i64[:3], u8[0], u8[1], i64[3], u8[2], u8[3], wptr, wipes,  # type: ignore[attr-defined]
-               np.ascontiguousarray(lo, dtype=np.int64), np.ascontiguousarray(hi, dtype=np.int64),
-               np.ascontiguousarray(flat, dtype=np.int64), np.array(p.subject_ptr, dtype=np.int64),
-               np.array(p.by_subject, dtype=np.int64), np.array(p.of_virtual, dtype=np.int64), p.shift)
 
 
 def _reach(s: _Static, alive: np.ndarray, dead: np.ndarray) -> np.ndarray:
@@ -343,7 +317,7 @@ def _queue(cands: Candidates, s: _Static, st: _State) -> _Queue:
     pos = np.flatnonzero(ok)
     pos = pos[np.argsort(key[pos], kind="stable")]  # equal keys: tie-break order (pos)
     if s.k is not None:  # the kernel holds the queue (its loop pops from it too)
-        return _KernelQueue(s.k, np.ascontiguousarray(key[pos]), pos.astype(np.int64))
+        return KernelQueue(s.k, np.ascontiguousarray(key[pos]), pos.astype(np.int64))
     return _Queue(key[pos].tolist(), pos.tolist())
 
 
@@ -367,16 +341,6 @@ class _Queue:
 
     def push(self, key: int, pos: int) -> None:
         heapq.heappush(self.back, (key, pos))
-
-
-class _KernelQueue:
-    """:class:`_Queue` held by the kernel (``_plan_kernel.Plan.queue``, ``pop``, ``push``): the same order."""
-
-    __slots__ = ("pop", "push")
-
-    def __init__(self, k, keys: np.ndarray, poss: np.ndarray) -> None:
-        k.queue(keys, poss)
-        self.pop, self.push = k.pop, k.push
 
 
 def _pop_best(queue: _Queue, cands: Candidates, s: _Static, st: _State) -> tuple[int, int] | None:
@@ -414,6 +378,10 @@ def _subtree(tree: _Tree, z: int) -> np.ndarray:
 REPAIR, REPAIR_MIN = 8, 64
 
 
+def _cap(s: _Static) -> int:
+    return (s.root + 1) // REPAIR + REPAIR_MIN
+
+
 def _cut_in_place(c: Candidate, s: _Static, st: _State) -> tuple[np.ndarray, np.ndarray] | None:
     """Apply a non-wiping ``c`` on the kept tree: ``(the nodes it cuts, the nodes whose subtree weight may have
     grown)``, or None when dominators may change (the caller recomputes).  Compiled (``_plan_kernel.Plan.cut``,
@@ -424,7 +392,7 @@ def _cut_in_place(c: Candidate, s: _Static, st: _State) -> tuple[np.ndarray, np.
         return s.k.cut(tree.idom, tree.subw, tree.links, tree.gone.view(np.uint8),  # type: ignore
                        st.alive.view(np.uint8), st.reached.view(np.uint8), st.dead.view(np.uint8), c.subject,
                        c.via_in, c.via_out, c.invalidates, s.prices.arcs[s.prices.pos[(c.action, c.subject)]],
-                       (s.root + 1) // REPAIR + REPAIR_MIN)
+                       _cap(s))
     z = _cut_root(c, tree)  # type: ignore[arg-type]
     d = _subtree(tree, z)  # type: ignore[arg-type]
     if not _kept(c, s, st, d):
@@ -559,7 +527,7 @@ def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *,
             _verify(s, st)
     st.residual -= red
     return _step(inc, rank=rank, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
-                 reduction=red, cuts=_cuts(inc, s, gone), residual=st.residual), grown
+                 reduction=red, cuts=cuts(inc, s, gone), residual=st.residual), grown
 
 
 def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st: _State) -> None:
@@ -581,17 +549,6 @@ def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st:
         key = _key(p, pos, st.residual if _wipes_now(c, st) else _reduction(c, s, st), st.dead)
         if key is not None:
             queue.push(key, pos)
-
-
-def _cuts(inc: Incident, s: _Static, gone: np.ndarray) -> tuple[str, ...]:
-    """Ids of the ``gone`` nodes (sources left out) in result order."""
-    ids = inc.sub.ids
-    if s.rank is not None:
-        gone = gone[gone >= inc.sub.n_src]
-        return tuple([ids[i] for i in gone[s.rank[gone].argsort()].tolist()])
-    nodes = inc.sub.nodes
-    return tuple(ids[i] for i in sorted((i for i in gone.tolist() if i >= inc.sub.n_src),
-                                        key=lambda i: node_order(nodes[i])))
 
 
 def _closed(s: _Static, st: _State, subjects: list[int]) -> list[int]:
@@ -638,73 +595,12 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
         after = _reach(s, st.alive, st.dead)
         residual = int(s.weight[after].sum())
         steps.append(_step(inc, rank=len(steps) + 1, action=action, subject=subject, long_lived=False, phase=phase,
-                           reduction=st.residual - residual, cuts=_cuts(inc, s, np.flatnonzero(st.reached & ~after)),
+                           reduction=st.residual - residual, cuts=cuts(inc, s, np.flatnonzero(st.reached & ~after)),
                            residual=residual))
         st.reached, st.residual, st.tree = after, residual, None
         if only_closed and pending:  # what the next ones (after this one in id order) see
             last = order(subject)
             todo = todo[:at] + sorted((x for x in _closed(s, st, list(pending)) if order(x) > last), key=order)
-
-
-class _Made:
-    """The steps the kernel's loop took (``_plan_kernel.Plan.run``): (3, k) int64 ``out`` (candidate position,
-    reduction, residual after it), the real nodes each cut (``cut[cut_ptr[i]:cut_ptr[i + 1]]``), ``n`` taken."""
-
-    __slots__ = ("out", "cut_ptr", "cut", "n")
-
-    def __init__(self, k: int, n: int) -> None:
-        self.out = np.zeros((3, k + 1), dtype=np.int64)
-        self.cut_ptr = np.zeros(k + 2, dtype=np.int64)
-        self.cut = np.zeros(n + 1, dtype=np.int64)
-        self.n = 0
-
-
-def _run(s: _Static, st: _State, made: _Made, steps: list, max_steps: int | None) -> int:
-    """Steps taken by the kernel's loop while it can (``_plan_kernel.Plan.run``: the same choices and updates as
-    :func:`_pop_best` and :func:`_apply`), appended to ``steps`` as their indexes in ``made``; its status (0: it
-    stopped at the step bound or a residual of 0, else the queue's top is for :func:`_pop_best`)."""
-    tree, u8 = st.tree, np.uint8
-    left = (1 << 62) if max_steps is None else max_steps - len(steps)
-    status, taken, st.residual = s.k.run(  # type: ignore[attr-defined]
-        tree.idom, tree.subw, tree.links, tree.gone.view(u8), st.alive.view(u8), st.reached.view(u8),  # type: ignore
-        st.dead.view(u8), st.applied.view(u8), st.residual, left, (s.root + 1) // REPAIR + REPAIR_MIN, made.out,
-        made.cut_ptr, made.cut, made.n)
-    steps.extend(range(made.n, taken))
-    made.n = taken
-    return status
-
-
-def _built(inc: Incident, cands: Candidates, s: _Static, made: _Made | None, steps: list) -> tuple:
-    """``steps`` with the kernel's (their indexes in ``made``) made :class:`RevocationStep` objects, in one pass
-    (their cuts sorted in result order together)."""
-    if made is None or not made.n:
-        return tuple(steps)
-    ptr = made.cut_ptr[:made.n + 1]
-    cuts = _cuts_of_many(inc, s, made.cut[:ptr[-1]], ptr)
-    pos_l, red_l, res_l = made.out[:, :made.n].tolist()
-    ranked, out = cands.ranked, []
-    for i, x in enumerate(steps):
-        if type(x) is int:
-            c = ranked[pos_l[x]]
-            c.applied = True
-            x = _step(inc, rank=i + 1, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
-                      reduction=red_l[x], cuts=cuts[x], residual=res_l[x])
-        out.append(x)
-    return tuple(out)
-
-
-def _cuts_of_many(inc: Incident, s: _Static, nodes: np.ndarray, ptr: np.ndarray) -> list[tuple[str, ...]]:
-    """:func:`_cuts` of every step ``i``'s nodes ``nodes[ptr[i]:ptr[i + 1]]``: one sort of them all."""
-    if s.rank is None:
-        return [_cuts(inc, s, nodes[ptr[i]:ptr[i + 1]]) for i in range(ptr.size - 1)]
-    step = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
-    keep = nodes >= inc.sub.n_src
-    nodes, step = nodes[keep], step[keep]
-    order = np.lexsort((s.rank[nodes], step))
-    ids = inc.sub.ids
-    flat = [ids[i] for i in nodes[order].tolist()]
-    ends = np.cumsum(np.bincount(step, minlength=ptr.size - 1)).tolist()
-    return [tuple(flat[a:b]) for a, b in zip([0, *ends[:-1]], ends)]
 
 
 def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
@@ -720,7 +616,7 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
     #: a RevocationStep, or the index of a step the kernel's loop took (made at the end: :func:`_built`)
     steps: list[RevocationStep | int] = []
     n_src = inc.sub.n_src
-    made = _Made(len(cands.ranked), inc.n) if s.k is not None else None
+    made = Made(len(cands.ranked), inc.n) if s.k is not None else None
 
     def room() -> bool:
         return max_steps is None or len(steps) < max_steps
@@ -731,7 +627,7 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         if st.tree is None:
             st.tree = _tree(s, st)
             queue = _queue(cands, s, st)
-        if made is not None and not pending and not VERIFY and not _run(s, st, made, steps, max_steps):
+        if made is not None and not pending and not VERIFY and not _run(s, st, made, steps, max_steps, _cap(s)):
             continue  # no companion can come: the kernel takes the steps it can
         best = _pop_best(queue, cands, s, st)
         if best is None:
@@ -750,4 +646,4 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
     _flush(inc, cands, s, st, pending, steps, room, only_closed=False)
     ids = inc.sub.ids
     return RevocationPlan(sources=tuple(ids[:n_src]), initial_weight=initial, held=tuple(ids[i] for i in inc.held),
-                          steps=_built(inc, cands, s, made, steps))
+                          steps=built(inc, cands, s, made, steps))
