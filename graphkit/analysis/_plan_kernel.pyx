@@ -13,10 +13,16 @@ every call.  Its methods replace, with the same results, the numpy passes of ``f
   and link with path compression, immediate dominators as nearest common ancestors: L. Georgiadis, R. E. Tarjan,
   R. F. Werneck, "Finding dominators in practice", JGAA 10(1), 2006; one pass instead of Cooper-Harvey-Kennedy's
   rounds, 4 at 10^6 edges), then the subtree weights (children before parents in reverse preorder) and the
-  children lists (by parent, children in index order).  Immediate dominators are unique, so the tree is
-  rustworkx's;
+  children lists (by parent, children in index order, and as linked lists the cuts edit).  Immediate
+  dominators are unique, so the tree is rustworkx's;
 - :meth:`Plan.minted`: ``fast._closed`` (which pending session revocations something still mints);
-- :meth:`Plan.cut`: ``fast._cut_in_place`` (the cut subtree, ``fast._kept``'s check, the kept tree's update).
+- :meth:`Plan.cut`: ``fast._cut_in_place`` (the cut subtree, ``fast._kept``'s check, the kept tree's update),
+  which also repairs the tree where the check fails, when that region is small: new immediate dominators from a
+  small flow graph (``docs/revocation-plan.md``, "Repairing the tree"), where numpy refuses and builds a new tree;
+- :meth:`Plan.run`: the fast loop's steps while no companion can come (``fast._pop_best``, ``fast._apply``,
+  ``fast._repush``), on the lazy queue it holds (:meth:`Plan.queue`, :meth:`Plan.pop`, :meth:`Plan.push`: a
+  sorted run and a binary heap of ``(key, position)``, popped in ``fast._Queue``'s order) and the candidates
+  handed over once (:meth:`Plan.prices`).
 """
 
 from libc.stdint cimport int64_t, uint8_t

@@ -13,13 +13,17 @@ compares them step for step), computed incrementally:
   arc keeps the arc from its immediate dominator (:func:`_kept`: the lemma and its proof), no other dominator
   changes: the tree of the residual graph is the same tree without ``D``, so it is kept (subtree weights of
   ``D``'s ancestors lowered) and the step costs O(|D| + depth + the in-degrees of those nodes) instead of a new
-  pass.  Otherwise (and after a step that wipes several nodes, or a companion that removes a live arc) the
-  reached set is recomputed and the next step builds a new tree;
+  pass.  Otherwise the compiled cut repairs the tree where dominators may change, when that region is small
+  (``docs/revocation-plan.md``, "Repairing the tree"; the candidates whose reduction may have grown are queued
+  again, :func:`_repush`); else (and after a step that wipes several nodes, or a companion that removes a live
+  arc) the reached set is recomputed and the next step builds a new tree;
 - on a new tree every candidate is priced at once (numpy, :func:`_queue`: cut roots, subtree weights, the greedy
   key packed in one integer); between two trees a candidate's reduction can only shrink, so the sorted
   candidates and a heap of re-priced ones form a lazy priority queue keyed by
   :func:`~graphkit.analysis.plan.greedy.greedy_key` and their tie-break rank: the top is re-priced when popped
-  and taken when its key still holds.
+  and taken when its key still holds;
+- with the kernel, its loop takes the steps while no companion can come, and their step objects are made at
+  the end (:mod:`graphkit.analysis.plan.kernel_loop`).
 """
 
 from __future__ import annotations
@@ -429,6 +433,10 @@ def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
     virtual node all of whose arcs enter seeds is a leaf no reduction
     reads, and any path through it is replaced by the root's arc into the seed after it (its own immediate
     dominator may go stale: the check skips it).
+
+    When some exits fail the check, the same argument shows that only what they reach after the cut (``A``) may
+    change dominators: the compiled cut repairs the tree there (``docs/revocation-plan.md``, "Repairing the
+    tree"); this numpy version refuses and the caller builds a new tree.
     """
     tree = st.tree
     in_r = np.zeros(s.root + 1, dtype=bool)
