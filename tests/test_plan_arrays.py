@@ -13,7 +13,7 @@ import pytest
 import regen_goldens as gold
 from conftest import require
 from graphkit.analysis import reach, revocation_plan
-from graphkit.analysis.plan import arrays, compiled
+from graphkit.analysis.plan import arrays, compiled, fast
 from graphkit.analysis.plan.candidates import candidates, incident
 from graphkit.analysis.plan.fast import fast_plan
 from graphkit.analysis.plan.greedy import greedy_plan
@@ -56,6 +56,14 @@ def check(g: Graph, sources, exposed_every: int = 0) -> int:
     assert cols.via_in.tolist() == [c.via_in for c in want.ranked]
     assert cols.inv.tolist() == [c.invalidates for c in want.ranked]
     assert [a.tolist() for a in cols.arcs] == [c.arcs for c in want.ranked]
+    assert [cols.arc_flat[lo:hi].tolist() for lo, hi in zip(cols.arc_lo, cols.arc_hi)] == [c.arcs for c in want.ranked]
+    assert [(arrays._ACTIONS[a], tuple(gr), lg, ex, w) for a, gr, lg, ex, w in zip(
+        cols.action.tolist(), cols.group.T.tolist(), cols.long.tolist(), cols.exposed.tolist(), cols.wipes.tolist())] \
+        == [(c.action, c.group, c.long_lived, c.exposed, bool(c.wipes)) for c in want.ranked]
+    by_cols, by_objects = fast._prices(got, inc, cols), fast._prices(got, inc)  # the loop's arrays, both ways
+    for name in ("own", "base", "pool", "wiping"):
+        assert np.array_equal(getattr(by_cols, name), getattr(by_objects, name)), name
+    assert by_cols.pos == by_objects.pos
     roles = frozenset(i for i, nd in enumerate(ref.sub.nodes) if nd.spec.kind is NodeKind.CLOUD_ROLE)
     plan_ref = greedy_plan(ref, candidates(ref, exposed), None, roles)
     assert fast_plan(inc, got, None, roles, cols) == plan_ref

@@ -1,7 +1,8 @@
 """The incremental revocation plan (graphkit/analysis/plan/fast.py, what ``revocation_plan`` runs) against the
 reference greedy loop (graphkit/analysis/plan/greedy.py, one dominator tree per step): identical plans on random
 graphs, on the bundled example from every source, and on the golden cases (tests/test_goldens.py).  Every test runs
-twice: with the compiled plan passes (graphkit/analysis/_plan_kernel.pyx) and with numpy and rustworkx."""
+three times: with the compiled plan passes (graphkit/analysis/_plan_kernel.pyx), with them but every tree repair
+refused, and with numpy and rustworkx."""
 
 from __future__ import annotations
 
@@ -23,12 +24,16 @@ from test_analysis import random_graph, random_incident
 from test_snapshot import EXAMPLE
 
 
-@pytest.fixture(autouse=True, params=["compiled", "numpy"])
+@pytest.fixture(autouse=True, params=["compiled", "compiled-no-repair", "numpy"])
 def mode(request, monkeypatch):
-    """Both implementations of the fast loop's passes (the compiled one only where it is built)."""
-    if request.param == "compiled" and not compiled.AVAILABLE:
+    """Both implementations of the fast loop's passes (the compiled one only where it is built), the compiled one
+    also with every tree repair refused (a new tree after each cut that may change dominators, as numpy does)."""
+    if request.param != "numpy" and not compiled.AVAILABLE:
         pytest.skip("graphkit.analysis._plan_kernel is not built (tests/test_plan_kernel.py fails under CI)")
-    monkeypatch.setattr(compiled, "ENABLED", request.param == "compiled")
+    monkeypatch.setattr(compiled, "ENABLED", request.param != "numpy")
+    if request.param == "compiled-no-repair":
+        monkeypatch.setattr(fast, "REPAIR", 1 << 40)
+        monkeypatch.setattr(fast, "REPAIR_MIN", 0)
     return request.param
 
 
@@ -87,3 +92,46 @@ def test_kept_trees_are_the_trees_of_the_residual_graph(seed, verify):
     g, sources = random_incident(seed, rng)
     ref, fast_ = _both(g, sources, exposed_every=rng.choice([0, 2]))
     assert fast_ == ref
+
+
+def test_repaired_trees_are_exercised(mode, verify, monkeypatch):
+    """The compiled cut repairs trees in these plans (each checked by ``fast.VERIFY``); never when refused."""
+    outcomes = []
+    cut = fast._cut_in_place
+
+    def counted(c, s, st):
+        found = cut(c, s, st)
+        outcomes.append("refused" if found is None else "repaired" if found[1].size else "kept")
+        return found
+
+    monkeypatch.setattr(fast, "_cut_in_place", counted)
+    for seed in range(40):
+        rng = random.Random(1000 + seed)
+        g, sources = random_incident(seed, rng)
+        ref, fast_ = _both(g, sources)
+        assert fast_ == ref
+    repaired = outcomes.count("repaired")
+    assert outcomes.count("kept") > 100
+    assert repaired > 50 if mode == "compiled" else repaired == 0
+
+
+def test_the_kernel_loop_takes_steps(mode, monkeypatch):
+    """With the kernel (and no ``VERIFY``), the steps taken while no companion is pending come from its loop
+    (``_plan_kernel.Plan.run``)."""
+    taken = []
+    run = fast._run
+
+    def counted(s, st, made, steps, max_steps, cap):
+        before = len(steps)
+        status = run(s, st, made, steps, max_steps, cap)
+        taken.append(len(steps) - before)
+        return status
+
+    monkeypatch.setattr(fast, "_run", counted)
+    total = 0
+    for seed in range(30):
+        g, sources = random_incident(seed, random.Random(seed))
+        ref, fast_ = _both(g, sources)
+        assert fast_ == ref
+        total += len(fast_.steps)
+    assert sum(taken) > total // 5 if mode != "numpy" else not taken  # (roles pending: Python's steps)

@@ -22,7 +22,11 @@ from graphkit.graph import Graph
 from test_analysis import random_graph, random_incident
 from test_radius_arrays import CORPUS_GHA, EXAMPLE
 
-_TREE = ("idom", "subw", "kids_ptr", "kids", "gone")
+_TREE = ("idom", "subw", "kids_ptr", "kids", "gone", "links")
+
+
+def _copy(tree: fast._Tree) -> fast._Tree:
+    return fast._Tree(*(None if getattr(tree, f) is None else getattr(tree, f).copy() for f in _TREE))
 
 
 @pytest.fixture(autouse=True)
@@ -50,43 +54,92 @@ def _state(s, cands, rng: random.Random, cut_arcs: float, kill: float) -> fast._
 
 
 def _same_tree(a: fast._Tree, b: fast._Tree) -> None:
-    for name in _TREE:
+    for name in _TREE[:-1]:
         x, y = getattr(a, name), getattr(b, name)
         assert x.dtype == y.dtype and np.array_equal(x, y), name
 
 
-def check(g: Graph, sources, seed: int = 0, states: int = 4) -> int:
+def _children(tree: fast._Tree) -> dict[int, set[int]]:
+    """The live nodes' children, read from the compiled tree's linked lists (nodes gone left out)."""
+    out = {}
+    for v in np.flatnonzero(~tree.gone).tolist():
+        kids, x = set(), int(tree.links[0, v])
+        while x >= 0:
+            assert x not in kids and tree.idom[x] == v  # no cycle; each child's parent is v
+            if not tree.gone[x]:
+                kids.add(x)
+            x = int(tree.links[1, x])
+        out[v] = kids
+    return out
+
+
+def _repaired(s, st: fast._State, c, tree: fast._Tree, cut: np.ndarray, kernel) -> None:
+    """A tree the kernel repaired is the tree a new dominator pass builds after ``c`` (``fast._verify``), and its
+    children lists are its parents'."""
+    after = fast._State(st.alive.copy(), st.dead.copy(), st.reached.copy(), st.residual, st.applied, tree)
+    after.alive[s.prices.arcs[s.prices.pos[(c.action, c.subject)]]] = False
+    if c.invalidates:
+        after.dead[c.subject] = True
+    after.reached[cut] = False
+    # a virtual node outside the cut whose arcs all entered the subject it invalidates stays a leaf of weight 0
+    # (no reduction reads it; a new tree leaves it out)
+    a = s.via_arc
+    live = after.alive[a] & after.reached[s.src[a]] & ~after.dead[s.tgt[a]] & (s.src[a] != s.tgt[a])
+    orphan = np.ones(s.root + 1, dtype=bool)
+    orphan[:s.n] = orphan[s.root] = False
+    orphan[s.via[a[live]]] = False
+    orphan &= ~tree.gone & (tree.idom >= 0)
+    assert not tree.subw[orphan].any() and not np.isin(tree.idom, np.flatnonzero(orphan)).any()
+    after.tree = _copy(tree)
+    after.tree.gone[orphan] = True
+    s.k = None
+    fast._verify(s, after)
+    s.k = kernel
+    kids = _children(tree)
+    live = ~tree.gone & (tree.idom >= 0) & ~s.seedy
+    for v in np.flatnonzero(live).tolist():
+        assert v in kids[int(tree.idom[v])]
+
+
+def check(g: Graph, sources, seed: int = 0, states: int = 4) -> tuple[int, int]:
     """Kernel == numpy/rustworkx on the start state and ``states`` random ones: reach, tree, then every
-    non-wiping candidate's cut on a copy of the tree; the number of cuts that kept the tree."""
+    non-wiping candidate's cut on a copy of the tree (where numpy refuses, the kernel may repair the tree: it is
+    then the tree of the graph after the cut); the numbers of cuts that kept the tree and that repaired it."""
     inc, cands, s = _setup(g, sources)
     rng = random.Random(seed)
-    kept = 0
+    kept = repaired = 0
     for i in range(states + 1):
         st = _state(s, cands, rng, 0.0 if i == 0 else rng.choice([0.1, 0.3]), 0.0 if i == 0 else 0.1)
         k = s.k
         assert np.array_equal(k.reach(st.alive.view(np.uint8), st.dead.view(np.uint8)), st.reached)
-        minted = fast._minted(s, st, list(range(s.n)))
+        closed = fast._closed(s, st, list(range(s.n)))
         s.k = None
-        assert minted == fast._minted(s, st, list(range(s.n)))
+        assert closed == fast._closed(s, st, list(range(s.n)))
         s.k = k
         tree = fast._tree(s, st)
         _same_tree(tree, fast._tree_rx(s, st))
         for c in cands.ranked:
             if fast._wipes_now(c, st):
                 continue
-            st.tree = fast._Tree(*(getattr(tree, f).copy() for f in _TREE))
+            st.tree = _copy(tree)
             by_kernel = fast._cut_in_place(c, s, st)
-            kt, st.tree, s.k = st.tree, fast._Tree(*(getattr(tree, f).copy() for f in _TREE)), None
+            kt, st.tree, s.k = st.tree, _copy(tree), None
             by_numpy = fast._cut_in_place(c, s, st)
             s.k = k
-            assert (by_kernel is None) == (by_numpy is None), (c.action, c.subject)
             if by_numpy is not None:
-                assert np.array_equal(np.sort(by_kernel), np.sort(by_numpy))
+                assert by_kernel is not None and not by_kernel[1].size and not by_numpy[1].size
+                assert np.array_equal(np.sort(by_kernel[0]), np.sort(by_numpy[0]))
                 _same_tree(kt, st.tree)
+                _children(kt)
                 kept += 1
+            elif by_kernel is not None:
+                assert by_kernel[1].size  # dominators changed: the kernel repaired the tree
+                _repaired(s, st, c, kt, by_kernel[0], k)
+                repaired += 1
             else:
                 _same_tree(kt, tree)  # a refused cut leaves the tree as it was
-    return kept
+                assert np.array_equal(kt.links, tree.links)
+    return kept, repaired
 
 
 @pytest.mark.parametrize("seed", range(60))
@@ -95,8 +148,13 @@ def test_random_graphs(seed):
     check(g, sources, seed)
 
 
-def test_random_graphs_exercise_both_outcomes_of_a_cut():
-    kept = refused = 0
+@pytest.mark.parametrize("cap", ["repair", "refuse"])
+def test_random_graphs_exercise_every_outcome_of_a_cut(cap, monkeypatch):
+    """With no bound on what a repair recomputes, every cut keeps or repairs the tree; with none allowed, every
+    cut that may change dominators is refused."""
+    monkeypatch.setattr(fast, "REPAIR", 1 << 40)
+    monkeypatch.setattr(fast, "REPAIR_MIN", 1 << 40 if cap == "repair" else 0)
+    kept = repaired = refused = 0
     for seed in range(20):
         g = random_graph(seed, n=60, m=180)
         inc, cands, s = _setup(g, sorted(g.nx)[:2])
@@ -105,11 +163,17 @@ def test_random_graphs_exercise_both_outcomes_of_a_cut():
         for c in cands.ranked:
             if not fast._wipes_now(c, st):
                 tree = st.tree
-                st.tree = fast._Tree(*(getattr(tree, f).copy() for f in _TREE))
+                st.tree = _copy(tree)
                 cut = fast._cut_in_place(c, s, st)
-                kept, refused = kept + (cut is not None), refused + (cut is None)
+                if cut is None:
+                    refused += 1
+                else:
+                    kept, repaired = kept + (not cut[1].size), repaired + bool(cut[1].size)
+                    if cut[1].size:
+                        _repaired(s, st, c, st.tree, cut[0], s.k)
                 st.tree = tree
-    assert kept > 50 and refused > 50
+    assert kept > 50
+    assert (repaired > 50 and refused == 0) if cap == "repair" else (repaired == 0 and refused > 50)
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +182,8 @@ def acme() -> Graph:
 
 
 def test_example_from_every_node(acme):
-    assert sum(check(acme, x, i, states=2) for i, x in enumerate(sorted(acme.nx))) > 100
+    done = [check(acme, x, i, states=2) for i, x in enumerate(sorted(acme.nx))]
+    assert sum(k for k, _ in done) > 100 and sum(r for _, r in done) > 10
 
 
 @pytest.mark.parametrize("folder", gold.case_folders(), ids=lambda p: p.name)

@@ -32,6 +32,7 @@ import numpy as np
 
 from graphkit.analysis.plan.candidates import (
     _ACTION_RANK, _PHASE_RANK, Candidate, Candidates, Incident, _placement)
+from graphkit.analysis.results import Phase
 from graphkit.analysis.radius_arrays import copied, node_columns
 from graphkit.analysis.reach import Arcs, Subgraph, lasting_seconds
 from graphkit.analysis.snapshot import Snapshot, expand, give_back, reach_order, reached_pairs, snapshot
@@ -100,8 +101,19 @@ class Columns:
     inv: np.ndarray | None = None
     #: per ranked candidate: the arcs it removes, as arrays
     arcs: list[np.ndarray] | None = None
+    #: the same as one array: candidate ``i``'s arcs are ``arc_flat[arc_lo[i]:arc_hi[i]]``
+    arc_flat: np.ndarray | None = None
+    arc_lo: np.ndarray | None = None
+    arc_hi: np.ndarray | None = None
     #: (m,) int64 per arc: the virtual node it passes (``Candidates.via``)
     via: np.ndarray | None = None
+    #: per ranked candidate: (k,) int64 its action's position in RevocationAction, (2, k) int64 its ``group``,
+    #: (k,) bool ``long_lived``, ``exposed`` and whether it wipes other nodes
+    action: np.ndarray | None = None
+    group: np.ndarray | None = None
+    long: np.ndarray | None = None
+    exposed: np.ndarray | None = None
+    wipes: np.ndarray | None = None
 
 
 def incident_arrays(graph: Graph, srcs: tuple[str, ...]) -> tuple[Incident, Columns] | None:
@@ -280,11 +292,14 @@ def candidates_arrays(inc: Incident, cols: Columns, exposed: frozenset[int] = fr
     c_long = holdable[c_subj] & cols.seed[c_subj]
     ranked = np.lexsort((order[c_subj], c_act, ~c_long))  # long-lived first, action order, subject id
     cs = Candidates(n, via=via.tolist())
-    _objects(cs, inc, cols, table, forms, (c_act, c_subj, c_inv, c_long, via_in, by_c, ptr), exposed)
+    group, wiping = _objects(cs, inc, cols, table, forms, (c_act, c_subj, c_inv, c_long, via_in, by_c, ptr), exposed)
     cs.ranked = [cs.items[i] for i in ranked.tolist()]
+    cols.action, cols.group, cols.long, cols.wipes = c_act[ranked], group[:, ranked], c_long[ranked], wiping[ranked]
+    cols.exposed = np.isin(c_subj[ranked], np.fromiter(exposed, np.int64, len(exposed)))
     cols.subject, cols.via_in, cols.via_out = c_subj[ranked], via_in[ranked], via_in[ranked] + 1
     cols.inv, cols.via = c_inv[ranked], via
     cols.arcs = [by_c[ptr[i]:ptr[i + 1]] for i in ranked.tolist()]
+    cols.arc_flat, cols.arc_lo, cols.arc_hi = by_c, ptr[ranked], ptr[ranked + 1]
     return cs
 
 
@@ -294,8 +309,9 @@ def snap_arcs(inc: Incident) -> np.ndarray:
 
 
 def _objects(cs: Candidates, inc: Incident, cols: Columns, table: _FormTable, forms: np.ndarray, c: tuple,
-             exposed: frozenset[int]) -> None:
-    """The :class:`Candidate` objects, in creation order, described as the reference's ``_describe`` does."""
+             exposed: frozenset[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The :class:`Candidate` objects, in creation order, described as the reference's ``_describe`` does; their
+    ``group`` ((2, k) int64) and whether each wipes other nodes ((k,) bool), in creation order."""
     c_act, c_subj, c_inv, c_long, via_in, by_c, ptr = c
     wipes = _wipes(inc, cols, table, forms)
     registrar = np.zeros(inc.n, dtype=bool)
@@ -304,6 +320,7 @@ def _objects(cs: Candidates, inc: Incident, cols: Columns, table: _FormTable, fo
     arcs = by_c.tolist()
     ptr_l, nodes, n_src = ptr.tolist(), inc.sub.nodes, inc.sub.n_src
     items, at = cs.items, cs.at
+    placed_at, groups = [], []
     for i, (a, s, iv, lg, vi, pl) in enumerate(zip(c_act.tolist(), c_subj.tolist(), c_inv.tolist(), c_long.tolist(),
                                                   via_in.tolist(), placed.tolist())):
         action = _ACTIONS[a]
@@ -312,10 +329,19 @@ def _objects(cs: Candidates, inc: Incident, cols: Columns, table: _FormTable, fo
         if pl:
             cand.phase, order = _placement(cand, nodes[s], s < n_src, iv and bool(registrar[s]))
             cand.group = (_PHASE_RANK[cand.phase], order)
+            placed_at.append(i)
+            groups.append(cand.group)
         # else the defaults: restrict, order 0 (_placement's last case: not invalidating a long-lived subject,
         # neither of the _PLACED actions)
         items.append(cand)
         at[(action, s)] = cand
+    group = np.zeros((2, len(items)), dtype=np.int64)
+    group[0] = _PHASE_RANK[Phase.RESTRICT]
+    if placed_at:
+        group[:, placed_at] = np.array(groups, dtype=np.int64).T
+    has = np.zeros(inc.n, dtype=bool)
+    has[np.fromiter(wipes, np.int64, len(wipes))] = True
+    return group, c_inv & has[c_subj]
 
 
 def _wipes(inc: Incident, cols: Columns, table: _FormTable, forms: np.ndarray) -> dict[int, list[int]]:

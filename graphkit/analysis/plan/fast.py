@@ -13,13 +13,17 @@ compares them step for step), computed incrementally:
   arc keeps the arc from its immediate dominator (:func:`_kept`: the lemma and its proof), no other dominator
   changes: the tree of the residual graph is the same tree without ``D``, so it is kept (subtree weights of
   ``D``'s ancestors lowered) and the step costs O(|D| + depth + the in-degrees of those nodes) instead of a new
-  pass.  Otherwise (and after a step that wipes several nodes, or a companion that removes a live arc) the
-  reached set is recomputed and the next step builds a new tree;
+  pass.  Otherwise the compiled cut repairs the tree where dominators may change, when that region is small
+  (``docs/revocation-plan.md``, "Repairing the tree"; the candidates whose reduction may have grown are queued
+  again, :func:`_repush`); else (and after a step that wipes several nodes, or a companion that removes a live
+  arc) the reached set is recomputed and the next step builds a new tree;
 - on a new tree every candidate is priced at once (numpy, :func:`_queue`: cut roots, subtree weights, the greedy
   key packed in one integer); between two trees a candidate's reduction can only shrink, so the sorted
   candidates and a heap of re-priced ones form a lazy priority queue keyed by
   :func:`~graphkit.analysis.plan.greedy.greedy_key` and their tie-break rank: the top is re-priced when popped
-  and taken when its key still holds.
+  and taken when its key still holds;
+- with the kernel, its loop takes the steps while no companion can come, and their step objects are made at
+  the end (:mod:`graphkit.analysis.plan.kernel_loop`).
 """
 
 from __future__ import annotations
@@ -31,15 +35,18 @@ import numpy as np
 
 from graphkit.analysis.plan import compiled
 from graphkit.analysis.plan.arrays import Columns
-from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
+from graphkit.analysis.plan.candidates import _ACTION_RANK, _PHASE_RANK, FOLLOW_UP, Candidate, Candidates, Incident
 from graphkit.analysis.plan.greedy import _REGISTRAR, _step
-from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep, node_order
+from graphkit.analysis.plan.kernel_loop import KernelQueue, Made, built, cuts, kernel_prices
+from graphkit.analysis.plan.kernel_loop import run as _run
+from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep
 from graphkit.analysis.snapshot import expand
 from graphkit.model import RevocationAction
 
 __all__ = ["fast_plan"]
 
 _REVOKE = RevocationAction.REVOKE_ROLE_SESSIONS
+_ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
 _NO_ARCS = np.zeros(0, dtype=np.int64)
 
 
@@ -94,6 +101,11 @@ class _Prices:
     #: bits of the reduction in the packed key
     shift: int
     pos: dict
+    #: positions by subject (``by_subject[subject_ptr[i]:subject_ptr[i + 1]]``: those on node ``i``), and the
+    #: position of the candidate of every virtual node (``of_virtual[x - n]``)
+    subject_ptr: list[int]
+    by_subject: list[int]
+    of_virtual: list[int]
     subject_l: list[int]
     via_in_l: list[int]
     via_out_l: list[int]
@@ -111,6 +123,9 @@ class _Tree:
     kids_ptr: np.ndarray
     kids: np.ndarray
     gone: np.ndarray
+    #: (3, N) int64 the children as linked lists (first child, next sibling, previous sibling), which the compiled
+    #: cut edits (``kids_ptr`` and ``kids`` stay as built); None: numpy and rustworkx
+    links: np.ndarray | None = None
 
 
 @dataclass(slots=True)
@@ -149,6 +164,8 @@ def _static(inc: Incident, cands: Candidates, cols: Columns | None = None) -> _S
                 _prices(cands, inc, cols), rank=None if cols is None else cols.rank)
     s.k = compiled.plan_kernel(s.src, s.tgt, s.via, s.out_ptr, s.in_ptr, s.in_arc, s.via_ptr, s.via_arc, s.seeds,
                                s.weight, s.is_seed, s.seedy, s.n, s.root)
+    if s.k is not None:
+        kernel_prices(s, cands, cols)
     return s
 
 
@@ -172,9 +189,9 @@ def _tree(s: _Static, st: _State) -> _Tree:
     ``_dominator_edges``), with subtree weights and children lists: compiled (``_plan_kernel.Plan.tree``), else
     :func:`_tree_rx`; the same tree (immediate dominators are unique)."""
     if s.k is not None:
-        idom, subw, kids_ptr, kids = s.k.tree(st.alive.view(np.uint8), st.reached.view(np.uint8),  # type: ignore
-                                              st.dead.view(np.uint8))
-        return _Tree(idom, subw, kids_ptr, kids, np.zeros(s.root + 1, dtype=bool))
+        idom, subw, kids_ptr, kids, links = s.k.tree(st.alive.view(np.uint8),  # type: ignore[attr-defined]
+                                                     st.reached.view(np.uint8), st.dead.view(np.uint8))
+        return _Tree(idom, subw, kids_ptr, kids, np.zeros(s.root + 1, dtype=bool), links)
     return _tree_rx(s, st)
 
 
@@ -244,19 +261,34 @@ def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _P
         via_out = np.fromiter((c.via_out for c in ranked), np.int64, count)
         inv = np.fromiter((c.invalidates for c in ranked), bool, count)
         arcs = [np.array(c.arcs, np.int64) for c in ranked]
-    # a source's own foothold, and a registrar: eligible (and first in its group) while the subject is valid
-    own = np.fromiter((c.phase is Phase.CONTAIN and (c.subject < n_src or c.group == _REGISTRAR) for c in ranked),
-                      bool, count)
-    # the greedy key's prefix: (group, not own, not exposed long-lived) as one integer, "not own" left at 0
-    base = np.fromiter(((c.group[0] * 8 + c.group[1] + 3) * 4 + (not (c.exposed and c.long_lived))
-                        for c in ranked), np.int64, count)
+    if cols is not None and cols.group is not None:  # the same from the front end's arrays
+        g0, g1 = cols.group
+        contain = g0 == _PHASE_RANK[Phase.CONTAIN]
+        own = contain & ((subject < n_src) | ((g0 == _REGISTRAR[0]) & (g1 == _REGISTRAR[1])))
+        base = (g0 * 8 + g1 + 3) * 4 + ~(cols.exposed & cols.long)
+        pool = cols.action != _ACTION_RANK[_REVOKE]
+        wiping = np.flatnonzero(cols.wipes)
+        actions = list(map(_ACTIONS.__getitem__, cols.action.tolist()))
+        pos = dict(zip(zip(actions, subject.tolist()), range(count)))
+    else:
+        # a source's own foothold, and a registrar: eligible (and first in its group) while the subject is valid
+        own = np.fromiter((c.phase is Phase.CONTAIN and (c.subject < n_src or c.group == _REGISTRAR)
+                           for c in ranked), bool, count)
+        # the greedy key's prefix: (group, not own, not exposed long-lived) as one integer, "not own" left at 0
+        base = np.fromiter(((c.group[0] * 8 + c.group[1] + 3) * 4 + (not (c.exposed and c.long_lived))
+                            for c in ranked), np.int64, count)
+        pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
+        wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
+        pos = {(c.action, c.subject): i for i, c in enumerate(ranked)}
     shift = max(1, int(np.sum(inc.weight, dtype=np.int64)).bit_length() + 1)
     if int(base.max(initial=0)) + 4 >= 1 << (62 - shift):  # pragma: no cover - weights beyond 2**50
         raise ValueError("revocation plan: total weight too large for the packed greedy key")
-    pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
-    wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
-    return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift,
-                   {(c.action, c.subject): i for i, c in enumerate(ranked)},
+    subject_ptr = np.zeros(inc.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(subject, minlength=inc.n), out=subject_ptr[1:])
+    of_virtual = np.zeros(2 * count, dtype=np.int64)
+    of_virtual[via_in - inc.n] = of_virtual[via_out - inc.n] = np.arange(count)
+    return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift, pos, subject_ptr.tolist(),
+                   np.argsort(subject, kind="stable").tolist(), of_virtual.tolist(),
                    subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist())
 
 
@@ -288,6 +320,8 @@ def _queue(cands: Candidates, s: _Static, st: _State) -> _Queue:
     key = ((p.base + np.where(own, 0, 2)) << p.shift) - red
     pos = np.flatnonzero(ok)
     pos = pos[np.argsort(key[pos], kind="stable")]  # equal keys: tie-break order (pos)
+    if s.k is not None:  # the kernel holds the queue (its loop pops from it too)
+        return KernelQueue(s.k, np.ascontiguousarray(key[pos]), pos.astype(np.int64))
     return _Queue(key[pos].tolist(), pos.tolist())
 
 
@@ -343,14 +377,26 @@ def _subtree(tree: _Tree, z: int) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def _cut_in_place(c: Candidate, s: _Static, st: _State) -> np.ndarray | None:
-    """Apply a non-wiping ``c`` on the kept tree: the nodes it cuts, or None when dominators may change (the
-    caller recomputes).  Compiled (``_plan_kernel.Plan.cut``, the same steps in one call) when built."""
+#: the compiled cut repairs the tree when what may change dominators has at most ``(N + 1) // REPAIR + REPAIR_MIN``
+#: nodes (``_plan_kernel.Plan.cut``), else a new tree is built (the tests set both to refuse every repair)
+REPAIR, REPAIR_MIN = 8, 64
+
+
+def _cap(s: _Static) -> int:
+    return (s.root + 1) // REPAIR + REPAIR_MIN
+
+
+def _cut_in_place(c: Candidate, s: _Static, st: _State) -> tuple[np.ndarray, np.ndarray] | None:
+    """Apply a non-wiping ``c`` on the kept tree: ``(the nodes it cuts, the nodes whose subtree weight may have
+    grown)``, or None when dominators may change (the caller recomputes).  Compiled (``_plan_kernel.Plan.cut``,
+    the same steps in one call), which also repairs a tree whose dominators change in a small region (the nodes
+    whose subtree may have grown are then not empty: :func:`_repush`)."""
     tree = st.tree
     if s.k is not None:
-        return s.k.cut(tree.idom, tree.subw, tree.kids_ptr, tree.kids, tree.gone.view(np.uint8),  # type: ignore
+        return s.k.cut(tree.idom, tree.subw, tree.links, tree.gone.view(np.uint8),  # type: ignore
                        st.alive.view(np.uint8), st.reached.view(np.uint8), st.dead.view(np.uint8), c.subject,
-                       c.via_in, c.via_out, c.invalidates, s.prices.arcs[s.prices.pos[(c.action, c.subject)]])
+                       c.via_in, c.via_out, c.invalidates, s.prices.arcs[s.prices.pos[(c.action, c.subject)]],
+                       _cap(s))
     z = _cut_root(c, tree)  # type: ignore[arg-type]
     d = _subtree(tree, z)  # type: ignore[arg-type]
     if not _kept(c, s, st, d):
@@ -364,7 +410,7 @@ def _cut_in_place(c: Candidate, s: _Static, st: _State) -> np.ndarray | None:
         tree.subw[x] -= w  # type: ignore[union-attr]
         x = tree.idom[x]  # type: ignore[union-attr]
     tree.subw[d] = 0  # type: ignore[union-attr]
-    return d[d < s.n]
+    return d[d < s.n], _NO_ARCS
 
 
 def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
@@ -387,6 +433,10 @@ def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
     virtual node all of whose arcs enter seeds is a leaf no reduction
     reads, and any path through it is replaced by the root's arc into the seed after it (its own immediate
     dominator may go stale: the check skips it).
+
+    When some exits fail the check, the same argument shows that only what they reach after the cut (``A``) may
+    change dominators: the compiled cut repairs the tree there (``docs/revocation-plan.md``, "Repairing the
+    tree"); this numpy version refuses and the caller builds a new tree.
     """
     tree = st.tree
     in_r = np.zeros(s.root + 1, dtype=bool)
@@ -461,10 +511,14 @@ def _two_or_more(owner: np.ndarray, src: np.ndarray) -> np.ndarray:
     return own[counts >= 2]
 
 
-def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, rank: int) -> RevocationStep:
+def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *,
+           rank: int) -> tuple[RevocationStep, np.ndarray]:
+    """Apply ``c`` (removing ``red``): the step, and the nodes whose subtree weight may have grown on the kept
+    tree (:func:`_repush`)."""
     pos = s.prices.pos[(c.action, c.subject)]
     c.applied = st.applied[pos] = True
-    cut = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
+    found = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
+    cut, grown = found if found is not None else (None, _NO_ARCS)
     st.alive[s.prices.arcs[pos]] = False
     if c.invalidates:
         st.dead[[c.subject, *c.wipes]] = True
@@ -481,30 +535,40 @@ def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *, ran
             _verify(s, st)
     st.residual -= red
     return _step(inc, rank=rank, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
-                 reduction=red, cuts=_cuts(inc, s, gone), residual=st.residual)
+                 reduction=red, cuts=cuts(inc, s, gone), residual=st.residual), grown
 
 
-def _cuts(inc: Incident, s: _Static, gone: np.ndarray) -> tuple[str, ...]:
-    """Ids of the ``gone`` nodes (sources left out) in result order."""
-    ids = inc.sub.ids
-    if s.rank is not None:
-        gone = gone[gone >= inc.sub.n_src]
-        return tuple([ids[i] for i in gone[s.rank[gone].argsort()].tolist()])
-    nodes = inc.sub.nodes
-    return tuple(ids[i] for i in sorted((i for i in gone.tolist() if i >= inc.sub.n_src),
-                                        key=lambda i: node_order(nodes[i])))
+def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st: _State) -> None:
+    """After a repaired tree (``grown``: nodes that moved or whose subtree may have grown), queue again, under
+    their current keys, the candidates whose cut root is one of them (its subject or its ``via_out``): their
+    reductions may have grown, and the lazy queue holds for every candidate a key no larger than its own.  A
+    wiping candidate is queued with the whole residual as its reduction (as in :func:`_queue`)."""
+    p = s.prices
+    poss: set[int] = set()
+    for t in grown.tolist():
+        if t < s.n:
+            poss.update(p.by_subject[p.subject_ptr[t]:p.subject_ptr[t + 1]])
+        elif t < s.root:
+            poss.add(p.of_virtual[t - s.n])
+    for pos in sorted(poss):
+        if st.applied[pos] or not p.pool[pos]:
+            continue
+        c = cands.ranked[pos]
+        key = _key(p, pos, st.residual if _wipes_now(c, st) else _reduction(c, s, st), st.dead)
+        if key is not None:
+            queue.push(key, pos)
 
 
-def _minted(s: _Static, st: _State, subjects: list[int]) -> set[int]:
-    """The ``subjects`` a live arc from a reached node still enters (e.g. a path that assumes the role): one
-    compiled pass (``_plan_kernel.Plan.minted``), else one numpy pass over their in-arcs."""
+def _closed(s: _Static, st: _State, subjects: list[int]) -> list[int]:
+    """The ``subjects`` no live arc from a reached node enters any more (nothing mints them: e.g. no path assumes
+    the role): one compiled pass (``_plan_kernel.Plan.minted``), else one numpy pass over their in-arcs."""
     rows = np.array(subjects, dtype=np.int64)
     if s.k is not None:
-        return set(rows[s.k.minted(rows, st.alive.view(np.uint8), st.reached.view(np.uint8))].tolist())  # type: ignore
+        return rows[~s.k.minted(rows, st.alive.view(np.uint8), st.reached.view(np.uint8))].tolist()  # type: ignore
     a, owner = expand(s.in_ptr, rows)
     a = s.in_arc[a]
     u = s.src[a]
-    return set(owner[st.alive[a] & st.reached[u] & (u != owner)].tolist())
+    return rows[~np.isin(rows, owner[st.alive[a] & st.reached[u] & (u != owner)])].tolist()
 
 
 def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: list, room, *,
@@ -512,19 +576,22 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
     """The reference's ``_flush``: companions whose subject nothing mints any more (every one at the end)."""
     if not pending:
         return
-    minted = _minted(s, st, list(pending)) if only_closed and pending else set()
-    for subject in sorted(pending, key=inc.sub.ids.__getitem__):
+    order = inc.sub.ids.__getitem__
+    # in id order, those nothing mints (the minted ones are skipped: only the others are sorted)
+    todo = sorted(_closed(s, st, list(pending)) if only_closed else pending, key=order)
+    at = 0
+    while at < len(todo):
         if not room():
             return
-        if subject in minted:
-            continue
+        subject = todo[at]
+        at += 1
         action, phase = pending.pop(subject)
         companion = cands.at.get((action, subject))
         arcs = _NO_ARCS
         if companion is not None:
-            at = s.prices.pos[(action, subject)]
-            companion.applied = st.applied[at] = True
-            arcs = s.prices.arcs[at]
+            pos = s.prices.pos[(action, subject)]
+            companion.applied = st.applied[pos] = True
+            arcs = s.prices.arcs[pos]
         u, v = s.src[arcs], s.tgt[arcs]
         if not (st.alive[arcs] & st.reached[u] & ~st.dead[v] & (u != v)).any():
             # no arc it removes leaves a reached node: the reached graph, its tree and the residual stay
@@ -536,11 +603,12 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
         after = _reach(s, st.alive, st.dead)
         residual = int(s.weight[after].sum())
         steps.append(_step(inc, rank=len(steps) + 1, action=action, subject=subject, long_lived=False, phase=phase,
-                           reduction=st.residual - residual, cuts=_cuts(inc, s, np.flatnonzero(st.reached & ~after)),
+                           reduction=st.residual - residual, cuts=cuts(inc, s, np.flatnonzero(st.reached & ~after)),
                            residual=residual))
         st.reached, st.residual, st.tree = after, residual, None
-        if only_closed and pending:  # what the next ones see
-            minted = _minted(s, st, list(pending))
+        if only_closed and pending:  # what the next ones (after this one in id order) see
+            last = order(subject)
+            todo = todo[:at] + sorted((x for x in _closed(s, st, list(pending)) if order(x) > last), key=order)
 
 
 def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
@@ -553,8 +621,10 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
                 np.fromiter((c.applied for c in cands.ranked), bool, len(cands.ranked)))
     st.reached = _reach(s, st.alive, st.dead)
     initial = st.residual = int(s.weight[st.reached].sum())
-    steps: list[RevocationStep] = []
+    #: a RevocationStep, or the index of a step the kernel's loop took (made at the end: :func:`_built`)
+    steps: list[RevocationStep | int] = []
     n_src = inc.sub.n_src
+    made = Made(len(cands.ranked), inc.n) if s.k is not None else None
 
     def room() -> bool:
         return max_steps is None or len(steps) < max_steps
@@ -565,17 +635,23 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         if st.tree is None:
             st.tree = _tree(s, st)
             queue = _queue(cands, s, st)
+        if made is not None and not pending and not VERIFY and not _run(s, st, made, steps, max_steps, _cap(s)):
+            continue  # no companion can come: the kernel takes the steps it can
         best = _pop_best(queue, cands, s, st)
         if best is None:
             break
         c, red = cands.ranked[best[0]], best[1]
-        steps.append(_apply(inc, s, st, c, red, rank=len(steps) + 1))
+        step, grown = _apply(inc, s, st, c, red, rank=len(steps) + 1)
+        steps.append(step)
+        if grown.size and st.tree is not None:
+            _repush(queue, grown, cands, s, st)
         follow = FOLLOW_UP.get(c.action)
         subject_id = inc.sub.ids[c.subject]
-        if follow is not None and not any(x.action is follow and x.subject_id == subject_id for x in steps):
+        if follow is not None and not any(type(x) is not int and x.action is follow and x.subject_id == subject_id
+                                          for x in steps):  # the kernel's steps are never companions
             pending[c.subject] = (follow, c.phase)
         _flush(inc, cands, s, st, pending, steps, room, only_closed=True)
     _flush(inc, cands, s, st, pending, steps, room, only_closed=False)
     ids = inc.sub.ids
     return RevocationPlan(sources=tuple(ids[:n_src]), initial_weight=initial, held=tuple(ids[i] for i in inc.held),
-                          steps=tuple(steps))
+                          steps=built(inc, cands, s, made, steps))
