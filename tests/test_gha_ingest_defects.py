@@ -2,6 +2,8 @@
 
 1. two checkouts of one repository (one folder given twice under one name, or ``Acme__App`` beside
    ``acme__app``) are a named problem giving both folders (exit 3), never a silent merge;
+2. a job key GitHub refuses (``"a "``, ``"a\\n"``: not a letter or ``_`` then letters, digits, ``-``, ``_``) is a
+   named problem at its line, never trimmed into another job;
 """
 
 from __future__ import annotations
@@ -69,3 +71,21 @@ def test_one_folder_given_twice_is_read_once_without_a_problem(tmp_path):
     res, graph = _build(tmp_path, f"acme/app={d1}", f"Acme/App={d1}")
     assert res.exit_code == 0, res.output
     assert _secrets(graph) == {"secret:acme/app:FIRST"} and graph["meta"]["problems"] == []
+
+
+def test_job_keys_github_refuses_are_named_problems_never_merged_into_a_valid_one(tmp_path):
+    text = ('on: push\njobs:\n'
+            '  a:\n    runs-on: ubuntu-latest\n    steps: [{run: "echo ${{ secrets.A }}"}]\n'
+            '  "a\\n":\n    runs-on: ubuntu-latest\n    steps: [{run: "echo ${{ secrets.B }}"}]\n'
+            '  "a ":\n    runs-on: ubuntu-latest\n    steps: [{run: "echo ${{ secrets.C }}"}]\n'
+            '  _b-2:\n    runs-on: ubuntu-latest\n    steps: [{run: "echo ${{ secrets.D }}"}]\n')
+    root = _workflow(tmp_path / "app", text)
+    res, graph = _build(tmp_path, f"acme/app={root}")
+    assert res.exit_code == 3
+    jobs = {n["id"] for n in graph["nodes"] if n["kind"] == "job"}
+    assert jobs == {"job:acme/app/.github/workflows/ci.yml#a", "job:acme/app/.github/workflows/ci.yml#_b-2"}
+    assert _secrets(graph) == {"secret:acme/app:A", "secret:acme/app:D"}  # A from a, never C from "a "
+    problems = {(p["place"], p["reason"].rsplit("; ", 1)[-1]) for p in graph["meta"]["problems"]}
+    assert problems == {("jobs.a\n", "job skipped (line 6)"), ("jobs.a ", "job skipped (line 9)")}
+    assert all(p["file"] == str(root / ".github/workflows/ci.yml") and "GitHub refuses the workflow file" in p["reason"]
+               for p in graph["meta"]["problems"])

@@ -393,7 +393,7 @@ jobs:
   call: {uses: octo/lib@v1, secrets: inherit}
 """)
     assert {(p.place, p.reason.rsplit("; ", 1)[-1]) for p in g.meta.problems} == {
-        ("jobs.a#b", "job skipped"), ("jobs.ok.environment", "environment skipped"),
+        ("jobs.a#b", "job skipped (line 4)"), ("jobs.ok.environment", "environment skipped"),
         ("jobs.call.uses", "call not followed")}
     assert {j.job_key for j in g.nodes(NodeKind.JOB)} == {"ok", "call"}
     assert out(g, ci("ok"), EdgeKind.DEPLOYS_TO) == {}

@@ -233,8 +233,11 @@ class _Builder:
         path = f"jobs.{jd.key}"
         try:
             jid = ids.job(wf.repository, wf.file, jd.key, caller=call.caller_id)
-        except ids.IdError as exc:
-            self.problems.append(self.problem(wf, path, f"{exc}; job skipped"))
+        except ids.IdError as exc:  # a key GitHub refuses (graphkit.model.id_parts.JOB_KEY), at its line
+            line = wf.lines.get(path)
+            self.problems.append(self.problem(wf, path, f"{exc} (a letter or _, then letters, digits, - or _: GitHub "
+                                              "refuses the workflow file otherwise); job skipped"
+                                              + (f" (line {line})" if line else "")))
             return
         top_repo = call.top.repository
         self._over_cap(wf, jd, call)
