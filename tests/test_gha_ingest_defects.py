@@ -4,6 +4,8 @@
    ``acme__app``) are a named problem giving both folders (exit 3), never a silent merge;
 2. a job key GitHub refuses (``"a "``, ``"a\\n"``: not a letter or ``_`` then letters, digits, ``-``, ``_``) is a
    named problem at its line, never trimmed into another job;
+3. ``writes_repository`` only for GITHUB_TOKEN scopes that change code or workflows or start runs (``contents``,
+   ``actions``: certain; ``pull-requests``: possible, an org setting), never for ``issues`` or ``attestations``;
 """
 
 from __future__ import annotations
@@ -11,9 +13,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+from conftest import require
 from typer.testing import CliRunner
 
+from graphkit.build import build_graph
 from graphkit.cli import EXIT_PARTIAL, app
+from graphkit.model import Confidence, EdgeKind, ids
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "github-actions"
 runner = CliRunner()
@@ -89,3 +95,47 @@ def test_job_keys_github_refuses_are_named_problems_never_merged_into_a_valid_on
     assert problems == {("jobs.a\n", "job skipped (line 6)"), ("jobs.a ", "job skipped (line 9)")}
     assert all(p["file"] == str(root / ".github/workflows/ci.yml") and "GitHub refuses the workflow file" in p["reason"]
                for p in graph["meta"]["problems"])
+
+
+@pytest.fixture(scope="module")
+def corpus_token_graph():
+    """pytorch/test-infra, pytorch/ao and sigstore/sigstore-python from the corpus, built."""
+    require(CORPUS.is_dir(), f"corpus not present at {CORPUS}", corpus=True)
+    return build_graph({"github-actions": [CORPUS / n for n in ("pytorch__test-infra", "pytorch__ao",
+                                                                "sigstore__sigstore-python")]}).graph
+
+
+def _writes(graph, job: str) -> list[tuple[str, Confidence, list[str]]]:
+    """``(repository, confidence, scopes)`` of the writes_repository edges of ``job``'s token (``owner/repo/path#key``)."""
+    where, key = job.split("#")
+    owner, repo, path = where.split("/", 2)
+    token = ids.github_token(ids.job(f"{owner}/{repo}", path, key))
+    return [(e.target, e.confidence, e.props["scopes"]) for e in graph.out_edges(token)
+            if e.kind is EdgeKind.WRITES_REPOSITORY]
+
+
+def test_issue_and_attestation_tokens_write_no_repository_on_the_corpus(corpus_token_graph):
+    g = corpus_token_graph
+    # update_test_file_report.yml:16-17, file-report: permissions {issues: write}
+    assert _writes(g, "pytorch/test-infra/.github/workflows/update_test_file_report.yml#file-report") == []
+    # release.yml:89-91, generate-provenance: {id-token: write, attestations: write}
+    assert _writes(g, "sigstore/sigstore-python/.github/workflows/release.yml#generate-provenance") == []
+    # doc_build.yml:64-65, doc-preview: {pull-requests: write}: an approval only if the org allows it
+    [(repo, conf, scopes)] = _writes(g, "pytorch/ao/.github/workflows/doc_build.yml#doc-preview")
+    assert (repo, conf, scopes) == ("repo:pytorch/ao", Confidence.POSSIBLE, ["pull-requests"])
+
+
+def test_contents_and_actions_write_are_certain_repository_writes(tmp_path):
+    text = "on: push\njobs:\n" + "".join(
+        f"  {k}:\n    runs-on: ubuntu-latest\n    permissions: {{{p}}}\n    steps: [{{run: make}}]\n"
+        for k, p in (("push", "contents: write, issues: write"), ("dispatch", "actions: write"),
+                     ("publish", "packages: write, pages: write, statuses: write, checks: write"),
+                     ("future", "workflows: write")))
+    root = _workflow(tmp_path / "app", text)
+    g = build_graph({"github-actions": [f"acme/app={root}"]}).graph
+    ci = "acme/app/.github/workflows/ci.yml#"
+    assert _writes(g, ci + "push") == [("repo:acme/app", Confidence.CERTAIN, ["contents"])]
+    assert _writes(g, ci + "dispatch") == [("repo:acme/app", Confidence.CERTAIN, ["actions"])]
+    assert _writes(g, ci + "publish") == []
+    # a scope graphkit does not know is unknown, never none
+    assert _writes(g, ci + "future") == [("repo:acme/app", Confidence.POSSIBLE, ["workflows"])]
