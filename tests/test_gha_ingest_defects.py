@@ -6,6 +6,9 @@
    named problem at its line, never trimmed into another job;
 3. ``writes_repository`` only for GITHUB_TOKEN scopes that change code or workflows or start runs (``contents``,
    ``actions``: certain; ``pull-requests``: possible, an org setting), never for ``issues`` or ``attestations``;
+4. a reusable workflow's instance for a caller graphkit did not read reads that caller's secrets and holds that
+   caller's token (``secret:all:pytorch/*``, ``repo:pytorch/*``: a repository of the runner's owner), never the
+   called repository's;
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import pytest
 from conftest import require
 from typer.testing import CliRunner
 
+from graphkit.analysis import blast_radius
 from graphkit.build import build_graph
 from graphkit.cli import EXIT_PARTIAL, app
 from graphkit.model import Confidence, EdgeKind, ids
@@ -139,3 +143,29 @@ def test_contents_and_actions_write_are_certain_repository_writes(tmp_path):
     assert _writes(g, ci + "publish") == []
     # a scope graphkit does not know is unknown, never none
     assert _writes(g, ci + "future") == [("repo:acme/app", Confidence.POSSIBLE, ["workflows"])]
+
+
+def _out(graph, source: str, kind: EdgeKind) -> dict[str, Confidence]:
+    return {e.target: e.confidence for e in graph.out_edges(source) if e.kind is kind}
+
+
+def test_an_unknown_callers_run_is_charged_to_that_caller_never_to_the_called_repository(corpus_token_graph):
+    from graphkit.resolve import resolve
+    g = corpus_token_graph
+    # linux_job.yml: on workflow_call only; runs-on ${{ inputs.runner }} (line 122), toJSON(secrets) (line 222)
+    job = ids.job("pytorch/test-infra", ".github/workflows/linux_job.yml", "job")
+    assert g.node(job).caller is None
+    assert _out(g, job, EdgeKind.READS_SECRET) == {"secret:all:pytorch/*": Confidence.POSSIBLE}
+    assert g.node("secret:all:pytorch/*").name == ("every secret visible to an unknown calling repository of pytorch "
+                                                   "(not enumerated)")
+    assert _out(g, ids.github_token(job), EdgeKind.WRITES_REPOSITORY) == {"repo:pytorch/*": Confidence.POSSIBLE}
+    # _binary_upload.yml (workflow_call only) runs on ubuntu-22.04 (line 69): nothing tells the caller, any repository
+    upload = ids.job("pytorch/test-infra", ".github/workflows/_binary_upload.yml", "upload")
+    assert "secret:*/*:PYPI_API_TOKEN" in _out(g, upload, EdgeKind.READS_SECRET)
+    assert _out(g, ids.github_token(upload), EdgeKind.WRITES_REPOSITORY) == {"repo:*/*": Confidence.POSSIBLE}
+    # the blast radius of the runner it is routed to names no secret of pytorch/test-infra through it
+    br = blast_radius(g, "runner:inferred:pytorch:linux.2xlarge+self-hosted")
+    assert "secret:all:pytorch/*" in br.node_ids() and "secret:all:pytorch/test-infra" not in br.node_ids()
+    before = g.to_dict()
+    resolve(g)  # idempotent: the token's edges are not moved twice
+    assert g.to_dict() == before
