@@ -9,6 +9,8 @@
 4. a reusable workflow's instance for a caller graphkit did not read reads that caller's secrets and holds that
    caller's token (``secret:all:pytorch/*``, ``repo:pytorch/*``: a repository of the runner's owner), never the
    called repository's;
+5. one literal credential written at three places is one finding (identity: repository, file, value's keyed
+   fingerprint) listing every place (evidence, ``lines``, message), the value never stored nor printed.
 """
 
 from __future__ import annotations
@@ -169,3 +171,35 @@ def test_an_unknown_callers_run_is_charged_to_that_caller_never_to_the_called_re
     before = g.to_dict()
     resolve(g)  # idempotent: the token's edges are not moved twice
     assert g.to_dict() == before
+
+
+def test_a_literal_credential_is_listed_at_every_place_it_is_written(tmp_path):
+    value = "_".join(("ghp", "Zq7T" * 9))  # built: no token-shaped literal in the tree
+    text = ("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+            f"      - run: ./deploy --token {value}\n"                                     # line 6
+            "      - run: |\n"
+            f"          curl -H \"Authorization: token {value}\" https://api.github.com/user\n"  # line 8
+            "      - uses: actions/checkout@v4\n        with:\n"
+            f"          token: {value}\n")                                                 # line 11
+    root = _workflow(tmp_path / "app", text)
+    res, graph = _build(tmp_path, f"acme/app={root}")
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "g.json"
+    found = runner.invoke(app, ["findings", "-g", str(out), "--rule", "literal-credential-in-workflow",
+                                "--format", "json"], catch_exceptions=False)
+    table = runner.invoke(app, ["findings", "-g", str(out), "--rule", "literal-credential-in-workflow"],
+                          catch_exceptions=False)
+    [finding] = json.loads(found.output)["findings"]
+    assert [(e["line"], e["yaml_path"]) for e in finding["evidence"]] == [
+        (6, "jobs.a.steps[0].run"), (8, "jobs.a.steps[1].run"), (11, "jobs.a.steps[2].with.token")]
+    assert finding["properties"]["lines"] == [6, 8, 11] and finding["properties"]["line"] == 6
+    assert finding["message"] == "GitHub Token written in .github/workflows/ci.yml lines 6, 8, 11"
+    for text_out in (out.read_text(), found.output, table.output, res.output):
+        assert value not in text_out and value.lower() not in text_out
+    # three distinct values at the same places: three findings, one place each
+    other = [value[:-1] + c for c in "ABC"]
+    root2 = _workflow(tmp_path / "app2", text.replace(value, "{}").format(*other))
+    _build(tmp_path, f"acme/other={root2}")
+    found = runner.invoke(app, ["findings", "-g", str(out), "--rule", "literal-credential-in-workflow",
+                                "--format", "json"], catch_exceptions=False)
+    assert sorted(f["properties"]["lines"] for f in json.loads(found.output)["findings"]) == [[6], [8], [11]]
