@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from graphkit import synth
 from graphkit.build import build_graph
 from graphkit.cli import app
-from graphkit.model import ids
+from graphkit.model import NodeKind, ids
 
 runner = CliRunner()
 
@@ -39,7 +39,9 @@ def test_builds_without_problems_with_the_promised_shape(tmp_path):
     g = res.graph
     counts = g.counts()
     # 20 repositories + the reusable-workflow repository; 9 runners, 60% persistent two or three to a host
-    assert counts["nodes"]["repository"] == 21
+    assert len([r for r in g.nodes(NodeKind.REPOSITORY) if not r.inferred]) == 21
+    # + the unknown caller of the reusable workflow's own instance: its token is that caller's, a repository of synth
+    assert {r.id for r in g.nodes(NodeKind.REPOSITORY) if r.inferred} == {"repo:synth/*"}
     assert counts["nodes"]["runner"] == 9 and counts["nodes"]["host"] == 2 + 4  # 5 persistent (2 + 3), 4 ephemeral
     for kind in ("calls_workflow", "signs_with", "deploys_to", "assumes_role", "can_register_runner",
                  "shares_cache", "mints_oidc", "reads_secret", "receives_job"):

@@ -99,8 +99,8 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.HAS_TOKEN, True, {K.JOB}, {K.GITHUB_TOKEN}, "Job receives its GITHUB_TOKEN",
               Lifetime.PER_JOB, R.REDUCE_TOKEN_PERMISSIONS, "target"),
         _spec(EdgeKind.WRITES_REPOSITORY, True, {K.GITHUB_TOKEN, K.SECRET, K.CREDENTIAL}, {K.REPOSITORY},
-              "Token can write to the repository (contents, actions, packages...)", Lifetime.PER_JOB,
-              R.REDUCE_TOKEN_PERMISSIONS, "source"),
+              "Token can push the repository's code or start its workflow runs (GITHUB_TOKEN: contents or actions "
+              "write; pull-requests write possible)", Lifetime.PER_JOB, R.REDUCE_TOKEN_PERMISSIONS, "source"),
         _spec(EdgeKind.MINTS_OIDC, True, {K.JOB}, {K.OIDC_IDENTITY}, "Job has id-token: write",
               Lifetime.OIDC_TOKEN, R.REMOVE_ID_TOKEN_PERMISSION, "source"),
         _spec(EdgeKind.ASSUMES_ROLE, True, {K.OIDC_IDENTITY, K.JOB, K.SECRET, K.CREDENTIAL, K.CLOUD_ROLE,

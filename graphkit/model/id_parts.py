@@ -137,7 +137,11 @@ def _path_key(path: str) -> str:
 
 PATH = Part("path", _path_key, r".+")
 WF_PATH = Part("workflow path", _path_key, r"[^#]+")
-JOB_KEY = Part("job key", _keep, r"[^#>:/]+")
+#: A GitHub Actions job id (the key under ``jobs:``) as written, never trimmed: it "must start with a letter or
+#: ``_`` and contain only alphanumeric characters, ``-``, or ``_``"; GitHub refuses a workflow file with any other
+#: (https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_id).  Keys
+#: outside it (``"a "``, ``"a\\n"``, ``x</script>``) are refused here, so two keys never become one job.
+JOB_KEY = Part("job key", str, r"[A-Za-z_][A-Za-z0-9_-]*")
 LABELS = Part("label set", _keep, r".+")
 TEXT = Part("identifier", _keep, r".+")
 WORD = Part("type", lambda s: s.strip().lower(), r"[a-z0-9_-]+")

@@ -72,6 +72,12 @@ the job (each name resolved as above), plus ``secret:all:{owner}/{repo}``
 all complete.  ``secret_grants`` add ``secret -> target`` edges of the grant's
 kind (lifetime ``until_rotated``), plus the ``READS_SECRET`` edge.
 ``GITHUB_TOKEN`` is the job's token (``HAS_TOKEN``), not a stored secret: skipped.
+In a called workflow ``secrets`` and the GITHUB_TOKEN are the caller's
+(https://docs.github.com/en/actions/sharing-automations/reusing-workflows): the run of a reusable workflow by a
+caller graphkit did not read (its instance with no caller) reads, ``possible``, the secrets of that caller's
+repositories (:func:`~graphkit.resolve.routing.unknown_caller_repos`: ``owner/*`` of the runners it is routed to,
+else ``*/*``, any repository), e.g. ``secret:all:{owner}/*`` and ``secret:{owner}/*:{NAME}``, and its token's
+``writes_repository`` goes to ``repo:{owner}/*`` (or ``repo:*/*``), never to the called repository.
 
 Environment branch policies
 ---------------------------
@@ -158,7 +164,7 @@ from graphkit.resolve.k8s import link_k8s
 from graphkit.resolve.persistence import link_persistence
 from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
-from graphkit.resolve.secrets import link_secrets
+from graphkit.resolve.secrets import link_secrets, link_unknown_caller_tokens
 from graphkit.resolve.untrusted import link_untrusted
 
 __all__ = ["resolve", "top_level_workflow"]
@@ -205,6 +211,7 @@ def resolve(graph: Graph) -> None:
     route(ctx, jobs)
     link_gitlab(graph)
     link_secrets(ctx, jobs)
+    link_unknown_caller_tokens(ctx, jobs)  # a run by a caller not read: its token is that caller's
     apply_branch_policies(ctx, jobs)
     link_untrusted(ctx, jobs)
     link_gitlab_untrusted(graph)

@@ -18,8 +18,8 @@ from graphkit.model.ids import owner_key, repo_key
 from graphkit.resolve.context import C, P, Context, canonical, context_owner, context_repo, nodes_of_kind, weakest
 from graphkit.resolve.labels import candidate_labels
 
-__all__ = ["caller_scopes", "group_access", "queued_forever", "route", "top_level_workflow", "unread_callee",
-           "usable_runners"]
+__all__ = ["ANY_CALLER", "caller_scopes", "group_access", "queued_forever", "route", "top_level_workflow",
+           "unknown_caller_repos", "unread_callee", "usable_runners"]
 
 
 # --------------------------------------------------------------------------- routing: group access
@@ -409,6 +409,21 @@ def caller_scopes(graph: Graph, job_id: str) -> list[str] | None:
     if not found:
         return None
     return sorted(s for s in found if s.endswith("/*") or f"{s.split('/', 1)[0]}/*" not in found)
+
+
+#: The caller of a reusable workflow's run when nothing tells it: any repository that can call the workflow
+#: (``owner/name`` as ids write it, both parts ``*``).
+ANY_CALLER = "*/*"
+
+
+def unknown_caller_repos(graph: Graph, job_id: str) -> list[str]:
+    """The repositories whose secrets and GITHUB_TOKEN a run of ``job_id`` has when its caller is a workflow
+    graphkit did not read: :func:`caller_scopes` (``owner/*`` or ``owner/name``), else ``[ANY_CALLER]``.
+
+    In a called workflow ``secrets`` and the GITHUB_TOKEN are the caller's, never the called repository's
+    (https://docs.github.com/en/actions/sharing-automations/reusing-workflows; semantics.md §3).
+    """
+    return caller_scopes(graph, job_id) or [ANY_CALLER]
 
 
 def usable_runners(ctx: Context, job: Job) -> list[Runner]:

@@ -16,12 +16,13 @@ from collections.abc import Iterator
 
 from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
-from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, NodeKind, Secret, SecretGrant,
-                            SecretRef, Workflow, ids)
+from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, Lifetime, NodeKind, Repository, Secret,
+                            SecretGrant, SecretRef, Workflow, ids)
 from graphkit.model.ids import env_key, repo_key, secret_key
 from graphkit.resolve.context import C, P, Context, context_repo, nodes_of_kind, owner_of, weakest
+from graphkit.resolve.routing import ANY_CALLER, unknown_caller_repos
 
-__all__ = ["link_secrets", "missing_secret_refs"]
+__all__ = ["link_secrets", "link_unknown_caller_tokens", "missing_secret_refs"]
 
 #: Names a stored (org, repository, environment) secret can have: letters, digits, ``_``, not a leading digit.
 #: https://docs.github.com/en/actions/security-for-github-actions/security-guides/about-secrets ("Naming your
@@ -40,7 +41,9 @@ def _org_visibility(ctx: Context, secret: Secret, repo_full: str) -> Confidence 
         return None if vis == "public" else (P if vis is None else C)
     if secret.selected_repositories is None:
         return P
-    return C if repo_full in {repo_key(r) for r in secret.selected_repositories} else None
+    if repo_full in {repo_key(r) for r in secret.selected_repositories}:
+        return C
+    return P if "*" in repo_full else None  # an unknown caller of the owner may be a selected repository
 
 
 def _lookup(ctx: Context, repo_full: str, env: str | None, name: str) -> tuple[Secret | None, Confidence]:
@@ -129,10 +132,25 @@ def missing_secret_refs(graph: Graph) -> Iterator[tuple[Job, SecretRef]]:
                 yield job, ref
 
 
-def _secret_node(ctx: Context, job: Job, name: str, evidence: Evidence) -> tuple[str, Confidence] | None:
-    """The secret a job's reference reads (a ``scope: unknown`` node when none is declared); None for a name
-    that cannot be part of an id (recorded as a problem) or that certainly names no secret (:func:`_missing`)."""
-    repo_full = context_repo(job)
+def _secret_repos(ctx: Context, job: Job) -> list[str]:
+    """The repositories whose secrets ``job`` reads: its context repository, or for the run of a caller graphkit
+    did not read (:func:`_unknown_caller`) that caller's (:func:`~graphkit.resolve.routing.unknown_caller_repos`),
+    never the called repository's (https://docs.github.com/en/actions/sharing-automations/reusing-workflows)."""
+    return unknown_caller_repos(ctx.graph, job.id) if _unknown_caller(ctx, job) else [context_repo(job)]
+
+
+def _holder(repo_full: str) -> str:
+    """The repository a secret node names: an unknown caller (``owner/*``, :data:`ANY_CALLER`) said so."""
+    if repo_full == ANY_CALLER:
+        return "an unknown calling repository"
+    return f"an unknown calling repository of {repo_full[:-2]}" if repo_full.endswith("/*") else repo_full
+
+
+def _secret_node(ctx: Context, job: Job, name: str, evidence: Evidence,
+                 repo_full: str) -> tuple[str, Confidence] | None:
+    """The secret a job's reference reads in ``repo_full`` (a ``scope: unknown`` node when none is declared);
+    None for a name that cannot be part of an id (recorded as a problem) or that certainly names no secret
+    (:func:`_missing`)."""
     found, conf = _lookup(ctx, repo_full, job.environment, name)
     if found is not None:
         return found.id, conf
@@ -144,7 +162,8 @@ def _secret_node(ctx: Context, job: Job, name: str, evidence: Evidence) -> tuple
     except ids.IdError as err:
         ctx.problem(evidence, err)
         return None
-    ctx.graph.add_node(Secret(id=sid, name=f"{repo_full} secret {nm} (scope unknown)", secret_name=nm,
+    shown = f"{repo_full} secret {nm}" if "*" not in repo_full else f"secret {nm} of {_holder(repo_full)}"
+    ctx.graph.add_node(Secret(id=sid, name=f"{shown} (scope unknown)", secret_name=nm,
                               scope="unknown", owner=owner_of(repo_full), repository=repo_full,
                               evidence=[evidence]))
     ctx.summary["unknown_secrets"].add(sid)
@@ -171,31 +190,33 @@ def _secret_refs(ctx: Context, job: Job) -> None:
     for ref in [*job.secret_refs, *job.secret_grants]:
         if secret_key(ref.name) == "GITHUB_TOKEN":
             continue
-        found = _secret_node(ctx, job, ref.name, ref.evidence)
-        if found is None:
-            continue
-        sid, conf = found
-        conf = P if unknown_caller else conf
-        ctx.graph.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ref.evidence],
-                                confidence=conf))
-        if isinstance(ref, SecretGrant):
-            _grant(ctx, sid, conf, ref)
+        for repo_full in _secret_repos(ctx, job):
+            found = _secret_node(ctx, job, ref.name, ref.evidence, repo_full)
+            if found is None:
+                continue
+            sid, conf = found
+            conf = P if unknown_caller else conf
+            ctx.graph.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ref.evidence],
+                                    confidence=conf))
+            if isinstance(ref, SecretGrant):
+                _grant(ctx, sid, conf, ref)
 
 
-def _all_secrets(ctx: Context, job: Job, ev: Evidence) -> None:
-    """``toJSON(secrets)``: every visible secret, plus ``secret:all`` unless every list is known complete."""
-    g, repo_full, env = ctx.graph, context_repo(job), job.environment
+def _all_secrets(ctx: Context, job: Job, ev: Evidence, repo_full: str) -> None:
+    """``toJSON(secrets)``: every secret visible to ``repo_full``, plus ``secret:all`` unless every list is known
+    complete (``possible`` for an unknown caller's run, :func:`_unknown_caller`)."""
+    g, env, unknown_caller = ctx.graph, job.environment, _unknown_caller(ctx, job)
     for name in sorted(ctx.secrets.visible_names(repo_full, env)):
         found, conf = _lookup(ctx, repo_full, env, name)
         if found is not None:
             g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=found.id, evidence=[ev],
-                            confidence=conf, props={"all_secrets": True}))
+                            confidence=P if unknown_caller else conf, props={"all_secrets": True}))
     owner = owner_of(repo_full)
     if (ctx.is_complete(ids.organization, owner) and ctx.is_complete(ids.repository, repo_full)
             and (env is None or ctx.is_complete(ids.environment, repo_full, env))):
         return
     sid = ids.secret_all(repo_full)
-    g.add_node(Secret(id=sid, name=f"every secret visible to {repo_full} (not enumerated)", secret_name="*",
+    g.add_node(Secret(id=sid, name=f"every secret visible to {_holder(repo_full)} (not enumerated)", secret_name="*",
                       scope="all", owner=owner, repository=repo_full, inferred=True, evidence=[ev]))
     g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ev], confidence=P,
                     props={"all_secrets": True}))
@@ -206,4 +227,29 @@ def link_secrets(ctx: Context, jobs: list[Job]) -> None:
     for job in jobs:
         _secret_refs(ctx, job)
         if job.all_secrets is not None:
-            _all_secrets(ctx, job, job.all_secrets)
+            for repo_full in _secret_repos(ctx, job):
+                _all_secrets(ctx, job, job.all_secrets, repo_full)
+
+
+def link_unknown_caller_tokens(ctx: Context, jobs: list[Job]) -> None:
+    """Move the ``writes_repository`` edges of the GITHUB_TOKEN of a run by a caller graphkit did not read
+    (:func:`_unknown_caller`) from the called repository to that caller's repositories
+    (:func:`~graphkit.resolve.routing.unknown_caller_repos`, a ``repo:owner/*`` or ``repo:*/*`` node made for
+    it), ``possible``: the token is the caller's, with at most the caller's permissions
+    (https://docs.github.com/en/actions/sharing-automations/reusing-workflows).  Idempotent."""
+    g = ctx.graph
+    for job in jobs:
+        tid = ids.github_token(job.id) if job.platform == "github" and _unknown_caller(ctx, job) else None
+        if tid is None or tid not in g:
+            continue
+        moved = [e for e in g.out_edges(tid) if e.kind is EdgeKind.WRITES_REPOSITORY
+                 and e.target == ids.repository(job.secrets_repository)]
+        for e in moved:
+            g.nx.remove_edge(*e.identity)
+            for repo_full in unknown_caller_repos(g, job.id):
+                rid = ids.repository(repo_full)
+                if rid not in g:
+                    g.add_node(Repository(id=rid, name=_holder(repo_full), full_name=repo_full, inferred=True,
+                                          evidence=e.evidence))
+                g.add_edge(e.model_copy(update={"target": rid, "confidence": P,
+                                                "props": {**e.props, "caller_unknown": True}}))

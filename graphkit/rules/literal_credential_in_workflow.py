@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from graphkit.findings import Finding, FindingOptions, Severity, rule
 from graphkit.graph import Graph
-from graphkit.model import NodeKind, Repository
+from graphkit.model import LiteralCredential, NodeKind, Repository
 
 __all__ = ["literal_credential_in_workflow"]
 
@@ -33,13 +33,23 @@ __all__ = ["literal_credential_in_workflow"]
       "secret (or use OIDC) and reference it as ${{ secrets.NAME }}; on GitLab, as a masked, protected CI/CD "
       "variable (or an id_tokens exchange).")
 def literal_credential_in_workflow(graph: Graph, options: FindingOptions) -> Iterator[Finding]:
+    """One finding per repository, file and value (its identity: never a line number), listing every place the
+    value is written: evidence and ``lines`` hold each line (a value pasted in a script, a header and a ``with:``
+    input is three places to clean), ``line`` the first."""
     for repo in graph.nodes(NodeKind.REPOSITORY):
         if not isinstance(repo, Repository):
             continue
+        places: dict[tuple[str, str], list[LiteralCredential]] = {}
         for c in repo.literal_credentials:
-            ev = c.evidence
+            places.setdefault((c.evidence.file, c.fingerprint), []).append(c)
+        for (file, fingerprint), found in places.items():
+            found = sorted(found, key=lambda c: (c.evidence.line or 0, c.evidence.yaml_path or ""))
+            lines = list(dict.fromkeys(c.evidence.line for c in found if c.evidence.line))
+            kinds = list(dict.fromkeys(c.kind for c in found))
+            where = (f" line {lines[0]}" if len(lines) == 1 else
+                     f" lines {', '.join(map(str, lines))}" if lines else "")
             yield literal_credential_in_workflow.finding(
-                repo.id, ev.file, c.fingerprint, subject=repo.id, evidence=[ev],
+                repo.id, file, fingerprint, subject=repo.id, evidence=[c.evidence for c in found],
                 severity=Severity.CRITICAL if repo.visibility == "public" else None,
-                message=f"{c.kind} written in {ev.file}" + (f" line {ev.line}" if ev.line else ""),
-                kind=c.kind, file=ev.file, line=ev.line, fingerprint=c.fingerprint)
+                message=f"{' / '.join(kinds)} written in {file}{where}",
+                kind=kinds[0], file=file, line=lines[0] if lines else None, lines=lines, fingerprint=fingerprint)

@@ -13,6 +13,9 @@
   into one per action nor skipped.  A path holding no
   ``.github/workflows/*.yml|yaml`` and no ``action.yml`` is a problem naming it,
   never a ``local/...`` repository.
+- One checkout per repository (owner and name case-insensitive): a second one
+  is a problem naming both folders, never merged into the first
+  (:func:`_first_checkout`).
 """
 
 from __future__ import annotations
@@ -114,6 +117,7 @@ def checkouts_and_files(paths: Sequence[Path | str]) -> tuple[list[tuple[Checkou
     checkout holds any file lists them)."""
     out: list[tuple[Checkout, list[tuple[str, str]]]] = []
     problems: list[InputError] = []
+    seen: dict[str, Checkout] = {}  # repository node id -> the checkout read for it
     for raw in paths:
         found = _checkouts_at(str(raw))
         if isinstance(found, InputError):
@@ -123,6 +127,8 @@ def checkouts_and_files(paths: Sequence[Path | str]) -> tuple[list[tuple[Checkou
             if isinstance(co, InputError):
                 problems.append(co)
                 continue
+            if not _first_checkout(co, seen, problems):
+                continue
             files = checkout_files(co, problems)
             if files:
                 out.append((co, files))
@@ -130,6 +136,30 @@ def checkouts_and_files(paths: Sequence[Path | str]) -> tuple[list[tuple[Checkou
                 problems.append(InputError(str(co.root), "", "no .github/workflows/*.yml|yaml or action.yml "
                                            f"found under {co.root}"))
     return out, problems
+
+
+def _first_checkout(co: Checkout, seen: dict[str, Checkout], problems: list[InputError]) -> bool:
+    """True when ``co`` is the first checkout of its repository (to be read).
+
+    Node ids are per repository and workflow path (:func:`graphkit.model.ids.workflow`), and owner and name are
+    case-insensitive on GitHub (https://docs.github.com/en/repositories/creating-and-managing-repositories/
+    about-repositories: "repository names are not case-sensitive"), so two checkouts of one repository (two
+    branches, ``Acme__App`` and ``acme__app``) would merge their jobs into one node each and lose one checkout's
+    secrets and permissions: the later one is a problem naming both folders, never read.  The same folder given
+    twice is read once (nothing is lost).
+    """
+    from graphkit.model import ids
+
+    key = ids.repository(co.repository)
+    first = seen.setdefault(key, co)
+    if first is co:
+        return True
+    if first.root.resolve() != co.root.resolve():
+        problems.append(InputError(str(co.root), "", (
+            f"a second checkout of repository {co.repository} (owner and name are case-insensitive on GitHub; "
+            f"node ids are per repository and workflow path): {first.root} is read, {co.root} is not; give one "
+            "checkout per repository")))
+    return False
 
 
 def checkout_files(checkout: Checkout, problems: list[InputError] | None = None) -> list[tuple[str, str]]:

@@ -50,7 +50,8 @@ from .evidence import Src
 from .expressions import EvalContext, Val, resolve, run_outputs, truthy
 from .matrix import MATRIX_LIMIT_EFFECT, bind_inputs, expand_matrix, matrix_limit_reason, runs_on_candidates
 from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_text
-from .permissions import LEVEL, effective_permissions, repository_writes
+from .permissions import (LEVEL, POSSIBLE_REPOSITORY_WRITE_SCOPES, effective_permissions, possible_repository_writes,
+                          repository_writes)
 from .secrets import SecretMap, secret_refs
 from .steps import JobState, StepView, apply_step_rules
 from .untrusted import job_condition, untrusted_code
@@ -233,8 +234,11 @@ class _Builder:
         path = f"jobs.{jd.key}"
         try:
             jid = ids.job(wf.repository, wf.file, jd.key, caller=call.caller_id)
-        except ids.IdError as exc:
-            self.problems.append(self.problem(wf, path, f"{exc}; job skipped"))
+        except ids.IdError as exc:  # a key GitHub refuses (graphkit.model.id_parts.JOB_KEY), at its line
+            line = wf.lines.get(path)
+            self.problems.append(self.problem(wf, path, f"{exc} (a letter or _, then letters, digits, - or _: GitHub "
+                                              "refuses the workflow file otherwise); job skipped"
+                                              + (f" (line {line})" if line else "")))
             return
         top_repo = call.top.repository
         self._over_cap(wf, jd, call)
@@ -334,10 +338,14 @@ class _Builder:
                                         repository=job.secrets_repository, permissions=job.permissions,
                                         permissions_source=job.permissions_source, evidence=[ev]))
         self.out.edge(EdgeKind.HAS_TOKEN, job.id, tid, ev)
-        writes = repository_writes(job.permissions)
+        writes = repository_writes(job.permissions)  # only scopes that change code or workflows or start runs
         rid = ids.repository(job.secrets_repository)
         if writes:
             self.out.edge(EdgeKind.WRITES_REPOSITORY, tid, rid, ev, props={"scopes": writes})
+        elif maybe := possible_repository_writes(job.permissions):
+            self.out.edge(EdgeKind.WRITES_REPOSITORY, tid, rid, ev, possible=True, props={
+                "scopes": maybe, "reason": "; ".join(POSSIBLE_REPOSITORY_WRITE_SCOPES.get(
+                    s, f"{s}: a scope not documented when graphkit was written") for s in maybe)})
         elif job.permissions_source == "default":
             self.out.edge(EdgeKind.WRITES_REPOSITORY, tid, rid, ev, possible=True,
                           props={"scopes": [], "reason": "default token permissions (repository/org setting)"})

@@ -12,8 +12,8 @@ from graphkit.errors import InputError
 from ingest._yaml import join_path, type_name
 
 __all__ = [
-    "LEVEL", "NON_REPO_WRITE_SCOPES", "PERMISSION_SCOPES", "effective_permissions", "parse_permissions",
-    "repository_writes",
+    "LEVEL", "PERMISSION_SCOPES", "POSSIBLE_REPOSITORY_WRITE_SCOPES", "REPOSITORY_WRITE_SCOPES",
+    "effective_permissions", "parse_permissions", "possible_repository_writes", "repository_writes",
 ]
 
 #: GITHUB_TOKEN scopes that ``read-all`` / ``write-all`` / a partial block expand over.
@@ -30,8 +30,38 @@ _READ_ONLY_SCOPES = frozenset({"models"})
 #: (``id-token: write|none``, ``models: read|none``; ``id-token: read`` removed from the docs 2024-08,
 #: github/docs#34306, as the workflow schema never accepted it).
 _ALLOWED_LEVELS: dict[str, tuple[str, ...]] = {"id-token": ("write", "none"), "models": ("read", "none")}
-#: Scopes whose ``write`` is not a write to the repository.
-NON_REPO_WRITE_SCOPES = frozenset({"id-token", "models"})
+#: Scopes whose ``write`` is a repository write (``writes_repository``, certain): it can change the code or the
+#: workflows that later runs execute, or start runs.  Events the GITHUB_TOKEN triggers start no run except
+#: ``workflow_dispatch`` and ``repository_dispatch``
+#: (https://docs.github.com/en/actions/security-for-github-actions/security-guides/automatic-token-authentication),
+#: so a write starts runs only through those two.  Scope -> what it allows, with its documentation.
+REPOSITORY_WRITE_SCOPES: dict[str, str] = {
+    "contents": "push commits, branches and tags (the code later runs check out and execute) and create "
+                "repository_dispatch events, which start runs: "
+                "https://docs.github.com/en/rest/authentication/permissions-required-for-github-apps"
+                "#repository-permissions-for-contents, "
+                "https://docs.github.com/en/rest/repos/repos#create-a-repository-dispatch-event",
+    "actions": "create workflow_dispatch events (any workflow_dispatch workflow, on a chosen ref with chosen "
+               "inputs), re-run workflows: "
+               "https://docs.github.com/en/rest/authentication/permissions-required-for-github-apps"
+               "#repository-permissions-for-actions, "
+               "https://docs.github.com/en/rest/actions/workflows#create-a-workflow-dispatch-event",
+}
+#: Scopes whose ``write`` is at most a possible repository write (``writes_repository``, possible): it depends on
+#: a setting graphkit does not read.  ``pull-requests: write`` can create and approve pull requests (an approval
+#: can satisfy a required review, so a change gets merged) only when the organization or repository allows
+#: "GitHub Actions to create and approve pull requests", off by default
+#: (https://docs.github.com/en/repositories/managing-your-repositorys-settings-and-features/enabling-features-for-your-repository/managing-github-actions-settings-for-a-repository#preventing-github-actions-from-creating-or-approving-pull-requests,
+#: https://github.blog/changelog/2022-05-03-github-actions-prevent-github-actions-from-creating-and-approving-pull-requests).
+#: A scope GitHub did not document when this was written (kept as written by :func:`parse_permissions`) is
+#: possible too: unknown is not none.  Every other documented scope (``attestations``, ``checks``,
+#: ``deployments``, ``discussions``, ``id-token``, ``issues``, ``models``, ``packages``, ``pages``,
+#: ``repository-projects``, ``security-events``, ``statuses``) changes neither code nor workflows and starts no run
+#: (the events it triggers start none): not a repository write (publishing is ``publishes_to``, from the steps).
+POSSIBLE_REPOSITORY_WRITE_SCOPES: dict[str, str] = {
+    "pull-requests": "create and approve pull requests when the organization or repository setting \"Allow GitHub "
+                     "Actions to create and approve pull requests\" is on (not read)",
+}
 #: Order of access levels (``write`` includes ``read``).
 LEVEL = {"none": 0, "read": 1, "write": 2}
 _LEVEL = LEVEL
@@ -127,9 +157,20 @@ def effective_permissions(workflow: dict[str, str] | None, job: dict[str, str] |
 
 
 def repository_writes(permissions: dict[str, str]) -> list[str]:
-    """The scopes at ``write`` that write to the repository (sorted; not ``id-token``/``models``).
+    """The scopes at ``write`` that certainly write to the repository (:data:`REPOSITORY_WRITE_SCOPES`, sorted).
 
-    >>> repository_writes({"contents": "write", "id-token": "write", "issues": "read"})
+    >>> repository_writes({"contents": "write", "id-token": "write", "issues": "write", "actions": "read"})
     ['contents']
     """
-    return sorted(s for s, lvl in permissions.items() if lvl == "write" and s not in NON_REPO_WRITE_SCOPES)
+    return sorted(s for s, lvl in permissions.items() if lvl == "write" and s in REPOSITORY_WRITE_SCOPES)
+
+
+def possible_repository_writes(permissions: dict[str, str]) -> list[str]:
+    """The scopes at ``write`` that may write to the repository (sorted): :data:`POSSIBLE_REPOSITORY_WRITE_SCOPES`
+    and scopes outside :data:`PERMISSION_SCOPES` (undocumented when this was written: unknown, never none).
+
+    >>> possible_repository_writes({"pull-requests": "write", "issues": "write", "workflows": "write"})
+    ['pull-requests', 'workflows']
+    """
+    return sorted(s for s, lvl in permissions.items() if lvl == "write" and s not in REPOSITORY_WRITE_SCOPES
+                  and (s in POSSIBLE_REPOSITORY_WRITE_SCOPES or s not in PERMISSION_SCOPES))
