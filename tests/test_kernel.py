@@ -232,3 +232,35 @@ def test_variant0_rows_are_the_snapshot_rows_without_source_only_pairs():
                    (8, kernel.copy_column(snap, table)[:-1])]:
         with pytest.raises(ValueError, match="inconsistent shapes"):
             _radius_kernel.Kernel(*args[:i], bad, *args[i + 1:])
+
+
+def test_what_the_scans_read_besides_the_records():
+    """The sink bit of every packed pair (its target has no pair), and what the kernel derives from the variant-0
+    records for its scans (``_variant0_scan``): each record's target and sink bit in 32 bits, its variant-0
+    attributes in 16, and the rows holding a pair that runs code or is uncertain flagged in their start (the reach
+    reads those rows' records, the others only their targets), on the example and on an untrusted random graph
+    (rows of both kinds, sinks and not)."""
+    from graphkit.analysis import _radius_kernel
+    for g in (build_graph(EXAMPLE).graph, untrusted_graph(7)):
+        snap = snapshot(g)
+        packed, _ = kernel.pack(snap)
+        sink = np.diff(snap.pair_ptr) == 0
+        assert np.array_equal((packed >> np.uint64(61)) & np.uint64(1), sink[snap.pair_target].astype(np.uint64))
+        node0, packed0, _ = kernel.split(snap.pair_ptr, packed, snap.has[0], snap.best[0])
+        flagged, target0, attr0 = _radius_kernel._variant0_scan(node0, packed0)
+        keep = np.flatnonzero(snap.has[0])
+        assert np.array_equal(target0[:-1] & 0x7FFFFFFF, snap.pair_target[keep])
+        assert np.array_equal(target0[:-1] >> 31, sink[snap.pair_target[keep]])
+        assert np.array_equal(attr0[:-1] & 1, snap.certain[0][keep])
+        assert np.array_equal((attr0[:-1] >> 1) & 0xF, snap.life[0][keep])
+        assert target0[-1] == attr0[-1] == 0
+        slow = 0
+        for i in range(snap.n):
+            rows = np.arange(snap.pair_ptr[i], snap.pair_ptr[i + 1])
+            rows = rows[snap.has[0][rows]]
+            odd = bool((snap.runs_code[rows] | ~snap.certain[0][rows]).any())
+            assert flagged[2 * i] == node0[2 * i] | (np.uint64(odd) << np.uint64(63)), i
+            assert flagged[2 * i + 1] == node0[2 * i + 1]
+            slow += odd
+        assert flagged[-2] == node0[-2] and 0 < slow < snap.n
+        assert sink.any() and not sink.all()

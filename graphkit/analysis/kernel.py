@@ -23,7 +23,7 @@ from graphkit.analysis.extensions import load_extension
 from graphkit.analysis.snapshot import Snapshot
 
 #: the kernel interface this wrapper calls (``API`` in the .pyx): bump both when the interface changes
-_API = 4
+_API = 5
 
 _radius_kernel = load_extension("_radius_kernel", _API, "blast-radius kernel")
 
@@ -80,8 +80,9 @@ def pack(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
     (packed, table)
         ``packed`` (p,) uint64: bits 0-31 the target, 32 and 33 ``has[0]`` and ``has[1]``, 34 ``runs_code``,
         then for variant v at bit 35 + 13 v: ``certain`` (1 bit), ``life`` (4 bits), the rank of ``seconds`` in
-        ``table`` (8 bits); ``table`` (s,) float64: the distinct lasting seconds and the seconds of every lifetime
-        (a copy's own, :func:`copy_column`), increasing, inf last.  Time O(p log s) in numpy.
+        ``table`` (8 bits); bit 61: the target is a sink (no pair leaves it, in any variant: the kernel's searches
+        queue no scan of its row); ``table`` (s,) float64: the distinct lasting seconds and the seconds of every
+        lifetime (a copy's own, :func:`copy_column`), increasing, inf last.  Time O(p log s) in numpy.
 
     Raises
     ------
@@ -96,9 +97,10 @@ def pack(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("more lifetimes than the kernel's packing holds")
     rank = np.searchsorted(table, snap.seconds).astype(np.uint64)
     attr = snap.certain.astype(np.uint64) | (snap.life.astype(np.uint64) << 1) | (rank << 5)
+    sink = (np.diff(snap.pair_ptr) == 0).astype(np.uint64)
     packed = (snap.pair_target.astype(np.uint64) | (snap.has[0].astype(np.uint64) << 32)
               | (snap.has[1].astype(np.uint64) << 33) | (snap.runs_code.astype(np.uint64) << 34)
-              | (attr[0] << 35) | (attr[1] << 48))
+              | (attr[0] << 35) | (attr[1] << 48) | (sink[snap.pair_target] << 61))
     return np.ascontiguousarray(packed), table
 
 
