@@ -232,6 +232,9 @@ def test_variant0_rows_are_the_snapshot_rows_without_source_only_pairs():
                    (8, kernel.copy_column(snap, table)[:-1])]:
         with pytest.raises(ValueError, match="inconsistent shapes"):
             _radius_kernel.Kernel(*args[:i], bad, *args[i + 1:])
+    for bad_weight in (2 ** 15, -1):  # a weight is kept in 15 bits beside the copy column
+        with pytest.raises(ValueError, match="weights outside"):
+            _radius_kernel.Kernel(*args[:4], np.full(snap.n, bad_weight, dtype=np.int64), *args[5:])
 
 
 def test_what_the_scans_read_besides_the_records():

@@ -115,6 +115,15 @@ cdef int _sort_ids(int64_t* data, Py_ssize_t m) except -1:
     return 0
 
 
+def _node_attr(weight, copy):
+    """(n,) int32: every node's weight (bits 16-30) and copy column (bits 0-15, the int16 as is), read at once by
+    the widths pass.  Raises ValueError for a weight outside 0..32767."""
+    weight = np.asarray(weight, dtype=np.int64)
+    if weight.size and (weight.min() < 0 or weight.max() >= 2 ** 15):
+        raise ValueError("node weights outside 0..32767")
+    return np.ascontiguousarray((weight << 16) | (np.asarray(copy, dtype=np.int64) & 0xFFFF), dtype=np.int32)
+
+
 def _variant0_scan(node0, packed0):
     """What the scans of the variant-0 rows read besides the records (:class:`Kernel`): ``(node0, target0, attr0)``.
 
@@ -255,7 +264,8 @@ cdef class Kernel:
     (:func:`graphkit.analysis.kernel.split`); ``copy`` (n,) int16 per node -1, or the lifetime code (bits 0-3) and
     the rank of the seconds (bits 4-11) of a copy of its value (the copy principle:
     :func:`graphkit.analysis.kernel.copy_column`).  Raises ValueError on inconsistent shapes (and for ``n`` >= 2**30
-    nodes: bit 30 of a local index marks a node whose tree path has an uncertain arc, in the reach).  Keeps what
+    nodes: bit 30 of a local index marks a node whose tree path has an uncertain arc, in the reach), and for a
+    weight outside 0..32767 (kept in 15 bits beside the copy column: :func:`_node_attr`).  Keeps what
     its scans read besides the records, made from ``node0`` and ``packed0`` (:func:`_variant0_scan`: 6 bytes a
     variant-0 pair, 16 a node).
     """
@@ -271,6 +281,7 @@ cdef class Kernel:
     cdef const uint64_t[::1] packed0
     cdef const int64_t[::1] best0
     cdef const int16_t[::1] copy
+    cdef const int32_t[::1] node_attr
     cdef Py_ssize_t n
     cdef Py_ssize_t p
     cdef int32_t[::1] local
@@ -306,6 +317,7 @@ cdef class Kernel:
                 or best0.shape[0] >= 2 ** 40):
             raise ValueError("snapshot arrays of inconsistent shapes")
         self.node0, self.tgt0, self.attr0 = _variant0_scan(node0, packed0)
+        self.node_attr = _node_attr(weight, copy)
         self.local = np.full(max(self.n, 1), -1, dtype=np.int32)
         self.code = np.zeros(max(self.n, 1), dtype=np.uint8)
         self.visit = np.empty(max(self.n, 1), dtype=np.int32)
@@ -371,8 +383,6 @@ cdef class Kernel:
             out = order
             for i in range(r):
                 out[i] = sc.vis[i]
-            for i in range(n_src, r):
-                total += self.weight[sc.vis[i]]
             qsort(w.codes.data, w.codes.size, sizeof(int64_t), _cmp_int64)
             code_out = np.empty(w.codes.size, dtype=np.int64)
             out = code_out
@@ -396,7 +406,7 @@ cdef class Kernel:
                 aparent = aarc = None
             elif not w.simple:
                 aparent, aarc, _ = self._bfs(sc, w, r, n_src, False, None)
-            width, life = self._widths(sc, w, r, n_src)
+            width, life = self._widths(sc, w, r, n_src, &total)
         finally:  # hand the scratch back clean: only the entries this query touched
             for i in range(w.codes.size):
                 sc.cd[w.codes.data[i]] = 0
@@ -736,7 +746,7 @@ cdef class Kernel:
                 gw[t] = <uint8_t>level
                 glab[t] = <int8_t>((pk >> 32) & 0xF)
 
-    cdef tuple _widths(self, Scratch* sc, Work* w, Py_ssize_t r, Py_ssize_t n_src):
+    cdef tuple _widths(self, Scratch* sc, Work* w, Py_ssize_t r, Py_ssize_t n_src, int64_t* total):
         """cbfs.widths on ranks of the lasting seconds: widths in decreasing order; inside width ``w`` a FIFO
         search from the seeds over the pairs lasting at least ``w`` into nodes without a width; a pair lasting
         less waits (pending, in the order met) for its own width, whose seeds are the first pending pair into
@@ -760,6 +770,9 @@ cdef class Kernel:
         cdef uint8_t* gw = sc.gw
         cdef int8_t* glab = sc.glab
         cdef const int16_t* cp = &self.copy[0]
+        cdef const int32_t* nat = &self.node_attr[0]
+        cdef int32_t na
+        cdef int64_t tot = 0
         cdef const uint32_t* tg0 = &self.tgt0[0]
         cdef const uint16_t* at0 = &self.attr0[0]
         cdef int have
@@ -782,9 +795,12 @@ cdef class Kernel:
                 queue[count] = u
                 count += 1
                 done += 1
-            for i in range(n_src, r):  # the copies (the copy principle), by id: (global | code << 32 | rank << 36)
-                if cp[vis[i]] >= 0:
+            for i in range(n_src, r):  # the weights; the copies (the copy principle), by id below
+                na = nat[vis[i]]
+                tot += na >> 16
+                if <int16_t>(na & 0xFFFF) >= 0:
                     buf_push(&copies, vis[i])
+            total[0] = tot
             _sort_ids(copies.data, copies.size)
             for i in range(copies.size):
                 c = cp[copies.data[i]]
