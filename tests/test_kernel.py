@@ -267,3 +267,21 @@ def test_what_the_scans_read_besides_the_records():
             slow += odd
         assert flagged[-2] == node0[-2] and 0 < slow < snap.n
         assert sink.any() and not sink.all()
+
+
+def test_the_trees_hold_pair_indexes_turned_into_arcs_when_a_path_is_asked_for(monkeypatch):
+    """The kernel's trees hold the entering pair's index; :attr:`RadiusArrays.carc` and ``aarc`` gather the arcs
+    on first use (the scipy path's arcs, :func:`check`), and :func:`kernel.arcs` refuses an index it never returns."""
+    g = untrusted_graph(11)
+    srcs = reach.source_ids(g, sorted(g.nx)[:3])
+    ra = radius_arrays(g, srcs)
+    assert ra.pairs
+    pair = ra._carc.copy()
+    first = BlastRadius(srcs, arrays=ra).reached  # paths: the arcs are gathered
+    assert not ra.pairs and len(first) > 5
+    snap = snapshot(g)
+    assert np.array_equal(ra.carc, kernel.arcs(snap, pair)) and (ra.carc >= 0).sum() == (pair >= 0).sum()
+    assert first == BlastRadius(srcs, arrays=_path(monkeypatch, g, srcs, False, True)).reached
+    for bad in (-2, 2 * len(snap.pair_target) + int(snap.has[0].sum())):
+        with pytest.raises(IndexError, match="pair index"):
+            kernel.arcs(snap, np.array([0, bad], dtype=np.int64))

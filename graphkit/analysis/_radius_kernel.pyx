@@ -18,7 +18,8 @@ the targets; the reach reads the records of a row only when one of its pairs run
 read a pair's attributes, ``attr0``, only when its target has no width yet), and a node no pair leaves (a sink:
 about half the reached nodes) is never queued for a scan of its row.  The searches over the reached rows use local
 indexes (the reach, the BFS trees); the widths use global ones (a byte per node: the rank of the width), so no
-target goes through the local index there.  Explanation arcs are gathered once per tree node at the end.
+target goes through the local index there.  The trees hold the pair index of each node's entering pair; its
+explanation arc is gathered when a path is asked for (:meth:`Kernel.arcs`).
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -337,7 +338,7 @@ cdef class Kernel:
         """The blast radius of ``srcs`` ((k,) int64 node indexes, distinct, sorted).
 
         Returns ``(order, code, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight)`` as
-        :func:`graphkit.analysis.kernel.radius` documents them.  Raises IndexError for an index outside
+        :func:`graphkit.analysis.kernel.radius` documents them (``carc``, ``aarc``: pair indexes, :meth:`arcs`).  Raises IndexError for an index outside
         ``0..n-1``.
         """
         cdef const int64_t[::1] s = np.ascontiguousarray(srcs, dtype=np.int64)
@@ -394,7 +395,7 @@ cdef class Kernel:
                 out = aparent
                 for i in range(r):
                     out[i] = w.apar.data[i]
-                aarc = self._arcs(w.akidx.data, r)
+                aarc = self._pairs(w.akidx.data, r)
             if w.simple and (w.all_certain or w.certain_tree):
                 # the certain-only BFS is the reach's own search restricted to the nodes its tree enters over
                 # certain arcs only (see _reach): no second search
@@ -415,7 +416,7 @@ cdef class Kernel:
         return order, code_out, certain, cparent, carc, cvisit, aparent, aarc, width, life, total
 
     cdef tuple _certain_of_reach(self, Work* w, Py_ssize_t r, aparent, aarc):
-        """``(certain, cparent, carc, cvisit)`` from the reach's tree (``aparent``, ``aarc``: its parents and arcs)
+        """``(certain, cparent, carc, cvisit)`` from the reach's tree (``aparent``, ``aarc``: its parents and pairs)
         when it is the certain-only BFS tree on the nodes it enters over certain arcs only (``w.pset`` 0): those
         in discovery order, the others possible (parent and arc -1).  When every node is certain, ``aparent`` and
         ``aarc`` are returned as the certain-only tree itself."""
@@ -449,15 +450,29 @@ cdef class Kernel:
                 v += 1
         return certain_a, cparent_a, carc_a, cvisit_a
 
-    cdef object _arcs(self, const int64_t* kidx, Py_ssize_t r):
-        """(r,) int64: the explanation arc of every pair index in ``kidx`` (-1 where it is -1): ``best[k]`` for
-        ``k < 2 p`` (variant-major), else ``best0[k - 2 p]`` (a pair of ``packed0``); one gather, after the search."""
+    cdef object _pairs(self, const int64_t* kidx, Py_ssize_t r):
+        """(r,) int64: a copy of ``kidx[:r]``, the pair index of the arc entering each node (-1: none), which
+        :meth:`arcs` turns into explanation arcs (when a path is asked for: one gather)."""
+        pair_a = np.empty(r, dtype=np.int64)
+        cdef int64_t[::1] pair = pair_a
+        if r:
+            memcpy(&pair[0], kidx, r * sizeof(int64_t))
+        return pair_a
+
+    def arcs(self, pairs):
+        """(k,) int64: the explanation arc of every pair index in ``pairs`` ((k,) int64 as :meth:`radius` returns
+        them in ``carc`` and ``aarc``; -1 where it is -1): ``best[i]`` for ``i < 2 p`` (variant-major), else
+        ``best0[i - 2 p]`` (a pair of ``packed0``).  Raises IndexError for an index outside ``-1..2 p + p0 - 1``."""
+        cdef const int64_t[::1] kidx = np.ascontiguousarray(pairs, dtype=np.int64)
+        cdef Py_ssize_t i, r = kidx.shape[0]
+        cdef int64_t k, two_p = 2 * self.p, top = 2 * self.p + self.best0.shape[0]
+        for i in range(r):
+            if kidx[i] < -1 or kidx[i] >= top:
+                raise IndexError(f"pair index {kidx[i]} outside -1..{top - 1}")
         arc_a = np.empty(r, dtype=np.int64)
         cdef int64_t[::1] arc = arc_a
-        cdef const int64_t* best = &self.best[0]
+        cdef const int64_t* best = &self.best[0] if self.best.shape[0] else NULL
         cdef const int64_t* best0 = &self.best0[0] if self.best0.shape[0] else NULL
-        cdef int64_t k, two_p = 2 * self.p
-        cdef Py_ssize_t i
         for i in range(r):
             k = kidx[i]
             arc[i] = -1 if k < 0 else (best[k] if k < two_p else best0[k - two_p])
@@ -732,7 +747,7 @@ cdef class Kernel:
         out = visit_a
         for i in range(count):
             out[i] = queue[i]
-        return parent_a, self._arcs(kidx, r), visit_a
+        return parent_a, self._pairs(kidx, r), visit_a
 
     cdef void _preset(self, Buf* copies, uint8_t* gw, int8_t* glab, int level) noexcept:
         """The copies of width ``level`` still without one get it, and their own label (searched from later);

@@ -27,7 +27,7 @@ _API = 5
 
 _radius_kernel = load_extension("_radius_kernel", _API, "blast-radius kernel")
 
-__all__ = ["ENABLED", "AVAILABLE", "copy_column", "kernel_of", "pack", "radius", "split"]
+__all__ = ["ENABLED", "AVAILABLE", "arcs", "copy_column", "kernel_of", "pack", "radius", "split"]
 
 #: the extension was built and imports
 AVAILABLE = _radius_kernel is not None
@@ -141,13 +141,15 @@ def radius(snap: Snapshot, srcs: np.ndarray) -> tuple:
         tree; local indexes are positions in ``order``.  ``order`` (r,) int64 global node indexes in discovery
         order (the sources first, in the given order); ``code`` (c,) int64 the nodes running the attacker's code
         (sources included), sorted; ``certain`` (r,) bool reached over certain pairs only; ``cparent``, ``carc``
-        (r,) int64 parent (-1: a source or possible) and explanation arc (-1: none) in the certain-only BFS tree;
+        (r,) int64 parent (-1: a source or possible) and the pair index of the entering pair (-1: none; its
+        explanation arc is :func:`arcs` of it, gathered when a path is asked for) in the certain-only BFS tree;
         ``cvisit`` (v,) int64 its visit order (the sources first); ``aparent``, ``aarc``: the same in the BFS tree
         over every pair, None when every node is certain; ``width`` (r,) float64 widest (max-min) lifetime in
         seconds (inf: unbounded; the sources: inf); ``life`` (r,) int8 lifetime code
         (:data:`graphkit.analysis.snapshot.LIFETIMES`) labelling the width (sources: 0); ``weight`` (int) the sum
         of the criticality weights of the reached nodes (sources excluded).  The fields of
-        :class:`~graphkit.analysis.radius_arrays.RadiusArrays`, plus ``code``.
+        :class:`~graphkit.analysis.radius_arrays.RadiusArrays` (``carc`` and ``aarc`` through :func:`arcs`), plus
+        ``code``.
 
     Raises
     ------
@@ -158,3 +160,18 @@ def radius(snap: Snapshot, srcs: np.ndarray) -> tuple:
     """
     k = snap.derived.get(_KEY)
     return (k if k is not None else kernel_of(snap)).radius(srcs)
+
+
+def arcs(snap: Snapshot, pairs: np.ndarray) -> np.ndarray:
+    """(k,) int64: the explanation arc (index in ``snap.edges``; -1 where ``pairs`` holds -1) of every pair index
+    :func:`radius` returns in ``carc`` and ``aarc`` ((k,) int64).  Time O(k) in C.
+
+    Raises
+    ------
+    IndexError
+        If an index is not one :func:`radius` returns.
+    RuntimeError
+        If the extension is not built.
+    """
+    k = snap.derived.get(_KEY)
+    return (k if k is not None else kernel_of(snap)).arcs(pairs)

@@ -259,13 +259,14 @@ class RadiusArrays:
     order: np.ndarray
     #: (r,) bool: reached over certain pairs only
     certain: np.ndarray
-    #: (r,) int64 parent and arc (explanation edge) in the certain-only BFS tree; visit order of that tree
+    #: (r,) int64 parent and arc (explanation edge: :attr:`carc`) in the certain-only BFS tree; visit order of that
+    #: tree
     cparent: np.ndarray
-    carc: np.ndarray
+    _carc: np.ndarray
     cvisit: np.ndarray
     #: the same in the BFS tree over every pair (None when every node is certain)
     aparent: np.ndarray | None
-    aarc: np.ndarray | None
+    _aarc: np.ndarray | None
     #: (r,) float64 width (seconds, :func:`widths`) and int8 lifetime code of every node
     width: np.ndarray
     life: np.ndarray
@@ -273,6 +274,28 @@ class RadiusArrays:
     _sorted: list[int] | None = None
     _members: np.ndarray | None = None
     _hops: dict[int, Hop] = field(default_factory=dict)
+    #: the kernel's trees hold pair indexes (:func:`graphkit.analysis.kernel.radius`): turned into arcs on first use
+    pairs: bool = False
+
+    @property
+    def carc(self) -> np.ndarray:
+        """(r,) int64 arc (index in ``snap.edges``) entering every node in the certain-only BFS tree (-1: none)."""
+        if self.pairs:
+            self._arcs_of_pairs()
+        return self._carc
+
+    @property
+    def aarc(self) -> np.ndarray | None:
+        """The same in the BFS tree over every pair (None when every node is certain)."""
+        if self.pairs:
+            self._arcs_of_pairs()
+        return self._aarc
+
+    def _arcs_of_pairs(self) -> None:
+        """The kernel's pair indexes as arcs (:func:`graphkit.analysis.kernel.arcs`, one gather per tree), once."""
+        carc = kernel.arcs(self.snap, self._carc)
+        aarc = None if self._aarc is None else carc if self._aarc is self._carc else kernel.arcs(self.snap, self._aarc)
+        self._carc, self._aarc, self.pairs = carc, aarc, False
 
     def __len__(self) -> int:
         return self.order.size - self.n_src
@@ -395,8 +418,9 @@ def radius_arrays(graph: Graph, srcs: tuple[str, ...]) -> RadiusArrays | None:
     index, n_src = snap.index, len(srcs)
     idx = np.array([index[srcs[0]]] if n_src == 1 else [index[s] for s in srcs], dtype=np.int64)
     if kernel.ENABLED:  # the whole radius in one compiled call (the same arrays as the scipy path below)
-        order, _, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight = kernel.radius(snap, idx)
-        return RadiusArrays(snap, n_src, order, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight)
+        order, _, certain, cparent, cpair, cvisit, aparent, apair, width, life, weight = kernel.radius(snap, idx)
+        return RadiusArrays(snap, n_src, order, certain, cparent, cpair, cvisit, aparent, apair, width, life, weight,
+                            pairs=True)
     if cbfs.ENABLED:  # the same searches in C (scipy)
         order, code = cbfs.reach(snap, idx)
         loc = local_csr(snap, order, code)
