@@ -275,10 +275,10 @@ def test_the_trees_hold_pair_indexes_turned_into_arcs_when_a_path_is_asked_for(m
     g = untrusted_graph(11)
     srcs = reach.source_ids(g, sorted(g.nx)[:3])
     ra = radius_arrays(g, srcs)
-    assert ra.pairs
+    assert ra.pairs and ra._arcs is None
     pair = ra._carc.copy()
     first = BlastRadius(srcs, arrays=ra).reached  # paths: the arcs are gathered
-    assert not ra.pairs and len(first) > 5
+    assert ra._arcs is not None and len(first) > 5 and np.array_equal(ra._carc, pair)
     snap = snapshot(g)
     assert np.array_equal(ra.carc, kernel.arcs(snap, pair)) and (ra.carc >= 0).sum() == (pair >= 0).sum()
     assert first == BlastRadius(srcs, arrays=_path(monkeypatch, g, srcs, False, True)).reached

@@ -249,7 +249,9 @@ class RadiusArrays:
     """One blast radius as arrays (see the module docstring); local indexes are positions in ``order``.
 
     Built by :func:`radius_arrays`; read through :class:`~graphkit.analysis.results.BlastRadius`.  Shapes: ``r``
-    reached nodes, the ``n_src`` sources first.
+    reached nodes, the ``n_src`` sources first.  From the compiled kernel, the trees come with the index of each
+    entering pair (``pairs``): :attr:`carc` and :attr:`aarc` gather the explanation arcs from them on first use
+    (a path asked for), once.
     """
 
     #: the snapshot the radius was computed on (ids, nodes and edges of that graph version)
@@ -276,26 +278,27 @@ class RadiusArrays:
     _hops: dict[int, Hop] = field(default_factory=dict)
     #: the kernel's trees hold pair indexes (:func:`graphkit.analysis.kernel.radius`): turned into arcs on first use
     pairs: bool = False
+    _arcs: tuple[np.ndarray, np.ndarray | None] | None = None
 
     @property
     def carc(self) -> np.ndarray:
         """(r,) int64 arc (index in ``snap.edges``) entering every node in the certain-only BFS tree (-1: none)."""
-        if self.pairs:
-            self._arcs_of_pairs()
-        return self._carc
+        return self._arcs_of_pairs()[0] if self.pairs else self._carc
 
     @property
     def aarc(self) -> np.ndarray | None:
         """The same in the BFS tree over every pair (None when every node is certain)."""
-        if self.pairs:
-            self._arcs_of_pairs()
-        return self._aarc
+        return self._arcs_of_pairs()[1] if self.pairs else self._aarc
 
-    def _arcs_of_pairs(self) -> None:
-        """The kernel's pair indexes as arcs (:func:`graphkit.analysis.kernel.arcs`, one gather per tree), once."""
-        carc = kernel.arcs(self.snap, self._carc)
-        aarc = None if self._aarc is None else carc if self._aarc is self._carc else kernel.arcs(self.snap, self._aarc)
-        self._carc, self._aarc, self.pairs = carc, aarc, False
+    def _arcs_of_pairs(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """The kernel's pair indexes as arcs (:func:`graphkit.analysis.kernel.arcs`, one gather per tree), made
+        once (from the pair indexes, which stay: two threads asking at once make the same arrays)."""
+        if self._arcs is None:
+            carc = kernel.arcs(self.snap, self._carc)
+            aarc = (None if self._aarc is None else carc if self._aarc is self._carc
+                    else kernel.arcs(self.snap, self._aarc))
+            self._arcs = (carc, aarc)
+        return self._arcs
 
     def __len__(self) -> int:
         return self.order.size - self.n_src
