@@ -232,3 +232,56 @@ def test_variant0_rows_are_the_snapshot_rows_without_source_only_pairs():
                    (8, kernel.copy_column(snap, table)[:-1])]:
         with pytest.raises(ValueError, match="inconsistent shapes"):
             _radius_kernel.Kernel(*args[:i], bad, *args[i + 1:])
+    for bad_weight in (2 ** 15, -1):  # a weight is kept in 15 bits beside the copy column
+        with pytest.raises(ValueError, match="weights outside"):
+            _radius_kernel.Kernel(*args[:4], np.full(snap.n, bad_weight, dtype=np.int64), *args[5:])
+
+
+def test_what_the_scans_read_besides_the_records():
+    """The sink bit of every packed pair (its target has no pair), and what the kernel derives from the variant-0
+    records for its scans (``_variant0_scan``): each record's target and sink bit in 32 bits, its variant-0
+    attributes in 16, and the rows holding a pair that runs code or is uncertain flagged in their start (the reach
+    reads those rows' records, the others only their targets), on the example and on an untrusted random graph
+    (rows of both kinds, sinks and not)."""
+    from graphkit.analysis import _radius_kernel
+    for g in (build_graph(EXAMPLE).graph, untrusted_graph(7)):
+        snap = snapshot(g)
+        packed, _ = kernel.pack(snap)
+        sink = np.diff(snap.pair_ptr) == 0
+        assert np.array_equal((packed >> np.uint64(61)) & np.uint64(1), sink[snap.pair_target].astype(np.uint64))
+        node0, packed0, _ = kernel.split(snap.pair_ptr, packed, snap.has[0], snap.best[0])
+        flagged, target0, attr0 = _radius_kernel._variant0_scan(node0, packed0)
+        keep = np.flatnonzero(snap.has[0])
+        assert np.array_equal(target0[:-1] & 0x7FFFFFFF, snap.pair_target[keep])
+        assert np.array_equal(target0[:-1] >> 31, sink[snap.pair_target[keep]])
+        assert np.array_equal(attr0[:-1] & 1, snap.certain[0][keep])
+        assert np.array_equal((attr0[:-1] >> 1) & 0xF, snap.life[0][keep])
+        assert target0[-1] == attr0[-1] == 0
+        slow = 0
+        for i in range(snap.n):
+            rows = np.arange(snap.pair_ptr[i], snap.pair_ptr[i + 1])
+            rows = rows[snap.has[0][rows]]
+            odd = bool((snap.runs_code[rows] | ~snap.certain[0][rows]).any())
+            assert flagged[2 * i] == node0[2 * i] | (np.uint64(odd) << np.uint64(63)), i
+            assert flagged[2 * i + 1] == node0[2 * i + 1]
+            slow += odd
+        assert flagged[-2] == node0[-2] and 0 < slow < snap.n
+        assert sink.any() and not sink.all()
+
+
+def test_the_trees_hold_pair_indexes_turned_into_arcs_when_a_path_is_asked_for(monkeypatch):
+    """The kernel's trees hold the entering pair's index; :attr:`RadiusArrays.carc` and ``aarc`` gather the arcs
+    on first use (the scipy path's arcs, :func:`check`), and :func:`kernel.arcs` refuses an index it never returns."""
+    g = untrusted_graph(11)
+    srcs = reach.source_ids(g, sorted(g.nx)[:3])
+    ra = radius_arrays(g, srcs)
+    assert ra.pairs and ra._arcs is None
+    pair = ra._carc.copy()
+    first = BlastRadius(srcs, arrays=ra).reached  # paths: the arcs are gathered
+    assert ra._arcs is not None and len(first) > 5 and np.array_equal(ra._carc, pair)
+    snap = snapshot(g)
+    assert np.array_equal(ra.carc, kernel.arcs(snap, pair)) and (ra.carc >= 0).sum() == (pair >= 0).sum()
+    assert first == BlastRadius(srcs, arrays=_path(monkeypatch, g, srcs, False, True)).reached
+    for bad in (-2, 2 * len(snap.pair_target) + int(snap.has[0].sum())):
+        with pytest.raises(IndexError, match="pair index"):
+            kernel.arcs(snap, np.array([0, bad], dtype=np.int64))

@@ -13,12 +13,16 @@ widths`) as sequential FIFO loops; either BFS is read off the reach's own search
 pass reads the reached rows' packed records in place, each row in its node's variant: a node running the
 attacker's code reads its whole row, any other only its variant-0 pairs, kept apart (``packed0``: it never reads a
 pair of ``source_only`` edges alone), with its row's start and first record side by side (``node0``: most rows
-hold one pair, so one memory line).  The searches over the reached rows use local indexes (the reach, the BFS
-trees); the widths use global ones (a byte per node: the rank of the width), so no target goes through the
-local index there.  Explanation arcs are gathered once per tree node at the end.
+hold one pair, so one memory line).  The scans of those rows read 4 bytes a pair where they can (``target0``:
+the targets; the reach reads the records of a row only when one of its pairs runs code or is uncertain, the widths
+read a pair's attributes, ``attr0``, only when its target has no width yet), and a node no pair leaves (a sink:
+about half the reached nodes) is never queued for a scan of its row.  The searches over the reached rows use local
+indexes (the reach, the BFS trees); the widths use global ones (a byte per node: the rank of the width), so no
+target goes through the local index there.  The trees hold the pair index of each node's entering pair; its
+explanation arc is gathered when a path is asked for (:meth:`Kernel.arcs`).
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy
 
@@ -26,7 +30,7 @@ import numpy as np
 
 #: the interface graphkit.analysis.kernel was written against: it uses this module only when equal (a module
 #: built from an older source, e.g. an editable install after a pull that changed this file, is not used)
-API = 4
+API = 5
 
 # a packed pair: bits 0-31 target, 32 has (variant 0), 33 has (variant 1), 34 runs code, then per variant v
 # 13 bits at ATTR + 13 v: certain (1), lifetime code (4), rank of the lasting seconds (8)
@@ -40,6 +44,11 @@ cdef extern from *:
     #define GK_TARGET_MASK ((uint64_t)0xFFFFFFFF)
     #define GK_NO_WIDTH ((uint8_t)0xFF)
     #define GK_CERT0 (((uint64_t)1) << 35)
+    #define GK_SINK (((uint64_t)1) << 61)
+    #define GK_SLOW (((uint64_t)1) << 63)
+    #define GK_START_MASK ((((uint64_t)1) << 40) - 1)
+    #define GK_PBIT ((int32_t)1 << 30)
+    #define GK_LOC_MASK ((int32_t)0x3FFFFFFF)
     #if defined(__GNUC__) || defined(__clang__)
     #define GK_PREFETCH(p) __builtin_prefetch((const void*)(p))
     #else
@@ -54,6 +63,11 @@ cdef extern from *:
     const uint64_t TARGET_MASK "GK_TARGET_MASK"
     const uint8_t NO_WIDTH "GK_NO_WIDTH"
     const uint64_t CERT0 "GK_CERT0"
+    const uint64_t SINK "GK_SINK"
+    const uint64_t SLOW "GK_SLOW"
+    const uint64_t START_MASK "GK_START_MASK"
+    const int32_t PBIT "GK_PBIT"
+    const int32_t LOC_MASK "GK_LOC_MASK"
     void prefetch "GK_PREFETCH"(const void* p) noexcept nogil
 
 
@@ -100,6 +114,38 @@ cdef int _sort_ids(int64_t* data, Py_ssize_t m) except -1:
         memcpy(data, src, m * sizeof(int64_t))
     free(tmp)
     return 0
+
+
+def _node_attr(weight, copy):
+    """(n,) int32: every node's weight (bits 16-30) and copy column (bits 0-15, the int16 as is), read at once by
+    the widths pass.  Raises ValueError for a weight outside 0..32767."""
+    weight = np.asarray(weight, dtype=np.int64)
+    if weight.size and (weight.min() < 0 or weight.max() >= 2 ** 15):
+        raise ValueError("node weights outside 0..32767")
+    return np.ascontiguousarray((weight << 16) | (np.asarray(copy, dtype=np.int64) & 0xFFFF), dtype=np.int32)
+
+
+def _variant0_scan(node0, packed0):
+    """What the scans of the variant-0 rows read besides the records (:class:`Kernel`): ``(node0, target0, attr0)``.
+
+    ``node0`` (2 n + 2,) uint64: a copy of the given one with bit 63 of each row's start set when a record of the
+    row runs code or is uncertain (the reach then reads its records; else only their targets); ``target0`` (p0 + 1,)
+    uint32: every record's target (bits 0-30) and sink bit (31); ``attr0`` (p0 + 1,) uint16: its variant-0
+    attributes (certain, lifetime code, rank: the record's bits 35-47).  O(n + p0) in numpy, once per kernel.
+    """
+    packed0 = np.asarray(packed0, dtype=np.uint64)
+    p0 = packed0.shape[0] - 1
+    rec = packed0[:p0]
+    odd = ((rec & np.uint64(1 << 34)) != 0) | ((rec & np.uint64(1 << 35)) == 0)  # runs code, or not certain
+    before = np.zeros(p0 + 1, dtype=np.int64)
+    np.cumsum(odd, out=before[1:])
+    nd = np.array(node0, dtype=np.uint64)
+    start = nd[0::2].astype(np.int64)
+    n = start.shape[0] - 1
+    nd[0:2 * n:2] |= (before[start[1:]] > before[start[:n]]).astype(np.uint64) << np.uint64(63)
+    target0 = ((packed0 & np.uint64(0x7FFFFFFF)) | ((packed0 >> np.uint64(30)) & np.uint64(1 << 31))).astype(np.uint32)
+    attr0 = ((packed0 >> np.uint64(35)) & np.uint64(0x1FFF)).astype(np.uint16)
+    return nd, np.ascontiguousarray(target0), np.ascontiguousarray(attr0)
 
 
 cdef struct Buf:
@@ -218,7 +264,11 @@ cdef class Kernel:
     ``node0`` (2 n + 2,) uint64, ``packed0`` (p0 + 1,) uint64 and ``best0`` (p0,) int64 the variant-0 pairs
     (:func:`graphkit.analysis.kernel.split`); ``copy`` (n,) int16 per node -1, or the lifetime code (bits 0-3) and
     the rank of the seconds (bits 4-11) of a copy of its value (the copy principle:
-    :func:`graphkit.analysis.kernel.copy_column`).  Raises ValueError on inconsistent shapes.
+    :func:`graphkit.analysis.kernel.copy_column`).  Raises ValueError on inconsistent shapes (and for ``n`` >= 2**30
+    nodes: bit 30 of a local index marks a node whose tree path has an uncertain arc, in the reach), and for a
+    weight outside 0..32767 (kept in 15 bits beside the copy column: :func:`_node_attr`).  Keeps what
+    its scans read besides the records, made from ``node0`` and ``packed0`` (:func:`_variant0_scan`: 6 bytes a
+    variant-0 pair, 16 a node).
     """
 
     cdef const int64_t[::1] pair_ptr
@@ -227,9 +277,12 @@ cdef class Kernel:
     cdef const double[::1] seconds
     cdef const int64_t[::1] weight
     cdef const uint64_t[::1] node0
+    cdef const uint32_t[::1] tgt0
+    cdef const uint16_t[::1] attr0
     cdef const uint64_t[::1] packed0
     cdef const int64_t[::1] best0
     cdef const int16_t[::1] copy
+    cdef const int32_t[::1] node_attr
     cdef Py_ssize_t n
     cdef Py_ssize_t p
     cdef int32_t[::1] local
@@ -259,10 +312,13 @@ cdef class Kernel:
         self.n = pair_ptr.shape[0] - 1
         self.p = best.shape[0] // 2
         if (packed.shape[0] != self.p + 1 or best.shape[0] % 2 or weight.shape[0] != self.n or copy.shape[0] != self.n
-                or not 0 < seconds.shape[0] <= 255 or self.n >= 2 ** 31 or seconds[seconds.shape[0] - 1] != float("inf")
+                or not 0 < seconds.shape[0] <= 255 or self.n >= 2 ** 30 or seconds[seconds.shape[0] - 1] != float("inf")
                 or node0.shape[0] != 2 * self.n + 2 or packed0.shape[0] != best0.shape[0] + 1
-                or node0[2 * self.n] != <uint64_t>best0.shape[0] or pair_ptr[self.n] != self.p):
+                or node0[2 * self.n] != <uint64_t>best0.shape[0] or pair_ptr[self.n] != self.p
+                or best0.shape[0] >= 2 ** 40):
             raise ValueError("snapshot arrays of inconsistent shapes")
+        self.node0, self.tgt0, self.attr0 = _variant0_scan(node0, packed0)
+        self.node_attr = _node_attr(weight, copy)
         self.local = np.full(max(self.n, 1), -1, dtype=np.int32)
         self.code = np.zeros(max(self.n, 1), dtype=np.uint8)
         self.visit = np.empty(max(self.n, 1), dtype=np.int32)
@@ -282,7 +338,7 @@ cdef class Kernel:
         """The blast radius of ``srcs`` ((k,) int64 node indexes, distinct, sorted).
 
         Returns ``(order, code, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight)`` as
-        :func:`graphkit.analysis.kernel.radius` documents them.  Raises IndexError for an index outside
+        :func:`graphkit.analysis.kernel.radius` documents them (``carc``, ``aarc``: pair indexes, :meth:`arcs`).  Raises IndexError for an index outside
         ``0..n-1``.
         """
         cdef const int64_t[::1] s = np.ascontiguousarray(srcs, dtype=np.int64)
@@ -328,8 +384,6 @@ cdef class Kernel:
             out = order
             for i in range(r):
                 out[i] = sc.vis[i]
-            for i in range(n_src, r):
-                total += self.weight[sc.vis[i]]
             qsort(w.codes.data, w.codes.size, sizeof(int64_t), _cmp_int64)
             code_out = np.empty(w.codes.size, dtype=np.int64)
             out = code_out
@@ -341,7 +395,7 @@ cdef class Kernel:
                 out = aparent
                 for i in range(r):
                     out[i] = w.apar.data[i]
-                aarc = self._arcs(w.akidx.data, r)
+                aarc = self._pairs(w.akidx.data, r)
             if w.simple and (w.all_certain or w.certain_tree):
                 # the certain-only BFS is the reach's own search restricted to the nodes its tree enters over
                 # certain arcs only (see _reach): no second search
@@ -353,7 +407,7 @@ cdef class Kernel:
                 aparent = aarc = None
             elif not w.simple:
                 aparent, aarc, _ = self._bfs(sc, w, r, n_src, False, None)
-            width, life = self._widths(sc, w, r, n_src)
+            width, life = self._widths(sc, w, r, n_src, &total)
         finally:  # hand the scratch back clean: only the entries this query touched
             for i in range(w.codes.size):
                 sc.cd[w.codes.data[i]] = 0
@@ -362,7 +416,7 @@ cdef class Kernel:
         return order, code_out, certain, cparent, carc, cvisit, aparent, aarc, width, life, total
 
     cdef tuple _certain_of_reach(self, Work* w, Py_ssize_t r, aparent, aarc):
-        """``(certain, cparent, carc, cvisit)`` from the reach's tree (``aparent``, ``aarc``: its parents and arcs)
+        """``(certain, cparent, carc, cvisit)`` from the reach's tree (``aparent``, ``aarc``: its parents and pairs)
         when it is the certain-only BFS tree on the nodes it enters over certain arcs only (``w.pset`` 0): those
         in discovery order, the others possible (parent and arc -1).  When every node is certain, ``aparent`` and
         ``aarc`` are returned as the certain-only tree itself."""
@@ -396,15 +450,29 @@ cdef class Kernel:
                 v += 1
         return certain_a, cparent_a, carc_a, cvisit_a
 
-    cdef object _arcs(self, const int64_t* kidx, Py_ssize_t r):
-        """(r,) int64: the explanation arc of every pair index in ``kidx`` (-1 where it is -1): ``best[k]`` for
-        ``k < 2 p`` (variant-major), else ``best0[k - 2 p]`` (a pair of ``packed0``); one gather, after the search."""
+    cdef object _pairs(self, const int64_t* kidx, Py_ssize_t r):
+        """(r,) int64: a copy of ``kidx[:r]``, the pair index of the arc entering each node (-1: none), which
+        :meth:`arcs` turns into explanation arcs (when a path is asked for: one gather)."""
+        pair_a = np.empty(r, dtype=np.int64)
+        cdef int64_t[::1] pair = pair_a
+        if r:
+            memcpy(&pair[0], kidx, r * sizeof(int64_t))
+        return pair_a
+
+    def arcs(self, pairs):
+        """(k,) int64: the explanation arc of every pair index in ``pairs`` ((k,) int64 as :meth:`radius` returns
+        them in ``carc`` and ``aarc``; -1 where it is -1): ``best[i]`` for ``i < 2 p`` (variant-major), else
+        ``best0[i - 2 p]`` (a pair of ``packed0``).  Raises IndexError for an index outside ``-1..2 p + p0 - 1``."""
+        cdef const int64_t[::1] kidx = np.ascontiguousarray(pairs, dtype=np.int64)
+        cdef Py_ssize_t i, r = kidx.shape[0]
+        cdef int64_t k, two_p = 2 * self.p, top = 2 * self.p + self.best0.shape[0]
+        for i in range(r):
+            if kidx[i] < -1 or kidx[i] >= top:
+                raise IndexError(f"pair index {kidx[i]} outside -1..{top - 1}")
         arc_a = np.empty(r, dtype=np.int64)
         cdef int64_t[::1] arc = arc_a
-        cdef const int64_t* best = &self.best[0]
+        cdef const int64_t* best = &self.best[0] if self.best.shape[0] else NULL
         cdef const int64_t* best0 = &self.best0[0] if self.best0.shape[0] else NULL
-        cdef int64_t k, two_p = 2 * self.p
-        cdef Py_ssize_t i
         for i in range(r):
             k = kidx[i]
             arc[i] = -1 if k < 0 else (best[k] if k < two_p else best0[k - two_p])
@@ -413,8 +481,10 @@ cdef class Kernel:
     cdef Py_ssize_t _reach(self, const int64_t[::1] srcs, Scratch* sc, Work* w) except -1:
         """cbfs.reach: a FIFO search over variant-0 pairs from the seeds (the sources, then the variant-1-only
         targets of the code nodes), again from scratch while it finds new code nodes.  Fills ``vis[:count]``
-        (the order) and ``loc`` (position in it), marks ``cd`` (listed in ``w.codes``), and keeps the search's
-        tree (``w.apar``, ``w.akidx``), the BFS tree over every pair when ``w.simple``.
+        (the order) and ``loc`` (position in it, bit 30 set for a node of P below), marks ``cd`` (listed in
+        ``w.codes``), and keeps the search's tree (``w.apar``, ``w.akidx``), the BFS tree over every pair when
+        ``w.simple``.  The rows scanned are those of the reached nodes but the sinks (their rows are empty), in
+        the order reached (``w.queue``, local indexes).
 
         The certain-only BFS from the sources is that search with the uncertain pairs skipped.  Let P be the nodes
         whose tree path has an uncertain arc (``w.pset``; closed under tree descendants).  When no certain pair
@@ -423,7 +493,8 @@ cdef class Kernel:
         without P), every pair it skips either discovered a node of P here or met a node already seen, every pair
         from a node outside P into one outside P meets it as here, and the rows of P discovered only nodes of P.
         So P is the possible nodes and no second search is needed (:meth:`_certain_of_reach`)."""
-        cdef Py_ssize_t i, head, count = 0
+        cdef Py_ssize_t i, head, count = 0, qt, lu
+        cdef int64_t* qd
         cdef int64_t u, t, q, q1, base
         cdef uint64_t rec, has_var, cert
         cdef const uint64_t* packed = &self.packed[0]
@@ -437,7 +508,11 @@ cdef class Kernel:
         cdef int64_t* ap
         cdef int64_t* ak
         cdef uint8_t* ps
-        cdef uint8_t pu, code_row
+        cdef uint8_t pu, code_row, pb
+        cdef uint64_t d0 = 0, sk
+        cdef uint32_t x
+        cdef const uint32_t* tg0 = &self.tgt0[0]
+        cdef int32_t bad
         cdef int32_t lt
         cdef uint64_t uncertain
         cdef int shift
@@ -465,6 +540,8 @@ cdef class Kernel:
                 buf_reserve(&w.apar, w.seeds.size)
                 buf_reserve(&w.akidx, w.seeds.size)
                 bytes_reserve(&w.pset, w.seeds.size)
+                buf_reserve(&w.queue, w.seeds.size)
+                qt = 0
                 for i in range(w.seeds.size):
                     t = w.seeds.data[i]
                     if loc[t] < 0:
@@ -473,35 +550,73 @@ cdef class Kernel:
                         w.apar.data[count] = -1
                         w.akidx.data[count] = -1
                         w.pset.data[count] = 0
+                        w.queue.data[qt] = count
+                        qt += 1
                         count += 1
                 w.simple = 1
                 w.all_certain = 1
                 w.certain_tree = 1
                 head = 0
-                while head < count:
+                while head < qt:  # the queue of rows to scan: the reached nodes but the sinks (no pair)
                     # the rows a few places ahead in the queue: their pointers, then their first records
-                    if head + 16 < count:
-                        prefetch(&nd[2 * vis[head + 16]])
-                    if head + 4 < count:
-                        prefetch(&packed0[nd[2 * vis[head + 4]] + 1])
-                    u = vis[head]
+                    qd = w.queue.data
+                    if head + 16 < qt:
+                        prefetch(&nd[2 * vis[qd[head + 16]]])
+                    if head + 4 < qt:
+                        prefetch(&tg0[(nd[2 * vis[qd[head + 4]]] & START_MASK) + 1])
+                    lu = qd[head]
+                    u = vis[lu]
                     head += 1
                     code_row = cd[u]
                     if code_row:  # a code row: every pair (the full array), its variant-0 pairs followed
                         rows, q, q1, rec = packed, pptr[u], pptr[u + 1], packed[pptr[u]]
                         has_var, base, shift = HAS1, self.p, ATTR + 13
                     else:  # only the variant-0 pairs, in their own array (arc index 2 p + their position)
-                        rows, q, q1, rec = packed0, <int64_t>nd[2 * u], <int64_t>nd[2 * u + 2], nd[2 * u + 1]
+                        d0 = nd[2 * u]
+                        q, q1 = <int64_t>(d0 & START_MASK), <int64_t>(nd[2 * u + 2] & START_MASK)
+                        rows, rec = packed0, nd[2 * u + 1]
                         has_var, base, shift = HAS0, 2 * self.p, ATTR
                     cert = (<uint64_t>1) << shift
-                    if count + (q1 - q) > w.apar.cap or count + (q1 - q) > w.akidx.cap or count + (q1 - q) > w.pset.cap:
+                    if (count + (q1 - q) > w.apar.cap or count + (q1 - q) > w.akidx.cap or count + (q1 - q) > w.pset.cap
+                            or qt + (q1 - q) > w.queue.cap):
                         buf_reserve(&w.apar, count + (q1 - q))
                         buf_reserve(&w.akidx, count + (q1 - q))
                         bytes_reserve(&w.pset, count + (q1 - q))
-                    ap, ak, ps = w.apar.data, w.akidx.data, w.pset.data
-                    pu = ps[head - 1]
+                        buf_reserve(&w.queue, qt + (q1 - q))
+                    ap, ak, ps, qd = w.apar.data, w.akidx.data, w.pset.data, w.queue.data
+                    pu = ps[lu]
+                    if not code_row and not (d0 & SLOW) and q < q1:
+                        # the loop below for a row of certain pairs running no code: only their targets are read
+                        # (``target0``, 4 bytes a pair; the first one is beside the row's start)
+                        bad = 0
+                        t = <int64_t>(rec & TARGET_MASK)
+                        sk = rec & SINK
+                        while True:
+                            lt = loc[t]
+                            if lt < 0:
+                                loc[t] = <int32_t>count | (<int32_t>pu << 30)
+                                vis[count] = <int32_t>t
+                                ap[count] = lu
+                                ak[count] = base + q
+                                ps[count] = pu
+                                if not sk:
+                                    qd[qt] = count
+                                    qt += 1
+                                count += 1
+                            else:  # a certain pair into a node whose tree path has an uncertain arc (PBIT)
+                                bad |= lt
+                            q += 1
+                            if q >= q1:
+                                break
+                            x = tg0[q]
+                            t = <int64_t>(x & 0x7FFFFFFF)
+                            sk = x >> 31
+                        if (bad & PBIT) and not pu:
+                            w.certain_tree = 0
+                        continue
                     if not code_row:  # the same as below, for a row of variant-0 pairs only
                         uncertain = 0
+                        bad = 0
                         while q < q1:
                             t = <int64_t>(rec & TARGET_MASK)
                             if rec & RUNS:
@@ -511,17 +626,23 @@ cdef class Kernel:
                                     buf_push(&w.fresh, t)
                             lt = loc[t]
                             if lt < 0:
-                                loc[t] = <int32_t>count
+                                pb = pu | <uint8_t>(((rec >> ATTR) & 1) ^ 1)
+                                loc[t] = <int32_t>count | (<int32_t>pb << 30)
                                 vis[count] = <int32_t>t
-                                ap[count] = head - 1
+                                ap[count] = lu
                                 ak[count] = base + q
-                                ps[count] = pu | <uint8_t>(((rec >> ATTR) & 1) ^ 1)
+                                ps[count] = pb
+                                if not (rec & SINK):
+                                    qd[qt] = count
+                                    qt += 1
                                 count += 1
-                            elif not pu and ps[lt] and (rec & CERT0):
-                                w.certain_tree = 0
+                            else:  # PBIT (bit 30) of the target's, if the pair is certain (CERT0: bit 35)
+                                bad |= lt & <int32_t>(rec >> 5)
                             uncertain |= ~rec
                             q += 1
                             rec = packed0[q]
+                        if (bad & PBIT) and not pu:
+                            w.certain_tree = 0
                         if not (uncertain & CERT0):
                             continue
                         w.all_certain = 0
@@ -535,13 +656,17 @@ cdef class Kernel:
                                 buf_push(&w.fresh, t)
                             lt = loc[t]
                             if lt < 0:
-                                loc[t] = <int32_t>count
+                                pb = pu | (not (rec & cert))
+                                loc[t] = <int32_t>count | (<int32_t>pb << 30)
                                 vis[count] = <int32_t>t
-                                ap[count] = head - 1
+                                ap[count] = lu
                                 ak[count] = base + q
-                                ps[count] = pu | (not (rec & cert))
+                                ps[count] = pb
+                                if not (rec & SINK):
+                                    qd[qt] = count
+                                    qt += 1
                                 count += 1
-                            elif (rec & cert) and not pu and ps[lt]:
+                            elif (rec & cert) and not pu and (lt & PBIT):
                                 w.certain_tree = 0
                             if not (rec & cert):
                                 w.all_certain = 0
@@ -594,7 +719,7 @@ cdef class Kernel:
             if head + 16 < count:
                 prefetch(&nd[2 * vis[queue[head + 16]]])
             if head + 4 < count:
-                prefetch(&packed0[nd[2 * vis[queue[head + 4]]] + 1])
+                prefetch(&packed0[(nd[2 * vis[queue[head + 4]]] & START_MASK) + 1])
             u = queue[head]
             head += 1
             g = vis[u]
@@ -602,13 +727,14 @@ cdef class Kernel:
                 rows, q, q1, rec = packed, pptr[g], pptr[g + 1], packed[pptr[g]]
                 has_var, cert, base = HAS1, (<uint64_t>1) << (ATTR + 13), self.p
             else:  # the variant-0 pairs only, in their own array
-                rows, q, q1, rec = packed0, <int64_t>nd[2 * g], <int64_t>nd[2 * g + 2], nd[2 * g + 1]
+                q, q1 = <int64_t>(nd[2 * g] & START_MASK), <int64_t>(nd[2 * g + 2] & START_MASK)
+                rows, rec = packed0, nd[2 * g + 1]
                 has_var, cert, base = HAS0, (<uint64_t>1) << ATTR, 2 * self.p
             if not certain_only:
                 cert = has_var
             while q < q1:
                 if (rec & has_var) and (rec & cert):
-                    t = loc[<int64_t>(rec & TARGET_MASK)]
+                    t = loc[<int64_t>(rec & TARGET_MASK)] & LOC_MASK
                     if not seen[t]:
                         seen[t] = 1
                         parent[t] = u
@@ -621,7 +747,7 @@ cdef class Kernel:
         out = visit_a
         for i in range(count):
             out[i] = queue[i]
-        return parent_a, self._arcs(kidx, r), visit_a
+        return parent_a, self._pairs(kidx, r), visit_a
 
     cdef void _preset(self, Buf* copies, uint8_t* gw, int8_t* glab, int level) noexcept:
         """The copies of width ``level`` still without one get it, and their own label (searched from later);
@@ -635,7 +761,7 @@ cdef class Kernel:
                 gw[t] = <uint8_t>level
                 glab[t] = <int8_t>((pk >> 32) & 0xF)
 
-    cdef tuple _widths(self, Scratch* sc, Work* w, Py_ssize_t r, Py_ssize_t n_src):
+    cdef tuple _widths(self, Scratch* sc, Work* w, Py_ssize_t r, Py_ssize_t n_src, int64_t* total):
         """cbfs.widths on ranks of the lasting seconds: widths in decreasing order; inside width ``w`` a FIFO
         search from the seeds over the pairs lasting at least ``w`` into nodes without a width; a pair lasting
         less waits (pending, in the order met) for its own width, whose seeds are the first pending pair into
@@ -644,7 +770,7 @@ cdef class Kernel:
         no local index.  A reached copy (``copy``, not a source: the copy principle) gets its own width and label when
         that width starts, and is searched from, in id order, once the width's search is done (radius_arrays.widths'
         ``copies``)."""
-        cdef Py_ssize_t head = 0, count = 0, i, kept, before
+        cdef Py_ssize_t head = 0, count = 0, done = 0, i, kept, before
         cdef int64_t u, t, q, q1, pk
         cdef uint64_t rec, has_var, a
         cdef int shift
@@ -659,6 +785,14 @@ cdef class Kernel:
         cdef uint8_t* gw = sc.gw
         cdef int8_t* glab = sc.glab
         cdef const int16_t* cp = &self.copy[0]
+        cdef const int32_t* nat = &self.node_attr[0]
+        cdef int32_t na
+        cdef int64_t tot = 0
+        cdef const uint32_t* tg0 = &self.tgt0[0]
+        cdef const uint16_t* at0 = &self.attr0[0]
+        cdef int have
+        cdef uint64_t sk
+        cdef uint32_t x
         cdef int16_t c
         cdef Buf copies = Buf(NULL, 0, 0)
         width_a = np.empty(r, dtype=np.float64)
@@ -675,28 +809,58 @@ cdef class Kernel:
                 glab[u] = 0
                 queue[count] = u
                 count += 1
-            for i in range(n_src, r):  # the copies (the copy principle), by id: (global | code << 32 | rank << 36)
-                if cp[vis[i]] >= 0:
+                done += 1
+            for i in range(n_src, r):  # the weights; the copies (the copy principle), by id below
+                na = nat[vis[i]]
+                tot += na >> 16
+                if <int16_t>(na & 0xFFFF) >= 0:
                     buf_push(&copies, vis[i])
+            total[0] = tot
             _sort_ids(copies.data, copies.size)
             for i in range(copies.size):
                 c = cp[copies.data[i]]
                 copies.data[i] = copies.data[i] | (<int64_t>(c & 0xF) << 32) | (<int64_t>(c >> 4) << 36)
             self._preset(&copies, gw, glab, level)
-            while count < r:  # count: nodes with a width; once all have one, nothing changes any more
-                while head < count and count < r:
+            while done < r:  # done: nodes with a width (count: in the queue, sinks left out, their row empty)
+                while head < count and done < r:
                     if head + 16 < count:
                         prefetch(&nd[2 * queue[head + 16]])
                     if head + 4 < count:
-                        prefetch(&packed0[nd[2 * queue[head + 4]] + 1])
+                        prefetch(&tg0[(nd[2 * queue[head + 4]] & START_MASK) + 1])
                     u = queue[head]
                     head += 1
-                    if cd[u]:  # every pair of a code row (variant 1)
-                        rows, q, q1, rec = packed, pptr[u], pptr[u + 1], packed[pptr[u]]
-                        has_var, shift = HAS1, ATTR + 13
-                    else:  # the variant-0 pairs only
-                        rows, q, q1, rec = packed0, <int64_t>nd[2 * u], <int64_t>nd[2 * u + 2], nd[2 * u + 1]
-                        has_var, shift = HAS0, ATTR
+                    if not cd[u]:  # the variant-0 pairs only, as the loop below: their targets (``target0``; the
+                        # first record is beside the row's start), and the attributes (``attr0``) of a pair into a
+                        # node without a width
+                        q, q1 = <int64_t>(nd[2 * u] & START_MASK), <int64_t>(nd[2 * u + 2] & START_MASK)
+                        rec = nd[2 * u + 1]
+                        t = <int64_t>(rec & TARGET_MASK)
+                        sk = rec & SINK
+                        have = 1
+                        while q < q1:
+                            if gw[t] == NO_WIDTH:
+                                if not have:
+                                    rec = (<uint64_t>at0[q]) << ATTR
+                                a = rec >> ATTR
+                                rank = <int>((a >> 5) & 0xFF)
+                                if rank < level:
+                                    buf_push(&w.pending, t | <int64_t>(((a >> 1) & 0xF) << 32)
+                                             | (<int64_t>rank << 36))
+                                else:
+                                    gw[t] = <uint8_t>level
+                                    glab[t] = <int8_t>((a >> 1) & 0xF) if rank == level else glab[u]
+                                    done += 1
+                                    if not sk:
+                                        queue[count] = t
+                                        count += 1
+                            q += 1
+                            x = tg0[q]
+                            t = <int64_t>(x & 0x7FFFFFFF)
+                            sk = x >> 31
+                            have = 0
+                        continue
+                    rows, q, q1, rec = packed, pptr[u], pptr[u + 1], packed[pptr[u]]
+                    has_var, shift = HAS1, ATTR + 13
                     while q < q1:
                         if rec & has_var:
                             t = <int64_t>(rec & TARGET_MASK)
@@ -709,8 +873,10 @@ cdef class Kernel:
                                 else:
                                     gw[t] = <uint8_t>level
                                     glab[t] = <int8_t>((a >> 1) & 0xF) if rank == level else glab[u]
-                                    queue[count] = t
-                                    count += 1
+                                    done += 1
+                                    if not (rec & SINK):
+                                        queue[count] = t
+                                        count += 1
                         q += 1
                         rec = rows[q]
                 kept = 0  # the copies of this width (preset) join its search once it is done; others wait
@@ -724,10 +890,11 @@ cdef class Kernel:
                     elif gw[t] == level and <int>(pk >> 36) == level:
                         queue[count] = t
                         count += 1
+                        done += 1
                 copies.size = kept
                 if count > before:
                     continue
-                if count >= r:
+                if done >= r:
                     break
                 kept = 0  # the pending pairs into nodes still without a width, in order
                 top = -1
@@ -757,6 +924,7 @@ cdef class Kernel:
                             glab[t] = <int8_t>((pk >> 32) & 0xF)
                             queue[count] = t
                             count += 1
+                            done += 1
                     else:
                         w.pending.data[kept] = pk
                         kept += 1

@@ -23,11 +23,11 @@ from graphkit.analysis.extensions import load_extension
 from graphkit.analysis.snapshot import Snapshot
 
 #: the kernel interface this wrapper calls (``API`` in the .pyx): bump both when the interface changes
-_API = 4
+_API = 5
 
 _radius_kernel = load_extension("_radius_kernel", _API, "blast-radius kernel")
 
-__all__ = ["ENABLED", "AVAILABLE", "copy_column", "kernel_of", "pack", "radius", "split"]
+__all__ = ["ENABLED", "AVAILABLE", "arcs", "copy_column", "kernel_of", "pack", "radius", "split"]
 
 #: the extension was built and imports
 AVAILABLE = _radius_kernel is not None
@@ -80,8 +80,9 @@ def pack(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
     (packed, table)
         ``packed`` (p,) uint64: bits 0-31 the target, 32 and 33 ``has[0]`` and ``has[1]``, 34 ``runs_code``,
         then for variant v at bit 35 + 13 v: ``certain`` (1 bit), ``life`` (4 bits), the rank of ``seconds`` in
-        ``table`` (8 bits); ``table`` (s,) float64: the distinct lasting seconds and the seconds of every lifetime
-        (a copy's own, :func:`copy_column`), increasing, inf last.  Time O(p log s) in numpy.
+        ``table`` (8 bits); bit 61: the target is a sink (no pair leaves it, in any variant: the kernel's searches
+        queue no scan of its row); ``table`` (s,) float64: the distinct lasting seconds and the seconds of every
+        lifetime (a copy's own, :func:`copy_column`), increasing, inf last.  Time O(p log s) in numpy.
 
     Raises
     ------
@@ -96,9 +97,10 @@ def pack(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("more lifetimes than the kernel's packing holds")
     rank = np.searchsorted(table, snap.seconds).astype(np.uint64)
     attr = snap.certain.astype(np.uint64) | (snap.life.astype(np.uint64) << 1) | (rank << 5)
+    sink = (np.diff(snap.pair_ptr) == 0).astype(np.uint64)
     packed = (snap.pair_target.astype(np.uint64) | (snap.has[0].astype(np.uint64) << 32)
               | (snap.has[1].astype(np.uint64) << 33) | (snap.runs_code.astype(np.uint64) << 34)
-              | (attr[0] << 35) | (attr[1] << 48))
+              | (attr[0] << 35) | (attr[1] << 48) | (sink[snap.pair_target] << 61))
     return np.ascontiguousarray(packed), table
 
 
@@ -139,13 +141,15 @@ def radius(snap: Snapshot, srcs: np.ndarray) -> tuple:
         tree; local indexes are positions in ``order``.  ``order`` (r,) int64 global node indexes in discovery
         order (the sources first, in the given order); ``code`` (c,) int64 the nodes running the attacker's code
         (sources included), sorted; ``certain`` (r,) bool reached over certain pairs only; ``cparent``, ``carc``
-        (r,) int64 parent (-1: a source or possible) and explanation arc (-1: none) in the certain-only BFS tree;
+        (r,) int64 parent (-1: a source or possible) and the pair index of the entering pair (-1: none; its
+        explanation arc is :func:`arcs` of it, gathered when a path is asked for) in the certain-only BFS tree;
         ``cvisit`` (v,) int64 its visit order (the sources first); ``aparent``, ``aarc``: the same in the BFS tree
         over every pair, None when every node is certain; ``width`` (r,) float64 widest (max-min) lifetime in
         seconds (inf: unbounded; the sources: inf); ``life`` (r,) int8 lifetime code
         (:data:`graphkit.analysis.snapshot.LIFETIMES`) labelling the width (sources: 0); ``weight`` (int) the sum
         of the criticality weights of the reached nodes (sources excluded).  The fields of
-        :class:`~graphkit.analysis.radius_arrays.RadiusArrays`, plus ``code``.
+        :class:`~graphkit.analysis.radius_arrays.RadiusArrays` (``carc`` and ``aarc`` through :func:`arcs`), plus
+        ``code``.
 
     Raises
     ------
@@ -156,3 +160,18 @@ def radius(snap: Snapshot, srcs: np.ndarray) -> tuple:
     """
     k = snap.derived.get(_KEY)
     return (k if k is not None else kernel_of(snap)).radius(srcs)
+
+
+def arcs(snap: Snapshot, pairs: np.ndarray) -> np.ndarray:
+    """(k,) int64: the explanation arc (index in ``snap.edges``; -1 where ``pairs`` holds -1) of every pair index
+    :func:`radius` returns in ``carc`` and ``aarc`` ((k,) int64).  Time O(k) in C.
+
+    Raises
+    ------
+    IndexError
+        If an index is not one :func:`radius` returns.
+    RuntimeError
+        If the extension is not built.
+    """
+    k = snap.derived.get(_KEY)
+    return (k if k is not None else kernel_of(snap)).arcs(pairs)

@@ -249,7 +249,9 @@ class RadiusArrays:
     """One blast radius as arrays (see the module docstring); local indexes are positions in ``order``.
 
     Built by :func:`radius_arrays`; read through :class:`~graphkit.analysis.results.BlastRadius`.  Shapes: ``r``
-    reached nodes, the ``n_src`` sources first.
+    reached nodes, the ``n_src`` sources first.  From the compiled kernel, the trees come with the index of each
+    entering pair (``pairs``): :attr:`carc` and :attr:`aarc` gather the explanation arcs from them on first use
+    (a path asked for), once.
     """
 
     #: the snapshot the radius was computed on (ids, nodes and edges of that graph version)
@@ -259,13 +261,14 @@ class RadiusArrays:
     order: np.ndarray
     #: (r,) bool: reached over certain pairs only
     certain: np.ndarray
-    #: (r,) int64 parent and arc (explanation edge) in the certain-only BFS tree; visit order of that tree
+    #: (r,) int64 parent and arc (explanation edge: :attr:`carc`) in the certain-only BFS tree; visit order of that
+    #: tree
     cparent: np.ndarray
-    carc: np.ndarray
+    _carc: np.ndarray
     cvisit: np.ndarray
     #: the same in the BFS tree over every pair (None when every node is certain)
     aparent: np.ndarray | None
-    aarc: np.ndarray | None
+    _aarc: np.ndarray | None
     #: (r,) float64 width (seconds, :func:`widths`) and int8 lifetime code of every node
     width: np.ndarray
     life: np.ndarray
@@ -273,6 +276,29 @@ class RadiusArrays:
     _sorted: list[int] | None = None
     _members: np.ndarray | None = None
     _hops: dict[int, Hop] = field(default_factory=dict)
+    #: the kernel's trees hold pair indexes (:func:`graphkit.analysis.kernel.radius`): turned into arcs on first use
+    pairs: bool = False
+    _arcs: tuple[np.ndarray, np.ndarray | None] | None = None
+
+    @property
+    def carc(self) -> np.ndarray:
+        """(r,) int64 arc (index in ``snap.edges``) entering every node in the certain-only BFS tree (-1: none)."""
+        return self._arcs_of_pairs()[0] if self.pairs else self._carc
+
+    @property
+    def aarc(self) -> np.ndarray | None:
+        """The same in the BFS tree over every pair (None when every node is certain)."""
+        return self._arcs_of_pairs()[1] if self.pairs else self._aarc
+
+    def _arcs_of_pairs(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """The kernel's pair indexes as arcs (:func:`graphkit.analysis.kernel.arcs`, one gather per tree), made
+        once (from the pair indexes, which stay: two threads asking at once make the same arrays)."""
+        if self._arcs is None:
+            carc = kernel.arcs(self.snap, self._carc)
+            aarc = (None if self._aarc is None else carc if self._aarc is self._carc
+                    else kernel.arcs(self.snap, self._aarc))
+            self._arcs = (carc, aarc)
+        return self._arcs
 
     def __len__(self) -> int:
         return self.order.size - self.n_src
@@ -395,8 +421,9 @@ def radius_arrays(graph: Graph, srcs: tuple[str, ...]) -> RadiusArrays | None:
     index, n_src = snap.index, len(srcs)
     idx = np.array([index[srcs[0]]] if n_src == 1 else [index[s] for s in srcs], dtype=np.int64)
     if kernel.ENABLED:  # the whole radius in one compiled call (the same arrays as the scipy path below)
-        order, _, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight = kernel.radius(snap, idx)
-        return RadiusArrays(snap, n_src, order, certain, cparent, carc, cvisit, aparent, aarc, width, life, weight)
+        order, _, certain, cparent, cpair, cvisit, aparent, apair, width, life, weight = kernel.radius(snap, idx)
+        return RadiusArrays(snap, n_src, order, certain, cparent, cpair, cvisit, aparent, apair, width, life, weight,
+                            pairs=True)
     if cbfs.ENABLED:  # the same searches in C (scipy)
         order, code = cbfs.reach(snap, idx)
         loc = local_csr(snap, order, code)
