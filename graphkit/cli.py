@@ -232,7 +232,7 @@ def blast_radius_cmd(
         for note in add_absent_entries(g, expanded):
             err.print(term(note))
         if fmt is BlastFormat.runbook:
-            sys.stdout.write(runbook_text(g, expanded, clock=clock))
+            sys.stdout.write(runbook_text(g, expanded, clock=clock, max_steps=top))
             raise typer.Exit(EXIT_PARTIAL if partial else EXIT_OK)
         as_json = fmt is BlastFormat.json  # the table gets every reached asset: its summary counts everything
         # an explicit --top bounds the plan's work to what is printed (the table's summary and plan list show
