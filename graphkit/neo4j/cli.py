@@ -110,8 +110,7 @@ def sync_cmd(
         base.out.print(f"synced {sum(result.nodes.values())} nodes and {sum(result.edges.values())} relationships "
                        f"to {term(settings.display_uri)} (database {term(settings.database)}) in "
                        f"{result.seconds:.1f} s; {removed} stale item(s) removed ({term(scope)})", highlight=False)
-    if partial:
-        raise typer.Exit(base.EXIT_PARTIAL)
+    given.end(g, partial)
 
 
 def _parse_params(values: list[str]) -> dict[str, Any]:
@@ -240,4 +239,4 @@ def blast_radius_neo4j(sources: list[str], *, as_json: bool, top: int | None, ha
     else:
         base.print_blast_radius(sub, doc)
     if doc["partial_input"]:
-        raise typer.Exit(base.EXIT_PARTIAL)
+        base.exit_partial(doc["problems"], graph_file=f"the graph last synced to {settings.display_uri}")
