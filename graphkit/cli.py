@@ -21,7 +21,7 @@ from graphkit.errors import GraphkitError, UnknownNodeError
 from graphkit.files import write_atomic
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
                                  GraphInput, QuietPipeGroup, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
-                                 SUMMARY_STEPS, api_url_option, every_runner,
+                                 SUMMARY_STEPS, api_url_option, every_runner, exit_partial,
                                  reads_graph, TERMINAL_TOP)
 from graphkit.cli_common import OrgOpt, plain_usage_errors
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
@@ -98,8 +98,7 @@ def build(
         table.add_row(n[0], str(n[1]), e[0], str(e[1]))
     out.print(table)
     if result.partial:
-        err.print(f"[yellow]partial:[/yellow] {len(result.problems)} input problem(s), see above")
-        raise typer.Exit(EXIT_PARTIAL)
+        exit_partial(result.problems)
 
 
 @app.command()
@@ -124,7 +123,7 @@ def nodes(
              "inferred": n.inferred} for n in g.nodes(k)]
     if fmt is Format.json:
         print_json(out, rows)
-        return
+        return GraphInput(graph, {}).end(g, g.meta.partial)
     from rich.table import Table
     table = Table(show_edge=False)
     for col in ("id", "kind", "name", "criticality"):
@@ -133,6 +132,7 @@ def nodes(
         table.add_row(*(term(shown(v)) for v in (r["id"], r["kind"], r["name"], r["criticality"])))
     out.print(table)
     err.print(f"{len(rows)} node(s)")
+    GraphInput(graph, {}).end(g, g.meta.partial)
 
 
 class BlastFormat(str, Enum):
@@ -232,8 +232,8 @@ def blast_radius_cmd(
         for note in add_absent_entries(g, expanded):
             err.print(term(note))
         if fmt is BlastFormat.runbook:
-            sys.stdout.write(runbook_text(g, expanded, clock=clock))
-            raise typer.Exit(EXIT_PARTIAL if partial else EXIT_OK)
+            sys.stdout.write(runbook_text(g, expanded, clock=clock, max_steps=top))
+            return given.end(g, partial)
         as_json = fmt is BlastFormat.json  # the table gets every reached asset: its summary counts everything
         # an explicit --top bounds the plan's work to what is printed (the table's summary and plan list show
         # at most --top steps); the terminal's default top keeps the whole plan, whose size and residual it states
@@ -246,8 +246,7 @@ def blast_radius_cmd(
         print_json(out, doc)
     else:  # a terminal gets the worst first (TERMINAL_TOP); piped output lists everything
         print_blast_radius(g, doc, top=top or (TERMINAL_TOP if out.is_terminal else None), named=sources)
-    if partial:
-        raise typer.Exit(EXIT_PARTIAL)
+    given.end(g, partial)
 
 
 #: An organization login (alphanumerics and single inner hyphens, at most 39 characters) and a repository name
@@ -331,8 +330,7 @@ def findings(
     else:
         _print_findings(found)
         err.print(f"{len(found)} finding(s)")
-    if partial:
-        raise typer.Exit(EXIT_PARTIAL)
+    given.end(g, partial)
 
 
 def _print_findings(found: list) -> None:
@@ -389,8 +387,7 @@ def report(
     except GraphkitError as exc:
         fail(exc)
     err.print(f"report written to {term(str(output))}", highlight=False)
-    if partial:
-        raise typer.Exit(EXIT_PARTIAL)
+    given.end(g, partial)
 
 
 export_app = typer.Typer(no_args_is_help=True, help="Export the graph for other tools.")
@@ -421,8 +418,7 @@ def export_opengraph(
         except GraphkitError as exc:
             fail(exc)
         err.print(f"OpenGraph written to {term(str(output))}", highlight=False)
-    if partial:
-        raise typer.Exit(EXIT_PARTIAL)
+    given.end(g, partial)
 
 
 app.add_typer(neo4j_app, name="neo4j")

@@ -15,10 +15,10 @@ import inspect
 import os
 import select
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 from urllib.parse import urlsplit
 
 import typer
@@ -188,6 +188,51 @@ class GraphInput:
             raise typer.BadParameter(f"give --graph FILE or at least one input ({input_flags()})")
         result = self.build()
         return result.graph, result.partial
+
+
+    def end(self, graph: Graph, partial: bool) -> None:
+        """Finish a command that read ``graph``: when its input was partial, :func:`exit_partial` (the note and
+        exit 3); else return."""
+        if partial:
+            exit_partial(graph.meta.problems, graph_file=self.graph)
+
+
+#: Problems of a saved graph that :func:`exit_partial` lists again (the rest are counted).
+PARTIAL_LISTED = 5
+
+
+def exit_partial(problems: Sequence[Any], *, graph_file: Path | str | None = None) -> NoReturn:
+    """End a command whose graph came from partial input: one note on stderr, the same for every command, and
+    exit 3 (README "Exit codes").
+
+    Parameters
+    ----------
+    problems
+        the input problems (``graph.meta.problems``, or a document's ``problems``: objects or mappings with
+        ``file``, ``place``, ``reason``).
+    graph_file
+        the saved graph (or database) they come from: its first :data:`PARTIAL_LISTED` problems are named again,
+        as ``graphkit build`` named them; None when the command built the graph itself and named each one.
+
+    Raises
+    ------
+    typer.Exit
+        always, with :data:`EXIT_PARTIAL`.
+    """
+    n = len(problems)
+    head = f"[yellow]partial input:[/yellow] {n} file(s) or place(s) were skipped"
+    if graph_file is None:
+        err.print(f"{head} (named above); the output covers the rest", highlight=False)
+        raise typer.Exit(EXIT_PARTIAL)
+    err.print(f"{head} when {term(str(graph_file))} was built; the output covers the rest:", highlight=False)
+    for p in problems[:PARTIAL_LISTED]:
+        get = p.get if isinstance(p, dict) else lambda k, _p=p: getattr(_p, k, "")
+        place = get("place")
+        err.print(f"  skipped {term(str(get('file')))}{': ' + term(str(place)) if place else ''}: "
+                  f"{term(str(get('reason')))}", highlight=False)
+    if n > PARTIAL_LISTED:
+        err.print(f"  ... and {n - PARTIAL_LISTED} more (meta.problems of the graph file)", highlight=False)
+    raise typer.Exit(EXIT_PARTIAL)
 
 
 def input_flags() -> str:
@@ -422,8 +467,6 @@ def print_blast_radius(graph: Graph, doc: dict, top: int | None = None, named: I
     _print_reached(graph, doc, top)
     _print_plan(graph, doc, top)
     _print_time(doc.get("time"))
-    if doc["partial_input"]:
-        err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
 
 
 def _print_all_runners(rows: list[tuple]) -> None:
@@ -489,8 +532,7 @@ def every_runner(given: GraphInput, *, as_json: bool, top: int | None, no_plan: 
                 rows.append((doc["weight"], doc["source"], doc["counts"], r.tally()[2], doc["revocations"][:1]))
     if not as_json:
         _print_all_runners(rows)
-    if partial:
-        raise typer.Exit(EXIT_PARTIAL)
+    given.end(g, partial)
 
 
 def write_json_stream(file: Any, schema: str, key: str, items: Iterable[Any]) -> None:

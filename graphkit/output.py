@@ -180,14 +180,19 @@ def _exposure_section(exp: Exposure, radius: BlastRadius, note: str = NO_HISTORY
             "note": None if exp.known else note}
 
 
-def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock) -> str:
+def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock, max_steps: int | None = None) -> str:
     """``blast-radius --format runbook``: the Markdown checklist, then the dry-run shell script in a fenced block.
+
+    ``max_steps``: compute only the first ``max_steps`` plan steps (the CLI's ``--top``; one more tells whether
+    others follow, and the runbook then says the plan goes on); None: the whole plan.
 
     Raises
     ------
     UnknownNodeError
         for an unknown source id.
     """
+    import dataclasses
+
     from graphkit.analysis import blast_radius, revocation_plan
     from graphkit.analysis.exposure import exposure, observed_since
     from graphkit.report.runbook import runbook_markdown, runbook_script
@@ -195,10 +200,15 @@ def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock) ->
     graph = observed_since(graph, clock.compromised_since)
     radius = blast_radius(graph, sources)
     exp = exposure(graph, radius, clock.compromised_since)
-    plan = revocation_plan(graph, radius.sources, live_sessions=clock.live_sessions(graph), exposed=exp.assets)
+    plan = revocation_plan(graph, radius.sources, live_sessions=clock.live_sessions(graph), exposed=exp.assets,
+                           max_steps=None if max_steps is None else max_steps + 1)
+    goes_on = max_steps is not None and len(plan.steps) > max_steps
+    if goes_on:
+        plan = dataclasses.replace(plan, steps=plan.steps[:max_steps])
     time = _time_section(graph, clock, radius, plan)
-    md = runbook_markdown(graph, plan, now=clock.now, tokens=clock.tokens(graph), notes=time["notes"])
-    text = md + "\n## Script\n\n```sh\n" + runbook_script(graph, plan, now=clock.now) + "```\n"
+    md = runbook_markdown(graph, plan, now=clock.now, tokens=clock.tokens(graph), notes=time["notes"],
+                          goes_on=goes_on)
+    text = md + "\n## Script\n\n```sh\n" + runbook_script(graph, plan, now=clock.now, goes_on=goes_on) + "```\n"
     return neutralise(text, keep="\n\t")  # printed as is: names never carry an escape sequence or bidi override
 
 

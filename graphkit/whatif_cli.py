@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from graphkit.cli_common import EXIT_PARTIAL, GraphInput, OrgOpt, SourcesOpt, err, fail, out, print_item, reads_graph
+from graphkit.cli_common import GraphInput, OrgOpt, SourcesOpt, err, fail, out, print_item, reads_graph
 from graphkit.errors import GraphkitError, UnknownEdgeError, UnknownNodeError
 from graphkit.output import neutralise, print_json, term
 
@@ -376,6 +376,4 @@ def what_if_cmd(  # noqa: PLR0913 - one option per change kind
         print_json(out, doc)
     else:
         print_what_if(doc, top or (TERMINAL_LIST if out.is_terminal else None))
-    if partial:
-        err.print("[yellow]partial input:[/yellow] some files or places were skipped; the radius may be larger")
-        raise typer.Exit(EXIT_PARTIAL)
+    given.end(g, partial)

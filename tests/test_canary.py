@@ -219,11 +219,16 @@ def planted(tmp_path_factory) -> dict[str, Path]:
             "inventory": tmp / "inventory.yaml", "iam": tmp / "iam.json"}
 
 
-def cli(*args: str) -> str:
-    """Run a command; its stdout and stderr together (exit status 0 or 3: partial)."""
+def run_cli(*args: str):
+    """Run a command (exit status 0 or 3: partial); its result."""
     res = runner.invoke(app, list(args))
     assert res.exit_code in (0, 3), (args, res.output[-2000:], res.exception)
-    return res.output
+    return res
+
+
+def cli(*args: str) -> str:
+    """Run a command; its stdout and stderr together."""
+    return run_cli(*args).output
 
 
 @pytest.fixture(scope="module")
@@ -245,7 +250,9 @@ def outputs(planted) -> dict[str, str]:
             got[f"blast-radius {src} {fmt}"] = cli("blast-radius", *g, "--from", src, "--format", fmt)
         got[f"diff {fmt}"] = cli("diff", str(planted["inventory"]), str(d / "host.json"), "--format", fmt)
     for fmt in ("table", "json", "sarif"):
-        got[f"findings {fmt}"] = cli("findings", *g, "--format", fmt)
+        res = run_cli("findings", *g, "--format", fmt)
+        got[f"findings {fmt}"] = res.output
+        got[f"findings {fmt} stdout"] = res.stdout  # the document alone (stderr ends with the partial-input note)
     got["report"] = cli("report", *g, "--from", "host:build-01", "--from", "runner:acme/inv-01",
                         "-o", str(d / "report.html"))
     got["report.html"] = (d / "report.html").read_text(encoding="utf-8")
@@ -274,7 +281,7 @@ def test_no_output_holds_a_canary(outputs):
 
 def test_what_was_removed_is_flagged(planted, outputs):
     """The credentials are not silently dropped: each URL credential and literal credential is a finding."""
-    doc = json.loads(outputs["findings json"])
+    doc = json.loads(outputs["findings json stdout"])
     by_rule: dict[str, set[str]] = {}
     for f in doc["findings"]:
         by_rule.setdefault(f["rule"], set()).add(f["subject"])

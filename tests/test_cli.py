@@ -145,6 +145,45 @@ def test_partial_input_exit_code_names_the_file(tmp_path):
     assert "job:acme/bad/.github/workflows/ok.yml#b" in {n["id"] for n in g["nodes"]}
 
 
+GITLAB_RUNNER = ROOT.parent / "shared" / "corpus" / "gitlab-ci" / "gitlabhq__gitlab-runner"
+
+
+@pytest.mark.requires(GITLAB_RUNNER.is_dir(), reason="corpus not present", corpus=True)
+def test_every_command_on_a_saved_partial_graph_says_why_and_exits_3(tmp_path):
+    # README "Exit codes": 3 = partial input.  gitlab-runner's configuration extends templates of components graphkit
+    # does not fetch: three places skipped, kept in the saved graph's meta.problems
+    path = tmp_path / "g.json"
+    built = invoke("build", "--gitlab-ci", str(GITLAB_RUNNER), "-o", str(path))
+    assert built.exit_code == EXIT_PARTIAL
+    assert built.stderr.splitlines()[-1] == ("partial input: 3 file(s) or place(s) were skipped (named above); the "
+                                             "output covers the rest")
+    job = "job:gitlab:gitlabhq/gitlab-runner:.gitlab-ci.yml#unit test"
+    edge = "has_workflow:repo:gitlab:gitlabhq/gitlab-runner->workflow:gitlab:gitlabhq/gitlab-runner:.gitlab-ci.yml"
+    g = ["--graph", str(path)]
+    commands = [["nodes", *g], ["nodes", *g, "--format", "json"], ["findings", *g], ["findings", *g, "-f", "json"],
+                ["report", *g, "--from", job, "-o", str(tmp_path / "r.html")],
+                ["export", "opengraph", *g, "-o", str(tmp_path / "og.json")],
+                ["blast-radius", *g, "--from", job], ["blast-radius", *g, "--from", job, "--format", "json"],
+                ["blast-radius", *g, "--from", job, "--format", "runbook"], ["blast-radius", *g, "--all-runners"],
+                ["what-if", *g, "--from", job, "--remove-edge", edge]]
+    first = (f"partial input: 3 file(s) or place(s) were skipped when {path} was built; the output covers the "
+             "rest:")
+    src = str(GITLAB_RUNNER / ".gitlab" / "ci")
+    for args in commands:
+        res = invoke(*args)
+        assert res.exit_code == EXIT_PARTIAL, (args, res.output)
+        lines = res.stderr.splitlines()
+        note = lines[lines.index(first):]
+        assert [line.split(": ", 1)[0] for line in note[1:]] == [
+            f"  skipped {src}/build.gitlab-ci.yml", f"  skipped {src}/build.gitlab-ci.yml",
+            f"  skipped {src}/test.gitlab-ci.yml"], args
+        assert note[3].endswith("fuzz variable mask.extends: extends '.fuzz_base': no such job or template (or in an "
+                                "include graphkit does not fetch: component ${CI_SERVER_FQDN}/components/dependency-"
+                                "scanning/main@1.1.1, component ${CI_SERVER_FQDN}/components/sast/sast@3.4.0, component "
+                                "${CI_SERVER_FQDN}/gitlab-org/components/danger-review/danger-review@2.1.0) (line 181)")
+        assert "some files or places were skipped" not in res.stderr  # one note, not two
+
+
 def test_no_input_is_usage_error():
     assert invoke("build").exit_code == 2
     assert invoke("blast-radius", "--from", "x").exit_code == 2

@@ -405,3 +405,47 @@ def test_no_inventory_whole_corpus(bare: BuildResult):
     (e,) = linked(g, "runner:inferred:pytorch:linux.2xlarge+self-hosted")[
         jid(TI, "update_test_file_report.yml", "file-report")]
     assert (e.confidence, e.evidence[0].line) == (P, 18)
+
+
+POOL_2XL = "runner:inferred:pytorch:linux.2xlarge+self-hosted"
+
+
+def test_runbook_top_computes_only_the_first_steps_and_says_the_plan_goes_on(bare: BuildResult, tmp_path: Path):
+    # README "blast-radius": an explicit --top N computes only the first N plan steps, for --from too
+    from typer.testing import CliRunner
+
+    from graphkit.cli import app
+    path = tmp_path / "g.json"
+    bare.graph.save(path)
+    args = ["blast-radius", "--graph", str(path), "--from", POOL_2XL, "--format", "runbook", "--now",
+            "2026-12-01T20:00:00Z"]
+    whole = CliRunner().invoke(app, args)
+    top = CliRunner().invoke(app, [*args, "--top", "3"])
+    assert whole.exit_code == top.exit_code == 0, top.output
+    steps = [line for line in whole.output.splitlines() if line.startswith("- [ ] **")]
+    assert len(steps) == 14
+    got = [line for line in top.output.splitlines() if line.startswith("- [ ] **")]
+    assert got == steps[:3]
+    assert top.output.count("# --- step ") == 3 and whole.output.count("# --- step ") == 14
+    note = "Only the first 3 steps were computed (--top 3): the plan goes on; run without --top for every step."
+    assert note in top.output.splitlines() and f"# {note}" in top.output.splitlines()
+    assert "the plan goes on" not in whole.output
+    assert "weighted blast radius 493 -> 180." in top.output and "weighted blast radius 493 -> 0." in whole.output
+    exact = CliRunner().invoke(app, [*args, "--top", "14"])
+    assert "the plan goes on" not in exact.output and exact.output.count("# --- step ") == 14
+
+
+def test_runbook_texts_of_unenumerated_and_scope_unknown_secrets(bare: BuildResult):
+    # secret:all:REPO (the job ships every secret: toJSON(secrets)) and a secret referenced but declared nowhere
+    from graphkit.output import Clock, runbook_text
+    from graphkit.analysis.timeline import parse_time
+    text = runbook_text(bare.graph, POOL_2XL, clock=Clock(now=parse_time("2026-12-01T20:00:00Z")))
+    lines = text.splitlines()
+    assert ("  - Rotate every secret visible to pytorch/ao at its issuer (the inputs do not name them: its "
+            "repository, environment and organization secrets), then store the new values "
+            "([doc](https://cli.github.com/manual/gh_secret_set))") in lines
+    assert ("  - Revoke PYPI_API_TOKEN at its issuer and issue a new value, then store it where pytorch/ao defines it "
+            "(a repository, environment or organization secret: the inputs do not say which) "
+            "([doc](https://cli.github.com/manual/gh_secret_set))") in lines
+    assert "every secret every secret" not in text and "Rotate every secret pytorch/" not in text
+    assert "(not enumerated)" not in text and "(scope unknown)" not in text

@@ -337,6 +337,105 @@ def test_job_that_is_not_a_mapping_and_bad_keywords(tmp_path):
     assert set(_jobs(r)) == {"job2"}
 
 
+def test_conditions_of_the_wrong_shape_are_problems_and_the_job_may_run(tmp_path):
+    # https://docs.gitlab.com/ci/yaml/#rules (an array of rules: hashes of if, changes, exists, when...),
+    # https://docs.gitlab.com/ci/yaml/#when (its values), https://docs.gitlab.com/ci/yaml/#workflowrules,
+    # https://docs.gitlab.com/ci/yaml/deprecated_keywords/#only--except (refs: an array).  GitLab rejects such a
+    # file: graphkit names each shape and reads the job's triggers as unknown (possible), not "no pipeline".
+    r = _ingest(tmp_path, {".gitlab-ci.yml": """
+        workflow:
+          rules: {if: x}
+        deploy_a:
+          script: [echo a]
+          rules: "always"
+          id_tokens:
+            TOK: {aud: https://vault.example.com}
+        deploy_b:
+          script: [echo b]
+          rules: 5
+        deploy_c:
+          script: [echo c]
+          only: {refs: 7}
+        deploy_d:
+          script: [echo d]
+          rules:
+            - if: 5
+            - when: sometimes
+        deploy_e:
+          script: [echo e]
+          environment: {name: prod, deployment_tier: production}
+        """})
+    got = {(Path(p.file).name, p.place, p.reason) for p in r.problems}
+    assert got == {
+        (".gitlab-ci.yml", "workflow.rules", "expected an array of rules, got mapping (line 3)"),
+        (".gitlab-ci.yml", "deploy_a.rules", "expected an array of rules, got string (line 6)"),
+        (".gitlab-ci.yml", "deploy_b.rules", "expected an array of rules, got int (line 11)"),
+        (".gitlab-ci.yml", "deploy_c.only.refs",
+         "expected an array of refs (names, /regex/, keywords), got int (line 14)"),
+        (".gitlab-ci.yml", "deploy_d.rules[0].if",
+         "expected a CI/CD variable expression (a string), got int (line 18)"),
+        (".gitlab-ci.yml", "deploy_d.rules[1].when",
+         "expected one of on_success, on_failure, never, always, manual, delayed, got sometimes (line 19)")}
+    jobs = _jobs(r)
+    for name in ("deploy_a", "deploy_b", "deploy_c", "deploy_d", "deploy_e"):
+        ts = jobs[name].gitlab.triggers
+        assert {t.ref_type for t in ts} == {"branch", "tag", "merge_request"} or name == "deploy_e", name
+        assert ts and {t.confidence for t in ts} == {Confidence.POSSIBLE}, name
+        assert {t.when for t in ts} == {"on_success"}
+    assert {t.ref_type for t in jobs["deploy_e"].gitlab.triggers} == {"branch", "tag"}  # its own default
+    mints = [e for e in r.edges if e.kind is EdgeKind.MINTS_OIDC]
+    deploys = [e for e in r.edges if e.kind is EdgeKind.DEPLOYS_TO]
+    assert [e.confidence for e in mints + deploys] == [Confidence.POSSIBLE, Confidence.POSSIBLE]
+    oidc = next(n for n in r.nodes if n.kind == "oidc_identity")
+    assert oidc.subjects == ["project_path:acme/web:ref_type:branch:ref:*", "project_path:acme/web:ref_type:tag:ref:*"]
+
+
+def test_conditions_of_every_documented_shape_are_no_problem(tmp_path):
+    # https://docs.gitlab.com/ci/yaml/#ruleschanges (paths, compare_to), #rulesexists (paths, project, ref),
+    # #rulesallow_failure, #rulesneeds, #rulesvariables, #rulesinterruptible, #when (delayed + start_in),
+    # #workflowrules (when: always / never), deprecated_keywords/#only--except (refs, variables, changes, kubernetes)
+    r = _ingest(tmp_path, {".gitlab-ci.yml": """
+        workflow:
+          name: p
+          rules:
+            - if: $CI_COMMIT_TAG
+              when: never
+            - changes: {paths: [src/*], compare_to: refs/heads/main}
+              variables: {X: "1"}
+            - when: always
+        .shared: &shared
+          - if: $CI_PIPELINE_SOURCE == "schedule"
+            when: never
+        a:
+          script: [x]
+          rules:
+            - *shared
+            - if: $CI_COMMIT_BRANCH == "main"
+              exists: {paths: [Dockerfile], project: g/other, ref: main}
+              allow_failure: true
+              needs: [b]
+              variables: {Y: "2"}
+              interruptible: false
+              when: delayed
+              start_in: 30 minutes
+            - changes: [docs/*]
+              when: manual
+        b:
+          script: [x]
+          when: manual
+          only:
+            refs: [main, /^release-.*$/, merge_requests]
+            variables: [$RELEASE == "staging"]
+            changes: [Dockerfile]
+            kubernetes: active
+          except: [schedules]
+        """})
+    assert r.problems == []
+    a = _jobs(r)["a"].gitlab.triggers
+    assert {(t.ref_type, t.refs, t.when, t.confidence) for t in a if t.ref_type == "branch" and t.refs} == {
+        ("branch", ("main",), "delayed", Confidence.POSSIBLE)}
+
+
 # ----------------------------------------------------------------------------- secrets, id_tokens, environments
 
 

@@ -17,7 +17,7 @@ import graphkit.neo4j.sync as sync_mod
 from graphkit.build import build_graph
 from graphkit.cli import app
 from graphkit.graph import Graph
-from graphkit.model import NODE_TYPES
+from graphkit.model import NODE_TYPES, NodeKind
 from graphkit.neo4j.connection import DatabaseError, Neo4jSettings, connect
 from graphkit.neo4j.reach import read_graph
 from graphkit.neo4j.statements import label_of
@@ -235,6 +235,64 @@ def test_stale_data_removed_only_for_complete_sources(driver, db, tmp_path: Path
         assert all(in_db.get(n.id) == 3 for n in g3.nodes(kind)), kind
 
 
+def _meta(driver, db) -> dict:
+    from graphkit.neo4j.statements import SYNC_ID, SYNC_LABEL
+    with driver.session(database=db) as s:
+        return s.run(f"MATCH (m:{SYNC_LABEL} {{id: $id}}) RETURN properties(m) AS p", id=SYNC_ID).single()["p"]
+
+
+def test_sync_of_other_inputs_is_refused_unless_replace(driver, db, example, tmp_path: Path):
+    """The acme example, then the corpus (other github-actions and runners inputs) into the same database: the
+    corpus sync would remove acme's data as stale, so it is refused before writing anything; --replace lets it."""
+    from graphkit.neo4j.sync import OtherInputsError
+
+    wipe(driver, db)
+    sync_graph(driver, example, database=db, update_tag=1)
+    assert json.loads(_meta(driver, db)["inputs_json"]) == {
+        "aws-iam": [str(EXAMPLE / "aws-iam.json")], "github-actions": [str(EXAMPLE / "repos")],
+        "runners": [str(EXAMPLE / "inventory.yaml")]}
+    before = snapshot(driver, db, drop=())
+    corpus = corpus_graph(tmp_path)
+    with pytest.raises(OtherInputsError) as err:
+        sync_graph(driver, corpus, database=db, update_tag=2)
+    assert err.value.changed == {
+        "github-actions": ([str(EXAMPLE / "repos")], [str(GHA)]),
+        "runners": ([str(EXAMPLE / "inventory.yaml")], [str(tmp_path / "corpus-inventory.yaml")])}
+    assert snapshot(driver, db, drop=()) == before  # nothing written, nothing removed
+    assert "--replace" in str(err.value) and "one organization's inputs per database" in str(err.value)
+
+    result = sync_graph(driver, corpus, database=db, update_tag=3, replace=True)
+    runners = _ids(driver, db, "Runner")
+    assert "runner:acme/build-01-a" not in runners
+    assert set(runners) == {r.id for r in corpus.nodes(NodeKind.RUNNER)} and set(runners.values()) == {3}
+    assert result.removed_nodes["runner"] == 3 and result.removed_nodes["workflow"] > 0
+    assert _ids(driver, db, "CloudPolicy")  # aws-iam: not read by the corpus sync, kept
+    assert json.loads(_meta(driver, db)["inputs_json"]) == {
+        "aws-iam": [str(EXAMPLE / "aws-iam.json")], "github-actions": [str(GHA)],
+        "runners": [str(tmp_path / "corpus-inventory.yaml")]}
+    again = sync_graph(driver, corpus, database=db, update_tag=4)  # the same inputs again: no question
+    assert again.removed_nodes == {} and database_counts(driver, database=db)["nodes"]["runner"] == len(
+        list(corpus.nodes(NodeKind.RUNNER)))
+
+
+def test_sync_into_a_database_without_a_record_of_inputs_is_refused(driver, db, example):
+    """graphkit data without inputs_json (an older graphkit wrote it): which inputs it came from is unknown, so
+    removal is not risked without --replace."""
+    from graphkit.neo4j.statements import SYNC_LABEL
+    from graphkit.neo4j.sync import OtherInputsError
+
+    wipe(driver, db)
+    sync_graph(driver, example, database=db, update_tag=1)
+    with driver.session(database=db) as s:
+        s.run(f"MATCH (m:{SYNC_LABEL}) REMOVE m.inputs_json").consume()
+    with pytest.raises(OtherInputsError) as err:
+        sync_graph(driver, example, database=db, update_tag=2)
+    assert set(err.value.changed) == {"aws-iam", "github-actions", "runners"}
+    assert "inputs the database did not record" in str(err.value)
+    assert sync_graph(driver, example, database=db, update_tag=3, cleanup=False).removed_nodes == {}  # no removal
+    assert sync_graph(driver, example, database=db, update_tag=4).removed_nodes == {}  # recorded again
+
+
 def test_interrupted_sync_converges(driver, db, example, monkeypatch):
     wipe(driver, db)
     sync_graph(driver, example, database=db, update_tag=1)
@@ -294,6 +352,29 @@ def test_cli_sync_from_graph_file_and_inputs(bolt, driver, db, example, tmp_path
     summary = json.loads(res.stdout)
     assert summary["in_database"] == example.counts() and summary["removed_nodes"] == {}
     assert bolt["password"] not in res.output
+
+
+def test_cli_sync_of_other_inputs_exits_2_and_replace_removes(bolt, driver, db, example, tmp_path: Path):
+    """README "Neo4j": the acme example's graph file, then the corpus' (the fresh-user run that lost acme's
+    github-actions and runners data: "147 stale item(s) removed")."""
+    acme, corpus = tmp_path / "g.json", tmp_path / "corpus.json"
+    example.save(acme)
+    corpus_graph(tmp_path).save(corpus)
+    wipe(driver, db)
+    assert CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(acme)], env=_env(bolt)).exit_code == 0
+    before = database_counts(driver, database=db)
+    res = CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(corpus)], env=_env(bolt))
+    assert res.exit_code == 2, res.output
+    msg = " ".join(res.stderr.split())
+    assert msg.startswith("refused: the database holds data of other inputs (github-actions synced from "
+                          f"{EXAMPLE / 'repos'}, this sync reads {GHA}; runners synced from ")
+    assert msg.endswith("or pass --replace to replace that data with this sync's")
+    assert database_counts(driver, database=db) == before
+    res = CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(corpus), "--replace", "--json"], env=_env(bolt))
+    assert res.exit_code == 0, res.output
+    removed = json.loads(res.stdout)["removed_nodes"]
+    assert removed["runner"] == 3 and removed["job"] > 0
+    assert "runner:acme/build-01-a" not in _ids(driver, db, "Runner")
 
 
 def test_cli_sync_wrong_password_and_unreachable_server(bolt, example, tmp_path: Path):

@@ -76,13 +76,15 @@ def sync_cmd(
     cleanup: Annotated[bool, typer.Option("--cleanup/--no-cleanup", help="Remove stale data of sources read "
                                           "completely.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    replace: Annotated[bool, typer.Option("--replace", help="Let stale-data removal delete what other inputs "
+                                          "synced into this database (refused otherwise: exit 2).")] = False,
 ) -> None:
     """Write the graph into Neo4j (idempotent); remove stale data of sources read completely."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from graphkit.errors import GraphkitError
     from graphkit.neo4j.connection import connect
-    from graphkit.neo4j.sync import database_counts, sync_graph, sync_size
+    from graphkit.neo4j.sync import OtherInputsError, database_counts, sync_graph, sync_size
 
     settings = settings_from_options(uri, user, password, database)
     try:
@@ -93,9 +95,12 @@ def sync_cmd(
                           TimeElapsedColumn(), console=base.err, transient=True, disable=total < 200) as bar:
                 task = bar.add_task("syncing", total=total)
                 result = sync_graph(driver, g, database=settings.database, update_tag=update_tag,
-                                    batch_size=batch_size, cleanup=cleanup,
+                                    batch_size=batch_size, cleanup=cleanup, replace=replace,
                                     progress=lambda n, what: bar.update(task, advance=n, description=what))
             counts = database_counts(driver, database=settings.database)
+    except OtherInputsError as exc:  # a usage question: which database, or --replace
+        base.err.print(f"[red]refused:[/red] {term(str(exc))}", highlight=False)
+        raise typer.Exit(base.EXIT_USAGE) from None
     except GraphkitError as exc:
         base.fail(exc)
     if as_json:
@@ -110,8 +115,7 @@ def sync_cmd(
         base.out.print(f"synced {sum(result.nodes.values())} nodes and {sum(result.edges.values())} relationships "
                        f"to {term(settings.display_uri)} (database {term(settings.database)}) in "
                        f"{result.seconds:.1f} s; {removed} stale item(s) removed ({term(scope)})", highlight=False)
-    if partial:
-        raise typer.Exit(base.EXIT_PARTIAL)
+    given.end(g, partial)
 
 
 def _parse_params(values: list[str]) -> dict[str, Any]:
@@ -240,4 +244,4 @@ def blast_radius_neo4j(sources: list[str], *, as_json: bool, top: int | None, ha
     else:
         base.print_blast_radius(sub, doc)
     if doc["partial_input"]:
-        raise typer.Exit(base.EXIT_PARTIAL)
+        base.exit_partial(doc["problems"], graph_file=f"the graph last synced to {settings.display_uri}")

@@ -127,7 +127,7 @@ SOURCES = "graphkit_sources"
 SYNC_LABEL = "GraphkitSync"
 #: Properties of the bookkeeping node (besides ``id``), written by :func:`graphkit.neo4j.sync.sync_graph`.
 SYNC_PROPS = (UPDATE_TAG, "sources_json", "problems_json", "complete_sources", "partial_sources", "skipped",
-              "skipped_by_source")
+              "skipped_by_source", "inputs_json")
 #: ``id`` of the bookkeeping node.
 SYNC_ID = "graphkit"
 #: Label every graphkit node carries besides its kind's label (indexed on ``id``); library queries scope to it.
@@ -469,7 +469,9 @@ class Statements:
     source holds more relationships of the type, see the module docstring).
     ``stale_nodes[kind]`` / ``stale_edges[edge kind]``: delete up to
     ``$limit`` items stamped with a tag older than ``$tag`` whose sources all are in
-    ``$complete``; each returns ``removed``.
+    ``$complete``; each returns ``removed``.  ``sync_meta``: the bookkeeping node's last-sync properties
+    (``$props``, kept when a newer sync wrote them); ``sync_inputs``: its ``inputs_json`` (``$inputs_json``: each
+    source's input paths, of the last sync that read it), written before anything else.
     """
 
     constraints: list[str]
@@ -481,6 +483,7 @@ class Statements:
     stale_nodes: dict[NodeKind, str]
     stale_edges: dict[EdgeKind, str]
     sync_meta: str
+    sync_inputs: str
 
 
 _STALE = (f"x.{UPDATE_TAG} < $tag AND size(coalesce(x.{SOURCES}, [])) > 0 "
@@ -563,7 +566,9 @@ r.update_tag = CASE WHEN r.update_tag > $tag THEN r.update_tag ELSE $tag END
     # the newest sync's bookkeeping stays when an older one, run beside it, finishes last
     sync_meta = (f"MERGE (m:{SYNC_LABEL} {{id: $id}}) WITH m WHERE m.{UPDATE_TAG} IS NULL "
                  f"OR m.{UPDATE_TAG} <= $props.{UPDATE_TAG} SET m += $props")
-    return Statements(constraints, relabel, create, nodes, edges, from_target, stale_nodes, stale_edges, sync_meta)
+    sync_inputs = f"MERGE (m:{SYNC_LABEL} {{id: $id}}) SET m.inputs_json = $inputs_json"
+    return Statements(constraints, relabel, create, nodes, edges, from_target, stale_nodes, stale_edges, sync_meta,
+                      sync_inputs)
 
 
 def traversable_types() -> list[str]:
@@ -674,7 +679,7 @@ def all_statements() -> dict[str, str]:
         out.update({f"{group}.{rel_type_of(k)}": q for k, q in etable.items()})
     for group, triples in (("sync.edges", st.edges), ("sync.edges_from_target", st.edges_from_target)):
         out.update({f"{group}.{label_of(s)}-{rel_type_of(k)}-{label_of(t)}": q for (s, k, t), q in triples.items()})
-    out["sync.meta"], out["read.sync_meta"] = st.sync_meta, rd.sync_meta
+    out["sync.meta"], out["sync.inputs"], out["read.sync_meta"] = st.sync_meta, st.sync_inputs, rd.sync_meta
     return out
 
 

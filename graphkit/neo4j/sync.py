@@ -15,7 +15,13 @@ Steps of :func:`sync_graph`, every statement generated from the model by
 4. stale-data removal: what carries an older update tag and came only from
    sources read **completely** in this sync is deleted; anything that a
    partially read source (a skipped file, a 403) may still hold stays (a
-   database that held no graphkit node before the sync is not scanned);
+   database that held no graphkit node before the sync is not scanned).  It
+   never deletes another set of inputs' data unasked: before writing, a sync
+   that would clean up compares each complete source's input paths with those
+   the database recorded for it (the bookkeeping node's ``inputs_json``, each
+   source's paths of the last sync that read it); when they differ, or the
+   database holds graphkit data but no record, :class:`OtherInputsError` is
+   raised and nothing is written, unless ``replace`` (``--replace``);
 5. the bookkeeping node (:data:`~graphkit.neo4j.statements.SYNC_LABEL`) with
    this sync's tag, sources and input problems (``skipped``: every problem as
    ``file place: reason``; ``skipped_by_source``: each as ``source: file place:
@@ -60,6 +66,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
 from graphkit.meta import GraphMeta
 from graphkit.model import EDGE_SPECS, NODE_TYPES, EdgeKind, Evidence, NodeKind
@@ -71,8 +78,9 @@ from graphkit.neo4j.statements import (
 if TYPE_CHECKING:  # pragma: no cover
     import neo4j
 
-__all__ = ["SyncResult", "sync_graph", "sync_size", "provenance", "problem_sources", "database_counts",
-           "from_target", "write_retrying", "DEFAULT_BATCH_SIZE", "CONSTRAINT_ATTEMPTS"]
+__all__ = ["OtherInputsError", "SyncResult", "input_set", "other_inputs", "sync_graph", "sync_size", "provenance",
+           "problem_sources", "database_counts", "from_target", "write_retrying", "DEFAULT_BATCH_SIZE",
+           "CONSTRAINT_ATTEMPTS"]
 
 DEFAULT_BATCH_SIZE = 1000
 #: ``progress(advance, description)``, as for ingestors.
@@ -105,6 +113,59 @@ class SyncResult:
                 "removed_nodes": self.removed_nodes, "removed_edges": self.removed_edges,
                 "complete_sources": self.complete_sources, "partial_sources": self.partial_sources,
                 "seconds": round(self.seconds, 3)}
+
+
+class OtherInputsError(GraphkitError):
+    """The database holds data that another set of inputs synced, for a source this sync would clean up: stale
+    removal would delete it.  ``changed``: source -> (the paths the database recorded, None when it recorded
+    none; this sync's paths)."""
+
+    def __init__(self, changed: dict[str, tuple[list[str] | None, list[str]]]) -> None:
+        self.changed = changed
+        parts = [f"{name} synced from {', '.join(old) if old else 'inputs the database did not record'}, "
+                 f"this sync reads {', '.join(new) if new else 'no input path'}"
+                 for name, (old, new) in sorted(changed.items())]
+        super().__init__("the database holds data of other inputs (" + "; ".join(parts) + "): this sync's stale-"
+                         "data removal would delete it. Sync one organization's inputs per database (--database), "
+                         "or pass --replace to replace that data with this sync's")
+
+
+def input_set(meta: GraphMeta) -> dict[str, list[str]]:
+    """What identifies a sync's inputs: source -> its input paths as given (``graph.meta.inputs``), normalised
+    and sorted, for every source of ``meta.sources``; a credential in a path (a URL's userinfo) is written ``***``
+    (:func:`graphkit.redact.redact_text`): the database stores them.
+
+    >>> input_set(GraphMeta(sources={"runners": {"complete": True}}, inputs={"runners": ["inv/./a.yaml"]}))
+    {'runners': ['inv/a.yaml']}
+    """
+    from graphkit.redact import redact_text
+    return {name: sorted({_norm(redact_text(str(p))) for p in meta.inputs.get(name, [])})
+            for name in sorted(meta.sources)}
+
+
+def other_inputs(recorded: dict[str, list[str]] | None, current: dict[str, list[str]],
+                 cleaned: Iterable[str]) -> dict[str, tuple[list[str] | None, list[str]]]:
+    """The sources of ``cleaned`` whose data in the database came from other inputs: those whose ``recorded``
+    paths differ from the ``current`` ones; every one when the database recorded nothing (``recorded`` None).
+
+    >>> other_inputs({"runners": ["a.yaml"]}, {"runners": ["b.yaml"], "aws-iam": ["x"]}, ["runners", "aws-iam"])
+    {'runners': (['a.yaml'], ['b.yaml'])}
+    >>> other_inputs(None, {"runners": ["b.yaml"]}, ["runners"])
+    {'runners': (None, ['b.yaml'])}
+    """
+    if recorded is None:
+        return {name: (None, current.get(name, [])) for name in cleaned}
+    return {name: (recorded[name], current.get(name, [])) for name in cleaned
+            if name in recorded and recorded[name] != current.get(name, [])}
+
+
+def _recorded_inputs(tx: "neo4j.ManagedTransaction") -> dict[str, list[str]] | None:
+    """The bookkeeping node's ``inputs_json`` (None: no such node, or written by a graphkit that did not record
+    inputs)."""
+    rec = tx.run(read_statements().sync_meta, {"id": SYNC_ID}).single()
+    props = rec.get("p") if rec is not None else None
+    raw = props.get("inputs_json") if isinstance(props, dict) else None
+    return json.loads(raw) if raw else None
 
 
 # --------------------------------------------------------------------------- provenance
@@ -281,7 +342,7 @@ def _removed(tx: "neo4j.ManagedTransaction", query: str, params: dict[str, Any])
 
 def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_tag: int | None = None,
                batch_size: int = DEFAULT_BATCH_SIZE, cleanup: bool = True,
-               progress: Progress | None = None) -> SyncResult:
+               progress: Progress | None = None, replace: bool = False) -> SyncResult:
     """Write ``graph`` into the Neo4j database ``database``; idempotent, with scoped stale-data removal.
 
     Parameters
@@ -304,6 +365,9 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
     progress
         optional ``(advance, description)`` callback, advanced once per
         node and edge written (total: nodes + edges of ``graph``).
+    replace
+        let stale-data removal delete data that other inputs synced (see
+        :class:`OtherInputsError`); the database then records this sync's inputs for those sources.
 
     Returns
     -------
@@ -320,6 +384,8 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
         :class:`~graphkit.neo4j.connection.DatabaseError`.
     ValueError
         if ``batch_size`` < 1.
+    OtherInputsError
+        when cleanup would delete data of other inputs and ``replace`` is false (nothing is written).
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
@@ -340,6 +406,7 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
         for q in st.relabel.values():
             session.execute_write(_write, q, {})
         held = session.execute_read(_any_node) if cleanup and complete else False
+        _record_inputs(session, st, graph, complete, check=held and not replace)
         result.nodes = _write_nodes(w, st, graph, node_src)
         result.edges = _write_edges(w, st, graph, edge_src)
         if cleanup and complete and held:  # an empty database holds nothing stale: no scan per kind
@@ -352,6 +419,20 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
         write_retrying(session, st.sync_meta, {"id": SYNC_ID, "props": meta_props})
     result.seconds = time.monotonic() - t0
     return result
+
+
+def _record_inputs(session: "neo4j.Session", st: Statements, graph: Graph, complete: list[str], *,
+                   check: bool) -> None:
+    """Record this sync's input paths per source on the bookkeeping node (before anything is written); when
+    ``check`` (the database held graphkit data, no ``replace``), first raise :class:`OtherInputsError` if a
+    ``complete`` source holds data of other inputs."""
+    recorded = session.execute_read(_recorded_inputs)
+    current = input_set(graph.meta)
+    changed = other_inputs(recorded, current, complete) if check else {}
+    if changed:
+        raise OtherInputsError(changed)
+    merged = {**(recorded or {}), **current}
+    write_retrying(session, st.sync_inputs, {"id": SYNC_ID, "inputs_json": json.dumps(merged, sort_keys=True)})
 
 
 def _skipped(problem: Any) -> str:

@@ -169,8 +169,17 @@ def _rotate_secret(node: Node, graph: Graph) -> list[Action]:
         return k8s.rotate_kube_secret(node, graph)
     if isinstance(node, CloudSecret):  # each service its own command (runbook_cloud)
         return rotate_cloud_secret(node, graph)
-    if not isinstance(node, Secret) or node.scope in ("all", "unknown"):
-        return [Action(f"Rotate every secret {node.name} stands for at its issuer, then store the new values",
+    if not isinstance(node, Secret):
+        return [Action(f"Rotate {node.name} at its issuer, then store the new value",
+                       "https://cli.github.com/manual/gh_secret_set", "manual")]
+    repo = node.repository or node.owner
+    if node.scope == "all":  # every secret a job of repo can see: repository, environment, organization
+        return [Action(f"Rotate every secret visible to {repo} at its issuer (the inputs do not name them: its "
+                       "repository, environment and organization secrets), then store the new values",
+                       "https://cli.github.com/manual/gh_secret_set", "manual")]
+    if node.scope == "unknown":  # the name is known, where it is defined is not
+        return [Action(f"Revoke {node.secret_name} at its issuer and issue a new value, then store it where {repo} "
+                       "defines it (a repository, environment or organization secret: the inputs do not say which)",
                        "https://cli.github.com/manual/gh_secret_set", "manual")]
     return [Action(f"Revoke {node.secret_name} at its issuer and issue a new value", "https://docs.github.com/en/"
                    "actions/security-for-github-actions/security-guides/using-secrets-in-github-actions", "manual"),
@@ -483,7 +492,7 @@ def _md_step(graph: Graph, step: RevocationStep, now: datetime) -> list[str]:
 
 
 def runbook_markdown(graph: Graph, plan: RevocationPlan, *, now: datetime,
-                     tokens: Iterable[TokenStatus] = (), notes: Iterable[str] = ()) -> str:
+                     tokens: Iterable[TokenStatus] = (), notes: Iterable[str] = (), goes_on: bool = False) -> str:
     """The ordered checklist (Markdown): steps with their actions, then the tokens and sessions by status.
 
     Parameters
@@ -496,6 +505,8 @@ def runbook_markdown(graph: Graph, plan: RevocationPlan, *, now: datetime,
         classified issued tokens (:func:`graphkit.analysis.timeline.classify_all`).
     notes
         extra lines (e.g. a role whose older sessions are revoked but whose trust path is open).
+    goes_on
+        ``plan`` holds only the first steps of a longer plan (``--top``): the runbook says so after them.
     """
     stamp = now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     out = [f"# Runbook: {', '.join(plan.sources)}", "",
@@ -504,6 +515,8 @@ def runbook_markdown(graph: Graph, plan: RevocationPlan, *, now: datetime,
            "sessions after every path that mints them is closed.", ""]
     for step in plan.steps:
         out += _md_step(graph, step, now)
+    if goes_on:
+        out += ["", _goes_on(plan)]
     tokens = list(tokens)
     if tokens or notes:
         out += ["", "## Tokens and sessions", ""]
@@ -516,8 +529,14 @@ def runbook_markdown(graph: Graph, plan: RevocationPlan, *, now: datetime,
     return "\n".join(out) + "\n"
 
 
-def runbook_script(graph: Graph, plan: RevocationPlan, *, now: datetime) -> str:
-    """A POSIX shell script of the plan: API commands behind ``run`` (a ``DRY_RUN`` guard), the rest comments."""
+def _goes_on(plan: RevocationPlan) -> str:
+    return (f"Only the first {len(plan.steps)} steps were computed (--top {len(plan.steps)}): the plan goes on; "
+            f"run without --top for every step.")
+
+
+def runbook_script(graph: Graph, plan: RevocationPlan, *, now: datetime, goes_on: bool = False) -> str:
+    """A POSIX shell script of the plan: API commands behind ``run`` (a ``DRY_RUN`` guard), the rest comments;
+    ``goes_on``: ``plan`` is the first steps of a longer plan (a closing comment says so)."""
     out = ["#!/bin/sh", f"# graphkit runbook for {', '.join(plan.sources)}: review every command before running it.",
            "# Commands are printed, not run, unless DRY_RUN=0. Host actions are comments: run them on the host.",
            "set -eu", 'DRY_RUN="${DRY_RUN:-1}"',
@@ -531,4 +550,6 @@ def runbook_script(graph: Graph, plan: RevocationPlan, *, now: datetime) -> str:
                 out.append(_line(f"run {a.command}"))
             elif a.command:
                 out.append(_line(f"# {a.command}"))
+    if goes_on:
+        out += ["", f"# {_goes_on(plan)}"]
     return "\n".join(out) + "\n"

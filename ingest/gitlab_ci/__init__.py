@@ -12,6 +12,8 @@ module                   what it does
 :mod:`.merge`            one pipeline merged as GitLab merges it: includes, ``!reference``,
                          ``extends``, ``default:``, ``inherit:``; hidden jobs are templates
 :mod:`.expressions`      ``rules:if`` expressions in three values
+:mod:`.shapes`           the documented shapes of ``rules``, ``when``, ``only`` / ``except``,
+                         ``workflow``: each wrong shape a problem, the conditions unknown
 :mod:`.conditions`       ``workflow:rules`` / ``rules`` / ``only`` / ``except`` -> the pipelines
                          (ref type, sources, protected, fork, refs) a job runs in
 :mod:`.jobs`             a merged job -> :class:`graphkit.model.GitLabJob` (the routing contract)

@@ -22,6 +22,8 @@ Semantics:
   does (``all_of_only?`` / ``none_of_except?`` in gitlab-org/gitlab ``lib/gitlab/ci/pipeline/seed/build.rb``,
   ``Gitlab::Ci::Build::Policy::Refs`` in ``lib/gitlab/ci/build/policy/refs.rb``).  No ``rules``, ``only`` or ``except``: ``only: [branches, tags]``.
 - ``workflow:rules`` (https://docs.gitlab.com/ci/yaml/workflow/): decide whether the pipeline exists at all.
+- conditions of the wrong shape (:mod:`.shapes`; GitLab would reject the file) are unknown: the job may run
+  (``possible``) in every pipeline, never "in no pipeline".
 """
 
 from __future__ import annotations
@@ -125,11 +127,16 @@ class Conditions:
     #: a child pipeline's job: its pipeline's source is ``parent_pipeline``
     #: (https://docs.gitlab.com/ci/jobs/job_rules/#ci_pipeline_source-predefined-variable)
     child: bool = False
+    #: the job's ``rules`` / ``only`` / ``except`` / ``when`` have the wrong shape (:mod:`.shapes`): the job may
+    #: run in every pipeline the workflow allows (``possible``)
+    unknown: bool = False
+    #: ``workflow`` has the wrong shape: every pipeline may or may not exist (``possible``)
+    workflow_unknown: bool = False
 
     def key(self) -> str:
         """Identity of what decides the outcome (jobs sharing templates share it)."""
-        return json.dumps([self.rules, self.only, self.except_, self.when, self.workflow, self.conditional, self.child],
-                          sort_keys=True, default=str)
+        return json.dumps([self.rules, self.only, self.except_, self.when, self.workflow, self.conditional, self.child,
+                           self.unknown, self.workflow_unknown], sort_keys=True, default=str)
 
 
 def _expr(text: Any) -> Expr | None:
@@ -249,6 +256,8 @@ def _policy(spec: Any, sc: Scenario, *, any_key: bool) -> bool | None:
 def _job_outcome(c: Conditions, rules: tuple[_Rule, ...] | None, sc: Scenario) -> tuple[str, bool] | None:
     if c.when == "never":
         return None
+    if c.unknown:
+        return c.when, False
     if rules is not None:
         return _rules_outcome(rules, sc, c.when)
     only = c.only if c.only is not None else ["branches", "tags"]
@@ -390,7 +399,7 @@ def reduce_triggers(c: Conditions) -> tuple[GitLabTrigger, ...]:
     considered: set[tuple[str, Value]] = set()
     for sc, stands in _scenarios(c):
         considered.add((sc.kind, sc.ref))
-        wf = _workflow_outcome(wf_rules, sc)
+        wf = None if c.workflow_unknown else _workflow_outcome(wf_rules, sc)
         job = _job_outcome(c, rules, sc) if wf is not False else None
         if job is not None:
             runs[sc] = (stands, job[0], job[1] and wf is True)

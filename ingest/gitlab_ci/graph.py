@@ -29,7 +29,7 @@ from graphkit.model import (CloudSecret, Confidence, DeploymentTarget, Edge, Edg
                             Repository, Workflow, ids)
 
 from .collect import ROOT_FILE, local_targets
-from .jobs import global_variables, job_facts
+from .jobs import global_variables, job_facts, workflow_shape
 from .merge import Pipeline, assemble
 from .models import CIFile
 
@@ -113,10 +113,11 @@ def _pipeline(b: GraphBuilder, pipeline: Pipeline, problems: list[InputError], p
                         platform="gitlab", evidence=[ev]))
     b.add_edge(Edge(kind=EdgeKind.HAS_WORKFLOW, source=rid, target=wf_id, evidence=[ev]))
     globals_ = global_variables(pipeline, problems)
+    wf_unknown = workflow_shape(pipeline, problems)
     for job in pipeline.jobs:
         ev = job.home.evidence()
         try:
-            _job(b, pipeline, job_facts(job, pipeline, problems, globals_), wf_id, pending)
+            _job(b, pipeline, job_facts(job, pipeline, problems, globals_, wf_unknown), wf_id, pending)
         except ids.IdError as exc:
             problems.append(InputError(ev.file, ev.yaml_path or "", f"{exc} (line {ev.line})"))
         except Exception as exc:  # noqa: BLE001 - a defect on one job never loses the others

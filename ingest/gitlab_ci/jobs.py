@@ -21,8 +21,9 @@ from ingest._yaml import type_name
 
 from .conditions import Conditions, reduce_triggers
 from .merge import Fragment, Pipeline, ResolvedJob
+from .shapes import policy_problems, rules_problems, when_problem, workflow_problems
 
-__all__ = ["global_variables", "job_facts", "variable_names"]
+__all__ = ["global_variables", "job_facts", "variable_names", "workflow_shape"]
 
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _SCRIPT_KEYS = ("script", "before_script", "after_script")
@@ -59,10 +60,27 @@ class _Facts:
     def __init__(self, job: ResolvedJob, problems: list[InputError]) -> None:
         self.job, self.problems = job, problems
 
-    def bad(self, key: str, reason: str, sub: str = "") -> None:
+    def bad(self, key: str, reason: str, sub: str = "", *, below: str | None = None) -> None:
+        """One problem at ``key.sub`` (or ``key`` + ``below``, a path such as ``[1].when``)."""
         frag = self.job.origin(key)
-        ev = frag.evidence(f"{key}.{sub}" if sub else key)
+        ev = frag.evidence(key + below if below is not None else f"{key}.{sub}" if sub else key)
         self.problems.append(InputError(frag.file.file, ev.yaml_path or frag.path, f"{reason} (line {ev.line})"))
+
+    def conditions_shape(self) -> tuple[str, bool]:
+        """The job's ``when`` and whether its conditions are unknown: each of ``when``, ``rules``, ``only``,
+        ``except`` of the wrong shape (:mod:`.shapes`) is one problem and makes them unknown (``when`` of the
+        wrong shape reads as ``on_success``)."""
+        raw = self.job.data.get("when")
+        why = when_problem(raw) if raw is not None else None
+        if why:
+            self.bad("when", why)
+        unknown = bool(why)
+        for key, check in (("rules", rules_problems), ("only", policy_problems), ("except", policy_problems)):
+            if self.job.data.get(key) is not None:
+                for below, reason in check(self.job.data[key]):
+                    self.bad(key, reason, below=below)
+                    unknown = True
+        return (str(raw) if raw is not None and not why else "on_success"), unknown
 
     def text(self, key: str) -> str | None:
         v = self.job.data.get(key)
@@ -262,24 +280,29 @@ def _expanded(tags: tuple[str, ...], job: ResolvedJob) -> tuple[str, ...]:
 
 
 def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
-              globals_: list[GitLabVariable] | None = None) -> GitLabJob:
+              globals_: list[GitLabVariable] | None = None, workflow_unknown: bool | None = None) -> GitLabJob:
     """The :class:`~graphkit.model.GitLabJob` of a merged job (shapes: see :mod:`graphkit.model.gitlab`).
 
-    ``problems`` receives one entry per keyword left out; ``globals_``: :func:`global_variables` of the
-    pipeline (read here when not given).
+    ``problems`` receives one entry per keyword left out (conditions of the wrong shape: the job's triggers are
+    unknown, every pipeline ``possible``); ``globals_``: :func:`global_variables` of the pipeline (read here when
+    not given); ``workflow_unknown``: the pipeline's ``workflow`` has the wrong shape (checked here when not
+    given; :func:`workflow_shape` reports it once per pipeline).
     """
     r = _Facts(job, problems)
     if globals_ is None:
         globals_ = global_variables(pipeline, problems)
+    if workflow_unknown is None:
+        workflow_unknown = workflow_shape(pipeline, [])
     tags = r.tags()
     image, services = r.images()
-    when = r.text("when") or "on_success"
+    when, unknown = r.conditions_shape()
     rules_frag = next((job.origin(k) for k in ("rules", "only", "except") if k in job.data), job.home)
     rules_key = next((k for k in ("rules", "only", "except") if k in job.data), "")
     wf = pipeline.workflow.value if pipeline.workflow is not None else None
     cond = Conditions(rules=job.data.get("rules"), only=job.data.get("only"), except_=job.data.get("except"),
                       when=when, workflow=wf, evidence=rules_frag.evidence(rules_key),
-                      conditional=job.conditional, child=pipeline.child)
+                      conditional=job.conditional, child=pipeline.child, unknown=unknown,
+                      workflow_unknown=workflow_unknown)
     refs = variable_names([job.data.get(k) for k in (*_SCRIPT_KEYS, "variables", "image", "services", "tags",
                                                       "environment")])
     return GitLabJob(project=pipeline.root.project.path, config_file=pipeline.root.file, file=job.home.file.file,
@@ -291,3 +314,15 @@ def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
                      services=services, extends=tuple(job.extends),
                      config_unresolved=tuple(f"{i.kind}: {i.target}" for i in pipeline.unresolved),
                      evidence=job.home.evidence())
+
+
+def workflow_shape(pipeline: Pipeline, problems: list[InputError]) -> bool:
+    """Whether the pipeline's ``workflow`` has the wrong shape (:func:`.shapes.workflow_problems`), each wrong
+    shape appended to ``problems`` (file, YAML path, line)."""
+    frag = pipeline.workflow
+    found = workflow_problems(frag.value) if frag is not None else []
+    for below, reason in found:
+        ev = frag.evidence(below.lstrip(".")) if below else frag.evidence()  # type: ignore[union-attr]
+        problems.append(InputError(frag.file.file, ev.yaml_path or frag.path,  # type: ignore[union-attr]
+                                   f"{reason} (line {ev.line})"))
+    return bool(found)
