@@ -12,6 +12,7 @@ from graphkit.cli import EXIT_PARTIAL, app
 ROOT = Path(__file__).resolve().parents[1]
 REPOS = str(ROOT / "examples/acme/repos")
 INVENTORY = str(ROOT / "examples/acme/inventory.yaml")
+CORPUS = ROOT.parent / "shared" / "corpus" / "github-actions"
 runner = CliRunner()
 
 
@@ -143,6 +144,20 @@ def test_partial_input_exit_code_names_the_file(tmp_path):
     assert "broken.yml" in res.stderr
     g = json.loads((tmp_path / "g.json").read_text())
     assert "job:acme/bad/.github/workflows/ok.yml#b" in {n["id"] for n in g["nodes"]}
+
+
+def test_build_with_nothing_skipped_writes_nothing_to_stderr(tmp_path):
+    """28 workflow files (over the 20 that show a progress bar), none skipped: stderr stays empty (the bar, off
+    a terminal, left a bare newline); the summary table is on stdout."""
+    import subprocess
+    import sys
+    repo = CORPUS / "grafana__shared-workflows"
+    assert len(list(repo.rglob("*.y*ml"))) >= 20
+    res = subprocess.run([sys.executable, "-m", "graphkit", "build", "--github-actions", str(repo), "-o",
+                          str(tmp_path / "g.json")], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ""
+    assert "graph written to" in res.stdout
 
 
 def test_no_input_is_usage_error():
