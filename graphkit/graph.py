@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphkit.meta import GraphMeta
 from graphkit.model import (EDGE_SPECS, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, EdgeSpec, Evidence,
                             Lifetime, Node, NodeKind, RevocationAction)
+from graphkit.model.bounds import props_too_long
 from graphkit.model.enums import CRITICALITY_WEIGHT
 from graphkit.model.node import MergeRule
 from graphkit.model.node import _combine as combine_values
@@ -186,7 +187,8 @@ def _valid_edge(kind: Any, source: Any, target: Any, key: Any, evidence: list[An
             and evidence and all(type(e) is Evidence for e in evidence) and type(confidence) is Confidence
             and (lifetime is None or type(lifetime) is Lifetime)
             and (revoked_by is None or type(revoked_by) is RevocationAction)
-            and (not props or (type(props) is dict and all(type(k) is str for k in props)))):
+            and (not props or (type(props) is dict and all(type(k) is str for k in props)
+                               and not props_too_long(props)))):
         return None
     spec = EDGE_SPECS[kind]
     e = _new(Edge)
@@ -396,7 +398,8 @@ class Graph:
         succ = g._succ
         nbrs = succ.get(source)
         keydict = nbrs.get(target) if nbrs is not None else None
-        if not evidence or type(g) is not CompactMultiDiGraph or (keydict is not None and nx_key in keydict):
+        if (not evidence or type(g) is not CompactMultiDiGraph or (keydict is not None and nx_key in keydict)
+                or (props and props_too_long(props))):  # over-long props: bounded where ``Edge`` validates
             self.add_edge(Edge(kind=kind, source=source, target=target, key=key, evidence=evidence,
                                confidence=confidence, lifetime=lifetime, revoked_by=revoked_by, props=props or {}))
             return

@@ -10,6 +10,10 @@ of the node, never cut (a cut label or subject would be a different one), and ne
   description of it (``<name of N characters, left out>``);
 - a list entry holding it, or a mapping entry whose key or value holds it, is dropped.
 
+Edges and evidence are bounded the same way: an edge's ``props`` (:func:`bounded_props`, where an edge is
+validated, and checked by the graph's unvalidated fast paths, :func:`props_too_long`) and an evidence's
+``detail`` (:func:`bounded_detail`, where evidence is validated: the detail is left out, the place kept).
+
 Everything else of the node, and of its file, is kept.  Each value left out is recorded (:func:`refusals`):
 the node's first evidence (file and place), the field, and the value's length; :func:`graphkit.build.build_graph`
 turns them into problems of the build (the source read partially: what the value would have linked is unknown,
@@ -26,7 +30,8 @@ from pydantic import BaseModel
 from graphkit import limits
 from graphkit.model.evidence import Evidence
 
-__all__ = ["Refusal", "bounded_fields", "refusals", "take_refusals"]
+__all__ = ["Refusal", "bounded_detail", "bounded_fields", "bounded_props", "props_too_long", "refusals",
+           "take_refusals"]
 
 #: ``(file, place, reason)`` of each value left out since :func:`take_refusals` was last called.
 Refusal = tuple[str, str, str]
@@ -41,8 +46,9 @@ def refusals() -> list[Refusal]:
 
 
 def take_refusals() -> list[Refusal]:
-    """The values left out since the last call, in order; clears them."""
-    out = list(_refused)
+    """The values left out since the last call, in order, each once (two edges of one place refuse the same
+    value); clears them."""
+    out = list(dict.fromkeys(_refused))
     _refused.clear()
     return out
 
@@ -166,3 +172,44 @@ def _where(evidence: Any) -> tuple[str, str]:
     if line is not None:
         place = f"{place} (line {line})".strip()
     return (f"{repo}:{file}" if repo else file), place
+
+
+def props_too_long(props: dict[str, Any]) -> bool:
+    """Whether an edge's ``props`` hold a key or string longer than ``max_attribute_chars`` (no copy)."""
+    return _too_long(props, limits.latest().max_attribute_chars)
+
+
+def bounded_props(props: dict[str, Any], kind: str, evidence: Any) -> dict[str, Any]:
+    """An edge's ``props`` without the entries whose key or value holds a string past ``max_attribute_chars``
+    (a list item holding one is dropped from its list), each recorded under the edge's first evidence (file and
+    place, the kind, the length; never the value); ``props`` itself when none does (the usual case).
+
+    >>> from graphkit.model.evidence import Evidence
+    >>> bounded_props({"a": 1, "b": "x" * 20_000}, "receives_job", [Evidence(file="ci.yml", yaml_path="jobs.a")])
+    {'a': 1}
+    >>> take_refusals()[-1][:2]
+    ('ci.yml', 'jobs.a')
+    """
+    cap = limits.latest().max_attribute_chars
+    if not props or not _too_long(props, cap):
+        return props
+    found: list[int] = []
+    out = _bound(props, cap, found, entry=False)
+    file, place = _where(evidence)
+    for n in found:
+        _refused.append((file, place, f"{kind} edge props: " + limits.too_many(
+            "max_attribute_chars", cap, f"text of {n} characters") + "; value left out"))
+    return out
+
+
+def bounded_detail(detail: str, file: str, repository: str | None, yaml_path: str | None,
+                   line: int | None) -> str | None:
+    """An evidence ``detail`` within ``max_attribute_chars``, else None, recorded under the evidence's own file
+    and place (the length, never the value): the place is kept, only the excerpt is left out."""
+    cap = limits.latest().max_attribute_chars
+    if len(detail) <= cap:
+        return detail
+    where, place = _where([{"file": file, "repository": repository, "yaml_path": yaml_path, "line": line}])
+    _refused.append((where, place, "evidence detail: " + limits.too_many(
+        "max_attribute_chars", cap, f"text of {len(detail)} characters") + "; value left out"))
+    return None
