@@ -137,3 +137,39 @@ def test_edge_props_and_evidence_details_are_bounded_too(tmp_path):
     mints = [e for e in g.edges(EdgeKind.MINTS_OIDC) if e.props.get("token") == "VAULT_ID_TOKEN"]
     assert len(mints) == 2 and all(e.props == {"token": "VAULT_ID_TOKEN", "aud": []} for e in mints)
     assert {k: s.complete for k, s in g.meta.sources.items()} == {"k8s": False, "gitlab-ci": False}
+
+
+def test_an_over_long_environment_is_unknown_never_none(tmp_path):
+    """acme/app's release job with its ``environment: production`` renamed to 20,000 characters: one problem at
+    the environment's place; the job's environment is unknown (``*``), not "no environment" (None, before): its
+    OIDC ``sub`` is the pattern ``repo:acme/app:environment:*`` (before: no subject at all), each environment
+    secret it names may be read (``possible``, from the production environment's list), and the repository
+    secret it names is ``possible`` (an environment secret may shadow it; before: certain)."""
+    original = build_graph(_inputs(EXAMPLE)).graph
+    root = tmp_path / "acme"
+    shutil.copytree(EXAMPLE, root)
+    release = root / "repos/acme__app/.github/workflows/release.yml"
+    text = release.read_text(encoding="utf-8")
+    assert "    environment: production\n" in text
+    release.write_text(text.replace("    environment: production\n", f"    environment: {'p' * LONG}\n"),
+                       encoding="utf-8")
+    result = build_graph(_inputs(root))
+    assert [(p.file, p.place, p.reason) for p in result.problems] == [
+        ("acme/app:.github/workflows/release.yml", "jobs.publish.environment (line 17)",
+         "job environment: " + REFUSED.format(n=LONG).removesuffix("value left out")
+         + "value left out: the job's environment is unknown (any environment of the repository)")]
+    g = result.graph
+    jid = "job:acme/app/.github/workflows/release.yml#publish"
+    assert original.node(jid).environment == "production"
+    assert g.node(jid).environment == "*"
+    assert g.node("oidc:acme/app/.github/workflows/release.yml#publish").subjects == [
+        "repo:acme/app:environment:*"]
+    reads = {e.target: e.confidence.value for e in g.out_edges(jid) if e.kind is EdgeKind.READS_SECRET}
+    assert {t: c for t, c in reads.items() if t.startswith(("secret:env:", "secret:repo:"))} == {
+        "secret:env:acme/app:production:COSIGN_PRIVATE_KEY": "possible",
+        "secret:env:acme/app:production:COSIGN_PASSWORD": "possible",
+        "secret:repo:acme/app:PYPI_API_TOKEN": "possible"}
+    assert {e.target: e.confidence.value for e in original.out_edges(jid)
+            if e.kind is EdgeKind.READS_SECRET}["secret:repo:acme/app:PYPI_API_TOKEN"] == "certain"
+    assert not any(c * 100 in str(p) for p in result.problems for c in "p")  # never the value
+    assert g.meta.sources["github-actions"].complete is False

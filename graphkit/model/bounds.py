@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from graphkit import limits
 from graphkit.model.evidence import Evidence
 
-__all__ = ["Refusal", "bounded_detail", "bounded_fields", "bounded_props", "props_too_long", "refusals",
+__all__ = ["Refusal", "bounded_detail", "bounded_fields", "bounded_props", "props_too_long", "refuse", "refusals",
            "take_refusals"]
 
 #: ``(file, place, reason)`` of each value left out since :func:`take_refusals` was last called.
@@ -213,3 +213,13 @@ def bounded_detail(detail: str, file: str, repository: str | None, yaml_path: st
     _refused.append((where, place, "evidence detail: " + limits.too_many(
         "max_attribute_chars", cap, f"text of {len(detail)} characters") + "; value left out"))
     return None
+
+
+def refuse(evidence: Any, what: str, length: int, effect: str = "value left out") -> None:
+    """Record a value of ``length`` characters past ``max_attribute_chars`` that a source left out before making
+    its node (where leaving it out changes what the value means, e.g. a job's environment is then unknown, not
+    absent): under ``evidence``'s file and place, ``what`` it was, and ``effect``; never the value."""
+    cap = limits.latest().max_attribute_chars
+    file, place = _where([evidence])
+    _refused.append((file, place, f"{what}: " + limits.too_many("max_attribute_chars", cap,
+                                                                f"text of {length} characters") + f"; {effect}"))
