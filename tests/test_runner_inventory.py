@@ -420,9 +420,10 @@ def test_a_token_shaped_secret_name_is_stored_as_its_fingerprint(tmp_path):
     saved = out.read_text(encoding="utf-8").lower()
     assert "q7x9q7x9" not in saved
     shown = "***" + fingerprint(token.encode()).upper()
+    repo_secret = ids.secret_repo("acme/app", shown)
     assert {n.id for n in result.graph.nodes() if "***" in n.id and n.spec.kind.value == "secret"} == {
-        f"secret:org:acme:{shown}", f"secret:repo:acme/app:{shown}", f"secret:env:acme/app:production:{shown}"}
-    assert result.graph.node(f"secret:repo:acme/app:{shown}").secret_name == shown
-    job = "job:acme/app/.github/workflows/ci.yml#a"
+        ids.secret_org("acme", shown), repo_secret, ids.secret_env("acme/app", "production", shown)}
+    assert result.graph.node(repo_secret).secret_name == shown
+    job = ids.job("acme/app", ".github/workflows/ci.yml", "a")
     assert {(e.target, e.confidence.value) for e in result.graph.out_edges(job)
-            if e.kind is EdgeKind.READS_SECRET} == {(f"secret:repo:acme/app:{shown}", "certain")}
+            if e.kind is EdgeKind.READS_SECRET} == {(repo_secret, "certain")}

@@ -11,7 +11,7 @@ of the node, never cut (a cut label or subject would be a different one), and ne
 - a list entry holding it, or a mapping entry whose key or value holds it, is dropped.
 
 Edges and evidence are bounded the same way: an edge's ``props`` (:func:`bounded_props`, where an edge is
-validated, and checked by the graph's unvalidated fast paths, :func:`props_too_long`) and an evidence's
+validated, and checked by the graph's unvalidated fast paths, :func:`plain_props`) and an evidence's
 ``detail`` (:func:`bounded_detail`, where evidence is validated: the detail is left out, the place kept).
 
 Everything else of the node, and of its file, is kept.  Each value left out is recorded (:func:`refusals`):
@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from graphkit import limits
 from graphkit.model.evidence import Evidence
 
-__all__ = ["Refusal", "bounded_detail", "bounded_fields", "bounded_props", "props_too_long", "refuse", "refusals",
+__all__ = ["Refusal", "bounded_detail", "bounded_fields", "bounded_props", "plain_props", "refuse", "refusals",
            "take_refusals"]
 
 #: ``(file, place, reason)`` of each value left out since :func:`take_refusals` was last called.
@@ -174,9 +174,20 @@ def _where(evidence: Any) -> tuple[str, str]:
     return (f"{repo}:{file}" if repo else file), place
 
 
-def props_too_long(props: dict[str, Any]) -> bool:
-    """Whether an edge's ``props`` hold a key or string longer than ``max_attribute_chars`` (no copy)."""
-    return _too_long(props, limits.latest().max_attribute_chars)
+def plain_props(props: dict[Any, Any]) -> bool:
+    """Whether every key of ``props`` is a string and no key or string in it is longer than
+    ``max_attribute_chars`` (one pass: the graph's fast paths ask it of every edge with props)."""
+    cap = limits.latest().max_attribute_chars
+    for k, v in props.items():
+        if type(k) is not str or len(k) > cap:
+            return False
+        t = type(v)
+        if t is str:
+            if len(v) > cap:
+                return False
+        elif t not in _SCALARS and _too_long(v, cap):
+            return False
+    return True
 
 
 def bounded_props(props: dict[str, Any], kind: str, evidence: Any) -> dict[str, Any]:

@@ -189,12 +189,8 @@ def _provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str
     # a stored edge's evidence tuple is shared by the edges of one source place: each is read once (by identity)
     items += [((u, v, k), rec.evidence) for u, v, k, rec in graph.nx.edges(keys=True, data=True)]
     matched = {match(ev.file) for evs in {id(evs): evs for _, evs in items}.values() for ev in evs} - {None}
-    # a source that read nothing (``items`` 0: every file skipped) produced nothing: neither checkout evidence nor
-    # evidence of no known source
-    read = [s for s in sources if graph.meta.sources[s].items > 0]
-    unmatched = [s for s in sources if s not in matched]
-    checkout = match.checkout = [s for s in unmatched if s in read] or unmatched or sources
-    anyone = read or sources
+    checkout, anyone = _unmatched_sources(graph, sources, matched)
+    match.checkout = checkout
     node_src: dict[str, list[str]] = {}
     edge_src: dict[tuple[str, str, str], list[str]] = {}
     seen: dict[int, tuple[Sequence[Evidence], list[str]]] = {}
@@ -211,6 +207,15 @@ def _provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str
         else:
             node_src[key] = hit[1]
     return node_src, edge_src, match
+
+
+def _unmatched_sources(graph: Graph, sources: list[str], matched: set[str]) -> tuple[list[str], list[str]]:
+    """``(checkout, anyone)``: the sources checkout evidence belongs to (none of their evidence matched an input
+    path), and those evidence of no known source belongs to.  A source that read nothing (``items`` 0: every
+    file of it skipped) produced nothing, so it is in neither unless no source read anything."""
+    read = [s for s in sources if graph.meta.sources[s].items > 0]
+    unmatched = [s for s in sources if s not in matched]
+    return [s for s in unmatched if s in read] or unmatched or sources, read or sources
 
 
 def problem_sources(graph: Graph) -> list[tuple[str, str]]:
