@@ -291,8 +291,10 @@ def _literal_self_hosted(runs_on: Any, evidence: Evidence) -> list[RunsOnCandida
     """
     value = runs_on.get("labels") if isinstance(runs_on, dict) else runs_on
     group = runs_on.get("group") if isinstance(runs_on, dict) else None
-    labels = tuple(dict.fromkeys(x.strip() for x in (value if isinstance(value, list) else [value])
-                                 if isinstance(x, str) and x.strip() and "${{" not in x))
+    items = value if isinstance(value, list) else [value]
+    if not all(isinstance(x, str) for x in items):  # a malformed entry (a number): the runs-on is unknown
+        return []
+    labels = tuple(dict.fromkeys(x.strip() for x in items if x.strip() and "${{" not in x))
     if "self-hosted" not in {lbl.lower() for lbl in labels}:
         return []
     return [RunsOnCandidate(labels=labels, group=group if isinstance(group, str) and "${{" not in group else None,
