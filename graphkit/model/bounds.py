@@ -54,19 +54,25 @@ def take_refusals() -> list[Refusal]:
 
 
 def _too_long(value: Any, cap: int) -> bool:
-    """Whether ``value`` holds a string longer than ``cap`` anywhere (no copy; evidence is not an attribute:
-    its places are described, never quoted, by :func:`graphkit.errors.shown_place`)."""
-    t = type(value)
-    if t is str:
-        return len(value) > cap
-    if t in _SCALARS:
-        return False
-    if t is list or t is tuple:
-        return _any_too_long(value, cap)
-    if t is dict:
-        return _any_too_long(value, cap) or _any_too_long(value.values(), cap)
-    if isinstance(value, BaseModel):
-        return _any_too_long(value.__dict__.values(), cap)
+    """Whether ``value`` holds a string longer than ``cap`` anywhere (no copy, no recursion: an edge's props may
+    nest deeper than the stack; evidence is not an attribute: its places are described, never quoted, by
+    :func:`graphkit.errors.shown_place`)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is str:
+            if len(v) > cap:
+                return True
+        elif t in _SCALARS:
+            continue
+        elif t is list or t is tuple:
+            stack.extend(v)
+        elif t is dict:
+            stack.extend(v)
+            stack.extend(v.values())
+        elif isinstance(v, BaseModel):
+            stack.extend(v.__dict__.values())
     return False
 
 
