@@ -523,7 +523,7 @@ def collect_github_cmd(
     options = {"org": org, "repos": repos, "since": _since(since), "api_url": api_url_option(api_url),
                "app": app if app_id else None, "concurrency": concurrency, "max_wait": max_wait}
     with Progress(TextColumn("{task.description}"), TextColumn("{task.completed} read"), console=err,
-                  transient=True) as bar:
+                  transient=True, disable=not err.is_terminal) as bar:
         tasks: dict[str, object] = {}
 
         def progress(resource: str, n: int) -> None:

@@ -160,7 +160,8 @@ class GraphInput:
         with reuse_listing():  # the files counted for the bar are the files built: listed once
             total = sum(registry.get(name).count(paths) for name, paths in self.inputs.items())
             with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                          TimeElapsedColumn(), console=err, transient=True, disable=total < 20) as bar:
+                          TimeElapsedColumn(), console=err, transient=True,
+                          disable=total < 20 or not err.is_terminal) as bar:  # off a terminal: a bare newline
                 task = bar.add_task("reading inputs", total=total or None)
                 result = build_graph(self.inputs, progress=lambda n, what: bar.update(task, advance=n,
                                                                                      description=what[-40:]))

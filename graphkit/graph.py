@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphkit.meta import GraphMeta
 from graphkit.model import (EDGE_SPECS, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, EdgeSpec, Evidence,
                             Lifetime, Node, NodeKind, RevocationAction)
+from graphkit.model.bounds import plain_props
 from graphkit.model.enums import CRITICALITY_WEIGHT
 from graphkit.model.node import MergeRule
 from graphkit.model.node import _combine as combine_values
@@ -177,6 +178,18 @@ _setattr = object.__setattr__
 _EDGE_FIELDS = frozenset(Edge.model_fields)
 
 
+def _plain_props(props: Any) -> bool:
+    """Whether ``props`` is what edge validation keeps as it is: none, or a dict with string keys and no string
+    past ``max_attribute_chars`` (:func:`graphkit.model.bounds.bounded_props` leaves one out)."""
+    return not props or (type(props) is dict and plain_props(props))
+
+
+def _fast_fields(g: Any, evidence: list[Evidence], props: Any) -> bool:
+    """Whether :meth:`Graph.add_edge_fields` may store a new edge without ``Edge``'s validation: evidence given,
+    the compact storage in place, and props kept as they are (:func:`_plain_props`)."""
+    return bool(evidence) and type(g) is CompactMultiDiGraph and _plain_props(props)
+
+
 def _valid_edge(kind: Any, source: Any, target: Any, key: Any, evidence: list[Any], confidence: Any, lifetime: Any,
                 revoked_by: Any, props: Any) -> Edge | None:
     """``Edge(kind=kind, ..., props=props or {})`` made without validation (issue 19: an ingested edge was validated
@@ -186,7 +199,7 @@ def _valid_edge(kind: Any, source: Any, target: Any, key: Any, evidence: list[An
             and evidence and all(type(e) is Evidence for e in evidence) and type(confidence) is Confidence
             and (lifetime is None or type(lifetime) is Lifetime)
             and (revoked_by is None or type(revoked_by) is RevocationAction)
-            and (not props or (type(props) is dict and all(type(k) is str for k in props)))):
+            and _plain_props(props)):
         return None
     spec = EDGE_SPECS[kind]
     e = _new(Edge)
@@ -396,7 +409,7 @@ class Graph:
         succ = g._succ
         nbrs = succ.get(source)
         keydict = nbrs.get(target) if nbrs is not None else None
-        if not evidence or type(g) is not CompactMultiDiGraph or (keydict is not None and nx_key in keydict):
+        if not _fast_fields(g, evidence, props) or (keydict is not None and nx_key in keydict):
             self.add_edge(Edge(kind=kind, source=source, target=target, key=key, evidence=evidence,
                                confidence=confidence, lifetime=lifetime, revoked_by=revoked_by, props=props or {}))
             return

@@ -12,6 +12,7 @@ from graphkit.cli import EXIT_PARTIAL, app
 ROOT = Path(__file__).resolve().parents[1]
 REPOS = str(ROOT / "examples/acme/repos")
 INVENTORY = str(ROOT / "examples/acme/inventory.yaml")
+CORPUS = ROOT.parent / "shared" / "corpus" / "github-actions"
 runner = CliRunner()
 
 
@@ -182,6 +183,20 @@ def test_every_command_on_a_saved_partial_graph_says_why_and_exits_3(tmp_path):
                                 "scanning/main@1.1.1, component ${CI_SERVER_FQDN}/components/sast/sast@3.4.0, component "
                                 "${CI_SERVER_FQDN}/gitlab-org/components/danger-review/danger-review@2.1.0) (line 181)")
         assert "some files or places were skipped" not in res.stderr  # one note, not two
+
+
+def test_build_with_nothing_skipped_writes_nothing_to_stderr(tmp_path):
+    """28 workflow files (over the 20 that show a progress bar), none skipped: stderr stays empty (the bar, off
+    a terminal, left a bare newline); the summary table is on stdout."""
+    import subprocess
+    import sys
+    repo = CORPUS / "grafana__shared-workflows"
+    assert len(list(repo.rglob("*.y*ml"))) >= 20
+    res = subprocess.run([sys.executable, "-m", "graphkit", "build", "--github-actions", str(repo), "-o",
+                          str(tmp_path / "g.json")], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == ""
+    assert "graph written to" in res.stdout
 
 
 def test_no_input_is_usage_error():

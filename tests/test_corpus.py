@@ -342,6 +342,15 @@ def test_ephemeral_runner_reaches_build_gcc_oidc_role(g: Graph):
     assert "cloud_role:aws:arn:aws:iam::308535385114:role/ossci-runner" not in br
 
 
+def test_a_run_time_runs_on_goes_to_the_runners_the_repository_can_use(g: Graph):
+    """reusable-zizmor.yml:266 `runs-on: ${{ inputs.runs-on }}`: possible (key ``unresolved``) on grafana's one
+    runner the public repository may use (the group allows public repositories here), and no pool."""
+    zizmor = jid("grafana/shared-workflows", "reusable-zizmor.yml", "analysis")
+    assert {(e.source, e.key, e.confidence) for e in g.in_edges(zizmor) if e.kind is EdgeKind.RECEIVES_JOB} == {
+        ("runner:grafana/grafana-small-1", "unresolved", P)}
+    assert not [n for n in g.nodes(NodeKind.RUNNER) if n.inferred and n.scope == "grafana"]
+
+
 def test_grafana_runner_reaches_sigstore_identity(g: Graph):
     br = blast_radius(g, "runner:grafana/grafana-small-1")
     key = "signing_key:sigstore:github.com/grafana/shared-workflows/.github/workflows/sign-and-attest.yml"
@@ -369,9 +378,16 @@ def test_public_repositories_refused_by_default_group_settings(tmp_path: Path):
     for r in ("runner:pytorch/pt-2xl-persistent", "runner:pytorch/pt-a10g", "runner:grafana/grafana-small-1"):
         assert linked(g, r) == {} and linked(g, r, unresolved=True) == {}
     assert runners_of(g, jid(TI, "update_test_file_report.yml", "file-report")) == set()
-    # + the catch-all pool of reusable-zizmor.yml's instance for callers outside the corpus (`runs-on` input)
-    assert {n.id for n in g.nodes(NodeKind.RUNNER) if n.inferred} == LEFT_OUT_POOLS | {
-        "runner:inferred:grafana:self-hosted"}
+    assert {n.id for n in g.nodes(NodeKind.RUNNER) if n.inferred} == LEFT_OUT_POOLS
+    # reusable-zizmor.yml:266 `runs-on: ${{ inputs.runs-on }}` for callers outside the corpus: the input's default
+    # (ubuntu-latest, GitHub-hosted) or any runs-on a caller passes, GitHub-hosted among them, so no grafana pool
+    # is invented (there was a catch-all runner:inferred:grafana:self-hosted); with no runner the repository can
+    # use, the job stays unresolved
+    zizmor = jid("grafana/shared-workflows", "reusable-zizmor.yml", "analysis")
+    job = g.node(zizmor)
+    assert [(c.labels, c.confidence) for c in job.runs_on] == [(("ubuntu-latest",), P)]
+    assert job.runs_on_unresolved.line == 266
+    assert runners_of(g, zizmor) == set() and zizmor in g.meta.resolve.unresolved_jobs
 
 
 def test_no_inventory_whole_corpus(bare: BuildResult):

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from graphkit.build import build_graph
 from graphkit.cli import app
+from graphkit.model import NodeKind
 from graphkit.errors import InputError, shown_reason, validation_problems, validation_summary
 from graphkit.redact import find_credentials, fingerprint, redact_text
 
@@ -216,6 +217,43 @@ def test_a_fifo_found_in_an_input_folder_is_named_and_never_opened(tmp_path):
     finally:
         unblock.cancel()
     assert err.value.reason == "a named pipe (FIFO): not read"
+
+
+def test_gitlab_local_includes_that_are_not_files_are_named_never_opened(tmp_path):
+    """gitlab-runner's corpus checkout with four of its ``include: local`` files replaced by a FIFO, a link to
+    nothing, a link loop and a folder, and an added ``local: /.gitlab/ci/extra/*.yml`` whose one match is a FIFO:
+    each is a problem naming the entry and what it is (before: "matches no file", or nothing for the wildcard),
+    the FIFOs are never opened (the build finishing proves it), and the other included files are built."""
+    import shutil
+    corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "gitlab-ci" / "gitlabhq__gitlab-runner"
+    root = tmp_path / "gitlabhq__gitlab-runner"
+    shutil.copytree(corpus, root, symlinks=True)
+    ci = root / ".gitlab" / "ci"
+    for name in ("qa", "coverage", "docs", "deploy"):
+        (ci / f"{name}.gitlab-ci.yml").unlink()
+    os.mkfifo(ci / "qa.gitlab-ci.yml")
+    os.symlink("nowhere.yml", ci / "coverage.gitlab-ci.yml")
+    os.symlink("docs.gitlab-ci.yml", ci / "docs.gitlab-ci.yml")
+    (ci / "deploy.gitlab-ci.yml").mkdir()
+    (ci / "extra").mkdir()
+    os.mkfifo(ci / "extra" / "a.yml")
+    top = root / ".gitlab-ci.yml"
+    text = top.read_text(encoding="utf-8")
+    assert "  - local: /.gitlab/ci/deploy.gitlab-ci.yml\n" in text
+    top.write_text(text.replace("  - local: /.gitlab/ci/deploy.gitlab-ci.yml\n", "  - local: /.gitlab/ci/deploy."
+                                "gitlab-ci.yml\n  - local: /.gitlab/ci/extra/*.yml\n", 1), encoding="utf-8")
+    result = build_graph({"gitlab-ci": [root]})
+    named = [(p.file, p.place, p.reason) for p in result.problems if p.reason.endswith(": not read")]
+    assert named == [
+        (str(ci / "qa.gitlab-ci.yml"), "", "a named pipe (FIFO): not read"),
+        (str(ci / "coverage.gitlab-ci.yml"), "", "a symbolic link to nothing (its target does not exist): not read"),
+        (str(ci / "deploy.gitlab-ci.yml"), "", "a folder: not read"),
+        (str(ci / "extra" / "a.yml"), "", "a named pipe (FIFO): not read"),
+        (str(ci / "docs.gitlab-ci.yml"), "", "a symbolic link loop: not read")]
+    assert not [p for p in result.problems if "matches no file" in p.reason]
+    assert not result.graph.meta.sources["gitlab-ci"].complete
+    jobs = {n.job_key for n in result.graph.nodes(NodeKind.JOB)}
+    assert {"binaries", "unit test"} <= jobs  # build.gitlab-ci.yml and test.gitlab-ci.yml are read
 
 
 def _open_writer(fifo: Path) -> None:

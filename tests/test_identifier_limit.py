@@ -76,11 +76,11 @@ def test_runs_on_label_of_one_mb_is_one_problem_at_its_yaml_path(tmp_path):
     _no_long_value(result)
     assert sorted(_problems(result)) == [
         ("ci.yml", "jobs.build.runs-on (line 7)", "runner id: " + REFUSED.format(what="label set", n=1_000_012)),
-        ("ci.yml", "jobs.deploy (line 9)", "job environment: refused: text of 1000000 characters (limit "
+        # the job's environment, never stored whole: unknown (any environment of the repository), not "none"
+        ("ci.yml", "jobs.deploy.environment (line 11)", "job environment: refused: text of 1000000 characters (limit "
          "max_attribute_chars=16384; raise with --limit max_attribute_chars=N or GRAPHKIT_LIMIT_MAX_ATTRIBUTE_CHARS); "
-         "value left out"),  # the job's own field (graphkit/model/bounds.py), never stored whole
-        ("ci.yml", "jobs.deploy.environment",
-         "deployment_target id: " + REFUSED.format(what="environment name", n=1_000_000) + "; environment skipped")]
+         "value left out: the job's environment is unknown (any environment of the repository)")]
+    assert result.graph.node("job:acme/app/.github/workflows/ci.yml#deploy").environment == "*"
     jobs = {n.split("#")[1] for n in result.graph.nx.nodes if n.startswith("job:")}
     assert jobs == {"ok", "build", "deploy", "lint"}  # the jobs stay; the label and the environment do not
     assert "runner:inferred:acme:linux+self-hosted" in result.graph

@@ -98,12 +98,18 @@ def test_a_matrix_past_the_limit_is_a_problem_and_routing_stays_sound(tmp_path, 
     assert lit.runs_on_unresolved is None
     pool = "runner:acme/prod-1" if inventory else "runner:inferred:acme:linux-a+self-hosted"
     assert set(_routes(g, lit.id)) == {(pool, "")}
-    # a runs-on built from the matrix is unknown: every runner and pool of the owner, possible, never empty
+    # a runs-on built from the matrix is unknown: every runner and pool of the owner, possible, never empty; its
+    # literal part names self-hosted: a self-hosted runner with those labels (possible) takes it too
     big = g.node(JOB.format("big", "m"))
-    assert big.runs_on == [] and big.runs_on_unresolved.yaml_path == "jobs.m.runs-on"
+    assert [(c.labels, c.confidence) for c in big.runs_on] == [(("self-hosted",), Confidence.POSSIBLE)]
+    assert big.runs_on_unresolved.yaml_path == "jobs.m.runs-on"
     routes = _routes(g, big.id)
     pools = {n.id for n in g.nodes(NodeKind.RUNNER)}
-    assert routes and set(routes) == {(r, "unresolved") for r in pools}
+    assert routes and {r for r, key in routes if key == "unresolved"} == pools
+    # the inventory's self-hosted runner; without one, the pool of the literal labels and the pools holding them
+    assert {r for r, key in routes if key == ""} == ({"runner:acme/prod-1"} if inventory else {
+        "runner:inferred:acme:self-hosted", "runner:inferred:acme:linux-a+self-hosted",
+        "runner:inferred:acme:linux-b+self-hosted"})
     assert set(routes.values()) == {Confidence.POSSIBLE}
     # within the limit: every instance's labels
     small = g.node(JOB.format("small", "m"))
@@ -113,7 +119,10 @@ def test_a_matrix_past_the_limit_is_a_problem_and_routing_stays_sound(tmp_path, 
 def test_alone_a_matrix_runs_on_past_the_limit_still_routes(tmp_path):
     code, out, g = _build(tmp_path, {"big": BIG}, inventory=False)
     assert code == 3, out
-    assert set(_routes(g, JOB.format("big", "m"))) == {("runner:inferred:acme:self-hosted", "unresolved")}
+    # the literal self-hosted of [self-hosted, '${{ matrix.os }}'] makes the pool (a GitHub-hosted runner
+    # cannot take the job), and the run-time part routes to it as to every runner and pool of the owner
+    assert set(_routes(g, JOB.format("big", "m"))) == {("runner:inferred:acme:self-hosted", "unresolved"),
+                                                       ("runner:inferred:acme:self-hosted", "")}
 
 
 def test_a_matrix_made_past_the_limit_by_a_callers_inputs_is_named(tmp_path, monkeypatch):
@@ -130,4 +139,4 @@ def test_a_matrix_made_past_the_limit_by_a_callers_inputs_is_named(tmp_path, mon
     assert "a matrix of 5 combinations (1 axis) (limit max_matrix_combinations=4;" in g.meta.problems[0].reason
     assert g.meta.problems[0].reason.endswith("(from the caller's inputs; line 8)")
     called = g.node("job:acme/mx/.github/workflows/ci.yml#call>acme/mx/.github/workflows/lib.yml#build")
-    assert called.runs_on == [] and called.runs_on_unresolved is not None
+    assert [c.labels for c in called.runs_on] == [("self-hosted",)] and called.runs_on_unresolved is not None

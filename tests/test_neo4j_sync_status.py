@@ -16,7 +16,7 @@ from graphkit.cli import app
 from graphkit.graph import Graph
 from graphkit.neo4j.connection import connect
 from graphkit.neo4j.library import load_library, run_query
-from graphkit.neo4j.sync import problem_sources, sync_graph
+from graphkit.neo4j.sync import problem_sources, provenance, sync_graph
 
 from neo4j_helpers import EXAMPLE, ROOT, settings, wipe
 
@@ -101,3 +101,24 @@ def test_problem_sources_of_a_resolver_problem_and_an_unknown_file():
                            Problem(file="elsewhere.json", reason="r2")]}
     assert problem_sources(g) == [("github-actions", "acme/app:.github/workflows/ci.yml jobs.a: r1"),
                                   ("github-actions", "elsewhere.json: r2"), ("runners", "elsewhere.json: r2")]
+
+
+def test_a_source_that_read_nothing_is_credited_with_no_node(bolt, driver, tmp_path: Path):
+    """The example with its IAM export cut short (aws-iam reads nothing): before, aws-iam was counted the 37 nodes
+    of the workflow checkouts (it matched no input path, like the checkout source) and the resolver's untrusted
+    actors; now its row shows 0, and the other rows the nodes of the same build without aws-iam."""
+    iam_file = tmp_path / "aws-iam.json"
+    iam_file.write_text((EXAMPLE / "aws-iam.json").read_text(encoding="utf-8")[:200], encoding="utf-8")
+    inputs = {"github-actions": [EXAMPLE / "repos"], "runners": [EXAMPLE / "inventory.yaml"]}
+    graph = build_graph({**inputs, "aws-iam": [iam_file]}).graph
+    assert graph.meta.sources["aws-iam"].items == 0
+    alone = build_graph(inputs).graph
+    expected = {s: sum(s in names for names in provenance(alone)[0].values()) for s in inputs}
+    assert expected["github-actions"] > 30 and expected["runners"] > 30
+    db = bolt["database"]
+    wipe(driver, db)
+    sync_graph(driver, graph, database=db, update_tag=13)
+    rows = _status(driver, db)
+    assert {s: r["nodes"] for s, r in rows.items()} == {**expected, "aws-iam": 0}
+    assert (rows["aws-iam"]["complete"], rows["aws-iam"]["in_last_sync"]) == (False, True)
+    assert len(rows["aws-iam"]["skipped"]) == 1

@@ -15,8 +15,8 @@ import networkx as nx
 from graphkit.graph import Graph
 from graphkit.hosted import is_self_hosted
 from graphkit.model import (Cache, Confidence, Criticality, DeploymentTarget, Edge, EdgeKind, Evidence, Host, Job,
-                            Lifetime, Organization, Repository, Runner, RunnerGroup, RunsOnCandidate, Secret,
-                            SecretGrant, SecretRef, ids)
+                            Lifetime, NodeKind, Organization, Repository, Runner, RunnerGroup, RunsOnCandidate,
+                            Secret, SecretGrant, SecretRef, ids)
 from graphkit.resolve import resolve
 
 EV = Evidence(file="test.yml", yaml_path="x")
@@ -223,10 +223,13 @@ def test_unresolved_runs_on_links_every_usable_runner_and_pool():
         ("runner:inferred:acme:gpu+self-hosted", j_dyn.id, "unresolved", "possible"),
         ("runner:inferred:acme:gpu+self-hosted", j_gpu.id, "", "possible"),
     }
-    # nothing known at all: a catch-all pool, never a silent drop
+    # nothing known at all: ${{ inputs.runner }} may name a GitHub-hosted runner (none of acme's), so no pool is
+    # invented; the job stays unresolved, and says so
     g = graph(repo("acme/app"), j_dyn)
     resolve(g)
-    assert receives_full(g) == {("runner:inferred:acme:self-hosted", j_dyn.id, "unresolved", "possible")}
+    assert receives_full(g) == set()
+    assert [n.id for n in g.nodes(NodeKind.RUNNER)] == [] and g.meta.resolve.inferred_pools == []
+    assert g.node(j_dyn.id).runs_on_unresolved == unresolved
     assert g.meta.resolve.unresolved_jobs == [j_dyn.id]
 
 

@@ -389,3 +389,41 @@ def test_a_bad_sub_entry_costs_only_that_sub_entry(tmp_path):
     assert [(e.evidence[0].yaml_path, e.evidence[0].line) for e in grants] == [
         ("hosts[0].credentials[3].grants[1]", 12)]
     assert {ids.host("build-01"), ids.runner("acme", "r1"), ids.runner("acme", "r2")} <= set(nodes)
+
+
+def test_a_token_shaped_secret_name_is_stored_as_its_fingerprint(tmp_path):
+    """The example inventory with a token pasted as an org, a repository and an environment secret name: no case
+    of the value is stored (the name was kept upper-cased), each node is ``***`` and the value's keyed fingerprint
+    (as a workflow's ``secrets.<token>`` is scrubbed), and a job of acme/app referencing it reads that repository
+    secret, certainly (the lists are complete)."""
+    from graphkit.redact import fingerprint
+
+    token = "ghp_" + "Q7x9" * 9
+    text = EXAMPLE.read_text(encoding="utf-8")
+    for old, new in [("      - name: SLACK_WEBHOOK_URL\n", f"      - name: {token}\n        visibility: all\n"
+                      "      - name: SLACK_WEBHOOK_URL\n"),
+                     ("secrets: [PYPI_API_TOKEN, CODECOV_TOKEN]", f"secrets: [PYPI_API_TOKEN, CODECOV_TOKEN, {token}]"),
+                     ("secrets: [COSIGN_PRIVATE_KEY, COSIGN_PASSWORD]",
+                      f"secrets: [COSIGN_PRIVATE_KEY, COSIGN_PASSWORD, {token}]")]:
+        assert old in text
+        text = text.replace(old, new, 1)
+    inv = tmp_path / "inventory.yaml"
+    inv.write_text(text, encoding="utf-8")
+    wf = tmp_path / "repos" / "acme__app" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "ci.yml").write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+                               f"      - run: echo ${{{{ secrets.{token} }}}}\n", encoding="utf-8")
+    result = build_graph({"runners": [inv], "github-actions": [tmp_path / "repos"]})
+    assert result.problems == []
+    out = tmp_path / "g.json"
+    result.graph.save(out)
+    saved = out.read_text(encoding="utf-8").lower()
+    assert "q7x9q7x9" not in saved
+    shown = "***" + fingerprint(token.encode()).upper()
+    repo_secret = ids.secret_repo("acme/app", shown)
+    assert {n.id for n in result.graph.nodes() if "***" in n.id and n.spec.kind.value == "secret"} == {
+        ids.secret_org("acme", shown), repo_secret, ids.secret_env("acme/app", "production", shown)}
+    assert result.graph.node(repo_secret).secret_name == shown
+    job = ids.job("acme/app", ".github/workflows/ci.yml", "a")
+    assert {(e.target, e.confidence.value) for e in result.graph.out_edges(job)
+            if e.kind is EdgeKind.READS_SECRET} == {(repo_secret, "certain")}

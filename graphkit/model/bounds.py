@@ -10,6 +10,10 @@ of the node, never cut (a cut label or subject would be a different one), and ne
   description of it (``<name of N characters, left out>``);
 - a list entry holding it, or a mapping entry whose key or value holds it, is dropped.
 
+Edges and evidence are bounded the same way: an edge's ``props`` (:func:`bounded_props`, where an edge is
+validated, and checked by the graph's unvalidated fast paths, :func:`plain_props`) and an evidence's
+``detail`` (:func:`bounded_detail`, where evidence is validated: the detail is left out, the place kept).
+
 Everything else of the node, and of its file, is kept.  Each value left out is recorded (:func:`refusals`):
 the node's first evidence (file and place), the field, and the value's length; :func:`graphkit.build.build_graph`
 turns them into problems of the build (the source read partially: what the value would have linked is unknown,
@@ -26,7 +30,8 @@ from pydantic import BaseModel
 from graphkit import limits
 from graphkit.model.evidence import Evidence
 
-__all__ = ["Refusal", "bounded_fields", "refusals", "take_refusals"]
+__all__ = ["Refusal", "bounded_detail", "bounded_fields", "bounded_props", "plain_props", "refuse", "refusals",
+           "take_refusals"]
 
 #: ``(file, place, reason)`` of each value left out since :func:`take_refusals` was last called.
 Refusal = tuple[str, str, str]
@@ -41,26 +46,33 @@ def refusals() -> list[Refusal]:
 
 
 def take_refusals() -> list[Refusal]:
-    """The values left out since the last call, in order; clears them."""
-    out = list(_refused)
+    """The values left out since the last call, in order, each once (two edges of one place refuse the same
+    value); clears them."""
+    out = list(dict.fromkeys(_refused))
     _refused.clear()
     return out
 
 
 def _too_long(value: Any, cap: int) -> bool:
-    """Whether ``value`` holds a string longer than ``cap`` anywhere (no copy; evidence is not an attribute:
-    its places are described, never quoted, by :func:`graphkit.errors.shown_place`)."""
-    t = type(value)
-    if t is str:
-        return len(value) > cap
-    if t in _SCALARS:
-        return False
-    if t is list or t is tuple:
-        return _any_too_long(value, cap)
-    if t is dict:
-        return _any_too_long(value, cap) or _any_too_long(value.values(), cap)
-    if isinstance(value, BaseModel):
-        return _any_too_long(value.__dict__.values(), cap)
+    """Whether ``value`` holds a string longer than ``cap`` anywhere (no copy, no recursion: an edge's props may
+    nest deeper than the stack; evidence is not an attribute: its places are described, never quoted, by
+    :func:`graphkit.errors.shown_place`)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is str:
+            if len(v) > cap:
+                return True
+        elif t in _SCALARS:
+            continue
+        elif t is list or t is tuple:
+            stack.extend(v)
+        elif t is dict:
+            stack.extend(v)
+            stack.extend(v.values())
+        elif isinstance(v, BaseModel):
+            stack.extend(v.__dict__.values())
     return False
 
 
@@ -166,3 +178,65 @@ def _where(evidence: Any) -> tuple[str, str]:
     if line is not None:
         place = f"{place} (line {line})".strip()
     return (f"{repo}:{file}" if repo else file), place
+
+
+def plain_props(props: dict[Any, Any]) -> bool:
+    """Whether every key of ``props`` is a string and no key or string in it is longer than
+    ``max_attribute_chars`` (one pass: the graph's fast paths ask it of every edge with props)."""
+    cap = limits.latest().max_attribute_chars
+    for k, v in props.items():
+        if type(k) is not str or len(k) > cap:
+            return False
+        t = type(v)
+        if t is str:
+            if len(v) > cap:
+                return False
+        elif t not in _SCALARS and _too_long(v, cap):
+            return False
+    return True
+
+
+def bounded_props(props: dict[str, Any], kind: str, evidence: Any) -> dict[str, Any]:
+    """An edge's ``props`` without the entries whose key or value holds a string past ``max_attribute_chars``
+    (a list item holding one is dropped from its list), each recorded under the edge's first evidence (file and
+    place, the kind, the length; never the value); ``props`` itself when none does (the usual case).
+
+    >>> from graphkit.model.evidence import Evidence
+    >>> bounded_props({"a": 1, "b": "x" * 20_000}, "receives_job", [Evidence(file="ci.yml", yaml_path="jobs.a")])
+    {'a': 1}
+    >>> take_refusals()[-1][:2]
+    ('ci.yml', 'jobs.a')
+    """
+    cap = limits.latest().max_attribute_chars
+    if not props or not _too_long(props, cap):
+        return props
+    found: list[int] = []
+    out = _bound(props, cap, found, entry=False)
+    file, place = _where(evidence)
+    for n in found:
+        _refused.append((file, place, f"{kind} edge props: " + limits.too_many(
+            "max_attribute_chars", cap, f"text of {n} characters") + "; value left out"))
+    return out
+
+
+def bounded_detail(detail: str, file: str, repository: str | None, yaml_path: str | None,
+                   line: int | None) -> str | None:
+    """An evidence ``detail`` within ``max_attribute_chars``, else None, recorded under the evidence's own file
+    and place (the length, never the value): the place is kept, only the excerpt is left out."""
+    cap = limits.latest().max_attribute_chars
+    if len(detail) <= cap:
+        return detail
+    where, place = _where([{"file": file, "repository": repository, "yaml_path": yaml_path, "line": line}])
+    _refused.append((where, place, "evidence detail: " + limits.too_many(
+        "max_attribute_chars", cap, f"text of {len(detail)} characters") + "; value left out"))
+    return None
+
+
+def refuse(evidence: Any, what: str, length: int, effect: str = "value left out") -> None:
+    """Record a value of ``length`` characters past ``max_attribute_chars`` that a source left out before making
+    its node (where leaving it out changes what the value means, e.g. a job's environment is then unknown, not
+    absent): under ``evidence``'s file and place, ``what`` it was, and ``effect``; never the value."""
+    cap = limits.latest().max_attribute_chars
+    file, place = _where([evidence])
+    _refused.append((file, place, f"{what}: " + limits.too_many("max_attribute_chars", cap,
+                                                                f"text of {length} characters") + f"; {effect}"))

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from graphkit.model.bounds import bounded_props
 from graphkit.model.enums import Confidence, EdgeKind, Lifetime, NodeKind, RevocationAction
 from graphkit.model.evidence import Evidence, merge_evidence
 
@@ -207,6 +208,18 @@ class Edge(BaseModel):
     lifetime: Lifetime | None = None
     revoked_by: RevocationAction | None = None
     props: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded_props(cls, data: Any) -> Any:
+        """No string in ``props`` is longer than ``max_attribute_chars``: its entry is left out and recorded
+        (:func:`graphkit.model.bounds.bounded_props`), the rest of the edge is kept."""
+        if isinstance(data, dict) and data.get("props") and isinstance(data["props"], dict):
+            props = bounded_props(data["props"], str(getattr(data.get("kind"), "value", data.get("kind"))),
+                                  data.get("evidence"))
+            if props is not data["props"]:
+                data = {**data, "props": props}
+        return data
 
     @model_validator(mode="after")
     def _defaults(self) -> "Edge":

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+
+from graphkit import limits
 
 __all__ = ["Evidence", "merge_evidence"]
 
@@ -18,7 +20,8 @@ class Evidence(BaseModel):
     ``yaml_path``: dotted path with ``[i]`` indexes, e.g.
     ``jobs.build.steps[2].with.role-to-assume``.  ``line`` is 1-based when known.
     ``detail`` holds a short non-secret excerpt (an expression, a command), never
-    a secret value.
+    a secret value; one longer than ``max_attribute_chars`` is left out (None) and
+    recorded (:func:`graphkit.model.bounds.bounded_detail`), the place kept.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -28,6 +31,15 @@ class Evidence(BaseModel):
     yaml_path: str | None = None
     line: int | None = None
     detail: str | None = None
+
+    @field_validator("detail")
+    @classmethod
+    def _bounded_detail(cls, detail: str | None, info: ValidationInfo) -> str | None:
+        if detail is None or len(detail) <= limits.latest().max_attribute_chars:
+            return detail
+        from graphkit.model.bounds import bounded_detail  # bounds imports this module
+        d = info.data
+        return bounded_detail(detail, d.get("file", ""), d.get("repository"), d.get("yaml_path"), d.get("line"))
 
     def __str__(self) -> str:
         where = f"{self.repository}:{self.file}" if self.repository else self.file

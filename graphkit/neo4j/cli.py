@@ -92,7 +92,8 @@ def sync_cmd(
         with connect(settings) as driver:
             total = sync_size(g)
             with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                          TimeElapsedColumn(), console=base.err, transient=True, disable=total < 200) as bar:
+                          TimeElapsedColumn(), console=base.err, transient=True,
+                          disable=total < 200 or not base.err.is_terminal) as bar:
                 task = bar.add_task("syncing", total=total)
                 result = sync_graph(driver, g, database=settings.database, update_tag=update_tag,
                                     batch_size=batch_size, cleanup=cleanup, replace=replace,

@@ -50,7 +50,9 @@ A node or relationship's sources are derived from its evidence and
 source in ``graph.meta.inputs`` belongs to that source; evidence relative
 to a repository checkout (``repository`` set) belongs to the sources none of
 whose evidence matched an input path; any other evidence (an API object, a
-built-in policy) and an item without evidence belong to every source.  An
+built-in policy) and an item without evidence belong to every source.  A
+source that read nothing (``items`` 0: every file of it skipped) is none of
+those: it produced nothing, and holds no node.  An
 item of several sources is removable only when all of them were complete
 (unknown provenance keeps data: it is never removed for a source that did
 not produce it).  A graph without ``meta.sources`` removes nothing.
@@ -248,7 +250,8 @@ def _provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str
     # a stored edge's evidence tuple is shared by the edges of one source place: each is read once (by identity)
     items += [((u, v, k), rec.evidence) for u, v, k, rec in graph.nx.edges(keys=True, data=True)]
     matched = {match(ev.file) for evs in {id(evs): evs for _, evs in items}.values() for ev in evs} - {None}
-    checkout = match.checkout = [s for s in sources if s not in matched] or sources
+    checkout, anyone = _unmatched_sources(graph, sources, matched)
+    match.checkout = checkout
     node_src: dict[str, list[str]] = {}
     edge_src: dict[tuple[str, str, str], list[str]] = {}
     seen: dict[int, tuple[Sequence[Evidence], list[str]]] = {}
@@ -258,13 +261,22 @@ def _provenance(graph: Graph) -> tuple[dict[str, list[str]], dict[tuple[str, str
             names: set[str] = set()
             for ev in evs:
                 m = match(ev.file)
-                names.update([m] if m else checkout if ev.repository else sources)
-            hit = seen[id(evs)] = (evs, sorted(names) if names else list(sources))
+                names.update([m] if m else checkout if ev.repository else anyone)
+            hit = seen[id(evs)] = (evs, sorted(names) if names else list(anyone))
         if isinstance(key, tuple):
             edge_src[key] = hit[1]
         else:
             node_src[key] = hit[1]
     return node_src, edge_src, match
+
+
+def _unmatched_sources(graph: Graph, sources: list[str], matched: set[str]) -> tuple[list[str], list[str]]:
+    """``(checkout, anyone)``: the sources checkout evidence belongs to (none of their evidence matched an input
+    path), and those evidence of no known source belongs to.  A source that read nothing (``items`` 0: every
+    file of it skipped) produced nothing, so it is in neither unless no source read anything."""
+    read = [s for s in sources if graph.meta.sources[s].items > 0]
+    unmatched = [s for s in sources if s not in matched]
+    return [s for s in unmatched if s in read] or unmatched or sources, read or sources
 
 
 def problem_sources(graph: Graph) -> list[tuple[str, str]]:

@@ -49,13 +49,17 @@ a ``runner:inferred:{owner}:{labels}`` runner (:func:`graphkit.model.ids.runner_
 labels sorted, lower-cased, ``self-hosted`` included, joined by ``+``); every unserved candidate is linked
 (``possible``) to each pool of its owner whose labels include the requested
 ones.  ``runs_on_unresolved`` links ``possible`` edges (key ``unresolved``)
-from every real runner the repository can use and every pool of the owner;
-when there is none, the pool ``runner:inferred:{owner}:self-hosted`` is made,
-so an unresolved job is never silently dropped.  A job calling a reusable
-workflow that is not in the input (:func:`~graphkit.resolve.routing.unread_callee`)
-makes no pool: nothing read says its jobs ask for a self-hosted runner; it
-stays in ``unresolved_jobs`` and the finding ``called-workflow-not-read``
-names it (edges it does get carry prop ``called_workflow_unread``).
+from every real runner the repository can use and every pool of the owner,
+and makes no pool: a run-time ``runs-on`` may name a GitHub-hosted runner, none
+of the owner's (GitHub docs "Workflow syntax", ``jobs.<job_id>.runs-on``,
+https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idruns-on).
+With no such runner or pool the job stays in ``unresolved_jobs`` (never
+silently dropped).  Literal labels beside the run-time part that name
+``self-hosted`` are a ``possible`` candidate of their own, routed and pooled as
+any (the ingestor's ``runs_on_candidates``).  A job calling a reusable workflow
+that is not in the input (:func:`~graphkit.resolve.routing.unread_callee`) is
+one of these: the finding ``called-workflow-not-read`` names it (edges it does
+get carry prop ``called_workflow_unread``).
 
 Secrets (semantics §3; GitHub docs "Using secrets in GitHub Actions",
 https://docs.github.com/en/actions/security-for-github-actions/security-guides/using-secrets-in-github-actions)

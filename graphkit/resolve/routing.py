@@ -467,22 +467,24 @@ def _org_classes(ctx: Context, org_part: tuple[bool, str]) -> _OrgClasses:
 
 
 def _route_unresolved(ctx: Context, jobs: list[Job]) -> None:
-    """A run-time ``runs-on``: every runner the repository can use and every pool of the owner, ``possible``.
+    """A ``runs-on`` known only at run time: every runner the repository can use and every pool of the owner,
+    ``possible``; no pool is made for it.
 
-    A run-time expression in the job's own ``runs-on`` with no runner nor pool to go to makes the pool
-    ``runner:inferred:{owner}:self-hosted``; a call of a workflow that is not in the input
-    (:func:`unread_callee`) makes none: nothing read says its jobs ask for a self-hosted runner, so the job
-    stays unrouted (``runs_on_unresolved`` and ``meta.resolve.unresolved_jobs`` say so, and the finding
-    ``called-workflow-not-read``).  Pools are made before any job is linked, so the answer does not depend on
-    the order of the jobs."""
-    todo = [(job, job.runs_on_unresolved, unread_callee(ctx.graph, job)) for job in jobs
-            if job.runs_on_unresolved is not None]
-    for job, ev, unread in todo:
+    Two cases, one rule: an expression in the job's own ``runs-on`` that cannot be evaluated statically (an
+    input, a matrix past its limit, a step output), and a call of a workflow that is not in the input
+    (:func:`unread_callee`).  Such an expression may evaluate to any ``runs-on`` form (a label, an array of
+    labels, a ``group``/``labels`` mapping: GitHub docs "Workflow syntax", ``jobs.<job_id>.runs-on``,
+    https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idruns-on),
+    a GitHub-hosted label among them, and a GitHub-hosted runner is none of the owner's runners; nothing read
+    says the job asks for a self-hosted one.  So with no runner the repository can use and no pool of the owner
+    the job stays unrouted: ``runs_on_unresolved`` and ``meta.resolve.unresolved_jobs`` say so (and, for an
+    unread callee, the finding ``called-workflow-not-read``), never an invented ``runner:inferred:...`` pool."""
+    for job in jobs:
+        ev = job.runs_on_unresolved
+        if ev is None:
+            continue
         ctx.summary["unresolved_jobs"].add(job.id)
-        owner = context_owner(job)
-        if unread is None and not ctx.pools(owner) and not usable_runners(ctx, job):
-            _add_pool(ctx, owner, ["self-hosted"], ev)
-    for job, ev, unread in todo:
+        unread = unread_callee(ctx.graph, job)
         props = {"unresolved": True, "detail": ev.detail, **({"called_workflow_unread": unread} if unread else {})}
         for runner in [*usable_runners(ctx, job), *ctx.pools(context_owner(job))]:
             _receive(ctx, runner, job, "unresolved", ev, P, props)

@@ -200,6 +200,26 @@ def _secret_refs(ctx: Context, job: Job) -> None:
                                     confidence=conf))
             if isinstance(ref, SecretGrant):
                 _grant(ctx, sid, conf, ref)
+            if job.environment == Job.UNKNOWN_ENVIRONMENT:
+                _any_environment(ctx, job, ref, sid, repo_full)
+
+
+def _any_environment(ctx: Context, job: Job, ref: SecretRef | SecretGrant, found: str, repo_full: str) -> None:
+    """A job whose environment is unknown (:attr:`Job.UNKNOWN_ENVIRONMENT`) may be in any environment of
+    ``repo_full``: each environment secret of the referenced name there is read, ``possible`` (it would shadow
+    the repository and organization secret :func:`_lookup` found, itself ``possible`` then: that environment's
+    list is not known complete)."""
+    index = ctx.memo.get("env_secrets_by_name")
+    if index is None:
+        index = ctx.memo["env_secrets_by_name"] = {}
+        for (repo, _env, name), s in ctx.secrets.env.items():
+            index.setdefault((repo, name), []).append(s)
+    for s in index.get((repo_full, secret_key(ref.name)), []):
+        if s.id != found:
+            ctx.graph.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=s.id, evidence=[ref.evidence],
+                                    confidence=P))
+            if isinstance(ref, SecretGrant):
+                _grant(ctx, s.id, P, ref)
 
 
 def _all_secrets(ctx: Context, job: Job, ev: Evidence, repo_full: str) -> None:

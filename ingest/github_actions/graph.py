@@ -44,6 +44,7 @@ from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
 from graphkit.model import (Confidence, DeploymentTarget, EdgeKind, Evidence, GitHubToken, Job, OIDCIdentity,
                             Organization, Repository, Workflow, ids, repo_key, secret_key)
+from graphkit.model.bounds import refuse
 from graphkit.oidc import default_subjects
 
 from .evidence import Src
@@ -99,12 +100,20 @@ def _uses_target(uses: str) -> tuple[str | None, str, str | None]:
     return "/".join(parts[:2]), "/".join(parts[2:]), ref
 
 
-def _environment_names(jd: JobDef, ctx: EvalContext) -> tuple[str | None, list[Val]]:
-    """``(Job.environment, candidate names)``: one candidate -> its name, else the text as written."""
+def _environment_names(jd: JobDef, ctx: EvalContext, ev: Evidence) -> tuple[str | None, list[Val]]:
+    """``(Job.environment, candidate names)``: one candidate -> its name, else the text as written.
+
+    A name past ``max_attribute_chars`` (``ev``: its place) is left out and recorded
+    (:func:`graphkit.model.bounds.refuse`): the job's environment is then unknown
+    (:attr:`Job.UNKNOWN_ENVIRONMENT`), never none, and it deploys to no environment graphkit can name."""
     raw = jd.environment.get("name") if isinstance(jd.environment, dict) else jd.environment
     if raw is None:
         return None, []
     text = scalar_text(raw)
+    if len(text) > limits.latest().max_attribute_chars:
+        refuse(ev, "job environment", len(text), "value left out: the job's environment is unknown (any "
+               "environment of the repository)")
+        return Job.UNKNOWN_ENVIRONMENT, []
     vals, pattern = resolve(text, ctx)
     names = [Val(scalar_text(v.value), v.certain) for v in vals if truthy(v.value)]
     if pattern is not None or not names:
@@ -248,7 +257,7 @@ class _Builder:
         matrix = bind_inputs(jd.matrix, ctx)
         if matrix is not jd.matrix:  # built from a caller's inputs (as written, the file's parse checked it)
             self._matrix_limit(matrix, src, path)
-        environment, env_names = _environment_names(jd, ctx)
+        environment, env_names = _environment_names(jd, ctx, src.ev(f"{path}.environment"))
         oidc_id = self._oidc(jid, wf, jd, call, environment, src) if perms.get("id-token") == "write" else None
         state = JobState(id=jid, repo=top_repo, oidc_id=oidc_id, secrets=call.secrets, env=env,
                          identity=f"github.com/{repo_key(wf.repository)}/{wf.file}")

@@ -248,7 +248,7 @@ def runs_on_candidates(runs_on: Any, matrix: Any, ctx: EvalContext,
         return [], None
     combos = expand_matrix(matrix) if _matrix_refs(runs_on) else [{}]
     if combos is None:
-        return [], evidence
+        return _literal_self_hosted(runs_on, evidence), evidence
     seen: dict[tuple[tuple[str, ...], str | None], RunsOnCandidate] = {}
     unresolved = None
     for combo in combos:
@@ -267,4 +267,35 @@ def runs_on_candidates(runs_on: Any, matrix: Any, ctx: EvalContext,
                                             confidence=conf, evidence=evidence)
             elif conf is Confidence.CERTAIN:
                 seen[key] = seen[key].model_copy(update={"confidence": conf})
+    if unresolved is not None:
+        for cand in _literal_self_hosted(runs_on, evidence):
+            seen.setdefault((tuple(sorted(lbl.lower() for lbl in cand.labels)), cand.group), cand)
     return list(seen.values()), unresolved
+
+
+def _literal_self_hosted(runs_on: Any, evidence: Evidence) -> list[RunsOnCandidate]:
+    """The literal labels (and group) of a ``runs-on`` some of whose parts are known only at run time, as one
+    ``possible`` candidate when they name ``self-hosted``; else none.
+
+    A runner must have every label the job names (GitHub docs "Workflow syntax", ``jobs.<job_id>.runs-on``,
+    https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idruns-on),
+    and only self-hosted runners have ``self-hosted``: such a job runs on a self-hosted runner having the
+    literal labels (and maybe others), so it is routed (and, with no runner, pooled) as one.  Without a literal
+    ``self-hosted`` the run-time part may name a GitHub-hosted runner: nothing is assumed
+    (:func:`graphkit.resolve.routing._route_unresolved`).
+
+    >>> [c.labels for c in _literal_self_hosted(["self-hosted", "${{ inputs.size }}"], Evidence(file="ci.yml"))]
+    [('self-hosted',)]
+    >>> _literal_self_hosted("${{ inputs.runner }}", Evidence(file="ci.yml"))
+    []
+    """
+    value = runs_on.get("labels") if isinstance(runs_on, dict) else runs_on
+    group = runs_on.get("group") if isinstance(runs_on, dict) else None
+    items = value if isinstance(value, list) else [value]
+    if not all(isinstance(x, str) for x in items):  # a malformed entry (a number): the runs-on is unknown
+        return []
+    labels = tuple(dict.fromkeys(x.strip() for x in items if x.strip() and "${{" not in x))
+    if "self-hosted" not in {lbl.lower() for lbl in labels}:
+        return []
+    return [RunsOnCandidate(labels=labels, group=group if isinstance(group, str) and "${{" not in group else None,
+                            confidence=Confidence.POSSIBLE, evidence=evidence)]

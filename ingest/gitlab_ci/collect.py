@@ -12,7 +12,8 @@
   checkout root, ``*`` and ``**`` wildcards; https://docs.gitlab.com/ci/yaml/#includelocal), the local files
   it includes, at most :data:`MAX_INCLUDES` per project (GitLab's default limit of 150 includes per pipeline,
   https://docs.gitlab.com/ci/yaml/includes/#include-limits).  A local include outside the checkout, or that
-  matches no file, is a problem naming the include's file, YAML path and line.
+  matches no file, is a problem naming the include's file, YAML path and line; an entry it matches that is not
+  a regular file (a FIFO, a folder, a link to nothing, a link loop) is a problem naming that entry, never opened.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from graphkit.errors import InputError
+from graphkit.files import not_a_file
 from graphkit.ingestor import InputFile, read_text
 
 from .models import CIFile, Include, Project
@@ -120,10 +122,22 @@ def local_targets(include: Include, files: Sequence[str]) -> list[str]:
     return sorted(f for f in files if rx.match(f))
 
 
-def _listing(root: Path) -> list[str]:
+def _listing(root: Path) -> tuple[list[str], dict[str, str]]:
+    """``(files, others)``: the checkout's ``*.y*ml`` regular files (or links to one), as sorted relative posix
+    paths, and every other entry so named (relative path -> what it is, :func:`graphkit.files.not_a_file`: a
+    FIFO, a folder, a link to nothing, a link loop...), found from ``stat`` alone: nothing is opened."""
     skip = {".git", "node_modules", "vendor", ".venv"}
-    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.y*ml")
-                  if p.is_file() and not skip.intersection(p.relative_to(root).parts))
+    files, others = [], {}
+    for p in root.rglob("*.y*ml"):
+        rel = p.relative_to(root)
+        if skip.intersection(rel.parts):
+            continue
+        kind = not_a_file(p)
+        if kind is None:
+            files.append(rel.as_posix())
+        else:
+            others[rel.as_posix()] = kind
+    return sorted(files), others
 
 
 def pipeline_files(co: Checkout) -> tuple[list[str], list[InputError]]:
@@ -135,8 +149,9 @@ def pipeline_files(co: Checkout) -> tuple[list[str], list[InputError]]:
         ``(relative paths, problems)``; a file that cannot be read or parsed here is still listed (its
         problem is reported when it is parsed).
     """
-    listing: list[str] | None = None
+    listing: tuple[list[str], dict[str, str]] | None = None
     order, problems, queue = [ROOT_FILE], [], [ROOT_FILE]
+    named: set[str] = set()  # entries an include matches that are not files, each named once
     while queue:
         rel = queue.pop(0)
         path = co.root / rel
@@ -153,8 +168,13 @@ def pipeline_files(co: Checkout) -> tuple[list[str], list[InputError]]:
                 continue
             if listing is None:
                 listing = _listing(co.root)
-            targets = local_targets(inc, listing)
-            if not targets:
+            targets = local_targets(inc, listing[0])
+            others = local_targets(inc, sorted(listing[1]))
+            for t in others:  # never skipped in silence, never opened (graphkit.files)
+                if t not in named:
+                    named.add(t)
+                    problems.append(InputError(str(co.root / t), "", f"{listing[1][t]}: not read"))
+            if not targets and not others:
                 problems.append(InputError(str(co.root / rel), inc.evidence.yaml_path or "include",
                                            f"local include matches no file of the checkout (line {inc.evidence.line})"))
             for t in targets:

@@ -27,6 +27,7 @@ from graphkit.ingestor import IngestResult
 from graphkit.meta import InventoryFacts
 from graphkit.model import (BranchPolicy, Cache, Credential, DeploymentTarget, EdgeKind, Evidence, Host, Lifetime,
                             Organization, Repository, Runner, RunnerGroup, Secret, ids)
+from graphkit.redact import mark_credentials
 from ingest.runner_inventory.gitlab_graph import gitlab_sections, runner_info
 from ingest.runner_inventory.grants import GrantError, resolve_grant
 from ingest.runner_inventory.models import (DeploymentBranchPolicy, Environment, HostCache, HostCredential,
@@ -34,7 +35,7 @@ from ingest.runner_inventory.models import (DeploymentBranchPolicy, Environment,
                                             RunnerGroupEntry, RunnerInventory, runner_id)
 from ingest.runner_inventory.parse import ParsedInventory
 
-__all__ = ["META_KEY", "file_graph", "merge_facts", "to_graph"]
+__all__ = ["META_KEY", "file_graph", "merge_facts", "shown_secret_name", "to_graph"]
 
 #: Key of this ingestor's facts in ``IngestResult.meta`` / ``graph.meta`` (:class:`graphkit.meta.InventoryFacts`).
 META_KEY = "runner_inventory"
@@ -119,9 +120,22 @@ def _organization(fg: _FileGraph, org: OrganizationEntry, p: str) -> None:
         _runner_group(fg, owner, oid, g, fg.at(f"{p}.runner_groups", j))
 
 
+def shown_secret_name(name: str) -> str:
+    """A secret's name as the graph stores it: a token-shaped name (a token pasted where its name belongs) is
+    ``***`` and the keyed fingerprint of the value (:func:`graphkit.redact.mark_credentials`), as a workflow's
+    ``secrets.<token>`` is scrubbed (:func:`ingest._credentials.scrub`): never stored, and a job referencing the
+    same value still finds the secret.
+
+    >>> shown_secret_name("NPM_TOKEN"), shown_secret_name("ghp_" + "A1b2" * 9)[:3]
+    ('NPM_TOKEN', '***')
+    """
+    return mark_credentials(name)
+
+
 def _org_secret(fg: _FileGraph, org_name: str, oid: str, s: OrgSecret, sp: str) -> None:
-    name = ids.secret_key(s.name)
-    sid = fg.graph.node(Secret(id=ids.secret_org(org_name, s.name), name=f"{org_name} org secret {name}",
+    shown = shown_secret_name(s.name)
+    name = ids.secret_key(shown)
+    sid = fg.graph.node(Secret(id=ids.secret_org(org_name, shown), name=f"{org_name} org secret {name}",
                                secret_name=name, scope="org", owner=ids.owner_key(org_name), visibility=s.visibility,
                                selected_repositories=_repo_names(s.selected_repositories), evidence=[fg.ev(sp)]))
     fg.graph.edge(EdgeKind.HAS_SECRET, oid, sid, fg.ev(sp))
@@ -158,8 +172,9 @@ def _repository(fg: _FileGraph, repo: RepositoryEntry, p: str) -> None:
         fg.oidc[rk] = repo.oidc_sub_template.model_dump(exclude_none=True)
     if repo.id is not None:  # OIDC claim facts for graphkit.cloud (repository_id, immutable subjects)
         fg.oidc.setdefault(rk, {})["repository_id"] = repo.id
-    for j, name in enumerate(repo.secrets or []):
+    for j, written in enumerate(repo.secrets or []):
         sp = fg.at(f"{p}.secrets", j)
+        name = shown_secret_name(written)
         nm = ids.secret_key(name)
         sid = fg.graph.node(Secret(id=ids.secret_repo(rk, name), name=f"{repo.full_name} secret {nm}", secret_name=nm,
                                    scope="repo", owner=rk.split("/")[0], repository=rk,
@@ -197,8 +212,9 @@ def _environment(fg: _FileGraph, full_name: str, env: Environment, ep: str) -> N
                                          evidence=[fg.ev(ep, detail)]))
     if env.secrets_complete and env.secrets is not None:
         fg.complete.append(tid)
-    for k, name in enumerate(env.secrets or []):
+    for k, written in enumerate(env.secrets or []):
         sp = fg.at(f"{ep}.secrets", k)
+        name = shown_secret_name(written)
         nm = ids.secret_key(name)
         sid = fg.graph.node(Secret(id=ids.secret_env(rk, env.name, name),
                                    name=f"{full_name} environment {env.name} secret {nm}", secret_name=nm,
