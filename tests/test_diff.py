@@ -155,3 +155,26 @@ def test_a_credential_replaced_by_a_link_to_nowhere_is_unknown_never_gone(tmp_pa
     change, signal, message = got["credential:build-01:/home/runner/.docker/config.json"]
     assert (change, signal) == ("unknown", "medium")
     assert message.endswith("(/home/runner/.docker/config.json: link target absent)")
+
+
+def test_a_runner_folder_linked_out_of_the_root_is_named_skipped_and_unknown(tmp_path):
+    """The runner's folder moved out of the scanned root and replaced by a link to it (a folder link, which the
+    signature search walks without following): the new scan names the link on stderr (exit 3) and records it in
+    ``scan.skipped``, so ``diff`` calls the runner behind it ``unknown``, never ``removed``."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    outside = tmp_path / "elsewhere" / "actions-runner"
+    outside.parent.mkdir()
+    (root / "opt/actions-runner").rename(outside)
+    (root / "opt/actions-runner").symlink_to(outside, target_is_directory=True)
+    new = tmp_path / "new.json"
+    res = cli.invoke(app, ["collect", "host", "--root", str(root), "-o", str(new)])
+    assert res.exit_code == 3, res.output
+    assert res.stderr.count("/opt/actions-runner: link out of the scanned root: not followed") == 1
+    skipped = json.loads(new.read_text())["hosts"][0]["scan"]["skipped"]
+    assert {"path": "/opt/actions-runner", "reason": "link out of root"} in skipped
+    got = {c.id: (c.change, c.signal.value, c.message) for c in diff_files(old, new)}
+    change, signal, message = got["runner:acme/build-01-a"]
+    assert (change, signal) == ("unknown", "medium")
+    assert message.endswith("was not read by the new scan (/opt/actions-runner: link out of root)")
+    assert "removed" not in {c for c, _, _ in got.values()}
