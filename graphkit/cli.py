@@ -154,16 +154,18 @@ def _clock(now: Optional[str], since: Optional[str], tokens: Optional[Path]):
         except ValueError:
             raise typer.BadParameter("expected an ISO 8601 time, e.g. 2026-12-01T18:00:00Z", param_hint=hint) from None
 
-    issued = ()
+    issued, bad = (), []
     if tokens is not None:
         try:
-            issued = tuple(load_issued(tokens))
+            issued = tuple(load_issued(tokens, bad))  # a bad record is named and left out, the others used
         except GraphkitError as exc:
             fail(exc)
+    for p in bad:
+        err.print(f"[yellow]skipped[/yellow] {term(str(p))}", highlight=False)
     at, start = when(now, "--now") or datetime.now(timezone.utc), when(since, "--compromised-since")
     if start is not None and start > at:
         raise typer.BadParameter("the compromise cannot start after --now", param_hint="--compromised-since")
-    return Clock(now=at, compromised_since=start, issued=issued)
+    return Clock(now=at, compromised_since=start, issued=issued, problems=tuple(bad))
 
 
 def _check_sources(sources: list[str], all_runners: bool, fmt: BlastFormat) -> None:
@@ -227,6 +229,7 @@ def blast_radius_cmd(
         g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
+    partial |= bool(clock.problems)  # a tokens record left out
     try:
         expanded = expand_sources(g, sources, org)
         for note in add_absent_entries(g, expanded):

@@ -471,6 +471,7 @@ def every_runner(given: GraphInput, *, as_json: bool, top: int | None, no_plan: 
         g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
+    partial = partial or bool(clock is not None and clock.problems)  # a tokens record left out
     g = observed_since(g, clock.compromised_since if clock is not None else None)
     rows: list[tuple] = []
     with Progress(TextColumn("blast radius of every runner"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
