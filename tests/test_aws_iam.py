@@ -645,3 +645,37 @@ def test_cloudformation_trust_evidence_has_the_statements_line():
     assert found and {(e.yaml_path, e.line) for f in found for e in f.evidence} == {
         ("Resources.RoleGithubActions.Properties.AssumeRolePolicyDocument.Statement[0]", 59)}
     assert _line_text(path, 59).strip() == "- Effect: Allow"
+
+
+# --------------------------------------------------------------------------- condition value types
+
+
+@pytest.mark.parametrize("values, where, got", [
+    ([1, {"a": 2}], "[1]", "an object"),
+    ([["repo:acme/app:*"]], "[0]", "a list"),
+    ({"repo": "acme/app"}, "", "an object"),
+    (None, "", "null"),
+])
+def test_a_trust_condition_value_of_another_type_is_a_problem_and_the_trust_unknown(tmp_path, values, where, got):
+    """AWS refuses a policy whose condition values are not strings, numbers or Booleans (IAM policy grammar): such
+    a trust is a problem naming the file and the place (never the value), and the role's trust is unknown, never
+    known (it used to be known, the values stringified: ``"{'a': 2}"``)."""
+    sub = "token.actions.githubusercontent.com:sub"
+    trust = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+        "Principal": {"Federated": f"arn:aws:iam::{A}:oidc-provider/token.actions.githubusercontent.com"},
+        "Condition": {"StringEquals": {sub: values, f"{sub.split(':')[0]}:aud": "sts.amazonaws.com"}}}]}
+    path = tmp_path / "iam.json"
+    path.write_text(json.dumps({"RoleDetailList": [role("deployer", trust)]}))
+    res = build_graph({"aws-iam": [path]})
+    (problem,) = res.problems
+    assert (problem.file, problem.place) == (
+        str(path), f"RoleDetailList[0].AssumeRolePolicyDocument.Statement[0].Condition.StringEquals.{sub}{where}")
+    assert problem.reason == f"role deployer: left out: a condition value is a string, number or Boolean, got {got}"
+    node = res.graph.node(R("deployer"))
+    assert (node.trust, node.trust_policy) == ("unknown", None)
+    ok = json.loads(json.dumps(trust))
+    ok["Statement"][0]["Condition"]["StringEquals"][sub] = ["repo:acme/app:ref:refs/heads/main", 7, True]
+    path.write_text(json.dumps({"RoleDetailList": [role("deployer", ok)]}))
+    res = build_graph({"aws-iam": [path]})
+    assert res.problems == [] and res.graph.node(R("deployer")).trust == "known"
