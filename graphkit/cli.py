@@ -17,13 +17,13 @@ from urllib.parse import urlsplit
 import typer
 
 from graphkit import limits, registry
-from graphkit.errors import GraphkitError, UnknownNodeError
+from graphkit.errors import GraphkitError, InputError, UnknownNodeError
 from graphkit.files import write_atomic
 from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, Format, FormatOpt,  # noqa: F401
                                  GraphInput, QuietPipeGroup, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
                                  SUMMARY_STEPS, api_url_option, every_runner, exit_partial,
                                  reads_graph, TERMINAL_TOP)
-from graphkit.cli_common import OrgOpt, plain_usage_errors
+from graphkit.cli_common import OrgOpt, plain_usage_errors, print_diff
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, shown, term
 from graphkit.whatif_cli import what_if_cmd
@@ -154,16 +154,18 @@ def _clock(now: Optional[str], since: Optional[str], tokens: Optional[Path]):
         except ValueError:
             raise typer.BadParameter("expected an ISO 8601 time, e.g. 2026-12-01T18:00:00Z", param_hint=hint) from None
 
-    issued = ()
+    issued, bad = (), []
     if tokens is not None:
         try:
-            issued = tuple(load_issued(tokens))
+            issued = tuple(load_issued(tokens, bad))  # a bad record is named and left out, the others used
         except GraphkitError as exc:
             fail(exc)
+    for p in bad:
+        err.print(f"[yellow]skipped[/yellow] {term(str(p))}", highlight=False)
     at, start = when(now, "--now") or datetime.now(timezone.utc), when(since, "--compromised-since")
     if start is not None and start > at:
         raise typer.BadParameter("the compromise cannot start after --now", param_hint="--compromised-since")
-    return Clock(now=at, compromised_since=start, issued=issued)
+    return Clock(now=at, compromised_since=start, issued=issued, problems=tuple(bad))
 
 
 def _check_sources(sources: list[str], all_runners: bool, fmt: BlastFormat) -> None:
@@ -227,6 +229,7 @@ def blast_radius_cmd(
         g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
+    partial |= bool(clock.problems)  # a tokens record left out
     try:
         expanded = expand_sources(g, sources, org)
         for note in add_absent_entries(g, expanded):
@@ -619,24 +622,14 @@ def diff_cmd(
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Runners, registrations, credentials and caches that appeared, changed or disappeared (new enrollment first)."""
-    from graphkit.diff import diff_document, diff_files
+    from graphkit.diff import diff_files
 
+    problems: list[InputError] = []
     try:
-        changes = diff_files(old, new)
+        changes = diff_files(old, new, problems)  # a bad entry is named (exit 3), the rest compared
     except GraphkitError as exc:
         fail(exc)
-    if fmt is Format.json:
-        print_json(out, diff_document(changes, str(old), str(new)))
-        return
-    from rich.table import Table
-    table = Table(show_edge=False)
-    for col in ("signal", "change", "kind", "id", "what"):
-        table.add_column(col, overflow="fold")
-    for c in changes:
-        what = c.message + "".join(f"; {k}: {v[0]} -> {v[1]}" for k, v in c.fields.items())
-        table.add_row(*map(term, (c.signal.value, c.change, c.kind.value, c.id, what)))
-    out.print(table)
-    err.print(f"{len(changes)} change(s)")
+    print_diff(changes, problems, as_json=fmt is Format.json, old=str(old), new=str(new))
 
 
 @app.command("synth")

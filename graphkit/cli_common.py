@@ -27,7 +27,7 @@ from typer.core import TyperGroup
 
 from graphkit import registry
 from graphkit.errors import GraphkitError
-from graphkit.output import shown, term
+from graphkit.output import print_json, shown, term
 
 if TYPE_CHECKING:  # imported on first use: ``graphkit --help`` builds no graph
     from graphkit.build import BuildResult
@@ -515,6 +515,7 @@ def every_runner(given: GraphInput, *, as_json: bool, top: int | None, no_plan: 
         g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
+    partial = partial or bool(clock is not None and clock.problems)  # a tokens record left out
     g = observed_since(g, clock.compromised_since if clock is not None else None)
     rows: list[tuple] = []
     with Progress(TextColumn("blast radius of every runner"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -617,3 +618,25 @@ def plain_usage_errors(group: Any) -> type:
 
     PlainUsage.__name__ = PlainUsage.__qualname__ = f"PlainUsage{group.__name__}"
     return PlainUsage
+
+
+def print_diff(changes: list[Any], problems: list[GraphkitError], *, as_json: bool, old: str, new: str) -> None:
+    """``graphkit diff``'s output: each snapshot problem named on stderr, the changes as ``graphkit.diff/v1`` JSON
+    or a table, then exit 3 (:data:`EXIT_PARTIAL`) when a bad entry was left out."""
+    from graphkit.diff import diff_document
+    for p in problems:
+        err.print(f"[yellow]skipped[/yellow] {term(str(p))}", highlight=False)
+    if as_json:
+        print_json(out, diff_document(changes, old, new))
+    else:
+        from rich.table import Table
+        table = Table(show_edge=False)
+        for col in ("signal", "change", "kind", "id", "what"):
+            table.add_column(col, overflow="fold")
+        for c in changes:
+            what = c.message + "".join(f"; {k}: {v[0]} -> {v[1]}" for k, v in c.fields.items())
+            table.add_row(*map(term, (c.signal.value, c.change, c.kind.value, c.id, what)))
+        out.print(table)
+        err.print(f"{len(changes)} change(s)")
+    if problems:
+        raise typer.Exit(EXIT_PARTIAL)

@@ -62,6 +62,13 @@ def _iam_evidence(role: Any) -> Evidence | None:
     return role.evidence[0] if role.evidence else None
 
 
+def statement_line(node: Any, statement: Statement) -> int | None:
+    """The line of a statement of a role's trust policy or of a policy document in the file of the node's IAM
+    evidence (``statement_lines``, by the statement's index), None when not known."""
+    lines = getattr(node, "statement_lines", None)
+    return lines[statement.index] or None if lines and statement.index < len(lines) else None
+
+
 def _statements(role: CloudRole) -> list[Statement] | None:
     if role.trust_policy is None:
         return None
@@ -333,7 +340,7 @@ class _Role:
             ev = self.statement_evidence[k] = Evidence(
                 file=base.file if base else "aws-iam",
                 yaml_path=f"{base.yaml_path}.AssumeRolePolicyDocument.{s.place}" if base and base.yaml_path
-                else s.place, detail=s.sid)
+                else s.place, line=statement_line(self.node, s), detail=s.sid)
         return ev
 
 
@@ -458,6 +465,7 @@ def trust_findings(rule: Any, graph: Graph, codes: dict[str, tuple[Any, str]]) -
             if isinstance(graph.node(subject), CloudRole):
                 place += "AssumeRolePolicyDocument."
             ev = base.model_copy(update={"yaml_path": (place + st.place).strip(".") or None,
+                                         "line": statement_line(graph.node(subject), st),
                                          "detail": issue.value or None})
             yield rule.finding(subject, st.sid or f"#{st.index}", issue.code, issue.value, subject=subject,
                                severity=severity, evidence=[ev],

@@ -20,6 +20,7 @@ Output contract: ``graphkit.diff/v1`` (:func:`diff_document`).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,8 @@ from graphkit.findings import SEVERITY_ORDER, Severity
 from graphkit.graph import Graph
 from graphkit.model import Credential, Node, NodeKind, Runner
 
-__all__ = ["DIFF_SCHEMA", "TRACKED", "Change", "load_snapshot", "unread_places", "diff_graphs", "diff_document"]
+__all__ = ["DIFF_SCHEMA", "TRACKED", "Change", "diff_document", "diff_graphs", "dropped_nodes", "load_snapshot",
+           "unread_places"]
 
 DIFF_SCHEMA = "graphkit.diff/v1"
 
@@ -71,14 +73,23 @@ class Change:
                 "signal": self.signal.value, "message": self.message, "fields": self.fields}
 
 
-def load_snapshot(path: str | Path) -> Graph:
+def load_snapshot(path: str | Path, problems: list[InputError] | None = None) -> Graph:
     """A snapshot file as a graph: a saved graph, else a runner inventory / host snapshot (registry ingestor).
+
+    Parameters
+    ----------
+    path
+        the snapshot file.
+    problems
+        when a list, a bad entry of the file (a place in it: ``hosts[0].credentials[2].grants[0].target``) is
+        appended to it and the rest of the file is used, as ``build`` does (the reader leaves out only the part
+        holding the error); when None, the first problem is raised.
 
     Raises
     ------
     InputError
-        if the file (or a place in it) cannot be used: a partial snapshot
-        would report what it skipped as removed.
+        if the file as a whole cannot be used (not a snapshot, invalid JSON or YAML: a problem with no place in
+        it), or if a place in it cannot be used and ``problems`` is None.
     GraphFileError
         for a broken saved graph.
     """
@@ -92,13 +103,43 @@ def load_snapshot(path: str | Path) -> Graph:
     if isinstance(head, dict) and head.get("schema") == "graphkit.graph/v1":
         return Graph.load(p)
     result = registry.get("runners").ingest([p])
-    if result.problems:
-        first = result.problems[0]
+    whole = [e for e in result.problems if not _entry_place(e.place)]
+    if problems is not None and not whole:
+        problems.extend(result.problems)
+    elif result.problems:
+        first = (whole or result.problems)[0]
         raise InputError(first.file, first.place, first.reason + (
             f" (and {len(result.problems) - 1} more problem(s))" if len(result.problems) > 1 else ""))
     g = Graph()
     g.update(result.nodes, result.edges)
     return g
+
+
+#: Top-level lists (and the host lists) whose left-out entry is a node :func:`diff_graphs` compares.
+_NODE_LISTS = frozenset({"runners", "hosts", "credentials", "caches"})
+_INDEXED = re.compile(r"([A-Za-z_]+)\[\d+\]")
+
+
+def _entry_place(place: str) -> str | None:
+    """The name of the innermost list whose element a reader problem at ``place`` left out (None: no list
+    element, the file as a whole).
+
+    >>> _entry_place("hosts[0].credentials[2].grants[0].target"), _entry_place("runners[3].name"), _entry_place("")
+    ('grants', 'runners', None)
+    """
+    found = _INDEXED.findall(place or "")
+    return found[-1] if found else None
+
+
+def dropped_nodes(problems: Iterable[InputError]) -> list[str]:
+    """Places of the reader problems that left out a whole node diff compares (a runner, host, credential or
+    cache entry), not only a part of one (a grant, a label).
+
+    >>> dropped_nodes([InputError("h.json", "hosts[0].credentials[2].grants[0].target", "bad"),
+    ...                InputError("h.json", "runners[1].name", "missing")])
+    ['runners[1].name']
+    """
+    return [p.place for p in problems if _entry_place(p.place) in _NODE_LISTS]
 
 
 def _value(node: Node, name: str) -> Any:
@@ -193,7 +234,8 @@ def _not_read(node: Node, unread: dict[str, list[tuple[str, str]]]) -> str | Non
     return None
 
 
-def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]] | None = None) -> list[Change]:
+def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]] | None = None,
+                left_out: list[str] | None = None) -> list[Change]:
     """What appeared, changed or disappeared between two snapshots (pure).
 
     Parameters
@@ -203,6 +245,9 @@ def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]]
     unread : dict, optional
         what the new snapshot's scan did not read (:func:`unread_places`): a node missing from ``new`` whose file
         lies there is ``unknown`` (the scan could not see it), never ``removed``.
+    left_out : list of str, optional
+        places of entries the new snapshot's reader left out (:func:`dropped_nodes`): with any, a node missing from
+        ``new`` is ``unknown`` (it may be one of them), never ``removed``.
 
     Returns
     -------
@@ -233,6 +278,9 @@ def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]]
     for nid in sorted(before.keys() - after.keys()):
         n = before[nid]
         why = _not_read(n, unread or {})
+        if why is None and left_out:
+            more = f" and {len(left_out) - 1} more" if len(left_out) > 1 else ""
+            why = f"the new snapshot's entries at {left_out[0]}{more} could not be read"
         if why is not None:  # a scope that could not be read is unknown, never empty
             changes.append(Change("unknown", n.spec.kind, nid, n.name, Severity.MEDIUM,
                                   f"{n.spec.kind.value} {n.name} was not read by the new scan ({why})"))
@@ -258,15 +306,24 @@ def diff_document(changes: Iterable[Change], old: str, new: str) -> dict[str, An
     return {"schema": DIFF_SCHEMA, "old": old, "new": new, "counts": counts, "changes": items}
 
 
-def diff_files(old: str | Path, new: str | Path) -> list[Change]:
+def diff_files(old: str | Path, new: str | Path, problems: list[InputError] | None = None) -> list[Change]:
     """:func:`diff_graphs` of two snapshot files (:func:`load_snapshot`).
+
+    ``problems``: when a list, the bad entries of either file are appended to it and the rest is compared (a
+    node the new file's reader may have left out is ``unknown``, never ``removed``); when None, the first is
+    raised.
 
     Raises
     ------
     GraphkitError
-        (``InputError``, ``GraphFileError``) when a snapshot cannot be read in full.
+        (``InputError``, ``GraphFileError``) when a snapshot cannot be read at all, or (``problems`` None) in full.
     """
     try:
-        return diff_graphs(load_snapshot(old), load_snapshot(new), unread_places(new))
+        older = load_snapshot(old, problems)
+        mine: list[InputError] | None = None if problems is None else []
+        newer = load_snapshot(new, mine)
+        if problems is not None:
+            problems.extend(mine or ())
+        return diff_graphs(older, newer, unread_places(new), dropped_nodes(mine or ()))
     except OSError as exc:  # pragma: no cover - the ingestor reports unreadable files as problems
         raise GraphkitError(str(exc)) from None

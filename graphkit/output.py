@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # imported on first use: the CLI imports this module to print
     from graphkit.analysis import BlastRadius, RevocationPlan
     from graphkit.analysis.exposure import Exposure
     from graphkit.analysis.timeline import Issued, TokenStatus
+    from graphkit.errors import InputError
     from graphkit.graph import Graph
 
 __all__ = ["BLAST_RADIUS_SCHEMA", "NO_HISTORY", "NO_HISTORY_OTHER", "no_history_note", "Clock", "blast_radius_document", "neutralise", "print_json", "runbook_text",
@@ -118,6 +119,8 @@ class Clock:
     now: datetime
     compromised_since: datetime | None = None
     issued: tuple[Issued, ...] = field(default_factory=tuple)
+    #: records of the tokens file left out (each named on stderr; the output is partial: exit 3)
+    problems: tuple[InputError, ...] = field(default_factory=tuple)
 
     def tokens(self, graph: Graph) -> list[TokenStatus]:
         """Every issued token classified at ``now``."""

@@ -143,10 +143,11 @@ def violations(imp: Import, files: dict[str, Path]) -> list[str]:
     return []
 
 
-#: Declared dependencies between sources: a collector may read the models of the input format it writes.
+#: Declared dependencies between sources: a collector may read the models of the input format it writes, and
+#: the format's own checks of what it writes (the host collector checks every credential grant as the reader does).
 #: ``graphkit collect host`` writes the runner inventory format (``graphkit.runner-inventory/v1``).
-WRITES_FORMAT = {"ingest.host": "ingest.runner_inventory.models",
-                 "ingest.github_api": "ingest.runner_inventory.models"}  # graphkit collect github
+WRITES_FORMAT = {"ingest.host": ("ingest.runner_inventory.models", "ingest.runner_inventory.grants"),
+                 "ingest.github_api": ("ingest.runner_inventory.models",)}  # graphkit collect github
 
 
 def _ingest_violations(imp: Import, where: str) -> list[str]:
@@ -158,7 +159,7 @@ def _ingest_violations(imp: Import, where: str) -> list[str]:
         return []
     own, other = imp.module.split(".")[:2], imp.target.split(".")[:2]
     shared = len(other) < 2 or other[1].startswith("_")
-    writes = WRITES_FORMAT.get(".".join(own)) == imp.target
+    writes = imp.target in WRITES_FORMAT.get(".".join(own), ())
     if shared or own == other or writes:
         return []
     return [f"{where}: ingest sources are independent (move what both need to graphkit or a shared ingest._ "

@@ -219,8 +219,14 @@ def test_a_workflow_secret_that_calls_the_registration_api_can_register_runners(
 NOW = parse_time("2026-12-01T20:00:00Z")
 
 
+#: A subject of the kind each token kind has (timeline.SUBJECT_KINDS).
+_SUBJECTS = {TokenKind.GITHUB_TOKEN: "job:acme/app/.github/workflows/ci.yml#build",
+             TokenKind.OIDC_TOKEN: "job:acme/app/.github/workflows/ci.yml#build",
+             TokenKind.STS_SESSION: "cloud_role:aws:arn:aws:iam::111122223333:role/acme-deploy"}
+
+
 def _issued(kind: TokenKind, minutes_ago: float, **kw) -> Issued:
-    return Issued(kind=kind, subject=kw.pop("subject", "runner_group:acme/default"),
+    return Issued(kind=kind, subject=kw.pop("subject", _SUBJECTS.get(kind, "runner_group:acme/default")),
                   issued_at=NOW - timedelta(minutes=minutes_ago), **kw)
 
 
@@ -543,6 +549,45 @@ def test_cli_time_table_section_and_usage_errors(tmp_path):
     assert "expired" in section and "problem" in section and "runner_group:acme/ghost" in section
     bad = CliRunner().invoke(app, [*args, "--compromised-since", "2026-12-02T00:00:00Z"])
     assert bad.exit_code == 2 and "--compromised-since" in bad.output
+
+
+def test_senseless_and_invalid_token_records_are_per_record_problems(tmp_path):
+    """A registration token whose subject is a cloud role, an STS session whose subject is a job, a GITHUB_TOKEN
+    that ended before it was issued: each a ``problem`` naming its place (never live, never expired), and a
+    record that does not validate is named on stderr and left out (exit 3): the other records are still used."""
+    from typer.testing import CliRunner
+
+    from graphkit.cli import app
+    role = "cloud_role:aws:arn:aws:iam::111122223333:role/acme-release"
+    job = "job:acme/app/.github/workflows/release.yml#publish"
+    tokens = tmp_path / "tokens.yaml"
+    tokens.write_text("schema: graphkit.issued-tokens/v1\ntokens:\n"
+                      f"  - {{kind: registration_token, subject: '{role}', issued_at: '2026-12-01T19:30:00Z'}}\n"
+                      f"  - {{kind: sts_session, subject: '{job}', issued_at: '2026-12-01T19:45:00Z'}}\n"
+                      f"  - {{kind: github_token, subject: '{job}', issued_at: '2026-12-01T19:40:00Z', "
+                      "ended_at: '2026-12-01T19:00:00Z'}\n"
+                      "  - {kind: nope, subject: x, issued_at: '2026-12-01T19:30:00Z'}\n"
+                      "  - {kind: registration_token, subject: 'runner_group:acme/shared-linux', "
+                      "issued_at: '2026-12-01T19:30:00Z'}\n")
+    args = ["blast-radius", "--from", "runner:acme/build-01-a", "--now", "2026-12-01T20:00:00Z", "--format", "json",
+            "--tokens", str(tokens)]
+    for k, v in EXAMPLE.items():
+        args += [f"--{k}", *v]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 3, res.output
+    assert "tokens[3].kind: Input should be 'registration_token'" in " ".join(res.stderr.split())
+    got = {(t["kind"], t["status"], t["reason"]) for t in json.loads(res.stdout)["time"]["tokens"]}
+    assert got == {
+        ("registration_token", "problem", "tokens[0]: registration_token subject must be a runner_group or runner "
+         "id, not a cloud_role id: check the record"),
+        ("sts_session", "problem", "tokens[1]: sts_session subject must be a cloud_role id, not a job id: check the "
+         "record"),
+        ("github_token", "problem", "tokens[2]: ended_at is before issued_at: check the record (no lifetime can be "
+         "computed)"),
+        ("registration_token", "live", "live until 2026-12-01T20:30:00Z (1 hour): remove every runner registered "
+         "with it")}
+    with pytest.raises(InputError, match=r"tokens\[3\]\.kind"):  # the library's strict form: all errors at once
+        load_issued(tokens)
 
 
 def test_issued_tokens_example_validates_against_its_schema():

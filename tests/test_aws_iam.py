@@ -577,3 +577,105 @@ def test_a_trust_naming_a_foreign_account_becomes_a_node_of_that_account():
     assert g.node(foreign_role).inferred and g.node(foreign_role).account == other
     # a principal of an ingested account is evaluated as before, never as foreign
     assert ids.cloud_account(A) not in g or not out_edges(g, ids.cloud_account(A), EdgeKind.ASSUMES_ROLE)
+
+
+# --------------------------------------------------------------------------- evidence lines
+
+
+def _line_text(path: Path, line: int) -> str:
+    return path.read_text(encoding="utf-8").splitlines()[line - 1]
+
+
+@corpus
+def test_json_lines_equal_the_yaml_loaders_on_every_corpus_json_file():
+    """The JSON line map (one regex pass) is the YAML loader's line map of the same document (the YAML C loader
+    reads these JSON files as YAML, marks included), file by file, on every JSON file of the shared corpus."""
+    from ingest._json_lines import json_lines
+    from ingest._yaml import load_yaml
+    files = sorted(p for p in CORPUS.parent.rglob("*.json") if p.is_file())
+    assert len(files) >= 40
+    for p in files:
+        text = p.read_text(encoding="utf-8")
+        json.loads(text)
+        assert json_lines(text) == load_yaml(text, file=str(p))[1], p
+
+
+def test_json_lines_of_escaped_and_repeated_keys():
+    """An escaped key is decoded as the decoder does; of a key held twice, the last one's line (its value won)."""
+    from ingest._json_lines import json_lines
+    text = '{"a\\u002eb": [1,\n  {"k": "x", "k": "y"},\n  "s\\"]"\n, {}],\n "c": {"d": [[]]}}'
+    assert json.loads(text)["a.b"][1] == {"k": "y"}
+    assert json_lines(text) == {"": 1, "a.b": 1, "a.b[1]": 2, "a.b[1].k": 2, "a.b[2]": 3, "a.b[3]": 4, "c": 5,
+                                "c.d": 5, "c.d[0]": 5}
+    two = '{"k": {"x": 1},\n "k": {"y": 2}}'
+    assert json_lines(two)["k"] == 2
+
+
+@corpus
+def test_every_evidence_of_an_iam_export_has_the_line_of_its_place():
+    """get-account-authorization-details from the corpus: every evidence item of every node and edge has a line,
+    and that line holds what the place names (a key's line holds the key; a statement's, its opening brace)."""
+    path = CORPUS / "salesforce__cloudsplaining/test/files/example-authz-details.json"
+    g = build_graph({"aws-iam": [path]}).graph
+    evs = [e for n in g.nodes() for e in n.evidence] + [e for x in g.edges() for e in x.evidence]
+    from_file = [e for e in evs if e.file == str(path)]
+    assert len(from_file) >= 100 and all(e.line is not None for e in from_file)
+    for e in from_file:
+        last = e.yaml_path.rsplit(".", 1)[-1]
+        text = _line_text(path, e.line)
+        if last.endswith("]"):  # an item: where it starts
+            assert text.strip() in ("{", "[") or text.strip().startswith(("{", '"')), (e, text)
+        else:
+            assert f'"{last}"' in text, (e, text)
+    ev = next(e for e in from_file if e.yaml_path == "RoleDetailList[2].RolePolicyList[0].PolicyDocument.Statement[0]")
+    assert ev.line == 293
+
+
+@corpus
+def test_cloudformation_trust_evidence_has_the_statements_line():
+    """The corpus template's role trust: the finding on its statement and the policy node name line 59
+    (``- Effect: Allow`` under ``AssumeRolePolicyDocument.Statement``), the document line 57."""
+    path = CORPUS / "aws-actions__configure-aws-credentials/examples/federated-setup/github-actions-oidc-federation-and-role.yml"
+    g = build_graph({"aws-iam": [path]}).graph
+    (policy,) = [n for n in g.nodes() if n.spec.kind is NodeKind.CLOUD_POLICY]
+    assert [(e.yaml_path, e.line) for e in policy.evidence] == [
+        ("Resources.RoleGithubActions.Properties.AssumeRolePolicyDocument", 57)]
+    assert policy.statement_lines == [59]
+    found = [f for f in run_rules(g) if f.rule == "oidc-trust-broad-sub"]
+    assert found and {(e.yaml_path, e.line) for f in found for e in f.evidence} == {
+        ("Resources.RoleGithubActions.Properties.AssumeRolePolicyDocument.Statement[0]", 59)}
+    assert _line_text(path, 59).strip() == "- Effect: Allow"
+
+
+# --------------------------------------------------------------------------- condition value types
+
+
+@pytest.mark.parametrize("values, where, got", [
+    ([1, {"a": 2}], "[1]", "an object"),
+    ([["repo:acme/app:*"]], "[0]", "a list"),
+    ({"repo": "acme/app"}, "", "an object"),
+    (None, "", "null"),
+])
+def test_a_trust_condition_value_of_another_type_is_a_problem_and_the_trust_unknown(tmp_path, values, where, got):
+    """AWS refuses a policy whose condition values are not strings, numbers or Booleans (IAM policy grammar): such
+    a trust is a problem naming the file and the place (never the value), and the role's trust is unknown, never
+    known (it used to be known, the values stringified: ``"{'a': 2}"``)."""
+    sub = "token.actions.githubusercontent.com:sub"
+    trust = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+        "Principal": {"Federated": f"arn:aws:iam::{A}:oidc-provider/token.actions.githubusercontent.com"},
+        "Condition": {"StringEquals": {sub: values, f"{sub.split(':')[0]}:aud": "sts.amazonaws.com"}}}]}
+    path = tmp_path / "iam.json"
+    path.write_text(json.dumps({"RoleDetailList": [role("deployer", trust)]}))
+    res = build_graph({"aws-iam": [path]})
+    (problem,) = res.problems
+    assert (problem.file, problem.place) == (
+        str(path), f"RoleDetailList[0].AssumeRolePolicyDocument.Statement[0].Condition.StringEquals.{sub}{where}")
+    assert problem.reason == f"role deployer: left out: a condition value is a string, number or Boolean, got {got}"
+    node = res.graph.node(R("deployer"))
+    assert (node.trust, node.trust_policy) == ("unknown", None)
+    ok = json.loads(json.dumps(trust))
+    ok["Statement"][0]["Condition"]["StringEquals"][sub] = ["repo:acme/app:ref:refs/heads/main", 7, True]
+    path.write_text(json.dumps({"RoleDetailList": [role("deployer", ok)]}))
+    res = build_graph({"aws-iam": [path]})
+    assert res.problems == [] and res.graph.node(R("deployer")).trust == "known"

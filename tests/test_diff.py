@@ -95,10 +95,13 @@ def test_cli_diff_json_contract_and_bad_input(tmp_path):
     assert "new runner enrollment other/r2" in table.stdout
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema": "graphkit.runner-inventory/v1", "runners": [{"name": "x"}]}')
-    res = cli.invoke(app, ["diff", str(old), str(bad)])
-    assert res.exit_code == 1 and "runners[0]" in res.stderr
+    res = cli.invoke(app, ["diff", str(old), str(bad), "--format", "json"])  # the bad runner named, nothing gone
+    assert res.exit_code == 3 and "runners[0]" in res.stderr
+    assert {c["change"] for c in json.loads(res.stdout)["changes"]} == {"unknown"}
     with pytest.raises(InputError):
         diff_files(old, bad)
+    res = cli.invoke(app, ["diff", str(old), str(tmp_path / "absent.json")])
+    assert res.exit_code == 1 and "absent.json" in res.stderr
 
 
 def test_diff_of_saved_graphs(tmp_path):
@@ -155,3 +158,76 @@ def test_a_credential_replaced_by_a_link_to_nowhere_is_unknown_never_gone(tmp_pa
     change, signal, message = got["credential:build-01:/home/runner/.docker/config.json"]
     assert (change, signal) == ("unknown", "medium")
     assert message.endswith("(/home/runner/.docker/config.json: link target absent)")
+
+
+def test_a_runner_folder_linked_out_of_the_root_is_named_skipped_and_unknown(tmp_path):
+    """The runner's folder moved out of the scanned root and replaced by a link to it (a folder link, which the
+    signature search walks without following): the new scan names the link on stderr (exit 3) and records it in
+    ``scan.skipped``, so ``diff`` calls the runner behind it ``unknown``, never ``removed``."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    outside = tmp_path / "elsewhere" / "actions-runner"
+    outside.parent.mkdir()
+    (root / "opt/actions-runner").rename(outside)
+    (root / "opt/actions-runner").symlink_to(outside, target_is_directory=True)
+    new = tmp_path / "new.json"
+    res = cli.invoke(app, ["collect", "host", "--root", str(root), "-o", str(new)])
+    assert res.exit_code == 3, res.output
+    assert res.stderr.count("/opt/actions-runner: link out of the scanned root: not followed") == 1
+    skipped = json.loads(new.read_text())["hosts"][0]["scan"]["skipped"]
+    assert {"path": "/opt/actions-runner", "reason": "link out of root"} in skipped
+    got = {c.id: (c.change, c.signal.value, c.message) for c in diff_files(old, new)}
+    change, signal, message = got["runner:acme/build-01-a"]
+    assert (change, signal) == ("unknown", "medium")
+    assert message.endswith("was not read by the new scan (/opt/actions-runner: link out of root)")
+    assert "removed" not in {c for c, _, _ in got.values()}
+
+
+def test_a_hostile_role_arn_on_the_host_never_switches_off_diff(tmp_path):
+    """``~/.aws/credentials`` naming ``role_arn = arn:aws:iam::1:role/x`` (an account id is 12 digits): the
+    collector names the file and line (exit 3), makes no grant of it (the snapshot is one its reader takes whole)
+    and keeps the credential and its other grants; ``diff`` of that snapshot works (exit 0)."""
+    root = make_root(tmp_path / "host", everything=False)
+    bad_arn = "arn:aws:iam::1:role/x"
+    write(root, "home/runner/.aws/credentials", "[default]\naws_access_key_id = placeholder\n"
+          f"aws_secret_access_key = placeholder\nrole_arn = {bad_arn}\nsource_profile = default\n")
+    host = tmp_path / "host1.json"
+    res = cli.invoke(app, ["collect", "host", "--root", str(root), "-o", str(host)])
+    assert res.exit_code == 3, res.output
+    assert ("/home/runner/.aws/credentials: line 4: role_arn is not an IAM role ARN "
+            "(arn:PARTITION:iam::<12 digits>:role/NAME): no grant made") in res.stderr
+    assert bad_arn not in res.output
+    creds = {c["path"]: c for c in json.loads(host.read_text())["hosts"][0]["credentials"]}
+    assert creds["/home/runner/.aws/credentials"]["grants"] == [
+        {"access": "assumes_role", "target": "cloud_role:aws:arn:aws:iam::111122223333:role/acme-ci-builder"}]
+    same = cli.invoke(app, ["diff", str(host), str(host)])
+    assert same.exit_code == 0 and "0 change(s)" in same.stderr, same.output
+
+
+def test_diff_names_a_bad_entry_of_a_snapshot_and_compares_the_rest(tmp_path):
+    """A snapshot written by hand (or by an older collector) with a grant its reader rejects: ``diff`` names the
+    place (exit 3) and compares everything else, as ``build`` does (only that grant left out); a runner entry left
+    out of the new snapshot makes a runner missing from it ``unknown``, never ``removed``."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    doc = json.loads(old.read_text())
+    creds = doc["hosts"][0]["credentials"]
+    j = next(i for i, c in enumerate(creds) if c["path"] == "/home/runner/.aws/credentials")
+    creds[j]["grants"] = [{"access": "assumes_role", "target": "cloud_role:aws:arn:aws:iam::1:role/x"}]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    res = cli.invoke(app, ["diff", str(old), str(bad), "--format", "json"])
+    assert res.exit_code == 3, res.output
+    assert f"hosts[0].credentials[{j}].grants[0].target" in res.stderr
+    (change,) = json.loads(res.stdout)["changes"]  # the one grant left out: the credential's grants changed
+    assert (change["change"], change["id"], list(change["fields"])) == (
+        "changed", "credential:build-01:/home/runner/.aws/credentials", ["grants"])
+    problems: list[InputError] = []
+    assert diff_files(bad, bad, problems) == [] and len(problems) == 2
+    doc["runners"][0]["labels"] = 7  # the whole runner entry is left out
+    bad.write_text(json.dumps(doc))
+    got = {c.id: (c.change, c.message) for c in diff_files(old, bad, [])}
+    name = doc["runners"][0]["name"]
+    rid = next(i for i in got if i.startswith("runner:") and i.endswith("/" + name))
+    assert got[rid][0] == "unknown" and "runners[0].labels" in got[rid][1]
+    assert "removed" not in {c for c, _ in got.values()}

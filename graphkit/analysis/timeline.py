@@ -48,14 +48,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from graphkit.errors import InputError, validation_problems
 from graphkit.graph import Graph
-from graphkit.model import CloudRole, RevocationAction
+from graphkit.model import CloudRole, NodeKind, RevocationAction, ids
 
-__all__ = ["ISSUED_SCHEMA", "LIFETIMES", "Issued", "IssuedFile", "TokenKind", "TokenStatus", "classify",
-           "classify_all", "load_issued", "parse_time", "session_notes"]
+__all__ = ["ISSUED_SCHEMA", "LIFETIMES", "SUBJECT_KINDS", "Issued", "IssuedFile", "TokenKind", "TokenStatus",
+           "classify", "classify_all", "load_issued", "parse_time", "record_problem", "session_notes"]
 
 ISSUED_SCHEMA = "graphkit.issued-tokens/v1"
 
@@ -104,6 +104,17 @@ LIFETIMES: dict[TokenKind, _Lifetime] = {
 }
 _REVOKE_DOC = "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html"
 
+#: The node kinds a record's subject may be, per token kind: a registration token or JIT configuration registers a
+#: runner (its runner group, or the runner itself), a ``GITHUB_TOKEN`` or OIDC token belongs to one job, an STS
+#: session to the cloud role it assumed (sources: :data:`LIFETIMES`).  Another subject is a problem of that record.
+SUBJECT_KINDS: dict[TokenKind, tuple[NodeKind, ...]] = {
+    TokenKind.REGISTRATION_TOKEN: (NodeKind.RUNNER_GROUP, NodeKind.RUNNER),
+    TokenKind.GITHUB_TOKEN: (NodeKind.JOB,),
+    TokenKind.OIDC_TOKEN: (NodeKind.JOB,),
+    TokenKind.STS_SESSION: (NodeKind.CLOUD_ROLE,),
+    TokenKind.JIT_CONFIG: (NodeKind.RUNNER_GROUP, NodeKind.RUNNER),
+}
+
 
 def parse_time(text: str) -> datetime:
     """An ISO 8601 time as an aware UTC datetime (a naive one is read as UTC; ``Z`` accepted).
@@ -139,6 +150,8 @@ class Issued(BaseModel):
     duration_seconds: int | None = Field(None, ge=1)
     used: bool | None = None
     note: str | None = None
+    #: where the record is in its file (``tokens[3]``), for problems; None for a record built in code
+    _place: str | None = PrivateAttr(None)
 
 
 class IssuedFile(BaseModel):
@@ -167,13 +180,31 @@ def issued_schema_text() -> str:
     return json.dumps(issued_schema(), indent=2, sort_keys=True) + "\n"
 
 
-def load_issued(path: str | Path) -> list[Issued]:
-    """Read a ``graphkit.issued-tokens/v1`` YAML or JSON file.
+def load_issued(path: str | Path, problems: list[InputError] | None = None) -> list[Issued]:
+    """Read a ``graphkit.issued-tokens/v1`` YAML or JSON file, record by record.
+
+    Parameters
+    ----------
+    path
+        the file.
+    problems
+        when a list, each record that does not validate (a wrong ``kind``, a time that is no ISO 8601 time, an
+        unknown field) is appended to it, one :class:`InputError` per error, its place ``tokens[i].field``, and
+        left out; every other record is returned.  When None, they are raised together (one ``InputError``: the
+        first error's place, the others listed up to :data:`MAX_LISTED_ERRORS`).
+
+    Returns
+    -------
+    list of Issued
+        the valid records in file order, each knowing its place (``tokens[i]``) for the problems
+        :func:`classify` finds in it (:func:`record_problem`).
 
     Raises
     ------
     InputError
-        naming the file and place for a malformed file (never quoting a value).
+        naming the file and place (never quoting a value) for a file that is not a tokens file as a whole (not a
+        mapping, another ``schema``, ``tokens`` not a list, an unknown top-level key), or a bad record when
+        ``problems`` is None.
     """
     p = Path(path)
     try:
@@ -183,27 +214,66 @@ def load_issued(path: str | Path) -> list[Issued]:
     if not isinstance(data, dict):  # pydantic would name its model ("instance of IssuedFile")
         raise InputError(str(p), "", f"expected a mapping (schema: graphkit.issued-tokens/v1, tokens: [...]), got "
                          f"{'nothing' if data is None else type(data).__name__.replace('str', 'text')}")
-    try:
-        tokens = IssuedFile.model_validate(data).tokens
+    records = data.get("tokens")
+    try:  # the file as a whole: schema, top-level keys, tokens a list
+        IssuedFile.model_validate({**data, "tokens": [] if isinstance(records, list) else records})
     except ValidationError as exc:
-        raise _issued_error(str(p), exc) from None
-    return [_shown(t) for t in tokens]
+        raise _issued_error(validation_problems(str(p), exc)) from None
+    out, bad = [], []
+    for i, raw in enumerate(records or ()):
+        try:
+            record = Issued.model_validate(raw)
+        except ValidationError as exc:
+            bad += validation_problems(str(p), exc, f"tokens[{i}]")
+            continue
+        record._place = f"tokens[{i}]"
+        out.append(_shown(record))
+    if bad and problems is None:
+        raise _issued_error(bad)
+    if problems is not None:
+        problems.extend(bad)
+    return out
 
 
 #: Errors of one tokens file its message lists; the others are counted.
 MAX_LISTED_ERRORS = 10
 
 
-def _issued_error(file: str, exc: ValidationError) -> InputError:
+def _issued_error(said: list[InputError]) -> InputError:
     """Every error of a tokens file in one :class:`InputError` (its place the first's; the reason lists up to
     :data:`MAX_LISTED_ERRORS` as ``place: reason`` and counts the rest), never a value
     (:func:`graphkit.errors.validation_problems`)."""
-    said = validation_problems(file, exc)
     listed = "; ".join(f"{e.place}: {e.reason}" for e in said[1:MAX_LISTED_ERRORS])
     more = len(said) - MAX_LISTED_ERRORS
     reason = said[0].reason + (f"; {len(said) - 1} more error(s): {listed}" if listed else "") + (
         f" (and {more} more)" if more > 0 else "")
-    return InputError(file, said[0].place, reason)
+    return InputError(said[0].file, said[0].place, reason)
+
+
+def _subject_kind(subject: str) -> NodeKind | None:
+    """The node kind a subject id's prefix names (``runner_group:acme/x`` -> ``runner_group``), None for none."""
+    return next((k for k, prefix in ids.PREFIXES.items() if subject.startswith(prefix)), None)
+
+
+def record_problem(issued: Issued) -> str | None:
+    """What makes a record senseless whatever the graph holds, or None: a subject of a kind its token kind
+    cannot have (:data:`SUBJECT_KINDS`), or an ``ended_at`` before ``issued_at``.  The reason starts with the
+    record's place (``tokens[3]: ...``) and names kinds and fields, never a value.
+
+    >>> record_problem(Issued(kind="sts_session", subject="job:acme/app/.github/workflows/x.yml#b",
+    ...                       issued_at="2026-12-01T10:00:00Z"))
+    'sts_session subject must be a cloud_role id, not a job id: check the record'
+    """
+    allowed = SUBJECT_KINDS[issued.kind]
+    kind = _subject_kind(issued.subject)
+    where = f"{issued._place}: " if issued._place else ""
+    if kind not in allowed:
+        got = f"a {kind.value} id" if kind is not None else "no node id"
+        return (f"{where}{issued.kind.value} subject must be a {' or '.join(k.value for k in allowed)} id, "
+                f"not {got}: check the record")
+    if issued.ended_at is not None and _aware(issued.ended_at) < _aware(issued.issued_at):
+        return f"{where}ended_at is before issued_at: check the record (no lifetime can be computed)"
+    return None
 
 
 def _shown(issued: Issued) -> Issued:
@@ -227,7 +297,8 @@ class TokenStatus:
     ``used`` (a JIT configuration: remove the runner it registered), or
     ``before_compromise`` (issued before ``--compromised-since``: not the
     attacker's), or ``problem`` (a record graphkit cannot classify: its
-    subject is not in the graph, or it was issued after ``now``).  ``expires_at``: the documented upper bound (None: no time
+    subject is not in the graph or of a kind its token cannot have, it ended before it was issued
+    (:func:`record_problem`), or it was issued after ``now``).  ``expires_at``: the documented upper bound (None: no time
     bound).  ``action``: the revocation action a live one needs.
     """
 
@@ -297,6 +368,9 @@ def classify(issued: Issued, *, now: datetime, compromised_since: datetime | Non
     def status(kind: str, reason: str, doc: str = spec.doc, action: RevocationAction | None = None) -> TokenStatus:
         return TokenStatus(issued, kind, expires, reason, doc, action)  # type: ignore[arg-type]
 
+    senseless = record_problem(issued)
+    if senseless is not None:
+        return status("problem", senseless)
     if start > now:
         return status("problem", f"issued {_iso(start)}, after the time of the analysis ({_iso(now)}): check the "
                       "record or --now")

@@ -84,15 +84,41 @@ def _conditions(value: Any, place: str) -> dict[str, dict[str, tuple[str, ...]]]
     for op, block in value.items():
         if not isinstance(block, dict):
             raise PolicyError(f"{place}.{op}", "expected a mapping of condition keys")
-        keys: dict[str, tuple[str, ...]] = {}
-        for key, vals in block.items():
-            if isinstance(vals, (bool, int, float)):
-                vals = str(vals).lower() if isinstance(vals, bool) else str(vals)
-            if isinstance(vals, list):
-                vals = [str(v).lower() if isinstance(v, bool) else str(v) for v in vals]
-            keys[str(key)] = tuple(_as_list(vals, f"{place}.{op}.{key}"))
-        out[str(op)] = keys
+        out[str(op)] = {str(key): _condition_values(vals, f"{place}.{op}.{key}") for key, vals in block.items()}
     return out
+
+
+#: JSON names of the Python types a JSON document is read into, for messages that never quote a value.
+_JSON_TYPES = {dict: "an object", list: "a list", type(None): "null"}
+
+
+def _condition_values(vals: Any, place: str) -> tuple[str, ...]:
+    """The values of one condition key as strings (a Boolean as ``true``/``false``, a number as written).
+
+    The policy grammar allows a string, a number or a Boolean, or a list of them (``<condition_value> =
+    ("string" | "number" | "Boolean")``, AWS IAM User Guide "Grammar of the IAM JSON policy language",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_grammar.html); AWS refuses any other
+    policy as malformed, so anything else (an object, a nested list, null) is a :class:`PolicyError` naming the
+    place and the type, never the value.
+
+    >>> _condition_values([True, 12, "a"], "Condition.Bool.k")
+    ('true', '12', 'a')
+    >>> _condition_values([1, {"a": 2}], "Condition.StringEquals.k")
+    Traceback (most recent call last):
+    ...
+    graphkit.iam.policy.PolicyError: Condition.StringEquals.k[1]: a condition value is a string, number or Boolean, got an object
+    """
+    items = vals if isinstance(vals, list) else [vals]
+    out = []
+    for i, v in enumerate(items):
+        if isinstance(v, bool):
+            out.append("true" if v else "false")
+        elif isinstance(v, (str, int, float)):
+            out.append(str(v))
+        else:
+            raise PolicyError(f"{place}[{i}]" if isinstance(vals, list) else place, "a condition value is a string, "
+                              f"number or Boolean, got {_JSON_TYPES.get(type(v), type(v).__name__)}")
+    return tuple(out)
 
 
 def _effect_shape(value: Any) -> str:

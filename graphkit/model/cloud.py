@@ -45,6 +45,9 @@ class CloudRole(Node):
     #: (``DateLessThan``), as the console's "Revoke active sessions" writes it (AWS IAM User Guide,
     #: https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html); None = none seen
     sessions_revoked_before: str | None = None
+    #: 1-based line of each statement of ``trust_policy`` (by its index) in the file of the role's IAM evidence;
+    #: None when not known (a role not read from a file)
+    statement_lines: list[int] | None = None
 
 
 class CloudUser(Node):
@@ -95,6 +98,8 @@ class CloudPolicy(Node):
     document: dict[str, Any] | None = None
     policy_type: Literal["identity", "trust"] = "identity"
     placeholders: list[str] = Field(default_factory=list)
+    #: 1-based line of each statement of ``document`` (by its index) in the file of its evidence; None when not known
+    statement_lines: list[int] | None = None
 
 
 class OIDCProvider(Node):

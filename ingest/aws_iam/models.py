@@ -8,14 +8,19 @@ https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_managed-version
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from graphkit.errors import InputError
 from graphkit.iam import Statement
+from graphkit.model import Evidence
+from ingest._yaml import line_of
 
 __all__ = ["ARN", "PLACEHOLDER", "BUILTIN_POLICIES", "account_of", "Principal", "ManagedPolicy", "PolicyFile",
-           "Provider", "OrgPolicy", "Organization", "ParsedFile"]
+           "Provider", "OrgPolicy", "Organization", "ParsedFile", "evidence", "lines_of", "statement_lines"]
 
 #: An IAM ARN: partition, account (12 digits, ``aws`` for AWS managed policies, or a ``${...}`` placeholder),
 #: resource type and name ("IAM identifiers",
@@ -185,3 +190,45 @@ class ParsedFile:
     problems: list[InputError] = field(default_factory=list)
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     organization: Organization | None = None
+    #: ``{JSON/YAML path: 1-based line}`` of the document (:func:`ingest._json_lines.json_lines`,
+    #: :func:`ingest._yaml.load_yaml`): the line of every evidence item (:func:`evidence`)
+    lines: dict[str, int] = field(default_factory=dict)
+
+
+#: The line maps of the files being turned into a graph (:func:`lines_of`), read by :func:`evidence`.
+_LINES: ContextVar[Mapping[str, Mapping[str, int]]] = ContextVar("aws_iam_lines", default={})
+
+
+@contextmanager
+def lines_of(parsed: Sequence[ParsedFile]) -> Iterator[None]:
+    """While the block runs, :func:`evidence` gives the line of a place in any of ``parsed``."""
+    token = _LINES.set({p.file: p.lines for p in parsed})
+    try:
+        yield
+    finally:
+        _LINES.reset(token)
+
+
+def statement_lines(file: str, statements: Sequence[Statement] | None) -> list[int] | None:
+    """The line of each of ``statements`` of a document in ``file`` (by index; their places are full JSON paths
+    in the file; the document's own line for a statement inside an encoded policy string), None when the file's
+    lines are not known (outside :func:`lines_of`)."""
+    lines = _LINES.get().get(file)
+    if not lines or not statements:
+        return None
+    out = [0] * (max(s.index for s in statements) + 1)
+    for s in statements:
+        out[s.index] = line_of(lines, s.place) or 0
+    return out
+
+
+def evidence(file: str, place: str, detail: str | None = None) -> Evidence:
+    """Evidence of ``place`` (a JSON path) in ``file``: its line when the file's line map is known (inside
+    :func:`lines_of`; the nearest enclosing path's line for a place inside an encoded policy string).
+
+    >>> with lines_of([ParsedFile(file="t.json", kind="get-role", lines={"": 1, "Role": 2})]):
+    ...     evidence("t.json", "Role.AssumeRolePolicyDocument.Statement[0]").line
+    2
+    """
+    lines = _LINES.get().get(file)
+    return Evidence(file=file, yaml_path=place or None, line=line_of(lines, place) if lines else None, detail=detail)

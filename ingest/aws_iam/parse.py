@@ -49,6 +49,7 @@ from graphkit.iam import PolicyError, Statement, parse_policy
 from graphkit.ingestor import NotRecognised
 from graphkit.model import ids
 from graphkit.redact import redact_policy_secrets
+from ingest._json_lines import json_lines
 from ingest._yaml import Loader, check_depth, load_yaml, type_name
 from ingest.aws_iam.organizations import parse_organizations
 from ingest.aws_iam.models import (ARN, PLACEHOLDER, ManagedPolicy, ParsedFile, PolicyFile, Principal, Provider,
@@ -94,9 +95,10 @@ def parse(text: str, file: str, *, parameters: dict[str, str] | None = None, id_
     >>> p.kind, p.documents[0].placeholders
     ('policy-document', ['bucket'])
     """
-    data = _load(text, file)
+    data, lines = _load(text, file)
     result = _parse_kind(data, text, file, parameters, id_path or file)
     result.duplicates = duplicate_keys(data)
+    result.lines = lines
     return result
 
 
@@ -157,20 +159,22 @@ RENDER_HINT = ("render it first and read the result: `terraform show -json` (sta
                "| .values.assume_role_policy'`; or `terraform console` with templatefile(...)")
 
 
-def _load(text: str, file: str) -> dict[str, Any]:
-    """JSON, else YAML with CloudFormation tags; the top level must be a mapping.
+def _load(text: str, file: str) -> tuple[dict[str, Any], dict[str, int]]:
+    """JSON, else YAML with CloudFormation tags, and its line map (:func:`ingest._json_lines.json_lines`,
+    :func:`ingest._yaml.load_yaml`); the top level must be a mapping.
 
     A file that is neither and holds Terraform template syntax (``%{ if }``, ``${var}``) is reported as a template,
     with the documented way to feed its rendered policy (:data:`RENDER_HINT`).
     """
     try:
         data = check_depth(json.loads(text, object_pairs_hook=_Pairs), file=file)
+        lines = json_lines(text) if isinstance(data, dict) else {}
     except RecursionError:
         raise InputError(file, "", too_many("max_depth", current().max_depth, "nesting too deep")) from None
     except json.JSONDecodeError as exc:
         yaml_error: InputError | None = None
         try:
-            data, _ = load_yaml(text, file=file, loader=_CfnLoader)
+            data, lines = load_yaml(text, file=file, loader=_CfnLoader)
         except InputError as yexc:
             if yexc.reason.startswith("refused"):  # a limit: say which
                 raise
@@ -184,7 +188,7 @@ def _load(text: str, file: str) -> dict[str, Any]:
             raise InputError(file, f"line {exc.lineno}", f"not JSON: {exc.msg}") from None
     if not isinstance(data, dict):
         raise InputError(file, "", "not an IAM document (top level is not a mapping)")
-    return data
+    return data, lines
 
 
 #: Keys whose string value is a policy document (IAM API output keeps them URL-encoded).

@@ -23,13 +23,12 @@ from graphkit.iam import (Grant, Statement, Tri, allowed, and3, control_policy_d
 from graphkit.model import Evidence
 from graphkit.iam.variables import Bindings, principal_context
 from ingest.aws_iam.actions import mentions_service
-from ingest.aws_iam.models import BUILTIN_POLICIES, ManagedPolicy, Organization, Principal
+from ingest.aws_iam.models import BUILTIN_POLICIES, ManagedPolicy, Organization, Principal, evidence
 
 __all__ = ["Caps", "Permissions", "gather", "managed_statements", "self_escalation"]
 
 
-def _ev(file: str, place: str, detail: str | None = None) -> Evidence:
-    return Evidence(file=file, yaml_path=place or None, detail=detail)
+_ev = evidence  # file, place (JSON path), detail -> Evidence with its line
 
 
 @dataclass

@@ -45,7 +45,8 @@ from graphkit.model import (CloudAccount, CloudGroup, CloudPolicy, CloudRole, Cl
                             OIDCProvider, ids)
 from ingest.aws_iam.actions import (CREATE_COMPUTE, ESCALATION_ACTIONS, SENSITIVE_ACTIONS, ActionClass, actions_of,
                                     mentions_service, target_node)
-from ingest.aws_iam.models import BUILTIN_POLICIES, ManagedPolicy, ParsedFile, Principal, account_of
+from ingest.aws_iam.models import (BUILTIN_POLICIES, ManagedPolicy, ParsedFile, Principal, account_of, evidence,
+                                   lines_of, statement_lines)
 from ingest.aws_iam.permissions import Caps, Permissions, gather, self_escalation
 
 __all__ = ["META_KEY", "to_graph", "principal_id"]
@@ -63,8 +64,14 @@ def to_graph(parsed: Sequence[ParsedFile]) -> IngestResult:
         ``graph``: the nodes and edges; ``problems``: granted resources that
         cannot be part of a node id (file and statement place);
         ``meta[META_KEY]``: ``{"accounts": [...], "unknown_policies": [...],
-        "files": [...], "counts": {...}}``.
+        "files": [...], "counts": {...}}``.  Every evidence item has the line of its place in its file
+        (:attr:`ParsedFile.lines`).
     """
+    with lines_of(parsed):
+        return _to_graph(parsed)
+
+
+def _to_graph(parsed: Sequence[ParsedFile]) -> IngestResult:
     index = _Index.of(parsed)
     b = _Build(index)
     b.problems += index.conflicts
@@ -85,8 +92,7 @@ def principal_id(p: Principal) -> str:
     return ids.cloud_user(p.arn) if p.kind == "user" else ids.cloud_group(p.arn)
 
 
-def _ev(file: str, place: str, detail: str | None = None) -> Evidence:
-    return Evidence(file=file, yaml_path=place or None, detail=detail)
+_ev = evidence  # file, place (JSON path), detail -> Evidence with its line
 
 
 # --------------------------------------------------------------------------- shared state
@@ -207,6 +213,7 @@ def _principal_node(p: Principal, access_keys: dict[str, int]) -> Node:
                          trust="known" if p.trust is not None else "unknown", trust_policy=p.trust_document, permissions_boundary=p.boundary,
                          instance_profiles=p.instance_profiles, broad_trust=any(i.broad for i in issues),
                          max_session_seconds=p.max_session, sessions_revoked_before=_sessions_revoked_before(p),
+                         statement_lines=statement_lines(p.file, p.trust),
                          evidence=pev)
     if p.kind == "user":
         return CloudUser(id=principal_id(p), name=p.name, arn=p.arn, account=p.account, groups=p.groups,
@@ -242,7 +249,8 @@ def _file_nodes(b: _Build, parsed: Sequence[ParsedFile]) -> None:
         for doc in pf.documents:
             b.graph.node(CloudPolicy(id=ids.cloud_policy_file(doc.id_path or doc.file, doc.resource), name=doc.name,
                                      document=doc.document, policy_type=doc.policy_type,  # type: ignore[arg-type]
-                                     placeholders=doc.placeholders, evidence=[_ev(doc.file, doc.place)]))
+                                     placeholders=doc.placeholders, evidence=[_ev(doc.file, doc.place)],
+                                     statement_lines=statement_lines(doc.file, doc.statements)))
 
 
 # --------------------------------------------------------------------------- step 4: what a principal reaches

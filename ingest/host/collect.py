@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from graphkit.errors import GraphkitError, InputError
-from graphkit.model import ids
+from graphkit.model import Evidence, ids
 from graphkit.registry import CollectResult
 from ingest.host.credentials import (CredentialFacts, assumes_roles, aws_config_facts, is_private_key,
                                      parse_aws_credentials, parse_docker_config, parse_gh_hosts, parse_git_credentials,
@@ -38,6 +38,7 @@ from ingest.host.found import Cred, Found, Home, guarded, home_cred
 from ingest.host.persistence import keep_alive, process_entries
 from ingest.host.registrations import registrations
 from ingest.host.scan import HostScan, ScanLimits, home_of
+from ingest.runner_inventory.grants import GrantError, resolve_grant
 from ingest.runner_inventory.models import SCHEMA_ID
 
 __all__ = ["COLLECTOR", "HOME_CREDENTIALS", "PACKAGE_CACHES", "SHARED_STATE", "HostCollector", "collect_host"]
@@ -115,6 +116,9 @@ def _read_facts(scan: HostScan, path: str, ctype: str, parser: Callable[[str], C
                     "recorded as present, grants unknown", own_reasons=True)
     del data
     facts = facts if facts is not None else CredentialFacts(ctype, present=True)
+    for line in facts.bad_roles:
+        scan.problems.append(InputError(path, f"line {line}" if line else "role_arn", "role_arn is not an IAM role "
+                                        "ARN (arn:PARTITION:iam::<12 digits>:role/NAME): no grant made"))
     return (facts, fp) if facts.present else None
 
 
@@ -245,10 +249,28 @@ def _credential_entries(scan: HostScan, found: Found) -> list[dict[str, Any]]:
         world = scan.world_readable(path, c.owner[0] if c.owner else c.top)
         entry = dict(c.entry)
         entry["readable_by"] = sorted(i.key for i in found.installs if _can_read(i.user, c.owner, world))
+        entry["grants"] = _valid_grants(scan, path, entry.get("grants") or [])
         if not entry.get("grants"):
             entry.pop("grants", None)
         out.append(entry)
     return out
+
+
+def _valid_grants(scan: HostScan, path: str, grants: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The grants of a credential file that the snapshot's reader accepts (the check it runs:
+    :func:`ingest.runner_inventory.grants.resolve_grant`); any other is dropped with a problem naming the file and
+    the grant's edge kind, never its target (built from the file's content), so the snapshot written is one its
+    reader takes whole."""
+    kept = []
+    for g in grants:
+        try:
+            resolve_grant(g["access"], g["target"], Evidence(file=path))
+        except GrantError as exc:
+            scan.problems.append(InputError(path, "", f"a {g['access']} grant to a target that is not a valid "
+                                            f"{'node id' if exc.field == 'target' else 'target of it'}: dropped"))
+            continue
+        kept.append(g)
+    return kept
 
 
 def _scan_report(scan: HostScan, found: Found) -> dict[str, Any]:

@@ -47,6 +47,8 @@ class CredentialFacts:
     holds_keys: bool = True
     #: keyed hash of the credentials removed from URLs it names (None: no URL held one)
     url_credential: str | None = None
+    #: lines (1-based) of ``role_arn`` values that are not IAM role ARNs (no grant made; the value never kept)
+    bad_roles: list[int] = field(default_factory=list)
 
     def clean_url(self, url: str) -> str:
         """``url`` without userinfo or token parameters (:func:`graphkit.redact.strip_url_credentials`); what was
@@ -89,10 +91,11 @@ def parse_aws_credentials(text: str) -> CredentialFacts:
     """
     facts = CredentialFacts("aws")
     cp = _ini(text)
+    lines = _key_lines(text, "role_arn")
     for name in cp.sections():
         sec = {k.lower(): v for k, v in cp.items(name)}
         keys = any(k in sec for k in _AWS_SECRET_KEYS + ("aws_access_key_id",))
-        role = _role_arn(sec)
+        role = _role_arn(sec, facts, lines.get(name))
         if keys:
             facts.present = True
         if role:
@@ -102,10 +105,42 @@ def parse_aws_credentials(text: str) -> CredentialFacts:
     return facts
 
 
-def _role_arn(section: dict[str, str]) -> str | None:
-    """The ``role_arn`` of a profile section, when it names an IAM role."""
+#: An IAM role ARN, ``arn:PARTITION:iam::ACCOUNT:role/PATH/NAME``: the account id is 12 digits, the partition
+#: ``aws``, ``aws-cn``, ``aws-us-gov``... (IAM User Guide, "IAM identifiers",
+#: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-arns; AWS Account
+#: Management, "View AWS account identifiers", https://docs.aws.amazon.com/accounts/latest/reference/manage-acct-identifiers.html).
+#: The inventory reader checks the same form (``ingest.runner_inventory.grants``).
+_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:role/[\x21-\x7e]+")
+
+
+def _key_lines(text: str, key: str) -> dict[str, int]:
+    """Section name -> line (1-based) of the last ``key = ...`` line in it, as :mod:`configparser` reads an INI
+    file (a key starts its line; the last of repeated keys wins; names are case-insensitive) (pure).
+
+    >>> _key_lines("[a]\\nrole_arn = x\\n[profile b]\\n  cont\\nROLE_ARN: y\\n", "role_arn")
+    {'a': 2, 'profile b': 5}
+    """
+    out: dict[str, int] = {}
+    section = None
+    pattern = re.compile(rf"{re.escape(key)}\s*[=:]", re.IGNORECASE)
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("["):
+            section = line.strip()[1:].split("]", 1)[0].strip()
+        elif section is not None and pattern.match(line):
+            out[section] = n
+    return out
+
+
+def _role_arn(section: dict[str, str], facts: CredentialFacts, line: int | None) -> str | None:
+    """The ``role_arn`` of a profile section when it is an IAM role ARN (:data:`_ROLE_ARN`); a value set to
+    anything else is recorded in ``facts.bad_roles`` by its line (0 when unknown), never by value."""
     role = section.get("role_arn", "").strip()
-    return role if role.startswith("arn:aws") and ":role/" in role else None
+    if not role:
+        return None
+    if _ROLE_ARN.fullmatch(role):
+        return role
+    facts.bad_roles.append(line or 0)
+    return None
 
 
 def parse_aws_config(text: str) -> CredentialFacts:
@@ -121,12 +156,13 @@ def parse_aws_config(text: str) -> CredentialFacts:
     """
     facts = CredentialFacts("aws")
     cp = _ini(text)
+    lines = _key_lines(text, "role_arn")
     for section in cp.sections():
         name = section.removeprefix("profile ").strip()
         sec = {k.lower(): v for k, v in cp.items(section)}
         if any(k in sec for k in _AWS_SECRET_KEYS):
             facts.present = True
-        role = _role_arn(sec)
+        role = _role_arn(sec, facts, lines.get(section))
         if role:
             facts.roles.append(role)
             if "credential_source" in sec:  # instance metadata / environment: this file is the path

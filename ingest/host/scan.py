@@ -264,7 +264,8 @@ class HostScan:
         """``(host dir, sub-folder names, file names)`` of every folder below ``top``, bounded.
 
         Breadth first (shallow folders everywhere before deep ones), names sorted, links never followed (a link is listed with
-        the files).  Not entered, each recorded by :meth:`skip`: the pseudo
+        the files; one the host would follow to a folder out of the root is refused: :meth:`_folder_link`).
+        Not entered, each recorded by :meth:`skip`: the pseudo
         filesystems :data:`PSEUDO_FS` (in ``/dev`` only ``/dev/shm`` is entered), folders named in
         :data:`PRUNED_NAMES`, unreadable folders (also a problem), folders
         deeper than ``max_depth``, and every folder left when ``max_entries``
@@ -291,6 +292,8 @@ class HostScan:
             for e in entries:
                 try:
                     is_dir = e.is_dir(follow_symlinks=False)
+                    if not is_dir and e.is_symlink():
+                        self._folder_link(f"{d.rstrip('/')}/{e.name}")
                 except OSError:
                     is_dir = False
                 (dirs if is_dir else files).append(e.name)
@@ -302,6 +305,18 @@ class HostScan:
                     self.skip(child, reason)
                 else:
                     stack.append(child)
+
+    def _folder_link(self, host_path: str) -> None:
+        """A link met by the search that the host would follow to a folder the scan cannot enter: one out of the
+        root (``/opt/actions-runner -> /srv/elsewhere``) or a loop.  It is refused (:meth:`refuse`: a problem
+        naming it, exit 3, and an entry of :attr:`skipped`), so a runner behind it is ``unknown`` to ``diff``,
+        never gone.  A link inside the root is not followed (its target is searched where it lies); with the root
+        ``/`` nothing is out of it.  Only ``stat`` is used on the target, never a read."""
+        if self.real == os.sep:
+            return
+        local, why = self.resolve(host_path)
+        if local is None and os.path.isdir(self.local(host_path)):  # followed naively: a folder out of the root
+            self.refuse(host_path, why or "not followed", "link loop" if why and "loop" in why else "link out of root")
 
     def _prune(self, host_dir: str, name: str) -> str | None:
         """Why the search does not enter ``host_dir`` (None: it does)."""
