@@ -77,11 +77,7 @@ def _text(value: Any, pad: str, level: int = 0) -> str:
     if t is int:
         return int.__repr__(value)
     if t is float:
-        if value != value:
-            return "NaN"
-        if value == _INF:
-            return "Infinity"
-        return "-Infinity" if value == -_INF else float.__repr__(value)
+        return _float_text(value)
     if level < _TEXT_DEPTH:
         if t is dict:
             if not value:
@@ -99,6 +95,15 @@ def _text(value: Any, pad: str, level: int = 0) -> str:
             inner = pad + " "
             return "[" + ",".join([inner + _text(v, inner, level + 1) for v in value]) + pad + "]"
     return json.dumps(value, indent=1, sort_keys=True).replace("\n", pad)
+
+
+def _float_text(value: float) -> str:
+    """A float as the standard library's encoder writes it (``allow_nan``)."""
+    if value != value:
+        return "NaN"
+    if value == _INF:
+        return "Infinity"
+    return "-Infinity" if value == -_INF else float.__repr__(value)
 
 
 _EVIDENCE_SCALARS = (str, int, type(None))
