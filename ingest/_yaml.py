@@ -254,10 +254,10 @@ def _depth_bound(text: str) -> int:
 #: indicator in the flow context), so the second bracket closes that collection.
 _LEAF_FLOW = re.compile("[\\[{][^\\[\\]{}\n\r\x85\u2028\u2029\"'#!]*[\\]}]")
 #: The start of a line (libyaml's line breaks) and what may open block collections there: indentation and the
-#: compact indicators ``- ``, ``? ``, ``: ``; a block collection of the line starts within it or just after it
-#: (its key, or the anchor or tag before the key), never later (libyaml refuses an entry or a key after a value
-#: on one line: "not allowed in this context").
-_BLOCK_PREFIX = re.compile("(?:^|(?<=[\r\x85\u2028\u2029]))[ \t\ufeff]*(?:[-?:][ \t\ufeff]+)*", re.M)
+#: compact indicators ``- ``, ``? ``, ``: `` (and ``--- ``, after which libyaml opens none on the line); a block
+#: collection of the line starts within it or just after it (its key, or the anchor or tag before the key), never
+#: later (libyaml refuses an entry or a key after a value on one line: "not allowed in this context").
+_BLOCK_PREFIX = re.compile("(?:^|(?<=[\r\x85\u2028\u2029]))[ \t\ufeff]*(?:(?:---|[-?:])[ \t\ufeff]+)*", re.M)
 #: Rounds of :data:`_LEAF_FLOW` (a round removes the flow collections that hold only removed ones).
 _LEAF_ROUNDS = 4
 
