@@ -154,7 +154,8 @@ class _Builder:
             oid, rid = ids.organization(owner), ids.repository(full_name)
             org = Organization(id=oid, name=owner, evidence=[ev])
             repo = Repository(id=rid, name=full_name, full_name=full_name, evidence=[ev])
-            self._repos[full_name] = (org, repo)
+            if org.name == owner and repo.name == repo.full_name == full_name:  # nothing left out (model.bounds):
+                self._repos[full_name] = (org, repo)  # else validated at each place, each refusal recorded
         else:  # the same validated values, the evidence of this place
             org, repo = (n.model_copy(update={"evidence": [ev]}) for n in made)
         self.out.node(org)
