@@ -96,4 +96,5 @@ def test_repository_named_by_each_file_is_checked_at_each_file(tmp_path, monkeyp
         res = build_graph({"github-actions": [f"{repo}={tmp_path}"]})
         places = [(p.file.rsplit("/", 1)[-1], p.place) for p in res.graph.meta.problems if p.place == "(line 1)"]
         assert sorted(places) == sorted((n, "(line 1)") for n in ("a.yml", "b.yml", "c.yml") for _ in range(per_file))
-        assert (res.graph.node("repo:" + repo.lower()).full_name == repo) is (repo == short)
+        from graphkit.model import ids
+        assert (res.graph.node(ids.repository(repo)).full_name == repo) is (repo == short)
