@@ -152,8 +152,8 @@ def _build_into(graph: Graph, inputs: Mapping[str, Sequence[str | Path]], progre
         for n in res.nodes:
             graph.add_node(n)
     for res in results.values():
-        for e in res.edges:
-            graph.add_edge(e)
+        for identity, e in res.graph.edges.items():  # IngestResult.edges, each under its identity
+            graph._add_edge(e, identity)
     problems = [p for res in results.values() for p in res.problems]
     facts: dict = {}
     for res in results.values():

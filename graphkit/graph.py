@@ -276,11 +276,14 @@ class GraphBuilder:
                                           revoked_by=revoked_by))
 
     def update(self, other: "GraphBuilder") -> None:
-        """Merge every node and edge of ``other`` into this builder."""
+        """Merge every node and edge of ``other`` into this builder (:meth:`add_edge` with the identities
+        ``other`` keeps them under)."""
         for n in other.nodes.values():
             self.node(n)
-        for e in other.edges.values():
-            self.add_edge(e)
+        edges, seen = self.edges, self._seen
+        for identity, e in other.edges.items():
+            prev = edges.get(identity)
+            edges[identity] = e if prev is None else seen.merged(identity, prev, e)
 
 
 class Graph:
@@ -364,13 +367,18 @@ class Graph:
 
     def add_edge(self, edge: Edge) -> Edge:
         """Add or merge ``edge``; both endpoints must exist with allowed kinds."""
+        return self._add_edge(edge, edge.identity)
+
+    def _add_edge(self, edge: Edge, identity: tuple[str, str, str]) -> Edge:
+        """:meth:`add_edge` of ``edge``, whose :attr:`~graphkit.model.Edge.identity` is ``identity`` (known to
+        the caller: a :class:`GraphBuilder`'s key)."""
         g = self.nx
         spec = EDGE_SPECS[edge.kind]
         s_data, t_data = g._node.get(edge.source), g._node.get(edge.target)
         if (s_data is None or t_data is None or s_data["node"].spec.kind not in spec.sources
                 or t_data["node"].spec.kind not in spec.targets):
             self._check_ends(edge.kind, edge.source, edge.target)  # raises, naming the end
-        source, target, key = identity = edge.identity
+        source, target, key = identity
         if type(g) is CompactMultiDiGraph:
             return self._put_compact(g, edge, identity)
         existing = g.get_edge_data(source, target, key)

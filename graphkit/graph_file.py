@@ -2,7 +2,9 @@
 
 Writing (:func:`graph_text`): the very text ``json.dumps(graph.to_dict(), indent=1, sort_keys=True) + "\\n"``
 gives, produced piece by piece (one edge at a time, the text of each shared evidence tuple and props made once)
-instead of one dictionary of the whole graph and one string of the whole file.
+instead of one dictionary of the whole graph and one string of the whole file, and without the standard
+library's pure-Python encoder that ``indent`` selects (:func:`_text` writes plain values itself, and each
+form's fixed text once).
 
 Reading (:func:`fill`): the standard library parses the JSON; each edge is checked with plain lookups (kind,
 confidence, lifetime and action through their enums, field names and types, endpoints present with allowed
@@ -46,8 +48,74 @@ _SCALARS = (str, int, type(None))
 
 
 def _block(value: Any, depth: int) -> str:
-    """``value`` as ``json.dumps(indent=1, sort_keys=True)`` writes it ``depth`` levels down."""
+    """``value`` as ``json.dumps(indent=1, sort_keys=True)`` writes it ``depth`` levels down (the reference of
+    :func:`_text`)."""
     return json.dumps(value, indent=1, sort_keys=True).replace("\n", "\n" + " " * depth)
+
+
+_INF = float("inf")
+#: nesting :func:`_text` writes itself; deeper values (or a cycle) are written by :func:`_block`
+_TEXT_DEPTH = 64
+
+
+def _text(value: Any, pad: str, level: int = 0) -> str:
+    """``_block(value, len(pad) - 1)`` (``pad``: a newline and the value's indentation), written without the
+    standard library's pure-Python encoder, which ``indent`` selects (its generators were most of a save: issue
+    19).  Exact ``dict``/``list``/``tuple``/``str``/``int``/``float``/``bool``/``None`` are written here as that
+    encoder writes them (keys sorted, ``ensure_ascii``, ``NaN``/``Infinity``); any other value, a mapping with a
+    key that is not a ``str``, or nesting past :data:`_TEXT_DEPTH` goes to :func:`_block`, which gives the
+    same text and raises the same errors (``TypeError``, ``ValueError`` for a cycle, ``RecursionError``)."""
+    t = type(value)
+    if t is str:
+        return _s(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if t is int:
+        return int.__repr__(value)
+    if t is float:
+        return _float_text(value)
+    if level < _TEXT_DEPTH:
+        if t is dict:
+            if not value:
+                return "{}"
+            for k in value:
+                if type(k) is not str:
+                    break
+            else:
+                inner = pad + " "
+                return "{" + ",".join([f"{inner}{_s(k)}: {_text(value[k], inner, level + 1)}"
+                                       for k in sorted(value)]) + pad + "}"
+        elif t is list or t is tuple:
+            if not value:
+                return "[]"
+            inner = pad + " "
+            return "[" + ",".join([inner + _text(v, inner, level + 1) for v in value]) + pad + "]"
+    return json.dumps(value, indent=1, sort_keys=True).replace("\n", pad)
+
+
+def _float_text(value: float) -> str:
+    """A float as the standard library's encoder writes it (``allow_nan``)."""
+    if value != value:
+        return "NaN"
+    if value == _INF:
+        return "Infinity"
+    return "-Infinity" if value == -_INF else float.__repr__(value)
+
+
+_EVIDENCE_SCALARS = (str, int, type(None))
+
+
+def _evidence_dict(e: Evidence) -> dict[str, Any]:
+    """``e.model_dump(mode="json")``, read from the model's own dict when its values are plain (``str``, ``int``,
+    None: what the dump keeps as they are)."""
+    d = e.__dict__
+    if type(e) is Evidence and len(d) == 5 and all(type(v) in _EVIDENCE_SCALARS for v in d.values()):
+        return d
+    return e.model_dump(mode="json")
 
 
 def _null(value: Any) -> str:
@@ -65,9 +133,9 @@ def graph_text(graph: "Graph") -> Iterator[str]:
     """
     yield '{\n "edges": '
     yield from _list(_edge_texts(graph))
-    yield ',\n "meta": ' + _block(graph.meta.to_json(), 1)
+    yield ',\n "meta": ' + _text(graph.meta.to_json(), "\n ")
     yield ',\n "nodes": '
-    yield from _list(_block(n.model_dump(mode="json", exclude_defaults=False), 2) for n in graph.nodes())
+    yield from _list(_text(n.model_dump(mode="json", exclude_defaults=False), "\n  ") for n in graph.nodes())
     yield ',\n "schema": ' + _s(GRAPH_SCHEMA) + "\n}\n"
 
 
@@ -91,38 +159,50 @@ def _list(items: Iterator[str]) -> Iterator[str]:
     yield "".join(batch)
 
 
+def _form_texts(f: Any) -> tuple[str, str, str]:
+    """The fixed text of an edge of form ``f`` (:class:`~graphkit.storage.Form`) around its evidence, key, props
+    and ends: (before the evidence, between the key and the props, between the props and the source)."""
+    return (f'{{\n   "confidence": {_s(f.confidence.value)},\n   "evidence": ',
+            f',\n   "kind": {_s(f.value)},\n   "lifetime": {_null(f.lifetime)},\n   "props": ',
+            f',\n   "revoked_by": {_null(f.revoked_by)},\n   "source": ')
+
+
 def _edge_texts(graph: "Graph") -> Iterator[str]:
-    """Each edge two levels down, in (source, target, key) order."""
+    """Each edge two levels down, in (source, target, key) order; what edges share (a form's fixed text, an
+    evidence tuple, a props mapping, an end's quoted id) is written once."""
     ev_text: dict[int, str] = {}
     props_text: dict[int, str] = {}
+    form_text: dict[int, tuple[str, str, str]] = {}
     succ = graph.nx._succ
     for u in sorted(succ):
         nbrs = succ[u]
+        su = _s(u)
         for v in sorted(nbrs):
             keydict = nbrs[v]
+            end = f',\n   "target": {_s(v)}\n  }}'
             for k in sorted(keydict):
                 d = keydict[k]
                 if type(d) is not EdgeRecord:
-                    yield _block(d["edge"].model_dump(mode="json"), 2)
+                    yield _text(d["edge"].model_dump(mode="json"), "\n  ")
                     continue
                 f = d.form
-                if f is None:
-                    yield _block(d["edge"].model_dump(mode="json"), 2)  # an edge kept as a plain value
+                if f is None or d.source is not u and d.source != u or d.target is not v and d.target != v:
+                    yield _text(d["edge"].model_dump(mode="json"), "\n  ")  # an edge kept as a plain value
                     continue
                 ev = ev_text.get(id(d.evidence))
                 if ev is None:
-                    ev = ev_text[id(d.evidence)] = _block([e.model_dump(mode="json") for e in d.evidence], 3)
+                    ev = ev_text[id(d.evidence)] = _text([_evidence_dict(e) for e in d.evidence], "\n   ")
                 p = d.props
                 if not p:
                     pt = "{}"
                 else:
                     pt = props_text.get(id(p))
                     if pt is None:
-                        pt = props_text[id(p)] = _block(to_jsonable_python(p), 3)
-                yield (f'{{\n   "confidence": {_s(f.confidence.value)},\n   "evidence": {ev},\n'
-                       f'   "key": {_s(d.key)},\n   "kind": {_s(f.value)},\n   "lifetime": {_null(f.lifetime)},\n'
-                       f'   "props": {pt},\n   "revoked_by": {_null(f.revoked_by)},\n   "source": {_s(d.source)},\n'
-                       f'   "target": {_s(d.target)}\n  }}')
+                        pt = props_text[id(p)] = _text(to_jsonable_python(p), "\n   ")
+                ft = form_text.get(id(f))
+                if ft is None:
+                    ft = form_text[id(f)] = _form_texts(f)
+                yield f'{ft[0]}{ev},\n   "key": {_s(d.key)}{ft[1]}{pt}{ft[2]}{su}{end}'
 
 
 # --------------------------------------------------------------------------- reading

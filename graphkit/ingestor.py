@@ -149,15 +149,35 @@ class Ingestor(Protocol):
         """Read ``paths`` and return nodes, edges and problems."""
 
 
+def _real_path(path: Path, folders: dict[Path, Path] | None) -> Path:
+    """``path.resolve()``; with ``folders`` (folder -> its real path, filled here), a path whose last component
+    is no symbolic link resolves to its folder's real path and its name, each folder resolved so once for all
+    the paths under it (the same path: ``os.path.realpath`` resolves the components in order)."""
+    if folders is None or path.name in ("", ".", ".."):
+        return path.resolve()
+    try:
+        plain = not stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        plain = False
+    if not plain:
+        return path.resolve()
+    parent = path.parent
+    real = folders.get(parent)
+    if real is None:
+        real = folders[parent] = _real_path(parent, folders)
+    return real / path.name
+
+
 def read_text(path: Path, *, name: str | None = None, within: Path | None = None,
-              within_real: Path | None = None) -> str:
+              within_real: Path | None = None, folders: dict[Path, Path] | None = None) -> str:
     """Read ``path`` as UTF-8 text (the one place sources read input text), refusing a file larger than the
     ``max_file_bytes`` limit before reading it (:mod:`graphkit.limits`), and a file found in an input folder
     ``within`` that resolves outside it: a symbolic link committed to a repository (Git stores links) or planted
     on a host would make graphkit read this machine's files (``/etc/shadow``, ``~/.aws/credentials``).
 
     ``within_real``: ``within.resolve()`` when the caller resolved it once for the many files it reads there
-    (the same answer; :meth:`FileIngestor.ingest`).
+    (the same answer; :meth:`FileIngestor.ingest`); ``folders``: the real path of each folder resolved so far by
+    the caller's reads (:func:`_real_path`).
 
     Raises
     ------
@@ -168,7 +188,7 @@ def read_text(path: Path, *, name: str | None = None, within: Path | None = None
     """
     file = name if name is not None else str(path)
     cap = limits.current().max_file_bytes
-    if within is not None and not path.resolve().is_relative_to(
+    if within is not None and not _real_path(path, folders).is_relative_to(
             within_real if within_real is not None else within.resolve()):
         raise InputError(file, "", "a symbolic link to a file outside its input folder: not followed")
     try:
@@ -276,13 +296,15 @@ class FileIngestor(Generic[ParsedT]):
         parsed: list[ParsedT] = []
         used: list[InputFile] = []
         real: dict[Path, Path | None] = {}  # input folder -> resolved once for its files (None: read_text does it)
+        folders: dict[Path, Path] = {}  # the folders of the files read, resolved once (read_text)
         for f in collected.files:
             try:
                 within = _folder_of(f)
                 within_real = None if within is None else real.get(within, _UNSEEN)
                 if within_real is _UNSEEN:
                     within_real = real[within] = _resolved(within)  # type: ignore[index]
-                item = self.parse(read_text(f.path, name=f.name, within=within, within_real=within_real), f)
+                item = self.parse(read_text(f.path, name=f.name, within=within, within_real=within_real,
+                                            folders=folders), f)
             except NotRecognised as exc:
                 if f.given:
                     problems.append(_named(exc, f))

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -233,14 +234,52 @@ _C_SAFE_DEPTH = 10_000
 
 
 def _depth_bound(text: str) -> int:
-    """An upper bound on the nesting depth of the YAML document ``text`` (characters; O(len) in C).
+    """An upper bound on the nesting depth of the YAML document ``text`` as libyaml composes it (O(len) in C).
 
-    A level is opened by a flow collection (``[``, ``{``), a compact block entry or key (``-``, ``?``, which
-    nest on one line), or a deeper indentation, which needs a line of its own: ``d`` indented levels take at
-    least ``d * (d + 1) / 2`` characters, so they are at most ``isqrt(2 * len(text))``.
+    The first bound: a level is opened by a flow collection (``[``, ``{``; a ``[`` twice, for the single-pair
+    mapping an entry ``a: b`` of a flow sequence makes), a compact block entry or key (``-``, ``?``, which nest
+    on one line), or a deeper indentation, which needs a line of its own: ``d`` indented levels take at least
+    ``d * (d + 1) / 2`` characters, so they are at most ``isqrt(2 * len(text))``.  It counts every ``-``, so a
+    long file of short lines (a runner inventory listing thousands of runners) passes :data:`_C_SAFE_DEPTH`;
+    then the smaller of it and :func:`_layout_bound` is the bound.
     """
-    return (text.count("[") + text.count("{") + text.count("-") + text.count("?")
-            + math.isqrt(2 * len(text)) + 1)
+    opens = text.count("[") + text.count("{")
+    bound = (opens + text.count("[") + text.count("-") + text.count("?") + math.isqrt(2 * len(text)) + 1)
+    return bound if bound <= _C_SAFE_DEPTH else min(bound, _layout_bound(text, opens))
+
+
+#: A flow collection holding no other (after the rounds of :func:`_layout_bound` before), closed on its line:
+#: between the brackets no bracket, line break, quote, comment or tag.  When its first bracket opens a flow
+#: collection, every character up to the second is plain flow content (libyaml ends a plain scalar at a flow
+#: indicator in the flow context), so the second bracket closes that collection.
+_LEAF_FLOW = re.compile("[\\[{][^\\[\\]{}\n\r\x85\u2028\u2029\"'#!]*[\\]}]")
+#: The start of a line (libyaml's line breaks) and what may open block collections there: indentation and the
+#: compact indicators ``- ``, ``? ``, ``: `` (and ``--- ``, after which libyaml opens none on the line); a block
+#: collection of the line starts within it or just after it (its key, or the anchor or tag before the key), never
+#: later (libyaml refuses an entry or a key after a value on one line: "not allowed in this context").
+_BLOCK_PREFIX = re.compile("(?:^|(?<=[\r\x85\u2028\u2029]))[ \t\ufeff]*(?:(?:---|[-?:])[ \t\ufeff]+)*", re.M)
+#: Rounds of :data:`_LEAF_FLOW` (a round removes the flow collections that hold only removed ones).
+_LEAF_ROUNDS = 4
+
+
+def _layout_bound(text: str, opens: int) -> int:
+    """The second bound of :func:`_depth_bound` (``opens``: the ``[`` and ``{`` of ``text``).
+
+    Block collections: libyaml opens one only at a column deeper than its parent's indentation
+    (``roll_indent``), and a sequence at its mapping's own column (an indentless sequence) adds one more, so a
+    path holds at most two per column, at columns no further than the longest :data:`_BLOCK_PREFIX`.  Flow
+    collections: at most two levels per ``[``/``{`` (the collection and a single-pair mapping); the collections
+    removed in ``r`` rounds of :data:`_LEAF_FLOW` nest at most ``r`` deep and end a path.  One more for a scalar.
+    """
+    block = 2 * (max(map(len, _BLOCK_PREFIX.findall(text)), default=0) + 1) + 1
+    rounds = 0
+    while rounds < _LEAF_ROUNDS and block + 2 * opens + 2 * rounds > _C_SAFE_DEPTH:
+        text, removed = _LEAF_FLOW.subn("", text)
+        if not removed:
+            break
+        opens -= removed
+        rounds += 1
+    return block + 2 * opens + 2 * rounds
 
 
 def _fast_node(ldr: Loader, lines: dict[str, int], text: str) -> Any:

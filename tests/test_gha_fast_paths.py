@@ -79,3 +79,22 @@ def test_secret_expressions_equal_the_walk_of_every_string():
             assert list(secret_exprs(value, path)) == list(_reference_secret_exprs(value, path)), (value, path)
         found += len(got)
     assert found > 500
+
+
+def test_repository_named_by_each_file_is_checked_at_each_file(tmp_path, monkeypatch):
+    """The builder copies a repository's and its owner's nodes validated once for the next files naming them
+    (``_Builder.repository``), unless validation left a value out: then every file's nodes are validated again
+    and each file records its own refusals (``graphkit.model.bounds``), as when every node was validated."""
+    from graphkit.build import build_graph
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_ATTRIBUTE_CHARS", "100")
+    wf = "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps: [{run: echo}]\n"
+    for name in ("a.yml", "b.yml", "c.yml"):
+        (tmp_path / ".github" / "workflows").mkdir(parents=True, exist_ok=True)
+        (tmp_path / ".github" / "workflows" / name).write_text(wf)
+    long_name, short = "acme/" + "r" * 150, "acme/app"
+    for repo, per_file in ((long_name, 6), (short, 0)):
+        res = build_graph({"github-actions": [f"{repo}={tmp_path}"]})
+        places = [(p.file.rsplit("/", 1)[-1], p.place) for p in res.graph.meta.problems if p.place == "(line 1)"]
+        assert sorted(places) == sorted((n, "(line 1)") for n in ("a.yml", "b.yml", "c.yml") for _ in range(per_file))
+        from graphkit.model import ids
+        assert (res.graph.node(ids.repository(repo)).full_name == repo) is (repo == short)

@@ -73,6 +73,31 @@ def test_links_out_of_a_checkout_are_not_followed(tmp_path: Path):
     assert not [i for i in ids if "OUTSIDE" in i or "leak" in i]
 
 
+def test_real_path_with_folders_resolved_once_is_path_resolve(tmp_path: Path, monkeypatch):
+    """read_text resolves each folder once for all its files (graphkit.ingestor._real_path): the same path as
+    Path.resolve for plain files, links to files in and out of the folder, links to links, dangling links,
+    files in linked folders, relative paths and '..' components."""
+    from graphkit.ingestor import _real_path
+    _write(tmp_path / "outside", "evil.yml", "x: 1\n")
+    repo = tmp_path / "repo"
+    _write(repo, "a/b/plain.yml", "x: 1\n")
+    (repo / "a/b/in.yml").symlink_to(repo / "a/b/plain.yml")
+    (repo / "a/b/out.yml").symlink_to(tmp_path / "outside/evil.yml")
+    (repo / "a/b/chain.yml").symlink_to(repo / "a/b/out.yml")
+    (repo / "a/b/dangling.yml").symlink_to(repo / "nowhere.yml")
+    (repo / "linked").symlink_to(tmp_path / "outside")
+    (repo / "a/rel.yml").symlink_to("b/../b/plain.yml")
+    monkeypatch.chdir(repo / "a")
+    paths = [repo / "a/b" / n for n in ("plain.yml", "in.yml", "out.yml", "chain.yml", "dangling.yml", "gone.yml")]
+    paths += [repo / "linked/evil.yml", repo / "a/b/../b/plain.yml", repo / "a/rel.yml", Path("b/plain.yml"),
+              Path("rel.yml"), Path("b/out.yml"), repo / "a/b/..", repo / "a/b/."]
+    folders: dict = {}
+    for _ in range(2):  # the second round reads the folders resolved by the first
+        assert [_real_path(p, folders) for p in paths] == [p.resolve() for p in paths]
+    assert folders  # the fast path was taken
+    assert _real_path(repo / "a/b/out.yml", folders) == tmp_path / "outside/evil.yml"
+
+
 def test_a_checkout_folder_linking_out_of_the_folder_of_checkouts_is_not_followed(tmp_path: Path):
     """In a folder of checkouts, a sub-folder that is a link to a folder elsewhere (another user's home, this
     machine's /etc) is named as a problem and never read; the other checkouts build."""

@@ -135,6 +135,52 @@ def test_saved_file_is_byte_identical_to_the_reference(example, tmp_path):
         assert (tmp_path / "g.json").read_text() == reference_text(g)
 
 
+def _random_json(rng: random.Random, depth: int = 0):
+    """A value json.dumps accepts, with what the writer's fast path must leave to it: other key types, NaN and
+    the infinities, tuples, str and int subclasses, deep nesting."""
+    scalars = [None, True, False, 0, -7, 2 ** 70, 1.5, -0.0, float("nan"), float("inf"), float("-inf"), "",
+               "a\"b\\c\n\u2028é\x00", EdgeKind.RUNS_ON_HOST, Confidence.CERTAIN, RevocationAction.REIMAGE_HOST]
+    roll = rng.random()
+    if depth > 6 or roll < 0.4:
+        return rng.choice(scalars)
+    if roll < 0.7:
+        items = [_random_json(rng, depth + 1) for _ in range(rng.randrange(4))]
+        return tuple(items) if rng.random() < 0.2 else items
+    keys = ["b", "a", "é", "", "z\n"] + ([1, 2.5, True, None] if rng.random() < 0.2 else [])
+    return {k: _random_json(rng, depth + 1) for k in rng.sample(keys, rng.randrange(len(keys) + 1))}
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_fast_writer_equals_json_dumps(seed):
+    from graphkit.graph_file import _block, _text
+    rng = random.Random(seed)
+    value = _random_json(rng)
+    for depth in (0, 1, 3):
+        try:
+            want = _block(value, depth)
+        except TypeError as exc:  # keys of types sorted() cannot compare
+            with pytest.raises(TypeError):
+                _text(value, "\n" + " " * depth)
+            continue
+        assert _text(value, "\n" + " " * depth) == want
+
+
+def test_fast_writer_leaves_deep_cyclic_and_unknown_values_to_json():
+    from graphkit.graph_file import _TEXT_DEPTH, _block, _text
+    deep: list = []
+    cur = deep
+    for _ in range(_TEXT_DEPTH * 2):
+        cur.append({"k": []})
+        cur = cur[0]["k"]
+    assert _text(deep, "\n  ") == _block(deep, 2)
+    cyclic: list = [1]
+    cyclic.append(cyclic)
+    with pytest.raises(ValueError, match="Circular reference"):
+        _text(cyclic, "\n")
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        _text({"a": [{1, 2}]}, "\n")
+
+
 def test_props_keep_their_json_types(tmp_path):
     g = small_graph()
     values = [1, True, 1.0, "1", None, [1, [True]], {"b": 1, "a": [None]}, 2 ** 70, -0.5, "é\u2028"]

@@ -125,3 +125,80 @@ def test_depth_bound_keeps_ordinary_workflows_on_the_c_composer():
     files = sorted((CORPUS / "github-actions").rglob("*.yml"))
     require(files, "corpus workflows")
     assert max(_yaml._depth_bound(f.read_text(encoding="utf-8", errors="replace")) for f in files) < 2_000
+
+
+def _composed_depth(text: str) -> int | None:
+    """Nesting of the node tree libyaml's composer builds for ``text`` (collections and the scalar at the end of
+    a path count one each), or None when libyaml refuses the document."""
+    import yaml
+    try:
+        root = yaml.compose(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        return None
+    if root is None:
+        return 0
+    deepest, stack, seen = 0, [(root, 1)], set()
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack += [(n, depth + 1) for n in node.value]
+        elif isinstance(node, yaml.MappingNode):
+            stack += [(n, depth + 1) for pair in node.value for n in pair]
+    return deepest
+
+
+_TRICKY = [
+    "[a: [b: [c: [d: e]]]]", "- - - - - - x", "? - - a\n: - - b\n", "a:\n- b:\n  - c:\n    - d: [e, {f: [g]}]\n",
+    "a:\r  - - - x\r  - [y: [z]]\r", "a: b # [[[[ {{{\nc: [d, [e]]\n", '[ "]", [ "]", [x]]]', "['[', [']', [x]]]",
+    "{a: {b: {c: [d, {e: f}]}}}", "- &x [a, [b]]\n- *x\n", "k: !!seq [a, [b, [c]]]\n", "- {a: [b: [c: d]]}\n",
+    "\ufeff- - - [a: [b]]\n", "a:\n  b:\n    c:\n      - - - [x, [y, {z: [w]}]]\n", "[\n [\n  [\n   x\n  ]\n ]\n]\n",
+    "- ? - a\n  : - b\n", "a: |\n  - - - [[[\nb: [c]\n", "a: 'x ] [ y'\nb: \"[\"\n",
+]
+
+
+def _random_document(rng) -> str:
+    import yaml
+
+    def value(depth: int):
+        roll = rng.random()
+        if depth > 12 or roll < 0.25:
+            return rng.choice(["x", "a: b", "[", "]", "{}", "'q'", '"', "# c", "- d", "? e", "", 1, None, True])
+        if roll < 0.6:
+            return [value(depth + 1) for _ in range(rng.randrange(1, 4))]
+        keys = ["k", "a b", "[x]", "-", "?", "é"]
+        return {rng.choice(keys) + str(i): value(depth + 1) for i in range(rng.randrange(1, 4))}
+    text = yaml.safe_dump(value(0), default_flow_style=rng.choice([None, True, False]), indent=rng.randrange(2, 6),
+                          width=rng.choice([20, 80, 10_000]), allow_unicode=rng.random() < 0.5)
+    return text.replace("\n", rng.choice(["\n", "\r\n", "\r"]))
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_layout_bound_is_an_upper_bound_of_the_nesting(seed):
+    """The bound that keeps long documents on the C composer (:func:`_yaml._layout_bound`) is never below the
+    nesting libyaml composes: random documents in block, flow and mixed styles, with LF, CRLF or CR lines, and
+    documents built to nest through single-pair mappings, compact entries, indentless sequences, quoted or
+    commented brackets."""
+    import random
+    rng = random.Random(seed)
+    texts = [_random_document(rng)] + ([t] if (t := _TRICKY[seed % len(_TRICKY)]) else [])
+    for text in texts:
+        depth = _composed_depth(text)
+        if depth is None:
+            continue
+        opens = text.count("[") + text.count("{")
+        assert _yaml._layout_bound(text, opens) >= depth, text
+        assert _yaml._depth_bound(text) >= depth, text
+
+
+def test_layout_bound_keeps_a_long_inventory_on_the_c_composer():
+    """A runner inventory of 5,000 runners (short lines, thousands of ``-`` and flow lists) is under the C
+    composer's bound, while the count of its ``-`` alone is not."""
+    runners = "".join(f"  - name: runner-{i:05d}\n    labels: [self-hosted, linux, x-{i}]\n"
+                      f"    groups: [{{name: g-{i % 7}}}]\n" for i in range(5_000))
+    text = f"schema: graphkit.runner-inventory/v1\nrunners:\n{runners}"
+    assert text.count("-") > _yaml._C_SAFE_DEPTH
+    assert _yaml._depth_bound(text) < 100

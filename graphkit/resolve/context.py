@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from graphkit.graph import Graph
 from graphkit.hosted import is_self_hosted
 from graphkit.meta import Problem, ResolveSummary
-from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Host, Job, Node, NodeKind, Repository, Runner,
-                            RunnerGroup, Secret, ids)
+from graphkit.model import (EDGE_SPECS, Confidence, Edge, EdgeKind, Evidence, Host, Job, Node, NodeKind, Repository,
+                            Runner, RunnerGroup, Secret, ids)
 from graphkit.model.ids import env_key, owner_key, repo_key, secret_key
-from graphkit.storage import EdgeRecord
+from graphkit.storage import CompactMultiDiGraph, EdgeRecord
 
 __all__ = ["C", "Context", "P", "SecretIndex", "canonical", "canonical_set", "context_owner", "context_repo",
            "edges_of_kind", "host_of", "nodes_of_kind", "records_of_kinds", "owner_of", "weakest"]
@@ -42,8 +42,9 @@ def edges_of_kind(graph: Graph, kind: EdgeKind) -> list[Edge]:
     (:meth:`Graph.edges` sorts every edge of the graph at each call: the resolver asks five times)."""
     value = kind.value
     found = []
-    for u, nbrs in graph.nx._succ.items():  # the edges view with data, without its per-edge generator steps
-        for v, keydict in nbrs.items():
+    succ = graph.nx._succ
+    for u in _possible_sources(graph, (kind,)):  # the edges view with data, without its per-edge generator steps
+        for v, keydict in succ[u].items():
             for k, rec in keydict.items():
                 if (rec.form.value if type(rec) is EdgeRecord and rec.extra is None and rec.form is not None
                         else rec.get("kind")) == value:
@@ -60,8 +61,9 @@ def records_of_kinds(graph: Graph, *kinds: EdgeKind) -> list[list[EdgeRecord | E
     records are the graph's."""
     wanted = {k.value: i for i, k in enumerate(kinds)}
     found: list[list[tuple]] = [[] for _ in kinds]
-    for u, nbrs in graph.nx._succ.items():
-        for v, keydict in nbrs.items():
+    succ = graph.nx._succ
+    for u in _possible_sources(graph, kinds):
+        for v, keydict in succ[u].items():
             for k, rec in keydict.items():
                 i = wanted.get(rec.form.value if type(rec) is EdgeRecord and rec.extra is None and rec.form is not None
                                else rec.get("kind"))
@@ -72,6 +74,20 @@ def records_of_kinds(graph: Graph, *kinds: EdgeKind) -> list[list[EdgeRecord | E
         rows.sort(key=_first3)
         out.append([rec if type(rec) is EdgeRecord and rec.extra is None else rec["edge"] for *_, rec in rows])
     return out
+
+
+_NODE_KINDS = frozenset(k.value for k in NodeKind)
+
+
+def _possible_sources(graph: Graph, kinds: Iterable[EdgeKind]) -> list[str]:
+    """The nodes an edge of ``kinds`` can leave, in the graph's node order: those of a node kind the kinds'
+    declarations allow as source (:class:`Graph` refuses any other edge), and any node stored without a known
+    kind (one networkx made for an edge's end); every node when the storage is not graphkit's own."""
+    if type(graph.nx) is not CompactMultiDiGraph:  # another storage put in place of ``nx``: every node
+        return list(graph.nx._succ)
+    nodes = graph.nx._node
+    allowed = {n.value for k in kinds for n in EDGE_SPECS[k].sources}
+    return [n for n, d in nodes.items() if d.get("kind") in allowed or d.get("kind") not in _NODE_KINDS]
 
 
 def _first3(t: tuple) -> tuple:

@@ -87,9 +87,9 @@ def _checkouts_at(text: str) -> list[Checkout | InputError] | InputError:
     # holding no workflow or action file is reported by find_checkouts, never skipped silently.  A sub-folder
     # that is a link out of the folder is not followed (as a file linked out of a checkout is not read)
     inside = root.resolve()
-    return [Checkout(_repository_name(p.resolve()), p) if p.resolve().is_relative_to(inside)
+    return [Checkout(_repository_name(real), p) if real.is_relative_to(inside)
             else InputError(str(p), "", "a symbolic link to a folder outside its input folder: not followed")
-            for p in subs]
+            for p in subs for real in (p.resolve(),)]
 
 
 def find_checkouts(paths: Sequence[Path | str]) -> tuple[list[Checkout], list[InputError]]:

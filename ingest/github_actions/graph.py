@@ -140,6 +140,9 @@ class _Builder:
         #: jobs and steps left to instantiate through calls (``max_call_fanout``): fan-out is exponential in depth
         self.budget, self.over_budget = lim.max_call_fanout, False
         self._srcs: dict[tuple[str, str, int], Src] = {}  # (file, repository, id of its lines) -> its Src
+        #: repository name -> its owner's and its own node as first made (validated), copied with the evidence of
+        #: each further file naming it
+        self._repos: dict[str, tuple[Organization, Repository]] = {}
         self.workflows = {(repo_key(f.repository), f.file): f for f in files if isinstance(f, WorkflowFile)}
         self.actions = {(repo_key(f.repository), f.directory): f for f in files if isinstance(f, ActionFile)}
 
@@ -155,12 +158,20 @@ class _Builder:
 
     def repository(self, full_name: str, ev: Evidence) -> str:
         """Add the repository and its owner; raises :class:`ids.IdError` for a name that is not ``owner/name``."""
-        owner = full_name.split("/", 1)[0]
-        oid, rid = ids.organization(owner), ids.repository(full_name)
-        self.out.node(Organization(id=oid, name=owner, evidence=[ev]))
-        self.out.node(Repository(id=rid, name=full_name, full_name=full_name, evidence=[ev]))
-        self.out.edge(EdgeKind.OWNS, oid, rid, ev)
-        return rid
+        made = self._repos.get(full_name)
+        if made is None:
+            owner = full_name.split("/", 1)[0]
+            oid, rid = ids.organization(owner), ids.repository(full_name)
+            org = Organization(id=oid, name=owner, evidence=[ev])
+            repo = Repository(id=rid, name=full_name, full_name=full_name, evidence=[ev])
+            if org.name == owner and repo.name == repo.full_name == full_name:  # nothing left out (model.bounds):
+                self._repos[full_name] = (org, repo)  # else validated at each place, each refusal recorded
+        else:  # the same validated values, the evidence of this place
+            org, repo = (n.model_copy(update={"evidence": [ev]}) for n in made)
+        self.out.node(org)
+        self.out.node(repo)
+        self.out.edge(EdgeKind.OWNS, org.id, repo.id, ev)
+        return repo.id
 
     def literal_credentials(self, files: Sequence[WorkflowFile | ActionFile]) -> None:
         """Credentials written in the files, on their repository (finding ``literal-credential-in-workflow``)."""
