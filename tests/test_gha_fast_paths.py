@@ -92,7 +92,7 @@ def test_repository_named_by_each_file_is_checked_at_each_file(tmp_path, monkeyp
         (tmp_path / ".github" / "workflows").mkdir(parents=True, exist_ok=True)
         (tmp_path / ".github" / "workflows" / name).write_text(wf)
     long_name, short = "acme/" + "r" * 150, "acme/app"
-    for repo, per_file in ((long_name, 6), (short, 0)):
+    for repo, per_file in ((long_name, 3), (short, 0)):
         res = build_graph({"github-actions": [f"{repo}={tmp_path}"]})
         places = [(p.file.rsplit("/", 1)[-1], p.place) for p in res.graph.meta.problems if p.place == "(line 1)"]
         assert sorted(places) == sorted((n, "(line 1)") for n in ("a.yml", "b.yml", "c.yml") for _ in range(per_file))

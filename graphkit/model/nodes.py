@@ -379,8 +379,9 @@ class Job(Node):
     - ``all_secrets``: evidence of ``toJSON(secrets)`` / dynamic ``secrets[...]``
       / ``secrets: inherit`` into a callee that does so.
     - ``environment``: the deployment environment name, if any; :attr:`UNKNOWN_ENVIRONMENT` (``*``) when the job
-      names one graphkit could not read (a name past ``max_attribute_chars``): any environment of the
-      repository (its OIDC ``sub`` is the pattern ``...:environment:*``, its secrets may be any environment's).
+      names one graphkit cannot read statically (an expression known only at run time, one of several names, a
+      name past ``max_attribute_chars``): any environment of the repository (its OIDC ``sub`` is the pattern
+      ``...:environment:*``, its secrets may be any environment's).
     - ``untrusted_code``: steps that run code a pull request author controls
       (:class:`UntrustedCode`; entry points: :mod:`graphkit.untrusted`).
     - ``condition``: what the job's ``if`` means for an outsider's privileged run of each of its events
@@ -412,7 +413,7 @@ class Job(Node):
     #: left out here would route the job to more runners); see :mod:`graphkit.model.bounds`
     unbounded_fields: ClassVar[frozenset[str]] = frozenset({"runs_on"})
     runs_on_unresolved: Evidence | None = None
-    #: ``environment`` of a job that names an environment graphkit could not read: unknown, never "none"
+    #: ``environment`` of a job that names an environment graphkit cannot read statically: unknown, never "none"
     UNKNOWN_ENVIRONMENT: ClassVar[str] = "*"
     environment: str | None = None
     secret_refs: list[SecretRef] = Field(default_factory=list)

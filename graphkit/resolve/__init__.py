@@ -159,7 +159,7 @@ from graphkit.meta import ResolveSummary
 from graphkit.model import Job, NodeKind
 from graphkit.resolve.caches import link_host_caches
 from graphkit.resolve.context import Context, nodes_of_kind
-from graphkit.resolve.environments import apply_branch_policies
+from graphkit.resolve.environments import apply_branch_policies, link_unknown_environments
 from graphkit.resolve.gitlab import link_gitlab
 from graphkit.resolve.gitlab_join import join_gitlab_registrations
 from graphkit.resolve.gitlab_untrusted import link_gitlab_untrusted
@@ -216,6 +216,7 @@ def resolve(graph: Graph) -> None:
     link_gitlab(graph)
     link_secrets(ctx, jobs)
     link_unknown_caller_tokens(ctx, jobs)  # a run by a caller not read: its token is that caller's
+    link_unknown_environments(ctx, jobs)  # an environment known only at run time: any of the repository's
     apply_branch_policies(ctx, jobs)
     link_untrusted(ctx, jobs)
     link_gitlab_untrusted(graph)

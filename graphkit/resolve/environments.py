@@ -23,16 +23,40 @@ run's repository) are compared with the policy
 
 Environments without a known policy keep their edges as they are.  Runs after
 :func:`graphkit.resolve.secrets.link_secrets`; idempotent.
+
+A job whose environment is known only at run time (:attr:`~graphkit.model.Job.UNKNOWN_ENVIRONMENT`) may deploy
+to any environment of its repository: :func:`link_unknown_environments` gives it a ``possible`` ``deploys_to``
+to each one the graph knows (an inventory's), before the branch policies are applied.
 """
 
 from __future__ import annotations
 
-from graphkit.model import DeploymentTarget, Edge, EdgeKind, Job, Secret, ids
+from graphkit.model import DeploymentTarget, Edge, EdgeKind, Job, NodeKind, Secret, ids
 from graphkit.model.ids import env_key, repo_key
 from graphkit.refs import environment_access, job_refs
-from graphkit.resolve.context import P, Context, context_repo
+from graphkit.resolve.context import P, Context, context_repo, nodes_of_kind
 
-__all__ = ["apply_branch_policies"]
+__all__ = ["apply_branch_policies", "link_unknown_environments"]
+
+
+def link_unknown_environments(ctx: Context, jobs: list[Job]) -> None:
+    """``job -deploys_to-> target:environment:REPO:NAME`` (``possible``, the job's evidence, prop ``reason``) for
+    each GitHub job of ``jobs`` whose environment is unknown and each environment of its repository in the graph.
+
+    GitHub resolves ``jobs.<job_id>.environment`` at run time, so an expression may name any environment of the
+    repository (or create one: https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idenvironment).
+    Idempotent."""
+    unknown = [j for j in jobs if j.environment == Job.UNKNOWN_ENVIRONMENT and j.platform != "gitlab"]
+    if not unknown:
+        return
+    by_repo: dict[str, list[str]] = {}
+    for t in nodes_of_kind(ctx.graph, NodeKind.DEPLOYMENT_TARGET):
+        if isinstance(t, DeploymentTarget) and t.target_type == "environment":
+            by_repo.setdefault(repo_key(ids.parse(t.id).parts["repo"]), []).append(t.id)
+    for job in unknown:
+        for tid in by_repo.get(repo_key(context_repo(job)), []):
+            ctx.graph.add_edge(Edge(kind=EdgeKind.DEPLOYS_TO, source=job.id, target=tid, evidence=job.evidence[:1],
+                                    confidence=P, props={"reason": "the job's environment is known only at run time"}))
 
 
 def _env_secret_edges(ctx: Context, job: Job, repo_full: str, env: str) -> list[Edge]:

@@ -100,25 +100,38 @@ def _uses_target(uses: str) -> tuple[str | None, str, str | None]:
     return "/".join(parts[:2]), "/".join(parts[2:]), ref
 
 
-def _environment_names(jd: JobDef, ctx: EvalContext, ev: Evidence) -> tuple[str | None, list[Val]]:
-    """``(Job.environment, candidate names)``: one candidate -> its name, else the text as written.
+def _environment_names(jd: JobDef, ctx: EvalContext, ev: Evidence) -> tuple[str | None, list[Val], bool]:
+    """``(Job.environment, candidate names, whether the run may have no environment)``: one candidate -> its
+    name; no environment when every value is certainly empty; else the environment is unknown
+    (:attr:`Job.UNKNOWN_ENVIRONMENT`), with the candidate names it may take (``deploys_to``, ``possible``).  An
+    expression that may be empty (``${{ cond && 'prod' || '' }}``, an input) may leave the run without one.
 
+    A name known only at run time (``${{ inputs.environment }}`` from a free-form input, ``prod-${{ ... }}``) or
+    one of several (``${{ cond && 'prod' || 'staging' }}``) is unknown, never the expression's text: the run's
+    OIDC ``sub`` is then the pattern ``repo:OWNER/REPO:environment:*`` (GitHub "OpenID Connect reference": the
+    environment name replaces the event in ``sub``,
+    https://docs.github.com/en/actions/reference/security/oidc#example-subject-claims) and any environment's
+    secrets may shadow the repository's (GitHub "Using secrets in GitHub Actions": an environment secret takes
+    precedence, https://docs.github.com/en/actions/how-tos/write-workflows/choose-what-workflows-do/use-secrets).
     A name past ``max_attribute_chars`` (``ev``: its place) is left out and recorded
-    (:func:`graphkit.model.bounds.refuse`): the job's environment is then unknown
-    (:attr:`Job.UNKNOWN_ENVIRONMENT`), never none, and it deploys to no environment graphkit can name."""
+    (:func:`graphkit.model.bounds.refuse`): unknown too, never none, and it deploys to no environment graphkit can
+    name."""
     raw = jd.environment.get("name") if isinstance(jd.environment, dict) else jd.environment
     if raw is None:
-        return None, []
+        return None, [], False
     text = scalar_text(raw)
     if len(text) > limits.latest().max_attribute_chars:
         refuse(ev, "job environment", len(text), "value left out: the job's environment is unknown (any "
                "environment of the repository)")
-        return Job.UNKNOWN_ENVIRONMENT, []
+        return Job.UNKNOWN_ENVIRONMENT, [], False
     vals, pattern = resolve(text, ctx)
     names = [Val(scalar_text(v.value), v.certain) for v in vals if truthy(v.value)]
-    if pattern is not None or not names:
-        return text, [Val(text, False)]
-    return (names[0].value if len(names) == 1 else text), names
+    optional = pattern is not None or len(names) < len(vals)
+    if pattern is None and not names and vals and all(v.certain for v in vals):
+        return None, [], False  # the expression is certainly empty: no environment
+    if pattern is not None or len(names) != 1:
+        return Job.UNKNOWN_ENVIRONMENT, names, optional
+    return names[0].value, names, optional
 
 
 def _step_outputs(jd: JobDef) -> dict[str, dict[str, list[Val]]]:
@@ -268,8 +281,9 @@ class _Builder:
         matrix = bind_inputs(jd.matrix, ctx)
         if matrix is not jd.matrix:  # built from a caller's inputs (as written, the file's parse checked it)
             self._matrix_limit(matrix, src, path)
-        environment, env_names = _environment_names(jd, ctx, src.ev(f"{path}.environment"))
-        oidc_id = self._oidc(jid, wf, jd, call, environment, src) if perms.get("id-token") == "write" else None
+        environment, env_names, no_env = _environment_names(jd, ctx, src.ev(f"{path}.environment"))
+        envs = [environment, None] if no_env else [environment]
+        oidc_id = self._oidc(jid, wf, jd, call, envs, src) if perms.get("id-token") == "write" else None
         state = JobState(id=jid, repo=top_repo, oidc_id=oidc_id, secrets=call.secrets, env=env,
                          identity=f"github.com/{repo_key(wf.repository)}/{wf.file}")
         refs, all_ev = secret_refs(wf, jd, src, call.secrets)
@@ -292,8 +306,8 @@ class _Builder:
                   condition=job_condition(jd, src, path, call.top.events), evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
-        self._token(job, src.ev(f"{path}.permissions" if jd.permissions is not None else
-                                "permissions" if wf.permissions is not None else path))
+        self._token(job, top_repo, src.ev(f"{path}.permissions" if jd.permissions is not None else
+                                          "permissions" if wf.permissions is not None else path))
 
     def _over_cap(self, wf: WorkflowFile, jd: JobDef, call: _Call) -> None:
         """Record (in :attr:`refused`) a called job whose own block asks for more than its caller grants.
@@ -318,8 +332,10 @@ class _Builder:
                 f"{wf.lines.get(place, '?')}) for {', '.join(over)}, more than {granted} grants: GitHub refuses "
                 f"the run, no job of it runs (line {where.line})"))
 
-    def _oidc(self, jid: str, wf: WorkflowFile, jd: JobDef, call: _Call, environment: str | None, src: Src) -> str:
-        """The job's OIDC identity (it has ``id-token: write``): the subjects describe the triggering workflow.
+    def _oidc(self, jid: str, wf: WorkflowFile, jd: JobDef, call: _Call, environments: list[str | None],
+              src: Src) -> str:
+        """The job's OIDC identity (it has ``id-token: write``): the subjects describe the triggering workflow,
+        in each of ``environments`` the run may have (None: no environment).
 
         Evidence: the job's (else its workflow's) ``id-token`` grant; in a
         called workflow without one, the caller's grant that it inherits.
@@ -333,7 +349,8 @@ class _Builder:
         top_repo = call.top.repository
         oidc_id = self.out.node(OIDCIdentity(
             id=ids.oidc_identity(jid), name=f"OIDC of {jd.key}", repository=top_repo,
-            subjects=default_subjects(top_repo, call.top.triggers, environment),
+            subjects=list(dict.fromkeys(s for env in environments
+                                        for s in default_subjects(top_repo, call.top.triggers, env))),
             job_workflow_ref=call.job_workflow_ref, evidence=[ev]))
         # for an unknown caller, minting depends on that caller granting id-token: write
         self.out.edge(EdgeKind.MINTS_OIDC, jid, oidc_id, self.out.nodes[oidc_id].evidence[0],
@@ -353,13 +370,15 @@ class _Builder:
                                            identifier=f"{parts['repo']}:{parts['environment']}", evidence=[ev]))
             self.out.edge(EdgeKind.DEPLOYS_TO, jid, tid, ev, possible=not name.certain)
 
-    def _token(self, job: Job, ev: Evidence) -> None:
+    def _token(self, job: Job, repo: str, ev: Evidence) -> None:
+        """The job's GITHUB_TOKEN and what it writes in ``repo`` (the run's repository as read, not the Job's
+        attribute: that may be a placeholder for a value past ``max_attribute_chars``)."""
         tid = self.out.node(GitHubToken(id=ids.github_token(job.id), name=f"GITHUB_TOKEN of {job.job_key}",
                                         repository=job.secrets_repository, permissions=job.permissions,
                                         permissions_source=job.permissions_source, evidence=[ev]))
         self.out.edge(EdgeKind.HAS_TOKEN, job.id, tid, ev)
         writes = repository_writes(job.permissions)  # only scopes that change code or workflows or start runs
-        rid = ids.repository(job.secrets_repository)
+        rid = ids.repository(repo)
         if writes:
             self.out.edge(EdgeKind.WRITES_REPOSITORY, tid, rid, ev, props={"scopes": writes})
         elif maybe := possible_repository_writes(job.permissions):
