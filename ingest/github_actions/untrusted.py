@@ -26,8 +26,10 @@ and any ``v7``+ minor or patch pin, is ``checkout-refuses``; v1-v3 never had it
 (:data:`_LAST_BEFORE_BACKPORT`, from https://github.com/actions/checkout/releases:
 v4.0.0-v4.3.1, v5.0.0-v5.0.1, v6.0.0-v6.0.2) has no guard (``none``: the path is
 certain); a later v4-v6 pin (it may be a backport release) or a commit pin is
-``unknown``.  The opt-out written as an expression is evaluated when the job runs: ``${{ true }}`` is the
-opt-out (``none``); any other expression (``${{ inputs.unsafe || true }}``) may be true, so a guard it could
+``unknown``.  ``allow-unsafe-pr-checkout: true`` turns the guard off where the release has (or may have) it:
+``opted-out``; a release without it stays ``none`` (the edges of a ``none`` checkout name no checkout guard,
+those of ``opted-out`` and ``unknown`` name ``checkout-refuses-fork-code``).  The opt-out written as an
+expression is evaluated when the job runs: ``${{ true }}`` is the opt-out (``opted-out``); any other expression (``${{ inputs.unsafe || true }}``) may be true, so a guard it could
 turn off is ``unknown`` (GitHub docs "Evaluate expressions in workflows and actions",
 https://docs.github.com/en/actions/reference/workflows-and-actions/expressions).
 Each of these steps, and the job, carries what its ``if`` means for an outsider's ``pull_request_target``,
@@ -77,15 +79,16 @@ def _action(step: Step) -> tuple[str, str]:
 
 
 def _checkout_guard(step: Step, ref: str) -> str:
-    """``none``, ``checkout-refuses`` or ``unknown`` for ``actions/checkout@ref`` (module docstring).
+    """``none``, ``checkout-refuses``, ``unknown`` or ``opted-out`` for ``actions/checkout@ref`` (module
+    docstring).
 
     >>> [_checkout_guard(Step(index=0, path="s"), r) for r in ("v4", "v3", "v4.2.2", "v6.0.3", "v7.0.1", "v8")]
     ['checkout-refuses', 'none', 'none', 'unknown', 'checkout-refuses', 'checkout-refuses']
     """
     opt_out = scalar_text(step.with_args.get("allow-unsafe-pr-checkout")).strip()
-    if opt_out.lower() == "true" or _TRUE_EXPR.fullmatch(opt_out):
-        return "none"
     guard = _release_guard(ref)
+    if opt_out.lower() == "true" or _TRUE_EXPR.fullmatch(opt_out):
+        return "none" if guard == "none" else "opted-out"  # a release without the guard has nothing to opt out of
     return "unknown" if guard == "checkout-refuses" and "${{" in opt_out else guard  # may evaluate to true
 
 
