@@ -523,6 +523,51 @@ def test_rules_merge_requests_from_forks():
     assert ts[0].sources == ("merge_request_event",)
 
 
+@pytest.mark.parametrize("rules, from_fork", [
+    # a fork is another project (its own ID and path); its merge request pipeline run in the parent project has
+    # $CI_PROJECT_ID / $CI_PROJECT_PATH of the parent, $CI_MERGE_REQUEST_SOURCE_PROJECT_ID / _PATH of the fork
+    # (https://docs.gitlab.com/ci/variables/predefined_variables/,
+    # https://docs.gitlab.com/ci/pipelines/merge_request_pipelines/#use-with-forked-projects)
+    ([{"if": "$CI_MERGE_REQUEST_SOURCE_PROJECT_ID != $CI_PROJECT_ID", "when": "never"},
+      {"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}], {False}),
+    ([{"if": "$CI_MERGE_REQUEST_SOURCE_PROJECT_PATH != $CI_PROJECT_PATH", "when": "never"},
+      {"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}], {False}),
+    ([{"if": '$CI_PIPELINE_SOURCE == "merge_request_event" && $CI_MERGE_REQUEST_SOURCE_PROJECT_ID == $CI_PROJECT_ID'}],
+     {False}),
+    ([{"if": '$CI_PIPELINE_SOURCE == "merge_request_event" && '
+             '$CI_MERGE_REQUEST_SOURCE_PROJECT_ID != $CI_MERGE_REQUEST_PROJECT_ID'}], {True}),
+    # unguarded: from the project itself and from a fork
+    ([{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}], {False, True}),
+])
+def test_rules_fork_guards_by_project_id_and_path(rules, from_fork):
+    ts = _triggers(rules=rules)
+    assert {t.ref_type for t in ts} == {"merge_request"}
+    assert {t.from_fork for t in ts} == from_fork and all(t.confidence is Confidence.CERTAIN for t in ts)
+
+
+@pytest.mark.parametrize("guard, edges", [
+    ("", 1),
+    ("    - if: $CI_MERGE_REQUEST_SOURCE_PROJECT_ID != $CI_PROJECT_ID\n      when: never\n", 0),
+    ("    - if: $CI_MERGE_REQUEST_SOURCE_PROJECT_PATH != $CI_PROJECT_PATH\n      when: never\n", 0),
+])
+def test_a_fork_guard_closes_the_gitlab_fork_entry(tmp_path, guard, edges):
+    """The public acme/docs merge request job is a fork entry (``untrusted:fork-pr:acme -> job``) unless its first
+    rule says never for a merge request from another project."""
+    from graphkit.build import build_graph
+
+    case = Path(__file__).parent / "fixtures" / "rules" / "untrusted-code-with-secrets" / "positive"
+    folder = tmp_path / "acme__docs"
+    folder.mkdir()
+    text = (case / "gitlab" / "acme__docs" / ".gitlab-ci.yml").read_text()
+    assert "  rules:\n" in text
+    (folder / ".gitlab-ci.yml").write_text(text.replace("  rules:\n", "  rules:\n" + guard))
+    res = build_graph({"gitlab-ci": [tmp_path], "runners": [case / "inventory.yaml"]})
+    assert res.problems == []
+    jid = "job:gitlab:acme/docs:.gitlab-ci.yml#mr-build"
+    assert jid in res.graph
+    assert len([e for e in res.graph.out_edges("untrusted:fork-pr:acme") if e.target == jid]) == edges
+
+
 def test_rules_undecided_is_possible_never_dropped():
     ts = _triggers(rules=[{"if": '$DEPLOY_ENABLED == "true" && $CI_COMMIT_BRANCH == "main"'},
                           {"if": "$CI_COMMIT_TAG =~ /^v[0-9.]+$/", "changes": ["src/**"]}])

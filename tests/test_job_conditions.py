@@ -88,6 +88,32 @@ def test_documented_forms(condition, expected):
     assert said(condition) == expected
 
 
+SAME = ("same-repository-condition",)
+
+
+@pytest.mark.parametrize("condition, repository, expected", [
+    # a fork is another repository: its head repository never has the base repository's name
+    # (https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/working-with-forks/about-forks);
+    # strings compare ignoring case (https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#operators)
+    ("github.event.pull_request.head.repo.full_name == 'acme/pub'", "acme/pub",
+     [("issue_comment", S, ()), ("pull_request_target", G, SAME), ("workflow_run", S, ())]),
+    ("github.event.pull_request.head.repo.full_name == 'ACME/Pub'", "acme/pub",
+     [("issue_comment", S, ()), ("pull_request_target", G, SAME), ("workflow_run", S, ())]),
+    ("'acme/pub' == github.event.workflow_run.head_repository.full_name", "Acme/Pub",
+     [("issue_comment", S, ()), ("pull_request_target", S, ()), ("workflow_run", G, SAME)]),
+    # another name may be a fork's (its owner names it): no guard
+    ("github.event.pull_request.head.repo.full_name == 'other/repo'", "acme/pub",
+     [("issue_comment", S, ()), ("workflow_run", S, ())]),
+    ("github.event.pull_request.head.repo.full_name != 'acme/pub'", "acme/pub", []),  # true for a fork
+    # the run's repository not known: the literal is not read as this repository
+    ("github.event.pull_request.head.repo.full_name == 'acme/pub'", None,
+     [("issue_comment", S, ()), ("workflow_run", S, ())]),
+])
+def test_a_literal_head_repository_is_the_same_repository_guard(condition, repository, expected):
+    got = [(v.event, v.outcome, v.guards) for v in verdicts(parse_condition(condition), PRIVILEGED, repository)]
+    assert got == expected
+
+
 PR, IC = {"pull_request_target": None}, {"issue_comment": None}
 
 
@@ -201,7 +227,11 @@ def pwn(condition=None, step=None, on="[push, pull_request_target]"):
     ("github.event.action == 'labeled'", "github.event.label.name == 'ok'", [("possible", gated("label-gate"))]),
     # gated by the job, skipped by the step: no entry
     ("contains(github.event.pull_request.labels.*.name, 'ok')", "github.event_name != 'pull_request_target'", []),
+    # the head repository named as this one (acme/site), in any case: a fork's is another repository
+    ("github.event.pull_request.head.repo.full_name == 'Acme/Site'", None,
+     [("possible", gated("same-repository-condition"))]),
     # not a protection: the entry stays certain
+    ("github.event.pull_request.head.repo.full_name == 'other/site'", None, [("certain", PRT)]),
     ("github.repository == 'acme/site'", None, [("certain", PRT)]),
     ("github.repository_owner == 'acme'", None, [("certain", PRT)]),
     ("github.event_name == 'push' || github.actor == 'octocat'", None, [("certain", PRT)]),

@@ -89,7 +89,7 @@ def test_findings_name_each_path_onto_a_self_hosted_runner():
 
 @pytest.mark.parametrize("uses, extra, guard", [
     ("actions/checkout@v4", "", "checkout-refuses"),
-    ("actions/checkout@v7", "\n          allow-unsafe-pr-checkout: true", "none"),
+    ("actions/checkout@v7", "\n          allow-unsafe-pr-checkout: true", "opted-out"),
     ("actions/checkout@v3", "", "none"),
     ("actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683", "", "unknown"),
     # pinned to a minor or patch release of v4-v6 published before the 2026-07-16 backport: no guard
@@ -108,13 +108,16 @@ def test_findings_name_each_path_onto_a_self_hosted_runner():
     ("actions/checkout@v7.1", "", "checkout-refuses"),
     ("actions/checkout@v5", "", "checkout-refuses"),
     ("actions/checkout@v6", "", "checkout-refuses"),
-    ("actions/checkout@v7.0.1", "\n          allow-unsafe-pr-checkout: true", "none"),
+    ("actions/checkout@v7.0.1", "\n          allow-unsafe-pr-checkout: true", "opted-out"),
+    # a release without the guard has nothing to opt out of
+    ("actions/checkout@v4.2.2", "\n          allow-unsafe-pr-checkout: true", "none"),
+    ("actions/checkout@v3", "\n          allow-unsafe-pr-checkout: true", "none"),
     ("actions/checkout@v2.4.0", "", "none"),
     ("actions/checkout@main", "", "unknown"),
     # the opt-out as an expression: ${{ true }} is the opt-out; another expression may evaluate to true
     # (https://docs.github.com/en/actions/reference/workflows-and-actions/expressions)
-    ("actions/checkout@v4", "\n          allow-unsafe-pr-checkout: ${{ true }}", "none"),
-    ("actions/checkout@v7", "\n          allow-unsafe-pr-checkout: ${{ TRUE }}", "none"),
+    ("actions/checkout@v4", "\n          allow-unsafe-pr-checkout: ${{ true }}", "opted-out"),
+    ("actions/checkout@v7", "\n          allow-unsafe-pr-checkout: ${{ TRUE }}", "opted-out"),
     ("actions/checkout@v4", "\n          allow-unsafe-pr-checkout: ${{ inputs.x || true }}", "unknown"),
     ("actions/checkout@v7.0.1", "\n          allow-unsafe-pr-checkout: ${{ vars.UNSAFE }}", "unknown"),
     ("actions/checkout@v4.2.2", "\n          allow-unsafe-pr-checkout: ${{ vars.UNSAFE }}", "none"),
@@ -164,6 +167,25 @@ def test_a_pinned_checkout_before_the_backport_is_a_certain_entry(tmp_path, ref,
     assert res.problems == []
     edges = [e for e in res.graph.out_edges(FORK) if e.target == job("pwn", "preview")]
     assert [e.confidence.value for e in edges] == ([confidence] if confidence else [])
+
+
+@pytest.mark.parametrize("ref, guards", [
+    # pins released before the 2026-07-16 backport never have the checkout guard
+    # (graphkit/data/untrusted_guards.json, https://github.com/actions/checkout/releases): it is not named
+    ("v4.1.1", ["pull-request-target-privileged"]), ("v4.2.2", ["pull-request-target-privileged"]),
+    ("v5.0.0", ["pull-request-target-privileged"]), ("v3", ["pull-request-target-privileged"]),
+    # a commit pin or a later release may have it: the guard decided the possible edge
+    ("v6.0.3", ["checkout-refuses-fork-code", "pull-request-target-privileged"]),
+])
+def test_an_edge_names_the_checkout_guard_only_where_the_release_may_have_it(tmp_path, ref, guards):
+    folder = tmp_path / "acme__site" / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    text = (FIXTURE / "negative" / "repos" / "acme__site" / ".github" / "workflows" / "pwn.yml").read_text()
+    (folder / "pwn.yml").write_text(text.replace("actions/checkout@v4\n", f"actions/checkout@{ref}\n"))
+    res = build_graph({"github-actions": [tmp_path / "acme__site"],
+                       "runners": [FIXTURE / "positive" / "inventory.yaml"]})
+    edges = [e for e in res.graph.out_edges(FORK) if e.target == job("pwn", "preview")]
+    assert [e.props["guards"] for e in edges] == [guards]
 
 
 def test_workflow_run_artifact_and_script_forms():

@@ -72,7 +72,7 @@ class GitLabTrigger(_Frozen):
     written) or ``$CI_DEFAULT_BRANCH`` (the default branch, whose name the file does not say), None = any ref
     but ``refs_excluded`` (same forms).  ``protected``: True only protected refs, False only unprotected ones, None
     either.  ``from_fork``: merge requests only: True from a fork (``$CI_MERGE_REQUEST_SOURCE_PROJECT_PATH``
-    differs from ``$CI_PROJECT_PATH``), False from the project itself, None either.  ``when``: ``on_success``,
+    differs from ``$CI_PROJECT_PATH``, ``$CI_MERGE_REQUEST_SOURCE_PROJECT_ID`` from ``$CI_PROJECT_ID``), False from the project itself, None either.  ``when``: ``on_success``,
     ``manual``, ``delayed``, ``always``, ``on_failure``.  ``confidence``: ``possible`` when a condition could
     not be decided from the file (a user variable, ``changes:``, ``exists:``, a regex on an unnamed ref).
     ``evidence``: the rule (or ``only``/``except``) that decided it.

@@ -351,16 +351,17 @@ class UntrustedCode(BaseModel):
     https://github.blog/changelog/2026-06-18-safer-pull_request_target-defaults-for-github-actions-checkout/;
     every v7 release and, by the 2026-07-16 backport, a floating major tag from
     ``@v4``), ``unknown`` for a version that may or may not have it (a commit pin,
-    a v4-v6 release after the backport), ``none`` when opted out
-    (``allow-unsafe-pr-checkout: true``), for v1-v3 and for a v4-v6 minor or patch
-    pin released before the backport (:mod:`ingest.github_actions.untrusted`), or
-    not a checkout.
+    a v4-v6 release after the backport), ``opted-out`` when a version that has
+    (or may have) it is told ``allow-unsafe-pr-checkout: true``, ``none`` for
+    v1-v3 and for a v4-v6 minor or patch pin released before the backport (the
+    guard does not exist there: https://github.com/actions/checkout/releases;
+    :mod:`ingest.github_actions.untrusted`), or not a checkout.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     how: Literal["checkout", "script", "artifact"]
-    guard: Literal["none", "checkout-refuses", "unknown"] = "none"
+    guard: Literal["none", "checkout-refuses", "unknown", "opted-out"] = "none"
     evidence: Evidence
     condition: tuple[IfVerdict, ...] = ()
 

@@ -181,7 +181,10 @@ def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[s
                 verdict is not None and verdict.outcome == "skipped"):
             continue
         conf = P if code.how == "artifact" or (event in _PRIVILEGED and code.guard == "unknown") else C
-        rules = _g("checkout-refuses-fork-code") if code.how == "checkout" and event in _PRIVILEGED else []
+        # the checkout guard decided the edge only where the release has (or may have) it: a pin released
+        # before it (actions/checkout v1-v3, v4-v6 minor or patch pins before the backport) never has it
+        rules = _g("checkout-refuses-fork-code") if code.how == "checkout" and event in _PRIVILEGED and \
+            code.guard in ("unknown", "opted-out") else []
         evs = [code.evidence]
         if verdict is not None:
             conf, rules, evs = P, [*rules, *_g(*verdict.guards)], [*evs, verdict.evidence]

@@ -20,6 +20,15 @@ evaluates it in three-valued logic (true, false, unknown) for such a run, per ev
   and ``workflow_run``, ``github.event.comment`` / ``.issue`` under ``pull_request_target``,
   ``github.event.workflow_run`` under the others: GitHub docs "Webhook events and payloads",
   https://docs.github.com/en/webhooks/webhook-events-and-payloads);
+- ``github.event.pull_request.head.repo.full_name`` (``github.event.workflow_run.head_repository.full_name``)
+  compared with a literal that names the run's own repository (``verdicts``' ``repository``; ignoring case:
+  GitHub's ``==`` on strings ignores case,
+  https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#operators) is the
+  ``same-repository-condition`` guard, as ``== github.repository`` is: a fork is another repository (GitHub
+  docs "About forks",
+  https://docs.github.com/en/pull-requests/collaborating-with-pull-requests/working-with-forks/about-forks), so a fork's head repository never has the base repository's name.  A literal naming another repository
+  changes nothing: a fork of this repository may have any name its owner picks, that one included (whoever
+  holds that account can make it true), so it is no guard and keeps nobody out;
 - ``github.repository`` is this repository, whose name is not compared with a literal (a fork's
   ``pull_request_target`` run happens in the base repository: ``github.repository == 'o/r'`` holds), and
   ``github.repository_owner``, ``github.actor`` (whoever triggered the latest event, an outsider included:
@@ -49,7 +58,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -287,11 +296,13 @@ class _Truth:
 @dataclass(frozen=True)
 class _Scenario:
     """The outsider's run: ``event``, its possible activity ``actions`` (None: any), the guards read as
-    unknown (``relaxed``)."""
+    unknown (``relaxed``), the run's repository (``repo``)."""
 
     event: str
     actions: frozenset[str] | None
     relaxed: frozenset[str]
+    #: the run's repository (``owner/name``, lower case), None when not known
+    repo: str | None = None
 
     def guarded(self, guard: str, value: Any) -> Any:
         return _UNKNOWN if guard in self.relaxed else value
@@ -497,23 +508,38 @@ def _eval(node: tuple, scn: _Scenario) -> Any:
     if op not in ("==", "!="):
         return _UNKNOWN
     same = _eq(a, b)
+    if same is None:
+        same = _fork_head_named(a, b, scn)
     return _UNKNOWN if same is None else same == (op == "==")
 
 
-def _false(tree: tuple, event: str, actions: frozenset[str] | None, relaxed: Iterable[str]) -> bool:
-    return _truth(_eval(tree, _Scenario(event, actions, frozenset(relaxed)))) is False
+def _fork_head_named(a: Any, b: Any, scn: _Scenario) -> bool | None:
+    """A fork's head repository compared with a literal: never this repository's name (False); another name
+    may be the fork's (None).  Module docstring."""
+    if isinstance(b, _Sym):
+        a, b = b, a
+    if a == _Sym("fork-head") and isinstance(b, str) and scn.repo is not None and b.lower() == scn.repo:
+        return False
+    return None
 
 
-def _deciding(tree: tuple, event: str, actions: frozenset[str] | None) -> tuple[str, ...]:
+def _false(tree: tuple, scn: _Scenario, relaxed: Iterable[str]) -> bool:
+    return _truth(_eval(tree, _Scenario(scn.event, scn.actions, frozenset(relaxed), scn.repo))) is False
+
+
+def _deciding(tree: tuple, scn: _Scenario) -> tuple[str, ...]:
     """The guards that decide a gated condition: each that alone keeps it false, else each whose passing alone
     could make it true (an alternative of two guards)."""
-    alone = tuple(g for g in GUARDS if _false(tree, event, actions, set(GUARDS) - {g}))
-    return alone or tuple(g for g in GUARDS if not _false(tree, event, actions, {g})) or GUARDS
+    alone = tuple(g for g in GUARDS if _false(tree, scn, set(GUARDS) - {g}))
+    return alone or tuple(g for g in GUARDS if not _false(tree, scn, {g})) or GUARDS
 
 
-def verdicts(tree: tuple | None, events: dict[str, Sequence[str] | None]) -> list[Verdict]:
+def verdicts(tree: tuple | None, events: Mapping[str, Sequence[str] | None],
+             repository: str | None = None) -> list[Verdict]:
     """What the condition ``tree`` (:func:`parse_condition`) means for an outsider's run of each privileged
-    event of ``events`` (event -> the trigger's activity ``types``, None when not filtered), in event order.
+    event of ``events`` (event -> the trigger's activity ``types``, None when not filtered), in event order;
+    ``repository`` (``owner/name``, any case) is the run's repository, None when not known (a literal naming it
+    is then not read as this repository).
 
     >>> t = parse_condition("github.event_name == 'push' || contains(github.event.pull_request.labels.*.name, 'ok')")
     >>> for v in verdicts(t, {"pull_request_target": None, "issue_comment": ["created"], "push": None}):
@@ -529,8 +555,9 @@ def verdicts(tree: tuple | None, events: dict[str, Sequence[str] | None]) -> lis
         actions = frozenset(t.lower() for t in types) if types else listed
         if listed is not None and actions is not None:
             actions &= listed
-        if _false(tree, event, actions, GUARDS):
+        scn = _Scenario(event, actions, frozenset(), repository.lower() if repository else None)
+        if _false(tree, scn, GUARDS):
             out.append(Verdict(event, "skipped"))
-        elif _false(tree, event, actions, ()):
-            out.append(Verdict(event, "gated", _deciding(tree, event, actions)))
+        elif _false(tree, scn, ()):
+            out.append(Verdict(event, "gated", _deciding(tree, scn)))
     return out

@@ -274,6 +274,7 @@ class _Builder:
                                               + (f" (line {line})" if line else "")))
             return
         top_repo = call.top.repository
+        run_repo = None if call.unknown_top else top_repo  # github.repository of the run: the caller's
         self._over_cap(wf, jd, call)
         perms, perm_source = effective_permissions(wf.permissions, jd.permissions, call.cap)
         env = {**wf.env, **jd.env}
@@ -302,8 +303,8 @@ class _Builder:
                   runs_on_unresolved=unresolved, environment=environment, secret_refs=refs,
                   secret_grants=state.grants, all_secrets=all_ev, permissions=perms,
                   permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
-                  untrusted_code=untrusted_code(jd, src, call.top.events),
-                  condition=job_condition(jd, src, path, call.top.events), evidence=[src.ev(path, jd.name)])
+                  untrusted_code=untrusted_code(jd, src, call.top.events, run_repo),
+                  condition=job_condition(jd, src, path, call.top.events, run_repo), evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
         self._token(job, top_repo, src.ev(f"{path}.permissions" if jd.permissions is not None else

@@ -26,9 +26,11 @@ and any ``v7``+ minor or patch pin, is ``checkout-refuses``; v1-v3 never had it
 (:data:`_LAST_BEFORE_BACKPORT`, from https://github.com/actions/checkout/releases:
 v4.0.0-v4.3.1, v5.0.0-v5.0.1, v6.0.0-v6.0.2) has no guard (``none``: the path is
 certain); a later v4-v6 pin (it may be a backport release) or a commit pin is
-``unknown``.  The opt-out written as an expression is evaluated when the job runs: ``${{ true }}`` is the
-opt-out (``none``); any other expression (``${{ inputs.unsafe || true }}``) may be true, so a guard it could
-turn off is ``unknown`` (GitHub docs "Evaluate expressions in workflows and actions",
+``unknown``.  ``allow-unsafe-pr-checkout: true`` turns the guard off where the release has (or may have) it:
+``opted-out``; a release without it stays ``none`` (the edges of a ``none`` checkout name no checkout guard,
+those of ``opted-out`` and ``unknown`` name ``checkout-refuses-fork-code``).  The opt-out written as an
+expression is evaluated when the job runs: ``${{ true }}`` is the opt-out (``opted-out``); any other
+expression (``${{ inputs.unsafe || true }}``) may be true, so a guard it could turn off is ``unknown`` (GitHub docs "Evaluate expressions in workflows and actions",
 https://docs.github.com/en/actions/reference/workflows-and-actions/expressions).
 Each of these steps, and the job, carries what its ``if`` means for an outsider's ``pull_request_target``,
 ``workflow_run`` or ``issue_comment`` run (``condition``: skipped, or gated by a guard;
@@ -77,15 +79,16 @@ def _action(step: Step) -> tuple[str, str]:
 
 
 def _checkout_guard(step: Step, ref: str) -> str:
-    """``none``, ``checkout-refuses`` or ``unknown`` for ``actions/checkout@ref`` (module docstring).
+    """``none``, ``checkout-refuses``, ``unknown`` or ``opted-out`` for ``actions/checkout@ref`` (module
+    docstring).
 
     >>> [_checkout_guard(Step(index=0, path="s"), r) for r in ("v4", "v3", "v4.2.2", "v6.0.3", "v7.0.1", "v8")]
     ['checkout-refuses', 'none', 'none', 'unknown', 'checkout-refuses', 'checkout-refuses']
     """
     opt_out = scalar_text(step.with_args.get("allow-unsafe-pr-checkout")).strip()
-    if opt_out.lower() == "true" or _TRUE_EXPR.fullmatch(opt_out):
-        return "none"
     guard = _release_guard(ref)
+    if opt_out.lower() == "true" or _TRUE_EXPR.fullmatch(opt_out):
+        return "none" if guard == "none" else "opted-out"  # a release without the guard has nothing to opt out of
     return "unknown" if guard == "checkout-refuses" and "${{" in opt_out else guard  # may evaluate to true
 
 
@@ -103,11 +106,12 @@ def _release_guard(ref: str) -> str:
     return "none" if (minor, patch) <= _LAST_BEFORE_BACKPORT.get(major, (-1, -1)) else "unknown"
 
 
-def _one(step: Step, src: Src, events: Mapping[str, Sequence[str] | None]) -> UntrustedCode | None:
+def _one(step: Step, src: Src, events: Mapping[str, Sequence[str] | None],
+         repository: str | None) -> UntrustedCode | None:
     code = _code(step, src)
     if code is None or step.condition is None:
         return code
-    found = condition_verdicts(step.condition, src, f"{step.path}.if", events)
+    found = condition_verdicts(step.condition, src, f"{step.path}.if", events, repository)
     return code.model_copy(update={"condition": found}) if found else code
 
 
@@ -126,10 +130,11 @@ def _code(step: Step, src: Src) -> UntrustedCode | None:
     return None
 
 
-def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = ()) -> list[UntrustedCode]:
+def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = (),
+                   repository: str | None = None) -> list[UntrustedCode]:
     """The steps of ``jd`` that run pull request code (module docstring), in step order; each with what its
-    ``if`` means for an outsider's run of the privileged events among ``triggers`` (``condition``:
-    :func:`condition_verdicts`; ``jobs.<job_id>.steps[*].if``,
+    ``if`` means for an outsider's run of the privileged events among ``triggers`` in ``repository`` (the run's,
+    None when not known) (``condition``: :func:`condition_verdicts`; ``jobs.<job_id>.steps[*].if``,
     https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idstepsif).
 
     >>> from ingest.github_actions.models import Step
@@ -140,14 +145,15 @@ def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = ()) -> li
     [('checkout', 'checkout-refuses'), ('script', 'none')]
     """
     events = trigger_types(triggers)
-    return [u for u in (_one(s, src, events) for s in jd.steps) if u is not None]
+    return [u for u in (_one(s, src, events, repository) for s in jd.steps) if u is not None]
 
 
-def condition_verdicts(value: Any, src: Src, path: str,
-                       events: Mapping[str, Sequence[str] | None]) -> tuple[IfVerdict, ...]:
+def condition_verdicts(value: Any, src: Src, path: str, events: Mapping[str, Sequence[str] | None],
+                       repository: str | None = None) -> tuple[IfVerdict, ...]:
     """What the ``if`` ``value`` at YAML ``path`` means for an outsider's run of each privileged event of
-    ``events`` (event -> the trigger's activity types, None when not filtered): :func:`.conditions.verdicts`,
-    with the ``if`` as evidence.  Empty when no privileged event triggers the job or nothing is decided.
+    ``events`` (event -> the trigger's activity types, None when not filtered) in ``repository`` (the run's
+    ``owner/name``, None when not known): :func:`.conditions.verdicts`, with the ``if`` as evidence.  Empty when
+    no privileged event triggers the job or nothing is decided.
 
     >>> [(v.event, v.outcome, v.evidence.yaml_path) for v in condition_verdicts(
     ...     "github.event_name == 'push'", Src("ci.yml", "acme/app", {}), "jobs.t.if",
@@ -156,7 +162,7 @@ def condition_verdicts(value: Any, src: Src, path: str,
     """
     if value is None or not any(e in PRIVILEGED_EVENTS for e in events):
         return ()
-    found = verdicts(parse_condition(value), events)
+    found = verdicts(parse_condition(value), events, repository)
     if not found:
         return ()
     ev = src.ev(path, scalar_text(value))
@@ -168,7 +174,9 @@ def trigger_types(triggers: Iterable[Trigger]) -> dict[str, Sequence[str] | None
     return {t.event: t.types for t in triggers}
 
 
-def job_condition(jd: JobDef, src: Src, path: str, triggers: Iterable[Trigger]) -> tuple[IfVerdict, ...]:
+def job_condition(jd: JobDef, src: Src, path: str, triggers: Iterable[Trigger],
+                  repository: str | None = None) -> tuple[IfVerdict, ...]:
     """:func:`condition_verdicts` of the job ``if`` (``jobs.<job_id>.if``,
-    https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idif)."""
-    return condition_verdicts(jd.raw.get("if"), src, f"{path}.if", trigger_types(triggers))
+    https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idif) for a
+    run in ``repository`` (None: not known)."""
+    return condition_verdicts(jd.raw.get("if"), src, f"{path}.if", trigger_types(triggers), repository)

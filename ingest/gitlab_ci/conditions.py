@@ -4,7 +4,11 @@ A job's conditions are evaluated in every *scenario* that can tell them apart: t
 (branch, tag or merge request, https://docs.gitlab.com/ci/pipelines/pipeline_types/), its source
 (``$CI_PIPELINE_SOURCE``; sources the conditions never name are one scenario, expanded in the output), whether
 the ref is protected (``$CI_COMMIT_REF_PROTECTED``), whether a merge request comes from a fork
-(``$CI_MERGE_REQUEST_SOURCE_PROJECT_PATH`` differs from ``$CI_PROJECT_PATH``) and the ref name (each literal or
+(``$CI_MERGE_REQUEST_SOURCE_PROJECT_PATH`` differs from ``$CI_PROJECT_PATH``, and
+``$CI_MERGE_REQUEST_SOURCE_PROJECT_ID`` from ``$CI_PROJECT_ID``: a fork is another project, with its own path
+and ID, and a fork's merge request pipeline that graphkit follows runs in the parent project,
+https://docs.gitlab.com/ci/pipelines/merge_request_pipelines/#use-with-forked-projects; the target project,
+``$CI_MERGE_REQUEST_PROJECT_PATH`` / ``_ID``, is the parent) and the ref name (each literal or
 regular expression the conditions compare a ref with, the default branch when named, and "any other ref").
 Predefined variables take the values GitLab documents for that pipeline
 (https://docs.gitlab.com/ci/variables/predefined_variables/); any other variable is undecided.
@@ -66,8 +70,11 @@ for _src in PIPELINE_SOURCES:
         _KEYWORD_SOURCES.setdefault(_name, set()).add(_src)
 _KEYWORDS = frozenset({"branches", "tags", *_KEYWORD_SOURCES})
 _DEFAULT, _PROJECT, _FORK, _OTHER = Sym("default"), Sym("project"), Sym("fork"), Sym("other")
+#: this project's ID and a fork's (another project: another ID; https://docs.gitlab.com/ci/variables/predefined_variables/
+#: ``CI_PROJECT_ID`` "the ID of the current project", unique on the instance); never equal to a path
+_PROJECT_ID, _FORK_ID = Sym("project", "id"), Sym("fork", "id")
 _MR_SET = {"CI_MERGE_REQUEST_IID", "CI_MERGE_REQUEST_ID", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME",
-           "CI_MERGE_REQUEST_PROJECT_ID", "CI_MERGE_REQUEST_SOURCE_PROJECT_ID", "CI_MERGE_REQUEST_REF_PATH",
+           "CI_MERGE_REQUEST_REF_PATH",
            "CI_MERGE_REQUEST_TITLE", "CI_MERGE_REQUEST_PROJECT_URL", "CI_MERGE_REQUEST_SOURCE_PROJECT_URL"}
 
 
@@ -102,6 +109,9 @@ class Scenario:
             "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME": self.ref if mr else UNSET,
             "CI_MERGE_REQUEST_SOURCE_PROJECT_PATH": (_FORK if self.fork else _PROJECT) if mr else UNSET,
             "CI_MERGE_REQUEST_PROJECT_PATH": _PROJECT if mr else UNSET,
+            "CI_PROJECT_ID": _PROJECT_ID,
+            "CI_MERGE_REQUEST_SOURCE_PROJECT_ID": (_FORK_ID if self.fork else _PROJECT_ID) if mr else UNSET,
+            "CI_MERGE_REQUEST_PROJECT_ID": _PROJECT_ID if mr else UNSET,
             "CI_OPEN_MERGE_REQUESTS": SET if mr else UNKNOWN,
         }
         return fixed

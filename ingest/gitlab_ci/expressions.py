@@ -30,7 +30,8 @@ UNSET = None
 @dataclass(frozen=True)
 class Sym:
     """A symbolic value.  ``kind``: ``unknown`` (anything, ``null`` included), ``set`` (a non-empty unknown
-    string), ``default`` (the default branch), ``project`` / ``fork`` (this project's path / a fork's),
+    string), ``default`` (the default branch), ``project`` / ``fork`` (this project's path / a fork's; with ``text``
+    ``id``: their IDs),
     ``regex`` (a ref matching ``text``, other than the literal refs considered), ``other`` (a ref equal to no
     literal and matching no regex considered)."""
 
