@@ -47,6 +47,8 @@ TRACKED: dict[NodeKind, tuple[str, ...]] = {
 _REENROLL = {"scope", "registration.url", "registration.agent_id", "registration.credential_fingerprint",
              "registration.config_path", "registration.runs_as_root", "registration.user", "registration.service"}
 _REGISTRATION_CREDENTIALS = {"runner", "gitlab-runner"}
+#: Reasons a host scan's search stopped short (``scan.skip_counts`` of a host snapshot): what lies beyond is unread.
+SEARCH_LIMITS = frozenset({"depth limit", "entry limit", "time limit"})
 
 
 @dataclass(frozen=True)
@@ -211,8 +213,20 @@ def unread_places(path: str | Path) -> dict[str, list[tuple[str, str]]]:
         places = [(s["path"], str(s.get("reason", "skipped"))) for s in scan.get("skipped") or ()
                   if isinstance(s, dict) and isinstance(s.get("path"), str)]
         places += [(u, "unreadable") for u in scan.get("unreadable") or () if isinstance(u, str)]
-        out[h["name"].strip().lower()] = places
+        out[h["name"].strip().lower()] = places + _unlisted_limits(scan.get("skip_counts"), places)
     return out
+
+
+def _unlisted_limits(counts: Any, places: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``[("/", reason)]`` for each search limit a snapshot's ``skip_counts`` counts but its (bounded) ``skipped``
+    list names no folder of: the whole host is then partly unread.
+
+    >>> _unlisted_limits({"depth limit": 3, "pseudo filesystem": 2}, [])
+    [('/', 'depth limit (3 not listed)')]
+    """
+    listed = {r for _, r in places}
+    return [("/", f"{r} ({n} not listed)") for r, n in sorted((counts if isinstance(counts, dict) else {}).items())
+            if r in SEARCH_LIMITS and isinstance(n, int) and n > 0 and r not in listed]
 
 
 def _where(node: Node) -> tuple[str | None, str | None]:
@@ -226,11 +240,18 @@ def _where(node: Node) -> tuple[str | None, str | None]:
 
 
 def _not_read(node: Node, unread: dict[str, list[tuple[str, str]]]) -> str | None:
-    """Why the new scan did not read ``node``'s file (a skipped or unreadable path at or above it), or None."""
+    """Why the new scan did not read ``node``'s file (a skipped or unreadable path at or above it), or None.  A
+    runner is found by searching the whole host: when the new scan's search stopped at a limit
+    (:data:`SEARCH_LIMITS`), a runner missing from it may have moved below that limit, so it is not read either."""
     host, path = _where(node)
-    for place, reason in unread.get(host or "", ()):
+    places = unread.get(host or "", ())
+    for place, reason in places:
         if path == place or (path or "").startswith(place.rstrip("/") + "/"):
             return f"{place}: {reason}"
+    if node.spec.kind is NodeKind.RUNNER:
+        for place, reason in places:
+            if reason.split(" (")[0] in SEARCH_LIMITS:
+                return f"the search stopped at a limit, e.g. {place}: {reason}; the runner may lie there"
     return None
 
 

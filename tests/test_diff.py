@@ -231,3 +231,54 @@ def test_diff_names_a_bad_entry_of_a_snapshot_and_compares_the_rest(tmp_path):
     rid = next(i for i in got if i.startswith("runner:") and i.endswith("/" + name))
     assert got[rid][0] == "unknown" and "runners[0].labels" in got[rid][1]
     assert "removed" not in {c for c, _ in got.values()}
+
+
+def test_a_runner_past_the_depth_limit_is_a_problem_and_unknown_never_gone(tmp_path):
+    """The evil-corp runner moved 33 levels deep (past the default depth limit of 32): ``collect host`` names the
+    folder it did not enter on stderr (exit 3) and records it in ``scan.skipped`` as the entry limit is; ``diff``
+    calls the runner ``unknown`` (it may lie below the limit), never ``removed``.  Same with ``--max-depth 2`` on
+    the unchanged root."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    deep = root / ("var/tmp" + "/d" * 31)
+    deep.parent.mkdir(parents=True)
+    (root / "root/.cache-svc/ar").rename(deep)
+    new = tmp_path / "deep.json"
+    res = cli.invoke(app, ["collect", "host", "--root", str(root), "-o", str(new)])
+    assert res.exit_code == 3, res.output
+    assert ("/var/tmp" + "/d" * 31 + ": not searched: deeper than the depth limit (max depth 32; 1 folder(s) in all)"
+            ) in res.stderr
+    scan = json.loads(new.read_text())["hosts"][0]["scan"]
+    assert scan["skip_counts"] == {"depth limit": 1}
+    assert {"path": "/var/tmp" + "/d" * 31, "reason": "depth limit"} in scan["skipped"]
+    got = {c.id: (c.change, c.signal.value, c.message) for c in diff_files(old, new)}
+    change, signal, message = got["runner:evil-corp/build-01-x"]
+    assert (change, signal) == ("unknown", "medium")
+    assert message.endswith("the search stopped at a limit, e.g. /var/tmp" + "/d" * 31 +
+                            ": depth limit; the runner may lie there)")
+    shallow_root = make_root(tmp_path / "host2", everything=False)
+    shallow = tmp_path / "shallow.json"
+    res = cli.invoke(app, ["collect", "host", "--root", str(shallow_root), "-o", str(shallow), "--max-depth", "2"])
+    assert res.exit_code == 3, res.output
+    assert "not searched: deeper than the depth limit (max depth 2; 6 folder(s) in all)" in res.stderr
+    assert json.loads(shallow.read_text())["hosts"][0]["scan"]["skip_counts"] == {"depth limit": 6}
+    got = {c.id: c.change for c in diff_files(old, shallow)}
+    assert got["runner:evil-corp/build-01-x"] == "unknown"
+    assert "removed" not in got.values()
+
+
+def test_a_limit_whose_folders_are_not_all_listed_leaves_missing_runners_unknown(tmp_path):
+    """A host snapshot whose ``skipped`` list (bounded) names none of the depth-limited folders its
+    ``skip_counts`` counts: a runner missing from it is ``unknown``, never ``removed``."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    (root / "root/.cache-svc/ar/.runner").unlink()
+    doc = collect_host(root).document
+    scan = doc["hosts"][0]["scan"]
+    scan["skip_counts"] = {"depth limit": 300}
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps(doc))
+    got = {c.id: (c.change, c.message) for c in diff_files(old, new)}
+    assert got["runner:evil-corp/build-01-x"] == (
+        "unknown", "runner build-01-x was not read by the new scan (/: depth limit (300 not listed))")
+    assert "removed" not in {c for c, _ in got.values()}
