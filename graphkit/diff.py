@@ -265,7 +265,8 @@ def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]]
         the two snapshots.
     unread : dict, optional
         what the new snapshot's scan did not read (:func:`unread_places`): a node missing from ``new`` whose file
-        lies there is ``unknown`` (the scan could not see it), never ``removed``.
+        lies there is ``unknown`` (the scan could not see it), never ``removed``; an ``unknown`` node leaving a
+        list of another (a credential's ``readable_by``) is no change of it.
     left_out : list of str, optional
         places of entries the new snapshot's reader left out (:func:`dropped_nodes`): with any, a node missing from
         ``new`` is ``unknown`` (it may be one of them), never ``removed``.
@@ -308,14 +309,26 @@ def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]]
             continue
         sig = Severity.LOW if n.spec.kind in (NodeKind.RUNNER, NodeKind.CREDENTIAL) else Severity.INFO
         changes.append(Change("removed", n.spec.kind, nid, n.name, sig, f"{n.spec.kind.value} {n.name} is gone"))
+    unknown = {c.id for c in changes if c.change == "unknown"}
     for nid in sorted(before.keys() & after.keys()):
         a, b = _facts(before[nid]), _facts(after[nid])
-        fields = {k: [a.get(k), b.get(k)] for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)}
+        fields = {k: [a.get(k), b.get(k)] for k in sorted(a.keys() | b.keys())
+                  if _known(a.get(k), unknown) != _known(b.get(k), unknown)}
         if fields:
             sig, msg = _changed(after[nid], fields)
             changes.append(Change("changed", after[nid].spec.kind, nid, after[nid].name, sig, msg, fields))
     kind_rank = {k: i for i, k in enumerate(NodeKind)}
     return sorted(changes, key=lambda c: (SEVERITY_ORDER[c.signal], kind_rank[c.kind], c.id))
+
+
+def _known(value: Any, unknown: set[str]) -> Any:
+    """A fact without the nodes the new scan did not read (``readable_by`` naming an ``unknown`` runner): whether
+    such a node is still there is unknown, so its leaving a list is no change.
+
+    >>> _known(["runner:a/x", "runner:b/y"], {"runner:a/x"}), _known("x", {"x"})
+    (['runner:b/y'], 'x')
+    """
+    return [x for x in value if x not in unknown] if isinstance(value, list) and unknown else value
 
 
 def diff_document(changes: Iterable[Change], old: str, new: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from graphkit.diff import diff_files
 from graphkit.errors import InputError
 from host_fixtures import make_root, runner_install, write
 from ingest.host import collect_host
+from ingest.host.scan import ScanLimits
 
 cli = CliRunner()
 
@@ -282,3 +283,31 @@ def test_a_limit_whose_folders_are_not_all_listed_leaves_missing_runners_unknown
     assert got["runner:evil-corp/build-01-x"] == (
         "unknown", "runner build-01-x was not read by the new scan (/: depth limit (300 not listed))")
     assert "removed" not in {c for c, _ in got.values()}
+
+
+def test_a_runner_the_new_scan_did_not_read_changes_no_readable_by(tmp_path):
+    """The acme runner's folder linked out of the root: the runner is ``unknown`` in the new snapshot, so the
+    credentials it could read are not ``changed (readable_by)`` for its leaving the list (the new scan did not
+    read it); under ``max_entries=5`` (both runners unread) no credential's ``readable_by`` changes either."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    before = {c["path"]: c["readable_by"] for c in json.loads(old.read_text())["hosts"][0]["credentials"]}
+    assert before["/home/runner/.aws/credentials"] == ["acme/build-01-a", "evil-corp/build-01-x"]
+    outside = tmp_path / "elsewhere" / "actions-runner"
+    outside.parent.mkdir()
+    (root / "opt/actions-runner").rename(outside)
+    (root / "opt/actions-runner").symlink_to(outside, target_is_directory=True)
+    new = snapshot(root, tmp_path / "new.json")
+    after = {c["path"]: c["readable_by"] for c in json.loads(new.read_text())["hosts"][0]["credentials"]}
+    assert after["/home/runner/.aws/credentials"] == ["evil-corp/build-01-x"]  # the fact the diff weighs
+    got = {(c.change, c.id) for c in diff_files(old, new)}
+    assert got == {("unknown", "runner:acme/build-01-a"),
+                   ("unknown", "credential:build-01:/opt/actions-runner/.credentials"),
+                   ("unknown", "cache:host:build-01:/opt/actions-runner/_work")}
+    few = tmp_path / "few.json"
+    few.write_text(json.dumps(collect_host(make_root(tmp_path / "host2", everything=False),
+                                           limits=ScanLimits(max_entries=5)).document))
+    changes = diff_files(old, few)
+    assert {(c.change, c.id) for c in changes if c.kind.value == "runner"} == {
+        ("unknown", "runner:acme/build-01-a"), ("unknown", "runner:evil-corp/build-01-x")}
+    assert [c.id for c in changes if c.change == "changed"] == []
