@@ -311,3 +311,26 @@ def test_a_runner_the_new_scan_did_not_read_changes_no_readable_by(tmp_path):
     assert {(c.change, c.id) for c in changes if c.kind.value == "runner"} == {
         ("unknown", "runner:acme/build-01-a"), ("unknown", "runner:evil-corp/build-01-x")}
     assert [c.id for c in changes if c.change == "changed"] == []
+
+
+def test_a_runner_reached_through_an_absolute_link_inside_the_root_stays_supervised(tmp_path):
+    """``/opt/actions-runner -> /srv/ar`` (absolute: ``R/srv/ar`` when scanning root ``R``) with the install in
+    ``/srv/ar``: the search finds it at ``/srv/ar`` (it never follows a link), and its unit's
+    ``/opt/actions-runner/runsvc.sh`` resolves inside the root to that folder, so it is still kept alive by its
+    installer's unit (not newly unsupervised); without ``.service`` the unit is still found by its directories."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    unit = "systemd /etc/systemd/system/actions.runner.acme.build-01-a.service"
+    (root / "srv").mkdir()
+    (root / "opt/actions-runner").rename(root / "srv/ar")
+    (root / "opt/actions-runner").symlink_to("/srv/ar")
+    new = snapshot(root, tmp_path / "new.json")
+    reg = {r["name"]: r["registration"] for r in json.loads(new.read_text())["runners"]}["build-01-a"]
+    assert (reg["config_path"], reg["kept_alive_by"], reg["unsupervised"]) == ("/srv/ar/.runner", [unit], False)
+    changes = {c.id: c for c in diff_files(old, new)}
+    assert sorted(changes["runner:acme/build-01-a"].fields) == [
+        "registration.config_path", "registration.credential_path", "registration.work_folder"]  # the folder moved
+    (root / "srv/ar/.service").unlink()
+    reg = {r["name"]: r["registration"] for r in collect_host(root).document["runners"]}["build-01-a"]
+    assert (reg["service"], reg["kept_alive_by"], reg["unsupervised"]) == (
+        "actions.runner.acme.build-01-a.service", [unit], False)

@@ -150,6 +150,20 @@ class HostScan:
                                  PurePosixPath(target).parts))
         return os.path.join(self.real, *done), None
 
+    def canonical(self, host_path: str) -> str | None:
+        """The host path of ``host_path`` with every link followed inside the root as the host would
+        (:meth:`resolve`): ``/opt/actions-runner`` linked to ``/srv/ar`` is ``/srv/ar``; None for a link loop or a
+        link out of the root.
+
+        >>> HostScan(Path("/")).canonical("/")
+        '/'
+        """
+        local, _ = self.resolve(host_path)
+        if local is None:
+            return None
+        rel = os.path.relpath(local, self.real).replace(os.sep, "/")
+        return "/" if rel == "." else "/" + rel
+
     def lstat(self, host_path: str) -> os.stat_result | None:
         """``lstat`` of a host path, None when absent or unreadable."""
         try:
