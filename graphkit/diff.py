@@ -47,6 +47,8 @@ TRACKED: dict[NodeKind, tuple[str, ...]] = {
 _REENROLL = {"scope", "registration.url", "registration.agent_id", "registration.credential_fingerprint",
              "registration.config_path", "registration.runs_as_root", "registration.user", "registration.service"}
 _REGISTRATION_CREDENTIALS = {"runner", "gitlab-runner"}
+#: Reasons a host scan's search stopped short (``scan.skip_counts`` of a host snapshot): what lies beyond is unread.
+SEARCH_LIMITS = frozenset({"depth limit", "entry limit", "time limit"})
 
 
 @dataclass(frozen=True)
@@ -211,8 +213,20 @@ def unread_places(path: str | Path) -> dict[str, list[tuple[str, str]]]:
         places = [(s["path"], str(s.get("reason", "skipped"))) for s in scan.get("skipped") or ()
                   if isinstance(s, dict) and isinstance(s.get("path"), str)]
         places += [(u, "unreadable") for u in scan.get("unreadable") or () if isinstance(u, str)]
-        out[h["name"].strip().lower()] = places
+        out[h["name"].strip().lower()] = places + _unlisted_limits(scan.get("skip_counts"), places)
     return out
+
+
+def _unlisted_limits(counts: Any, places: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``[("/", reason)]`` for each search limit a snapshot's ``skip_counts`` counts but its (bounded) ``skipped``
+    list names no folder of: the whole host is then partly unread.
+
+    >>> _unlisted_limits({"depth limit": 3, "pseudo filesystem": 2}, [])
+    [('/', 'depth limit (3 not listed)')]
+    """
+    listed = {r for _, r in places}
+    return [("/", f"{r} ({n} not listed)") for r, n in sorted((counts if isinstance(counts, dict) else {}).items())
+            if r in SEARCH_LIMITS and isinstance(n, int) and n > 0 and r not in listed]
 
 
 def _where(node: Node) -> tuple[str | None, str | None]:
@@ -226,11 +240,18 @@ def _where(node: Node) -> tuple[str | None, str | None]:
 
 
 def _not_read(node: Node, unread: dict[str, list[tuple[str, str]]]) -> str | None:
-    """Why the new scan did not read ``node``'s file (a skipped or unreadable path at or above it), or None."""
+    """Why the new scan did not read ``node``'s file (a skipped or unreadable path at or above it), or None.  A
+    runner is found by searching the whole host: when the new scan's search stopped at a limit
+    (:data:`SEARCH_LIMITS`), a runner missing from it may have moved below that limit, so it is not read either."""
     host, path = _where(node)
-    for place, reason in unread.get(host or "", ()):
+    places = unread.get(host or "", ())
+    for place, reason in places:
         if path == place or (path or "").startswith(place.rstrip("/") + "/"):
             return f"{place}: {reason}"
+    if node.spec.kind is NodeKind.RUNNER:
+        for place, reason in places:
+            if reason.split(" (")[0] in SEARCH_LIMITS:
+                return f"the search stopped at a limit, e.g. {place}: {reason}; the runner may lie there"
     return None
 
 
@@ -244,7 +265,8 @@ def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]]
         the two snapshots.
     unread : dict, optional
         what the new snapshot's scan did not read (:func:`unread_places`): a node missing from ``new`` whose file
-        lies there is ``unknown`` (the scan could not see it), never ``removed``.
+        lies there is ``unknown`` (the scan could not see it), never ``removed``; an ``unknown`` node leaving a
+        list of another (a credential's ``readable_by``) is no change of it.
     left_out : list of str, optional
         places of entries the new snapshot's reader left out (:func:`dropped_nodes`): with any, a node missing from
         ``new`` is ``unknown`` (it may be one of them), never ``removed``.
@@ -287,14 +309,26 @@ def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]]
             continue
         sig = Severity.LOW if n.spec.kind in (NodeKind.RUNNER, NodeKind.CREDENTIAL) else Severity.INFO
         changes.append(Change("removed", n.spec.kind, nid, n.name, sig, f"{n.spec.kind.value} {n.name} is gone"))
+    unknown = {c.id for c in changes if c.change == "unknown"}
     for nid in sorted(before.keys() & after.keys()):
         a, b = _facts(before[nid]), _facts(after[nid])
-        fields = {k: [a.get(k), b.get(k)] for k in sorted(a.keys() | b.keys()) if a.get(k) != b.get(k)}
+        fields = {k: [a.get(k), b.get(k)] for k in sorted(a.keys() | b.keys())
+                  if _known(a.get(k), unknown) != _known(b.get(k), unknown)}
         if fields:
             sig, msg = _changed(after[nid], fields)
             changes.append(Change("changed", after[nid].spec.kind, nid, after[nid].name, sig, msg, fields))
     kind_rank = {k: i for i, k in enumerate(NodeKind)}
     return sorted(changes, key=lambda c: (SEVERITY_ORDER[c.signal], kind_rank[c.kind], c.id))
+
+
+def _known(value: Any, unknown: set[str]) -> Any:
+    """A fact without the nodes the new scan did not read (``readable_by`` naming an ``unknown`` runner): whether
+    such a node is still there is unknown, so its leaving a list is no change.
+
+    >>> _known(["runner:a/x", "runner:b/y"], {"runner:a/x"}), _known("x", {"x"})
+    (['runner:b/y'], 'x')
+    """
+    return [x for x in value if x not in unknown] if isinstance(value, list) and unknown else value
 
 
 def diff_document(changes: Iterable[Change], old: str, new: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from graphkit.diff import diff_files
 from graphkit.errors import InputError
 from host_fixtures import make_root, runner_install, write
 from ingest.host import collect_host
+from ingest.host.scan import ScanLimits
 
 cli = CliRunner()
 
@@ -231,3 +232,105 @@ def test_diff_names_a_bad_entry_of_a_snapshot_and_compares_the_rest(tmp_path):
     rid = next(i for i in got if i.startswith("runner:") and i.endswith("/" + name))
     assert got[rid][0] == "unknown" and "runners[0].labels" in got[rid][1]
     assert "removed" not in {c for c, _ in got.values()}
+
+
+def test_a_runner_past_the_depth_limit_is_a_problem_and_unknown_never_gone(tmp_path):
+    """The evil-corp runner moved 33 levels deep (past the default depth limit of 32): ``collect host`` names the
+    folder it did not enter on stderr (exit 3) and records it in ``scan.skipped`` as the entry limit is; ``diff``
+    calls the runner ``unknown`` (it may lie below the limit), never ``removed``.  Same with ``--max-depth 2`` on
+    the unchanged root."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    deep = root / ("var/tmp" + "/d" * 31)
+    deep.parent.mkdir(parents=True)
+    (root / "root/.cache-svc/ar").rename(deep)
+    new = tmp_path / "deep.json"
+    res = cli.invoke(app, ["collect", "host", "--root", str(root), "-o", str(new)])
+    assert res.exit_code == 3, res.output
+    assert ("/var/tmp" + "/d" * 31 + ": not searched: deeper than the depth limit (max depth 32; 1 folder(s) in all)"
+            ) in res.stderr
+    scan = json.loads(new.read_text())["hosts"][0]["scan"]
+    assert scan["skip_counts"] == {"depth limit": 1}
+    assert {"path": "/var/tmp" + "/d" * 31, "reason": "depth limit"} in scan["skipped"]
+    got = {c.id: (c.change, c.signal.value, c.message) for c in diff_files(old, new)}
+    change, signal, message = got["runner:evil-corp/build-01-x"]
+    assert (change, signal) == ("unknown", "medium")
+    assert message.endswith("the search stopped at a limit, e.g. /var/tmp" + "/d" * 31 +
+                            ": depth limit; the runner may lie there)")
+    shallow_root = make_root(tmp_path / "host2", everything=False)
+    shallow = tmp_path / "shallow.json"
+    res = cli.invoke(app, ["collect", "host", "--root", str(shallow_root), "-o", str(shallow), "--max-depth", "2"])
+    assert res.exit_code == 3, res.output
+    assert "not searched: deeper than the depth limit (max depth 2; 6 folder(s) in all)" in res.stderr
+    assert json.loads(shallow.read_text())["hosts"][0]["scan"]["skip_counts"] == {"depth limit": 6}
+    got = {c.id: c.change for c in diff_files(old, shallow)}
+    assert got["runner:evil-corp/build-01-x"] == "unknown"
+    assert "removed" not in got.values()
+
+
+def test_a_limit_whose_folders_are_not_all_listed_leaves_missing_runners_unknown(tmp_path):
+    """A host snapshot whose ``skipped`` list (bounded) names none of the depth-limited folders its
+    ``skip_counts`` counts: a runner missing from it is ``unknown``, never ``removed``."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    (root / "root/.cache-svc/ar/.runner").unlink()
+    doc = collect_host(root).document
+    scan = doc["hosts"][0]["scan"]
+    scan["skip_counts"] = {"depth limit": 300}
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps(doc))
+    got = {c.id: (c.change, c.message) for c in diff_files(old, new)}
+    assert got["runner:evil-corp/build-01-x"] == (
+        "unknown", "runner build-01-x was not read by the new scan (/: depth limit (300 not listed))")
+    assert "removed" not in {c for c, _ in got.values()}
+
+
+def test_a_runner_the_new_scan_did_not_read_changes_no_readable_by(tmp_path):
+    """The acme runner's folder linked out of the root: the runner is ``unknown`` in the new snapshot, so the
+    credentials it could read are not ``changed (readable_by)`` for its leaving the list (the new scan did not
+    read it); under ``max_entries=5`` (both runners unread) no credential's ``readable_by`` changes either."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    before = {c["path"]: c["readable_by"] for c in json.loads(old.read_text())["hosts"][0]["credentials"]}
+    assert before["/home/runner/.aws/credentials"] == ["acme/build-01-a", "evil-corp/build-01-x"]
+    outside = tmp_path / "elsewhere" / "actions-runner"
+    outside.parent.mkdir()
+    (root / "opt/actions-runner").rename(outside)
+    (root / "opt/actions-runner").symlink_to(outside, target_is_directory=True)
+    new = snapshot(root, tmp_path / "new.json")
+    after = {c["path"]: c["readable_by"] for c in json.loads(new.read_text())["hosts"][0]["credentials"]}
+    assert after["/home/runner/.aws/credentials"] == ["evil-corp/build-01-x"]  # the fact the diff weighs
+    got = {(c.change, c.id) for c in diff_files(old, new)}
+    assert got == {("unknown", "runner:acme/build-01-a"),
+                   ("unknown", "credential:build-01:/opt/actions-runner/.credentials"),
+                   ("unknown", "cache:host:build-01:/opt/actions-runner/_work")}
+    few = tmp_path / "few.json"
+    few.write_text(json.dumps(collect_host(make_root(tmp_path / "host2", everything=False),
+                                           limits=ScanLimits(max_entries=5)).document))
+    changes = diff_files(old, few)
+    assert {(c.change, c.id) for c in changes if c.kind.value == "runner"} == {
+        ("unknown", "runner:acme/build-01-a"), ("unknown", "runner:evil-corp/build-01-x")}
+    assert [c.id for c in changes if c.change == "changed"] == []
+
+
+def test_a_runner_reached_through_an_absolute_link_inside_the_root_stays_supervised(tmp_path):
+    """``/opt/actions-runner -> /srv/ar`` (absolute: ``R/srv/ar`` when scanning root ``R``) with the install in
+    ``/srv/ar``: the search finds it at ``/srv/ar`` (it never follows a link), and its unit's
+    ``/opt/actions-runner/runsvc.sh`` resolves inside the root to that folder, so it is still kept alive by its
+    installer's unit (not newly unsupervised); without ``.service`` the unit is still found by its directories."""
+    root = make_root(tmp_path / "host", everything=False)
+    old = snapshot(root, tmp_path / "old.json")
+    unit = "systemd /etc/systemd/system/actions.runner.acme.build-01-a.service"
+    (root / "srv").mkdir()
+    (root / "opt/actions-runner").rename(root / "srv/ar")
+    (root / "opt/actions-runner").symlink_to("/srv/ar")
+    new = snapshot(root, tmp_path / "new.json")
+    reg = {r["name"]: r["registration"] for r in json.loads(new.read_text())["runners"]}["build-01-a"]
+    assert (reg["config_path"], reg["kept_alive_by"], reg["unsupervised"]) == ("/srv/ar/.runner", [unit], False)
+    changes = {c.id: c for c in diff_files(old, new)}
+    assert sorted(changes["runner:acme/build-01-a"].fields) == [
+        "registration.config_path", "registration.credential_path", "registration.work_folder"]  # the folder moved
+    (root / "srv/ar/.service").unlink()
+    reg = {r["name"]: r["registration"] for r in collect_host(root).document["runners"]}["build-01-a"]
+    assert (reg["service"], reg["kept_alive_by"], reg["unsupervised"]) == (
+        "actions.runner.acme.build-01-a.service", [unit], False)

@@ -7,7 +7,9 @@ For every registration found (:mod:`ingest.host.registrations`):
   service named in the runner folder's ``.service`` (when the root is a
   Windows system), and the session a live process runs in; a runner kept
   alive or running outside the supervisor its installer sets up is
-  ``unsupervised`` (parsers and sources: :mod:`ingest.host.keepalive`);
+  ``unsupervised`` (parsers and sources: :mod:`ingest.host.keepalive`); a
+  path naming the runner's folder through a link inside the root
+  (``/opt/actions-runner -> /srv/ar``) names that folder (:class:`_Folders`);
 - **job hooks**: ``ACTIONS_RUNNER_HOOK_JOB_STARTED`` / ``_COMPLETED`` set in
   the runner's ``.env`` or its unit's environment (the only lines of ``.env``
   kept), each hook script recorded as a host cache of kind ``job-hook`` read
@@ -26,6 +28,7 @@ change it (``written_by``: same user, root, or any when world-writable).
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import PurePosixPath
@@ -86,6 +89,45 @@ def _target(scan: HostScan, host_path: str) -> str:
     return "/" if rel == "." else "/" + rel
 
 
+#: An absolute path in a command line, unit or plist (ended by a blank, quote, shell operator, ``:`` or ``=``).
+_PATH = re.compile(r"(?<![\w.~$/])/[^\s\"';&|)`<>,:=]+")
+#: At most this many components of one path are looked at for links.
+_MAX_PARTS = 64
+
+
+class _Folders(list[str]):
+    """The registrations' folders, and the paths a starter's text names that reach one through a link, resolved
+    inside the root as the host would (:meth:`~ingest.host.scan.HostScan.canonical`): a unit starting
+    ``/opt/actions-runner/runsvc.sh`` with ``/opt/actions-runner -> /srv/ar`` starts the runner the search found in
+    ``/srv/ar`` (the search never follows a link).  :attr:`links` maps each such path to its folder."""
+
+    def __init__(self, scan: HostScan, folders: list[str]) -> None:
+        super().__init__(folders)
+        self.scan = scan
+        #: a path naming a folder through a link -> that folder
+        self.links: dict[str, str] = {}
+        self._linked: dict[str, bool] = {}  # a path holds a link (in itself or a parent), per path
+
+    def of(self, text: str) -> list[str]:
+        """The folders, then the linked paths ``text`` names that resolve to one (only ``lstat`` is used)."""
+        named = [a for token in sorted(set(_PATH.findall(text))) for a in self._aliases(token)]
+        return [*self, *dict.fromkeys(named)]
+
+    def _aliases(self, token: str) -> Iterator[str]:
+        parts = PurePosixPath(token).parts[1:_MAX_PARTS + 1]
+        for i in range(1, len(parts) + 1):
+            prefix = "/" + "/".join(parts[:i])
+            if prefix not in self._linked:
+                parent = "/" + "/".join(parts[:i - 1])
+                # a parent with no link: the prefix's own lstat stays in the root
+                self._linked[prefix] = self._linked.get(parent, False) or os.path.islink(self.scan.local(prefix))
+                real = self.scan.canonical(prefix) if self._linked[prefix] else None
+                if real is not None and real != prefix and real in self:
+                    self.links[prefix] = real
+            if prefix in self.links:
+                yield prefix
+
+
 def _unit_starters(scan: HostScan, homes: list[Home], folders: list[str]) -> Iterator[tuple[str, Starter, list[str]]]:
     """System and user systemd units naming a folder (each unit file once)."""
     seen: set[str] = set()
@@ -96,7 +138,12 @@ def _unit_starters(scan: HostScan, homes: list[Home], folders: list[str]) -> Ite
             path = _target(scan, link)  # a `*.wants` link names the unit file it enables: read that one once
             text = _text(scan, path) if path not in seen else None
             seen.add(path)
-            yield from parse_unit(text or "", path, folders, user_unit=user_unit, home_user=owner)
+            yield from parse_unit(text or "", path, _named(folders, text), user_unit=user_unit, home_user=owner)
+
+
+def _named(folders: list[str], text: str | None) -> list[str]:
+    """The folders a starter's ``text`` may name: with their linked paths when ``folders`` is a :class:`_Folders`."""
+    return folders.of(text) if isinstance(folders, _Folders) and text else folders
 
 
 def _cron_starters(scan: HostScan, folders: list[str]) -> Iterator[tuple[str, Starter, list[str]]]:
@@ -107,7 +154,8 @@ def _cron_starters(scan: HostScan, folders: list[str]) -> Iterator[tuple[str, St
             text = _text(scan, path) if path not in seen else None
             seen.add(path)
             user = None if system else PurePosixPath(path).name
-            yield from ((f, s, []) for f, s in parse_cron(text or "", path, folders, user=user, system=system))
+            yield from ((f, s, []) for f, s in parse_cron(text or "", path, _named(folders, text), user=user,
+                                                          system=system))
 
 
 def _profile_starters(scan: HostScan, homes: list[Home], folders: list[str]) -> Iterator[tuple[str, Starter, list[str]]]:
@@ -116,7 +164,8 @@ def _profile_starters(scan: HostScan, homes: list[Home], folders: list[str]) -> 
     for place, user in profiles:
         for path in _files(scan, place):
             mechanism = "rc" if path.endswith("rc.local") else "profile"
-            yield from ((f, s, []) for f, s in parse_script(_text(scan, path) or "", path, folders, mechanism, user))
+            text = _text(scan, path)
+            yield from ((f, s, []) for f, s in parse_script(text or "", path, _named(folders, text), mechanism, user))
 
 
 def _starters(scan: HostScan, homes: list[Home], folders: list[str]) -> Iterator[tuple[str, Starter, list[str]]]:
@@ -137,7 +186,7 @@ def _launchd(scan: HostScan, homes: list[Home], folders: list[str]) -> Iterator[
             doc = guarded(scan, path, lambda: plistlib.loads(data)) if data else None  # noqa: B023
             del data
             text = repr(doc) if doc is not None else ""
-            for f in folders:
+            for f in _named(folders, text):
                 if f in text:
                     name = PurePosixPath(path).name
                     yield f, Starter("launchd", path, None, (), user, name.startswith("actions.runner.")), []
@@ -200,7 +249,8 @@ def _hook_starters(scan: HostScan, env_hooks: dict[str, list[str]], found: Found
         for h in hooks:
             path = h.partition("=")[2]
             text = _text(scan, path) if path.startswith("/") else None
-            yield from ((f, s, []) for f, s in parse_script(text or "", path, folders, "job-hook", users.get(key)))
+            yield from ((f, s, []) for f, s in parse_script(text or "", path, _named(folders, text), "job-hook",
+                                                            users.get(key)))
 
 
 def _installer_missing(starters: list[Starter], procs: list[RunnerProc]) -> bool:
@@ -237,11 +287,11 @@ def keep_alive(scan: HostScan, homes: list[Home], found: Found, windows: bool) -
     """Step 2 (see the module docstring): fill each registration's ``kept_alive_by``, ``unsupervised``,
     ``job_hooks`` and ``runsvc_modified``, the host's processes and the job-hook caches."""
     procs = _match_processes(scan, found)
-    folders = [f for i in found.installs for f in i.folders]
+    folders = _Folders(scan, [f for i in found.installs for f in i.folders])
     env_hooks = {i.key: _env_hooks(scan, i) for i in found.installs}
     per_folder: dict[str, list[tuple[Starter, list[str]]]] = {}
     for folder, starter, hooks in [*_starters(scan, homes, folders), *_hook_starters(scan, env_hooks, found, folders)]:
-        per_folder.setdefault(folder, []).append((starter, hooks))
+        per_folder.setdefault(folders.links.get(folder, folder), []).append((starter, hooks))
     for inst in found.installs:
         got = [x for f in inst.folders for x in per_folder.get(f, [])]
         _registration_facts(scan, inst, got, procs.get(inst.key, []), env_hooks[inst.key], windows, found)

@@ -82,11 +82,13 @@ def _runner_settings(scan: HostScan, d: str) -> tuple[RunnerFile, str] | None:
 
 def _service_of(scan: HostScan, d: str, units: list[ServiceUnit]) -> tuple[ServiceUnit | None, str | None]:
     """The service starting the runner in ``d`` and the unit name ``.service`` gives (written by svc.sh); else a
-    unit whose directories hold the runner."""
+    unit whose directories hold the runner (their links followed inside the root as the host would: ``d``, found by
+    the search, holds none)."""
     named = scan.read(f"{d}/.service")
     unit_name = named.decode("utf-8", "replace").strip() if named else None
     unit = next((u for u in units if unit_name and (u.name == unit_name or PurePosixPath(u.path).name == unit_name)),
-                None) or next((u for u in units if d in {scan.host_path(x) for x in u.directories}), None)
+                None) or next((u for u in units if d in {scan.canonical(scan.host_path(x)) for x in u.directories}),
+                              None)
     return unit, unit_name
 
 

@@ -150,6 +150,20 @@ class HostScan:
                                  PurePosixPath(target).parts))
         return os.path.join(self.real, *done), None
 
+    def canonical(self, host_path: str) -> str | None:
+        """The host path of ``host_path`` with every link followed inside the root as the host would
+        (:meth:`resolve`): ``/opt/actions-runner`` linked to ``/srv/ar`` is ``/srv/ar``; None for a link loop or a
+        link out of the root.
+
+        >>> HostScan(Path("/")).canonical("/")
+        '/'
+        """
+        local, _ = self.resolve(host_path)
+        if local is None:
+            return None
+        rel = os.path.relpath(local, self.real).replace(os.sep, "/")
+        return "/" if rel == "." else "/" + rel
+
     def lstat(self, host_path: str) -> os.stat_result | None:
         """``lstat`` of a host path, None when absent or unreadable."""
         try:
@@ -268,17 +282,19 @@ class HostScan:
         Not entered, each recorded by :meth:`skip`: the pseudo
         filesystems :data:`PSEUDO_FS` (in ``/dev`` only ``/dev/shm`` is entered), folders named in
         :data:`PRUNED_NAMES`, unreadable folders (also a problem), folders
-        deeper than ``max_depth``, and every folder left when ``max_entries``
+        deeper than ``max_depth`` (one problem naming the first), and every folder left when ``max_entries``
         or ``max_seconds`` is reached (a problem each time a limit stops the
         search).
         """
         lim = self.limits
         deadline = time.monotonic() + lim.max_seconds
         stack = deque([top])  # breadth first: a limit leaves the deepest folders, never a whole shallow branch
+        deep: list[str] = []  # folders not entered for the depth limit
         while stack:
             d = stack.popleft()
             if self.entries >= lim.max_entries or time.monotonic() > deadline:
                 self._stop(d, stack, "entry limit" if self.entries >= lim.max_entries else "time limit")
+                self._too_deep(deep)
                 return
             try:
                 with os.scandir(self.local(d)) as it:
@@ -303,8 +319,11 @@ class HostScan:
                 reason = self._prune(child, name)
                 if reason:
                     self.skip(child, reason)
+                    if reason == "depth limit":
+                        deep.append(child)
                 else:
                     stack.append(child)
+        self._too_deep(deep)
 
     def _folder_link(self, host_path: str) -> None:
         """A link met by the search that the host would follow to a folder the scan cannot enter: one out of the
@@ -327,6 +346,13 @@ class HostScan:
         if host_dir.count("/") > self.limits.max_depth:
             return "depth limit"
         return None
+
+    def _too_deep(self, deep: list[str]) -> None:
+        """Folders the depth limit left: one problem naming the first (stderr, exit 3); each is in
+        :attr:`skipped` (reason ``depth limit``), so what lies below is ``unknown`` to ``diff``, never gone."""
+        if deep:
+            self.problems.append(InputError(deep[0], "", f"not searched: deeper than the depth limit (max depth "
+                                            f"{self.limits.max_depth}; {len(deep)} folder(s) in all)"))
 
     def _stop(self, current: str, stack: Iterable[str], reason: str) -> None:
         """A limit stopped the search: every folder left is skipped, and the scan is partial."""
