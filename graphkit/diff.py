@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphkit.errors import GraphkitError, InputError
+from graphkit.errors import SCAN_GAP, GraphkitError, InputError
 from graphkit.findings import SEVERITY_ORDER, Severity
 from graphkit.graph import Graph
 from graphkit.model import Credential, Node, NodeKind, Runner
@@ -105,6 +105,8 @@ def load_snapshot(path: str | Path, problems: list[InputError] | None = None) ->
     if isinstance(head, dict) and head.get("schema") == "graphkit.graph/v1":
         return Graph.load(p)
     result = registry.get("runners").ingest([p])
+    # a host whose scan left paths unread is a problem for build; diff reads those gaps from the snapshot itself
+    result.problems = [e for e in result.problems if not e.reason.startswith(SCAN_GAP)]
     whole = [e for e in result.problems if not _entry_place(e.place)]
     if problems is not None and not whole:
         problems.extend(result.problems)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-__all__ = ["GraphkitError", "InputError", "LimitExceeded", "GraphFileError", "UnknownNodeError", "shown_place",
+__all__ = ["SCAN_GAP", "GraphkitError", "InputError", "LimitExceeded", "GraphFileError", "UnknownNodeError", "shown_place",
            "shown_reason", "validation_path", "validation_place", "validation_problems", "validation_reason", "validation_summary"]
 
 
@@ -221,3 +221,8 @@ def closest(name: str, known: Iterable[str], n: int = 5, cutoff: float = 0.5) ->
             if ratio >= cutoff:
                 scored.append((-ratio, k))
     return [k for _, k in heapq.nsmallest(n, scored)]
+
+
+#: How the problem of a host snapshot whose scan left paths unread begins (the runner inventory reader makes it
+#: for ``build``; ``graphkit diff`` reads those gaps from the snapshot itself and leaves the problem out).
+SCAN_GAP = "the scan of this host did not search or read"

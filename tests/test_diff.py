@@ -266,6 +266,11 @@ def test_a_runner_past_the_depth_limit_is_a_problem_and_unknown_never_gone(tmp_p
     got = {c.id: c.change for c in diff_files(old, shallow)}
     assert got["runner:evil-corp/build-01-x"] == "unknown"
     assert "removed" not in got.values()
+    # building from that snapshot is partial too: the host's unread paths are unknown (exit 3, the place named)
+    built = cli.invoke(app, ["build", "--runners", str(shallow), "-o", str(tmp_path / "g.json")])
+    assert built.exit_code == 3, built.output
+    assert (f"{shallow}: hosts[0].scan: the scan of this host did not search or read 6 path(s) (depth limit: 6): a "
+            "runner or credential there is unknown") in built.stderr
 
 
 def test_a_limit_whose_folders_are_not_all_listed_leaves_missing_runners_unknown(tmp_path):

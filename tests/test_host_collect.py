@@ -135,9 +135,12 @@ def test_collect_finds_registrations_services_and_users(root):
     places = {p.file: p.reason for p in res.problems}
     assert places["/home/admin/.aws/credentials"].startswith("link out of the scanned root")
     assert set(places) == {"/home/admin/.aws/credentials", "/home/admin/.kube/config", "/home/admin/.pypirc"}
-    # the document is a valid runner inventory
+    # the document is a valid runner inventory; building it says what the scan did not read (partial input)
     parsed = runner_inventory.parse(json.dumps(doc), "host.json")
-    assert parsed.problems == [] and runner_inventory.to_graph([parsed]).problems == []
+    assert parsed.problems == []
+    assert [(p.place, p.reason) for p in runner_inventory.to_graph([parsed]).problems] == [
+        ("hosts[0].scan", "the scan of this host did not search or read 1 path(s) (link out of root: 1): a runner or "
+                          "credential there is unknown (line 1)")]
 
 
 def test_readable_by_follows_users_and_modes(root):
@@ -301,9 +304,13 @@ def test_every_planted_registration_is_found_with_how_it_stays_alive(hideouts):
     assert caches["/opt/actions-runner/_work"]["read_by"] == ["acme/build-01-a"]
     assert found["/opt/vendor/a/b/c/d/e/f/g/h/ar"]["registration"]["job_hooks"] == [
         "ACTIONS_RUNNER_HOOK_JOB_STARTED (process environment)"]
-    # the parsed document is a valid inventory
+    # the parsed document is a valid inventory; building it says what the scan did not read (the pseudo filesystem
+    # is the scan's design, not a gap)
     parsed = runner_inventory.parse(json.dumps(res.document), "host.json")
-    assert parsed.problems == [] and runner_inventory.to_graph([parsed]).problems == []
+    assert parsed.problems == []
+    assert [p.reason for p in runner_inventory.to_graph([parsed]).problems] == [
+        "the scan of this host did not search or read 7 path(s) (depth limit: 1, file too large: 1, link loop: 1, link out of "
+        "root: 2, not a regular file: 2): a runner or credential there is unknown (line 1)"]
 
 
 def test_processes_report_names_never_values(hideouts):

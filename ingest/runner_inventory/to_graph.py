@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphkit.errors import InputError
+from graphkit.errors import SCAN_GAP, InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
 from graphkit.meta import InventoryFacts
@@ -235,10 +235,32 @@ def _host(fg: _FileGraph, host: HostEntry, p: str) -> None:
     known = {k: v for k, v in (("os", host.os), ("ephemeral", host.ephemeral),
                                ("unknown_runner_processes", strays)) if v is not None}
     fg.graph.node(Host(id=hid, name=host.name, evidence=[fg.ev(p)], **known))
+    _scan_gaps(fg, host, p)
     for j, cred in enumerate(host.credentials or []):
         _credential(fg, host.name, hid, hn, cred, fg.at(f"{p}.credentials", j))
     for j, cache in enumerate(host.caches or []):
         _cache(fg, host.name, hid, hn, cache, fg.at(f"{p}.caches", j))
+
+
+#: ``scan.skip_counts`` reasons that are the host scan's design, not a gap: pseudo filesystems and package or VCS
+#: data are never searched (``graphkit collect host`` does not call them problems either).
+_BY_DESIGN = frozenset({"pseudo filesystem", "package or VCS data"})
+
+
+def _scan_gaps(fg: _FileGraph, host: HostEntry, p: str) -> None:
+    """One problem for a host scan that did not search or read every path it could hold a runner or credential
+    in (a limit, a link out of the root, an unreadable folder, a file not read: ``scan.skip_counts`` but
+    :data:`_BY_DESIGN`): what lies there is unknown, so the file's input is partial (exit 3), never complete.
+    Without a problems list (a library call) nothing is raised: the snapshot itself is valid."""
+    counts = {k: v for k, v in ((host.scan.skip_counts or {}) if host.scan else {}).items()
+              if v and k not in _BY_DESIGN}
+    if not counts or fg.problems is None:
+        return
+    line = fg.ev(f"{p}.scan").line
+    reasons = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
+    fg.problems.append(InputError(fg.file, f"{p}.scan", f"{SCAN_GAP} "
+                                  f"{sum(counts.values())} path(s) ({reasons}): a runner or credential there is "
+                                  "unknown" + (f" (line {line})" if line is not None else "")))
 
 
 def _credential(fg: _FileGraph, host_name: str, hid: str, hn: str, cred: HostCredential, cp: str) -> None:
