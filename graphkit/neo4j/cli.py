@@ -84,11 +84,13 @@ def sync_cmd(
 
     from graphkit.errors import GraphkitError
     from graphkit.neo4j.connection import connect
-    from graphkit.neo4j.sync import OtherInputsError, database_counts, sync_graph, sync_size
+    from graphkit.neo4j.sync import OtherInputsError, database_counts, sync_graph, sync_size, with_roots
 
     settings = settings_from_options(uri, user, password, database)
     try:
         g, partial = given.load()
+        if given.graph is not None:  # a graph file of an older build: its relative inputs are its folder's
+            with_roots(g.meta, given.graph)
         with connect(settings) as driver:
             total = sync_size(g)
             with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),

@@ -17,7 +17,7 @@ Steps of :func:`sync_graph`, every statement generated from the model by
    partially read source (a skipped file, a 403) may still hold stays (a
    database that held no graphkit node before the sync is not scanned).  It
    never deletes another set of inputs' data unasked: before writing, a sync
-   that would clean up compares each complete source's input paths with those
+   that would clean up compares each complete source's input paths (absolute: :func:`input_set`) with those
    the database recorded for it (the bookkeeping node's ``inputs_json``, each
    source's paths of the last sync that read it); when they differ, or the
    database holds graphkit data but no record, :class:`OtherInputsError` is
@@ -80,7 +80,7 @@ from graphkit.neo4j.statements import (
 if TYPE_CHECKING:  # pragma: no cover
     import neo4j
 
-__all__ = ["OtherInputsError", "SyncResult", "input_set", "other_inputs", "sync_graph", "sync_size", "provenance",
+__all__ = ["OtherInputsError", "SyncResult", "input_set", "with_roots", "other_inputs", "sync_graph", "sync_size", "provenance",
            "problem_sources", "database_counts", "from_target", "write_retrying", "DEFAULT_BATCH_SIZE",
            "CONSTRAINT_ATTEMPTS"]
 
@@ -133,16 +133,32 @@ class OtherInputsError(GraphkitError):
 
 
 def input_set(meta: GraphMeta) -> dict[str, list[str]]:
-    """What identifies a sync's inputs: source -> its input paths as given (``graph.meta.inputs``), normalised
-    and sorted, for every source of ``meta.sources``; a credential in a path (a URL's userinfo) is written ``***``
-    (:func:`graphkit.redact.redact_text`): the database stores them.
+    """What identifies a sync's inputs: source -> its input paths made absolute where the graph was built
+    (``graph.meta.input_roots``; for a graph without them, the paths as given, ``graph.meta.inputs``: see
+    :func:`with_roots`), normalised and sorted, for every source of ``meta.sources``; a credential in a path (a
+    URL's userinfo) is written ``***`` (:func:`graphkit.redact.redact_text`): the database stores them.
 
     >>> input_set(GraphMeta(sources={"runners": {"complete": True}}, inputs={"runners": ["inv/./a.yaml"]}))
     {'runners': ['inv/a.yaml']}
+    >>> input_set(GraphMeta(sources={"runners": {"complete": True}}, inputs={"runners": ["a.yaml"]},
+    ...                     input_roots={"runners": ["/org/a.yaml"]}))
+    {'runners': ['/org/a.yaml']}
     """
     from graphkit.redact import redact_text
-    return {name: sorted({_norm(redact_text(str(p))) for p in meta.inputs.get(name, [])})
+    paths = {**meta.inputs, **meta.input_roots}
+    return {name: sorted({_norm(redact_text(str(p))) for p in paths.get(name, [])})
             for name in sorted(meta.sources)}
+
+
+def with_roots(meta: GraphMeta, graph_file: str | Path) -> None:
+    """Give ``meta`` (of a graph file built by a graphkit that did not record ``input_roots``) its inputs made
+    absolute against the directory of ``graph_file`` (where ``graphkit build -o FILE`` wrote it: the inputs'
+    base for the usual ``cd DIR && graphkit build . -o g.json``); a ``meta`` that has them is left alone."""
+    from pathlib import Path
+
+    from graphkit.meta import absolute_inputs
+    if not meta.input_roots and meta.inputs:
+        meta.input_roots = absolute_inputs(meta.inputs, Path(graph_file).resolve().parent)
 
 
 def other_inputs(recorded: dict[str, list[str]] | None, current: dict[str, list[str]],
