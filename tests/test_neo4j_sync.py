@@ -431,3 +431,17 @@ def test_cli_sync_of_two_checkouts_built_as_dot_is_refused(bolt, driver, db, tmp
     assert snapshot(driver, db, drop=()) == before  # acme/app kept, nothing written
     res = CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(gf), "--json"], env=_env(bolt))
     assert res.exit_code == 0 and json.loads(res.stdout)["removed_nodes"] == {}  # the same inputs: no question
+
+
+def test_cli_sync_of_the_same_checkout_moved_is_not_refused(bolt, driver, db, tmp_path: Path, monkeypatch):
+    """The same repository checked out in another workspace (a CI job's fresh folder): the paths differ but the
+    repositories read are in the database already, so these are the same inputs (not refused, nothing stale)."""
+    g1 = _checkout_graph(tmp_path / "ws1", "app", "g.json", monkeypatch)
+    g2 = _checkout_graph(tmp_path / "ws2", "app", "g.json", monkeypatch)
+    wipe(driver, db)
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(g1)], env=_env(bolt)).exit_code == 0
+    res = CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(g2), "--json"], env=_env(bolt))
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["removed_nodes"] == {}
+    assert json.loads(_meta(driver, db)["inputs_json"]) == {"github-actions": [str((tmp_path / "ws2" / "app").resolve())]}
