@@ -175,7 +175,7 @@ class GraphMeta(_Meta):
         return self.model_dump(mode="json", exclude_unset=True)
 
 
-_REPO_DIR = re.compile(r"^[^/=\\]+/[^/=\\]+=")  # OWNER/NAME=DIR
+_REPO_DIR = re.compile(r"^(?:[^/=\\\s]+/)+[^/=\\\s]+=")  # OWNER/NAME=DIR, GROUP/SUBGROUP/PROJECT=DIR
 
 
 def absolute_inputs(inputs: dict[str, list[str]], base: str | Path) -> dict[str, list[str]]:
@@ -185,6 +185,8 @@ def absolute_inputs(inputs: dict[str, list[str]], base: str | Path) -> dict[str,
 
     >>> absolute_inputs({"runners": ["inv/../a.yaml", "https://h/x"]}, "/base")
     {'runners': ['/base/a.yaml', 'https://h/x']}
+    >>> absolute_inputs({"gitlab-ci": ["acme/sub/web=web/.", "acme/app=../app"]}, "/base")
+    {'gitlab-ci': ['acme/app=/app', 'acme/sub/web=/base/web']}
     """
     def one(p: str) -> str:
         if "://" in p:
