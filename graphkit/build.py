@@ -13,7 +13,7 @@ from graphkit.errors import GraphkitError, InputError
 from graphkit.graph import Graph
 from graphkit.ingestor import IngestResult, Progress
 from graphkit.model.bounds import take_refusals
-from graphkit.meta import GraphMeta, Problem, SourceStatus
+from graphkit.meta import GraphMeta, Problem, SourceStatus, absolute_inputs
 from graphkit.resolve import resolve
 from graphkit.resolve.context import problem_file
 from graphkit.targets import classify_targets
@@ -160,6 +160,7 @@ def _build_into(graph: Graph, inputs: Mapping[str, Sequence[str | Path]], progre
         facts.update(res.meta)
     graph.meta = GraphMeta(
         inputs=dict(sources),
+        input_roots=absolute_inputs(dict(sources), Path.cwd()),
         sources={name: SourceStatus(complete=res.complete, items=res.items) for name, res in results.items()},
         problems=[Problem(**p.as_dict()) for p in problems],
         **facts,

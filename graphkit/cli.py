@@ -229,14 +229,13 @@ def blast_radius_cmd(
         g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
-    partial |= bool(clock.problems)  # a tokens record left out
     try:
         expanded = expand_sources(g, sources, org)
         for note in add_absent_entries(g, expanded):
             err.print(term(note))
         if fmt is BlastFormat.runbook:
             sys.stdout.write(runbook_text(g, expanded, clock=clock, max_steps=top))
-            return given.end(g, partial)
+            return given.end(g, partial, named=clock.problems)  # tokens records left out
         as_json = fmt is BlastFormat.json  # the table gets every reached asset: its summary counts everything
         # an explicit --top bounds the plan's work to what is printed (the table's summary and plan list show
         # at most --top steps); the terminal's default top keeps the whole plan, whose size and residual it states
@@ -249,7 +248,7 @@ def blast_radius_cmd(
         print_json(out, doc)
     else:  # a terminal gets the worst first (TERMINAL_TOP); piped output lists everything
         print_blast_radius(g, doc, top=top or (TERMINAL_TOP if out.is_terminal else None), named=sources)
-    given.end(g, partial)
+    given.end(g, partial, named=clock.problems)  # tokens records left out
 
 
 #: An organization login (alphanumerics and single inner hyphens, at most 39 characters) and a repository name

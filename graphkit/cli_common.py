@@ -191,29 +191,34 @@ class GraphInput:
         return result.graph, result.partial
 
 
-    def end(self, graph: Graph, partial: bool) -> None:
-        """Finish a command that read ``graph``: when its input was partial, :func:`exit_partial` (the note and
-        exit 3); else return."""
-        if partial:
-            exit_partial(graph.meta.problems, graph_file=self.graph)
+    def end(self, graph: Graph, partial: bool, *, named: Sequence[Any] = ()) -> None:
+        """Finish a command that read ``graph``: when its input was partial (``partial``: the graph's; ``named``:
+        problems of another input of the command, e.g. ``--tokens`` records, already named on stderr),
+        :func:`exit_partial` (the note and exit 3); else return."""
+        if partial or named:
+            exit_partial(graph.meta.problems if partial else [], graph_file=self.graph, named=named)
 
 
 #: Problems of a saved graph that :func:`exit_partial` lists again (the rest are counted).
 PARTIAL_LISTED = 5
 
 
-def exit_partial(problems: Sequence[Any], *, graph_file: Path | str | None = None) -> NoReturn:
+def exit_partial(problems: Sequence[Any], *, graph_file: Path | str | None = None,
+                 named: Sequence[Any] = ()) -> NoReturn:
     """End a command whose graph came from partial input: one note on stderr, the same for every command, and
     exit 3 (README "Exit codes").
 
     Parameters
     ----------
     problems
-        the input problems (``graph.meta.problems``, or a document's ``problems``: objects or mappings with
-        ``file``, ``place``, ``reason``).
+        the graph's input problems (``graph.meta.problems``, or a document's ``problems``: objects or mappings
+        with ``file``, ``place``, ``reason``); empty when the graph was complete.
     graph_file
         the saved graph (or database) they come from: its first :data:`PARTIAL_LISTED` problems are named again,
         as ``graphkit build`` named them; None when the command built the graph itself and named each one.
+    named
+        problems of the command's other inputs (``--tokens`` records left out), already named on stderr: counted
+        under their own files, never as the graph's.
 
     Raises
     ------
@@ -221,19 +226,27 @@ def exit_partial(problems: Sequence[Any], *, graph_file: Path | str | None = Non
         always, with :data:`EXIT_PARTIAL`.
     """
     n = len(problems)
-    head = f"[yellow]partial input:[/yellow] {n} file(s) or place(s) were skipped"
-    if graph_file is None:
-        err.print(f"{head} (named above); the output covers the rest", highlight=False)
+    head = "[yellow]partial input:[/yellow]"
+    files = sorted({str(_field(p, "file")) for p in named})
+    others = f"{len(named)} place(s) of {', '.join(files)} were skipped (named above)" if named else ""
+    if graph_file is None or not n:  # every problem was named above
+        what = ([f"{n} file(s) or place(s) were skipped (named above)"] if n else []) + ([others] if others else [])
+        err.print(f"{head} {term('; '.join(what))}; the output covers the rest", highlight=False)
         raise typer.Exit(EXIT_PARTIAL)
-    err.print(f"{head} when {term(str(graph_file))} was built; the output covers the rest:", highlight=False)
+    err.print(f"{head} {n} file(s) or place(s) were skipped when {term(str(graph_file))} was built"
+              f"{'; ' + term(others) if others else ''}; the output covers the rest:", highlight=False)
     for p in problems[:PARTIAL_LISTED]:
-        get = p.get if isinstance(p, dict) else lambda k, _p=p: getattr(_p, k, "")
-        place = get("place")
-        err.print(f"  skipped {term(str(get('file')))}{': ' + term(str(place)) if place else ''}: "
-                  f"{term(str(get('reason')))}", highlight=False)
+        place = _field(p, "place")
+        err.print(f"  skipped {term(str(_field(p, 'file')))}{': ' + term(str(place)) if place else ''}: "
+                  f"{term(str(_field(p, 'reason')))}", highlight=False)
     if n > PARTIAL_LISTED:
         err.print(f"  ... and {n - PARTIAL_LISTED} more (meta.problems of the graph file)", highlight=False)
     raise typer.Exit(EXIT_PARTIAL)
+
+
+def _field(problem: Any, key: str) -> Any:
+    """``problem``'s ``key``: a mapping's item or an object's attribute ("" when absent)."""
+    return problem.get(key, "") if isinstance(problem, dict) else getattr(problem, key, "")
 
 
 def input_flags() -> str:
@@ -515,7 +528,6 @@ def every_runner(given: GraphInput, *, as_json: bool, top: int | None, no_plan: 
         g, partial = given.load()
     except GraphkitError as exc:
         fail(exc)
-    partial = partial or bool(clock is not None and clock.problems)  # a tokens record left out
     g = observed_since(g, clock.compromised_since if clock is not None else None)
     rows: list[tuple] = []
     with Progress(TextColumn("blast radius of every runner"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -534,7 +546,7 @@ def every_runner(given: GraphInput, *, as_json: bool, top: int | None, no_plan: 
                 rows.append((doc["weight"], doc["source"], doc["counts"], r.tally()[2], doc["revocations"][:1]))
     if not as_json:
         _print_all_runners(rows)
-    given.end(g, partial)
+    given.end(g, partial, named=clock.problems if clock is not None else ())  # tokens records left out
 
 
 def write_json_stream(file: Any, schema: str, key: str, items: Iterable[Any]) -> None:

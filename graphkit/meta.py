@@ -10,6 +10,9 @@ the resolver and the cloud linker write.
 
 from __future__ import annotations
 
+import os
+import re
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -18,7 +21,7 @@ from graphkit.errors import shown_place
 from graphkit.model.observed import ObservedRun, RunnerEvent
 
 __all__ = ["Problem", "SourceStatus", "InventoryFacts", "AwsIamSummary", "ResolveSummary", "CloudSummary",
-           "HistoryFacts", "GraphMeta"]
+           "HistoryFacts", "GraphMeta", "absolute_inputs"]
 
 
 class _Meta(BaseModel):
@@ -139,12 +142,15 @@ class HistoryFacts(_Meta):
 class GraphMeta(_Meta):
     """``graph.meta``: inputs, per-source completeness, problems, source facts and summaries.
 
-    ``inputs``: ingestor name -> paths as given.  ``sources``: ingestor name
+    ``inputs``: ingestor name -> paths as given.  ``input_roots``: ingestor name -> each input made absolute
+    where the build ran (:func:`absolute_inputs`; what identifies the inputs when ``inputs`` are relative: two
+    builds of ``.`` in two checkouts differ there).  ``sources``: ingestor name
     -> :class:`SourceStatus`.  ``what_if``: the changes a what-if copy
     carries (:mod:`graphkit.whatif`).
     """
 
     inputs: dict[str, list[str]] = Field(default_factory=dict)
+    input_roots: dict[str, list[str]] = Field(default_factory=dict)
     sources: dict[str, SourceStatus] = Field(default_factory=dict)
     problems: list[Problem] = Field(default_factory=list)
     runner_inventory: InventoryFacts | None = None
@@ -167,3 +173,26 @@ class GraphMeta(_Meta):
     def to_json(self) -> dict[str, Any]:
         """The JSON object of the graph file (sections that were not written are left out)."""
         return self.model_dump(mode="json", exclude_unset=True)
+
+
+_REPO_DIR = re.compile(r"^(?:[^/=\\\s]+/)+[^/=\\\s]+=")  # OWNER/NAME=DIR, GROUP/SUBGROUP/PROJECT=DIR
+
+
+def absolute_inputs(inputs: dict[str, list[str]], base: str | Path) -> dict[str, list[str]]:
+    """``inputs`` (ingestor name -> paths as given) with every path made absolute against ``base`` (a
+    directory) and resolved (symlinks, ``..``), sorted: ``OWNER/NAME=DIR`` keeps ``OWNER/NAME=`` before its
+    absolute DIR; a URL (``scheme://``) is kept as given.  Nothing is read but the file system's links.
+
+    >>> absolute_inputs({"runners": ["inv/../a.yaml", "https://h/x"]}, "/base")
+    {'runners': ['/base/a.yaml', 'https://h/x']}
+    >>> absolute_inputs({"gitlab-ci": ["acme/sub/web=web/.", "acme/app=../app"]}, "/base")
+    {'gitlab-ci': ['acme/app=/app', 'acme/sub/web=/base/web']}
+    """
+    def one(p: str) -> str:
+        if "://" in p:
+            return p
+        m = _REPO_DIR.match(p)
+        if m and not os.path.lexists(os.path.join(base, p)):
+            return m.group(0) + str(Path(base, p[m.end():]).resolve())
+        return str(Path(base, p).resolve())
+    return {name: sorted({one(str(p)) for p in paths}) for name, paths in inputs.items()}

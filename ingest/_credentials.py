@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping
 
 from graphkit.graph import GraphBuilder
 from graphkit.model import Evidence, LiteralCredential, Workflow
-from graphkit.redact import REDACTED, find_credentials, fingerprint
+from graphkit.redact import REDACTED, CredentialMatch, find_credentials, fingerprint
 
-__all__ = ["SCRUB_MIN", "literal_credentials", "redact_values", "scrub"]
+__all__ = ["SCRUB_MIN", "literal_credentials", "redact_values", "scrub", "value_fingerprint"]
 
 
 def literal_credentials(text: str, file: str, repository: str,
@@ -34,9 +34,25 @@ def literal_credentials(text: str, file: str, repository: str,
     out = []
     for m in found:
         before = [p for ln, _, p in by_line if ln <= m.line]
-        out.append(LiteralCredential(kind=m.kind, fingerprint=m.fingerprint, evidence=Evidence(
+        out.append(LiteralCredential(kind=m.kind, fingerprint=value_fingerprint(text, m), evidence=Evidence(
             file=file, repository=repository, line=m.line, yaml_path=(before[-1] if before else None) or None)))
     return tuple(out), frozenset(text[m.start:m.end] for m in found)
+
+
+def value_fingerprint(text: str, match: CredentialMatch) -> str:
+    """The keyed fingerprint of the secret value of ``match`` in ``text``: a URL's password, never its user name
+    (``https://oauth2:VALUE@host`` and ``https://ci:VALUE@host`` are the value ``VALUE`` written bare: one value
+    to rotate, one finding); any other match's whole text (``match.fingerprint``).  RFC 3986 section 3.2.1:
+    userinfo is ``user:password`` (https://www.rfc-editor.org/rfc/rfc3986#section-3.2.1).
+
+    >>> t = "a: https://oauth2:hunter2hunter2@example.test/x"
+    >>> value_fingerprint(t, find_credentials(t)[0]) == fingerprint(b"hunter2hunter2")
+    True
+    """
+    found = text[match.start:match.end]
+    if match.kind == "URL credential" and text.endswith("://", 0, match.start) and ":" in found:
+        return fingerprint(found.split(":", 1)[1].encode("utf-8", "replace"))
+    return match.fingerprint
 
 
 #: Shortest value :func:`scrub` replaces (shorter ones would hit ordinary text).

@@ -235,7 +235,9 @@ def test_a_bad_part_of_a_role_costs_only_that_part():
         ("iam.json", "RoleDetailList[0].RolePolicyList[0].PolicyDocument.Statement[0].Action"),
         ("iam.json", "RoleDetailList[0].AttachedManagedPolicies[0]"),
         ("iam.json", "RoleDetailList[1].AssumeRolePolicyDocument.Statement[1].Sid")]
-    assert all(p.reason.startswith(("role deploy: left out", "role other: left out")) for p in pf.problems)
+    assert [p.reason.split(":")[0] for p in pf.problems] == ["role deploy", "role deploy",
+                                                             "trust of role other unknown"]
+    assert pf.problems[0].reason.startswith("role deploy: left out: ")  # that inline policy is dropped
     res = aws_iam.to_graph([pf])
     roles = {n.id: n for n in res.nodes if n.spec.kind is NodeKind.CLOUD_ROLE}
     assert roles[R("deploy")].trust == "known" and roles[R("other")].trust == "unknown"  # unknown, never narrower
@@ -666,12 +668,16 @@ def test_a_trust_condition_value_of_another_type_is_a_problem_and_the_trust_unkn
         "Principal": {"Federated": f"arn:aws:iam::{A}:oidc-provider/token.actions.githubusercontent.com"},
         "Condition": {"StringEquals": {sub: values, f"{sub.split(':')[0]}:aud": "sts.amazonaws.com"}}}]}
     path = tmp_path / "iam.json"
-    path.write_text(json.dumps({"RoleDetailList": [role("deployer", trust)]}))
+    path.write_text(json.dumps({"RoleDetailList": [role("deployer", trust, [
+        {"Effect": "Allow", "Action": "kms:Sign", "Resource": KEY}])]}))
     res = build_graph({"aws-iam": [path]})
     (problem,) = res.problems
+    assert KMS_KEY in set(res.graph.nx.successors(R("deployer")))  # its permissions kept
     assert (problem.file, problem.place) == (
         str(path), f"RoleDetailList[0].AssumeRolePolicyDocument.Statement[0].Condition.StringEquals.{sub}{where}")
-    assert problem.reason == f"role deployer: left out: a condition value is a string, number or Boolean, got {got}"
+    # the role stays with its permission edges, its trust unknown: the problem says that, not "left out"
+    assert problem.reason == (f"trust of role deployer unknown: a condition value is a string, number or Boolean, "
+                              f"got {got}")
     node = res.graph.node(R("deployer"))
     assert (node.trust, node.trust_policy) == ("unknown", None)
     ok = json.loads(json.dumps(trust))

@@ -98,3 +98,52 @@ def test_report_takes_org_and_untrusted_sources_as_blast_radius_does(graph_file,
     helps = [flat(runner.invoke(app, [cmd, "--help"]).output) for cmd in ("report", "blast-radius", "what-if")]
     org = "--org ORG Owner of the untrusted entry points named without one (--from untrusted:fork-pr)."
     assert all(org in h for h in helps)
+
+
+_TOKENS = ("schema: graphkit.issued-tokens/v1\ntokens:\n"
+           + "".join(f"  - {{kind: registration_token, subject: '{SOURCE}', issued_at: '2026-12-01T1{i}:00:00Z'}}\n"
+                     for i in range(3))
+           + f"  - {{kind: sts_session, subject: '{SOURCE}', issued_at: '2026-12-01T10:00:00Z', duration_seconds: -5}}\n"
+           + f"  - {{kind: registration_token, subject: '{SOURCE}', issued_at: '2026-12-01T10:00:00+25:00'}}\n")
+
+
+@pytest.mark.parametrize("extra", [[], ["--format", "json"], ["--format", "runbook"], ["--all-runners"]])
+def test_the_partial_note_counts_and_names_the_tokens_file(graph_file, tmp_path, extra):
+    """Fresh-user run: two bad records of a tokens file with a complete graph ended with "0 file(s) or place(s)
+    were skipped when acme.json was built" and an empty list.  The note counts the tokens file's 2 records and
+    names that file; the graph is not blamed."""
+    tokens = tmp_path / "tok.yaml"
+    tokens.write_text(_TOKENS)
+    source = [] if "--all-runners" in extra else ["--from", SOURCE]
+    res = runner.invoke(app, ["blast-radius", "--graph", graph_file, *source, "--tokens", str(tokens), *extra])
+    assert res.exit_code == 3, res.output
+    lines = [flat(line) for line in res.stderr.splitlines() if line.strip()]
+    assert lines[:2] == [f"skipped {tokens}: tokens[3].duration_seconds: Input should be greater than or equal to 1",
+                         f"skipped {tokens}: tokens[4].issued_at: Input should be a valid datetime or date, "
+                         "unexpected extra characters at the end of the input"]
+    assert flat(" ".join(lines[2:])) == (f"partial input: 2 place(s) of {tokens} were skipped (named above); the "
+                                         "output covers the rest")
+
+
+def test_the_partial_note_counts_a_partial_graph_and_the_tokens_file_apart(tmp_path):
+    """A graph with a skipped input and a tokens file with bad records: each counted under its own file."""
+    from graphkit.build import build_graph
+
+    repos = tmp_path / "repos"
+    (repos / "acme__app" / ".github" / "workflows").mkdir(parents=True)
+    (repos / "acme__app" / ".github" / "workflows" / "ci.yml").write_text(
+        "on: push\njobs:\n  b:\n    runs-on: [self-hosted]\n    steps:\n      - run: make\n")
+    (repos / "acme__app" / ".github" / "workflows" / "bad.yml").write_text("on: [push\n")
+    g = build_graph({"github-actions": [repos]}).graph
+    assert len(g.meta.problems) == 1
+    gfile, tokens = tmp_path / "g.json", tmp_path / "tok.yaml"
+    g.save(gfile)
+    tokens.write_text(_TOKENS)
+    res = runner.invoke(app, ["blast-radius", "--graph", str(gfile), "--from", "job:acme/app/.github/workflows/ci.yml#b",
+                              "--tokens", str(tokens)])
+    assert res.exit_code == 3, res.output
+    text = flat(res.stderr)
+    assert (f"partial input: 1 file(s) or place(s) were skipped when {gfile} was built; 2 place(s) of {tokens} "
+            "were skipped (named above); the output covers the rest: skipped ") in text
+    assert f"the output covers the rest: skipped {g.meta.problems[0].file}" in text
+    assert text.count(str(tokens)) == 3  # its two records, then the note

@@ -156,6 +156,33 @@ def _env(bolt) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("synced", ["example"], indirect=True)
+def test_cli_query_needs_its_parameters_and_known_ids(synced, bolt, driver):
+    """Fresh-user run: ``query blast-radius-runner`` without -p answered 67 rows for the ``// :param`` example's
+    runner, and an unknown id answered 0 rows (exit 0).  A missing parameter is a usage error naming it; an id
+    of no node is "no node with id", as ``blast-radius --backend neo4j``."""
+    from graphkit.errors import UnknownNodeError
+    from graphkit.neo4j.library import QueryError
+
+    env, run = _env(bolt), CliRunner().invoke
+    for name, param in (("blast-radius-runner", "runner_id"), ("who-reaches", "target_id"), ("choke-points", "limit")):
+        res = run(app, ["query", name], env=env)
+        assert res.exit_code == 2 and res.stdout == "", res.output
+        assert f"query {name}: missing {param}" in " ".join(res.stderr.split())
+    res = run(app, ["query", "blast-radius-runner", "-p", "runner_id=runner:acme/nope"], env=env)
+    assert res.exit_code == 2 and res.stdout == ""
+    assert "no node with id 'runner:acme/nope'" in " ".join(res.stderr.split())
+    res = run(app, ["query", "who-reaches", "-p", "target_id=target:environment:acme/app:nope", "-f", "json"], env=env)
+    assert res.exit_code == 2 and res.stdout == ""
+    with pytest.raises(QueryError, match="needs --param runner_id=VALUE"):
+        run_query(driver, LIBRARY["blast-radius-runner"], {}, database=bolt["database"])
+    with pytest.raises(UnknownNodeError):
+        run_query(driver, LIBRARY["blast-radius-host"], {"host_id": "host:nope"}, database=bolt["database"])
+    _, rows = run_query(driver, LIBRARY["blast-radius-runner"], {"runner_id": "runner:acme/build-01-a"},
+                        database=bolt["database"])
+    assert {r["id"] for r in rows} == blast_radius(synced[1], "runner:acme/build-01-a").ids
+
+
+@pytest.mark.parametrize("synced", ["example"], indirect=True)
 def test_cli_query_and_backend(synced, bolt, tmp_path: Path):
     label, g = synced
     env = _env(bolt)

@@ -256,7 +256,7 @@ def test_sync_of_other_inputs_is_refused_unless_replace(driver, db, example, tmp
     with pytest.raises(OtherInputsError) as err:
         sync_graph(driver, corpus, database=db, update_tag=2)
     assert err.value.changed == {
-        "github-actions": ([str(EXAMPLE / "repos")], [str(GHA)]),
+        "github-actions": ([str(EXAMPLE / "repos")], [str(GHA.resolve())]),
         "runners": ([str(EXAMPLE / "inventory.yaml")], [str(tmp_path / "corpus-inventory.yaml")])}
     assert snapshot(driver, db, drop=()) == before  # nothing written, nothing removed
     assert "--replace" in str(err.value) and "one organization's inputs per database" in str(err.value)
@@ -268,7 +268,7 @@ def test_sync_of_other_inputs_is_refused_unless_replace(driver, db, example, tmp
     assert result.removed_nodes["runner"] == 3 and result.removed_nodes["workflow"] > 0
     assert _ids(driver, db, "CloudPolicy")  # aws-iam: not read by the corpus sync, kept
     assert json.loads(_meta(driver, db)["inputs_json"]) == {
-        "aws-iam": [str(EXAMPLE / "aws-iam.json")], "github-actions": [str(GHA)],
+        "aws-iam": [str(EXAMPLE / "aws-iam.json")], "github-actions": [str(GHA.resolve())],
         "runners": [str(tmp_path / "corpus-inventory.yaml")]}
     again = sync_graph(driver, corpus, database=db, update_tag=4)  # the same inputs again: no question
     assert again.removed_nodes == {} and database_counts(driver, database=db)["nodes"]["runner"] == len(
@@ -367,7 +367,7 @@ def test_cli_sync_of_other_inputs_exits_2_and_replace_removes(bolt, driver, db, 
     assert res.exit_code == 2, res.output
     msg = " ".join(res.stderr.split())
     assert msg.startswith("refused: the database holds data of other inputs (github-actions synced from "
-                          f"{EXAMPLE / 'repos'}, this sync reads {GHA}; runners synced from ")
+                          f"{EXAMPLE / 'repos'}, this sync reads {GHA.resolve()}; runners synced from ")
     assert msg.endswith("or pass --replace to replace that data with this sync's")
     assert database_counts(driver, database=db) == before
     res = CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(corpus), "--replace", "--json"], env=_env(bolt))
@@ -393,3 +393,55 @@ def test_connect_errors_are_database_errors():
     with pytest.raises(DatabaseError, match="unavailable"):
         with connect(Neo4jSettings(uri="bolt://127.0.0.1:9", password="x-secret-x")):
             pass
+
+
+def _checkout_graph(tmp: Path, repo: str, name: str, monkeypatch, *, roots: bool = True) -> Path:
+    """``cd DIR && graphkit build --github-actions . -o NAME`` in a copy of one acme checkout (``repo``);
+    ``roots`` False: the graph file as a graphkit that did not record ``input_roots`` wrote it."""
+    checkout = tmp / repo
+    shutil.copytree(EXAMPLE / "repos" / f"acme__{repo}", checkout)
+    monkeypatch.chdir(checkout)
+    res = CliRunner().invoke(app, ["build", "--github-actions", ".", "-o", name])
+    assert res.exit_code == 0, res.output
+    if not roots:
+        doc = json.loads((checkout / name).read_text())
+        del doc["meta"]["input_roots"]
+        (checkout / name).write_text(json.dumps(doc))
+    return checkout / name
+
+
+@pytest.mark.parametrize("roots", [True, False])
+def test_cli_sync_of_two_checkouts_built_as_dot_is_refused(bolt, driver, db, tmp_path: Path, monkeypatch, roots):
+    """Fresh-user run: two checkouts each built with ``--github-actions .`` record the same relative input; the
+    second sync removed the first's data ("42 stale item(s) removed").  The inputs compared are absolute (recorded
+    by the build, or, for a graph file without them, resolved against the graph file's folder)."""
+    gf = _checkout_graph(tmp_path, "app", "gf.json", monkeypatch, roots=roots)
+    gj = _checkout_graph(tmp_path, "infra", "gj.json", monkeypatch, roots=roots)
+    assert json.loads(gf.read_text())["meta"]["inputs"] == {"github-actions": ["."]}
+    wipe(driver, db)
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(gf)], env=_env(bolt)).exit_code == 0
+    assert json.loads(_meta(driver, db)["inputs_json"]) == {"github-actions": [str((tmp_path / "app").resolve())]}
+    before = snapshot(driver, db, drop=())
+    res = CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(gj)], env=_env(bolt))
+    assert res.exit_code == 2, res.output
+    msg = " ".join(res.stderr.split())
+    assert msg.startswith(f"refused: the database holds data of other inputs (github-actions synced from "
+                          f"{(tmp_path / 'app').resolve()}, this sync reads {(tmp_path / 'infra').resolve()}")
+    assert snapshot(driver, db, drop=()) == before  # acme/app kept, nothing written
+    res = CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(gf), "--json"], env=_env(bolt))
+    assert res.exit_code == 0 and json.loads(res.stdout)["removed_nodes"] == {}  # the same inputs: no question
+
+
+def test_cli_sync_of_the_same_checkout_moved_is_not_refused(bolt, driver, db, tmp_path: Path, monkeypatch):
+    """The same repository checked out in another workspace (a CI job's fresh folder): the paths differ but the
+    repositories read are in the database already, so these are the same inputs (not refused, nothing stale)."""
+    g1 = _checkout_graph(tmp_path / "ws1", "app", "g.json", monkeypatch)
+    g2 = _checkout_graph(tmp_path / "ws2", "app", "g.json", monkeypatch)
+    wipe(driver, db)
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(g1)], env=_env(bolt)).exit_code == 0
+    res = CliRunner().invoke(app, ["neo4j", "sync", "--graph", str(g2), "--json"], env=_env(bolt))
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["removed_nodes"] == {}
+    assert json.loads(_meta(driver, db)["inputs_json"]) == {"github-actions": [str((tmp_path / "ws2" / "app").resolve())]}

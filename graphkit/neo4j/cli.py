@@ -84,11 +84,13 @@ def sync_cmd(
 
     from graphkit.errors import GraphkitError
     from graphkit.neo4j.connection import connect
-    from graphkit.neo4j.sync import OtherInputsError, database_counts, sync_graph, sync_size
+    from graphkit.neo4j.sync import OtherInputsError, database_counts, sync_graph, sync_size, with_roots
 
     settings = settings_from_options(uri, user, password, database)
     try:
         g, partial = given.load()
+        if given.graph is not None:  # a graph file of an older build: its relative inputs are its folder's
+            with_roots(g.meta, given.graph)
         with connect(settings) as driver:
             total = sync_size(g)
             with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -152,7 +154,7 @@ def query_cmd(
     database: DatabaseOpt = None,
 ) -> None:
     """Run a Cypher library query (queries/*.cypher) through the Neo4j driver."""
-    from graphkit.errors import GraphkitError
+    from graphkit.errors import GraphkitError, UnknownNodeError
     from graphkit.neo4j.connection import connect
     from graphkit.neo4j.library import QueryError, load_library, run_query
 
@@ -173,21 +175,22 @@ def query_cmd(
         raise typer.BadParameter(f"no query {name!r}; known: {', '.join(library)}", param_hint="NAME")
     query = library[name]
     params = _parse_params(param)
-    missing = sorted(query.used_params() - set(params) - set(query.examples))
+    missing = sorted(query.used_params() - set(params))
     unknown = sorted(set(params) - query.used_params())
-    if missing or unknown:
-        raise typer.BadParameter(f"query {name} takes {', '.join(sorted(query.used_params())) or 'no parameters'}",
-                                 param_hint="--param")
+    if missing or unknown:  # a ``// :param`` line is an example for Neo4j Browser, not a default
+        what = (f"missing {', '.join(missing)}" if missing else f"no parameter {', '.join(unknown)}")
+        raise typer.BadParameter(f"query {name}: {what}; it takes "
+                                 f"{', '.join(sorted(query.used_params())) or 'no parameters'}", param_hint="--param")
     settings = settings_from_options(uri, user, password, database)
     try:
         with connect(settings) as driver:
             columns, rows = run_query(driver, query, params, database=settings.database)
+    except UnknownNodeError as exc:  # an unknown id is not an empty answer
+        raise typer.BadParameter(neutralise(str(exc)), param_hint="--param") from None
     except GraphkitError as exc:
         base.fail(exc)
     if fmt is QueryFormat.json:
-        print_json(base.out, {"query": name, "params": {**{k: v for k, v in query.examples.items()
-                                                         if k in query.used_params()}, **params},
-                              "columns": columns, "rows": rows})
+        print_json(base.out, {"query": name, "params": params, "columns": columns, "rows": rows})
         return
     from rich.table import Table
     table = Table(show_edge=False)

@@ -77,6 +77,10 @@ class LibraryQuery:
         """The statement without its comment lines."""
         return "\n".join(line for line in self.text.splitlines() if not line.lstrip().startswith("//")).strip()
 
+    def id_params(self) -> set[str]:
+        """Parameters holding one node id: those whose ``param`` line describes them as ``graphkit id ...``."""
+        return {p for p, text in self.params.items() if text.lower().startswith("graphkit id")}
+
     def used_params(self) -> set[str]:
         """``$name`` parameters the statement uses."""
         return set(re.findall(r"\$([A-Za-z_][A-Za-z0-9_]*)", self.body))
@@ -201,7 +205,9 @@ def run_query(driver: "neo4j.Driver", query: LibraryQuery, params: dict[str, Any
     query
         from :func:`load_library`.
     params
-        parameter values; missing ones fall back to the file's ``:param`` examples.
+        parameter values, every ``$parameter`` of the statement (the file's ``:param`` lines are examples for
+        Neo4j Browser, not defaults); a parameter described as ``graphkit id ...`` must name a node of the
+        database.
     database
         the database name (always passed).
 
@@ -213,19 +219,31 @@ def run_query(driver: "neo4j.Driver", query: LibraryQuery, params: dict[str, Any
     Raises
     ------
     QueryError
-        for a parameter neither given nor exemplified, or an unknown one.
+        for a parameter not given, or one the statement does not take.
+    UnknownNodeError
+        for a node id parameter (:meth:`LibraryQuery.id_params`) naming no node of the database (with close
+        ids as suggestions): an unknown id is not an empty answer.
     neo4j.exceptions.Neo4jError
         if the server rejects the statement.
     """
-    given = dict(params or {})
-    unknown = sorted(set(given) - query.used_params())
+    from graphkit.errors import UnknownNodeError
+    from graphkit.neo4j.reach import _suggest, find_node_kind
+
+    values = dict(params or {})
+    unknown = sorted(set(values) - query.used_params())
     if unknown:
         raise QueryError(f"query {query.name} has no parameter {', '.join(unknown)} "
                          f"(it takes: {', '.join(sorted(query.used_params())) or 'none'})")
-    values = {**query.examples, **given}
-    values = {k: v for k, v in values.items() if k in query.used_params()}
+    missing = sorted(query.used_params() - set(values))
+    if missing:  # a ``:param`` line is an example for Browser, never a default
+        raise QueryError(f"query {query.name} needs {', '.join(f'--param {m}=VALUE' for m in missing)}"
+                         + "".join(f" (e.g. {m}={json.dumps(query.examples[m])})" for m in missing
+                                   if m in query.examples))
 
     def work(tx: "neo4j.ManagedTransaction") -> tuple[list[str], list[dict[str, Any]]]:
+        for name in sorted(query.id_params() & set(values)):
+            if not isinstance(values[name], str) or find_node_kind(tx, values[name]) is None:
+                raise UnknownNodeError(str(values[name]), _suggest(tx, str(values[name])))
         result = tx.run(query.text, values)
         rows = [{k: to_jsonable(v) for k, v in rec.items()} for rec in result]
         return list(result.keys()), rows

@@ -17,9 +17,11 @@ Steps of :func:`sync_graph`, every statement generated from the model by
    partially read source (a skipped file, a 403) may still hold stays (a
    database that held no graphkit node before the sync is not scanned).  It
    never deletes another set of inputs' data unasked: before writing, a sync
-   that would clean up compares each complete source's input paths with those
+   that would clean up compares each complete source's input paths (absolute: :func:`input_set`) with those
    the database recorded for it (the bookkeeping node's ``inputs_json``, each
-   source's paths of the last sync that read it); when they differ, or the
+   source's paths of the last sync that read it); when they differ (and, for a
+   source reading repositories, none of its repositories is in the database:
+   a moved checkout of the same repositories is the same inputs), or the
    database holds graphkit data but no record, :class:`OtherInputsError` is
    raised and nothing is written, unless ``replace`` (``--replace``);
 5. the bookkeeping node (:data:`~graphkit.neo4j.statements.SYNC_LABEL`) with
@@ -80,7 +82,7 @@ from graphkit.neo4j.statements import (
 if TYPE_CHECKING:  # pragma: no cover
     import neo4j
 
-__all__ = ["OtherInputsError", "SyncResult", "input_set", "other_inputs", "sync_graph", "sync_size", "provenance",
+__all__ = ["OtherInputsError", "SyncResult", "input_set", "with_roots", "other_inputs", "sync_graph", "sync_size", "provenance",
            "problem_sources", "database_counts", "from_target", "write_retrying", "DEFAULT_BATCH_SIZE",
            "CONSTRAINT_ATTEMPTS"]
 
@@ -133,16 +135,32 @@ class OtherInputsError(GraphkitError):
 
 
 def input_set(meta: GraphMeta) -> dict[str, list[str]]:
-    """What identifies a sync's inputs: source -> its input paths as given (``graph.meta.inputs``), normalised
-    and sorted, for every source of ``meta.sources``; a credential in a path (a URL's userinfo) is written ``***``
-    (:func:`graphkit.redact.redact_text`): the database stores them.
+    """What identifies a sync's inputs: source -> its input paths made absolute where the graph was built
+    (``graph.meta.input_roots``; for a graph without them, the paths as given, ``graph.meta.inputs``: see
+    :func:`with_roots`), normalised and sorted, for every source of ``meta.sources``; a credential in a path (a
+    URL's userinfo) is written ``***`` (:func:`graphkit.redact.redact_text`): the database stores them.
 
     >>> input_set(GraphMeta(sources={"runners": {"complete": True}}, inputs={"runners": ["inv/./a.yaml"]}))
     {'runners': ['inv/a.yaml']}
+    >>> input_set(GraphMeta(sources={"runners": {"complete": True}}, inputs={"runners": ["a.yaml"]},
+    ...                     input_roots={"runners": ["/org/a.yaml"]}))
+    {'runners': ['/org/a.yaml']}
     """
     from graphkit.redact import redact_text
-    return {name: sorted({_norm(redact_text(str(p))) for p in meta.inputs.get(name, [])})
+    paths = {**meta.inputs, **meta.input_roots}
+    return {name: sorted({_norm(redact_text(str(p))) for p in paths.get(name, [])})
             for name in sorted(meta.sources)}
+
+
+def with_roots(meta: GraphMeta, graph_file: str | Path) -> None:
+    """Give ``meta`` (of a graph file built by a graphkit that did not record ``input_roots``) its inputs made
+    absolute against the directory of ``graph_file`` (where ``graphkit build -o FILE`` wrote it: the inputs'
+    base for the usual ``cd DIR && graphkit build . -o g.json``); a ``meta`` that has them is left alone."""
+    from pathlib import Path
+
+    from graphkit.meta import absolute_inputs
+    if not meta.input_roots and meta.inputs:
+        meta.input_roots = absolute_inputs(meta.inputs, Path(graph_file).resolve().parent)
 
 
 def other_inputs(recorded: dict[str, list[str]] | None, current: dict[str, list[str]],
@@ -347,6 +365,12 @@ def _any_node(tx: "neo4j.ManagedTransaction") -> bool:
     return tx.run(f"MATCH (n:{COMMON_LABEL}) RETURN n.id AS id LIMIT 1").single() is not None
 
 
+def _holds_any(tx: "neo4j.ManagedTransaction", kind: NodeKind, node_ids: list[str]) -> bool:
+    """Whether the database holds a node of ``kind`` with one of ``node_ids`` (an indexed lookup per id)."""
+    q = f"UNWIND $ids AS i MATCH (n:{label_of(kind)} {{id: i}}) RETURN n.id AS id LIMIT 1"
+    return tx.run(q, ids=node_ids).single() is not None
+
+
 def _removed(tx: "neo4j.ManagedTransaction", query: str, params: dict[str, Any]) -> int:
     record = tx.run(query, params).single()
     return int(record["removed"]) if record else 0
@@ -418,7 +442,7 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
         for q in st.relabel.values():
             session.execute_write(_write, q, {})
         held = session.execute_read(_any_node) if cleanup and complete else False
-        _record_inputs(session, st, graph, complete, check=held and not replace)
+        _record_inputs(session, st, graph, complete, node_src, check=held and not replace)
         result.nodes = _write_nodes(w, st, graph, node_src)
         result.edges = _write_edges(w, st, graph, edge_src)
         if cleanup and complete and held:  # an empty database holds nothing stale: no scan per kind
@@ -433,14 +457,21 @@ def sync_graph(driver: "neo4j.Driver", graph: Graph, *, database: str, update_ta
     return result
 
 
-def _record_inputs(session: "neo4j.Session", st: Statements, graph: Graph, complete: list[str], *,
-                   check: bool) -> None:
+def _record_inputs(session: "neo4j.Session", st: Statements, graph: Graph, complete: list[str],
+                   node_src: dict[str, list[str]], *, check: bool) -> None:
     """Record this sync's input paths per source on the bookkeeping node (before anything is written); when
     ``check`` (the database held graphkit data, no ``replace``), first raise :class:`OtherInputsError` if a
-    ``complete`` source holds data of other inputs."""
+    ``complete`` source holds data of other inputs: its recorded paths differ from this sync's and (for a source
+    reading repositories) none of the repositories it produced (``node_src``) is in the database already; the
+    same repositories read from a checkout that moved (another CI workspace) are the same inputs."""
     recorded = session.execute_read(_recorded_inputs)
     current = input_set(graph.meta)
     changed = other_inputs(recorded, current, complete) if check else {}
+    repos = {n.id for n in graph.nodes(NodeKind.REPOSITORY)}
+    for name, (old, _) in list(changed.items()):
+        mine = sorted(i for i in repos if name in node_src.get(i, ()))
+        if old is not None and mine and session.execute_read(_holds_any, NodeKind.REPOSITORY, mine):
+            del changed[name]
     if changed:
         raise OtherInputsError(changed)
     merged = {**(recorded or {}), **current}

@@ -316,13 +316,15 @@ def _principal(kind: str, entry: Any, file: str, place: str) -> Principal:
     return p
 
 
-def _part(p: Principal, read: Callable[..., T], default: T, *args: Any) -> T:
+def _part(p: Principal, read: Callable[..., T], default: T, *args: Any, effect: str | None = None) -> T:
     """``read(*args)``; a :class:`PolicyError` is a problem of ``p`` (naming its file, principal and place) and
-    ``default`` is returned: the rest of the principal is kept."""
+    ``default`` is returned: the rest of the principal is kept.  The problem says what happened: ``effect`` (e.g.
+    ``trust of role x unknown``), by default ``KIND NAME: left out`` (the part is dropped)."""
     try:
         return read(*args)
     except PolicyError as exc:
-        p.problems.append(InputError(p.file, exc.place, f"{p.kind} {p.name}: left out: {exc.reason}"))
+        said = effect or f"{p.kind} {p.name}: left out"
+        p.problems.append(InputError(p.file, exc.place, f"{said}: {exc.reason}"))
         return default
 
 
@@ -367,7 +369,8 @@ def _role_fields(p: Principal, entry: dict[str, Any], place: str) -> None:
     raw = entry.get("AssumeRolePolicyDocument")
     if raw is None:
         raise PolicyError(place, "role without AssumeRolePolicyDocument")
-    doc = _part(p, _doc, None, raw, f"{place}.AssumeRolePolicyDocument")
+    # the role and its permissions stay: only what the trust allows is unknown, and the problem says so
+    doc = _part(p, _doc, None, raw, f"{place}.AssumeRolePolicyDocument", effect=f"trust of role {p.name} unknown")
     if doc is not None:
         p.trust_document, p.trust = doc
     profiles = _part(p, _list, [], entry.get("InstanceProfileList"), f"{place}.InstanceProfileList")
