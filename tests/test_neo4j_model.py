@@ -17,9 +17,11 @@ from graphkit.model import (
 )
 from graphkit.neo4j.connection import Neo4jSettings
 from graphkit.neo4j.library import COUNTERPARTS, QueryError, load_library, load_query
+from graphkit.neo4j.props import (
+    RecordProps, derived_props, edge_fields, edge_from_props, edge_props, node_fields, node_from_props, node_props,
+)
 from graphkit.neo4j.statements import (
-    COMMON_LABEL, IDENTIFIER, SOURCES, SYNC_LABEL, UPDATE_TAG, RecordProps, edge_fields, edge_from_props, edge_props, edge_triples, label_of,
-    derived_props, node_fields, node_from_props, node_props, path_types, property_names,
+    COMMON_LABEL, IDENTIFIER, SOURCES, SYNC_LABEL, UPDATE_TAG, edge_triples, label_of, path_types, property_names,
     source_only_kinds, rel_type_of, statements,
 )
 from graphkit.neo4j.sync import from_target, provenance, sync_graph

@@ -1,7 +1,8 @@
 """Neo4j backend: sync the graph into Neo4j, run the Cypher library, compute reach in the database.
 
-- :mod:`graphkit.neo4j.statements`: labels, relationship types, properties and
-  statements derived from the model (pure, no I/O).
+- :mod:`graphkit.neo4j.statements`: labels, relationship types and statements
+  derived from the model (pure, no I/O); :mod:`graphkit.neo4j.props`: the
+  properties of nodes and relationships, and reading them back.
 - :mod:`graphkit.neo4j.connection`: settings from flags or ``NEO4J_*``
   variables, :func:`connect`.
 - :mod:`graphkit.neo4j.sync`: :func:`sync_graph` (idempotent, stale-data

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 from graphkit.errors import UnknownNodeError
 from graphkit.graph import Graph
 from graphkit.model import NODE_TYPES, NodeKind, ids
-from graphkit.neo4j.statements import SYNC_ID, edge_from_props, kind_of_label, node_from_props, read_statements
+from graphkit.neo4j.props import edge_from_props, node_from_props
+from graphkit.neo4j.statements import SYNC_ID, kind_of_label, read_statements
 
 if TYPE_CHECKING:  # pragma: no cover
     import neo4j

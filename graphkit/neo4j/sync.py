@@ -74,9 +74,9 @@ from graphkit.errors import GraphkitError
 from graphkit.graph import Graph
 from graphkit.meta import GraphMeta
 from graphkit.model import EDGE_SPECS, NODE_TYPES, EdgeKind, Evidence, NodeKind
+from graphkit.neo4j.props import RecordProps, node_props
 from graphkit.neo4j.statements import (
-    COMMON_LABEL, SOURCES, SYNC_ID, UPDATE_TAG, RecordProps, Statements, label_of, node_props, read_statements,
-    rel_type_of, statements,
+    COMMON_LABEL, SOURCES, SYNC_ID, UPDATE_TAG, Statements, label_of, read_statements, rel_type_of, statements,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
