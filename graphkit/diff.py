@@ -258,7 +258,8 @@ def _not_read(node: Node, unread: dict[str, list[tuple[str, str]]]) -> str | Non
 
 
 def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]] | None = None,
-                left_out: list[str] | None = None) -> list[Change]:
+                left_out: list[str] | None = None, *, unread_old: dict[str, list[tuple[str, str]]] | None = None,
+                left_out_old: list[str] | None = None) -> list[Change]:
     """What appeared, changed or disappeared between two snapshots (pure).
 
     Parameters
@@ -272,6 +273,10 @@ def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]]
     left_out : list of str, optional
         places of entries the new snapshot's reader left out (:func:`dropped_nodes`): with any, a node missing from
         ``new`` is ``unknown`` (it may be one of them), never ``removed``.
+    unread_old, left_out_old : optional
+        the same for the old snapshot: a node in ``new`` whose place the old scan did not read, or any node in
+        ``new`` when the old reader left entries out, may have been there before, so it is ``unknown``, never
+        ``added`` (a new enrollment is a high signal; a scan gap in the old snapshot is not one).
 
     Returns
     -------
@@ -297,14 +302,18 @@ def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]]
     before, after = index(old), index(new)
     changes: list[Change] = []
     for nid in sorted(after.keys() - before.keys()):
-        sig, msg = _added(after[nid])
-        changes.append(Change("added", after[nid].spec.kind, nid, after[nid].name, sig, msg))
+        n = after[nid]
+        why = _why_unread(n, unread_old, left_out_old, "old")
+        if why is not None:  # it may have been there: the old scan could not see its place
+            changes.append(Change("unknown", n.spec.kind, nid, n.name, Severity.MEDIUM,
+                                  f"{n.spec.kind.value} {n.name} is in the new scan; the old scan did not read it "
+                                  f"({why}), so whether it is new is unknown"))
+            continue
+        sig, msg = _added(n)
+        changes.append(Change("added", n.spec.kind, nid, n.name, sig, msg))
     for nid in sorted(before.keys() - after.keys()):
         n = before[nid]
-        why = _not_read(n, unread or {})
-        if why is None and left_out:
-            more = f" and {len(left_out) - 1} more" if len(left_out) > 1 else ""
-            why = f"the new snapshot's entries at {left_out[0]}{more} could not be read"
+        why = _why_unread(n, unread, left_out, "new")
         if why is not None:  # a scope that could not be read is unknown, never empty
             changes.append(Change("unknown", n.spec.kind, nid, n.name, Severity.MEDIUM,
                                   f"{n.spec.kind.value} {n.name} was not read by the new scan ({why})"))
@@ -321,6 +330,17 @@ def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]]
             changes.append(Change("changed", after[nid].spec.kind, nid, after[nid].name, sig, msg, fields))
     kind_rank = {k: i for i, k in enumerate(NodeKind)}
     return sorted(changes, key=lambda c: (SEVERITY_ORDER[c.signal], kind_rank[c.kind], c.id))
+
+
+def _why_unread(node: Node, unread: dict[str, list[tuple[str, str]]] | None, left_out: list[str] | None,
+                which: str) -> str | None:
+    """Why ``which`` ("old"/"new") snapshot's scan may not have seen ``node`` (its place unread, or entries its
+    reader left out), or None."""
+    why = _not_read(node, unread or {})
+    if why is None and left_out:
+        more = f" and {len(left_out) - 1} more" if len(left_out) > 1 else ""
+        why = f"the {which} snapshot's entries at {left_out[0]}{more} could not be read"
+    return why
 
 
 def _known(value: Any, unknown: set[str]) -> Any:
@@ -346,8 +366,8 @@ def diff_files(old: str | Path, new: str | Path, problems: list[InputError] | No
     """:func:`diff_graphs` of two snapshot files (:func:`load_snapshot`).
 
     ``problems``: when a list, the bad entries of either file are appended to it and the rest is compared (a
-    node the new file's reader may have left out is ``unknown``, never ``removed``); when None, the first is
-    raised.
+    node the new file's reader may have left out is ``unknown``, never ``removed``; one the old file's reader may
+    have left out is ``unknown``, never ``added``); when None, the first is raised.
 
     Raises
     ------
@@ -355,11 +375,13 @@ def diff_files(old: str | Path, new: str | Path, problems: list[InputError] | No
         (``InputError``, ``GraphFileError``) when a snapshot cannot be read at all, or (``problems`` None) in full.
     """
     try:
-        older = load_snapshot(old, problems)
+        theirs: list[InputError] | None = None if problems is None else []
+        older = load_snapshot(old, theirs)
         mine: list[InputError] | None = None if problems is None else []
         newer = load_snapshot(new, mine)
         if problems is not None:
-            problems.extend(mine or ())
-        return diff_graphs(older, newer, unread_places(new), dropped_nodes(mine or ()))
+            problems.extend([*(theirs or ()), *(mine or ())])
+        return diff_graphs(older, newer, unread_places(new), dropped_nodes(mine or ()),
+                           unread_old=unread_places(old), left_out_old=dropped_nodes(theirs or ()))
     except OSError as exc:  # pragma: no cover - the ingestor reports unreadable files as problems
         raise GraphkitError(str(exc)) from None

@@ -101,6 +101,12 @@ def test_cli_diff_json_contract_and_bad_input(tmp_path):
     assert {c["change"] for c in json.loads(res.stdout)["changes"]} == {"unknown"}
     with pytest.raises(InputError):
         diff_files(old, bad)
+    res = cli.invoke(app, ["diff", str(bad), str(old), "--format", "json"])  # the same entry unread in the OLD one
+    assert res.exit_code == 3 and "runners[0]" in res.stderr
+    changes = json.loads(res.stdout)["changes"]
+    assert changes and {(c["change"], c["signal"]) for c in changes} == {("unknown", "medium")}
+    assert "whether it is new is unknown" in changes[0]["message"] and "old snapshot's entries at runners[0]" in \
+        changes[0]["message"]
     res = cli.invoke(app, ["diff", str(old), str(tmp_path / "absent.json")])
     assert res.exit_code == 1 and "absent.json" in res.stderr
 
@@ -257,6 +263,10 @@ def test_a_runner_past_the_depth_limit_is_a_problem_and_unknown_never_gone(tmp_p
     assert (change, signal) == ("unknown", "medium")
     assert message.endswith("the search stopped at a limit, e.g. /var/tmp" + "/d" * 31 +
                             ": depth limit; the runner may lie there)")
+    # the other way round: the old scan stopped at the limit, so the runner the new one finds may not be new
+    (change, signal, message), = [v for k, v in ((c.id, (c.change, c.signal.value, c.message))
+                                                  for c in diff_files(new, old)) if k == "runner:evil-corp/build-01-x"]
+    assert (change, signal) == ("unknown", "medium") and "whether it is new is unknown" in message
     shallow_root = make_root(tmp_path / "host2", everything=False)
     shallow = tmp_path / "shallow.json"
     res = cli.invoke(app, ["collect", "host", "--root", str(shallow_root), "-o", str(shallow), "--max-depth", "2"])
