@@ -17,35 +17,42 @@ import numpy as np
 
 from graphkit.analysis.snapshot import Snapshot, borrow, expand, first_occurrence, give_back
 
-try:  # a private scipy function: the numpy searches answer if another scipy lacks it
-    from scipy.sparse.csgraph._traversal import _breadth_first_directed
-except ImportError:  # pragma: no cover - scipy >= 1.11 (a dependency) has it
-    _breadth_first_directed = None
-
 __all__ = ["ENABLED", "bfs", "reach", "widths"]
 
 _GLOBAL = "cbfs.variant0"
 _NULL = -9999  # scipy's "no predecessor"
+_breadth_first_directed = None  # set by _self_check on first use of ENABLED
 
 
 def _self_check() -> bool:
     """scipy's C loop behind ``breadth_first_order`` (``_breadth_first_directed(head, indices, indptr, node_list,
     predecessors)``, called directly so that graphkit owns the arrays: no O(n) fill per search) is there and
-    answers as expected; else the numpy searches are used."""
-    if _breadth_first_directed is None:
+    answers as expected; else the numpy searches are used.  Imports scipy (about 0.4 s: ``scipy.sparse.csgraph``
+    imports ``scipy.sparse.linalg``), so it runs on the first read of :data:`ENABLED`, not on import."""
+    global _breadth_first_directed
+    try:  # a private scipy function: the numpy searches answer if another scipy lacks it
+        from scipy.sparse.csgraph._traversal import _breadth_first_directed as bfd
+    except ImportError:  # pragma: no cover - scipy >= 1.11 (a dependency) has it
         return False
     try:
         visit = np.empty(4, dtype=np.int32)
         pred = np.full(4, _NULL, dtype=np.int32)
-        count = _breadth_first_directed(3, np.array([1, 2, 2, 0], dtype=np.int32),
-                                        np.array([0, 2, 3, 3, 4], dtype=np.int32), visit, pred)
-        return count == 4 and visit.tolist() == [3, 0, 1, 2] and pred.tolist() == [3, 0, 0, _NULL]
+        count = bfd(3, np.array([1, 2, 2, 0], dtype=np.int32), np.array([0, 2, 3, 3, 4], dtype=np.int32), visit, pred)
+        ok = count == 4 and visit.tolist() == [3, 0, 1, 2] and pred.tolist() == [3, 0, 0, _NULL]
     except Exception:  # pragma: no cover - another scipy: a changed private signature
         return False
+    _breadth_first_directed = bfd if ok else None
+    return bool(ok)
 
 
-#: scipy's BFS is used (set False to force the numpy searches, e.g. in the differential tests)
-ENABLED = _self_check()
+def __getattr__(name: str) -> bool:
+    """``ENABLED`` (scipy's BFS is used; set it False to force the numpy searches, e.g. in the differential
+    tests): computed on first read, so that importing graphkit does not import scipy (the compiled kernel,
+    :mod:`graphkit.analysis.kernel`, answers one blast radius without it)."""
+    if name == "ENABLED":
+        globals()["ENABLED"] = enabled = _self_check()
+        return enabled
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def bfs(ptr: np.ndarray, target: np.ndarray, owner: np.ndarray, keep: np.ndarray | None,
