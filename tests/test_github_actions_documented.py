@@ -54,3 +54,88 @@ def test_anchors_and_aliases_without_merge_keys_are_read():
     assert {k: j.runs_on for k, j in wf.jobs.items()} == {"a": ["self-hosted", "linux"],
                                                           "b": ["self-hosted", "linux"], "c": "ubuntu-latest"}
     assert wf.jobs["c"].env == {"<<": "quoted"} and wf.jobs["a"].steps[0].run == "make <<EOF"
+
+
+# ------------------------------------------------------------------------------------------------ entries
+
+from pathlib import Path  # noqa: E402
+
+from graphkit.build import build_graph  # noqa: E402
+from graphkit.model import EdgeKind, ids  # noqa: E402
+
+FIXTURE = Path(__file__).parent / "fixtures" / "rules" / "untrusted-path-to-self-hosted-runner"
+FORK = ids.untrusted("fork-pr", "acme")
+
+
+def _fork_entries(tmp_path: Path, text: str, job: str = "preview") -> list[tuple[str, list[str], list[str]]]:
+    """(confidence, guards, evidence YAML paths) of the fork-pr entries into ``job`` of ``text``
+    (acme/site ``.github/workflows/pwn.yml``), the writer's own entry left out."""
+    folder = tmp_path / "acme__site" / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    (folder / "pwn.yml").write_text(text)
+    res = build_graph({"github-actions": [tmp_path / "acme__site"],
+                       "runners": [FIXTURE / "positive" / "inventory.yaml"]})
+    assert res.problems == []
+    jid = ids.job("acme/site", ".github/workflows/pwn.yml", job)
+    return [(e.confidence.value, e.props["guards"], [v.yaml_path for v in e.evidence])
+            for e in res.graph.out_edges(FORK) if e.target == jid and e.kind is EdgeKind.CAN_TRIGGER]
+
+
+LABELED = """\
+on:
+  pull_request_target:
+    types: {types}
+jobs:
+  preview:
+    runs-on: [self-hosted, gpu]
+    steps:
+      - uses: actions/checkout@v3
+        with:
+          ref: ${{{{ github.event.pull_request.head.sha }}}}
+      - run: make preview
+"""
+
+
+@pytest.mark.parametrize("types, expected", [
+    # only a labelling (triage access) starts it: the ok-to-test pattern without an if
+    # (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request_target)
+    ("[labeled]", [("possible", ["label-gate", "pull-request-target-privileged"], ["jobs.preview.steps[0]",
+                                                                                  "on.pull_request_target"])]),
+    ("[labeled, unlabeled]", [("possible", ["label-gate", "pull-request-target-privileged"],
+                               ["jobs.preview.steps[0]", "on.pull_request_target"])]),
+    # the author's own push (synchronize) starts it too: no gate
+    ("[labeled, synchronize]", [("certain", ["pull-request-target-privileged"], ["jobs.preview.steps[0]"])]),
+    ("[closed]", [("certain", ["pull-request-target-privileged"], ["jobs.preview.steps[0]"])]),
+])
+def test_a_labeled_only_pull_request_target_is_label_gated(tmp_path, types, expected):
+    """actions/checkout v3 has no fork guard: the head checkout is an entry, gated only by the trigger's types."""
+    assert _fork_entries(tmp_path, LABELED.format(types=types)) == expected
+
+
+ARTIFACT = """\
+on:
+  workflow_run:
+    workflows: [CI]
+    types: [completed]
+jobs:
+  preview:
+    if: {job_if}
+    runs-on: [self-hosted, linux]
+    steps:
+      - uses: actions/download-artifact@v4
+        with:
+          run-id: ${{{{ github.event.workflow_run.id }}}}
+      - run: ./deploy-preview.sh
+"""
+
+
+@pytest.mark.parametrize("job_if, expected", [
+    # push-to-main failures only (the pytorch/ao ci-failure-issue.yml shape): an outsider pushes nothing
+    ("github.event.workflow_run.event == 'push' && github.event.workflow_run.head_branch == 'main'", []),
+    ("github.event.workflow_run.event == 'schedule' || github.event.workflow_run.event == 'workflow_dispatch'", []),
+    # a fork's pull_request run: the artifact is the fork's (possible: what the job does with it is not read)
+    ("github.event.workflow_run.event == 'pull_request'",
+     [("possible", ["workflow-run-privileged"], ["jobs.preview.steps[0]"])]),
+])
+def test_workflow_run_event_of_the_triggering_run(tmp_path, job_if, expected):
+    assert _fork_entries(tmp_path, ARTIFACT.format(job_if=job_if)) == expected

@@ -324,8 +324,8 @@ class IfVerdict(BaseModel):
     ``workflow_run`` or ``issue_comment``: the base repository's workflow, whose condition the outsider cannot
     change): ``skipped`` when it is false for every such run (no way in through it), ``gated`` when it is false
     for the outsider alone and ``guards`` (ids of ``graphkit/data/untrusted_guards.json``: a label that people
-    with triage access add, a trusted commenter, a head repository that is this one) decide it (a possible way
-    in).  ``evidence``: the ``if`` (file, YAML path, line).  Read by :mod:`ingest.github_actions.conditions`
+    with triage access add, a trusted commenter, a named author account, a head repository that is this one)
+    decide it (a possible way in).  ``evidence``: the ``if`` (file, YAML path, line).  Read by :mod:`ingest.github_actions.conditions`
     (GitHub docs "Evaluate expressions in workflows and actions",
     https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/evaluate-expressions-in-workflows-and-actions).
     """

@@ -52,8 +52,9 @@ repository's: the outsider cannot change it.  Read for an outsider's run of the 
 (:mod:`ingest.github_actions.conditions`, ``Job.condition`` and ``UntrustedCode.condition``), a condition that
 is false whatever anyone does (``github.event_name == 'push'``, a payload object the event lacks) leaves no
 edge through that job or step for that event; one that is false only for the outsider alone (a label that
-someone with triage access adds: ``label-gate``; an author or commenter association of ``OWNER``, ``MEMBER``
-or ``COLLABORATOR``: ``author-association``; a head repository that must be this one:
+someone with triage access adds, or a trigger whose ``types`` are only ``labeled``: ``label-gate``; an author
+or commenter association of ``OWNER``, ``MEMBER`` or ``COLLABORATOR``: ``author-association``; an author login
+that must be a named account: ``author-login``; a head repository that must be this one:
 ``same-repository-condition``) makes the edge ``possible`` (the condition is read, not run) and names the
 guard.  Any other condition (``always()``, ``github.repository == 'o/r'``, ``github.actor == ...``, an
 alternative that may hold) changes nothing.

@@ -48,7 +48,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from graphkit.model import IfVerdict, Trigger, UntrustedCode
+from graphkit.model import Evidence, IfVerdict, Trigger, UntrustedCode
 
 from .conditions import PRIVILEGED_EVENTS, parse_condition, verdicts
 from .evidence import Src
@@ -149,23 +149,27 @@ def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = (),
 
 
 def condition_verdicts(value: Any, src: Src, path: str, events: Mapping[str, Sequence[str] | None],
-                       repository: str | None = None) -> tuple[IfVerdict, ...]:
+                       repository: str | None = None, types_evidence: Evidence | None = None
+                       ) -> tuple[IfVerdict, ...]:
     """What the ``if`` ``value`` at YAML ``path`` means for an outsider's run of each privileged event of
     ``events`` (event -> the trigger's activity types, None when not filtered) in ``repository`` (the run's
     ``owner/name``, None when not known): :func:`.conditions.verdicts`, with the ``if`` as evidence.  Empty when
-    no privileged event triggers the job or nothing is decided.
+    no privileged event triggers the job or nothing is decided.  With no ``if`` (``value`` None), what the
+    trigger's ``types`` alone decide (a ``pull_request_target`` run only on ``labeled``: ``label-gate``), with
+    ``types_evidence`` as evidence (None: nothing is said).
 
     >>> [(v.event, v.outcome, v.evidence.yaml_path) for v in condition_verdicts(
     ...     "github.event_name == 'push'", Src("ci.yml", "acme/app", {}), "jobs.t.if",
     ...     {"push": None, "pull_request_target": None})]
     [('pull_request_target', 'skipped', 'jobs.t.if')]
     """
-    if value is None or not any(e in PRIVILEGED_EVENTS for e in events):
+    if (value is None and types_evidence is None) or not any(e in PRIVILEGED_EVENTS for e in events):
         return ()
-    found = verdicts(parse_condition(value), events, repository)
+    found = verdicts(None if value is None else parse_condition(value), events, repository)
     if not found:
         return ()
-    ev = src.ev(path, scalar_text(value))
+    ev = src.ev(path, scalar_text(value)) if value is not None else types_evidence
+    assert ev is not None
     return tuple(IfVerdict(event=v.event, outcome=v.outcome, guards=v.guards, evidence=ev) for v in found)
 
 
@@ -178,5 +182,17 @@ def job_condition(jd: JobDef, src: Src, path: str, triggers: Iterable[Trigger],
                   repository: str | None = None) -> tuple[IfVerdict, ...]:
     """:func:`condition_verdicts` of the job ``if`` (``jobs.<job_id>.if``,
     https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idif) for a
-    run in ``repository`` (None: not known)."""
-    return condition_verdicts(jd.raw.get("if"), src, f"{path}.if", trigger_types(triggers), repository)
+    run in ``repository`` (None: not known); a job without one is still gated by a ``pull_request_target``
+    trigger whose ``types`` are only ``labeled`` / ``unlabeled`` (evidence: that trigger).
+
+    >>> from graphkit.model import Evidence
+    >>> t = Trigger(event="pull_request_target", types=("labeled",), evidence=Evidence(file="ci.yml",
+    ...             yaml_path="on.pull_request_target"))
+    >>> [(v.event, v.outcome, v.guards, v.evidence.yaml_path)
+    ...  for v in job_condition(JobDef(key="t"), Src("ci.yml", "acme/app", {}), "jobs.t", [t])]
+    [('pull_request_target', 'gated', ('label-gate',), 'on.pull_request_target')]
+    """
+    triggers = list(triggers)
+    target = next((t for t in triggers if t.event == "pull_request_target"), None)
+    return condition_verdicts(jd.raw.get("if"), src, f"{path}.if", trigger_types(triggers), repository,
+                              target.evidence if target is not None else None)
