@@ -139,3 +139,54 @@ jobs:
 ])
 def test_workflow_run_event_of_the_triggering_run(tmp_path, job_if, expected):
     assert _fork_entries(tmp_path, ARTIFACT.format(job_if=job_if)) == expected
+
+
+# ------------------------------------------------------------------------------------------------ environment
+
+import shutil  # noqa: E402
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "acme"
+PUBLISH = "job:acme/app/.github/workflows/release.yml#publish"
+
+
+def _publish_reads(tmp_path: Path, environment: str, repo_secrets: str = "[PYPI_API_TOKEN, CODECOV_TOKEN]"):
+    """The example's release job with ``environment:`` replaced; acme/app's repository secrets replaced."""
+    root = tmp_path / "acme"
+    shutil.copytree(EXAMPLE, root)
+    release = root / "repos/acme__app/.github/workflows/release.yml"
+    text = release.read_text(encoding="utf-8")
+    assert "    environment: production\n" in text
+    release.write_text(text.replace("    environment: production\n", f"    environment: {environment}\n"))
+    inventory = root / "inventory.yaml"
+    text = inventory.read_text(encoding="utf-8")
+    assert text.count("    secrets: [PYPI_API_TOKEN, CODECOV_TOKEN]\n") == 1
+    inventory.write_text(text.replace("    secrets: [PYPI_API_TOKEN, CODECOV_TOKEN]\n", f"    secrets: {repo_secrets}\n"))
+    g = build_graph({"github-actions": [root / "repos"], "runners": [inventory],
+                     "aws-iam": [root / "aws-iam.json"]}).graph
+    return g.node(PUBLISH), {e.target: e.confidence.value for e in g.out_edges(PUBLISH)
+                             if e.kind is EdgeKind.READS_SECRET and e.target.startswith(("secret:env", "secret:repo"))}
+
+
+MAYBE_EMPTY = "${{ github.ref == 'refs/heads/main' && 'production' || '' }}"
+
+
+@pytest.mark.parametrize("environment, repo_secrets, optional, expected", [
+    # the named environment in every run: its secrets shadow the repository's, certain
+    ("production", "[PYPI_API_TOKEN, COSIGN_PASSWORD]", False,
+     {"secret:env:acme/app:production:COSIGN_PRIVATE_KEY": "certain",
+      "secret:env:acme/app:production:COSIGN_PASSWORD": "certain", "secret:repo:acme/app:PYPI_API_TOKEN": "certain"}),
+    # the name or nothing (the pytorch/test-infra 'pytorchbot-env' shape): a run without an environment gets no
+    # environment secret, and the repository's COSIGN_PASSWORD instead
+    (MAYBE_EMPTY, "[PYPI_API_TOKEN, COSIGN_PASSWORD]", True,
+     {"secret:env:acme/app:production:COSIGN_PRIVATE_KEY": "possible",
+      "secret:env:acme/app:production:COSIGN_PASSWORD": "possible",
+      "secret:repo:acme/app:COSIGN_PASSWORD": "possible", "secret:repo:acme/app:PYPI_API_TOKEN": "certain"}),
+    (MAYBE_EMPTY, "[PYPI_API_TOKEN]", True,
+     {"secret:env:acme/app:production:COSIGN_PRIVATE_KEY": "possible",
+      "secret:env:acme/app:production:COSIGN_PASSWORD": "possible", "secret:repo:acme/app:PYPI_API_TOKEN": "certain"}),
+])
+def test_an_environment_that_may_be_empty_reads_its_secrets_possible(tmp_path, environment, repo_secrets, optional,
+                                                                     expected):
+    job, reads = _publish_reads(tmp_path, environment, repo_secrets)
+    assert (job.environment, job.environment_optional) == ("production", optional)
+    assert reads == expected

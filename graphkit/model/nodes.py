@@ -382,7 +382,10 @@ class Job(Node):
     - ``environment``: the deployment environment name, if any; :attr:`UNKNOWN_ENVIRONMENT` (``*``) when the job
       names one graphkit cannot read statically (an expression known only at run time, one of several names, a
       name past ``max_attribute_chars``): any environment of the repository (its OIDC ``sub`` is the pattern
-      ``...:environment:*``, its secrets may be any environment's).
+      ``...:environment:*``, its secrets may be any environment's).  ``environment_optional``: the expression
+      may also be empty (``${{ cond && 'prod' || '' }}``, an input): a run without an environment reads the
+      repository's and organization's secrets instead, so an environment's secret is read only ``possible``
+      (https://docs.github.com/en/actions/how-tos/write-workflows/choose-what-workflows-do/use-secrets).
     - ``untrusted_code``: steps that run code a pull request author controls
       (:class:`UntrustedCode`; entry points: :mod:`graphkit.untrusted`).
     - ``condition``: what the job's ``if`` means for an outsider's privileged run of each of its events
@@ -417,6 +420,8 @@ class Job(Node):
     #: ``environment`` of a job that names an environment graphkit cannot read statically: unknown, never "none"
     UNKNOWN_ENVIRONMENT: ClassVar[str] = "*"
     environment: str | None = None
+    #: the ``environment`` expression may be empty: some runs have no environment
+    environment_optional: bool = False
     secret_refs: list[SecretRef] = Field(default_factory=list)
     secret_grants: list[SecretGrant] = Field(default_factory=list)
     all_secrets: Evidence | None = None

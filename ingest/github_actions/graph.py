@@ -300,7 +300,8 @@ class _Builder:
                                             (perms, perm_source), ctx, unresolved, all_ev)
         job = Job(id=jid, name=jd.name if jd.name and "${{" not in jd.name else jd.key, repository=wf.repository,
                   workflow_path=wf.file, job_key=jd.key, secrets_repository=top_repo, runs_on=runs_on,
-                  runs_on_unresolved=unresolved, environment=environment, secret_refs=refs,
+                  runs_on_unresolved=unresolved, environment=environment,
+                  environment_optional=no_env and environment is not None, secret_refs=refs,
                   secret_grants=state.grants, all_secrets=all_ev, permissions=perms,
                   permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
                   untrusted_code=untrusted_code(jd, src, call.top.events, run_repo),
