@@ -190,3 +190,91 @@ def test_an_environment_that_may_be_empty_reads_its_secrets_possible(tmp_path, e
     job, reads = _publish_reads(tmp_path, environment, repo_secrets)
     assert (job.environment, job.environment_optional) == ("production", optional)
     assert reads == expected
+
+
+# ------------------------------------------------------------------------------------------------ workflow_run upstream
+
+MEMBER = ids.untrusted("org-member", "acme")
+UPSTREAM = """\
+{name}on: {on}
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: make dist
+      - uses: actions/upload-artifact@v4
+        with: {{name: dist, path: dist}}
+"""
+PUBLISH_WF = """\
+on:
+  workflow_run:
+    workflows: {workflows}
+    types: [completed]
+jobs:
+  publish:
+    runs-on: [self-hosted, linux]
+    steps:
+      - uses: actions/download-artifact@v4
+        with:
+          run-id: ${{{{ github.event.workflow_run.id }}}}
+      - run: ./publish.sh
+        env:
+          TOKEN: ${{{{ secrets.PYPI_TOKEN }}}}
+"""
+
+
+def _publish_entries(tmp_path: Path, upstream: dict[str, str], workflows: str) -> dict[str, list[str]]:
+    folder = tmp_path / "acme__app" / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    for file, text in upstream.items():
+        (folder / file).write_text(text)
+    (folder / "publish.yml").write_text(PUBLISH_WF.format(workflows=workflows))
+    res = build_graph({"github-actions": [tmp_path / "acme__app"]})
+    jid = ids.job("acme/app", ".github/workflows/publish.yml", "publish")
+    return {e.source: e.props["guards"] for e in res.graph.in_edges(jid) if e.kind is EdgeKind.CAN_TRIGGER}
+
+
+RELEASE = UPSTREAM.format(name="name: Release build\n", on="{push: {branches: [main]}, workflow_dispatch: null}")
+TESTS = UPSTREAM.format(name="name: Tests\n", on="[push, pull_request]")
+NIGHTLY = UPSTREAM.format(name="", on="{schedule: [{cron: '0 3 * * *'}]}")
+WRITERS = {MEMBER: ["workflow-run-privileged", "workflow-run-writers-only", "org-member-write"]}
+FORKS = {FORK: ["workflow-run-privileged"], MEMBER: ["workflow-run-privileged", "org-member-write"]}
+
+
+@pytest.mark.parametrize("upstream, workflows, expected", [
+    # the triggering workflow runs on push and dispatch only: its artifact is a writer's
+    ({"release.yml": RELEASE}, "['Release build']", WRITERS),
+    ({"release.yml": RELEASE}, "['Release*']", WRITERS),  # a filter pattern
+    ({"nightly.yml": NIGHTLY}, "[.github/workflows/nightly.yml]", WRITERS),  # no name: its path
+    # one of them runs on a fork's pull_request: the fork's artifact (the CodeQL / Security Lab shape)
+    ({"release.yml": RELEASE, "tests.yml": TESTS}, "['Release build', Tests]", FORKS),
+    ({"release.yml": RELEASE, "tests.yml": TESTS}, "['*']", FORKS),
+    # a name no read workflow has: unknown, the entry stays
+    ({"release.yml": RELEASE}, "['Release build', Deploy]", FORKS),
+    ({"release.yml": RELEASE}, "[Build]", FORKS),
+])
+def test_workflow_run_of_workflows_only_writers_start(tmp_path, upstream, workflows, expected):
+    assert _publish_entries(tmp_path, upstream, workflows) == expected
+
+
+CHAIN = """\
+name: Package
+on:
+  workflow_run:
+    workflows: [{upstream}]
+    types: [completed]
+jobs:
+  package:
+    runs-on: ubuntu-latest
+    steps: [{{run: make package}}]
+"""
+
+
+@pytest.mark.parametrize("upstream, expected", [
+    ("'Release build'", WRITERS),  # Release build (push) -> Package -> publish
+    ("Tests", FORKS),  # Tests (a fork's pull_request) -> Package -> publish
+])
+def test_a_workflow_run_chain_is_followed(tmp_path, upstream, expected):
+    files = {"release.yml": RELEASE, "tests.yml": TESTS, "package.yml": CHAIN.format(upstream=upstream)}
+    assert _publish_entries(tmp_path, files, "[Package]") == expected

@@ -36,7 +36,10 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
 5. ``org-member`` gets every ``fork-pr`` edge too: a writer can open the
    same pull request (from a fork or a branch), so "anyone on the internet"
    never reaches more than an organization member.
-6. A ``pull_request_target``, ``workflow_run`` or ``issue_comment`` job that calls a reusable workflow not in
+6. A ``workflow_run`` job whose triggering workflows (``on.workflow_run.workflows``) are all read and run only on
+   events an outsider never causes (push, dispatch, schedule...: :func:`_outsider_cannot_start`) has no
+   ``fork-pr`` entry, only the writers' (guard ``workflow-run-writers-only``).
+7. A ``pull_request_target``, ``workflow_run`` or ``issue_comment`` job that calls a reusable workflow not in
    the input (:func:`graphkit.resolve.routing.unread_callee`) gets the edges of rules 2-3 as ``possible``
    (guard ``called-workflow-not-read``): the called jobs run in the caller's context, with the secrets it
    passes (``secrets: inherit``: all of them), and may build the pull request's code
@@ -47,7 +50,7 @@ A job held by an environment with required reviewers (inventory
 ``protection_rules``) runs only once a reviewer approves: its ``job`` edges
 (rules 2-4) are ``possible`` and name the guard.
 
-The ``if`` of a privileged job (rules 2, 3 and 6) and of each step that runs pull request code is the base
+The ``if`` of a privileged job (rules 2, 3 and 7) and of each step that runs pull request code is the base
 repository's: the outsider cannot change it.  Read for an outsider's run of the event
 (:mod:`ingest.github_actions.conditions`, ``Job.condition`` and ``UntrustedCode.condition``), a condition that
 is false whatever anyone does (``github.event_name == 'push'``, a payload object the event lacks) leaves no
@@ -74,7 +77,9 @@ from typing import Any, NamedTuple
 
 from graphkit.graph import Graph
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, IfVerdict, Job, NodeKind, Repository, UntrustedActor,
-                            ids)
+                            Workflow, ids)
+from graphkit.model.ids import repo_key
+from graphkit.refs import matches
 from graphkit.resolve.context import Context, context_owner, context_repo, nodes_of_kind, weakest
 from graphkit.resolve.routing import unread_callee, usable_runners
 
@@ -103,6 +108,14 @@ def guards() -> dict[str, Guard]:
     """The rules of ``graphkit/data/untrusted_guards.json`` by id."""
     raw = json.loads(resources.files("graphkit.data").joinpath("untrusted_guards.json").read_text("utf-8"))
     return {g["id"]: Guard(**g) for g in raw["guards"]}
+
+
+@lru_cache(maxsize=1)
+def outsider_never_causes() -> frozenset[str]:
+    """The events an outsider's activity never causes a run of (``outsider_never_causes`` of
+    ``graphkit/data/untrusted_guards.json``: write access, a dispatch or the schedule)."""
+    raw = json.loads(resources.files("graphkit.data").joinpath("untrusted_guards.json").read_text("utf-8"))
+    return frozenset(raw["outsider_never_causes"]["events"])
 
 
 def _g(*names: str) -> list[str]:
@@ -195,7 +208,7 @@ def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[s
 
 
 def _unread_call(ctx: Context, job: Job) -> tuple[Confidence, list[Evidence], list[str]] | None:
-    """Rule 6: a privileged job calling a workflow that is not in the input may run pull request code
+    """Rule 7: a privileged job calling a workflow that is not in the input may run pull request code
     (``possible``, evidence: the call)."""
     wid = unread_callee(ctx.graph, job)
     if wid is None:
@@ -206,10 +219,69 @@ def _unread_call(ctx: Context, job: Job) -> tuple[Confidence, list[Evidence], li
     return P, [ev], _g("called-workflow-not-read")
 
 
+#: GitHub chains workflow_run at most this deep ("You can't use workflow_run to chain together more than three
+#: levels of workflows", https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#workflow_run).
+_WORKFLOW_RUN_LEVELS = 3
+
+
+def _workflows_of(ctx: Context, repo_full: str) -> list[Workflow]:
+    index = ctx.memo.setdefault("workflows_by_repo", {})
+    if not index:
+        for w in nodes_of_kind(ctx.graph, NodeKind.WORKFLOW):
+            if isinstance(w, Workflow) and w.platform == "github" and not w.inferred:
+                index.setdefault(repo_key(w.repository), []).append(w)
+        index.setdefault("", [])
+    return index.get(repo_key(repo_full), [])
+
+
+def _files_skipped(ctx: Context) -> bool:
+    """Some workflow file was skipped as a whole: it may be a triggering workflow graphkit did not read."""
+    return any("/.github/workflows/" in p.file.replace("\\", "/") and not p.place.startswith("jobs.")
+               for p in ctx.graph.meta.problems)
+
+
+def _outsider_cannot_start(ctx: Context, repo_full: str, names: Sequence[str] | None, depth: int = 1) -> bool:
+    """True when every workflow of ``repo_full`` that ``on.workflow_run.workflows`` (``names``: names or
+    patterns, https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_runbranchesbranches-ignore;
+    the filter pattern cheat sheet applies to workflow names) selects is read and none can be started by an
+    outsider: all its events need write access, a dispatch or the schedule (:func:`outsider_never_causes`), or
+    are a ``workflow_run`` of workflows that cannot either.  The triggering workflow is one of the same
+    repository, named by its ``name`` or, without one, its path.  A name no read workflow has (or a workflow
+    file skipped) is unknown: False."""
+    if not names or depth > _WORKFLOW_RUN_LEVELS or _files_skipped(ctx):
+        return False
+    found = [w for w in _workflows_of(ctx, repo_full) if matches(w.name, list(names))]
+    if not found or any(not any(matches(w.name, [n]) for w in found) for n in names if not n.startswith("!")):
+        return False
+    return all(_writers_only(ctx, repo_full, w, depth) for w in found)
+
+
+def _writers_only(ctx: Context, repo_full: str, workflow: Workflow, depth: int) -> bool:
+    """Every event of ``workflow`` is one an outsider never causes, or a ``workflow_run`` of such workflows."""
+    never = outsider_never_causes()
+    for event, config in workflow.triggers.items():
+        if event in never:
+            continue
+        upstream = config.get("workflows") if event == "workflow_run" and isinstance(config, dict) else None
+        upstream = [upstream] if isinstance(upstream, str) else upstream
+        if not (isinstance(upstream, list) and all(isinstance(u, str) for u in upstream)
+                and _outsider_cannot_start(ctx, repo_full, upstream, depth + 1)):
+            return False
+    return True
+
+
+def _upstream_writers_only(ctx: Context, job: Job) -> bool:
+    """The job's ``workflow_run`` triggering workflows are started by writers only (rule 6)."""
+    trig = next((t for t in job.triggers if t.event == "workflow_run"), None)
+    return trig is not None and _outsider_cannot_start(ctx, context_repo(job), trig.workflows)
+
+
 def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
-    """Rules 2, 3 and 6: privileged jobs that run pull request code (or call a workflow that may); the job's
+    """Rules 2, 3, 6 and 7: privileged jobs that run pull request code (or call a workflow that may); the job's
     ``if`` read for an outsider's run of ``event`` keeps them out (skipped) or makes the entry possible (gated)."""
     verdict = _if_verdict(job.condition, event)
+    if event == "workflow_run" and _upstream_writers_only(ctx, job):  # rule 6: writers only
+        out = _WritersOnly(out)
     found = None if verdict is not None and verdict.outcome == "skipped" else (
         _code_conf(job, event) or _unread_call(ctx, job))
     if found is None:
@@ -231,6 +303,22 @@ def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
     gate = _fork_gate(repo) if event == "workflow_run" else (C, [])
     if gate is not None:
         out.edge("fork-pr", owner, job.id, ev, weakest(conf, gate[0]), event, {**base, "guards": rules})
+
+
+class _WritersOnly(_Out):
+    """An :class:`_Out` keeping only the ``org-member`` copy of each ``fork-pr`` edge (rule 5): for a
+    ``workflow_run`` whose triggering workflows only writers can start (:func:`_outsider_cannot_start`)."""
+
+    def __init__(self, inner: _Out) -> None:
+        super().__init__(inner.graph)
+        self.inner = inner
+
+    def edge(self, actor: str, owner: str, target: str, ev: Evidence | Sequence[Evidence], conf: Confidence,
+             key: str, props: dict[str, Any]) -> None:
+        if actor == "fork-pr":
+            self.inner.edge("org-member", owner, target, ev, conf, key,
+                            {**props, "guards": [*props.get("guards", []), *_g("workflow-run-writers-only",
+                                                                                 "org-member-write")]})
 
 
 def _reviewed(ctx: Context, job: Job) -> bool:
