@@ -278,3 +278,35 @@ jobs:
 def test_a_workflow_run_chain_is_followed(tmp_path, upstream, expected):
     files = {"release.yml": RELEASE, "tests.yml": TESTS, "package.yml": CHAIN.format(upstream=upstream)}
     assert _publish_entries(tmp_path, files, "[Package]") == expected
+
+
+# ------------------------------------------------------------------------------------------------ checkout forms
+
+CHECKOUT_RUN = """\
+on:
+  workflow_run:
+    workflows: [CI]
+    types: [completed]
+jobs:
+  preview:
+    runs-on: [self-hosted, linux]
+    steps:
+      - uses: actions/checkout@v3
+        with:
+{with_args}      - run: npm ci && npm run deploy-preview
+"""
+
+
+@pytest.mark.parametrize("with_args, expected", [
+    # head_commit.id is the head SHA of the triggering run (webhook payload workflow_run.head_commit)
+    ("          ref: ${{ github.event.workflow_run.head_commit.id }}\n",
+     [("certain", ["workflow-run-privileged"], ["jobs.preview.steps[0]"])]),
+    ("          repository: ${{ github.event.workflow_run.head_repository.full_name }}\n"
+     "          ref: ${{ github.event.workflow_run.head_branch }}\n",
+     [("certain", ["workflow-run-privileged"], ["jobs.preview.steps[0]"])]),
+    # the default branch of the base repository: no fork code
+    ("          ref: ${{ github.event.repository.default_branch }}\n", []),
+])
+def test_workflow_run_checkout_forms(tmp_path, with_args, expected):
+    """actions/checkout v3 (no fork guard) in a workflow_run job; CI is not in the input (unknown upstream)."""
+    assert _fork_entries(tmp_path, CHECKOUT_RUN.format(with_args=with_args)) == expected

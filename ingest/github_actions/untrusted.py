@@ -5,8 +5,9 @@ Read from the job's own steps (composite actions are not followed):
 - ``actions/checkout`` whose ``ref`` (or ``repository``) names the pull
   request's code: ``github.event.pull_request.head.sha`` / ``.head.ref`` /
   ``.merge_commit_sha``, ``github.head_ref``, ``refs/pull/...``,
-  ``github.event.workflow_run.head_sha`` / ``head_branch``,
-  ``pull_request.head.repo``;
+  ``github.event.workflow_run.head_sha`` / ``head_branch`` / ``head_commit.id`` (the head SHA again) /
+  ``head_repository`` (the fork, as ``repository``), ``pull_request.head.repo``
+  (https://docs.github.com/en/webhooks/webhook-events-and-payloads#workflow_run);
 - run scripts with ``gh pr checkout`` or ``git fetch|checkout|pull`` of
   ``pull/N/...`` or of the pull request head;
 - ``actions/download-artifact`` with a ``run-id`` of the triggering
@@ -57,7 +58,8 @@ from .models import JobDef, Step, scalar_text
 __all__ = ["condition_verdicts", "job_condition", "untrusted_code"]
 
 _PR_CODE = re.compile(r"github\.event\.pull_request\.(?:head\.(?:sha|ref|repo)|merge_commit_sha)|github\.head_ref"
-                      r"|refs/pull/|github\.event\.workflow_run\.head_(?:sha|branch)", re.IGNORECASE)
+                      r"|refs/pull/|github\.event\.workflow_run\.(?:head_(?:sha|branch|repository)|head_commit\.id)",
+                      re.IGNORECASE)
 _SCRIPT = re.compile(r"\bgh\s+pr\s+checkout\b|\bgit\s+(?:fetch|checkout|pull|switch)\b[^\n]*(?:\bpull/|"
                      + _PR_CODE.pattern + ")", re.IGNORECASE)
 #: A version tag: ``v4`` (floating major), ``v4.2`` (minor), ``v4.2.2`` (patch).
