@@ -310,3 +310,22 @@ jobs:
 def test_workflow_run_checkout_forms(tmp_path, with_args, expected):
     """actions/checkout v3 (no fork guard) in a workflow_run job; CI is not in the input (unknown upstream)."""
     assert _fork_entries(tmp_path, CHECKOUT_RUN.format(with_args=with_args)) == expected
+
+
+# ------------------------------------------------------------------------------------------------ permissions
+
+from ingest.github_actions.permissions import (parse_permissions, possible_repository_writes,  # noqa: E402
+                                                repository_writes)
+
+
+def test_artifact_metadata_is_a_documented_scope():
+    """``artifact-metadata: read|write|none`` (GitHub docs "Controlling permissions for GITHUB_TOKEN"): a
+    documented scope that changes no code and starts no run.  Before, it was an undocumented scope, hence a
+    possible repository write, and ``write-all`` / ``read-all`` left it out."""
+    block = parse_permissions({"artifact-metadata": "write", "attestations": "write"}, file="w.yml",
+                              path="permissions")
+    assert (block["artifact-metadata"], block["contents"]) == ("write", "none")
+    assert repository_writes(block) == [] and possible_repository_writes(block) == []
+    assert parse_permissions("write-all", file="w.yml", path="permissions")["artifact-metadata"] == "write"
+    assert parse_permissions("read-all", file="w.yml", path="permissions")["artifact-metadata"] == "read"
+    assert parse_permissions({}, file="w.yml", path="permissions")["artifact-metadata"] == "none"
