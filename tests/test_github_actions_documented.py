@@ -329,3 +329,71 @@ def test_artifact_metadata_is_a_documented_scope():
     assert parse_permissions("write-all", file="w.yml", path="permissions")["artifact-metadata"] == "write"
     assert parse_permissions("read-all", file="w.yml", path="permissions")["artifact-metadata"] == "read"
     assert parse_permissions({}, file="w.yml", path="permissions")["artifact-metadata"] == "none"
+
+
+# ------------------------------------------------------------------------------------------------ script injection
+
+COMMENT = ids.untrusted("comment", "acme")
+INJECT = """\
+on: {on}
+jobs:
+  preview:
+{job_if}    runs-on: [self-hosted, gpu]
+    steps:
+      - uses: actions/checkout@v4
+      - {step}
+"""
+
+
+def _injection_entries(tmp_path: Path, on: str, step: str, job_if: str = "") -> dict[str, list]:
+    folder = tmp_path / "acme__site" / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    (folder / "pwn.yml").write_text(INJECT.format(on=on, step=step, job_if=f"    if: {job_if}\n" if job_if else ""))
+    res = build_graph({"github-actions": [tmp_path / "acme__site"],
+                       "runners": [FIXTURE / "positive" / "inventory.yaml"]})
+    assert res.problems == []
+    jid = ids.job("acme/site", ".github/workflows/pwn.yml", "preview")
+    return {f"{e.source.split(':')[1]}/{e.key}": [e.confidence.value, e.props["guards"], e.evidence[0].yaml_path]
+            for e in res.graph.in_edges(jid) if e.kind is EdgeKind.CAN_TRIGGER and e.key != "write"
+            and not e.source.endswith(("org-member:acme",))}
+
+
+@pytest.mark.parametrize("on, step, expected", [
+    # the documented example: an issue (or a pull request) title written into a run script
+    ("{issues: {types: [opened]}}", 'run: echo "${{ github.event.issue.title }}"',
+     {"comment/issues": ["certain", ["issues-privileged", "script-injection"], "jobs.preview.steps[1].run"]}),
+    ("[issue_comment]", "run: ./ci.sh '${{ github.event.comment.body }}'",
+     {"comment/issue_comment": ["certain", ["issue-comment-privileged", "script-injection"],
+                                "jobs.preview.steps[1].run"],
+      "fork-pr/issue_comment": ["certain", ["issue-comment-privileged", "script-injection"],
+                                "jobs.preview.steps[1].run"]}),
+    ("[pull_request_target]", "run: git push origin HEAD:${{ github.head_ref }}",
+     {"fork-pr/pull_request_target": ["certain", ["script-injection", "pull-request-target-privileged"],
+                                      "jobs.preview.steps[1].run"]}),
+    # actions/github-script: the script is JavaScript the expression is pasted into
+    ("[pull_request_target]", "{uses: actions/github-script@v7, with: {script: "
+     "'console.log(\"${{ github.event.pull_request.title }}\")'}}",
+     {"fork-pr/pull_request_target": ["certain", ["script-injection", "pull-request-target-privileged"],
+                                      "jobs.preview.steps[1].with.script"]}),
+    ("{workflow_run: {workflows: [CI], types: [completed]}}", "run: echo ${{ github.event.workflow_run.head_branch }}",
+     {"fork-pr/workflow_run": ["certain", ["script-injection", "workflow-run-privileged"],
+                               "jobs.preview.steps[1].run"]}),
+    # the documented mitigation: through env, quoted as a shell variable
+    ("[issue_comment, issues]", "{run: 'echo \"$BODY\"', env: {BODY: '${{ github.event.comment.body }}'}}", {}),
+    # text the payload of that event does not carry: the pull request's title under issues is empty
+    ("[issues]", "run: echo ${{ github.event.pull_request.title }}", {}),
+    # numbers and SHAs are not text an outsider writes
+    ("[pull_request_target]", "run: echo ${{ github.event.pull_request.number }} ${{ github.event.pull_request.head.sha }}",
+     {}),
+])
+def test_script_injection_entries(tmp_path, on, step, expected):
+    assert _injection_entries(tmp_path, on, step) == expected
+
+
+def test_a_job_if_gates_an_injection(tmp_path):
+    """The comment must come from a member: the entry is possible, naming the guard (conditions module)."""
+    found = _injection_entries(tmp_path, "[issue_comment]", "run: echo ${{ github.event.issue.body }}",
+                               job_if="github.event.comment.author_association == 'MEMBER'")
+    assert found == {f"{a}/issue_comment": ["possible", ["issue-comment-privileged", "script-injection",
+                                                         "author-association"], "jobs.preview.steps[1].run"]
+                     for a in ("comment", "fork-pr")}

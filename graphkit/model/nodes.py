@@ -339,12 +339,18 @@ class IfVerdict(BaseModel):
 
 
 class UntrustedCode(BaseModel):
-    """A step of a job that runs code a pull request author controls.
+    """A step of a job that runs code a pull request author (or any outsider) controls.
 
     ``how``: ``checkout`` (``actions/checkout`` of the pull request head or
     merge ref), ``script`` (``gh pr checkout``, ``git fetch ... pull/N/...``
-    in a run script) or ``artifact`` (an artifact of the triggering run
-    downloaded by a ``workflow_run`` job).  ``guard``: ``checkout-refuses``
+    in a run script), ``artifact`` (an artifact of the triggering run
+    downloaded by a ``workflow_run`` job) or ``injection`` (a run script or
+    ``actions/github-script`` script that writes ``${{ }}`` of text an outsider
+    chose, an issue title or a head branch name: GitHub docs "Understanding the
+    risk of script injections",
+    https://docs.github.com/en/actions/reference/security/secure-use#understanding-the-risk-of-script-injections).
+    ``events``: the events whose payload carries that text (an injection; empty:
+    every event).  ``guard``: ``checkout-refuses``
     when ``actions/checkout`` refuses fork pull request code under
     ``pull_request_target`` / ``workflow_run`` (dated, 2026-06: GitHub changelog
     2026-06-18 "Safer pull_request_target defaults for GitHub Actions checkout",
@@ -360,10 +366,11 @@ class UntrustedCode(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    how: Literal["checkout", "script", "artifact"]
+    how: Literal["checkout", "script", "artifact", "injection"]
     guard: Literal["none", "checkout-refuses", "unknown", "opted-out"] = "none"
     evidence: Evidence
     condition: tuple[IfVerdict, ...] = ()
+    events: tuple[str, ...] = ()
 
 
 class Job(Node):

@@ -30,6 +30,9 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
    checks out pull request code (the checkout guard does not cover this
    event): whoever comments triggers it, the pull request's author chose the
    code.  Private repositories: ``possible`` (commenters need read access).
+   A privileged job whose run script writes outsider text (``UntrustedCode`` ``injection``: an issue title, a
+   comment body, a head branch name) is the same entry for the events whose payload carries that text, and
+   ``issues`` (whoever opens an issue) gives ``comment -> job`` for it (guard ``script-injection``).
 4. ``org-member -> job``: a writer can push a branch whose workflow runs any
    code in the jobs triggered by ``push``, ``pull_request`` or
    ``workflow_dispatch``, with their secrets: ``possible`` for every such job.
@@ -77,7 +80,7 @@ from typing import Any, NamedTuple
 
 from graphkit.graph import Graph
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, IfVerdict, Job, NodeKind, Repository, UntrustedActor,
-                            Workflow, ids)
+                            UntrustedCode, Workflow, ids)
 from graphkit.model.ids import repo_key
 from graphkit.refs import matches
 from graphkit.resolve.context import Context, context_owner, context_repo, nodes_of_kind, weakest
@@ -91,6 +94,8 @@ ACTORS = ("fork-pr", "comment", "org-member")
 _PR_EVENTS = {"pull_request", "pull_request_review", "pull_request_review_comment"}
 _PRIVILEGED = {"pull_request_target", "workflow_run"}
 _WRITER_EVENTS = {"push", "pull_request", "workflow_dispatch"}
+#: Events an outsider starts by commenting or opening an issue -> the rule that says so.
+_COMMENT_EVENTS = {"issue_comment": "issue-comment-privileged", "issues": "issues-privileged"}
 
 
 class Guard(NamedTuple):
@@ -184,22 +189,29 @@ def _if_verdict(verdicts: Sequence[IfVerdict], event: str) -> IfVerdict | None:
     return next((v for v in verdicts if v.event == event), None)
 
 
+def _code_rules(code: UntrustedCode, event: str) -> list[str]:
+    """The rules that decided one way in: the checkout guard, only where the release has (or may have) it (a
+    pin released before it, actions/checkout v1-v3 or v4-v6 minor or patch pins before the backport, never has
+    it); ``script-injection`` for an injection."""
+    if code.how == "checkout" and event in _PRIVILEGED and code.guard in ("unknown", "opted-out"):
+        return _g("checkout-refuses-fork-code")
+    return _g("script-injection") if code.how == "injection" else []
+
+
 def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[str]] | None:
     """How surely a privileged job runs pull request code (rules 2-3), None when every way in is guarded: a
     step whose ``if`` skips it for ``event`` is no way in, one whose ``if`` is gated is ``possible`` (evidence:
     the step, then its ``if``)."""
     best: tuple[Confidence, list[Evidence], list[str]] | None = None
     for code in job.untrusted_code:
+        if (code.events and event not in code.events) or (event == "issues" and code.how != "injection"):
+            continue  # the event's payload lacks the injected text; an issue has no pull request code
         verdict = _if_verdict(code.condition, event)
         if (code.how == "checkout" and event in _PRIVILEGED and code.guard == "checkout-refuses") or (
                 verdict is not None and verdict.outcome == "skipped"):
             continue
         conf = P if code.how == "artifact" or (event in _PRIVILEGED and code.guard == "unknown") else C
-        # the checkout guard decided the edge only where the release has (or may have) it: a pin released
-        # before it (actions/checkout v1-v3, v4-v6 minor or patch pins before the backport) never has it
-        rules = _g("checkout-refuses-fork-code") if code.how == "checkout" and event in _PRIVILEGED and \
-            code.guard in ("unknown", "opted-out") else []
-        evs = [code.evidence]
+        rules, evs = _code_rules(code, event), [code.evidence]
         if verdict is not None:
             conf, rules, evs = P, [*rules, *_g(*verdict.guards)], [*evs, verdict.evidence]
         if best is None or (best[0] is P and conf is C):
@@ -292,11 +304,11 @@ def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
         conf, rules, ev = P, list(dict.fromkeys([*rules, *gates])), [*ev, verdict.evidence]
     owner, repo = context_owner(job), ctx.repos.get(context_repo(job))
     base = {"job": job.id, "event": event}
-    if event == "issue_comment":
+    if event in _COMMENT_EVENTS:  # an issue opened or a comment written: the commenter; on a pull request, its author
         public = repo is not None and repo.visibility == "public"
-        rules = [*_g("issue-comment-privileged"), *(r for r in rules if r != "checkout-refuses-fork-code")]
-        out.edge("comment", owner, job.id, ev, conf if public else P, event, {**base, "guards": rules})
-        out.edge("fork-pr", owner, job.id, ev, P if not public else conf, event, {**base, "guards": rules})
+        rules = [*_g(_COMMENT_EVENTS[event]), *(r for r in rules if r != "checkout-refuses-fork-code")]
+        for actor in ("comment", "fork-pr") if event == "issue_comment" else ("comment",):
+            out.edge(actor, owner, job.id, ev, conf if public else P, event, {**base, "guards": rules})
         return
     rules = rules + _g("pull-request-target-privileged" if event == "pull_request_target"
                        else "workflow-run-privileged")
@@ -348,7 +360,7 @@ def link_untrusted(ctx: Context, jobs: Sequence[Job]) -> None:
             trig = next(events[e] for e in sorted(events.keys() & _PR_EVENTS))
             _fork_pr_runners(ctx, plain, job, trig.evidence)
         out = _Reviewed(ctx.graph) if _reviewed(ctx, job) else plain
-        for event in sorted(events.keys() & (_PRIVILEGED | {"issue_comment"})):
+        for event in sorted(events.keys() & (_PRIVILEGED | _COMMENT_EVENTS.keys())):
             _privileged(ctx, out, job, event)
         if events.keys() & _WRITER_EVENTS:
             trig = next(events[e] for e in sorted(events.keys() & _WRITER_EVENTS))

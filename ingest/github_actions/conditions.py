@@ -1,7 +1,7 @@
 """What a job's (or a step's) ``if:`` means for an outsider's privileged run (pure: no I/O).
 
-A ``pull_request_target``, ``workflow_run`` or ``issue_comment`` run uses the workflow of the base repository,
-so the fork's author cannot remove its ``if``: a condition that is false for every run the outsider can cause
+A ``pull_request_target``, ``workflow_run``, ``issue_comment`` or ``issues`` run uses the workflow of the base
+repository, so the outsider cannot remove its ``if``: a condition that is false for every run the outsider can cause
 keeps them out.  This module reads the condition with GitHub's expression grammar (GitHub docs "Evaluate
 expressions in workflows and actions",
 https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/evaluate-expressions-in-workflows-and-actions;
@@ -17,14 +17,15 @@ evaluates it in three-valued logic (true, false, unknown) for such a run, per ev
   trigger's ``types`` when given, else the event's default ones: ``opened``, ``synchronize``, ``reopened`` for
   ``pull_request_target``, every type for the others; GitHub docs "Events that trigger workflows",
   https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request_target);
-- a ``pull_request_target`` trigger whose ``types`` are only ``labeled`` / ``unlabeled`` runs only when
-  someone with triage access labels the pull request: every run of it is behind the ``label-gate`` guard,
+- a ``pull_request_target`` (or ``issues``) trigger whose ``types`` are only ``labeled`` / ``unlabeled`` runs
+  only when someone with triage access labels the pull request (issue): every run of it is behind the ``label-gate`` guard,
   with or without an ``if`` (:func:`verdicts` with no tree);
 - ``github.event.workflow_run.event`` (the event of the run that triggered a ``workflow_run``) is, for a run an
   outsider caused, never an event that needs write access, a dispatch or the schedule (``push``,
   ``workflow_dispatch``, ``schedule``...: ``outsider_never_causes`` in ``graphkit/data/untrusted_guards.json``),
   so ``github.event.workflow_run.event == 'push'`` is false for every such run;
-- a payload object the event does not carry is ``null`` (``github.event.pull_request`` under ``issue_comment``
+- a payload object the event does not carry is ``null`` (``github.event.pull_request`` under ``issue_comment``,
+  ``issues``
   and ``workflow_run``, ``github.event.comment`` / ``.issue`` under ``pull_request_target``,
   ``github.event.workflow_run`` under the others: GitHub docs "Webhook events and payloads",
   https://docs.github.com/en/webhooks/webhook-events-and-payloads);
@@ -84,7 +85,7 @@ __all__ = ["GUARDS", "MAX_CHARS", "MAX_DEPTH", "MAX_TOKENS", "PRIVILEGED_EVENTS"
 #: The events whose run uses the base repository's workflow while an outsider starts it (the other events a
 #: fork can start, ``pull_request`` and its review events, run the pull request's own workflow: its ``if`` is
 #: the author's).
-PRIVILEGED_EVENTS = ("issue_comment", "pull_request_target", "workflow_run")
+PRIVILEGED_EVENTS = ("issue_comment", "issues", "pull_request_target", "workflow_run")
 #: Guard ids (see the module docstring), in the order they are named.
 GUARDS = ("same-repository-condition", "label-gate", "author-association", "author-login")
 MAX_CHARS, MAX_TOKENS, MAX_DEPTH = 4096, 1024, 32
@@ -96,6 +97,7 @@ _TEMPLATE = re.compile(r"\s*\$\{\{(.*)\}\}\s*", re.DOTALL)
 #: Activity types per event (GitHub docs "Events that trigger workflows"); None: not listed here (any).
 _ACTIONS: dict[str, frozenset[str] | None] = {
     "issue_comment": frozenset({"created", "edited", "deleted"}),
+    "issues": None,
     "workflow_run": frozenset({"requested", "in_progress", "completed"}),
     "pull_request_target": frozenset({
         "assigned", "unassigned", "labeled", "unlabeled", "opened", "edited", "closed", "reopened", "synchronize",
@@ -107,13 +109,16 @@ _ACTIONS: dict[str, frozenset[str] | None] = {
 _DEFAULT_ACTIONS: dict[str, frozenset[str]] = {"pull_request_target": frozenset({"opened", "synchronize", "reopened"})}
 #: The activity types that only someone with triage access causes (labelling).
 _LABEL_ACTIONS = frozenset({"labeled", "unlabeled"})
+#: The events with ``labeled`` / ``unlabeled`` activity types (a ``label`` in their payload).
+_LABEL_EVENTS = frozenset({"pull_request_target", "issues"})
 #: The author logins of the payload objects (``author-login``).
 _AUTHOR_LOGINS = frozenset({("pull_request", "user", "login"), ("issue", "user", "login"),
                             ("comment", "user", "login")})
 #: The associations an outsider's comment, issue or pull request can have (``CommentAuthorAssociation``).
 _OUTSIDER_ASSOCIATION = frozenset({"none", "contributor", "first_timer", "first_time_contributor", "mannequin"})
 #: Payload objects per event (the others are absent: ``null``).
-_PAYLOAD = {"issue_comment": {"comment", "issue"}, "pull_request_target": {"pull_request", "label"},
+_PAYLOAD = {"issue_comment": {"comment", "issue"}, "issues": {"issue", "label"},
+            "pull_request_target": {"pull_request", "label"},
             "workflow_run": {"workflow_run", "workflow"}}
 _PAYLOAD_OBJECTS = {"comment", "issue", "pull_request", "label", "workflow_run", "workflow"}
 
@@ -485,7 +490,7 @@ def _event_value(names: tuple[str, ...], scn: _Scenario) -> Any:
     head = names[0] if names else ""
     if head in _PAYLOAD_OBJECTS and head not in _PAYLOAD[scn.event]:
         return None  # the event's payload has no such object
-    labels = scn.event == "pull_request_target" and (scn.actions is None or bool(scn.actions & _LABEL_ACTIONS))
+    labels = scn.event in _LABEL_EVENTS and (scn.actions is None or bool(scn.actions & _LABEL_ACTIONS))
     if names == ("action",):
         return scn.guarded("label-gate", _Str(scn.actions, _LABEL_ACTIONS)) if labels else _Str(scn.actions)
     if head == "label":  # only labeled / unlabeled carry it: people with triage access label
@@ -603,7 +608,7 @@ def verdicts(tree: tuple | None, events: Mapping[str, Sequence[str] | None],
     for event in sorted(set(events) & set(PRIVILEGED_EVENTS)):
         scn = _Scenario(event, _actions(event, events[event]), frozenset(), repository.lower() if repository else None)
         run = tree
-        if scn.actions and scn.event == "pull_request_target" and scn.actions <= _LABEL_ACTIONS:
+        if scn.actions and scn.event in _LABEL_EVENTS and scn.actions <= _LABEL_ACTIONS:
             run = ("and", (("gate", "label-gate"), tree if tree is not None else ("lit", _UNKNOWN)))
         if run is None:
             continue

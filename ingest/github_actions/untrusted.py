@@ -12,7 +12,15 @@ Read from the job's own steps (composite actions are not followed):
   ``pull/N/...`` or of the pull request head;
 - ``actions/download-artifact`` with a ``run-id`` of the triggering
   ``workflow_run``, and ``dawidd6/action-download-artifact`` (artifacts of
-  another run, which a fork's ``pull_request`` run may have written).
+  another run, which a fork's ``pull_request`` run may have written);
+- script injection: a ``run:`` script, or the ``script`` of ``actions/github-script``, that writes
+  ``${{ }}`` of text an outsider chose (``github.event.issue.title``, ``github.head_ref``...,
+  ``injection_contexts`` of ``graphkit/data/untrusted_guards.json``, or an object holding one such as
+  ``toJSON(github.event)``): GitHub substitutes it before the shell (or the script) runs, so the text runs
+  as code (GitHub docs "Understanding the risk of script injections",
+  https://docs.github.com/en/actions/reference/security/secure-use#understanding-the-risk-of-script-injections).
+  The value passed through ``env:`` and used as a shell variable is the documented mitigation: not read as
+  an injection.  ``UntrustedCode.events`` names the events whose payload carries the text.
 
 Guard of a checkout (dated, 2026-06): ``actions/checkout`` refuses fork pull
 request code under ``pull_request_target`` and ``workflow_run`` unless
@@ -44,9 +52,12 @@ https://docs.github.com/en/actions/reference/security/securely-using-pull_reques
 
 from __future__ import annotations
 
+import json
 import re
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from importlib import resources
 from typing import Any
 
 from graphkit.model import Evidence, IfVerdict, Trigger, UntrustedCode
@@ -108,6 +119,54 @@ def _release_guard(ref: str) -> str:
     return "none" if (minor, patch) <= _LAST_BEFORE_BACKPORT.get(major, (-1, -1)) else "unknown"
 
 
+_EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
+_INDEX = re.compile(r"\[\s*'([^']*)'\s*\]")
+_CONTEXT_PATH = re.compile(r"(?<![\w.-])github(?:\.[a-z0-9_*-]+)*")
+
+
+@lru_cache(maxsize=1)
+def injection_contexts() -> dict[str, tuple[str, ...]]:
+    """Context path (lower case) -> the events whose payload carries it: ``injection_contexts.contexts`` of
+    ``graphkit/data/untrusted_guards.json`` (module docstring)."""
+    raw = json.loads(resources.files("graphkit.data").joinpath("untrusted_guards.json").read_text("utf-8"))
+    return {k.lower(): tuple(v) for k, v in raw["injection_contexts"]["contexts"].items()}
+
+
+def injected(text: str) -> tuple[str, tuple[str, ...]] | None:
+    """The first ``${{ }}`` of ``text`` that writes outsider text, and the events that carry it (sorted); None
+    when there is none.  A path naming such a context, or an object holding one, is outsider text; index
+    syntax (``github.event['issue']['title']``) is read as the dotted path.
+
+    >>> injected("echo '${{ github.event.issue.title }}' ${{ github.event.issue.number }}")
+    ('${{ github.event.issue.title }}', ('issue_comment', 'issues'))
+    >>> injected('echo "$TITLE" ${{ github.event.pull_request.head.sha }}') is None
+    True
+    >>> injected("x=${{ toJSON(github.event.pull_request) }}")[1]
+    ('pull_request_target',)
+    """
+    contexts = injection_contexts()
+    for m in _EXPRESSION.finditer(text):
+        events: set[str] = set()
+        for path in _CONTEXT_PATH.findall(_INDEX.sub(r".\1", m.group(1)).lower()):
+            for ctx, evs in contexts.items():
+                if path == ctx or ctx.startswith(path + ".") or path.startswith(ctx + "."):
+                    events.update(evs)
+        if events:
+            return m.group(0), tuple(sorted(events))
+    return None
+
+
+def _injection(step: Step, name: str, src: Src) -> UntrustedCode | None:
+    """A run script or ``actions/github-script`` script writing outsider text (module docstring)."""
+    for path, text in ((step.path + ".run", step.run),
+                       (step.path + ".with.script", scalar_text(step.with_args.get("script"))
+                        if name == "actions/github-script" else None)):
+        found = injected(text) if text and "${{" in text else None
+        if found is not None:
+            return UntrustedCode(how="injection", events=found[1], evidence=src.ev(path, found[0]))
+    return None
+
+
 def _one(step: Step, src: Src, events: Mapping[str, Sequence[str] | None],
          repository: str | None) -> UntrustedCode | None:
     code = _code(step, src)
@@ -129,7 +188,7 @@ def _code(step: Step, src: Src) -> UntrustedCode | None:
     m = _SCRIPT.search(step.run or "")
     if m:
         return UntrustedCode(how="script", evidence=src.ev(step.path + ".run", m.group(0)))
-    return None
+    return _injection(step, name, src)
 
 
 def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = (),
@@ -195,6 +254,7 @@ def job_condition(jd: JobDef, src: Src, path: str, triggers: Iterable[Trigger],
     [('pull_request_target', 'gated', ('label-gate',), 'on.pull_request_target')]
     """
     triggers = list(triggers)
-    target = next((t for t in triggers if t.event == "pull_request_target"), None)
+    target = next((t for t in triggers if t.event in ("pull_request_target", "issues") and t.types
+                   and {x.lower() for x in t.types} <= {"labeled", "unlabeled"}), None)
     return condition_verdicts(jd.raw.get("if"), src, f"{path}.if", trigger_types(triggers), repository,
                               target.evidence if target is not None else None)
