@@ -397,3 +397,49 @@ def test_a_job_if_gates_an_injection(tmp_path):
     assert found == {f"{a}/issue_comment": ["possible", ["issue-comment-privileged", "script-injection",
                                                          "author-association"], "jobs.preview.steps[1].run"]
                      for a in ("comment", "fork-pr")}
+
+
+# ------------------------------------------------------------------------------------------------ secrets: inherit
+
+CALLER = """\
+on: push
+jobs:
+  ext:
+    uses: other/lib/.github/workflows/publish.yml@main
+    secrets: inherit
+  int:
+    uses: acme/lib/.github/workflows/publish.yml@main
+    secrets: inherit
+  named:
+    uses: other/lib/.github/workflows/publish.yml@main
+    secrets:
+      NPM_TOKEN: ${{ secrets.NPM_TOKEN }}
+"""
+CALLEE = """\
+on: workflow_call
+jobs:
+  pub:
+    runs-on: ubuntu-latest
+    steps:
+      - run: npm publish
+        env:
+          NODE_AUTH_TOKEN: ${{ secrets.NPM_TOKEN }}
+"""
+
+
+def test_secrets_inherit_passes_within_one_organization(tmp_path):
+    """``secrets: inherit`` passes the caller's secrets to a workflow of its organization (certain); to another
+    organization's only within one enterprise, not read (possible); an explicit ``secrets:`` mapping passes the
+    names it lists to any workflow (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idsecretsinherit)."""
+    for repo, text in (("acme__app", CALLER), ("other__lib", CALLEE), ("acme__lib", CALLEE)):
+        folder = tmp_path / repo / ".github" / "workflows"
+        folder.mkdir(parents=True)
+        (folder / ("ci.yml" if repo == "acme__app" else "publish.yml")).write_text(text)
+    g = build_graph({"github-actions": [tmp_path]}).graph
+    caller = "job:acme/app/.github/workflows/ci.yml#"
+    reads = {e.source.removeprefix(caller): e.confidence.value for e in g.edges()
+             if e.kind is EdgeKind.READS_SECRET and e.target == "secret:acme/app:NPM_TOKEN"}
+    assert reads == {"ext>other/lib/.github/workflows/publish.yml#pub": "possible",
+                     "int>acme/lib/.github/workflows/publish.yml#pub": "certain",
+                     "named>other/lib/.github/workflows/publish.yml#pub": "certain",
+                     "named": "certain"}  # the calling job's secrets: mapping reads it

@@ -296,12 +296,16 @@ class Trigger(BaseModel):
 
 
 class SecretRef(BaseModel):
-    """A secret name a job reads, as seen by the repository whose secrets it sees."""
+    """A secret name a job reads, as seen by the repository whose secrets it sees.  ``possible``: the caller
+    may not pass it (``secrets: inherit`` into a workflow of another organization passes secrets only when
+    both are in one enterprise, which graphkit does not read:
+    https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idsecretsinherit)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     evidence: Evidence
+    possible: bool = False
 
 
 class SecretGrant(BaseModel):
@@ -309,6 +313,7 @@ class SecretGrant(BaseModel):
 
     The resolver adds an edge ``secret -> target`` of ``edge_kind``: whoever
     holds the secret has that access from anywhere, until it is rotated.
+    ``possible``: as :class:`SecretRef` (the job may not be passed the secret).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -317,6 +322,7 @@ class SecretGrant(BaseModel):
     edge_kind: EdgeKind
     target: str
     evidence: Evidence
+    possible: bool = False
 
 
 class IfVerdict(BaseModel):

@@ -202,7 +202,7 @@ def _secret_refs(ctx: Context, job: Job) -> None:
             if found is None:
                 continue
             sid, conf = found
-            conf = P if unknown_caller or _without_environment(ctx, job, ref, sid, repo_full) else conf
+            conf = P if unknown_caller or ref.possible or _without_environment(ctx, job, ref, sid, repo_full) else conf
             ctx.graph.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ref.evidence],
                                     confidence=conf))
             if isinstance(ref, SecretGrant):

@@ -425,8 +425,9 @@ class _Builder:
         self._missing(callee, jd, src)
         if not self._spend(len(callee.jobs), src, f"{path}.uses"):
             return unresolved, all_ev
-        smap = call.secrets if jd.secrets == "inherit" else call.secrets.explicit(jd.secrets or {}, src,
-                                                                                   f"{path}.secrets")
+        same_owner = repo_key(callee_repo).split("/")[0] == repo_key(wf.repository).split("/")[0]
+        smap = call.secrets.inherited(same_owner) if jd.secrets == "inherit" else call.secrets.explicit(
+            jd.secrets or {}, src, f"{path}.secrets")
         sub = _Call(top=call.top, chain=call.chain + (key,), caller_id=jid,
                     inputs=self._call_inputs(callee, jd, ctx), secrets=smap, **self._cap(wf, jd, call, perms, src),
                     call_ev=ev, unknown_top=call.unknown_top,
