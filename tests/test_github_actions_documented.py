@@ -8,6 +8,8 @@ a tool in this field, with the smallest workflow that shows it (real shapes) and
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from graphkit.errors import InputError
@@ -443,3 +445,34 @@ def test_secrets_inherit_passes_within_one_organization(tmp_path):
                      "int>acme/lib/.github/workflows/publish.yml#pub": "certain",
                      "named>other/lib/.github/workflows/publish.yml#pub": "certain",
                      "named": "certain"}  # the calling job's secrets: mapping reads it
+
+
+BACKPORT = """\
+on:
+  pull_request_target:
+    types: [closed, labeled]
+jobs:
+  preview:
+    if: {job_if}
+    runs-on: [self-hosted, gpu]
+    steps:
+      - uses: actions/checkout@v3
+        with:
+          ref: ${{{{ github.event.pull_request.head.sha }}}}
+      - run: ./backport.sh
+"""
+
+
+@pytest.mark.parametrize("job_if, expected", [
+    # the backport pattern (neovim/neovim#40410): runs once a writer merged the pull request
+    ("github.event.pull_request.merged == true",
+     [("possible", ["pull-request-merged", "pull-request-target-privileged"],
+       ["jobs.preview.steps[0]", "jobs.preview.if"])]),
+    ("github.event.pull_request.merged && contains(github.event.pull_request.labels.*.name, 'backport')",
+     [("possible", ["label-gate", "pull-request-merged", "pull-request-target-privileged"],
+       ["jobs.preview.steps[0]", "jobs.preview.if"])]),
+    # closing one's own pull request is the outsider's action: no guard
+    ("github.event.action == 'closed'", [("certain", ["pull-request-target-privileged"], ["jobs.preview.steps[0]"])]),
+])
+def test_a_merged_pull_request_is_a_writers_act(tmp_path, job_if, expected):
+    assert _fork_entries(tmp_path, BACKPORT.format(job_if=json.dumps(job_if))) == expected

@@ -58,7 +58,9 @@ evaluates it in three-valued logic (true, false, unknown) for such a run, per ev
   a list of named accounts is false for them, ``!=`` true; GitHub docs "Webhook events and payloads",
   https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request).  ``github.actor``,
   ``github.triggering_actor`` and ``github.event.sender`` stay unknown: whoever caused the latest event,
-  which an outsider can arrange to be a bot (https://docs.zizmor.sh/audits/#bot-conditions).
+  which an outsider can arrange to be a bot (https://docs.zizmor.sh/audits/#bot-conditions).  And
+  ``pull-request-merged``: ``github.event.pull_request.merged`` is true only once someone with write access
+  merged the pull request (the post-merge and backport pattern of ``pull_request_target`` ``closed``).
 
 A condition false with every guard unknown is **skipped** for that event (no way in through it); false only
 with some guards as the outsider has them is **gated** (a possible way in, naming the guards that decide it);
@@ -87,7 +89,7 @@ __all__ = ["GUARDS", "MAX_CHARS", "MAX_DEPTH", "MAX_TOKENS", "PRIVILEGED_EVENTS"
 #: the author's).
 PRIVILEGED_EVENTS = ("issue_comment", "issues", "pull_request_target", "workflow_run")
 #: Guard ids (see the module docstring), in the order they are named.
-GUARDS = ("same-repository-condition", "label-gate", "author-association", "author-login")
+GUARDS = ("same-repository-condition", "label-gate", "author-association", "author-login", "pull-request-merged")
 MAX_CHARS, MAX_TOKENS, MAX_DEPTH = 4096, 1024, 32
 
 _TOKEN = re.compile(r"""\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>0x[0-9a-fA-F]+|-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
@@ -499,6 +501,8 @@ def _event_value(names: tuple[str, ...], scn: _Scenario) -> Any:
         return scn.guarded("author-login", _Sym("outsider"))
     if names == ("workflow_run", "event"):
         return _Str(None, outsider_never_causes())
+    if names == ("pull_request", "merged"):  # only a writer merges
+        return scn.guarded("pull-request-merged", False)
     if names[1:] == ("labels", "*", "name") and head in ("pull_request", "issue"):
         return scn.guarded("label-gate", [])
     if names[1:] == ("author_association",) and head in ("pull_request", "issue", "comment"):
