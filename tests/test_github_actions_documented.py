@@ -4,17 +4,35 @@ a tool in this field, with the smallest workflow that shows it (real shapes) and
 - YAML merge keys (``<<``): GitHub reads anchors and aliases, not merge keys
   (https://docs.github.com/en/actions/reference/workflows-and-actions/reusing-workflow-configurations#yaml-anchors-and-aliases;
   https://github.com/actions/runner/issues/1182, https://github.com/Cotal-AI/Cotal/issues/1396).
+- ``pull_request_target`` ``types: [labeled]`` without an ``if`` is behind a label; without ``types`` it never
+  runs on ``labeled`` (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request_target).
+- ``github.event.workflow_run.event == 'push'`` is never an outsider's run (pytorch/ao ``ci-failure-issue.yml``).
+- A ``workflow_run`` of workflows that run only on push/dispatch/schedule is no fork entry
+  (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#workflow_run;
+  https://github.com/github/codeql/issues/19834).
+- An environment that may be empty reads its secrets ``possible``.
+- ``artifact-metadata`` is a documented GITHUB_TOKEN scope.
+- Script injection (``${{ github.event.issue.title }}`` in ``run:``), ``issues`` as a privileged event
+  (https://docs.github.com/en/actions/reference/security/secure-use#understanding-the-risk-of-script-injections).
+- ``secrets: inherit`` across organizations (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idsecretsinherit).
+- ``github.event.pull_request.merged`` and ``.user.login`` guards (zizmor ``bot-conditions``,
+  https://github.com/zizmorcore/zizmor/issues/170; neovim/neovim#40410).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
+from graphkit.build import build_graph
 from graphkit.errors import InputError
+from graphkit.model import EdgeKind, ids
 from ingest.github_actions import parse_workflow
 from ingest.github_actions.parse import MERGE_KEY_REASON
+from ingest.github_actions.permissions import parse_permissions, possible_repository_writes, repository_writes
 
 MERGED_JOB = """\
 on:
@@ -60,10 +78,6 @@ def test_anchors_and_aliases_without_merge_keys_are_read():
 
 # ------------------------------------------------------------------------------------------------ entries
 
-from pathlib import Path  # noqa: E402
-
-from graphkit.build import build_graph  # noqa: E402
-from graphkit.model import EdgeKind, ids  # noqa: E402
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rules" / "untrusted-path-to-self-hosted-runner"
 FORK = ids.untrusted("fork-pr", "acme")
@@ -145,7 +159,6 @@ def test_workflow_run_event_of_the_triggering_run(tmp_path, job_if, expected):
 
 # ------------------------------------------------------------------------------------------------ environment
 
-import shutil  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "acme"
 PUBLISH = "job:acme/app/.github/workflows/release.yml#publish"
@@ -315,9 +328,6 @@ def test_workflow_run_checkout_forms(tmp_path, with_args, expected):
 
 
 # ------------------------------------------------------------------------------------------------ permissions
-
-from ingest.github_actions.permissions import (parse_permissions, possible_repository_writes,  # noqa: E402
-                                                repository_writes)
 
 
 def test_artifact_metadata_is_a_documented_scope():
