@@ -392,6 +392,10 @@ def _injection_entries(tmp_path: Path, on: str, step: str, job_if: str = "") -> 
                                "jobs.preview.steps[1].run"]}),
     # the documented mitigation: through env, quoted as a shell variable
     ("[issue_comment, issues]", "{run: 'echo \"$BODY\"', env: {BODY: '${{ github.event.comment.body }}'}}", {}),
+    # ... but ${{ env.BODY }} substitutes the value into the script like any expression
+    ("[issue_comment]", "{run: 'echo \"${{ env.BODY }}\"', env: {BODY: '${{ github.event.comment.body }}'}}",
+     {f"{a}/issue_comment": ["certain", ["issue-comment-privileged", "script-injection"], "jobs.preview.steps[1].run"]
+      for a in ("comment", "fork-pr")}),
     # text the payload of that event does not carry: the pull request's title under issues is empty
     ("[issues]", "run: echo ${{ github.event.pull_request.title }}", {}),
     # numbers and SHAs are not text an outsider writes
@@ -486,3 +490,17 @@ jobs:
 ])
 def test_a_merged_pull_request_is_a_writers_act(tmp_path, job_if, expected):
     assert _fork_entries(tmp_path, BACKPORT.format(job_if=json.dumps(job_if))) == expected
+
+
+def test_an_injection_through_workflow_env(tmp_path):
+    """``env:`` at workflow level holding a pull request title, written as ``${{ env.TITLE }}`` in a script."""
+    text = ("on: pull_request_target\nenv:\n  TITLE: ${{ github.event.pull_request.title }}\njobs:\n  preview:\n"
+            "    runs-on: ubuntu-latest\n    steps:\n      - run: echo \"${{ env.TITLE }}\"\n"
+            "      - run: echo \"$TITLE\"\n")
+    folder = tmp_path / "acme__site" / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    (folder / "pwn.yml").write_text(text)
+    g = build_graph({"github-actions": [tmp_path / "acme__site"]}).graph
+    job = g.node(ids.job("acme/site", ".github/workflows/pwn.yml", "preview"))
+    assert [(c.how, c.events, c.evidence.yaml_path, c.evidence.detail) for c in job.untrusted_code] == [
+        ("injection", ("pull_request_target",), "jobs.preview.steps[0].run", "${{ env.TITLE }}")]

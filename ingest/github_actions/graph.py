@@ -304,7 +304,7 @@ class _Builder:
                   environment_optional=no_env and environment is not None, secret_refs=refs,
                   secret_grants=state.grants, all_secrets=all_ev, permissions=perms,
                   permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
-                  untrusted_code=untrusted_code(jd, src, call.top.events, run_repo),
+                  untrusted_code=untrusted_code(jd, src, call.top.events, run_repo, env),
                   condition=job_condition(jd, src, path, call.top.events, run_repo), evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])

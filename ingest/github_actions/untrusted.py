@@ -122,6 +122,7 @@ def _release_guard(ref: str) -> str:
 _EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
 _INDEX = re.compile(r"\[\s*'([^']*)'\s*\]")
 _CONTEXT_PATH = re.compile(r"(?<![\w.-])github(?:\.[a-z0-9_*-]+)*")
+_ENV_PATH = re.compile(r"(?<![\w.-])env\.([a-z_][a-z0-9_]*)")
 
 
 @lru_cache(maxsize=1)
@@ -132,10 +133,12 @@ def injection_contexts() -> dict[str, tuple[str, ...]]:
     return {k.lower(): tuple(v) for k, v in raw["injection_contexts"]["contexts"].items()}
 
 
-def injected(text: str) -> tuple[str, tuple[str, ...]] | None:
+def injected(text: str, env: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, tuple[str, ...]] | None:
     """The first ``${{ }}`` of ``text`` that writes outsider text, and the events that carry it (sorted); None
     when there is none.  A path naming such a context, or an object holding one, is outsider text; index
-    syntax (``github.event['issue']['title']``) is read as the dotted path.
+    syntax (``github.event['issue']['title']``) is read as the dotted path.  ``env``: variable name (lower
+    case) -> the events whose outsider text its value holds: ``${{ env.NAME }}`` writes that text into the
+    script as well (the value is substituted like any expression; only ``$NAME`` read by the shell is safe).
 
     >>> injected("echo '${{ github.event.issue.title }}' ${{ github.event.issue.number }}")
     ('${{ github.event.issue.title }}', ('issue_comment', 'issues'))
@@ -143,40 +146,62 @@ def injected(text: str) -> tuple[str, tuple[str, ...]] | None:
     True
     >>> injected("x=${{ toJSON(github.event.pull_request) }}")[1]
     ('pull_request_target',)
+    >>> injected("echo '${{ env.TITLE }}'", {"title": ("issues",)})
+    ('${{ env.TITLE }}', ('issues',))
     """
     contexts = injection_contexts()
     for m in _EXPRESSION.finditer(text):
         events: set[str] = set()
-        for path in _CONTEXT_PATH.findall(_INDEX.sub(r".\1", m.group(1)).lower()):
+        expression = _INDEX.sub(r".\1", m.group(1)).lower()
+        for path in _CONTEXT_PATH.findall(expression):
             for ctx, evs in contexts.items():
                 if path == ctx or ctx.startswith(path + ".") or path.startswith(ctx + "."):
                     events.update(evs)
+        for name in _ENV_PATH.findall(expression) if env else ():
+            events.update(env.get(name, ()))
         if events:
             return m.group(0), tuple(sorted(events))
     return None
 
 
-def _injection(step: Step, name: str, src: Src) -> UntrustedCode | None:
-    """A run script or ``actions/github-script`` script writing outsider text (module docstring)."""
+def tainted_env(env: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """Variable name (lower case) -> the events whose outsider text its value holds (:func:`injected`), for the
+    variables of ``env`` that hold any.
+
+    >>> tainted_env({"TITLE": "${{ github.event.issue.title }}", "N": "${{ github.event.issue.number }}"})
+    {'title': ('issue_comment', 'issues')}
+    """
+    out: dict[str, tuple[str, ...]] = {}
+    for key, value in env.items():
+        found = injected(value) if isinstance(value, str) and "${{" in value else None
+        if found is not None:
+            out[str(key).lower()] = found[1]
+    return out
+
+
+def _injection(step: Step, name: str, src: Src, env: Mapping[str, tuple[str, ...]]) -> UntrustedCode | None:
+    """A run script or ``actions/github-script`` script writing outsider text (module docstring); ``env``: the
+    tainted variables of the workflow and job (:func:`tainted_env`), the step's own added here."""
+    env = {**env, **tainted_env(step.env)} if step.env else env
     for path, text in ((step.path + ".run", step.run),
                        (step.path + ".with.script", scalar_text(step.with_args.get("script"))
                         if name == "actions/github-script" else None)):
-        found = injected(text) if text and "${{" in text else None
+        found = injected(text, env) if text and "${{" in text else None
         if found is not None:
             return UntrustedCode(how="injection", events=found[1], evidence=src.ev(path, found[0]))
     return None
 
 
 def _one(step: Step, src: Src, events: Mapping[str, Sequence[str] | None],
-         repository: str | None) -> UntrustedCode | None:
-    code = _code(step, src)
+         repository: str | None, env: Mapping[str, tuple[str, ...]]) -> UntrustedCode | None:
+    code = _code(step, src, env)
     if code is None or step.condition is None:
         return code
     found = condition_verdicts(step.condition, src, f"{step.path}.if", events, repository)
     return code.model_copy(update={"condition": found}) if found else code
 
 
-def _code(step: Step, src: Src) -> UntrustedCode | None:
+def _code(step: Step, src: Src, env: Mapping[str, tuple[str, ...]]) -> UntrustedCode | None:
     name, ref = _action(step)
     args = " ".join(scalar_text(step.with_args.get(k)) for k in ("ref", "repository"))
     if name == "actions/checkout" and _PR_CODE.search(args):
@@ -188,15 +213,17 @@ def _code(step: Step, src: Src) -> UntrustedCode | None:
     m = _SCRIPT.search(step.run or "")
     if m:
         return UntrustedCode(how="script", evidence=src.ev(step.path + ".run", m.group(0)))
-    return _injection(step, name, src)
+    return _injection(step, name, src, env)
 
 
 def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = (),
-                   repository: str | None = None) -> list[UntrustedCode]:
+                   repository: str | None = None, env: Mapping[str, Any] | None = None) -> list[UntrustedCode]:
     """The steps of ``jd`` that run pull request code (module docstring), in step order; each with what its
     ``if`` means for an outsider's run of the privileged events among ``triggers`` in ``repository`` (the run's,
     None when not known) (``condition``: :func:`condition_verdicts`; ``jobs.<job_id>.steps[*].if``,
     https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idstepsif).
+    ``env``: the workflow's and job's ``env`` (None: the job's alone), whose variables holding outsider text
+    make ``${{ env.NAME }}`` in a script an injection.
 
     >>> from ingest.github_actions.models import Step
     >>> jd = JobDef(key="t", steps=[Step(index=0, path="jobs.t.steps[0]", uses="actions/checkout@v4",
@@ -206,7 +233,8 @@ def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = (),
     [('checkout', 'checkout-refuses'), ('script', 'none')]
     """
     events = trigger_types(triggers)
-    return [u for u in (_one(s, src, events, repository) for s in jd.steps) if u is not None]
+    tainted = tainted_env(jd.env if env is None else env)
+    return [u for u in (_one(s, src, events, repository, tainted) for s in jd.steps) if u is not None]
 
 
 def condition_verdicts(value: Any, src: Src, path: str, events: Mapping[str, Sequence[str] | None],
