@@ -45,14 +45,15 @@ def said(condition, events=None):
      [("pull_request_target", S, ()), ("workflow_run", S, ())]),
     ("GitHub.Event_Name == 'PUSH'", ALL_SKIPPED),
     ("startsWith(github.event_name, 'pull_request')", [("issue_comment", S, ()), ("workflow_run", S, ())]),
-    # the activity type: issue_comment's and workflow_run's are listed; the trigger's types narrow them
-    ("github.event.action == 'edited'", [("issue_comment", S, ()), ("workflow_run", S, ())]),
+    # the activity type: the trigger's types narrow the event's; pull_request_target without types runs on
+    # opened, synchronize and reopened only (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request_target)
+    ("github.event.action == 'edited'", ALL_SKIPPED),
+    ("github.event.action == 'labeled' && github.event.label.name == 'ok-to-test'", ALL_SKIPPED),
+    ("github.event.label.name == 'ok-to-test'", ALL_SKIPPED),
     # a payload object the event lacks is null
     ("github.event.issue.pull_request", [("pull_request_target", S, ()), ("workflow_run", S, ())]),
     # label gates: someone with triage access labels
     ("contains(github.event.pull_request.labels.*.name, 'safe to test')",
-     [("issue_comment", S, ()), ("pull_request_target", G, ("label-gate",)), ("workflow_run", S, ())]),
-    ("github.event.action == 'labeled' && github.event.label.name == 'ok-to-test'",
      [("issue_comment", S, ()), ("pull_request_target", G, ("label-gate",)), ("workflow_run", S, ())]),
     ("contains(github.event.issue.labels.*.name, 'run-ci')",
      [("issue_comment", G, ("label-gate",)), ("pull_request_target", S, ()), ("workflow_run", S, ())]),
@@ -80,6 +81,24 @@ def said(condition, events=None):
      "github.event.pull_request.author_association == 'MEMBER'",
      [("issue_comment", S, ()), ("pull_request_target", G, ("label-gate", "author-association")),
       ("workflow_run", S, ())]),
+    # the author of the outsider's pull request, issue or comment is the outsider's account (zizmor bot-conditions:
+    # user.login, not github.actor; https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request)
+    ("github.event.pull_request.user.login == 'dependabot[bot]'",
+     [("issue_comment", S, ()), ("pull_request_target", G, ("author-login",)), ("workflow_run", S, ())]),
+    ("github.event_name == 'push' || github.event.pull_request.user.login == 'bot'",
+     [("issue_comment", S, ()), ("pull_request_target", G, ("author-login",)), ("workflow_run", S, ())]),
+    ("contains(fromJSON('[\"alice\", \"renovate[bot]\"]'), github.event.comment.user.login)",
+     [("issue_comment", G, ("author-login",)), ("pull_request_target", S, ()), ("workflow_run", S, ())]),
+    ("github.event.issue.user.login == 'octocat'",
+     [("issue_comment", G, ("author-login",)), ("pull_request_target", S, ()), ("workflow_run", S, ())]),
+    # the event of the run that triggered workflow_run: an outsider causes no push, dispatch or schedule
+    # (graphkit/data/untrusted_guards.json outsider_never_causes)
+    ("github.event.workflow_run.event == 'push'", ALL_SKIPPED),
+    ("github.event.workflow_run.event != 'pull_request' && github.event.workflow_run.event != 'pull_request_target'"
+     " && github.event.workflow_run.event != 'issue_comment'", []),
+    ("contains(fromJSON('[\"push\", \"schedule\", \"workflow_dispatch\"]'), github.event.workflow_run.event)",
+     ALL_SKIPPED),
+    ("github.event.workflow_run.event != 'push'", []),  # true for the outsider's run; null != 'push' elsewhere
     # literals (a YAML boolean is the literal too)
     ("false", [("issue_comment", S, ()), ("pull_request_target", S, ()), ("workflow_run", S, ())]),
     (False, [("issue_comment", S, ()), ("pull_request_target", S, ()), ("workflow_run", S, ())]),
@@ -126,7 +145,12 @@ PR, IC = {"pull_request_target": None}, {"issue_comment": None}
     ("true", PRIVILEGED), ("'false'", PRIVILEGED), ("1", PRIVILEGED), ("!false", PRIVILEGED),
     ("x ${{ github.event_name == 'push' }}", PRIVILEGED),  # text around an expression: a non-empty string
     ("${{ github.event_name == 'push' }} ${{ false }}", PRIVILEGED),
-    ("github.event_name == 'push' || github.event.pull_request.user.login == 'bot'", PR),  # may hold
+    # a login the outsider chooses, or whoever caused the latest event (https://docs.zizmor.sh/audits/#bot-conditions)
+    ("contains(github.event.pull_request.user.login, 'bot')", PR),
+    ("endsWith(github.event.pull_request.user.login, '[bot]')", PR),
+    ("github.event.sender.login == 'dependabot[bot]'", PRIVILEGED),
+    ("github.event.pull_request.user.login != 'dependabot[bot]'", PR),
+    ("github.event.workflow_run.event == 'pull_request'", {"workflow_run": ["completed"]}),
     ("github.event_name == 'push' || contains(github.event.comment.body, '/test')", IC),
     ("github.event.pull_request.head.repo.full_name != github.repository", PRIVILEGED),
     ("github.event.pull_request.head.repo.owner.login == github.repository_owner", PR),
@@ -223,8 +247,11 @@ def pwn(condition=None, step=None, on="[push, pull_request_target]"):
     (None, "github.event_name == 'push'", []),
     # label gate: possible, naming the guard
     ("contains(github.event.pull_request.labels.*.name, 'safe to test')", None, [("possible", gated("label-gate"))]),
-    (None, "github.event.label.name == 'safe to test'", [("possible", gated("label-gate"))]),
-    ("github.event.action == 'labeled'", "github.event.label.name == 'ok'", [("possible", gated("label-gate"))]),
+    # pull_request_target without types runs on opened, synchronize and reopened: never labeled
+    (None, "github.event.label.name == 'safe to test'", []),
+    ("github.event.action == 'labeled'", "github.event.label.name == 'ok'", []),
+    # trusted author accounts, by the pull request's author (not github.actor, below)
+    ("github.event.pull_request.user.login == 'dependabot[bot]'", None, [("possible", gated("author-login"))]),
     # gated by the job, skipped by the step: no entry
     ("contains(github.event.pull_request.labels.*.name, 'ok')", "github.event_name != 'pull_request_target'", []),
     # the head repository named as this one (acme/site), in any case: a fork's is another repository
@@ -257,7 +284,8 @@ def test_a_skipped_job_keeps_its_writer_entry_and_names_the_if(tmp_path):
 
 @pytest.mark.parametrize("job_if, step_if, paths", [
     ("contains(github.event.pull_request.labels.*.name, 'ok')", None, ["jobs.preview.steps[0]", "jobs.preview.if"]),
-    (None, "github.event.label.name == 'ok'", ["jobs.preview.steps[0]", "jobs.preview.steps[0].if"]),
+    (None, "contains(github.event.pull_request.labels.*.name, 'ok')",
+     ["jobs.preview.steps[0]", "jobs.preview.steps[0].if"]),
     ("always()", None, ["jobs.preview.steps[0]"]),
 ])
 def test_a_gated_entry_carries_the_if_as_evidence(tmp_path, job_if, step_if, paths):
@@ -325,8 +353,9 @@ def _real(path: str, job: str, step: int | None = None) -> str:
     ("sigstore__sigstore-python/.github/workflows/ci.yml", "test", 6, [("certain", PRT)]),
     ("sigstore__sigstore-python/.github/workflows/ci.yml", "all-tests-pass", None, [("certain", PRT)]),
     ("grafana__shared-workflows/.github/workflows/reusable-zizmor.yml", "grafana-bench", None, [("certain", PRT)]),
+    # dispatch, or a pull request whose author is the named account: an outsider's is not
     ("aws-actions__configure-aws-credentials/.github/workflows/tests-integ-release.yml", "oidc", None,
-     [("certain", PRT)]),
+     [("possible", gated("author-login"))]),
     ("pytorch__ao/.github/workflows/doc_build.yml", "doc-preview", None, []),  # pull_request or dispatch
 ])
 def test_real_conditions_on_a_pull_request_target_job(tmp_path, path, job, step, expected):
@@ -338,20 +367,26 @@ def test_real_conditions_on_a_pull_request_target_job(tmp_path, path, job, step,
 
 
 def test_real_privileged_workflows_of_the_corpus():
-    """The corpus's own pull_request_target / workflow_run jobs: their conditions name a user, a branch or a
-    conclusion the fork controls or that is not read (``github.event.pull_request.user.login``,
-    ``workflow_run.head_branch``): nothing is said."""
+    """The corpus's own pull_request_target / workflow_run jobs: the aws-actions job runs for a pull request
+    only when its author is ``aws-sdk-osds`` (``github.event.pull_request.user.login``: an outsider's pull
+    request is theirs, gated ``author-login``); the pytorch/ao triage job runs for "real push-to-main
+    failures" (``github.event.workflow_run.event == 'push'``, beside a ``head_branch`` a fork controls): never
+    for a run an outsider caused (skipped)."""
     from ingest.github_actions import parse_workflow
     from ingest.github_actions.evidence import Src
     from ingest.github_actions.untrusted import job_condition
 
-    for path, job in [("aws-actions__configure-aws-credentials/.github/workflows/tests-integ-release.yml", "oidc"),
-                      ("pytorch__ao/.github/workflows/ci-failure-issue.yml", "triage")]:
+    for path, job, expected in [
+            ("aws-actions__configure-aws-credentials/.github/workflows/tests-integ-release.yml", "oidc",
+             [("pull_request_target", "gated", ("author-login",), "jobs.oidc.if", 10)]),
+            ("pytorch__ao/.github/workflows/ci-failure-issue.yml", "triage",
+             [("workflow_run", "skipped", (), "jobs.triage.if", 82)])]:
         _real(path, job)
         repo, _, file = path.partition("/")
         wf = parse_workflow((CORPUS / path).read_text(encoding="utf-8"), file=file, repository=repo.replace("__", "/"))
         assert {t.event for t in wf.events} & {"pull_request_target", "workflow_run"}
-        assert job_condition(wf.jobs[job], Src(wf.file, wf.repository, wf.lines), f"jobs.{job}", wf.events) == ()
+        assert [(v.event, v.outcome, v.guards, v.evidence.yaml_path, v.evidence.line) for v in job_condition(
+            wf.jobs[job], Src(wf.file, wf.repository, wf.lines), f"jobs.{job}", wf.events)] == expected
 
 
 WORKFLOW_RUN = """\

@@ -296,12 +296,16 @@ class Trigger(BaseModel):
 
 
 class SecretRef(BaseModel):
-    """A secret name a job reads, as seen by the repository whose secrets it sees."""
+    """A secret name a job reads, as seen by the repository whose secrets it sees.  ``possible``: the caller
+    may not pass it (``secrets: inherit`` into a workflow of another organization passes secrets only when
+    both are in one enterprise, which graphkit does not read:
+    https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idsecretsinherit)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     evidence: Evidence
+    possible: bool = False
 
 
 class SecretGrant(BaseModel):
@@ -309,6 +313,7 @@ class SecretGrant(BaseModel):
 
     The resolver adds an edge ``secret -> target`` of ``edge_kind``: whoever
     holds the secret has that access from anywhere, until it is rotated.
+    ``possible``: as :class:`SecretRef` (the job may not be passed the secret).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -317,6 +322,7 @@ class SecretGrant(BaseModel):
     edge_kind: EdgeKind
     target: str
     evidence: Evidence
+    possible: bool = False
 
 
 class IfVerdict(BaseModel):
@@ -324,8 +330,8 @@ class IfVerdict(BaseModel):
     ``workflow_run`` or ``issue_comment``: the base repository's workflow, whose condition the outsider cannot
     change): ``skipped`` when it is false for every such run (no way in through it), ``gated`` when it is false
     for the outsider alone and ``guards`` (ids of ``graphkit/data/untrusted_guards.json``: a label that people
-    with triage access add, a trusted commenter, a head repository that is this one) decide it (a possible way
-    in).  ``evidence``: the ``if`` (file, YAML path, line).  Read by :mod:`ingest.github_actions.conditions`
+    with triage access add, a trusted commenter, a named author account, a head repository that is this one)
+    decide it (a possible way in).  ``evidence``: the ``if`` (file, YAML path, line).  Read by :mod:`ingest.github_actions.conditions`
     (GitHub docs "Evaluate expressions in workflows and actions",
     https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/evaluate-expressions-in-workflows-and-actions).
     """
@@ -339,12 +345,18 @@ class IfVerdict(BaseModel):
 
 
 class UntrustedCode(BaseModel):
-    """A step of a job that runs code a pull request author controls.
+    """A step of a job that runs code a pull request author (or any outsider) controls.
 
     ``how``: ``checkout`` (``actions/checkout`` of the pull request head or
     merge ref), ``script`` (``gh pr checkout``, ``git fetch ... pull/N/...``
-    in a run script) or ``artifact`` (an artifact of the triggering run
-    downloaded by a ``workflow_run`` job).  ``guard``: ``checkout-refuses``
+    in a run script), ``artifact`` (an artifact of the triggering run
+    downloaded by a ``workflow_run`` job) or ``injection`` (a run script or
+    ``actions/github-script`` script that writes ``${{ }}`` of text an outsider
+    chose, an issue title or a head branch name: GitHub docs "Understanding the
+    risk of script injections",
+    https://docs.github.com/en/actions/reference/security/secure-use#understanding-the-risk-of-script-injections).
+    ``events``: the events whose payload carries that text (an injection; empty:
+    every event).  ``guard``: ``checkout-refuses``
     when ``actions/checkout`` refuses fork pull request code under
     ``pull_request_target`` / ``workflow_run`` (dated, 2026-06: GitHub changelog
     2026-06-18 "Safer pull_request_target defaults for GitHub Actions checkout",
@@ -360,10 +372,11 @@ class UntrustedCode(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    how: Literal["checkout", "script", "artifact"]
+    how: Literal["checkout", "script", "artifact", "injection"]
     guard: Literal["none", "checkout-refuses", "unknown", "opted-out"] = "none"
     evidence: Evidence
     condition: tuple[IfVerdict, ...] = ()
+    events: tuple[str, ...] = ()
 
 
 class Job(Node):
@@ -382,7 +395,10 @@ class Job(Node):
     - ``environment``: the deployment environment name, if any; :attr:`UNKNOWN_ENVIRONMENT` (``*``) when the job
       names one graphkit cannot read statically (an expression known only at run time, one of several names, a
       name past ``max_attribute_chars``): any environment of the repository (its OIDC ``sub`` is the pattern
-      ``...:environment:*``, its secrets may be any environment's).
+      ``...:environment:*``, its secrets may be any environment's).  ``environment_optional``: the expression
+      may also be empty (``${{ cond && 'prod' || '' }}``, an input): a run without an environment reads the
+      repository's and organization's secrets instead, so an environment's secret is read only ``possible``
+      (https://docs.github.com/en/actions/how-tos/write-workflows/choose-what-workflows-do/use-secrets).
     - ``untrusted_code``: steps that run code a pull request author controls
       (:class:`UntrustedCode`; entry points: :mod:`graphkit.untrusted`).
     - ``condition``: what the job's ``if`` means for an outsider's privileged run of each of its events
@@ -417,6 +433,8 @@ class Job(Node):
     #: ``environment`` of a job that names an environment graphkit cannot read statically: unknown, never "none"
     UNKNOWN_ENVIRONMENT: ClassVar[str] = "*"
     environment: str | None = None
+    #: the ``environment`` expression may be empty: some runs have no environment
+    environment_optional: bool = False
     secret_refs: list[SecretRef] = Field(default_factory=list)
     secret_grants: list[SecretGrant] = Field(default_factory=list)
     all_secrets: Evidence | None = None

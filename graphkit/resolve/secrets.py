@@ -107,12 +107,19 @@ def _caller_unknown(graph: Graph, job: Job) -> bool:
     return isinstance(wf, Workflow) and wf.reusable and set(wf.triggers) <= {"workflow_call"}
 
 
+def _environments(job: Job) -> list[str | None]:
+    """The environments a run of ``job`` may have, for the secrets it reads: its own, and none as well when the
+    expression naming it may be empty (``Job.environment_optional``)."""
+    env = job.environment
+    return [env, None] if job.environment_optional and env not in (None, Job.UNKNOWN_ENVIRONMENT) else [env]
+
+
 def _missing(ctx: Context, job: Job, name: str) -> bool:
     """True when ``name`` certainly names no secret the job can read (every deciding list is complete)."""
     repo_full = context_repo(job)
     return (not _unknown_caller(ctx, job) and _STORED_NAME.fullmatch(name.strip()) is not None
-            and _all_complete(ctx, repo_full, job.environment)
-            and _lookup(ctx, repo_full, job.environment, name)[0] is None)
+            and all(_all_complete(ctx, repo_full, env) and _lookup(ctx, repo_full, env, name)[0] is None
+                    for env in _environments(job)))
 
 
 def missing_secret_refs(graph: Graph) -> Iterator[tuple[Job, SecretRef]]:
@@ -195,13 +202,32 @@ def _secret_refs(ctx: Context, job: Job) -> None:
             if found is None:
                 continue
             sid, conf = found
-            conf = P if unknown_caller else conf
+            conf = P if unknown_caller or ref.possible or _without_environment(ctx, job, ref, sid, repo_full) else conf
             ctx.graph.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=sid, evidence=[ref.evidence],
                                     confidence=conf))
             if isinstance(ref, SecretGrant):
                 _grant(ctx, sid, conf, ref)
             if job.environment == Job.UNKNOWN_ENVIRONMENT:
                 _any_environment(ctx, job, ref, sid, repo_full)
+
+
+def _without_environment(ctx: Context, job: Job, ref: SecretRef | SecretGrant, found: str, repo_full: str) -> bool:
+    """For a job whose environment expression may be empty (:func:`_environments`): the secret a run without
+    the environment reads instead of ``found`` (the repository's or organization's of that name), ``possible``;
+    True when ``found`` is read only by the runs with the environment (it is then ``possible`` too).  An
+    environment secret shadows the others only in a job that names that environment
+    (https://docs.github.com/en/actions/how-tos/write-workflows/choose-what-workflows-do/use-secrets)."""
+    if len(_environments(job)) == 1:
+        return False
+    alt, _ = _lookup(ctx, repo_full, None, ref.name)
+    if alt is None or alt.id == found:
+        node = ctx.graph.node(found)
+        return alt is None and isinstance(node, Secret) and node.scope == "env"
+    ctx.graph.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=alt.id, evidence=[ref.evidence],
+                            confidence=P))
+    if isinstance(ref, SecretGrant):
+        _grant(ctx, alt.id, P, ref)
+    return True
 
 
 def _any_environment(ctx: Context, job: Job, ref: SecretRef | SecretGrant, found: str, repo_full: str) -> None:
@@ -226,14 +252,16 @@ def _all_secrets(ctx: Context, job: Job, ev: Evidence, repo_full: str) -> None:
     """``toJSON(secrets)``: every secret visible to ``repo_full``, plus ``secret:all`` unless every list is known
     complete (``possible`` for an unknown caller's run, :func:`_unknown_caller`)."""
     g, env, unknown_caller = ctx.graph, job.environment, _unknown_caller(ctx, job)
-    for name in sorted(ctx.secrets.visible_names(repo_full, env)):
-        found, conf = _lookup(ctx, repo_full, env, name)
-        if found is not None:
-            g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=found.id, evidence=[ev],
-                            confidence=P if unknown_caller else conf, props={"all_secrets": True}))
+    envs = _environments(job)  # a run with the environment, and one without it when it may be empty
+    for name in sorted(set().union(*(ctx.secrets.visible_names(repo_full, e) for e in envs))):
+        found = [f for f in (_lookup(ctx, repo_full, e, name) for e in envs) if f[0] is not None]
+        for secret, conf in {f[0].id: f for f in reversed(found)}.values():
+            every_run = sum(f[0].id == secret.id for f in found) == len(envs)
+            g.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=job.id, target=secret.id, evidence=[ev],
+                            confidence=P if unknown_caller or not every_run else conf, props={"all_secrets": True}))
     owner = owner_of(repo_full)
-    if (ctx.is_complete(ids.organization, owner) and ctx.is_complete(ids.repository, repo_full)
-            and (env is None or ctx.is_complete(ids.environment, repo_full, env))):
+    if ctx.is_complete(ids.organization, owner) and ctx.is_complete(ids.repository, repo_full) and (
+            env is None or ctx.is_complete(ids.environment, repo_full, env)):
         return
     sid = ids.secret_all(repo_full)
     g.add_node(Secret(id=sid, name=f"every secret visible to {_holder(repo_full)} (not enumerated)", secret_name="*",

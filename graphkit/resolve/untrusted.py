@@ -30,13 +30,19 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
    checks out pull request code (the checkout guard does not cover this
    event): whoever comments triggers it, the pull request's author chose the
    code.  Private repositories: ``possible`` (commenters need read access).
+   A privileged job whose run script writes outsider text (``UntrustedCode`` ``injection``: an issue title, a
+   comment body, a head branch name) is the same entry for the events whose payload carries that text, and
+   ``issues`` (whoever opens an issue) gives ``comment -> job`` for it (guard ``script-injection``).
 4. ``org-member -> job``: a writer can push a branch whose workflow runs any
    code in the jobs triggered by ``push``, ``pull_request`` or
    ``workflow_dispatch``, with their secrets: ``possible`` for every such job.
 5. ``org-member`` gets every ``fork-pr`` edge too: a writer can open the
    same pull request (from a fork or a branch), so "anyone on the internet"
    never reaches more than an organization member.
-6. A ``pull_request_target``, ``workflow_run`` or ``issue_comment`` job that calls a reusable workflow not in
+6. A ``workflow_run`` job whose triggering workflows (``on.workflow_run.workflows``) are all read and run only on
+   events an outsider never causes (push, dispatch, schedule...: :func:`_outsider_cannot_start`) has no
+   ``fork-pr`` entry, only the writers' (guard ``workflow-run-writers-only``).
+7. A ``pull_request_target``, ``workflow_run`` or ``issue_comment`` job that calls a reusable workflow not in
    the input (:func:`graphkit.resolve.routing.unread_callee`) gets the edges of rules 2-3 as ``possible``
    (guard ``called-workflow-not-read``): the called jobs run in the caller's context, with the secrets it
    passes (``secrets: inherit``: all of them), and may build the pull request's code
@@ -47,13 +53,14 @@ A job held by an environment with required reviewers (inventory
 ``protection_rules``) runs only once a reviewer approves: its ``job`` edges
 (rules 2-4) are ``possible`` and name the guard.
 
-The ``if`` of a privileged job (rules 2, 3 and 6) and of each step that runs pull request code is the base
+The ``if`` of a privileged job (rules 2, 3 and 7) and of each step that runs pull request code is the base
 repository's: the outsider cannot change it.  Read for an outsider's run of the event
 (:mod:`ingest.github_actions.conditions`, ``Job.condition`` and ``UntrustedCode.condition``), a condition that
 is false whatever anyone does (``github.event_name == 'push'``, a payload object the event lacks) leaves no
 edge through that job or step for that event; one that is false only for the outsider alone (a label that
-someone with triage access adds: ``label-gate``; an author or commenter association of ``OWNER``, ``MEMBER``
-or ``COLLABORATOR``: ``author-association``; a head repository that must be this one:
+someone with triage access adds, or a trigger whose ``types`` are only ``labeled``: ``label-gate``; an author
+or commenter association of ``OWNER``, ``MEMBER`` or ``COLLABORATOR``: ``author-association``; an author login
+that must be a named account: ``author-login``; a head repository that must be this one:
 ``same-repository-condition``) makes the edge ``possible`` (the condition is read, not run) and names the
 guard.  Any other condition (``always()``, ``github.repository == 'o/r'``, ``github.actor == ...``, an
 alternative that may hold) changes nothing.
@@ -73,7 +80,9 @@ from typing import Any, NamedTuple
 
 from graphkit.graph import Graph
 from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, IfVerdict, Job, NodeKind, Repository, UntrustedActor,
-                            ids)
+                            UntrustedCode, Workflow, ids)
+from graphkit.model.ids import repo_key
+from graphkit.refs import matches
 from graphkit.resolve.context import Context, context_owner, context_repo, nodes_of_kind, weakest
 from graphkit.resolve.routing import unread_callee, usable_runners
 
@@ -85,6 +94,8 @@ ACTORS = ("fork-pr", "comment", "org-member")
 _PR_EVENTS = {"pull_request", "pull_request_review", "pull_request_review_comment"}
 _PRIVILEGED = {"pull_request_target", "workflow_run"}
 _WRITER_EVENTS = {"push", "pull_request", "workflow_dispatch"}
+#: Events an outsider starts by commenting or opening an issue -> the rule that says so.
+_COMMENT_EVENTS = {"issue_comment": "issue-comment-privileged", "issues": "issues-privileged"}
 
 
 class Guard(NamedTuple):
@@ -102,6 +113,14 @@ def guards() -> dict[str, Guard]:
     """The rules of ``graphkit/data/untrusted_guards.json`` by id."""
     raw = json.loads(resources.files("graphkit.data").joinpath("untrusted_guards.json").read_text("utf-8"))
     return {g["id"]: Guard(**g) for g in raw["guards"]}
+
+
+@lru_cache(maxsize=1)
+def outsider_never_causes() -> frozenset[str]:
+    """The events an outsider's activity never causes a run of (``outsider_never_causes`` of
+    ``graphkit/data/untrusted_guards.json``: write access, a dispatch or the schedule)."""
+    raw = json.loads(resources.files("graphkit.data").joinpath("untrusted_guards.json").read_text("utf-8"))
+    return frozenset(raw["outsider_never_causes"]["events"])
 
 
 def _g(*names: str) -> list[str]:
@@ -170,22 +189,29 @@ def _if_verdict(verdicts: Sequence[IfVerdict], event: str) -> IfVerdict | None:
     return next((v for v in verdicts if v.event == event), None)
 
 
+def _code_rules(code: UntrustedCode, event: str) -> list[str]:
+    """The rules that decided one way in: the checkout guard, only where the release has (or may have) it (a
+    pin released before it, actions/checkout v1-v3 or v4-v6 minor or patch pins before the backport, never has
+    it); ``script-injection`` for an injection."""
+    if code.how == "checkout" and event in _PRIVILEGED and code.guard in ("unknown", "opted-out"):
+        return _g("checkout-refuses-fork-code")
+    return _g("script-injection") if code.how == "injection" else []
+
+
 def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[str]] | None:
     """How surely a privileged job runs pull request code (rules 2-3), None when every way in is guarded: a
     step whose ``if`` skips it for ``event`` is no way in, one whose ``if`` is gated is ``possible`` (evidence:
     the step, then its ``if``)."""
     best: tuple[Confidence, list[Evidence], list[str]] | None = None
     for code in job.untrusted_code:
+        if (code.events and event not in code.events) or (event == "issues" and code.how != "injection"):
+            continue  # the event's payload lacks the injected text; an issue has no pull request code
         verdict = _if_verdict(code.condition, event)
         if (code.how == "checkout" and event in _PRIVILEGED and code.guard == "checkout-refuses") or (
                 verdict is not None and verdict.outcome == "skipped"):
             continue
         conf = P if code.how == "artifact" or (event in _PRIVILEGED and code.guard == "unknown") else C
-        # the checkout guard decided the edge only where the release has (or may have) it: a pin released
-        # before it (actions/checkout v1-v3, v4-v6 minor or patch pins before the backport) never has it
-        rules = _g("checkout-refuses-fork-code") if code.how == "checkout" and event in _PRIVILEGED and \
-            code.guard in ("unknown", "opted-out") else []
-        evs = [code.evidence]
+        rules, evs = _code_rules(code, event), [code.evidence]
         if verdict is not None:
             conf, rules, evs = P, [*rules, *_g(*verdict.guards)], [*evs, verdict.evidence]
         if best is None or (best[0] is P and conf is C):
@@ -194,7 +220,7 @@ def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[s
 
 
 def _unread_call(ctx: Context, job: Job) -> tuple[Confidence, list[Evidence], list[str]] | None:
-    """Rule 6: a privileged job calling a workflow that is not in the input may run pull request code
+    """Rule 7: a privileged job calling a workflow that is not in the input may run pull request code
     (``possible``, evidence: the call)."""
     wid = unread_callee(ctx.graph, job)
     if wid is None:
@@ -205,10 +231,69 @@ def _unread_call(ctx: Context, job: Job) -> tuple[Confidence, list[Evidence], li
     return P, [ev], _g("called-workflow-not-read")
 
 
+#: GitHub chains workflow_run at most this deep ("You can't use workflow_run to chain together more than three
+#: levels of workflows", https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#workflow_run).
+_WORKFLOW_RUN_LEVELS = 3
+
+
+def _workflows_of(ctx: Context, repo_full: str) -> list[Workflow]:
+    index = ctx.memo.setdefault("workflows_by_repo", {})
+    if not index:
+        for w in nodes_of_kind(ctx.graph, NodeKind.WORKFLOW):
+            if isinstance(w, Workflow) and w.platform == "github" and not w.inferred:
+                index.setdefault(repo_key(w.repository), []).append(w)
+        index.setdefault("", [])
+    return index.get(repo_key(repo_full), [])
+
+
+def _files_skipped(ctx: Context) -> bool:
+    """Some workflow file was skipped as a whole: it may be a triggering workflow graphkit did not read."""
+    return any("/.github/workflows/" in p.file.replace("\\", "/") and not p.place.startswith("jobs.")
+               for p in ctx.graph.meta.problems)
+
+
+def _outsider_cannot_start(ctx: Context, repo_full: str, names: Sequence[str] | None, depth: int = 1) -> bool:
+    """True when every workflow of ``repo_full`` that ``on.workflow_run.workflows`` (``names``: names or
+    patterns, https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_runbranchesbranches-ignore;
+    the filter pattern cheat sheet applies to workflow names) selects is read and none can be started by an
+    outsider: all its events need write access, a dispatch or the schedule (:func:`outsider_never_causes`), or
+    are a ``workflow_run`` of workflows that cannot either.  The triggering workflow is one of the same
+    repository, named by its ``name`` or, without one, its path.  A name no read workflow has (or a workflow
+    file skipped) is unknown: False."""
+    if not names or depth > _WORKFLOW_RUN_LEVELS or _files_skipped(ctx):
+        return False
+    found = [w for w in _workflows_of(ctx, repo_full) if matches(w.name, list(names))]
+    if not found or any(not any(matches(w.name, [n]) for w in found) for n in names if not n.startswith("!")):
+        return False
+    return all(_writers_only(ctx, repo_full, w, depth) for w in found)
+
+
+def _writers_only(ctx: Context, repo_full: str, workflow: Workflow, depth: int) -> bool:
+    """Every event of ``workflow`` is one an outsider never causes, or a ``workflow_run`` of such workflows."""
+    never = outsider_never_causes()
+    for event, config in workflow.triggers.items():
+        if event in never:
+            continue
+        upstream = config.get("workflows") if event == "workflow_run" and isinstance(config, dict) else None
+        upstream = [upstream] if isinstance(upstream, str) else upstream
+        if not (isinstance(upstream, list) and all(isinstance(u, str) for u in upstream)
+                and _outsider_cannot_start(ctx, repo_full, upstream, depth + 1)):
+            return False
+    return True
+
+
+def _upstream_writers_only(ctx: Context, job: Job) -> bool:
+    """The job's ``workflow_run`` triggering workflows are started by writers only (rule 6)."""
+    trig = next((t for t in job.triggers if t.event == "workflow_run"), None)
+    return trig is not None and _outsider_cannot_start(ctx, context_repo(job), trig.workflows)
+
+
 def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
-    """Rules 2, 3 and 6: privileged jobs that run pull request code (or call a workflow that may); the job's
+    """Rules 2, 3, 6 and 7: privileged jobs that run pull request code (or call a workflow that may); the job's
     ``if`` read for an outsider's run of ``event`` keeps them out (skipped) or makes the entry possible (gated)."""
     verdict = _if_verdict(job.condition, event)
+    if event == "workflow_run" and _upstream_writers_only(ctx, job):  # rule 6: writers only
+        out = _WritersOnly(out)
     found = None if verdict is not None and verdict.outcome == "skipped" else (
         _code_conf(job, event) or _unread_call(ctx, job))
     if found is None:
@@ -219,17 +304,33 @@ def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
         conf, rules, ev = P, list(dict.fromkeys([*rules, *gates])), [*ev, verdict.evidence]
     owner, repo = context_owner(job), ctx.repos.get(context_repo(job))
     base = {"job": job.id, "event": event}
-    if event == "issue_comment":
+    if event in _COMMENT_EVENTS:  # an issue opened or a comment written: the commenter; on a pull request, its author
         public = repo is not None and repo.visibility == "public"
-        rules = [*_g("issue-comment-privileged"), *(r for r in rules if r != "checkout-refuses-fork-code")]
-        out.edge("comment", owner, job.id, ev, conf if public else P, event, {**base, "guards": rules})
-        out.edge("fork-pr", owner, job.id, ev, P if not public else conf, event, {**base, "guards": rules})
+        rules = [*_g(_COMMENT_EVENTS[event]), *(r for r in rules if r != "checkout-refuses-fork-code")]
+        for actor in ("comment", "fork-pr") if event == "issue_comment" else ("comment",):
+            out.edge(actor, owner, job.id, ev, conf if public else P, event, {**base, "guards": rules})
         return
     rules = rules + _g("pull-request-target-privileged" if event == "pull_request_target"
                        else "workflow-run-privileged")
     gate = _fork_gate(repo) if event == "workflow_run" else (C, [])
     if gate is not None:
         out.edge("fork-pr", owner, job.id, ev, weakest(conf, gate[0]), event, {**base, "guards": rules})
+
+
+class _WritersOnly(_Out):
+    """An :class:`_Out` keeping only the ``org-member`` copy of each ``fork-pr`` edge (rule 5): for a
+    ``workflow_run`` whose triggering workflows only writers can start (:func:`_outsider_cannot_start`)."""
+
+    def __init__(self, inner: _Out) -> None:
+        super().__init__(inner.graph)
+        self.inner = inner
+
+    def edge(self, actor: str, owner: str, target: str, ev: Evidence | Sequence[Evidence], conf: Confidence,
+             key: str, props: dict[str, Any]) -> None:
+        if actor == "fork-pr":
+            self.inner.edge("org-member", owner, target, ev, conf, key,
+                            {**props, "guards": [*props.get("guards", []), *_g("workflow-run-writers-only",
+                                                                                 "org-member-write")]})
 
 
 def _reviewed(ctx: Context, job: Job) -> bool:
@@ -259,7 +360,7 @@ def link_untrusted(ctx: Context, jobs: Sequence[Job]) -> None:
             trig = next(events[e] for e in sorted(events.keys() & _PR_EVENTS))
             _fork_pr_runners(ctx, plain, job, trig.evidence)
         out = _Reviewed(ctx.graph) if _reviewed(ctx, job) else plain
-        for event in sorted(events.keys() & (_PRIVILEGED | {"issue_comment"})):
+        for event in sorted(events.keys() & (_PRIVILEGED | _COMMENT_EVENTS.keys())):
             _privileged(ctx, out, job, event)
         if events.keys() & _WRITER_EVENTS:
             trig = next(events[e] for e in sorted(events.keys() & _WRITER_EVENTS))

@@ -5,7 +5,9 @@ base repository's secrets and a ``GITHUB_TOKEN`` that can write, even when a
 fork opened the pull request; a job of such a run that checks out, builds or
 downloads the pull request's code hands all of it to the pull request's author
 (GitHub docs "Security hardening for GitHub Actions", "Mitigating the risks of
-untrusted code checkout",
+untrusted code checkout"; a script that writes an outsider's text as ``${{ }}`` runs it as code, "Understanding
+the risk of script injections",
+https://docs.github.com/en/actions/reference/security/secure-use#understanding-the-risk-of-script-injections;
 https://docs.github.com/en/actions/reference/security/secure-use#mitigating-the-risks-of-untrusted-code-checkout;
 GitHub Security Lab "Preventing pwn requests",
 https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/).
@@ -70,14 +72,17 @@ _GITLAB_FIX = ("Protect the CI/CD variables this job reads (fork merge request p
 
 @rule("untrusted-code-with-secrets", title="Pull request code runs in a privileged job (pwn request)",
       description="A pull_request_target, workflow_run or issue_comment job checks out, builds or downloads code "
-      "that a pull request's author controls, while it holds the repository's secrets, a writing GITHUB_TOKEN, "
+      "that a pull request's author controls (or an issues / issue_comment / pull_request_target / workflow_run job "
+      "writes an outsider's text, a title, body, comment or branch name, into a run script as ${{ }}: script "
+      "injection), while it holds the repository's secrets, a writing GITHUB_TOKEN, "
       "an OIDC token or a signing/deploy/publish grant: the author gets all of them. On GitLab: a fork's merge "
       "request pipeline run in the parent project, with the unprotected CI/CD variables its job reads.",
       help_uri="https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/",
       severity=Severity.CRITICAL,
       remediation="Build pull request code only in pull_request runs (no secrets, read-only token); split "
       "privileged follow-up work into a workflow_run job that never executes the pull request's files or "
-      "artifacts; require approval for outside contributors; drop the checkout opt-in. GitLab: " + _GITLAB_FIX)
+      "artifacts; require approval for outside contributors; drop the checkout opt-in; pass outsider text to "
+      "scripts through env: and quote the shell variable, never as ${{ }} in the script. GitLab: " + _GITLAB_FIX)
 def untrusted_code_with_secrets(graph: Graph, options: FindingOptions) -> Iterator[Finding]:
     for actor, entry in outside_entries(graph):
         job = graph.node(entry.target)

@@ -1,7 +1,7 @@
 """What a job's (or a step's) ``if:`` means for an outsider's privileged run (pure: no I/O).
 
-A ``pull_request_target``, ``workflow_run`` or ``issue_comment`` run uses the workflow of the base repository,
-so the fork's author cannot remove its ``if``: a condition that is false for every run the outsider can cause
+A ``pull_request_target``, ``workflow_run``, ``issue_comment`` or ``issues`` run uses the workflow of the base
+repository, so the outsider cannot remove its ``if``: a condition that is false for every run the outsider can cause
 keeps them out.  This module reads the condition with GitHub's expression grammar (GitHub docs "Evaluate
 expressions in workflows and actions",
 https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/evaluate-expressions-in-workflows-and-actions;
@@ -14,9 +14,18 @@ evaluates it in three-valued logic (true, false, unknown) for such a run, per ev
   ``startsWith``, ``endsWith``, ``fromJSON`` of a literal, ``always()`` (true); every other function,
   ``success()`` included, and every comparison ``<``, ``>`` is unknown;
 - ``github.event_name`` is the event; ``github.event.action`` is one of the event's activity types (the
-  trigger's ``types`` when given; GitHub docs "Events that trigger workflows",
-  https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows);
-- a payload object the event does not carry is ``null`` (``github.event.pull_request`` under ``issue_comment``
+  trigger's ``types`` when given, else the event's default ones: ``opened``, ``synchronize``, ``reopened`` for
+  ``pull_request_target``, every type for the others; GitHub docs "Events that trigger workflows",
+  https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request_target);
+- a ``pull_request_target`` (or ``issues``) trigger whose ``types`` are only ``labeled`` / ``unlabeled`` runs
+  only when someone with triage access labels the pull request (issue): every run of it is behind the ``label-gate`` guard,
+  with or without an ``if`` (:func:`verdicts` with no tree);
+- ``github.event.workflow_run.event`` (the event of the run that triggered a ``workflow_run``) is, for a run an
+  outsider caused, never an event that needs write access, a dispatch or the schedule (``push``,
+  ``workflow_dispatch``, ``schedule``...: ``outsider_never_causes`` in ``graphkit/data/untrusted_guards.json``),
+  so ``github.event.workflow_run.event == 'push'`` is false for every such run;
+- a payload object the event does not carry is ``null`` (``github.event.pull_request`` under ``issue_comment``,
+  ``issues``
   and ``workflow_run``, ``github.event.comment`` / ``.issue`` under ``pull_request_target``,
   ``github.event.workflow_run`` under the others: GitHub docs "Webhook events and payloads",
   https://docs.github.com/en/webhooks/webhook-events-and-payloads);
@@ -43,7 +52,15 @@ evaluates it in three-valued logic (true, false, unknown) for such a run, per ev
   action) and ``author-association`` (an outsider's comment or pull request is ``NONE``, ``CONTRIBUTOR``,
   ``FIRST_TIMER``, ``FIRST_TIME_CONTRIBUTOR`` or ``MANNEQUIN``, never ``OWNER``, ``MEMBER`` or
   ``COLLABORATOR``: GitHub GraphQL enum ``CommentAuthorAssociation``,
-  https://docs.github.com/en/graphql/reference/enums#commentauthorassociation).
+  https://docs.github.com/en/graphql/reference/enums#commentauthorassociation), and ``author-login`` (the
+  author of the outsider's pull request, issue or comment, ``github.event.pull_request.user.login``,
+  ``.issue.user.login``, ``.comment.user.login``, is the outsider's own account: ``== 'dependabot[bot]'`` or
+  a list of named accounts is false for them, ``!=`` true; GitHub docs "Webhook events and payloads",
+  https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request).  ``github.actor``,
+  ``github.triggering_actor`` and ``github.event.sender`` stay unknown: whoever caused the latest event,
+  which an outsider can arrange to be a bot (https://docs.zizmor.sh/audits/#bot-conditions).  And
+  ``pull-request-merged``: ``github.event.pull_request.merged`` is true only once someone with write access
+  merged the pull request (the post-merge and backport pattern of ``pull_request_target`` ``closed``).
 
 A condition false with every guard unknown is **skipped** for that event (no way in through it); false only
 with some guards as the outsider has them is **gated** (a possible way in, naming the guards that decide it);
@@ -60,6 +77,8 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
 from typing import Any, NamedTuple
 
 __all__ = ["GUARDS", "MAX_CHARS", "MAX_DEPTH", "MAX_TOKENS", "PRIVILEGED_EVENTS", "Verdict", "parse_condition",
@@ -68,9 +87,9 @@ __all__ = ["GUARDS", "MAX_CHARS", "MAX_DEPTH", "MAX_TOKENS", "PRIVILEGED_EVENTS"
 #: The events whose run uses the base repository's workflow while an outsider starts it (the other events a
 #: fork can start, ``pull_request`` and its review events, run the pull request's own workflow: its ``if`` is
 #: the author's).
-PRIVILEGED_EVENTS = ("issue_comment", "pull_request_target", "workflow_run")
+PRIVILEGED_EVENTS = ("issue_comment", "issues", "pull_request_target", "workflow_run")
 #: Guard ids (see the module docstring), in the order they are named.
-GUARDS = ("same-repository-condition", "label-gate", "author-association")
+GUARDS = ("same-repository-condition", "label-gate", "author-association", "author-login", "pull-request-merged")
 MAX_CHARS, MAX_TOKENS, MAX_DEPTH = 4096, 1024, 32
 
 _TOKEN = re.compile(r"""\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>0x[0-9a-fA-F]+|-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
@@ -80,15 +99,39 @@ _TEMPLATE = re.compile(r"\s*\$\{\{(.*)\}\}\s*", re.DOTALL)
 #: Activity types per event (GitHub docs "Events that trigger workflows"); None: not listed here (any).
 _ACTIONS: dict[str, frozenset[str] | None] = {
     "issue_comment": frozenset({"created", "edited", "deleted"}),
+    "issues": None,
     "workflow_run": frozenset({"requested", "in_progress", "completed"}),
-    "pull_request_target": None,
+    "pull_request_target": frozenset({
+        "assigned", "unassigned", "labeled", "unlabeled", "opened", "edited", "closed", "reopened", "synchronize",
+        "converted_to_draft", "ready_for_review", "locked", "unlocked", "review_requested", "review_request_removed",
+        "auto_merge_enabled", "auto_merge_disabled", "milestoned", "demilestoned", "enqueued", "dequeued"}),
 }
+#: The activity types that run the workflow when the trigger has no ``types`` (the others: every listed type).
+#: https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request_target
+_DEFAULT_ACTIONS: dict[str, frozenset[str]] = {"pull_request_target": frozenset({"opened", "synchronize", "reopened"})}
+#: The activity types that only someone with triage access causes (labelling).
+_LABEL_ACTIONS = frozenset({"labeled", "unlabeled"})
+#: The events with ``labeled`` / ``unlabeled`` activity types (a ``label`` in their payload).
+_LABEL_EVENTS = frozenset({"pull_request_target", "issues"})
+#: The author logins of the payload objects (``author-login``).
+_AUTHOR_LOGINS = frozenset({("pull_request", "user", "login"), ("issue", "user", "login"),
+                            ("comment", "user", "login")})
 #: The associations an outsider's comment, issue or pull request can have (``CommentAuthorAssociation``).
 _OUTSIDER_ASSOCIATION = frozenset({"none", "contributor", "first_timer", "first_time_contributor", "mannequin"})
 #: Payload objects per event (the others are absent: ``null``).
-_PAYLOAD = {"issue_comment": {"comment", "issue"}, "pull_request_target": {"pull_request", "label"},
+_PAYLOAD = {"issue_comment": {"comment", "issue"}, "issues": {"issue", "label"},
+            "pull_request_target": {"pull_request", "label"},
             "workflow_run": {"workflow_run", "workflow"}}
 _PAYLOAD_OBJECTS = {"comment", "issue", "pull_request", "label", "workflow_run", "workflow"}
+
+
+@lru_cache(maxsize=1)
+def outsider_never_causes() -> frozenset[str]:
+    """The events an outsider's activity never causes a run of (``outsider_never_causes.events`` of
+    ``graphkit/data/untrusted_guards.json``, with its sources): the values ``github.event.workflow_run.event``
+    never has in a run an outsider caused."""
+    raw = json.loads(resources.files("graphkit.data").joinpath("untrusted_guards.json").read_text("utf-8"))
+    return frozenset(raw["outsider_never_causes"]["events"])
 
 
 class _Unread(Exception):
@@ -396,7 +439,9 @@ def _contains(search: Any, item: Any) -> bool | None:
         found: list[bool | None] = []
         for element in search:
             text = _text(element)
-            found.append(None if text is None else _each(item, lambda v, t=text: v == t))
+            found.append(None if text is None else _str_eq(item, text) if isinstance(item, _Str)
+                         else False if item == _Sym("outsider") and isinstance(element, str)
+                         else _each(item, lambda v, t=text: v == t))
         return True if True in found else False if all(f is False for f in found) else None
     needle = _text(item)
     if isinstance(search, _Str) and needle is not None:
@@ -447,11 +492,17 @@ def _event_value(names: tuple[str, ...], scn: _Scenario) -> Any:
     head = names[0] if names else ""
     if head in _PAYLOAD_OBJECTS and head not in _PAYLOAD[scn.event]:
         return None  # the event's payload has no such object
+    labels = scn.event in _LABEL_EVENTS and (scn.actions is None or bool(scn.actions & _LABEL_ACTIONS))
     if names == ("action",):
-        return scn.guarded("label-gate", _Str(scn.actions, frozenset({"labeled", "unlabeled"}))) \
-            if scn.event == "pull_request_target" else _Str(scn.actions)
+        return scn.guarded("label-gate", _Str(scn.actions, _LABEL_ACTIONS)) if labels else _Str(scn.actions)
     if head == "label":  # only labeled / unlabeled carry it: people with triage access label
-        return scn.guarded("label-gate", None)
+        return scn.guarded("label-gate", None) if labels else None
+    if names in _AUTHOR_LOGINS:
+        return scn.guarded("author-login", _Sym("outsider"))
+    if names == ("workflow_run", "event"):
+        return _Str(None, outsider_never_causes())
+    if names == ("pull_request", "merged"):  # only a writer merges
+        return scn.guarded("pull-request-merged", False)
     if names[1:] == ("labels", "*", "name") and head in ("pull_request", "issue"):
         return scn.guarded("label-gate", [])
     if names[1:] == ("author_association",) and head in ("pull_request", "issue", "comment"):
@@ -504,6 +555,8 @@ def _eval(node: tuple, scn: _Scenario) -> Any:
         return _chain(node[1], scn, kind == "or")
     if kind == "call":
         return _call(node[1], [_eval(a, scn) for a in node[2]])
+    if kind == "gate":  # a guard on the whole run (the trigger's types), not written in the if
+        return scn.guarded(node[1], False)
     op, a, b = node[1], _eval(node[2], scn), _eval(node[3], scn)
     if op not in ("==", "!="):
         return _UNKNOWN
@@ -515,10 +568,13 @@ def _eval(node: tuple, scn: _Scenario) -> Any:
 
 def _fork_head_named(a: Any, b: Any, scn: _Scenario) -> bool | None:
     """A fork's head repository compared with a literal: never this repository's name (False); another name
-    may be the fork's (None).  Module docstring."""
+    may be the fork's (None).  The outsider's login compared with a literal: never the named (trusted)
+    account (False).  Module docstring."""
     if isinstance(b, _Sym):
         a, b = b, a
     if a == _Sym("fork-head") and isinstance(b, str) and scn.repo is not None and b.lower() == scn.repo:
+        return False
+    if a == _Sym("outsider") and isinstance(b, str):
         return False
     return None
 
@@ -541,23 +597,37 @@ def verdicts(tree: tuple | None, events: Mapping[str, Sequence[str] | None],
     ``repository`` (``owner/name``, any case) is the run's repository, None when not known (a literal naming it
     is then not read as this repository).
 
+    ``tree`` None (no ``if``, or one not read) says nothing, except for a ``pull_request_target`` trigger whose
+    ``types`` are only ``labeled`` / ``unlabeled`` (gated: ``label-gate``).
+
     >>> t = parse_condition("github.event_name == 'push' || contains(github.event.pull_request.labels.*.name, 'ok')")
     >>> for v in verdicts(t, {"pull_request_target": None, "issue_comment": ["created"], "push": None}):
     ...     print(v.event, v.outcome, v.guards)
     issue_comment skipped ()
     pull_request_target gated ('label-gate',)
+    >>> verdicts(None, {"pull_request_target": ["labeled"]}), verdicts(None, {"pull_request_target": None})
+    ([Verdict(event='pull_request_target', outcome='gated', guards=('label-gate',))], [])
     """
-    if tree is None:
-        return []
     out: list[Verdict] = []
     for event in sorted(set(events) & set(PRIVILEGED_EVENTS)):
-        listed, types = _ACTIONS[event], events[event]
-        actions = frozenset(t.lower() for t in types) if types else listed
-        if listed is not None and actions is not None:
-            actions &= listed
-        scn = _Scenario(event, actions, frozenset(), repository.lower() if repository else None)
-        if _false(tree, scn, GUARDS):
+        scn = _Scenario(event, _actions(event, events[event]), frozenset(), repository.lower() if repository else None)
+        run = tree
+        if scn.actions and scn.event in _LABEL_EVENTS and scn.actions <= _LABEL_ACTIONS:
+            run = ("and", (("gate", "label-gate"), tree if tree is not None else ("lit", _UNKNOWN)))
+        if run is None:
+            continue
+        if _false(run, scn, GUARDS):
             out.append(Verdict(event, "skipped"))
-        elif _false(tree, scn, ()):
-            out.append(Verdict(event, "gated", _deciding(tree, scn)))
+        elif _false(run, scn, ()):
+            out.append(Verdict(event, "gated", _deciding(run, scn)))
     return out
+
+
+def _actions(event: str, types: Sequence[str] | None) -> frozenset[str] | None:
+    """The activity types a run of ``event`` may have: the trigger's ``types`` (those the event has), else the
+    event's defaults (module docstring); None: any."""
+    listed = _ACTIONS[event]
+    if not types:
+        return _DEFAULT_ACTIONS.get(event, listed)
+    actions = frozenset(t.lower() for t in types if isinstance(t, str))
+    return actions & listed if listed is not None else actions

@@ -300,10 +300,11 @@ class _Builder:
                                             (perms, perm_source), ctx, unresolved, all_ev)
         job = Job(id=jid, name=jd.name if jd.name and "${{" not in jd.name else jd.key, repository=wf.repository,
                   workflow_path=wf.file, job_key=jd.key, secrets_repository=top_repo, runs_on=runs_on,
-                  runs_on_unresolved=unresolved, environment=environment, secret_refs=refs,
+                  runs_on_unresolved=unresolved, environment=environment,
+                  environment_optional=no_env and environment is not None, secret_refs=refs,
                   secret_grants=state.grants, all_secrets=all_ev, permissions=perms,
                   permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
-                  untrusted_code=untrusted_code(jd, src, call.top.events, run_repo),
+                  untrusted_code=untrusted_code(jd, src, call.top.events, run_repo, env),
                   condition=job_condition(jd, src, path, call.top.events, run_repo), evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
@@ -424,8 +425,9 @@ class _Builder:
         self._missing(callee, jd, src)
         if not self._spend(len(callee.jobs), src, f"{path}.uses"):
             return unresolved, all_ev
-        smap = call.secrets if jd.secrets == "inherit" else call.secrets.explicit(jd.secrets or {}, src,
-                                                                                   f"{path}.secrets")
+        same_owner = repo_key(callee_repo).split("/")[0] == repo_key(wf.repository).split("/")[0]
+        smap = call.secrets.inherited(same_owner) if jd.secrets == "inherit" else call.secrets.explicit(
+            jd.secrets or {}, src, f"{path}.secrets")
         sub = _Call(top=call.top, chain=call.chain + (key,), caller_id=jid,
                     inputs=self._call_inputs(callee, jd, ctx), secrets=smap, **self._cap(wf, jd, call, perms, src),
                     call_ev=ev, unknown_top=call.unknown_top,

@@ -15,9 +15,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import yaml
+
 from graphkit import limits
 from graphkit.errors import InputError
-from ingest._yaml import join_path, load_yaml, type_name
+from ingest._yaml import Loader, join_path, load_yaml, type_name
 
 from .evidence import Src
 from .matrix import MATRIX_LIMIT_EFFECT, matrix_limit_reason
@@ -33,6 +35,31 @@ _YAML11_TRUE = ("on", "On", "ON", "true", "True", "TRUE", "yes", "Yes", "YES", "
 
 class InvalidWorkflow(InputError):
     """A workflow file GitHub refuses as a whole (not one skipped job): nothing of it runs."""
+
+
+#: The reason given for a merge key; GitHub's workflow YAML has anchors and aliases, not YAML 1.1 merge keys.
+MERGE_KEY_REASON = ("merge key `<<`: GitHub Actions supports YAML anchors and aliases but not merge keys "
+                    "(https://docs.github.com/en/actions/reference/workflows-and-actions/reusing-workflow-configurations"
+                    "#yaml-anchors-and-aliases); the workflow is not run")
+
+
+class _WorkflowLoader(Loader):
+    """The one loader, refusing YAML 1.1 merge keys as GitHub does.
+
+    GitHub reads workflow files with anchors and aliases (changelog 2025-09-18,
+    https://github.blog/changelog/2025-09-18-actions-yaml-anchors-and-non-public-workflow-templates/) but
+    not the ``<<`` merge key (YAML 1.1 only; removed from YAML 1.2, https://yaml.org/spec/1.2.2/ext/changes/;
+    GitHub staff in https://github.com/actions/runner/issues/1182: merge keys are not supported): ``<<`` is
+    then a key like any other (``Unexpected value '<<'`` in a job, an event or a step), and the workflow
+    file is invalid: no job of it runs.  PyYAML would merge the mapping silently and build jobs GitHub never
+    runs.  A quoted ``'<<'`` is a plain key, not a merge key.
+    """
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        for key, _ in node.value:
+            if key.tag == "tag:yaml.org,2002:merge":
+                raise yaml.constructor.ConstructorError(None, None, MERGE_KEY_REASON, key.start_mark)
+        super().flatten_mapping(node)
 
 
 def _mapping(value: Any, file: str, path: str, *, optional: bool = True) -> dict[str, Any]:
@@ -179,7 +206,8 @@ def parse_workflow(text: str, *, file: str, repository: str) -> WorkflowFile:
     ------
     InputError
         ``(file, place, reason)`` when the file cannot be used: invalid YAML
-        (``line N``), a top level or ``jobs`` that is not a mapping, a
+        (``line N``; a YAML 1.1 merge key ``<<`` too, which GitHub does not
+        read: :data:`MERGE_KEY_REASON`), a top level or ``jobs`` that is not a mapping, a
         malformed workflow-level ``name``/``env``/``permissions``, or no
         ``on`` key.  The reason ends with `` (line N)`` of the offending
         node when it is in the file.  A malformed *job* (skipped), step
@@ -194,7 +222,7 @@ def parse_workflow(text: str, *, file: str, repository: str) -> WorkflowFile:
     >>> wf.triggers, list(wf.jobs), wf.lines["jobs.a.runs-on"]
     ({'push': {}}, ['a'], 4)
     """
-    data, lines = load_yaml(text, file=file)
+    data, lines = load_yaml(text, file=file, loader=_WorkflowLoader)
     try:
         return _workflow(data, lines, file, repository)
     except InputError as exc:

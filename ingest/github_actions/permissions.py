@@ -18,9 +18,11 @@ __all__ = [
 
 #: GITHUB_TOKEN scopes that ``read-all`` / ``write-all`` / a partial block expand over.
 #: Source: https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/controlling-permissions-for-github_token
+#: (``artifact-metadata``: build artifact metadata records, read|write|none, added to the list with its general
+#: availability, github/docs "Artifact Metadata GA" (data/reusables/actions/github-token-available-permissions.md)).
 PERMISSION_SCOPES: tuple[str, ...] = (
-    "actions", "attestations", "checks", "contents", "deployments", "discussions", "id-token", "issues",
-    "packages", "pages", "pull-requests", "repository-projects", "security-events", "statuses", "models",
+    "actions", "artifact-metadata", "attestations", "checks", "contents", "deployments", "discussions", "id-token",
+    "issues", "packages", "pages", "pull-requests", "repository-projects", "security-events", "statuses", "models",
 )
 #: Scopes that only accept ``read``/``none`` (``write-all`` grants ``read``).
 _READ_ONLY_SCOPES = frozenset({"models"})
@@ -54,8 +56,8 @@ REPOSITORY_WRITE_SCOPES: dict[str, str] = {
 #: (https://docs.github.com/en/repositories/managing-your-repositorys-settings-and-features/enabling-features-for-your-repository/managing-github-actions-settings-for-a-repository#preventing-github-actions-from-creating-or-approving-pull-requests,
 #: https://github.blog/changelog/2022-05-03-github-actions-prevent-github-actions-from-creating-and-approving-pull-requests).
 #: A scope GitHub did not document when this was written (kept as written by :func:`parse_permissions`) is
-#: possible too: unknown is not none.  Every other documented scope (``attestations``, ``checks``,
-#: ``deployments``, ``discussions``, ``id-token``, ``issues``, ``models``, ``packages``, ``pages``,
+#: possible too: unknown is not none.  Every other documented scope (``artifact-metadata``, ``attestations``,
+#: ``checks``, ``deployments``, ``discussions``, ``id-token``, ``issues``, ``models``, ``packages``, ``pages``,
 #: ``repository-projects``, ``security-events``, ``statuses``) changes neither code nor workflows and starts no run
 #: (the events it triggers start none): not a repository write (publishing is ``publishes_to``, from the steps).
 POSSIBLE_REPOSITORY_WRITE_SCOPES: dict[str, str] = {
@@ -90,8 +92,8 @@ def parse_permissions(raw: Any, *, file: str, path: str) -> dict[str, str]:
     Examples
     --------
     >>> p = parse_permissions({"contents": "read"}, file="w.yml", path="permissions")
-    >>> p["contents"], p["id-token"], len(p)
-    ('read', 'none', 15)
+    >>> p["contents"], p["id-token"], p["artifact-metadata"], len(p)
+    ('read', 'none', 'none', 16)
     """
     base = dict.fromkeys(PERMISSION_SCOPES, "none")
     if raw in ("read-all", "write-all"):

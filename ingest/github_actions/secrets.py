@@ -80,9 +80,22 @@ class SecretMap:
     """
 
     def __init__(self, mapping: dict[str, tuple[list[str], Evidence | None]] | None = None, *,
-                 any_name: bool = False) -> None:
+                 any_name: bool = False, possible: bool = False) -> None:
         self.mapping = mapping
         self.any_name = any_name
+        #: the names may not be passed at all (``secrets: inherit`` across organizations: :meth:`inherited`)
+        self.possible = possible
+
+    def inherited(self, same_owner: bool) -> SecretMap:
+        """The map a callee sees through ``secrets: inherit``: this one; ``possible`` when the called workflow
+        is of another organization (inherit passes secrets within one organization, or across organizations of
+        one enterprise, which is not read:
+        https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idsecretsinherit).
+
+        >>> SecretMap().inherited(False).possible, SecretMap().inherited(True).possible
+        (True, False)
+        """
+        return self if same_owner else SecretMap(self.mapping, any_name=self.any_name, possible=True)
 
     def map(self, name: str) -> tuple[list[str], Evidence | None]:
         """``(names in the holding repository, evidence that the name stands for every secret)``.
@@ -119,7 +132,7 @@ class SecretMap:
                     names += more
                     ev = ev or (src.ev(p, e) if is_all and aev is None else aev)
             out[secret_key(name)] = (list(dict.fromkeys(names)), ev)
-        return SecretMap(out)
+        return SecretMap(out, possible=self.possible)
 
 
 def secret_refs(wf: WorkflowFile, jd: JobDef, src: Src, smap: SecretMap) -> tuple[list[SecretRef], Evidence | None]:
@@ -141,11 +154,11 @@ def secret_refs(wf: WorkflowFile, jd: JobDef, src: Src, smap: SecretMap) -> tupl
             mapped, mev = smap.map(n)
             all_ev = all_ev or mev
             for m in mapped:
-                refs.setdefault(secret_key(m), SecretRef(name=m, evidence=ev))
+                refs.setdefault(secret_key(m), SecretRef(name=m, evidence=ev, possible=smap.possible))
         if everything:
             mapped, is_all, aev = smap.everything()
             for m in mapped:
-                refs.setdefault(secret_key(m), SecretRef(name=m, evidence=ev))
+                refs.setdefault(secret_key(m), SecretRef(name=m, evidence=ev, possible=smap.possible))
             if is_all:
                 all_ev = all_ev or aev or ev
     return list(refs.values()), all_ev

@@ -82,7 +82,7 @@ class JobState:
     def grant(self, secret_names: Iterable[str], kind: EdgeKind, target: str, ev: Evidence) -> None:
         """Record that the secrets ``secret_names`` give the job the ``kind`` edge to ``target``."""
         for name in self.mapped(secret_names):
-            g = SecretGrant(name=name, edge_kind=kind, target=target, evidence=ev)
+            g = SecretGrant(name=name, edge_kind=kind, target=target, evidence=ev, possible=self.secrets.possible)
             if g not in self.grants:
                 self.grants.append(g)
 
