@@ -49,7 +49,13 @@ def is_hidden(name: str) -> bool:
 
 
 class _CILoader(Loader):
-    """The one YAML loader plus GitLab's ``!reference`` tag."""
+    """The one YAML loader plus GitLab's ``!reference`` tag; a key defined twice in one mapping keeps its last
+    definition, as GitLab reads it (Ruby's Psych builds a ``Hash``: a later assignment replaces the value, no
+    error): GitLab runs such a configuration, e.g. gitlab-org/gitlab's own ``.gitlab-ci.yml`` once defined
+    ``before_script`` twice in one job (local runners that follow GitLab accept it too:
+    https://github.com/firecow/gitlab-ci-local/pull/1146)."""
+
+    duplicate_keys = "last"
 
 
 def _reference(loader: _CILoader, node: yaml.Node) -> Reference:

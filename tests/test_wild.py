@@ -1,0 +1,94 @@
+"""Defects that real public CI files showed (each test names the public file; its fixture is a minimal
+reproduction written here, never a copy of the third-party file)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from graphkit.errors import InputError
+from graphkit.model import EdgeKind, Job
+from ingest._yaml import load_yaml
+from ingest.gitlab_ci import INGESTOR as GITLAB
+from ingest.gitlab_ci import parse_config
+from ingest.gitlab_ci.models import Project
+
+
+def _checkout(tmp_path: Path, name: str, files: dict[str, str]) -> Path:
+    root = tmp_path / name
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return root
+
+
+# ------------------------------------------------------------------ GitLab: a key defined twice (last one wins)
+
+# gitlabhq/gitlabhq .gitlab-ci.yml defined ``before_script`` twice in the job ``package-and-qa`` (an empty list,
+# then the real one); GitLab ran it with the second.  graphkit skipped the whole file ("duplicate key").
+_DUPLICATE = """\
+    .runner: &runner
+      tags: [gitlab-org]
+    package-and-qa:
+      <<: *runner
+      image: ruby:2.4-alpine
+      before_script: []
+      stage: build
+      before_script:
+        - wget https://example.invalid/trigger
+      script:
+        - ./trigger "$DEPLOY_TOKEN"
+    """
+
+
+def test_gitlab_key_defined_twice_keeps_the_last_definition():
+    f = parse_config(textwrap.dedent(_DUPLICATE), file=".gitlab-ci.yml", project=Project("grp/app"))
+    job = f.data["package-and-qa"]
+    assert job["before_script"] == ["wget https://example.invalid/trigger"]
+    assert job["tags"] == ["gitlab-org"]
+    assert list(job) == ["tags", "image", "before_script", "stage", "script"]  # the first one's place
+    assert f.lines["package-and-qa.before_script"] == 8  # the definition that is read
+    assert f.lines["package-and-qa.before_script[0]"] == 9
+    assert f.problems == []
+
+
+def test_gitlab_file_with_a_key_defined_twice_is_not_skipped(tmp_path):
+    root = _checkout(tmp_path, "grp__app", {".gitlab-ci.yml": _DUPLICATE})
+    result = GITLAB.ingest([root])
+    assert result.problems == []
+    jobs = {n.job_key for n in result.nodes if isinstance(n, Job)}
+    assert jobs == {"package-and-qa"}
+
+
+def test_gitlab_duplicate_inside_an_anchor_and_an_alias_keeps_the_last():
+    text = "a: &x\n  k: 1\n  k: 2\nb: *x\nc:\n  script: [one]\n  script: [two]\n"
+    f = parse_config(text, file=".gitlab-ci.yml", project=Project("grp/app"))
+    assert f.data["a"] == {"k": 2} and f.data["b"] == {"k": 2}
+    assert f.data["c"] == {"script": ["two"]}
+    assert f.lines["c.script"] == 7
+
+
+@pytest.mark.parametrize("text, line", [
+    ("on: push\njobs:\n  a:\n    runs-on: x\n    runs-on: y\n", 5),
+    ("a: &x\n  k: 1\n  k: 2\nb: *x\n", 3),
+])
+def test_github_and_the_default_loader_still_refuse_a_key_defined_twice(text, line):
+    # GitHub refuses such a workflow ("'runs-on' is already defined"): the default loader is unchanged.
+    with pytest.raises(InputError, match=f"line {line}.*duplicate key"):
+        load_yaml(text, file="w.yml")
+
+
+def test_edges_of_a_gitlab_job_read_from_its_last_definition(tmp_path):
+    text = """\
+    deploy:
+      script: [./deploy]
+      environment: staging
+      environment: production
+    """
+    result = GITLAB.ingest([_checkout(tmp_path, "grp__app", {".gitlab-ci.yml": text})])
+    assert result.problems == []
+    targets = {e.target for e in result.edges if e.kind == EdgeKind.DEPLOYS_TO}
+    assert len(targets) == 1 and next(iter(targets)).endswith("production")
