@@ -92,3 +92,44 @@ def test_edges_of_a_gitlab_job_read_from_its_last_definition(tmp_path):
     assert result.problems == []
     targets = {e.target for e in result.edges if e.kind == EdgeKind.DEPLOYS_TO}
     assert len(targets) == 1 and next(iter(targets)).endswith("production")
+
+
+# ------------------------------------------------------------------ GitHub: numbers in branch filters
+
+def _workflow(text: str):
+    from ingest.github_actions.parse import parse_workflow
+    return parse_workflow(textwrap.dedent(text), file=".github/workflows/build.yml", repository="acme/app")
+
+
+def test_number_in_a_branch_filter_is_the_text_github_reads():
+    # python/cpython .github/workflows/build.yml listed `- 3.10` and `- 3.9` under on.push.branches (YAML floats);
+    # GitHub runs the workflow, reading 3.10 as the number 3.1 (https://github.com/actions/runner/issues/1989).
+    # graphkit reported "filter pattern must be text" and dropped the whole filter.
+    wf = _workflow("""\
+        on:
+          push:
+            branches: [master, 3.10, 3.9, 4, true]
+          pull_request:
+            branches: 3.10
+        jobs:
+          a:
+            runs-on: ubuntu-latest
+            steps: [{run: make}]
+        """)
+    assert wf.problems == ()
+    assert [(t.event, t.branches) for t in wf.events] == [
+        ("push", ("master", "3.1", "3.9", "4", "true")), ("pull_request", ("3.1",))]
+
+
+@pytest.mark.parametrize("bad, kind", [("[main, {a: 1}]", "mapping"), ("[main, ~]", "null"), ("[[x]]", "sequence")])
+def test_a_branch_filter_entry_that_is_no_scalar_is_still_a_problem(bad, kind):
+    wf = _workflow(f"on:\n  push:\n    branches: {bad}\njobs:\n  a:\n    runs-on: x\n    steps: [{{run: make}}]\n")
+    assert [p.place for p in wf.problems] == ["on.push.branches"]
+    assert f"got {kind}" in wf.problems[0].reason
+    assert wf.events[0].branches is None
+
+
+def test_scalar_text_writes_numbers_as_github_does():
+    from ingest.github_actions.models import scalar_text
+    assert [scalar_text(v) for v in (3.10, 3.0, 0.1, 10, 1e20, -2.5, float("inf"))] == [
+        "3.1", "3", "0.1", "10", "1E+20", "-2.5", "Infinity"]
