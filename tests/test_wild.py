@@ -133,3 +133,54 @@ def test_scalar_text_writes_numbers_as_github_does():
     from ingest.github_actions.models import scalar_text
     assert [scalar_text(v) for v in (3.10, 3.0, 0.1, 10, 1e20, -2.5, float("inf"))] == [
         "3.1", "3", "0.1", "10", "1E+20", "-2.5", "Infinity"]
+
+
+# ------------------------------------------------------------------ GitHub: workflow env and reusable-workflow calls
+
+def test_workflow_env_secret_is_not_read_by_a_job_that_calls_a_reusable_workflow(tmp_path):
+    # apache/airflow .github/workflows/ci-amd.yml sets SLACK_BOT_TOKEN: ${{ secrets.SLACK_BOT_TOKEN }} in the
+    # workflow `env`, and most of its jobs are `uses: ./.github/workflows/...` calls.  GitHub does not propagate
+    # the caller's workflow-level env to a called workflow
+    # (https://docs.github.com/en/actions/sharing-automations/reusing-workflows#limitations); graphkit had a
+    # reads_secret edge from every calling job.
+    from graphkit.build import build_graph
+    root = _checkout(tmp_path, "acme__app", {
+        ".github/workflows/ci.yml": """\
+            on: push
+            env:
+              SLACK_BOT_TOKEN: ${{ secrets.SLACK_BOT_TOKEN }}
+            jobs:
+              build-info:
+                runs-on: ubuntu-latest
+                steps: [{run: make}]
+              tests:
+                uses: ./.github/workflows/tests.yml
+                with:
+                  runners: x
+              checks:
+                uses: ./.github/workflows/tests.yml
+                secrets:
+                  DOCS_KEY: ${{ secrets.DOCS_KEY }}
+            """,
+        ".github/workflows/tests.yml": """\
+            on:
+              workflow_call:
+                secrets:
+                  DOCS_KEY:
+                    required: false
+            jobs:
+              run:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: echo "$K"
+                    env:
+                      K: ${{ secrets.DOCS_KEY }}
+            """,
+    })
+    result = build_graph({"github-actions": [root]})
+    assert result.problems == []
+    reads = sorted((e.source, e.target.rsplit(":", 1)[-1]) for e in result.graph.edges(EdgeKind.READS_SECRET))
+    caller = "job:acme/app/.github/workflows/ci.yml#"
+    assert reads == [(caller + "build-info", "SLACK_BOT_TOKEN"), (caller + "checks", "DOCS_KEY"),
+                     (caller + "checks>acme/app/.github/workflows/tests.yml#run", "DOCS_KEY"),
+                     ("job:acme/app/.github/workflows/tests.yml#run", "DOCS_KEY")]  # as called by any caller
