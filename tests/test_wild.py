@@ -184,3 +184,45 @@ def test_workflow_env_secret_is_not_read_by_a_job_that_calls_a_reusable_workflow
     assert reads == [(caller + "build-info", "SLACK_BOT_TOKEN"), (caller + "checks", "DOCS_KEY"),
                      (caller + "checks>acme/app/.github/workflows/tests.yml#run", "DOCS_KEY"),
                      ("job:acme/app/.github/workflows/tests.yml#run", "DOCS_KEY")]  # as called by any caller
+
+
+# ------------------------------------------------------------------ GitLab: default keywords and trigger jobs
+
+def test_gitlab_trigger_job_takes_no_default_id_tokens_tags_or_scripts(tmp_path):
+    # gitlabhq/omnibus-gitlab .gitlab-ci.yml (default: tags, before_script) and gitlabhq/gitlab-runner
+    # .gitlab-ci.yml (default: image, tags) have trigger jobs (`Trigger:ce-package`, `trigger UBI images build`):
+    # graphkit gave them the default tags, image and scripts, and a `default: id_tokens` became a mints_oidc
+    # edge from a bridge, which runs on no runner and can use none of those keywords
+    # (https://docs.gitlab.com/ci/yaml/#trigger).
+    from graphkit.build import build_graph
+    root = _checkout(tmp_path, "grp__app", {
+        ".gitlab-ci.yml": """\
+            default:
+              tags: [gitlab-org]
+              image: ruby:3
+              before_script: [echo "$DEV_SSH_KEY"]
+              id_tokens:
+                VAULT_ID_TOKEN:
+                  aud: https://vault.example
+              interruptible: true
+            build:
+              script: [make]
+            Trigger:ce-package:
+              trigger:
+                project: grp/omnibus
+                branch: main
+            child:
+              trigger:
+                include: ci/child.yml
+            """,
+        "ci/child.yml": "inner:\n  script: [make]\n",
+    })
+    result = GITLAB.ingest([root])
+    assert result.problems == []
+    jobs = {n.job_key: n for n in result.nodes if isinstance(n, Job)}
+    bridge = jobs["Trigger:ce-package"].gitlab
+    assert (bridge.tags, bridge.image, bridge.id_tokens, bridge.referenced_variables) == ((), None, (), ())
+    assert jobs["build"].gitlab.tags == ("gitlab-org",) and jobs["build"].gitlab.image == "ruby:3"
+    graph = build_graph({"gitlab-ci": [root]}).graph
+    minting = sorted(e.source.rsplit("#", 1)[-1] for e in graph.edges(EdgeKind.MINTS_OIDC))
+    assert minting == ["build"]  # not the two trigger jobs; the child pipeline has no default of its own
