@@ -226,3 +226,64 @@ def test_gitlab_trigger_job_takes_no_default_id_tokens_tags_or_scripts(tmp_path)
     graph = build_graph({"gitlab-ci": [root]}).graph
     minting = sorted(e.source.rsplit("#", 1)[-1] for e in graph.edges(EdgeKind.MINTS_OIDC))
     assert minting == ["build"]  # not the two trigger jobs; the child pipeline has no default of its own
+
+
+# ------------------------------------------------------------------ GitLab: only/except refs with @project
+
+_PROJECT_REFS = """\
+    publish:github:
+      script: [git push github HEAD]
+      only:
+        - master@tezos/tezos
+        - alphanet@tezos/tezos
+    opam:
+      script: [opam install]
+      only:
+        - master@tezos/tezos
+        - /^.*opam.*$/
+    build:
+      script: [make]
+      except:
+        - master@tezos/tezos
+    """
+
+
+def test_gitlab_only_refs_at_project_match_their_ref_part():
+    # tezos/tezos .gitlab-ci.yml: `publish:github` (pushes with the CI_PK_GITHUB key) runs `only: [master@tezos/tezos,
+    # alphanet@tezos/tezos]`; graphkit read every `REF@PROJECT` entry as undecided in every pipeline, so the job
+    # "possibly" ran in fork merge request pipelines.  GitLab matches the part before the first "@" as any other
+    # entry (never in a merge request pipeline) and runs the job in that project only
+    # (https://docs.gitlab.com/ci/yaml/deprecated_keywords/#onlyrefs--exceptrefs).
+    from ingest.gitlab_ci.conditions import Conditions, reduce_triggers
+    from graphkit.model import Evidence
+    f = parse_config(textwrap.dedent(_PROJECT_REFS), file=".gitlab-ci.yml", project=Project("tezos/tezos"))
+    ev = Evidence(file=".gitlab-ci.yml", repository="tezos/tezos")
+
+    def triggers(job):
+        d = f.data[job]
+        ts = reduce_triggers(Conditions(rules=None, only=d.get("only"), except_=d.get("except"), when="on_success",
+                                        workflow=None, evidence=ev))
+        return sorted((t.ref_type, tuple(t.refs or ()), tuple(t.refs_excluded), t.confidence.value) for t in ts)
+
+    assert triggers("publish:github") == [("branch", ("alphanet", "master"), (), "possible"),
+                                          ("tag", ("alphanet", "master"), (), "possible")]
+    assert ("merge_request" not in {t[0] for t in triggers("opam")})
+    assert ("branch", ("/^.*opam.*$/",), (), "certain") in triggers("opam")
+    assert ("branch", ("master",), (), "possible") in triggers("opam")
+    # except master@tezos/tezos: every other branch certainly, master possibly (another project's master runs it)
+    assert triggers("build") == [("branch", (), ("master",), "certain"), ("branch", ("master",), (), "possible"),
+                                 ("tag", (), ("master",), "certain"), ("tag", ("master",), (), "possible")]
+
+
+def test_gitlab_fork_merge_request_cannot_run_a_job_only_for_project_refs(tmp_path):
+    from graphkit.build import build_graph
+    root = _checkout(tmp_path, "tezos__tezos", {".gitlab-ci.yml": _PROJECT_REFS.rstrip(" ") + """\
+    mr:
+      script: [make check]
+      only: [merge_requests, master@tezos/tezos]
+    """})
+    result = build_graph({"gitlab-ci": [root]})
+    assert result.problems == []
+    entered = sorted(e.target.rsplit("#", 1)[-1] for e in result.graph.edges(EdgeKind.CAN_TRIGGER)
+                     if e.source.startswith("untrusted:fork"))
+    assert entered == ["mr"]  # no merge request pipeline runs `publish:github` or `opam`
