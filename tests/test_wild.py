@@ -287,3 +287,24 @@ def test_gitlab_fork_merge_request_cannot_run_a_job_only_for_project_refs(tmp_pa
     entered = sorted(e.target.rsplit("#", 1)[-1] for e in result.graph.edges(EdgeKind.CAN_TRIGGER)
                      if e.source.startswith("untrusted:fork"))
     assert entered == ["mr"]  # no merge request pipeline runs `publish:github` or `opam`
+
+
+# ------------------------------------------------------------------ GitHub: matrix values written as expressions
+
+def test_matrix_value_written_as_an_expression_is_evaluated_not_used_as_a_label():
+    # denoland/deno .github/workflows/ci.yml: `include: - os: ${{ github.repository == 'denoland/deno' &&
+    # 'ubuntu-20.04-xl' || 'ubuntu-20.04' }}` with `runs-on: ${{ matrix.os }}`.  graphkit used the expression text
+    # as a runner label (an inferred self-hosted pool named "${{ github.repository == ...").  GitHub evaluates
+    # it when it expands the strategy: the job asks for one of the two labels.
+    from graphkit.model import Evidence
+    from ingest.github_actions.expressions import EvalContext
+    from ingest.github_actions.matrix import runs_on_candidates
+    matrix = {"include": [{"os": "macos-10.15", "job": "test"},
+                          {"os": "${{ github.repository == 'denoland/deno' && 'ubuntu-20.04-xl' || 'ubuntu-20.04' }}",
+                           "job": "lint"},
+                          {"os": "${{ inputs.runner }}", "job": "bench"}]}
+    cands, unresolved = runs_on_candidates("${{ matrix.os }}", matrix, EvalContext(inputs={}), Evidence(file="ci.yml"))
+    assert sorted((c.labels, c.confidence.value) for c in cands) == [
+        (("macos-10.15",), "certain"), (("ubuntu-20.04",), "possible"), (("ubuntu-20.04-xl",), "possible")]
+    assert unresolved is not None  # `${{ inputs.runner }}` (no such input known here) stays unresolved
+    assert not any("${{" in lbl for c in cands for lbl in c.labels)
