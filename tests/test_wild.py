@@ -308,3 +308,93 @@ def test_matrix_value_written_as_an_expression_is_evaluated_not_used_as_a_label(
         (("macos-10.15",), "certain"), (("ubuntu-20.04",), "possible"), (("ubuntu-20.04-xl",), "possible")]
     assert unresolved is not None  # `${{ inputs.runner }}` (no such input known here) stays unresolved
     assert not any("${{" in lbl for c in cands for lbl in c.labels)
+
+
+# ------------------------------------------------------------------ GitLab: include: local with inputs
+
+_GEM_TEMPLATE = """\
+    spec:
+      inputs:
+        gem_name:
+        gem_path_prefix:
+          default: "gems/"
+        enabled:
+          default: "true"
+    ---
+    .gems:rules:$[[inputs.gem_name]]:
+      rules:
+        - if: "'$[[inputs.enabled]]' != 'true'"
+          when: never
+        - if: '$CI_PIPELINE_SOURCE == "schedule"'
+
+    gems $[[inputs.gem_name]]:
+      extends: ".gems:rules:$[[inputs.gem_name]]"
+      trigger:
+        include: "$[[inputs.gem_path_prefix]]$[[inputs.gem_name]]/.gitlab-ci.yml"
+        strategy: depend
+    """
+
+
+def test_gitlab_local_include_with_inputs_is_one_copy_per_include(tmp_path):
+    # gitlabhq/gitlabhq .gitlab/ci/gitlab-gems.gitlab-ci.yml includes .gitlab/ci/templates/gem.gitlab-ci.yml 16
+    # times, each with `inputs: gem_name: ...`; the template's job `gems $[[inputs.gem_name]]` triggers the child
+    # pipeline `$[[inputs.gem_path_prefix]]$[[inputs.gem_name]]/.gitlab-ci.yml`.  graphkit read the template once,
+    # uninterpolated: one job named "gems $[[inputs.gem_name]]", no child pipeline, and a "matches no file"
+    # problem.  GitLab interpolates each include's inputs (https://docs.gitlab.com/ci/yaml/inputs/).
+    from graphkit.build import build_graph
+    root = _checkout(tmp_path, "gitlabhq__gitlabhq", {
+        ".gitlab-ci.yml": """\
+            include:
+              - local: .gitlab/ci/templates/gem.gitlab-ci.yml
+                inputs:
+                  gem_name: "gitlab-rspec"
+              - local: .gitlab/ci/templates/gem.gitlab-ci.yml
+                inputs:
+                  gem_name: "gitlab-utils"
+                  gem_path_prefix: "vendor/gems/"
+            """,
+        ".gitlab/ci/templates/gem.gitlab-ci.yml": _GEM_TEMPLATE,
+        "gems/gitlab-rspec/.gitlab-ci.yml": "rspec:\n  script: [rspec]\n",
+        "vendor/gems/gitlab-utils/.gitlab-ci.yml": "utils:\n  script: [make]\n",
+    })
+    result = build_graph({"gitlab-ci": [root]})
+    assert result.problems == []
+    jobs = sorted(n.id.split(":", 3)[-1] for n in result.graph.nodes() if isinstance(n, Job))
+    assert jobs == [".gitlab-ci.yml#gems gitlab-rspec", ".gitlab-ci.yml#gems gitlab-utils",
+                    "gems/gitlab-rspec/.gitlab-ci.yml#rspec", "vendor/gems/gitlab-utils/.gitlab-ci.yml#utils"]
+    calls = sorted((e.source.rsplit("#", 1)[-1], e.target.rsplit(":", 1)[-1])
+                   for e in result.graph.edges(EdgeKind.CALLS_WORKFLOW))
+    assert calls == [("gems gitlab-rspec", "gems/gitlab-rspec/.gitlab-ci.yml"),
+                     ("gems gitlab-utils", "vendor/gems/gitlab-utils/.gitlab-ci.yml")]
+
+
+def test_gitlab_include_inputs_missing_child_names_the_interpolated_path(tmp_path):
+    root = _checkout(tmp_path, "grp__app", {
+        ".gitlab-ci.yml": "include:\n  - local: t.yml\n    inputs:\n      gem_name: nope\n",
+        "t.yml": _GEM_TEMPLATE,
+    })
+    result = GITLAB.ingest([root])
+    assert [p.reason for p in result.problems] == [
+        "local include 'gems/nope/.gitlab-ci.yml' matches no file of the checkout (line 18)"]
+
+
+def test_gitlab_interpolation_keeps_types_and_leaves_unknown_inputs():
+    from ingest.gitlab_ci.inputs import interpolate
+    assert interpolate({"tags": "$[[ inputs.tags ]]", "n": "$[[ inputs.missing ]]", "b": "x-$[[inputs.flag]]"},
+                       {"tags": ["a", "b"], "flag": True}) == {"tags": ["a", "b"], "n": "$[[ inputs.missing ]]",
+                                                              "b": "x-true"}
+
+
+def test_gitlab_local_include_under_vendor_is_read(tmp_path):
+    # gitlabhq/gitlabhq includes the template with `gem_path_prefix: "vendor/gems/"` (.gitlab/ci/vendored-gems
+    # .gitlab-ci.yml); graphkit's listing of the checkout skips `vendor/` and `node_modules/` folders, so such a
+    # local include "matched no file".  GitLab reads any path of the repository.
+    root = _checkout(tmp_path, "grp__app", {
+        ".gitlab-ci.yml": "include:\n  - local: vendor/gems/x/ci.yml\n  - local: node_modules/y/*.yml\n",
+        "vendor/gems/x/ci.yml": "x:\n  script: [make]\n",
+        "node_modules/y/a.yml": "y:\n  script: [make]\n",
+    })
+    result = GITLAB.ingest([root])
+    assert sorted(n.job_key for n in result.nodes if isinstance(n, Job)) == ["x"]
+    # a wildcard is matched against the listing, which leaves those folders out: said, never silent
+    assert [p.place for p in result.problems] == ["include[1]"]

@@ -29,6 +29,7 @@ from graphkit.errors import InputError
 from graphkit.model import Evidence
 
 from .collect import local_targets
+from .inputs import with_inputs
 from .models import CIFile, Include, Reference
 from .parse import RESERVED, is_hidden
 
@@ -145,7 +146,7 @@ class _Assembler:
                                                     f"(line {inc.evidence.line})"))
                     continue
                 self.count += 1
-                self.visit(self.files[t], (*stack, t), conditional or inc.conditional)
+                self.visit(with_inputs(self.files[t], inc.inputs), (*stack, t), conditional or inc.conditional)
         if conditional:
             self.conditional.add(f.file)
         for k, v in f.data.items():
