@@ -398,3 +398,49 @@ def test_gitlab_local_include_under_vendor_is_read(tmp_path):
     assert sorted(n.job_key for n in result.nodes if isinstance(n, Job)) == ["x"]
     # a wildcard is matched against the listing, which leaves those folders out: said, never silent
     assert [p.place for p in result.problems] == ["include[1]"]
+
+
+# ------------------------------------------------------------------ GitHub and GitLab in one build
+
+def test_github_job_with_run_time_environment_and_gitlab_environment_in_one_build(tmp_path):
+    # cli/cli .github/workflows/deployment.yml (`environment: ${{ inputs.environment }}`) built together with
+    # gitlabhq/gitlabhq .gitlab-ci.yml (`environment: name: review-docs/$CI_COMMIT_REF_NAME`): the build crashed
+    # (KeyError 'repo' in link_unknown_environments: a GitLab environment target is keyed by its project).
+    from graphkit.build import build_graph
+    gh = _checkout(tmp_path / "gh", "cli__cli", {
+        ".github/workflows/deployment.yml": """\
+            on:
+              workflow_dispatch:
+                inputs:
+                  environment:
+                    type: environment
+            jobs:
+              release:
+                runs-on: ubuntu-latest
+                environment: ${{ inputs.environment }}
+                steps: [{run: make}]
+              prod:
+                runs-on: ubuntu-latest
+                environment: production
+                steps: [{run: make}]
+            """})
+    gl = _checkout(tmp_path / "gl", "grp__app", {
+        ".gitlab-ci.yml": "deploy:\n  script: [make]\n  environment: production\n"})
+    result = build_graph({"github-actions": [gh], "gitlab-ci": [gl]})
+    assert result.problems == []
+    deploys = sorted((e.source.rsplit("#", 1)[-1], e.target, e.confidence.value)
+                     for e in result.graph.edges(EdgeKind.DEPLOYS_TO))
+    assert deploys == [("deploy", "target:environment:gitlab:grp/app:production", "certain"),
+                       ("prod", "target:environment:cli/cli:production", "certain"),
+                       ("release", "target:environment:cli/cli:production", "possible")]
+
+
+def test_gitlab_second_checkout_of_one_project_is_a_problem_not_a_silent_replacement(tmp_path):
+    # Two folders named gitlabhq__gitlabhq (an old .gitlab-ci.yml and a newer one, given as two --gitlab-ci
+    # inputs): the first checkout's jobs vanished without a word (its root file was replaced by the second's).
+    one = _checkout(tmp_path / "a", "gitlabhq__gitlabhq", {".gitlab-ci.yml": "old:\n  script: [make]\n"})
+    two = _checkout(tmp_path / "b", "GitLabHQ__gitlabhq", {".gitlab-ci.yml": "new:\n  script: [make]\n"})
+    result = GITLAB.ingest([one, two, one])
+    assert sorted(n.job_key for n in result.nodes if isinstance(n, Job)) == ["old"]
+    assert [(p.file, "second checkout of project GitLabHQ/gitlabhq" in p.reason, str(one) in p.reason)
+            for p in result.problems] == [(str(two), True, True)]

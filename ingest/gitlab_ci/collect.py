@@ -101,11 +101,27 @@ def find_checkouts(paths: Sequence[Path | str]) -> tuple[list[Checkout], list[In
         for co in found:
             if not (co.root / ROOT_FILE).is_file():
                 problems.append(InputError(str(co.root), "", f"no {ROOT_FILE} found"))
-            else:
+            elif _first_checkout(co, out, problems):
                 out.append(co)
         if not found:
             problems.append(InputError(str(root), "", f"no {ROOT_FILE} found in it or its sub-folders"))
     return out, problems
+
+
+def _first_checkout(co: Checkout, read: list[Checkout], problems: list[InputError]) -> bool:
+    """True when ``co`` is the first checkout of its project (to be read).  Node ids are per project and file,
+    and GitLab paths are case-insensitive (``GNOME/gtk`` is ``gnome/gtk``), so a second checkout of one project
+    (another branch, another folder) would replace the first one's pipeline in silence: it is a problem naming
+    both folders, never read.  The same folder given twice is read once."""
+    key = (co.project.instance, co.project.path.lower())
+    first = next((c for c in read if (c.project.instance, c.project.path.lower()) == key), None)
+    if first is None:
+        return True
+    if first.root.resolve() != co.root.resolve():
+        problems.append(InputError(str(co.root), "", (
+            f"a second checkout of project {co.project.path} (paths are case-insensitive on GitLab; node ids are "
+            f"per project and file): {first.root} is read, {co.root} is not; give one checkout per project")))
+    return False
 
 
 def local_targets(include: Include, files: Sequence[str]) -> list[str]:
