@@ -16,7 +16,10 @@ checked, *before* any data is built (limits: :mod:`graphkit.limits`):
   (``'env' is already defined``, e.g. https://github.com/lowlighter/metrics/issues/1055,
   https://github.com/hahwul/deadfinder/issues/28) and as YAML requires
   ("each of the keys is unique", https://yaml.org/spec/1.2.2/#mapping);
-  ``<<`` merge keys may override, as YAML 1.1 merge allows.
+  ``<<`` merge keys may override, as YAML 1.1 merge allows.  A loader whose
+  :attr:`Loader.duplicate_keys` is ``"last"`` reads a key defined twice as its
+  platform does instead: the last definition wins (GitLab CI, which reads
+  YAML with Ruby's Psych, runs such a file; see :mod:`ingest.gitlab_ci.parse`).
 
 Construction failures (``!!int 12x``, ``!!binary`` that is not base64...) are an
 :class:`~graphkit.errors.InputError` naming the line and the tag, never the
@@ -146,6 +149,8 @@ class _BoundedComposer(Composer):
 
     def compose_mapping_node(self, anchor: str | None) -> yaml.MappingNode:
         node = super().compose_mapping_node(anchor)
+        if self.duplicate_keys == "last":
+            _keep_last(node)
         _check_duplicates(node)
         return node
 
@@ -171,6 +176,11 @@ class _CheckedConstructor(SafeConstructor):
 class Loader(_BoundedComposer, _Parser, _CheckedConstructor, Resolver):  # type: ignore[misc]
     """The one YAML loader (see the module docstring); subclass it to add constructors (e.g. CloudFormation
     short tags) and pass the subclass to :func:`load_yaml`."""
+
+    #: A key defined twice in one mapping: ``"refuse"`` (an error naming both lines: YAML's rule, and GitHub
+    #: Actions') or ``"last"`` (the last definition wins and the earlier ones are dropped before any line or
+    #: value is read, as a platform reading YAML with Ruby's Psych does).
+    duplicate_keys: str = "refuse"
 
     def __init__(self, stream: str) -> None:
         _Parser.__init__(self, stream)
@@ -306,6 +316,8 @@ def _fast_node(ldr: Loader, lines: dict[str, int], text: str) -> Any:
         return _SLOW
     if node is None:
         return None
+    if ldr.duplicate_keys == "last":
+        _drop_overridden(node)
     data = _check_and_build(node, ldr, lines)
     if data is not _CONSTRUCT:
         return data
@@ -489,6 +501,39 @@ def _children(node: yaml.MappingNode, depth: int, path: str | None,
             lines.setdefault(sub, k.start_mark.line + 1)
         subs += ((k, depth, None, False), (v, depth, sub, False))
     return subs
+
+
+def _keep_last(node: yaml.MappingNode) -> None:
+    """Drop every pair of ``node`` whose key is defined again later in it (``<<`` merge keys excepted): the
+    last definition's key and value take the first one's place, as a Ruby ``Hash`` assignment keeps it."""
+    where: dict[tuple[str, str], int] = {}
+    kept: list[tuple[yaml.Node, yaml.Node]] = []
+    for key, value in node.value:
+        ident = (key.tag, key.value) if isinstance(key, yaml.ScalarNode) and key.value != "<<" else None
+        if ident is not None and ident in where:
+            kept[where[ident]] = (key, value)
+            continue
+        if ident is not None:
+            where[ident] = len(kept)
+        kept.append((key, value))
+    if len(kept) != len(node.value):
+        node.value = kept
+
+
+def _drop_overridden(root: yaml.Node) -> None:
+    """:func:`_keep_last` on every mapping under ``root`` (iterative; a node met twice, an alias, once)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or isinstance(node, yaml.ScalarNode):
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            _keep_last(node)
+            stack += [n for pair in node.value for n in pair]
+        else:
+            stack += node.value
 
 
 def _check_duplicates(node: yaml.MappingNode) -> None:

@@ -52,7 +52,9 @@ def link_unknown_environments(ctx: Context, jobs: list[Job]) -> None:
     by_repo: dict[str, list[str]] = {}
     for t in nodes_of_kind(ctx.graph, NodeKind.DEPLOYMENT_TARGET):
         if isinstance(t, DeploymentTarget) and t.target_type == "environment":
-            by_repo.setdefault(repo_key(ids.parse(t.id).parts["repo"]), []).append(t.id)
+            repo = ids.parse(t.id).parts.get("repo")  # a GitLab environment is keyed by its project: not GitHub's
+            if repo is not None:
+                by_repo.setdefault(repo_key(repo), []).append(t.id)
     for job in unknown:
         for tid in by_repo.get(repo_key(context_repo(job)), []):
             ctx.graph.add_edge(Edge(kind=EdgeKind.DEPLOYS_TO, source=job.id, target=tid, evidence=job.evidence[:1],

@@ -171,11 +171,18 @@ def truthy(value: Any) -> bool:
 
 
 def _matrix(ctx: EvalContext, keys: list[str]) -> list[Val] | None:
+    """A matrix value; one written as an expression (``os: ${{ github.repository == 'a/b' && 'big' || 'small' }}``)
+    is what GitHub evaluates when it expands the strategy, where ``matrix`` itself is not available
+    (https://docs.github.com/en/actions/reference/workflows-and-actions/contexts#context-availability,
+    ``jobs.<job_id>.strategy``): its candidates, or None when it cannot be evaluated here."""
     if ctx.matrix is None:
         return None
     value: Any = ctx.matrix
     for k in keys:
         value = value.get(k) if isinstance(value, dict) else None
+    if isinstance(value, str) and "${{" in value:
+        vals, pattern = resolve(value, EvalContext(inputs=ctx.inputs))
+        return None if pattern is not None else vals
     return [Val("" if value is None else value, True)]
 
 

@@ -8,6 +8,7 @@ a YAML scalar into text, :func:`jsonable` makes any value JSON-compatible.
 
 from __future__ import annotations
 
+import math
 import posixpath
 from typing import Any
 
@@ -132,11 +133,19 @@ class ActionFile(BaseModel):
 def scalar_text(value: Any) -> str:
     """A YAML scalar as GitHub sees it as text.
 
-    >>> scalar_text(True), scalar_text(None), scalar_text(3)
-    ('true', '', '3')
+    GitHub reads a plain scalar that looks like a number as a number, and a number used as text is written
+    back with at most 15 significant digits: ``3.10`` is ``3.1`` (https://github.com/actions/runner/issues/1989,
+    "Python 3.10 is taken as Python 3.1"; the runner's ``NumberToken`` formats with ``G15``).
+
+    >>> scalar_text(True), scalar_text(None), scalar_text(3), scalar_text(3.10), scalar_text(16.0)
+    ('true', '', '3', '3.1', '16')
     """
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return "NaN" if math.isnan(value) else ("-Infinity" if value < 0 else "Infinity")
+        return format(value, ".15g").replace("e", "E")
     return "" if value is None else str(value)
 
 

@@ -138,6 +138,12 @@ class SecretMap:
 def secret_refs(wf: WorkflowFile, jd: JobDef, src: Src, smap: SecretMap) -> tuple[list[SecretRef], Evidence | None]:
     """The secrets a job reads (workflow ``env`` and the whole job mapping), through ``smap``.
 
+    A job that calls a reusable workflow (``jobs.<id>.uses``) runs no step of its own, and the caller's
+    workflow-level ``env`` is not propagated to the called workflow ("Any environment variables set in an env
+    context defined at the workflow level in the caller workflow are not propagated to the called workflow",
+    https://docs.github.com/en/actions/sharing-automations/reusing-workflows#limitations): such a job reads
+    only what its own mapping names (``with:``, ``secrets:``, ``if:``).
+
     Returns
     -------
     tuple
@@ -147,7 +153,8 @@ def secret_refs(wf: WorkflowFile, jd: JobDef, src: Src, smap: SecretMap) -> tupl
     """
     refs: dict[str, SecretRef] = {}
     all_ev = None
-    for p, e in itertools.chain(secret_exprs(wf.env, "env"), secret_exprs(jd.raw, f"jobs.{jd.key}")):
+    workflow_env = secret_exprs(wf.env, "env") if jd.uses is None else iter(())
+    for p, e in itertools.chain(workflow_env, secret_exprs(jd.raw, f"jobs.{jd.key}")):
         names, everything = scan_secrets(e)
         ev = src.ev(p, f"${{{{ {e} }}}}")
         for n in names:

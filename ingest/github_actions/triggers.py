@@ -23,7 +23,9 @@ problem naming the YAML path and line, and the filter is read as absent
   ``paths`` with ``paths-ignore``) for one event: "You cannot use both the
   branches and branches-ignore filters for the same event"
   (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onpull_requestpull_request_targetbranchesbranches-ignore);
-- a pattern that is not text.
+- a pattern that is a mapping, a sequence or null.  A number or boolean is no problem: GitHub reads it as
+  the text of the number (``- 3.10`` filters the branch ``3.1``, :func:`.models.scalar_text`), as a filter of
+  python/cpython's workflows long wrote it.
 
 Which refs each event then runs on is :func:`graphkit.refs.trigger_refs`.
 """
@@ -37,6 +39,7 @@ from graphkit.model import Trigger
 from ingest._yaml import join_path, type_name
 
 from .evidence import Src
+from .models import scalar_text
 
 __all__ = ["parse_triggers"]
 
@@ -51,9 +54,9 @@ _EXCLUSIVE = (("branches", "branches-ignore"), ("tags", "tags-ignore"), ("paths"
 def _patterns(value: Any, src: Src, path: str, problems: list[InputError]) -> tuple[str, ...] | None:
     """A filter value as a tuple of text patterns (a lone string is one pattern); None, with a problem, if not text."""
     items = value if isinstance(value, list) else [value]
-    if all(isinstance(v, str) for v in items):
-        return tuple(items)
-    bad = next(v for v in items if not isinstance(v, str))
+    if all(v is not None and not isinstance(v, (dict, list)) for v in items):
+        return tuple(v if isinstance(v, str) else scalar_text(v) for v in items)
+    bad = next(v for v in items if v is None or isinstance(v, (dict, list)))
     problems.append(InputError(src.file, path, f"filter pattern must be text, got {type_name(bad)}; "
                                "filter read as absent"))
     return None

@@ -8,7 +8,7 @@
   its URL is the instance), else ``local/<folder>``.  The instance (the ``iss`` of the project's ID tokens) is
   ``https://gitlab.com`` unless a URL says otherwise.
 - The files read are the root configuration and, following ``include: local`` (and the ``trigger: include``
-  of child pipelines) as GitLab does (paths from the
+  of child pipelines; each included file as its ``include: inputs`` make it, :mod:`.inputs`) as GitLab does (paths from the
   checkout root, ``*`` and ``**`` wildcards; https://docs.gitlab.com/ci/yaml/#includelocal), the local files
   it includes, at most :data:`MAX_INCLUDES` per project (GitLab's default limit of 150 includes per pipeline,
   https://docs.gitlab.com/ci/yaml/includes/#include-limits).  A local include outside the checkout, or that
@@ -19,15 +19,18 @@
 from __future__ import annotations
 
 import configparser
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from graphkit.errors import InputError
 from graphkit.files import not_a_file
 from graphkit.ingestor import InputFile, read_text
 
+from .inputs import with_inputs
 from .models import CIFile, Include, Project
 from .parse import parse_config
 
@@ -98,11 +101,27 @@ def find_checkouts(paths: Sequence[Path | str]) -> tuple[list[Checkout], list[In
         for co in found:
             if not (co.root / ROOT_FILE).is_file():
                 problems.append(InputError(str(co.root), "", f"no {ROOT_FILE} found"))
-            else:
+            elif _first_checkout(co, out, problems):
                 out.append(co)
         if not found:
             problems.append(InputError(str(root), "", f"no {ROOT_FILE} found in it or its sub-folders"))
     return out, problems
+
+
+def _first_checkout(co: Checkout, read: list[Checkout], problems: list[InputError]) -> bool:
+    """True when ``co`` is the first checkout of its project (to be read).  Node ids are per project and file,
+    and GitLab paths are case-insensitive (``GNOME/gtk`` is ``gnome/gtk``), so a second checkout of one project
+    (another branch, another folder) would replace the first one's pipeline in silence: it is a problem naming
+    both folders, never read.  The same folder given twice is read once."""
+    key = (co.project.instance, co.project.path.lower())
+    first = next((c for c in read if (c.project.instance, c.project.path.lower()) == key), None)
+    if first is None:
+        return True
+    if first.root.resolve() != co.root.resolve():
+        problems.append(InputError(str(co.root), "", (
+            f"a second checkout of project {co.project.path} (paths are case-insensitive on GitLab; node ids are "
+            f"per project and file): {first.root} is read, {co.root} is not; give one checkout per project")))
+    return False
 
 
 def local_targets(include: Include, files: Sequence[str]) -> list[str]:
@@ -140,6 +159,16 @@ def _listing(root: Path) -> tuple[list[str], dict[str, str]]:
     return sorted(files), others
 
 
+def _exact(root: Path, include: Include) -> list[str]:
+    """A local include naming one path (no wildcard) that the listing leaves out (it skips ``vendor``,
+    ``node_modules``... folders, which GitLab does not): ``[path]`` when it is a regular file of the checkout
+    (``stat`` only), else ``[]``."""
+    want = include.target.strip().lstrip("/")
+    if not want or "*" in want or not_a_file(root / want) is not None:
+        return []
+    return [want]
+
+
 def pipeline_files(co: Checkout) -> tuple[list[str], list[InputError]]:
     """The root configuration and the local files it includes, transitively (breadth first, each once).
 
@@ -150,15 +179,22 @@ def pipeline_files(co: Checkout) -> tuple[list[str], list[InputError]]:
         problem is reported when it is parsed).
     """
     listing: tuple[list[str], dict[str, str]] | None = None
-    order, problems, queue = [ROOT_FILE], [], [ROOT_FILE]
+    order, problems = [ROOT_FILE], []
+    queue: list[tuple[str, dict[str, Any] | None]] = [(ROOT_FILE, None)]
+    seen: set[str] = {json.dumps([ROOT_FILE, None])}  # a file once per inputs it is included with
+    cache: dict[str, CIFile | None] = {}
     named: set[str] = set()  # entries an include matches that are not files, each named once
     while queue:
-        rel = queue.pop(0)
-        path = co.root / rel
-        try:
-            parsed: CIFile = parse_config(read_text(path, name=rel, within=co.root), file=rel, project=co.project)
-        except InputError:
+        rel, given = queue.pop(0)
+        if rel not in cache:
+            try:
+                cache[rel] = parse_config(read_text(co.root / rel, name=rel, within=co.root), file=rel,
+                                          project=co.project)
+            except InputError:
+                cache[rel] = None
+        if cache[rel] is None:
             continue
+        parsed = with_inputs(cache[rel], given)  # type: ignore[arg-type]
         for inc in parsed.includes + parsed.children:
             if inc.kind != "local":
                 continue
@@ -168,7 +204,7 @@ def pipeline_files(co: Checkout) -> tuple[list[str], list[InputError]]:
                 continue
             if listing is None:
                 listing = _listing(co.root)
-            targets = local_targets(inc, listing[0])
+            targets = local_targets(inc, listing[0]) or _exact(co.root, inc)
             others = local_targets(inc, sorted(listing[1]))
             for t in others:  # never skipped in silence, never opened (graphkit.files)
                 if t not in named:
@@ -176,11 +212,15 @@ def pipeline_files(co: Checkout) -> tuple[list[str], list[InputError]]:
                     problems.append(InputError(str(co.root / t), "", f"{listing[1][t]}: not read"))
             if not targets and not others:
                 problems.append(InputError(str(co.root / rel), inc.evidence.yaml_path or "include",
-                                           f"local include matches no file of the checkout (line {inc.evidence.line})"))
+                                           f"local include {inc.target!r} matches no file of the checkout "
+                                           f"(line {inc.evidence.line})"))
             for t in targets:
-                if t not in order and len(order) < MAX_INCLUDES:
-                    order.append(t)
-                    queue.append(t)
+                key = json.dumps([t, inc.inputs], sort_keys=True, default=str)
+                if key not in seen and len(seen) < MAX_INCLUDES:
+                    seen.add(key)
+                    queue.append((t, inc.inputs))
+                    if t not in order:
+                        order.append(t)
     return order, problems
 
 

@@ -21,7 +21,9 @@ Semantics:
 - ``only``/``except`` (https://docs.gitlab.com/ci/yaml/deprecated_keywords/#only--except): ``refs`` keywords
   (``branches``, ``tags``, and a pipeline source without ``_event``, singular or plural: ``merge_requests``,
   ``schedules``, ``api``, ``triggers``, ``web``, ``pushes``, ``pipelines``...), names and ``/regex/`` (matched
-  against the branch or tag name; never in merge request pipelines); ``variables`` expressions;
+  against the branch or tag name; never in merge request pipelines), each optionally ``@PROJECT_PATH`` (the job
+  runs for that project only, e.g. ``main@gitlab-org/gitlab``: the part before the first ``@`` is matched as
+  above, and whether the pipeline's project is that one is undecided); ``variables`` expressions;
   ``changes``/``kubernetes`` undecided.  A job is included when every ``only`` key matches and no ``except`` key
   does (``all_of_only?`` / ``none_of_except?`` in gitlab-org/gitlab ``lib/gitlab/ci/pipeline/seed/build.rb``,
   ``Gitlab::Ci::Build::Policy::Refs`` in ``lib/gitlab/ci/build/policy/refs.rb``).  No ``rules``, ``only`` or ``except``: ``only: [branches, tags]``.
@@ -231,8 +233,9 @@ def _refs_match(entries: Any, sc: Scenario) -> bool | None:
             results.append(sc.kind == {"branches": "branch", "tags": "tag"}[entry])
         elif entry in _KEYWORD_SOURCES:
             results.append(sc.source in _KEYWORD_SOURCES[entry])
-        elif "@" in entry:
-            results.append(None)
+        elif "@" in entry:  # PATTERN@PROJECT_PATH: PATTERN in that project only (split at the first "@")
+            hit = _refs_match([entry.split("@", 1)[0]], sc)
+            results.append(False if hit is False else None)  # whether this is that project: undecided
         elif sc.kind == "merge_request":
             results.append(False)
         elif entry.startswith("/") and entry.rstrip("imsx").endswith("/") and len(entry) > 1:
@@ -315,10 +318,10 @@ def _mentions(c: Conditions) -> tuple[list[Value], set[str], bool]:
         refs += [Sym("regex", text) if kind == "re" else text for kind, text in literals(e, _REF_VARS)]
         sources |= {t for k, t in literals(e, frozenset({"CI_PIPELINE_SOURCE"})) if k == "lit"}
         default = default or "CI_DEFAULT_BRANCH" in variables_of(e)
-    for n in names:
+    for n in (name.split("@", 1)[0] for name in names):
         if n in _KEYWORD_SOURCES:
             sources |= _KEYWORD_SOURCES[n]
-        elif n not in _KEYWORDS and "@" not in n:
+        elif n not in _KEYWORDS:
             refs.append(Sym("regex", n) if n.startswith("/") else n)
     return list(dict.fromkeys(refs))[:16], sources, default
 

@@ -29,6 +29,7 @@ from graphkit.model import (CloudSecret, Confidence, DeploymentTarget, Edge, Edg
                             Repository, Workflow, ids)
 
 from .collect import ROOT_FILE, local_targets
+from .inputs import instances
 from .jobs import global_variables, job_facts, workflow_shape
 from .merge import Pipeline, assemble
 from .models import CIFile
@@ -149,7 +150,7 @@ def _roots(files: list[CIFile]) -> list[tuple[CIFile, bool]]:
     """The project's root configuration, then the child pipelines' (``trigger: include: local``)."""
     by_name = {f.file: f for f in files}
     roots = [(by_name[ROOT_FILE], False)] if ROOT_FILE in by_name else []
-    children = sorted({t for f in files for inc in f.children if inc.kind == "local"
+    children = sorted({t for f in instances(files) for inc in f.children if inc.kind == "local"
                        for t in local_targets(inc, list(by_name))} - {ROOT_FILE})
     return roots + [(by_name[c], True) for c in children] if roots else []
 

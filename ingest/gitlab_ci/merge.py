@@ -29,6 +29,7 @@ from graphkit.errors import InputError
 from graphkit.model import Evidence
 
 from .collect import local_targets
+from .inputs import with_inputs
 from .models import CIFile, Include, Reference
 from .parse import RESERVED, is_hidden
 
@@ -41,6 +42,12 @@ MAX_INCLUDE_DEPTH = 100
 #: Keywords ``default:`` sets for every job (https://docs.gitlab.com/ci/yaml/#default).
 DEFAULT_KEYWORDS = frozenset({"after_script", "artifacts", "before_script", "cache", "hooks", "id_tokens", "image",
                               "interruptible", "retry", "services", "tags", "timeout"})
+#: The :data:`DEFAULT_KEYWORDS` a trigger job (``trigger:``, a bridge) takes: it runs nothing on a runner and "can
+#: only use a limited set of GitLab CI/CD configuration keywords" (https://docs.gitlab.com/ci/yaml/#trigger:
+#: ``allow_failure``, ``extends``, ``needs``, ``only``/``except``, ``parallel``, ``rules``, ``stage``,
+#: ``trigger``, ``variables``, ``when``, ``resource_group``, ``environment``, ``inherit``, ``interruptible``), so
+#: ``default:`` ``id_tokens``, ``tags``, ``image``, scripts... never reach it.
+_TRIGGER_DEFAULT_KEYWORDS = frozenset({"interruptible"})
 #: Deprecated global keywords that act as ``default:`` (https://docs.gitlab.com/ci/yaml/deprecated_keywords/).
 _GLOBAL_DEFAULTS = ("image", "services", "cache", "before_script", "after_script")
 
@@ -139,7 +146,7 @@ class _Assembler:
                                                     f"(line {inc.evidence.line})"))
                     continue
                 self.count += 1
-                self.visit(self.files[t], (*stack, t), conditional or inc.conditional)
+                self.visit(with_inputs(self.files[t], inc.inputs), (*stack, t), conditional or inc.conditional)
         if conditional:
             self.conditional.add(f.file)
         for k, v in f.data.items():
@@ -260,7 +267,8 @@ def _inherit(data: dict[str, Any], key: str) -> bool | set[str]:
 def _apply_defaults(job: ResolvedJob, default: dict[str, Any], default_frag: Fragment | None,
                     variables: dict[str, Any]) -> None:
     which = _inherit(job.data, "default")
-    taken = {k: v for k, v in default.items() if k in DEFAULT_KEYWORDS and k not in job.data
+    usable = DEFAULT_KEYWORDS if job.data.get("trigger") is None else _TRIGGER_DEFAULT_KEYWORDS
+    taken = {k: v for k, v in default.items() if k in usable and k not in job.data
              and (which is True or (isinstance(which, set) and k in which))}
     if taken and default_frag is not None:
         job.data.update(taken)

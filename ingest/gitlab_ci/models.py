@@ -46,6 +46,8 @@ class Include:
     target: str
     conditional: bool
     evidence: Evidence
+    #: ``include: inputs:`` given to the included file (https://docs.gitlab.com/ci/yaml/#includeinputs); None: none
+    inputs: dict[str, Any] | None = None
 
 
 @dataclass
@@ -63,6 +65,9 @@ class CIFile:
     problems: list[InputError] = field(default_factory=list)
     #: where the file was read (problems name it); evidence names ``file``
     location: str = ""
+    #: the ``spec: inputs:`` of its header: input name -> default (None: no default;
+    #: https://docs.gitlab.com/ci/yaml/inputs/)
+    spec_inputs: dict[str, Any] = field(default_factory=dict)
     #: credentials written in the file (:func:`ingest._credentials.literal_credentials`; kind, place, fingerprint)
     literal_credentials: tuple[LiteralCredential, ...] = ()
     #: their values, for :func:`ingest._credentials.scrub` only: never stored

@@ -49,7 +49,13 @@ def is_hidden(name: str) -> bool:
 
 
 class _CILoader(Loader):
-    """The one YAML loader plus GitLab's ``!reference`` tag."""
+    """The one YAML loader plus GitLab's ``!reference`` tag; a key defined twice in one mapping keeps its last
+    definition, as GitLab reads it (Ruby's Psych builds a ``Hash``: a later assignment replaces the value, no
+    error): GitLab runs such a configuration, e.g. gitlab-org/gitlab's own ``.gitlab-ci.yml`` once defined
+    ``before_script`` twice in one job (local runners that follow GitLab accept it too:
+    https://github.com/firecow/gitlab-ci-local/pull/1146)."""
+
+    duplicate_keys = "last"
 
 
 def _reference(loader: _CILoader, node: yaml.Node) -> Reference:
@@ -64,17 +70,22 @@ def _reference(loader: _CILoader, node: yaml.Node) -> Reference:
 _CILoader.add_constructor("!reference", _reference)
 
 
-def _body(text: str, file: str) -> str:
+def _body(text: str, file: str) -> tuple[str, dict[str, Any]]:
     """The configuration document: after a ``spec:`` header and its ``---``, with the header's lines blanked
-    (line numbers unchanged).  Raises :class:`InputError` for a malformed header."""
+    (line numbers unchanged), and the header's inputs (name -> default, None without one).  Raises
+    :class:`InputError` for a malformed header."""
     m = _HEADER_END.search(text)
     if m is None or m.start() == 0:
-        return text[m.end():] if m is not None else text
+        return (text[m.end():] if m is not None else text), {}
     head = text[:m.start()]
     data, _ = load_yaml(head, file=file, loader=_CILoader)
     if not (isinstance(data, dict) and set(data) <= {"spec"}):
-        return text  # not a header: load_yaml names the second document as the error
-    return "\n" * text.count("\n", 0, m.end()) + text[m.end():]
+        return text, {}  # not a header: load_yaml names the second document as the error
+    spec = data.get("spec")
+    raw = spec.get("inputs") if isinstance(spec, dict) else None
+    inputs = {str(k): (v.get("default") if isinstance(v, dict) else None)
+              for k, v in raw.items()} if isinstance(raw, dict) else {}
+    return "\n" * text.count("\n", 0, m.end()) + text[m.end():], inputs
 
 
 def _clean(target: str) -> str:
@@ -91,12 +102,14 @@ def _include_entry(raw: Any, path: str, f: CIFile) -> Include:
     if not isinstance(raw, dict):
         raise InputError(f.file, path, f"expected a path or a mapping, got {type_name(raw)}")
     conditional = "rules" in raw
+    given = raw.get("inputs")
+    inputs = {str(k): v for k, v in given.items()} if isinstance(given, dict) else None
     for kind in ("local", "remote", "template", "component", "artifact"):
         if kind in raw:
             value = raw[kind]
             if not isinstance(value, str):
                 raise InputError(f.file, join_path(path, kind), f"expected a string, got {type_name(value)}")
-            return Include(kind, _clean(value), conditional, ev)  # type: ignore[arg-type]
+            return Include(kind, _clean(value), conditional, ev, inputs)  # type: ignore[arg-type]
     if "project" in raw:
         files = raw.get("file")
         names = files if isinstance(files, list) else [files]
@@ -146,12 +159,13 @@ def parse_config(text: str, *, file: str, project: Project) -> CIFile:
     InputError
         when the text is not YAML or its document is not a mapping (an empty file is an empty mapping).
     """
-    data, lines = load_yaml(_body(text, file), file=file, loader=_CILoader)
+    body, spec_inputs = _body(text, file)
+    data, lines = load_yaml(body, file=file, loader=_CILoader)
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise InputError(file, "", f"expected a mapping of jobs and keywords, got {type_name(data)}")
-    f = CIFile(file=file, project=project, data={}, lines=lines)
+    f = CIFile(file=file, project=project, data={}, lines=lines, spec_inputs=spec_inputs)
     cap = limits.current().max_jobs_per_file
     if len(data) > cap:
         raise InputError(file, "", limits.too_many("max_jobs_per_file", cap, f"{len(data)} top-level keys"))
