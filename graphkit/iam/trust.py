@@ -30,7 +30,21 @@ from graphkit.iam.tri import Tri, and3, not3, or3
 from graphkit.iam.variables import literal, principal_context, template
 
 __all__ = ["github_provider_arn", "TrustMatch", "web_identity_trust", "principal_trust", "statements_text",
-           "TrustIssue", "oidc_trust_issues", "CALLER_PINS"]
+           "TrustIssue", "oidc_trust_issues", "CALLER_PINS", "principal_names"]
+
+
+def principal_names(value: str, wanted: str) -> bool:
+    """Whether one ``Principal`` value names ``wanted`` (an ARN, an account id): the same text, or ``*`` alone.
+
+    ``*`` and ``?`` inside a principal are not wildcards: "You can't use a wildcard to match part of a principal
+    name or ARN" (AWS IAM User Guide "AWS JSON policy elements: Principal",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html; IAM refuses such a
+    trust policy, "Invalid principal in policy"), so ``arn:aws:iam::*:root`` or ``.../role/deploy-*`` names no one.
+
+    >>> principal_names("*", "arn:aws:iam::1:role/a"), principal_names("arn:aws:iam::*:role/a", "arn:aws:iam::1:role/a")
+    (True, False)
+    """
+    return value == "*" or value == wanted
 
 
 def github_provider_arn(account: str, partition: str = "aws") -> str:
@@ -54,6 +68,14 @@ class TrustMatch:
 def _trust(statements: Sequence[Statement], action: str, principal_ok: Callable[[Statement], Tri],
            context: Mapping[str, Sequence[ClaimValue]],
            known_keys: Iterable[str] | Callable[[str], bool] | None) -> TrustMatch:
+    """OR of the Allow statements for ``action`` whose principal and conditions hold, unless a Deny does.
+
+    A statement with ``NotPrincipal`` takes no part, Allow or Deny: "You cannot use the NotPrincipal element in
+    an IAM identity-based policy nor in an IAM role trust policy", and with Allow it "is not supported" (AWS IAM
+    User Guide "AWS JSON policy elements: NotPrincipal",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html; IAM refuses
+    such a trust, so one read from a template or an export never lets anyone in).
+    """
     allow: list[Tri] = []
     deny: list[Tri] = []
     allow_st: list[Statement] = []
@@ -126,9 +148,9 @@ def web_identity_trust(statements: Sequence[Statement], account: str, claims: Ma
 
     def principal_ok(st: Statement) -> Tri:
         if st.not_principals:
-            return None
+            return False  # not supported in a role trust policy (:func:`_trust`)
         fed = list(st.principals.get("Federated", ())) + list(st.principals.get("*", ()))
-        return any(f == "*" or f == provider or (("*" in f or "?" in f) and glob_match(f, provider)) for f in fed)
+        return any(principal_names(f, provider) for f in fed)
 
     return _trust(statements, "sts:AssumeRoleWithWebIdentity", principal_ok, claims, known_keys)
 
@@ -164,10 +186,10 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
 
     def principal_ok(st: Statement) -> Tri:
         if st.not_principals:
-            return None
+            return False  # not supported in a role trust policy (:func:`_trust`)
         res: Tri = False
         for p in list(st.principals.get("AWS", ())) + list(st.principals.get("*", ())):
-            if p == caller_arn or (("*" in p or "?" in p) and p != "*" and glob_match(p, caller_arn)):
+            if p == caller_arn:
                 res = True
             elif p in (f"arn:{partition}:iam::{caller_account}:root", caller_account, "*"):
                 res = True

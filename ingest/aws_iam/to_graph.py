@@ -357,9 +357,10 @@ def _assume_role_edges(b: _Build, callers: dict[str, tuple[list[Grant], Permissi
 
 class _TrustedPrincipals:
     """Which trusts may let a caller in, by the ``AWS`` principals they name (a filter, not a decision): a
-    principal without wildcard lets in only the caller of that ARN, of that account's root or bare id
-    (:func:`graphkit.iam.principal_trust`); a trust with no statement naming the caller so (nor a pattern, ``*``
-    or ``NotPrincipal``) rejects it, so the caller x role pairs left out are never evaluated."""
+    principal lets in only the caller of that ARN, of that account's root or bare id, or everyone (``*`` alone;
+    ``*`` and ``?`` inside a principal are no wildcards, and a ``NotPrincipal`` statement takes no part:
+    :func:`graphkit.iam.principal_trust`); a trust with no statement naming the caller so rejects it, so the
+    caller x role pairs left out are never evaluated."""
 
     def __init__(self, roles: list[Principal]) -> None:
         self.exact: dict[str, set[int]] = {}
@@ -367,10 +368,9 @@ class _TrustedPrincipals:
         for i, role in enumerate(roles):
             for st in role.trust or []:
                 if st.not_principals:
-                    self.always.add(i)
                     continue
                 for value in [*st.principals.get("AWS", ()), *st.principals.get("*", ())]:
-                    if "*" in value or "?" in value:
+                    if value == "*":
                         self.always.add(i)
                     else:
                         self.exact.setdefault(value, set()).add(i)

@@ -1,0 +1,111 @@
+"""Trust policies, OIDC claims and Kubernetes RBAC against what AWS and Kubernetes document, on the shapes of
+public bug reports (each test names its report and the documentation it follows)."""
+
+import json
+
+from graphkit.graph import Graph
+from graphkit.iam import ClaimValue, parse_policy, principal_trust, web_identity_trust
+from graphkit.model import EdgeKind, ids
+from graphkit.resolve import resolve
+from ingest import aws_iam
+from ingest.github_actions import parse_workflow, to_graph
+
+A = "111122223333"
+HOST = "token.actions.githubusercontent.com"
+PROVIDER = f"arn:aws:iam::{A}:oidc-provider/{HOST}"
+
+
+def graph_of(export: dict, *workflows: tuple[str, str]) -> Graph:
+    """One IAM export and workflows ``(repository, text)``, resolved."""
+    iam = aws_iam.to_graph([aws_iam.parse(json.dumps(export), "iam.json")])
+    assert iam.problems == []
+    res = to_graph([parse_workflow(text, file=".github/workflows/w.yml", repository=repo) for repo, text in workflows])
+    g = Graph()
+    g.update([*res.nodes, *iam.nodes], [*res.edges, *iam.edges])
+    g.meta.aws_iam = iam.meta[aws_iam.META_KEY]
+    resolve(g)
+    return g
+
+
+def role(name: str, statements: list, inline: list | None = None) -> dict:
+    return {"RoleName": name, "Arn": f"arn:aws:iam::{A}:role/{name}", "Path": "/",
+            "AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": statements},
+            "RolePolicyList": [{"PolicyName": "p", "PolicyDocument": {"Version": "2012-10-17", "Statement": inline}}]
+            if inline else [], "AttachedManagedPolicies": [], "InstanceProfileList": []}
+
+
+def R(name: str) -> str:
+    return ids.cloud_role("aws", f"arn:aws:iam::{A}:role/{name}")
+
+
+def assumers(g: Graph, target: str) -> dict[str, str]:
+    return {e.source: e.confidence.value for e in g.edges(EdgeKind.ASSUMES_ROLE) if e.target == target}
+
+
+#: the caller: a role allowed by its own policy to assume any role
+CALLER = role("ci-runner", [{"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": {"Service": "ec2.amazonaws.com"}}],
+              [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}])
+
+
+def _assume(principal: object) -> dict:
+    return {"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": principal}
+
+
+def test_a_wildcard_inside_a_principal_names_no_one():
+    """"Unsupported Wildcard In Principal" (https://elasticscale.cloud/how-to-overcome-unsupported-wildcard-in-principal/:
+    ``"AWS": "arn:aws:iam::ACCOUNT:role/myspecialiamrole*"``) and ``"AWS": "arn:aws:iam::*:root"`` (listed as "any
+    account" in https://github.com/JamesWoolfenden/pike/issues/139): AWS "You can't use a wildcard to match part of
+    a principal name or ARN" (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html).
+    graphkit matched them as globs: ``role/ci-*`` let ``ci-runner`` in (certain)."""
+    export = {"RoleDetailList": [CALLER,
+                                 role("glob-role", [_assume({"AWS": f"arn:aws:iam::{A}:role/ci-*"})]),
+                                 role("glob-acct", [_assume({"AWS": "arn:aws:iam::*:root"})]),
+                                 role("glob-q", [_assume({"AWS": f"arn:aws:iam::{A}:role/ci-runne?"})]),
+                                 role("star", [_assume({"AWS": "*"})]),
+                                 role("exact", [_assume({"AWS": f"arn:aws:iam::{A}:role/ci-runner"})])],
+              "UserDetailList": [], "GroupDetailList": [], "Policies": []}
+    g = graph_of(export)
+    assert assumers(g, R("glob-role")) == {}
+    assert assumers(g, R("glob-acct")) == {}
+    assert assumers(g, R("glob-q")) == {}
+    assert assumers(g, R("star")) == {R("ci-runner"): "certain"}
+    assert assumers(g, R("exact")) == {R("ci-runner"): "certain"}
+    assert ids.cloud_account("*") not in g  # no node for the "account" '*'
+    st = parse_policy({"Statement": [_assume({"AWS": "arn:aws:iam::*:root"})]})
+    assert principal_trust(st, f"arn:aws:iam::{A}:role/ci-runner", A, A)[0] is False
+
+
+def test_a_wildcard_inside_a_federated_principal_names_no_provider():
+    """Same rule for ``Principal.Federated``: ``oidc-provider/*`` names no OIDC provider, so no GitHub job assumes
+    the role (before: certain for every job of every repository)."""
+    wf = ("on: {push: {branches: [main]}}\npermissions: {id-token: write}\njobs:\n  d:\n    runs-on: ubuntu-latest\n"
+          f"    steps:\n      - uses: aws-actions/configure-aws-credentials@v4\n        with: {{role-to-assume: 'arn:aws:iam::{A}:role/deploy', aws-region: us-east-1}}\n")
+    trust = [{"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+              "Principal": {"Federated": f"arn:aws:iam::{A}:oidc-provider/*"},
+              "Condition": {"StringEquals": {f"{HOST}:aud": "sts.amazonaws.com"}}}]
+    g = graph_of({"RoleDetailList": [role("deploy", trust)]}, ("acme/app", wf))
+    assert assumers(g, R("deploy")) == {}
+    trust[0]["Principal"] = {"Federated": PROVIDER}
+    g = graph_of({"RoleDetailList": [role("deploy", trust)]}, ("acme/app", wf))
+    assert list(assumers(g, R("deploy")).values()) == ["certain"]
+
+
+def test_not_principal_takes_no_part_in_a_trust_policy():
+    """AWS "AWS JSON policy elements: NotPrincipal"
+    (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html): "You cannot use
+    the NotPrincipal element in an IAM identity-based policy nor in an IAM role trust policy", and with Allow it "is
+    not supported" (an IAM evaluator that honoured it: https://github.com/noobaa/noobaa-core/pull/9828).  graphkit
+    made every caller ``possible`` for an Allow + NotPrincipal trust, and a Deny + NotPrincipal made an
+    unconditional trust ``possible``."""
+    export = {"RoleDetailList": [
+        CALLER,
+        role("allow-not", [{"Effect": "Allow", "Action": "sts:AssumeRole", "NotPrincipal": {"AWS": f"arn:aws:iam::{A}:user/bob"}}]),
+        role("deny-not", [_assume({"AWS": f"arn:aws:iam::{A}:root"}),
+                          {"Effect": "Deny", "Action": "sts:AssumeRole", "NotPrincipal": {"AWS": f"arn:aws:iam::{A}:user/bob"}}])]}
+    g = graph_of(export)
+    assert assumers(g, R("allow-not")) == {}
+    assert assumers(g, R("deny-not")) == {R("ci-runner"): "certain"}
+    st = parse_policy({"Statement": [{"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+                                      "NotPrincipal": {"Federated": "arn:aws:iam::2:oidc-provider/x"}}]})
+    sub = ClaimValue("repo:acme/app:ref:refs/heads/main")
+    assert web_identity_trust(st, A, {f"{HOST}:sub": [sub]}).result is False
