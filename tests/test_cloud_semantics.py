@@ -2,7 +2,10 @@
 public bug reports (each test names its report and the documentation it follows)."""
 
 import json
+import shutil
+from pathlib import Path
 
+from graphkit.build import build_graph
 from graphkit.graph import Graph
 from graphkit.iam import ClaimValue, parse_policy, principal_trust, web_identity_trust
 from graphkit.model import EdgeKind, ids
@@ -109,3 +112,48 @@ def test_not_principal_takes_no_part_in_a_trust_policy():
                                       "NotPrincipal": {"Federated": "arn:aws:iam::2:oidc-provider/x"}}]})
     sub = ClaimValue("repo:acme/app:ref:refs/heads/main")
     assert web_identity_trust(st, A, {f"{HOST}:sub": [sub]}).result is False
+
+
+# --------------------------------------------------------------------------- Kubernetes
+
+K8S_FIX = Path(__file__).resolve().parent / "fixtures" / "k8s" / "prod-eu"
+CLUSTER = "https://prod-eu.k8s.example.com"
+RUNNER_SA = ids.k8s_service_account(CLUSTER, "arc-runners", "arc-runner")
+DIND = ids.runner("acme", "arc-dind")
+
+
+def _cluster(tmp_path: Path, runners_yaml: str, *extra: str) -> Graph:
+    """The fixture cluster ``prod-eu`` with ``arc-runners.yaml`` replaced and ``extra`` manifests added."""
+    for f in K8S_FIX.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    (tmp_path / "arc-runners.yaml").write_text(runners_yaml)
+    for i, text in enumerate(extra):
+        (tmp_path / f"extra{i}.yaml").write_text(text)
+    res = build_graph({"k8s": [tmp_path]})
+    assert res.problems == []
+    return res.graph
+
+
+def _sa_edges(g: Graph) -> set[tuple[str, str]]:
+    return {(e.source, e.target) for e in g.edges(EdgeKind.USES_SERVICE_ACCOUNT)}
+
+
+def test_service_account_automount_false_keeps_the_token_out_of_pods_that_do_not_set_it(tmp_path):
+    """Kubernetes "Configure Service Accounts for Pods"
+    (https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/#opt-out-of-api-credential-automounting):
+    ``automountServiceAccountToken: false`` on the ServiceAccount opts its pods out, and "The pod spec takes
+    precedence over the service account if both specify a automountServiceAccountToken value" (the check KubiScan
+    and rbac-police make before counting a pod's token).  graphkit read only the PodSpec's value: an ARC runner of
+    a ServiceAccount that opts out held its token."""
+    text = (K8S_FIX / "arc-runners.yaml").read_text()
+    (tmp_path / "a").mkdir()
+    assert (DIND, RUNNER_SA) in _sa_edges(_cluster(tmp_path / "a", text))
+    opted_out = text.replace("  name: arc-runner\n  namespace: arc-runners\n",
+                             "  name: arc-runner\n  namespace: arc-runners\nautomountServiceAccountToken: false\n", 1)
+    assert opted_out != text
+    (tmp_path / "b").mkdir()
+    assert (DIND, RUNNER_SA) not in _sa_edges(_cluster(tmp_path / "b", opted_out))
+    pod_wins = opted_out.replace("      serviceAccountName: arc-runner\n",
+                                 "      serviceAccountName: arc-runner\n      automountServiceAccountToken: true\n", 1)
+    (tmp_path / "c").mkdir()
+    assert (DIND, RUNNER_SA) in _sa_edges(_cluster(tmp_path / "c", pod_wins))

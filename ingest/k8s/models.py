@@ -78,10 +78,13 @@ class RunnerPool(_M):
 
 
 class ServiceAccountDoc(_M):
-    """A ServiceAccount with its workload identity annotations."""
+    """A ServiceAccount with its workload identity annotations and ``automountServiceAccountToken`` (None: not
+    set; a Pod that does not set its own takes this one, Kubernetes "Configure Service Accounts for Pods",
+    https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/#opt-out-of-api-credential-automounting)."""
 
     name: str
     namespace: str
+    automount_token: bool | None = None
     aws_role_arn: str | None = None
     gcp_service_account: str | None = None
     azure_client_id: str | None = None

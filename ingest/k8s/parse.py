@@ -127,7 +127,9 @@ class _Doc:
 def _service_account(d: _Doc) -> list[K8sObject]:
     ann = d.r.mapping(d.meta.get("annotations"), "metadata.annotations")
     at = "metadata.annotations."
+    automount = d.data.get("automountServiceAccountToken")  # read as a PodSpec's: a Boolean, else not set
     return [ServiceAccountDoc(name=d.object_name, namespace=d.namespace,
+                              automount_token=automount if isinstance(automount, bool) else None,
                               aws_role_arn=d.checked(ann.get(_IRSA), at + _IRSA, _ROLE_ARN, "an IAM role ARN"),
                               gcp_service_account=d.checked(ann.get(_GKE), at + _GKE, _GSA,
                                                             "a Google service account email"),

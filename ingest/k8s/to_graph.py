@@ -20,7 +20,8 @@ Edges (what they mean: ``graphkit/model/edges.py``):
 - ``runs_on_host`` pool -> node pool only when a pod can take its node (privileged container, ``hostPath``, the
   docker socket; ``RunnerPods.escapes``), cut by ``replace_nodes``: the resolver's persistence step then gives
   ``job -persists_on-> node pool`` (:mod:`graphkit.resolve.persistence`);
-- ``uses_service_account`` pool -> service account (unless ``automountServiceAccountToken: false``);
+- ``uses_service_account`` pool -> service account (unless ``automountServiceAccountToken: false`` on the PodSpec,
+  or on the ServiceAccount when the PodSpec does not set it);
 - ``reads_secret`` pool -> Secrets its pods mount or read into their environment; service account or mapped AWS
   principal -> Secrets its RBAC lets it read (:mod:`ingest.k8s.rbac`), cut by ``remove_rbac_binding``;
 - ``administers`` principal -> cluster for cluster admin (``*`` on ``*`` cluster-wide, ``cluster-admin``,
@@ -86,6 +87,8 @@ class _Cluster:
     g: GraphBuilder
     problems: list[InputError]
     sas: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: ``automountServiceAccountToken`` of the ServiceAccounts in the manifests that set it
+    automount: dict[tuple[str, str], bool] = field(default_factory=dict)
     secrets: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def sa(self, ns: str, name: str, ev: Evidence, doc: ServiceAccountDoc | None = None) -> str:
@@ -162,7 +165,7 @@ def _pool(c: _Cluster, pool: RunnerPool, pools: list[tuple[str, dict[str, str]]]
                                   detail="; ".join(pool.pod.escapes))
         c.g.add_edge(_edge(EdgeKind.RUNS_ON_HOST, rid, host, esc, revoked_by=R.REPLACE_NODES,
                            props={"escapes": pool.pod.escapes}))
-    if pool.pod.automount_token is not False:
+    if _automounts(c, pool, sa_name):
         c.g.edge(EdgeKind.USES_SERVICE_ACCOUNT, rid, sa, ev)
     for sid in mounted:
         c.g.edge(EdgeKind.READS_SECRET, rid, sid, ev, props={"via": "pod mount"})
@@ -170,6 +173,16 @@ def _pool(c: _Cluster, pool: RunnerPool, pools: list[tuple[str, dict[str, str]]]
         target = _owner(c, pool.scope, ev)
         c.g.add_edge(_edge(EdgeKind.CAN_REGISTER_RUNNER, config, target, ev, revoked_by=R.ROTATE_CONTROLLER_CREDENTIAL,
                            props={"scope": pool.scope.lower(), "via": "githubConfigSecret"}))
+
+
+def _automounts(c: _Cluster, pool: RunnerPool, sa_name: str) -> bool:
+    """Whether the pool's pods get their service account's token: the PodSpec's ``automountServiceAccountToken``
+    when set, else the ServiceAccount's, else yes ("The pod spec takes precedence over the service account if both
+    specify a automountServiceAccountToken value", Kubernetes "Configure Service Accounts for Pods",
+    https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/#opt-out-of-api-credential-automounting)."""
+    if pool.pod.automount_token is not None:
+        return pool.pod.automount_token
+    return c.automount.get((pool.namespace, sa_name), True)
 
 
 def _edge(kind: EdgeKind, source: str, target: str, ev: Evidence | list[Evidence], **kw: Any) -> Edge:
@@ -289,6 +302,8 @@ def _declared(c: _Cluster, objs: list) -> None:
             c.secret(o.namespace, o.name, o.where.evidence(), keys=o.keys, secret_type=o.secret_type)
         elif isinstance(o, ServiceAccountDoc):
             _identities(c, o, c.sa(o.namespace, o.name, o.where.evidence(), o))
+            if o.automount_token is not None:
+                c.automount[(o.namespace, o.name)] = o.automount_token
 
 
 def _pools(c: _Cluster, objs: list) -> None:
