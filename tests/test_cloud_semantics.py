@@ -157,3 +157,104 @@ def test_service_account_automount_false_keeps_the_token_out_of_pods_that_do_not
                                  "      serviceAccountName: arc-runner\n      automountServiceAccountToken: true\n", 1)
     (tmp_path / "c").mkdir()
     assert (DIND, RUNNER_SA) in _sa_edges(_cluster(tmp_path / "c", pod_wins))
+
+
+AGGREGATION = """
+apiVersion: v1
+kind: Secret
+metadata: {name: grafana-admin, namespace: monitoring}
+stringData: {password: placeholder}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: metrics, namespace: monitoring}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: viewer, namespace: monitoring}
+---
+# the "monitoring" example of the Kubernetes docs ("Aggregated ClusterRoles")
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: monitoring}
+aggregationRule:
+  clusterRoleSelectors:
+  - matchLabels:
+      rbac.example.com/aggregate-to-monitoring: "true"
+rules: []
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: monitoring-secrets
+  labels: {rbac.example.com/aggregate-to-monitoring: "true"}
+rules:
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [get, list, watch]
+---
+# a chart's role aggregated into the default view ClusterRole (the docs' "aggregate-cron-tabs-view" shape)
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: aggregate-cron-tabs-view
+  labels: {rbac.authorization.k8s.io/aggregate-to-view: "true"}
+rules:
+- apiGroups: ["stable.example.com", ""]
+  resources: [crontabs, secrets]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: metrics-monitoring}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: monitoring}
+subjects: [{kind: ServiceAccount, name: metrics, namespace: monitoring}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: viewer-view, namespace: monitoring}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}
+subjects: [{kind: ServiceAccount, name: viewer, namespace: monitoring}]
+"""
+
+
+def test_aggregated_cluster_roles_grant_the_rules_of_the_roles_they_select(tmp_path):
+    """Kubernetes "Using RBAC Authorization", "Aggregated ClusterRoles" and "User-facing roles"
+    (https://kubernetes.io/docs/reference/access-authn-authz/rbac/#aggregated-clusterroles): the control plane fills
+    an aggregated ClusterRole with the rules of the ClusterRoles its selectors match, and the default ``view`` takes
+    every ClusterRole labelled ``rbac.authorization.k8s.io/aggregate-to-view: "true"`` (the aggregation KubiScan
+    and rbac-police resolve before judging a binding).  graphkit read the aggregated role's empty ``rules`` and
+    ``view`` as reading no Secret: both service accounts below read none."""
+    g = _cluster(tmp_path, (K8S_FIX / "arc-runners.yaml").read_text(), AGGREGATION)
+
+    def reads(ns: str, name: str) -> set[str]:
+        sa = ids.k8s_service_account(CLUSTER, ns, name)
+        return {e.target for e in g.edges(EdgeKind.READS_SECRET) if e.source == sa}
+
+    secret = lambda ns, name: ids.k8s_secret(CLUSTER, ns, name)  # noqa: E731
+    assert reads("monitoring", "metrics") == {secret("monitoring", "grafana-admin"), secret("arc-runners", "prod-db"),
+                                              secret("arc-runners", "arc-github-app")}
+    assert reads("monitoring", "viewer") == {secret("monitoring", "grafana-admin")}  # its RoleBinding's namespace only
+
+
+def test_aggregation_selectors_read_match_expressions_and_nest():
+    """``matchExpressions`` (``In``, ``NotIn``, ``Exists``, ``DoesNotExist``: Kubernetes "Labels and Selectors",
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/) and nesting: a role aggregated into
+    ``view`` reaches ``edit`` and ``admin`` (the defaults' own aggregation labels)."""
+    from ingest.k8s.models import LabelSelector, RoleDoc, Rule, Where
+    from ingest.k8s.rbac import aggregated_rules
+
+    w = Where(file="r.yaml")
+    r = lambda res: [Rule(api_groups=[""], resources=[res], verbs=["get"])]  # noqa: E731
+    sel = lambda *e: [LabelSelector(match_expressions=list(e))]  # noqa: E731
+    roles = {(n, None): d for n, d in {
+        "a": RoleDoc(name="a", rules=r("secrets"), labels={"tier": "ci"}, where=w),
+        "b": RoleDoc(name="b", rules=r("pods"), labels={"tier": "prod", "team": "x"}, where=w),
+        "c": RoleDoc(name="c", rules=r("nodes"), labels={"rbac.authorization.k8s.io/aggregate-to-view": "true"}, where=w),
+        "in": RoleDoc(name="in", aggregation=sel(("tier", "In", ("ci", "qa"))), where=w),
+        "notin": RoleDoc(name="notin", aggregation=sel(("tier", "NotIn", ("ci",)), ("tier", "Exists", ())), where=w),
+        "none": RoleDoc(name="none", aggregation=sel(("team", "DoesNotExist", ()), ("tier", "Exists", ())), where=w),
+    }.items()}
+    got = {n: sorted(x.resources[0] for x in rules) for n, rules in aggregated_rules(roles).items()}
+    assert got["in"] == ["secrets"] and got["notin"] == ["pods"] and got["none"] == ["secrets"]
+    assert got["view"] == ["nodes"] and got["edit"] == ["nodes", "secrets"] and got["admin"] == ["nodes", "secrets"]

@@ -53,7 +53,7 @@ from graphkit.model import (CloudRole, CloudUser, DeploymentTarget, Edge, EdgeKi
 from ingest.k8s.models import (AwsAuthEntry, BindingDoc, ClusterInfo, KubeconfigDoc, RoleDoc, RunnerPool, SecretDoc,
                                ServiceAccountDoc, Subject, Where, WorkloadDoc)
 from ingest.k8s.parse import ParsedK8s
-from ingest.k8s.rbac import Grant, Principal, evaluate, mapped_principal, service_account_principal
+from ingest.k8s.rbac import Grant, Principal, aggregated_rules, evaluate, mapped_principal, service_account_principal
 
 __all__ = ["to_graph", "cluster_name"]
 
@@ -248,9 +248,10 @@ def _grant_edges(c: _Cluster, source: str, g: Grant, base: Evidence, arn: str | 
 
 def _rbac(c: _Cluster, bindings: list[BindingDoc], roles: dict[tuple[str, str | None], RoleDoc],
           auth: list[AwsAuthEntry]) -> None:
+    aggregated = aggregated_rules(roles)  # once per cluster, not per principal
     for (ns, name), sid in sorted(c.sas.items()):
         p: Principal = service_account_principal(ns, name)
-        for g in evaluate(p, bindings, roles):
+        for g in evaluate(p, bindings, roles, aggregated):
             _grant_edges(c, sid, g, g.binding.where.evidence() if g.binding else Evidence(file="rbac"))
     for entry in auth:
         ev = entry.where.evidence(detail=f"groups: {', '.join(entry.groups)}")
@@ -269,7 +270,7 @@ def _rbac(c: _Cluster, bindings: list[BindingDoc], roles: dict[tuple[str, str | 
             for g in evaluate(mapped_principal(entry.arn, []), _access_bindings(entry), {}):
                 _grant_edges(c, src, g, entry.where.evidence(), entry.arn)
             continue
-        for g in evaluate(mapped_principal(entry.username, entry.groups), bindings, roles):
+        for g in evaluate(mapped_principal(entry.username, entry.groups), bindings, roles, aggregated):
             _grant_edges(c, src, g, ev, entry.arn)
 
 
