@@ -233,6 +233,20 @@ def effective_template(templates: Mapping[str, Any], repository: str) -> list[st
     return list(org.get("include_claim_keys") or []) or None
 
 
+def _ref_type(ref: str | None) -> str:
+    """The ``ref_type`` claim of a run's ref: ``branch`` for ``refs/heads/...`` and for a pull request's
+    ``refs/pull/...`` (its ``github.ref_type``: "Valid values are ``branch`` or ``tag``", GitHub "Contexts reference",
+    https://docs.github.com/en/actions/reference/workflows-and-actions/contexts#github-context), ``tag`` for
+    ``refs/tags/...``; ``*`` (unknown) for a ref pattern that may be either (``refs/*``, ``refs/*/v1``) or none.
+
+    >>> [_ref_type(r) for r in ("refs/heads/main", "refs/pull/*/merge", "refs/tags/v1", "refs/*", "refs/*/v1", None)]
+    ['branch', 'branch', 'tag', '*', '*', '*']
+    """
+    if ref and ref.startswith(("refs/heads/", "refs/pull/")):
+        return "branch"
+    return "tag" if ref and ref.startswith("refs/tags/") else "*"
+
+
 def render_subject(parts: SubjectParts, keys: Sequence[str], *, job_workflow_ref: str | None = None,
                    workflow_ref: str | None = None, claims: Mapping[str, str] | None = None) -> str:
     """A customised ``sub`` for ``include_claim_keys`` ``keys``: ``key:value`` pairs joined by ``:``.
@@ -246,6 +260,8 @@ def render_subject(parts: SubjectParts, keys: Sequence[str], *, job_workflow_ref
     >>> render_subject(SubjectParts("acme/app", "pull_request"), ["repository_owner_id", "repository_id", "context"],
     ...                claims={"repository_owner_id": "11", "repository_id": "22"})
     'repository_owner_id:11:repository_id:22:pull_request'
+    >>> render_subject(SubjectParts("acme/app", "pull_request"), ["repo", "ref_type"])
+    'repo:acme/app:ref_type:branch'
     """
     env, ref = parts.environment, parts.ref
     values = {
@@ -254,7 +270,8 @@ def render_subject(parts: SubjectParts, keys: Sequence[str], *, job_workflow_ref
         "repository_owner": parts.owner.split("@", 1)[0],
         "environment": env or "",
         "ref": ref or "*",
-        "ref_type": ("branch" if ref.startswith("refs/heads/") else "tag") if ref else "*",
+        "ref_type": _ref_type((claims or {}).get("ref") or ref or
+                              ("refs/pull/*/merge" if parts.context == "pull_request" else None)),
         "job_workflow_ref": job_workflow_ref or workflow_ref or "*",
         "event_name": "pull_request" if parts.context == "pull_request" else "*",
     }

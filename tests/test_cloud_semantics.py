@@ -258,3 +258,33 @@ def test_aggregation_selectors_read_match_expressions_and_nest():
     got = {n: sorted(x.resources[0] for x in rules) for n, rules in aggregated_rules(roles).items()}
     assert got["in"] == ["secrets"] and got["notin"] == ["pods"] and got["none"] == ["secrets"]
     assert got["view"] == ["nodes"] and got["edit"] == ["nodes", "secrets"] and got["admin"] == ["nodes", "secrets"]
+
+
+# --------------------------------------------------------------------------- GitHub OIDC claims
+
+
+def test_custom_sub_ref_type_of_pull_requests_and_unknown_refs():
+    """A ``sub`` customised with ``ref_type`` (GitHub "OpenID Connect reference", customizing the subject claims,
+    https://docs.github.com/en/actions/reference/security/oidc): ``ref_type`` is ``branch`` or ``tag``
+    (``github.ref_type``: "Valid values are branch or tag", GitHub "Contexts reference"), ``branch`` for a pull
+    request's ``refs/pull/N/merge``.  graphkit wrote ``*`` for a pull request (a tag-only trust was ``possible``)
+    and ``tag`` for a ref that may be a branch or a tag (``uses: ...@v1`` -> ``refs/*/v1``: certain for a
+    tag-only trust)."""
+    from graphkit.oidc import JobFacts, Run, claim_variants
+
+    facts = JobFacts("acme/app", (Run("pull_request", "refs/pull/*/merge"),), workflow_path=".github/workflows/ci.yml",
+                     template=("repo", "ref_type"))
+    tag_only = parse_policy({"Statement": {"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+                                           "Principal": {"Federated": PROVIDER},
+                                           "Condition": {"StringEquals": {f"{HOST}:sub": "repo:acme/app:ref_type:tag"}}}})
+    branches = parse_policy({"Statement": {"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+                                           "Principal": {"Federated": PROVIDER},
+                                           "Condition": {"StringEquals": {f"{HOST}:sub": "repo:acme/app:ref_type:branch"}}}})
+    [[(ctx, known, sub)]] = claim_variants(facts)
+    assert sub == "repo:acme/app:ref_type:branch"
+    assert web_identity_trust(tag_only, A, ctx, known_keys=known).result is False
+    assert web_identity_trust(branches, A, ctx, known_keys=known).result is True
+    either = JobFacts("acme/app", (Run("ref:refs/*/v1", "refs/*/v1"),), template=("repo", "ref_type"))
+    [[(ctx, known, sub)]] = claim_variants(either)
+    assert sub == "repo:acme/app:ref_type:*"
+    assert web_identity_trust(tag_only, A, ctx, known_keys=known).result is None
