@@ -288,3 +288,24 @@ def test_custom_sub_ref_type_of_pull_requests_and_unknown_refs():
     [[(ctx, known, sub)]] = claim_variants(either)
     assert sub == "repo:acme/app:ref_type:*"
     assert web_identity_trust(tag_only, A, ctx, known_keys=known).result is None
+
+
+def test_not_resource_in_the_callers_policy_is_decided_for_each_role():
+    """AWS "IAM JSON policy elements: NotResource"
+    (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notresource.html): an Allow with
+    ``NotResource`` applies to every resource it does not list, a Deny with ``NotResource`` to every resource it does
+    not list.  graphkit read an Allow with ``NotResource`` as ``*``, possibly, so every role trusting the account
+    root was ``possible`` for the caller, the excluded one included; a Deny with ``NotResource`` made every role
+    ``possible`` too."""
+    root = [_assume({"AWS": f"arn:aws:iam::{A}:root"})]
+
+    def reach(inline: list) -> dict[str, str | None]:
+        caller = role("c", [_assume({"Service": "ec2.amazonaws.com"})], inline)
+        g = graph_of({"RoleDetailList": [caller, role("admin", root), role("dev", root), role("ops", root)]})
+        return {n: assumers(g, R(n)).get(R("c")) for n in ("admin", "dev", "ops")}
+
+    assert reach([{"Effect": "Allow", "Action": "sts:AssumeRole", "NotResource": f"arn:aws:iam::{A}:role/admin"}]) == {
+        "admin": None, "dev": "certain", "ops": "certain"}
+    assert reach([{"Effect": "Allow", "Action": "*", "Resource": "*"},
+                  {"Effect": "Deny", "Action": "sts:AssumeRole", "NotResource": f"arn:aws:iam::{A}:role/dev"}]) == {
+        "admin": None, "dev": "certain", "ops": None}

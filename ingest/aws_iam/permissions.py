@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from graphkit.iam import (Grant, Statement, Tri, allowed, and3, control_policy_decision, or3, parse_policy,
-                          resource_matches)
+from graphkit.iam import (Grant, Statement, Tri, allowed, allowed_on, and3, control_policy_decision, or3,
+                          parse_policy, resource_matches)
 from graphkit.model import Evidence
 from graphkit.iam.variables import Bindings, principal_context
 from ingest.aws_iam.actions import mentions_service
@@ -97,6 +97,17 @@ class Permissions:
             if c is not False:
                 out.append(Grant(action=g.action, resource=g.resource, confidence=c, statement=g.statement))
         return out
+
+    def allows(self, action: str, resource: str) -> Tri:
+        """Whether ``action`` is allowed on one ``resource`` (:func:`graphkit.iam.allowed_on`: ``NotResource``
+        decided for that resource), capped by SCPs and RCPs."""
+        service = action.split(":", 1)[0]
+        rel = [s for s in self.statements if mentions_service(s, service)]
+        if not rel:
+            return False
+        ok = allowed_on(rel, action, resource, boundary=self.boundary, boundary_known=self.boundary_known,
+                        variables=Bindings(*principal_context(self.arn, self.account)))
+        return False if ok is False else and3([ok, self.cap(action, resource)])
 
     def cap(self, action: str, resource: str) -> Tri:
         """What SCPs of the principal's account and RCPs of the resource's account let through.

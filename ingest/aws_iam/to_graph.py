@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -394,7 +394,7 @@ def _assume_role_edge(b: _Build, caller: Principal, role: Principal, grants: lis
         return
     evs = [_ev(role.file, st.place, st.sid) for st in match.allows]
     if needs:
-        ident = _grants_cover(grants, role.arn)
+        ident = perms.allows("sts:AssumeRole", role.arn) if grants else False
         if ident is False:
             return
         res = and3([res, ident])
@@ -452,11 +452,6 @@ def _foreign_node(b: _Build, value: str, account: str, partition: str, ev: Evide
                                       account=account, inferred=True, evidence=[ev]))
     return b.graph.node(CloudAccount(id=ids.cloud_account(account), name=f"AWS account {account} (not ingested)",
                                      account=account, evidence=[ev]))
-
-
-def _grants_cover(grants: Iterable[Grant], arn: str) -> Tri:
-    """Whether identity grants of ``sts:AssumeRole`` cover role ``arn``."""
-    return or3(and3([resource_matches(g.resource, arn), g.confidence]) for g in grants)
 
 
 def _trust_provider_edges(b: _Build) -> None:
