@@ -309,3 +309,35 @@ def test_not_resource_in_the_callers_policy_is_decided_for_each_role():
     assert reach([{"Effect": "Allow", "Action": "*", "Resource": "*"},
                   {"Effect": "Deny", "Action": "sts:AssumeRole", "NotResource": f"arn:aws:iam::{A}:role/dev"}]) == {
         "admin": None, "dev": "certain", "ops": None}
+
+
+def test_a_trust_pinned_only_by_a_claim_sts_does_not_read_is_no_open_trust():
+    """configure-aws-credentials issue 306 (https://github.com/aws-actions/configure-aws-credentials/issues/306):
+    a trust conditioned on ``token.actions.githubusercontent.com:repository_owner`` never matched ("IAM doesn't
+    appear to think it exists"): AWS STS evaluates only the GitHub claims it lists (``repository_owner_id``, not
+    ``repository_owner``; AWS IAM User Guide "Available keys for AWS OIDC federation",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html#condition-keys-wif),
+    and a key absent from the request makes ``StringEquals`` false.  No job assumes such a role, and graphkit's
+    review called it ``no-sub`` ("any repository on github.com", critical)."""
+    from graphkit.iam import oidc_trust_issues
+
+    def issues(cond: dict) -> list[tuple[str, bool]]:
+        st = parse_policy({"Version": "2012-10-17", "Statement": {
+            "Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity", "Principal": {"Federated": PROVIDER},
+            "Condition": cond}})
+        return [(i.code, i.broad) for i in oidc_trust_issues(st)]
+
+    aud = {f"{HOST}:aud": "sts.amazonaws.com"}
+    assert issues({"StringEquals": {**aud, f"{HOST}:repository_owner": "acme"}}) == []
+    assert issues({"StringEquals": {**aud, f"{HOST}:event_name": "push"}}) == []
+    # a claim STS reads, or an IfExists / negated condition on one it does not, leaves the trust open
+    assert issues({"StringEquals": aud, "StringEqualsIfExists": {f"{HOST}:repository_owner": "acme"}}) == [("no-sub", True)]
+    assert issues({"StringEquals": aud, "StringNotEquals": {f"{HOST}:repository_owner": "evil"}}) == [("no-sub", True)]
+    assert issues({"StringEquals": aud}) == [("no-sub", True)]
+    assert issues({"StringEquals": {**aud, f"{HOST}:repository_owner_id": "123"}}) == []  # pins the owner
+    wf = ("on: {push: {branches: [main]}}\npermissions: {id-token: write}\njobs:\n  d:\n    runs-on: ubuntu-latest\n"
+          f"    steps:\n      - uses: aws-actions/configure-aws-credentials@v4\n        with: {{role-to-assume: 'arn:aws:iam::{A}:role/deploy', aws-region: us-east-1}}\n")
+    trust = [{"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity", "Principal": {"Federated": PROVIDER},
+              "Condition": {"StringEquals": {**aud, f"{HOST}:repository_owner": "acme"}}}]
+    g = graph_of({"RoleDetailList": [role("deploy", trust)]}, ("acme/app", wf))
+    assert assumers(g, R("deploy")) == {}

@@ -279,8 +279,28 @@ def oidc_trust_issues(statements: Sequence[Statement], *, audience: str = "sts.a
     return out
 
 
+def _never_holds(st: Statement, host: str, audience: str) -> bool:
+    """Whether no GitHub token of ``host`` can satisfy the statement's conditions: evaluated for a token whose
+    every claim AWS STS reads is any value (with and without ``environment``), every other ``{host}:`` key absent
+    (:data:`graphkit.oidc.STS_CLAIMS`) -- a condition such as ``StringEquals {host}:repository_owner``, a claim STS
+    does not evaluate, is false for every token (configure-aws-credentials issue 306), so the statement lets no one
+    in and is no over-broad trust.  Keys outside ``{host}:`` are unknown: such a statement is reviewed."""
+    from graphkit.oidc import STS_CLAIMS  # oidc imports this package's ClaimValue: import at call time
+
+    prefix = f"{host}:"
+    base = {f"{prefix}{c}": [ClaimValue("*", pattern=True)] for c in STS_CLAIMS if c != "aud"}
+    base[f"{prefix}aud"] = [ClaimValue(audience, chosen=True)]
+    known = lambda key: key.startswith(prefix)  # noqa: E731
+    no_env = {k: v for k, v in base.items() if k != f"{prefix}environment"}
+    return all(evaluate_conditions(st.conditions, ctx, known_keys=known, variables=st.variables) is False
+               for ctx in (base, no_env))
+
+
 def _statement_issues(st: Statement, host: str, audience: str) -> list[TrustIssue]:
-    """Issues of one GitHub OIDC statement: set operators, then ``sub`` (or what pins the caller), then ``aud``."""
+    """Issues of one GitHub OIDC statement: set operators, then ``sub`` (or what pins the caller), then ``aud``;
+    none for a statement no GitHub token satisfies (:func:`_never_holds`)."""
+    if _never_holds(st, host, audience):
+        return []
     out, found = _claim_conditions(st, host)
     subs, auds = found.get("sub", []), found.get("aud", [])
     if not subs and not any(found.get(c) for c in CALLER_PINS):
