@@ -341,3 +341,29 @@ def test_a_trust_pinned_only_by_a_claim_sts_does_not_read_is_no_open_trust():
               "Condition": {"StringEquals": {**aud, f"{HOST}:repository_owner": "acme"}}}]
     g = graph_of({"RoleDetailList": [role("deploy", trust)]}, ("acme/app", wf))
     assert assumers(g, R("deploy")) == {}
+
+
+def test_trusted_subs_in_a_customised_template_are_classified_by_what_they_pin():
+    """GitHub "OpenID Connect reference", customizing the subject claims
+    (https://docs.github.com/en/actions/reference/security/oidc): with ``include_claim_keys: ["repository_owner"]``
+    every repository of the owner presents ``sub`` ``repository_owner:octo-org`` (the docs' example for "all
+    repositories" of an organization), so a trust of that value is org-wide even under ``StringEquals``.  graphkit
+    reviewed only ``repo:`` values: ``StringEquals repository_owner:octo-org`` raised nothing and ``StringLike
+    repository_owner_id:123:*`` was called ``wildcard-owner`` (critical: "other owners' repositories match") though
+    the owner is pinned."""
+    from graphkit.iam import oidc_trust_issues
+
+    def issues(op: str, sub: str) -> list[tuple[str, str]]:
+        cond: dict = {"StringEquals": {f"{HOST}:aud": "sts.amazonaws.com"}}
+        cond.setdefault(op, {})[f"{HOST}:sub"] = sub
+        st = parse_policy({"Version": "2012-10-17", "Statement": {
+            "Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity", "Principal": {"Federated": PROVIDER},
+            "Condition": cond}})
+        return [(i.code, i.value) for i in oidc_trust_issues(st)]
+
+    assert issues("StringEquals", "repository_owner:octo-org") == [("org-wide", "repository_owner:octo-org")]
+    assert issues("StringLike", "repository_owner_id:123:*") == [("org-wide", "repository_owner_id:123:*")]
+    assert issues("StringLike", "repository_visibility:private:*") == [("wildcard-owner", "repository_visibility:private:*")]
+    assert issues("StringLike", "repository_id:42:*") == [("any-context", "repository_id:42:*")]
+    assert issues("StringEquals", "repository_id:42:environment:prod") == []
+    assert issues("StringEquals", "repo:octo-org/octo-repo:environment:prod") == []

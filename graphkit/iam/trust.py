@@ -308,7 +308,8 @@ def _statement_issues(st: Statement, host: str, audience: str) -> list[TrustIssu
         out.append(TrustIssue("workflow-ref-only", st, ",".join(jwr), broad=True) if jwr
                    else TrustIssue("no-sub", st, broad=True))
     for op, value, orig in subs:
-        code = _sub_breadth(value) if "Like" in op else None  # StringEquals: '*' is literal (matches nothing broader)
+        like = "Like" in op  # StringEquals: '*' is literal (matches nothing broader)
+        code = _custom_breadth(value, like) if _is_custom(value) else _sub_breadth(value) if like else None
         if code is not None:
             out.append(TrustIssue(code, st, orig, op, broad=True))
     if not auds:
@@ -352,6 +353,58 @@ def _claim_conditions(st: Statement, host: str) -> tuple[list[TrustIssue], dict[
                 continue
             found.setdefault(claim, []).extend((*_review_form(st, op, v), v) for v in values)
     return issues, found
+
+
+#: Claim keys a customised ``sub`` can hold (``include_claim_keys``; GitHub "OpenID Connect reference",
+#: https://docs.github.com/en/actions/reference/security/oidc#customizing-the-subject-claims-for-an-organization-or-repository),
+#: besides ``repo`` and ``context``.
+_CUSTOM_KEYS = frozenset({
+    "actor", "actor_id", "base_ref", "enterprise", "enterprise_id", "environment", "event_name", "head_ref",
+    "job_workflow_ref", "job_workflow_sha", "ref", "ref_protected", "ref_type", "repository", "repository_id",
+    "repository_owner", "repository_owner_id", "repository_visibility", "run_attempt", "run_id", "run_number",
+    "runner_environment", "sha", "workflow", "workflow_ref", "workflow_sha"})
+#: claims that pin one repository, and those that pin its owner (an organization or enterprise)
+_REPO_PINS = ("repository_id", "repository", "repo")
+_OWNER_PINS = ("repository_owner", "repository_owner_id", "enterprise", "enterprise_id")
+
+
+def _is_custom(value: str) -> bool:
+    """Whether a trusted ``sub`` is written in a customised template: it starts with a claim key other than ``repo``
+    (``repository_owner:acme``, ``repository_id:42:...``), or the ``context`` of a pull request
+    (``pull_request:repository_owner:acme``)."""
+    first = value.partition(":")[0]
+    return first in _CUSTOM_KEYS or (first == "pull_request" and ":" in value)
+
+
+def _custom_breadth(value: str, like: bool) -> str | None:
+    """The issue code of a trusted ``sub`` in a customised template (``key:value`` pairs, GitHub "OpenID Connect
+    reference"): ``wildcard-owner`` when nothing pins the owner (no literal ``repository_owner``/``_id``,
+    ``enterprise``/``_id``, repository or repository id), ``org-wide`` when the owner is pinned but no repository
+    (``repository_owner:acme`` -- exact or not, every repository of the owner presents it), ``any-context`` when a
+    repository is pinned and a ``*`` ends the pattern (``Like`` operators); else None.  Under an ``Equals`` operator
+    ``*`` and ``?`` are literal.
+
+    >>> [_custom_breadth(v, True) for v in ("repository_owner:acme", "repository_owner_id:12:*", "repository_id:7:*",
+    ...                                     "repository_owner:acme*", "repository_visibility:private:*",
+    ...                                     "repository_id:7:environment:prod")]
+    ['org-wide', 'org-wide', 'any-context', 'wildcard-owner', 'wildcard-owner', None]
+    >>> _custom_breadth("repository_owner:acme:context:ref:refs/heads/main", False)
+    'org-wide'
+    """
+    tokens = value.split(":")
+    pairs = [(tokens[i], tokens[i + 1]) for i in range(len(tokens) - 1) if tokens[i] in _CUSTOM_KEYS | {"repo"}]
+
+    def literal(v: str) -> bool:
+        return bool(v) and not (like and ("*" in v or "?" in v))
+
+    repo = any(k in _REPO_PINS and literal(v) for k, v in pairs)
+    owner = repo or any(k in _OWNER_PINS and literal(v) for k, v in pairs) or any(
+        k in ("repo", "repository") and literal(v.partition("/")[0]) for k, v in pairs)
+    if not owner:
+        return "wildcard-owner"
+    if not repo:
+        return "org-wide"
+    return "any-context" if like and value.endswith("*") else None
 
 
 def _sub_breadth(value: str) -> str | None:
