@@ -367,3 +367,67 @@ def test_trusted_subs_in_a_customised_template_are_classified_by_what_they_pin()
     assert issues("StringLike", "repository_id:42:*") == [("any-context", "repository_id:42:*")]
     assert issues("StringEquals", "repository_id:42:environment:prod") == []
     assert issues("StringEquals", "repo:octo-org/octo-repo:environment:prod") == []
+
+
+ESCALATION = """
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: %(sa)s, namespace: tools}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: %(kind)s
+metadata: {name: %(sa)s-role%(ns)s}
+rules: %(rules)s
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: %(kind)sBinding
+metadata: {name: %(sa)s-binding%(ns)s}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: %(kind)s, name: %(sa)s-role}
+subjects: [{kind: ServiceAccount, name: %(sa)s, namespace: tools}]
+"""
+
+
+def _escalation(sa: str, rules: str, namespace: str | None = None) -> str:
+    ns = f", namespace: {namespace}" if namespace else ""
+    return ESCALATION % {"sa": sa, "rules": rules, "kind": "Role" if namespace else "ClusterRole", "ns": ns}
+
+
+def test_impersonate_bind_escalate_and_workload_creation_are_escalation_paths(tmp_path):
+    """Kubernetes "Role Based Access Control Good Practices", "Privilege escalation risks"
+    (https://kubernetes.io/docs/concepts/security/rbac-good-practices/#privilege-escalation-risks): ``impersonate``
+    ("gain the rights of other users"), ``bind`` / ``escalate`` (create bindings or roles with rights one does not
+    have) and workload creation ("can mount any Secret in the namespace") -- the "risky roles" KubiScan and
+    rbac-police report.  graphkit read only ``*`` on ``*`` and Secret reads: none of these service accounts
+    reached anything."""
+    manifests = [
+        _escalation("impersonator", '[{apiGroups: [""], resources: [users, groups, serviceaccounts], verbs: [impersonate]}]'),
+        _escalation("binder", '[{apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verbs: [bind]},'
+                              ' {apiGroups: [rbac.authorization.k8s.io], resources: [clusterrolebindings], verbs: [create]}]'),
+        _escalation("escalator", '[{apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verbs: [escalate, update]}]'),
+        _escalation("deployer2", '[{apiGroups: [apps], resources: [deployments], verbs: [create, get]}]', "arc-runners"),
+        # near misses: a group alone cannot be impersonated; bind limited by resourceNames; read-only on pods
+        _escalation("groups-only", '[{apiGroups: [""], resources: [groups], verbs: [impersonate]}]'),
+        _escalation("bind-view", '[{apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verbs: [bind],'
+                                 ' resourceNames: [view]}, {apiGroups: [rbac.authorization.k8s.io],'
+                                 ' resources: [clusterrolebindings], verbs: [create]}]'),
+        _escalation("pod-reader", '[{apiGroups: [""], resources: [pods], verbs: [get, list, watch]}]', "arc-runners"),
+    ]
+    g = _cluster(tmp_path, (K8S_FIX / "arc-runners.yaml").read_text(), *manifests)
+    cid = ids.target("cluster", CLUSTER)
+
+    def admin(sa: str) -> tuple[str, str] | None:
+        src = ids.k8s_service_account(CLUSTER, "tools", sa)
+        return next(((e.confidence.value, e.props.get("escalation")) for e in g.edges(EdgeKind.ADMINISTERS)
+                     if e.source == src and e.target == cid), None)
+
+    def reads(sa: str) -> dict[str, str]:
+        src = ids.k8s_service_account(CLUSTER, "tools", sa)
+        return {e.target: e.confidence.value for e in g.edges(EdgeKind.READS_SECRET) if e.source == src}
+
+    assert admin("impersonator") == ("certain", "impersonate")
+    assert admin("binder") == ("certain", "bind")
+    assert admin("escalator") == ("certain", "escalate")
+    assert reads("deployer2") == {ids.k8s_secret(CLUSTER, "arc-runners", "prod-db"): "possible",
+                                  ids.k8s_secret(CLUSTER, "arc-runners", "arc-github-app"): "possible"}
+    for sa in ("groups-only", "bind-view", "pod-reader"):
+        assert admin(sa) is None and reads(sa) == {}, sa

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 from ingest.k8s.models import BindingDoc, LabelSelector, RoleDoc, Rule, Subject
 
-__all__ = ["Principal", "Grant", "service_account_principal", "mapped_principal", "evaluate", "aggregated_rules"]
+__all__ = ["Principal", "Grant", "service_account_principal", "mapped_principal", "evaluate", "aggregated_rules",
+           "escalations"]
 
 _ALL = Rule(api_groups=["*"], resources=["*"], verbs=["*"])
 _READ_SECRETS = Rule(api_groups=[""], resources=["secrets"], verbs=["get", "list", "watch"])
@@ -65,6 +66,10 @@ class Grant:
     admin: bool = False
     namespaces: set[str | None] = field(default_factory=set)
     names: set[str] | None = None
+    #: how the grant is obtained when not by the rules themselves (:func:`escalations`): ``impersonate``,
+    #: ``bind``, ``escalate``, ``create-workloads``; ``possible``: it depends on something not read (admission)
+    escalation: str | None = None
+    possible: bool = False
 
 
 def service_account_principal(namespace: str, name: str) -> Principal:
@@ -159,10 +164,29 @@ def _rules(b: BindingDoc, roles: dict[tuple[str, str | None], RoleDoc],
     return None, BUILTIN.get(b.role_name)
 
 
+def _direct(b: BindingDoc, role: RoleDoc | None, rules: list[Rule]) -> Grant:
+    """What a binding's rules name: cluster admin (``*`` on ``*`` cluster-wide) and Secret reads."""
+    g = Grant(b, role)
+    limited: set[str] = set()
+    everything = False
+    for rule in rules:
+        if b.namespace is None and _hit(rule.api_groups, "*") and "*" in rule.resources and "*" in rule.verbs:
+            g.admin = True
+        if _hit(rule.api_groups, "") and _hit(rule.resources, "secrets") and _READ_VERBS & set(rule.verbs):
+            g.namespaces.add(b.namespace)
+            if rule.resource_names and not {"list", "watch", "*"} & set(rule.verbs):
+                limited |= set(rule.resource_names)
+            else:
+                everything = True
+    g.names = None if everything else limited
+    return g
+
+
 def evaluate(p: Principal, bindings: list[BindingDoc], roles: dict[tuple[str, str | None], RoleDoc],
              aggregated: dict[str, list[Rule]] | None = None) -> list[Grant]:
-    """Every binding that gives ``p`` cluster admin or Secret reads (bindings to roles not in the manifests and
-    not default ClusterRoles give nothing known: they are skipped).  The group ``system:masters`` gives a grant
+    """Every binding that gives ``p`` cluster admin or Secret reads, by its rules or by the escalation they allow
+    (:func:`escalations`; bindings to roles not in the manifests and not default ClusterRoles give nothing known:
+    they are skipped).  The group ``system:masters`` gives a grant
     whose ``binding`` is None (the default ``cluster-admin`` ClusterRoleBinding).  ``aggregated``: the rules of the
     aggregated ClusterRoles (:func:`aggregated_rules` of ``roles``, computed when not given)."""
     out = []
@@ -172,21 +196,70 @@ def evaluate(p: Principal, bindings: list[BindingDoc], roles: dict[tuple[str, st
         if not any(_matches(s, p) for s in b.subjects):
             continue
         role, rules = _rules(b, roles, aggregated)
-        g = Grant(b, role)
-        limited: set[str] = set()
-        everything = False
-        for rule in rules or []:
-            if b.namespace is None and _hit(rule.api_groups, "*") and "*" in rule.resources and "*" in rule.verbs:
-                g.admin = True
-            if _hit(rule.api_groups, "") and _hit(rule.resources, "secrets") and _READ_VERBS & set(rule.verbs):
-                g.namespaces.add(b.namespace)
-                if rule.resource_names and not {"list", "watch", "*"} & set(rule.verbs):
-                    limited |= set(rule.resource_names)
-                else:
-                    everything = True
-        g.names = None if everything else limited
+        g = _direct(b, role, rules or [])
         if g.admin or g.namespaces:
             out.append(g)
+        out += [e for e in escalations(b, role, rules or []) if _adds(e, g)]
     if "system:masters" in p.groups:
         out.append(Grant(None, None, admin=True, namespaces={None}))
+    return out
+
+
+def _adds(e: Grant, g: Grant) -> bool:
+    """Whether escalation ``e`` gives more than the binding's own grant ``g``."""
+    if g.admin:
+        return False
+    if e.admin:
+        return True
+    reads_all = g.names is None and (None in g.namespaces or e.namespaces <= g.namespaces)
+    return not reads_all
+
+
+_RBAC = "rbac.authorization.k8s.io"
+#: workloads whose creation runs a pod of the creator's choosing: (API group, resource)
+_WORKLOADS = (("", "pods"), ("", "replicationcontrollers"), ("apps", "deployments"), ("apps", "daemonsets"),
+              ("apps", "statefulsets"), ("apps", "replicasets"), ("batch", "jobs"), ("batch", "cronjobs"))
+
+
+def _can(rules: list[Rule], group: str, resource: str, verbs: set[str]) -> bool:
+    """Whether some rule allows one of ``verbs`` on ``resource`` of ``group`` for every name (no
+    ``resourceNames``)."""
+    return any(_hit(r.api_groups, group) and _hit(r.resources, resource) and ("*" in r.verbs or verbs & set(r.verbs))
+               and not r.resource_names for r in rules)
+
+
+def escalations(b: BindingDoc, role: RoleDoc | None, rules: list[Rule]) -> list[Grant]:
+    """What a binding's rules give beyond what they name: the privilege escalation paths of Kubernetes "Role Based
+    Access Control Good Practices", "Privilege escalation risks"
+    (https://kubernetes.io/docs/concepts/security/rbac-good-practices/#privilege-escalation-risks) and "Using RBAC
+    Authorization", "Privilege escalation prevention and bootstrapping"
+    (https://kubernetes.io/docs/reference/access-authn-authz/rbac/#privilege-escalation-prevention-and-bootstrapping):
+
+    - ``impersonate`` on ``users`` and ``groups`` (a ClusterRoleBinding: they are cluster-scoped; a group is
+      impersonated with a user) acts as the group ``system:masters``: cluster admin;
+    - ``bind`` on ``clusterroles`` with ``create`` on ``clusterrolebindings`` (cluster-wide) binds ``cluster-admin``
+      to oneself; ``escalate`` with ``update``/``patch`` on ``clusterroles`` rewrites one's own ClusterRole: admin;
+      in a RoleBinding's namespace, ``bind`` with ``create`` on ``rolebindings`` (or ``escalate`` with
+      ``update``/``patch`` on ``roles``) gives the namespace's Secrets (bind the default ``admin``);
+    - ``create`` on a workload (pods, deployments, daemonsets, statefulsets, replicasets, replicationcontrollers,
+      jobs, cronjobs) runs a pod that mounts any Secret of the namespace ("Workload creation"): its Secrets,
+      ``possible`` (admission policies are not read).
+
+    ``resourceNames`` on a rule keeps it out (it names what may be touched).
+    """
+    out: list[Grant] = []
+    cluster = b.namespace is None
+    if cluster and _can(rules, "", "users", {"impersonate"}) and _can(rules, "", "groups", {"impersonate"}):
+        out.append(Grant(b, role, admin=True, namespaces={None}, escalation="impersonate"))
+    elif cluster and _can(rules, _RBAC, "clusterroles", {"bind"}) and _can(rules, _RBAC, "clusterrolebindings", {"create"}):
+        out.append(Grant(b, role, admin=True, namespaces={None}, escalation="bind"))
+    elif cluster and _can(rules, _RBAC, "clusterroles", {"escalate"}) and _can(rules, _RBAC, "clusterroles", {"update", "patch"}):
+        out.append(Grant(b, role, admin=True, namespaces={None}, escalation="escalate"))
+    elif _can(rules, _RBAC, "roles", {"escalate"}) and _can(rules, _RBAC, "roles", {"update", "patch"}):
+        out.append(Grant(b, role, namespaces={b.namespace}, escalation="escalate"))
+    elif (_can(rules, _RBAC, "clusterroles", {"bind"}) or _can(rules, _RBAC, "roles", {"bind"})) and _can(
+            rules, _RBAC, "rolebindings", {"create"}):
+        out.append(Grant(b, role, namespaces={b.namespace}, escalation="bind"))
+    if not out and any(_can(rules, grp, res, {"create"}) for grp, res in _WORKLOADS):
+        out.append(Grant(b, role, namespaces={b.namespace}, escalation="create-workloads", possible=True))
     return out

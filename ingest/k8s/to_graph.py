@@ -25,8 +25,9 @@ Edges (what they mean: ``graphkit/model/edges.py``):
 - ``reads_secret`` pool -> Secrets its pods mount or read into their environment; service account or mapped AWS
   principal -> Secrets its RBAC lets it read (:mod:`ingest.k8s.rbac`), cut by ``remove_rbac_binding``;
 - ``administers`` principal -> cluster for cluster admin (``*`` on ``*`` cluster-wide, ``cluster-admin``,
-  ``system:masters``), cut by ``remove_rbac_binding`` (props ``binding``: ``ClusterRoleBinding/NAME``,
-  ``RoleBinding/NS/NAME`` or ``aws-auth/ARN``);
+  ``system:masters``, or an escalation path: ``impersonate``, ``bind``, ``escalate``, :func:`ingest.k8s.rbac.escalations`),
+  cut by ``remove_rbac_binding`` (props ``binding``: ``ClusterRoleBinding/NAME``, ``RoleBinding/NS/NAME`` or
+  ``aws-auth/ARN``; ``escalation`` when obtained by one; creating workloads reads a namespace's Secrets, ``possible``);
 - ``assumes_role`` service account -> its IRSA / workload identity role, ``possible`` (``trust: unknown``) until
   the resolver evaluates the role's trust (:mod:`graphkit.resolve.k8s`); ``aws-auth`` ``mapRoles`` role ->
   what the mapping's groups are granted;
@@ -47,9 +48,9 @@ from typing import Any
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
-from graphkit.model import (CloudRole, CloudUser, DeploymentTarget, Edge, EdgeKind, Evidence, Host, KubeSecret,
-                            KubeServiceAccount, Lifetime, Organization, Repository, RevocationAction, Runner,
-                            RunnerGroup, RunnerPods, ids)
+from graphkit.model import (CloudRole, CloudUser, Confidence, DeploymentTarget, Edge, EdgeKind, Evidence, Host,
+                            KubeSecret, KubeServiceAccount, Lifetime, Organization, Repository, RevocationAction,
+                            Runner, RunnerGroup, RunnerPods, ids)
 from ingest.k8s.models import (AwsAuthEntry, BindingDoc, ClusterInfo, KubeconfigDoc, RoleDoc, RunnerPool, SecretDoc,
                                ServiceAccountDoc, Subject, Where, WorkloadDoc)
 from ingest.k8s.parse import ParsedK8s
@@ -236,14 +237,15 @@ def _grant_edges(c: _Cluster, source: str, g: Grant, base: Evidence, arn: str | 
     evidence = [base] + ([g.binding.where.evidence(detail=f"{g.binding.role_kind} {g.binding.role_name}")]
                          if g.binding else [])
     binding = _binding_name(g, arn)
-    props = {"binding": binding}
+    props = {"binding": binding, **({"escalation": g.escalation} if g.escalation else {})}
+    conf = Confidence.POSSIBLE if g.possible else Confidence.CERTAIN
     if g.admin:
         c.g.add_edge(_edge(EdgeKind.ADMINISTERS, source, c.cid, evidence, revoked_by=R.REMOVE_RBAC_BINDING,
-                           lifetime=Lifetime.UNTIL_REVOKED, props=props))
+                           lifetime=Lifetime.UNTIL_REVOKED, props=props, confidence=conf))
     for (ns, name), sid in sorted(c.secrets.items()):
         if (None in g.namespaces or ns in g.namespaces) and (g.names is None or name in g.names):
             c.g.add_edge(_edge(EdgeKind.READS_SECRET, source, sid, evidence, revoked_by=R.REMOVE_RBAC_BINDING,
-                               key=binding, props={**props, "via": "rbac"}))
+                               key=binding, props={**props, "via": "rbac"}, confidence=conf))
 
 
 def _rbac(c: _Cluster, bindings: list[BindingDoc], roles: dict[tuple[str, str | None], RoleDoc],
