@@ -431,3 +431,59 @@ def test_impersonate_bind_escalate_and_workload_creation_are_escalation_paths(tm
                                   ids.k8s_secret(CLUSTER, "arc-runners", "arc-github-app"): "possible"}
     for sa in ("groups-only", "bind-view", "pod-reader"):
         assert admin(sa) is None and reads(sa) == {}, sa
+
+
+# --------------------------------------------------------------------------- GitLab
+
+GITLAB_DEPLOY = """deploy:
+  script: ./deploy.sh
+  id_tokens:
+    AWS_TOKEN:
+      aud: https://gitlab.com
+  rules:
+    - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH
+"""
+GITLAB_INVENTORY = """schema: graphkit.runner-inventory/v1
+gitlab_projects:
+  - instance: gitlab.com
+    full_path: acme/app
+    default_branch: main
+    protected_branches: [main]
+    protected_tags: []
+    variables:
+      - {key: AWS_DEPLOY_KEY, protected: true, masked: true}
+      - {key: NPM_TOKEN, protected: false}
+    variables_complete: true
+"""
+
+
+def test_gitlab_default_branch_rule_gets_protected_variables_and_the_main_branch_sub(tmp_path):
+    """``if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH`` (GitLab "Specify when jobs run with rules",
+    https://docs.gitlab.com/ci/jobs/job_rules/) runs on the default branch, protected by default: its jobs receive
+    protected variables (https://docs.gitlab.com/ci/variables/#protect-a-cicd-variable) and their ID token's ``sub``
+    is ``project_path:acme/app:ref_type:branch:ref:main``, what GitLab's AWS guide pins
+    (https://docs.gitlab.com/ci/cloud_services/aws/).  graphkit compared the text ``$CI_DEFAULT_BRANCH`` with the
+    protected branches (so: unprotected, no protected variable) and put it in the ``sub`` (no trust matched)."""
+    (tmp_path / "projects" / "acme__app").mkdir(parents=True)
+    (tmp_path / "projects" / "acme__app" / ".gitlab-ci.yml").write_text(GITLAB_DEPLOY)
+    (tmp_path / "inventory.yaml").write_text(GITLAB_INVENTORY)
+    trust = [{"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+              "Principal": {"Federated": f"arn:aws:iam::{A}:oidc-provider/gitlab.com"},
+              "Condition": {"StringEquals": {"gitlab.com:aud": "https://gitlab.com",
+                                             "gitlab.com:sub": "project_path:acme/app:ref_type:branch:ref:main"}}}]
+    (tmp_path / "iam.json").write_text(json.dumps({"RoleDetailList": [role("deploy", trust)]}))
+    inputs = {"gitlab-ci": [tmp_path / "projects"], "runners": [tmp_path / "inventory.yaml"],
+              "aws-iam": [tmp_path / "iam.json"]}
+    res = build_graph(inputs)
+    assert res.problems == []
+    g = res.graph
+    job = "job:gitlab:acme/app:.gitlab-ci.yml#deploy"
+    secrets = {e.target.rsplit(":", 2)[-2]: e.confidence.value for e in g.edges(EdgeKind.READS_SECRET) if e.source == job}
+    assert secrets == {"AWS_DEPLOY_KEY": "certain", "NPM_TOKEN": "certain"}
+    assert list(assumers(g, R("deploy")).values()) == ["certain"]
+    # without the default branch in the inventory: both possible, never absent
+    (tmp_path / "inventory.yaml").write_text(GITLAB_INVENTORY.replace("    default_branch: main\n", ""))
+    g = build_graph(inputs).graph
+    secrets = {e.target.rsplit(":", 2)[-2]: e.confidence.value for e in g.edges(EdgeKind.READS_SECRET) if e.source == job}
+    assert secrets == {"AWS_DEPLOY_KEY": "possible", "NPM_TOKEN": "certain"}
+    assert list(assumers(g, R("deploy")).values()) == ["possible"]
