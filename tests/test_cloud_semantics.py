@@ -487,3 +487,32 @@ def test_gitlab_default_branch_rule_gets_protected_variables_and_the_main_branch
     secrets = {e.target.rsplit(":", 2)[-2]: e.confidence.value for e in g.edges(EdgeKind.READS_SECRET) if e.source == job}
     assert secrets == {"AWS_DEPLOY_KEY": "possible", "NPM_TOKEN": "certain"}
     assert list(assumers(g, R("deploy")).values()) == ["possible"]
+
+
+def test_gitlab_id_token_trusts_are_reviewed_like_github_ones():
+    """GitLab's AWS guide (https://docs.gitlab.com/ci/cloud_services/aws/) pins ``gitlab.com:sub`` to
+    ``project_path:GROUP/PROJECT:ref_type:branch:ref:main``; a trust without it lets any project on gitlab.com in,
+    ``project_path:GROUP/*`` every project of the group (the sub format: GitLab "Token payload",
+    https://docs.gitlab.com/ci/secrets/id_token_authentication/#token-payload).  graphkit reviewed GitHub trusts
+    only: no finding for any of these."""
+    from graphkit.findings import run_rules
+
+    def trust(cond: dict) -> dict:
+        return {"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+                "Principal": {"Federated": f"arn:aws:iam::{A}:oidc-provider/gitlab.com"}, "Condition": cond}
+
+    aud = {"gitlab.com:aud": "https://gitlab.com"}
+    export = {"RoleDetailList": [
+        role("no-sub", [trust({"StringEquals": aud})]),
+        role("group", [trust({"StringEquals": aud, "StringLike": {"gitlab.com:sub": "project_path:acme/*"}})]),
+        role("branches", [trust({"StringEquals": aud, "StringLike": {
+            "gitlab.com:sub": "project_path:acme/app:ref_type:branch:ref:*"}})]),
+        role("main", [trust({"StringEquals": {**aud, "gitlab.com:sub": "project_path:acme/app:ref_type:branch:ref:main"}})]),
+        # a claim STS does not evaluate for GitLab tokens: absent, so no token satisfies it
+        role("ns-only", [trust({"StringEquals": {**aud, "gitlab.com:namespace_path": "acme"}})])]}
+    g = graph_of(export)
+    got = sorted((f.rule, f.subject.rsplit("/", 1)[-1], f.severity.value, f.properties.get("code"))
+                 for f in run_rules(g) if f.rule.startswith("oidc-trust"))
+    assert got == [("oidc-trust-broad-sub", "branches", "medium", "gitlab:any-branch"),
+                   ("oidc-trust-broad-sub", "group", "high", "gitlab:org-wide"),
+                   ("oidc-trust-without-sub", "no-sub", "critical", "gitlab:no-sub")]

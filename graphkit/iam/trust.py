@@ -20,7 +20,7 @@ never substituted.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graphkit.iam.conditions import GITHUB_ISSUER_HOST, ClaimValue, evaluate_conditions, split_operator
 from graphkit.iam.evaluate import action_matches
@@ -30,7 +30,7 @@ from graphkit.iam.tri import Tri, and3, not3, or3
 from graphkit.iam.variables import literal, principal_context, template
 
 __all__ = ["github_provider_arn", "TrustMatch", "web_identity_trust", "principal_trust", "statements_text",
-           "TrustIssue", "oidc_trust_issues", "CALLER_PINS", "principal_names"]
+           "TrustIssue", "oidc_trust_issues", "CALLER_PINS", "principal_names", "gitlab_trust_issues", "GITLAB_COM"]
 
 
 def principal_names(value: str, wanted: str) -> bool:
@@ -222,7 +222,8 @@ class TrustIssue:
     ``any-branch`` (``...:ref:refs/heads/*``), ``set-operator`` (``ForAllValues:`` / ``ForAnyValue:`` on the
     single-valued ``sub``/``aud``), ``no-aud``, ``wrong-aud``.  ``broad``: the trust accepts claims of more
     than one branch, PR or environment (a door any push opens).  ``value``: the condition value concerned
-    (identity field of the finding).
+    (identity field of the finding).  ``platform``: ``github``, or ``gitlab`` for a GitLab ID token trust
+    (:func:`gitlab_trust_issues`).
     """
 
     code: str
@@ -230,6 +231,7 @@ class TrustIssue:
     value: str = ""
     operator: str = ""
     broad: bool = False
+    platform: str = "github"
 
 
 #: Claims that pin the calling repository (its name, id, owner id or enterprise), besides ``sub``: with one of
@@ -254,14 +256,16 @@ def _github_hosts(st: Statement) -> list[str]:
     return list(dict.fromkeys(hosts))
 
 
-def oidc_trust_issues(statements: Sequence[Statement], *, audience: str = "sts.amazonaws.com") -> list[TrustIssue]:
+def oidc_trust_issues(statements: Sequence[Statement], *, audience: str = "sts.amazonaws.com",
+                      gitlab_hosts: Iterable[str] = ("gitlab.com",)) -> list[TrustIssue]:
     """Review the GitHub OIDC statements of a trust policy (GitHub "OpenID Connect reference", AWS "Condition
-    operators"); GitHub Enterprise Cloud issuers (``token.actions.SUBDOMAIN.ghe.com``) included.
+    operators"); GitHub Enterprise Cloud issuers (``token.actions.SUBDOMAIN.ghe.com``) included; and its GitLab ID
+    token statements for the instances ``gitlab_hosts`` (:func:`gitlab_trust_issues`).
 
     Returns
     -------
     list of TrustIssue
-        In statement order; empty when the trust has no GitHub OIDC statement.
+        In statement order; empty when the trust has no GitHub or GitLab OIDC statement.
 
     Examples
     --------
@@ -276,7 +280,88 @@ def oidc_trust_issues(statements: Sequence[Statement], *, audience: str = "sts.a
     for st in statements:
         for host in _github_hosts(st):
             out += _statement_issues(st, host.lower(), audience)
+        out += gitlab_trust_issues([st], gitlab_hosts)
     return out
+
+
+#: Issuer host of GitLab.com ID tokens (GitLab "OpenID Connect (OIDC) authentication using ID tokens",
+#: https://docs.gitlab.com/ci/secrets/id_token_authentication/); a self-managed instance issues from its own URL.
+GITLAB_COM = "gitlab.com"
+
+
+def gitlab_trust_issues(statements: Sequence[Statement], hosts: Iterable[str] = (GITLAB_COM,)) -> list[TrustIssue]:
+    """Review the GitLab ID token statements of a trust policy (Allow ``sts:AssumeRoleWithWebIdentity`` for
+    ``Federated`` ``oidc-provider/HOST``, ``HOST`` among ``hosts``): the ``sub`` is
+    ``project_path:GROUP/PROJECT:ref_type:branch|tag:ref:NAME`` (GitLab "Token payload",
+    https://docs.gitlab.com/ci/secrets/id_token_authentication/#token-payload), the condition GitLab's AWS guide
+    pins ("Configure OpenID Connect in AWS", https://docs.gitlab.com/ci/cloud_services/aws/); AWS STS evaluates
+    only ``sub`` and ``aud`` of a GitLab token (``graphkit/data/gitlab_oidc_claims.json``), and every project of
+    the instance gets tokens of its issuer, so without ``sub`` any of them is let in.  Codes as :class:`TrustIssue`,
+    ``platform`` ``gitlab``: ``no-sub`` (any project of the instance), ``wildcard-owner`` (a wildcard in the
+    top-level group), ``org-wide`` (``project_path:GROUP/*``), ``any-context`` (``project_path:G/P:*``),
+    ``any-branch`` (``...:ref_type:branch:ref:*``), ``set-operator``.  A statement no token satisfies (a positive
+    condition on another claim, absent for STS) raises none.
+
+    >>> from graphkit.iam import parse_policy
+    >>> t = parse_policy({"Statement": {"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+    ...     "Principal": {"Federated": "arn:aws:iam::1:oidc-provider/gitlab.com"},
+    ...     "Condition": {"StringLike": {"gitlab.com:sub": "project_path:acme/*"}}}})
+    >>> [(i.code, i.platform) for i in gitlab_trust_issues(t)]
+    [('org-wide', 'gitlab')]
+    """
+    wanted = {h.lower() for h in hosts}
+    out: list[TrustIssue] = []
+    for st in statements:
+        if st.effect != "Allow" or not (action_matches(st.actions, "sts:AssumeRoleWithWebIdentity") if st.actions
+                                        else bool(st.not_actions)):
+            continue
+        fed = list(st.principals.get("Federated", ()))
+        for host in dict.fromkeys(f.split("oidc-provider/", 1)[1].lower() for f in fed if "oidc-provider/" in f):
+            if host in wanted:
+                out += _gitlab_statement_issues(st, host)
+    return out
+
+
+def _gitlab_statement_issues(st: Statement, host: str) -> list[TrustIssue]:
+    prefix = f"{host}:"
+    ctx = {f"{prefix}sub": [ClaimValue("*", pattern=True)], f"{prefix}aud": [ClaimValue("*", pattern=True, chosen=True)]}
+    if evaluate_conditions(st.conditions, ctx, known_keys=lambda k: k.startswith(prefix),
+                           variables=st.variables) is False:
+        return []
+    issues, found = _claim_conditions(st, host)
+    out = [replace(i, platform="gitlab") for i in issues]
+    subs = found.get("sub", [])
+    if not subs:
+        out.append(TrustIssue("no-sub", st, broad=True, platform="gitlab"))
+    for op, value, orig in subs:
+        code = _gitlab_breadth(value, "Like" in op)
+        if code is not None:
+            out.append(TrustIssue(code, st, orig, op, broad=True, platform="gitlab"))
+    return out
+
+
+def _gitlab_breadth(value: str, like: bool) -> str | None:
+    """The issue code of a trusted GitLab ``sub`` (``*``/``?`` are wildcards under ``Like`` operators only).
+
+    >>> [_gitlab_breadth(v, True) for v in ("*", "project_path:*", "project_path:acme*/app:*", "project_path:acme/*",
+    ...   "project_path:acme/app:*", "project_path:acme/app:ref_type:branch:ref:*", "project_path:acme/app:ref_type:branch:ref:main")]
+    ['wildcard-owner', 'wildcard-owner', 'wildcard-owner', 'org-wide', 'any-context', 'any-branch', None]
+    """
+    if not like:
+        return None
+    if not value.startswith("project_path:"):
+        return "wildcard-owner" if value[:1] in "*?" else None
+    path, _, rest = value.removeprefix("project_path:").partition(":")
+    group, _, project = path.partition("/")
+    if not group or any(c in group for c in "*?"):
+        return "wildcard-owner"
+    if not project or any(c in project for c in "*?") or (not rest and path.endswith("*")):
+        return "org-wide"
+    if not rest or rest.startswith(("*", "?")) or rest in ("ref_type:*", "ref_type:*:ref:*"):
+        return "any-context"
+    if glob_covers(value, f"project_path:{path}:ref_type:branch:ref:*"):
+        return "any-branch"
+    return None
 
 
 def _never_holds(st: Statement, host: str, audience: str) -> bool:
