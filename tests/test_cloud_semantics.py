@@ -516,3 +516,23 @@ def test_gitlab_id_token_trusts_are_reviewed_like_github_ones():
     assert got == [("oidc-trust-broad-sub", "branches", "medium", "gitlab:any-branch"),
                    ("oidc-trust-broad-sub", "group", "high", "gitlab:org-wide"),
                    ("oidc-trust-without-sub", "no-sub", "critical", "gitlab:no-sub")]
+
+
+def test_an_assumed_role_session_principal_names_sessions_of_that_role():
+    """A role session principal ``arn:aws:sts::ACCOUNT:assumed-role/ROLE-NAME/SESSION-NAME`` (AWS "AWS JSON policy
+    elements: Principal", role session principals,
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html#principal-sessions;
+    cfn-lint rejected it: https://github.com/aws-cloudformation/cfn-lint/issues/3620; iam-lens maps it to the role by
+    name, path left out: https://github.com/act-security-labs/iam-lens/pull/182) lets in sessions of that role
+    with that name, which the caller of ``sts:AssumeRole`` chooses: ``possible`` for the role.  graphkit compared it
+    with the role's ARN: no edge."""
+    ci = dict(role("ci-runner", [_assume({"Service": "ec2.amazonaws.com"})],
+                   [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}]),
+              Arn=f"arn:aws:iam::{A}:role/build/ci-runner", Path="/build/")
+    export = {"RoleDetailList": [ci, role("other", [_assume({"Service": "ec2.amazonaws.com"})]),
+                                 role("target", [_assume({"AWS": f"arn:aws:sts::{A}:assumed-role/ci-runner/release"})])]}
+    g = graph_of(export)
+    runner = ids.cloud_role("aws", f"arn:aws:iam::{A}:role/build/ci-runner")
+    assert assumers(g, R("target")) == {runner: "possible"}
+    st = parse_policy({"Statement": [_assume({"AWS": f"arn:aws:sts::{A}:assumed-role/ci-runner/release"})]})
+    assert principal_trust(st, f"arn:aws:iam::{A}:user/ci-runner", A, A)[0] is False  # a user of that name: no

@@ -30,7 +30,8 @@ from graphkit.iam.tri import Tri, and3, not3, or3
 from graphkit.iam.variables import literal, principal_context, template
 
 __all__ = ["github_provider_arn", "TrustMatch", "web_identity_trust", "principal_trust", "statements_text",
-           "TrustIssue", "oidc_trust_issues", "CALLER_PINS", "principal_names", "gitlab_trust_issues", "GITLAB_COM"]
+           "TrustIssue", "oidc_trust_issues", "CALLER_PINS", "principal_names", "gitlab_trust_issues", "GITLAB_COM",
+           "session_of"]
 
 
 def principal_names(value: str, wanted: str) -> bool:
@@ -194,12 +195,42 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
             elif p in (f"arn:{partition}:iam::{caller_account}:root", caller_account, "*"):
                 res = True
                 delegated[0] = True
+            elif res is False and (session := session_of(p)) is not None and session == _role_key(caller_arn):
+                res = None  # one session name of the caller role: whoever assumes it names the session
         return res
 
     context, known = principal_context(caller_arn, caller_account)
     match = _trust(statements, "sts:AssumeRole", principal_ok, context, known)
     needs = delegated[0] or caller_account != role_account
     return match.result, needs, match
+
+
+def session_of(principal: str) -> tuple[str, str, str] | None:
+    """``(partition, account, role name)`` of an assumed-role session principal
+    ``arn:PARTITION:sts::ACCOUNT:assumed-role/ROLE-NAME/SESSION-NAME`` (AWS "AWS JSON policy elements: Principal",
+    role session principals,
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html#principal-sessions:
+    the role's name without its path); None for another principal.
+
+    It names the sessions of that role with that session name: a caller acting as the role matches when its
+    session has that name, which whoever calls ``sts:AssumeRole`` chooses (``RoleSessionName``) -- ``possible``.
+
+    >>> session_of("arn:aws:sts::111122223333:assumed-role/deploy/ci"), session_of("arn:aws:iam::1:role/deploy")
+    (('aws', '111122223333', 'deploy'), None)
+    """
+    parts = principal.split(":", 5)
+    if len(parts) < 6 or parts[0] != "arn" or parts[2] != "sts" or not parts[5].startswith("assumed-role/"):
+        return None
+    name, sep, session = parts[5].removeprefix("assumed-role/").partition("/")
+    return (parts[1], parts[4], name) if name and sep and session else None
+
+
+def _role_key(arn: str) -> tuple[str, str, str] | None:
+    """``(partition, account, role name)`` of an IAM role ARN (its path left out), else None."""
+    parts = arn.split(":", 5)
+    if len(parts) < 6 or parts[2] != "iam" or not parts[5].startswith("role/"):
+        return None
+    return parts[1], parts[4], parts[5].rsplit("/", 1)[-1]
 
 
 def statements_text(statements: Iterable[Statement]) -> Iterator[str]:

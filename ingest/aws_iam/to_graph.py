@@ -38,8 +38,8 @@ from typing import Any
 
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
-from graphkit.iam import (Grant, Tri, and3, oidc_trust_issues, or3,
-                          principal_trust, resource_matches)
+from graphkit.iam import (Grant, Tri, and3, oidc_trust_issues, or3, principal_trust, resource_matches,
+                          session_of)
 from graphkit.ingestor import IngestResult
 from graphkit.model import (CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudUser, EdgeKind, Evidence, Node,
                             OIDCProvider, ids)
@@ -370,8 +370,11 @@ class _TrustedPrincipals:
                 if st.not_principals:
                     continue
                 for value in [*st.principals.get("AWS", ()), *st.principals.get("*", ())]:
+                    session = session_of(value)
                     if value == "*":
                         self.always.add(i)
+                    elif session is not None:  # a session of a role: that role, whatever its path
+                        self.exact.setdefault(":".join(("session", *session)), set()).add(i)
                     else:
                         self.exact.setdefault(value, set()).add(i)
 
@@ -379,7 +382,8 @@ class _TrustedPrincipals:
         """Positions (in the roles given) of the trusts that may let ``caller`` in, in order."""
         partition = caller.arn.split(":", 2)[1] if caller.arn.startswith("arn:") else "aws"
         out = set(self.always)
-        for key in (caller.arn, f"arn:{partition}:iam::{caller.account}:root", caller.account):
+        session = f"session:{partition}:{caller.account}:{caller.arn.rsplit('/', 1)[-1]}" if caller.kind == "role" else ""
+        for key in (caller.arn, f"arn:{partition}:iam::{caller.account}:root", caller.account, session):
             out |= self.exact.get(key, set())
         return sorted(out)
 
