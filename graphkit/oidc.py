@@ -49,7 +49,7 @@ from graphkit.iam.conditions import GITHUB_ISSUER_HOST, ClaimValue
 
 __all__ = ["SubjectParts", "SUB_PREFIX", "CLAIMS_DATA", "STS_CLAIMS", "subject", "any_branch_subject",
            "default_subjects", "split_subject", "subject_pattern", "render_subject", "candidate_subjects",
-           "effective_template", "is_github_issuer", "issuer_host", "full_ref", "job_workflow_ref", "Run",
+           "effective_template", "is_github_issuer", "is_ghes_issuer", "issuer_host", "full_ref", "job_workflow_ref", "Run",
            "runs_of", "runs_of_refs", "iam_glob", "JobFacts", "token_claims", "claim_variants"]
 
 #: What every default-template ``sub`` starts with (a claim, not a graphkit node id).
@@ -63,6 +63,8 @@ STS_CLAIMS: frozenset[str] = frozenset(CLAIMS_DATA["sts_condition_keys"]["standa
                                        + CLAIMS_DATA["sts_condition_keys"]["github"])
 
 _GHE_COM = re.compile(r"^token\.actions\.[a-z0-9][a-z0-9-]*\.ghe\.com$")
+#: GitHub Enterprise Server: ``https://HOSTNAME/_services/token`` (see :data:`CLAIMS_DATA` ``issuers``)
+_GHES = re.compile(r"^[a-z0-9][a-z0-9.-]*(:\d+)?/_services/token$")
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -82,11 +84,23 @@ def is_github_issuer(host: str) -> bool:
     ``token.actions.SUBDOMAIN.ghe.com`` (GitHub Enterprise Cloud with data residency), see :data:`CLAIMS_DATA`.
 
     >>> [is_github_issuer(h) for h in ("token.actions.githubusercontent.com", "token.actions.octo.ghe.com",
-    ...                                "token.actions.githubusercontent.com/acme", "gitlab.com")]
-    [True, True, True, False]
+    ...                                "token.actions.githubusercontent.com/acme", "gitlab.com",
+    ...                                "github.example.com/_services/token")]
+    [True, True, True, False, True]
     """
     base = host.split("/", 1)[0]
-    return base == GITHUB_ISSUER_HOST or bool(_GHE_COM.match(base))
+    return base == GITHUB_ISSUER_HOST or bool(_GHE_COM.match(base)) or is_ghes_issuer(host)
+
+
+def is_ghes_issuer(host: str) -> bool:
+    """Whether ``host`` is a GitHub Enterprise Server issuer, ``HOSTNAME/_services/token`` (GitHub Enterprise
+    Server docs "OpenID Connect", :data:`CLAIMS_DATA` ``issuers``).  AWS STS reads only ``sub`` and ``aud`` of its
+    tokens: the GitHub claims it added in 2026-01 are those of ``token.actions.githubusercontent.com``.
+
+    >>> is_ghes_issuer("github.example.com/_services/token"), is_ghes_issuer("token.actions.githubusercontent.com")
+    (True, False)
+    """
+    return bool(_GHES.match(host.lower()))
 
 
 @dataclass(frozen=True)

@@ -536,3 +536,27 @@ def test_an_assumed_role_session_principal_names_sessions_of_that_role():
     assert assumers(g, R("target")) == {runner: "possible"}
     st = parse_policy({"Statement": [_assume({"AWS": f"arn:aws:sts::{A}:assumed-role/ci-runner/release"})]})
     assert principal_trust(st, f"arn:aws:iam::{A}:user/ci-runner", A, A)[0] is False  # a user of that name: no
+
+
+def test_github_enterprise_server_trusts_are_reviewed():
+    """GitHub Enterprise Server issues tokens from ``https://HOSTNAME/_services/token``: the AWS provider is
+    ``oidc-provider/HOSTNAME/_services/token`` and the keys ``HOSTNAME/_services/token:sub`` (the shape of
+    https://gist.github.com/jonesy1234/3e34f9f7d2904a3c84233ebe98564db8, "GitHub Enterprise AWS OIDC":
+    ``repo:${FullRepoName}:*``).  graphkit knew only github.com and ghe.com issuers: such trusts were not
+    reviewed (no finding even without a sub condition)."""
+    from graphkit.iam import oidc_trust_issues
+
+    host = "mygithub.com/_services/token"
+
+    def issues(cond: dict) -> list[tuple[str, str]]:
+        st = parse_policy({"Statement": {"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+                                         "Principal": {"Federated": f"arn:aws:iam::{A}:oidc-provider/{host}"},
+                                         "Condition": cond}})
+        return [(i.code, i.value) for i in oidc_trust_issues(st)]
+
+    aud = {f"{host}:aud": "https://mygithub.com/mygithuborg"}
+    assert issues({"StringLike": {**aud, f"{host}:sub": "repo:mygithuborg/sjramblings:*"}}) == [
+        ("any-context", "repo:mygithuborg/sjramblings:*"), ("wrong-aud", "https://mygithub.com/mygithuborg")]
+    assert issues({"StringEquals": aud})[0] == ("no-sub", "")
+    # STS reads only sub and aud of a GHES token: a repository condition alone pins nothing, and holds for no token
+    assert issues({"StringEquals": {**aud, f"{host}:repository": "mygithuborg/sjramblings"}}) == []

@@ -401,10 +401,11 @@ def _never_holds(st: Statement, host: str, audience: str) -> bool:
     (:data:`graphkit.oidc.STS_CLAIMS`) -- a condition such as ``StringEquals {host}:repository_owner``, a claim STS
     does not evaluate, is false for every token (configure-aws-credentials issue 306), so the statement lets no one
     in and is no over-broad trust.  Keys outside ``{host}:`` are unknown: such a statement is reviewed."""
-    from graphkit.oidc import STS_CLAIMS  # oidc imports this package's ClaimValue: import at call time
+    from graphkit.oidc import STS_CLAIMS, is_ghes_issuer  # oidc imports this package's ClaimValue: at call time
 
     prefix = f"{host}:"
-    base = {f"{prefix}{c}": [ClaimValue("*", pattern=True)] for c in STS_CLAIMS if c != "aud"}
+    claims = ("sub",) if is_ghes_issuer(host) else STS_CLAIMS
+    base = {f"{prefix}{c}": [ClaimValue("*", pattern=True)] for c in claims if c != "aud"}
     base[f"{prefix}aud"] = [ClaimValue(audience, chosen=True)]
     known = lambda key: key.startswith(prefix)  # noqa: E731
     no_env = {k: v for k, v in base.items() if k != f"{prefix}environment"}
@@ -419,7 +420,10 @@ def _statement_issues(st: Statement, host: str, audience: str) -> list[TrustIssu
         return []
     out, found = _claim_conditions(st, host)
     subs, auds = found.get("sub", []), found.get("aud", [])
-    if not subs and not any(found.get(c) for c in CALLER_PINS):
+    from graphkit.oidc import is_ghes_issuer
+
+    pins = () if is_ghes_issuer(host) else CALLER_PINS  # STS reads only sub and aud of a GHES token
+    if not subs and not any(found.get(c) for c in pins):
         jwr = [orig for _, v, orig in found.get("job_workflow_ref", []) if v.strip("*")]
         out.append(TrustIssue("workflow-ref-only", st, ",".join(jwr), broad=True) if jwr
                    else TrustIssue("no-sub", st, broad=True))
