@@ -560,3 +560,28 @@ def test_github_enterprise_server_trusts_are_reviewed():
     assert issues({"StringEquals": aud})[0] == ("no-sub", "")
     # STS reads only sub and aud of a GHES token: a repository condition alone pins nothing, and holds for no token
     assert issues({"StringEquals": {**aud, f"{host}:repository": "mygithuborg/sjramblings"}}) == []
+
+
+def test_a_permissions_boundary_limits_a_trust_that_names_the_callers_role_arn():
+    """AWS "Policy evaluation logic": within an account "an implicit deny in a permissions boundary does limit the
+    permissions granted to the ARN of the underlying IAM role" by a resource-based policy (demonstrated in
+    https://github.com/benkehoe/permissions-boundary-test: a resource policy cannot unilaterally grant access to an
+    IAM role, only to a role session).  A trust naming the caller role needs no identity Allow, but its boundary
+    must allow ``sts:AssumeRole``.  graphkit ignored the boundary there: certain edge."""
+    boundary_arn = f"arn:aws:iam::{A}:policy/s3-only"
+    caller = dict(role("ci", [_assume({"Service": "ec2.amazonaws.com"})]),
+                  PermissionsBoundary={"PermissionsBoundaryType": "Policy", "PermissionsBoundaryArn": boundary_arn})
+    named = role("named", [_assume({"AWS": f"arn:aws:iam::{A}:role/ci"})])
+    session = role("session", [_assume({"AWS": f"arn:aws:sts::{A}:assumed-role/ci/deploy"})])
+
+    def export(boundary_actions: str) -> dict:
+        pol = {"PolicyName": "s3-only", "Arn": boundary_arn, "DefaultVersionId": "v1", "AttachmentCount": 1,
+               "PolicyVersionList": [{"VersionId": "v1", "IsDefaultVersion": True, "Document": {
+                   "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": boundary_actions, "Resource": "*"}]}}]}
+        return {"RoleDetailList": [caller, named, session], "Policies": [pol]}
+
+    g = graph_of(export("s3:*"))
+    assert assumers(g, R("named")) == {}
+    assert assumers(g, R("session")) == {R("ci"): "possible"}  # a session is not limited by the boundary
+    g = graph_of(export("sts:AssumeRole"))
+    assert assumers(g, R("named")) == {R("ci"): "certain"}

@@ -38,7 +38,7 @@ from typing import Any
 
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
-from graphkit.iam import (Grant, Tri, and3, oidc_trust_issues, or3, principal_trust, resource_matches,
+from graphkit.iam import (Grant, Tri, allowed_on, and3, oidc_trust_issues, or3, principal_trust, resource_matches,
                           session_of)
 from graphkit.ingestor import IngestResult
 from graphkit.model import (CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudUser, EdgeKind, Evidence, Node,
@@ -404,8 +404,27 @@ def _assume_role_edge(b: _Build, caller: Principal, role: Principal, grants: lis
         res = and3([res, ident])
         evs += [perms.evidence(g, g.statement.sid) for g in grants
                 if resource_matches(g.resource, role.arn) is not False][:2]
+    elif caller.kind == "role" and any(caller.arn in st.principals.get("AWS", ()) for st in match.allows):
+        res = and3([res, _boundary_allows(perms, role.arn)])
+        if res is False:
+            return
     b.edge(EdgeKind.ASSUMES_ROLE, principal_id(caller), principal_id(role), evs or [_ev(role.file, role.place)], res,
            via="sts:AssumeRole")
+
+
+def _boundary_allows(perms: Permissions, role_arn: str) -> Tri:
+    """Whether the caller role's permissions boundary lets it call ``sts:AssumeRole`` on ``role_arn`` (True without
+    one; None when set but not exported).  A trust naming the caller role's ARN grants without its identity
+    policy, but "an implicit deny in a permissions boundary does limit the permissions granted to the ARN of the
+    underlying IAM role" by a resource-based policy (AWS IAM User Guide "Policy evaluation logic", identity-based
+    and resource-based policies,
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html; verified in
+    https://github.com/benkehoe/permissions-boundary-test); a trust naming one of its sessions is not limited."""
+    if perms.boundary is None and perms.boundary_known:
+        return True
+    if not perms.boundary_known:
+        return None
+    return allowed_on(perms.boundary or [], "sts:AssumeRole", role_arn)
 
 
 def _foreign_trust_edges(b: _Build) -> None:
