@@ -585,3 +585,21 @@ def test_a_permissions_boundary_limits_a_trust_that_names_the_callers_role_arn()
     assert assumers(g, R("session")) == {R("ci"): "possible"}  # a session is not limited by the boundary
     g = graph_of(export("sts:AssumeRole"))
     assert assumers(g, R("named")) == {R("ci"): "certain"}
+
+
+def test_a_trust_of_any_environment_is_as_broad_as_any_branch():
+    """``repo:ORG/REPO:environment:*``: a job that names an environment that does not exist creates it, with no
+    protection rule (GitHub "Managing environments for deployment",
+    https://docs.github.com/en/actions/managing-workflow-runs-and-deployments/managing-deployments/managing-environments-for-deployment),
+    so whoever can push a workflow presents ``environment:ANYTHING``.  graphkit raised nothing for it."""
+    from graphkit.iam import oidc_trust_issues
+
+    def issues(sub: str) -> list[tuple[str, bool]]:
+        st = parse_policy({"Statement": {"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+                                         "Principal": {"Federated": PROVIDER},
+                                         "Condition": {"StringEquals": {f"{HOST}:aud": "sts.amazonaws.com"},
+                                                       "StringLike": {f"{HOST}:sub": sub}}}})
+        return [(i.code, i.broad) for i in oidc_trust_issues(st)]
+
+    assert issues("repo:acme/app:environment:*") == [("any-environment", True)]
+    assert issues("repo:acme/app:environment:prod") == []

@@ -250,7 +250,11 @@ class TrustIssue:
     ``workflow-ref-only`` (only the called workflow is pinned, ``job_workflow_ref``: any repository that can call
     it), ``wildcard-owner`` (a wildcard anywhere in the owner part of the trusted ``sub``), ``org-wide``
     (``repo:ORG/*``), ``any-context`` (``repo:ORG/REPO:*``: any branch, pull request or environment),
-    ``any-branch`` (``...:ref:refs/heads/*``), ``set-operator`` (``ForAllValues:`` / ``ForAnyValue:`` on the
+    ``any-branch`` (``...:ref:refs/heads/*``), ``any-environment`` (``...:environment:*``: a job naming an
+    environment that does not exist creates it, without protection rules -- GitHub "Managing environments for
+    deployment",
+    https://docs.github.com/en/actions/managing-workflow-runs-and-deployments/managing-deployments/managing-environments-for-deployment),
+    ``set-operator`` (``ForAllValues:`` / ``ForAnyValue:`` on the
     single-valued ``sub``/``aud``), ``no-aud``, ``wrong-aud``.  ``broad``: the trust accepts claims of more
     than one branch, PR or environment (a door any push opens).  ``value``: the condition value concerned
     (identity field of the finding).  ``platform``: ``github``, or ``gitlab`` for a GitLab ID token trust
@@ -536,6 +540,8 @@ def _sub_breadth(value: str) -> str | None:
     >>> [_sub_breadth(v) for v in ("repo:*", "repo:acme/*", "repo:acme/app:*", "repo:acme/app:ref:refs/heads/*",
     ...                            "repo:acme/app:environment:prod", "repo:*/app:ref:refs/heads/main", "repo:acme*/app:*")]
     ['wildcard-owner', 'org-wide', 'any-context', 'any-branch', None, 'wildcard-owner', 'wildcard-owner']
+    >>> _sub_breadth("repo:acme/app:environment:*"), _sub_breadth("repo:acme/app:environment:prod-*")
+    ('any-environment', None)
     """
     from graphkit import oidc  # oidc imports this package's ClaimValue: import at call time
 
@@ -551,4 +557,6 @@ def _sub_breadth(value: str) -> str | None:
         return "any-context"
     if glob_covers(value, oidc.any_branch_subject(parts.repository)):
         return "any-branch"
+    if glob_covers(value, oidc.subject(parts.repository, "environment:*")):
+        return "any-environment"
     return None
