@@ -116,6 +116,8 @@ def resource_matches(pattern: str, resource: str) -> Tri:
     >>> resource_matches("*", "arn:aws:kms:eu-west-1:1:key/k"), resource_matches("arn:aws:s3:::a/*", "arn:aws:s3:::*")
     (True, None)
     """
+    if "*" not in resource and "?" not in resource:  # one resource: covered and intersected alike, by a match
+        return glob_match(pattern, resource)
     if glob_covers(pattern, resource):
         return True
     return None if glob_intersects(pattern, resource) else False

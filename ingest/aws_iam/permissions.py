@@ -82,6 +82,9 @@ class Permissions:
     boundary_known: bool
     attached: list[str] = field(default_factory=list)
     caps: Caps = field(default_factory=Caps)
+    #: action -> (statements that may concern its service, the principal's policy-variable bindings), for
+    #: :meth:`allows` (read once per principal, asked once per role)
+    _relevant: dict[str, tuple[list[Statement], Bindings]] = field(default_factory=dict, repr=False)
 
     def grants(self, action: str) -> list[Grant]:
         """Where ``action`` is allowed (statements that may concern its service only), capped by SCPs and RCPs;
@@ -101,12 +104,16 @@ class Permissions:
     def allows(self, action: str, resource: str) -> Tri:
         """Whether ``action`` is allowed on one ``resource`` (:func:`graphkit.iam.allowed_on`: ``NotResource``
         decided for that resource), capped by SCPs and RCPs."""
-        service = action.split(":", 1)[0]
-        rel = [s for s in self.statements if mentions_service(s, service)]
+        cached = self._relevant.get(action)
+        if cached is None:
+            service = action.split(":", 1)[0]
+            cached = self._relevant[action] = ([s for s in self.statements if mentions_service(s, service)],
+                                               Bindings(*principal_context(self.arn, self.account)))
+        rel, bindings = cached
         if not rel:
             return False
         ok = allowed_on(rel, action, resource, boundary=self.boundary, boundary_known=self.boundary_known,
-                        variables=Bindings(*principal_context(self.arn, self.account)))
+                        variables=bindings)
         return False if ok is False else and3([ok, self.cap(action, resource)])
 
     def cap(self, action: str, resource: str) -> Tri:
@@ -179,6 +186,7 @@ def _other_versions(perms: Permissions, policies: Mapping[str, ManagedPolicy]) -
             perms.known = and3([perms.known, None])
         for version, statements in pol.other_versions:
             perms.statements += statements
+            perms._relevant.clear()  # noqa: SLF001 - the statements changed
             perms.where.update({id(s): (pol.file, s.place, f"version {version} made default with "
                                         "iam:SetDefaultPolicyVersion") for s in statements})
 
