@@ -446,17 +446,22 @@ def trust_documents(graph: Graph) -> Iterator[tuple[str, list[Statement], list[E
 def trust_findings(rule: Any, graph: Graph, codes: dict[str, tuple[Any, str]]) -> Iterator[Any]:
     """Findings of ``rule`` for the :func:`graphkit.iam.oidc_trust_issues` whose code is in ``codes``.
 
-    ``codes`` maps an issue code to ``(severity, message template)``; the
+    ``codes`` maps an issue code (``gitlab:CODE`` for a GitLab ID token trust, the instances being ``gitlab.com``
+    and those the graph's GitLab nodes name) to ``(severity, message template)``; the
     severity may be a function ``(graph, issue) -> Severity``; the template
     may use ``{subject}``, ``{value}``, ``{operator}``.  Identity of a
     finding: rule, subject node id, statement ``Sid`` (or index), issue code
     and value -- never a line number.
     """
+    from graphkit.resolve.gitlab import GitLabContext  # resolve imports this module: import at call time
+
+    gitlab_hosts = {"gitlab.com", *GitLabContext.of(graph).instances}
     for subject, statements, evidence, _ in trust_documents(graph):
-        for issue in oidc_trust_issues(statements):
-            if issue.code not in codes:
+        for issue in oidc_trust_issues(statements, gitlab_hosts=gitlab_hosts):
+            code = issue.code if issue.platform == "github" else f"{issue.platform}:{issue.code}"
+            if code not in codes:
                 continue
-            severity, template = codes[issue.code]
+            severity, template = codes[code]
             if callable(severity):
                 severity = severity(graph, issue)
             st = issue.statement
@@ -467,9 +472,9 @@ def trust_findings(rule: Any, graph: Graph, codes: dict[str, tuple[Any, str]]) -
             ev = base.model_copy(update={"yaml_path": (place + st.place).strip(".") or None,
                                          "line": statement_line(graph.node(subject), st),
                                          "detail": issue.value or None})
-            yield rule.finding(subject, st.sid or f"#{st.index}", issue.code, issue.value, subject=subject,
+            yield rule.finding(subject, st.sid or f"#{st.index}", code, issue.value, subject=subject,
                                severity=severity, evidence=[ev],
                                message=template.format(subject=graph.node(subject).name, value=issue.value,
                                                        operator=issue.operator),
-                               code=issue.code, value=issue.value, operator=issue.operator,
+                               code=code, value=issue.value, operator=issue.operator,
                                statement=st.sid or st.place)

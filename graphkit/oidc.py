@@ -49,7 +49,7 @@ from graphkit.iam.conditions import GITHUB_ISSUER_HOST, ClaimValue
 
 __all__ = ["SubjectParts", "SUB_PREFIX", "CLAIMS_DATA", "STS_CLAIMS", "subject", "any_branch_subject",
            "default_subjects", "split_subject", "subject_pattern", "render_subject", "candidate_subjects",
-           "effective_template", "is_github_issuer", "issuer_host", "full_ref", "job_workflow_ref", "Run",
+           "effective_template", "is_github_issuer", "is_ghes_issuer", "issuer_host", "full_ref", "job_workflow_ref", "Run",
            "runs_of", "runs_of_refs", "iam_glob", "JobFacts", "token_claims", "claim_variants"]
 
 #: What every default-template ``sub`` starts with (a claim, not a graphkit node id).
@@ -63,6 +63,8 @@ STS_CLAIMS: frozenset[str] = frozenset(CLAIMS_DATA["sts_condition_keys"]["standa
                                        + CLAIMS_DATA["sts_condition_keys"]["github"])
 
 _GHE_COM = re.compile(r"^token\.actions\.[a-z0-9][a-z0-9-]*\.ghe\.com$")
+#: GitHub Enterprise Server: ``https://HOSTNAME/_services/token`` (see :data:`CLAIMS_DATA` ``issuers``)
+_GHES = re.compile(r"^[a-z0-9][a-z0-9.-]*(:\d+)?/_services/token$")
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -82,11 +84,23 @@ def is_github_issuer(host: str) -> bool:
     ``token.actions.SUBDOMAIN.ghe.com`` (GitHub Enterprise Cloud with data residency), see :data:`CLAIMS_DATA`.
 
     >>> [is_github_issuer(h) for h in ("token.actions.githubusercontent.com", "token.actions.octo.ghe.com",
-    ...                                "token.actions.githubusercontent.com/acme", "gitlab.com")]
-    [True, True, True, False]
+    ...                                "token.actions.githubusercontent.com/acme", "gitlab.com",
+    ...                                "github.example.com/_services/token")]
+    [True, True, True, False, True]
     """
     base = host.split("/", 1)[0]
-    return base == GITHUB_ISSUER_HOST or bool(_GHE_COM.match(base))
+    return base == GITHUB_ISSUER_HOST or bool(_GHE_COM.match(base)) or is_ghes_issuer(host)
+
+
+def is_ghes_issuer(host: str) -> bool:
+    """Whether ``host`` is a GitHub Enterprise Server issuer, ``HOSTNAME/_services/token`` (GitHub Enterprise
+    Server docs "OpenID Connect", :data:`CLAIMS_DATA` ``issuers``).  AWS STS reads only ``sub`` and ``aud`` of its
+    tokens: the GitHub claims it added in 2026-01 are those of ``token.actions.githubusercontent.com``.
+
+    >>> is_ghes_issuer("github.example.com/_services/token"), is_ghes_issuer("token.actions.githubusercontent.com")
+    (True, False)
+    """
+    return bool(_GHES.match(host.lower()))
 
 
 @dataclass(frozen=True)
@@ -233,6 +247,20 @@ def effective_template(templates: Mapping[str, Any], repository: str) -> list[st
     return list(org.get("include_claim_keys") or []) or None
 
 
+def _ref_type(ref: str | None) -> str:
+    """The ``ref_type`` claim of a run's ref: ``branch`` for ``refs/heads/...`` and for a pull request's
+    ``refs/pull/...`` (its ``github.ref_type``: "Valid values are ``branch`` or ``tag``", GitHub "Contexts reference",
+    https://docs.github.com/en/actions/reference/workflows-and-actions/contexts#github-context), ``tag`` for
+    ``refs/tags/...``; ``*`` (unknown) for a ref pattern that may be either (``refs/*``, ``refs/*/v1``) or none.
+
+    >>> [_ref_type(r) for r in ("refs/heads/main", "refs/pull/*/merge", "refs/tags/v1", "refs/*", "refs/*/v1", None)]
+    ['branch', 'branch', 'tag', '*', '*', '*']
+    """
+    if ref and ref.startswith(("refs/heads/", "refs/pull/")):
+        return "branch"
+    return "tag" if ref and ref.startswith("refs/tags/") else "*"
+
+
 def render_subject(parts: SubjectParts, keys: Sequence[str], *, job_workflow_ref: str | None = None,
                    workflow_ref: str | None = None, claims: Mapping[str, str] | None = None) -> str:
     """A customised ``sub`` for ``include_claim_keys`` ``keys``: ``key:value`` pairs joined by ``:``.
@@ -246,6 +274,8 @@ def render_subject(parts: SubjectParts, keys: Sequence[str], *, job_workflow_ref
     >>> render_subject(SubjectParts("acme/app", "pull_request"), ["repository_owner_id", "repository_id", "context"],
     ...                claims={"repository_owner_id": "11", "repository_id": "22"})
     'repository_owner_id:11:repository_id:22:pull_request'
+    >>> render_subject(SubjectParts("acme/app", "pull_request"), ["repo", "ref_type"])
+    'repo:acme/app:ref_type:branch'
     """
     env, ref = parts.environment, parts.ref
     values = {
@@ -254,7 +284,8 @@ def render_subject(parts: SubjectParts, keys: Sequence[str], *, job_workflow_ref
         "repository_owner": parts.owner.split("@", 1)[0],
         "environment": env or "",
         "ref": ref or "*",
-        "ref_type": ("branch" if ref.startswith("refs/heads/") else "tag") if ref else "*",
+        "ref_type": _ref_type((claims or {}).get("ref") or ref or
+                              ("refs/pull/*/merge" if parts.context == "pull_request" else None)),
         "job_workflow_ref": job_workflow_ref or workflow_ref or "*",
         "event_name": "pull_request" if parts.context == "pull_request" else "*",
     }

@@ -279,7 +279,12 @@ def test_corpus_cloudsplaining_example_counts_and_named_edges():
     assert {k: counts["nodes"][k] for k in ("cloud_role", "cloud_user", "cloud_group", "cloud_policy")} == {
         "cloud_role": 79, "cloud_user": 44, "cloud_group": 5, "cloud_policy": 84}  # +1: foreign stacksets admin role
     assert {k: counts["edges"][k] for k in ("administers", "assumes_role", "in_group", "has_policy")} == {
-        "administers": 62, "assumes_role": 16, "in_group": 6, "has_policy": 106}
+        "administers": 62, "assumes_role": 56, "in_group": 6, "has_policy": 106}
+    # 40 of them: 40 roles trust the session elad@codsec.io of the SSO role AWSReservedSSO_AdministratorAccess_...
+    # (path aws-reserved/sso.amazonaws.com/): possible for that role (AWS "Principal", role session principals)
+    sso = ids.cloud_role("aws", "arn:aws:iam::200611803367:role/aws-reserved/sso.amazonaws.com/"
+                                "AWSReservedSSO_AdministratorAccess_dc6414f7f2ab04fc")
+    assert sorted(out_edges(g, sso, EdgeKind.ASSUMES_ROLE).values()).count("possible") == 40
     acct = "cloud_account:aws:200611803367"
     # issue 10: iam:CreatePolicyVersion on the policy attached to oneself (cloudsplaining's "exploitable resource
     # constraint" fixture) is an escalation (AWS "Versioning IAM policies")

@@ -51,11 +51,12 @@ from graphkit.iam.globs import glob_covers, glob_intersects, glob_match
 from graphkit.iam.policy import PolicyError, Statement, parse_policy
 from graphkit.iam.conditions import (GITHUB_ISSUER_HOST, SINGLE_VALUED_KEYS, ClaimValue, evaluate_conditions,
                                      split_operator)
-from graphkit.iam.evaluate import Grant, action_matches, allowed, expand_actions, resource_hit, resource_matches
+from graphkit.iam.evaluate import (Grant, action_matches, allowed, allowed_on, expand_actions, resource_hit,
+                                  resource_matches)
 from graphkit.iam.control import control_policy_decision
 from graphkit.iam.variables import VARIABLES_VERSION, Bindings, principal_context
-from graphkit.iam.trust import (TrustIssue, TrustMatch, github_provider_arn, oidc_trust_issues, principal_trust,
-                                statements_text, web_identity_trust)
+from graphkit.iam.trust import (TrustIssue, TrustMatch, github_provider_arn, gitlab_trust_issues, oidc_trust_issues,
+                                principal_names, principal_trust, session_of, statements_text, web_identity_trust)
 
 __all__ = [
     "Tri", "and3", "or3", "not3", "PolicyError", "Statement", "parse_policy", "glob_match", "glob_intersects",
@@ -63,5 +64,5 @@ __all__ = [
     "resource_matches", "Grant", "allowed", "GITHUB_ISSUER_HOST", "github_provider_arn", "TrustMatch",
     "web_identity_trust", "principal_trust", "SINGLE_VALUED_KEYS", "statements_text", "TrustIssue",
     "oidc_trust_issues", "resource_hit", "control_policy_decision", "VARIABLES_VERSION", "Bindings",
-    "principal_context",
+    "principal_context", "principal_names", "allowed_on", "session_of", "gitlab_trust_issues",
 ]

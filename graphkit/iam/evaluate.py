@@ -30,7 +30,7 @@ from graphkit.iam.policy import Statement
 from graphkit.iam.tri import Tri, and3, not3, or3
 from graphkit.iam.variables import Bindings, resolve_resource
 
-__all__ = ["action_matches", "expand_actions", "resource_matches", "resource_hit", "Grant", "allowed"]
+__all__ = ["action_matches", "expand_actions", "resource_matches", "resource_hit", "Grant", "allowed", "allowed_on"]
 
 
 def action_matches(patterns: Iterable[str], action: str) -> bool:
@@ -116,6 +116,8 @@ def resource_matches(pattern: str, resource: str) -> Tri:
     >>> resource_matches("*", "arn:aws:kms:eu-west-1:1:key/k"), resource_matches("arn:aws:s3:::a/*", "arn:aws:s3:::*")
     (True, None)
     """
+    if "*" not in resource and "?" not in resource:  # one resource: covered and intersected alike, by a match
+        return glob_match(pattern, resource)
     if glob_covers(pattern, resource):
         return True
     return None if glob_intersects(pattern, resource) else False
@@ -187,6 +189,36 @@ def allowed(statements: Sequence[Statement], action: str, *, boundary: Sequence[
             if c is not False:
                 grants.append(Grant(action=action, resource=res, confidence=c, statement=st))
     return grants
+
+
+def allowed_on(statements: Sequence[Statement], action: str, resource: str, *,
+               boundary: Sequence[Statement] | None = None, boundary_known: bool = True,
+               context_known: bool = False, variables: Bindings | None = None) -> Tri:
+    """Whether identity ``statements`` allow ``action`` on one ``resource`` (an ARN, possibly a pattern).
+
+    Every statement is matched against ``resource`` itself, so ``NotResource`` is exact where :func:`allowed`
+    (which returns resource patterns) can only say ``*``, possibly: an Allow with ``NotResource`` applies to every
+    resource it does not list, a Deny with ``NotResource`` cuts every resource it does not list (AWS "IAM JSON policy
+    elements: NotResource",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notresource.html); an explicit
+    Deny wins and a permissions boundary intersects (AWS "Policy evaluation logic"). Parameters as :func:`allowed`.
+
+    Examples
+    --------
+    >>> from graphkit.iam import parse_policy
+    >>> st = parse_policy({"Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole", "NotResource": "arn:aws:iam::1:role/admin"}]})
+    >>> allowed_on(st, "sts:AssumeRole", "arn:aws:iam::1:role/dev"), allowed_on(st, "sts:AssumeRole", "arn:aws:iam::1:role/admin")
+    (True, False)
+    """
+    env = variables or Bindings()
+    allow = or3(and3([resource_hit(st, resource, variables=env), _condition(st, context_known)])
+                for st in statements if st.effect == "Allow" and _acts(st, action) and (st.resources or st.not_resources))
+    if allow is False:
+        return False
+    cut = or3(_deny_hit(d, resource, env) for d in statements if d.effect == "Deny" and _acts(d, action))
+    inside = True if boundary is None else None if not boundary_known else allowed_on(
+        boundary, action, resource, context_known=context_known, variables=env)
+    return and3([allow, not3(cut), inside])
 
 
 def _acts(st: Statement, action: str) -> bool:

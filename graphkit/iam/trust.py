@@ -20,7 +20,7 @@ never substituted.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graphkit.iam.conditions import GITHUB_ISSUER_HOST, ClaimValue, evaluate_conditions, split_operator
 from graphkit.iam.evaluate import action_matches
@@ -30,7 +30,22 @@ from graphkit.iam.tri import Tri, and3, not3, or3
 from graphkit.iam.variables import literal, principal_context, template
 
 __all__ = ["github_provider_arn", "TrustMatch", "web_identity_trust", "principal_trust", "statements_text",
-           "TrustIssue", "oidc_trust_issues", "CALLER_PINS"]
+           "TrustIssue", "oidc_trust_issues", "CALLER_PINS", "principal_names", "gitlab_trust_issues", "GITLAB_COM",
+           "session_of"]
+
+
+def principal_names(value: str, wanted: str) -> bool:
+    """Whether one ``Principal`` value names ``wanted`` (an ARN, an account id): the same text, or ``*`` alone.
+
+    ``*`` and ``?`` inside a principal are not wildcards: "You can't use a wildcard to match part of a principal
+    name or ARN" (AWS IAM User Guide "AWS JSON policy elements: Principal",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html; IAM refuses such a
+    trust policy, "Invalid principal in policy"), so ``arn:aws:iam::*:root`` or ``.../role/deploy-*`` names no one.
+
+    >>> principal_names("*", "arn:aws:iam::1:role/a"), principal_names("arn:aws:iam::*:role/a", "arn:aws:iam::1:role/a")
+    (True, False)
+    """
+    return value == "*" or value == wanted
 
 
 def github_provider_arn(account: str, partition: str = "aws") -> str:
@@ -54,6 +69,14 @@ class TrustMatch:
 def _trust(statements: Sequence[Statement], action: str, principal_ok: Callable[[Statement], Tri],
            context: Mapping[str, Sequence[ClaimValue]],
            known_keys: Iterable[str] | Callable[[str], bool] | None) -> TrustMatch:
+    """OR of the Allow statements for ``action`` whose principal and conditions hold, unless a Deny does.
+
+    A statement with ``NotPrincipal`` takes no part, Allow or Deny: "You cannot use the NotPrincipal element in
+    an IAM identity-based policy nor in an IAM role trust policy", and with Allow it "is not supported" (AWS IAM
+    User Guide "AWS JSON policy elements: NotPrincipal",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_notprincipal.html; IAM refuses
+    such a trust, so one read from a template or an export never lets anyone in).
+    """
     allow: list[Tri] = []
     deny: list[Tri] = []
     allow_st: list[Statement] = []
@@ -126,9 +149,9 @@ def web_identity_trust(statements: Sequence[Statement], account: str, claims: Ma
 
     def principal_ok(st: Statement) -> Tri:
         if st.not_principals:
-            return None
+            return False  # not supported in a role trust policy (:func:`_trust`)
         fed = list(st.principals.get("Federated", ())) + list(st.principals.get("*", ()))
-        return any(f == "*" or f == provider or (("*" in f or "?" in f) and glob_match(f, provider)) for f in fed)
+        return any(principal_names(f, provider) for f in fed)
 
     return _trust(statements, "sts:AssumeRoleWithWebIdentity", principal_ok, claims, known_keys)
 
@@ -164,20 +187,50 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
 
     def principal_ok(st: Statement) -> Tri:
         if st.not_principals:
-            return None
+            return False  # not supported in a role trust policy (:func:`_trust`)
         res: Tri = False
         for p in list(st.principals.get("AWS", ())) + list(st.principals.get("*", ())):
-            if p == caller_arn or (("*" in p or "?" in p) and p != "*" and glob_match(p, caller_arn)):
+            if p == caller_arn:
                 res = True
             elif p in (f"arn:{partition}:iam::{caller_account}:root", caller_account, "*"):
                 res = True
                 delegated[0] = True
+            elif res is False and (session := session_of(p)) is not None and session == _role_key(caller_arn):
+                res = None  # one session name of the caller role: whoever assumes it names the session
         return res
 
     context, known = principal_context(caller_arn, caller_account)
     match = _trust(statements, "sts:AssumeRole", principal_ok, context, known)
     needs = delegated[0] or caller_account != role_account
     return match.result, needs, match
+
+
+def session_of(principal: str) -> tuple[str, str, str] | None:
+    """``(partition, account, role name)`` of an assumed-role session principal
+    ``arn:PARTITION:sts::ACCOUNT:assumed-role/ROLE-NAME/SESSION-NAME`` (AWS "AWS JSON policy elements: Principal",
+    role session principals,
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html#principal-sessions:
+    the role's name without its path); None for another principal.
+
+    It names the sessions of that role with that session name: a caller acting as the role matches when its
+    session has that name, which whoever calls ``sts:AssumeRole`` chooses (``RoleSessionName``) -- ``possible``.
+
+    >>> session_of("arn:aws:sts::111122223333:assumed-role/deploy/ci"), session_of("arn:aws:iam::1:role/deploy")
+    (('aws', '111122223333', 'deploy'), None)
+    """
+    parts = principal.split(":", 5)
+    if len(parts) < 6 or parts[0] != "arn" or parts[2] != "sts" or not parts[5].startswith("assumed-role/"):
+        return None
+    name, sep, session = parts[5].removeprefix("assumed-role/").partition("/")
+    return (parts[1], parts[4], name) if name and sep and session else None
+
+
+def _role_key(arn: str) -> tuple[str, str, str] | None:
+    """``(partition, account, role name)`` of an IAM role ARN (its path left out), else None."""
+    parts = arn.split(":", 5)
+    if len(parts) < 6 or parts[2] != "iam" or not parts[5].startswith("role/"):
+        return None
+    return parts[1], parts[4], parts[5].rsplit("/", 1)[-1]
 
 
 def statements_text(statements: Iterable[Statement]) -> Iterator[str]:
@@ -197,10 +250,15 @@ class TrustIssue:
     ``workflow-ref-only`` (only the called workflow is pinned, ``job_workflow_ref``: any repository that can call
     it), ``wildcard-owner`` (a wildcard anywhere in the owner part of the trusted ``sub``), ``org-wide``
     (``repo:ORG/*``), ``any-context`` (``repo:ORG/REPO:*``: any branch, pull request or environment),
-    ``any-branch`` (``...:ref:refs/heads/*``), ``set-operator`` (``ForAllValues:`` / ``ForAnyValue:`` on the
+    ``any-branch`` (``...:ref:refs/heads/*``), ``any-environment`` (``...:environment:*``: a job naming an
+    environment that does not exist creates it, without protection rules -- GitHub "Managing environments for
+    deployment",
+    https://docs.github.com/en/actions/managing-workflow-runs-and-deployments/managing-deployments/managing-environments-for-deployment),
+    ``set-operator`` (``ForAllValues:`` / ``ForAnyValue:`` on the
     single-valued ``sub``/``aud``), ``no-aud``, ``wrong-aud``.  ``broad``: the trust accepts claims of more
     than one branch, PR or environment (a door any push opens).  ``value``: the condition value concerned
-    (identity field of the finding).
+    (identity field of the finding).  ``platform``: ``github``, or ``gitlab`` for a GitLab ID token trust
+    (:func:`gitlab_trust_issues`).
     """
 
     code: str
@@ -208,6 +266,7 @@ class TrustIssue:
     value: str = ""
     operator: str = ""
     broad: bool = False
+    platform: str = "github"
 
 
 #: Claims that pin the calling repository (its name, id, owner id or enterprise), besides ``sub``: with one of
@@ -232,14 +291,16 @@ def _github_hosts(st: Statement) -> list[str]:
     return list(dict.fromkeys(hosts))
 
 
-def oidc_trust_issues(statements: Sequence[Statement], *, audience: str = "sts.amazonaws.com") -> list[TrustIssue]:
+def oidc_trust_issues(statements: Sequence[Statement], *, audience: str = "sts.amazonaws.com",
+                      gitlab_hosts: Iterable[str] = ("gitlab.com",)) -> list[TrustIssue]:
     """Review the GitHub OIDC statements of a trust policy (GitHub "OpenID Connect reference", AWS "Condition
-    operators"); GitHub Enterprise Cloud issuers (``token.actions.SUBDOMAIN.ghe.com``) included.
+    operators"); GitHub Enterprise Cloud issuers (``token.actions.SUBDOMAIN.ghe.com``) included; and its GitLab ID
+    token statements for the instances ``gitlab_hosts`` (:func:`gitlab_trust_issues`).
 
     Returns
     -------
     list of TrustIssue
-        In statement order; empty when the trust has no GitHub OIDC statement.
+        In statement order; empty when the trust has no GitHub or GitLab OIDC statement.
 
     Examples
     --------
@@ -254,19 +315,125 @@ def oidc_trust_issues(statements: Sequence[Statement], *, audience: str = "sts.a
     for st in statements:
         for host in _github_hosts(st):
             out += _statement_issues(st, host.lower(), audience)
+        out += gitlab_trust_issues([st], gitlab_hosts)
     return out
 
 
+#: Issuer host of GitLab.com ID tokens (GitLab "OpenID Connect (OIDC) authentication using ID tokens",
+#: https://docs.gitlab.com/ci/secrets/id_token_authentication/); a self-managed instance issues from its own URL.
+GITLAB_COM = "gitlab.com"
+
+
+def gitlab_trust_issues(statements: Sequence[Statement], hosts: Iterable[str] = (GITLAB_COM,)) -> list[TrustIssue]:
+    """Review the GitLab ID token statements of a trust policy (Allow ``sts:AssumeRoleWithWebIdentity`` for
+    ``Federated`` ``oidc-provider/HOST``, ``HOST`` among ``hosts``): the ``sub`` is
+    ``project_path:GROUP/PROJECT:ref_type:branch|tag:ref:NAME`` (GitLab "Token payload",
+    https://docs.gitlab.com/ci/secrets/id_token_authentication/#token-payload), the condition GitLab's AWS guide
+    pins ("Configure OpenID Connect in AWS", https://docs.gitlab.com/ci/cloud_services/aws/); AWS STS evaluates
+    only ``sub`` and ``aud`` of a GitLab token (``graphkit/data/gitlab_oidc_claims.json``), and every project of
+    the instance gets tokens of its issuer, so without ``sub`` any of them is let in.  Codes as :class:`TrustIssue`,
+    ``platform`` ``gitlab``: ``no-sub`` (any project of the instance), ``wildcard-owner`` (a wildcard in the
+    top-level group), ``org-wide`` (``project_path:GROUP/*``), ``any-context`` (``project_path:G/P:*``),
+    ``any-branch`` (``...:ref_type:branch:ref:*``), ``set-operator``.  A statement no token satisfies (a positive
+    condition on another claim, absent for STS) raises none.
+
+    >>> from graphkit.iam import parse_policy
+    >>> t = parse_policy({"Statement": {"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+    ...     "Principal": {"Federated": "arn:aws:iam::1:oidc-provider/gitlab.com"},
+    ...     "Condition": {"StringLike": {"gitlab.com:sub": "project_path:acme/*"}}}})
+    >>> [(i.code, i.platform) for i in gitlab_trust_issues(t)]
+    [('org-wide', 'gitlab')]
+    """
+    wanted = {h.lower() for h in hosts}
+    out: list[TrustIssue] = []
+    for st in statements:
+        if st.effect != "Allow" or not (action_matches(st.actions, "sts:AssumeRoleWithWebIdentity") if st.actions
+                                        else bool(st.not_actions)):
+            continue
+        fed = list(st.principals.get("Federated", ()))
+        for host in dict.fromkeys(f.split("oidc-provider/", 1)[1].lower() for f in fed if "oidc-provider/" in f):
+            if host in wanted:
+                out += _gitlab_statement_issues(st, host)
+    return out
+
+
+def _gitlab_statement_issues(st: Statement, host: str) -> list[TrustIssue]:
+    prefix = f"{host}:"
+    ctx = {f"{prefix}sub": [ClaimValue("*", pattern=True)], f"{prefix}aud": [ClaimValue("*", pattern=True, chosen=True)]}
+    if evaluate_conditions(st.conditions, ctx, known_keys=lambda k: k.startswith(prefix),
+                           variables=st.variables) is False:
+        return []
+    issues, found = _claim_conditions(st, host)
+    out = [replace(i, platform="gitlab") for i in issues]
+    subs = found.get("sub", [])
+    if not subs:
+        out.append(TrustIssue("no-sub", st, broad=True, platform="gitlab"))
+    for op, value, orig in subs:
+        code = _gitlab_breadth(value, "Like" in op)
+        if code is not None:
+            out.append(TrustIssue(code, st, orig, op, broad=True, platform="gitlab"))
+    return out
+
+
+def _gitlab_breadth(value: str, like: bool) -> str | None:
+    """The issue code of a trusted GitLab ``sub`` (``*``/``?`` are wildcards under ``Like`` operators only).
+
+    >>> [_gitlab_breadth(v, True) for v in ("*", "project_path:*", "project_path:acme*/app:*", "project_path:acme/*",
+    ...   "project_path:acme/app:*", "project_path:acme/app:ref_type:branch:ref:*", "project_path:acme/app:ref_type:branch:ref:main")]
+    ['wildcard-owner', 'wildcard-owner', 'wildcard-owner', 'org-wide', 'any-context', 'any-branch', None]
+    """
+    if not like:
+        return None
+    if not value.startswith("project_path:"):
+        return "wildcard-owner" if value[:1] in "*?" else None
+    path, _, rest = value.removeprefix("project_path:").partition(":")
+    group, _, project = path.partition("/")
+    if not group or any(c in group for c in "*?"):
+        return "wildcard-owner"
+    if not project or any(c in project for c in "*?") or (not rest and path.endswith("*")):
+        return "org-wide"
+    if not rest or rest.startswith(("*", "?")) or rest in ("ref_type:*", "ref_type:*:ref:*"):
+        return "any-context"
+    if glob_covers(value, f"project_path:{path}:ref_type:branch:ref:*"):
+        return "any-branch"
+    return None
+
+
+def _never_holds(st: Statement, host: str, audience: str) -> bool:
+    """Whether no GitHub token of ``host`` can satisfy the statement's conditions: evaluated for a token whose
+    every claim AWS STS reads is any value (with and without ``environment``), every other ``{host}:`` key absent
+    (:data:`graphkit.oidc.STS_CLAIMS`) -- a condition such as ``StringEquals {host}:repository_owner``, a claim STS
+    does not evaluate, is false for every token (configure-aws-credentials issue 306), so the statement lets no one
+    in and is no over-broad trust.  Keys outside ``{host}:`` are unknown: such a statement is reviewed."""
+    from graphkit.oidc import STS_CLAIMS, is_ghes_issuer  # oidc imports this package's ClaimValue: at call time
+
+    prefix = f"{host}:"
+    claims = ("sub",) if is_ghes_issuer(host) else STS_CLAIMS
+    base = {f"{prefix}{c}": [ClaimValue("*", pattern=True)] for c in claims if c != "aud"}
+    base[f"{prefix}aud"] = [ClaimValue(audience, chosen=True)]
+    known = lambda key: key.startswith(prefix)  # noqa: E731
+    no_env = {k: v for k, v in base.items() if k != f"{prefix}environment"}
+    return all(evaluate_conditions(st.conditions, ctx, known_keys=known, variables=st.variables) is False
+               for ctx in (base, no_env))
+
+
 def _statement_issues(st: Statement, host: str, audience: str) -> list[TrustIssue]:
-    """Issues of one GitHub OIDC statement: set operators, then ``sub`` (or what pins the caller), then ``aud``."""
+    """Issues of one GitHub OIDC statement: set operators, then ``sub`` (or what pins the caller), then ``aud``;
+    none for a statement no GitHub token satisfies (:func:`_never_holds`)."""
+    if _never_holds(st, host, audience):
+        return []
     out, found = _claim_conditions(st, host)
     subs, auds = found.get("sub", []), found.get("aud", [])
-    if not subs and not any(found.get(c) for c in CALLER_PINS):
+    from graphkit.oidc import is_ghes_issuer
+
+    pins = () if is_ghes_issuer(host) else CALLER_PINS  # STS reads only sub and aud of a GHES token
+    if not subs and not any(found.get(c) for c in pins):
         jwr = [orig for _, v, orig in found.get("job_workflow_ref", []) if v.strip("*")]
         out.append(TrustIssue("workflow-ref-only", st, ",".join(jwr), broad=True) if jwr
                    else TrustIssue("no-sub", st, broad=True))
     for op, value, orig in subs:
-        code = _sub_breadth(value) if "Like" in op else None  # StringEquals: '*' is literal (matches nothing broader)
+        like = "Like" in op  # StringEquals: '*' is literal (matches nothing broader)
+        code = _custom_breadth(value, like) if _is_custom(value) else _sub_breadth(value) if like else None
         if code is not None:
             out.append(TrustIssue(code, st, orig, op, broad=True))
     if not auds:
@@ -312,6 +479,58 @@ def _claim_conditions(st: Statement, host: str) -> tuple[list[TrustIssue], dict[
     return issues, found
 
 
+#: Claim keys a customised ``sub`` can hold (``include_claim_keys``; GitHub "OpenID Connect reference",
+#: https://docs.github.com/en/actions/reference/security/oidc#customizing-the-subject-claims-for-an-organization-or-repository),
+#: besides ``repo`` and ``context``.
+_CUSTOM_KEYS = frozenset({
+    "actor", "actor_id", "base_ref", "enterprise", "enterprise_id", "environment", "event_name", "head_ref",
+    "job_workflow_ref", "job_workflow_sha", "ref", "ref_protected", "ref_type", "repository", "repository_id",
+    "repository_owner", "repository_owner_id", "repository_visibility", "run_attempt", "run_id", "run_number",
+    "runner_environment", "sha", "workflow", "workflow_ref", "workflow_sha"})
+#: claims that pin one repository, and those that pin its owner (an organization or enterprise)
+_REPO_PINS = ("repository_id", "repository", "repo")
+_OWNER_PINS = ("repository_owner", "repository_owner_id", "enterprise", "enterprise_id")
+
+
+def _is_custom(value: str) -> bool:
+    """Whether a trusted ``sub`` is written in a customised template: it starts with a claim key other than ``repo``
+    (``repository_owner:acme``, ``repository_id:42:...``), or the ``context`` of a pull request
+    (``pull_request:repository_owner:acme``)."""
+    first = value.partition(":")[0]
+    return first in _CUSTOM_KEYS or (first == "pull_request" and ":" in value)
+
+
+def _custom_breadth(value: str, like: bool) -> str | None:
+    """The issue code of a trusted ``sub`` in a customised template (``key:value`` pairs, GitHub "OpenID Connect
+    reference"): ``wildcard-owner`` when nothing pins the owner (no literal ``repository_owner``/``_id``,
+    ``enterprise``/``_id``, repository or repository id), ``org-wide`` when the owner is pinned but no repository
+    (``repository_owner:acme`` -- exact or not, every repository of the owner presents it), ``any-context`` when a
+    repository is pinned and a ``*`` ends the pattern (``Like`` operators); else None.  Under an ``Equals`` operator
+    ``*`` and ``?`` are literal.
+
+    >>> [_custom_breadth(v, True) for v in ("repository_owner:acme", "repository_owner_id:12:*", "repository_id:7:*",
+    ...                                     "repository_owner:acme*", "repository_visibility:private:*",
+    ...                                     "repository_id:7:environment:prod")]
+    ['org-wide', 'org-wide', 'any-context', 'wildcard-owner', 'wildcard-owner', None]
+    >>> _custom_breadth("repository_owner:acme:context:ref:refs/heads/main", False)
+    'org-wide'
+    """
+    tokens = value.split(":")
+    pairs = [(tokens[i], tokens[i + 1]) for i in range(len(tokens) - 1) if tokens[i] in _CUSTOM_KEYS | {"repo"}]
+
+    def literal(v: str) -> bool:
+        return bool(v) and not (like and ("*" in v or "?" in v))
+
+    repo = any(k in _REPO_PINS and literal(v) for k, v in pairs)
+    owner = repo or any(k in _OWNER_PINS and literal(v) for k, v in pairs) or any(
+        k in ("repo", "repository") and literal(v.partition("/")[0]) for k, v in pairs)
+    if not owner:
+        return "wildcard-owner"
+    if not repo:
+        return "org-wide"
+    return "any-context" if like and value.endswith("*") else None
+
+
 def _sub_breadth(value: str) -> str | None:
     """The issue code of a ``StringLike`` sub pattern that accepts more than one branch, PR or environment.
 
@@ -321,6 +540,8 @@ def _sub_breadth(value: str) -> str | None:
     >>> [_sub_breadth(v) for v in ("repo:*", "repo:acme/*", "repo:acme/app:*", "repo:acme/app:ref:refs/heads/*",
     ...                            "repo:acme/app:environment:prod", "repo:*/app:ref:refs/heads/main", "repo:acme*/app:*")]
     ['wildcard-owner', 'org-wide', 'any-context', 'any-branch', None, 'wildcard-owner', 'wildcard-owner']
+    >>> _sub_breadth("repo:acme/app:environment:*"), _sub_breadth("repo:acme/app:environment:prod-*")
+    ('any-environment', None)
     """
     from graphkit import oidc  # oidc imports this package's ClaimValue: import at call time
 
@@ -336,4 +557,6 @@ def _sub_breadth(value: str) -> str | None:
         return "any-context"
     if glob_covers(value, oidc.any_branch_subject(parts.repository)):
         return "any-branch"
+    if glob_covers(value, oidc.subject(parts.repository, "environment:*")):
+        return "any-environment"
     return None

@@ -144,7 +144,14 @@ def _literal(ref: str) -> bool:
 def ref_protected(trigger: GitLabTrigger, project: dict) -> bool | None:
     """Whether the refs of ``trigger`` are protected in the project (``project``: inventory facts, {} unknown).
 
-    True: all protected; False: none; None: some may be, or unknown.
+    True: all protected; False: none; None: some may be, or unknown.  ``$CI_DEFAULT_BRANCH`` (the ref of
+    ``if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH``) is the project's ``default_branch`` when the inventory
+    gives it, else unknown; it was compared as the literal text ``$CI_DEFAULT_BRANCH`` and found unprotected.
+
+    >>> from graphkit.model import Evidence
+    >>> t = GitLabTrigger(ref_type="branch", sources=("push",), refs=("$CI_DEFAULT_BRANCH",), evidence=Evidence(file="c"))
+    >>> ref_protected(t, {"default_branch": "main", "protected_branches": ["main"]}), ref_protected(t, {"protected_branches": ["main"]})
+    (True, None)
     """
     if trigger.protected is not None:
         return trigger.protected
@@ -155,9 +162,10 @@ def ref_protected(trigger: GitLabTrigger, project: dict) -> bool | None:
         return None
     if not patterns:
         return False
-    if trigger.refs is None or not all(_literal(r) for r in trigger.refs):
-        return None
-    hits = {any(wildcard_match(p, ref) for p in patterns) for ref in trigger.refs}
+    refs = [project.get("default_branch") if r == "$CI_DEFAULT_BRANCH" else r for r in trigger.refs or ()]
+    if trigger.refs is None or not all(r and _literal(r) and not r.startswith("$") for r in refs):
+        return None  # any ref, a /regex/, or a name known only at run time (the default branch unknown)
+    hits = {any(wildcard_match(p, ref) for p in patterns) for ref in refs if ref}
     return next(iter(hits)) if len(hits) == 1 else None
 
 

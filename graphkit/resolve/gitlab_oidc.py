@@ -42,15 +42,25 @@ CLAIMS: dict[str, Any] = json.loads((Path(__file__).parent.parent / "data" / "gi
 STS_KEYS: frozenset[str] = frozenset(CLAIMS["sts_condition_keys"]["standard"] + CLAIMS["sts_condition_keys"]["gitlab"])
 
 
-def _refs(t: GitLabTrigger) -> list[str]:
-    """Ref names of a pipeline: literal names, ``*`` for any or a ``/regex/``."""
+def _refs(t: GitLabTrigger, default_branch: str | None = None) -> list[str]:
+    """Ref names of a pipeline: literal names, ``*`` for any or a ``/regex/``; ``$CI_DEFAULT_BRANCH`` is the
+    project's default branch when known, else ``*`` (like any name known only at run time)."""
     if t.refs is None:
         return ["*"]
-    return list(dict.fromkeys("*" if (r.startswith("/") and r.endswith("/") and len(r) > 1) else r for r in t.refs))
+    out = []
+    for r in t.refs:
+        if r == "$CI_DEFAULT_BRANCH" and default_branch:
+            out.append(default_branch)
+        elif r.startswith("$") or (r.startswith("/") and r.endswith("/") and len(r) > 1):
+            out.append("*")
+        else:
+            out.append(r)
+    return list(dict.fromkeys(out))
 
 
-def gitlab_subjects(job: GitLabJob) -> list[str]:
-    """The ``sub`` values a job's ID tokens carry, one per pipeline ref (``*``: unknown text).
+def gitlab_subjects(job: GitLabJob, default_branch: str | None = None) -> list[str]:
+    """The ``sub`` values a job's ID tokens carry, one per pipeline ref (``*``: unknown text; ``default_branch``:
+    the project's, for ``$CI_DEFAULT_BRANCH``; it was kept as that literal text, which no trust matches).
 
     A merge request pipeline runs on the source branch; from a fork, ``project_path`` is the fork's (unknown).
 
@@ -67,7 +77,7 @@ def gitlab_subjects(job: GitLabJob) -> list[str]:
     for t in job.triggers:
         project = "*" if t.ref_type == "merge_request" and t.from_fork is not False else job.project
         ref_type = "tag" if t.ref_type == "tag" else "branch"
-        out += [f"project_path:{project}:ref_type:{ref_type}:ref:{ref}" for ref in _refs(t)]
+        out += [f"project_path:{project}:ref_type:{ref_type}:ref:{ref}" for ref in _refs(t, default_branch)]
     return list(dict.fromkeys(out))
 
 
@@ -141,9 +151,9 @@ def _roles(graph: Graph) -> list[tuple[CloudRole, list[Any]]]:
 
 
 def _link_roles(graph: Graph, identity: OIDCIdentity, gl: GitLabJob, hosts: list[str],
-                roles: list[tuple[CloudRole, list[Any]]]) -> None:
+                roles: list[tuple[CloudRole, list[Any]]], default_branch: str | None = None) -> None:
     from graphkit.cloud import _iam_evidence
-    subjects = gitlab_subjects(gl)  # from the job's pipelines (a fork's merge request: its own project_path)
+    subjects = gitlab_subjects(gl, default_branch)  # from the job's pipelines (a fork's merge request: its own path)
     for role, statements in roles:
         results = [(h, *_evaluate(statements, role, h, subjects, _audiences(gl))) for h in hosts]
         hits = [(h, r, s) for h, r, s in results if r is not False]
@@ -176,7 +186,8 @@ def link_gitlab_oidc(graph: Graph) -> None:
             and j.gitlab.id_tokens and j.gitlab.triggers and j.gitlab.bridge is None]
     if not jobs:
         return
-    known = sorted(GitLabContext.of(graph).instances) or ["gitlab.com"]
+    ctx = GitLabContext.of(graph)
+    known = sorted(ctx.instances) or ["gitlab.com"]
     roles = _roles(graph)
     for job in jobs:
         gl = job.gitlab
@@ -184,5 +195,5 @@ def link_gitlab_oidc(graph: Graph) -> None:
         identity = _identity(graph, job, gl, known[0])
         issuer = issuer_host(identity.issuer).lower()
         hosts = [issuer] if issuer else known  # the ingestor read the instance from the checkout's remote
-        _link_roles(graph, identity, gl, hosts, roles)
+        _link_roles(graph, identity, gl, hosts, roles, ctx.project(gl.project).get("default_branch"))
 

@@ -15,4 +15,6 @@ from graphkit.findings import Severity, rule
 def check(graph, options):
     """Set-operator qualified conditions on ``sub``/``aud``."""
     yield from trust_findings(check, graph, {"set-operator": (
-        Severity.HIGH, "{subject}: {operator} on single-valued {value} (true when the key is absent)")})
+        Severity.HIGH, "{subject}: {operator} on single-valued {value} (true when the key is absent)"),
+        "gitlab:set-operator": (Severity.HIGH, "{subject}: {operator} on single-valued {value} (true when the key "
+                                "is absent)")})

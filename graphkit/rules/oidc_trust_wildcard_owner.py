@@ -16,4 +16,6 @@ def check(graph, options):
     """``StringLike`` sub values with ``*`` or ``?`` anywhere in the owner part."""
     yield from trust_findings(check, graph, {"wildcard-owner": (
         Severity.CRITICAL, "{subject}: trusted sub {value!r} has a wildcard owner (other owners' repositories "
-        "match)")})
+        "match)"),
+        "gitlab:wildcard-owner": (Severity.CRITICAL, "{subject}: trusted GitLab sub {value!r} has a wildcard "
+                                  "top-level group (other groups' projects match)")})

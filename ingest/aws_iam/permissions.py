@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from graphkit.iam import (Grant, Statement, Tri, allowed, and3, control_policy_decision, or3, parse_policy,
-                          resource_matches)
+from graphkit.iam import (Grant, Statement, Tri, allowed, allowed_on, and3, control_policy_decision, or3,
+                          parse_policy, resource_matches)
 from graphkit.model import Evidence
 from graphkit.iam.variables import Bindings, principal_context
 from ingest.aws_iam.actions import mentions_service
@@ -82,6 +82,9 @@ class Permissions:
     boundary_known: bool
     attached: list[str] = field(default_factory=list)
     caps: Caps = field(default_factory=Caps)
+    #: action -> (statements that may concern its service, the principal's policy-variable bindings), for
+    #: :meth:`allows` (read once per principal, asked once per role)
+    _relevant: dict[str, tuple[list[Statement], Bindings]] = field(default_factory=dict, repr=False)
 
     def grants(self, action: str) -> list[Grant]:
         """Where ``action`` is allowed (statements that may concern its service only), capped by SCPs and RCPs;
@@ -97,6 +100,21 @@ class Permissions:
             if c is not False:
                 out.append(Grant(action=g.action, resource=g.resource, confidence=c, statement=g.statement))
         return out
+
+    def allows(self, action: str, resource: str) -> Tri:
+        """Whether ``action`` is allowed on one ``resource`` (:func:`graphkit.iam.allowed_on`: ``NotResource``
+        decided for that resource), capped by SCPs and RCPs."""
+        cached = self._relevant.get(action)
+        if cached is None:
+            service = action.split(":", 1)[0]
+            cached = self._relevant[action] = ([s for s in self.statements if mentions_service(s, service)],
+                                               Bindings(*principal_context(self.arn, self.account)))
+        rel, bindings = cached
+        if not rel:
+            return False
+        ok = allowed_on(rel, action, resource, boundary=self.boundary, boundary_known=self.boundary_known,
+                        variables=bindings)
+        return False if ok is False else and3([ok, self.cap(action, resource)])
 
     def cap(self, action: str, resource: str) -> Tri:
         """What SCPs of the principal's account and RCPs of the resource's account let through.
@@ -168,6 +186,7 @@ def _other_versions(perms: Permissions, policies: Mapping[str, ManagedPolicy]) -
             perms.known = and3([perms.known, None])
         for version, statements in pol.other_versions:
             perms.statements += statements
+            perms._relevant.clear()  # noqa: SLF001 - the statements changed
             perms.where.update({id(s): (pol.file, s.place, f"version {version} made default with "
                                         "iam:SetDefaultPolicyVersion") for s in statements})
 

@@ -32,14 +32,14 @@ from __future__ import annotations
 
 import json
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
-from graphkit.iam import (Grant, Tri, and3, oidc_trust_issues, or3,
-                          principal_trust, resource_matches)
+from graphkit.iam import (Grant, Tri, allowed_on, and3, oidc_trust_issues, or3, principal_trust, resource_matches,
+                          session_of)
 from graphkit.ingestor import IngestResult
 from graphkit.model import (CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudUser, EdgeKind, Evidence, Node,
                             OIDCProvider, ids)
@@ -357,9 +357,10 @@ def _assume_role_edges(b: _Build, callers: dict[str, tuple[list[Grant], Permissi
 
 class _TrustedPrincipals:
     """Which trusts may let a caller in, by the ``AWS`` principals they name (a filter, not a decision): a
-    principal without wildcard lets in only the caller of that ARN, of that account's root or bare id
-    (:func:`graphkit.iam.principal_trust`); a trust with no statement naming the caller so (nor a pattern, ``*``
-    or ``NotPrincipal``) rejects it, so the caller x role pairs left out are never evaluated."""
+    principal lets in only the caller of that ARN, of that account's root or bare id, or everyone (``*`` alone;
+    ``*`` and ``?`` inside a principal are no wildcards, and a ``NotPrincipal`` statement takes no part:
+    :func:`graphkit.iam.principal_trust`); a trust with no statement naming the caller so rejects it, so the
+    caller x role pairs left out are never evaluated."""
 
     def __init__(self, roles: list[Principal]) -> None:
         self.exact: dict[str, set[int]] = {}
@@ -367,11 +368,13 @@ class _TrustedPrincipals:
         for i, role in enumerate(roles):
             for st in role.trust or []:
                 if st.not_principals:
-                    self.always.add(i)
                     continue
                 for value in [*st.principals.get("AWS", ()), *st.principals.get("*", ())]:
-                    if "*" in value or "?" in value:
+                    session = session_of(value)
+                    if value == "*":
                         self.always.add(i)
+                    elif session is not None:  # a session of a role: that role, whatever its path
+                        self.exact.setdefault(":".join(("session", *session)), set()).add(i)
                     else:
                         self.exact.setdefault(value, set()).add(i)
 
@@ -379,7 +382,8 @@ class _TrustedPrincipals:
         """Positions (in the roles given) of the trusts that may let ``caller`` in, in order."""
         partition = caller.arn.split(":", 2)[1] if caller.arn.startswith("arn:") else "aws"
         out = set(self.always)
-        for key in (caller.arn, f"arn:{partition}:iam::{caller.account}:root", caller.account):
+        session = f"session:{partition}:{caller.account}:{caller.arn.rsplit('/', 1)[-1]}" if caller.kind == "role" else ""
+        for key in (caller.arn, f"arn:{partition}:iam::{caller.account}:root", caller.account, session):
             out |= self.exact.get(key, set())
         return sorted(out)
 
@@ -394,14 +398,33 @@ def _assume_role_edge(b: _Build, caller: Principal, role: Principal, grants: lis
         return
     evs = [_ev(role.file, st.place, st.sid) for st in match.allows]
     if needs:
-        ident = _grants_cover(grants, role.arn)
+        ident = perms.allows("sts:AssumeRole", role.arn) if grants else False
         if ident is False:
             return
         res = and3([res, ident])
         evs += [perms.evidence(g, g.statement.sid) for g in grants
                 if resource_matches(g.resource, role.arn) is not False][:2]
+    elif caller.kind == "role" and any(caller.arn in st.principals.get("AWS", ()) for st in match.allows):
+        res = and3([res, _boundary_allows(perms, role.arn)])
+        if res is False:
+            return
     b.edge(EdgeKind.ASSUMES_ROLE, principal_id(caller), principal_id(role), evs or [_ev(role.file, role.place)], res,
            via="sts:AssumeRole")
+
+
+def _boundary_allows(perms: Permissions, role_arn: str) -> Tri:
+    """Whether the caller role's permissions boundary lets it call ``sts:AssumeRole`` on ``role_arn`` (True without
+    one; None when set but not exported).  A trust naming the caller role's ARN grants without its identity
+    policy, but "an implicit deny in a permissions boundary does limit the permissions granted to the ARN of the
+    underlying IAM role" by a resource-based policy (AWS IAM User Guide "Policy evaluation logic", identity-based
+    and resource-based policies,
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html; verified in
+    https://github.com/benkehoe/permissions-boundary-test); a trust naming one of its sessions is not limited."""
+    if perms.boundary is None and perms.boundary_known:
+        return True
+    if not perms.boundary_known:
+        return None
+    return allowed_on(perms.boundary or [], "sts:AssumeRole", role_arn)
 
 
 def _foreign_trust_edges(b: _Build) -> None:
@@ -452,11 +475,6 @@ def _foreign_node(b: _Build, value: str, account: str, partition: str, ev: Evide
                                       account=account, inferred=True, evidence=[ev]))
     return b.graph.node(CloudAccount(id=ids.cloud_account(account), name=f"AWS account {account} (not ingested)",
                                      account=account, evidence=[ev]))
-
-
-def _grants_cover(grants: Iterable[Grant], arn: str) -> Tri:
-    """Whether identity grants of ``sts:AssumeRole`` cover role ``arn``."""
-    return or3(and3([resource_matches(g.resource, arn), g.confidence]) for g in grants)
 
 
 def _trust_provider_edges(b: _Build) -> None:

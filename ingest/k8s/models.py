@@ -78,10 +78,13 @@ class RunnerPool(_M):
 
 
 class ServiceAccountDoc(_M):
-    """A ServiceAccount with its workload identity annotations."""
+    """A ServiceAccount with its workload identity annotations and ``automountServiceAccountToken`` (None: not
+    set; a Pod that does not set its own takes this one, Kubernetes "Configure Service Accounts for Pods",
+    https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/#opt-out-of-api-credential-automounting)."""
 
     name: str
     namespace: str
+    automount_token: bool | None = None
     aws_role_arn: str | None = None
     gcp_service_account: str | None = None
     azure_client_id: str | None = None
@@ -108,12 +111,26 @@ class Rule(_M):
     non_resource_urls: list[str] = Field(default_factory=list)
 
 
+class LabelSelector(_M):
+    """A label selector of an ``aggregationRule``: ``match_labels`` (key -> value) and ``match_expressions``
+    (``(key, operator, values)``, operators ``In``, ``NotIn``, ``Exists``, ``DoesNotExist``), ANDed (Kubernetes
+    "Labels and Selectors", https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#resources-that-support-set-based-requirements)."""
+
+    match_labels: dict[str, str] = Field(default_factory=dict)
+    match_expressions: list[tuple[str, str, tuple[str, ...]]] = Field(default_factory=list)
+
+
 class RoleDoc(_M):
-    """A Role (``namespace`` set) or ClusterRole (``namespace`` None)."""
+    """A Role (``namespace`` set) or ClusterRole (``namespace`` None); a ClusterRole's ``labels`` and, when it
+    aggregates others, its ``aggregation`` selectors (None: not an aggregated ClusterRole; Kubernetes "Using RBAC
+    Authorization", "Aggregated ClusterRoles",
+    https://kubernetes.io/docs/reference/access-authn-authz/rbac/#aggregated-clusterroles)."""
 
     name: str
     namespace: str | None = None
     rules: list[Rule] = Field(default_factory=list)
+    labels: dict[str, str] = Field(default_factory=dict)
+    aggregation: list[LabelSelector] | None = None
     where: Where
 
 

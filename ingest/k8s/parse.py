@@ -41,8 +41,8 @@ from graphkit.errors import InputError
 from graphkit.ingestor import NotRecognised
 from ingest._kubeconfig import kubeconfig_clusters, kubeconfig_users
 from ingest._yaml import load_yaml
-from ingest.k8s.models import (AccessPolicy, AwsAuthEntry, BindingDoc, ClusterInfo, K8sObject, KubeconfigDoc, KubeUser, RoleDoc,
-                               Rule, SecretDoc, ServiceAccountDoc, Subject, Where, WorkloadDoc)
+from ingest.k8s.models import (AccessPolicy, AwsAuthEntry, BindingDoc, ClusterInfo, K8sObject, KubeconfigDoc, KubeUser,
+                               LabelSelector, RoleDoc, Rule, SecretDoc, ServiceAccountDoc, Subject, Where, WorkloadDoc)
 from ingest.k8s.pods import chart_rbac, pod_template, scale_set, summerwind_pool, values_file
 from ingest.k8s.read import Bad, Reader, split_documents
 
@@ -127,7 +127,9 @@ class _Doc:
 def _service_account(d: _Doc) -> list[K8sObject]:
     ann = d.r.mapping(d.meta.get("annotations"), "metadata.annotations")
     at = "metadata.annotations."
+    automount = d.data.get("automountServiceAccountToken")  # read as a PodSpec's: a Boolean, else not set
     return [ServiceAccountDoc(name=d.object_name, namespace=d.namespace,
+                              automount_token=automount if isinstance(automount, bool) else None,
                               aws_role_arn=d.checked(ann.get(_IRSA), at + _IRSA, _ROLE_ARN, "an IAM role ARN"),
                               gcp_service_account=d.checked(ann.get(_GKE), at + _GKE, _GSA,
                                                             "a Google service account email"),
@@ -157,7 +159,33 @@ def _role(d: _Doc, cluster_scoped: bool) -> list[K8sObject]:
                           resource_names=_names(d.r, rule.get("resourceNames"), f"{at}.resourceNames"),
                           non_resource_urls=_names(d.r, rule.get("nonResourceURLs"), f"{at}.nonResourceURLs")))
     name = d.r.segment(d.name, "metadata.name") or d.name
-    return [RoleDoc(name=name, namespace=None if cluster_scoped else d.namespace, rules=rules, where=d.where)]
+    labels = {str(k): str(v) for k, v in d.r.mapping(d.meta.get("labels"), "metadata.labels").items()}
+    aggregation = _aggregation(d) if cluster_scoped and d.data.get("aggregationRule") is not None else None
+    return [RoleDoc(name=name, namespace=None if cluster_scoped else d.namespace, rules=rules, labels=labels,
+                    aggregation=aggregation, where=d.where)]
+
+
+_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
+def _aggregation(d: _Doc) -> list[LabelSelector]:
+    """``aggregationRule.clusterRoleSelectors`` of a ClusterRole (Kubernetes "Aggregated ClusterRoles",
+    https://kubernetes.io/docs/reference/access-authn-authz/rbac/#aggregated-clusterroles)."""
+    rule = d.r.mapping(d.data.get("aggregationRule"), "aggregationRule")
+    out = []
+    for i, raw in enumerate(d.r.seq(rule.get("clusterRoleSelectors"), "aggregationRule.clusterRoleSelectors")):
+        at = f"aggregationRule.clusterRoleSelectors[{i}]"
+        sel = d.r.mapping(raw, at)
+        exprs = []
+        for j, e in enumerate(d.r.seq(sel.get("matchExpressions"), f"{at}.matchExpressions")):
+            e = d.r.mapping(e, f"{at}.matchExpressions[{j}]")
+            key, op = d.r.text(e.get("key"), f"{at}.matchExpressions[{j}].key"), e.get("operator")
+            if not key or op not in _SELECTOR_OPS:
+                raise Bad(f"{at}.matchExpressions[{j}]", f"expected a key and an operator among {', '.join(_SELECTOR_OPS)}")
+            exprs.append((key, op, tuple(_names(d.r, e.get("values"), f"{at}.matchExpressions[{j}].values"))))
+        labels = d.r.mapping(sel.get("matchLabels"), f"{at}.matchLabels")
+        out.append(LabelSelector(match_labels={str(k): str(v) for k, v in labels.items()}, match_expressions=exprs))
+    return out
 
 
 def _binding(d: _Doc, cluster_scoped: bool) -> list[K8sObject]:

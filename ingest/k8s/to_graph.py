@@ -20,12 +20,14 @@ Edges (what they mean: ``graphkit/model/edges.py``):
 - ``runs_on_host`` pool -> node pool only when a pod can take its node (privileged container, ``hostPath``, the
   docker socket; ``RunnerPods.escapes``), cut by ``replace_nodes``: the resolver's persistence step then gives
   ``job -persists_on-> node pool`` (:mod:`graphkit.resolve.persistence`);
-- ``uses_service_account`` pool -> service account (unless ``automountServiceAccountToken: false``);
+- ``uses_service_account`` pool -> service account (unless ``automountServiceAccountToken: false`` on the PodSpec,
+  or on the ServiceAccount when the PodSpec does not set it);
 - ``reads_secret`` pool -> Secrets its pods mount or read into their environment; service account or mapped AWS
   principal -> Secrets its RBAC lets it read (:mod:`ingest.k8s.rbac`), cut by ``remove_rbac_binding``;
 - ``administers`` principal -> cluster for cluster admin (``*`` on ``*`` cluster-wide, ``cluster-admin``,
-  ``system:masters``), cut by ``remove_rbac_binding`` (props ``binding``: ``ClusterRoleBinding/NAME``,
-  ``RoleBinding/NS/NAME`` or ``aws-auth/ARN``);
+  ``system:masters``, or an escalation path: ``impersonate``, ``bind``, ``escalate``, :func:`ingest.k8s.rbac.escalations`),
+  cut by ``remove_rbac_binding`` (props ``binding``: ``ClusterRoleBinding/NAME``, ``RoleBinding/NS/NAME`` or
+  ``aws-auth/ARN``; ``escalation`` when obtained by one; creating workloads reads a namespace's Secrets, ``possible``);
 - ``assumes_role`` service account -> its IRSA / workload identity role, ``possible`` (``trust: unknown``) until
   the resolver evaluates the role's trust (:mod:`graphkit.resolve.k8s`); ``aws-auth`` ``mapRoles`` role ->
   what the mapping's groups are granted;
@@ -46,13 +48,13 @@ from typing import Any
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
-from graphkit.model import (CloudRole, CloudUser, DeploymentTarget, Edge, EdgeKind, Evidence, Host, KubeSecret,
-                            KubeServiceAccount, Lifetime, Organization, Repository, RevocationAction, Runner,
-                            RunnerGroup, RunnerPods, ids)
+from graphkit.model import (CloudRole, CloudUser, Confidence, DeploymentTarget, Edge, EdgeKind, Evidence, Host,
+                            KubeSecret, KubeServiceAccount, Lifetime, Organization, Repository, RevocationAction,
+                            Runner, RunnerGroup, RunnerPods, ids)
 from ingest.k8s.models import (AwsAuthEntry, BindingDoc, ClusterInfo, KubeconfigDoc, RoleDoc, RunnerPool, SecretDoc,
                                ServiceAccountDoc, Subject, Where, WorkloadDoc)
 from ingest.k8s.parse import ParsedK8s
-from ingest.k8s.rbac import Grant, Principal, evaluate, mapped_principal, service_account_principal
+from ingest.k8s.rbac import Grant, Principal, aggregated_rules, evaluate, mapped_principal, service_account_principal
 
 __all__ = ["to_graph", "cluster_name"]
 
@@ -86,6 +88,8 @@ class _Cluster:
     g: GraphBuilder
     problems: list[InputError]
     sas: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: ``automountServiceAccountToken`` of the ServiceAccounts in the manifests that set it
+    automount: dict[tuple[str, str], bool] = field(default_factory=dict)
     secrets: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def sa(self, ns: str, name: str, ev: Evidence, doc: ServiceAccountDoc | None = None) -> str:
@@ -162,7 +166,7 @@ def _pool(c: _Cluster, pool: RunnerPool, pools: list[tuple[str, dict[str, str]]]
                                   detail="; ".join(pool.pod.escapes))
         c.g.add_edge(_edge(EdgeKind.RUNS_ON_HOST, rid, host, esc, revoked_by=R.REPLACE_NODES,
                            props={"escapes": pool.pod.escapes}))
-    if pool.pod.automount_token is not False:
+    if _automounts(c, pool, sa_name):
         c.g.edge(EdgeKind.USES_SERVICE_ACCOUNT, rid, sa, ev)
     for sid in mounted:
         c.g.edge(EdgeKind.READS_SECRET, rid, sid, ev, props={"via": "pod mount"})
@@ -170,6 +174,16 @@ def _pool(c: _Cluster, pool: RunnerPool, pools: list[tuple[str, dict[str, str]]]
         target = _owner(c, pool.scope, ev)
         c.g.add_edge(_edge(EdgeKind.CAN_REGISTER_RUNNER, config, target, ev, revoked_by=R.ROTATE_CONTROLLER_CREDENTIAL,
                            props={"scope": pool.scope.lower(), "via": "githubConfigSecret"}))
+
+
+def _automounts(c: _Cluster, pool: RunnerPool, sa_name: str) -> bool:
+    """Whether the pool's pods get their service account's token: the PodSpec's ``automountServiceAccountToken``
+    when set, else the ServiceAccount's, else yes ("The pod spec takes precedence over the service account if both
+    specify a automountServiceAccountToken value", Kubernetes "Configure Service Accounts for Pods",
+    https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/#opt-out-of-api-credential-automounting)."""
+    if pool.pod.automount_token is not None:
+        return pool.pod.automount_token
+    return c.automount.get((pool.namespace, sa_name), True)
 
 
 def _edge(kind: EdgeKind, source: str, target: str, ev: Evidence | list[Evidence], **kw: Any) -> Edge:
@@ -223,21 +237,23 @@ def _grant_edges(c: _Cluster, source: str, g: Grant, base: Evidence, arn: str | 
     evidence = [base] + ([g.binding.where.evidence(detail=f"{g.binding.role_kind} {g.binding.role_name}")]
                          if g.binding else [])
     binding = _binding_name(g, arn)
-    props = {"binding": binding}
+    props = {"binding": binding, **({"escalation": g.escalation} if g.escalation else {})}
+    conf = Confidence.POSSIBLE if g.possible else Confidence.CERTAIN
     if g.admin:
         c.g.add_edge(_edge(EdgeKind.ADMINISTERS, source, c.cid, evidence, revoked_by=R.REMOVE_RBAC_BINDING,
-                           lifetime=Lifetime.UNTIL_REVOKED, props=props))
+                           lifetime=Lifetime.UNTIL_REVOKED, props=props, confidence=conf))
     for (ns, name), sid in sorted(c.secrets.items()):
         if (None in g.namespaces or ns in g.namespaces) and (g.names is None or name in g.names):
             c.g.add_edge(_edge(EdgeKind.READS_SECRET, source, sid, evidence, revoked_by=R.REMOVE_RBAC_BINDING,
-                               key=binding, props={**props, "via": "rbac"}))
+                               key=binding, props={**props, "via": "rbac"}, confidence=conf))
 
 
 def _rbac(c: _Cluster, bindings: list[BindingDoc], roles: dict[tuple[str, str | None], RoleDoc],
           auth: list[AwsAuthEntry]) -> None:
+    aggregated = aggregated_rules(roles)  # once per cluster, not per principal
     for (ns, name), sid in sorted(c.sas.items()):
         p: Principal = service_account_principal(ns, name)
-        for g in evaluate(p, bindings, roles):
+        for g in evaluate(p, bindings, roles, aggregated):
             _grant_edges(c, sid, g, g.binding.where.evidence() if g.binding else Evidence(file="rbac"))
     for entry in auth:
         ev = entry.where.evidence(detail=f"groups: {', '.join(entry.groups)}")
@@ -256,7 +272,7 @@ def _rbac(c: _Cluster, bindings: list[BindingDoc], roles: dict[tuple[str, str | 
             for g in evaluate(mapped_principal(entry.arn, []), _access_bindings(entry), {}):
                 _grant_edges(c, src, g, entry.where.evidence(), entry.arn)
             continue
-        for g in evaluate(mapped_principal(entry.username, entry.groups), bindings, roles):
+        for g in evaluate(mapped_principal(entry.username, entry.groups), bindings, roles, aggregated):
             _grant_edges(c, src, g, ev, entry.arn)
 
 
@@ -289,6 +305,8 @@ def _declared(c: _Cluster, objs: list) -> None:
             c.secret(o.namespace, o.name, o.where.evidence(), keys=o.keys, secret_type=o.secret_type)
         elif isinstance(o, ServiceAccountDoc):
             _identities(c, o, c.sa(o.namespace, o.name, o.where.evidence(), o))
+            if o.automount_token is not None:
+                c.automount[(o.namespace, o.name)] = o.automount_token
 
 
 def _pools(c: _Cluster, objs: list) -> None:
