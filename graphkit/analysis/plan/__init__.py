@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from graphkit.analysis.plan.arrays import candidates_arrays, incident_arrays
+from graphkit.analysis.plan.arrays import LazyCandidates, candidate_columns, incident_arrays
 from graphkit.analysis.plan.candidates import candidates, incident
 from graphkit.analysis.plan.fast import fast_plan
 from graphkit.analysis.reach import gc_paused, source_ids
@@ -122,5 +122,8 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
         roles = frozenset(inc.sub.index[r] for r in live_sessions if r in inc.sub.index) | frozenset(
             i for i, nd in enumerate(inc.sub.nodes) if nd.spec.kind is NodeKind.CLOUD_ROLE)
         seen = frozenset(inc.sub.index[x] for x in exposed if x in inc.sub.index)
-        cands = candidates(inc, seen) if cols is None else candidates_arrays(inc, cols, seen)
-        return fast_plan(inc, cands, max_steps, roles, cols)
+        if cols is None:
+            return fast_plan(inc, candidates(inc, seen), max_steps, roles)
+        # the candidates as arrays: an object is made only for those the loop reads in Python
+        candidate_columns(inc.sub.fast, cols, inc.sub.n_src, seen)
+        return fast_plan(inc, LazyCandidates(cols, inc.n), max_steps, roles, cols)

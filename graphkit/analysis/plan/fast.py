@@ -36,10 +36,10 @@ import numpy as np
 from graphkit.analysis.plan import compiled
 from graphkit.analysis.plan.arrays import Columns
 from graphkit.analysis.plan.candidates import _ACTION_RANK, _PHASE_RANK, FOLLOW_UP, Candidate, Candidates, Incident
-from graphkit.analysis.plan.greedy import _REGISTRAR, _step
-from graphkit.analysis.plan.kernel_loop import KernelQueue, Made, built, cuts, kernel_prices
+from graphkit.analysis.plan.greedy import _REGISTRAR
+from graphkit.analysis.plan.kernel_loop import KernelQueue, Made, built, kernel_prices
 from graphkit.analysis.plan.kernel_loop import run as _run
-from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep
+from graphkit.analysis.results import Phase, RevocationPlan, node_order
 from graphkit.analysis.snapshot import expand
 from graphkit.model import RevocationAction
 
@@ -47,6 +47,7 @@ __all__ = ["fast_plan"]
 
 _REVOKE = RevocationAction.REVOKE_ROLE_SESSIONS
 _ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
+_PHASES: tuple[Phase, ...] = tuple(Phase)
 _NO_ARCS = np.zeros(0, dtype=np.int64)
 
 
@@ -74,8 +75,10 @@ class _Static:
     prices: _Prices
     #: the compiled passes (:mod:`graphkit.analysis.plan.compiled`), None: numpy and rustworkx
     k: object = None
-    #: (n,) int64 position of every node in result order (``Columns.rank``), None: sort by ``node_order``
+    #: (n,) int64 position of every node in result order (``Columns.rank``, else from ``node_order``)
     rank: np.ndarray | None = None
+    #: the sources are ``range(n_src)``
+    n_src: int = 0
 
 
 @dataclass(slots=True)
@@ -96,8 +99,8 @@ class _Prices:
     pool: np.ndarray
     #: positions of the candidates that wipe other nodes
     wiping: np.ndarray
-    #: the arcs each removes
-    arcs: list[np.ndarray]
+    #: the arcs each removes (``arcs[pos]``)
+    arcs: ArcsOf
     #: bits of the reduction in the packed key
     shift: int
     pos: dict
@@ -112,6 +115,26 @@ class _Prices:
     inv_l: list[bool]
     own_l: list[bool]
     base_l: list[int]
+    #: per position: the action, ``long_lived`` and the phase (what a step reads)
+    action_l: list[RevocationAction]
+    long_l: list[bool]
+    phase_l: list[Phase]
+
+
+class ArcsOf:
+    """The arcs each ranked candidate removes: ``self[pos]`` is ``flat[lo[pos]:hi[pos]]``."""
+
+    __slots__ = ("flat", "lo", "hi", "_lo", "_hi")
+
+    def __init__(self, flat: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
+        self.flat, self.lo, self.hi = flat, lo, hi
+        self._lo, self._hi = lo.tolist(), hi.tolist()
+
+    def __len__(self) -> int:
+        return len(self._lo)
+
+    def __getitem__(self, pos: int) -> np.ndarray:
+        return self.flat[self._lo[pos]:self._hi[pos]]
 
 
 @dataclass(slots=True)
@@ -151,7 +174,7 @@ def _static(inc: Incident, cands: Candidates, cols: Columns | None = None) -> _S
     order = np.argsort(tgt, kind="stable")
     in_ptr = np.zeros(inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(tgt, minlength=inc.n), out=in_ptr[1:])
-    root = inc.n + 2 * len(cands.items)
+    root = inc.n + 2 * len(cands.ranked)
     routed = via >= 0
     seedy = np.zeros(root + 1, dtype=bool)
     seedy[via[routed]] = True
@@ -161,12 +184,21 @@ def _static(inc: Incident, cands: Candidates, cols: Columns | None = None) -> _S
     via_arc = np.flatnonzero(routed)[np.argsort(via[routed], kind="stable")]
     s = _Static(src, tgt, via, out_ptr, in_ptr, order.astype(np.int64), weight,
                 np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy, via_ptr, via_arc, inc.n, root,
-                _prices(cands, inc, cols), rank=None if cols is None else cols.rank)
+                _prices(cands, inc, cols), rank=_rank(inc) if cols is None else cols.rank, n_src=inc.sub.n_src)
     s.k = compiled.plan_kernel(s.src, s.tgt, s.via, s.out_ptr, s.in_ptr, s.in_arc, s.via_ptr, s.via_arc, s.seeds,
                                s.weight, s.is_seed, s.seedy, s.n, s.root)
     if s.k is not None:
         kernel_prices(s, cands, cols)
     return s
+
+
+def _rank(inc: Incident) -> np.ndarray:
+    """(n,) int64 position of every node in result order (:func:`~graphkit.analysis.results.node_order`, a total
+    order: it ends with the id)."""
+    nodes = inc.sub.nodes
+    rank = np.empty(inc.n, dtype=np.int64)
+    rank[sorted(range(inc.n), key=lambda i: node_order(nodes[i]))] = np.arange(inc.n, dtype=np.int64)
+    return rank
 
 
 def _reach(s: _Static, alive: np.ndarray, dead: np.ndarray) -> np.ndarray:
@@ -253,14 +285,17 @@ def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _P
     ``cols`` where the front end made them)."""
     ranked, n_src = cands.ranked, inc.sub.n_src
     count = len(ranked)
-    if cols is not None and cols.arcs is not None:
-        subject, via_in, via_out, inv, arcs = cols.subject, cols.via_in, cols.via_out, cols.inv, cols.arcs
+    if cols is not None and cols.arc_flat is not None:
+        subject, via_in, via_out, inv = cols.subject, cols.via_in, cols.via_out, cols.inv
+        arcs = ArcsOf(cols.arc_flat, cols.arc_lo, cols.arc_hi)
     else:
         subject = np.fromiter((c.subject for c in ranked), np.int64, count)
         via_in = np.fromiter((c.via_in for c in ranked), np.int64, count)
         via_out = np.fromiter((c.via_out for c in ranked), np.int64, count)
         inv = np.fromiter((c.invalidates for c in ranked), bool, count)
-        arcs = [np.array(c.arcs, np.int64) for c in ranked]
+        lens = np.fromiter((len(c.arcs) for c in ranked), np.int64, count)
+        hi = np.cumsum(lens)
+        arcs = ArcsOf(np.fromiter((a for c in ranked for a in c.arcs), np.int64, int(lens.sum())), hi - lens, hi)
     if cols is not None and cols.group is not None:  # the same from the front end's arrays
         g0, g1 = cols.group
         contain = g0 == _PHASE_RANK[Phase.CONTAIN]
@@ -269,7 +304,8 @@ def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _P
         pool = cols.action != _ACTION_RANK[_REVOKE]
         wiping = np.flatnonzero(cols.wipes)
         actions = list(map(_ACTIONS.__getitem__, cols.action.tolist()))
-        pos = dict(zip(zip(actions, subject.tolist()), range(count)))
+        pos = cols.positions()
+        long_l, phase_l = cols.long.tolist(), list(map(_PHASES.__getitem__, g0.tolist()))
     else:
         # a source's own foothold, and a registrar: eligible (and first in its group) while the subject is valid
         own = np.fromiter((c.phase is Phase.CONTAIN and (c.subject < n_src or c.group == _REGISTRAR)
@@ -280,6 +316,7 @@ def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _P
         pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
         wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
         pos = {(c.action, c.subject): i for i, c in enumerate(ranked)}
+        actions, long_l, phase_l = [c.action for c in ranked], [c.long_lived for c in ranked], [c.phase for c in ranked]
     shift = max(1, int(np.sum(inc.weight, dtype=np.int64)).bit_length() + 1)
     if int(base.max(initial=0)) + 4 >= 1 << (62 - shift):  # pragma: no cover - weights beyond 2**50
         raise ValueError("revocation plan: total weight too large for the packed greedy key")
@@ -289,7 +326,8 @@ def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _P
     of_virtual[via_in - inc.n] = of_virtual[via_out - inc.n] = np.arange(count)
     return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift, pos, subject_ptr.tolist(),
                    np.argsort(subject, kind="stable").tolist(), of_virtual.tolist(),
-                   subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist())
+                   subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist(),
+                   actions, long_l, phase_l)
 
 
 def _key(p: _Prices, pos: int, red: int, dead: np.ndarray) -> int | None:
@@ -511,10 +549,9 @@ def _two_or_more(owner: np.ndarray, src: np.ndarray) -> np.ndarray:
     return own[counts >= 2]
 
 
-def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *,
-           rank: int) -> tuple[RevocationStep, np.ndarray]:
-    """Apply ``c`` (removing ``red``): the step, and the nodes whose subtree weight may have grown on the kept
-    tree (:func:`_repush`)."""
+def _apply(s: _Static, st: _State, c: Candidate, red: int) -> tuple[tuple, np.ndarray]:
+    """Apply ``c`` (removing ``red``): the step's record (:func:`~graphkit.analysis.plan.kernel_loop.built`), and
+    the nodes whose subtree weight may have grown on the kept tree (:func:`_repush`)."""
     pos = s.prices.pos[(c.action, c.subject)]
     c.applied = st.applied[pos] = True
     found = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
@@ -534,8 +571,7 @@ def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *,
         if VERIFY:
             _verify(s, st)
     st.residual -= red
-    return _step(inc, rank=rank, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
-                 reduction=red, cuts=cuts(inc, s, gone), residual=st.residual), grown
+    return (c.action, c.subject, c.long_lived, c.phase, red, gone, st.residual), grown
 
 
 def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st: _State) -> None:
@@ -571,9 +607,10 @@ def _closed(s: _Static, st: _State, subjects: list[int]) -> list[int]:
     return rows[~np.isin(rows, owner[st.alive[a] & st.reached[u] & (u != owner)])].tolist()
 
 
-def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: list, room, *,
-           only_closed: bool) -> None:
-    """The reference's ``_flush``: companions whose subject nothing mints any more (every one at the end)."""
+def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: list, room,
+           followed: set[int], *, only_closed: bool) -> None:
+    """The reference's ``_flush``: companions whose subject nothing mints any more (every one at the end), as
+    step records (:func:`_apply`)."""
     if not pending:
         return
     order = inc.sub.ids.__getitem__
@@ -586,6 +623,8 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
         subject = todo[at]
         at += 1
         action, phase = pending.pop(subject)
+        if action is _REVOKE:
+            followed.add(subject)
         companion = cands.at.get((action, subject))
         arcs = _NO_ARCS
         if companion is not None:
@@ -596,15 +635,13 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
         if not (st.alive[arcs] & st.reached[u] & ~st.dead[v] & (u != v)).any():
             # no arc it removes leaves a reached node: the reached graph, its tree and the residual stay
             st.alive[arcs] = False
-            steps.append(_step(inc, rank=len(steps) + 1, action=action, subject=subject, long_lived=False,
-                               phase=phase, reduction=0, cuts=(), residual=st.residual))
+            steps.append((action, subject, False, phase, 0, _NO_ARCS, st.residual))
             continue
         st.alive[arcs] = False
         after = _reach(s, st.alive, st.dead)
         residual = int(s.weight[after].sum())
-        steps.append(_step(inc, rank=len(steps) + 1, action=action, subject=subject, long_lived=False, phase=phase,
-                           reduction=st.residual - residual, cuts=cuts(inc, s, np.flatnonzero(st.reached & ~after)),
-                           residual=residual))
+        steps.append((action, subject, False, phase, st.residual - residual, np.flatnonzero(st.reached & ~after),
+                      residual))
         st.reached, st.residual, st.tree = after, residual, None
         if only_closed and pending:  # what the next ones (after this one in id order) see
             last = order(subject)
@@ -617,12 +654,16 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
     same result.  ``cols``: the same incident and candidates as arrays, when the front end made them
     (:mod:`graphkit.analysis.plan.arrays`), read instead of the objects."""
     s = _static(inc, cands, cols)
-    st = _State(np.ones(len(inc.arcs), dtype=bool), np.zeros(inc.n, dtype=bool), np.zeros(0, dtype=bool), 0,
-                np.fromiter((c.applied for c in cands.ranked), bool, len(cands.ranked)))
+    applied = np.zeros(len(cands.ranked), dtype=bool) if cols is not None else \
+        np.fromiter((c.applied for c in cands.ranked), bool, len(cands.ranked))  # columns: none applied yet
+    st = _State(np.ones(s.src.size, dtype=bool), np.zeros(inc.n, dtype=bool), np.zeros(0, dtype=bool), 0, applied)
     st.reached = _reach(s, st.alive, st.dead)
     initial = st.residual = int(s.weight[st.reached].sum())
-    #: a RevocationStep, or the index of a step the kernel's loop took (made at the end: :func:`_built`)
-    steps: list[RevocationStep | int] = []
+    #: a step's record (:func:`_apply`), or the index of a step the kernel's loop took (both made columns at the
+    #: end: :func:`~graphkit.analysis.plan.kernel_loop.built`)
+    steps: list[tuple | int] = []
+    #: the subjects whose companion (a session revocation) was listed: one per role
+    followed: set[int] = set()
     n_src = inc.sub.n_src
     made = Made(len(cands.ranked), inc.n) if s.k is not None else None
 
@@ -641,17 +682,15 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         if best is None:
             break
         c, red = cands.ranked[best[0]], best[1]
-        step, grown = _apply(inc, s, st, c, red, rank=len(steps) + 1)
+        step, grown = _apply(s, st, c, red)
         steps.append(step)
         if grown.size and st.tree is not None:
             _repush(queue, grown, cands, s, st)
         follow = FOLLOW_UP.get(c.action)
-        subject_id = inc.sub.ids[c.subject]
-        if follow is not None and not any(type(x) is not int and x.action is follow and x.subject_id == subject_id
-                                          for x in steps):  # the kernel's steps are never companions
+        if follow is not None and c.subject not in followed:  # the kernel's steps are never companions
             pending[c.subject] = (follow, c.phase)
-        _flush(inc, cands, s, st, pending, steps, room, only_closed=True)
-    _flush(inc, cands, s, st, pending, steps, room, only_closed=False)
+        _flush(inc, cands, s, st, pending, steps, room, followed, only_closed=True)
+    _flush(inc, cands, s, st, pending, steps, room, followed, only_closed=False)
     ids = inc.sub.ids
     return RevocationPlan(sources=tuple(ids[:n_src]), initial_weight=initial, held=tuple(ids[i] for i in inc.held),
-                          steps=built(inc, cands, s, made, steps))
+                          steps=built(ids, inc.sub.nodes, s, made, steps))

@@ -3,9 +3,9 @@
 With the compiled plan passes (``graphkit/analysis/_plan_kernel.pyx``), ``fast_plan`` hands the kernel the
 candidates once (:func:`kernel_prices`) and lets its loop (``Plan.run``, through :func:`run`) take the steps
 while no companion can come: the same choices and updates as ``fast._pop_best`` and ``fast._apply``, with the
-lazy queue held in C (:class:`KernelQueue`).  Those steps are kept as arrays (:class:`Made`) and made
-:class:`~graphkit.analysis.results.RevocationStep` objects once at the end (:func:`built`), their cuts sorted in
-result order together (:func:`cuts_of_many`; :func:`cuts` for one step).
+lazy queue held in C (:class:`KernelQueue`).  Those steps are kept as arrays (:class:`Made`); with the Python loop's they become the
+plan's columns (:func:`built`, :class:`StepColumns`: every cut sorted in result order together), whose
+:class:`~graphkit.analysis.results.RevocationStep` objects are made on demand.
 """
 
 from __future__ import annotations
@@ -14,15 +14,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphkit.analysis.plan.candidates import _ACTION_RANK, FOLLOW_UP, Candidates, Incident
-from graphkit.analysis.plan.greedy import _step
-from graphkit.analysis.results import node_order
+from graphkit.analysis.plan.candidates import _ACTION_RANK, FOLLOW_UP, Candidates
+from graphkit.analysis.results import RevocationStep, RevocationSteps
+from graphkit.analysis.snapshot import expand
+from graphkit.model import REVOCATION_SPECS
 
 if TYPE_CHECKING:
     from graphkit.analysis.plan.arrays import Columns
     from graphkit.analysis.plan.fast import _State, _Static
 
-__all__ = ["KernelQueue", "Made", "built", "cuts", "cuts_of_many", "kernel_prices", "run"]
+__all__ = ["KernelQueue", "Made", "StepColumns", "built", "kernel_prices", "run"]
 
 _NO_ARCS = np.zeros(0, dtype=np.int64)
 
@@ -31,18 +32,17 @@ def kernel_prices(s: _Static, cands: Candidates, cols: Columns | None) -> None:
     """Hand the candidates to the kernel's loop (``_plan_kernel.Plan.prices``): the arrays of ``s.prices``, which
     have a companion, what each wipes and the arcs each removes as flat arrays."""
     p, ranked = s.prices, cands.ranked
-    if cols is not None and cols.arc_flat is not None:
-        flat, lo, hi = cols.arc_flat, cols.arc_lo, cols.arc_hi
-    else:
-        lens = np.fromiter(map(len, p.arcs), np.int64, len(p.arcs))
-        hi = np.cumsum(lens)
-        lo = hi - lens
-        flat = np.concatenate(p.arcs) if p.arcs else _NO_ARCS
+    flat, lo, hi = p.arcs.flat, p.arcs.lo, p.arcs.hi
     wlen = np.zeros(len(ranked), dtype=np.int64)
-    wlen[p.wiping] = [len(ranked[i].wipes) for i in p.wiping.tolist()]
+    if cols is not None and cols.wipe_ptr is not None:  # from the arrays: what each wiping subject wipes
+        subj = p.subject[p.wiping]
+        wlen[p.wiping] = cols.wipe_ptr[subj + 1] - cols.wipe_ptr[subj]
+        wipes = cols.wipe_tgt[expand(cols.wipe_ptr, subj)[0]]
+    else:
+        wlen[p.wiping] = [len(ranked[i].wipes) for i in p.wiping.tolist()]
+        wipes = np.array([w for i in p.wiping.tolist() for w in ranked[i].wipes], dtype=np.int64)
     wptr = np.zeros(len(ranked) + 1, dtype=np.int64)
     np.cumsum(wlen, out=wptr[1:])
-    wipes = np.array([w for i in p.wiping.tolist() for w in ranked[i].wipes], dtype=np.int64)
     if cols is not None and cols.action is not None:
         follow = np.isin(cols.action, [_ACTION_RANK[a] for a in FOLLOW_UP])
     else:
@@ -63,17 +63,6 @@ class KernelQueue:
     def __init__(self, k, keys: np.ndarray, poss: np.ndarray) -> None:
         k.queue(keys, poss)
         self.pop, self.push = k.pop, k.push
-
-
-def cuts(inc: Incident, s: _Static, gone: np.ndarray) -> tuple[str, ...]:
-    """Ids of the ``gone`` nodes (sources left out) in result order."""
-    ids = inc.sub.ids
-    if s.rank is not None:
-        gone = gone[gone >= inc.sub.n_src]
-        return tuple([ids[i] for i in gone[s.rank[gone].argsort()].tolist()])
-    nodes = inc.sub.nodes
-    return tuple(ids[i] for i in sorted((i for i in gone.tolist() if i >= inc.sub.n_src),
-                                        key=lambda i: node_order(nodes[i])))
 
 
 class Made:
@@ -104,34 +93,77 @@ def run(s: _Static, st: _State, made: Made, steps: list, max_steps: int | None, 
     return status
 
 
-def built(inc: Incident, cands: Candidates, s: _Static, made: Made | None, steps: list) -> tuple:
-    """``steps`` with the kernel's (their indexes in ``made``) made :class:`RevocationStep` objects, in one pass
-    (their cuts sorted in result order together)."""
-    if made is None or not made.n:
-        return tuple(steps)
-    ptr = made.cut_ptr[:made.n + 1]
-    cuts = cuts_of_many(inc, s, made.cut[:ptr[-1]], ptr)
-    pos_l, red_l, res_l = made.out[:, :made.n].tolist()
-    ranked, out = cands.ranked, []
+def built(ids, nodes, s: _Static, made: Made | None, steps: list) -> RevocationSteps:
+    """``steps`` as a :class:`~graphkit.analysis.results.RevocationSteps` whose step objects are made on demand
+    (:class:`StepColumns`): the kernel's steps (their indexes in ``made``) and the Python loop's records
+    ``(action, subject, long_lived, phase, reduction, cut nodes, residual)`` as columns, every step's cut sorted
+    in result order together (one ``lexsort``).  ``ids`` and ``nodes``: the reached nodes' ids and objects."""
+    p, k = s.prices, len(steps)
+    taken = 0 if made is None else made.n
+    ptr = made.cut_ptr[:taken + 1] if made is not None else np.zeros(1, dtype=np.int64)
+    pos_l, red_l, res_l = made.out[:, :taken].tolist() if made is not None else ([], [], [])
+    cols = StepColumns(ids, nodes)
+    action, subject, long, phase, red, res = cols.action, cols.subject, cols.long, cols.phase, cols.reduction, \
+        cols.residual
+    lo, hi = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
+    pieces = [made.cut[:ptr[-1]] if made is not None else _NO_ARCS]
+    end = int(ptr[-1])
     for i, x in enumerate(steps):
         if type(x) is int:
-            c = ranked[pos_l[x]]
-            c.applied = True
-            x = _step(inc, rank=i + 1, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
-                      reduction=red_l[x], cuts=cuts[x], residual=res_l[x])
-        out.append(x)
-    return tuple(out)
+            pos = pos_l[x]
+            action.append(p.action_l[pos])
+            subject.append(p.subject_l[pos])
+            long.append(p.long_l[pos])
+            phase.append(p.phase_l[pos])
+            red.append(red_l[x])
+            res.append(res_l[x])
+            lo[i], hi[i] = ptr[x], ptr[x + 1]
+        else:
+            act, sub, lg, ph, r, gone, after = x
+            action.append(act)
+            subject.append(sub)
+            long.append(lg)
+            phase.append(ph)
+            red.append(r)
+            res.append(after)
+            pieces.append(gone)
+            lo[i], hi[i] = end, end + gone.size
+            end += gone.size
+    flat = np.concatenate(pieces).astype(np.int64, copy=False)
+    lens = hi - lo
+    step = np.repeat(np.arange(k, dtype=np.int64), lens)
+    at = np.arange(step.size, dtype=np.int64) + np.repeat(lo - (np.cumsum(lens) - lens), lens)
+    nodes_cut = flat[at]
+    keep = nodes_cut >= s.n_src
+    nodes_cut, step = nodes_cut[keep], step[keep]
+    order = np.lexsort((s.rank[nodes_cut], step))
+    cols.cut = nodes_cut[order].tolist()
+    cols.cut_ptr = [0, *np.cumsum(np.bincount(step, minlength=k)).tolist()]
+    return RevocationSteps(k, cols)
 
 
-def cuts_of_many(inc: Incident, s: _Static, nodes: np.ndarray, ptr: np.ndarray) -> list[tuple[str, ...]]:
-    """:func:`cuts` of every step ``i``'s nodes ``nodes[ptr[i]:ptr[i + 1]]``: one sort of them all."""
-    if s.rank is None:
-        return [cuts(inc, s, nodes[ptr[i]:ptr[i + 1]]) for i in range(ptr.size - 1)]
-    step = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
-    keep = nodes >= inc.sub.n_src
-    nodes, step = nodes[keep], step[keep]
-    order = np.lexsort((s.rank[nodes], step))
-    ids = inc.sub.ids
-    flat = [ids[i] for i in nodes[order].tolist()]
-    ends = np.cumsum(np.bincount(step, minlength=ptr.size - 1)).tolist()
-    return [tuple(flat[a:b]) for a, b in zip([0, *ends[:-1]], ends)]
+class StepColumns:
+    """A plan's steps as columns (one entry per step, lists; the cut nodes of step ``i`` are
+    ``cut[cut_ptr[i]:cut_ptr[i + 1]]``, local indexes in result order), called with a step's index to make its
+    :class:`~graphkit.analysis.results.RevocationStep` (what ``greedy._step`` makes)."""
+
+    __slots__ = ("ids", "nodes", "action", "subject", "long", "phase", "reduction", "residual", "cut", "cut_ptr")
+
+    def __init__(self, ids, nodes) -> None:
+        self.ids, self.nodes = ids, nodes
+        self.action: list = []
+        self.subject: list[int] = []
+        self.long: list[bool] = []
+        self.phase: list = []
+        self.reduction: list[int] = []
+        self.residual: list[int] = []
+        self.cut: list[int] = []
+        self.cut_ptr: list[int] = [0]
+
+    def __call__(self, i: int) -> RevocationStep:
+        node, action, ids = self.nodes[self.subject[i]], self.action[i], self.ids
+        return RevocationStep(
+            rank=i + 1, action=action, subject_id=node.id, subject_kind=node.spec.kind, subject_name=node.name,
+            description=REVOCATION_SPECS[action].description, long_lived=self.long[i], phase=self.phase[i],
+            reduction=self.reduction[i], cuts=tuple([ids[j] for j in self.cut[self.cut_ptr[i]:self.cut_ptr[i + 1]]]),
+            residual_weight=self.residual[i])
