@@ -31,7 +31,7 @@ from libc.stdlib cimport free, realloc
 import numpy as np
 
 #: the interface graphkit.analysis.plan.fast was written against: it uses this module only when equal
-API = 2
+API = 3
 
 
 cdef class Plan:
@@ -506,6 +506,11 @@ cdef class Plan:
                 if self._key(pos, red, dead, &key):
                     self._hpush(key, pos)
         return 0
+
+    def repush(self, const int64_t[::1] idom, const int64_t[::1] subw, const uint8_t[::1] dead,
+               const uint8_t[::1] applied, int64_t residual):
+        """``fast._repush`` on the queue held here, of the nodes the last :meth:`cut` touched (its ``touched``)."""
+        self._repush(idom, subw, dead, applied, residual)
 
     def run(self, int64_t[::1] idom, int64_t[::1] subw, int64_t[:, ::1] links, uint8_t[::1] gone,
             uint8_t[::1] alive, uint8_t[::1] reached, uint8_t[::1] dead, uint8_t[::1] applied, int64_t residual,

@@ -37,7 +37,7 @@ from graphkit.analysis.plan import compiled
 from graphkit.analysis.plan.arrays import Columns
 from graphkit.analysis.plan.candidates import _ACTION_RANK, _PHASE_RANK, FOLLOW_UP, Candidate, Candidates, Incident
 from graphkit.analysis.plan.greedy import _REGISTRAR
-from graphkit.analysis.plan.kernel_loop import KernelQueue, Made, built, kernel_prices
+from graphkit.analysis.plan.kernel_loop import KernelQueue, Made, StepLog, built, kernel_prices
 from graphkit.analysis.plan.kernel_loop import run as _run
 from graphkit.analysis.results import Phase, RevocationPlan, node_order
 from graphkit.analysis.snapshot import expand
@@ -115,10 +115,11 @@ class _Prices:
     inv_l: list[bool]
     own_l: list[bool]
     base_l: list[int]
-    #: per position: the action, ``long_lived`` and the phase (what a step reads)
-    action_l: list[RevocationAction]
-    long_l: list[bool]
-    phase_l: list[Phase]
+    #: (k,) per position: the action and the phase (int64, positions in RevocationAction and Phase), and
+    #: ``long_lived`` (bool): what a step reads
+    action_c: np.ndarray
+    phase_c: np.ndarray
+    long_c: np.ndarray
 
 
 class ArcsOf:
@@ -305,7 +306,7 @@ def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _P
         wiping = np.flatnonzero(cols.wipes)
         actions = list(map(_ACTIONS.__getitem__, cols.action.tolist()))
         pos = cols.positions()
-        long_l, phase_l = cols.long.tolist(), list(map(_PHASES.__getitem__, g0.tolist()))
+        codes = (cols.action, g0, cols.long)
     else:
         # a source's own foothold, and a registrar: eligible (and first in its group) while the subject is valid
         own = np.fromiter((c.phase is Phase.CONTAIN and (c.subject < n_src or c.group == _REGISTRAR)
@@ -316,7 +317,9 @@ def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _P
         pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
         wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
         pos = {(c.action, c.subject): i for i, c in enumerate(ranked)}
-        actions, long_l, phase_l = [c.action for c in ranked], [c.long_lived for c in ranked], [c.phase for c in ranked]
+        codes = (np.fromiter((_ACTION_RANK[c.action] for c in ranked), np.int64, count),
+                 np.fromiter((_PHASE_RANK[c.phase] for c in ranked), np.int64, count),
+                 np.fromiter((c.long_lived for c in ranked), bool, count))
     shift = max(1, int(np.sum(inc.weight, dtype=np.int64)).bit_length() + 1)
     if int(base.max(initial=0)) + 4 >= 1 << (62 - shift):  # pragma: no cover - weights beyond 2**50
         raise ValueError("revocation plan: total weight too large for the packed greedy key")
@@ -327,7 +330,7 @@ def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _P
     return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift, pos, subject_ptr.tolist(),
                    np.argsort(subject, kind="stable").tolist(), of_virtual.tolist(),
                    subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist(),
-                   actions, long_l, phase_l)
+                   *codes)
 
 
 def _key(p: _Prices, pos: int, red: int, dead: np.ndarray) -> int | None:
@@ -578,7 +581,13 @@ def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st:
     """After a repaired tree (``grown``: nodes that moved or whose subtree may have grown), queue again, under
     their current keys, the candidates whose cut root is one of them (its subject or its ``via_out``): their
     reductions may have grown, and the lazy queue holds for every candidate a key no larger than its own.  A
-    wiping candidate is queued with the whole residual as its reduction (as in :func:`_queue`)."""
+    wiping candidate is queued with the whole residual as its reduction (as in :func:`_queue`).  With the kernel's
+    queue, the kernel does the same (``Plan.repush``, of the nodes its last cut touched: ``grown``)."""
+    if isinstance(queue, KernelQueue):
+        tree = st.tree
+        s.k.repush(tree.idom, tree.subw, st.dead.view(np.uint8), st.applied.view(np.uint8),  # type: ignore
+                   st.residual)
+        return
     p = s.prices
     poss: set[int] = set()
     for t in grown.tolist():
@@ -607,45 +616,65 @@ def _closed(s: _Static, st: _State, subjects: list[int]) -> list[int]:
     return rows[~np.isin(rows, owner[st.alive[a] & st.reached[u] & (u != owner)])].tolist()
 
 
-def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: list, room,
+def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: StepLog, room,
            followed: set[int], *, only_closed: bool) -> None:
     """The reference's ``_flush``: companions whose subject nothing mints any more (every one at the end), as
-    step records (:func:`_apply`)."""
+    step records (:func:`_apply`).  Which of them remove a live arc is read for all at once (:func:`_live_any`),
+    again only after one that did (it changes the reached set); the others change nothing but their arcs."""
     if not pending:
         return
     order = inc.sub.ids.__getitem__
     # in id order, those nothing mints (the minted ones are skipped: only the others are sorted)
     todo = sorted(_closed(s, st, list(pending)) if only_closed else pending, key=order)
-    at = 0
+    at, base, live = 0, 0, None
+    p = s.prices
     while at < len(todo):
         if not room():
             return
+        if live is None:
+            base, live = at, _live_any(s, st, [p.pos.get((pending[x][0], x), -1) for x in todo[at:]])
         subject = todo[at]
+        changes = live[at - base]
         at += 1
         action, phase = pending.pop(subject)
         if action is _REVOKE:
             followed.add(subject)
-        companion = cands.at.get((action, subject))
+        pos = p.pos.get((action, subject))
         arcs = _NO_ARCS
-        if companion is not None:
-            pos = s.prices.pos[(action, subject)]
-            companion.applied = st.applied[pos] = True
-            arcs = s.prices.arcs[pos]
-        u, v = s.src[arcs], s.tgt[arcs]
-        if not (st.alive[arcs] & st.reached[u] & ~st.dead[v] & (u != v)).any():
-            # no arc it removes leaves a reached node: the reached graph, its tree and the residual stay
-            st.alive[arcs] = False
+        if pos is not None:
+            st.applied[pos] = True
+            if type(cands) is Candidates:
+                cands.ranked[pos].applied = True
+            arcs = p.arcs[pos]
+        st.alive[arcs] = False
+        if not changes:  # no arc it removes leaves a reached node: the reached graph, its tree and the residual stay
             steps.append((action, subject, False, phase, 0, _NO_ARCS, st.residual))
             continue
-        st.alive[arcs] = False
         after = _reach(s, st.alive, st.dead)
         residual = int(s.weight[after].sum())
         steps.append((action, subject, False, phase, st.residual - residual, np.flatnonzero(st.reached & ~after),
                       residual))
-        st.reached, st.residual, st.tree = after, residual, None
+        st.reached, st.residual, st.tree, live = after, residual, None, None
         if only_closed and pending:  # what the next ones (after this one in id order) see
             last = order(subject)
             todo = todo[:at] + sorted((x for x in _closed(s, st, list(pending)) if order(x) > last), key=order)
+
+
+def _live_any(s: _Static, st: _State, poss: list[int]) -> list[bool]:
+    """Per candidate position (-1: none): whether an arc it removes is live and leaves a reached node into a valid
+    one (another node).  One numpy pass over their arcs."""
+    rows = np.array(poss, dtype=np.int64)
+    arcs = s.prices.arcs
+    has = rows >= 0
+    lo, hi = np.zeros(rows.size, dtype=np.int64), np.zeros(rows.size, dtype=np.int64)
+    lo[has], hi[has] = arcs.lo[rows[has]], arcs.hi[rows[has]]
+    lens = hi - lo
+    owner = np.repeat(np.arange(rows.size, dtype=np.int64), lens)
+    a = arcs.flat[np.arange(owner.size, dtype=np.int64) + np.repeat(lo - (np.cumsum(lens) - lens), lens)]
+    u, v = s.src[a], s.tgt[a]
+    out = np.zeros(rows.size, dtype=bool)
+    out[owner[st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v)]] = True
+    return out.tolist()
 
 
 def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
@@ -659,9 +688,9 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
     st = _State(np.ones(s.src.size, dtype=bool), np.zeros(inc.n, dtype=bool), np.zeros(0, dtype=bool), 0, applied)
     st.reached = _reach(s, st.alive, st.dead)
     initial = st.residual = int(s.weight[st.reached].sum())
-    #: a step's record (:func:`_apply`), or the index of a step the kernel's loop took (both made columns at the
-    #: end: :func:`~graphkit.analysis.plan.kernel_loop.built`)
-    steps: list[tuple | int] = []
+    #: the steps' records (:func:`_apply`) and the kernel's loop's runs (both made columns at the end:
+    #: :func:`~graphkit.analysis.plan.kernel_loop.built`)
+    steps = StepLog()
     #: the subjects whose companion (a session revocation) was listed: one per role
     followed: set[int] = set()
     n_src = inc.sub.n_src

@@ -14,18 +14,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphkit.analysis.plan.candidates import _ACTION_RANK, FOLLOW_UP, Candidates
-from graphkit.analysis.results import RevocationStep, RevocationSteps
+from graphkit.analysis.plan.candidates import _ACTION_RANK, _PHASE_RANK, FOLLOW_UP, Candidates
+from graphkit.analysis.results import Phase, RevocationStep, RevocationSteps
 from graphkit.analysis.snapshot import expand
-from graphkit.model import REVOCATION_SPECS
+from graphkit.model import REVOCATION_SPECS, RevocationAction
 
 if TYPE_CHECKING:
     from graphkit.analysis.plan.arrays import Columns
     from graphkit.analysis.plan.fast import _State, _Static
 
-__all__ = ["KernelQueue", "Made", "StepColumns", "built", "kernel_prices", "run"]
+__all__ = ["KernelQueue", "Made", "StepColumns", "StepLog", "built", "kernel_prices", "run"]
 
 _NO_ARCS = np.zeros(0, dtype=np.int64)
+_ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
+_PHASES: tuple[Phase, ...] = tuple(Phase)
 
 
 def kernel_prices(s: _Static, cands: Candidates, cols: Columns | None) -> None:
@@ -78,7 +80,7 @@ class Made:
         self.n = 0
 
 
-def run(s: _Static, st: _State, made: Made, steps: list, max_steps: int | None, cap: int) -> int:
+def run(s: _Static, st: _State, made: Made, steps: StepLog, max_steps: int | None, cap: int) -> int:
     """Steps taken by the kernel's loop while it can (``_plan_kernel.Plan.run``: the same choices and updates as
     :func:`_pop_best` and :func:`_apply`), appended to ``steps`` as their indexes in ``made``; its status (0: it
     stopped at the step bound or a residual of 0, else the queue's top is for :func:`_pop_best`)."""
@@ -88,51 +90,79 @@ def run(s: _Static, st: _State, made: Made, steps: list, max_steps: int | None, 
         tree.idom, tree.subw, tree.links, tree.gone.view(u8), st.alive.view(u8), st.reached.view(u8),  # type: ignore
         st.dead.view(u8), st.applied.view(u8), st.residual, left, cap, made.out,
         made.cut_ptr, made.cut, made.n)
-    steps.extend(range(made.n, taken))
+    steps.kernel(made.n, taken)
     made.n = taken
     return status
 
 
-def built(ids, nodes, s: _Static, made: Made | None, steps: list) -> RevocationSteps:
+class StepLog:
+    """The steps of a plan as the loop takes them: the Python loop's records ``(action, subject, long_lived, phase,
+    reduction, cut nodes, residual)`` and runs of the kernel's (``range`` of their indexes in :class:`Made`)."""
+
+    __slots__ = ("parts", "n")
+
+    def __init__(self) -> None:
+        self.parts: list = []
+        self.n = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def append(self, record: tuple) -> None:
+        self.parts.append(record)
+        self.n += 1
+
+    def kernel(self, start: int, stop: int) -> None:
+        if stop > start:
+            self.parts.append(range(start, stop))
+            self.n += stop - start
+
+
+def built(ids, nodes, s: _Static, made: Made | None, steps: StepLog) -> RevocationSteps:
     """``steps`` as a :class:`~graphkit.analysis.results.RevocationSteps` whose step objects are made on demand
-    (:class:`StepColumns`): the kernel's steps (their indexes in ``made``) and the Python loop's records
-    ``(action, subject, long_lived, phase, reduction, cut nodes, residual)`` as columns, every step's cut sorted
-    in result order together (one ``lexsort``).  ``ids`` and ``nodes``: the reached nodes' ids and objects."""
+    (:class:`StepColumns`): columns of the kernel's steps (from ``made``'s arrays, a run at a time) and of the
+    Python loop's records, every step's cut sorted in result order together (one ``lexsort``).  ``ids`` and
+    ``nodes``: the reached nodes' ids and objects."""
     p, k = s.prices, len(steps)
-    taken = 0 if made is None else made.n
-    ptr = made.cut_ptr[:taken + 1] if made is not None else np.zeros(1, dtype=np.int64)
-    pos_l, red_l, res_l = made.out[:, :taken].tolist() if made is not None else ([], [], [])
     cols = StepColumns(ids, nodes)
     action, subject, long, phase, red, res = cols.action, cols.subject, cols.long, cols.phase, cols.reduction, \
         cols.residual
-    lo, hi = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
-    pieces = [made.cut[:ptr[-1]] if made is not None else _NO_ARCS]
-    end = int(ptr[-1])
-    for i, x in enumerate(steps):
-        if type(x) is int:
-            pos = pos_l[x]
-            action.append(p.action_l[pos])
-            subject.append(p.subject_l[pos])
-            long.append(p.long_l[pos])
-            phase.append(p.phase_l[pos])
-            red.append(red_l[x])
-            res.append(res_l[x])
-            lo[i], hi[i] = ptr[x], ptr[x + 1]
+    lo: list[int] = []
+    hi: list[int] = []
+    if made is not None:
+        ptr = made.cut_ptr[:made.n + 1]
+        pieces, end = [made.cut[:ptr[-1]]], int(ptr[-1])
+    else:
+        ptr, pieces, end = _NO_ARCS, [_NO_ARCS], 0
+    for part in steps.parts:
+        if type(part) is range:
+            a, b = part.start, part.stop
+            pos = made.out[0, a:b]  # type: ignore[union-attr]
+            action += p.action_c[pos].tolist()
+            subject += p.subject[pos].tolist()
+            long += p.long_c[pos].tolist()
+            phase += p.phase_c[pos].tolist()
+            red += made.out[1, a:b].tolist()  # type: ignore[union-attr]
+            res += made.out[2, a:b].tolist()  # type: ignore[union-attr]
+            lo += ptr[a:b].tolist()
+            hi += ptr[a + 1:b + 1].tolist()
         else:
-            act, sub, lg, ph, r, gone, after = x
-            action.append(act)
+            act, sub, lg, ph, r, gone, after = part
+            action.append(_ACTION_RANK[act])
             subject.append(sub)
             long.append(lg)
-            phase.append(ph)
+            phase.append(_PHASE_RANK[ph])
             red.append(r)
             res.append(after)
             pieces.append(gone)
-            lo[i], hi[i] = end, end + gone.size
+            lo.append(end)
             end += gone.size
+            hi.append(end)
     flat = np.concatenate(pieces).astype(np.int64, copy=False)
-    lens = hi - lo
+    lo_a, hi_a = np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64)
+    lens = hi_a - lo_a
     step = np.repeat(np.arange(k, dtype=np.int64), lens)
-    at = np.arange(step.size, dtype=np.int64) + np.repeat(lo - (np.cumsum(lens) - lens), lens)
+    at = np.arange(step.size, dtype=np.int64) + np.repeat(lo_a - (np.cumsum(lens) - lens), lens)
     nodes_cut = flat[at]
     keep = nodes_cut >= s.n_src
     nodes_cut, step = nodes_cut[keep], step[keep]
@@ -143,7 +173,8 @@ def built(ids, nodes, s: _Static, made: Made | None, steps: list) -> RevocationS
 
 
 class StepColumns:
-    """A plan's steps as columns (one entry per step, lists; the cut nodes of step ``i`` are
+    """A plan's steps as columns (one entry per step, lists; actions and phases as their positions in
+    RevocationAction and Phase; the cut nodes of step ``i`` are
     ``cut[cut_ptr[i]:cut_ptr[i + 1]]``, local indexes in result order), called with a step's index to make its
     :class:`~graphkit.analysis.results.RevocationStep` (what ``greedy._step`` makes)."""
 
@@ -161,9 +192,9 @@ class StepColumns:
         self.cut_ptr: list[int] = [0]
 
     def __call__(self, i: int) -> RevocationStep:
-        node, action, ids = self.nodes[self.subject[i]], self.action[i], self.ids
+        node, action, ids = self.nodes[self.subject[i]], _ACTIONS[self.action[i]], self.ids
         return RevocationStep(
             rank=i + 1, action=action, subject_id=node.id, subject_kind=node.spec.kind, subject_name=node.name,
-            description=REVOCATION_SPECS[action].description, long_lived=self.long[i], phase=self.phase[i],
+            description=REVOCATION_SPECS[action].description, long_lived=self.long[i], phase=_PHASES[self.phase[i]],
             reduction=self.reduction[i], cuts=tuple([ids[j] for j in self.cut[self.cut_ptr[i]:self.cut_ptr[i + 1]]]),
             residual_weight=self.residual[i])
