@@ -85,7 +85,7 @@ def test_each_step_is_made_once_on_demand():
 
     def make(i: int) -> RevocationStep:
         made.append(i)
-        return RevocationStep(rank=i + 1, action=_ACTION, subject_id=f"runner:r{i}", subject_kind=NodeKind.RUNNER,
+        return RevocationStep(rank=i + 1, action=_ACTION, subject_id=str(i), subject_kind=NodeKind.RUNNER,
                               subject_name=f"r{i}", description="d", long_lived=True, phase="contain", reduction=1,
                               cuts=(), residual_weight=10 - i)
 

@@ -24,7 +24,7 @@ Also returns, beside the reference's objects, the same data as arrays (:class:`C
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -40,7 +40,8 @@ from graphkit.graph import Graph
 from graphkit.model import EDGE_SPECS, EdgeKind, NodeKind, RevocationAction
 from graphkit.storage import EdgeRecord
 
-__all__ = ["ArcEdges", "Columns", "candidates_arrays", "incident_arrays"]
+__all__ = ["ArcEdges", "Columns", "LazyCandidates", "candidate_columns", "candidates_arrays", "incident_arrays",
+           "stable_argsort"]
 
 _INF = float("inf")
 _ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
@@ -49,6 +50,39 @@ _NODE_KINDS: tuple[NodeKind, ...] = tuple(NodeKind)
 _FORMS = "graphkit.analysis.plan.arc_forms"
 _FORM_OF = attrgetter("form")
 _NODES = "graphkit.analysis.plan.node_actions"
+
+
+def stable_argsort(keys: np.ndarray, bound: int | None = None) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` of non-negative integer ``keys`` below ``bound`` (default: their maximum
+    plus one), by least-significant-digit passes over 16 bits each: numpy sorts 16-bit keys by radix, O(len) a pass,
+    where a stable sort of int64 keys is a merge sort.  The same permutation (both are stable).
+
+    >>> stable_argsort(np.array([5, 70000, 3, 5, 0])).tolist()
+    [4, 2, 0, 3, 1]
+    """
+    keys = np.asarray(keys, dtype=np.int64)
+    if bound is None:
+        bound = int(keys.max(initial=0)) + 1
+    perm, shift = None, 0
+    while True:
+        digit = (((keys if perm is None else keys[perm]) >> shift) & 0xFFFF).astype(np.uint16)
+        step = np.argsort(digit, kind="stable")
+        perm = step if perm is None else perm[step]
+        shift += 16
+        if bound <= 1 << shift:
+            return perm
+
+
+def _unique_first(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(key, return_index=True, return_inverse=True)`` of non-negative keys below ``bound``, with
+    :func:`stable_argsort` (the first index of each value is its first occurrence, as numpy's)."""
+    perm = stable_argsort(key, bound)
+    ordered = key[perm]
+    new = np.ones(ordered.size, dtype=bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    inv = np.empty(key.size, dtype=np.int64)
+    inv[perm] = np.cumsum(new) - 1
+    return ordered[new], perm[new], inv
 
 
 class ArcEdges(Sequence):
@@ -71,6 +105,56 @@ class ArcEdges(Sequence):
     def __iter__(self) -> Iterator:
         edges = self._edges
         return (edges[x] for x in self._arcs.tolist())
+
+
+class Picked(Sequence):
+    """``items[at[i]]`` for ``i`` in ``range(len(at))``, read on demand (a reached node's id or object)."""
+
+    __slots__ = ("_items", "_at")
+
+    def __init__(self, items: Sequence, at: list[int]) -> None:
+        self._items, self._at = items, at
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self._items[j] for j in self._at[i]]
+        return self._items[self._at[i]]
+
+    def __iter__(self) -> Iterator:
+        items = self._items
+        return (items[j] for j in self._at)
+
+
+class LocalIndex(Mapping):
+    """Id -> local index of the reached nodes (``order``: their snapshot indexes), read through the snapshot's
+    index on demand."""
+
+    __slots__ = ("_snap", "_order", "_local")
+
+    def __init__(self, snap: Snapshot, order: np.ndarray) -> None:
+        self._snap, self._order, self._local = snap, order, None
+
+    def _of(self) -> dict[int, int]:
+        if self._local is None:
+            self._local = dict(zip(self._order.tolist(), range(int(self._order.size))))
+        return self._local
+
+    def __getitem__(self, node_id: str) -> int:
+        g = self._snap.index.get(node_id)
+        local = None if g is None else self._of().get(g)
+        if local is None:
+            raise KeyError(node_id)
+        return local
+
+    def __len__(self) -> int:
+        return int(self._order.size)
+
+    def __iter__(self) -> Iterator[str]:
+        ids = self._snap.ids
+        return (ids[g] for g in self._order.tolist())
 
 
 @dataclass(slots=True)
@@ -127,9 +211,14 @@ class Columns:
         return self.pos
 
 
-def incident_arrays(graph: Graph, srcs: tuple[str, ...]) -> tuple[Incident, Columns] | None:
+def incident_arrays(graph: Graph, srcs: tuple[str, ...], *,
+                    lists: bool = True) -> tuple[Incident, Columns] | None:
     """:func:`~graphkit.analysis.plan.candidates.incident` on the snapshot's arrays, with the same data as
     :class:`Columns`; None when the vectorised BFS gives up (``reach_order``: the caller runs the reference).
+
+    ``lists=False`` (what :func:`~graphkit.analysis.revocation_plan` reads): the subgraph's ``ids``, ``nodes`` and
+    ``index`` are read through the snapshot on demand (:class:`Picked`, :class:`LocalIndex`), and the arcs'
+    ``start``, ``source`` and ``target`` are :class:`Columns`' arrays, not lists.
 
     Time O(reached pairs + arcs) in numpy, plus one Python step per reached node (ids, node objects) and, the first
     time a snapshot's arc or node is reached, per arc and node (:func:`_arc_forms`, :func:`_node_actions`).
@@ -156,12 +245,18 @@ def incident_arrays(graph: Graph, srcs: tuple[str, ...]) -> tuple[Incident, Colu
     lasting = _reachable(start, tgt, usable, starts, r)
     lasting[:n_src] = False
     held_idx = np.flatnonzero(lasting & holdable)
-    held_idx = held_idx[np.argsort(rank[held_idx], kind="stable")]
+    held_idx = held_idx[stable_argsort(rank[held_idx], snap.n)]
     seed = np.zeros(r, dtype=bool)
     seed[:n_src] = True
     seed[held_idx] = True
     at_order = order.tolist()
     all_ids, all_nodes = snap.ids, snap.nodes
+    if not lists:
+        sub = Subgraph(Picked(all_ids, at_order), Picked(all_nodes, at_order), n_src,  # type: ignore[arg-type]
+                       LocalIndex(snap, order), [], (snap, order, code))
+        arcs = Arcs(start, src, tgt, ArcEdges(snap, garc))  # type: ignore[arg-type]
+        inc = Incident(sub, arcs, weight, held_idx.tolist(), seed)  # type: ignore[arg-type]
+        return inc, Columns(src, tgt, start, forms, weight, rank, seed, garc)
     ids = [all_ids[i] for i in at_order]
     sub = Subgraph(ids, [all_nodes[i] for i in at_order], n_src, dict(zip(ids, range(r))), [], (snap, order, code))
     arcs = Arcs(start.tolist(), src.tolist(), tgt.tolist(), ArcEdges(snap, garc))  # type: ignore[arg-type]
@@ -313,8 +408,8 @@ def candidate_columns(fast: tuple, cols: Columns, n_src: int, exposed: frozenset
     routed = np.flatnonzero(act >= 0)
     subj = np.where(into, tgt, src)[routed]
     key = act[routed] * n + subj
-    uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
-    made = np.argsort(first, kind="stable")  # creation order: first arc of each (action, subject)
+    uniq, first, inv = _unique_first(key, (len(_ACTIONS) + 1) * n)
+    made = stable_argsort(first, len(src))  # creation order: first arc of each (action, subject)
     number = np.empty(made.size, dtype=np.int64)
     number[made] = np.arange(made.size)
     cid = number[inv.reshape(-1)]
@@ -326,12 +421,14 @@ def candidate_columns(fast: tuple, cols: Columns, n_src: int, exposed: frozenset
     via_in = n + 2 * np.arange(k, dtype=np.int64)
     via = np.full(len(src), -1, dtype=np.int64)
     via[routed] = np.where(into[routed], via_in[cid], via_in[cid] + 1)
-    by_c = routed[np.argsort(cid, kind="stable")]
+    by_c = routed[stable_argsort(cid, k)]
     ptr = np.zeros(k + 1, dtype=np.int64)
     np.cumsum(np.bincount(cid, minlength=k), out=ptr[1:])
     c_inv = node_act[c_subj] == c_act
     c_long = holdable[c_subj] & cols.seed[c_subj]
-    ranked = np.lexsort((order[c_subj], c_act, ~c_long))  # long-lived first, action order, subject id
+    # long-lived first, action order, subject id (the snapshot's index: ids are sorted there)
+    ranked = stable_argsort(((~c_long).astype(np.int64) * len(_ACTIONS) + c_act) * snap.n + order[c_subj],
+                            2 * len(_ACTIONS) * snap.n)
     registrar = np.zeros(n, dtype=bool)
     registrar[src[table.registers[forms]]] = True
     contained = np.where(c_subj < n_src, cont_src[c_subj], cont_other[c_subj])
@@ -344,7 +441,9 @@ def candidate_columns(fast: tuple, cols: Columns, n_src: int, exposed: frozenset
     cols.subject, cols.via_in, cols.via_out = subject, via_in[ranked], via_in[ranked] + 1
     cols.inv, cols.via = c_inv[ranked], via
     cols.arc_flat, cols.arc_lo, cols.arc_hi = by_c, ptr[ranked], ptr[ranked + 1]
-    cols.wipe_ptr, cols.wipe_tgt, cols.made = wptr, wtgt, np.argsort(ranked)
+    made_at = np.empty(k, dtype=np.int64)
+    made_at[ranked] = np.arange(k, dtype=np.int64)
+    cols.wipe_ptr, cols.wipe_tgt, cols.made = wptr, wtgt, made_at
 
 
 def _groups(c_act: np.ndarray, c_subj: np.ndarray, inv_long: np.ndarray, registrar: np.ndarray,

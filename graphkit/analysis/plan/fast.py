@@ -34,11 +34,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphkit.analysis.plan import compiled
-from graphkit.analysis.plan.arrays import Columns
-from graphkit.analysis.plan.candidates import _ACTION_RANK, _PHASE_RANK, FOLLOW_UP, Candidate, Candidates, Incident
-from graphkit.analysis.plan.greedy import _REGISTRAR
+from graphkit.analysis.plan.arrays import Columns, stable_argsort
+from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
 from graphkit.analysis.plan.kernel_loop import KernelQueue, Made, StepLog, built, kernel_prices
 from graphkit.analysis.plan.kernel_loop import run as _run
+from graphkit.analysis.plan.prices import Prices as _Prices
+from graphkit.analysis.plan.prices import prices as _prices
 from graphkit.analysis.results import Phase, RevocationPlan, node_order
 from graphkit.analysis.snapshot import expand
 from graphkit.model import RevocationAction
@@ -46,8 +47,6 @@ from graphkit.model import RevocationAction
 __all__ = ["fast_plan"]
 
 _REVOKE = RevocationAction.REVOKE_ROLE_SESSIONS
-_ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
-_PHASES: tuple[Phase, ...] = tuple(Phase)
 _NO_ARCS = np.zeros(0, dtype=np.int64)
 
 
@@ -79,63 +78,8 @@ class _Static:
     rank: np.ndarray | None = None
     #: the sources are ``range(n_src)``
     n_src: int = 0
-
-
-@dataclass(slots=True)
-class _Prices:
-    """The candidates in tie-break order (``Candidates.ranked``; a candidate's index there is its ``pos``), as
-    arrays (and as lists, for pricing one at a time)."""
-
-    subject: np.ndarray
-    via_in: np.ndarray
-    via_out: np.ndarray
-    #: it invalidates its subject
-    inv: np.ndarray
-    #: a contain candidate on a source, or a registrar: its own foothold while the subject is valid
-    own: np.ndarray
-    #: packed greedy-key prefix (see :func:`_key`)
-    base: np.ndarray
-    #: may be chosen (a session revocation only comes as a companion)
-    pool: np.ndarray
-    #: positions of the candidates that wipe other nodes
-    wiping: np.ndarray
-    #: the arcs each removes (``arcs[pos]``)
-    arcs: ArcsOf
-    #: bits of the reduction in the packed key
-    shift: int
-    pos: dict
-    #: positions by subject (``by_subject[subject_ptr[i]:subject_ptr[i + 1]]``: those on node ``i``), and the
-    #: position of the candidate of every virtual node (``of_virtual[x - n]``)
-    subject_ptr: list[int]
-    by_subject: list[int]
-    of_virtual: list[int]
-    subject_l: list[int]
-    via_in_l: list[int]
-    via_out_l: list[int]
-    inv_l: list[bool]
-    own_l: list[bool]
-    base_l: list[int]
-    #: (k,) per position: the action and the phase (int64, positions in RevocationAction and Phase), and
-    #: ``long_lived`` (bool): what a step reads
-    action_c: np.ndarray
-    phase_c: np.ndarray
-    long_c: np.ndarray
-
-
-class ArcsOf:
-    """The arcs each ranked candidate removes: ``self[pos]`` is ``flat[lo[pos]:hi[pos]]``."""
-
-    __slots__ = ("flat", "lo", "hi", "_lo", "_hi")
-
-    def __init__(self, flat: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
-        self.flat, self.lo, self.hi = flat, lo, hi
-        self._lo, self._hi = lo.tolist(), hi.tolist()
-
-    def __len__(self) -> int:
-        return len(self._lo)
-
-    def __getitem__(self, pos: int) -> np.ndarray:
-        return self.flat[self._lo[pos]:self._hi[pos]]
+    #: per node, a sort key in id order (the node's snapshot index, or its id)
+    by_id: list | None = None
 
 
 @dataclass(slots=True)
@@ -172,7 +116,7 @@ def _static(inc: Incident, cands: Candidates, cols: Columns | None = None) -> _S
         out_ptr, weight = np.array(arcs.start, dtype=np.int64), np.array(inc.weight, dtype=np.int64)
         is_seed = np.frombuffer(bytes(inc.seed), dtype=np.uint8).astype(bool)
         via = np.array(cands.via, dtype=np.int64)
-    order = np.argsort(tgt, kind="stable")
+    order = stable_argsort(tgt, inc.n)
     in_ptr = np.zeros(inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(tgt, minlength=inc.n), out=in_ptr[1:])
     root = inc.n + 2 * len(cands.ranked)
@@ -182,10 +126,11 @@ def _static(inc: Incident, cands: Candidates, cols: Columns | None = None) -> _S
     seedy[via[routed & ~is_seed[tgt]]] = False  # some arc through it enters a node that is not a seed
     via_ptr = np.zeros(root - inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(via[routed] - inc.n, minlength=root - inc.n), out=via_ptr[1:])
-    via_arc = np.flatnonzero(routed)[np.argsort(via[routed], kind="stable")]
+    via_arc = np.flatnonzero(routed)[stable_argsort(via[routed] - inc.n, root - inc.n)]
     s = _Static(src, tgt, via, out_ptr, in_ptr, order.astype(np.int64), weight,
                 np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy, via_ptr, via_arc, inc.n, root,
-                _prices(cands, inc, cols), rank=_rank(inc) if cols is None else cols.rank, n_src=inc.sub.n_src)
+                _prices(cands, inc, cols), rank=_rank(inc) if cols is None else cols.rank, n_src=inc.sub.n_src,
+                by_id=inc.sub.ids if cols is None else inc.sub.fast[1].tolist())
     s.k = compiled.plan_kernel(s.src, s.tgt, s.via, s.out_ptr, s.in_ptr, s.in_arc, s.via_ptr, s.via_arc, s.seeds,
                                s.weight, s.is_seed, s.seedy, s.n, s.root)
     if s.k is not None:
@@ -281,58 +226,6 @@ def _reduction(c: Candidate, s: _Static, st: _State) -> int:
     return int(tree.subw[_cut_root(c, tree)])  # type: ignore[union-attr]
 
 
-def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _Prices:
-    """The candidates in tie-break order as arrays (built once): what pricing them all at once reads (from
-    ``cols`` where the front end made them)."""
-    ranked, n_src = cands.ranked, inc.sub.n_src
-    count = len(ranked)
-    if cols is not None and cols.arc_flat is not None:
-        subject, via_in, via_out, inv = cols.subject, cols.via_in, cols.via_out, cols.inv
-        arcs = ArcsOf(cols.arc_flat, cols.arc_lo, cols.arc_hi)
-    else:
-        subject = np.fromiter((c.subject for c in ranked), np.int64, count)
-        via_in = np.fromiter((c.via_in for c in ranked), np.int64, count)
-        via_out = np.fromiter((c.via_out for c in ranked), np.int64, count)
-        inv = np.fromiter((c.invalidates for c in ranked), bool, count)
-        lens = np.fromiter((len(c.arcs) for c in ranked), np.int64, count)
-        hi = np.cumsum(lens)
-        arcs = ArcsOf(np.fromiter((a for c in ranked for a in c.arcs), np.int64, int(lens.sum())), hi - lens, hi)
-    if cols is not None and cols.group is not None:  # the same from the front end's arrays
-        g0, g1 = cols.group
-        contain = g0 == _PHASE_RANK[Phase.CONTAIN]
-        own = contain & ((subject < n_src) | ((g0 == _REGISTRAR[0]) & (g1 == _REGISTRAR[1])))
-        base = (g0 * 8 + g1 + 3) * 4 + ~(cols.exposed & cols.long)
-        pool = cols.action != _ACTION_RANK[_REVOKE]
-        wiping = np.flatnonzero(cols.wipes)
-        actions = list(map(_ACTIONS.__getitem__, cols.action.tolist()))
-        pos = cols.positions()
-        codes = (cols.action, g0, cols.long)
-    else:
-        # a source's own foothold, and a registrar: eligible (and first in its group) while the subject is valid
-        own = np.fromiter((c.phase is Phase.CONTAIN and (c.subject < n_src or c.group == _REGISTRAR)
-                           for c in ranked), bool, count)
-        # the greedy key's prefix: (group, not own, not exposed long-lived) as one integer, "not own" left at 0
-        base = np.fromiter(((c.group[0] * 8 + c.group[1] + 3) * 4 + (not (c.exposed and c.long_lived))
-                            for c in ranked), np.int64, count)
-        pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
-        wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
-        pos = {(c.action, c.subject): i for i, c in enumerate(ranked)}
-        codes = (np.fromiter((_ACTION_RANK[c.action] for c in ranked), np.int64, count),
-                 np.fromiter((_PHASE_RANK[c.phase] for c in ranked), np.int64, count),
-                 np.fromiter((c.long_lived for c in ranked), bool, count))
-    shift = max(1, int(np.sum(inc.weight, dtype=np.int64)).bit_length() + 1)
-    if int(base.max(initial=0)) + 4 >= 1 << (62 - shift):  # pragma: no cover - weights beyond 2**50
-        raise ValueError("revocation plan: total weight too large for the packed greedy key")
-    subject_ptr = np.zeros(inc.n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(subject, minlength=inc.n), out=subject_ptr[1:])
-    of_virtual = np.zeros(2 * count, dtype=np.int64)
-    of_virtual[via_in - inc.n] = of_virtual[via_out - inc.n] = np.arange(count)
-    return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift, pos, subject_ptr.tolist(),
-                   np.argsort(subject, kind="stable").tolist(), of_virtual.tolist(),
-                   subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist(),
-                   *codes)
-
-
 def _key(p: _Prices, pos: int, red: int, dead: np.ndarray) -> int | None:
     """:func:`~graphkit.analysis.plan.greedy.greedy_key` of candidate ``pos`` removing ``red``, packed in one
     integer (order preserved: group, not own, not exposed long-lived, then -red); None: not eligible."""
@@ -360,7 +253,8 @@ def _queue(cands: Candidates, s: _Static, st: _State) -> _Queue:
     ok = p.pool & ~st.applied & ((red > 0) | own)
     key = ((p.base + np.where(own, 0, 2)) << p.shift) - red
     pos = np.flatnonzero(ok)
-    pos = pos[np.argsort(key[pos], kind="stable")]  # equal keys: tie-break order (pos)
+    ok_keys = key[pos]
+    pos = pos[stable_argsort(ok_keys - ok_keys.min(initial=0))]  # equal keys: tie-break order (pos)
     if s.k is not None:  # the kernel holds the queue (its loop pops from it too)
         return KernelQueue(s.k, np.ascontiguousarray(key[pos]), pos.astype(np.int64))
     return _Queue(key[pos].tolist(), pos.tolist())
@@ -623,7 +517,7 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
     again only after one that did (it changes the reached set); the others change nothing but their arcs."""
     if not pending:
         return
-    order = inc.sub.ids.__getitem__
+    order = s.by_id.__getitem__  # type: ignore[union-attr]
     # in id order, those nothing mints (the minted ones are skipped: only the others are sorted)
     todo = sorted(_closed(s, st, list(pending)) if only_closed else pending, key=order)
     at, base, live = 0, 0, None

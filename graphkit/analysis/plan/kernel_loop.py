@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphkit.analysis.plan.arrays import stable_argsort
 from graphkit.analysis.plan.candidates import _ACTION_RANK, _PHASE_RANK, FOLLOW_UP, Candidates
 from graphkit.analysis.results import Phase, RevocationStep, RevocationSteps
 from graphkit.analysis.snapshot import expand
@@ -166,7 +167,8 @@ def built(ids, nodes, s: _Static, made: Made | None, steps: StepLog) -> Revocati
     nodes_cut = flat[at]
     keep = nodes_cut >= s.n_src
     nodes_cut, step = nodes_cut[keep], step[keep]
-    order = np.lexsort((s.rank[nodes_cut], step))
+    bound = int(s.rank.max(initial=0)) + 1
+    order = stable_argsort(step * bound + s.rank[nodes_cut], max(k, 1) * bound)
     cols.cut = nodes_cut[order].tolist()
     cols.cut_ptr = [0, *np.cumsum(np.bincount(step, minlength=k)).tolist()]
     return RevocationSteps(k, cols)
