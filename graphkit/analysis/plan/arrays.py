@@ -127,6 +127,11 @@ class Picked(Sequence):
         items = self._items
         return (items[j] for j in self._at)
 
+    def many(self, idx: Sequence[int]) -> list:
+        """``[self[i] for i in idx]``, one lookup each."""
+        items, at = self._items, self._at
+        return [items[at[i]] for i in idx]
+
 
 class LocalIndex(Mapping):
     """Id -> local index of the reached nodes (``order``: their snapshot indexes), read through the snapshot's
@@ -378,7 +383,10 @@ def _reachable(start: np.ndarray, tgt: np.ndarray, usable: np.ndarray, starts: n
     while front.size:
         a, _ = expand(start, front)
         t = tgt[a[usable[a]]]
-        front = np.unique(t[~seen[t]])
+        new = np.zeros(r, dtype=bool)  # the unseen targets, each once (a mask: no sort)
+        new[t] = True
+        new &= ~seen
+        front = np.flatnonzero(new)
         seen[front] = True
     return seen
 
@@ -414,7 +422,9 @@ def candidate_columns(fast: tuple, cols: Columns, n_src: int, exposed: frozenset
     number[made] = np.arange(made.size)
     cid = number[inv.reshape(-1)]
     own = np.flatnonzero(node_act >= 0)
-    own = own[~np.isin(node_act[own] * n + own, uniq)]  # the nodes' own actions no arc made
+    made_by_arc = np.zeros((len(_ACTIONS) + 1) * n, dtype=bool)
+    made_by_arc[uniq] = True
+    own = own[~made_by_arc[node_act[own] * n + own]]  # the nodes' own actions no arc made
     c_act = np.concatenate([uniq[made] // n, node_act[own]])
     c_subj = np.concatenate([uniq[made] % n, own])
     k = c_act.size
@@ -437,7 +447,9 @@ def candidate_columns(fast: tuple, cols: Columns, n_src: int, exposed: frozenset
     wiping = c_inv & (wptr[c_subj + 1] > wptr[c_subj])
     subject = c_subj[ranked]
     cols.action, cols.group, cols.long, cols.wipes = c_act[ranked], group[:, ranked], c_long[ranked], wiping[ranked]
-    cols.exposed = np.isin(subject, np.fromiter(exposed, np.int64, len(exposed)))
+    seen = np.zeros(n, dtype=bool)
+    seen[np.fromiter(exposed, np.int64, len(exposed))] = True
+    cols.exposed = seen[subject]
     cols.subject, cols.via_in, cols.via_out = subject, via_in[ranked], via_in[ranked] + 1
     cols.inv, cols.via = c_inv[ranked], via
     cols.arc_flat, cols.arc_lo, cols.arc_hi = by_c, ptr[ranked], ptr[ranked + 1]

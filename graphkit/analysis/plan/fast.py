@@ -615,5 +615,6 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         _flush(inc, cands, s, st, pending, steps, room, followed, only_closed=True)
     _flush(inc, cands, s, st, pending, steps, room, followed, only_closed=False)
     ids = inc.sub.ids
-    return RevocationPlan(sources=tuple(ids[:n_src]), initial_weight=initial, held=tuple(ids[i] for i in inc.held),
+    held = ids.many(inc.held) if hasattr(ids, "many") else [ids[i] for i in inc.held]
+    return RevocationPlan(sources=tuple(ids[:n_src]), initial_weight=initial, held=tuple(held),
                           steps=built(ids, inc.sub.nodes, s, made, steps))

@@ -29,6 +29,8 @@ __all__ = ["KernelQueue", "Made", "StepColumns", "StepLog", "built", "kernel_pri
 _NO_ARCS = np.zeros(0, dtype=np.int64)
 _ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
 _PHASES: tuple[Phase, ...] = tuple(Phase)
+#: per action position: a companion follows it (FOLLOW_UP)
+_FOLLOWED = np.array([a in FOLLOW_UP for a in _ACTIONS], dtype=bool)
 
 
 def kernel_prices(s: _Static, cands: Candidates, cols: Columns | None) -> None:
@@ -47,7 +49,7 @@ def kernel_prices(s: _Static, cands: Candidates, cols: Columns | None) -> None:
     wptr = np.zeros(len(ranked) + 1, dtype=np.int64)
     np.cumsum(wlen, out=wptr[1:])
     if cols is not None and cols.action is not None:
-        follow = np.isin(cols.action, [_ACTION_RANK[a] for a in FOLLOW_UP])
+        follow = _FOLLOWED[cols.action]
     else:
         follow = np.fromiter((c.action in FOLLOW_UP for c in ranked), bool, len(ranked))
     u8 = [np.ascontiguousarray(x, dtype=bool).view(np.uint8) for x in (p.inv, p.own, p.pool, follow)]
