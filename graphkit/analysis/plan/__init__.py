@@ -70,7 +70,9 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
         ``initial_weight``, ``held`` and the ordered ``steps``
         (:class:`~graphkit.analysis.RevocationStep`: rank, action, subject,
         phase, what it ``cuts``, the ``residual_weight`` after it).  Residual
-        weights never increase.
+        weights never increase.  ``steps`` is a
+        :class:`~graphkit.analysis.RevocationSteps`: kept as arrays, each step
+        object made when first read (equal to the tuple of the same steps).
 
     Raises
     ------

@@ -37,6 +37,7 @@ from graphkit.analysis.plan import compiled
 from graphkit.analysis.plan.arrays import Columns, stable_argsort
 from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
 from graphkit.analysis.plan.kernel_loop import KernelQueue, Made, StepLog, built, kernel_prices
+from graphkit.analysis.plan.kernel_loop import companions as _companions
 from graphkit.analysis.plan.kernel_loop import run as _run
 from graphkit.analysis.plan.prices import Prices as _Prices
 from graphkit.analysis.plan.prices import prices as _prices
@@ -571,6 +572,21 @@ def _live_any(s: _Static, st: _State, poss: list[int]) -> list[bool]:
     return out.tolist()
 
 
+def _kernel_steps(s: _Static, st: _State, made: Made, steps: StepLog, max_steps: int | None, pending: dict,
+                  followed: set[int]) -> bool:
+    """The kernel's loop takes the steps it can (:func:`~graphkit.analysis.plan.kernel_loop.run`): True when the
+    caller goes on from the top (it stopped, or a companion made the tree stale), False when the queue's top is for
+    :func:`_pop_best`."""
+    status = _run(s, st, made, steps, max_steps, _cap(s), pending, followed)
+    if status == 3:  # a companion changed the reached set
+        st.tree = None
+    return status in (0, 3)
+
+
+def _held(ids, held: list[int]) -> tuple[str, ...]:
+    return tuple(ids.many(held) if hasattr(ids, "many") else [ids[i] for i in held])
+
+
 def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
               live_sessions: frozenset[int] = frozenset(), cols: Columns | None = None) -> RevocationPlan:
     """:func:`~graphkit.analysis.plan.greedy.greedy_plan`, incrementally (module docstring); same arguments,
@@ -589,6 +605,7 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
     followed: set[int] = set()
     n_src = inc.sub.n_src
     made = Made(len(cands.ranked), inc.n) if s.k is not None else None
+    listed = made is not None and _companions(s, live_sessions)  # the kernel lists companions too
 
     def room() -> bool:
         return max_steps is None or len(steps) < max_steps
@@ -599,8 +616,9 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         if st.tree is None:
             st.tree = _tree(s, st)
             queue = _queue(cands, s, st)
-        if made is not None and not pending and not VERIFY and not _run(s, st, made, steps, max_steps, _cap(s)):
-            continue  # no companion can come: the kernel takes the steps it can
+        if made is not None and not VERIFY and (listed or not pending) and \
+                _kernel_steps(s, st, made, steps, max_steps, pending, followed):
+            continue
         best = _pop_best(queue, cands, s, st)
         if best is None:
             break
@@ -615,6 +633,5 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         _flush(inc, cands, s, st, pending, steps, room, followed, only_closed=True)
     _flush(inc, cands, s, st, pending, steps, room, followed, only_closed=False)
     ids = inc.sub.ids
-    held = ids.many(inc.held) if hasattr(ids, "many") else [ids[i] for i in inc.held]
-    return RevocationPlan(sources=tuple(ids[:n_src]), initial_weight=initial, held=tuple(held),
+    return RevocationPlan(sources=tuple(ids[:n_src]), initial_weight=initial, held=_held(ids, inc.held),
                           steps=built(ids, inc.sub.nodes, s, made, steps))

@@ -24,11 +24,12 @@ if TYPE_CHECKING:
     from graphkit.analysis.plan.arrays import Columns
     from graphkit.analysis.plan.fast import _State, _Static
 
-__all__ = ["KernelQueue", "Made", "StepColumns", "StepLog", "built", "kernel_prices", "run"]
+__all__ = ["KernelQueue", "Made", "StepColumns", "StepLog", "built", "companions", "kernel_prices", "run"]
 
 _NO_ARCS = np.zeros(0, dtype=np.int64)
 _ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
 _PHASES: tuple[Phase, ...] = tuple(Phase)
+_REVOKE = RevocationAction.REVOKE_ROLE_SESSIONS
 #: per action position: a companion follows it (FOLLOW_UP)
 _FOLLOWED = np.array([a in FOLLOW_UP for a in _ACTIONS], dtype=bool)
 
@@ -71,30 +72,61 @@ class KernelQueue:
 
 
 class Made:
-    """The steps the kernel's loop took (``_plan_kernel.Plan.run``): (3, k) int64 ``out`` (candidate position,
-    reduction, residual after it), the real nodes each cut (``cut[cut_ptr[i]:cut_ptr[i + 1]]``), ``n`` taken."""
+    """The steps the kernel's loop took (``_plan_kernel.Plan.run``): (5, k + n) int64 ``out`` (candidate position
+    or -1 for a companion, reduction, residual after it, subject, a companion's phase code), the real nodes each
+    cut (``cut[cut_ptr[i]:cut_ptr[i + 1]]``), ``n`` taken.  At most one step per candidate and one companion per
+    node: ``k + n`` steps."""
 
     __slots__ = ("out", "cut_ptr", "cut", "n")
 
     def __init__(self, k: int, n: int) -> None:
-        self.out = np.zeros((3, k + 1), dtype=np.int64)
-        self.cut_ptr = np.zeros(k + 2, dtype=np.int64)
+        self.out = np.zeros((5, k + n + 1), dtype=np.int64)
+        self.cut_ptr = np.zeros(k + n + 2, dtype=np.int64)
         self.cut = np.zeros(n + 1, dtype=np.int64)
         self.n = 0
 
 
-def run(s: _Static, st: _State, made: Made, steps: StepLog, max_steps: int | None, cap: int) -> int:
+def companions(s: _Static, live_sessions: frozenset[int]) -> bool:
+    """Let the kernel's loop list the companions too (``_plan_kernel.Plan.companions``): the nodes that may have one
+    pending (the ``live_sessions`` roles and the subjects of candidates with a companion) in id order, and each
+    one's companion candidate.  False (nothing handed over) unless every companion is a session revocation."""
+    if set(FOLLOW_UP.values()) != {_REVOKE}:  # pragma: no cover - the kernel lists session revocations only
+        return False
+    p = s.prices
+    may = set(live_sessions) | set(p.subject[_FOLLOWED[p.action_c]].tolist())
+    order = sorted(may, key=s.by_id.__getitem__)  # type: ignore[union-attr]
+    pos = np.full(s.n, -1, dtype=np.int64)
+    for v in order:
+        pos[v] = p.pos.get((_REVOKE, v), -1)
+    s.k.companions(np.array(order, dtype=np.int64), pos, np.ascontiguousarray(p.phase_c, dtype=np.int64),  # type: ignore
+                   _ACTION_RANK[_REVOKE])
+    return True
+
+
+def run(s: _Static, st: _State, made: Made, steps: StepLog, max_steps: int | None, cap: int,
+        pending: dict, followed: set[int]) -> int:
     """Steps taken by the kernel's loop while it can (``_plan_kernel.Plan.run``: the same choices and updates as
-    :func:`_pop_best` and :func:`_apply`), appended to ``steps`` as their indexes in ``made``; its status (0: it
-    stopped at the step bound or a residual of 0, else the queue's top is for :func:`_pop_best`)."""
+    :func:`_pop_best`, :func:`_apply` and, with :func:`companions`, :func:`_flush`), appended to ``steps`` as their
+    indexes in ``made``; ``pending`` (node -> (action, phase)) and ``followed`` are updated.  Its status (0: it
+    stopped at the step bound or a residual of 0; 3: a companion changed the reached set, the tree is stale;
+    else the queue's top is for :func:`_pop_best`)."""
     tree, u8 = st.tree, np.uint8
     left = (1 << 62) if max_steps is None else max_steps - len(steps)
+    pend = np.full(s.n, -1, dtype=np.int8)
+    for v, (_, phase) in pending.items():
+        pend[v] = _PHASE_RANK[phase]
+    done = np.zeros(s.n, dtype=np.uint8)
+    done[list(followed)] = 1
     status, taken, st.residual = s.k.run(  # type: ignore[attr-defined]
         tree.idom, tree.subw, tree.links, tree.gone.view(u8), st.alive.view(u8), st.reached.view(u8),  # type: ignore
         st.dead.view(u8), st.applied.view(u8), st.residual, left, cap, made.out,
-        made.cut_ptr, made.cut, made.n)
+        made.cut_ptr, made.cut, made.n, pend, done)
     steps.kernel(made.n, taken)
     made.n = taken
+    left_pending = np.flatnonzero(pend >= 0)
+    pending.clear()
+    pending.update(zip(left_pending.tolist(), ((_REVOKE, _PHASES[x]) for x in pend[left_pending].tolist())))
+    followed.update(np.flatnonzero(done).tolist())
     return status
 
 
@@ -141,10 +173,11 @@ def built(ids, nodes, s: _Static, made: Made | None, steps: StepLog) -> Revocati
         if type(part) is range:
             a, b = part.start, part.stop
             pos = made.out[0, a:b]  # type: ignore[union-attr]
-            action += p.action_c[pos].tolist()
-            subject += p.subject[pos].tolist()
-            long += p.long_c[pos].tolist()
-            phase += p.phase_c[pos].tolist()
+            comp, at = pos < 0, np.maximum(pos, 0)  # a companion: a session revocation, never long-lived
+            action += np.where(comp, _ACTION_RANK[_REVOKE], p.action_c[at]).tolist()
+            subject += made.out[3, a:b].tolist()  # type: ignore[union-attr]
+            long += (p.long_c[at] & ~comp).tolist()
+            phase += np.where(comp, made.out[4, a:b], p.phase_c[at]).tolist()  # type: ignore[union-attr]
             red += made.out[1, a:b].tolist()  # type: ignore[union-attr]
             res += made.out[2, a:b].tolist()  # type: ignore[union-attr]
             lo += ptr[a:b].tolist()
