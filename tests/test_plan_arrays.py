@@ -55,7 +55,6 @@ def check(g: Graph, sources, exposed_every: int = 0) -> int:
     assert cols.subject.tolist() == [c.subject for c in want.ranked]
     assert cols.via_in.tolist() == [c.via_in for c in want.ranked]
     assert cols.inv.tolist() == [c.invalidates for c in want.ranked]
-    assert [a.tolist() for a in cols.arcs] == [c.arcs for c in want.ranked]
     assert [cols.arc_flat[lo:hi].tolist() for lo, hi in zip(cols.arc_lo, cols.arc_hi)] == [c.arcs for c in want.ranked]
     assert [(arrays._ACTIONS[a], tuple(gr), lg, ex, w) for a, gr, lg, ex, w in zip(
         cols.action.tolist(), cols.group.T.tolist(), cols.long.tolist(), cols.exposed.tolist(), cols.wipes.tolist())] \
@@ -67,6 +66,24 @@ def check(g: Graph, sources, exposed_every: int = 0) -> int:
     roles = frozenset(i for i, nd in enumerate(ref.sub.nodes) if nd.spec.kind is NodeKind.CLOUD_ROLE)
     plan_ref = greedy_plan(ref, candidates(ref, exposed), None, roles)
     assert fast_plan(inc, got, None, roles, cols) == plan_ref
+    # what revocation_plan runs: the candidates as columns, objects made only when the loop reads them
+    inc, cols = arrays.incident_arrays(g, srcs, lists=False)
+    assert list(inc.sub.ids) == ref.sub.ids and inc.sub.ids[-1:] == ref.sub.ids[-1:]
+    assert all(a is b for a, b in zip(inc.sub.nodes, ref.sub.nodes, strict=True))
+    assert dict(inc.sub.index) == ref.sub.index and "no:such" not in inc.sub.index
+    arrays.candidate_columns(inc.sub.fast, cols, inc.sub.n_src, exposed)
+    lazy = arrays.LazyCandidates(cols, inc.n)
+    assert len(lazy.ranked) == len(want.ranked)
+    for i in range(0, len(want.ranked), 3):  # every third one read first, the others after the plan
+        assert _fields(lazy.ranked[i]) == _fields(want.ranked[i])
+    assert fast_plan(inc, lazy, None, roles, cols) == plan_ref
+    assert revocation_plan(g, sources, exposed=[ref.sub.ids[i] for i in exposed]) == plan_ref
+    for key, c in list(want.at.items())[:5]:  # (``applied`` is the plan's state: left out)
+        got_f, want_f = _fields(lazy.at.get(key)), _fields(c)
+        assert got_f[:10] + got_f[11:] == want_f[:10] + want_f[11:]
+    assert lazy.at.get(("no such action", -1)) is None
+    assert [(c.action, c.subject, c.via_in, c.arcs, c.wipes, c.group) for c in map(lazy.ranked.__getitem__, range(
+        len(want.ranked)))] == [(c.action, c.subject, c.via_in, c.arcs, c.wipes, c.group) for c in want.ranked]
     return len(want.items)
 
 
@@ -146,3 +163,17 @@ def test_arc_edges_reads_lazily(acme):
     assert len(edges) == len(inc.arcs.source) > 0
     assert edges[-1] is edges[len(edges) - 1] and edges[0:2] == [edges[0], edges[1]]
     assert np.array_equal(arrays.snap_arcs(inc)[:1], np.array([arrays.snap_arcs(inc)[0]]))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_radix_sorts_are_numpys(seed):
+    """stable_argsort and _unique_first (16-bit radix passes) give numpy's stable argsort and unique, bound for
+    bound: one pass, two passes, four passes, ties, empty arrays."""
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(0, 3000))
+    bound = int(rng.choice([1, 7, 1 << 16, (1 << 16) + 5, 1 << 31, 1 << 60]))
+    keys = rng.integers(0, bound, size, dtype=np.int64)
+    assert np.array_equal(arrays.stable_argsort(keys, bound), np.argsort(keys, kind="stable"))
+    assert np.array_equal(arrays.stable_argsort(keys), np.argsort(keys, kind="stable"))
+    got, want = arrays._unique_first(keys, bound), np.unique(keys, return_index=True, return_inverse=True)
+    assert all(np.array_equal(a, b.reshape(-1)) for a, b in zip(got, want))

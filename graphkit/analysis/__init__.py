@@ -35,6 +35,7 @@ from graphkit.analysis.plan import revocation_plan
 from graphkit.analysis.radius import blast_radii, blast_radius
 from graphkit.analysis.results import (
     PLAN_PHASES, BlastRadius, ChokePoint, Hop, Phase, Reached, RevocationPlan, RevocationStep,
+    RevocationSteps,
 )
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "Reached",
     "RevocationPlan",
     "RevocationStep",
+    "RevocationSteps",
     "blast_radii",
     "blast_radius",
     "choke_points",

@@ -25,13 +25,13 @@ every call.  Its methods replace, with the same results, the numpy passes of ``f
   handed over once (:meth:`Plan.prices`).
 """
 
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int8_t, int64_t, uint8_t
 from libc.stdlib cimport free, realloc
 
 import numpy as np
 
 #: the interface graphkit.analysis.plan.fast was written against: it uses this module only when equal
-API = 2
+API = 4
 
 
 cdef class Plan:
@@ -49,6 +49,12 @@ cdef class Plan:
     cdef const int64_t[::1] p_sptr, p_bysub, p_ofv, qk, qp
     cdef const uint8_t[::1] p_inv, p_own, p_pool, p_follow
     cdef int64_t shift, qat, hn, hcap
+    # the companions (``companions``): the nodes that may have one pending, in id order; the position of each
+    # node's companion candidate (-1: none); every candidate's phase code; scratch
+    cdef const int64_t[::1] c_order, c_pos, p_phase
+    cdef int64_t[::1] c_idx, todo
+    cdef uint8_t[::1] after
+    cdef int64_t revoke
     cdef int64_t* hk
     cdef int64_t* hp
 
@@ -69,6 +75,10 @@ cdef class Plan:
         self.w1, self.w2, self.w3, self.w4, self.w5 = [np.empty(root + 1, dtype=np.int64) for _ in range(5)]
         self.nt = 0
         self.qk = self.qp = np.zeros(0, dtype=np.int64)
+        self.c_order = self.c_pos = self.p_phase = np.zeros(0, dtype=np.int64)
+        self.c_idx, self.todo = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        self.after = np.zeros(n, dtype=np.uint8)
+        self.revoke = -1
 
     def reach(self, const uint8_t[::1] alive, const uint8_t[::1] dead):
         """(n,) bool: the nodes reached from the live seeds over live arcs into valid nodes.  O(V + E)."""
@@ -407,6 +417,113 @@ cdef class Plan:
         self.p_wptr, self.p_wipes, self.p_alo, self.p_ahi, self.p_arcs = wipes_ptr, wipes, arcs_lo, arcs_hi, arcs
         self.p_sptr, self.p_bysub, self.p_ofv, self.shift = subject_ptr, by_subject, of_virtual, shift
 
+    def companions(self, order, pos, phase, int64_t revoke):
+        """What the loop needs to list companions (``fast._flush``) itself: ``order`` (int64) the nodes that may
+        have one pending, in id order; ``pos`` (n,) int64 the position of each node's companion candidate (-1:
+        none); ``phase`` (k,) int64 every candidate's phase code; ``revoke`` the companion's action code."""
+        cdef int64_t i
+        self.c_order, self.c_pos, self.p_phase, self.revoke = order, pos, phase, revoke
+        for i in range(self.c_order.shape[0]):
+            self.c_idx[self.c_order[i]] = i
+
+    cdef inline bint _minted1(self, int64_t v, const uint8_t[::1] alive, const uint8_t[::1] reached) noexcept nogil:
+        cdef int64_t b, a, u
+        for b in range(self.in_ptr[v], self.in_ptr[v + 1]):
+            a = self.in_arc[b]
+            u = self.src[a]
+            if alive[a] and reached[u] and u != v:
+                return True
+        return False
+
+    cdef int64_t _todo(self, int64_t start, int64_t nt, const int8_t[::1] pend, const uint8_t[::1] alive,
+                       const uint8_t[::1] reached) noexcept nogil:
+        """Append to ``todo[:nt]`` the pending nodes nothing mints, from ``c_order[start]`` on (id order)."""
+        cdef int64_t i, v
+        for i in range(start, self.c_order.shape[0]):
+            v = self.c_order[i]
+            if pend[v] >= 0 and not self._minted1(v, alive, reached):
+                self.todo[nt] = v
+                nt += 1
+        return nt
+
+    cdef int64_t _reach_after(self, const uint8_t[::1] alive, const uint8_t[::1] dead) noexcept nogil:
+        """:meth:`reach` into ``after`` (cleared first); returns the reached weight."""
+        cdef uint8_t[::1] seen = self.after
+        cdef int64_t[::1] queue = self.buf
+        cdef int64_t head = 0, tail = 0, i, v, a, t, w = 0
+        for i in range(self.n):
+            seen[i] = 0
+        for i in range(self.seeds.shape[0]):
+            v = self.seeds[i]
+            if not dead[v] and not seen[v]:
+                seen[v] = 1
+                queue[tail] = v
+                tail += 1
+        while head < tail:
+            v = queue[head]
+            head += 1
+            w += self.weight[v]
+            for a in range(self.out_ptr[v], self.out_ptr[v + 1]):
+                if alive[a]:
+                    t = self.tgt[a]
+                    if not seen[t] and not dead[t]:
+                        seen[t] = 1
+                        queue[tail] = t
+                        tail += 1
+        return w
+
+    cdef int64_t _flush(self, int8_t[::1] pend, uint8_t[::1] followed, uint8_t[::1] alive, uint8_t[::1] reached,
+                        const uint8_t[::1] dead, uint8_t[::1] applied, int64_t* residual, int64_t* done,
+                        int64_t steps, int64_t[:, ::1] out, int64_t[::1] cut_ptr, int64_t[::1] cut,
+                        int64_t* nstep) noexcept nogil:
+        """``fast._flush(only_closed=True)``: the pending companions nothing mints, in id order, each a step (a
+        session revocation); returns 1 when one removed a live arc (the reached set was recomputed: the tree is
+        stale), else 0."""
+        cdef int64_t nt = self._todo(0, 0, pend, alive, reached), at = 0, v, pos, a, i, ph, w, nc
+        cdef int64_t stale = 0, npend
+        cdef bint live
+        while at < nt:
+            if done[0] >= steps:
+                return stale
+            v = self.todo[at]
+            at += 1
+            ph = pend[v]
+            pend[v] = -1
+            followed[v] = 1
+            pos = self.c_pos[v]
+            live = False
+            if pos >= 0:
+                applied[pos] = 1
+                for i in range(self.p_alo[pos], self.p_ahi[pos]):
+                    a = self.p_arcs[i]
+                    if alive[a] and reached[self.src[a]] and not dead[self.tgt[a]] and self.src[a] != self.tgt[a]:
+                        live = True
+                    alive[a] = 0
+            nc = cut_ptr[nstep[0]]
+            if live:
+                w = self._reach_after(alive, dead)
+                for i in range(self.n):
+                    if reached[i] and not self.after[i]:
+                        cut[nc] = i
+                        nc += 1
+                    reached[i] = self.after[i]
+            else:
+                w = residual[0]
+            out[0, nstep[0]], out[1, nstep[0]], out[2, nstep[0]] = -1, residual[0] - w, w
+            out[3, nstep[0]], out[4, nstep[0]] = v, ph
+            residual[0] = w
+            nstep[0] += 1
+            cut_ptr[nstep[0]] = nc
+            done[0] += 1
+            if live:
+                stale = 1
+                npend = 0
+                for i in range(self.c_order.shape[0]):
+                    npend += pend[self.c_order[i]] >= 0
+                if npend:  # what the next ones (after this one in id order) see
+                    nt = self._todo(self.c_idx[v] + 1, at, pend, alive, reached)
+        return stale
+
     def queue(self, keys, poss):
         """Start the lazy queue (``fast._Queue``): ``keys`` and ``poss`` (int64) sorted, an empty heap."""
         self.qk, self.qp, self.qat, self.hn = keys, poss, 0, 0
@@ -507,9 +624,15 @@ cdef class Plan:
                     self._hpush(key, pos)
         return 0
 
+    def repush(self, const int64_t[::1] idom, const int64_t[::1] subw, const uint8_t[::1] dead,
+               const uint8_t[::1] applied, int64_t residual):
+        """``fast._repush`` on the queue held here, of the nodes the last :meth:`cut` touched (its ``touched``)."""
+        self._repush(idom, subw, dead, applied, residual)
+
     def run(self, int64_t[::1] idom, int64_t[::1] subw, int64_t[:, ::1] links, uint8_t[::1] gone,
             uint8_t[::1] alive, uint8_t[::1] reached, uint8_t[::1] dead, uint8_t[::1] applied, int64_t residual,
-            int64_t steps, int64_t cap, int64_t[:, ::1] out, int64_t[::1] cut_ptr, int64_t[::1] cut, int64_t nstep):
+            int64_t steps, int64_t cap, int64_t[:, ::1] out, int64_t[::1] cut_ptr, int64_t[::1] cut, int64_t nstep,
+            int8_t[::1] pend, uint8_t[::1] followed):
         """``fast_plan``'s steps on the kept tree, at most ``steps`` of them, while each is a non-wiping candidate
         without a companion whose cut keeps or repairs the tree: the lazy queue's top re-priced and taken when its
         key holds (``fast._pop_best``), applied (``fast._apply``: the cut, its arcs, its subject invalidated),
@@ -517,8 +640,18 @@ cdef class Plan:
         reduction, residual after it) and its real nodes cut to ``cut[cut_ptr[i]:cut_ptr[i + 1]]``, from step
         ``nstep`` on.  Returns ``(status, nstep, residual)``: status 0, stopped (``steps`` taken, or the residual
         is 0); 1, the queue's top is for ``fast._pop_best`` (a wiping candidate, one with a companion, or a cut
-        that needs a new tree; it stays in the queue); 2, the queue is empty."""
-        cdef int64_t done = 0, key, pos, red, fresh, nd, i, v, s, n = self.n, nc = cut_ptr[nstep]
+        that needs a new tree; it stays in the queue); 2, the queue is empty; 3, a companion changed the reached
+        set (the tree is stale).
+
+        With :meth:`companions` set, candidates with a companion are taken here too: the companion is pending
+        (``pend``: per node its phase code, -1: none; ``followed``: listed already) and, after every step, the
+        pending ones nothing mints are listed as steps (``fast._flush``; ``out[0]`` is -1, ``out[3]`` the subject,
+        ``out[4]`` the phase code)."""
+        cdef int64_t done = 0, key, pos, red, fresh, nd, i, v, s, n = self.n, nc = cut_ptr[nstep], npend = 0, stale
+        cdef bint with_companions = self.revoke >= 0
+        if with_companions:
+            for i in range(self.c_order.shape[0]):
+                npend += pend[self.c_order[i]] >= 0
         while done < steps and residual > 0:
             if not self._qpop(&key, &pos):
                 return 2, nstep, residual
@@ -534,7 +667,7 @@ cdef class Plan:
                 self._hpush(fresh, pos)
                 continue
             s = self.p_subject[pos]
-            if self.p_follow[pos]:
+            if self.p_follow[pos] and not with_companions:
                 self._hpush(key, pos)
                 return 1, nstep, residual
             nd = self._cut(idom, subw, links, gone, alive, reached, dead, s, self.p_via_in[pos],
@@ -555,11 +688,28 @@ cdef class Plan:
                     nc += 1
             residual -= red
             out[0, nstep], out[1, nstep], out[2, nstep] = pos, red, residual
+            out[3, nstep], out[4, nstep] = s, -1
             nstep += 1
             cut_ptr[nstep] = nc
             done += 1
             if self.nt:
                 self._repush(idom, subw, dead, applied, residual)
+            if not with_companions:
+                continue
+            if self.p_follow[pos] and not followed[s] and pend[s] < 0:
+                pend[s] = self.p_phase[pos]
+                npend += 1
+            elif self.p_follow[pos] and not followed[s]:
+                pend[s] = self.p_phase[pos]
+            if npend:
+                stale = self._flush(pend, followed, alive, reached, dead, applied, &residual, &done, steps, out,
+                                    cut_ptr, cut, &nstep)
+                nc = cut_ptr[nstep]
+                npend = 0
+                for i in range(self.c_order.shape[0]):
+                    npend += pend[self.c_order[i]] >= 0
+                if stale:
+                    return 3, nstep, residual
         return 0, nstep, residual
 
     def __dealloc__(self):

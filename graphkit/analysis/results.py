@@ -8,7 +8,8 @@ declaration order (:class:`~graphkit.model.NodeKind`), then id
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+import operator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -28,6 +29,7 @@ __all__ = [
     "Reached",
     "RevocationPlan",
     "RevocationStep",
+    "RevocationSteps",
     "node_order",
     "path_lifetime",
 ]
@@ -336,20 +338,99 @@ class RevocationStep:
                 "cuts": list(self.cuts), "residual_weight": self.residual_weight}
 
 
+class RevocationSteps(Sequence):
+    """The steps of a revocation plan, made on demand: an immutable sequence of :class:`RevocationStep`.
+
+    :func:`~graphkit.analysis.revocation_plan` keeps its steps as arrays (issue 19: at 10^6 edges a plan has
+    thousands of steps, most never shown); a step object is made the first time it is read (indexing, iteration,
+    ``to_dict()``) and kept, so ``steps[i] is steps[i]``.  It behaves as the tuple it replaces: ``len()``,
+    indexes (negative ones too; :class:`IndexError` past the end), slices (a tuple of steps), iteration,
+    ``in``, ``index``/``count``; equal to a tuple or another ``RevocationSteps`` of equal steps, with a tuple's
+    hash; pickled as its steps (every one made).
+
+    Parameters
+    ----------
+    n : int
+        Number of steps (>= 0).
+    make : callable
+        ``make(i)`` -> the step of index ``i`` (0 <= i < n), called at most once per index.
+    """
+
+    __slots__ = ("_n", "_make", "_made")
+
+    def __init__(self, n: int, make: Callable[[int], RevocationStep]) -> None:
+        put = object.__setattr__
+        put(self, "_n", int(n))
+        put(self, "_make", make)
+        put(self, "_made", [None] * int(n))
+
+    @classmethod
+    def of(cls, steps: Iterable[RevocationStep]) -> RevocationSteps:
+        """The sequence of ``steps`` already made."""
+        made = tuple(steps)
+        return cls(len(made), made.__getitem__)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"RevocationSteps is immutable (cannot set {name!r})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"RevocationSteps is immutable (cannot delete {name!r})")
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _at(self, i: int) -> RevocationStep:
+        step = self._made[i]
+        if step is None:
+            step = self._made[i] = self._make(i)
+        return step
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return tuple(self._at(j) for j in range(*i.indices(self._n)))
+        i = operator.index(i)  # TypeError for a non-integer, as a tuple's
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("revocation step index out of range")
+        return self._at(i)
+
+    def __iter__(self) -> Iterator[RevocationStep]:
+        return map(self._at, range(self._n))
+
+    def __reversed__(self) -> Iterator[RevocationStep]:
+        return map(self._at, range(self._n - 1, -1, -1))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RevocationSteps | tuple):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"RevocationSteps({tuple(self)!r})"
+
+    def __reduce__(self):
+        return (RevocationSteps.of, (tuple(self),))
+
+
 @dataclass(frozen=True, slots=True)
 class RevocationPlan:
     """An ordered revocation plan (see :func:`~graphkit.analysis.revocation_plan`).
 
     ``initial_weight``: weighted blast radius before any action.  ``held``:
     nodes the attacker keeps after losing the path to them (ordered like
-    :attr:`BlastRadius.reached`).  ``steps``: in order; their
-    ``residual_weight`` values are the revocation curve.
+    :attr:`BlastRadius.reached`).  ``steps``: in order (a tuple, or a :class:`RevocationSteps` whose steps are
+    made on demand; either compares equal to the other); their ``residual_weight`` values are the revocation
+    curve.
     """
 
     sources: tuple[str, ...]
     initial_weight: int
     held: tuple[str, ...]
-    steps: tuple[RevocationStep, ...]
+    steps: Sequence[RevocationStep]
 
     @property
     def residual_weight(self) -> int:

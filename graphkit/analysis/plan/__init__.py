@@ -13,15 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from graphkit.analysis.plan.arrays import candidates_arrays, incident_arrays
+import numpy as np
+
+from graphkit.analysis.plan.arrays import LazyCandidates, candidate_columns, incident_arrays
 from graphkit.analysis.plan.candidates import candidates, incident
 from graphkit.analysis.plan.fast import fast_plan
+from graphkit.analysis.radius_arrays import node_columns
 from graphkit.analysis.reach import gc_paused, source_ids
 from graphkit.analysis.results import RevocationPlan
 from graphkit.graph import Graph
 from graphkit.model import NodeKind
 
 __all__ = ["revocation_plan"]
+
+#: the position of a cloud role's kind in NodeKind (``node_columns``' kind column)
+_ROLE = tuple(NodeKind).index(NodeKind.CLOUD_ROLE)
 
 
 def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: int | None = None,
@@ -64,7 +70,9 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
         ``initial_weight``, ``held`` and the ordered ``steps``
         (:class:`~graphkit.analysis.RevocationStep`: rank, action, subject,
         phase, what it ``cuts``, the ``residual_weight`` after it).  Residual
-        weights never increase.
+        weights never increase.  ``steps`` is a
+        :class:`~graphkit.analysis.RevocationSteps`: kept as arrays, each step
+        object made when first read (equal to the tuple of the same steps).
 
     Raises
     ------
@@ -116,11 +124,16 @@ def revocation_plan(graph: Graph, sources: str | Iterable[str], *, max_steps: in
     with gc_paused():
         srcs = source_ids(graph, sources)
         # the front end from the snapshot's arrays; the reference when the vectorised BFS gives up
-        found = incident_arrays(graph, srcs)
+        found = incident_arrays(graph, srcs, lists=False)
         inc, cols = found if found is not None else (incident(graph, srcs), None)
         # every reached role may have been assumed in the window: its sessions are revoked once nothing mints them
-        roles = frozenset(inc.sub.index[r] for r in live_sessions if r in inc.sub.index) | frozenset(
-            i for i, nd in enumerate(inc.sub.nodes) if nd.spec.kind is NodeKind.CLOUD_ROLE)
+        roles = frozenset(inc.sub.index[r] for r in live_sessions if r in inc.sub.index)
         seen = frozenset(inc.sub.index[x] for x in exposed if x in inc.sub.index)
-        cands = candidates(inc, seen) if cols is None else candidates_arrays(inc, cols, seen)
-        return fast_plan(inc, cands, max_steps, roles, cols)
+        if cols is None:
+            roles |= frozenset(i for i, nd in enumerate(inc.sub.nodes) if nd.spec.kind is NodeKind.CLOUD_ROLE)
+            return fast_plan(inc, candidates(inc, seen), max_steps, roles)
+        snap, order, _ = inc.sub.fast  # type: ignore[misc]
+        roles |= frozenset(np.flatnonzero(node_columns(snap)[2][order] == _ROLE).tolist())
+        # the candidates as arrays: an object is made only for those the loop reads in Python
+        candidate_columns(inc.sub.fast, cols, inc.sub.n_src, seen)
+        return fast_plan(inc, LazyCandidates(cols, inc.n), max_steps, roles, cols)

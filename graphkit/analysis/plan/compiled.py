@@ -13,7 +13,7 @@ import numpy as np
 from graphkit.analysis.extensions import load_extension
 
 #: the kernel interface this module calls (``API`` in the .pyx): bump both when the interface changes
-_API = 2
+_API = 4
 
 _plan_kernel = load_extension("_plan_kernel", _API, "revocation-plan kernel")
 

@@ -34,19 +34,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphkit.analysis.plan import compiled
-from graphkit.analysis.plan.arrays import Columns
-from graphkit.analysis.plan.candidates import _ACTION_RANK, _PHASE_RANK, FOLLOW_UP, Candidate, Candidates, Incident
-from graphkit.analysis.plan.greedy import _REGISTRAR, _step
-from graphkit.analysis.plan.kernel_loop import KernelQueue, Made, built, cuts, kernel_prices
+from graphkit.analysis.plan.arrays import Columns, stable_argsort
+from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
+from graphkit.analysis.plan.kernel_loop import KernelQueue, Made, StepLog, built, kernel_prices
+from graphkit.analysis.plan.kernel_loop import companions as _companions
 from graphkit.analysis.plan.kernel_loop import run as _run
-from graphkit.analysis.results import Phase, RevocationPlan, RevocationStep
+from graphkit.analysis.plan.prices import Prices as _Prices
+from graphkit.analysis.plan.prices import prices as _prices
+from graphkit.analysis.results import Phase, RevocationPlan, node_order
 from graphkit.analysis.snapshot import expand
 from graphkit.model import RevocationAction
 
 __all__ = ["fast_plan"]
 
 _REVOKE = RevocationAction.REVOKE_ROLE_SESSIONS
-_ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
 _NO_ARCS = np.zeros(0, dtype=np.int64)
 
 
@@ -74,44 +75,12 @@ class _Static:
     prices: _Prices
     #: the compiled passes (:mod:`graphkit.analysis.plan.compiled`), None: numpy and rustworkx
     k: object = None
-    #: (n,) int64 position of every node in result order (``Columns.rank``), None: sort by ``node_order``
+    #: (n,) int64 position of every node in result order (``Columns.rank``, else from ``node_order``)
     rank: np.ndarray | None = None
-
-
-@dataclass(slots=True)
-class _Prices:
-    """The candidates in tie-break order (``Candidates.ranked``; a candidate's index there is its ``pos``), as
-    arrays (and as lists, for pricing one at a time)."""
-
-    subject: np.ndarray
-    via_in: np.ndarray
-    via_out: np.ndarray
-    #: it invalidates its subject
-    inv: np.ndarray
-    #: a contain candidate on a source, or a registrar: its own foothold while the subject is valid
-    own: np.ndarray
-    #: packed greedy-key prefix (see :func:`_key`)
-    base: np.ndarray
-    #: may be chosen (a session revocation only comes as a companion)
-    pool: np.ndarray
-    #: positions of the candidates that wipe other nodes
-    wiping: np.ndarray
-    #: the arcs each removes
-    arcs: list[np.ndarray]
-    #: bits of the reduction in the packed key
-    shift: int
-    pos: dict
-    #: positions by subject (``by_subject[subject_ptr[i]:subject_ptr[i + 1]]``: those on node ``i``), and the
-    #: position of the candidate of every virtual node (``of_virtual[x - n]``)
-    subject_ptr: list[int]
-    by_subject: list[int]
-    of_virtual: list[int]
-    subject_l: list[int]
-    via_in_l: list[int]
-    via_out_l: list[int]
-    inv_l: list[bool]
-    own_l: list[bool]
-    base_l: list[int]
+    #: the sources are ``range(n_src)``
+    n_src: int = 0
+    #: per node, a sort key in id order (the node's snapshot index, or its id)
+    by_id: list | None = None
 
 
 @dataclass(slots=True)
@@ -148,25 +117,35 @@ def _static(inc: Incident, cands: Candidates, cols: Columns | None = None) -> _S
         out_ptr, weight = np.array(arcs.start, dtype=np.int64), np.array(inc.weight, dtype=np.int64)
         is_seed = np.frombuffer(bytes(inc.seed), dtype=np.uint8).astype(bool)
         via = np.array(cands.via, dtype=np.int64)
-    order = np.argsort(tgt, kind="stable")
+    order = stable_argsort(tgt, inc.n)
     in_ptr = np.zeros(inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(tgt, minlength=inc.n), out=in_ptr[1:])
-    root = inc.n + 2 * len(cands.items)
+    root = inc.n + 2 * len(cands.ranked)
     routed = via >= 0
     seedy = np.zeros(root + 1, dtype=bool)
     seedy[via[routed]] = True
     seedy[via[routed & ~is_seed[tgt]]] = False  # some arc through it enters a node that is not a seed
     via_ptr = np.zeros(root - inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(via[routed] - inc.n, minlength=root - inc.n), out=via_ptr[1:])
-    via_arc = np.flatnonzero(routed)[np.argsort(via[routed], kind="stable")]
+    via_arc = np.flatnonzero(routed)[stable_argsort(via[routed] - inc.n, root - inc.n)]
     s = _Static(src, tgt, via, out_ptr, in_ptr, order.astype(np.int64), weight,
                 np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy, via_ptr, via_arc, inc.n, root,
-                _prices(cands, inc, cols), rank=None if cols is None else cols.rank)
+                _prices(cands, inc, cols), rank=_rank(inc) if cols is None else cols.rank, n_src=inc.sub.n_src,
+                by_id=inc.sub.ids if cols is None else inc.sub.fast[1].tolist())
     s.k = compiled.plan_kernel(s.src, s.tgt, s.via, s.out_ptr, s.in_ptr, s.in_arc, s.via_ptr, s.via_arc, s.seeds,
                                s.weight, s.is_seed, s.seedy, s.n, s.root)
     if s.k is not None:
         kernel_prices(s, cands, cols)
     return s
+
+
+def _rank(inc: Incident) -> np.ndarray:
+    """(n,) int64 position of every node in result order (:func:`~graphkit.analysis.results.node_order`, a total
+    order: it ends with the id)."""
+    nodes = inc.sub.nodes
+    rank = np.empty(inc.n, dtype=np.int64)
+    rank[sorted(range(inc.n), key=lambda i: node_order(nodes[i]))] = np.arange(inc.n, dtype=np.int64)
+    return rank
 
 
 def _reach(s: _Static, alive: np.ndarray, dead: np.ndarray) -> np.ndarray:
@@ -248,50 +227,6 @@ def _reduction(c: Candidate, s: _Static, st: _State) -> int:
     return int(tree.subw[_cut_root(c, tree)])  # type: ignore[union-attr]
 
 
-def _prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> _Prices:
-    """The candidates in tie-break order as arrays (built once): what pricing them all at once reads (from
-    ``cols`` where the front end made them)."""
-    ranked, n_src = cands.ranked, inc.sub.n_src
-    count = len(ranked)
-    if cols is not None and cols.arcs is not None:
-        subject, via_in, via_out, inv, arcs = cols.subject, cols.via_in, cols.via_out, cols.inv, cols.arcs
-    else:
-        subject = np.fromiter((c.subject for c in ranked), np.int64, count)
-        via_in = np.fromiter((c.via_in for c in ranked), np.int64, count)
-        via_out = np.fromiter((c.via_out for c in ranked), np.int64, count)
-        inv = np.fromiter((c.invalidates for c in ranked), bool, count)
-        arcs = [np.array(c.arcs, np.int64) for c in ranked]
-    if cols is not None and cols.group is not None:  # the same from the front end's arrays
-        g0, g1 = cols.group
-        contain = g0 == _PHASE_RANK[Phase.CONTAIN]
-        own = contain & ((subject < n_src) | ((g0 == _REGISTRAR[0]) & (g1 == _REGISTRAR[1])))
-        base = (g0 * 8 + g1 + 3) * 4 + ~(cols.exposed & cols.long)
-        pool = cols.action != _ACTION_RANK[_REVOKE]
-        wiping = np.flatnonzero(cols.wipes)
-        actions = list(map(_ACTIONS.__getitem__, cols.action.tolist()))
-        pos = dict(zip(zip(actions, subject.tolist()), range(count)))
-    else:
-        # a source's own foothold, and a registrar: eligible (and first in its group) while the subject is valid
-        own = np.fromiter((c.phase is Phase.CONTAIN and (c.subject < n_src or c.group == _REGISTRAR)
-                           for c in ranked), bool, count)
-        # the greedy key's prefix: (group, not own, not exposed long-lived) as one integer, "not own" left at 0
-        base = np.fromiter(((c.group[0] * 8 + c.group[1] + 3) * 4 + (not (c.exposed and c.long_lived))
-                            for c in ranked), np.int64, count)
-        pool = np.fromiter((c.action is not _REVOKE for c in ranked), bool, count)  # sessions: companions only
-        wiping = np.fromiter((i for i, c in enumerate(ranked) if c.wipes), np.int64)
-        pos = {(c.action, c.subject): i for i, c in enumerate(ranked)}
-    shift = max(1, int(np.sum(inc.weight, dtype=np.int64)).bit_length() + 1)
-    if int(base.max(initial=0)) + 4 >= 1 << (62 - shift):  # pragma: no cover - weights beyond 2**50
-        raise ValueError("revocation plan: total weight too large for the packed greedy key")
-    subject_ptr = np.zeros(inc.n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(subject, minlength=inc.n), out=subject_ptr[1:])
-    of_virtual = np.zeros(2 * count, dtype=np.int64)
-    of_virtual[via_in - inc.n] = of_virtual[via_out - inc.n] = np.arange(count)
-    return _Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift, pos, subject_ptr.tolist(),
-                   np.argsort(subject, kind="stable").tolist(), of_virtual.tolist(),
-                   subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist())
-
-
 def _key(p: _Prices, pos: int, red: int, dead: np.ndarray) -> int | None:
     """:func:`~graphkit.analysis.plan.greedy.greedy_key` of candidate ``pos`` removing ``red``, packed in one
     integer (order preserved: group, not own, not exposed long-lived, then -red); None: not eligible."""
@@ -319,7 +254,8 @@ def _queue(cands: Candidates, s: _Static, st: _State) -> _Queue:
     ok = p.pool & ~st.applied & ((red > 0) | own)
     key = ((p.base + np.where(own, 0, 2)) << p.shift) - red
     pos = np.flatnonzero(ok)
-    pos = pos[np.argsort(key[pos], kind="stable")]  # equal keys: tie-break order (pos)
+    ok_keys = key[pos]
+    pos = pos[stable_argsort(ok_keys - ok_keys.min(initial=0))]  # equal keys: tie-break order (pos)
     if s.k is not None:  # the kernel holds the queue (its loop pops from it too)
         return KernelQueue(s.k, np.ascontiguousarray(key[pos]), pos.astype(np.int64))
     return _Queue(key[pos].tolist(), pos.tolist())
@@ -511,10 +447,9 @@ def _two_or_more(owner: np.ndarray, src: np.ndarray) -> np.ndarray:
     return own[counts >= 2]
 
 
-def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *,
-           rank: int) -> tuple[RevocationStep, np.ndarray]:
-    """Apply ``c`` (removing ``red``): the step, and the nodes whose subtree weight may have grown on the kept
-    tree (:func:`_repush`)."""
+def _apply(s: _Static, st: _State, c: Candidate, red: int) -> tuple[tuple, np.ndarray]:
+    """Apply ``c`` (removing ``red``): the step's record (:func:`~graphkit.analysis.plan.kernel_loop.built`), and
+    the nodes whose subtree weight may have grown on the kept tree (:func:`_repush`)."""
     pos = s.prices.pos[(c.action, c.subject)]
     c.applied = st.applied[pos] = True
     found = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
@@ -534,15 +469,20 @@ def _apply(inc: Incident, s: _Static, st: _State, c: Candidate, red: int, *,
         if VERIFY:
             _verify(s, st)
     st.residual -= red
-    return _step(inc, rank=rank, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
-                 reduction=red, cuts=cuts(inc, s, gone), residual=st.residual), grown
+    return (c.action, c.subject, c.long_lived, c.phase, red, gone, st.residual), grown
 
 
 def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st: _State) -> None:
     """After a repaired tree (``grown``: nodes that moved or whose subtree may have grown), queue again, under
     their current keys, the candidates whose cut root is one of them (its subject or its ``via_out``): their
     reductions may have grown, and the lazy queue holds for every candidate a key no larger than its own.  A
-    wiping candidate is queued with the whole residual as its reduction (as in :func:`_queue`)."""
+    wiping candidate is queued with the whole residual as its reduction (as in :func:`_queue`).  With the kernel's
+    queue, the kernel does the same (``Plan.repush``, of the nodes its last cut touched: ``grown``)."""
+    if isinstance(queue, KernelQueue):
+        tree = st.tree
+        s.k.repush(tree.idom, tree.subw, st.dead.view(np.uint8), st.applied.view(np.uint8),  # type: ignore
+                   st.residual)
+        return
     p = s.prices
     poss: set[int] = set()
     for t in grown.tolist():
@@ -571,44 +511,80 @@ def _closed(s: _Static, st: _State, subjects: list[int]) -> list[int]:
     return rows[~np.isin(rows, owner[st.alive[a] & st.reached[u] & (u != owner)])].tolist()
 
 
-def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: list, room, *,
-           only_closed: bool) -> None:
-    """The reference's ``_flush``: companions whose subject nothing mints any more (every one at the end)."""
+def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: dict, steps: StepLog, room,
+           followed: set[int], *, only_closed: bool) -> None:
+    """The reference's ``_flush``: companions whose subject nothing mints any more (every one at the end), as
+    step records (:func:`_apply`).  Which of them remove a live arc is read for all at once (:func:`_live_any`),
+    again only after one that did (it changes the reached set); the others change nothing but their arcs."""
     if not pending:
         return
-    order = inc.sub.ids.__getitem__
+    order = s.by_id.__getitem__  # type: ignore[union-attr]
     # in id order, those nothing mints (the minted ones are skipped: only the others are sorted)
     todo = sorted(_closed(s, st, list(pending)) if only_closed else pending, key=order)
-    at = 0
+    at, base, live = 0, 0, None
+    p = s.prices
     while at < len(todo):
         if not room():
             return
+        if live is None:
+            base, live = at, _live_any(s, st, [p.pos.get((pending[x][0], x), -1) for x in todo[at:]])
         subject = todo[at]
+        changes = live[at - base]
         at += 1
         action, phase = pending.pop(subject)
-        companion = cands.at.get((action, subject))
+        if action is _REVOKE:
+            followed.add(subject)
+        pos = p.pos.get((action, subject))
         arcs = _NO_ARCS
-        if companion is not None:
-            pos = s.prices.pos[(action, subject)]
-            companion.applied = st.applied[pos] = True
-            arcs = s.prices.arcs[pos]
-        u, v = s.src[arcs], s.tgt[arcs]
-        if not (st.alive[arcs] & st.reached[u] & ~st.dead[v] & (u != v)).any():
-            # no arc it removes leaves a reached node: the reached graph, its tree and the residual stay
-            st.alive[arcs] = False
-            steps.append(_step(inc, rank=len(steps) + 1, action=action, subject=subject, long_lived=False,
-                               phase=phase, reduction=0, cuts=(), residual=st.residual))
-            continue
+        if pos is not None:
+            st.applied[pos] = True
+            if type(cands) is Candidates:
+                cands.ranked[pos].applied = True
+            arcs = p.arcs[pos]
         st.alive[arcs] = False
+        if not changes:  # no arc it removes leaves a reached node: the reached graph, its tree and the residual stay
+            steps.append((action, subject, False, phase, 0, _NO_ARCS, st.residual))
+            continue
         after = _reach(s, st.alive, st.dead)
         residual = int(s.weight[after].sum())
-        steps.append(_step(inc, rank=len(steps) + 1, action=action, subject=subject, long_lived=False, phase=phase,
-                           reduction=st.residual - residual, cuts=cuts(inc, s, np.flatnonzero(st.reached & ~after)),
-                           residual=residual))
-        st.reached, st.residual, st.tree = after, residual, None
+        steps.append((action, subject, False, phase, st.residual - residual, np.flatnonzero(st.reached & ~after),
+                      residual))
+        st.reached, st.residual, st.tree, live = after, residual, None, None
         if only_closed and pending:  # what the next ones (after this one in id order) see
             last = order(subject)
             todo = todo[:at] + sorted((x for x in _closed(s, st, list(pending)) if order(x) > last), key=order)
+
+
+def _live_any(s: _Static, st: _State, poss: list[int]) -> list[bool]:
+    """Per candidate position (-1: none): whether an arc it removes is live and leaves a reached node into a valid
+    one (another node).  One numpy pass over their arcs."""
+    rows = np.array(poss, dtype=np.int64)
+    arcs = s.prices.arcs
+    has = rows >= 0
+    lo, hi = np.zeros(rows.size, dtype=np.int64), np.zeros(rows.size, dtype=np.int64)
+    lo[has], hi[has] = arcs.lo[rows[has]], arcs.hi[rows[has]]
+    lens = hi - lo
+    owner = np.repeat(np.arange(rows.size, dtype=np.int64), lens)
+    a = arcs.flat[np.arange(owner.size, dtype=np.int64) + np.repeat(lo - (np.cumsum(lens) - lens), lens)]
+    u, v = s.src[a], s.tgt[a]
+    out = np.zeros(rows.size, dtype=bool)
+    out[owner[st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v)]] = True
+    return out.tolist()
+
+
+def _kernel_steps(s: _Static, st: _State, made: Made, steps: StepLog, max_steps: int | None, pending: dict,
+                  followed: set[int]) -> bool:
+    """The kernel's loop takes the steps it can (:func:`~graphkit.analysis.plan.kernel_loop.run`): True when the
+    caller goes on from the top (it stopped, or a companion made the tree stale), False when the queue's top is for
+    :func:`_pop_best`."""
+    status = _run(s, st, made, steps, max_steps, _cap(s), pending, followed)
+    if status == 3:  # a companion changed the reached set
+        st.tree = None
+    return status in (0, 3)
+
+
+def _held(ids, held: list[int]) -> tuple[str, ...]:
+    return tuple(ids.many(held) if hasattr(ids, "many") else [ids[i] for i in held])
 
 
 def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
@@ -617,14 +593,19 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
     same result.  ``cols``: the same incident and candidates as arrays, when the front end made them
     (:mod:`graphkit.analysis.plan.arrays`), read instead of the objects."""
     s = _static(inc, cands, cols)
-    st = _State(np.ones(len(inc.arcs), dtype=bool), np.zeros(inc.n, dtype=bool), np.zeros(0, dtype=bool), 0,
-                np.fromiter((c.applied for c in cands.ranked), bool, len(cands.ranked)))
+    applied = np.zeros(len(cands.ranked), dtype=bool) if cols is not None else \
+        np.fromiter((c.applied for c in cands.ranked), bool, len(cands.ranked))  # columns: none applied yet
+    st = _State(np.ones(s.src.size, dtype=bool), np.zeros(inc.n, dtype=bool), np.zeros(0, dtype=bool), 0, applied)
     st.reached = _reach(s, st.alive, st.dead)
     initial = st.residual = int(s.weight[st.reached].sum())
-    #: a RevocationStep, or the index of a step the kernel's loop took (made at the end: :func:`_built`)
-    steps: list[RevocationStep | int] = []
+    #: the steps' records (:func:`_apply`) and the kernel's loop's runs (both made columns at the end:
+    #: :func:`~graphkit.analysis.plan.kernel_loop.built`)
+    steps = StepLog()
+    #: the subjects whose companion (a session revocation) was listed: one per role
+    followed: set[int] = set()
     n_src = inc.sub.n_src
     made = Made(len(cands.ranked), inc.n) if s.k is not None else None
+    listed = made is not None and _companions(s, live_sessions)  # the kernel lists companions too
 
     def room() -> bool:
         return max_steps is None or len(steps) < max_steps
@@ -635,23 +616,22 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         if st.tree is None:
             st.tree = _tree(s, st)
             queue = _queue(cands, s, st)
-        if made is not None and not pending and not VERIFY and not _run(s, st, made, steps, max_steps, _cap(s)):
-            continue  # no companion can come: the kernel takes the steps it can
+        if made is not None and not VERIFY and (listed or not pending) and \
+                _kernel_steps(s, st, made, steps, max_steps, pending, followed):
+            continue
         best = _pop_best(queue, cands, s, st)
         if best is None:
             break
         c, red = cands.ranked[best[0]], best[1]
-        step, grown = _apply(inc, s, st, c, red, rank=len(steps) + 1)
+        step, grown = _apply(s, st, c, red)
         steps.append(step)
         if grown.size and st.tree is not None:
             _repush(queue, grown, cands, s, st)
         follow = FOLLOW_UP.get(c.action)
-        subject_id = inc.sub.ids[c.subject]
-        if follow is not None and not any(type(x) is not int and x.action is follow and x.subject_id == subject_id
-                                          for x in steps):  # the kernel's steps are never companions
+        if follow is not None and c.subject not in followed:  # the kernel's steps are never companions
             pending[c.subject] = (follow, c.phase)
-        _flush(inc, cands, s, st, pending, steps, room, only_closed=True)
-    _flush(inc, cands, s, st, pending, steps, room, only_closed=False)
+        _flush(inc, cands, s, st, pending, steps, room, followed, only_closed=True)
+    _flush(inc, cands, s, st, pending, steps, room, followed, only_closed=False)
     ids = inc.sub.ids
-    return RevocationPlan(sources=tuple(ids[:n_src]), initial_weight=initial, held=tuple(ids[i] for i in inc.held),
-                          steps=built(inc, cands, s, made, steps))
+    return RevocationPlan(sources=tuple(ids[:n_src]), initial_weight=initial, held=_held(ids, inc.held),
+                          steps=built(ids, inc.sub.nodes, s, made, steps))

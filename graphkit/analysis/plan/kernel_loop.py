@@ -3,9 +3,9 @@
 With the compiled plan passes (``graphkit/analysis/_plan_kernel.pyx``), ``fast_plan`` hands the kernel the
 candidates once (:func:`kernel_prices`) and lets its loop (``Plan.run``, through :func:`run`) take the steps
 while no companion can come: the same choices and updates as ``fast._pop_best`` and ``fast._apply``, with the
-lazy queue held in C (:class:`KernelQueue`).  Those steps are kept as arrays (:class:`Made`) and made
-:class:`~graphkit.analysis.results.RevocationStep` objects once at the end (:func:`built`), their cuts sorted in
-result order together (:func:`cuts_of_many`; :func:`cuts` for one step).
+lazy queue held in C (:class:`KernelQueue`).  Those steps are kept as arrays (:class:`Made`); with the Python loop's they become the
+plan's columns (:func:`built`, :class:`StepColumns`: every cut sorted in result order together), whose
+:class:`~graphkit.analysis.results.RevocationStep` objects are made on demand.
 """
 
 from __future__ import annotations
@@ -14,37 +14,43 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphkit.analysis.plan.candidates import _ACTION_RANK, FOLLOW_UP, Candidates, Incident
-from graphkit.analysis.plan.greedy import _step
-from graphkit.analysis.results import node_order
+from graphkit.analysis.plan.arrays import stable_argsort
+from graphkit.analysis.plan.candidates import _ACTION_RANK, _PHASE_RANK, FOLLOW_UP, Candidates
+from graphkit.analysis.results import Phase, RevocationStep, RevocationSteps
+from graphkit.analysis.snapshot import expand
+from graphkit.model import REVOCATION_SPECS, RevocationAction
 
 if TYPE_CHECKING:
     from graphkit.analysis.plan.arrays import Columns
     from graphkit.analysis.plan.fast import _State, _Static
 
-__all__ = ["KernelQueue", "Made", "built", "cuts", "cuts_of_many", "kernel_prices", "run"]
+__all__ = ["KernelQueue", "Made", "StepColumns", "StepLog", "built", "companions", "kernel_prices", "run"]
 
 _NO_ARCS = np.zeros(0, dtype=np.int64)
+_ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
+_PHASES: tuple[Phase, ...] = tuple(Phase)
+_REVOKE = RevocationAction.REVOKE_ROLE_SESSIONS
+#: per action position: a companion follows it (FOLLOW_UP)
+_FOLLOWED = np.array([a in FOLLOW_UP for a in _ACTIONS], dtype=bool)
 
 
 def kernel_prices(s: _Static, cands: Candidates, cols: Columns | None) -> None:
     """Hand the candidates to the kernel's loop (``_plan_kernel.Plan.prices``): the arrays of ``s.prices``, which
     have a companion, what each wipes and the arcs each removes as flat arrays."""
     p, ranked = s.prices, cands.ranked
-    if cols is not None and cols.arc_flat is not None:
-        flat, lo, hi = cols.arc_flat, cols.arc_lo, cols.arc_hi
-    else:
-        lens = np.fromiter(map(len, p.arcs), np.int64, len(p.arcs))
-        hi = np.cumsum(lens)
-        lo = hi - lens
-        flat = np.concatenate(p.arcs) if p.arcs else _NO_ARCS
+    flat, lo, hi = p.arcs.flat, p.arcs.lo, p.arcs.hi
     wlen = np.zeros(len(ranked), dtype=np.int64)
-    wlen[p.wiping] = [len(ranked[i].wipes) for i in p.wiping.tolist()]
+    if cols is not None and cols.wipe_ptr is not None:  # from the arrays: what each wiping subject wipes
+        subj = p.subject[p.wiping]
+        wlen[p.wiping] = cols.wipe_ptr[subj + 1] - cols.wipe_ptr[subj]
+        wipes = cols.wipe_tgt[expand(cols.wipe_ptr, subj)[0]]
+    else:
+        wlen[p.wiping] = [len(ranked[i].wipes) for i in p.wiping.tolist()]
+        wipes = np.array([w for i in p.wiping.tolist() for w in ranked[i].wipes], dtype=np.int64)
     wptr = np.zeros(len(ranked) + 1, dtype=np.int64)
     np.cumsum(wlen, out=wptr[1:])
-    wipes = np.array([w for i in p.wiping.tolist() for w in ranked[i].wipes], dtype=np.int64)
     if cols is not None and cols.action is not None:
-        follow = np.isin(cols.action, [_ACTION_RANK[a] for a in FOLLOW_UP])
+        follow = _FOLLOWED[cols.action]
     else:
         follow = np.fromiter((c.action in FOLLOW_UP for c in ranked), bool, len(ranked))
     u8 = [np.ascontiguousarray(x, dtype=bool).view(np.uint8) for x in (p.inv, p.own, p.pool, follow)]
@@ -65,73 +71,167 @@ class KernelQueue:
         self.pop, self.push = k.pop, k.push
 
 
-def cuts(inc: Incident, s: _Static, gone: np.ndarray) -> tuple[str, ...]:
-    """Ids of the ``gone`` nodes (sources left out) in result order."""
-    ids = inc.sub.ids
-    if s.rank is not None:
-        gone = gone[gone >= inc.sub.n_src]
-        return tuple([ids[i] for i in gone[s.rank[gone].argsort()].tolist()])
-    nodes = inc.sub.nodes
-    return tuple(ids[i] for i in sorted((i for i in gone.tolist() if i >= inc.sub.n_src),
-                                        key=lambda i: node_order(nodes[i])))
-
-
 class Made:
-    """The steps the kernel's loop took (``_plan_kernel.Plan.run``): (3, k) int64 ``out`` (candidate position,
-    reduction, residual after it), the real nodes each cut (``cut[cut_ptr[i]:cut_ptr[i + 1]]``), ``n`` taken."""
+    """The steps the kernel's loop took (``_plan_kernel.Plan.run``): (5, k + n) int64 ``out`` (candidate position
+    or -1 for a companion, reduction, residual after it, subject, a companion's phase code), the real nodes each
+    cut (``cut[cut_ptr[i]:cut_ptr[i + 1]]``), ``n`` taken.  At most one step per candidate and one companion per
+    node: ``k + n`` steps."""
 
     __slots__ = ("out", "cut_ptr", "cut", "n")
 
     def __init__(self, k: int, n: int) -> None:
-        self.out = np.zeros((3, k + 1), dtype=np.int64)
-        self.cut_ptr = np.zeros(k + 2, dtype=np.int64)
+        self.out = np.zeros((5, k + n + 1), dtype=np.int64)
+        self.cut_ptr = np.zeros(k + n + 2, dtype=np.int64)
         self.cut = np.zeros(n + 1, dtype=np.int64)
         self.n = 0
 
 
-def run(s: _Static, st: _State, made: Made, steps: list, max_steps: int | None, cap: int) -> int:
+def companions(s: _Static, live_sessions: frozenset[int]) -> bool:
+    """Let the kernel's loop list the companions too (``_plan_kernel.Plan.companions``): the nodes that may have one
+    pending (the ``live_sessions`` roles and the subjects of candidates with a companion) in id order, and each
+    one's companion candidate.  False (nothing handed over) unless every companion is a session revocation."""
+    if set(FOLLOW_UP.values()) != {_REVOKE}:  # pragma: no cover - the kernel lists session revocations only
+        return False
+    p = s.prices
+    may = set(live_sessions) | set(p.subject[_FOLLOWED[p.action_c]].tolist())
+    order = sorted(may, key=s.by_id.__getitem__)  # type: ignore[union-attr]
+    pos = np.full(s.n, -1, dtype=np.int64)
+    for v in order:
+        pos[v] = p.pos.get((_REVOKE, v), -1)
+    s.k.companions(np.array(order, dtype=np.int64), pos, np.ascontiguousarray(p.phase_c, dtype=np.int64),  # type: ignore
+                   _ACTION_RANK[_REVOKE])
+    return True
+
+
+def run(s: _Static, st: _State, made: Made, steps: StepLog, max_steps: int | None, cap: int,
+        pending: dict, followed: set[int]) -> int:
     """Steps taken by the kernel's loop while it can (``_plan_kernel.Plan.run``: the same choices and updates as
-    :func:`_pop_best` and :func:`_apply`), appended to ``steps`` as their indexes in ``made``; its status (0: it
-    stopped at the step bound or a residual of 0, else the queue's top is for :func:`_pop_best`)."""
+    :func:`_pop_best`, :func:`_apply` and, with :func:`companions`, :func:`_flush`), appended to ``steps`` as their
+    indexes in ``made``; ``pending`` (node -> (action, phase)) and ``followed`` are updated.  Its status (0: it
+    stopped at the step bound or a residual of 0; 3: a companion changed the reached set, the tree is stale;
+    else the queue's top is for :func:`_pop_best`)."""
     tree, u8 = st.tree, np.uint8
     left = (1 << 62) if max_steps is None else max_steps - len(steps)
+    pend = np.full(s.n, -1, dtype=np.int8)
+    for v, (_, phase) in pending.items():
+        pend[v] = _PHASE_RANK[phase]
+    done = np.zeros(s.n, dtype=np.uint8)
+    done[list(followed)] = 1
     status, taken, st.residual = s.k.run(  # type: ignore[attr-defined]
         tree.idom, tree.subw, tree.links, tree.gone.view(u8), st.alive.view(u8), st.reached.view(u8),  # type: ignore
         st.dead.view(u8), st.applied.view(u8), st.residual, left, cap, made.out,
-        made.cut_ptr, made.cut, made.n)
-    steps.extend(range(made.n, taken))
+        made.cut_ptr, made.cut, made.n, pend, done)
+    steps.kernel(made.n, taken)
     made.n = taken
+    left_pending = np.flatnonzero(pend >= 0)
+    pending.clear()
+    pending.update(zip(left_pending.tolist(), ((_REVOKE, _PHASES[x]) for x in pend[left_pending].tolist())))
+    followed.update(np.flatnonzero(done).tolist())
     return status
 
 
-def built(inc: Incident, cands: Candidates, s: _Static, made: Made | None, steps: list) -> tuple:
-    """``steps`` with the kernel's (their indexes in ``made``) made :class:`RevocationStep` objects, in one pass
-    (their cuts sorted in result order together)."""
-    if made is None or not made.n:
-        return tuple(steps)
-    ptr = made.cut_ptr[:made.n + 1]
-    cuts = cuts_of_many(inc, s, made.cut[:ptr[-1]], ptr)
-    pos_l, red_l, res_l = made.out[:, :made.n].tolist()
-    ranked, out = cands.ranked, []
-    for i, x in enumerate(steps):
-        if type(x) is int:
-            c = ranked[pos_l[x]]
-            c.applied = True
-            x = _step(inc, rank=i + 1, action=c.action, subject=c.subject, long_lived=c.long_lived, phase=c.phase,
-                      reduction=red_l[x], cuts=cuts[x], residual=res_l[x])
-        out.append(x)
-    return tuple(out)
+class StepLog:
+    """The steps of a plan as the loop takes them: the Python loop's records ``(action, subject, long_lived, phase,
+    reduction, cut nodes, residual)`` and runs of the kernel's (``range`` of their indexes in :class:`Made`)."""
+
+    __slots__ = ("parts", "n")
+
+    def __init__(self) -> None:
+        self.parts: list = []
+        self.n = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def append(self, record: tuple) -> None:
+        self.parts.append(record)
+        self.n += 1
+
+    def kernel(self, start: int, stop: int) -> None:
+        if stop > start:
+            self.parts.append(range(start, stop))
+            self.n += stop - start
 
 
-def cuts_of_many(inc: Incident, s: _Static, nodes: np.ndarray, ptr: np.ndarray) -> list[tuple[str, ...]]:
-    """:func:`cuts` of every step ``i``'s nodes ``nodes[ptr[i]:ptr[i + 1]]``: one sort of them all."""
-    if s.rank is None:
-        return [cuts(inc, s, nodes[ptr[i]:ptr[i + 1]]) for i in range(ptr.size - 1)]
-    step = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
-    keep = nodes >= inc.sub.n_src
-    nodes, step = nodes[keep], step[keep]
-    order = np.lexsort((s.rank[nodes], step))
-    ids = inc.sub.ids
-    flat = [ids[i] for i in nodes[order].tolist()]
-    ends = np.cumsum(np.bincount(step, minlength=ptr.size - 1)).tolist()
-    return [tuple(flat[a:b]) for a, b in zip([0, *ends[:-1]], ends)]
+def built(ids, nodes, s: _Static, made: Made | None, steps: StepLog) -> RevocationSteps:
+    """``steps`` as a :class:`~graphkit.analysis.results.RevocationSteps` whose step objects are made on demand
+    (:class:`StepColumns`): columns of the kernel's steps (from ``made``'s arrays, a run at a time) and of the
+    Python loop's records, every step's cut sorted in result order together (one ``lexsort``).  ``ids`` and
+    ``nodes``: the reached nodes' ids and objects."""
+    p, k = s.prices, len(steps)
+    cols = StepColumns(ids, nodes)
+    action, subject, long, phase, red, res = cols.action, cols.subject, cols.long, cols.phase, cols.reduction, \
+        cols.residual
+    lo: list[int] = []
+    hi: list[int] = []
+    if made is not None:
+        ptr = made.cut_ptr[:made.n + 1]
+        pieces, end = [made.cut[:ptr[-1]]], int(ptr[-1])
+    else:
+        ptr, pieces, end = _NO_ARCS, [_NO_ARCS], 0
+    for part in steps.parts:
+        if type(part) is range:
+            a, b = part.start, part.stop
+            pos = made.out[0, a:b]  # type: ignore[union-attr]
+            comp, at = pos < 0, np.maximum(pos, 0)  # a companion: a session revocation, never long-lived
+            action += np.where(comp, _ACTION_RANK[_REVOKE], p.action_c[at]).tolist()
+            subject += made.out[3, a:b].tolist()  # type: ignore[union-attr]
+            long += (p.long_c[at] & ~comp).tolist()
+            phase += np.where(comp, made.out[4, a:b], p.phase_c[at]).tolist()  # type: ignore[union-attr]
+            red += made.out[1, a:b].tolist()  # type: ignore[union-attr]
+            res += made.out[2, a:b].tolist()  # type: ignore[union-attr]
+            lo += ptr[a:b].tolist()
+            hi += ptr[a + 1:b + 1].tolist()
+        else:
+            act, sub, lg, ph, r, gone, after = part
+            action.append(_ACTION_RANK[act])
+            subject.append(sub)
+            long.append(lg)
+            phase.append(_PHASE_RANK[ph])
+            red.append(r)
+            res.append(after)
+            pieces.append(gone)
+            lo.append(end)
+            end += gone.size
+            hi.append(end)
+    flat = np.concatenate(pieces).astype(np.int64, copy=False)
+    lo_a, hi_a = np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64)
+    lens = hi_a - lo_a
+    step = np.repeat(np.arange(k, dtype=np.int64), lens)
+    at = np.arange(step.size, dtype=np.int64) + np.repeat(lo_a - (np.cumsum(lens) - lens), lens)
+    nodes_cut = flat[at]
+    keep = nodes_cut >= s.n_src
+    nodes_cut, step = nodes_cut[keep], step[keep]
+    bound = int(s.rank.max(initial=0)) + 1
+    order = stable_argsort(step * bound + s.rank[nodes_cut], max(k, 1) * bound)
+    cols.cut = nodes_cut[order].tolist()
+    cols.cut_ptr = [0, *np.cumsum(np.bincount(step, minlength=k)).tolist()]
+    return RevocationSteps(k, cols)
+
+
+class StepColumns:
+    """A plan's steps as columns (one entry per step, lists; actions and phases as their positions in
+    RevocationAction and Phase; the cut nodes of step ``i`` are
+    ``cut[cut_ptr[i]:cut_ptr[i + 1]]``, local indexes in result order), called with a step's index to make its
+    :class:`~graphkit.analysis.results.RevocationStep` (what ``greedy._step`` makes)."""
+
+    __slots__ = ("ids", "nodes", "action", "subject", "long", "phase", "reduction", "residual", "cut", "cut_ptr")
+
+    def __init__(self, ids, nodes) -> None:
+        self.ids, self.nodes = ids, nodes
+        self.action: list = []
+        self.subject: list[int] = []
+        self.long: list[bool] = []
+        self.phase: list = []
+        self.reduction: list[int] = []
+        self.residual: list[int] = []
+        self.cut: list[int] = []
+        self.cut_ptr: list[int] = [0]
+
+    def __call__(self, i: int) -> RevocationStep:
+        node, action, ids = self.nodes[self.subject[i]], _ACTIONS[self.action[i]], self.ids
+        return RevocationStep(
+            rank=i + 1, action=action, subject_id=node.id, subject_kind=node.spec.kind, subject_name=node.name,
+            description=REVOCATION_SPECS[action].description, long_lived=self.long[i], phase=_PHASES[self.phase[i]],
+            reduction=self.reduction[i], cuts=tuple([ids[j] for j in self.cut[self.cut_ptr[i]:self.cut_ptr[i + 1]]]),
+            residual_weight=self.residual[i])
