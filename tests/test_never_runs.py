@@ -101,7 +101,7 @@ def test_a_job_false_in_every_run_reaches_nothing(tmp_path, cond):
 
 
 @pytest.mark.parametrize("cond", ["github.ref == 'refs/heads/main'", "false || github.x", "x ${{ false }}",
-                                  "failure()", "${{ false }} || always()"])
+                                  "failure()", "${{ false }} || always()", "'${{ false }} '", "' ${{ false }}'"])
 def test_a_condition_not_false_in_every_run_changes_nothing(tmp_path, cond):
     g = _graph(tmp_path, cond)
     build = g.node(WF + "build")
@@ -128,6 +128,6 @@ def test_a_condition_not_false_in_every_run_changes_nothing(tmp_path, cond):
     (True, False), ("github.ref == 'refs/heads/main'", False), ("false || github.x", False),
     ("success()", False), ("!failure()", False), ("cancelled() && false || always()", False),
     ("x ${{ false }}", False), ("'false'", False), ("github.x > 1", False), (None, False), ("", False),
-    ("false &&", False)])
+    ("false &&", False), ("${{ false }} ", False), (" ${{ false }}", False), ("${{ false }}\n", False)])
 def test_always_false(value, expected):
     assert always_false(parse_condition(value)) is expected

@@ -95,7 +95,7 @@ MAX_CHARS, MAX_TOKENS, MAX_DEPTH = 4096, 1024, 32
 _TOKEN = re.compile(r"""\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>0x[0-9a-fA-F]+|-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
                         |(?P<op>==|!=|<=|>=|&&|\|\||[<>!()\[\],.*])|(?P<id>[A-Za-z_][A-Za-z0-9_-]*))""", re.X)
 _KEYWORDS: dict[str, Any] = {"true": True, "false": False, "null": None}
-_TEMPLATE = re.compile(r"\s*\$\{\{(.*)\}\}\s*", re.DOTALL)
+_TEMPLATE = re.compile(r"\$\{\{(.*)\}\}", re.DOTALL)
 #: Activity types per event (GitHub docs "Events that trigger workflows"); None: not listed here (any).
 _ACTIONS: dict[str, frozenset[str] | None] = {
     "issue_comment": frozenset({"created", "edited", "deleted"}),
@@ -278,13 +278,17 @@ class _Parser:
 def parse_condition(value: Any) -> tuple | None:
     """The expression tree of an ``if:`` value, or None when it is unread (module docstring) or has no
     expression to read.  A YAML boolean is that literal, a YAML number that number (GitHub reads the ``if``
-    value as expression text: ``if: 0`` is the number ``0``, falsy); a string with text around ``${{ }}`` is
-    always true.
+    value as expression text: ``if: 0`` is the number ``0``, falsy); a string with text around ``${{ }}``,
+    whitespace included (a quoted ``'${{ false }} '``, a ``|`` block's final newline), is a format string, so
+    always true (the runner parses a value into literal and expression segments; one expression alone is an
+    expression: actionlint rule ``if-cond``, https://github.com/rhysd/actionlint/blob/main/docs/checks.md).
 
     >>> parse_condition("${{ github.event_name == 'push' }}")
     ('cmp', '==', ('path', ('github', 'event_name')), ('lit', 'push'))
     >>> parse_condition("x ${{ false }}"), parse_condition("(" * 40 + "true" + ")" * 40), parse_condition(0)
     (('lit', 'x ${{ false }}'), None, ('lit', 0.0))
+    >>> parse_condition("${{ false }} ")
+    ('lit', '${{ false }} ')
     """
     if isinstance(value, bool):
         return ("lit", value)
