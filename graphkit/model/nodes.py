@@ -410,6 +410,12 @@ class Job(Node):
     - ``permissions``: effective GITHUB_TOKEN scopes (scope -> read|write|none);
       ``permissions_source``: ``job``, ``workflow``, ``caller`` or ``default``
       (no block: the repository/org default applies, not known statically).
+    - ``never_runs``: the evidence of a job ``if`` that is false in every run (``if: false``,
+      ``if: ${{ false }}``, ``if: 0``, ``false && ...``: GitHub skips the job,
+      https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idif);
+      None otherwise.  Such a job (and every job it would call) reaches nothing: no runner receives it, it has
+      no GITHUB_TOKEN, OIDC identity, environment, secret or step fact, and no outsider triggers it; the node
+      stays, with its evidence.  A step whose ``if`` is false in every run is left out of the job's facts.
 
     ``platform="gitlab"``: a GitLab CI/CD job (id :func:`graphkit.model.ids.gitlab_job`): ``repository`` and
     ``secrets_repository`` are the project path, ``workflow_path`` the pipeline's root configuration file,
@@ -444,6 +450,7 @@ class Job(Node):
     triggers: list[Trigger] = Field(default_factory=list)
     untrusted_code: list[UntrustedCode] = Field(default_factory=list)
     condition: tuple[IfVerdict, ...] = ()
+    never_runs: Evidence | None = None
     platform: Literal["github", "gitlab"] = "github"
     gitlab: GitLabJob | None = None
 

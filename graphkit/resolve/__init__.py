@@ -8,7 +8,9 @@ routing and secret fields, :class:`~graphkit.model.Runner`,
 :class:`~graphkit.model.Secret`) and ``graph.meta.runner_inventory``
 (written by :mod:`ingest.runner_inventory`: hosted-label overrides, which
 secret lists are complete).  Its own findings are summarised in
-``graph.meta.resolve``.
+``graph.meta.resolve``.  A job whose ``if`` is false in every run (:attr:`~graphkit.model.Job.never_runs`,
+https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idif) is skipped
+by GitHub: no pass below links it.
 
 Routing (``shared/docs/semantics.md`` §2)
 -----------------------------------------
@@ -211,7 +213,8 @@ def resolve(graph: Graph) -> None:
     join_gitlab_registrations(graph)  # GitLab registrations on hosts -> inventory runners (token fingerprint)
     link_observed(graph)  # job history first: observed jobs and runner sightings are then routed and resolved
     ctx = Context.of(graph)
-    jobs = [j for j in nodes_of_kind(graph, NodeKind.JOB) if isinstance(j, Job)]
+    # a job whose ``if`` is false in every run (``Job.never_runs``) reaches nothing: not routed, no edge made
+    jobs = [j for j in nodes_of_kind(graph, NodeKind.JOB) if isinstance(j, Job) and j.never_runs is None]
     route(ctx, jobs)
     link_gitlab(graph)
     link_secrets(ctx, jobs)

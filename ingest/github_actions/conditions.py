@@ -81,8 +81,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, NamedTuple
 
-__all__ = ["GUARDS", "MAX_CHARS", "MAX_DEPTH", "MAX_TOKENS", "PRIVILEGED_EVENTS", "Verdict", "parse_condition",
-           "verdicts"]
+__all__ = ["GUARDS", "MAX_CHARS", "MAX_DEPTH", "MAX_TOKENS", "PRIVILEGED_EVENTS", "Verdict", "always_false",
+           "parse_condition", "verdicts"]
 
 #: The events whose run uses the base repository's workflow while an outsider starts it (the other events a
 #: fork can start, ``pull_request`` and its review events, run the pull request's own workflow: its ``if`` is
@@ -95,7 +95,7 @@ MAX_CHARS, MAX_TOKENS, MAX_DEPTH = 4096, 1024, 32
 _TOKEN = re.compile(r"""\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>0x[0-9a-fA-F]+|-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
                         |(?P<op>==|!=|<=|>=|&&|\|\||[<>!()\[\],.*])|(?P<id>[A-Za-z_][A-Za-z0-9_-]*))""", re.X)
 _KEYWORDS: dict[str, Any] = {"true": True, "false": False, "null": None}
-_TEMPLATE = re.compile(r"\s*\$\{\{(.*)\}\}\s*", re.DOTALL)
+_TEMPLATE = re.compile(r"\$\{\{(.*)\}\}", re.DOTALL)
 #: Activity types per event (GitHub docs "Events that trigger workflows"); None: not listed here (any).
 _ACTIONS: dict[str, frozenset[str] | None] = {
     "issue_comment": frozenset({"created", "edited", "deleted"}),
@@ -277,15 +277,23 @@ class _Parser:
 
 def parse_condition(value: Any) -> tuple | None:
     """The expression tree of an ``if:`` value, or None when it is unread (module docstring) or has no
-    expression to read.  A YAML boolean is that literal; a string with text around ``${{ }}`` is always true.
+    expression to read.  A YAML boolean is that literal, a YAML number that number (GitHub reads the ``if``
+    value as expression text: ``if: 0`` is the number ``0``, falsy); a string with text around ``${{ }}``,
+    whitespace included (a quoted ``'${{ false }} '``, a ``|`` block's final newline), is a format string, so
+    always true (the runner parses a value into literal and expression segments; one expression alone is an
+    expression: actionlint rule ``if-cond``, https://github.com/rhysd/actionlint/blob/main/docs/checks.md).
 
     >>> parse_condition("${{ github.event_name == 'push' }}")
     ('cmp', '==', ('path', ('github', 'event_name')), ('lit', 'push'))
-    >>> parse_condition("x ${{ false }}"), parse_condition("(" * 40 + "true" + ")" * 40)
-    (('lit', 'x ${{ false }}'), None)
+    >>> parse_condition("x ${{ false }}"), parse_condition("(" * 40 + "true" + ")" * 40), parse_condition(0)
+    (('lit', 'x ${{ false }}'), None, ('lit', 0.0))
+    >>> parse_condition("${{ false }} ")
+    ('lit', '${{ false }} ')
     """
     if isinstance(value, bool):
         return ("lit", value)
+    if isinstance(value, (int, float)):
+        return ("lit", float(value))
     if not isinstance(value, str) or len(value) > MAX_CHARS:
         return None
     m = _TEMPLATE.fullmatch(value)
@@ -515,7 +523,7 @@ def _event_value(names: tuple[str, ...], scn: _Scenario) -> Any:
 
 
 def _path(names: tuple[str, ...], scn: _Scenario) -> Any:
-    if names[:1] != ("github",):
+    if names[:1] != ("github",) or not scn.event:  # no event: any run, every context unknown
         return _UNKNOWN
     if names[1:] == ("event_name",):
         return scn.event
@@ -631,3 +639,27 @@ def _actions(event: str, types: Sequence[str] | None) -> frozenset[str] | None:
         return _DEFAULT_ACTIONS.get(event, listed)
     actions = frozenset(t.lower() for t in types if isinstance(t, str))
     return actions & listed if listed is not None else actions
+
+
+#: Any run of any event: every context path unknown (:func:`always_false`).
+_ANY_RUN = _Scenario("", None, frozenset(GUARDS))
+
+
+def always_false(tree: tuple | None) -> bool:
+    """Whether the condition ``tree`` (:func:`parse_condition`) is false in every run, whatever the event, the
+    contexts and the status of earlier jobs or steps: every context path and every status function but
+    ``always()`` (true) is unknown; literals, operators and the functions of the module docstring on literals
+    are evaluated.  A job or step whose ``if`` is false in every run never runs (GitHub docs
+    ``jobs.<job_id>.if``: "a job will not run unless a condition is met",
+    https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idif; a
+    condition without a status function is read as ``success() && (...)``, false as well).  ``tree`` None (no
+    ``if``, or one not read) is not false.
+
+    >>> [always_false(parse_condition(v)) for v in (False, "${{ false }}", 0, "false && github.x == 'y'",
+    ...                                             "!always()", "contains('abc', 'z')")]
+    [True, True, True, True, True, True]
+    >>> [always_false(parse_condition(v)) for v in ("false || github.x", "github.ref == 'refs/heads/main'",
+    ...                                             "x ${{ false }}", "failure()", "always() && true", None)]
+    [False, False, False, False, False, False]
+    """
+    return tree is not None and _truth(_eval(tree, _ANY_RUN)) is False

@@ -54,6 +54,7 @@ from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_tex
 from .permissions import (LEVEL, POSSIBLE_REPOSITORY_WRITE_SCOPES, effective_permissions, possible_repository_writes,
                           repository_writes)
 from .secrets import SecretMap, secret_refs
+from .skipped import live_job, never_runs
 from .steps import JobState, StepView, apply_step_rules
 from .untrusted import job_condition, untrusted_code
 
@@ -277,6 +278,10 @@ class _Builder:
         run_repo = None if call.unknown_top else top_repo  # github.repository of the run: the caller's
         self._over_cap(wf, jd, call)
         perms, perm_source = effective_permissions(wf.permissions, jd.permissions, call.cap)
+        if never_runs(jd.raw.get("if")):
+            self._never(wf, jd, call, jid, perms, perm_source)
+            return
+        jd = live_job(jd)
         env = {**wf.env, **jd.env}
         ctx = EvalContext(inputs=call.inputs, env=env, steps=_step_outputs(jd))
         matrix = bind_inputs(jd.matrix, ctx)
@@ -310,6 +315,22 @@ class _Builder:
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
         self._token(job, top_repo, src.ev(f"{path}.permissions" if jd.permissions is not None else
                                           "permissions" if wf.permissions is not None else path))
+
+    def _never(self, wf: WorkflowFile, jd: JobDef, call: _Call, jid: str, perms: dict[str, str],
+               perm_source: Any) -> None:
+        """A job whose ``if`` is false in every run (:attr:`Job.never_runs`): its node, with the evidence of its
+        ``if``, and nothing it would reach (no runner, token, OIDC, environment, secret, step or call)."""
+        src, path = self.src(wf), f"jobs.{jd.key}"
+        job = Job(id=jid, name=jd.name if jd.name and "${{" not in jd.name else jd.key, repository=wf.repository,
+                  workflow_path=wf.file, job_key=jd.key, secrets_repository=call.top.repository, permissions=perms,
+                  permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
+                  never_runs=src.ev(f"{path}.if", scalar_text(jd.raw.get("if"))), evidence=[src.ev(path, jd.name)])
+        self.out.node(job)
+        self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
+        owner_repo, callee_path, _ = _uses_target(jd.uses or "")
+        callee = self.workflows.get((repo_key(owner_repo or wf.repository), callee_path)) if jd.uses else None
+        if callee is not None:  # GitHub validates the call before any job runs, this one skipped or not
+            self._missing(callee, jd, src)
 
     def _over_cap(self, wf: WorkflowFile, jd: JobDef, call: _Call) -> None:
         """Record (in :attr:`refused`) a called job whose own block asks for more than its caller grants.
@@ -506,6 +527,8 @@ class _Builder:
     def _steps(self, steps: Sequence[Step], src: Src, ctx: EvalContext, state: JobState, subst: dict[str, str],
                depth: int, seen: tuple[str, ...]) -> None:
         for step in steps:
+            if step.condition is not None and never_runs(step.condition):
+                continue  # a step that never runs reaches nothing
             sv = StepView(step=step, src=src, ctx=EvalContext(matrix=ctx.matrix, inputs=ctx.inputs,
                                                                 env={**ctx.env, **step.env}, steps=ctx.steps),
                           job=state, subst=subst)
