@@ -81,29 +81,11 @@ cdef class Plan:
         self.revoke = -1
 
     def reach(self, const uint8_t[::1] alive, const uint8_t[::1] dead):
-        """(n,) bool: the nodes reached from the live seeds over live arcs into valid nodes.  O(V + E)."""
-        out = np.zeros(self.n, dtype=np.bool_)
-        cdef uint8_t[::1] seen = out.view(np.uint8)
-        cdef int64_t[::1] queue = self.buf
-        cdef int64_t head = 0, tail = 0, i, v, a, t
+        """(n,) bool: the nodes reached from the live seeds over live arcs into valid nodes (:meth:`_reach_after`,
+        copied out of ``after``).  O(V + E)."""
         with nogil:
-            for i in range(self.seeds.shape[0]):
-                v = self.seeds[i]
-                if not dead[v] and not seen[v]:
-                    seen[v] = 1
-                    queue[tail] = v
-                    tail += 1
-            while head < tail:
-                v = queue[head]
-                head += 1
-                for a in range(self.out_ptr[v], self.out_ptr[v + 1]):
-                    if alive[a]:
-                        t = self.tgt[a]
-                        if not seen[t] and not dead[t]:
-                            seen[t] = 1
-                            queue[tail] = t
-                            tail += 1
-        return out
+            self._reach_after(alive, dead)
+        return np.asarray(self.after).astype(np.bool_)
 
     def minted(self, const int64_t[::1] subjects, const uint8_t[::1] alive, const uint8_t[::1] reached):
         """(k,) bool: whether a live arc from a reached node other than itself still enters each subject
