@@ -296,3 +296,34 @@ def test_findings_fit_the_terminal_without_splitting_ids(terminal, columns):
         assert any(line.startswith(f["severity"].upper()) and line.rstrip().endswith(f"{f['rule']}  {f['id']}")
                    for line in lines)
         assert any(line.strip() == f"subject: {f['subject']}" for line in lines)
+
+
+def test_no_command_writes_its_output_over_one_of_its_inputs(tmp_path):
+    """``report -o``, ``export opengraph -o``, ``collect host -o`` and ``collect k8s -o`` refuse a path that is one
+    of their inputs (the saved graph, an input file, the key file, the kubeconfig), as ``build`` does: a usage error
+    (exit 2) naming both, and the input is left byte for byte."""
+    acme = ROOT / "examples" / "acme"
+    inv = tmp_path / "inv.yaml"
+    inv.write_bytes((acme / "inventory.yaml").read_bytes())
+    graph = tmp_path / "g.json"
+    assert invoke("build", "--runners", str(inv), "--github-actions", str(acme / "repos"), "-o", str(graph)
+                  ).exit_code == 0
+    key = tmp_path / "k.key"
+    key.write_bytes(b"k" * 32)
+    kube = tmp_path / "kubeconfig"
+    kube.write_text("apiVersion: v1\nkind: Config\n")
+    cases = [(["report", "--graph", str(graph), "--from", "runner:acme/build-01-a", "-o", str(tmp_path / "." / "g.json")],
+              graph, "--graph"),
+             (["export", "opengraph", "--graph", str(graph), "-o", str(graph)], graph, "--graph"),
+             (["report", "--github-actions", str(acme / "repos"), "--runners", str(inv), "--from",
+               "runner:acme/build-01-a", "-o", str(inv)], inv, "--runners"),
+             (["collect", "host", "--root", str(tmp_path), "--key-file", str(key), "-o", str(key)], key, "--key-file"),
+             (["collect", "k8s", "--kubeconfig", str(kube), "-o", str(kube)], kube, "--kubeconfig")]
+    for args, victim, option in cases:
+        before = victim.read_bytes()
+        res = invoke(*args)
+        assert res.exit_code == 2, (args, res.output)
+        assert f"is an input of this" in res.output and option in res.output and victim.name in res.output
+        assert victim.read_bytes() == before
+    res = invoke("export", "opengraph", "--graph", str(graph), "-o", str(tmp_path / "og.json"))
+    assert res.exit_code == 0 and json.loads((tmp_path / "og.json").read_text())["metadata"]["source_kind"] == "GraphKit"
