@@ -327,3 +327,32 @@ def test_no_command_writes_its_output_over_one_of_its_inputs(tmp_path):
         assert victim.read_bytes() == before
     res = invoke("export", "opengraph", "--graph", str(graph), "-o", str(tmp_path / "og.json"))
     assert res.exit_code == 0 and json.loads((tmp_path / "og.json").read_text())["metadata"]["source_kind"] == "GraphKit"
+
+
+def test_tokens_records_left_out_are_input_problems_of_the_summary_and_the_json(graph_file, tmp_path):
+    """A tokens file with four bad records (an STS session of negative duration, a bad time, an unknown kind, a
+    non-mapping) next to valid ones: the records left out are input problems in the table's summary and in the
+    JSON ``problems`` (``partial_input`` true), not only on stderr; exit 3."""
+    tokens = tmp_path / "tok.yaml"
+    tokens.write_text(
+        "schema: graphkit.issued-tokens/v1\ntokens:\n"
+        "  - {kind: sts_session, subject: 'cloud_role:aws:arn:aws:iam::111122223333:role/acme-release', "
+        "issued_at: '2026-12-01T19:50:00Z', duration_seconds: -5}\n"
+        "  - {kind: github_token, subject: 'job:acme/app/.github/workflows/release.yml#publish', issued_at: nope}\n"
+        "  - {kind: nosuch, subject: x, issued_at: '2026-12-01T19:50:00Z'}\n"
+        "  - {kind: sts_session, subject: 'cloud_role:aws:arn:aws:iam::111122223333:role/acme-release', "
+        "issued_at: '2026-12-01T19:59:00Z', duration_seconds: 600}\n"
+        "  - 42\n", encoding="utf-8")
+    args = ["blast-radius", "--graph", str(graph_file), "--from", "runner:acme/build-01-a", "--now",
+            "2026-12-01T20:00:00Z", "--tokens", str(tokens)]
+    res = invoke(*args, "--format", "json")
+    assert res.exit_code == 3
+    doc = json.loads(res.stdout)
+    assert doc["partial_input"] is True
+    assert [(p["file"], p["place"]) for p in doc["problems"]] == [
+        (str(tokens), "tokens[0].duration_seconds"), (str(tokens), "tokens[1].issued_at"),
+        (str(tokens), "tokens[2].kind"), (str(tokens), "tokens[4]")]
+    assert [t["status"] for t in doc["time"]["tokens"]] == ["live"]
+    res = invoke(*args)
+    assert res.exit_code == 3 and "4 input problem(s)" in " ".join(res.stdout.split())
+    assert "no input problems" not in res.stdout
