@@ -23,7 +23,7 @@ from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, 
                                  GraphInput, QuietPipeGroup, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
                                  SUMMARY_STEPS, api_url_option, every_runner, exit_partial,
                                  reads_graph, TERMINAL_TOP)
-from graphkit.cli_common import OrgOpt, plain_usage_errors, print_diff, refuse_output, replaced_input
+from graphkit.cli_common import OrgOpt, key_file_bytes, plain_usage_errors, print_diff, refuse_output, replaced_input
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, shown, term
 from graphkit.whatif_cli import what_if_cmd
@@ -452,10 +452,7 @@ def collect_host_cmd(
     processes, on-disk credentials (fingerprints only), shared caches; says where it did not look."""
     refuse_output(output, replaced_input(output, [("--root", root)] + ([("--key-file", key_file)] if key_file else [])),
                   "this scan")
-    try:
-        key = {} if key_file is None else {"key": key_file.read_bytes()}
-    except OSError as exc:
-        raise typer.BadParameter(f"{key_file}: {exc.strerror or exc}", param_hint="--key-file") from None
+    key = {} if key_file is None else {"key": key_file_bytes(key_file)}  # bounded, at least MIN_KEY_BYTES
     bounds = {k: v for k, v in (("max_entries", max_entries), ("max_depth", max_depth),
                                 ("max_seconds", max_seconds)) if v is not None}
     if bounds:

@@ -160,6 +160,35 @@ def refuse_output(output: Path | None, replaced: tuple[str, str] | None, what: s
                                  f"({option} {neutralise(value)!r}): it is never overwritten", param_hint="--output")
 
 
+#: Shortest ``--key-file`` key: the HMAC-SHA256 output length; RFC 2104 section 3 strongly discourages keys
+#: shorter than it (https://www.rfc-editor.org/rfc/rfc2104#section-3).
+MIN_KEY_BYTES = 32
+
+
+def key_file_bytes(path: Path) -> bytes:
+    """The fingerprint key of ``collect host --key-file`` (the file's bytes), read bounded
+    (:func:`graphkit.ingestor.read_bytes`: a regular file of at most ``max_file_bytes``; a FIFO or ``/dev/zero`` is
+    never read).
+
+    Raises
+    ------
+    typer.BadParameter
+        (exit 2, on ``--key-file``) for a file that is not a regular file, too large or unreadable, or holds fewer
+        than :data:`MIN_KEY_BYTES` bytes (an empty or short key protects no low-entropy value).  Never quotes it.
+    """
+    from graphkit.errors import InputError
+    from graphkit.ingestor import read_bytes
+    try:
+        key = read_bytes(path)
+    except InputError as exc:
+        raise typer.BadParameter(neutralise(str(exc)), param_hint="--key-file") from None
+    if len(key) < MIN_KEY_BYTES:
+        raise typer.BadParameter(f"{neutralise(str(path))}: a key of {len(key)} byte(s); give at least "
+                                 f"{MIN_KEY_BYTES} random bytes (head -c {MIN_KEY_BYTES} /dev/urandom > FILE)",
+                                 param_hint="--key-file")
+    return key
+
+
 class GraphInput:
     """What a command reads: a saved graph (``--graph``) or the inputs of ``build`` (one option per ingestor).
 

@@ -215,6 +215,12 @@ def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock, ma
     return neutralise(text, keep="\n\t")  # printed as is: names never carry an escape sequence or bidi override
 
 
+def input_problems(graph: Graph, clock: Clock | None = None) -> list[dict[str, str]]:
+    """The input problems of an analysis, as ``[{file, place, reason}]``: the graph's (``meta.problems``), then the
+    ``--tokens`` records left out (``clock.problems``)."""
+    return [p.model_dump() for p in graph.meta.problems] + [p.as_dict() for p in (clock.problems if clock else ())]
+
+
 def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: int | None = None,
                           radius: BlastRadius | None = None, plan: RevocationPlan | None = None,
                           clock: Clock | None = None, plan_steps: int | None = None,
@@ -271,7 +277,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         plan = revocation_plan(graph, radius.sources, live_sessions=live, exposed=exp.assets,
                                max_steps=None if plan_steps is None else plan_steps + 1)
     goes_on = plan_steps is not None and len(plan.steps) > plan_steps
-    left_out = clock.problems if clock is not None else ()  # --tokens records left out: input problems too
+    problems = input_problems(graph, clock)
     if goes_on:
         plan = dataclasses.replace(plan, steps=plan.steps[:plan_steps])
     by_kind, by_crit, _ = radius.tally()  # counts and the first ``top`` without building every Reached
@@ -291,8 +297,8 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
                          "description": s.description, "phase": s.phase.value, "long_lived": s.long_lived, "cuts": list(s.cuts),
                          "residual_weight": s.residual_weight} for s in steps],
         "residual_weight": plan.residual_weight,
-        "partial_input": graph.meta.partial or bool(left_out),
-        "problems": [p.model_dump() for p in graph.meta.problems] + [p.as_dict() for p in left_out],
+        "partial_input": bool(problems),
+        "problems": problems,
         "exposure": _exposure_section(exp, radius, no_history_note(graph)),
     }
     if goes_on or not with_plan:

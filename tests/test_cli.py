@@ -356,3 +356,20 @@ def test_tokens_records_left_out_are_input_problems_of_the_summary_and_the_json(
     res = invoke(*args)
     assert res.exit_code == 3 and "4 input problem(s)" in " ".join(res.stdout.split())
     assert "no input problems" not in res.stdout
+
+
+def test_tokens_file_is_read_bounded(graph_file, tmp_path, monkeypatch):
+    """``--tokens`` given a FIFO (would block), ``/dev/zero`` (endless) or a file over ``max_file_bytes``: an error
+    naming the file and what it is (exit 1), never a hang or a MemoryError; nothing on stdout."""
+    import os
+    fifo = tmp_path / "tok.fifo"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.yaml"
+    big.write_text("schema: graphkit.issued-tokens/v1\ntokens: []\n" + "#" * 2000 + "\n", encoding="utf-8")
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_FILE_BYTES", "1024")
+    for path, said in ((fifo, "a named pipe (FIFO): not read"), (Path("/dev/zero"), "a character device: not read"),
+                       (big, "max_file_bytes")):
+        res = invoke("blast-radius", "--graph", str(graph_file), "--from", "runner:acme/build-01-a", "--tokens",
+                     str(path))
+        assert res.exit_code == 1 and res.stdout == "", (path, res.output)
+        assert str(path) in res.stderr and said in " ".join(res.stderr.split())
