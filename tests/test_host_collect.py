@@ -629,3 +629,24 @@ def test_key_file_is_read_bounded_and_must_hold_a_real_key(tmp_path, monkeypatch
     assert keyed["hosts"][0]["credentials"] and keyed == collect_host(root, key=bytes(range(32))).document
     assert [c["fingerprint"] for c in keyed["hosts"][0]["credentials"]] != \
         [c["fingerprint"] for c in plain["hosts"][0]["credentials"]]
+
+
+def test_a_runner_file_with_wrong_types_names_each_field(tmp_path):
+    """A ``.runner`` with ``agentName`` a list, ``agentId`` a string and ``gitHubUrl`` a number: the problem names
+    the real fault of each field (was "agentName: missing"), the registration is skipped; a ``.runner`` whose
+    name is good but whose ``agentId`` is a string and ``ephemeral`` the number 1 keeps its registration with the
+    id unknown and ephemeral false (persistent), one problem per field."""
+    root = make_root(tmp_path, everything=False)
+    write(root, "opt/r2/.runner", json.dumps({"agentId": "notanint", "agentName": ["x"], "gitHubUrl": 5}))
+    write(root, "opt/r3/.runner", json.dumps({"agentId": "9", "agentName": "r3", "ephemeral": 1,
+                                              "gitHubUrl": "https://github.com/acme"}))
+    result = collect_host(root)
+    got = {(p.file, p.place): p.reason for p in result.problems if p.file.startswith(("/opt/r2", "/opt/r3"))}
+    assert got == {
+        ("/opt/r2/.runner", "agentName"): "expected a string, found an array (and agentId: expected an integer, "
+                                          "found a string; gitHubUrl: expected a string, found an integer): "
+                                          "registration skipped",
+        ("/opt/r3/.runner", "agentId"): "expected an integer, found a string",
+        ("/opt/r3/.runner", "ephemeral"): "expected a boolean, found an integer"}
+    runners = {r["name"]: r for r in result.document["runners"]}
+    assert "x" not in runners and runners["r3"].get("id") is None and runners["r3"].get("ephemeral") is not True
