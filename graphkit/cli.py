@@ -643,10 +643,17 @@ def synth_cmd(
     seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same files).")] = 0,
     build_it: Annotated[bool, typer.Option("--build", help="Also build the graph in memory and print its size.")]
     = False,
+    force: Annotated[bool, typer.Option("--force", help="Write into a folder holding files synth did not write "
+                                        "(files of the same names are replaced).")] = False,
 ) -> None:
     """Write a deterministic synthetic organization in graphkit's input formats (for benchmarks)."""
     from graphkit import synth
 
+    foreign = None if force else synth.foreign_entry(output)  # never a user's inventory.yaml replaced in silence
+    if foreign is not None:
+        what = "is not a folder" if foreign == "." else f"holds {neutralise(foreign)!r}, which synth did not write"
+        raise typer.BadParameter(f"{neutralise(str(output))!r} {what}: give a new or empty folder, or --force",
+                                 param_hint="--output")
     org = synth.generate(repos, runners, seed)
     try:
         written = synth.write(org, output)
