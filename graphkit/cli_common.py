@@ -134,11 +134,12 @@ def replaced_input(output: Path, inputs: Iterable[tuple[str, str | Path]]) -> tu
     an existing YAML file inside an input folder (a workflow of a ``--github-actions`` checkout; a graph or report
     saved in an input folder may be replaced).  ``-`` (standard output) replaces nothing.
 
-    >>> import os, tempfile
+    >>> import tempfile
     >>> d = Path(tempfile.mkdtemp()); (d / "g.json").write_text("{}")
     2
-    >>> replaced_input(d / "." / "g.json", [("--graph", d / "g.json")]), replaced_input(d / "r.html", [("--graph", d)])
-    (('--graph', '...g.json'), None)
+    >>> option, value = replaced_input(d / "." / "g.json", [("--graph", d / "g.json")])
+    >>> option, value == str(d / "g.json"), replaced_input(d / "r.html", [("--graph", d)])
+    ('--graph', True, None)
     """
     if str(output) == "-":
         return None
