@@ -23,7 +23,7 @@ from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, 
                                  GraphInput, QuietPipeGroup, SourcesOpt, err, fail, input_flags, out, print_blast_radius, print_item,
                                  SUMMARY_STEPS, api_url_option, every_runner, exit_partial,
                                  reads_graph, TERMINAL_TOP)
-from graphkit.cli_common import OrgOpt, plain_usage_errors, print_diff
+from graphkit.cli_common import OrgOpt, key_file_bytes, plain_usage_errors, print_diff, refuse_output, replaced_input
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, shown, term
 from graphkit.whatif_cli import what_if_cmd
@@ -77,8 +77,7 @@ def build(
     """Build the graph from inputs and save it (summary: counts per kind, skipped inputs)."""
     if not given.inputs:
         raise typer.BadParameter(f"give at least one input ({input_flags()})")
-    if given.holds(output):  # the graph file never replaces an input
-        raise typer.BadParameter(f"{neutralise(str(output))!r} is an input of this build", param_hint="--output")
+    given.refuse_output(output, "this build")  # the graph file never replaces an input
     try:
         result = given.build()
         result.graph.save(output)
@@ -224,7 +223,7 @@ def blast_radius_cmd(
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j
         return blast_radius_neo4j(sources, as_json=fmt is BlastFormat.json, top=top,
-                                  has_inputs=bool(given.graph or given.inputs))
+                                  has_inputs=bool(given.graph or given.inputs), clock=clock if timed else None)
     try:
         g, partial = given.load()
     except GraphkitError as exc:
@@ -377,7 +376,7 @@ def report(
     from graphkit.resolve.untrusted import expand_sources
 
     start = _clock(None, since, None).compromised_since
-
+    given.refuse_output(output, "this report")  # the saved graph may be the only copy of the evidence
     try:
         g, partial = given.load()
     except GraphkitError as exc:
@@ -407,6 +406,7 @@ def export_opengraph(
     """BloodHound OpenGraph JSON (kinds GK_*, traversable edges marked) for BloodHound CE."""
     from graphkit.export import opengraph_document
 
+    given.refuse_output(output, "this export")
     try:
         g, partial = given.load()
     except GraphkitError as exc:
@@ -450,10 +450,9 @@ def collect_host_cmd(
 ) -> None:
     """Scan a build host read-only: runner registrations anywhere (by signature), how each stays alive, live runner
     processes, on-disk credentials (fingerprints only), shared caches; says where it did not look."""
-    try:
-        key = {} if key_file is None else {"key": key_file.read_bytes()}
-    except OSError as exc:
-        raise typer.BadParameter(f"{key_file}: {exc.strerror or exc}", param_hint="--key-file") from None
+    refuse_output(output, replaced_input(output, [("--root", root)] + ([("--key-file", key_file)] if key_file else [])),
+                  "this scan")
+    key = {} if key_file is None else {"key": key_file_bytes(key_file)}  # bounded, at least MIN_KEY_BYTES
     bounds = {k: v for k, v in (("max_entries", max_entries), ("max_depth", max_depth),
                                 ("max_seconds", max_seconds)) if v is not None}
     if bounds:
@@ -598,6 +597,8 @@ def collect_k8s_cmd(
     names (never values), aws-auth; write it for --k8s."""
     import yaml
 
+    if kubeconfig is not None:
+        refuse_output(output, replaced_input(output, [("--kubeconfig", kubeconfig)]), "this collection")
     try:
         result = registry.get_collector("k8s").collect(Path("/"), kubeconfig=str(kubeconfig) if kubeconfig else None,
                                                        context=context, name=name, production=production)
@@ -642,10 +643,17 @@ def synth_cmd(
     seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same files).")] = 0,
     build_it: Annotated[bool, typer.Option("--build", help="Also build the graph in memory and print its size.")]
     = False,
+    force: Annotated[bool, typer.Option("--force", help="Write into a folder holding files synth did not write "
+                                        "(files of the same names are replaced).")] = False,
 ) -> None:
     """Write a deterministic synthetic organization in graphkit's input formats (for benchmarks)."""
     from graphkit import synth
 
+    foreign = None if force else synth.foreign_entry(output)  # never a user's inventory.yaml replaced in silence
+    if foreign is not None:
+        what = "is not a folder" if foreign == "." else f"holds {neutralise(foreign)!r}, which synth did not write"
+        raise typer.BadParameter(f"{neutralise(str(output))!r} {what}: give a new or empty folder, or --force",
+                                 param_hint="--output")
     org = synth.generate(repos, runners, seed)
     try:
         written = synth.write(org, output)

@@ -85,7 +85,8 @@ def load_snapshot(path: str | Path, problems: list[InputError] | None = None) ->
     problems
         when a list, a bad entry of the file (a place in it: ``hosts[0].credentials[2].grants[0].target``) is
         appended to it and the rest of the file is used, as ``build`` does (the reader leaves out only the part
-        holding the error); when None, the first problem is raised.
+        holding the error); when None, the first problem is raised.  A saved graph's own problems
+        (``meta.problems``, the places its build left out) are its problems here.
 
     Raises
     ------
@@ -103,7 +104,14 @@ def load_snapshot(path: str | Path, problems: list[InputError] | None = None) ->
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         head = None
     if isinstance(head, dict) and head.get("schema") == "graphkit.graph/v1":
-        return Graph.load(p)
+        g = Graph.load(p)
+        stored = _stored_problems(g)  # the places its build left out: as a snapshot reader's left-out entries
+        if problems is not None:
+            problems.extend(stored)
+        elif stored:
+            raise InputError(stored[0].file, stored[0].place, stored[0].reason + (
+                f" (and {len(stored) - 1} more problem(s))" if len(stored) > 1 else ""))
+        return g
     result = registry.get("runners").ingest([p])
     # a host whose scan left paths unread is a problem for build; diff reads those gaps from the snapshot itself
     result.problems = [e for e in result.problems if not e.reason.startswith(SCAN_GAP)]
@@ -117,6 +125,33 @@ def load_snapshot(path: str | Path, problems: list[InputError] | None = None) ->
     g = Graph()
     g.update(result.nodes, result.edges)
     return g
+
+
+#: Sources whose files hold no node :func:`diff_graphs` compares (a workflow, a trust policy, a job history): a
+#: file of theirs left out whole hides no runner, host, credential or cache.
+_NO_TRACKED_NODES = frozenset({"github-actions", "gitlab-ci", "aws-iam", "github-history"})
+
+
+def _stored_problems(g: Graph) -> list[InputError]:
+    """A saved graph's own problems (``meta.problems``: the places its build left out), as reader problems."""
+    return [InputError(p.file, p.place, p.reason) for p in g.meta.problems]
+
+
+def _whole_files_left_out(g: Graph) -> list[str]:
+    """Files a saved graph's build left out whole (a stored problem with no list entry in its place) that may have
+    held a compared node: those of every source but :data:`_NO_TRACKED_NODES`'s.  With any, a node missing from
+    that graph may be one of them.
+
+    >>> g = Graph()
+    >>> g.meta = {"inputs": {"runners": ["inv.yaml"], "github-actions": ["repos"]},
+    ...           "problems": [{"file": "inv.yaml", "reason": "not YAML"}, {"file": "repos/w.yml", "reason": "bad"},
+    ...                        {"file": "inv.yaml", "place": "runners[2].labels", "reason": "not a list"}]}
+    >>> _whole_files_left_out(g)
+    ['inv.yaml (the whole file)']
+    """
+    untracked = [Path(v) for name, values in g.meta.inputs.items() if name in _NO_TRACKED_NODES for v in values]
+    return [f"{p.file} (the whole file)" for p in g.meta.problems if _entry_place(p.place) is None
+            and not any(Path(p.file) == u or u in Path(p.file).parents for u in untracked)]
 
 
 #: Top-level lists (and the host lists) whose left-out entry is a node :func:`diff_graphs` compares.
@@ -381,7 +416,8 @@ def diff_files(old: str | Path, new: str | Path, problems: list[InputError] | No
         newer = load_snapshot(new, mine)
         if problems is not None:
             problems.extend([*(theirs or ()), *(mine or ())])
-        return diff_graphs(older, newer, unread_places(new), dropped_nodes(mine or ()),
-                           unread_old=unread_places(old), left_out_old=dropped_nodes(theirs or ()))
+        return diff_graphs(older, newer, unread_places(new), dropped_nodes(mine or ()) + _whole_files_left_out(newer),
+                           unread_old=unread_places(old),
+                           left_out_old=dropped_nodes(theirs or ()) + _whole_files_left_out(older))
     except OSError as exc:  # pragma: no cover - the ingestor reports unreadable files as problems
         raise GraphkitError(str(exc)) from None

@@ -41,7 +41,7 @@ def _builder() -> GraphBuilder:
     return GraphBuilder()
 
 __all__ = ["Progress", "RANK_REFERENCES", "RANK_INVENTORY", "RANK_CLOUD", "InputOption", "InputFile", "Collected", "NotRecognised", "IngestResult", "Ingestor",
-           "FileIngestor", "read_text", "unexpected", "reuse_listing"]
+           "FileIngestor", "read_bytes", "read_text", "unexpected", "reuse_listing"]
 
 #: ``progress(advance, description)``: called by ingestors as they finish items.
 Progress = Callable[[int, str], None]
@@ -187,10 +187,29 @@ def read_text(path: Path, *, name: str | None = None, within: Path | None = None
         the limit passed, or the link out of ``within``.
     """
     file = name if name is not None else str(path)
-    cap = limits.current().max_file_bytes
     if within is not None and not _real_path(path, folders).is_relative_to(
             within_real if within_real is not None else within.resolve()):
         raise InputError(file, "", "a symbolic link to a file outside its input folder: not followed")
+    raw = read_bytes(path, name=file)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(file, f"byte {exc.start}", "not UTF-8 text") from None
+
+
+def read_bytes(path: Path, *, name: str | None = None) -> bytes:
+    """The bytes of ``path``, a regular file (or a link to one) of at most ``max_file_bytes``
+    (:mod:`graphkit.limits`): a FIFO, a device (``/dev/zero``), a folder is refused from its ``stat`` and never
+    opened for reading (a FIFO would block), and a file that grew since is read no further than the limit.
+
+    Raises
+    ------
+    InputError
+        naming the file (``name``, default ``str(path)``): what it is when not a regular file, the limit passed,
+        or the OS reason it cannot be read.
+    """
+    file = name if name is not None else str(path)
+    cap = limits.current().max_file_bytes
     try:
         st = path.stat()
         if not stat.S_ISREG(st.st_mode):  # a FIFO named action.yml would block the read: never opened
@@ -205,9 +224,7 @@ def read_text(path: Path, *, name: str | None = None, within: Path | None = None
             raw = fh.read(cap + 1)  # a file that grew since stat is still bounded
         if len(raw) > cap:
             raise InputError(file, "", limits.too_many("max_file_bytes", cap, f"file of more than {cap} bytes"))
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(file, f"byte {exc.start}", "not UTF-8 text") from None
+        return raw
     except OSError as exc:
         raise InputError(file, "", f"unreadable: {exc.strerror or exc}") from None
 

@@ -215,6 +215,12 @@ def runbook_text(graph: Graph, sources: str | Iterable[str], *, clock: Clock, ma
     return neutralise(text, keep="\n\t")  # printed as is: names never carry an escape sequence or bidi override
 
 
+def input_problems(graph: Graph, clock: Clock | None = None) -> list[dict[str, str]]:
+    """The input problems of an analysis, as ``[{file, place, reason}]``: the graph's (``meta.problems``), then the
+    ``--tokens`` records left out (``clock.problems``)."""
+    return [p.model_dump() for p in graph.meta.problems] + [p.as_dict() for p in (clock.problems if clock else ())]
+
+
 def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: int | None = None,
                           radius: BlastRadius | None = None, plan: RevocationPlan | None = None,
                           clock: Clock | None = None, plan_steps: int | None = None,
@@ -233,7 +239,8 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
     clock
         the time of the analysis (``--now``, ``--compromised-since``, ``--tokens``): adds ``time`` (tokens
         classified live/expired/revoked with their documented lifetimes, notes on session-revocation
-        policies) and orders session revocations after the paths that mint them.
+        policies) and orders session revocations after the paths that mint them; the tokens records it left out
+        (``clock.problems``) are input problems (``problems``, ``partial_input``) after the graph's.
     plan_steps
         compute only the first ``plan_steps`` steps of the plan (one more tells whether others follow): the
         CLI's ``--top``.  When the plan goes on, ``plan`` says so and ``counts.revocations`` and
@@ -270,6 +277,7 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
         plan = revocation_plan(graph, radius.sources, live_sessions=live, exposed=exp.assets,
                                max_steps=None if plan_steps is None else plan_steps + 1)
     goes_on = plan_steps is not None and len(plan.steps) > plan_steps
+    problems = input_problems(graph, clock)
     if goes_on:
         plan = dataclasses.replace(plan, steps=plan.steps[:plan_steps])
     by_kind, by_crit, _ = radius.tally()  # counts and the first ``top`` without building every Reached
@@ -289,8 +297,8 @@ def blast_radius_document(graph: Graph, sources: str | Iterable[str], *, top: in
                          "description": s.description, "phase": s.phase.value, "long_lived": s.long_lived, "cuts": list(s.cuts),
                          "residual_weight": s.residual_weight} for s in steps],
         "residual_weight": plan.residual_weight,
-        "partial_input": graph.meta.partial,
-        "problems": [p.model_dump() for p in graph.meta.problems],
+        "partial_input": bool(problems),
+        "problems": problems,
         "exposure": _exposure_section(exp, radius, no_history_note(graph)),
     }
     if goes_on or not with_plan:

@@ -34,7 +34,9 @@ grow with the org; ``benchmarks/run.py`` inverts it), i.e. ``--repos 135`` ~ 10^
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -505,23 +507,74 @@ def generate(repos: int, runners: int | None = None, seed: int = 0) -> SynthOrg:
     return SynthOrg(files=files, repos=repos, runners=runners, hosts=len(hosts))
 
 
+#: The file in which :func:`write` lists what it wrote into a folder (relative POSIX paths, JSON): a later ``graphkit
+#: synth -o`` into that folder may replace them (:func:`foreign_entry`), and removes those the new org lacks.
+MANIFEST = ".graphkit-synth.json"
+
+
+def _listed(out: Path) -> set[str]:
+    """The files a previous :func:`write` listed in ``out``'s :data:`MANIFEST` (empty: none, or unreadable)."""
+    try:
+        names = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return set()
+    return {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
+
+
+def foreign_entry(out: Path) -> str | None:
+    """The first entry under ``out`` (sorted; relative POSIX path) that synth did not write, or None when ``out``
+    is absent, an empty folder, or holds only files a previous :func:`write` listed in its :data:`MANIFEST`.  A
+    path that is not a folder is its own foreign entry (``.``).  Links are not followed.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> foreign_entry(d / "new"), foreign_entry(d)
+    (None, None)
+    >>> _ = (d / "notes.txt").write_text("mine")
+    >>> foreign_entry(d)
+    'notes.txt'
+    """
+    if not out.exists() and not out.is_symlink():
+        return None
+    if not out.is_dir() or out.is_symlink():
+        return "."  # not a folder (or a link to one): nothing is written through it
+    listed = _listed(out) | {MANIFEST}
+    for folder, dirs, files in os.walk(out):
+        dirs.sort()
+        for name in sorted(files) + sorted(d for d in dirs if (Path(folder) / d).is_symlink()):
+            rel = (Path(folder) / name).relative_to(out).as_posix()
+            if rel not in listed:
+                return rel
+    return None
+
+
 def write(org: SynthOrg, out: Path) -> list[Path]:
-    """Write the files of ``org`` under ``out`` (created; existing files of the same names are replaced).
+    """Write the files of ``org`` under ``out`` (created; existing files of the same names are replaced, and the
+    files a previous write listed in :data:`MANIFEST` that ``org`` lacks are removed), then the manifest.  The
+    command line first refuses a folder holding anything else (:func:`foreign_entry`) unless ``--force``.
 
     Returns
     -------
     list of Path
-        the written files, sorted.
+        the written files (the manifest left out), sorted.
 
     Raises
     ------
     OSError
         when a file cannot be written.
     """
+    for rel in sorted(_listed(out) - set(org.files)):  # a smaller org into the folder of a larger one
+        stale = out / rel
+        if stale.is_file() and not stale.is_symlink():
+            stale.unlink()
+            for folder in stale.relative_to(out).parents[:-1]:  # its folders left empty (a checkout) go too
+                with contextlib.suppress(OSError):
+                    (out / folder).rmdir()
     written = []
     for rel in sorted(org.files):
         path = out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(org.files[rel], encoding="utf-8", newline="\n")
         written.append(path)
+    (out / MANIFEST).write_text(json.dumps(sorted(org.files), indent=0) + "\n", encoding="utf-8", newline="\n")
     return written

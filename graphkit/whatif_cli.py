@@ -82,18 +82,20 @@ class ChangeValueError(GraphkitError):
         super().__init__(f"{value!r} {reason}")
 
 
-def _check_values(g: Graph, runners: dict[str, list[str]], group_workflows: dict[str, list[str]]) -> None:
-    """Each runner option value (``{option: ids}``) is a runner of ``g``, each group workflow
-    (``owner/repo/.github/workflows/x.yml[@ref]``) a workflow of ``g``; raises :class:`ChangeValueError`.
-    An id not in ``g`` at all is left to the change itself (``UnknownNodeError``)."""
+def _check_values(g: Graph, typed: dict[str, tuple[Iterable[str], str]],
+                  group_workflows: dict[str, list[str]]) -> None:
+    """Each id a change option names (``{option: (ids, node kind it must be)}``: ``--ephemeral`` a runner,
+    ``--restrict-group`` a runner group, ``--narrow-trust`` a cloud role...) is of that kind, each group workflow
+    (``owner/repo/.github/workflows/x.yml[@ref]``) a workflow of ``g``; raises :class:`ChangeValueError` (a usage
+    error naming the option).  An id not in ``g`` at all is left to the change itself (``UnknownNodeError``)."""
     from graphkit.analysis.reach import known_id
     from graphkit.model import NodeKind
 
-    for option, values in runners.items():
+    for option, (values, want) in typed.items():
         for value in values:
             kind = g.node(known_id(g, value)).spec.kind if _known(g, value) else None
-            if kind is not None and kind is not NodeKind.RUNNER:
-                raise ChangeValueError(option, value, f"is a {kind.value}, not a runner")
+            if kind is not None and kind.value != want:
+                raise ChangeValueError(option, value, f"is a {kind.value}, not a {want}")
     for value in (w for ws in group_workflows.values() for w in ws):
         path = value.partition("@")[0].strip()
         if not _known_workflow(g, path):
@@ -166,12 +168,16 @@ def apply_changes(g: Graph, *, ephemeral: list[str] = (), ephemeral_host: list[s
     ------
     UnknownNodeError, GraphkitError
         For an unknown id, an id of the wrong kind, or an edge not in the graph; :class:`ChangeValueError` for
-        an ``ephemeral`` id that is not a runner or a group workflow the graph does not hold.
+        a change id of the wrong kind (``--ephemeral`` not a runner, ``--restrict-group``/``--group-workflow`` not a
+        runner group, ``--narrow-trust`` not a cloud role) or a group workflow the graph does not hold.
     """
     from graphkit.whatif import make_ephemeral, narrow_trust_policy, remove_edges, restrict_runner_group
 
     groups, group_workflows, trust = groups or {}, group_workflows or {}, trust or {}
-    _check_values(g, {"--ephemeral-host": ephemeral_host, "--ephemeral": ephemeral}, group_workflows)
+    _check_values(g, {"--ephemeral-host": (ephemeral_host, "runner"), "--ephemeral": (ephemeral, "runner"),
+                      "--restrict-group": (groups, "runner_group"), "--group-workflow": (group_workflows,
+                                                                                         "runner_group"),
+                      "--narrow-trust": (trust, "cloud_role")}, group_workflows)
     for r in ephemeral_host:
         g = make_ephemeral(g, r, host=True)
     for r in ephemeral:

@@ -296,3 +296,80 @@ def test_findings_fit_the_terminal_without_splitting_ids(terminal, columns):
         assert any(line.startswith(f["severity"].upper()) and line.rstrip().endswith(f"{f['rule']}  {f['id']}")
                    for line in lines)
         assert any(line.strip() == f"subject: {f['subject']}" for line in lines)
+
+
+def test_no_command_writes_its_output_over_one_of_its_inputs(tmp_path):
+    """``report -o``, ``export opengraph -o``, ``collect host -o`` and ``collect k8s -o`` refuse a path that is one
+    of their inputs (the saved graph, an input file, the key file, the kubeconfig), as ``build`` does: a usage error
+    (exit 2) naming both, and the input is left byte for byte."""
+    acme = ROOT / "examples" / "acme"
+    inv = tmp_path / "inv.yaml"
+    inv.write_bytes((acme / "inventory.yaml").read_bytes())
+    graph = tmp_path / "g.json"
+    assert invoke("build", "--runners", str(inv), "--github-actions", str(acme / "repos"), "-o", str(graph)
+                  ).exit_code == 0
+    key = tmp_path / "k.key"
+    key.write_bytes(b"k" * 32)
+    kube = tmp_path / "kubeconfig"
+    kube.write_text("apiVersion: v1\nkind: Config\n")
+    cases = [(["report", "--graph", str(graph), "--from", "runner:acme/build-01-a", "-o", str(tmp_path / "." / "g.json")],
+              graph, "--graph"),
+             (["export", "opengraph", "--graph", str(graph), "-o", str(graph)], graph, "--graph"),
+             (["report", "--github-actions", str(acme / "repos"), "--runners", str(inv), "--from",
+               "runner:acme/build-01-a", "-o", str(inv)], inv, "--runners"),
+             (["collect", "host", "--root", str(tmp_path), "--key-file", str(key), "-o", str(key)], key, "--key-file"),
+             (["collect", "k8s", "--kubeconfig", str(kube), "-o", str(kube)], kube, "--kubeconfig")]
+    for args, victim, option in cases:
+        before = victim.read_bytes()
+        res = invoke(*args)
+        assert res.exit_code == 2, (args, res.output)
+        assert f"is an input of this" in res.output and option in res.output and victim.name in res.output
+        assert victim.read_bytes() == before
+    res = invoke("export", "opengraph", "--graph", str(graph), "-o", str(tmp_path / "og.json"))
+    assert res.exit_code == 0 and json.loads((tmp_path / "og.json").read_text())["metadata"]["source_kind"] == "GraphKit"
+
+
+def test_tokens_records_left_out_are_input_problems_of_the_summary_and_the_json(graph_file, tmp_path):
+    """A tokens file with four bad records (an STS session of negative duration, a bad time, an unknown kind, a
+    non-mapping) next to valid ones: the records left out are input problems in the table's summary and in the
+    JSON ``problems`` (``partial_input`` true), not only on stderr; exit 3."""
+    tokens = tmp_path / "tok.yaml"
+    tokens.write_text(
+        "schema: graphkit.issued-tokens/v1\ntokens:\n"
+        "  - {kind: sts_session, subject: 'cloud_role:aws:arn:aws:iam::111122223333:role/acme-release', "
+        "issued_at: '2026-12-01T19:50:00Z', duration_seconds: -5}\n"
+        "  - {kind: github_token, subject: 'job:acme/app/.github/workflows/release.yml#publish', issued_at: nope}\n"
+        "  - {kind: nosuch, subject: x, issued_at: '2026-12-01T19:50:00Z'}\n"
+        "  - {kind: sts_session, subject: 'cloud_role:aws:arn:aws:iam::111122223333:role/acme-release', "
+        "issued_at: '2026-12-01T19:59:00Z', duration_seconds: 600}\n"
+        "  - 42\n", encoding="utf-8")
+    args = ["blast-radius", "--graph", str(graph_file), "--from", "runner:acme/build-01-a", "--now",
+            "2026-12-01T20:00:00Z", "--tokens", str(tokens)]
+    res = invoke(*args, "--format", "json")
+    assert res.exit_code == 3
+    doc = json.loads(res.stdout)
+    assert doc["partial_input"] is True
+    assert [(p["file"], p["place"]) for p in doc["problems"]] == [
+        (str(tokens), "tokens[0].duration_seconds"), (str(tokens), "tokens[1].issued_at"),
+        (str(tokens), "tokens[2].kind"), (str(tokens), "tokens[4]")]
+    assert [t["status"] for t in doc["time"]["tokens"]] == ["live"]
+    res = invoke(*args)
+    assert res.exit_code == 3 and "4 input problem(s)" in " ".join(res.stdout.split())
+    assert "no input problems" not in res.stdout
+
+
+def test_tokens_file_is_read_bounded(graph_file, tmp_path, monkeypatch):
+    """``--tokens`` given a FIFO (would block), ``/dev/zero`` (endless) or a file over ``max_file_bytes``: an error
+    naming the file and what it is (exit 1), never a hang or a MemoryError; nothing on stdout."""
+    import os
+    fifo = tmp_path / "tok.fifo"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.yaml"
+    big.write_text("schema: graphkit.issued-tokens/v1\ntokens: []\n" + "#" * 2000 + "\n", encoding="utf-8")
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_FILE_BYTES", "1024")
+    for path, said in ((fifo, "a named pipe (FIFO): not read"), (Path("/dev/zero"), "a character device: not read"),
+                       (big, "max_file_bytes")):
+        res = invoke("blast-radius", "--graph", str(graph_file), "--from", "runner:acme/build-01-a", "--tokens",
+                     str(path))
+        assert res.exit_code == 1 and res.stdout == "", (path, res.output)
+        assert str(path) in res.stderr and said in " ".join(res.stderr.split())

@@ -349,3 +349,43 @@ def test_a_runner_reached_through_an_absolute_link_inside_the_root_stays_supervi
     reg = {r["name"]: r["registration"] for r in collect_host(root).document["runners"]}["build-01-a"]
     assert (reg["service"], reg["kept_alive_by"], reg["unsupervised"]) == (
         "actions.runner.acme.build-01-a.service", [unit], False)
+
+
+def test_a_saved_graph_built_from_partial_input_reads_its_stored_problems(tmp_path):
+    """A graph built from the bundled inventory with ``runners[2].labels`` not a list (its build leaves that
+    runner out and records the place in ``meta.problems``): ``diff`` of the full graph against it says the runner
+    is ``unknown``, never ``removed``, and the reverse never ``added``; the stored problem is named and the exit
+    is 3, as for the two inventories compared directly."""
+    text = (Path(__file__).resolve().parents[1] / "examples" / "acme" / "inventory.yaml").read_text(encoding="utf-8")
+    eph = "  - name: eph-7f3a\n    id: 203\n    labels: [self-hosted, Linux, X64, shared]\n"
+    assert eph in text
+    good, bad = tmp_path / "inv.yaml", tmp_path / "bad.yaml"
+    good.write_text(text, encoding="utf-8")
+    bad.write_text(text.replace(eph, eph.replace("[self-hosted, Linux, X64, shared]", "self-hosted")), "utf-8")
+    full, partial = tmp_path / "full.json", tmp_path / "partial.json"
+    assert cli.invoke(app, ["build", "--runners", str(good), "-o", str(full)]).exit_code == 0
+    assert cli.invoke(app, ["build", "--runners", str(bad), "-o", str(partial)]).exit_code == 3
+    stored = json.loads(partial.read_text())["meta"]["problems"]
+    assert [p["place"] for p in stored] == ["runners[2].labels"]
+    for old, new, message in ((full, partial, "was not read by the new scan (the new snapshot's entries at "
+                               "runners[2].labels could not be read)"),
+                              (partial, full, "whether it is new is unknown")):
+        res = cli.invoke(app, ["diff", str(old), str(new), "--format", "json"])
+        assert res.exit_code == 3 and "runners[2].labels" in res.stderr
+        changes = json.loads(res.stdout)["changes"]
+        assert [(c["change"], c["id"], c["signal"]) for c in changes] == [
+            ("unknown", "runner:acme/eph-7f3a", "medium")]
+        assert message in changes[0]["message"]
+    with pytest.raises(InputError, match="runners\\[2\\].labels"):
+        diff_files(full, partial)  # problems=None: the first is raised, as for an inventory
+    # a whole inventory file its build could not read (next to a readable one): every runner missing is unknown
+    junk = tmp_path / "junk.yaml"
+    junk.write_text("runners: [unclosed\n", encoding="utf-8")
+    other = tmp_path / "other.yaml"
+    other.write_text("schema: graphkit.runner-inventory/v1\nhosts:\n  - name: lone\n    os: linux\n", "utf-8")
+    whole = tmp_path / "whole.json"
+    assert cli.invoke(app, ["build", "--runners", str(other), "--runners", str(junk), "-o", str(whole)]).exit_code == 3
+    res = cli.invoke(app, ["diff", str(full), str(whole), "--format", "json"])
+    assert res.exit_code == 3
+    got = {c["change"] for c in json.loads(res.stdout)["changes"] if c["kind"] == "runner"}
+    assert got == {"unknown"}

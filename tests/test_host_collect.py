@@ -599,3 +599,54 @@ def test_links_out_of_the_root_and_refused_files_are_named_and_skipped(tmp_path)
         assert f"{path}: link out of the scanned root: not followed" in res.stderr
     assert "/home/dev/.npmrc: larger than" in res.stderr
     assert [c["path"] for c in json.loads(out.read_text())["hosts"][0]["credentials"]] == ["/opt/ar/.credentials"]
+
+
+def test_key_file_is_read_bounded_and_must_hold_a_real_key(tmp_path, monkeypatch):
+    """``--key-file``: a FIFO (would block), ``/dev/zero`` (endless), a file over ``max_file_bytes``, an empty or
+    short file are usage errors (exit 2) naming the option, never read whole; a 32-byte key keys the fingerprints
+    (they differ from the fixed key's)."""
+    root = make_root(tmp_path / "host", everything=False)
+    fifo = tmp_path / "key.fifo"
+    os.mkfifo(fifo)
+    short, big, good = tmp_path / "short.key", tmp_path / "big.key", tmp_path / "good.key"
+    short.write_bytes(b"x" * 31)
+    big.write_bytes(b"y" * 2048)
+    good.write_bytes(bytes(range(32)))
+    (tmp_path / "empty.key").write_bytes(b"")
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_FILE_BYTES", "1024")
+    run = CliRunner().invoke
+    for key, said in ((fifo, "a named pipe (FIFO): not read"), (Path("/dev/zero"), "a character device: not read"),
+                      (big, "max_file_bytes"), (tmp_path / "empty.key", "a key of 0 byte(s)"),
+                      (short, "a key of 31 byte(s); give at least 32")):
+        res = run(app, ["collect", "host", "--root", str(root), "--key-file", str(key), "-o", str(tmp_path / "h.json")])
+        assert res.exit_code == 2, (key, res.output)
+        assert "--key-file" in res.output and said in " ".join(res.output.split())
+        assert not (tmp_path / "h.json").exists()
+    res = run(app, ["collect", "host", "--root", str(root), "--key-file", str(good), "-o", str(tmp_path / "h.json")])
+    assert res.exit_code == 0, res.output
+    keyed = json.loads((tmp_path / "h.json").read_text())
+    plain = collect_host(root).document
+    assert keyed["hosts"][0]["credentials"] and keyed == collect_host(root, key=bytes(range(32))).document
+    assert [c["fingerprint"] for c in keyed["hosts"][0]["credentials"]] != \
+        [c["fingerprint"] for c in plain["hosts"][0]["credentials"]]
+
+
+def test_a_runner_file_with_wrong_types_names_each_field(tmp_path):
+    """A ``.runner`` with ``agentName`` a list, ``agentId`` a string and ``gitHubUrl`` a number: the problem names
+    the real fault of each field (was "agentName: missing"), the registration is skipped; a ``.runner`` whose
+    name is good but whose ``agentId`` is a string and ``ephemeral`` the number 1 keeps its registration with the
+    id unknown and ephemeral false (persistent), one problem per field."""
+    root = make_root(tmp_path, everything=False)
+    write(root, "opt/r2/.runner", json.dumps({"agentId": "notanint", "agentName": ["x"], "gitHubUrl": 5}))
+    write(root, "opt/r3/.runner", json.dumps({"agentId": "9", "agentName": "r3", "ephemeral": 1,
+                                              "gitHubUrl": "https://github.com/acme"}))
+    result = collect_host(root)
+    got = {(p.file, p.place): p.reason for p in result.problems if p.file.startswith(("/opt/r2", "/opt/r3"))}
+    assert got == {
+        ("/opt/r2/.runner", "agentName"): "expected a string, found an array (and agentId: expected an integer, "
+                                          "found a string; gitHubUrl: expected a string, found an integer): "
+                                          "registration skipped",
+        ("/opt/r3/.runner", "agentId"): "expected an integer, found a string",
+        ("/opt/r3/.runner", "ephemeral"): "expected a boolean, found an integer"}
+    runners = {r["name"]: r for r in result.document["runners"]}
+    assert "x" not in runners and runners["r3"].get("id") is None and runners["r3"].get("ephemeral") is not True

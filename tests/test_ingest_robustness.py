@@ -268,7 +268,7 @@ def test_inventory_bad_entries_are_reported_and_the_others_ingested(tmp_path: Pa
         f"{f}: repositories[2].secrets[1]: Input should be a valid string (line 9)",
         f"{f}: hosts[0].credentials[0].grants[0].access: assumes_role cannot point to a repository "
         "(repo:acme/app) (line 13)",
-        f"{f}: hosts[1].ephemeral: Input should be a valid boolean, unable to interpret input (line 15)",
+        f"{f}: hosts[1].ephemeral: Input should be a valid boolean; left unknown (read as persistent) (line 15)",
         f"{f}: runners[1].labels[1]: Input should be a valid string or Input should be a valid dictionary or "
         "instance of RunnerLabel (line 19)",
         f"{f}: runners[2].labels[0].name: required field missing (line 20)",
@@ -285,8 +285,10 @@ def test_inventory_bad_entries_are_reported_and_the_others_ingested(tmp_path: Pa
     assert {i: n.labels for i, n in runners.items()} == {
         "runner:acme/r1": ["self-hosted", "linux"], "runner:acme/r2": ["self-hosted", "linux"],
         "runner:acme/r3": ["self-hosted"], "runner:acme/r5": ["self-hosted", "linux"]}
-    # h1's bad grant costs only that grant; acme/x's bad secret name makes its secret list unknown (issue 18)
-    assert {i for i in ids if i.startswith("host:")} == {"host:h1", "host:h3"}
+    # h1's bad grant costs only that grant; acme/x's bad secret name makes its secret list unknown (issue 18);
+    # h2's bad ephemeral makes it unknown (read as persistent), h2 is kept
+    assert {i for i in ids if i.startswith("host:")} == {"host:h1", "host:h2", "host:h3"}
+    assert next(n for n in res.nodes if n.id == "host:h2").ephemeral is None
     assert {i for i in ids if i.startswith("repo:")} == {"repo:acme/app", "repo:acme/x"}
     assert not any(i.startswith("secret:") and "acme/x" in i for i in ids)
     assert "org:other" in ids and "runner_group:acme/g" not in ids

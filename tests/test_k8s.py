@@ -458,3 +458,27 @@ def test_eks_access_entries(tmp_path):
     (action,) = remove_rbac_binding(g.node(admin), g)
     assert action.command == ("aws eks disassociate-access-policy --cluster-name prod-eu --principal-arn "
                               "arn:aws:iam::111122223333:role/admin --policy-arn " + pol + "AmazonEKSClusterAdminPolicy")
+
+
+def test_a_document_of_no_object_shape_is_named_in_a_recognised_file(tmp_path):
+    """A stream whose documents are a ServiceAccount, a sequence, a ``kind: 42``, a ``kind`` without
+    ``apiVersion`` and an empty document: each bad one is one problem naming the file, the document index, the
+    YAML path and the line; the good object is kept.  A file of no Kubernetes object at all (a YAML list alone)
+    stays not recognised (ignored in a folder), as before."""
+    f = tmp_path / "a.yaml"
+    f.write_text("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: arc}\n---\n- just\n- a list\n"
+                 "---\nkind: 42\n---\nkind: Secret\nmetadata: {name: s}\n---\n", encoding="utf-8")
+    parsed = parse(f.read_text(), str(f))
+    assert [(p.place, p.reason) for p in parsed.problems] == [
+        ("document 1, line 5", "expected a mapping (a Kubernetes object), found a sequence"),
+        ("document 2, kind, line 8", "expected a string (the object's kind), found an int"),
+        ("document 3, apiVersion, line 10", "missing")]
+    assert [o.name for o in parsed.objects] == ["sa"]
+    lone = tmp_path / "list.yaml"
+    lone.write_text("- just\n- a list\n", encoding="utf-8")
+    with pytest.raises(NotRecognised):
+        parse(lone.read_text(), str(lone))
+    result = build_graph({"k8s": [tmp_path]})
+    assert {(Path(p.file).name, p.place) for p in result.problems} == {
+        ("a.yaml", "document 1, line 5"), ("a.yaml", "document 2, kind, line 8"),
+        ("a.yaml", "document 3, apiVersion, line 10")}

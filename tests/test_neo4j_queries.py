@@ -280,3 +280,36 @@ def test_readme_neo4j_examples_run(synced, bolt, tmp_path: Path):
                 assert json.loads(res.stdout)["rows"], argv
             else:
                 assert not re.search(r"^0 row\(s\)", res.output, re.M), argv
+
+
+@pytest.mark.parametrize("synced", ["example"], indirect=True)
+def test_backend_classifies_tokens_as_the_embedded_backend(synced, bolt, tmp_path: Path):
+    """``blast-radius --backend neo4j --now T --tokens F``: the tokens are classified in this backend too (the
+    README promises the same document): the whole JSON, ``time`` included, equals the embedded backend's, also
+    for a source whose radius does not reach the STS session's role (its cap is read from the database, never
+    "not in the graph"), and a record left out of the tokens file is an input problem of both (exit 3)."""
+    _, g = synced
+    role = "cloud_role:aws:arn:aws:iam::111122223333:role/acme-release"
+    runners = sorted(n.id for n in g.nodes(NodeKind.RUNNER))
+    jobs = sorted(n.id for n in g.nodes(NodeKind.JOB))
+    outside = next(j for j in jobs if len(blast_radius(g, j)) and role not in {x.id for x in blast_radius(g, j)})
+    inside = next(r for r in runners if role in {x.id for x in blast_radius(g, r)})
+    tokens = tmp_path / "tok.yaml"
+    tokens.write_text((ROOT / "examples" / "acme" / "issued-tokens.yaml").read_text(encoding="utf-8")
+                      + "  - 42\n", encoding="utf-8")
+    gfile = tmp_path / "g.json"
+    g.save(gfile)
+    run, env = CliRunner().invoke, _env(bolt)
+    for src in (inside, outside):
+        args = ["blast-radius", "--from", src, "--now", "2026-12-01T20:00:00Z", "--tokens", str(tokens),
+                "--format", "json"]
+        emb = run(app, [*args, "--graph", str(gfile)])
+        neo = run(app, [*args, "--backend", "neo4j"], env=env)
+        assert emb.exit_code == neo.exit_code == 3, neo.output
+        doc = json.loads(neo.stdout)
+        assert doc == json.loads(emb.stdout)
+        status = {t["subject"]: t["status"] for t in doc["time"]["tokens"]}
+        assert status[role] == "live" and "tokens[3]" in {p["place"] for p in doc["problems"]}
+    res = run(app, ["blast-radius", "--backend", "neo4j", "--from", inside, "--now", "2026-12-01T20:00:00Z",
+                    "--tokens", str(tokens)], env=env)
+    assert res.exit_code == 3 and "acme-release" in res.stdout and "revoke" in res.stdout

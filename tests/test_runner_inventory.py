@@ -13,7 +13,7 @@ import yaml
 
 from graphkit.build import build_graph
 from graphkit.errors import InputError
-from graphkit.model import EdgeKind, Lifetime, ids
+from graphkit.model import EdgeKind, Lifetime, NodeKind, ids
 from ingest import runner_inventory as ri
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -427,3 +427,35 @@ def test_a_token_shaped_secret_name_is_stored_as_its_fingerprint(tmp_path):
     job = ids.job("acme/app", ".github/workflows/ci.yml", "a")
     assert {(e.target, e.confidence.value) for e in result.graph.out_edges(job)
             if e.kind is EdgeKind.READS_SECRET} == {(repo_secret, "certain")}
+
+
+def test_only_real_booleans_are_booleans_and_a_bad_ephemeral_is_unknown(tmp_path):
+    """``ephemeral: "yes"``, ``"on"``, ``"t"``, ``1`` (which the published schema, ``boolean|null``, rejects):
+    each one problem naming the file, place and line, and the runner or host is kept with its ephemeral state
+    unknown (null: read as persistent, the wider blast radius), never ephemeral; real booleans are kept."""
+    inv = _write(tmp_path, "inv.yaml", "schema: graphkit.runner-inventory/v1\nhosts:\n"
+                 "  - {name: h1, ephemeral: \"on\"}\n  - {name: h2, ephemeral: true}\nrunners:\n"
+                 "  - {name: r1, labels: [self-hosted], scope: acme, host: h1, ephemeral: \"yes\"}\n"
+                 "  - {name: r2, labels: [self-hosted], scope: acme, host: h1, ephemeral: 1}\n"
+                 "  - {name: r3, labels: [self-hosted], scope: acme, host: h1, ephemeral: \"t\"}\n"
+                 "  - {name: r4, labels: [self-hosted], scope: acme, host: h2, ephemeral: true}\n"
+                 "  - {name: r5, labels: [self-hosted], scope: acme, host: h2, ephemeral: false}\n")
+    doc = yaml.safe_load(inv.read_text())
+    schema = json.loads((ROOT / "schemas" / "runner-inventory.schema.json").read_text())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, schema)
+    result = build_graph({"runners": [inv]})
+    assert [(p.file, p.place, p.reason) for p in result.problems] == [
+        (str(inv), place, f"Input should be a valid boolean; left unknown (read as persistent) (line {line})")
+        for place, line in (("hosts[0].ephemeral", 3), ("runners[0].ephemeral", 6), ("runners[1].ephemeral", 7),
+                            ("runners[2].ephemeral", 8))]
+    g = result.graph
+    got = {n.id: n.ephemeral for n in (*g.nodes(NodeKind.RUNNER), *g.nodes(NodeKind.HOST))}
+    assert got == {"runner:acme/r1": None, "runner:acme/r2": None, "runner:acme/r3": None,
+                   "runner:acme/r4": True, "runner:acme/r5": False, "host:h1": None, "host:h2": True}
+    # another boolean field the schema types: strict too (the entry's own field: the group is left out, named)
+    inv2 = _write(tmp_path, "inv2.yaml", "schema: graphkit.runner-inventory/v1\norganizations:\n  - name: acme\n"
+                  "    runner_groups:\n      - {name: g, visibility: all, allows_public_repositories: \"no\"}\n")
+    problems = build_graph({"runners": [inv2]}).problems
+    assert [(p.place, p.reason) for p in problems] == [
+        ("organizations[0].runner_groups[0].allows_public_repositories", "Input should be a valid boolean (line 5)")]

@@ -64,3 +64,33 @@ def test_broad_trust_every_seventh_team():
     cond = next(r for r in doc["RoleDetailList"] if r["RoleName"] == "synth-t0003-deployer")[
         "AssumeRolePolicyDocument"]["Statement"][0]["Condition"]
     assert cond["StringLike"][synth._SUB] == "repo:synth/*:*"
+
+
+def test_output_folder_holding_files_synth_did_not_write_is_refused_unless_force(tmp_path):
+    """``synth -o DIR`` where DIR holds a user's ``inventory.yaml`` and ``repos/keep/``: a usage error (exit 2)
+    naming the folder and the first foreign file, nothing written; ``--force`` writes (same-named files replaced).
+    A folder synth wrote itself is rewritten without ``--force``, and a smaller org removes the larger one's
+    repositories (no mixed checkouts); a file given as the folder is refused."""
+    out = tmp_path / "syn"
+    (out / "repos" / "keep").mkdir(parents=True)
+    (out / "inventory.yaml").write_text("inv-precious\n", encoding="utf-8")
+    (out / "repos" / "keep" / "x.yml").write_text("mine\n", encoding="utf-8")
+    res = runner.invoke(app, ["synth", "--repos", "3", "-o", str(out)])
+    assert res.exit_code == 2 and "'inventory.yaml', which synth did not write" in " ".join(res.output.split())
+    assert (out / "inventory.yaml").read_text() == "inv-precious\n" and not (out / "aws-iam.json").exists()
+    res = runner.invoke(app, ["synth", "--repos", "3", "-o", str(out), "--force"])
+    assert res.exit_code == 0 and (out / "inventory.yaml").read_text() == synth.generate(3).files["inventory.yaml"]
+    assert (out / "repos" / "keep" / "x.yml").read_text() == "mine\n"  # --force replaces, never deletes others
+    fresh = tmp_path / "fresh"
+    assert runner.invoke(app, ["synth", "--repos", "30", "-o", str(fresh)]).exit_code == 0
+    big = {p.relative_to(fresh).as_posix() for p in (fresh / "repos").rglob("*.yml")}
+    res = runner.invoke(app, ["synth", "--repos", "3", "-o", str(fresh)])  # its own folder: no --force needed
+    assert res.exit_code == 0, res.output
+    small = {p.relative_to(fresh).as_posix() for p in (fresh / "repos").rglob("*.yml")}
+    assert small == set(f for f in synth.generate(3).files if f.startswith("repos/")) and small < big
+    res = build_graph({"github-actions": [fresh / "repos"]})
+    assert res.problems == []
+    afile = tmp_path / "f.txt"
+    afile.write_text("x", encoding="utf-8")
+    res = runner.invoke(app, ["synth", "--repos", "3", "-o", str(afile)])
+    assert res.exit_code == 2 and "is not a folder" in res.output and afile.read_text() == "x"

@@ -216,10 +216,16 @@ def test_restrict_a_group_to_workflows_only_keeps_its_repositories(graph_file):
      "'acme/app/.github/workflows/nope.yml' names no workflow of the graph"),
     ("--ephemeral", "host:build-01", "'host:build-01' is a host, not a runner"),
     ("--ephemeral-host", "host:build-01", "'host:build-01' is a host, not a runner"),
+    ("--restrict-group", "runner:acme/build-01-a=acme/app", "'runner:acme/build-01-a' is a runner, not a "
+     "runner_group"),
+    ("--group-workflow", "runner:acme/build-01-a=acme/app/.github/workflows/ci.yml",
+     "'runner:acme/build-01-a' is a runner, not a runner_group"),
+    ("--narrow-trust", "runner:acme/build-01-a=repo:x/y:*", "'runner:acme/build-01-a' is a runner, not a "
+     "cloud_role"),
 ])
 def test_a_value_naming_no_workflow_or_another_kind_is_a_usage_error(graph_file, option, value, named):
     """Exit 2 naming the option and the value (was: a bogus workflow accepted silently, restricting the group
-    to nothing; a host given to --ephemeral exit 1)."""
+    to nothing; a host given to --ephemeral, a runner given to --restrict-group or --narrow-trust exit 1)."""
     res = what_if(graph_file, option, value)
     assert res.exit_code == 2, res.output
     assert f"Invalid value for {option}: {named}" in " ".join(res.output.split())

@@ -202,14 +202,17 @@ def load_issued(path: str | Path, problems: list[InputError] | None = None) -> l
     Raises
     ------
     InputError
-        naming the file and place (never quoting a value) for a file that is not a tokens file as a whole (not a
+        naming the file and place (never quoting a value) for a file that is not a regular file, is larger than
+        ``max_file_bytes`` (:func:`graphkit.ingestor.read_bytes`), or is not a tokens file as a whole (not a
         mapping, another ``schema``, ``tokens`` not a list, an unknown top-level key), or a bad record when
         ``problems`` is None.
     """
+    from graphkit.ingestor import read_bytes
     p = Path(path)
+    raw = read_bytes(p)  # a regular file of at most max_file_bytes: a FIFO or /dev/zero is never read
     try:
-        data: Any = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        data: Any = yaml.safe_load(raw.decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise InputError(str(p), "", f"cannot read: {type(exc).__name__}") from None
     if not isinstance(data, dict):  # pydantic would name its model ("instance of IssuedFile")
         raise InputError(str(p), "", f"expected a mapping (schema: graphkit.issued-tokens/v1, tokens: [...]), got "

@@ -214,12 +214,15 @@ BackendOpt = Annotated[Backend, typer.Option(
     "(after 'graphkit neo4j sync'), connection from NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE.")]
 
 
-def blast_radius_neo4j(sources: list[str], *, as_json: bool, top: int | None, has_inputs: bool) -> None:
+def blast_radius_neo4j(sources: list[str], *, as_json: bool, top: int | None, has_inputs: bool,
+                       clock: Any = None) -> None:
     """``graphkit blast-radius --backend neo4j``: same output as the embedded backend, reach computed in the database.
 
     Connection from ``NEO4J_URI`` / ``NEO4J_USERNAME`` / ``NEO4J_PASSWORD`` /
     ``NEO4J_DATABASE``.  Exit codes as for the embedded backend (3 when the
-    last sync's input was partial).
+    last sync's input was partial, or ``--tokens`` records were left out).  ``clock``: the
+    :class:`graphkit.output.Clock` of ``--now``/``--compromised-since``/``--tokens`` (None: none given): the
+    tokens are classified as by the embedded backend (the document's ``time``).
 
     Raises
     ------
@@ -238,7 +241,7 @@ def blast_radius_neo4j(sources: list[str], *, as_json: bool, top: int | None, ha
     settings = Neo4jSettings.from_env()
     try:
         with connect(settings) as driver:
-            doc, sub = blast_radius_document(driver, sources, database=settings.database, top=top)
+            doc, sub = blast_radius_document(driver, sources, database=settings.database, top=top, clock=clock)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     except GraphkitError as exc:
@@ -247,5 +250,7 @@ def blast_radius_neo4j(sources: list[str], *, as_json: bool, top: int | None, ha
         print_json(base.out, doc)
     else:
         base.print_blast_radius(sub, doc)
-    if doc["partial_input"]:
-        base.exit_partial(doc["problems"], graph_file=f"the graph last synced to {settings.display_uri}")
+    named = clock.problems if clock is not None else ()  # tokens records left out, named on stderr
+    if sub.meta.partial or named:
+        base.exit_partial([p.model_dump() for p in sub.meta.problems], named=named,
+                          graph_file=f"the graph last synced to {settings.display_uri}")

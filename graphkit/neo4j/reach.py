@@ -30,6 +30,7 @@ from graphkit.neo4j.props import edge_from_props, node_from_props
 from graphkit.neo4j.statements import SYNC_ID, kind_of_label, read_statements
 
 if TYPE_CHECKING:  # pragma: no cover
+    from graphkit.output import Clock
     import neo4j
 
 __all__ = ["reached_subgraph", "read_graph", "blast_radius_document", "find_node_kind"]
@@ -174,15 +175,17 @@ def read_graph(driver: "neo4j.Driver", *, database: str) -> Graph:
 
 
 def blast_radius_document(driver: "neo4j.Driver", sources: str | Iterable[str], *, database: str,
-                          top: int | None = None) -> tuple[dict[str, Any], Graph]:
+                          top: int | None = None, clock: "Clock | None" = None) -> tuple[dict[str, Any], Graph]:
     """The ``graphkit.blast-radius/v1`` document computed from the database.
 
     Parameters
     ----------
     driver, sources, database
         as for :func:`reached_subgraph`.
-    top
-        as for :func:`graphkit.output.blast_radius_document`.
+    top, clock
+        as for :func:`graphkit.output.blast_radius_document` (``--now``, ``--compromised-since``, ``--tokens``):
+        the nodes the issued tokens name are read too (a role's session cap, whether the subject exists), so the
+        tokens are classified as the embedded backend classifies them on the whole graph.
 
     Returns
     -------
@@ -198,4 +201,11 @@ def blast_radius_document(driver: "neo4j.Driver", sources: str | Iterable[str], 
     from graphkit.output import blast_radius_document as document
 
     sub = reached_subgraph(driver, sources, database=database)
-    return document(sub, sources, top=top), sub
+    subjects = sorted({i.subject for i in clock.issued if i.subject not in sub}) if clock is not None else []
+    if subjects:  # without edges: what the sources reach stays as walked
+        with driver.session(database=database) as session:
+            for subject in subjects:
+                kind = find_node_kind(session, subject)
+                if kind is not None:
+                    sub.update(nodes=_fetch_nodes(session, kind, [subject]))
+    return document(sub, sources, top=top, clock=clock), sub

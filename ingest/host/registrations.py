@@ -73,6 +73,7 @@ def _runner_settings(scan: HostScan, d: str) -> tuple[RunnerFile, str] | None:
                  "registration skipped")
     if rf is None:
         return None
+    scan.problems.extend(rf.problems)  # fields of the wrong type, read as unknown
     scope = scope_from_url(rf.github_url)
     if scope is None:
         scan.problems.append(InputError(f"{d}/.runner", "gitHubUrl", "no org or repository URL: registration skipped"))

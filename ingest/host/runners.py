@@ -46,6 +46,8 @@ class RunnerFile:
     github_url: str | None
     work_folder: str | None
     ephemeral: bool
+    #: fields of the wrong JSON type, each read as unknown (``ephemeral``: as false, persistent), one problem each
+    problems: tuple[InputError, ...] = ()
 
 
 def _strict_int(value: Any) -> int | None:
@@ -54,6 +56,34 @@ def _strict_int(value: Any) -> int | None:
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
+
+
+#: ``.runner`` fields (lower-cased key -> name as written, the JSON type actions/runner's ``RunnerSettings``
+#: writes: ``int AgentId``, ``int PoolId``, ``bool Ephemeral``, strings).
+_FIELDS = {"agentid": ("agentId", int), "agentname": ("agentName", str), "poolid": ("poolId", int),
+           "poolname": ("poolName", str), "serverurl": ("serverUrl", str), "githuburl": ("gitHubUrl", str),
+           "workfolder": ("workFolder", str), "ephemeral": ("ephemeral", bool)}
+_JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "an integer",
+               float: "a number"}
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a parsed value, with its article (``an array``)."""
+    return _JSON_TYPES.get(type(value), "null" if value is None else type(value).__name__)
+
+
+def _wrong_types(low: dict[str, Any], file: str) -> list[InputError]:
+    """A problem per known field whose value is not of its JSON type (an absent or null one is none).
+
+    >>> [(p.place, p.reason) for p in _wrong_types({"agentid": "7", "ephemeral": 1, "poolid": None}, ".runner")]
+    [('agentId', 'expected an integer, found a string'), ('ephemeral', 'expected a boolean, found an integer')]
+    """
+    out = []
+    for key, (name, want) in _FIELDS.items():
+        v = low.get(key)
+        if v is not None and not (isinstance(v, want) and (want is bool or not isinstance(v, bool))):
+            out.append(InputError(file, name, f"expected {_JSON_TYPES[want]}, found {_json_type(v)}"))
+    return out
 
 
 def parse_runner_file(text: str, file: str) -> RunnerFile:
@@ -74,7 +104,9 @@ def parse_runner_file(text: str, file: str) -> RunnerFile:
     Raises
     ------
     InputError
-        not JSON, not an object, or no ``agentName``.
+        not JSON, not an object, or no ``agentName`` string (missing, empty or of another type: the reason names
+        which, and the other fields of the wrong type).  Another field of the wrong type is read as unknown (an
+        ``ephemeral`` that is no boolean as false: persistent) and is one of ``problems``.
 
     Examples
     --------
@@ -87,13 +119,18 @@ def parse_runner_file(text: str, file: str) -> RunnerFile:
     if not isinstance(data, dict):
         raise InputError(file, "", "expected a JSON object")
     low = {str(k).lower(): v for k, v in data.items()}
+    wrong = _wrong_types(low, file)
     name = _str(low.get("agentname"))
     if name is None:
-        raise InputError(file, "agentName", "missing")
+        raw = low.get("agentname")
+        why = next((p.reason for p in wrong if p.place == "agentName"), "missing" if raw is None else "empty")
+        others = "; ".join(f"{p.place}: {p.reason}" for p in wrong if p.place != "agentName")
+        raise InputError(file, "agentName", why + (f" (and {others})" if others else "") + ": registration skipped")
     return RunnerFile(agent_id=_strict_int(low.get("agentid")), agent_name=name.strip(),
                       pool_id=_strict_int(low.get("poolid")), pool_name=_str(low.get("poolname")),
                       server_url=_str(low.get("serverurl")), github_url=_str(low.get("githuburl")),
-                      work_folder=_str(low.get("workfolder")), ephemeral=low.get("ephemeral") is True)
+                      work_folder=_str(low.get("workfolder")), ephemeral=low.get("ephemeral") is True,
+                      problems=tuple(wrong))
 
 
 _SEGMENT = re.compile(r"^[A-Za-z0-9._-]+$")

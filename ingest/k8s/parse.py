@@ -40,7 +40,7 @@ from graphkit import limits
 from graphkit.errors import InputError
 from graphkit.ingestor import NotRecognised
 from ingest._kubeconfig import kubeconfig_clusters, kubeconfig_users
-from ingest._yaml import load_yaml
+from ingest._yaml import load_yaml, type_name
 from ingest.k8s.models import (AccessPolicy, AwsAuthEntry, BindingDoc, ClusterInfo, K8sObject, KubeconfigDoc, KubeUser,
                                LabelSelector, RoleDoc, Rule, SecretDoc, ServiceAccountDoc, Subject, Where, WorkloadDoc)
 from ingest.k8s.pods import chart_rbac, pod_template, scale_set, summerwind_pool, values_file
@@ -345,6 +345,36 @@ def _objects(d: _Doc, release: str) -> list[K8sObject] | None:
     return handler(d) if handler is not None else []
 
 
+def _shape(data: Any) -> Bad | None:
+    """What makes a document no object of any kind (None: nothing): not a mapping (a sequence, a scalar), a
+    ``kind`` that is not a string, or a ``kind`` without a string ``apiVersion``.  Kept by :func:`parse` only for
+    a file it recognises (a folder may hold other YAML)."""
+    if not isinstance(data, dict):
+        return Bad("", f"expected a mapping (a Kubernetes object), found {_a(type_name(data))}")
+    kind, api = data.get("kind"), data.get("apiVersion")
+    if "kind" in data and not isinstance(kind, str):
+        return Bad("kind", f"expected a string (the object's kind), found {_a(type_name(kind))}")
+    if isinstance(kind, str) and not isinstance(api, str):
+        return Bad("apiVersion", "missing" if api is None else f"expected a string (group/version), found "
+                   f"{_a(type_name(api))}")
+    return None
+
+
+def _a(name: str) -> str:
+    """``name`` with its indefinite article (``an int``, ``a sequence``)."""
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
+
+
+def _doc_index(place: str) -> int:
+    """The document index a problem's place starts with (``document 3, kind, line 9`` -> 3; else 0).
+
+    >>> _doc_index("document 12, kind, line 40"), _doc_index("line 2")
+    (12, 0)
+    """
+    head = place.split(",", 1)[0]
+    return int(head[9:]) if head.startswith("document ") and head[9:].isdigit() else 0
+
+
 def _release(file: str) -> str:
     """The Helm release a values file stands for: its file name, else its folder's for ``values.yaml``."""
     p = PurePath(file)
@@ -353,8 +383,9 @@ def _release(file: str) -> str:
 
 def _problem(file: str, where_doc: str, r: Reader, exc: Bad) -> InputError:
     """The problem of a field: file, document, YAML path and line, and the reason (never the value)."""
-    line = r.line(exc.path)
-    return InputError(file, f"{where_doc}{r.full(exc.path)}" + (f", line {line}" if line else ""), exc.reason)
+    line, path = r.line(exc.path), r.full(exc.path)
+    place = f"{where_doc}{path}" + (f", line {line}" if line and path else f"line {line}" if line else "")
+    return InputError(file, place.strip(", "), exc.reason)
 
 
 def parse(text: str, file: str, root: str = "") -> ParsedK8s:
@@ -373,6 +404,7 @@ def parse(text: str, file: str, root: str = "") -> ParsedK8s:
                                                                  f"{len(docs)} YAML documents")))
         return out
     multi = len(docs) > 1
+    shapes: list[InputError] = []  # documents of no object's shape: problems of a file otherwise recognised
     for i, (offset, chunk) in enumerate(docs):
         where_doc = f"document {i}, " if multi else ""
         try:
@@ -380,6 +412,10 @@ def parse(text: str, file: str, root: str = "") -> ParsedK8s:
         except InputError as exc:
             out.problems.append(InputError(file, f"{where_doc}{exc.place}".strip(", "), exc.reason))
             continue
+        shape = _shape(data) if data is not None else None  # an empty document holds no object
+        if shape is not None:  # the line of its first item or key, not of its "---"
+            first = min((n for k, n in lines.items() if k), default=lines.get("", 0))
+            shapes.append(_problem(file, where_doc, Reader({**lines, "": first}), shape))
         if not isinstance(data, dict):
             continue
         r = Reader(lines)
@@ -396,6 +432,8 @@ def parse(text: str, file: str, root: str = "") -> ParsedK8s:
         if objects is not None:
             out.recognised = True
             out.objects += objects
+    if out.recognised:
+        out.problems = sorted(out.problems + shapes, key=lambda p: _doc_index(p.place))
     if not out.recognised and not out.problems:
         raise NotRecognised(file, "", "not a Kubernetes manifest, ARC values file, kubeconfig or cluster descriptor")
     return out

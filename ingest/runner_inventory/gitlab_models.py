@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 __all__ = ["GitLabEnvironment", "GitLabGroup", "GitLabInstance", "GitLabProject", "GitLabRunner", "GitLabVariable",
            "instance_host"]
@@ -78,10 +78,10 @@ class GitLabVariable(_Model):
     """A CI/CD variable: its key and flags, never its value."""
 
     key: str = Field(pattern=r"^[A-Za-z0-9_]+$", description="Variable key (case-sensitive).")
-    protected: bool | None = Field(None, description="Only jobs on protected branches and tags receive it.")
-    masked: bool | None = Field(None, description="Masked in job logs (the job still receives it).")
-    hidden: bool | None = Field(None, description="Masked and hidden in the UI (the job still receives it).")
-    raw: bool | None = Field(None, description="Not expanded.")
+    protected: StrictBool | None = Field(None, description="Only jobs on protected branches and tags receive it.")
+    masked: StrictBool | None = Field(None, description="Masked in job logs (the job still receives it).")
+    hidden: StrictBool | None = Field(None, description="Masked and hidden in the UI (the job still receives it).")
+    raw: StrictBool | None = Field(None, description="Not expanded.")
     variable_type: Literal["env_var", "file"] | None = None
     environment_scope: str = Field("*", min_length=1, pattern=r"^[^:\n]+$",
                                    description="`*`, an environment name or a wildcard pattern (`review/*`).")
@@ -92,7 +92,7 @@ class GitLabEnvironment(_Model):
 
     name: str = Field(min_length=1, pattern=r"^[^:\n]+$")
     tier: Literal["production", "staging", "testing", "development", "other"] | None = None
-    protected: bool | None = Field(None, description="A protected environment (deployments need approval or "
+    protected: StrictBool | None = Field(None, description="A protected environment (deployments need approval or "
                                    "allowed deployers).")
 
 
@@ -101,7 +101,7 @@ class GitLabInstance(_Model):
 
     url: _Host = Field(description="Instance URL or host (`https://gitlab.com`).")
     variables: list[GitLabVariable] | None = None
-    variables_complete: bool = False
+    variables_complete: StrictBool = False
 
 
 class GitLabGroup(_Model):
@@ -110,7 +110,7 @@ class GitLabGroup(_Model):
     instance: _Host
     full_path: str = Field(pattern=_PATH)
     variables: list[GitLabVariable] | None = None
-    variables_complete: bool = False
+    variables_complete: StrictBool = False
 
 
 class GitLabProject(_Model):
@@ -125,7 +125,7 @@ class GitLabProject(_Model):
     protected_tags: list[str] | None = Field(None, description="Protected tag names or wildcards; null = unknown.")
     environments: list[GitLabEnvironment] | None = None
     variables: list[GitLabVariable] | None = None
-    variables_complete: bool = False
+    variables_complete: StrictBool = False
 
     @field_validator("full_path")
     @classmethod
@@ -141,16 +141,16 @@ class GitLabRunner(_Model):
     id: int | None = Field(None, description="Runner id (also `id` in the runner's config.toml).")
     runner_type: Literal["instance_type", "group_type", "project_type"] | None = None
     tag_list: list[str] | None = None
-    run_untagged: bool | None = None
-    locked: bool | None = None
+    run_untagged: StrictBool | None = None
+    locked: StrictBool | None = None
     access_level: Literal["not_protected", "ref_protected"] | None = None
-    paused: bool | None = None
+    paused: StrictBool | None = None
     groups: list[Annotated[str, Field(pattern=_PATH)]] | None = Field(None, description="Group full paths.")
     projects: list[Annotated[str, Field(pattern=_PATH)]] | None = Field(None, description="Project full paths.")
     executor: str | None = Field(None, description="shell, docker, docker+machine, docker-autoscaler, kubernetes, "
                                  "instance, ssh, custom...")
-    privileged: bool | None = None
-    docker_socket: bool | None = None
+    privileged: StrictBool | None = None
+    docker_socket: StrictBool | None = None
     token_fingerprint: str | None = Field(None, pattern=r"^[0-9a-fA-F:]{4,128}$",
                                           description="Keyed hash of the runner authentication token "
                                           "(graphkit fingerprint), never the token.")

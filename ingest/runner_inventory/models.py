@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 from graphkit.model import Lifetime, RunnerRegistration, ids
 from graphkit.redact import strip_embedded_urls
@@ -113,9 +113,9 @@ class RunnerGroupEntry(_Model):
         description="all repositories, selected repositories, or private (private and internal repositories).")
     selected_repositories: list[_RepoName] | None = Field(
         None, description="owner/repo names when visibility is selected; null = unknown.")
-    allows_public_repositories: bool = Field(False, description="Public repositories may use the group "
+    allows_public_repositories: StrictBool = Field(False, description="Public repositories may use the group "
                                              "(GitHub default: false).")
-    restricted_to_workflows: bool = False
+    restricted_to_workflows: StrictBool = False
     selected_workflows: list[str] | None = Field(
         None, description="owner/repo/.github/workflows/file.yml@ref entries when restricted_to_workflows; "
         "null = unknown.")
@@ -124,9 +124,9 @@ class RunnerGroupEntry(_Model):
 class OIDCSubTemplate(_Model):
     """OIDC subject claim customisation (``GET /orgs/{org}/actions/oidc/customization/sub``)."""
 
-    use_default: bool | None = None
+    use_default: StrictBool | None = None
     include_claim_keys: list[str] | None = None
-    use_immutable_subject: bool | None = Field(
+    use_immutable_subject: StrictBool | None = Field(
         None, description="The repository (or organization) presents immutable subjects "
         "repo:OWNER@OWNER_ID/REPO@REPO_ID:... (GitHub docs \"OpenID Connect reference\", immutable subject claims: "
         "repositories created, renamed or transferred after 2026-07-15, or opted in); null = unknown (name-based).")
@@ -138,9 +138,9 @@ class OrganizationEntry(_Model):
     name: str = Field(pattern=_NAME)
     id: int | None = Field(None, description="Numeric owner id (OIDC repository_owner_id claim).")
     secrets: list[OrgSecret] | None = Field(None, description="Organization secrets; null = unknown.")
-    secrets_complete: bool = Field(False, description="True when `secrets` lists every organization secret.")
+    secrets_complete: StrictBool = Field(False, description="True when `secrets` lists every organization secret.")
     runner_groups: list[RunnerGroupEntry] | None = Field(None, description="Runner groups; null = unknown.")
-    runners_complete: bool = Field(False, description="True when `runners` lists every runner (and runner pool) "
+    runners_complete: StrictBool = Field(False, description="True when `runners` lists every runner (and runner pool) "
                                    "registered to the organization and its repositories: a self-hosted label set "
                                    "none of them takes stays queued (no runner pool is inferred).")
     oidc_sub_template: OIDCSubTemplate | None = None
@@ -172,8 +172,8 @@ class DeploymentBranchPolicy(_Model):
     ``deployment_branch_policy`` (null) for "No restriction".
     """
 
-    protected_branches: bool | None = None
-    custom_branch_policies: bool | None = None
+    protected_branches: StrictBool | None = None
+    custom_branch_policies: StrictBool | None = None
     branch_policies: list[BranchPolicyEntry] | None = Field(
         None, description="The selected branch and tag name patterns; null = not read.")
 
@@ -183,10 +183,10 @@ class Environment(_Model):
 
     name: _EnvName = Field(min_length=1)
     secrets: list[_SecretName] | None = Field(None, description="Environment secret names; null = unknown.")
-    secrets_complete: bool = Field(False, description="True when `secrets` lists every environment secret.")
+    secrets_complete: StrictBool = Field(False, description="True when `secrets` lists every environment secret.")
     protection_rules: list[ProtectionRule] | None = None
     deployment_branch_policy: DeploymentBranchPolicy | None = None
-    production: bool | None = Field(None, description="Override the name-based production guess.")
+    production: StrictBool | None = Field(None, description="Override the name-based production guess.")
 
 
 class RepositoryEntry(_Model):
@@ -203,11 +203,11 @@ class RepositoryEntry(_Model):
                               "all_external_contributors"] | None = Field(
         None, description="Public repositories: 'Approval for running fork pull request workflows from "
         "contributors' (GET /repos/{owner}/{repo}/actions/permissions/fork-pr-contributor-approval); null = unknown.")
-    fork_pr_workflows: bool | None = Field(
+    fork_pr_workflows: StrictBool | None = Field(
         None, description="Private/internal repositories: 'Run workflows from fork pull requests' "
         "(GET /repos/{owner}/{repo}/actions/permissions/fork-pr-workflows-private-repos); null = unknown.")
     secrets: list[_SecretName] | None = Field(None, description="Repository secret names; null = unknown.")
-    secrets_complete: bool = Field(False, description="True when `secrets` lists every repository secret.")
+    secrets_complete: StrictBool = Field(False, description="True when `secrets` lists every repository secret.")
     environments: list[Environment] | None = None
     oidc_sub_template: OIDCSubTemplate | None = None
 
@@ -332,7 +332,7 @@ class HostEntry(_Model):
 
     name: _HostName = Field(min_length=1)
     os: str | None = None
-    ephemeral: bool | None = None
+    ephemeral: StrictBool | None = None
     credentials: list[HostCredential] | None = None
     caches: list[HostCache] | None = None
     scan: HostScanReport | None = Field(None, description="How the host scan went (`graphkit collect host`).")
@@ -359,11 +359,11 @@ class RunnerEntry(_Model):
     scope: str = Field(pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)?$",
                        description="Organization (`acme`) or repository (`acme/app`) it is registered to.")
     runner_group: _GroupRef | None = Field(None, description="Group of an org runner (default `Default`).")
-    ephemeral: bool | None = None
+    ephemeral: StrictBool | None = None
     host: _HostRef | None = None
     os: str | None = None
     status: str | None = None
-    busy: bool | None = None
+    busy: StrictBool | None = None
     platform: Literal["github", "gitlab"] | None = Field(None, description="CI platform (default github).")
     registration: RunnerRegistration | None = Field(
         None, description="What a host scan saw on disk (`graphkit collect host`); a runner with it is host-observed, "

@@ -166,7 +166,10 @@ def _target(item: Any, item_tp: Any, loc: tuple[Any, ...], clean: tuple[Any, ...
     """What an error at ``loc`` costs: the innermost list element it is in when that is a mapping (a credential, a
     grant, a cache...) or a label; a list of names as a whole (``secrets``, ``readable_by``: it becomes unknown,
     never narrower than written); else an optional sub-mapping of the entry (``registration``, ``scan``) it is
-    inside; None: the entry itself (a required field left out is an error of the next round)."""
+    inside; None: the entry itself (a required field left out is an error of the next round).  A bad
+    :data:`_UNKNOWN_WHEN_BAD` field of the entry is that field alone: it becomes unknown (``null``)."""
+    if len(loc) == 1 and clean == loc and loc[0] in _UNKNOWN_WHEN_BAD:
+        return clean
     if lists:
         element = lists[-1]
         if element[-2] not in _BY_ELEMENT and not isinstance(_at(item, element), dict):
@@ -178,6 +181,14 @@ def _target(item: Any, item_tp: Any, loc: tuple[Any, ...], clean: tuple[Any, ...
         return clean if optional else None
     return None
 
+
+#: Fields of an entry (a runner, a host) whose bad value (``ephemeral: "yes"``: the schema takes only the
+#: booleans ``true`` and ``false``) costs only that field, which becomes unknown (``null``), as a bad list of
+#: names does: an ephemeral state that is unknown is read as persistent, the wider blast radius
+#: (``graphkit.model.Runner``); the rest of the entry is kept.
+_UNKNOWN_WHEN_BAD = frozenset({"ephemeral"})
+#: What a problem at such a field adds to its reason.
+_LEFT_UNKNOWN = "; left unknown (read as persistent)"
 
 #: Lists of names whose bad element costs only that element (a runner keeps its other labels); in another list of
 #: names, a bad one makes the list unknown (``null``).
@@ -237,6 +248,8 @@ def _entry(item: Any, item_tp: Any, check: Callable[[Any, str], list[tuple[tuple
             if target is None:
                 return None, found + msgs
             targets[_place(prefix + file_loc)] = target
+        unknown = {p for p, t in targets.items() if len(t) == 1 and t[0] in _UNKNOWN_WHEN_BAD}
+        msgs = [(p, r + _LEFT_UNKNOWN if p in unknown else r) for p, r in msgs]
         found += msgs  # each place is inside the part left out (the innermost list element holding it)
         item = _pruned(item, set(targets.values()), kept)
     return None, found
