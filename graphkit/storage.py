@@ -29,8 +29,8 @@ from pydantic import BaseModel
 
 from graphkit.model import EDGE_SPECS, Confidence, Edge, EdgeKind, EdgeSpec, Evidence, Lifetime, RevocationAction
 
-__all__ = ["Form", "form", "new_record", "EdgeRecord", "KeyDict", "CompactMultiDiGraph", "Interner", "EdgeList",
-           "materialize", "share_fields_set"]
+__all__ = ["Form", "form", "new_record", "EdgeRecord", "KeyDict", "NodeTable", "CompactMultiDiGraph", "Interner",
+           "EdgeList", "materialize", "share_fields_set"]
 
 _DERIVED = ("kind", "traversable", "edge")
 _EDGE_FIELDS = frozenset(Edge.model_fields)
@@ -349,13 +349,87 @@ class KeyDict(MutableMapping):
         return repr(dict(self.items()))
 
 
-class CompactMultiDiGraph(nx.MultiDiGraph):
-    """A networkx ``MultiDiGraph`` whose edge attribute mappings are :class:`EdgeRecord` objects and whose
-    per-pair key mappings are :class:`KeyDict` objects (networkx's documented ``edge_attr_dict_factory`` and
-    ``edge_key_dict_factory`` hooks); everything else is networkx's."""
+class NodeTable(dict):
+    """networkx's node table (``G._node``: node -> attribute dict) that counts the changes to its keys, so that
+    the ids of each node kind can be listed once and reused until the table changes (:meth:`ids_of_kind`; the
+    resolver asks about twenty times, each a scan of every node: issue 19).  Reads are ``dict``'s own; every
+    method that adds, replaces or removes a key moves :attr:`stamp`.  The two attributes have class defaults:
+    a copy or an unpickled table (items set before its attributes) starts from them."""
 
+    stamp = 0
+    _index: tuple[int, dict[Any, list[Any]]] | None = None
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.stamp += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self.stamp += 1
+        super().__delitem__(key)
+
+    def __ior__(self, other: Any) -> "NodeTable":
+        self.stamp += 1
+        return super().__ior__(other)
+
+    def pop(self, *args: Any) -> Any:
+        self.stamp += 1
+        return super().pop(*args)
+
+    def popitem(self) -> Any:
+        self.stamp += 1
+        return super().popitem()
+
+    def clear(self) -> None:
+        self.stamp += 1
+        super().clear()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self.stamp += 1
+        super().update(*args, **kwargs)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        self.stamp += 1
+        return super().setdefault(key, default)
+
+    def ids_of_kind(self, kind: str) -> list[Any]:
+        """The nodes whose attribute ``"kind"`` is ``kind``, sorted (a shared list: read-only), as they were at
+        the last change of the table's keys or of a node's kind (:meth:`CompactMultiDiGraph.add_node`)."""
+        index = self._index
+        if index is None or index[0] != self.stamp:
+            by: dict[Any, list[Any]] = {}
+            for n, d in self.items():
+                k = d.get("kind")
+                got = by.get(k)
+                if got is None:
+                    by[k] = [n]
+                else:
+                    got.append(n)
+            for ids in by.values():
+                ids.sort()
+            index = self._index = (self.stamp, by)
+        return index[1].get(kind, [])
+
+
+class CompactMultiDiGraph(nx.MultiDiGraph):
+    """A networkx ``MultiDiGraph`` whose edge attribute mappings are :class:`EdgeRecord` objects, whose
+    per-pair key mappings are :class:`KeyDict` objects and whose node table is a :class:`NodeTable`
+    (networkx's documented ``edge_attr_dict_factory``, ``edge_key_dict_factory`` and ``node_dict_factory``
+    hooks); everything else is networkx's."""
+
+    node_dict_factory = NodeTable
     edge_attr_dict_factory = EdgeRecord
     edge_key_dict_factory = KeyDict
+
+    def add_node(self, node_for_adding: Any, **attr: Any) -> None:
+        """networkx's ``add_node``; a node's ``kind`` given again (it may differ) moves the table's stamp."""
+        if "kind" in attr:
+            self._node.stamp += 1
+        super().add_node(node_for_adding, **attr)
+
+    def add_nodes_from(self, nodes_for_adding: Any, **attr: Any) -> None:
+        """networkx's ``add_nodes_from``, moving the table's stamp (a ``kind`` may be given)."""
+        self._node.stamp += 1
+        super().add_nodes_from(nodes_for_adding, **attr)
 
     def copy(self, as_view: bool = False) -> nx.MultiDiGraph:
         """As networkx's ``copy()`` (same nodes, edges, attributes and orders), sharing the edges' parts instead
@@ -435,6 +509,15 @@ class Interner:
 
     def evidence_seq(self, evidence: Iterable[Evidence]) -> tuple[Evidence, ...]:
         """The shared tuple of these evidence objects (shared objects, same order)."""
+        if type(evidence) is list and len(evidence) == 1:  # the common case, without the tuple of ids
+            known, e = self._shared_ids, evidence[0]
+            got = known.get(id(e)) if known is not None else None
+            if got is None:
+                got = self.evidence(e)
+            seq = self._seq.get(id(got))
+            if seq is None:
+                seq = self._seq[id(got)] = (got,)
+            return seq
         t = tuple([self.evidence(e) for e in evidence])
         # keyed by the shared objects' ids (alive while the table is): one int for the common one-item sequence
         return self._seq.setdefault(id(t[0]) if len(t) == 1 else tuple(map(id, t)), t)
@@ -468,15 +551,7 @@ class Interner:
         if depth > 12:
             return v
         if t is list:
-            for i, x in enumerate(v):
-                if type(x) is str:
-                    if len(x) <= 120:
-                        v[i] = sys.intern(x)
-                    continue
-                nx_ = self._value(x, depth + 1)
-                if nx_ is not x:
-                    v[i] = nx_
-            return v
+            return self._list(v, depth)
         if t is tuple:
             return tuple([self._value(x, depth + 1) for x in v]) if v else v
         if t is dict:
@@ -487,6 +562,25 @@ class Interner:
             return v
         if isinstance(v, BaseModel):
             self.node_parts(v, depth)
+        return v
+
+    def _list(self, v: list[Any], depth: int) -> list[Any]:
+        """:meth:`_value` of a list (in place): strings and evidence objects without a call each."""
+        known = self._shared_ids
+        for i, x in enumerate(v):
+            tx = type(x)
+            if tx is str:
+                if len(x) <= 120:
+                    v[i] = sys.intern(x)
+                continue
+            if tx is Evidence:  # by identity when remembered, else :meth:`evidence`
+                nx_ = known.get(id(x)) if known is not None else None
+                if nx_ is None:
+                    nx_ = self.evidence(x)
+            else:
+                nx_ = self._value(x, depth + 1)
+            if nx_ is not x:
+                v[i] = nx_
         return v
 
     def props(self, props: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
