@@ -358,6 +358,7 @@ class NodeTable(dict):
 
     stamp = 0
     _index: tuple[int, dict[Any, list[Any]]] | None = None
+    _sorted: tuple[int, dict[Any, list[Any]]] | None = None
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self.stamp += 1
@@ -394,6 +395,17 @@ class NodeTable(dict):
     def ids_of_kind(self, kind: str) -> list[Any]:
         """The nodes whose attribute ``"kind"`` is ``kind``, sorted (a shared list: read-only), as they were at
         the last change of the table's keys or of a node's kind (:meth:`CompactMultiDiGraph.add_node`)."""
+        cache = self._sorted
+        if cache is None or cache[0] != self.stamp:
+            cache = self._sorted = (self.stamp, {})
+        got = cache[1].get(kind)
+        if got is None:
+            got = cache[1][kind] = sorted(self.kind_index().get(kind, ()))
+        return got
+
+    def kind_index(self) -> dict[Any, list[Any]]:
+        """Attribute ``"kind"`` (None when absent) -> its nodes in table order (shared: read-only), made once per
+        :attr:`stamp`."""
         index = self._index
         if index is None or index[0] != self.stamp:
             by: dict[Any, list[Any]] = {}
@@ -404,10 +416,8 @@ class NodeTable(dict):
                     by[k] = [n]
                 else:
                     got.append(n)
-            for ids in by.values():
-                ids.sort()
             index = self._index = (self.stamp, by)
-        return index[1].get(kind, [])
+        return index[1]
 
 
 class CompactMultiDiGraph(nx.MultiDiGraph):

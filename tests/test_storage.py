@@ -411,3 +411,19 @@ def test_nodes_of_kind_index_follows_every_change_of_the_node_table(example):
             assert [n.id for n in nodes_of_kind(h, k)] == _reference_kind_scan(g, k)
         h.nx.remove_node(runners[1])
         assert runners[1] not in [n.id for n in nodes_of_kind(h, NodeKind.RUNNER)]
+
+
+def test_edge_scans_by_kind_equal_a_scan_of_every_node(example):
+    from graphkit.model import EdgeKind as K
+    from graphkit.resolve.context import edges_of_kind, records_of_kinds
+    g = Graph()
+    g.nx = example.nx.copy()
+    g.nx.add_edge(7, JOB)  # ends networkx makes without a kind (one not a string): scanned, never sorted
+    for kinds in ([K.RECEIVES_JOB], [K.READS_SECRET, K.HAS_JOB, K.RUNS_ON_HOST], list(K)):
+        reference = [[(u, v, d["edge"].key) for u, v, _, d in sorted(
+            (u, v, k, d) for u, v, k, d in g.nx.edges(keys=True, data=True) if d.get("kind") == x.value)]
+            for x in kinds]
+        got = records_of_kinds(g, *kinds)
+        assert [[(r.source, r.target, r.key) for r in rows] for rows in got] == reference
+        assert [(e.source, e.target, e.key) for e in edges_of_kind(g, kinds[0])] == reference[0]
+    assert sum(map(len, records_of_kinds(g, *K))) >= 50

@@ -87,6 +87,9 @@ def _possible_sources(graph: Graph, kinds: Iterable[EdgeKind]) -> list[str]:
         return list(graph.nx._succ)
     nodes = graph.nx._node
     allowed = {n.value for k in kinds for n in EDGE_SPECS[k].sources}
+    if type(nodes) is NodeTable:  # the same nodes from the kind index (in kind order: the callers sort the edges)
+        index = nodes.kind_index()
+        return [n for k, ids in index.items() if k in allowed or k not in _NODE_KINDS for n in ids]
     return [n for n, d in nodes.items() if d.get("kind") in allowed or d.get("kind") not in _NODE_KINDS]
 
 
