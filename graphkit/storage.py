@@ -27,7 +27,9 @@ from typing import Any
 import networkx as nx
 from pydantic import BaseModel
 
+from graphkit import limits
 from graphkit.model import EDGE_SPECS, Confidence, Edge, EdgeKind, EdgeSpec, Evidence, Lifetime, RevocationAction
+from graphkit.model.bounds import plain_props
 
 __all__ = ["Form", "form", "new_record", "EdgeRecord", "KeyDict", "NodeTable", "CompactMultiDiGraph", "Interner",
            "EdgeList", "materialize", "share_fields_set"]
@@ -360,38 +362,6 @@ class NodeTable(dict):
     _index: tuple[int, dict[Any, list[Any]]] | None = None
     _sorted: tuple[int, dict[Any, list[Any]]] | None = None
 
-    def __setitem__(self, key: Any, value: Any) -> None:
-        self.stamp += 1
-        super().__setitem__(key, value)
-
-    def __delitem__(self, key: Any) -> None:
-        self.stamp += 1
-        super().__delitem__(key)
-
-    def __ior__(self, other: Any) -> "NodeTable":
-        self.stamp += 1
-        return super().__ior__(other)
-
-    def pop(self, *args: Any) -> Any:
-        self.stamp += 1
-        return super().pop(*args)
-
-    def popitem(self) -> Any:
-        self.stamp += 1
-        return super().popitem()
-
-    def clear(self) -> None:
-        self.stamp += 1
-        super().clear()
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        self.stamp += 1
-        super().update(*args, **kwargs)
-
-    def setdefault(self, key: Any, default: Any = None) -> Any:
-        self.stamp += 1
-        return super().setdefault(key, default)
-
     def ids_of_kind(self, kind: str) -> list[Any]:
         """The nodes whose attribute ``"kind"`` is ``kind``, sorted (a shared list: read-only), as they were at
         the last change of the table's keys or of a node's kind (:meth:`CompactMultiDiGraph.add_node`)."""
@@ -418,6 +388,21 @@ class NodeTable(dict):
                     got.append(n)
             index = self._index = (self.stamp, by)
         return index[1]
+
+
+def _stamped(name: str) -> Any:
+    """``dict``'s method ``name``, moving the table's :attr:`NodeTable.stamp` first."""
+    method = getattr(dict, name)
+
+    def stamped(self: NodeTable, *args: Any, **kwargs: Any) -> Any:
+        self.stamp += 1
+        return method(self, *args, **kwargs)
+    stamped.__name__ = stamped.__qualname__ = name
+    return stamped
+
+
+for _name in ("__setitem__", "__delitem__", "__ior__", "pop", "popitem", "clear", "update", "setdefault"):
+    setattr(NodeTable, _name, _stamped(_name))
 
 
 class CompactMultiDiGraph(nx.MultiDiGraph):
@@ -484,6 +469,7 @@ class Interner:
         self._props: dict[str, Mapping[str, Any]] = {}
         self._quick: dict[tuple, Mapping[str, Any]] = {}  # flat props: their shared mapping (_quick_key)
         self._stored: set[int] = set()  # ids of the mappings ``_props`` keeps (alive: their ids stay theirs)
+        self._plain: dict[int, int] = {}  # id of a kept mapping -> the max_attribute_chars it was plain under
         #: while a build adds edges (:meth:`remember_ids`): id -> shared evidence object, for the objects ``_ev``
         #: keeps alive (their ids stay theirs): an object given again (an edge's evidence handed to the next edge)
         #: is found without hashing its fields
@@ -518,7 +504,11 @@ class Interner:
         return got
 
     def evidence_seq(self, evidence: Iterable[Evidence]) -> tuple[Evidence, ...]:
-        """The shared tuple of these evidence objects (shared objects, same order)."""
+        """The shared tuple of these evidence objects (shared objects, same order): ``evidence`` itself when it is
+        that tuple (a stored edge's evidence handed to the next edge)."""
+        if type(evidence) is tuple and evidence:
+            if self._seq.get(id(evidence[0]) if len(evidence) == 1 else tuple(map(id, evidence))) is evidence:
+                return evidence
         if type(evidence) is list and len(evidence) == 1:  # the common case, without the tuple of ids
             known, e = self._shared_ids, evidence[0]
             got = known.get(id(e)) if known is not None else None
@@ -609,6 +599,19 @@ class Interner:
         if quick is not None:
             self._quick[quick] = got
         return got
+
+    def plain(self, props: dict[Any, Any]) -> bool:
+        """:func:`graphkit.model.bounds.plain_props` of ``props``, remembered for a mapping this interner shares
+        (read-only, alive while the interner is: its id stays its own) under the ``max_attribute_chars`` it
+        was checked with."""
+        cap = limits.latest().max_attribute_chars
+        key = id(props)
+        if self._plain.get(key) == cap and key in self._stored:
+            return True
+        ok = plain_props(props)
+        if ok and key in self._stored:
+            self._plain[key] = cap
+        return ok
 
     def shared_props(self, props: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """:meth:`props` of a copy of ``props`` (the caller keeps its own), or ``props`` itself when it is a
