@@ -382,3 +382,29 @@ def test_evidence_made_without_validation_is_the_validated_object(cap, monkeypat
         assert left_out > 20 and 0 < len(refused) <= 10 and all(f == "acme/app:ci.yml" for f, _, _ in refused)
     else:
         assert left_out == 0 and not refused
+
+
+def test_shared_props_plain_verdict_follows_the_limit_and_evidence_tuples_pass_through(monkeypatch):
+    """``Interner.plain`` equals ``plain_props`` whatever the limit did since the last check of a shared mapping;
+    ``evidence_seq`` of a shared tuple is that tuple, of anything else the reference's tuple."""
+    from graphkit import limits
+    from graphkit.model import Evidence
+    from graphkit.model.bounds import plain_props
+    parts = Interner()
+    shared = parts.props({"via": "x" * 30, "n": 1})
+    mine = {"via": "x" * 30, "n": 1}
+    for cap in (None, "20", None, "40", "29", "30"):
+        if cap is None:
+            monkeypatch.delenv("GRAPHKIT_LIMIT_MAX_ATTRIBUTE_CHARS", raising=False)
+        else:
+            monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_ATTRIBUTE_CHARS", cap)
+        limits.current()
+        for _ in range(2):
+            assert parts.plain(shared) == plain_props(shared) == plain_props(mine) == parts.plain(mine)
+        assert plain_props(shared) is (cap not in ("20", "29"))
+    a, b = Evidence(file="a", line=1), Evidence(file="b")
+    for evs in ([a], [a, b], [b, a, b]):
+        seq = parts.evidence_seq(evs)
+        assert parts.evidence_seq(seq) is seq and parts.evidence_seq(list(seq)) is seq
+        assert parts.evidence_seq(tuple([Evidence(file=e.file, line=e.line) for e in evs])) is seq
+    assert parts.evidence_seq((a, Evidence(file="c"))) == (a, Evidence(file="c"))
