@@ -184,10 +184,12 @@ def _plain_props(props: Any) -> bool:
     return not props or (type(props) is dict and plain_props(props))
 
 
-def _fast_fields(g: Any, evidence: list[Evidence], props: Any) -> bool:
+def _fast_fields(g: Any, evidence: list[Evidence], props: Any, parts: Interner) -> bool:
     """Whether :meth:`Graph.add_edge_fields` may store a new edge without ``Edge``'s validation: evidence given,
-    the compact storage in place, and props kept as they are (:func:`_plain_props`)."""
-    return bool(evidence) and type(g) is CompactMultiDiGraph and _plain_props(props)
+    the compact storage in place, and props kept as they are (:func:`_plain_props`; a mapping the graph shares
+    is checked once per ``max_attribute_chars``: :meth:`Interner.plain`)."""
+    return bool(evidence) and type(g) is CompactMultiDiGraph and (not props or (type(props) is dict
+                                                                                and parts.plain(props)))
 
 
 def _valid_edge(kind: Any, source: Any, target: Any, key: Any, evidence: list[Any], confidence: Any, lifetime: Any,
@@ -401,7 +403,7 @@ class Graph:
         (most edges the resolver adds; issue 19: validating an edge per job and runner was a tenth of the build).
 
         The arguments must be what :class:`~graphkit.model.Edge` accepts unchanged: ``kind``, ``confidence``,
-        ``lifetime``, ``revoked_by`` members of their enums (or None), ``evidence`` a list of
+        ``lifetime``, ``revoked_by`` members of their enums (or None), ``evidence`` a list (or a stored edge's tuple) of
         :class:`~graphkit.model.Evidence`, ``props`` a JSON-compatible dict with string keys.  An edge that
         merges into a stored one, an empty evidence list (a ``pydantic.ValidationError``, as from ``Edge``) or
         another storage in place of ``nx`` go through ``Edge`` and :meth:`add_edge`.
@@ -417,7 +419,7 @@ class Graph:
         succ = g._succ
         nbrs = succ.get(source)
         keydict = nbrs.get(target) if nbrs is not None else None
-        if not _fast_fields(g, evidence, props) or (keydict is not None and nx_key in keydict):
+        if not _fast_fields(g, evidence, props, self._parts) or (keydict is not None and nx_key in keydict):
             self.add_edge(Edge(kind=kind, source=source, target=target, key=key, evidence=evidence,
                                confidence=confidence, lifetime=lifetime, revoked_by=revoked_by, props=props or {}))
             return

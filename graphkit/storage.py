@@ -27,10 +27,12 @@ from typing import Any
 import networkx as nx
 from pydantic import BaseModel
 
+from graphkit import limits
 from graphkit.model import EDGE_SPECS, Confidence, Edge, EdgeKind, EdgeSpec, Evidence, Lifetime, RevocationAction
+from graphkit.model.bounds import plain_props
 
-__all__ = ["Form", "form", "new_record", "EdgeRecord", "KeyDict", "CompactMultiDiGraph", "Interner", "EdgeList",
-           "materialize", "share_fields_set"]
+__all__ = ["Form", "form", "new_record", "EdgeRecord", "KeyDict", "NodeTable", "CompactMultiDiGraph", "Interner",
+           "EdgeList", "materialize", "share_fields_set"]
 
 _DERIVED = ("kind", "traversable", "edge")
 _EDGE_FIELDS = frozenset(Edge.model_fields)
@@ -349,13 +351,80 @@ class KeyDict(MutableMapping):
         return repr(dict(self.items()))
 
 
-class CompactMultiDiGraph(nx.MultiDiGraph):
-    """A networkx ``MultiDiGraph`` whose edge attribute mappings are :class:`EdgeRecord` objects and whose
-    per-pair key mappings are :class:`KeyDict` objects (networkx's documented ``edge_attr_dict_factory`` and
-    ``edge_key_dict_factory`` hooks); everything else is networkx's."""
+class NodeTable(dict):
+    """networkx's node table (``G._node``: node -> attribute dict) that counts the changes to its keys, so that
+    the ids of each node kind can be listed once and reused until the table changes (:meth:`ids_of_kind`; the
+    resolver asks about twenty times, each a scan of every node: issue 19).  Reads are ``dict``'s own; every
+    method that adds, replaces or removes a key moves :attr:`stamp`.  The two attributes have class defaults:
+    a copy or an unpickled table (items set before its attributes) starts from them."""
 
+    stamp = 0
+    _index: tuple[int, dict[Any, list[Any]]] | None = None
+    _sorted: tuple[int, dict[Any, list[Any]]] | None = None
+
+    def ids_of_kind(self, kind: str) -> list[Any]:
+        """The nodes whose attribute ``"kind"`` is ``kind``, sorted (a shared list: read-only), as they were at
+        the last change of the table's keys or of a node's kind (:meth:`CompactMultiDiGraph.add_node`)."""
+        cache = self._sorted
+        if cache is None or cache[0] != self.stamp:
+            cache = self._sorted = (self.stamp, {})
+        got = cache[1].get(kind)
+        if got is None:
+            got = cache[1][kind] = sorted(self.kind_index().get(kind, ()))
+        return got
+
+    def kind_index(self) -> dict[Any, list[Any]]:
+        """Attribute ``"kind"`` (None when absent) -> its nodes in table order (shared: read-only), made once per
+        :attr:`stamp`."""
+        index = self._index
+        if index is None or index[0] != self.stamp:
+            by: dict[Any, list[Any]] = {}
+            for n, d in self.items():
+                k = d.get("kind")
+                got = by.get(k)
+                if got is None:
+                    by[k] = [n]
+                else:
+                    got.append(n)
+            index = self._index = (self.stamp, by)
+        return index[1]
+
+
+def _stamped(name: str) -> Any:
+    """``dict``'s method ``name``, moving the table's :attr:`NodeTable.stamp` first."""
+    method = getattr(dict, name)
+
+    def stamped(self: NodeTable, *args: Any, **kwargs: Any) -> Any:
+        self.stamp += 1
+        return method(self, *args, **kwargs)
+    stamped.__name__ = stamped.__qualname__ = name
+    return stamped
+
+
+for _name in ("__setitem__", "__delitem__", "__ior__", "pop", "popitem", "clear", "update", "setdefault"):
+    setattr(NodeTable, _name, _stamped(_name))
+
+
+class CompactMultiDiGraph(nx.MultiDiGraph):
+    """A networkx ``MultiDiGraph`` whose edge attribute mappings are :class:`EdgeRecord` objects, whose
+    per-pair key mappings are :class:`KeyDict` objects and whose node table is a :class:`NodeTable`
+    (networkx's documented ``edge_attr_dict_factory``, ``edge_key_dict_factory`` and ``node_dict_factory``
+    hooks); everything else is networkx's."""
+
+    node_dict_factory = NodeTable
     edge_attr_dict_factory = EdgeRecord
     edge_key_dict_factory = KeyDict
+
+    def add_node(self, node_for_adding: Any, **attr: Any) -> None:
+        """networkx's ``add_node``; a node's ``kind`` given again (it may differ) moves the table's stamp."""
+        if "kind" in attr:
+            self._node.stamp += 1
+        super().add_node(node_for_adding, **attr)
+
+    def add_nodes_from(self, nodes_for_adding: Any, **attr: Any) -> None:
+        """networkx's ``add_nodes_from``, moving the table's stamp (a ``kind`` may be given)."""
+        self._node.stamp += 1
+        super().add_nodes_from(nodes_for_adding, **attr)
 
     def copy(self, as_view: bool = False) -> nx.MultiDiGraph:
         """As networkx's ``copy()`` (same nodes, edges, attributes and orders), sharing the edges' parts instead
@@ -400,6 +469,7 @@ class Interner:
         self._props: dict[str, Mapping[str, Any]] = {}
         self._quick: dict[tuple, Mapping[str, Any]] = {}  # flat props: their shared mapping (_quick_key)
         self._stored: set[int] = set()  # ids of the mappings ``_props`` keeps (alive: their ids stay theirs)
+        self._plain: dict[int, int] = {}  # id of a kept mapping -> the max_attribute_chars it was plain under
         #: while a build adds edges (:meth:`remember_ids`): id -> shared evidence object, for the objects ``_ev``
         #: keeps alive (their ids stay theirs): an object given again (an edge's evidence handed to the next edge)
         #: is found without hashing its fields
@@ -434,7 +504,20 @@ class Interner:
         return got
 
     def evidence_seq(self, evidence: Iterable[Evidence]) -> tuple[Evidence, ...]:
-        """The shared tuple of these evidence objects (shared objects, same order)."""
+        """The shared tuple of these evidence objects (shared objects, same order): ``evidence`` itself when it is
+        that tuple (a stored edge's evidence handed to the next edge)."""
+        if type(evidence) is tuple and evidence:
+            if self._seq.get(id(evidence[0]) if len(evidence) == 1 else tuple(map(id, evidence))) is evidence:
+                return evidence
+        if type(evidence) is list and len(evidence) == 1:  # the common case, without the tuple of ids
+            known, e = self._shared_ids, evidence[0]
+            got = known.get(id(e)) if known is not None else None
+            if got is None:
+                got = self.evidence(e)
+            seq = self._seq.get(id(got))
+            if seq is None:
+                seq = self._seq[id(got)] = (got,)
+            return seq
         t = tuple([self.evidence(e) for e in evidence])
         # keyed by the shared objects' ids (alive while the table is): one int for the common one-item sequence
         return self._seq.setdefault(id(t[0]) if len(t) == 1 else tuple(map(id, t)), t)
@@ -468,15 +551,7 @@ class Interner:
         if depth > 12:
             return v
         if t is list:
-            for i, x in enumerate(v):
-                if type(x) is str:
-                    if len(x) <= 120:
-                        v[i] = sys.intern(x)
-                    continue
-                nx_ = self._value(x, depth + 1)
-                if nx_ is not x:
-                    v[i] = nx_
-            return v
+            return self._list(v, depth)
         if t is tuple:
             return tuple([self._value(x, depth + 1) for x in v]) if v else v
         if t is dict:
@@ -487,6 +562,25 @@ class Interner:
             return v
         if isinstance(v, BaseModel):
             self.node_parts(v, depth)
+        return v
+
+    def _list(self, v: list[Any], depth: int) -> list[Any]:
+        """:meth:`_value` of a list (in place): strings and evidence objects without a call each."""
+        known = self._shared_ids
+        for i, x in enumerate(v):
+            tx = type(x)
+            if tx is str:
+                if len(x) <= 120:
+                    v[i] = sys.intern(x)
+                continue
+            if tx is Evidence:  # by identity when remembered, else :meth:`evidence`
+                nx_ = known.get(id(x)) if known is not None else None
+                if nx_ is None:
+                    nx_ = self.evidence(x)
+            else:
+                nx_ = self._value(x, depth + 1)
+            if nx_ is not x:
+                v[i] = nx_
         return v
 
     def props(self, props: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -505,6 +599,19 @@ class Interner:
         if quick is not None:
             self._quick[quick] = got
         return got
+
+    def plain(self, props: dict[Any, Any]) -> bool:
+        """:func:`graphkit.model.bounds.plain_props` of ``props``, remembered for a mapping this interner shares
+        (read-only, alive while the interner is: its id stays its own) under the ``max_attribute_chars`` it
+        was checked with."""
+        cap = limits.latest().max_attribute_chars
+        key = id(props)
+        if self._plain.get(key) == cap and key in self._stored:
+            return True
+        ok = plain_props(props)
+        if ok and key in self._stored:
+            self._plain[key] = cap
+        return ok
 
     def shared_props(self, props: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """:meth:`props` of a copy of ``props`` (the caller keeps its own), or ``props`` itself when it is a

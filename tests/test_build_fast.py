@@ -348,3 +348,63 @@ def test_candidate_labels_with_remembered_runner_labels_matches_the_reference():
         assert got == _reference_candidate_labels(runner, cand)
         seen.add(got)
     assert len(seen) == 3  # certain, possible and None all met
+
+
+@pytest.mark.parametrize("cap", [None, "20"])
+def test_evidence_made_without_validation_is_the_validated_object(cap, monkeypatch):
+    """``Src._evidence`` skips pydantic's validation only for values it keeps as they are: the object equals the
+    validated one in value, hash, set fields, dump and repr; a detail past ``max_attribute_chars`` still goes
+    through validation (left out, the refusal recorded at its place)."""
+    from graphkit.model import Evidence
+    from graphkit.model.bounds import take_refusals
+    from ingest.github_actions.evidence import Src
+    if cap is not None:
+        monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_ATTRIBUTE_CHARS", cap)
+    from graphkit import limits
+    limits.current()
+    take_refusals()
+    rng = random.Random(28)
+    src = Src("ci.yml", "acme/app", {"": 1, "jobs": 2, "jobs.a": 3})
+    left_out = 0
+    for _ in range(300):
+        path = rng.choice(["", "jobs", "jobs.a", "jobs.a.steps[0]", "jobs.b"])
+        detail = rng.choice([None, "", "x y", "z" * 19, "z" * 21, "w" * 159])
+        got = src._evidence(path, detail)
+        ref = Evidence(file="ci.yml", repository="acme/app", yaml_path=path or None, line=src.lines.get(
+            path, src.lines.get("jobs.a" if path.startswith("jobs.a") else "jobs" if path else "")),
+            detail=detail or None)
+        assert got == ref and hash(got) == hash(ref) and repr(got) == repr(ref)
+        assert got.__pydantic_fields_set__ == ref.__pydantic_fields_set__
+        assert got.model_dump_json() == ref.model_dump_json() and type(got) is Evidence
+        left_out += got.detail is None and bool(detail)
+    refused = take_refusals()
+    if cap:  # recorded once per place (graphkit.model.bounds.take_refusals)
+        assert left_out > 20 and 0 < len(refused) <= 10 and all(f == "acme/app:ci.yml" for f, _, _ in refused)
+    else:
+        assert left_out == 0 and not refused
+
+
+def test_shared_props_plain_verdict_follows_the_limit_and_evidence_tuples_pass_through(monkeypatch):
+    """``Interner.plain`` equals ``plain_props`` whatever the limit did since the last check of a shared mapping;
+    ``evidence_seq`` of a shared tuple is that tuple, of anything else the reference's tuple."""
+    from graphkit import limits
+    from graphkit.model import Evidence
+    from graphkit.model.bounds import plain_props
+    parts = Interner()
+    shared = parts.props({"via": "x" * 30, "n": 1})
+    mine = {"via": "x" * 30, "n": 1}
+    for cap in (None, "20", None, "40", "29", "30"):
+        if cap is None:
+            monkeypatch.delenv("GRAPHKIT_LIMIT_MAX_ATTRIBUTE_CHARS", raising=False)
+        else:
+            monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_ATTRIBUTE_CHARS", cap)
+        limits.current()
+        for _ in range(2):
+            assert parts.plain(shared) == plain_props(shared) == plain_props(mine) == parts.plain(mine)
+        assert plain_props(shared) is (cap not in ("20", "29"))
+    a, b = Evidence(file="a", line=1), Evidence(file="b")
+    for evs in ([a], [a, b], [b, a, b]):
+        seq = parts.evidence_seq(evs)
+        assert parts.evidence_seq(seq) is seq and parts.evidence_seq(list(seq)) is seq
+        assert parts.evidence_seq(tuple([Evidence(file=e.file, line=e.line) for e in evs])) is seq
+    assert parts.evidence_seq((a, Evidence(file="c"))) == (a, Evidence(file="c"))

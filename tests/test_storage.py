@@ -361,3 +361,69 @@ def test_snapshot_from_records_equals_snapshot_from_plain_dicts(example):
     for name in ("pair_ptr", "pair_target", "arc_ptr", "arc_source_only", "has", "best", "longest", "certain",
                  "seconds", "life", "runs_code"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
+def _reference_kind_scan(g: Graph, kind) -> list[str]:
+    """nodes_of_kind as it was: every node scanned at each call."""
+    return sorted(n for n, d in g.nx._node.items() if d.get("kind") == kind.value)
+
+
+def test_nodes_of_kind_index_follows_every_change_of_the_node_table(example):
+    import pickle
+
+    from graphkit.model import NodeKind, Runner
+    from graphkit.resolve.context import nodes_of_kind
+    from graphkit.storage import NodeTable
+    g = Graph()
+    g.nx = example.nx.copy()
+    assert type(g.nx._node) is NodeTable
+    kinds = sorted({d["kind"] for d in g.nx._node.values()})
+    assert len(kinds) >= 6
+
+    def check() -> None:
+        for k in NodeKind:
+            assert [n.id for n in nodes_of_kind(g, k)] == _reference_kind_scan(g, k)
+
+    check()
+    runners = _reference_kind_scan(g, NodeKind.RUNNER)
+    assert len(runners) >= 3
+    stamp = g.nx._node.stamp
+    check()
+    assert g.nx._node.stamp == stamp  # reading changes nothing
+    g.add_node(Runner(id="runner:acme/zz-new", name="zz-new", scope="acme", evidence=[EV]))
+    assert "runner:acme/zz-new" in [n.id for n in nodes_of_kind(g, NodeKind.RUNNER)]
+    g.nx.remove_node(runners[0])  # networkx's own removal
+    assert runners[0] not in [n.id for n in nodes_of_kind(g, NodeKind.RUNNER)]
+    check()
+    g.nx.add_edge(JOB, "dangling-end")  # networkx adds an end without a kind
+    g.nx.add_node(runners[1], kind=NodeKind.HOST.value)  # a kind given again, changed
+    assert runners[1] not in [n.id for n in nodes_of_kind(g, NodeKind.RUNNER)]
+    g.nx.add_node(runners[1], kind=NodeKind.RUNNER.value)
+    g.nx.remove_nodes_from([runners[2], "dangling-end"])
+    check()
+    g.nx._node.pop(runners[1])
+    g.nx._node.setdefault(runners[1], {"kind": NodeKind.RUNNER.value, "node": example.node(runners[1])})
+    check()
+    for other in (copy.deepcopy(g.nx), pickle.loads(pickle.dumps(g.nx))):
+        h = Graph()
+        h.nx = other
+        for k in NodeKind:
+            assert [n.id for n in nodes_of_kind(h, k)] == _reference_kind_scan(g, k)
+        h.nx.remove_node(runners[1])
+        assert runners[1] not in [n.id for n in nodes_of_kind(h, NodeKind.RUNNER)]
+
+
+def test_edge_scans_by_kind_equal_a_scan_of_every_node(example):
+    from graphkit.model import EdgeKind as K
+    from graphkit.resolve.context import edges_of_kind, records_of_kinds
+    g = Graph()
+    g.nx = example.nx.copy()
+    g.nx.add_edge(7, JOB)  # ends networkx makes without a kind (one not a string): scanned, never sorted
+    for kinds in ([K.RECEIVES_JOB], [K.READS_SECRET, K.HAS_JOB, K.RUNS_ON_HOST], list(K)):
+        reference = [[(u, v, d["edge"].key) for u, v, _, d in sorted(
+            (u, v, k, d) for u, v, k, d in g.nx.edges(keys=True, data=True) if d.get("kind") == x.value)]
+            for x in kinds]
+        got = records_of_kinds(g, *kinds)
+        assert [[(r.source, r.target, r.key) for r in rows] for rows in got] == reference
+        assert [(e.source, e.target, e.key) for e in edges_of_kind(g, kinds[0])] == reference[0]
+    assert sum(map(len, records_of_kinds(g, *K))) >= 50

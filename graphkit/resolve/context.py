@@ -20,7 +20,7 @@ from graphkit.meta import Problem, ResolveSummary
 from graphkit.model import (EDGE_SPECS, Confidence, Edge, EdgeKind, Evidence, Host, Job, Node, NodeKind, Repository,
                             Runner, RunnerGroup, Secret, ids)
 from graphkit.model.ids import env_key, owner_key, repo_key, secret_key
-from graphkit.storage import CompactMultiDiGraph, EdgeRecord
+from graphkit.storage import CompactMultiDiGraph, EdgeRecord, NodeTable
 
 __all__ = ["C", "Context", "P", "SecretIndex", "canonical", "canonical_set", "context_owner", "context_repo",
            "edges_of_kind", "host_of", "nodes_of_kind", "records_of_kinds", "owner_of", "weakest"]
@@ -87,6 +87,9 @@ def _possible_sources(graph: Graph, kinds: Iterable[EdgeKind]) -> list[str]:
         return list(graph.nx._succ)
     nodes = graph.nx._node
     allowed = {n.value for k in kinds for n in EDGE_SPECS[k].sources}
+    if type(nodes) is NodeTable:  # the same nodes from the kind index (in kind order: the callers sort the edges)
+        index = nodes.kind_index()
+        return [n for k, ids in index.items() if k in allowed or k not in _NODE_KINDS for n in ids]
     return [n for n, d in nodes.items() if d.get("kind") in allowed or d.get("kind") not in _NODE_KINDS]
 
 
@@ -100,7 +103,10 @@ def nodes_of_kind(graph: Graph, kind: NodeKind) -> Iterator[Node]:
     the ids are taken at the first step, each node when it is reached."""
     value = kind.value
     nodes = graph.nx._node  # networkx's node table: ``nodes(data="kind")`` without its per-node generator step
-    found = sorted([n for n, d in nodes.items() if d.get("kind") == value])
+    if type(nodes) is NodeTable:  # the ids of each kind listed once until the table changes
+        found = nodes.ids_of_kind(value)
+    else:
+        found = sorted([n for n, d in nodes.items() if d.get("kind") == value])
     for nid in found:
         data = nodes[nid]
         if data["kind"] == value:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from graphkit.cloud import statement_line
+from graphkit import cloud  # its attributes read at call time: graphkit.cloud imports graphkit.resolve
 from graphkit.graph import Graph
 from graphkit.iam import ClaimValue, PolicyError, parse_policy, web_identity_trust
 from graphkit.model import (CloudRole, Confidence, Edge, EdgeKind, Evidence, Host, KubeServiceAccount, Lifetime,
@@ -126,7 +126,7 @@ def _irsa(graph: Graph) -> None:
             if match.result is False:
                 continue
             trust_ev = [Evidence(file=(role.evidence[0].file if role.evidence else "aws-iam"),
-                                 yaml_path=f"AssumeRolePolicyDocument.{s.place}", line=statement_line(role, s),
+                                 yaml_path=f"AssumeRolePolicyDocument.{s.place}", line=cloud.statement_line(role, s),
                                  detail=s.sid) for s in match.allows]
             graph.add_edge(e.model_copy(update={
                 "evidence": [*e.evidence, *trust_ev],

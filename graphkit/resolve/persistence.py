@@ -60,7 +60,7 @@ def _persist(graph: Graph, receive: Any, target: str, *, host: bool, confidence:
     props = shared.get((receive.source, rule))
     if props is None:
         props = shared[receive.source, rule] = graph.shared_props({"via_runner": receive.source, "rule": rule})
-    graph.add_edge_fields(EdgeKind.PERSISTS_ON, receive.target, target, list(receive.evidence), confidence=confidence,
+    graph.add_edge_fields(EdgeKind.PERSISTS_ON, receive.target, target, receive.evidence, confidence=confidence,
                           lifetime=lifetime, revoked_by=action, props=props)
 
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphkit import limits
 from graphkit.model import Evidence
 from graphkit.redact import redact_text
 from ingest._credentials import SCRUB_MIN, literal_credentials, scrub
@@ -44,9 +45,30 @@ class Src:
         return made
 
     def _evidence(self, path: str, detail: str | None) -> Evidence:
-        """:meth:`ev` without the memo: a new evidence object (``detail`` already shortened)."""
-        return Evidence(file=self.file, repository=self.repository, yaml_path=path or None,
-                        line=line_of(self.lines, path), detail=detail or None)
+        """:meth:`ev` without the memo: a new evidence object (``detail`` already shortened).
+
+        Made without pydantic's validation when its values are what validation keeps as they are (issue 19):
+        strings, an int line (or None), a detail within ``max_attribute_chars`` (the one check
+        :class:`~graphkit.model.Evidence` makes); else through ``Evidence``, which validates (or raises)."""
+        yaml_path, line, detail = path or None, line_of(self.lines, path), detail or None
+        file, repository = self.file, self.repository
+        if (type(file) is str and (repository is None or type(repository) is str)
+                and (yaml_path is None or type(yaml_path) is str) and (line is None or type(line) is int)
+                and (detail is None or (type(detail) is str
+                                        and len(detail) <= limits.latest().max_attribute_chars))):
+            e = _new(Evidence)
+            _setattr(e, "__dict__", {"file": file, "repository": repository, "yaml_path": yaml_path, "line": line,
+                                     "detail": detail})
+            _setattr(e, "__pydantic_fields_set__", set(_EVIDENCE_FIELDS))
+            _setattr(e, "__pydantic_extra__", None)
+            _setattr(e, "__pydantic_private__", None)
+            return e
+        return Evidence(file=file, repository=repository, yaml_path=yaml_path, line=line, detail=detail)
+
+
+_new = object.__new__
+_setattr = object.__setattr__
+_EVIDENCE_FIELDS = ("file", "repository", "yaml_path", "line", "detail")
 
 
 def shown_detail(text: str) -> str:
