@@ -29,7 +29,7 @@ from graphkit.graph import Graph
 from graphkit.iam import ClaimValue, Tri, or3, web_identity_trust
 from graphkit.model import CloudRole, Confidence, Edge, EdgeKind, Job, Lifetime, NodeKind, OIDCIdentity, ids
 from graphkit.model.gitlab import GitLabJob, GitLabTrigger
-from graphkit.oidc import issuer_host
+from graphkit.oidc import issuer_host, subject_value
 from graphkit.resolve.context import nodes_of_kind
 from graphkit.resolve.gitlab import GitLabContext
 
@@ -107,7 +107,7 @@ def _evaluate(statements: list[Any], role: CloudRole, host: str, subs: list[str]
     accepted: list[str] = []
     for sub in subs:
         for aud in auds or [""]:
-            ctx = {f"{host}:sub": [ClaimValue(sub, pattern="*" in sub)]}
+            ctx = {f"{host}:sub": [subject_value(sub)]}
             if aud:
                 ctx[f"{host}:aud"] = [ClaimValue(aud)]
             m = web_identity_trust(statements, role.account or "", ctx, known_keys=_known(host), provider_host=host,
