@@ -61,23 +61,25 @@ def _intersects(p: str, q: str, i: int, j: int, memo: dict[tuple[int, int], bool
     key = (i, j)
     if key in memo:
         return memo[key]
-    if i == len(p) and j == len(q):
-        out = True
-    elif i < len(p) and p[i] == "*":
-        out = _intersects(p, q, i + 1, j, memo, seg) or (j < len(q) and (
-            _intersects(p, q, i, j + 1, memo, seg) if q[j] != "*" else
-            (_intersects(p, q, i, j + 1, memo, seg) or _intersects(p, q, i + 1, j, memo, seg))))
+    if i < len(p) and p[i] == "*":  # p's star matches nothing more, or takes q[j] (a character or q's own star)
+        out = _intersects(p, q, i + 1, j, memo, seg) or (j < len(q) and _intersects(p, q, i, j + 1, memo, seg))
     elif j < len(q) and q[j] == "*":
         out = _intersects(p, q, i, j + 1, memo, seg) or (
             i < len(p) and not (seg and p[i] == SEPARATOR) and _intersects(p, q, i + 1, j, memo, seg))
     elif i == len(p) or j == len(q):
-        out = False
-    elif seg and q[j] == "?" and p[i] == SEPARATOR:
-        out = False
+        out = i == len(p) and j == len(q)
     else:
-        out = (p[i] == "?" or q[j] == "?" or p[i] == q[j]) and _intersects(p, q, i + 1, j + 1, memo, seg)
+        out = _same_char(p[i], q[j], seg) and _intersects(p, q, i + 1, j + 1, memo, seg)
     memo[key] = out
     return out
+
+
+def _same_char(a: str, b: str, seg: bool) -> bool:
+    """Whether one character matches ``a`` of ``p`` and ``b`` of ``q`` (``?`` any; with ``seg`` a ``?`` of ``q``
+    not the separator)."""
+    if seg and b == "?" and a == SEPARATOR:
+        return False
+    return a == "?" or b == "?" or a == b
 
 
 def glob_covers(p: str, q: str) -> bool:
