@@ -255,7 +255,9 @@ def link_cloud(graph: Graph) -> None:
     roles = [r for r in nodes_of_kind(graph, NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
     known = {r.identifier: r for r in roles if r.trust == "known"}
     prev = graph.meta.cloud or CloudSummary()
-    evaluated, denied = _link_oidc(graph, list(known.values()), graph.meta.inventory.oidc_sub_templates)
+    # a trust holding a key twice is unknown but evaluated over every reading (its edges only possible)
+    evaluable = [r for r in roles if r.trust == "known" or r.trust_policy is not None]
+    evaluated, denied = _link_oidc(graph, evaluable, graph.meta.inventory.oidc_sub_templates)
     resolved = _resolve_pattern_roles(graph, roles, known)
     _link_instance_profiles(graph, roles, known)
     graph.meta.cloud = CloudSummary(evaluated=evaluated, denied=sorted(set(prev.denied) | denied),
@@ -378,7 +380,8 @@ def _link_pair(graph: Graph, o: OIDCIdentity, role: _Role, found: _Found) -> boo
     evidence = [ev for d in named for ev in d["edge"].evidence] if named else []
     evidence += role.evidence_of(decided)
     graph.add_edge_fields(EdgeKind.ASSUMES_ROLE, o.id, rid, evidence or list(o.evidence),
-                          confidence=Confidence.CERTAIN if result is True else Confidence.POSSIBLE, props=props)
+                          confidence=Confidence.CERTAIN if result is True and role.node.trust == "known"
+                          else Confidence.POSSIBLE, props=props)
     return False
 
 

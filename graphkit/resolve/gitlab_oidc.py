@@ -133,7 +133,7 @@ def _roles(graph: Graph) -> list[tuple[CloudRole, list[Any]]]:
     from graphkit.cloud import _statements
     out = []
     for r in nodes_of_kind(graph, NodeKind.CLOUD_ROLE):
-        if isinstance(r, CloudRole) and r.provider == "aws" and r.trust == "known":
+        if isinstance(r, CloudRole) and r.provider == "aws" and (r.trust == "known" or r.trust_policy is not None):
             st = _statements(r)
             if st:
                 out.append((r, st))
@@ -149,7 +149,7 @@ def _link_roles(graph: Graph, identity: OIDCIdentity, gl: GitLabJob, hosts: list
         hits = [(h, r, s) for h, r, s in results if r is not False]
         if not hits:
             continue
-        certain = len(hosts) == 1 and hits[0][1] is True
+        certain = len(hosts) == 1 and hits[0][1] is True and role.trust == "known"  # unknown: every reading
         _mark_broad(graph, role, statements, gl, hits[0][0])
         base = _iam_evidence(role)
         graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=identity.id, target=role.id,
