@@ -122,7 +122,7 @@ def _runs(graph: Graph, identity: OIDCIdentity, job: Any, templates: dict[str, A
     for a called workflow, the repository's default branch when known), with its environment; else from the
     default-template subjects the workflow ingestor wrote.  A reusable workflow's own instance adds the runs of
     callers graphkit did not read (:func:`_unknown_callers`)."""
-    from_subjects = runs_of(identity.subjects)
+    from_subjects = runs_of(workflow_subjects(identity))
     if not isinstance(job, Job) or not job.triggers:
         return tuple(from_subjects)
     rid = ids.repository(identity.repository)
@@ -169,6 +169,18 @@ def _unknown_callers(graph: Graph, job: Job, run: Run, templates: dict[str, Any]
         out += [replace(run, caller=f"{owner}{ids_}/{name}{'' if name == '*' else '@*'}" if imm else scope)
                 for imm in forms]
     return out
+
+
+def workflow_subjects(identity: OIDCIdentity) -> list[str]:
+    """The default-template subjects the workflow ingestor wrote (``OIDCIdentity.workflow_subjects``, else
+    ``subjects`` before :func:`presented_subjects` replaced them): what the evaluation starts from."""
+    return identity.subjects if identity.workflow_subjects is None else identity.workflow_subjects
+
+
+def presented_subjects(variants: list) -> list[str]:
+    """The ``sub`` values a token presents (:func:`graphkit.oidc.claim_variants` of its facts, every run and
+    variant, in order): what the trust evaluation matches, and so what ``OIDCIdentity.subjects`` shows."""
+    return list(dict.fromkeys(sub for runs in variants for _, _, sub in runs if sub))
 
 
 def _id(value: Any) -> str | None:
@@ -288,6 +300,9 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
     for o in identities:
         facts = _job_facts(graph, o, templates)
         variants = claim_variants(facts)  # the same for every role
+        subjects = presented_subjects(variants)
+        if subjects and subjects != o.subjects:  # the node shows what the evaluation uses (idempotent)
+            graph.replace_node(o.model_copy(update={"subjects": subjects, "workflow_subjects": workflow_subjects(o)}))
         evaluated += len(order)
         # the pairs evaluated: the index's candidates, and the roles the workflow names (their edges are replaced)
         wanted = index.candidates(c for runs in variants for c in runs)

@@ -1,6 +1,9 @@
-"""An unknown field of an OIDC ``sub`` (``*``: a fork's project path, a branch, a repository) stands for one value,
+"""OIDC subjects: what a job presents, and how it matches trusts.
+
+An unknown field of an OIDC ``sub`` (``*``: a fork's project path, a branch, a repository) stands for one value,
 text without ``:`` (:func:`graphkit.oidc.subject_value`): it never matches across the fields of a trusted subject.
-The matcher is checked against brute-force enumeration over a small alphabet that includes ``:``."""
+The matcher is checked against brute-force enumeration over a small alphabet that includes ``:``.  The identity
+node's ``subjects`` are those the evaluation uses (:func:`graphkit.cloud.presented_subjects`)."""
 
 from __future__ import annotations
 
@@ -95,3 +98,32 @@ def test_gitlab_fork_merge_request_gets_no_edge_to_a_tag_only_trust(tmp_path):
     g = build_graph({"gitlab-ci": [tmp_path / "ci"], "aws-iam": [iam]}).graph
     got = {e.target.rsplit("/", 1)[1]: e.confidence.value for e in g.edges() if e.kind is EdgeKind.ASSUMES_ROLE}
     assert got == {"gl-any": "certain", "gl-branch": "certain"}  # its own branches too; never the tag-only trust
+
+
+def test_the_identity_node_shows_the_subjects_the_evaluation_uses(tmp_path):
+    """``OIDCIdentity.subjects`` are what the job presents (GitHub "OpenID Connect reference", customizing the
+    subject claims: https://docs.github.com/en/actions/reference/security/oidc), computed once
+    (:func:`graphkit.cloud.presented_subjects`) for the node and for the trust evaluation."""
+    wf = tmp_path / "repos" / "o__a" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "w.yml").write_text("on:\n  push:\n    branches: [main]\npermissions:\n  id-token: write\njobs:\n"
+                              "  j:\n    runs-on: ubuntu-latest\n    steps: [{run: echo}]\n")
+    (wf / "prt.yml").write_text("on: pull_request_target\npermissions:\n  id-token: write\njobs:\n"
+                                "  p:\n    runs-on: ubuntu-latest\n    steps: [{run: echo}]\n")
+    inv = tmp_path / "inv.yaml"
+    inv.write_text("schema: graphkit.runner-inventory/v1\norganizations:\n  - name: o\n    id: 111\nrepositories:\n"
+                   "  - full_name: o/a\n    id: 222\n    visibility: private\n    default_branch: main\n"
+                   "    oidc_sub_template:\n      use_default: false\n"
+                   "      include_claim_keys: [repository_owner, job_workflow_ref]\n")
+    g = build_graph({"github-actions": [tmp_path / "repos"], "runners": [inv]}).graph
+    nodes = {n.id.rsplit("#", 1)[1]: n for n in g.nodes() if n.kind == "oidc_identity"}
+    assert nodes["j"].subjects == ["repository_owner:o:job_workflow_ref:o/a/.github/workflows/w.yml@refs/heads/main"]
+    assert nodes["j"].workflow_subjects == ["repo:o/a:ref:refs/heads/main"]
+    # pull_request_target runs on the default branch (main, from the inventory)
+    assert nodes["p"].subjects == ["repository_owner:o:job_workflow_ref:o/a/.github/workflows/prt.yml@refs/heads/main"]
+    # resolving again changes nothing (the evaluation starts from workflow_subjects)
+    from graphkit.cloud import link_cloud
+    before = {k: (n.subjects, n.workflow_subjects) for k, n in nodes.items()}
+    link_cloud(g)
+    assert {n.id.rsplit("#", 1)[1]: (n.subjects, n.workflow_subjects) for n in g.nodes()
+            if n.kind == "oidc_identity"} == before
