@@ -90,7 +90,7 @@ Host section format (what :func:`collect_host` returns)::
     runners:
       - name: build-01-a
         id: 101                             # agentId
-        scope: acme                         # from gitHubUrl: org, or org/repo
+        scope: acme                         # from gitHubUrl: org, or org/repo; org@HOST off github.com
         runner_group: Default               # poolName (org runners)
         ephemeral: false
         host: build-01
