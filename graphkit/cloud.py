@@ -129,9 +129,11 @@ def _runs(graph: Graph, identity: OIDCIdentity, job: Any, templates: dict[str, A
     repo = graph.node(rid) if rid in graph else None
     default = repo.default_branch if isinstance(repo, Repository) else None
     envs = list(dict.fromkeys(r.environment for r in from_subjects if r.environment is not None))
-    refsets = job_refs(job, default)
-    runs = runs_of_refs(((rs.event, rs.patterns) for rs in refsets if rs.event != "workflow_call"), envs)
-    if any(rs.event == "workflow_call" for rs in refsets):
+    refsets = [(rs.event, rs.patterns) for rs in job_refs(job, default) if rs.event != "workflow_call"]
+    runs = runs_of_refs(refsets, envs)
+    if envs and any(r.environment is None for r in from_subjects):  # an environment that may be empty: runs without
+        runs = list(dict.fromkeys(runs + runs_of_refs(refsets)))
+    if any(rs.event == "workflow_call" for rs in job_refs(job, default)):
         # a reusable workflow's own instance (or a job it calls: its triggers are the top's): callers graphkit
         # did not read (GitHub "Reusing workflows")
         env = job.environment if job.environment and "${{" not in job.environment else None
