@@ -256,13 +256,11 @@ def blast_radius_cmd(
 #: https://docs.github.com/en/organizations/collaborating-with-groups-in-organizations/creating-a-new-organization-from-scratch
 #: https://docs.github.com/en/repositories/creating-and-managing-repositories/creating-a-new-repository
 _ORG_SCOPE = re.compile(r"(?P<org>[a-z0-9](?:-?[a-z0-9]){0,38})(?:/(?P<repo>[a-z0-9._-]+))?")
-#: A server host name (lower-cased DNS labels)
-_SERVER = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*")
 
 
 def expected_org_scope(value: str) -> str:
     """An ``--expected-org`` value normalised to a runner scope: ``org`` or ``org/repo`` (lower-case) on
-    github.com, ``org@HOST[/repo]`` on another server (:func:`graphkit.model.ids.owner_on_server`).
+    github.com, ``org@HOST[/repo]`` on another server (:func:`ingest.host.runners.owner_on_server`).
 
     Accepts ``acme``, ``acme/app`` (on github.com) or a URL on github.com, a GitHub Enterprise Server host or a
     ``SUBDOMAIN.ghe.com`` host (``https://github.com/acme``, trailing slash optional;
@@ -279,22 +277,24 @@ def expected_org_scope(value: str) -> str:
     >>> [expected_org_scope(v) for v in ("Acme", "https://github.com/Acme/", "https://ghe.example.com/acme/App.js")]
     ['acme', 'acme', 'acme@ghe.example.com/app.js']
     """
-    from graphkit.model import ids
+    from ingest.host.runners import owner_on_server, scope_from_url
 
     text = value.strip().lower()
     url = urlsplit(text) if "://" in text else None
     host = None
     if url is not None:
         try:
-            host = url.hostname if url.scheme in ("https", "http") and not (url.query or url.fragment) else None
+            ok = url.scheme in ("https", "http") and url.hostname and not (url.query or url.fragment)
         except ValueError:  # a bad port
-            host = None
-        text = url.path.strip("/") if host and _SERVER.fullmatch(host) else ""
+            ok = False
+        text = url.path.strip("/") if ok else ""
+        host = url.hostname if ok and scope_from_url(value.strip()) else None
+        text = text if host or not ok else ""
     m = _ORG_SCOPE.fullmatch(text.rstrip("/") if url is None else text)
     if not m or m["repo"] in (".", ".."):
         raise typer.BadParameter(f"{neutralise(value)!r} is not an org, org/repo or org URL "
                                  "(e.g. acme, acme/app, https://github.com/acme)", param_hint="--expected-org")
-    owner = ids.owner_on_server(m["org"], host)
+    owner = owner_on_server(m["org"], host)
     return owner + (f"/{m['repo']}" if m["repo"] else "")
 
 

@@ -63,7 +63,7 @@ from graphkit.redact import strip_url_credentials
 __all__ = [
     "IdError", "IdTooLong", "Part", "IdForm", "ParsedId", "ID_FORMS", "FORMS_BY_KIND", "PREFIXES", "parse", "canonical",
     "kind_of",
-    "id_format", "host", "GITHUB_SERVER", "owner_on_server", "runner", "runner_pool", "pool_labels", "runner_group", "organization", "repository",
+    "id_format", "host", "runner", "runner_pool", "pool_labels", "runner_group", "organization", "repository",
     "workflow", "job", "job_observed", "job_name_part", "github_token", "oidc_identity", "secret_org", "secret_repo",
     "secret_env", "secret_unknown", "secret_all", "secret_gitlab", "cloud_role", "signing_key", "environment",
     "target", "cache_actions",
@@ -334,26 +334,6 @@ def _built(kind: NodeKind, form: str, values: tuple[tuple[str, str], ...]) -> st
 def host(hostname: str) -> str:
     """``host:{hostname}`` (lower-cased)."""
     return _build(NodeKind.HOST, "host", hostname=hostname)
-
-
-#: The server a bare owner names (``acme`` is the github.com account): https://github.com.
-GITHUB_SERVER = "github.com"
-
-
-def owner_on_server(owner: str, server: str | None) -> str:
-    """The owner part of a runner scope: ``owner`` on github.com (or an unknown server), ``owner@SERVER`` on any
-    other server -- a GitHub Enterprise Server host or a ``SUBDOMAIN.ghe.com`` data-residency host is a separate
-    GitHub instance whose accounts are not github.com's (GitHub Enterprise Server docs "About GitHub Enterprise
-    Server", https://docs.github.com/en/enterprise-server@latest/admin/overview/about-github-enterprise-server;
-    GitHub Enterprise Cloud docs "About GitHub Enterprise Cloud with data residency",
-    https://docs.github.com/en/enterprise-cloud@latest/admin/data-residency/about-github-enterprise-cloud-with-data-residency),
-    so ``acme`` there and ``acme`` on github.com are different owners.
-
-    >>> owner_on_server("acme", "github.com"), owner_on_server("acme", "GHE.example.com"), owner_on_server("acme", None)
-    ('acme', 'acme@ghe.example.com', 'acme')
-    """
-    server = (server or "").lower().removeprefix("www.")
-    return owner if server in ("", GITHUB_SERVER) else f"{owner}@{server}"
 
 
 def runner(scope: str, name: str) -> str:

@@ -94,7 +94,7 @@ def _lookup_delete(path: str, jq_list: str, name: str, hostname: str | None = No
 
 def _runner_api(scope: str) -> tuple[str, str | None]:
     """The REST path of a runner scope's runners and the server to ask (None: github.com); an owner
-    ``org@HOST`` is ``org`` on ``HOST`` (:func:`graphkit.model.ids.owner_on_server`)."""
+    ``org@HOST`` is ``org`` on ``HOST`` (:func:`ingest.host.runners.owner_on_server`)."""
     owner, _, repo = scope.partition("/")
     owner, _, host = owner.partition("@")
     return (f"/repos/{owner}/{repo}/actions/runners" if repo else f"/orgs/{owner}/actions/runners"), host or None

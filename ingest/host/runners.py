@@ -27,12 +27,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from graphkit.errors import InputError
-from graphkit.model import ids
 from ingest._yaml import load_json
 from ingest.host.fingerprint import FINGERPRINT_KEY, fingerprint
 
 __all__ = ["GitLabRunner", "RunnerFile", "ServiceUnit", "parse_gitlab_config", "parse_launchd_plist",
-           "parse_runner_file", "parse_service_unit", "scope_from_url"]
+           "parse_runner_file", "parse_service_unit", "scope_from_url", "owner_on_server", "GITHUB_SERVER"]
 
 
 @dataclass(frozen=True)
@@ -100,12 +99,30 @@ def parse_runner_file(text: str, file: str) -> RunnerFile:
 _SEGMENT = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
+#: The server a bare owner names (``acme`` is the github.com account): https://github.com.
+GITHUB_SERVER = "github.com"
 _HOST = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$")
+
+
+def owner_on_server(owner: str, server: str | None) -> str:
+    """The owner part of a runner scope: ``owner`` on github.com (or an unknown server), ``owner@SERVER`` on any
+    other server -- a GitHub Enterprise Server host or a ``SUBDOMAIN.ghe.com`` data-residency host is a separate
+    GitHub instance whose accounts are not github.com's (GitHub Enterprise Server docs "About GitHub Enterprise
+    Server", https://docs.github.com/en/enterprise-server@latest/admin/overview/about-github-enterprise-server;
+    GitHub Enterprise Cloud docs "About GitHub Enterprise Cloud with data residency",
+    https://docs.github.com/en/enterprise-cloud@latest/admin/data-residency/about-github-enterprise-cloud-with-data-residency),
+    so ``acme`` there and ``acme`` on github.com are different owners.
+
+    >>> owner_on_server("acme", "github.com"), owner_on_server("acme", "GHE.example.com"), owner_on_server("acme", None)
+    ('acme', 'acme@ghe.example.com', 'acme')
+    """
+    server = (server or "").lower().removeprefix("www.")
+    return owner if server in ("", GITHUB_SERVER) else f"{owner}@{server}"
 
 
 def scope_from_url(url: str | None) -> str | None:
     """The scope a runner URL registers to: ``org``, ``org/repo`` (lower-cased), the owner written
-    ``org@SERVER`` when the URL's host is not github.com (:func:`graphkit.model.ids.owner_on_server`); None when it names none.
+    ``org@SERVER`` when the URL's host is not github.com (:func:`owner_on_server`); None when it names none.
 
     GitHub enterprise-level runners (``/enterprises/<slug>``) give ``enterprises/<slug>``.
 
@@ -128,7 +145,7 @@ def scope_from_url(url: str | None) -> str | None:
         return None
     if host is not None and not _HOST.match(host):
         return None
-    parts[0] = ids.owner_on_server(parts[0], host)
+    parts[0] = owner_on_server(parts[0], host)
     return "/".join(parts).lower()
 
 
