@@ -259,15 +259,11 @@ _ORG_SCOPE = re.compile(r"(?P<org>[a-z0-9](?:-?[a-z0-9]){0,38})(?:/(?P<repo>[a-z
 
 
 def expected_org_scope(value: str) -> str:
-    """An ``--expected-org`` value normalised to a runner scope: ``org`` or ``org/repo`` (lower-case) on
-    github.com, ``org@HOST[/repo]`` on another server (:func:`ingest.host.runners.owner_on_server`).
+    """An ``--expected-org`` value normalised to ``org`` or ``org/repo`` (lower-case).
 
-    Accepts ``acme``, ``acme/app`` (on github.com) or a URL on github.com, a GitHub Enterprise Server host or a
-    ``SUBDOMAIN.ghe.com`` host (``https://github.com/acme``, trailing slash optional;
-    ``https://ghe.example.com/acme/app``), the form of a runner registration URL
-    (https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/adding-self-hosted-runners).
-    An org on another server is another account than the github.com org of that name, so ``acme`` does not expect
-    a runner registered to ``https://ghe.example.com/acme``, nor the reverse.
+    Accepts ``acme``, ``acme/app`` or a URL on github.com or a GitHub Enterprise Server host
+    (``https://github.com/acme``, trailing slash optional; ``https://ghe.example.com/acme/app``), the form of a
+    runner registration URL (https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/adding-self-hosted-runners).
 
     Raises
     ------
@@ -275,27 +271,18 @@ def expected_org_scope(value: str) -> str:
         Anything else (exit 2): a malformed value must not make every registration look unexpected.
 
     >>> [expected_org_scope(v) for v in ("Acme", "https://github.com/Acme/", "https://ghe.example.com/acme/App.js")]
-    ['acme', 'acme', 'acme@ghe.example.com/app.js']
+    ['acme', 'acme', 'acme/app.js']
     """
-    from ingest.host.runners import owner_on_server, scope_from_url
-
     text = value.strip().lower()
     url = urlsplit(text) if "://" in text else None
-    host = None
     if url is not None:
-        try:
-            ok = url.scheme in ("https", "http") and url.hostname and not (url.query or url.fragment)
-        except ValueError:  # a bad port
-            ok = False
+        ok = url.scheme in ("https", "http") and url.hostname and not (url.query or url.fragment)
         text = url.path.strip("/") if ok else ""
-        host = url.hostname if ok and scope_from_url(value.strip()) else None
-        text = text if host or not ok else ""
     m = _ORG_SCOPE.fullmatch(text.rstrip("/") if url is None else text)
     if not m or m["repo"] in (".", ".."):
         raise typer.BadParameter(f"{neutralise(value)!r} is not an org, org/repo or org URL "
                                  "(e.g. acme, acme/app, https://github.com/acme)", param_hint="--expected-org")
-    owner = owner_on_server(m["org"], host)
-    return owner + (f"/{m['repo']}" if m["repo"] else "")
+    return m.group(0)
 
 
 def _expected_orgs(values: list[str]) -> list[str]:

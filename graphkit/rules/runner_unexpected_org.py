@@ -2,10 +2,7 @@
 
 Expected scopes come from ``graphkit findings --expected-org ORG`` (an org, or
 ``org/repo``; for GitLab, the instance host), else from the organizations the
-ingested org inventories declare.  The server counts: a bare ``acme`` is the
-github.com organization, and a runner registered to ``acme`` on a GitHub
-Enterprise Server or ghe.com host has the scope ``acme@HOST``
-(:func:`ingest.host.runners.owner_on_server`), another account.  With neither, the rule says nothing
+ingested org inventories declare.  With neither, the rule says nothing
 (unknown is not empty).  A build host registered to another organization
 runs that organization's jobs -- code the attacker writes -- with access to
 everything the host holds.

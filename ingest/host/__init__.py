@@ -90,7 +90,7 @@ Host section format (what :func:`collect_host` returns)::
     runners:
       - name: build-01-a
         id: 101                             # agentId
-        scope: acme                         # from gitHubUrl: org, or org/repo; org@HOST off github.com
+        scope: acme                         # from gitHubUrl: org, or org/repo
         runner_group: Default               # poolName (org runners)
         ephemeral: false
         host: build-01

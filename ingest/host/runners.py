@@ -31,7 +31,7 @@ from ingest._yaml import load_json
 from ingest.host.fingerprint import FINGERPRINT_KEY, fingerprint
 
 __all__ = ["GitLabRunner", "RunnerFile", "ServiceUnit", "parse_gitlab_config", "parse_launchd_plist",
-           "parse_runner_file", "parse_service_unit", "scope_from_url", "owner_on_server", "GITHUB_SERVER"]
+           "parse_runner_file", "parse_service_unit", "scope_from_url"]
 
 
 @dataclass(frozen=True)
@@ -99,53 +99,25 @@ def parse_runner_file(text: str, file: str) -> RunnerFile:
 _SEGMENT = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
-#: The server a bare owner names (``acme`` is the github.com account): https://github.com.
-GITHUB_SERVER = "github.com"
-_HOST = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$")
-
-
-def owner_on_server(owner: str, server: str | None) -> str:
-    """The owner part of a runner scope: ``owner`` on github.com (or an unknown server), ``owner@SERVER`` on any
-    other server -- a GitHub Enterprise Server host or a ``SUBDOMAIN.ghe.com`` data-residency host is a separate
-    GitHub instance whose accounts are not github.com's (GitHub Enterprise Server docs "About GitHub Enterprise
-    Server", https://docs.github.com/en/enterprise-server@latest/admin/overview/about-github-enterprise-server;
-    GitHub Enterprise Cloud docs "About GitHub Enterprise Cloud with data residency",
-    https://docs.github.com/en/enterprise-cloud@latest/admin/data-residency/about-github-enterprise-cloud-with-data-residency),
-    so ``acme`` there and ``acme`` on github.com are different owners.
-
-    >>> owner_on_server("acme", "github.com"), owner_on_server("acme", "GHE.example.com"), owner_on_server("acme", None)
-    ('acme', 'acme@ghe.example.com', 'acme')
-    """
-    server = (server or "").lower().removeprefix("www.")
-    return owner if server in ("", GITHUB_SERVER) else f"{owner}@{server}"
-
-
 def scope_from_url(url: str | None) -> str | None:
-    """The scope a runner URL registers to: ``org``, ``org/repo`` (lower-cased), the owner written
-    ``org@SERVER`` when the URL's host is not github.com (:func:`owner_on_server`); None when it names none.
+    """The scope a runner URL registers to: ``org``, ``org/repo`` (lower-cased), or None.
 
     GitHub enterprise-level runners (``/enterprises/<slug>``) give ``enterprises/<slug>``.
 
     >>> scope_from_url("https://github.com/Acme"), scope_from_url("https://github.com/acme/app/")
     ('acme', 'acme/app')
-    >>> scope_from_url("https://ghe.example.com/acme"), scope_from_url("https://Octo.ghe.com:443/acme/app")
-    ('acme@ghe.example.com', 'acme@octo.ghe.com/app')
-    >>> scope_from_url("https://github.com/"), scope_from_url(None), scope_from_url("https://a_b/acme")
-    (None, None, None)
+    >>> scope_from_url("https://github.com/"), scope_from_url(None)
+    (None, None)
     """
     if not url:
         return None
     try:
-        split = urlsplit(url)
-        path, host = split.path, split.hostname
-    except ValueError:  # e.g. an unclosed IPv6 bracket, a bad port
+        path = urlsplit(url).path
+    except ValueError:  # e.g. an unclosed IPv6 bracket
         return None
     parts = [p for p in path.split("/") if p]
     if not parts or len(parts) > 2 or not all(_SEGMENT.match(p) for p in parts):
         return None
-    if host is not None and not _HOST.match(host):
-        return None
-    parts[0] = owner_on_server(parts[0], host)
     return "/".join(parts).lower()
 
 

@@ -356,10 +356,8 @@ class RunnerEntry(_Model):
     label_patterns: list[str] | None = Field(
         None, description="Label patterns the runner (or a third-party pool that registers one runner per job "
         "with the job's labels) answers to: `*` any characters, case-insensitive (`runner=*`, `run-id=*`).")
-    scope: str = Field(pattern=r"^[A-Za-z0-9._-]+(@[A-Za-z0-9.-]+)?(/[A-Za-z0-9._-]+)?$",
-                       description="Organization (`acme`) or repository (`acme/app`) it is registered to, on "
-                       "github.com; on another server (GitHub Enterprise Server, a ghe.com host) the owner is "
-                       "`acme@HOST` (`acme@ghe.example.com/app`): a different account.")
+    scope: str = Field(pattern=r"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)?$",
+                       description="Organization (`acme`) or repository (`acme/app`) it is registered to.")
     runner_group: _GroupRef | None = Field(None, description="Group of an org runner (default `Default`).")
     ephemeral: bool | None = None
     host: _HostRef | None = None
