@@ -258,30 +258,37 @@ _ORG_SCOPE = re.compile(r"(?P<org>[a-z0-9](?:-?[a-z0-9]){0,38})(?:/(?P<repo>[a-z
 
 
 def expected_org_scope(value: str) -> str:
-    """An ``--expected-org`` value normalised to ``org`` or ``org/repo`` (lower-case).
+    """An ``--expected-org`` value normalised to ``org`` or ``org/repo`` (lower-case) on github.com, or
+    ``org@HOST`` / ``org/repo@HOST`` on another GitHub server.
 
-    Accepts ``acme``, ``acme/app`` or a URL on github.com or a GitHub Enterprise Server host
-    (``https://github.com/acme``, trailing slash optional; ``https://ghe.example.com/acme/app``), the form of a
-    runner registration URL (https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/adding-self-hosted-runners).
+    Accepts ``acme``, ``acme/app`` (github.com's) or a URL on github.com, a GitHub Enterprise Server host or a
+    ``SUBDOMAIN.ghe.com`` host (``https://github.com/acme``, trailing slash optional;
+    ``https://ghe.example.com/acme/app``), the form of a runner registration URL
+    (https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/adding-self-hosted-runners).
+    An org on another server is another account than github.com's org of the same name (GitHub docs "About
+    GitHub Enterprise Server",
+    https://docs.github.com/en/enterprise-server@latest/admin/overview/about-github-enterprise-server).
 
     Raises
     ------
     typer.BadParameter
         Anything else (exit 2): a malformed value must not make every registration look unexpected.
 
-    >>> [expected_org_scope(v) for v in ("Acme", "https://github.com/Acme/", "https://ghe.example.com/acme/App.js")]
-    ['acme', 'acme', 'acme/app.js']
+    >>> [expected_org_scope(v) for v in ("Acme", "https://github.com/Acme/", "https://GHE.example.com/acme/App.js")]
+    ['acme', 'acme', 'acme/app.js@ghe.example.com']
     """
     text = value.strip().lower()
     url = urlsplit(text) if "://" in text else None
+    host = ""
     if url is not None:
         ok = url.scheme in ("https", "http") and url.hostname and not (url.query or url.fragment)
         text = url.path.strip("/") if ok else ""
+        host = (url.hostname or "") if ok else ""
     m = _ORG_SCOPE.fullmatch(text.rstrip("/") if url is None else text)
     if not m or m["repo"] in (".", ".."):
         raise typer.BadParameter(f"{neutralise(value)!r} is not an org, org/repo or org URL "
                                  "(e.g. acme, acme/app, https://github.com/acme)", param_hint="--expected-org")
-    return m.group(0)
+    return m.group(0) if host in ("", "github.com", "www.github.com") else f"{m.group(0)}@{host}"
 
 
 def _expected_orgs(values: list[str]) -> list[str]:

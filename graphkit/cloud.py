@@ -122,16 +122,18 @@ def _runs(graph: Graph, identity: OIDCIdentity, job: Any, templates: dict[str, A
     for a called workflow, the repository's default branch when known), with its environment; else from the
     default-template subjects the workflow ingestor wrote.  A reusable workflow's own instance adds the runs of
     callers graphkit did not read (:func:`_unknown_callers`)."""
-    from_subjects = runs_of(identity.subjects)
+    from_subjects = runs_of(workflow_subjects(identity))
     if not isinstance(job, Job) or not job.triggers:
         return tuple(from_subjects)
     rid = ids.repository(identity.repository)
     repo = graph.node(rid) if rid in graph else None
     default = repo.default_branch if isinstance(repo, Repository) else None
     envs = list(dict.fromkeys(r.environment for r in from_subjects if r.environment is not None))
-    refsets = job_refs(job, default)
-    runs = runs_of_refs(((rs.event, rs.patterns) for rs in refsets if rs.event != "workflow_call"), envs)
-    if any(rs.event == "workflow_call" for rs in refsets):
+    refsets = [(rs.event, rs.patterns) for rs in job_refs(job, default) if rs.event != "workflow_call"]
+    runs = runs_of_refs(refsets, envs)
+    if envs and any(r.environment is None for r in from_subjects):  # an environment that may be empty: runs without
+        runs = list(dict.fromkeys(runs + runs_of_refs(refsets)))
+    if any(rs.event == "workflow_call" for rs in job_refs(job, default)):
         # a reusable workflow's own instance (or a job it calls: its triggers are the top's): callers graphkit
         # did not read (GitHub "Reusing workflows")
         env = job.environment if job.environment and "${{" not in job.environment else None
@@ -169,6 +171,18 @@ def _unknown_callers(graph: Graph, job: Job, run: Run, templates: dict[str, Any]
         out += [replace(run, caller=f"{owner}{ids_}/{name}{'' if name == '*' else '@*'}" if imm else scope)
                 for imm in forms]
     return out
+
+
+def workflow_subjects(identity: OIDCIdentity) -> list[str]:
+    """The default-template subjects the workflow ingestor wrote (``OIDCIdentity.workflow_subjects``, else
+    ``subjects`` before :func:`presented_subjects` replaced them): what the evaluation starts from."""
+    return identity.subjects if identity.workflow_subjects is None else identity.workflow_subjects
+
+
+def presented_subjects(variants: list) -> list[str]:
+    """The ``sub`` values a token presents (:func:`graphkit.oidc.claim_variants` of its facts, every run and
+    variant, in order): what the trust evaluation matches, and so what ``OIDCIdentity.subjects`` shows."""
+    return list(dict.fromkeys(sub for runs in variants for _, _, sub in runs if sub))
 
 
 def _id(value: Any) -> str | None:
@@ -255,7 +269,9 @@ def link_cloud(graph: Graph) -> None:
     roles = [r for r in nodes_of_kind(graph, NodeKind.CLOUD_ROLE) if isinstance(r, CloudRole) and r.provider == "aws"]
     known = {r.identifier: r for r in roles if r.trust == "known"}
     prev = graph.meta.cloud or CloudSummary()
-    evaluated, denied = _link_oidc(graph, list(known.values()), graph.meta.inventory.oidc_sub_templates)
+    # a trust holding a key twice is unknown but evaluated over every reading (its edges only possible)
+    evaluable = [r for r in roles if r.trust == "known" or r.trust_policy is not None]
+    evaluated, denied = _link_oidc(graph, evaluable, graph.meta.inventory.oidc_sub_templates)
     resolved = _resolve_pattern_roles(graph, roles, known)
     _link_instance_profiles(graph, roles, known)
     graph.meta.cloud = CloudSummary(evaluated=evaluated, denied=sorted(set(prev.denied) | denied),
@@ -286,6 +302,9 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
     for o in identities:
         facts = _job_facts(graph, o, templates)
         variants = claim_variants(facts)  # the same for every role
+        subjects = presented_subjects(variants)
+        if subjects and subjects != o.subjects:  # the node shows what the evaluation uses (idempotent)
+            graph.replace_node(o.model_copy(update={"subjects": subjects, "workflow_subjects": workflow_subjects(o)}))
         evaluated += len(order)
         # the pairs evaluated: the index's candidates, and the roles the workflow names (their edges are replaced)
         wanted = index.candidates(c for runs in variants for c in runs)
@@ -378,7 +397,8 @@ def _link_pair(graph: Graph, o: OIDCIdentity, role: _Role, found: _Found) -> boo
     evidence = [ev for d in named for ev in d["edge"].evidence] if named else []
     evidence += role.evidence_of(decided)
     graph.add_edge_fields(EdgeKind.ASSUMES_ROLE, o.id, rid, evidence or list(o.evidence),
-                          confidence=Confidence.CERTAIN if result is True else Confidence.POSSIBLE, props=props)
+                          confidence=Confidence.CERTAIN if result is True and role.node.trust == "known"
+                          else Confidence.POSSIBLE, props=props)
     return False
 
 

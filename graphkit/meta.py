@@ -83,16 +83,17 @@ class InventoryFacts(_Meta):
 class AwsIamSummary(_Meta):
     """What the AWS IAM exports held (``meta.aws_iam``): accounts, counts per principal/policy kind,
     managed policies attached but absent from every export, files read and files ignored; ``duplicate_keys``:
-    ``{file, place, key}`` of JSON keys an object held twice; ``control_policies``: ``{"scp"|"rcp": {account:
-    [level [document] or null]}}`` of the Organizations policies that cap the member accounts (account, then
-    each parent up to the root; null: no policy of that type exported for that level)."""
+    ``{file, place, key, line}`` of JSON keys an object held twice (``line``: of the last one);
+    ``control_policies``: ``{"scp"|"rcp": {account: [level [document] or null]}}`` of the Organizations policies
+    that cap the member accounts (account, then each parent up to the root; null: no policy of that type exported
+    for that level)."""
 
     accounts: list[str] = Field(default_factory=list)
     counts: dict[str, int] = Field(default_factory=dict)
     unknown_policies: list[str] = Field(default_factory=list)
     files: list[str] = Field(default_factory=list)
     ignored: list[str] = Field(default_factory=list)
-    duplicate_keys: list[dict[str, str]] = Field(default_factory=list)
+    duplicate_keys: list[dict[str, str | int | None]] = Field(default_factory=list)
     control_policies: dict[str, dict[str, list[list[dict[str, Any]] | None]]] = Field(default_factory=dict)
 
 

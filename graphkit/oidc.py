@@ -48,8 +48,9 @@ from typing import Any
 from graphkit.iam.conditions import GITHUB_ISSUER_HOST, ClaimValue
 
 __all__ = ["SubjectParts", "SUB_PREFIX", "CLAIMS_DATA", "STS_CLAIMS", "subject", "any_branch_subject",
-           "default_subjects", "split_subject", "subject_pattern", "render_subject", "candidate_subjects",
-           "effective_template", "is_github_issuer", "is_ghes_issuer", "issuer_host", "full_ref", "job_workflow_ref", "Run",
+           "default_subjects", "split_subject", "subject_pattern", "subject_value", "render_subject",
+           "candidate_subjects", "effective_template", "is_github_issuer", "is_ghes_issuer", "issuer_host", "full_ref",
+           "job_workflow_ref", "Run",
            "runs_of", "runs_of_refs", "iam_glob", "JobFacts", "token_claims", "claim_variants"]
 
 #: What every default-template ``sub`` starts with (a claim, not a graphkit node id).
@@ -206,6 +207,40 @@ def split_subject(sub: str) -> SubjectParts | None:
     if not sep or "/" not in repo:
         return None
     return SubjectParts(repo, context)
+
+
+def subject_value(sub: str) -> ClaimValue:
+    """A ``sub`` claim a job presents as a request value: a pattern when it holds ``*`` or ``?``, whose wildcards
+    stand for one field value each (``segments``: text without ``:``), unless a whole context is unknown.
+
+    A field value of a subject never contains ``:``: GitHub writes a ``:`` inside a value as ``%3A`` (GitHub docs
+    "OpenID Connect reference", example subject claims,
+    https://docs.github.com/en/actions/reference/security/oidc#example-subject-claims), an owner or repository
+    name holds only alphanumerics, ``-``, ``_`` and ``.``
+    (https://docs.github.com/en/repositories/creating-and-managing-repositories/repository-limits), a git branch
+    or tag cannot hold ``:`` (git-check-ref-format, https://git-scm.com/docs/git-check-ref-format), and a GitLab
+    group or project path only letters, digits, ``_``, ``-``, ``.`` and ``/``
+    (https://docs.gitlab.com/user/reserved_names/#rules-for-usernames-project-and-group-names-and-slugs).  So
+    ``project_path:*:ref_type:branch:ref:*`` cannot match ``project_path:g/p:ref_type:tag:ref:*``.  The fields
+    alternate ``key:value`` (``pull_request`` alone); a ``*`` where a key is expected is an unknown context
+    (``repo:acme/*:*``, an unknown caller) or a wholly unknown subject (``*``), whose text may span fields.
+
+    >>> v = subject_value("project_path:*:ref_type:branch:ref:*"); (v.pattern, v.segments)
+    (True, True)
+    >>> [subject_value(s).segments for s in ("repo:acme/*:*", "*", "repo:a/b:pull_request", "repo:a/b:environment:*")]
+    [False, False, False, True]
+    """
+    pattern = "*" in sub or "?" in sub
+    fields, i, spans = sub.split(":"), 0, False
+    while pattern and i < len(fields):
+        if fields[i] == "pull_request":
+            i += 1
+        elif "*" in fields[i] or "?" in fields[i]:
+            spans = True
+            break
+        else:
+            i += 2
+    return ClaimValue(sub, pattern=pattern, segments=pattern and not spans)
 
 
 def subject_pattern(value: str) -> SubjectParts | None:
@@ -537,7 +572,8 @@ def _context(facts: JobFacts, claims: Mapping[str, str | None]) -> tuple[dict[st
     ctx = {f"{k}aud": [ClaimValue("sts.amazonaws.com", chosen=True)]}
     for name, value in claims.items():
         if value is not None and name in STS_CLAIMS:
-            ctx[f"{k}{name}"] = [ClaimValue(value, pattern="*" in value or "?" in value)]
+            ctx[f"{k}{name}"] = [subject_value(value) if name == "sub" else
+                                 ClaimValue(value, pattern="*" in value or "?" in value)]
     return ctx, _Known(k.lower(), frozenset(n for n, v in claims.items() if v is None))
 
 
@@ -585,4 +621,4 @@ def candidate_subjects(subjects: Sequence[str], *, template: Sequence[str] | Non
                      owner_id=str(immutable_ids[0]) if immutable_ids else None,
                      repository_id=str(immutable_ids[1]) if immutable_ids else None)
     out = [token_claims(facts, r, immutable=immutable_ids is not None)["sub"] or "" for r in facts.runs]
-    return list(dict.fromkeys(ClaimValue(t, pattern="*" in t or "?" in t) for t in out))
+    return list(dict.fromkeys(subject_value(t) for t in out))

@@ -77,8 +77,13 @@ def test_expected_org_accepts_org_urls_normalised():
     # the host registers build-21-x to evil-corp (https://github.com/evil-corp) on a host of acme
     code, base = _cli_findings("acme")
     assert code == 0 and [f["subject"] for f in base] == ["runner:evil-corp/build-21-x"]
-    for form in ("ACME", "https://github.com/acme", "https://github.com/Acme/", "https://ghe.example.com/acme"):
+    for form in ("ACME", "https://github.com/acme", "https://github.com/Acme/"):
         assert _cli_findings(form) == (0, base), form
+    # acme on a GitHub Enterprise Server is another account (tests/test_runner_servers.py: github.com's acme
+    # runners are then unexpected too)
+    code, ghes = _cli_findings("https://ghe.example.com/acme")
+    assert code == 0 and [f["subject"] for f in ghes] == ["runner:evil-corp/build-21-x"]
+    assert "not an expected org (acme@ghe.example.com, from --expected-org)" in ghes[0]["message"]
     # the URL of the org the runner is registered to makes it expected
     assert _cli_findings("https://github.com/evil-corp/") == (0, [])
 

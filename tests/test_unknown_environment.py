@@ -50,8 +50,10 @@ def test_a_run_time_environment_is_any_environment_of_the_repository(tmp_path):
     assert res.problems == []  # an expression is legal: nothing was skipped
     assert g.node(JOB).environment == Job.UNKNOWN_ENVIRONMENT
     # any environment, or none (an empty input): both kinds of subject
-    assert g.node(OIDC).subjects == ["repo:acme/app:environment:*", "repo:acme/app:ref:refs/heads/main",
-                                     "repo:acme/app:ref:refs/heads/*"]
+    assert g.node(OIDC).workflow_subjects == ["repo:acme/app:environment:*", "repo:acme/app:ref:refs/heads/main",
+                                              "repo:acme/app:ref:refs/heads/*"]
+    # the evaluation (and so the node's subjects) keeps the runs without an environment too
+    assert {"repo:acme/app:environment:*", "repo:acme/app:ref:refs/heads/main"} <= set(g.node(OIDC).subjects)
     reads = _out(g, JOB, EdgeKind.READS_SECRET)
     assert {t: c for t, c in reads.items() if t.startswith(("secret:env:", "secret:repo:"))} == {
         "secret:env:acme/app:production:COSIGN_PRIVATE_KEY": "possible",
@@ -76,8 +78,9 @@ def test_a_name_or_nothing_keeps_the_name_and_adds_the_subjects_without_one(tmp_
     res = _example_with(tmp_path, "${{ github.ref == 'refs/heads/main' && 'production' || '' }}")
     g = res.graph
     assert g.node(JOB).environment == "production"
-    assert g.node(OIDC).subjects == ["repo:acme/app:environment:production", "repo:acme/app:ref:refs/heads/main",
-                                     "repo:acme/app:ref:refs/heads/*"]
+    assert g.node(OIDC).workflow_subjects == ["repo:acme/app:environment:production",
+                                              "repo:acme/app:ref:refs/heads/main", "repo:acme/app:ref:refs/heads/*"]
+    assert {"repo:acme/app:environment:production", "repo:acme/app:ref:refs/heads/main"} <= set(g.node(OIDC).subjects)
 
 
 def test_a_certainly_empty_expression_is_no_environment(tmp_path):
@@ -93,5 +96,8 @@ def test_corpus_environment_that_may_be_empty_keeps_the_runs_without_one():
     g = build_graph({"github-actions": [CORPUS / "pytorch__test-infra"]}).graph
     oidc = ("oidc:pytorch/test-infra/.github/workflows/test_build_wheels_m1.yml#test>pytorch/test-infra/.github/"
             "workflows/build_wheels_macos.yml#build")
-    assert g.node(oidc).subjects == ["repo:pytorch/test-infra:environment:pytorchbot-env",
-                                     "repo:pytorch/test-infra:pull_request", "repo:pytorch/test-infra:ref:refs/heads/*"]
+    assert g.node(oidc).workflow_subjects == ["repo:pytorch/test-infra:environment:pytorchbot-env",
+                                              "repo:pytorch/test-infra:pull_request",
+                                              "repo:pytorch/test-infra:ref:refs/heads/*"]
+    assert {"repo:pytorch/test-infra:environment:pytorchbot-env",
+            "repo:pytorch/test-infra:pull_request"} <= set(g.node(oidc).subjects)

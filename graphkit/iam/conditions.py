@@ -46,11 +46,17 @@ class ClaimValue:
     ``chosen``: the requester picks the value freely (the OIDC ``aud``: any job
     with ``id-token: write`` can ask for any audience), so a condition on it
     holds if some value satisfies it.
+
+    ``segments``: each ``*`` (``?``) of the pattern stands for one field value, text without ``:``
+    (:data:`graphkit.iam.globs.SEPARATOR`): an unknown project path, owner, repository, branch or tag in an OIDC
+    ``sub`` such as ``project_path:*:ref_type:branch:ref:*``, which can then not match a trust pinned to
+    ``...:ref_type:tag:ref:*`` (:func:`graphkit.oidc.subject_value`).
     """
 
     text: str
     pattern: bool = False
     chosen: bool = False
+    segments: bool = False
 
 
 def _string_match(op: str, policy_value: str, req: ClaimValue) -> Tri:
@@ -66,11 +72,11 @@ def _string_match(op: str, policy_value: str, req: ClaimValue) -> Tri:
     if like:
         if glob_covers(pv, rv):
             return True
-        return None if glob_intersects(pv, rv) else False
+        return None if glob_intersects(pv, rv, q_segments=req.segments) else False
     if "*" not in rv and "?" not in rv:
         return pv == rv
     # exact operator against a pattern: possible when the literal is an instance of the pattern
-    return None if glob_match(rv, pv) else False
+    return None if glob_match(rv, pv, segments=req.segments) else False
 
 
 _STRING_OPS = {"StringEquals", "StringNotEquals", "StringEqualsIgnoreCase", "StringNotEqualsIgnoreCase",
@@ -131,7 +137,7 @@ def _arn_match(policy_arn: str, req: ClaimValue, component: Callable[[str, Claim
             return False
         whole = component(policy_arn, req)
         return None if whole is True else whole
-    return and3(component(p, ClaimValue(g, pattern=req.pattern)) for p, g in zip(parts, got))
+    return and3(component(p, ClaimValue(g, pattern=req.pattern, segments=req.segments)) for p, g in zip(parts, got))
 
 
 def _resolved_match(op: str, res: Resolved, req: ClaimValue) -> Tri:
@@ -150,7 +156,7 @@ def _resolved_match(op: str, res: Resolved, req: ClaimValue) -> Tri:
     elif glob_covers(g, r):
         m = True
     else:
-        m = None if glob_intersects(g, r) else False
+        m = None if glob_intersects(g, r, q_segments=req.segments) else False
     return None if m is True and not res.certain else m
 
 

@@ -12,54 +12,74 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["glob_match", "glob_intersects", "glob_covers"]
+__all__ = ["SEPARATOR", "glob_match", "glob_intersects", "glob_covers"]
+
+
+#: The separator a *segment* pattern's ``*`` never matches (:func:`glob_match` ``segments``): the ``:`` between the
+#: fields of an OIDC ``sub`` claim, which no single field value contains.
+SEPARATOR = ":"
 
 
 @functools.lru_cache(maxsize=8192)
-def _glob_re(pattern: str, case: bool) -> re.Pattern[str]:
+def _glob_re(pattern: str, case: bool, segments: bool = False) -> re.Pattern[str]:
     parts = ["*" if c == "*" else "?" if c == "?" else re.escape(c) for c in pattern]
-    body = "".join(".*" if p == "*" else "." if p == "?" else p for p in parts)
+    star, one = ("[^:]*", "[^:]") if segments else (".*", ".")
+    body = "".join(star if p == "*" else one if p == "?" else p for p in parts)
     return re.compile(f"^{body}$", re.S if case else re.S | re.I)
 
 
-def glob_match(pattern: str, value: str, *, case: bool = True) -> bool:
-    """Whether ``value`` matches ``pattern`` (``*`` any run of characters, ``?`` one character).
+def glob_match(pattern: str, value: str, *, case: bool = True, segments: bool = False) -> bool:
+    """Whether ``value`` matches ``pattern`` (``*`` any run of characters, ``?`` one character; with
+    ``segments``, neither matches :data:`SEPARATOR`).
 
     >>> glob_match("repo:acme/*", "repo:acme/app:ref:refs/heads/main"), glob_match("kms:S?gn", "KMS:SIGN", case=False)
     (True, True)
+    >>> glob_match("repo:acme/*", "repo:acme/app:ref:refs/heads/main", segments=True)
+    False
     """
-    return _glob_re(pattern, case).match(value) is not None
+    return _glob_re(pattern, case, segments).match(value) is not None
 
 
-def glob_intersects(p: str, q: str) -> bool:
+def glob_intersects(p: str, q: str, *, q_segments: bool = False) -> bool:
     """Whether some string matches both globs ``p`` and ``q`` (case-sensitive).
+
+    ``q_segments``: a ``*`` or ``?`` of ``q`` stands for text without :data:`SEPARATOR` (an unknown field of an
+    OIDC subject, :class:`graphkit.iam.ClaimValue` ``segments``); ``p``'s wildcards match anything.
 
     >>> glob_intersects("repo:acme/app:*", "repo:acme/*:pull_request"), glob_intersects("a*", "b*")
     (True, False)
+    >>> glob_intersects("p:g/p:t:tag:r:*", "p:*:t:branch:r:*"), glob_intersects("p:g/p:t:tag:r:*", "p:*:t:branch:r:*", q_segments=True)
+    (True, False)
     """
-    return _intersects(p, q, 0, 0, {})
+    return _intersects(p, q, 0, 0, {}, q_segments)
 
 
-def _intersects(p: str, q: str, i: int, j: int, memo: dict[tuple[int, int], bool]) -> bool:
+def _intersects(p: str, q: str, i: int, j: int, memo: dict[tuple[int, int], bool], seg: bool = False) -> bool:
     """:func:`glob_intersects` from ``p[i:]``, ``q[j:]`` (``memo``: the states already decided; a module-level
-    function, not a closure, so that a call leaves no reference cycle for the collector)."""
+    function, not a closure, so that a call leaves no reference cycle for the collector; ``seg``:
+    ``q_segments``)."""
     key = (i, j)
     if key in memo:
         return memo[key]
-    if i == len(p) and j == len(q):
-        out = True
-    elif i < len(p) and p[i] == "*":
-        out = _intersects(p, q, i + 1, j, memo) or (j < len(q) and (
-            _intersects(p, q, i, j + 1, memo) if q[j] != "*" else
-            (_intersects(p, q, i, j + 1, memo) or _intersects(p, q, i + 1, j, memo))))
+    if i < len(p) and p[i] == "*":  # p's star matches nothing more, or takes q[j] (a character or q's own star)
+        out = _intersects(p, q, i + 1, j, memo, seg) or (j < len(q) and _intersects(p, q, i, j + 1, memo, seg))
     elif j < len(q) and q[j] == "*":
-        out = _intersects(p, q, i, j + 1, memo) or (i < len(p) and _intersects(p, q, i + 1, j, memo))
+        out = _intersects(p, q, i, j + 1, memo, seg) or (
+            i < len(p) and not (seg and p[i] == SEPARATOR) and _intersects(p, q, i + 1, j, memo, seg))
     elif i == len(p) or j == len(q):
-        out = False
+        out = i == len(p) and j == len(q)
     else:
-        out = (p[i] == "?" or q[j] == "?" or p[i] == q[j]) and _intersects(p, q, i + 1, j + 1, memo)
+        out = _same_char(p[i], q[j], seg) and _intersects(p, q, i + 1, j + 1, memo, seg)
     memo[key] = out
     return out
+
+
+def _same_char(a: str, b: str, seg: bool) -> bool:
+    """Whether one character matches ``a`` of ``p`` and ``b`` of ``q`` (``?`` any; with ``seg`` a ``?`` of ``q``
+    not the separator)."""
+    if seg and b == "?" and a == SEPARATOR:
+        return False
+    return a == "?" or b == "?" or a == b
 
 
 def glob_covers(p: str, q: str) -> bool:

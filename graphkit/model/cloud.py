@@ -31,7 +31,8 @@ class CloudRole(Node):
     account: str | None = None
     trust: Literal["known", "unknown"] = "unknown"
     pattern: bool = False
-    #: AWS: the trust policy document as exported (None = not ingested)
+    #: AWS: the trust policy document as exported (None = not ingested or unreadable); with ``trust`` unknown, the
+    #: statements of every reading of a document holding a key twice (its edges only possible)
     trust_policy: dict[str, Any] | None = None
     #: the trust accepts GitHub OIDC claims of any branch, PR, environment or repository (a door any push
     #: to a matching repository opens, whatever runner it uses); set by :mod:`graphkit.cloud`

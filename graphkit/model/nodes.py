@@ -497,7 +497,14 @@ class GitHubToken(Node):
 
 
 class OIDCIdentity(Node):
-    """What a job's OIDC token can claim (``iss``, candidate ``sub`` values, ``job_workflow_ref``)."""
+    """What a job's OIDC token can claim (``iss``, candidate ``sub`` values, ``job_workflow_ref``).
+
+    ``subjects``: the ``sub`` values the job presents, as the trust evaluation reads them
+    (:func:`graphkit.cloud.presented_subjects`: the inventory's ``sub`` template and ids, the refs of its events,
+    ``pull_request_target`` on the default branch; https://docs.github.com/en/actions/reference/security/oidc);
+    ``workflow_subjects``: the default-template values the workflow ingestor wrote from the workflow alone
+    (events, environments), what the evaluation starts from (None until resolved: ``subjects`` holds them).
+    """
 
     spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.OIDC_IDENTITY, label="OIDCIdentity",
                                         default_criticality=Criticality.MEDIUM,
@@ -507,6 +514,7 @@ class OIDCIdentity(Node):
     repository: str
     subjects: list[str] = Field(default_factory=list)
     job_workflow_ref: str | None = None
+    workflow_subjects: list[str] | None = None
 
 
 class SigningKey(Node):

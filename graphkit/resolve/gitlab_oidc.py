@@ -29,7 +29,7 @@ from graphkit.graph import Graph
 from graphkit.iam import ClaimValue, Tri, or3, web_identity_trust
 from graphkit.model import CloudRole, Confidence, Edge, EdgeKind, Job, Lifetime, NodeKind, OIDCIdentity, ids
 from graphkit.model.gitlab import GitLabJob, GitLabTrigger
-from graphkit.oidc import issuer_host
+from graphkit.oidc import issuer_host, subject_value
 from graphkit.resolve.context import nodes_of_kind
 from graphkit.resolve.gitlab import GitLabContext
 
@@ -117,7 +117,7 @@ def _evaluate(statements: list[Any], role: CloudRole, host: str, subs: list[str]
     accepted: list[str] = []
     for sub in subs:
         for aud in auds or [""]:
-            ctx = {f"{host}:sub": [ClaimValue(sub, pattern="*" in sub)]}
+            ctx = {f"{host}:sub": [subject_value(sub)]}
             if aud:
                 ctx[f"{host}:aud"] = [ClaimValue(aud)]
             m = web_identity_trust(statements, role.account or "", ctx, known_keys=_known(host), provider_host=host,
@@ -143,7 +143,7 @@ def _roles(graph: Graph) -> list[tuple[CloudRole, list[Any]]]:
     from graphkit.cloud import _statements
     out = []
     for r in nodes_of_kind(graph, NodeKind.CLOUD_ROLE):
-        if isinstance(r, CloudRole) and r.provider == "aws" and r.trust == "known":
+        if isinstance(r, CloudRole) and r.provider == "aws" and (r.trust == "known" or r.trust_policy is not None):
             st = _statements(r)
             if st:
                 out.append((r, st))
@@ -159,7 +159,7 @@ def _link_roles(graph: Graph, identity: OIDCIdentity, gl: GitLabJob, hosts: list
         hits = [(h, r, s) for h, r, s in results if r is not False]
         if not hits:
             continue
-        certain = len(hosts) == 1 and hits[0][1] is True
+        certain = len(hosts) == 1 and hits[0][1] is True and role.trust == "known"  # unknown: every reading
         _mark_broad(graph, role, statements, gl, hits[0][0])
         base = _iam_evidence(role)
         graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=identity.id, target=role.id,

@@ -130,7 +130,7 @@ def _irsa(graph: Graph) -> None:
                                  detail=s.sid) for s in match.allows]
             graph.add_edge(e.model_copy(update={
                 "evidence": [*e.evidence, *trust_ev],
-                "confidence": Confidence.CERTAIN if match.result is True else _P,
+                "confidence": Confidence.CERTAIN if match.result is True and role.trust == "known" else _P,
                 "props": {**e.props, "trust": "evaluated", "subject": irsa_subject(sa.namespace, sa.account_name)}}))
 
 

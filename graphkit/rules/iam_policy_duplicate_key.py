@@ -25,8 +25,9 @@ def _subject(graph, file, place):
 
 
 @rule("iam-policy-duplicate-key", title="IAM document with a duplicate JSON key",
-      description="An object of an IAM policy document (or export) holds the same key twice: the last value silently "
-      "wins in most parsers, so a condition or statement a reviewer sees may not be the one that applies.",
+      description="An object of an IAM policy document (or export) holds the same key twice: most parsers silently "
+      "keep the last value, so a condition or statement a reviewer sees may not be the one that applies; graphkit "
+      "reads such a trust policy as unknown and an identity policy under each value (grants possible).",
       help_uri="https://www.rfc-editor.org/rfc/rfc8259#section-4",
       severity=Severity.MEDIUM,
       remediation="Merge the duplicated keys into one (e.g. one StringEquals block with every key), then check the "
@@ -38,5 +39,7 @@ def check(graph, options):
         where = f"{d['place']}.{d['key']}" if d["place"] else d["key"]
         yield check.finding(d["file"], d["place"], d["key"], subject=_subject(graph, d["file"], d["place"]),
                             message=f"{d['file']}: key {d['key']!r} appears twice at {d['place'] or 'top level'} "
-                            "(the last value silently wins)",
-                            evidence=[Evidence(file=d["file"], yaml_path=where)], key=d["key"], place=d["place"])
+                            "(which value applies is unknown: a trust policy holding it is unknown, an identity "
+                            "policy's grants only possible)",
+                            evidence=[Evidence(file=d["file"], yaml_path=where, line=d.get("line"))], key=d["key"],
+                            place=d["place"])

@@ -33,6 +33,7 @@ that a malformed one is a problem naming its place.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -196,9 +197,11 @@ _DOCUMENT_KEYS = ("PolicyDocument", "Document", "AssumeRolePolicyDocument")
 
 
 class _Pairs(dict):
-    """A JSON object that remembers the keys it held more than once (the last value won, as in most parsers)."""
+    """A JSON object that remembers the keys it held more than once (the last value won, as in most parsers) and
+    every value each of them held (``alternatives``, in order)."""
 
     duplicates: list[str]
+    alternatives: dict[str, list[Any]]
 
     def __init__(self, pairs: list[tuple[str, Any]]) -> None:
         super().__init__(pairs)
@@ -208,6 +211,44 @@ class _Pairs(dict):
             if k in seen and k not in self.duplicates:
                 self.duplicates.append(k)
             seen.add(k)
+        self.alternatives = {k: [v for key, v in pairs if key == k] for k in self.duplicates}
+
+
+#: At most this many readings of one policy document with duplicate keys (:func:`_readings`).
+MAX_READINGS = 16
+
+
+def _readings(data: Any, place: str) -> list[Any]:
+    """Every document ``data`` may stand for when an object holds a key twice: one per choice of value for each
+    duplicated key (RFC 8259 section 4: names SHOULD be unique, and which value a receiver keeps is unpredictable,
+    https://www.rfc-editor.org/rfc/rfc8259#section-4); just ``[data]`` without duplicates.
+
+    Raises
+    ------
+    PolicyError
+        more than :data:`MAX_READINGS` readings (the document is then unknown).
+
+    >>> doc = json.loads('{"Effect": "Allow", "Effect": "Deny"}', object_pairs_hook=_Pairs)
+    >>> [r["Effect"] for r in _readings(doc, "")]
+    ['Allow', 'Deny']
+    """
+    if isinstance(data, dict):
+        out: list[dict[str, Any]] = [{}]
+        alts = getattr(data, "alternatives", {})
+        for k, v in data.items():
+            options = [r for alt in alts.get(k, [v]) for r in _readings(alt, f"{place}.{k}" if place else k)]
+            out = [{**o, k: r} for o in out for r in options]
+            if len(out) > MAX_READINGS:
+                raise PolicyError(place, f"more than {MAX_READINGS} readings of its duplicate keys")
+        return out
+    if isinstance(data, list):
+        lists: list[list[Any]] = [[]]
+        for i, v in enumerate(data):
+            lists = [o + [r] for o in lists for r in _readings(v, f"{place}[{i}]")]
+            if len(lists) > MAX_READINGS:
+                raise PolicyError(place, f"more than {MAX_READINGS} readings of its duplicate keys")
+        return lists
+    return [data]
 
 
 def duplicate_keys(data: Any, place: str = "") -> list[tuple[str, str]]:
@@ -236,15 +277,84 @@ def duplicate_keys(data: Any, place: str = "") -> list[tuple[str, str]]:
 def _doc(raw: Any, place: str, *, template: bool = False) -> tuple[dict[str, Any], list[Statement]]:
     """A policy document (a mapping, JSON text, or URL-encoded JSON as the IAM API returns it) and its statements;
     in a ``template`` (Terraform, CloudFormation) ``${...}`` are the template's placeholders, not IAM policy
-    variables."""
+    variables.  An object holding a key twice is read as its last value (see :func:`_read_doc`)."""
+    return _read_doc(raw, place, template=template)[:2]
+
+
+#: The condition that marks a statement only some readings of a document holding a key twice have
+#: (:func:`_read_doc`): a key no request carries, so the statement only possibly applies -- an Allow grants
+#: ``possible``, a Deny only possibly cuts (a conditional statement of an identity policy, AWS IAM User Guide
+#: "Policy evaluation logic").  Not an AWS key: it lives in the parsed statements, never in a stored document.
+UNCERTAIN_CONDITION = ("Null", "graphkit:DuplicateKeyReading")
+
+
+def _read_doc(raw: Any, place: str, *, template: bool = False) -> tuple[dict[str, Any], list[Statement], bool]:
+    """:func:`_doc` and whether the document holds a key twice (``uncertain``); its statements are then those of
+    every reading (:func:`_readings`): one every reading has is kept as it is, one only some have is kept with
+    :data:`UNCERTAIN_CONDITION` -- what any reading allows is possible, never cut by a Deny AWS may not apply."""
+    raw = _loaded(raw, place)
+    readings = _readings(raw, place) if duplicate_keys(raw) else None
+    raw = redact_policy_secrets(raw)  # sts:ExternalId values are shared secrets: fingerprints only
+    variables = False if template else None
+    if readings is None:
+        return raw, parse_policy(raw, place, variables=variables), False
+    parsed = [parse_policy(redact_policy_secrets(r), place, variables=variables) for r in readings]
+    common = [{repr(s) for s in sts} for sts in parsed]
+    op, key = UNCERTAIN_CONDITION
+    union: dict[str, Statement] = {}
+    for sts in parsed:
+        for s in sts:
+            if repr(s) not in union:
+                union[repr(s)] = s if all(repr(s) in c for c in common) else dataclasses.replace(
+                    s, conditions={**s.conditions, op: {**s.conditions.get(op, {}), key: ("false",)}})
+    return raw, list(union.values()), True
+
+
+def _loaded(raw: Any, place: str) -> Any:
+    """A policy document as a mapping: JSON text (or URL-encoded JSON, as the IAM API returns it) is parsed."""
     if isinstance(raw, str):
         text = urllib.parse.unquote(raw) if raw.lstrip().startswith("%") else raw
         try:
-            raw = json.loads(text, object_pairs_hook=_Pairs)
+            return json.loads(text, object_pairs_hook=_Pairs)
         except json.JSONDecodeError as exc:
             raise PolicyError(place, f"policy document is not JSON: {exc.msg}") from None
-    raw = redact_policy_secrets(raw)  # sts:ExternalId values are shared secrets: fingerprints only
-    return raw, parse_policy(raw, place, variables=False if template else None)
+    return raw
+
+
+def _certain_doc(raw: Any, place: str, *, template: bool = False) -> tuple[dict[str, Any], list[Statement]]:
+    """:func:`_doc` for a trust policy: a key held twice makes it unknown (:class:`PolicyError` naming the first
+    duplicated key, the role's trust is then :func:`_union_document`), never narrower than what AWS may apply."""
+    doc = _read_doc(raw, place, template=template)
+    if doc[2]:
+        where, key = duplicate_keys(_loaded(raw, place), place)[0]
+        raise PolicyError(f"{where}.{key}" if where else key,
+                          f"key {key!r} appears twice: which value AWS applies is unknown")
+    return doc[:2]
+
+
+def _union_document(raw: Any, place: str) -> dict[str, Any] | None:
+    """The document of every reading of a policy holding a key twice (:func:`_readings`): each Allow statement of
+    any reading, a Deny only when every reading has it; None when it holds no key twice or cannot be read.  What
+    it allows is what some reading may allow (a trust read so is ``unknown``: its edges only possible)."""
+    try:
+        loaded = _loaded(raw, place)
+        if not duplicate_keys(loaded):
+            return None
+        readings = [redact_policy_secrets(r) for r in _readings(loaded, place)]
+        for r in readings:
+            parse_policy(r, place)
+    except PolicyError:
+        return None
+    listed = [st if isinstance(st := r.get("Statement"), list) else [st] for r in readings]
+    keys = [{json.dumps(x, sort_keys=True) for x in sts} for sts in listed]
+    out: dict[str, Any] = {}
+    for sts in listed:
+        for x in sts:
+            k = json.dumps(x, sort_keys=True)
+            if k not in out and (x.get("Effect") != "Deny" or all(k in ks for ks in keys)):
+                out[k] = x
+    version = readings[0].get("Version")
+    return {**({"Version": version} if version is not None else {}), "Statement": list(out.values())}
 
 
 def _list(value: Any, place: str) -> list[Any]:
@@ -336,9 +446,12 @@ def _inline_policies(p: Principal, entry: dict[str, Any], key: str,
         if not isinstance(pol, dict) or "PolicyDocument" not in pol:
             _part(p, _fail, None, pp, "inline policy without PolicyDocument")
             continue
-        doc = _part(p, _doc, None, pol["PolicyDocument"], f"{pp}.PolicyDocument")
+        doc = _part(p, _read_doc, None, pol["PolicyDocument"], f"{pp}.PolicyDocument")
         if doc is not None:
             out.append((str(pol.get("PolicyName") or f"inline-{i}"), doc[1], f"{pp}.PolicyDocument"))
+            if doc[2]:
+                p.problems.append(InputError(p.file, f"{pp}.PolicyDocument", f"{p.kind} {p.name}: a key appears "
+                                             "twice: read under each of its values, grants possible"))
     return out
 
 
@@ -364,15 +477,19 @@ def _role_fields(p: Principal, entry: dict[str, Any], place: str) -> None:
     """Trust policy, instance profiles and maximum session duration of a role.
 
     A trust document that cannot be read (a bad statement or condition) leaves the trust unknown (``p.trust``
-    None, the node's ``trust="unknown"``): never read narrower than it is.
+    None, the node's ``trust="unknown"``): never read narrower than it is.  One holding a key twice is unknown
+    too; its ``trust_document`` is then that of every reading (:func:`_union_document`).
     """
     raw = entry.get("AssumeRolePolicyDocument")
     if raw is None:
         raise PolicyError(place, "role without AssumeRolePolicyDocument")
     # the role and its permissions stay: only what the trust allows is unknown, and the problem says so
-    doc = _part(p, _doc, None, raw, f"{place}.AssumeRolePolicyDocument", effect=f"trust of role {p.name} unknown")
+    doc = _part(p, _certain_doc, None, raw, f"{place}.AssumeRolePolicyDocument",
+                effect=f"trust of role {p.name} unknown")
     if doc is not None:
         p.trust_document, p.trust = doc
+    else:  # a key held twice: the trust stays unknown, evaluated over every reading (edges only possible)
+        p.trust_document = _union_document(raw, f"{place}.AssumeRolePolicyDocument")
     profiles = _part(p, _list, [], entry.get("InstanceProfileList"), f"{place}.InstanceProfileList")
     p.instance_profiles = [ip["Arn"] for ip in profiles if isinstance(ip, dict) and isinstance(ip.get("Arn"), str)]
     if isinstance(entry.get("MaxSessionDuration"), int):
@@ -418,10 +535,13 @@ def _managed_policy(pol: Any, file: str, place: str) -> ManagedPolicy:
     if default is None:
         raise PolicyError(place, "no default version in PolicyVersionList")
     doc_place = f"{place}.PolicyVersionList[{default}].Document"
-    doc, sts = _doc(versions[default].get("Document"), doc_place)
+    doc, sts, uncertain = _read_doc(versions[default].get("Document"), doc_place)
     out = ManagedPolicy(arn=arn, name=str(pol.get("PolicyName") or arn.rsplit("/", 1)[-1]), account=account_of(arn),
                         file=file, place=doc_place, default_version=_opt_str(versions[default].get("VersionId")),
                         versions=len(versions), statements=sts, document=doc)
+    if uncertain:
+        out.problems.append(InputError(file, doc_place, f"policy {out.name}: a key appears twice: read under each of "
+                                       "its values, grants possible"))
     for j, v in enumerate(versions):
         if j == default or not isinstance(v, dict):
             continue

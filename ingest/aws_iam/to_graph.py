@@ -47,6 +47,7 @@ from ingest.aws_iam.actions import (CREATE_COMPUTE, ESCALATION_ACTIONS, SENSITIV
                                     mentions_service, target_node)
 from ingest.aws_iam.models import (BUILTIN_POLICIES, ManagedPolicy, ParsedFile, Principal, account_of, evidence,
                                    lines_of, statement_lines)
+from ingest._yaml import line_of
 from ingest.aws_iam.permissions import Caps, Permissions, gather, self_escalation
 
 __all__ = ["META_KEY", "to_graph", "principal_id"]
@@ -502,7 +503,8 @@ def _meta(parsed: Sequence[ParsedFile], index: _Index, unknown: set[str]) -> dic
             "unknown_policies": sorted(unknown),
             "files": [pf.file for pf in parsed],
             "control_policies": _control_meta(parsed),
-            "duplicate_keys": [{"file": pf.file, "place": place, "key": key} for pf in parsed
+            "duplicate_keys": [{"file": pf.file, "place": place, "key": key,
+                                "line": line_of(pf.lines, f"{place}.{key}" if place else key)} for pf in parsed
                                for place, key in pf.duplicates],
             "counts": {"roles": sum(p.kind == "role" for p in principals),
                        "users": sum(p.kind == "user" for p in principals),
