@@ -24,6 +24,7 @@ from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, 
                                  SUMMARY_STEPS, api_url_option, every_runner, exit_partial,
                                  reads_graph, TERMINAL_TOP)
 from graphkit.cli_common import OrgOpt, key_file_bytes, plain_usage_errors, print_diff, refuse_output, replaced_input
+from graphkit.cli_common import refuse_scan_output
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, shown, term
 from graphkit.synth_cli import synth_cmd
@@ -452,8 +453,7 @@ def collect_host_cmd(
 ) -> None:
     """Scan a build host read-only: runner registrations anywhere (by signature), how each stays alive, live runner
     processes, on-disk credentials (fingerprints only), shared caches; says where it did not look."""
-    refuse_output(output, replaced_input(output, [("--root", root)] + ([("--key-file", key_file)] if key_file else [])),
-                  "this scan")
+    refuse_scan_output(output, root, key_file)  # the key file, a path under a mounted --root
     key = {} if key_file is None else {"key": key_file_bytes(key_file)}  # bounded, at least MIN_KEY_BYTES
     bounds = {k: v for k, v in (("max_entries", max_entries), ("max_depth", max_depth),
                                 ("max_seconds", max_seconds)) if v is not None}
@@ -461,6 +461,7 @@ def collect_host_cmd(
         key["limits"] = registry.get_collector("host").limits(**bounds)
     try:
         result = registry.get_collector("host").collect(root, hostname=hostname, **key)
+        refuse_scan_output(output, root, key_file, result.read)  # on the live host: a file the scan read
         write_atomic(output, json.dumps(result.document, indent=2) + "\n")  # "-": standard output
     except GraphkitError as exc:
         fail(exc)
