@@ -224,8 +224,8 @@ def blast_radius_cmd(
 
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j
-        return blast_radius_neo4j(sources, as_json=fmt is BlastFormat.json, top=top,
-                                  has_inputs=bool(given.graph or given.inputs), clock=clock if timed else None)
+        return blast_radius_neo4j(sources, fmt=fmt.value, top=top, has_inputs=bool(given.graph or given.inputs),
+                                  clock=clock, timed=timed, org=org, with_plan=not no_plan)
     try:
         g, partial = given.load()
     except GraphkitError as exc:
