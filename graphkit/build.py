@@ -68,6 +68,29 @@ def _expanded(inputs: Mapping[str, Sequence[str | Path]]) -> dict[str, list[str 
     return out
 
 
+def reads_file(inputs: Mapping[str, Sequence[str | Path]], target: Path) -> bool:
+    """Whether building ``inputs`` reads ``target`` (any path; compared resolved): a file a source collects from
+    them, as :func:`build_graph` does (composite sources expanded, then each file source's ``collect``: the
+    workflow and action files of a checkout, the JSON and YAML of a ``--runners`` or ``--aws-iam`` folder, every
+    extension its reader takes), or any path inside an input of a source that lists no files (a snapshot folder).
+    I/O: lists the folders.  ``-o`` never replaces such a file (:meth:`graphkit.cli_common.GraphInput.holds`).
+
+    Raises
+    ------
+    GraphkitError
+        for an ingestor name not installed.
+    """
+    target = Path(target).resolve()
+    for name, paths in _expanded(inputs).items():
+        collect = getattr(registry.get(name), "collect", None)
+        if collect is None:
+            if any(target == p or p in target.parents for p in (Path(x).resolve() for x in paths)):
+                return True
+        elif any(f.path.resolve() == target for f in collect(paths).files):
+            return True
+    return False
+
+
 def _canonical(inputs: Mapping[str, Sequence[str | Path]]) -> list[tuple[str, list[str]]]:
     """Sources in registry order, each source's paths sorted and deduplicated: the graph does not depend on the
     order in which inputs are given (merging keeps the first observation's evidence first)."""

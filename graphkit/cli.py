@@ -24,8 +24,10 @@ from graphkit.cli_common import (EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, 
                                  SUMMARY_STEPS, api_url_option, every_runner, exit_partial,
                                  reads_graph, TERMINAL_TOP)
 from graphkit.cli_common import OrgOpt, key_file_bytes, plain_usage_errors, print_diff, refuse_output, replaced_input
+from graphkit.cli_common import refuse_scan_output
 from graphkit.neo4j.cli import Backend, BackendOpt, neo4j_app, query_cmd
 from graphkit.output import neutralise, print_json, shown, term
+from graphkit.synth_cli import synth_cmd
 from graphkit.whatif_cli import what_if_cmd
 
 #: A crash never prints local variables (they may hold a token read from a host file); Typer 0.12 shows them by
@@ -222,8 +224,8 @@ def blast_radius_cmd(
 
     if backend is Backend.neo4j:  # reach computed in the database: graphkit/neo4j/reach.py
         from graphkit.neo4j.cli import blast_radius_neo4j
-        return blast_radius_neo4j(sources, as_json=fmt is BlastFormat.json, top=top,
-                                  has_inputs=bool(given.graph or given.inputs), clock=clock if timed else None)
+        return blast_radius_neo4j(sources, fmt=fmt.value, top=top, has_inputs=bool(given.graph or given.inputs),
+                                  clock=clock, timed=timed, org=org, with_plan=not no_plan)
     try:
         g, partial = given.load()
     except GraphkitError as exc:
@@ -433,6 +435,7 @@ def export_opengraph(
 app.add_typer(neo4j_app, name="neo4j")
 app.command("query")(query_cmd)
 app.command("what-if")(what_if_cmd)
+app.command("synth")(synth_cmd)
 
 
 collect_app = typer.Typer(no_args_is_help=True, help="Collect snapshots from live systems (read-only).")
@@ -457,8 +460,7 @@ def collect_host_cmd(
 ) -> None:
     """Scan a build host read-only: runner registrations anywhere (by signature), how each stays alive, live runner
     processes, on-disk credentials (fingerprints only), shared caches; says where it did not look."""
-    refuse_output(output, replaced_input(output, [("--root", root)] + ([("--key-file", key_file)] if key_file else [])),
-                  "this scan")
+    refuse_scan_output(output, root, key_file)  # the key file, a path under a mounted --root
     key = {} if key_file is None else {"key": key_file_bytes(key_file)}  # bounded, at least MIN_KEY_BYTES
     bounds = {k: v for k, v in (("max_entries", max_entries), ("max_depth", max_depth),
                                 ("max_seconds", max_seconds)) if v is not None}
@@ -466,6 +468,7 @@ def collect_host_cmd(
         key["limits"] = registry.get_collector("host").limits(**bounds)
     try:
         result = registry.get_collector("host").collect(root, hostname=hostname, **key)
+        refuse_scan_output(output, root, key_file, result.read)  # on the live host: a file the scan read
         write_atomic(output, json.dumps(result.document, indent=2) + "\n")  # "-": standard output
     except GraphkitError as exc:
         fail(exc)
@@ -637,43 +640,6 @@ def diff_cmd(
     except GraphkitError as exc:
         fail(exc)
     print_diff(changes, problems, as_json=fmt is Format.json, old=str(old), new=str(new))
-
-
-@app.command("synth")
-def synth_cmd(
-    repos: Annotated[int, typer.Option("--repos", min=1, help="Repositories (built edges grow a little faster "
-                                       "than repositories: 135 ~ 10^4, 800 ~ 10^5, 5000 ~ 10^6).")],
-    output: Annotated[Path, typer.Option("--output", "-o", metavar="DIR", help="Folder to write into: repos/, "
-                                         "inventory.yaml, aws-iam.json.")],
-    runners: Annotated[Optional[int], typer.Option("--runners", min=1, help="Runners (default: repos / 3, at "
-                                                   "least 6).")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same files).")] = 0,
-    build_it: Annotated[bool, typer.Option("--build", help="Also build the graph in memory and print its size.")]
-    = False,
-    force: Annotated[bool, typer.Option("--force", help="Write into a folder holding files synth did not write "
-                                        "(files of the same names are replaced).")] = False,
-) -> None:
-    """Write a deterministic synthetic organization in graphkit's input formats (for benchmarks)."""
-    from graphkit import synth
-
-    foreign = None if force else synth.foreign_entry(output)  # never a user's inventory.yaml replaced in silence
-    if foreign is not None:
-        what = "is not a folder" if foreign == "." else f"holds {neutralise(foreign)!r}, which synth did not write"
-        raise typer.BadParameter(f"{neutralise(str(output))!r} {what}: give a new or empty folder, or --force",
-                                 param_hint="--output")
-    org = synth.generate(repos, runners, seed)
-    try:
-        written = synth.write(org, output)
-    except OSError as exc:
-        fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
-    out.print(f"wrote {len(written)} files ({len(org.workflow_files())} workflows, {org.repos} repositories, "
-              f"{org.runners} runners on {org.hosts} hosts) to {term(str(output))}", highlight=False)
-    inputs = {"github-actions": [output / "repos"], "runners": [output / "inventory.yaml"],
-              "aws-iam": [output / "aws-iam.json"]}
-    if build_it:
-        from graphkit.build import build_graph
-        g = build_graph(inputs).graph
-        out.print(f"built: {g.nx.number_of_nodes()} nodes, {g.nx.number_of_edges()} edges", highlight=False)
 
 
 def main() -> None:  # pragma: no cover - console entry point

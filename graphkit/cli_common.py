@@ -27,6 +27,7 @@ from typer.core import TyperGroup
 
 from graphkit import registry
 from graphkit.errors import GraphkitError
+from graphkit.cli_guard import MIN_KEY_BYTES, key_file_bytes, refuse_output, refuse_scan_output, replaced_input  # noqa: F401
 from graphkit.output import neutralise, print_json, shown, term
 
 if TYPE_CHECKING:  # imported on first use: ``graphkit --help`` builds no graph
@@ -127,69 +128,6 @@ OrgOpt = Annotated[Optional[str], typer.Option("--org", metavar="ORG", help="Own
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 
 
-def replaced_input(output: Path, inputs: Iterable[tuple[str, str | Path]]) -> tuple[str, str] | None:
-    """The first of ``inputs`` (``(option, path)``) that writing ``output`` would replace, or None.
-
-    Paths are compared resolved (links, ``..``, relative to the working directory): ``output`` is an input file, or
-    an existing YAML file inside an input folder (a workflow of a ``--github-actions`` checkout; a graph or report
-    saved in an input folder may be replaced).  ``-`` (standard output) replaces nothing.
-
-    >>> import tempfile
-    >>> d = Path(tempfile.mkdtemp()); (d / "g.json").write_text("{}")
-    2
-    >>> option, value = replaced_input(d / "." / "g.json", [("--graph", d / "g.json")])
-    >>> option, value == str(d / "g.json"), replaced_input(d / "r.html", [("--graph", d)])
-    ('--graph', True, None)
-    """
-    if str(output) == "-":
-        return None
-    target = output.resolve()
-    in_folder = target.suffix.lower() in (".yml", ".yaml") and target.exists()
-    for option, value in inputs:
-        p = Path(value).resolve()
-        if target == p or (in_folder and p in target.parents):
-            return option, str(value)
-    return None
-
-
-def refuse_output(output: Path | None, replaced: tuple[str, str] | None, what: str) -> None:
-    """Raise ``typer.BadParameter`` (exit 2) on ``--output`` when it would replace an input (``replaced``, from
-    :func:`replaced_input`), naming both; ``what`` is the command (``this build``)."""
-    if output is not None and replaced is not None:
-        option, value = replaced
-        raise typer.BadParameter(f"{neutralise(str(output))!r} is an input of {what} "
-                                 f"({option} {neutralise(value)!r}): it is never overwritten", param_hint="--output")
-
-
-#: Shortest ``--key-file`` key: the HMAC-SHA256 output length; RFC 2104 section 3 strongly discourages keys
-#: shorter than it (https://www.rfc-editor.org/rfc/rfc2104#section-3).
-MIN_KEY_BYTES = 32
-
-
-def key_file_bytes(path: Path) -> bytes:
-    """The fingerprint key of ``collect host --key-file`` (the file's bytes), read bounded
-    (:func:`graphkit.ingestor.read_bytes`: a regular file of at most ``max_file_bytes``; a FIFO or ``/dev/zero`` is
-    never read).
-
-    Raises
-    ------
-    typer.BadParameter
-        (exit 2, on ``--key-file``) for a file that is not a regular file, too large or unreadable, or holds fewer
-        than :data:`MIN_KEY_BYTES` bytes (an empty or short key protects no low-entropy value).  Never quotes it.
-    """
-    from graphkit.errors import InputError
-    from graphkit.ingestor import read_bytes
-    try:
-        key = read_bytes(path)
-    except InputError as exc:
-        raise typer.BadParameter(neutralise(str(exc)), param_hint="--key-file") from None
-    if len(key) < MIN_KEY_BYTES:
-        raise typer.BadParameter(f"{neutralise(str(path))}: a key of {len(key)} byte(s); give at least "
-                                 f"{MIN_KEY_BYTES} random bytes (head -c {MIN_KEY_BYTES} /dev/urandom > FILE)",
-                                 param_hint="--key-file")
-    return key
-
-
 class GraphInput:
     """What a command reads: a saved graph (``--graph``) or the inputs of ``build`` (one option per ingestor).
 
@@ -201,10 +139,15 @@ class GraphInput:
 
     def holds(self, path: Path) -> tuple[str, str] | None:
         """The input writing ``path`` would replace, as ``(option, value)`` (None: none): the ``--graph`` file, an
-        input file (``--aws-iam x.json -o x.json``), or a YAML file in an input folder (:func:`replaced_input`)."""
+        input file (``--aws-iam x.json -o x.json``), or a file an input folder contributes, whatever its extension
+        (a host snapshot in a ``--runners`` folder, an export in an ``--aws-iam`` one: the files the source reads
+        there, :func:`graphkit.build.reads_file`), through :func:`replaced_input`.  A file the sources do not read
+        (a graph or report saved in an input folder) may be replaced."""
+        from graphkit.build import reads_file
         given = [("--graph", str(self.graph))] if self.graph is not None else []
         given += [(f"--{name}", str(p)) for name, paths in self.inputs.items() for p in paths]
-        return replaced_input(path, given)
+        return replaced_input(path, given, lambda option, folder, target: option != "--graph" and reads_file(
+            {option.removeprefix("--"): [folder]}, target))
 
     def refuse_output(self, output: Path | None, what: str) -> None:
         """Raise the usage error of ``-o`` naming an input of this command (:meth:`holds`), naming both."""

@@ -116,11 +116,13 @@ class CollectResult:
     ``document``: JSON-compatible, in an ingestor's input format.
     ``problems``: what could not be read (file and place, never content).
     ``summary``: counts for the user.
+    ``read``: the real local paths of the files read (``collect host -o`` never replaces one); empty: not recorded.
     """
 
     document: dict[str, Any]
     problems: list[InputError] = field(default_factory=list)
     summary: dict[str, int] = field(default_factory=dict)
+    read: list[str] = field(default_factory=list)
 
 
 class Collector(Protocol):

@@ -38,6 +38,8 @@ import contextlib
 import json
 import os
 import random
+import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -512,19 +514,70 @@ def generate(repos: int, runners: int | None = None, seed: int = 0) -> SynthOrg:
 MANIFEST = ".graphkit-synth.json"
 
 
+#: The names :func:`generate` writes (relative POSIX paths): the only entries a :data:`MANIFEST` may list.
+_SYNTH_NAME = re.compile(r"inventory\.yaml|aws-iam\.json|repos/[\w.-]+/\.github/workflows/[\w.-]+\.yml", re.ASCII)
+
+
+class ManifestError(ValueError):
+    """A :data:`MANIFEST` entry synth never writes (hostile or damaged manifest: CWE-22,
+    https://cwe.mitre.org/data/definitions/22.html): ``manifest`` (path), ``entry`` (as listed, shown with
+    ``repr``) and ``reason``.  Raised before anything is deleted or written."""
+
+    def __init__(self, manifest: Path, entry: object, reason: str) -> None:
+        super().__init__(f"{manifest}: entry {entry!r} {reason}: refused, nothing deleted or written")
+        self.manifest, self.entry, self.reason = manifest, entry, reason
+
+
+def _entry_problem(out: Path, entry: object) -> str | None:
+    """Why ``entry`` of ``out``'s manifest is not a file synth could have written there (None: it is one, or is
+    absent).  A listed path must be one of :data:`_SYNTH_NAME` (relative, no ``..``), no component from ``out`` a
+    link, and, when present, a regular file."""
+    if not isinstance(entry, str):
+        return "is not a path"
+    parts = entry.split("/")
+    if entry.startswith("/") or any(part in ("", ".", "..") for part in parts) or not _SYNTH_NAME.fullmatch(entry):
+        return "is not a relative path synth writes (inventory.yaml, aws-iam.json, repos/*/.github/workflows/*.yml)"
+    path = out
+    for part in parts:
+        path = path / part
+        try:
+            mode = path.lstat().st_mode
+        except FileNotFoundError:
+            return None  # absent: nothing to delete
+        except OSError as exc:
+            return f"cannot be checked ({exc.strerror or exc})"
+        if stat.S_ISLNK(mode):
+            return f"passes through a link ({path.relative_to(out).as_posix()})"
+    return None if stat.S_ISREG(mode) else "is not a regular file"
+
+
 def _listed(out: Path) -> set[str]:
-    """The files a previous :func:`write` listed in ``out``'s :data:`MANIFEST` (empty: none, or unreadable)."""
+    """The files a previous :func:`write` listed in ``out``'s :data:`MANIFEST` (empty: none, or unreadable).
+
+    Raises
+    ------
+    ManifestError
+        for the first entry (in the listed order) that is not a file synth could have written inside ``out``
+        (:func:`_entry_problem`): an absolute path, one holding ``..``, one through a symbolic link.
+    """
     try:
         names = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return set()
-    return {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
+    if not isinstance(names, list):
+        return set()
+    for name in names:
+        reason = _entry_problem(out, name)
+        if reason is not None:
+            raise ManifestError(out / MANIFEST, name, reason)
+    return set(names)
 
 
 def foreign_entry(out: Path) -> str | None:
     """The first entry under ``out`` (sorted; relative POSIX path) that synth did not write, or None when ``out``
     is absent, an empty folder, or holds only files a previous :func:`write` listed in its :data:`MANIFEST`.  A
-    path that is not a folder is its own foreign entry (``.``).  Links are not followed.
+    path that is not a folder is its own foreign entry (``.``).  Links are not followed.  Raises
+    :class:`ManifestError` for a manifest entry synth never writes (:func:`_listed`).
 
     >>> import tempfile
     >>> d = Path(tempfile.mkdtemp())
@@ -560,6 +613,8 @@ def write(org: SynthOrg, out: Path) -> list[Path]:
 
     Raises
     ------
+    ManifestError
+        for a manifest entry synth never writes (:func:`_listed`), before anything is deleted or written.
     OSError
         when a file cannot be written.
     """

@@ -44,6 +44,7 @@ LAYERS: dict[str, int] = {
     "graphkit.output": OUTPUTS, "graphkit.report": OUTPUTS, "graphkit.export": OUTPUTS, "graphkit.diff": OUTPUTS,
     "graphkit.docs": OUTPUTS, "graphkit.neo4j": OUTPUTS, "graphkit.synth": OUTPUTS,
     "graphkit.__main__": CLI, "graphkit.cli": CLI, "graphkit.cli_common": CLI, "graphkit.neo4j.cli": CLI, "graphkit.whatif_cli": CLI,
+    "graphkit.cli_guard": CLI, "graphkit.synth_cli": CLI,
 }
 #: The package facade (``graphkit/__init__.py``): see the module docstring.
 FACADE = "graphkit"

@@ -520,6 +520,20 @@ def test_readme_runbook_excerpt_matches_the_real_output(acme):
         pos = real.index(line, pos) + 1
 
 
+def test_runbook_never_has_a_bare_svc_uninstall_for_a_runner_whose_folder_is_unknown(acme):
+    """build-01-a's folder is known (its .credentials path): ``cd`` into it on the same command line.  build-01-b on
+    the same host has no known folder: the step says so and lists the runner units (read-only), never a bare
+    ``sudo ./svc.sh uninstall`` that, typed after step 4's ``cd``, would uninstall build-01-a a second time."""
+    real = runbook_text(acme, "runner:acme/build-01-a", clock=Clock(now=NOW))
+    lines = real.splitlines()
+    uninstall = [line.strip() for line in lines if "svc.sh uninstall" in line and line.strip().startswith(("`", "#"))]
+    assert "`cd /opt/actions-runner-a && sudo ./svc.sh uninstall`" in uninstall
+    assert all("cd " in line for line in uninstall), uninstall
+    step = next(i for i, line in enumerate(lines) if "runner service of build-01-b: its folder is unknown" in line)
+    assert "actions.runner.<scope>.build-01-b.service" in lines[step] and "host `build-01`" in lines[step]
+    assert lines[step + 1].strip() == "`systemctl list-units --all --type=service 'actions.runner.*'`"
+
+
 def test_token_records_graphkit_cannot_classify_are_problems(acme):
     ghost = Issued(kind=TokenKind.REGISTRATION_TOKEN, subject="runner_group:acme/nope",
                    issued_at=NOW - timedelta(minutes=10))

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from graphkit.cli import EXIT_PARTIAL, app
@@ -327,6 +328,56 @@ def test_no_command_writes_its_output_over_one_of_its_inputs(tmp_path):
         assert victim.read_bytes() == before
     res = invoke("export", "opengraph", "--graph", str(graph), "-o", str(tmp_path / "og.json"))
     assert res.exit_code == 0 and json.loads((tmp_path / "og.json").read_text())["metadata"]["source_kind"] == "GraphKit"
+
+
+def test_output_never_replaces_a_file_an_input_folder_contributes_whatever_its_extension(tmp_path):
+    """``-o`` onto a host snapshot (JSON) in a ``--runners`` folder, an IAM export (JSON) in an ``--aws-iam``
+    folder, a workflow in a checkout, or any path under a mounted ``collect host --root`` (the runner's
+    ``.credentials`` the scan reads): exit 2 naming the option, the file kept byte for byte.  A file the sources do
+    not read (``g.txt`` in the IAM folder) may be written; on the live host (``--root /``) the files the scan read
+    are refused after the scan."""
+    from graphkit.build import reads_file
+    from graphkit.cli_common import refuse_scan_output
+    root = tmp_path / "root"
+    folder = root / "opt" / "actions-runner"
+    folder.mkdir(parents=True)
+    (folder / ".runner").write_text(json.dumps({"agentId": 5, "agentName": "h-a", "poolId": 1,
+                                                "gitHubUrl": "https://github.com/acme", "ephemeral": False}))
+    (folder / ".credentials").write_text('{"scheme": "OAuth", "data": {"clientId": "c"}}')
+    snaps, iam = tmp_path / "snaps", tmp_path / "iam"
+    snaps.mkdir(), iam.mkdir()
+    snapshot, export = snaps / "host-a.json", iam / "acct.json"
+    res = invoke("collect", "host", "--root", str(root), "-o", str(snapshot))
+    assert res.exit_code == 0 and json.loads(snapshot.read_text())["schema"] == "graphkit.runner-inventory/v1"
+    export.write_bytes((ROOT / "examples/acme/aws-iam.json").read_bytes())
+    workflow = next((ROOT / "examples/acme/repos").rglob("*.yml"))
+    checkout = tmp_path / "repos"
+    (checkout / workflow.parent.relative_to(ROOT / "examples/acme/repos")).mkdir(parents=True)
+    copied = checkout / workflow.relative_to(ROOT / "examples/acme/repos")
+    copied.write_bytes(workflow.read_bytes())
+    cases = [(["build", "--runners", str(snaps), "-o", str(snapshot)], snapshot, "--runners"),
+             (["report", "--runners", str(snaps), "--from", "host:h-a", "-o", str(snapshot)], snapshot, "--runners"),
+             (["build", "--aws-iam", str(iam), "-o", str(export)], export, "--aws-iam"),
+             (["build", "--github-actions", str(checkout), "-o", str(copied)], copied, "--github-actions"),
+             (["collect", "host", "--root", str(root), "-o", str(folder / ".credentials")], folder / ".credentials",
+              "--root"),
+             (["collect", "host", "--root", str(root), "-o", str(root / "new.json")], root / "new.json", "--root")]
+    for args, victim, option in cases:
+        before = victim.read_bytes() if victim.exists() else None
+        res = invoke(*args)
+        assert res.exit_code == 2, (args, res.output)
+        text = " ".join(res.output.split())
+        assert "is an input of this" in text and option in text and victim.name in text, text
+        assert (victim.read_bytes() if victim.exists() else None) == before
+    assert reads_file({"aws-iam": [iam]}, export) and not reads_file({"aws-iam": [iam]}, iam / "g.txt")
+    assert invoke("build", "--aws-iam", str(iam), "-o", str(iam / "g.txt")).exit_code == 0
+    assert json.loads(export.read_bytes()) == json.loads((ROOT / "examples/acme/aws-iam.json").read_bytes())
+    from graphkit import registry
+    read = registry.get_collector("host").collect(root).read
+    assert {str((folder / n).resolve()) for n in (".runner", ".credentials")} <= set(read)
+    with pytest.raises(typer.BadParameter, match="the scan read it"):
+        refuse_scan_output(folder / ".runner", Path("/"), None, read)
+    refuse_scan_output(folder / "other.json", Path("/"), None, read)  # on the live host, a file not read: written
 
 
 def test_tokens_records_left_out_are_input_problems_of_the_summary_and_the_json(graph_file, tmp_path):

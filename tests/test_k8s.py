@@ -482,3 +482,29 @@ def test_a_document_of_no_object_shape_is_named_in_a_recognised_file(tmp_path):
     assert {(Path(p.file).name, p.place) for p in result.problems} == {
         ("a.yaml", "document 1, line 5"), ("a.yaml", "document 2, kind, line 8"),
         ("a.yaml", "document 3, apiVersion, line 10")}
+
+
+def test_document_numbers_are_the_yaml_streams_and_a_list_item_that_is_no_object_is_named(tmp_path):
+    """An object, an empty document (``---`` then ``---``), then ``kind: 42``: the bad one is document 2, as
+    PyYAML's ``load_all`` and kubectl number it (empty documents counted), and its object is kept with that index;
+    a comment-only head before the first ``---`` is no document.  A ``kind: List`` whose ``items`` hold ``5``
+    and ``null`` beside a ServiceAccount: each non-object item is a problem with its YAML path and line, the
+    ServiceAccount kept."""
+    import yaml
+    text = ("# head\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa, namespace: x}\n---\n---\n"
+            "kind: 42\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sb, namespace: x}\n")
+    assert list(yaml.safe_load_all(text))[2] == {"kind": 42}
+    parsed = parse(text, "c.yaml")
+    assert [(p.place, p.reason) for p in parsed.problems] == [
+        ("document 2, kind, line 8", "expected a string (the object's kind), found an int")]
+    assert [(o.name, o.where.doc) for o in parsed.objects] == [("sa", 0), ("sb", 3)]
+    f = tmp_path / "d.yaml"
+    f.write_text("apiVersion: v1\nkind: List\nitems:\n  - 5\n  - {apiVersion: v1, kind: ServiceAccount, "
+                 "metadata: {name: s, namespace: x}}\n  -\n", encoding="utf-8")
+    parsed = parse(f.read_text(), str(f))
+    assert [(p.place, p.reason) for p in parsed.problems] == [
+        ("items[0], line 4", "expected a mapping (a Kubernetes object), found an int: item left out"),
+        ("items[2], line 6", "expected a mapping (a Kubernetes object), found a null: item left out")]
+    assert [o.name for o in parsed.objects] == ["s"]
+    result = build_graph({"k8s": [f]})
+    assert [(p.file, p.place) for p in result.problems] == [(str(f), "items[0], line 4"), (str(f), "items[2], line 6")]

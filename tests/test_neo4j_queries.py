@@ -313,3 +313,37 @@ def test_backend_classifies_tokens_as_the_embedded_backend(synced, bolt, tmp_pat
     res = run(app, ["blast-radius", "--backend", "neo4j", "--from", inside, "--now", "2026-12-01T20:00:00Z",
                     "--tokens", str(tokens)], env=env)
     assert res.exit_code == 3 and "acme-release" in res.stdout and "revoke" in res.stdout
+
+
+@pytest.mark.parametrize("synced", ["example"], indirect=True)
+def test_backend_honours_runbook_no_plan_and_org_as_embedded(synced, bolt, tmp_path: Path):
+    """``blast-radius --backend neo4j`` with ``--format runbook``, ``--no-plan``, ``--org`` (and ``--top``): the
+    output equals the embedded backend's byte for byte (the README promises the same document): the runbook's
+    checklist and script, no revocation with ``--no-plan``, ``untrusted:fork-pr --org acme`` expanded (70
+    reached), without ``--org`` every fork-pr actor of the database, and an owner with no entry an empty radius."""
+    _, g = synced
+    gfile = tmp_path / "g.json"
+    g.save(gfile)
+    run, env = CliRunner().invoke, _env(bolt)
+    cases = [["--from", "runner:acme/build-01-a", "--format", "runbook"],
+             ["--from", "runner:acme/build-01-a", "--format", "runbook", "--top", "3"],
+             ["--from", "runner:acme/build-01-a", "--no-plan", "--format", "json"],
+             ["--from", "runner:acme/build-01-a", "--top", "2", "--format", "json"],
+             ["--from", "untrusted:fork-pr", "--org", "acme", "--format", "json"],
+             ["--from", "untrusted:fork-pr", "--format", "json"],
+             ["--from", "untrusted:fork-pr", "--org", "acme"],
+             ["--from", "untrusted:comment", "--org", "nobody", "--format", "json"]]
+    outputs = []
+    for args in cases:
+        emb = run(app, ["blast-radius", *args, "--graph", str(gfile)])
+        neo = run(app, ["blast-radius", *args, "--backend", "neo4j"], env=env)
+        assert emb.exit_code == neo.exit_code == 0, (args, neo.output)
+        assert neo.stdout == emb.stdout, args
+        outputs.append(neo.stdout)
+    runbook, short, no_plan, top2, fork, fork_all, _, nobody = outputs
+    assert runbook.startswith("# ") and "```sh" in runbook and "svc.sh uninstall" in runbook and short != runbook
+    doc = json.loads(no_plan)
+    assert doc["revocations"] == [] and doc["counts"]["revocations"] is None and doc["counts"]["reached"] == 67
+    assert len(json.loads(top2)["revocations"]) == 2
+    assert json.loads(fork)["counts"]["reached"] == 70 and json.loads(fork) == json.loads(fork_all)
+    assert json.loads(nobody)["counts"]["reached"] == 0

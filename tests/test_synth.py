@@ -94,3 +94,36 @@ def test_output_folder_holding_files_synth_did_not_write_is_refused_unless_force
     afile.write_text("x", encoding="utf-8")
     res = runner.invoke(app, ["synth", "--repos", "3", "-o", str(afile)])
     assert res.exit_code == 2 and "is not a folder" in res.output and afile.read_text() == "x"
+
+
+def test_hostile_manifest_entries_are_refused_and_nothing_is_deleted(tmp_path):
+    """A planted ``.graphkit-synth.json`` listing ``../victim.txt``, an absolute path, or a file reached through a
+    linked folder inside DIR: exit 2 naming the manifest and the entry, every file kept, nothing written (CWE-22).
+    A listed file of synth's own shape is still removed when the new org lacks it."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    outside = tmp_path / "elsewhere" / ".github" / "workflows"
+    outside.mkdir(parents=True)
+    (outside / "ci.yml").write_text("keep\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "repos").mkdir()
+    (out / "repos" / "synth__linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    manifest = out / synth.MANIFEST
+    for entry in ["../victim.txt", str(victim), "repos/synth__linked/.github/workflows/ci.yml", "repos/../x.yml", 5]:
+        manifest.write_text(json.dumps(["inventory.yaml", entry]), encoding="utf-8")
+        res = runner.invoke(app, ["synth", "--repos", "2", "-o", str(out), "--force"])
+        text = " ".join(res.output.split())
+        assert res.exit_code == 2, (entry, res.output)
+        assert f"{manifest}: entry {entry!r}" in text and "nothing deleted" in text, text
+        assert victim.read_text() == "precious\n" and (outside / "ci.yml").read_text() == "keep\n"
+        assert not (out / "inventory.yaml").exists()
+    manifest.write_text(json.dumps(["repos/synth__linked/.github/workflows/ci.yml"]), encoding="utf-8")
+    assert "passes through a link (repos/synth__linked)" in " ".join(runner.invoke(
+        app, ["synth", "--repos", "2", "-o", str(out), "--force"]).output.split())
+    own = tmp_path / "own"
+    assert runner.invoke(app, ["synth", "--repos", "6", "-o", str(own)]).exit_code == 0
+    gone = "repos/synth__svc-00005/.github/workflows/ci.yml"
+    assert gone in json.loads((own / synth.MANIFEST).read_text()) and (own / gone).is_file()
+    assert runner.invoke(app, ["synth", "--repos", "2", "-o", str(own)]).exit_code == 0
+    assert not (own / gone).exists()

@@ -10,6 +10,7 @@ password is never printed.
 from __future__ import annotations
 
 import json
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -214,15 +215,19 @@ BackendOpt = Annotated[Backend, typer.Option(
     "(after 'graphkit neo4j sync'), connection from NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE.")]
 
 
-def blast_radius_neo4j(sources: list[str], *, as_json: bool, top: int | None, has_inputs: bool,
-                       clock: Any = None) -> None:
+def blast_radius_neo4j(sources: list[str], *, fmt: str, top: int | None, has_inputs: bool, clock: Any,
+                       timed: bool = False, org: str | None = None, with_plan: bool = True) -> None:
     """``graphkit blast-radius --backend neo4j``: same output as the embedded backend, reach computed in the database.
 
     Connection from ``NEO4J_URI`` / ``NEO4J_USERNAME`` / ``NEO4J_PASSWORD`` /
     ``NEO4J_DATABASE``.  Exit codes as for the embedded backend (3 when the
-    last sync's input was partial, or ``--tokens`` records were left out).  ``clock``: the
-    :class:`graphkit.output.Clock` of ``--now``/``--compromised-since``/``--tokens`` (None: none given): the
-    tokens are classified as by the embedded backend (the document's ``time``).
+    last sync's input was partial, or ``--tokens`` records were left out).  ``fmt``: ``table``, ``json`` or
+    ``runbook`` (``--format``).  ``clock``: the :class:`graphkit.output.Clock` of
+    ``--now``/``--compromised-since``/``--tokens``, ``timed`` when one of them was given (the tokens are
+    classified as by the embedded backend: the document's ``time``).  ``org`` (``--org``) expands the short
+    untrusted forms, and an untrusted actor with no node is an empty radius with a note, as embedded
+    (:func:`graphkit.neo4j.reach.expand_in_database`, :func:`~graphkit.neo4j.reach.reached_for`); ``with_plan``
+    False is ``--no-plan``.
 
     Raises
     ------
@@ -233,23 +238,36 @@ def blast_radius_neo4j(sources: list[str], *, as_json: bool, top: int | None, ha
     """
     from graphkit.errors import GraphkitError, UnknownNodeError
     from graphkit.neo4j.connection import connect
-    from graphkit.neo4j.reach import blast_radius_document
+    from graphkit.neo4j.reach import expand_in_database, reached_for
+    from graphkit.output import blast_radius_document, runbook_text
 
     if has_inputs:
         raise typer.BadParameter("--backend neo4j reads the database: give no --graph or input options",
                                  param_hint="--backend")
     settings = Neo4jSettings.from_env()
+    as_json, timed_clock = fmt == "json", clock if timed else None
     try:
         with connect(settings) as driver:
-            doc, sub = blast_radius_document(driver, sources, database=settings.database, top=top, clock=clock)
+            expanded = expand_in_database(driver, sources, database=settings.database, org=org)
+            sub, notes = reached_for(driver, expanded, database=settings.database, clock=clock)
+        for note in notes:
+            base.err.print(term(note))
+        if fmt == "runbook":
+            text = runbook_text(sub, expanded, clock=clock, max_steps=top)
+        else:
+            doc = blast_radius_document(sub, expanded, top=top if as_json else None, clock=timed_clock,
+                                        plan_steps=top, with_plan=with_plan)
     except UnknownNodeError as exc:
         raise typer.BadParameter(neutralise(str(exc)), param_hint="--from") from None
     except GraphkitError as exc:
         base.fail(exc)
-    if as_json:
+    if fmt == "runbook":
+        sys.stdout.write(text)
+    elif as_json:
         print_json(base.out, doc)
     else:
-        base.print_blast_radius(sub, doc)
+        base.print_blast_radius(sub, doc, top=top or (base.TERMINAL_TOP if base.out.is_terminal else None),
+                                named=sources)
     named = clock.problems if clock is not None else ()  # tokens records left out, named on stderr
     if sub.meta.partial or named:
         base.exit_partial([p.model_dump() for p in sub.meta.problems], named=named,

@@ -27,13 +27,14 @@ from graphkit.errors import UnknownNodeError
 from graphkit.graph import Graph
 from graphkit.model import NODE_TYPES, NodeKind, ids
 from graphkit.neo4j.props import edge_from_props, node_from_props
-from graphkit.neo4j.statements import SYNC_ID, kind_of_label, read_statements
+from graphkit.neo4j.statements import SYNC_ID, kind_of_label, label_of, read_statements
 
 if TYPE_CHECKING:  # pragma: no cover
     from graphkit.output import Clock
     import neo4j
 
-__all__ = ["reached_subgraph", "read_graph", "blast_radius_document", "find_node_kind"]
+__all__ = ["reached_subgraph", "read_graph", "blast_radius_document", "find_node_kind", "expand_in_database",
+           "reached_for"]
 
 
 def _prefix_kinds(node_ref: str) -> list[NodeKind]:
@@ -174,18 +175,70 @@ def read_graph(driver: "neo4j.Driver", *, database: str) -> Graph:
     return g
 
 
+#: One GitHub job of the database, if any (a job's ``platform`` defaults to github).
+_GITHUB_JOB = (f"MATCH (n:{label_of(NodeKind.JOB)}) WHERE coalesce(n.platform, 'github') = 'github' "
+               "RETURN n.id AS id LIMIT 1")
+
+
+def expand_in_database(driver: "neo4j.Driver", sources: Iterable[str], *, database: str,
+                       org: str | None = None) -> list[str]:
+    """:func:`graphkit.resolve.untrusted.expand_sources` against the database (``--from untrusted:fork-pr`` with or
+    without ``--org``): a short untrusted form without ``org`` becomes every such actor node of the database."""
+    from graphkit.resolve.untrusted import ACTORS, expand_sources
+    sources = list(sources)
+    known = Graph()
+    if org is None and any(s.removeprefix("untrusted:") in ACTORS for s in sources if s.startswith("untrusted:")):
+        with driver.session(database=database) as session:
+            found = [r["id"] for r in session.run(read_statements().ids[NodeKind.UNTRUSTED])]
+            known.update(nodes=_fetch_nodes(session, NodeKind.UNTRUSTED, found))
+    return expand_sources(known, sources, org)
+
+
+def reached_for(driver: "neo4j.Driver", sources: list[str], *, database: str,
+                clock: "Clock | None" = None) -> tuple[Graph, list[str]]:
+    """``(subgraph, notes)``: :func:`reached_subgraph` of ``sources``, where an untrusted actor of an owner that
+    has no node in the database is an edge-less actor with a note, as the embedded backend adds it
+    (:func:`graphkit.resolve.untrusted.add_absent_entries`: an empty blast radius, not an unknown id), and the
+    nodes ``clock``'s issued tokens name are read too (their edges not), so the tokens are classified as on the
+    whole graph.
+
+    Raises
+    ------
+    UnknownNodeError
+        for an unknown source id (other than such an untrusted actor).
+    """
+    from graphkit.resolve.untrusted import ACTORS, add_absent_entries
+    with driver.session(database=database) as session:
+        absent = [s for s in sources if s.startswith("untrusted:") and s.count(":") >= 2
+                  and s.split(":")[1] in ACTORS and find_node_kind(session, s) is None]
+    sub = reached_subgraph(driver, [s for s in sources if s not in absent], database=database)
+    notes = add_absent_entries(sub, absent)
+    if not any(True for _ in sub.nodes(NodeKind.JOB)):  # the no-history note names the whole graph's platforms
+        with driver.session(database=database) as session:  # (graphkit.output.no_history_note): one GitHub job
+            found = [r["id"] for r in session.run(_GITHUB_JOB)]
+            sub.update(nodes=_fetch_nodes(session, NodeKind.JOB, found))
+    subjects = sorted({i.subject for i in clock.issued if i.subject not in sub}) if clock is not None else []
+    if subjects:  # without edges: what the sources reach stays as walked
+        with driver.session(database=database) as session:
+            for subject in subjects:
+                kind = find_node_kind(session, subject)
+                if kind is not None:
+                    sub.update(nodes=_fetch_nodes(session, kind, [subject]))
+    return sub, notes
+
+
 def blast_radius_document(driver: "neo4j.Driver", sources: str | Iterable[str], *, database: str,
-                          top: int | None = None, clock: "Clock | None" = None) -> tuple[dict[str, Any], Graph]:
+                          top: int | None = None, clock: "Clock | None" = None, plan_steps: int | None = None,
+                          with_plan: bool = True) -> tuple[dict[str, Any], Graph]:
     """The ``graphkit.blast-radius/v1`` document computed from the database.
 
     Parameters
     ----------
     driver, sources, database
         as for :func:`reached_subgraph`.
-    top, clock
-        as for :func:`graphkit.output.blast_radius_document` (``--now``, ``--compromised-since``, ``--tokens``):
-        the nodes the issued tokens name are read too (a role's session cap, whether the subject exists), so the
-        tokens are classified as the embedded backend classifies them on the whole graph.
+    top, clock, plan_steps, with_plan
+        as for :func:`graphkit.output.blast_radius_document` (``--top``, ``--now``, ``--compromised-since``,
+        ``--tokens``, ``--no-plan``): the nodes the issued tokens name are read too (:func:`reached_for`).
 
     Returns
     -------
@@ -200,12 +253,6 @@ def blast_radius_document(driver: "neo4j.Driver", sources: str | Iterable[str], 
     """
     from graphkit.output import blast_radius_document as document
 
-    sub = reached_subgraph(driver, sources, database=database)
-    subjects = sorted({i.subject for i in clock.issued if i.subject not in sub}) if clock is not None else []
-    if subjects:  # without edges: what the sources reach stays as walked
-        with driver.session(database=database) as session:
-            for subject in subjects:
-                kind = find_node_kind(session, subject)
-                if kind is not None:
-                    sub.update(nodes=_fetch_nodes(session, kind, [subject]))
-    return document(sub, sources, top=top, clock=clock), sub
+    sources = [sources] if isinstance(sources, str) else list(sources)
+    sub, _ = reached_for(driver, sources, database=database, clock=clock)
+    return document(sub, sources, top=top, clock=clock, plan_steps=plan_steps, with_plan=with_plan), sub

@@ -106,14 +106,31 @@ def _remove_runner(node: Node, graph: Graph) -> list[Action]:
     out = [Action(f"Remove the registration {node.name} of {node.scope}", _GH + "#delete-a-self-hosted-runner-from-"
                   + ("a-repository" if "/" in node.scope else "an-organization"), "api", cmd)]
     if node.host:
-        folder = _runner_folder(node, graph)
-        where = f" in {folder}" if folder else ""
-        out.append(Action(f"Stop and uninstall the runner service{where} (its .runner and .credentials are dead "
-                          "once removed)", "https://docs.github.com/en/actions/hosting-your-own-runners/"
-                          "managing-self-hosted-runners/removing-self-hosted-runners", "host",
-                          _cmd("sudo", "./svc.sh", "uninstall") if not folder else
-                          f"cd {quote(folder)} && sudo ./svc.sh uninstall", node.host))
+        out.append(_uninstall_service(node, _runner_folder(node, graph)))
     return out
+
+
+#: ``svc.sh`` runs in the runner's folder; the service it installs is a systemd unit ``actions.runner.*``
+#: (GitHub docs "Configuring the self-hosted runner application as a service").
+_SERVICE_DOC = ("https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/"
+                "configuring-the-self-hosted-runner-application-as-a-service")
+
+
+def _uninstall_service(node: Runner, folder: str | None) -> Action:
+    """The host action that uninstalls ``node``'s service: ``cd FOLDER && sudo ./svc.sh uninstall`` on one command
+    line when the folder is known; else never a bare ``./svc.sh uninstall`` (typed after an earlier step's ``cd``
+    it would uninstall another runner): the folder is said to be unknown, and the command lists the runner
+    services (``actions.runner.<scope>.<name>.service``) whose ``WorkingDirectory`` is the folder."""
+    if folder:
+        return Action(f"Stop and uninstall the runner service in {folder} (its .runner and .credentials are dead "
+                      "once removed)", "https://docs.github.com/en/actions/hosting-your-own-runners/"
+                      "managing-self-hosted-runners/removing-self-hosted-runners", "host",
+                      f"cd {quote(folder)} && sudo ./svc.sh uninstall", node.host)
+    return Action(f"Stop and uninstall the runner service of {node.name}: its folder is unknown (the inputs name "
+                  f"no .runner or .credentials path of it). Find its unit (actions.runner.<scope>.{node.name}"
+                  ".service, listed by this command), read its folder (systemctl show -p WorkingDirectory UNIT), "
+                  "then run cd FOLDER && sudo ./svc.sh uninstall on one line", _SERVICE_DOC, "host",
+                  _cmd("systemctl", "list-units", "--all", "--type=service", "actions.runner.*"), node.host)
 
 
 def _runner_folder(node: Runner, graph: Graph) -> str | None:

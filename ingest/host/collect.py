@@ -361,7 +361,7 @@ def collect_host(root: Path | str = "/", *, hostname: str | None = None, key: by
                "processes": len(found.processes), "paths not searched or read": sum(scan.skip_counts.values()),
                "problems": len(scan.problems)}
     log.debug("host scan of %s: %s", host, summary)
-    return CollectResult(document=doc, problems=list(scan.problems), summary=summary)
+    return CollectResult(document=doc, problems=list(scan.problems), summary=summary, read=sorted(scan.files_read))
 
 
 class HostCollector:

@@ -88,6 +88,8 @@ class HostScan:
         self.unreadable: list[str] = []
         #: directory entries the search visited
         self.entries = 0
+        #: the real local paths of the files read (``collect host -o`` never replaces one)
+        self.files_read: set[str] = set()
 
     def local(self, host_path: str) -> str:
         """Filesystem path of a host path."""
@@ -229,6 +231,7 @@ class HostScan:
         if len(data) > limit:
             self.refuse(host_path, f"larger than {limit} bytes: not read", "file too large")
             return None
+        self.files_read.add(os.path.realpath(local))
         return data
 
     def refuse(self, host_path: str, why: str, reason: str) -> None:

@@ -338,6 +338,9 @@ def _objects(d: _Doc, release: str) -> list[K8sObject] | None:
                 sub = d.r.full(f"items[{i}]")
                 where = d.where.model_copy(update={"path": sub, "line": d.r.line(f"items[{i}]")})
                 out += _objects(_Doc(Reader(d.r.lines, sub), where, item, d.notes), release) or []
+            else:  # a List's items are objects (kubectl get -o yaml): anything else is named, never dropped
+                d.notes.append(Bad(d.r.full(f"items[{i}]"), f"expected a mapping (a Kubernetes object), found "
+                                   f"{_a(type_name(item))}: item left out"))
         return out
     if kind in _WORKLOADS and group in ("", "apps", "batch"):
         return _workload(d, kind)
@@ -405,7 +408,7 @@ def parse(text: str, file: str, root: str = "") -> ParsedK8s:
         return out
     multi = len(docs) > 1
     shapes: list[InputError] = []  # documents of no object's shape: problems of a file otherwise recognised
-    for i, (offset, chunk) in enumerate(docs):
+    for i, offset, chunk in docs:  # i: the index in the YAML stream (empty documents counted)
         where_doc = f"document {i}, " if multi else ""
         try:
             data, lines = load_yaml(chunk, file=file, line_offset=offset)

@@ -104,23 +104,30 @@ def _checked(r: "Reader", value: Any, path: str, pattern: re.Pattern[str], what:
     return text
 
 
-def split_documents(text: str) -> list[tuple[int, str]]:
-    """The documents of a YAML stream as ``(line_offset, text)``: the lines of the stream before the document
-    (pass it to :func:`ingest._yaml.load_yaml` so that line numbers are those of the stream) and the document's
-    own text, each character of ``text`` in at most one document (a chunk before the first ``---`` that holds
-    only comments is dropped).  Linear in the size of ``text``.
+def split_documents(text: str) -> list[tuple[int, int, str]]:
+    """The documents of a YAML stream as ``(index, line_offset, text)``: the document's index in the stream, as
+    a YAML loader numbers them (PyYAML's ``load_all``, ``kubectl``: every ``---`` starts a document, an empty one
+    included; text before the first ``---`` is a document when it holds more than comments,
+    https://yaml.org/spec/1.2.2/#91-documents), the lines of the stream before the document (pass it to
+    :func:`ingest._yaml.load_yaml` so that line numbers are those of the stream) and the document's own text.
+    Empty documents are left out of the list (they hold no object) but keep their number.  Each character of
+    ``text`` is in at most one document.  Linear in the size of ``text``.
 
-    >>> split_documents("a: 1\\n---\\nb: 2\\n")
-    [(0, 'a: 1\\n'), (1, '---\\nb: 2\\n')]
+    >>> split_documents("a: 1\\n---\\n---\\nb: 2\\n")
+    [(0, 0, 'a: 1\\n'), (2, 2, '---\\nb: 2\\n')]
     """
     bounds = sorted({0, *(m.start() for m in _DOC_START.finditer(text))})
     out = []
-    offset = 0
+    offset = index = 0
     for i, start in enumerate(bounds):
         end = bounds[i + 1] if i + 1 < len(bounds) else len(text)
         chunk = text[start:end]
         body = [ln.strip() for ln in chunk.splitlines()]
+        marked = _DOC_START.match(chunk) is not None  # starts with "---": a document, even an empty one
         if any(ln and not ln.startswith("#") and not _DOC_START.match(ln) for ln in body):
-            out.append((offset, chunk))
+            out.append((index, offset, chunk))
+            index += 1
+        elif marked:
+            index += 1
         offset += chunk.count("\n")
     return out
