@@ -54,6 +54,7 @@ from graphkit.iam.conditions import (GITHUB_ISSUER_HOST, SINGLE_VALUED_KEYS, Cla
 from graphkit.iam.evaluate import (Grant, action_matches, allowed, allowed_on, expand_actions, resource_hit,
                                   resource_matches)
 from graphkit.iam.control import control_policy_decision
+from graphkit.iam.anyone import ASSUME_ROLE, any_principal_statements
 from graphkit.iam.variables import VARIABLES_VERSION, Bindings, principal_context
 from graphkit.iam.trust import (TrustIssue, TrustMatch, github_provider_arn, gitlab_trust_issues, oidc_trust_issues,
                                 principal_names, principal_trust, session_of, statements_text, web_identity_trust)
@@ -65,4 +66,5 @@ __all__ = [
     "web_identity_trust", "principal_trust", "SINGLE_VALUED_KEYS", "statements_text", "TrustIssue",
     "oidc_trust_issues", "resource_hit", "control_policy_decision", "VARIABLES_VERSION", "Bindings",
     "principal_context", "principal_names", "allowed_on", "session_of", "gitlab_trust_issues",
+    "ASSUME_ROLE", "any_principal_statements",
 ]

@@ -413,6 +413,10 @@ class Job(Node):
     - ``never_runs``: the evidence of a job ``if`` that is false in every run (``if: false``,
       ``if: ${{ false }}``, ``if: 0``, ``false && ...``: GitHub skips the job,
       https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idif);
+      or of the ``needs`` of a job that needs one that never runs and whose ``if`` has no status function
+      continuing after a skipped dependency (``always()``...: "If a job fails or is skipped, all jobs that need
+      it are skipped unless ...",
+      https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idneeds);
       None otherwise.  Such a job (and every job it would call) reaches nothing: no runner receives it, it has
       no GITHUB_TOKEN, OIDC identity, environment, secret or step fact, and no outsider triggers it; the node
       stays, with its evidence.  A step whose ``if`` is false in every run is left out of the job's facts.

@@ -32,7 +32,14 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
    code.  Private repositories: ``possible`` (commenters need read access).
    A privileged job whose run script writes outsider text (``UntrustedCode`` ``injection``: an issue title, a
    comment body, a head branch name) is the same entry for the events whose payload carries that text, and
-   ``issues`` (whoever opens an issue) gives ``comment -> job`` for it (guard ``script-injection``).
+   ``issues`` (whoever opens an issue) gives ``comment -> job`` for it (guard ``script-injection``), as do
+   ``discussion`` / ``discussion_comment`` (whoever opens or comments on a discussion: a discussion's title or
+   body, https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#discussion),
+   ``gollum`` (a wiki page's name or title; ``possible``: by default only collaborators edit a wiki,
+   https://docs.github.com/en/communities/documenting-your-project-with-wikis/changing-access-permissions-for-wikis)
+   and ``pull_request_review`` / ``pull_request_review_comment`` (a review's or comment's body on a pull request
+   from a branch of the repository, which runs with its secrets; ``possible``).  The contexts are GitHub's list
+   (https://docs.github.com/en/actions/concepts/security/script-injections), data ``injection_contexts``.
 4. ``org-member -> job``: a writer can push a branch whose workflow runs any
    code in the jobs triggered by ``push``, ``pull_request`` or
    ``workflow_dispatch``, with their secrets: ``possible`` for every such job.
@@ -95,7 +102,17 @@ _PR_EVENTS = {"pull_request", "pull_request_review", "pull_request_review_commen
 _PRIVILEGED = {"pull_request_target", "workflow_run"}
 _WRITER_EVENTS = {"push", "pull_request", "workflow_dispatch"}
 #: Events an outsider starts by commenting or opening an issue -> the rule that says so.
-_COMMENT_EVENTS = {"issue_comment": "issue-comment-privileged", "issues": "issues-privileged"}
+_COMMENT_EVENTS = {"issue_comment": "issue-comment-privileged", "issues": "issues-privileged",
+                   "discussion": "discussion-privileged", "discussion_comment": "discussion-privileged",
+                   "gollum": "gollum-wiki-editors", "pull_request_review": "review-same-repository",
+                   "pull_request_review_comment": "review-same-repository"}
+#: Of those, the events that carry no pull request code an outsider wrote: only an injection is a way in.
+_TEXT_ONLY = frozenset(_COMMENT_EVENTS) - {"issue_comment"}
+#: Of those, the events whose entry is possible even on a public repository: a wiki editable by collaborators
+#: only (the default), a review of a same-repository pull request (one must be open).
+_ALWAYS_POSSIBLE = frozenset({"gollum", "pull_request_review", "pull_request_review_comment"})
+#: Events whose workflow is the pull request's own (rule 7 does not apply: the entry is the injection alone).
+_REVIEW_EVENTS = frozenset({"pull_request_review", "pull_request_review_comment"})
 
 
 class Guard(NamedTuple):
@@ -204,8 +221,8 @@ def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[s
     the step, then its ``if``)."""
     best: tuple[Confidence, list[Evidence], list[str]] | None = None
     for code in job.untrusted_code:
-        if (code.events and event not in code.events) or (event == "issues" and code.how != "injection"):
-            continue  # the event's payload lacks the injected text; an issue has no pull request code
+        if (code.events and event not in code.events) or (event in _TEXT_ONLY and code.how != "injection"):
+            continue  # the event's payload lacks the injected text; an issue or a discussion has no pull request code
         verdict = _if_verdict(code.condition, event)
         if (code.how == "checkout" and event in _PRIVILEGED and code.guard == "checkout-refuses") or (
                 verdict is not None and verdict.outcome == "skipped"):
@@ -288,14 +305,19 @@ def _upstream_writers_only(ctx: Context, job: Job) -> bool:
     return trig is not None and _outsider_cannot_start(ctx, context_repo(job), trig.workflows)
 
 
+def _way_in(ctx: Context, job: Job, event: str) -> tuple[Confidence, list[Evidence], list[str]] | None:
+    """Rules 2, 3 and 7 for one event: the job's own way in, else an unread call (not under a review event,
+    whose workflow is the pull request's: the entry there is an injection alone)."""
+    return _code_conf(job, event) or (None if event in _REVIEW_EVENTS else _unread_call(ctx, job))
+
+
 def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
     """Rules 2, 3, 6 and 7: privileged jobs that run pull request code (or call a workflow that may); the job's
     ``if`` read for an outsider's run of ``event`` keeps them out (skipped) or makes the entry possible (gated)."""
     verdict = _if_verdict(job.condition, event)
     if event == "workflow_run" and _upstream_writers_only(ctx, job):  # rule 6: writers only
         out = _WritersOnly(out)
-    found = None if verdict is not None and verdict.outcome == "skipped" else (
-        _code_conf(job, event) or _unread_call(ctx, job))
+    found = None if verdict is not None and verdict.outcome == "skipped" else _way_in(ctx, job, event)
     if found is None:
         return
     conf, ev, rules = found
@@ -305,7 +327,7 @@ def _privileged(ctx: Context, out: _Out, job: Job, event: str) -> None:
     owner, repo = context_owner(job), ctx.repos.get(context_repo(job))
     base = {"job": job.id, "event": event}
     if event in _COMMENT_EVENTS:  # an issue opened or a comment written: the commenter; on a pull request, its author
-        public = repo is not None and repo.visibility == "public"
+        public = repo is not None and repo.visibility == "public" and event not in _ALWAYS_POSSIBLE
         rules = [*_g(_COMMENT_EVENTS[event]), *(r for r in rules if r != "checkout-refuses-fork-code")]
         for actor in ("comment", "fork-pr") if event == "issue_comment" else ("comment",):
             out.edge(actor, owner, job.id, ev, conf if public else P, event, {**base, "guards": rules})

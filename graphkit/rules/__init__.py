@@ -17,7 +17,7 @@ RULE_MODULES: list[str] = [
     "runner_unsupervised",
     # cloud trust (issue 3)
     "oidc_trust_without_sub", "oidc_trust_wildcard_owner", "oidc_trust_broad_sub", "oidc_trust_set_operator",
-    "oidc_trust_audience",
+    "oidc_trust_audience", "aws_trust_any_principal",
     # workflows and secrets (issue 10)
     "referenced_secret_missing",
     # exact platform semantics (issue 10)

@@ -1,6 +1,7 @@
 """What a job's (or a step's) ``if:`` means for an outsider's privileged run (pure: no I/O).
 
-A ``pull_request_target``, ``workflow_run``, ``issue_comment`` or ``issues`` run uses the workflow of the base
+A ``pull_request_target``, ``workflow_run``, ``issue_comment``, ``issues``, ``discussion``, ``discussion_comment``
+or ``gollum`` run uses the workflow of the base
 repository, so the outsider cannot remove its ``if``: a condition that is false for every run the outsider can cause
 keeps them out.  This module reads the condition with GitHub's expression grammar (GitHub docs "Evaluate
 expressions in workflows and actions",
@@ -17,16 +18,17 @@ evaluates it in three-valued logic (true, false, unknown) for such a run, per ev
   trigger's ``types`` when given, else the event's default ones: ``opened``, ``synchronize``, ``reopened`` for
   ``pull_request_target``, every type for the others; GitHub docs "Events that trigger workflows",
   https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request_target);
-- a ``pull_request_target`` (or ``issues``) trigger whose ``types`` are only ``labeled`` / ``unlabeled`` runs
-  only when someone with triage access labels the pull request (issue): every run of it is behind the ``label-gate`` guard,
-  with or without an ``if`` (:func:`verdicts` with no tree);
+- a ``pull_request_target`` (or ``issues``, ``discussion``) trigger whose ``types`` are only ``labeled`` /
+  ``unlabeled`` runs only when someone with triage access labels the pull request (issue, discussion): every run
+  of it is behind the ``label-gate`` guard, with or without an ``if`` (:func:`verdicts` with no tree);
 - ``github.event.workflow_run.event`` (the event of the run that triggered a ``workflow_run``) is, for a run an
   outsider caused, never an event that needs write access, a dispatch or the schedule (``push``,
   ``workflow_dispatch``, ``schedule``...: ``outsider_never_causes`` in ``graphkit/data/untrusted_guards.json``),
   so ``github.event.workflow_run.event == 'push'`` is false for every such run;
 - a payload object the event does not carry is ``null`` (``github.event.pull_request`` under ``issue_comment``,
-  ``issues``
-  and ``workflow_run``, ``github.event.comment`` / ``.issue`` under ``pull_request_target``,
+  ``issues``, ``discussion*``, ``gollum``
+  and ``workflow_run``, ``github.event.discussion`` under all but ``discussion*``, ``github.event.pages`` under
+  all but ``gollum``, ``github.event.comment`` / ``.issue`` under ``pull_request_target``,
   ``github.event.workflow_run`` under the others: GitHub docs "Webhook events and payloads",
   https://docs.github.com/en/webhooks/webhook-events-and-payloads);
 - ``github.event.pull_request.head.repo.full_name`` (``github.event.workflow_run.head_repository.full_name``)
@@ -87,7 +89,8 @@ __all__ = ["GUARDS", "MAX_CHARS", "MAX_DEPTH", "MAX_TOKENS", "PRIVILEGED_EVENTS"
 #: The events whose run uses the base repository's workflow while an outsider starts it (the other events a
 #: fork can start, ``pull_request`` and its review events, run the pull request's own workflow: its ``if`` is
 #: the author's).
-PRIVILEGED_EVENTS = ("issue_comment", "issues", "pull_request_target", "workflow_run")
+PRIVILEGED_EVENTS = ("discussion", "discussion_comment", "gollum", "issue_comment", "issues", "pull_request_target",
+                     "workflow_run")
 #: Guard ids (see the module docstring), in the order they are named.
 GUARDS = ("same-repository-condition", "label-gate", "author-association", "author-login", "pull-request-merged")
 MAX_CHARS, MAX_TOKENS, MAX_DEPTH = 4096, 1024, 32
@@ -100,6 +103,9 @@ _TEMPLATE = re.compile(r"\$\{\{(.*)\}\}", re.DOTALL)
 _ACTIONS: dict[str, frozenset[str] | None] = {
     "issue_comment": frozenset({"created", "edited", "deleted"}),
     "issues": None,
+    "discussion": None,
+    "discussion_comment": frozenset({"created", "edited", "deleted"}),
+    "gollum": None,
     "workflow_run": frozenset({"requested", "in_progress", "completed"}),
     "pull_request_target": frozenset({
         "assigned", "unassigned", "labeled", "unlabeled", "opened", "edited", "closed", "reopened", "synchronize",
@@ -112,17 +118,18 @@ _DEFAULT_ACTIONS: dict[str, frozenset[str]] = {"pull_request_target": frozenset(
 #: The activity types that only someone with triage access causes (labelling).
 _LABEL_ACTIONS = frozenset({"labeled", "unlabeled"})
 #: The events with ``labeled`` / ``unlabeled`` activity types (a ``label`` in their payload).
-_LABEL_EVENTS = frozenset({"pull_request_target", "issues"})
+_LABEL_EVENTS = frozenset({"pull_request_target", "issues", "discussion"})
 #: The author logins of the payload objects (``author-login``).
 _AUTHOR_LOGINS = frozenset({("pull_request", "user", "login"), ("issue", "user", "login"),
-                            ("comment", "user", "login")})
+                            ("comment", "user", "login"), ("discussion", "user", "login")})
 #: The associations an outsider's comment, issue or pull request can have (``CommentAuthorAssociation``).
 _OUTSIDER_ASSOCIATION = frozenset({"none", "contributor", "first_timer", "first_time_contributor", "mannequin"})
 #: Payload objects per event (the others are absent: ``null``).
 _PAYLOAD = {"issue_comment": {"comment", "issue"}, "issues": {"issue", "label"},
-            "pull_request_target": {"pull_request", "label"},
+            "discussion": {"discussion", "label"}, "discussion_comment": {"comment", "discussion"},
+            "gollum": {"pages"}, "pull_request_target": {"pull_request", "label"},
             "workflow_run": {"workflow_run", "workflow"}}
-_PAYLOAD_OBJECTS = {"comment", "issue", "pull_request", "label", "workflow_run", "workflow"}
+_PAYLOAD_OBJECTS = {"comment", "issue", "pull_request", "label", "workflow_run", "workflow", "discussion", "pages"}
 
 
 @lru_cache(maxsize=1)
@@ -513,7 +520,7 @@ def _event_value(names: tuple[str, ...], scn: _Scenario) -> Any:
         return scn.guarded("pull-request-merged", False)
     if names[1:] == ("labels", "*", "name") and head in ("pull_request", "issue"):
         return scn.guarded("label-gate", [])
-    if names[1:] == ("author_association",) and head in ("pull_request", "issue", "comment"):
+    if names[1:] == ("author_association",) and head in ("pull_request", "issue", "comment", "discussion"):
         return scn.guarded("author-association", _Str(_OUTSIDER_ASSOCIATION))
     if names in (("pull_request", "head", "repo", "full_name"), ("workflow_run", "head_repository", "full_name")):
         return scn.guarded("same-repository-condition", _Sym("fork-head"))

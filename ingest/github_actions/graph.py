@@ -54,7 +54,7 @@ from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_tex
 from .permissions import (LEVEL, POSSIBLE_REPOSITORY_WRITE_SCOPES, effective_permissions, possible_repository_writes,
                           repository_writes)
 from .secrets import SecretMap, secret_refs
-from .skipped import live_job, never_runs
+from .skipped import live_job, never_runs, skipped_needs
 from .steps import JobState, StepView, apply_step_rules
 from .untrusted import job_condition, untrusted_code
 
@@ -159,6 +159,7 @@ class _Builder:
         self._repos: dict[str, tuple[Organization, Repository]] = {}
         self.workflows = {(repo_key(f.repository), f.file): f for f in files if isinstance(f, WorkflowFile)}
         self.actions = {(repo_key(f.repository), f.directory): f for f in files if isinstance(f, ActionFile)}
+        self._skipped: dict[tuple[str, str], dict[str, str]] = {}  # workflow -> skipped_needs of its jobs
 
     # ------------------------------------------------------------ structure
     def src(self, f: WorkflowFile | ActionFile) -> Src:
@@ -278,8 +279,12 @@ class _Builder:
         run_repo = None if call.unknown_top else top_repo  # github.repository of the run: the caller's
         self._over_cap(wf, jd, call)
         perms, perm_source = effective_permissions(wf.permissions, jd.permissions, call.cap)
-        if never_runs(jd.raw.get("if")):
-            self._never(wf, jd, call, jid, perms, perm_source)
+        wkey = (wf.repository, wf.file)
+        if wkey not in self._skipped:
+            self._skipped[wkey] = skipped_needs(wf.jobs)
+        dep = self._skipped[wkey].get(jd.key)
+        if dep is not None or never_runs(jd.raw.get("if")):
+            self._never(wf, jd, call, jid, perms, perm_source, dep)
             return
         jd = live_job(jd)
         env = {**wf.env, **jd.env}
@@ -317,14 +322,17 @@ class _Builder:
                                           "permissions" if wf.permissions is not None else path))
 
     def _never(self, wf: WorkflowFile, jd: JobDef, call: _Call, jid: str, perms: dict[str, str],
-               perm_source: Any) -> None:
-        """A job whose ``if`` is false in every run (:attr:`Job.never_runs`): its node, with the evidence of its
-        ``if``, and nothing it would reach (no runner, token, OIDC, environment, secret, step or call)."""
+               perm_source: Any, dep: str | None = None) -> None:
+        """A job whose ``if`` is false in every run, or that needs a job ``dep`` that never runs
+        (:attr:`Job.never_runs`): its node, with the evidence of its ``if`` (of its ``needs``), and nothing it
+        would reach (no runner, token, OIDC, environment, secret, step or call)."""
         src, path = self.src(wf), f"jobs.{jd.key}"
+        never = src.ev(f"{path}.if", scalar_text(jd.raw.get("if"))) if dep is None else src.ev(
+            f"{path}.needs", f"needs {dep}, which never runs")
         job = Job(id=jid, name=jd.name if jd.name and "${{" not in jd.name else jd.key, repository=wf.repository,
                   workflow_path=wf.file, job_key=jd.key, secrets_repository=call.top.repository, permissions=perms,
                   permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
-                  never_runs=src.ev(f"{path}.if", scalar_text(jd.raw.get("if"))), evidence=[src.ev(path, jd.name)])
+                  never_runs=never, evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
         owner_repo, callee_path, _ = _uses_target(jd.uses or "")

@@ -5,17 +5,30 @@ https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-
 in every run (:func:`.conditions.always_false`: ``if: false``, ``if: ${{ false }}``, ``if: 0``,
 ``false && ...``) never runs: such a job reaches nothing (:attr:`graphkit.model.Job.never_runs`), such a step
 runs no code and reads nothing.
+
+A job whose ``needs`` names a job that never runs is skipped as well, unless its ``if`` holds a status function
+that continues after a skipped dependency: "If a job fails or is skipped, all jobs that need it are skipped
+unless the jobs use a conditional expression that causes the job to continue"
+(https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idneeds).  An ``if``
+without a status function is read as ``success() && (...)``, and ``success()`` is false once a dependency was
+skipped; ``always()`` is true; ``failure()`` (another dependency or ancestor may fail) and ``cancelled()`` (the
+run may be cancelled) are unknown (GitHub docs "Status check functions",
+https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#status-check-functions):
+:func:`skipped_needs`, transitively.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
 from .conditions import MAX_CHARS, always_false, parse_condition
 from .models import JobDef
 
-__all__ = ["live_job", "never_runs"]
+__all__ = ["live_job", "never_runs", "runs_after_skipped", "skipped_needs"]
+
+_STATUS = frozenset({"success", "failure", "cancelled", "always"})
 
 
 @lru_cache(maxsize=4096)
@@ -46,3 +59,81 @@ def live_job(jd: JobDef) -> JobDef:
         return jd
     return jd.model_copy(update={"steps": [s for s in jd.steps if s.index not in dead], "raw": {
         **jd.raw, "steps": [None if i in dead else s for i, s in enumerate(raw_steps)]}})
+
+
+def _status_calls(tree: tuple) -> set[str]:
+    """The status functions (lower case) called anywhere in a condition tree."""
+    found: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, tuple) or not node:
+            continue
+        if node[0] == "call" and node[1] in _STATUS:
+            found.add(node[1])
+        stack.extend(x for x in node[1:] if isinstance(x, tuple))
+    return found
+
+
+def _success_false(node: Any) -> Any:
+    """``node`` with every ``success()`` replaced by ``false`` (a dependency was skipped)."""
+    if not isinstance(node, tuple) or not node:
+        return node
+    if node[0] == "call" and node[1] == "success":
+        return ("lit", False)
+    return tuple(_success_false(x) if isinstance(x, tuple) else x for x in node)
+
+
+def runs_after_skipped(value: Any) -> bool:
+    """Whether a job with the ``if`` ``value`` (as written; None: no ``if``) may run when a job it needs was
+    skipped (module docstring): False with no status function (the implicit ``success()``), or when the
+    condition with ``success()`` false is false in every run (:func:`.conditions.always_false`).  An ``if`` not
+    read (too long, not parsed) may run.
+
+    >>> [runs_after_skipped(v) for v in (None, "github.x == 'y'", "success()", "always()", "!cancelled()",
+    ...                                  "failure()", "success() || failure()", "always() && false")]
+    [False, False, False, True, True, True, True, False]
+    """
+    if value is None:
+        return False
+    if isinstance(value, str) and len(value) > MAX_CHARS:
+        return True
+    tree = parse_condition(value)
+    if tree is None:
+        return True
+    if not _status_calls(tree):
+        return False
+    return not always_false(_success_false(tree))
+
+
+def _needs(jd: JobDef) -> list[str]:
+    raw = jd.raw.get("needs")
+    items = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []
+    return [x.lower() for x in items if isinstance(x, str)]
+
+
+def skipped_needs(jobs: Mapping[str, JobDef]) -> dict[str, str]:
+    """Job key -> the key of a job in its ``needs`` that never runs, for the jobs of one workflow skipped for
+    that reason (module docstring), transitively; a job whose own ``if`` is false in every run is not listed
+    (:func:`never_runs` says so).  Keys are compared ignoring case.
+
+    >>> j = {k: JobDef(key=k, raw=r) for k, r in (("a", {"if": False}), ("b", {"needs": "a"}),
+    ...      ("c", {"needs": ["b"]}), ("d", {"needs": "c", "if": "always()"}), ("e", {"needs": "d"}))}
+    >>> skipped_needs(j)
+    {'b': 'a', 'c': 'b'}
+    """
+    by_key = {k.lower(): jd for k, jd in jobs.items()}
+    dead = {k for k, jd in by_key.items() if never_runs(jd.raw.get("if"))}
+    out: dict[str, str] = {}
+    changed = True
+    while changed:
+        changed = False
+        for k, jd in by_key.items():
+            if k in dead:
+                continue
+            dep = next((n for n in _needs(jd) if n in dead), None)
+            if dep is not None and not runs_after_skipped(jd.raw.get("if")):
+                dead.add(k)
+                out[jd.key] = by_key[dep].key
+                changed = True
+    return out

@@ -121,6 +121,7 @@ def _release_guard(ref: str) -> str:
 
 _EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
 _INDEX = re.compile(r"\[\s*'([^']*)'\s*\]")
+_ARRAY_INDEX = re.compile(r"\[\s*(?:\d+|\*)\s*\]")  # pages[0], pages[*]: read as pages.*
 _CONTEXT_PATH = re.compile(r"(?<![\w.-])github(?:\.[a-z0-9_*-]+)*")
 _ENV_PATH = re.compile(r"(?<![\w.-])env\.([a-z_][a-z0-9_]*)")
 
@@ -152,7 +153,7 @@ def injected(text: str, env: Mapping[str, tuple[str, ...]] | None = None) -> tup
     contexts = injection_contexts()
     for m in _EXPRESSION.finditer(text):
         events: set[str] = set()
-        expression = _INDEX.sub(r".\1", m.group(1)).lower()
+        expression = _ARRAY_INDEX.sub(".*", _INDEX.sub(r".\1", m.group(1))).lower()
         for path in _CONTEXT_PATH.findall(expression):
             for ctx, evs in contexts.items():
                 if path == ctx or ctx.startswith(path + ".") or path.startswith(ctx + "."):
@@ -181,8 +182,12 @@ def tainted_env(env: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
 
 def _injection(step: Step, name: str, src: Src, env: Mapping[str, tuple[str, ...]]) -> UntrustedCode | None:
     """A run script or ``actions/github-script`` script writing outsider text (module docstring); ``env``: the
-    tainted variables of the workflow and job (:func:`tainted_env`), the step's own added here."""
-    env = {**env, **tainted_env(step.env)} if step.env else env
+    tainted variables of the workflow and job (:func:`tainted_env`).  The step's own ``env`` overrides them
+    while the step runs (a step variable of the same name holding no outsider text shadows a tainted one:
+    https://docs.github.com/en/actions/reference/workflows-and-actions/variables)."""
+    if step.env:
+        own = {str(k).lower() for k in step.env}
+        env = {**{k: v for k, v in env.items() if k not in own}, **tainted_env(step.env)}
     for path, text in ((step.path + ".run", step.run),
                        (step.path + ".with.script", scalar_text(step.with_args.get("script"))
                         if name == "actions/github-script" else None)):
@@ -282,7 +287,7 @@ def job_condition(jd: JobDef, src: Src, path: str, triggers: Iterable[Trigger],
     [('pull_request_target', 'gated', ('label-gate',), 'on.pull_request_target')]
     """
     triggers = list(triggers)
-    target = next((t for t in triggers if t.event in ("pull_request_target", "issues") and t.types
+    target = next((t for t in triggers if t.event in ("pull_request_target", "issues", "discussion") and t.types
                    and {x.lower() for x in t.types} <= {"labeled", "unlabeled"}), None)
     return condition_verdicts(jd.raw.get("if"), src, f"{path}.if", trigger_types(triggers), repository,
                               target.evidence if target is not None else None)

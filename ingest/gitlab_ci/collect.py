@@ -71,7 +71,7 @@ def _project_of(root: Path) -> Project:
     remote = _remote(root)
     if remote is not None:
         return Project(remote[1], instance=remote[0])
-    return Project(f"local/{root.name}")
+    return Project(f"local/{root.name}", known=False)
 
 
 def find_checkouts(paths: Sequence[Path | str]) -> tuple[list[Checkout], list[InputError]]:

@@ -23,7 +23,10 @@ Semantics:
   ``schedules``, ``api``, ``triggers``, ``web``, ``pushes``, ``pipelines``...), names and ``/regex/`` (matched
   against the branch or tag name; never in merge request pipelines), each optionally ``@PROJECT_PATH`` (the job
   runs for that project only, e.g. ``main@gitlab-org/gitlab``: the part before the first ``@`` is matched as
-  above, and whether the pipeline's project is that one is undecided); ``variables`` expressions;
+  above; when the checkout's project path is known (``Conditions.project``), an entry naming another project never
+  matches and one naming this project is its plain ref (``Gitlab::Ci::Build::Policy::Refs#matches_path?`` compares
+  the pipeline's full path as is), else whether the pipeline's project is that one is undecided); ``variables``
+  expressions;
   ``changes``/``kubernetes`` undecided.  A job is included when every ``only`` key matches and no ``except`` key
   does (``all_of_only?`` / ``none_of_except?`` in gitlab-org/gitlab ``lib/gitlab/ci/pipeline/seed/build.rb``,
   ``Gitlab::Ci::Build::Policy::Refs`` in ``lib/gitlab/ci/build/policy/refs.rb``).  No ``rules``, ``only`` or ``except``: ``only: [branches, tags]``.
@@ -89,6 +92,8 @@ class Scenario:
     protected: bool
     fork: bool | None
     ref: Value
+    #: the pipeline's project path (``$CI_PROJECT_PATH``), None when not known
+    project: str | None = None
 
     def env(self, name: str) -> Value:
         """The value of predefined variable ``name`` in this pipeline (:data:`UNKNOWN` for the others)."""
@@ -144,11 +149,15 @@ class Conditions:
     unknown: bool = False
     #: ``workflow`` has the wrong shape: every pipeline may or may not exist (``possible``)
     workflow_unknown: bool = False
+    #: the project path of the checkout (every pipeline graphkit follows runs in it), None when not known
+    project: str | None = None
 
     def key(self) -> str:
         """Identity of what decides the outcome (jobs sharing templates share it)."""
         return json.dumps([self.rules, self.only, self.except_, self.when, self.workflow, self.conditional, self.child,
-                           self.unknown, self.workflow_unknown], sort_keys=True, default=str)
+                           self.unknown, self.workflow_unknown,
+                           self.project if "@" in json.dumps([self.only, self.except_], default=str) else None],
+                          sort_keys=True, default=str)
 
 
 def _expr(text: Any) -> Expr | None:
@@ -234,8 +243,12 @@ def _refs_match(entries: Any, sc: Scenario) -> bool | None:
         elif entry in _KEYWORD_SOURCES:
             results.append(sc.source in _KEYWORD_SOURCES[entry])
         elif "@" in entry:  # PATTERN@PROJECT_PATH: PATTERN in that project only (split at the first "@")
-            hit = _refs_match([entry.split("@", 1)[0]], sc)
-            results.append(False if hit is False else None)  # whether this is that project: undecided
+            pattern, path = entry.split("@", 1)
+            hit = _refs_match([pattern], sc)
+            if sc.project is not None:  # another project's: never here (GitLab compares the full path as is)
+                results.append(hit if path == sc.project else False)
+            else:
+                results.append(False if hit is False else None)  # whether this is that project: undecided
         elif sc.kind == "merge_request":
             results.append(False)
         elif entry.startswith("/") and entry.rstrip("imsx").endswith("/") and len(entry) > 1:
@@ -342,7 +355,7 @@ def _scenarios(c: Conditions) -> Iterable[tuple[Scenario, tuple[str, ...]]]:
                 if kind == "tag" and ref == _DEFAULT:
                     continue
                 for src, stands in groups:
-                    yield Scenario(kind, src, protected, fork, ref), stands
+                    yield Scenario(kind, src, protected, fork, ref, c.project), stands
 
 
 def _ref_text(ref: Value) -> str:

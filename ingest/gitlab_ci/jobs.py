@@ -302,7 +302,8 @@ def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
     cond = Conditions(rules=job.data.get("rules"), only=job.data.get("only"), except_=job.data.get("except"),
                       when=when, workflow=wf, evidence=rules_frag.evidence(rules_key),
                       conditional=job.conditional, child=pipeline.child, unknown=unknown,
-                      workflow_unknown=workflow_unknown)
+                      workflow_unknown=workflow_unknown,
+                      project=pipeline.root.project.path if pipeline.root.project.known else None)
     refs = variable_names([job.data.get(k) for k in (*_SCRIPT_KEYS, "variables", "image", "services", "tags",
                                                       "environment")])
     return GitLabJob(project=pipeline.root.project.path, config_file=pipeline.root.file, file=job.home.file.file,

@@ -25,11 +25,14 @@ class Reference:
 class Project:
     """A GitLab project checkout: ``path`` (``GROUP/SUBGROUP/PROJECT`` as written), the instance URL its ID
     tokens name as ``iss`` (``https://gitlab.com`` unless the checkout says otherwise) and the root
-    configuration file of its pipeline (``.gitlab-ci.yml``)."""
+    configuration file of its pipeline (``.gitlab-ci.yml``).  ``known``: the path is the project's (named by the
+    folder ``GROUP__PROJECT``, a ``PROJECT=DIR`` argument or the ``origin`` remote), False for the stand-in
+    ``local/NAME``."""
 
     path: str
     instance: str = "https://gitlab.com"
     config_file: str = ".gitlab-ci.yml"
+    known: bool = field(default=True, compare=False)
 
 
 @dataclass(frozen=True)
