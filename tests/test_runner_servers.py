@@ -12,6 +12,7 @@ only from one GitHub Enterprise Server routes its jobs as before; an inventory's
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 
 from typer.testing import CliRunner
 
@@ -67,3 +68,18 @@ def test_an_inventory_names_no_server(tmp_path):
     inv.write_text("schema: graphkit.runner-inventory/v1\norganizations: [{name: other}]\nrunners: []\n")
     assert _findings(snap, more=("--runners", str(inv))) == ["runner:acme/app/dr", "runner:acme/gh",
                                                              "runner:acme/ghes"]
+
+
+def test_the_runbook_removes_a_ghes_registration_on_its_own_server(tmp_path):
+    """``gh api`` talks to github.com unless told ``--hostname``: the removal of a registration on a GitHub
+    Enterprise Server goes to that server (GitHub CLI manual, https://cli.github.com/manual/gh_api)."""
+    from graphkit.build import build_graph
+    from graphkit.output import Clock, runbook_text
+
+    g = build_graph({"runners": [_root(tmp_path)]}).graph
+    text = runbook_text(g, "runner:acme/ghes", clock=Clock(now=datetime(2026, 12, 1, tzinfo=timezone.utc)))
+    assert "run gh api --hostname ghe.example.com -X DELETE /orgs/acme/actions/runners/9" in text
+    other = runbook_text(g, "runner:acme/gh", clock=Clock(now=datetime(2026, 12, 1, tzinfo=timezone.utc)))
+    assert "run gh api -X DELETE /orgs/acme/actions/runners/1" in other  # github.com's: no --hostname
+    # the other registrations on the same host (runner on runner) go to their own servers
+    assert "run gh api --hostname octo.ghe.com -X DELETE /repos/acme/app/actions/runners/7" in other

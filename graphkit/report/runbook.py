@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from shlex import quote
 from typing import Literal
+from urllib.parse import urlsplit
 
 from graphkit.analysis import RevocationPlan, RevocationStep
 from graphkit.analysis.timeline import TokenStatus
@@ -82,16 +83,37 @@ def _cmd(*argv: str) -> str:
     return " ".join(quote(a) for a in argv)
 
 
-def _lookup_delete(path: str, jq_list: str, name: str) -> str:
-    """``sh -c`` that finds an object's numeric id by name, then DELETEs ``path/<id>``."""
+def _lookup_delete(path: str, jq_list: str, name: str, host: tuple[str, ...] = ()) -> str:
+    """``sh -c`` that finds an object's numeric id by name, then DELETEs ``path/<id>`` (``host``: ``gh api``'s
+    ``--hostname HOST`` arguments, :func:`_gh_host`)."""
     select = f"{jq_list}[] | select(.name == {json.dumps(name)}) | .id"
-    inner = (f"id=$(gh api --paginate {quote(path)} --jq {quote(select)}) && test -n \"$id\" && "
-             f"gh api -X DELETE {quote(path)}/\"$id\"")
+    gh = " ".join(["gh", "api", *(quote(h) for h in host)])
+    inner = (f"id=$({gh} --paginate {quote(path)} --jq {quote(select)}) && test -n \"$id\" && "
+             f"{gh} -X DELETE {quote(path)}/\"$id\"")
     return _cmd("sh", "-c", inner)
 
 
 def _runner_api(scope: str) -> str:
     return f"/repos/{scope}/actions/runners" if "/" in scope else f"/orgs/{scope}/actions/runners"
+
+
+def _gh_host(node: Runner) -> tuple[str, ...]:
+    """``("--hostname", HOST)`` for a registration on a GitHub Enterprise Server or ``SUBDOMAIN.ghe.com`` host
+    (its URL's host), whose API ``gh api`` reaches only with ``--hostname`` (GitHub CLI manual, ``gh api``:
+    https://cli.github.com/manual/gh_api); ``()`` for github.com or when not known.
+
+    >>> from graphkit.model import RunnerRegistration
+    >>> r = Runner(id="runner:acme/x", name="x", scope="acme",
+    ...            registration=RunnerRegistration(config_path="/opt/r/.runner", url="https://GHE.example.com/acme"))
+    >>> _gh_host(r), _gh_host(r.model_copy(update={"registration": None}))
+    (('--hostname', 'ghe.example.com'), ())
+    """
+    url = node.registration.url if node.registration is not None else None
+    try:
+        host = urlsplit(url).hostname if url else None
+    except ValueError:
+        return ()
+    return ("--hostname", host) if host and host not in ("github.com", "www.github.com") else ()
 
 
 def _remove_runner(node: Node, graph: Graph) -> list[Action]:
@@ -100,9 +122,10 @@ def _remove_runner(node: Node, graph: Graph) -> list[Action]:
     if not isinstance(node, Runner) or node.inferred:
         return [Action(f"Find the runners serving labels {', '.join(getattr(node, 'labels', []))} and remove "
                        "each registration (Settings > Actions > Runners)", _GH, "manual")]
-    path = _runner_api(node.scope)
+    path, host = _runner_api(node.scope), _gh_host(node)
     agent = node.registration.agent_id if node.registration else None
-    cmd = _cmd("gh", "api", "-X", "DELETE", f"{path}/{agent}") if agent else _lookup_delete(path, ".runners", node.name)
+    cmd = (_cmd("gh", "api", *host, "-X", "DELETE", f"{path}/{agent}") if agent
+           else _lookup_delete(path, ".runners", node.name, host))
     out = [Action(f"Remove the registration {node.name} of {node.scope}", _GH + "#delete-a-self-hosted-runner-from-"
                   + ("a-repository" if "/" in node.scope else "an-organization"), "api", cmd)]
     if node.host:
