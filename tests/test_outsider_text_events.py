@@ -185,18 +185,24 @@ jobs:
     runs-on: [self-hosted]
     steps:
       - run: echo "${{ github.event.pull_request.title }}"
+  firstalways:
+    needs: never
+    if: ${{ always() && needs.never.result == 'skipped' }}
+    runs-on: [self-hosted]
+    steps:
+      - run: echo "${{ github.event.pull_request.title }}"
 """
 
 
 def test_jobs_needing_a_job_that_never_runs(tmp_path):
     g = _build(tmp_path, NEEDS)
     jobs = {k: g.node(ids.job("o/r", ".github/workflows/w.yml", k))
-            for k in ("never", "dep", "chained", "succ", "always", "notcancelled", "afteralways")}
+            for k in ("never", "dep", "chained", "succ", "always", "notcancelled", "afteralways", "firstalways")}
     skipped = {k: (j.never_runs.yaml_path, j.never_runs.detail) for k, j in jobs.items() if j.never_runs is not None}
     assert skipped == {"never": ("jobs.never.if", "false"),
                        "dep": ("jobs.dep.needs", "needs never, which never runs"),
                        "chained": ("jobs.chained.needs", "needs dep, which never runs"),
                        "succ": ("jobs.succ.needs", "needs never, which never runs")}
     entered = {k for k in jobs if _entries(g, k)}
-    assert entered == {"always", "notcancelled", "afteralways"}
+    assert entered == {"always", "notcancelled", "afteralways", "firstalways"}  # a status function first too
     assert not [e for e in g.out_edges(jobs["dep"].id) if e.kind is EdgeKind.READS_SECRET]

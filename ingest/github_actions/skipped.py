@@ -71,7 +71,8 @@ def _status_calls(tree: tuple) -> set[str]:
             continue
         if node[0] == "call" and node[1] in _STATUS:
             found.add(node[1])
-        stack.extend(x for x in node[1:] if isinstance(x, tuple))
+        # a tree node is (tag, ...); its operand lists (("and", (a, b)) and a call's arguments) are plain tuples
+        stack.extend(x for x in (node[1:] if isinstance(node[0], str) else node) if isinstance(x, tuple))
     return found
 
 
@@ -93,6 +94,9 @@ def runs_after_skipped(value: Any) -> bool:
     >>> [runs_after_skipped(v) for v in (None, "github.x == 'y'", "success()", "always()", "!cancelled()",
     ...                                  "failure()", "success() || failure()", "always() && false")]
     [False, False, False, True, True, True, True, False]
+    >>> [runs_after_skipped(v) for v in ("always() && github.x == 'y'", "!cancelled() && github.x",
+    ...                                  "${{ always() && needs.never.result == 'skipped' }}", "github.x && success()")]
+    [True, True, True, False]
     """
     if value is None:
         return False
