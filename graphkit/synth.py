@@ -528,27 +528,35 @@ class ManifestError(ValueError):
         self.manifest, self.entry, self.reason = manifest, entry, reason
 
 
+def _unsafe_place(out: Path, rel: str) -> str | None:
+    """Why the file ``out/rel`` must not be deleted or written (None: it is absent or a regular file reached
+    without a link): a component from ``out`` on that is a symbolic link (deleting or writing would act on what it
+    points to, possibly outside ``out``), or it exists and is not a regular file (a FIFO would block, a folder
+    fail).  ``lstat`` only: nothing is followed or opened."""
+    path, mode = out, None
+    for part in rel.split("/"):
+        path = path / part
+        try:
+            mode = path.lstat().st_mode
+        except FileNotFoundError:
+            return None  # absent: nothing there to delete, and written as a new file
+        except OSError as exc:
+            return f"cannot be checked ({exc.strerror or exc})"
+        if stat.S_ISLNK(mode):
+            return f"passes through a link ({path.relative_to(out).as_posix()})"
+    return None if mode is not None and stat.S_ISREG(mode) else "is not a regular file"
+
+
 def _entry_problem(out: Path, entry: object) -> str | None:
     """Why ``entry`` of ``out``'s manifest is not a file synth could have written there (None: it is one, or is
-    absent).  A listed path must be one of :data:`_SYNTH_NAME` (relative, no ``..``), no component from ``out`` a
-    link, and, when present, a regular file."""
+    absent).  A listed path must be one of :data:`_SYNTH_NAME` (relative, no ``..``) and a safe place
+    (:func:`_unsafe_place`)."""
     if not isinstance(entry, str):
         return "is not a path"
     parts = entry.split("/")
     if entry.startswith("/") or any(part in ("", ".", "..") for part in parts) or not _SYNTH_NAME.fullmatch(entry):
         return "is not a relative path synth writes (inventory.yaml, aws-iam.json, repos/*/.github/workflows/*.yml)"
-    path = out
-    for part in parts:
-        path = path / part
-        try:
-            mode = path.lstat().st_mode
-        except FileNotFoundError:
-            return None  # absent: nothing to delete
-        except OSError as exc:
-            return f"cannot be checked ({exc.strerror or exc})"
-        if stat.S_ISLNK(mode):
-            return f"passes through a link ({path.relative_to(out).as_posix()})"
-    return None if stat.S_ISREG(mode) else "is not a regular file"
+    return _unsafe_place(out, entry)
 
 
 def _listed(out: Path) -> set[str]:
@@ -560,6 +568,9 @@ def _listed(out: Path) -> set[str]:
         for the first entry (in the listed order) that is not a file synth could have written inside ``out``
         (:func:`_entry_problem`): an absolute path, one holding ``..``, one through a symbolic link.
     """
+    unsafe = _unsafe_place(out, MANIFEST)  # never read through a link, never a FIFO opened
+    if unsafe is not None:
+        raise ManifestError(out / MANIFEST, MANIFEST, unsafe)
     try:
         names = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
@@ -614,11 +625,18 @@ def write(org: SynthOrg, out: Path) -> list[Path]:
     Raises
     ------
     ManifestError
-        for a manifest entry synth never writes (:func:`_listed`), before anything is deleted or written.
+        for a manifest entry synth never writes (:func:`_listed`), or a file it writes (the manifest included)
+        that is reached through a link or is not a regular file (:func:`_unsafe_place`), before anything is
+        deleted or written.
     OSError
         when a file cannot be written.
     """
-    for rel in sorted(_listed(out) - set(org.files)):  # a smaller org into the folder of a larger one
+    stale_names = _listed(out) - set(org.files)
+    for rel in [*sorted(org.files), MANIFEST]:  # never written through a link (--force too), nor into a FIFO
+        unsafe = _unsafe_place(out, rel)
+        if unsafe is not None:
+            raise ManifestError(out, rel, f"(a file synth writes) {unsafe}")
+    for rel in sorted(stale_names):  # a smaller org into the folder of a larger one
         stale = out / rel
         if stale.is_file() and not stale.is_symlink():
             stale.unlink()

@@ -127,3 +127,32 @@ def test_hostile_manifest_entries_are_refused_and_nothing_is_deleted(tmp_path):
     assert gone in json.loads((own / synth.MANIFEST).read_text()) and (own / gone).is_file()
     assert runner.invoke(app, ["synth", "--repos", "2", "-o", str(own)]).exit_code == 0
     assert not (own / gone).exists()
+
+
+def test_a_manifest_or_output_file_that_is_a_link_or_fifo_is_never_written_through(tmp_path):
+    """The manifest itself a link to a file outside DIR (no --force needed before), a FIFO (would block) or a
+    folder; with --force, an output file (inventory.yaml) that is a link out of DIR: exit 2, the outside file
+    unchanged, nothing written."""
+    import os
+
+    victim = tmp_path / "victim.txt"
+    for make in ("link", "fifo", "folder", "output-link"):
+        victim.write_text("precious\n", encoding="utf-8")
+        out = tmp_path / f"out-{make}"
+        out.mkdir()
+        manifest = out / synth.MANIFEST
+        if make == "link":
+            manifest.symlink_to(victim)
+        elif make == "fifo":
+            os.mkfifo(manifest)
+        elif make == "folder":
+            manifest.mkdir()
+        else:
+            (out / "inventory.yaml").symlink_to(victim)
+        res = runner.invoke(app, ["synth", "--repos", "2", "-o", str(out), *(["--force"] if make == "output-link"
+                                                                            else [])])
+        text = " ".join(res.output.split())
+        assert res.exit_code == 2, (make, res.output)
+        assert "nothing deleted or written" in text, text
+        assert ("passes through a link" if "link" in make else "is not a regular file") in text, text
+        assert victim.read_text() == "precious\n" and not (out / "aws-iam.json").exists()
