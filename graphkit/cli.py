@@ -169,8 +169,11 @@ def _clock(now: Optional[str], since: Optional[str], tokens: Optional[Path]):
     return Clock(now=at, compromised_since=start, issued=issued, problems=tuple(bad))
 
 
-def _check_sources(sources: list[str], all_runners: bool, fmt: BlastFormat) -> None:
+def _check_sources(sources: list[str], all_runners: bool, fmt: BlastFormat, no_plan: bool = False) -> None:
     """``blast-radius``'s conflicting options as usage errors (exit 2) naming them."""
+    if no_plan and fmt is BlastFormat.runbook:  # the runbook is the plan
+        raise typer.BadParameter("--no-plan and --format runbook exclude each other (the runbook is the plan)",
+                                 param_hint="--no-plan")
     if all_runners and sources:
         raise typer.BadParameter("--from and --all-runners exclude each other: give one", param_hint="--all-runners")
     if all_runners and fmt is BlastFormat.runbook:  # one runbook is one incident's plan
@@ -212,7 +215,7 @@ def blast_radius_cmd(
     from graphkit.output import blast_radius_document, runbook_text
     from graphkit.resolve.untrusted import add_absent_entries, expand_sources
 
-    _check_sources(sources, all_runners, fmt)
+    _check_sources(sources, all_runners, fmt, no_plan)
     if all_runners and backend is Backend.neo4j:
         raise typer.BadParameter("--all-runners runs on the embedded graph (--backend networkx)",
                                  param_hint="--all-runners")

@@ -391,6 +391,8 @@ def test_cli_runbook_and_time_options(tmp_path):
     assert res.exit_code == 0 and "**expired**" in res.stdout and "DRY_RUN" in res.stdout
     bad = CliRunner().invoke(app, [*args[:5], "not-a-time"])
     assert bad.exit_code == 2
+    both = CliRunner().invoke(app, [*args, "--format", "runbook", "--no-plan"])  # the runbook is the plan
+    assert both.exit_code == 2 and "--no-plan and --format runbook exclude each other" in " ".join(both.output.split())
 
 
 def test_every_revocation_action_has_runbook_actions():
