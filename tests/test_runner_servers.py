@@ -83,3 +83,23 @@ def test_the_runbook_removes_a_ghes_registration_on_its_own_server(tmp_path):
     assert "run gh api -X DELETE /orgs/acme/actions/runners/1" in other  # github.com's: no --hostname
     # the other registrations on the same host (runner on runner) go to their own servers
     assert "run gh api --hostname octo.ghe.com -X DELETE /repos/acme/app/actions/runners/7" in other
+
+
+def test_a_second_installation_is_removed_by_the_name_the_server_knows(tmp_path):
+    """Two installations of acme/same on one host (no agentId): graphkit names the second ``same~2``, and the
+    runbook looks the registration up by the name the server knows (``agentName``), on its own server."""
+    from graphkit.build import build_graph
+    from graphkit.output import Clock, runbook_text
+
+    root = tmp_path / "root"
+    write(root, "etc/hostname", "h4\n")
+    runner_install(root, "/opt/a", agent_id=None, name="same", url="https://github.com/acme")
+    runner_install(root, "/opt/b", agent_id=None, name="same", url="https://ghe.example.com/acme")
+    snap = tmp_path / "host.json"
+    snap.write_text(json.dumps(collect_host(root).document))
+    g = build_graph({"runners": [snap]}).graph
+    second = g.node("runner:acme/same~2")
+    assert second.registration.agent_name == "same" and g.node("runner:acme/same").registration.agent_name is None
+    text = runbook_text(g, "runner:acme/same~2", clock=Clock(now=datetime(2026, 12, 1, tzinfo=timezone.utc)))
+    assert "gh api --hostname ghe.example.com --paginate /orgs/acme/actions/runners" in text
+    assert 'select(.name == "same")' in text and 'select(.name == "same~2")' not in text

@@ -65,7 +65,8 @@ class RunnerRegistration(BaseModel):
     ``url_credential_fingerprint``: ``url`` or ``server_url`` held a
     credential (userinfo or a token parameter), removed when the model is
     built (:func:`graphkit.redact.strip_url_credentials`); the keyed hash of
-    what was removed.
+    what was removed.  ``agent_name``: the name the server knows (``.runner`` ``agentName``) when the node's name
+    differs from it (a second installation of one scope and name on a host is told apart as ``name~2``).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -74,6 +75,7 @@ class RunnerRegistration(BaseModel):
     url: str | None = None
     server_url: str | None = None
     agent_id: int | None = None
+    agent_name: str | None = None
     pool_id: int | None = None
     work_folder: str | None = None
     service: str | None = None

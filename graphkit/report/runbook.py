@@ -125,7 +125,8 @@ def _remove_runner(node: Node, graph: Graph) -> list[Action]:
     path, host = _runner_api(node.scope), _gh_host(node)
     agent = node.registration.agent_id if node.registration else None
     cmd = (_cmd("gh", "api", *host, "-X", "DELETE", f"{path}/{agent}") if agent
-           else _lookup_delete(path, ".runners", node.name, host))
+           else _lookup_delete(path, ".runners", (node.registration and node.registration.agent_name) or node.name,
+                               host))
     out = [Action(f"Remove the registration {node.name} of {node.scope}", _GH + "#delete-a-self-hosted-runner-from-"
                   + ("a-repository" if "/" in node.scope else "an-organization"), "api", cmd)]
     if node.host:

@@ -225,6 +225,8 @@ def _tell_apart(installs: list[Install]) -> None:
     for inst in installs:
         n = counts[inst.key] = counts.get(inst.key, 0) + 1
         if n > 1:
+            if isinstance(inst.entry.get("registration"), dict):  # the name the server knows, for its removal
+                inst.entry["registration"]["agent_name"] = inst.entry["name"]
             inst.entry["name"] = f"{inst.entry['name']}~{n}"
             inst.key = ids.runner_ref(inst.entry["scope"], inst.entry["name"])
 
