@@ -7,8 +7,10 @@ you otherwise restrict access through a Condition element in the policy" (AWS IA
 elements: Principal", anonymous principals,
 https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html#principal-anonymous).
 Any condition (``aws:PrincipalOrgID``, ``aws:PrincipalAccount``, ``sts:ExternalId``...) is read as narrowing it
-(no finding); an explicit Deny without a condition for every principal cancels the Allow (AWS IAM User Guide
-"Policy evaluation logic": an explicit Deny wins).
+(no finding), on the Allow or on a Deny for every principal (a Deny of ``sts:AssumeRole`` to ``*`` unless
+``aws:PrincipalOrgID`` is the organisation's lets only that organisation in; without a condition it cancels the
+Allow): AWS IAM User Guide "Policy evaluation logic", an explicit Deny wins,
+https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html.
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ def _everyone(st: Statement) -> bool:
 
 def any_principal_statements(statements: Sequence[Statement]) -> list[Statement]:
     """The Allow statements of a role trust policy that let any AWS principal call ``sts:AssumeRole`` with no
-    ``Condition`` (module docstring), in document order; empty when an unconditional Deny for every principal
-    covers ``sts:AssumeRole``.
+    ``Condition`` (module docstring), in document order; empty when a Deny for every principal covers
+    ``sts:AssumeRole`` (without a condition it cancels the Allow, with one it narrows it).
 
     >>> from graphkit.iam.policy import parse_policy
     >>> doc = {"Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"},
@@ -51,8 +53,13 @@ def any_principal_statements(statements: Sequence[Statement]) -> list[Statement]
     ...     {"Effect": "Allow", "Principal": "*", "Action": "*"},
     ...     {"Effect": "Deny", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}))
     []
+    >>> any_principal_statements(parse_policy({"Statement": [
+    ...     {"Effect": "Allow", "Principal": "*", "Action": "sts:AssumeRole"},
+    ...     {"Effect": "Deny", "Principal": "*", "Action": "sts:AssumeRole",
+    ...      "Condition": {"StringNotEquals": {"aws:PrincipalOrgID": "o-abc"}}}]}))
+    []
     """
-    if any(st.effect == "Deny" and not st.conditions and _everyone(st) and _for_assume(st) for st in statements):
+    if any(st.effect == "Deny" and _everyone(st) and _for_assume(st) for st in statements):
         return []
     return [st for st in statements
             if st.effect == "Allow" and not st.conditions and _everyone(st) and _for_assume(st)]
