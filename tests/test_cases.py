@@ -135,10 +135,17 @@ def test_github_hosted_job_not_linked_to_self_hosted_runners(tmp_path: Path):
             runs-on: [ubuntu-latest]
             steps: [{run: make}]
         """)
-    # a runner that even carries the label ubuntu-latest: still a hosted label, not routed
+    g = build(tmp_path, "acme__app", inv=inventory(tmp_path, CASE1_INV)).graph
+    assert receives(g) == {}
+    assert [n.id for n in g.nodes(NodeKind.RUNNER) if n.inferred] == []
+    assert blast_radius(g, "runner:acme/lin-1").ids == frozenset()
+    # a self-hosted runner that carries the label ubuntu-latest may take them (GitHub routes a job to any runner
+    # with all its labels; cocotb/cocotb#3626): possible, and still no pool, no other runner
     inv = inventory(tmp_path, CASE1_INV + "  - {name: impostor, labels: [self-hosted, ubuntu-latest], scope: acme}\n")
     g = build(tmp_path, "acme__app", inv=inv).graph
-    assert receives(g) == {}
+    assert {k: [(e.confidence.value, e.key, e.props["hosted_label"]) for e in v] for k, v in receives(g).items()} == {
+        ("runner:acme/impostor", jid("acme/app", "ci.yml", "hosted")): [("possible", "", True)],
+        ("runner:acme/impostor", jid("acme/app", "ci.yml", "hosted-list")): [("possible", "", True)]}
     assert [n.id for n in g.nodes(NodeKind.RUNNER) if n.inferred] == []
     assert blast_radius(g, "runner:acme/lin-1").ids == frozenset()
 

@@ -233,20 +233,32 @@ def test_unresolved_runs_on_links_every_usable_runner_and_pool():
     assert g.meta.resolve.unresolved_jobs == [j_dyn.id]
 
 
-def test_hosted_labels_not_linked_with_overrides():
+def test_hosted_labels_with_overrides():
+    """A GitHub-hosted label (shipped or the inventory's ``github_hosted_labels``) that a self-hosted runner of the
+    repository's scope carries too reaches that runner ``possible`` (GitHub routes a job to any runner with all its
+    labels; cocotb/cocotb#3626: ``ubuntu-20.04`` jobs ran on a self-hosted runner labelled so); a runner without
+    the label gets nothing, no pool is inferred."""
     assert not is_self_hosted(["ubuntu-latest"]) and is_self_hosted(["ubuntu-x64-small"])
     g = graph(repo("acme/app"), DEFAULT_ALL,
               runner("r1", ["ubuntu-latest", "ubuntu-22.04", "acme-8core", "macos-m1-stable"]),
+              runner("r2", ["linux"]),
               job("acme/app", "hosted", cand("ubuntu-latest")),
               job("acme/app", "larger", cand("acme-8core")),
               job("acme/app", "sh", cand("self-hosted", "ubuntu-latest")),
               job("acme/app", "forced", cand("ubuntu-22.04")),
               job("acme/app", "m1", cand("macos-m1-stable")),
+              job("acme/app", "win", cand("windows-latest")),
               meta={"github_hosted_labels": ["ACME-8core"], "self_hosted_labels": ["ubuntu-22.04"]})
     resolve(g)
-    assert receives(g) == {("runner:acme/r1", ids.job("acme/app", ".github/workflows/ci.yml", n))
-                           for n in ("sh", "forced", "m1")}
+    jid = lambda n: ids.job("acme/app", ".github/workflows/ci.yml", n)  # noqa: E731
+    assert receives_full(g) == {("runner:acme/r1", jid("sh"), "", "certain"),
+                                ("runner:acme/r1", jid("forced"), "", "certain"),
+                                ("runner:acme/r1", jid("m1"), "", "certain"),
+                                ("runner:acme/r1", jid("hosted"), "", "possible"),
+                                ("runner:acme/r1", jid("larger"), "", "possible")}
+    assert [e.props["hosted_label"] for e in g.edges(EdgeKind.RECEIVES_JOB) if e.target == jid("hosted")] == [True]
     assert not any(n.inferred for n in g.nodes() if isinstance(n, Runner))
+    assert g.meta.resolve.queued_forever == []
 
 
 def test_ephemeral_vs_persistent_lifetimes():

@@ -51,6 +51,18 @@ class RunnerPods(BaseModel):
     mounted_secrets: list[str] = Field(default_factory=list)
     shared_volumes: list[str] = Field(default_factory=list)
 
+    @property
+    def scale_set(self) -> bool:
+        """A runner scale set (``AutoscalingRunnerSet``, a gha-runner-scale-set values file), not a legacy
+        ``actions.summerwind.dev`` pool: its runners are registered without ``config.sh`` and so without the
+        default labels (``self-hosted``, OS, architecture); a job reaches them by the scale set's name (and its
+        ``runnerScaleSetLabels``) alone ("Using ARC runners in a workflow": "You cannot use additional labels to
+        target runners created by ARC",
+        https://docs.github.com/en/actions/tutorials/use-actions-runner-controller/use-arc-in-a-workflow;
+        https://github.com/actions/actions-runner-controller/issues/3330: no ``self-hosted`` label on scale set
+        runners, so ``runs-on: [self-hosted, NAME]`` stays queued)."""
+        return self.resource == "values" or self.resource.startswith("AutoscalingRunnerSet/")
+
 
 class KubeServiceAccount(Node):
     """A Kubernetes service account: pods that run as it hold its token, and act with its RBAC and the cloud

@@ -6,7 +6,9 @@ reference", routing precedence,
 https://docs.github.com/en/actions/reference/runners/self-hosted-runners#routing-precedence-for-self-hosted-runners;
 "Choosing the runner for a job",
 https://docs.github.com/en/actions/how-tos/write-workflows/choose-where-workflows-run/choose-the-runner-for-a-job).
-A job need not name ``self-hosted``.  Third-party runner pools (RunsOn,
+A job need not name ``self-hosted``.  An Actions Runner Controller scale set's runners have no
+``self-hosted`` label: they answer to the scale set's name (and ``runnerScaleSetLabels``) only
+(:attr:`graphkit.model.RunnerPods.scale_set`).  Third-party runner pools (RunsOn,
 autoscalers with JIT registrations) register one runner per job with the
 job's own labels, some of them dynamic (``run-id=${{ github.run_id }}``); an
 inventory describes such a pool with ``label_patterns`` (``*``: any
@@ -71,7 +73,8 @@ def _one(want: str, dynamic: bool, labels: frozenset[str], patterns: list[str]) 
 
 
 def candidate_labels(runner: Runner, cand: RunsOnCandidate) -> Confidence | None:
-    """Whether ``runner`` has every label of ``cand`` (module docstring); ``self-hosted`` is implicit.
+    """Whether ``runner`` has every label of ``cand`` (module docstring); ``self-hosted`` is implicit but on a
+    scale set.
 
     Returns
     -------
@@ -79,7 +82,7 @@ def candidate_labels(runner: Runner, cand: RunsOnCandidate) -> Confidence | None
         ``certain``, ``possible`` (a dynamic label only some values of which
         the runner has), or None when some label is missing.
     """
-    labels = _runner_labels(tuple(runner.labels))
+    labels = _runner_labels(tuple(runner.labels), implicit=runner.pods is None or not runner.pods.scale_set)
     dynamic = {d.strip().lower() for d in cand.dynamic} if cand.dynamic else ()
     worst: Confidence = C
     for want in cand.labels:
@@ -90,16 +93,18 @@ def candidate_labels(runner: Runner, cand: RunsOnCandidate) -> Confidence | None
     return worst
 
 
-#: a runner's labels as :func:`candidate_labels` compares them, per label list as written (the resolver asks once
-#: per runner and label set: thousands of runners share a few label lists)
-_RUNNER_LABELS: dict[tuple[str, ...], frozenset[str]] = {}
+#: a runner's labels as :func:`candidate_labels` compares them, per label list as written and implicit
+#: ``self-hosted`` (the resolver asks once per runner and label set: thousands of runners share a few label lists)
+_RUNNER_LABELS: dict[tuple[tuple[str, ...], bool], frozenset[str]] = {}
 
 
-def _runner_labels(labels: tuple[str, ...]) -> frozenset[str]:
-    """``{label.strip().lower()} | {"self-hosted"}`` of a runner's labels (remembered; at most 65,536 lists)."""
-    got = _RUNNER_LABELS.get(labels)
+def _runner_labels(labels: tuple[str, ...], implicit: bool = True) -> frozenset[str]:
+    """``{label.strip().lower()}`` of a runner's labels, with ``self-hosted`` when ``implicit`` (every runner
+    but an ARC scale set's, :attr:`graphkit.model.RunnerPods.scale_set`); remembered, at most 65,536 lists."""
+    got = _RUNNER_LABELS.get((labels, implicit))
     if got is None:
         if len(_RUNNER_LABELS) >= 65536:
             _RUNNER_LABELS.clear()
-        got = _RUNNER_LABELS[labels] = frozenset({x.strip().lower() for x in labels} | {"self-hosted"})
+        own = {x.strip().lower() for x in labels}
+        got = _RUNNER_LABELS[(labels, implicit)] = frozenset(own | {"self-hosted"} if implicit else own)
     return got

@@ -299,6 +299,7 @@ def _route_labels(ctx: Context, jobs: list[Job]) -> list[_Unserved]:
         repo_full = context_repo(job)
         for cand in job.runs_on:
             if not ctx.runs_self_hosted(cand.labels):
+                _route_hosted(ctx, job, cand)
                 continue
             key = _cand_key(job, cand)
             serving = _serving(ctx, cand, repo_full)
@@ -311,11 +312,28 @@ def _route_labels(ctx: Context, jobs: list[Job]) -> list[_Unserved]:
     return unserved
 
 
+def _route_hosted(ctx: Context, job: Job, cand: RunsOnCandidate) -> None:
+    """A GitHub-hosted label set (``ubuntu-latest``) that a self-hosted runner in the job's scope carries too:
+    that runner may receive the job, ``possible`` (GitHub's hosted fleet may take it instead), and no pool is
+    inferred nor the job called queued when none does.
+
+    GitHub routes a job to any runner that has every label of its ``runs-on``; ``self-hosted`` is not required
+    ("we strongly recommend specifying it ... to ensure that your job does not unintentionally specify any
+    current or future GitHub-hosted runners", GitHub docs "Using labels with self-hosted runners",
+    https://docs.github.com/en/actions/how-tos/manage-runners/self-hosted-runners/apply-labels), so a self-hosted
+    runner registered with ``ubuntu-20.04`` ran the jobs meant for GitHub's ``ubuntu-20.04`` image
+    (https://github.com/cocotb/cocotb/pull/3626)."""
+    serving = _serving(ctx, cand, context_repo(job))
+    if serving:
+        _link_serving(ctx, [(r, P) for r, _ in serving], job, cand, _cand_key(job, cand), hosted_label=True)
+
+
 def _link_serving(ctx: Context, serving: list[tuple[Runner, Confidence]], job: Job, cand: RunsOnCandidate,
-                  key: str) -> bool:
-    """``receives_job`` from each serving runner whose group lets the job in; False when none does."""
+                  key: str, **extra: Any) -> bool:
+    """``receives_job`` from each serving runner whose group lets the job in (``extra``: more edge props);
+    False when none does."""
     linked = False
-    repo_full, props = context_repo(job), _props(cand)  # the edges copy the props
+    repo_full, props = context_repo(job), _props(cand, **extra)  # the edges copy the props
     for runner, labels in serving:
         access = _access(ctx, runner, job, repo_full)
         if access is not None:

@@ -1,0 +1,141 @@
+"""Runner routing and workflow reading where graphkit disagreed with GitHub, each found in a public bug report, with
+the smallest workflow that shows it and the values GitHub's documentation gives.
+
+- ARC runner scale sets have no ``self-hosted`` label: ``runs-on: self-hosted`` or ``[self-hosted, NAME]`` never
+  reaches them, only the scale set's name does ("Using ARC runners in a workflow",
+  https://docs.github.com/en/actions/tutorials/use-actions-runner-controller/use-arc-in-a-workflow; "Note that
+  Actions Runner Controller does not support multiple labels and does not support the self-hosted label",
+  https://docs.github.com/en/enterprise-server@3.14/actions/hosting-your-own-runners/managing-self-hosted-runners/using-self-hosted-runners-in-a-workflow;
+  actions/actions-runner-controller#3330; kunobi-ninja/kache#363 and evoila/meho#167, jobs queued forever).
+- A GitHub-hosted label that a self-hosted runner carries too (``ubuntu-20.04``) sends the job to that runner as
+  well: cocotb/cocotb#3626 ("a job assigned only the label ubuntu-20.04 ... got executed on our self-hosted
+  runners"); GitHub recommends ``self-hosted`` "to ensure that your job does not unintentionally specify any current
+  or future GitHub-hosted runners".
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from graphkit.build import build_graph
+from graphkit.model import EdgeKind, ids
+
+HERE = Path(__file__).resolve().parent
+ARC = HERE / "fixtures" / "k8s" / "prod-eu"
+WF = ".github/workflows/ci.yml"
+
+
+def _write(root: Path, repo: str, path: str, text: str) -> Path:
+    f = root / repo / path
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root / repo
+
+
+def _receives(g, job: str) -> list[tuple[str, str, str]]:
+    return sorted((e.source, e.key, e.confidence.value) for e in g.in_edges(ids.job("acme/app", WF, job))
+                  if e.kind is EdgeKind.RECEIVES_JOB)
+
+
+# --------------------------------------------------------------------------------------------- ARC scale sets
+
+ARC_JOBS = """\
+    on: push
+    jobs:
+      plain:
+        runs-on: self-hosted
+        steps: [{run: make}]
+      with-name:
+        runs-on: [self-hosted, arc-dind]
+        steps: [{run: make}]
+      name:
+        runs-on: arc-dind
+        steps: [{run: make}]
+      name-upper:
+        runs-on: ARC-Dind
+        steps: [{run: make}]
+    """
+
+
+def test_a_scale_set_is_reached_by_its_name_only(tmp_path):
+    """The fixture cluster's two AutoscalingRunnerSets (arc-dind, arc-deploy, group k8s): only the jobs naming
+    arc-dind reach it (possible: its runners are ephemeral); ``self-hosted`` reaches neither, so those jobs wait for
+    a runner graphkit was not shown (inferred pools, as for any label set no known runner has)."""
+    repos = _write(tmp_path, "acme__app", WF, ARC_JOBS).parent
+    g = build_graph({"github-actions": [repos], "k8s": [ARC]}).graph
+    assert _receives(g, "name") == [("runner:acme/arc-dind", "", "possible")]
+    assert _receives(g, "name-upper") == [("runner:acme/arc-dind", "", "possible")]
+    assert _receives(g, "with-name") == [("runner:inferred:acme:arc-dind+self-hosted", "", "possible")]
+    assert _receives(g, "plain") == [("runner:inferred:acme:arc-dind+self-hosted", "", "possible"),
+                                     ("runner:inferred:acme:self-hosted", "", "possible")]
+
+
+def test_a_legacy_arc_pool_keeps_the_self_hosted_label(tmp_path):
+    """A summerwind RunnerDeployment registers its pods with config.sh: ``self-hosted`` and ``linux`` are theirs."""
+    repos = _write(tmp_path, "acme__app", WF, """\
+        on: push
+        jobs:
+          plain:
+            runs-on: [self-hosted, linux, big]
+            steps: [{run: make}]
+        """).parent
+    (tmp_path / "arc.yaml").write_text(textwrap.dedent("""\
+        apiVersion: actions.summerwind.dev/v1alpha1
+        kind: RunnerDeployment
+        metadata: {name: big-runners, namespace: ci}
+        spec:
+          template:
+            spec:
+              organization: acme
+              labels: [big]
+        """), encoding="utf-8")
+    g = build_graph({"github-actions": [repos], "k8s": [tmp_path / "arc.yaml"]}).graph
+    assert _receives(g, "plain") == [("runner:acme/big-runners", "", "possible")]  # its group is not known
+
+
+# --------------------------------------------------------------------------------------------- hosted labels
+
+INVENTORY = """\
+    schema: graphkit.runner-inventory/v1
+    organizations:
+      - name: acme
+        runner_groups:
+          - {name: Default, id: 1, visibility: all, allows_public_repositories: true}
+    repositories:
+      - {full_name: acme/app, visibility: public, default_branch: main}
+    runners:
+      - {name: lab-1, id: 7, labels: [self-hosted, ubuntu-20.04, Linux, X64], scope: acme, ephemeral: false}
+      - {name: lab-2, id: 8, labels: [self-hosted, Linux, X64], scope: acme, ephemeral: false}
+    """
+
+
+def test_a_hosted_label_on_a_self_hosted_runner_routes_there(tmp_path):
+    """cocotb/cocotb#3626's shape: the public repository's fork pull requests ran on the lab runner that carries
+    ``ubuntu-20.04``; ``ubuntu-latest`` (no runner has it) and the runner without the label get nothing."""
+    repos = _write(tmp_path, "acme__app", WF, """\
+        on: pull_request
+        jobs:
+          test:
+            runs-on: ubuntu-20.04
+            steps: [{run: make test}]
+          latest:
+            runs-on: ubuntu-latest
+            steps: [{run: make test}]
+        """).parent
+    (tmp_path / "inventory.yaml").write_text(textwrap.dedent(INVENTORY), encoding="utf-8")
+    res = build_graph({"github-actions": [repos], "runners": [tmp_path / "inventory.yaml"]})
+    assert res.problems == []
+    g = res.graph
+    assert _receives(g, "test") == [("runner:acme/lab-1", "", "possible")]
+    assert _receives(g, "latest") == []
+    assert [n.id for n in g.nodes() if getattr(n, "inferred", False) and n.id.startswith("runner:")] == []
+    # a fork's pull request runs on lab-1 as routed (no rewrite of runs-on needed); every self-hosted runner of a
+    # public repository stays reachable by rewriting runs-on, as before
+    fork = ids.untrusted("fork-pr", "acme")
+    rewrite = "the pull request can rewrite the job's runs-on"
+    latest, test = ids.job("acme/app", WF, "latest"), ids.job("acme/app", WF, "test")
+    assert sorted((e.target, e.key, e.confidence.value, e.props.get("reason")) for e in g.out_edges(fork)
+                  if e.kind is EdgeKind.CAN_TRIGGER) == [
+        ("runner:acme/lab-1", latest, "possible", rewrite), ("runner:acme/lab-1", test, "possible", None),
+        ("runner:acme/lab-2", latest, "possible", rewrite), ("runner:acme/lab-2", test, "possible", rewrite)]
