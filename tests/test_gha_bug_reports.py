@@ -18,7 +18,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from graphkit.build import build_graph
+from graphkit.hosted import is_self_hosted
 from graphkit.model import EdgeKind, ids
 
 HERE = Path(__file__).resolve().parent
@@ -139,3 +142,26 @@ def test_a_hosted_label_on_a_self_hosted_runner_routes_there(tmp_path):
                   if e.kind is EdgeKind.CAN_TRIGGER) == [
         ("runner:acme/lab-1", latest, "possible", rewrite), ("runner:acme/lab-1", test, "possible", None),
         ("runner:acme/lab-2", latest, "possible", rewrite), ("runner:acme/lab-2", test, "possible", rewrite)]
+
+
+@pytest.mark.parametrize("label", ["windows-2025-vs2026", "windows-11-vs2026-arm", "ubuntu-26.04", "ubuntu-26.04-arm",
+                                   "macos-26-intel", "Windows-2025-VS2026"])
+def test_current_github_hosted_images_are_hosted(tmp_path, label):
+    """Images GitHub added in 2026 (windows-2025-vs2026 GA 2026-05-07, actions/runner-images#14016; the lists of
+    zizmor's github-runners.txt and actionlint 1.7.12): a job asking for one runs on GitHub's VM, never in an
+    inferred pool of self-hosted runners."""
+    assert not is_self_hosted([label])
+    repos = _write(tmp_path, "acme__app", WF, f"""\
+        on: push
+        jobs:
+          build:
+            runs-on: {label}
+            steps: [{{run: make}}]
+        """).parent
+    g = build_graph({"github-actions": [repos]}).graph
+    assert _receives(g, "build") == [] and g.meta.resolve.inferred_pools == []
+
+
+@pytest.mark.parametrize("label", ["windows-2025-vs", "windows-vs2026", "ubuntu-26.04-arm64", "macos-26-intel-arm"])
+def test_lookalike_labels_stay_self_hosted(label):
+    assert is_self_hosted([label])
