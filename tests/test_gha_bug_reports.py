@@ -165,3 +165,46 @@ def test_current_github_hosted_images_are_hosted(tmp_path, label):
 @pytest.mark.parametrize("label", ["windows-2025-vs", "windows-vs2026", "ubuntu-26.04-arm64", "macos-26-intel-arm"])
 def test_lookalike_labels_stay_self_hosted(label):
     assert is_self_hosted([label])
+
+
+# --------------------------------------------------------------------------------------------- format() in runs-on
+
+FORMAT_JOBS = """\
+    on: push
+    jobs:
+      sized:
+        strategy:
+          matrix:
+            size: [large, small]
+        runs-on: ${{ format('linux-{0}', matrix.size) }}
+        steps: [{run: make}]
+      pair:
+        strategy:
+          matrix:
+            include:
+              - {os: linux, arch: gpu}
+        runs-on: [self-hosted, "${{ format('{0}-{1}', matrix.os, matrix.arch) }}"]
+        steps: [{run: make}]
+      braces:
+        runs-on: ${{ format('{{{0}', 'x') }}
+        steps: [{run: make}]
+      unknown:
+        runs-on: ${{ format('linux-{0}', vars.SIZE) }}
+        steps: [{run: make}]
+    """
+
+
+def test_format_in_runs_on_is_evaluated(tmp_path):
+    """``format()`` of literals and a static matrix is known before the run (GitHub "Expressions", format:
+    https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#format; the shape of zizmor's
+    self-hosted-runner false positives with static matrices, zizmorcore/zizmor#113): each instance asks for its
+    labels, certain; an argument known only at run time leaves the runs-on unresolved, as before."""
+    repos = _write(tmp_path, "acme__app", WF, FORMAT_JOBS).parent
+    g = build_graph({"github-actions": [repos]}).graph
+    job = lambda key: g.node(ids.job("acme/app", WF, key))  # noqa: E731
+    assert [(c.labels, c.matrix, c.confidence.value) for c in job("sized").runs_on] == [
+        (("linux-large",), {"size": "large"}, "certain"), (("linux-small",), {"size": "small"}, "certain")]
+    assert [(c.labels, c.confidence.value) for c in job("pair").runs_on] == [(("self-hosted", "linux-gpu"), "certain")]
+    assert [(c.labels, c.confidence.value) for c in job("braces").runs_on] == [(("{x",), "certain")]
+    assert job("unknown").runs_on == [] and job("unknown").runs_on_unresolved is not None
+    assert job("sized").runs_on_unresolved is None

@@ -39,6 +39,8 @@ _AFTER_INDEX = re.compile(r"""\s*\[\s*(['"])([^'"]+)\1\s*\]""")
 _TOKEN_NAMES = frozenset({"GITHUB_TOKEN"})
 _CONTEXT_REF = re.compile(r"(matrix|inputs|env|steps)((?:\s*\.\s*[A-Za-z_][\w-]*)+)", re.IGNORECASE)
 _FROM_JSON = re.compile(r"fromjson\((.*)\)", re.IGNORECASE | re.DOTALL)
+_FORMAT = re.compile(r"format\((.*)\)", re.IGNORECASE | re.DOTALL)
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{(\d+)\}|[{}]")
 _STRING = re.compile(r"'(?:[^']|'')*'")
 _NUMBER = re.compile(r"-?\d+(\.\d+)?")
 _KEYWORDS = {"true": True, "false": False, "null": None}
@@ -241,8 +243,56 @@ def _from_json(inner_text: str, ctx: EvalContext) -> list[Val] | None:
         return None
 
 
+def _text(value: Any) -> str | None:
+    """A value as ``format`` writes it (``true``, ``''`` for null, ``2`` for the number 2.0); None for an array
+    or an object (GitHub writes ``Array`` / ``Object``: never a runner label or a name graphkit can use)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return None if isinstance(value, (list, dict)) else str(value)
+
+
+def _formatted(template: Any, args: list[Any]) -> str | None:
+    """``format(template, args...)``: ``{N}`` is the Nth argument, ``{{`` and ``}}`` a brace; None when the
+    template is not a string, names a missing argument or holds a lone brace (GitHub fails the expression)."""
+    if not isinstance(template, str):
+        return None
+    out, pos = [], 0
+    for m in _PLACEHOLDER.finditer(template):
+        out.append(template[pos:m.start()])
+        pos = m.end()
+        if m.group(0) in ("{{", "}}"):
+            out.append(m.group(0)[0])
+        elif m.group(1) is None or int(m.group(1)) >= len(args):
+            return None
+        elif (text := _text(args[int(m.group(1))])) is None:
+            return None
+        else:
+            out.append(text)
+    return "".join(out) + template[pos:]
+
+
+def _format(inner_text: str, ctx: EvalContext) -> list[Val] | None:
+    """``format(...)`` over every combination of its arguments' candidates (at most 64); None when an argument
+    is unknown or the call is malformed (https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#format)."""
+    parts = [evaluate(a, ctx) for a in _split_top(inner_text, ",")]
+    if any(p is None for p in parts):
+        return None
+    out = []
+    for combo in itertools.islice(itertools.product(*parts), 64):  # type: ignore[arg-type]
+        text = _formatted(combo[0].value, [v.value for v in combo[1:]])
+        if text is None:
+            return None
+        out.append(Val(text, all(v.certain for v in combo)))
+    return out
+
+
 def _atom(term: str, ctx: EvalContext) -> list[Val] | None:
-    """One operand of ``&&``/``||``: parentheses, a literal, a comparison, a context reference or ``fromJSON``."""
+    """One operand of ``&&``/``||``: parentheses, a literal, a comparison, a context reference, ``fromJSON`` or
+    ``format``."""
     term = term.strip()
     if _wrapped(term):
         return evaluate(term[1:-1], ctx)
@@ -259,6 +309,9 @@ def _atom(term: str, ctx: EvalContext) -> list[Val] | None:
     m = _FROM_JSON.fullmatch(term)
     if m and _balanced(m.group(1)):
         return _from_json(m.group(1), ctx)
+    m = _FORMAT.fullmatch(term)
+    if m and _balanced(m.group(1)) and m.group(1).strip():
+        return _format(m.group(1), ctx)
     return None
 
 
