@@ -145,11 +145,13 @@ def test_a_hosted_label_on_a_self_hosted_runner_routes_there(tmp_path):
 
 
 @pytest.mark.parametrize("label", ["windows-2025-vs2026", "windows-11-vs2026-arm", "ubuntu-26.04", "ubuntu-26.04-arm",
-                                   "macos-26-intel", "Windows-2025-VS2026"])
+                                   "macos-26-intel", "Windows-2025-VS2026", "ubuntu-latest-16-cores",
+                                   "windows-latest-8-cores"])
 def test_current_github_hosted_images_are_hosted(tmp_path, label):
     """Images GitHub added in 2026 (windows-2025-vs2026 GA 2026-05-07, actions/runner-images#14016; the lists of
-    zizmor's github-runners.txt and actionlint 1.7.12): a job asking for one runs on GitHub's VM, never in an
-    inferred pool of self-hosted runners."""
+    zizmor's github-runners.txt and actionlint 1.7.12) and the larger runners GitHub created for every Team and
+    Enterprise organization (changelog 2022-10-20; boostsecurityio/poutine#214): a job asking for one runs on
+    GitHub's VM, never in an inferred pool of self-hosted runners."""
     assert not is_self_hosted([label])
     repos = _write(tmp_path, "acme__app", WF, f"""\
         on: push
@@ -162,7 +164,8 @@ def test_current_github_hosted_images_are_hosted(tmp_path, label):
     assert _receives(g, "build") == [] and g.meta.resolve.inferred_pools == []
 
 
-@pytest.mark.parametrize("label", ["windows-2025-vs", "windows-vs2026", "ubuntu-26.04-arm64", "macos-26-intel-arm"])
+@pytest.mark.parametrize("label", ["windows-2025-vs", "windows-vs2026", "ubuntu-26.04-arm64", "macos-26-intel-arm",
+                                   "ubuntu-latest-32-cores-gpu"])
 def test_lookalike_labels_stay_self_hosted(label):
     assert is_self_hosted([label])
 
