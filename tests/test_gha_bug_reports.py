@@ -211,3 +211,61 @@ def test_format_in_runs_on_is_evaluated(tmp_path):
     assert [(c.labels, c.confidence.value) for c in job("braces").runs_on] == [(("{x",), "certain")]
     assert job("unknown").runs_on == [] and job("unknown").runs_on_unresolved is not None
     assert job("sized").runs_on_unresolved is None
+
+
+# --------------------------------------------------------------------------------------------- --no-default-labels
+
+API_INVENTORY = """\
+    schema: graphkit.runner-inventory/v1
+    organizations:
+      - name: acme
+        runner_groups:
+          - {name: Default, id: 1, visibility: all}
+    repositories:
+      - {full_name: acme/app, visibility: private, default_branch: main}
+    runners:
+      - name: gpu-opt-in
+        id: 1
+        scope: acme
+        ephemeral: false
+        labels: [{name: gpu, id: 11, type: custom}]
+      - name: build-1
+        id: 2
+        scope: acme
+        ephemeral: false
+        labels: [{name: self-hosted, id: 1, type: read-only}, {name: Linux, id: 2, type: read-only},
+                 {name: gpu, id: 11, type: custom}]
+      - name: hand-written
+        id: 3
+        scope: acme
+        ephemeral: false
+        labels: [gpu]
+    """
+
+
+def test_a_runner_listed_without_self_hosted_by_the_api_lacks_it(tmp_path):
+    """``config.sh --no-default-labels`` (actions/runner#2443: "so that jobs asking only for self-hosted do not land
+    on it") registers a runner without ``self-hosted``; the REST API lists the labels it has, each with its ``type``.
+    Such a runner takes ``[gpu]`` but never ``self-hosted``; a runner whose list names it, or a hand-written list
+    (``self-hosted`` implied), takes both."""
+    repos = _write(tmp_path, "acme__app", WF, """\
+        on: push
+        jobs:
+          any:
+            runs-on: [self-hosted, gpu]
+            steps: [{run: make}]
+          gpu:
+            runs-on: gpu
+            steps: [{run: make}]
+        """).parent
+    (tmp_path / "inventory.yaml").write_text(textwrap.dedent(API_INVENTORY), encoding="utf-8")
+    res = build_graph({"github-actions": [repos], "runners": [tmp_path / "inventory.yaml"]})
+    assert res.problems == []
+    g = res.graph
+    assert _receives(g, "any") == [("runner:acme/build-1", "", "certain"), ("runner:acme/hand-written", "", "certain")]
+    assert _receives(g, "gpu") == [("runner:acme/build-1", "", "certain"), ("runner:acme/gpu-opt-in", "", "certain"),
+                                   ("runner:acme/hand-written", "", "certain")]
+    runner = lambda name: g.node(ids.runner("acme", name))  # noqa: E731
+    assert (runner("gpu-opt-in").labels, runner("gpu-opt-in").labels_exact) == (["gpu"], True)
+    assert (runner("build-1").labels, runner("build-1").labels_exact) == (["self-hosted", "Linux", "gpu"], True)
+    assert (runner("hand-written").labels, runner("hand-written").labels_exact) == (["self-hosted", "gpu"], None)

@@ -56,6 +56,12 @@ def test_snapshot_builds_the_same_graph_as_the_hand_written_inventory_and_checko
     assert snap.problems == [] and hand.problems == []
     snap_nodes, snap_edges = shape(snap.graph)
     hand_nodes, hand_edges = shape(hand.graph)
+    # the one difference: the API lists a runner's labels exactly (self-hosted only when listed), a hand-written
+    # inventory implies self-hosted (Runner.labels_exact); every example runner lists it, so routing is the same
+    assert {k: v.pop("labels_exact") for k, v in snap_nodes.items() if k.startswith("runner:")} == {
+        "runner:acme/build-01-a": True, "runner:acme/build-01-b": True, "runner:acme/eph-7f3a": True}
+    assert {k: v.pop("labels_exact") for k, v in hand_nodes.items() if k.startswith("runner:")} == {
+        "runner:acme/build-01-a": None, "runner:acme/build-01-b": None, "runner:acme/eph-7f3a": None}
     assert set(snap_nodes) == set(hand_nodes)
     assert snap_nodes == hand_nodes
     assert snap_edges == hand_edges

@@ -120,6 +120,11 @@ class Runner(Node):
                                         description="A self-hosted runner registration (or an inferred pool)")
     kind: Literal["runner"] = "runner"
     labels: Annotated[list[str], MergeRule.UNION] = Field(default_factory=list)
+    #: True when ``labels`` are GitHub's own list (the REST API's label objects, each with its ``type``): then
+    #: ``self-hosted`` is a label only when listed (a runner registered with ``config.sh --no-default-labels``,
+    #: https://github.com/actions/runner/pull/2443, has none of the default labels); otherwise it is implied
+    #: (:mod:`graphkit.resolve.labels`)
+    labels_exact: bool | None = None
     #: label patterns (``*`` any characters, case-insensitive) a runner or pool also answers to: third-party
     #: pools that register a runner per job with the job's labels (``runner=*``, ``run-id=*``)
     label_patterns: Annotated[list[str], MergeRule.UNION] = Field(default_factory=list)

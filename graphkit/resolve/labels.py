@@ -8,7 +8,9 @@ https://docs.github.com/en/actions/reference/runners/self-hosted-runners#routing
 https://docs.github.com/en/actions/how-tos/write-workflows/choose-where-workflows-run/choose-the-runner-for-a-job).
 A job need not name ``self-hosted``.  An Actions Runner Controller scale set's runners have no
 ``self-hosted`` label: they answer to the scale set's name (and ``runnerScaleSetLabels``) only
-(:attr:`graphkit.model.RunnerPods.scale_set`).  Third-party runner pools (RunsOn,
+(:attr:`graphkit.model.RunnerPods.scale_set`); nor has a runner whose labels GitHub's API lists without it
+(``config.sh --no-default-labels``, :attr:`graphkit.model.Runner.labels_exact`).  Every other runner has it,
+listed or not.  Third-party runner pools (RunsOn,
 autoscalers with JIT registrations) register one runner per job with the
 job's own labels, some of them dynamic (``run-id=${{ github.run_id }}``); an
 inventory describes such a pool with ``label_patterns`` (``*``: any
@@ -74,7 +76,7 @@ def _one(want: str, dynamic: bool, labels: frozenset[str], patterns: list[str]) 
 
 def candidate_labels(runner: Runner, cand: RunsOnCandidate) -> Confidence | None:
     """Whether ``runner`` has every label of ``cand`` (module docstring); ``self-hosted`` is implicit but on a
-    scale set.
+    scale set or a runner whose exact labels lack it.
 
     Returns
     -------
@@ -82,7 +84,8 @@ def candidate_labels(runner: Runner, cand: RunsOnCandidate) -> Confidence | None
         ``certain``, ``possible`` (a dynamic label only some values of which
         the runner has), or None when some label is missing.
     """
-    labels = _runner_labels(tuple(runner.labels), implicit=runner.pods is None or not runner.pods.scale_set)
+    implicit = not runner.labels_exact and (runner.pods is None or not runner.pods.scale_set)
+    labels = _runner_labels(tuple(runner.labels), implicit=implicit)
     dynamic = {d.strip().lower() for d in cand.dynamic} if cand.dynamic else ()
     worst: Confidence = C
     for want in cand.labels:

@@ -322,7 +322,9 @@ def _route_hosted(ctx: Context, job: Job, cand: RunsOnCandidate) -> None:
     current or future GitHub-hosted runners", GitHub docs "Using labels with self-hosted runners",
     https://docs.github.com/en/actions/how-tos/manage-runners/self-hosted-runners/apply-labels), so a self-hosted
     runner registered with ``ubuntu-20.04`` ran the jobs meant for GitHub's ``ubuntu-20.04`` image
-    (https://github.com/cocotb/cocotb/pull/3626)."""
+    (https://github.com/cocotb/cocotb/pull/3626); actions/runner's ADR 0397 names registering a hosted label such
+    as ``ubuntu-latest`` a way to send a repository's jobs to self-hosted runners
+    (https://github.com/actions/runner/blob/main/docs/adrs/0397-runner-registration-labels.md)."""
     serving = _serving(ctx, cand, context_repo(job))
     if serving:
         _link_serving(ctx, [(r, P) for r, _ in serving], job, cand, _cand_key(job, cand), hosted_label=True)

@@ -352,7 +352,9 @@ class RunnerEntry(_Model):
     name: _RunnerName = Field(min_length=1)
     id: int | None = None
     labels: list[str | RunnerLabel] | None = Field(None, description="Runner labels (strings or API label "
-                                                   "objects); `self-hosted` is implied; null = unknown (host scan).")
+                                                   "objects); `self-hosted` is implied, unless every label is an API "
+                                                   "object with its `type` (GitHub's own list: a runner registered "
+                                                   "with `--no-default-labels` lacks it); null = unknown (host scan).")
     label_patterns: list[str] | None = Field(
         None, description="Label patterns the runner (or a third-party pool that registers one runner per job "
         "with the job's labels) answers to: `*` any characters, case-insensitive (`runner=*`, `run-id=*`).")
@@ -371,10 +373,19 @@ class RunnerEntry(_Model):
     gitlab: GitLabRunner | None = Field(None, description="GitLab runners (platform gitlab, scope: the instance "
                                         "host): tags, run_untagged, access level, paused, scope, executor.")
 
+    def labels_exact(self) -> bool:
+        """Whether ``labels`` are the REST API's list (label objects, each with its ``type``): GitHub lists the
+        default labels (``self-hosted``, OS, architecture) as ``read-only`` ones, so a list without
+        ``self-hosted`` is a runner registered with ``config.sh --no-default-labels``
+        (https://github.com/actions/runner/pull/2443)."""
+        return bool(self.labels) and all(isinstance(x, RunnerLabel) and x.type is not None for x in self.labels or [])
+
     def label_names(self) -> list[str]:
-        """Label names, ``self-hosted`` first if not given."""
+        """Label names, ``self-hosted`` first if not given (and the list is not the API's, :meth:`labels_exact`)."""
         names = [x if isinstance(x, str) else x.name for x in self.labels or []]
-        return names if "self-hosted" in {n.lower() for n in names} else ["self-hosted", *names]
+        if self.labels_exact() or "self-hosted" in {n.lower() for n in names}:
+            return names
+        return ["self-hosted", *names]
 
     @field_validator("labels")
     @classmethod

@@ -335,6 +335,7 @@ def _runner_fields(r: RunnerEntry, group: str | None) -> dict[str, Any]:
              ("ephemeral", ephemeral), ("host", _hostname(r.host)[1] if r.host else None), ("os", r.os),
              ("status", r.status), ("platform", "gitlab" if gl else r.platform), ("registration", reg),
              ("label_patterns", [x.strip() for x in r.label_patterns] if r.label_patterns else None),
+             ("labels_exact", True if gl is None and r.labels_exact() else None),
              ("in_inventory", True if reg is None else None))
     return {k: v for k, v in pairs if v is not None}
 
