@@ -22,7 +22,7 @@ import pytest
 
 from graphkit.build import build_graph
 from graphkit.hosted import is_self_hosted
-from graphkit.model import EdgeKind, ids
+from graphkit.model import EdgeKind, RunnerPods, ids
 
 HERE = Path(__file__).resolve().parent
 ARC = HERE / "fixtures" / "k8s" / "prod-eu"
@@ -72,6 +72,13 @@ def test_a_scale_set_is_reached_by_its_name_only(tmp_path):
     assert _receives(g, "with-name") == [("runner:inferred:acme:arc-dind+self-hosted", "", "possible")]
     assert _receives(g, "plain") == [("runner:inferred:acme:arc-dind+self-hosted", "", "possible"),
                                      ("runner:inferred:acme:self-hosted", "", "possible")]
+
+
+@pytest.mark.parametrize("resource, scale_set", [
+    ("AutoscalingRunnerSet/arc-dind", True), ("values", True),  # gha-runner-scale-set chart values
+    ("RunnerDeployment/big", False), ("RunnerSet/big", False), ("Runner/one", False)])
+def test_which_arc_pools_are_scale_sets(resource, scale_set):
+    assert RunnerPods(cluster="target:cluster:c", namespace="ns", resource=resource).scale_set is scale_set
 
 
 def test_a_legacy_arc_pool_keeps_the_self_hosted_label(tmp_path):
