@@ -20,6 +20,7 @@ job itself may not run (every trigger ``possible``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from graphkit.errors import InputError
@@ -29,9 +30,10 @@ from graphkit.model import (CloudSecret, Confidence, DeploymentTarget, Edge, Edg
                             Repository, Workflow, ids)
 
 from .collect import ROOT_FILE, local_targets
-from .inputs import instances
-from .jobs import global_variables, job_facts, workflow_shape
-from .merge import Pipeline, assemble
+from .inputs import instances, with_inputs
+from .conditions import Conditions
+from .jobs import child_files, global_variables, job_conditions, job_facts, workflow_shape
+from .merge import Pipeline, ResolvedJob, assemble
 from .models import CIFile
 
 __all__ = ["to_graph", "oidc_subjects"]
@@ -103,7 +105,43 @@ def _job(b: GraphBuilder, pipeline: Pipeline, facts: GitLabJob, wf_id: str, pend
                         props={"deployment_tier": env.deployment_tier, "dynamic": env.dynamic}))
 
 
-def _pipeline(b: GraphBuilder, pipeline: Pipeline, problems: list[InputError], pending: list[Edge]) -> None:
+class _Parents:
+    """The conditions of the trigger jobs that start each child pipeline of a project (a child pipeline runs only
+    where one of its trigger jobs runs, https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#parent-child-pipelines;
+    nested children through their own trigger jobs; a cycle of trigger includes is cut where it closes)."""
+
+    def __init__(self, pipelines: list[Pipeline]) -> None:
+        self.by_file = {p.root.file: p for p in pipelines}
+        self.started_by: dict[str, list[tuple[Pipeline, ResolvedJob]]] = {}
+        for p in pipelines:
+            for job in p.jobs:
+                for child in dict.fromkeys(child_files(job)):
+                    if child in self.by_file and child != ROOT_FILE:
+                        self.started_by.setdefault(child, []).append((p, job))
+        self.memo: dict[str, dict[str, Conditions]] = {}
+
+    def of(self, pipeline: Pipeline, stack: tuple[str, ...] = ()) -> tuple[Conditions, ...]:
+        """The trigger jobs' conditions of ``pipeline`` (``()`` for the root pipeline)."""
+        if not pipeline.child:
+            return ()
+        out = []
+        for parent, job in self.started_by.get(pipeline.root.file, []):
+            if parent.root.file in (*stack, pipeline.root.file):
+                continue
+            out.append(self._jobs(parent, (*stack, pipeline.root.file))[job.name])
+        return tuple(out)
+
+    def _jobs(self, pipeline: Pipeline, stack: tuple[str, ...]) -> dict[str, Conditions]:
+        key = pipeline.root.file
+        if key not in self.memo:
+            parents = self.of(pipeline, stack)
+            unknown = workflow_shape(pipeline, [])
+            self.memo[key] = {j.name: job_conditions(j, pipeline, [], unknown, parents) for j in pipeline.jobs}
+        return self.memo[key]
+
+
+def _pipeline(b: GraphBuilder, pipeline: Pipeline, problems: list[InputError], pending: list[Edge],
+              parents: tuple[Conditions, ...] = ()) -> None:
     root = pipeline.root
     project = root.project.path
     rid = ids.gitlab_project(project)
@@ -118,7 +156,7 @@ def _pipeline(b: GraphBuilder, pipeline: Pipeline, problems: list[InputError], p
     for job in pipeline.jobs:
         ev = job.home.evidence()
         try:
-            _job(b, pipeline, job_facts(job, pipeline, problems, globals_, wf_unknown), wf_id, pending)
+            _job(b, pipeline, job_facts(job, pipeline, problems, globals_, wf_unknown, parents), wf_id, pending)
         except ids.IdError as exc:
             problems.append(InputError(ev.file, ev.yaml_path or "", f"{exc} (line {ev.line})"))
         except Exception as exc:  # noqa: BLE001 - a defect on one job never loses the others
@@ -138,8 +176,10 @@ def to_graph(parsed: Sequence[CIFile]) -> IngestResult:
         by_project.setdefault((f.project.path, f.project.instance), []).append(f)
     pending: list[Edge] = []
     for files in by_project.values():
-        for root, child in _roots(files):
-            result.problems += _one(result.graph, assemble(root, files, child=child), files, pending)
+        pipelines = [assemble(root, files, child=child) for root, child in _roots(files)]
+        parents = _Parents(pipelines)
+        for pipeline in pipelines:
+            result.problems += _one(result.graph, pipeline, files, pending, parents.of(pipeline))
     for edge in pending:  # a child pipeline whose file was not read has no node: its include is a problem
         if edge.target in result.graph:
             result.graph.add_edge(edge)
@@ -147,20 +187,34 @@ def to_graph(parsed: Sequence[CIFile]) -> IngestResult:
 
 
 def _roots(files: list[CIFile]) -> list[tuple[CIFile, bool]]:
-    """The project's root configuration, then the child pipelines' (``trigger: include: local``)."""
+    """The project's root configuration, then the child pipelines' (``trigger: include: local``), each read with
+    the ``inputs`` its trigger jobs give it (https://docs.gitlab.com/ci/yaml/#triggerinclude and
+    https://docs.gitlab.com/ci/inputs/): one set of inputs, or the file's defaults when its trigger jobs give it
+    different ones (a child file is one pipeline node)."""
     by_name = {f.file: f for f in files}
-    roots = [(by_name[ROOT_FILE], False)] if ROOT_FILE in by_name else []
-    children = sorted({t for f in instances(files) for inc in f.children if inc.kind == "local"
-                       for t in local_targets(inc, list(by_name))} - {ROOT_FILE})
-    return roots + [(by_name[c], True) for c in children] if roots else []
+    if ROOT_FILE not in by_name:
+        return []
+    given: dict[str, list] = {}
+    for f in instances(files):
+        for inc in f.children:
+            if inc.kind == "local":
+                for t in local_targets(inc, list(by_name)):
+                    given.setdefault(t, []).append(inc.inputs)
+    out = [(by_name[ROOT_FILE], False)]
+    for c in sorted(set(given) - {ROOT_FILE}):
+        distinct = {json.dumps(i, sort_keys=True, default=str) for i in given[c]}
+        out.append((with_inputs(by_name[c], given[c][0] if len(distinct) == 1 else None), True))
+    return out
 
 
-def _one(b: GraphBuilder, pipeline: Pipeline, files: list[CIFile], pending: list[Edge]) -> list[InputError]:
-    """One pipeline into ``b``; its problems, named by the files' locations."""
+def _one(b: GraphBuilder, pipeline: Pipeline, files: list[CIFile], pending: list[Edge],
+         parents: tuple[Conditions, ...]) -> list[InputError]:
+    """One pipeline into ``b`` (``parents``: a child pipeline's trigger jobs' conditions); its problems, named by
+    the files' locations."""
     root = pipeline.root
     problems = list(pipeline.problems)
     try:
-        _pipeline(b, pipeline, problems, pending)
+        _pipeline(b, pipeline, problems, pending, parents)
     except ids.IdError as exc:
         problems.append(InputError(root.file, "", str(exc)))
     where = {f.file: f.location or f.file for f in files}

@@ -23,7 +23,7 @@ from .conditions import Conditions, reduce_triggers
 from .merge import Fragment, Pipeline, ResolvedJob
 from .shapes import policy_problems, rules_problems, when_problem, workflow_problems
 
-__all__ = ["global_variables", "job_facts", "variable_names", "workflow_shape"]
+__all__ = ["child_files", "global_variables", "job_conditions", "job_facts", "variable_names", "workflow_shape"]
 
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _SCRIPT_KEYS = ("script", "before_script", "after_script")
@@ -204,6 +204,12 @@ class _Facts:
         return tuple(str(x).strip().lstrip("/") for x in out if isinstance(x, str) and "://" not in x)
 
 
+def child_files(job: ResolvedJob) -> tuple[str, ...]:
+    """The local files of the job's ``trigger: include`` (its child pipeline's configuration), from the checkout
+    root; ``()`` for any other job."""
+    return _Facts(job, []).children()
+
+
 def _conf(frag: Fragment) -> Confidence:
     return Confidence.POSSIBLE if frag.conditional else Confidence.CERTAIN
 
@@ -279,14 +285,32 @@ def _expanded(tags: tuple[str, ...], job: ResolvedJob) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def job_conditions(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError], workflow_unknown: bool,
+                   parents: tuple[Conditions, ...] = ()) -> Conditions:
+    """The :class:`~.conditions.Conditions` of a merged job (``problems``: its conditions of the wrong shape);
+    ``parents``: those of the trigger jobs that start its pipeline when it is a child pipeline."""
+    when, unknown = _Facts(job, problems).conditions_shape()
+    rules_frag = next((job.origin(k) for k in ("rules", "only", "except") if k in job.data), job.home)
+    rules_key = next((k for k in ("rules", "only", "except") if k in job.data), "")
+    wf = pipeline.workflow.value if pipeline.workflow is not None else None
+    return Conditions(rules=job.data.get("rules"), only=job.data.get("only"), except_=job.data.get("except"),
+                      when=when, workflow=wf, evidence=rules_frag.evidence(rules_key),
+                      conditional=job.conditional, child=pipeline.child, unknown=unknown,
+                      workflow_unknown=workflow_unknown,
+                      project=pipeline.root.project.path if pipeline.root.project.known else None,
+                      parents=parents if pipeline.child else ())
+
+
 def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
-              globals_: list[GitLabVariable] | None = None, workflow_unknown: bool | None = None) -> GitLabJob:
+              globals_: list[GitLabVariable] | None = None, workflow_unknown: bool | None = None,
+              parents: tuple[Conditions, ...] = ()) -> GitLabJob:
     """The :class:`~graphkit.model.GitLabJob` of a merged job (shapes: see :mod:`graphkit.model.gitlab`).
 
     ``problems`` receives one entry per keyword left out (conditions of the wrong shape: the job's triggers are
     unknown, every pipeline ``possible``); ``globals_``: :func:`global_variables` of the pipeline (read here when
     not given); ``workflow_unknown``: the pipeline's ``workflow`` has the wrong shape (checked here when not
-    given; :func:`workflow_shape` reports it once per pipeline).
+    given; :func:`workflow_shape` reports it once per pipeline); ``parents``: a child pipeline's trigger jobs'
+    conditions (:func:`job_conditions`).
     """
     r = _Facts(job, problems)
     if globals_ is None:
@@ -295,21 +319,13 @@ def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
         workflow_unknown = workflow_shape(pipeline, [])
     tags = r.tags()
     image, services = r.images()
-    when, unknown = r.conditions_shape()
-    rules_frag = next((job.origin(k) for k in ("rules", "only", "except") if k in job.data), job.home)
-    rules_key = next((k for k in ("rules", "only", "except") if k in job.data), "")
-    wf = pipeline.workflow.value if pipeline.workflow is not None else None
-    cond = Conditions(rules=job.data.get("rules"), only=job.data.get("only"), except_=job.data.get("except"),
-                      when=when, workflow=wf, evidence=rules_frag.evidence(rules_key),
-                      conditional=job.conditional, child=pipeline.child, unknown=unknown,
-                      workflow_unknown=workflow_unknown,
-                      project=pipeline.root.project.path if pipeline.root.project.known else None)
+    cond = job_conditions(job, pipeline, problems, workflow_unknown, parents)
     refs = variable_names([job.data.get(k) for k in (*_SCRIPT_KEYS, "variables", "image", "services", "tags",
                                                       "environment")])
     return GitLabJob(project=pipeline.root.project.path, config_file=pipeline.root.file, file=job.home.file.file,
                      name=job.name, stage=r.text("stage") or "test", tags=tags,
                      dynamic_tags=tuple(t for t in tags if "$" in t), expanded_tags=_expanded(tags, job),
-                     bridge=r.bridge(), child_pipelines=r.children(), when=when,
+                     bridge=r.bridge(), child_pipelines=r.children(), when=cond.when,
                      environment=r.environment(), triggers=reduce_triggers(cond), variables=r.variables(pipeline, globals_),
                      referenced_variables=tuple(refs), secrets=r.secrets(), id_tokens=r.id_tokens(), image=image,
                      services=services, extends=tuple(job.extends),

@@ -1,0 +1,209 @@
+"""GitLab parent-child pipelines and ``spec:inputs`` defaults (``ingest/gitlab_ci``, ``graphkit/resolve/gitlab*``).
+
+Child pipelines "run under the same project, ref, and commit SHA as the parent pipeline"
+(https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#parent-child-pipelines), their
+``$CI_PIPELINE_SOURCE`` is ``parent_pipeline`` (https://docs.gitlab.com/ci/jobs/job_rules/#ci_pipeline_source-predefined-variable),
+and a child pipeline exists only where its trigger job runs: the trigger job's rules bound every child job.
+Inputs: https://docs.gitlab.com/ci/inputs/.  The inventory is ``tests/fixtures/gitlab/inventory.yaml``
+(project ``acme/platform/app``, public, default branch ``main``, protected branches ``main`` and ``release/*``).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from graphkit.build import build_graph
+from graphkit.model import Confidence, EdgeKind, Job
+from ingest.gitlab_ci import INGESTOR
+
+INVENTORY = Path(__file__).parent / "fixtures" / "gitlab" / "inventory.yaml"
+APP = "job:gitlab:acme/platform/app:"
+
+# Shaped like gitlabhq/omnibus-gitlab's `build-package-on-all-os` / `check-packages.yml` (a trigger job with rules
+# starting a local child pipeline) and GitLab's "Run child pipelines with merge request pipelines" example.
+PARENT = """
+    workflow:
+      rules:
+        - if: $CI_PIPELINE_SOURCE == "merge_request_event"
+        - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH
+    deploy-child:
+      trigger:
+        include: ci/deploy.yml
+        strategy: depend
+      rules:
+        - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH
+    mr-child:
+      trigger:
+        include:
+          - local: ci/mr.yml
+      rules:
+        - if: $CI_MERGE_REQUEST_SOURCE_PROJECT_PATH != $CI_PROJECT_PATH
+          when: never
+        - if: $CI_PIPELINE_SOURCE == "merge_request_event"
+    """
+DEPLOY = """
+    deploy:
+      tags: [deploy]
+      script: [./deploy]
+    """
+MR = """
+    test:
+      script: [make test]
+      rules:
+        - if: $CI_MERGE_REQUEST_ID
+    """
+
+
+def _checkout(tmp_path: Path, files: dict[str, str], name: str = "acme__platform__app") -> Path:
+    root = tmp_path / name
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return tmp_path
+
+
+def _jobs(result) -> dict[str, Job]:
+    return {n.id: n for n in result.nodes if isinstance(n, Job)}
+
+
+def _summary(job: Job) -> set[tuple]:
+    return {(t.ref_type, t.sources, t.refs, t.protected, t.from_fork, t.when, t.confidence.value)
+            for t in job.gitlab.triggers}
+
+
+def test_child_jobs_run_only_where_their_trigger_job_runs(tmp_path):
+    r = INGESTOR.ingest([_checkout(tmp_path, {".gitlab-ci.yml": PARENT, "ci/deploy.yml": DEPLOY, "ci/mr.yml": MR})])
+    assert r.problems == []
+    jobs = _jobs(r)
+    # the trigger job: default-branch pipelines only; so is its child's job (it was "any branch or tag")
+    assert _summary(jobs[APP + "ci/deploy.yml#deploy"]) == {
+        ("branch", ("parent_pipeline",), ("$CI_DEFAULT_BRANCH",), None, None, "on_success", "certain")}
+    # the trigger job says never for a fork's merge request: the child's job never runs with the fork's context
+    assert _summary(jobs[APP + "ci/mr.yml#test"]) == {
+        ("merge_request", ("parent_pipeline",), None, None, False, "on_success", "certain")}
+    calls = sorted((e.source, e.target) for e in r.edges if e.kind is EdgeKind.CALLS_WORKFLOW)
+    assert calls == [(APP + ".gitlab-ci.yml#deploy-child", "workflow:gitlab:acme/platform/app:ci/deploy.yml"),
+                     (APP + ".gitlab-ci.yml#mr-child", "workflow:gitlab:acme/platform/app:ci/mr.yml")]
+
+
+def test_child_job_edges_follow_the_parent_ref(tmp_path):
+    """The deploy child runs for the default branch (``main``, protected): the ``ref_protected`` runner takes it and
+    the protected group variable reaches it, both certain; no fork entry reaches the merge request child."""
+    res = build_graph({"gitlab-ci": [_checkout(tmp_path, {".gitlab-ci.yml": PARENT, "ci/deploy.yml": DEPLOY,
+                                                          "ci/mr.yml": MR})],
+                       "runners": [INVENTORY]})
+    assert res.problems == []
+    g = res.graph
+    deploy, test = APP + "ci/deploy.yml#deploy", APP + "ci/mr.yml#test"
+    receives = {(e.source, e.target): e.confidence for e in g.edges(EdgeKind.RECEIVES_JOB)
+                if e.target in (deploy, test)}
+    assert receives == {("runner:gitlab.example.com/deploy-protected", deploy): Confidence.CERTAIN,
+                        ("runner:gitlab.example.com/shared-shell-01", test): Confidence.CERTAIN}
+    reads = {(e.target, e.confidence) for e in g.edges(EdgeKind.READS_SECRET) if e.source == deploy}
+    assert reads == {("secret:gitlab:gitlab.example.com/acme:GROUP_DEPLOY_KEY:*", Confidence.CERTAIN),
+                     ("secret:gitlab:gitlab.example.com/acme/platform/app:SONAR_TOKEN:*", Confidence.CERTAIN),
+                     ("secret:gitlab:gitlab.example.com:INSTANCE_NPM_TOKEN:*", Confidence.CERTAIN)}
+    # the merge request child runs only for merge requests from the project itself, whose source branch may be
+    # protected (https://docs.gitlab.com/ci/variables/#protect-a-cicd-variable): the protected variable is possible
+    test_reads = {(e.target, e.confidence) for e in g.edges(EdgeKind.READS_SECRET) if e.source == test}
+    assert test_reads == {("secret:gitlab:gitlab.example.com/acme:GROUP_DEPLOY_KEY:*", Confidence.POSSIBLE),
+                          ("secret:gitlab:gitlab.example.com/acme/platform/app:SONAR_TOKEN:*", Confidence.CERTAIN),
+                          ("secret:gitlab:gitlab.example.com:INSTANCE_NPM_TOKEN:*", Confidence.CERTAIN)}
+    assert [e.target for e in g.out_edges("untrusted:fork-pr:acme") if e.target in (deploy, test)] == []
+
+
+def test_a_manual_trigger_job_makes_its_child_jobs_wait(tmp_path):
+    r = INGESTOR.ingest([_checkout(tmp_path, {
+        ".gitlab-ci.yml": """
+            release-child:
+              trigger: {include: ci/release.yml}
+              rules:
+                - if: $CI_COMMIT_TAG =~ /^v[0-9]+/
+                  when: manual
+            """,
+        "ci/release.yml": """
+            publish:
+              script: [./publish]
+              rules:
+                - if: $CI_PIPELINE_SOURCE == "parent_pipeline"
+            """})])
+    assert r.problems == []
+    assert _summary(_jobs(r)[APP + "ci/release.yml#publish"]) == {
+        ("tag", ("parent_pipeline",), ("/^v[0-9]+/",), None, None, "manual", "certain")}
+
+
+def test_nested_child_takes_both_trigger_jobs(tmp_path):
+    """Root -> child -> grandchild (two levels of child pipelines are allowed): the grandchild's job runs where
+    both trigger jobs do: tags only (root trigger) and protected refs only (child trigger)."""
+    r = INGESTOR.ingest([_checkout(tmp_path, {
+        ".gitlab-ci.yml": "child:\n  trigger: {include: ci/child.yml}\n  rules:\n    - if: $CI_COMMIT_TAG\n",
+        "ci/child.yml": ("grandchild:\n  trigger: {include: ci/grand.yml}\n  rules:\n"
+                         "    - if: $CI_COMMIT_REF_PROTECTED == \"true\"\n"),
+        "ci/grand.yml": "sign:\n  script: [./sign]\n  rules:\n    - when: on_success\n"})])
+    assert r.problems == []
+    assert _summary(_jobs(r)[APP + "ci/grand.yml#sign"]) == {
+        ("tag", ("parent_pipeline",), None, True, None, "on_success", "certain")}
+
+
+def test_root_spec_inputs_defaults_are_interpolated(tmp_path):
+    """The root file's own ``spec:inputs`` defaults (gitlabhq/omnibus-gitlab's ``.gitlab-ci.yml`` header): its
+    ``$[[ inputs.X ]]`` take them, and so do the inputs it passes to a template that includes a further template."""
+    r = INGESTOR.ingest([_checkout(tmp_path, {
+        ".gitlab-ci.yml": """
+            spec:
+              inputs:
+                runner_tag: {default: gpu}
+                skip_deploy: {type: boolean, default: true}
+            ---
+            include:
+              - local: ci/outer.yml
+                inputs:
+                  deploy_env: $[[ inputs.runner_tag ]]-prod
+            build:
+              tags: ["$[[ inputs.runner_tag ]]"]
+              script: [make]
+            deploy:
+              script: [./deploy]
+              rules:
+                - if: '"$[[ inputs.skip_deploy ]]" == "true"'
+                  when: never
+                - when: on_success
+            """,
+        "ci/outer.yml": """
+            spec:
+              inputs:
+                deploy_env: {}
+            ---
+            include:
+              - local: ci/inner.yml
+                inputs:
+                  name: $[[ inputs.deploy_env ]]
+            """,
+        "ci/inner.yml": """
+            spec:
+              inputs:
+                name: {}
+            ---
+            ship-$[[ inputs.name ]]:
+              environment: $[[ inputs.name ]]
+              script: [./ship]
+            """})])
+    assert r.problems == []
+    jobs = _jobs(r)
+    assert jobs[APP + ".gitlab-ci.yml#build"].gitlab.tags == ("gpu",)
+    assert jobs[APP + ".gitlab-ci.yml#deploy"].gitlab.triggers == ()  # skip_deploy defaults to true
+    ship = jobs[APP + ".gitlab-ci.yml#ship-gpu-prod"]
+    assert ship.gitlab.environment.name == "gpu-prod"
+    assert "target:environment:gitlab:acme/platform/app:gpu-prod" in {n.id for n in r.nodes}
+
+
+def test_child_pipeline_reads_the_inputs_its_trigger_include_gives(tmp_path):
+    """``trigger: include: - local: ... inputs:`` (https://docs.gitlab.com/ci/yaml/#triggerinclude)."""
+    r = INGESTOR.ingest([_checkout(tmp_path, {
+        ".gitlab-ci.yml": "child:\n  trigger:\n    include:\n      - local: ci/c.yml\n        inputs: {tag: arm64}\n",
+        "ci/c.yml": "spec:\n  inputs:\n    tag: {default: amd64}\n---\nbuild:\n  tags: [\"$[[ inputs.tag ]]\"]\n"
+                    "  script: [make]\n  rules: [{when: always}]\n"})])
+    assert r.problems == []
+    assert _jobs(r)[APP + "ci/c.yml#build"].gitlab.tags == ("arm64",)
