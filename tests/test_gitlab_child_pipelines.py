@@ -207,3 +207,129 @@ def test_child_pipeline_reads_the_inputs_its_trigger_include_gives(tmp_path):
                     "  script: [make]\n  rules: [{when: always}]\n"})])
     assert r.problems == []
     assert _jobs(r)[APP + "ci/c.yml#build"].gitlab.tags == ("arm64",)
+
+
+# GitLab's "Dynamic child pipelines" example (https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#dynamic-child-pipelines):
+# a job writes the configuration as an artifact, a trigger job starts it.
+DYNAMIC = """
+    generate-config:
+      stage: build
+      script: [./generate.sh > generated-config.yml]
+      artifacts:
+        paths: [generated-config.yml]
+    child-pipeline:
+      stage: test
+      trigger:
+        include:
+          - artifact: generated-config.yml
+            job: generate-config
+      rules:
+        - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH
+    """
+GENERATED = APP + "generated-config.yml (artifact of generate-config)#*"
+
+
+def test_a_dynamic_child_pipeline_is_unknown_jobs_never_none(tmp_path):
+    r = INGESTOR.ingest([_checkout(tmp_path, {".gitlab-ci.yml": DYNAMIC})])
+    assert r.problems == []
+    jobs = _jobs(r)
+    stand_in = jobs[GENERATED]
+    assert stand_in.gitlab.generated and stand_in.gitlab.config_unresolved == ("artifact: generated-config.yml",)
+    # its trigger job's conditions (default branch only), nothing of its own known: possible
+    assert _summary(stand_in) == {
+        ("branch", ("parent_pipeline",), ("$CI_DEFAULT_BRANCH",), None, None, "on_success", "possible")}
+    calls = [(e.source, e.target) for e in r.edges if e.kind is EdgeKind.CALLS_WORKFLOW]
+    assert calls == [(APP + ".gitlab-ci.yml#child-pipeline",
+                      "workflow:gitlab:acme/platform/app:generated-config.yml (artifact of generate-config)")]
+
+
+def test_a_dynamic_child_pipeline_reaches_what_the_project_can_use(tmp_path):
+    """Every runner of the project that is not paused, every CI/CD variable of the project, its group and the
+    instance (any environment scope), and the roles whose trust accepts the project's default branch (any
+    ``aud`` the trust names): all possible."""
+    _checkout(tmp_path, {".gitlab-ci.yml": DYNAMIC})
+    fix = Path(__file__).parent / "fixtures" / "gitlab"
+    res = build_graph({"gitlab-ci": [f"https://gitlab.example.com/acme/platform/app={tmp_path / 'acme__platform__app'}"],
+                       "runners": [INVENTORY], "aws-iam": [fix / "aws-iam.json"]})
+    assert res.problems == []
+    g = res.graph
+    receives = {(e.source, e.confidence) for e in g.edges(EdgeKind.RECEIVES_JOB) if e.target == GENERATED}
+    assert receives == {(r, Confidence.POSSIBLE) for r in (
+        "runner:gitlab.example.com/app-k8s", "runner:gitlab.example.com/deploy-protected",
+        "runner:gitlab.example.com/shared-shell-01")}  # not the paused one
+    reads = {(e.target, e.confidence) for e in g.edges(EdgeKind.READS_SECRET) if e.source == GENERATED}
+    assert reads == {(v, Confidence.POSSIBLE) for v in (
+        "secret:gitlab:gitlab.example.com/acme/platform/app:AWS_PROD_KEY:production",
+        "secret:gitlab:gitlab.example.com/acme/platform/app:KUBECONFIG_STAGING:staging*",
+        "secret:gitlab:gitlab.example.com/acme/platform/app:SONAR_TOKEN:*",
+        "secret:gitlab:gitlab.example.com/acme:GROUP_DEPLOY_KEY:*",
+        "secret:gitlab:gitlab.example.com/acme:REVIEW_TOKEN:review/*",
+        "secret:gitlab:gitlab.example.com:INSTANCE_NPM_TOKEN:*")}
+    oid = "oidc:gitlab:acme/platform/app:generated-config.yml (artifact of generate-config)#*"
+    assert [(e.target, e.confidence) for e in g.edges(EdgeKind.MINTS_OIDC) if e.source == GENERATED] == \
+        [(oid, Confidence.POSSIBLE)]
+    assumes = {(e.target, e.confidence) for e in g.edges(EdgeKind.ASSUMES_ROLE) if e.source == oid}
+    assert assumes == {("cloud_role:aws:arn:aws:iam::111122223333:role/gitlab-deploy", Confidence.POSSIBLE),
+                       ("cloud_role:aws:arn:aws:iam::111122223333:role/gitlab-any-branch", Confidence.POSSIBLE)}
+
+
+# ----------------------------------------------------------------------------- tags with no runner listed
+
+TAGGED = """
+    variables:
+      ARCH_TAG: arm64
+    train:
+      tags: [gpu, linux]
+      script: [./train]
+    cross:
+      tags: [$ARCH_TAG]
+      script: [make]
+    runtime-tag:
+      tags: [$KUBERNETES_RUNNER_TAG]
+      script: [make]
+    hosted:
+      tags: [saas-linux-small-amd64]
+      script: [make]
+    lint:
+      script: [make lint]
+    """
+
+
+def test_tagged_jobs_no_listed_runner_serves_get_an_inferred_pool(tmp_path):
+    """A job with tags runs only on a runner holding all of them
+    (https://docs.gitlab.com/ci/runners/configure_runners/#control-jobs-that-a-runner-can-run); with no runner of
+    the input serving them the runner is unknown, not absent: an inferred pool of the instance, ``possible`` (as a
+    GitHub self-hosted label set gets).  No pool for a tag known only at run time, GitLab.com's hosted runners
+    (``saas-*``) or an untagged job."""
+    res = build_graph({"gitlab-ci": [_checkout(tmp_path, {".gitlab-ci.yml": TAGGED}, "acme__app")]})
+    assert res.problems == []
+    g = res.graph
+    receives = {(e.source, e.target, e.confidence) for e in g.edges(EdgeKind.RECEIVES_JOB)}
+    assert receives == {
+        ("runner:inferred:gitlab.com:gpu+linux+self-hosted", "job:gitlab:acme/app:.gitlab-ci.yml#train",
+         Confidence.POSSIBLE),
+        ("runner:inferred:gitlab.com:arm64+self-hosted", "job:gitlab:acme/app:.gitlab-ci.yml#cross",
+         Confidence.POSSIBLE)}
+    assert g.meta.resolve.inferred_pools == ["runner:inferred:gitlab.com:arm64+self-hosted",
+                                             "runner:inferred:gitlab.com:gpu+linux+self-hosted"]
+    pool = g.node("runner:inferred:gitlab.com:gpu+linux+self-hosted")
+    assert (pool.platform, pool.inferred, pool.scope) == ("gitlab", True, "gitlab.com")
+    persists = {(e.source, e.target, e.confidence) for e in g.edges(EdgeKind.PERSISTS_ON)}
+    assert ("job:gitlab:acme/app:.gitlab-ci.yml#train", "runner:inferred:gitlab.com:gpu+linux+self-hosted",
+            Confidence.POSSIBLE) in persists
+
+
+def test_an_inventory_runner_serving_the_tags_means_no_pool(tmp_path):
+    res = build_graph({"gitlab-ci": [f"https://gitlab.example.com/acme/platform/app="
+                                     f"{_checkout(tmp_path, {'.gitlab-ci.yml': TAGGED.replace('gpu, linux', 'deploy')})}"
+                                     "/acme__platform__app"],
+                       "runners": [INVENTORY]})
+    assert res.problems == []
+    g = res.graph
+    train = {(e.source, e.confidence) for e in g.edges(EdgeKind.RECEIVES_JOB)
+             if e.target == "job:gitlab:acme/platform/app:.gitlab-ci.yml#train"}
+    # tag `deploy` on the default branch or not: the ref_protected runner may take it; no pool
+    assert train == {("runner:gitlab.example.com/deploy-protected", Confidence.POSSIBLE)}
+    # saas-* tags name hosted runners on GitLab.com only: on another instance they are a runner of its own; `cross`
+    # (a $VAR tag) may be taken by every listed runner already (possible), so it gets no pool
+    assert g.meta.resolve.inferred_pools == ["runner:inferred:gitlab.example.com:saas-linux-small-amd64+self-hosted"]

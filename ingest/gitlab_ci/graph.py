@@ -13,6 +13,10 @@ and what a job requests:
 - ``environment`` with ``action: start`` (the default) -> ``deploys_to`` its environment
   (``target:environment:gitlab:{project}:{name}``; ``production`` when ``deployment_tier: production``).
 
+A child pipeline (``trigger: include: local``) is a pipeline of its own (``calls_workflow`` from its trigger job)
+whose jobs' triggers include the trigger job's conditions (:class:`_Parents`); a dynamic one (``artifact:``) is a
+stand-in job ``*`` (:func:`_generated`).
+
 CI/CD variables of the project, groups and instance are not linked here: they reach every job (subject to
 protected refs and environment scope), decided by the variable inventory.  An edge is ``possible`` when the
 job itself may not run (every trigger ``possible``).
@@ -31,8 +35,9 @@ from graphkit.model import (CloudSecret, Confidence, DeploymentTarget, Edge, Edg
 
 from .collect import ROOT_FILE, local_targets
 from .inputs import instances, with_inputs
-from .conditions import Conditions
-from .jobs import child_files, global_variables, job_conditions, job_facts, workflow_shape
+from .conditions import Conditions, reduce_triggers
+from .jobs import (child_files, generated_children, global_variables, instance_host, job_conditions, job_facts,
+                   workflow_shape)
 from .merge import Pipeline, ResolvedJob, assemble
 from .models import CIFile
 
@@ -128,10 +133,11 @@ class _Parents:
         for parent, job in self.started_by.get(pipeline.root.file, []):
             if parent.root.file in (*stack, pipeline.root.file):
                 continue
-            out.append(self._jobs(parent, (*stack, pipeline.root.file))[job.name])
+            out.append(self.jobs(parent, (*stack, pipeline.root.file))[job.name])
         return tuple(out)
 
-    def _jobs(self, pipeline: Pipeline, stack: tuple[str, ...]) -> dict[str, Conditions]:
+    def jobs(self, pipeline: Pipeline, stack: tuple[str, ...] = ()) -> dict[str, Conditions]:
+        """The conditions of every job of ``pipeline`` (name -> :class:`Conditions`), its trigger jobs' included."""
         key = pipeline.root.file
         if key not in self.memo:
             parents = self.of(pipeline, stack)
@@ -140,8 +146,39 @@ class _Parents:
         return self.memo[key]
 
 
+def _generated(b: GraphBuilder, pipeline: Pipeline, job: ResolvedJob, parents: _Parents, rid: str) -> None:
+    """A stand-in job for each dynamic child pipeline of ``job`` (``trigger: include: - artifact:``,
+    https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#dynamic-child-pipelines): its configuration is
+    generated at run time, so its jobs are unknown, never none: one job ``*`` (``GitLabJob.generated``) whose
+    conditions are unknown and bounded by the trigger job's, in a pipeline node named after the artifact."""
+    project = pipeline.root.project.path
+    for name, path in generated_children(job):
+        ev = job.origin("trigger").evidence("trigger", detail=f"dynamic child pipeline: artifact {path}")
+        cond = Conditions(rules=None, only=None, except_=None, when="on_success", workflow=None, evidence=ev,
+                          child=True, unknown=True, parents=(parents.jobs(pipeline)[job.name],),
+                          project=project if pipeline.root.project.known else None)
+        facts = GitLabJob(project=project, config_file=name, file=job.home.file.file, name="*", generated=True,
+                          instance=instance_host(pipeline),
+                          triggers=reduce_triggers(cond), config_unresolved=(f"artifact: {path}",), evidence=ev)
+        wf_id = ids.gitlab_pipeline(project, name)
+        b.node(Workflow(id=wf_id, name=f"{project} {name}", repository=project, path=name, platform="gitlab",
+                        evidence=[ev]))
+        b.add_edge(Edge(kind=EdgeKind.HAS_WORKFLOW, source=rid, target=wf_id, evidence=[ev]))
+        jid = ids.gitlab_job(project, name, "*")
+        b.node(Job(id=jid, name=f"{project}: jobs generated at run time ({path})", repository=project,
+                   workflow_path=name, job_key="*", secrets_repository=project, platform="gitlab", gitlab=facts,
+                   evidence=[ev]))
+        b.add_edge(Edge(kind=EdgeKind.HAS_JOB, source=wf_id, target=jid, evidence=[ev]))
+        oid = ids.oidc_identity(jid)  # it may request an ID token with any aud (graphkit.resolve.gitlab_oidc)
+        b.node(OIDCIdentity(id=oid, name=f"OIDC {project}: jobs generated at run time ({path})",
+                            issuer=pipeline.root.project.instance, repository=project, subjects=oidc_subjects(facts),
+                            evidence=[ev]))
+        b.add_edge(Edge(kind=EdgeKind.MINTS_OIDC, source=jid, target=oid, key="*", evidence=[ev],
+                        confidence=Confidence.POSSIBLE, props={"token": "*", "aud": [], "generated": True}))
+
+
 def _pipeline(b: GraphBuilder, pipeline: Pipeline, problems: list[InputError], pending: list[Edge],
-              parents: tuple[Conditions, ...] = ()) -> None:
+              parents: _Parents) -> None:
     root = pipeline.root
     project = root.project.path
     rid = ids.gitlab_project(project)
@@ -153,10 +190,12 @@ def _pipeline(b: GraphBuilder, pipeline: Pipeline, problems: list[InputError], p
     b.add_edge(Edge(kind=EdgeKind.HAS_WORKFLOW, source=rid, target=wf_id, evidence=[ev]))
     globals_ = global_variables(pipeline, problems)
     wf_unknown = workflow_shape(pipeline, problems)
+    bounds = parents.of(pipeline)
     for job in pipeline.jobs:
         ev = job.home.evidence()
         try:
-            _job(b, pipeline, job_facts(job, pipeline, problems, globals_, wf_unknown, parents), wf_id, pending)
+            _job(b, pipeline, job_facts(job, pipeline, problems, globals_, wf_unknown, bounds), wf_id, pending)
+            _generated(b, pipeline, job, parents, rid)
         except ids.IdError as exc:
             problems.append(InputError(ev.file, ev.yaml_path or "", f"{exc} (line {ev.line})"))
         except Exception as exc:  # noqa: BLE001 - a defect on one job never loses the others
@@ -179,7 +218,7 @@ def to_graph(parsed: Sequence[CIFile]) -> IngestResult:
         pipelines = [assemble(root, files, child=child) for root, child in _roots(files)]
         parents = _Parents(pipelines)
         for pipeline in pipelines:
-            result.problems += _one(result.graph, pipeline, files, pending, parents.of(pipeline))
+            result.problems += _one(result.graph, pipeline, files, pending, parents)
     for edge in pending:  # a child pipeline whose file was not read has no node: its include is a problem
         if edge.target in result.graph:
             result.graph.add_edge(edge)
@@ -208,9 +247,9 @@ def _roots(files: list[CIFile]) -> list[tuple[CIFile, bool]]:
 
 
 def _one(b: GraphBuilder, pipeline: Pipeline, files: list[CIFile], pending: list[Edge],
-         parents: tuple[Conditions, ...]) -> list[InputError]:
-    """One pipeline into ``b`` (``parents``: a child pipeline's trigger jobs' conditions); its problems, named by
-    the files' locations."""
+         parents: _Parents) -> list[InputError]:
+    """One pipeline into ``b`` (``parents``: the project's trigger jobs' conditions); its problems, named by the
+    files' locations."""
     root = pipeline.root
     problems = list(pipeline.problems)
     try:

@@ -23,7 +23,7 @@ from .conditions import Conditions, reduce_triggers
 from .merge import Fragment, Pipeline, ResolvedJob
 from .shapes import policy_problems, rules_problems, when_problem, workflow_problems
 
-__all__ = ["child_files", "global_variables", "job_conditions", "job_facts", "variable_names", "workflow_shape"]
+__all__ = ["child_files", "generated_children", "instance_host", "global_variables", "job_conditions", "job_facts", "variable_names", "workflow_shape"]
 
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _SCRIPT_KEYS = ("script", "before_script", "after_script")
@@ -196,12 +196,30 @@ class _Facts:
 
     def children(self) -> tuple[str, ...]:
         """Local files of ``trigger: include`` (https://docs.gitlab.com/ci/yaml/#triggerinclude), from the
-        checkout root."""
-        raw = self.job.data.get("trigger")
-        inc = raw.get("include") if isinstance(raw, dict) else None
-        entries = inc if isinstance(inc, list) else [inc] if inc is not None else []
-        out = [e if isinstance(e, str) else e.get("local") if isinstance(e, dict) else None for e in entries]
-        return tuple(str(x).strip().lstrip("/") for x in out if isinstance(x, str) and "://" not in x)
+        checkout root, then the names of its generated ones (:func:`generated_children`)."""
+        out = [e if isinstance(e, str) else e.get("local") if isinstance(e, dict) else None
+               for e in _trigger_includes(self.job)]
+        local = [str(x).strip().lstrip("/") for x in out if isinstance(x, str) and "://" not in x]
+        return tuple(local + [name for name, _ in generated_children(self.job)])
+
+
+def _trigger_includes(job: ResolvedJob) -> list[Any]:
+    raw = job.data.get("trigger")
+    inc = raw.get("include") if isinstance(raw, dict) else None
+    return inc if isinstance(inc, list) else [inc] if inc is not None else []
+
+
+def generated_children(job: ResolvedJob) -> list[tuple[str, str]]:
+    """The dynamic child pipelines of a trigger job: ``trigger: include: - artifact: FILE job: JOB``
+    (https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#dynamic-child-pipelines), each as ``(name,
+    FILE)``: the name graphkit gives its configuration, ``FILE (artifact of JOB)`` (no checkout path of the
+    pipeline's files: the file exists only at run time)."""
+    out = []
+    for e in _trigger_includes(job):
+        if isinstance(e, dict) and isinstance(e.get("artifact"), (str, int, float)):
+            path, maker = str(e["artifact"]).strip().lstrip("/"), e.get("job")
+            out.append((f"{path} (artifact of {maker if isinstance(maker, (str, int, float)) else 'a job'})", path))
+    return out
 
 
 def child_files(job: ResolvedJob) -> tuple[str, ...]:
@@ -285,6 +303,12 @@ def _expanded(tags: tuple[str, ...], job: ResolvedJob) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def instance_host(pipeline: Pipeline) -> str | None:
+    """The host of the pipeline's GitLab instance (``https://gitlab.com`` -> ``gitlab.com``), None when none."""
+    host = re.sub(r"^[a-z][a-z0-9+.-]*://", "", pipeline.root.project.instance.strip(), flags=re.I).split("/")[0]
+    return host.lower() or None
+
+
 def job_conditions(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError], workflow_unknown: bool,
                    parents: tuple[Conditions, ...] = ()) -> Conditions:
     """The :class:`~.conditions.Conditions` of a merged job (``problems``: its conditions of the wrong shape);
@@ -323,7 +347,7 @@ def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
     refs = variable_names([job.data.get(k) for k in (*_SCRIPT_KEYS, "variables", "image", "services", "tags",
                                                       "environment")])
     return GitLabJob(project=pipeline.root.project.path, config_file=pipeline.root.file, file=job.home.file.file,
-                     name=job.name, stage=r.text("stage") or "test", tags=tags,
+                     name=job.name, instance=instance_host(pipeline), stage=r.text("stage") or "test", tags=tags,
                      dynamic_tags=tuple(t for t in tags if "$" in t), expanded_tags=_expanded(tags, job),
                      bridge=r.bridge(), child_pipelines=r.children(), when=cond.when,
                      environment=r.environment(), triggers=reduce_triggers(cond), variables=r.variables(pipeline, globals_),
