@@ -333,3 +333,33 @@ def test_an_inventory_runner_serving_the_tags_means_no_pool(tmp_path):
     # saas-* tags name hosted runners on GitLab.com only: on another instance they are a runner of its own; `cross`
     # (a $VAR tag) may be taken by every listed runner already (possible), so it gets no pool
     assert g.meta.resolve.inferred_pools == ["runner:inferred:gitlab.example.com:saas-linux-small-amd64+self-hosted"]
+
+
+def test_trigger_job_variables_reach_the_child_unless_forward_says_no(tmp_path):
+    """``trigger:forward:yaml_variables`` (default true; https://docs.gitlab.com/ci/yaml/#triggerforward): the
+    trigger job's variables and the global ones it inherits are passed on and win over the child's own; shaped like
+    gitlabhq/omnibus-gitlab's trigger jobs (``forward: {yaml_variables: false}`` on rat.yml)."""
+    r = INGESTOR.ingest([_checkout(tmp_path, {
+        ".gitlab-ci.yml": """
+            variables:
+              PIPELINE_TYPE: BRANCH
+            on:
+              trigger: {include: ci/on.yml}
+              variables:
+                DEPLOY_TOKEN: $PROJECT_DEPLOY_TOKEN
+            off:
+              trigger:
+                include: ci/off.yml
+                forward: {yaml_variables: false}
+              variables:
+                DEPLOY_TOKEN: $PROJECT_DEPLOY_TOKEN
+            """,
+        "ci/on.yml": "a:\n  script: [x]\n  variables: {DEPLOY_TOKEN: child, LOCAL: y}\n  rules: [{when: always}]\n",
+        "ci/off.yml": "b:\n  script: [x]\n  rules: [{when: always}]\n"})])
+    assert r.problems == []
+    jobs = _jobs(r)
+    got = [(v.name, v.scope, v.evidence.file, v.credential_like)
+           for v in jobs[APP + "ci/on.yml#a"].gitlab.variables]
+    assert got == [("DEPLOY_TOKEN", "trigger", ".gitlab-ci.yml", True),
+                   ("PIPELINE_TYPE", "trigger", ".gitlab-ci.yml", False), ("LOCAL", "job", "ci/on.yml", False)]
+    assert jobs[APP + "ci/off.yml#b"].gitlab.variables == ()

@@ -112,14 +112,17 @@ class GitLabEnvironment(_Frozen):
 class GitLabVariable(_Frozen):
     """A variable the configuration defines for a job (name only, never the value).
 
-    ``scope``: ``job`` (the job's ``variables:``) or ``global`` (top-level ``variables:``, inherited unless
+    ``scope``: ``job`` (the job's ``variables:``), ``trigger`` (a child pipeline's job: passed on by the trigger job
+    that starts its pipeline, its own and the global ones it inherits, unless ``trigger:forward:yaml_variables:
+    false``; they take precedence over the child's own, https://docs.gitlab.com/ci/yaml/#triggerforward) or
+    ``global`` (top-level ``variables:``, inherited unless
     ``inherit:variables`` says otherwise).  ``credential_like``: the name or the literal value looks like a
     credential (:func:`graphkit.redact.looks_like_credential_name`, :func:`graphkit.redact.find_credentials`).
     ``references``: the variables its value expands (``$CI_REGISTRY_PASSWORD``), names only.
     """
 
     name: str
-    scope: Literal["job", "global"] = "job"
+    scope: Literal["job", "global", "trigger"] = "job"
     credential_like: bool = False
     references: tuple[str, ...] = ()
     evidence: Evidence

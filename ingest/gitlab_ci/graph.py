@@ -30,14 +30,14 @@ from collections.abc import Sequence
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
 from graphkit.ingestor import IngestResult
-from graphkit.model import (CloudSecret, Confidence, DeploymentTarget, Edge, EdgeKind, GitLabJob, Job, OIDCIdentity,
-                            Repository, Workflow, ids)
+from graphkit.model import (CloudSecret, Confidence, DeploymentTarget, Edge, EdgeKind, GitLabJob, GitLabVariable, Job,
+                            OIDCIdentity, Repository, Workflow, ids)
 
 from .collect import ROOT_FILE, local_targets
 from .inputs import instances, with_inputs
 from .conditions import Conditions, reduce_triggers
-from .jobs import (child_files, generated_children, global_variables, instance_host, job_conditions, job_facts,
-                   workflow_shape)
+from .jobs import (child_files, forwarded_variables, generated_children, global_variables, instance_host,
+                   job_conditions, job_facts, workflow_shape)
 from .merge import Pipeline, ResolvedJob, assemble
 from .models import CIFile
 
@@ -136,6 +136,13 @@ class _Parents:
             out.append(self.jobs(parent, (*stack, pipeline.root.file))[job.name])
         return tuple(out)
 
+    def forwarded(self, pipeline: Pipeline) -> tuple[GitLabVariable, ...]:
+        """The variables the trigger jobs of a child pipeline pass on (:func:`~.jobs.forwarded_variables`)."""
+        if not pipeline.child:
+            return ()
+        return tuple(v for parent, job in self.started_by.get(pipeline.root.file, [])
+                     for v in forwarded_variables(job, parent))
+
     def jobs(self, pipeline: Pipeline, stack: tuple[str, ...] = ()) -> dict[str, Conditions]:
         """The conditions of every job of ``pipeline`` (name -> :class:`Conditions`), its trigger jobs' included."""
         key = pipeline.root.file
@@ -191,10 +198,12 @@ def _pipeline(b: GraphBuilder, pipeline: Pipeline, problems: list[InputError], p
     globals_ = global_variables(pipeline, problems)
     wf_unknown = workflow_shape(pipeline, problems)
     bounds = parents.of(pipeline)
+    forwarded = parents.forwarded(pipeline)
     for job in pipeline.jobs:
         ev = job.home.evidence()
         try:
-            _job(b, pipeline, job_facts(job, pipeline, problems, globals_, wf_unknown, bounds), wf_id, pending)
+            _job(b, pipeline, job_facts(job, pipeline, problems, globals_, wf_unknown, bounds, forwarded), wf_id,
+                 pending)
             _generated(b, pipeline, job, parents, rid)
         except ids.IdError as exc:
             problems.append(InputError(ev.file, ev.yaml_path or "", f"{exc} (line {ev.line})"))

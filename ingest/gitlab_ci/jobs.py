@@ -23,7 +23,8 @@ from .conditions import Conditions, reduce_triggers
 from .merge import Fragment, Pipeline, ResolvedJob
 from .shapes import policy_problems, rules_problems, when_problem, workflow_problems
 
-__all__ = ["child_files", "generated_children", "instance_host", "global_variables", "job_conditions", "job_facts", "variable_names", "workflow_shape"]
+__all__ = ["child_files", "forwarded_variables", "generated_children", "instance_host",
+           "global_variables", "job_conditions", "job_facts", "variable_names", "workflow_shape"]
 
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _SCRIPT_KEYS = ("script", "before_script", "after_script")
@@ -303,6 +304,19 @@ def _expanded(tags: tuple[str, ...], job: ResolvedJob) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def forwarded_variables(job: ResolvedJob, pipeline: Pipeline) -> tuple[GitLabVariable, ...]:
+    """The variables a trigger job passes to the pipeline it starts (scope ``trigger``): its own and the global ones
+    it inherits (``inherit:variables`` decides both, https://gitlab.com/gitlab-org/gitlab/-/issues/368759), none with
+    ``trigger:forward:yaml_variables: false`` (https://docs.gitlab.com/ci/yaml/#triggerforward;
+    pipeline variables, ``forward:pipeline_variables``, are set when a pipeline is run, never in the file)."""
+    raw = job.data.get("trigger")
+    forward = raw.get("forward") if isinstance(raw, dict) else None
+    if isinstance(forward, dict) and forward.get("yaml_variables") is False:
+        return ()
+    got = _Facts(job, []).variables(pipeline, global_variables(pipeline, []))
+    return tuple(v.model_copy(update={"scope": "trigger"}) for v in got)
+
+
 def instance_host(pipeline: Pipeline) -> str | None:
     """The host of the pipeline's GitLab instance (``https://gitlab.com`` -> ``gitlab.com``), None when none."""
     host = re.sub(r"^[a-z][a-z0-9+.-]*://", "", pipeline.root.project.instance.strip(), flags=re.I).split("/")[0]
@@ -327,14 +341,15 @@ def job_conditions(job: ResolvedJob, pipeline: Pipeline, problems: list[InputErr
 
 def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
               globals_: list[GitLabVariable] | None = None, workflow_unknown: bool | None = None,
-              parents: tuple[Conditions, ...] = ()) -> GitLabJob:
+              parents: tuple[Conditions, ...] = (), forwarded: tuple[GitLabVariable, ...] = ()) -> GitLabJob:
     """The :class:`~graphkit.model.GitLabJob` of a merged job (shapes: see :mod:`graphkit.model.gitlab`).
 
     ``problems`` receives one entry per keyword left out (conditions of the wrong shape: the job's triggers are
     unknown, every pipeline ``possible``); ``globals_``: :func:`global_variables` of the pipeline (read here when
     not given); ``workflow_unknown``: the pipeline's ``workflow`` has the wrong shape (checked here when not
     given; :func:`workflow_shape` reports it once per pipeline); ``parents``: a child pipeline's trigger jobs'
-    conditions (:func:`job_conditions`).
+    conditions (:func:`job_conditions`); ``forwarded``: the variables they pass on (:func:`forwarded_variables`),
+    which win over the job's own of the same name.
     """
     r = _Facts(job, problems)
     if globals_ is None:
@@ -350,11 +365,17 @@ def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
                      name=job.name, instance=instance_host(pipeline), stage=r.text("stage") or "test", tags=tags,
                      dynamic_tags=tuple(t for t in tags if "$" in t), expanded_tags=_expanded(tags, job),
                      bridge=r.bridge(), child_pipelines=r.children(), when=cond.when,
-                     environment=r.environment(), triggers=reduce_triggers(cond), variables=r.variables(pipeline, globals_),
+                     environment=r.environment(), triggers=reduce_triggers(cond),
+                     variables=_with_forwarded(r.variables(pipeline, globals_), forwarded),
                      referenced_variables=tuple(refs), secrets=r.secrets(), id_tokens=r.id_tokens(), image=image,
                      services=services, extends=tuple(job.extends),
                      config_unresolved=tuple(f"{i.kind}: {i.target}" for i in pipeline.unresolved),
                      evidence=job.home.evidence())
+
+
+def _with_forwarded(own: tuple[GitLabVariable, ...], forwarded: tuple[GitLabVariable, ...]) -> tuple[GitLabVariable, ...]:
+    names = {v.name for v in forwarded}
+    return tuple([*dict((v.name, v) for v in forwarded).values(), *(v for v in own if v.name not in names)])
 
 
 def workflow_shape(pipeline: Pipeline, problems: list[InputError]) -> bool:
