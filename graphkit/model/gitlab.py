@@ -35,6 +35,9 @@ https://docs.gitlab.com/ci/yaml/):
 - ``id_tokens``: name -> ``aud`` (https://docs.gitlab.com/ci/yaml/#id_tokens); the token's ``sub`` is
   ``project_path:{project}:ref_type:{branch|tag}:ref:{name}`` and ``iss`` the instance URL
   (https://docs.gitlab.com/ci/secrets/id_token_authentication/).
+- ``generated``: a dynamic child pipeline's jobs, unknown until run time (one stand-in job per trigger job
+  and artifact): any runner of the project may take them, any CI/CD variable and environment scope may reach
+  them, and they may request an ID token with any audience (all ``possible``).
 - ``config_unresolved``: includes that were not read (``project``, ``remote``, ``template``, ``component``,
   or a local file missing from the checkout): what they define can add to or change this job, so facts about
   it are then ``possible``.
@@ -109,14 +112,17 @@ class GitLabEnvironment(_Frozen):
 class GitLabVariable(_Frozen):
     """A variable the configuration defines for a job (name only, never the value).
 
-    ``scope``: ``job`` (the job's ``variables:``) or ``global`` (top-level ``variables:``, inherited unless
+    ``scope``: ``job`` (the job's ``variables:``), ``trigger`` (a child pipeline's job: passed on by the trigger job
+    that starts its pipeline, its own and the global ones it inherits, unless ``trigger:forward:yaml_variables:
+    false``; they take precedence over the child's own, https://docs.gitlab.com/ci/yaml/#triggerforward) or
+    ``global`` (top-level ``variables:``, inherited unless
     ``inherit:variables`` says otherwise).  ``credential_like``: the name or the literal value looks like a
     credential (:func:`graphkit.redact.looks_like_credential_name`, :func:`graphkit.redact.find_credentials`).
     ``references``: the variables its value expands (``$CI_REGISTRY_PASSWORD``), names only.
     """
 
     name: str
-    scope: Literal["job", "global"] = "job"
+    scope: Literal["job", "global", "trigger"] = "job"
     credential_like: bool = False
     references: tuple[str, ...] = ()
     evidence: Evidence
@@ -169,6 +175,9 @@ class GitLabJob(_Frozen):
     config_file: str
     file: str
     name: str
+    #: the host of the project's GitLab instance (``gitlab.com``, or the checkout's remote / ``https://HOST/...``
+    #: argument), None when not known
+    instance: str | None = None
     stage: str = "test"
     tags: tuple[str, ...] = ()
     dynamic_tags: tuple[str, ...] = ()
@@ -191,6 +200,12 @@ class GitLabJob(_Frozen):
     services: tuple[str, ...] = ()
     extends: tuple[str, ...] = ()
     config_unresolved: tuple[str, ...] = ()
+    #: a stand-in for the jobs of a dynamic child pipeline (``trigger: include: - artifact: FILE job: JOB``,
+    #: https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#dynamic-child-pipelines): the configuration is
+    #: generated at run time, so its jobs, their tags, environments, ID tokens and secrets are unknown.  Routing,
+    #: CI/CD variables and ID tokens read it as any job of the project could be (``possible``), never as no job;
+    #: its triggers are its trigger job's.
+    generated: bool = False
     evidence: Evidence
 
     @property

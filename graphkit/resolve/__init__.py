@@ -216,7 +216,7 @@ def resolve(graph: Graph) -> None:
     # a job whose ``if`` is false in every run (``Job.never_runs``) reaches nothing: not routed, no edge made
     jobs = [j for j in nodes_of_kind(graph, NodeKind.JOB) if isinstance(j, Job) and j.never_runs is None]
     route(ctx, jobs)
-    link_gitlab(graph)
+    ctx.summary["inferred_pools"].update(link_gitlab(graph))
     link_secrets(ctx, jobs)
     link_unknown_caller_tokens(ctx, jobs)  # a run by a caller not read: its token is that caller's
     link_unknown_environments(ctx, jobs)  # an environment known only at run time: any of the repository's

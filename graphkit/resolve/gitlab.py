@@ -13,10 +13,14 @@ Routing (``runner -> job`` ``receives_job``, revoked by deleting the runner)
 2. scope: an instance runner serves every project, a group runner the projects of its groups and their
    subgroups, a project runner its projects (https://docs.gitlab.com/ci/runners/runners_scope/);
 3. tags: every tag of the job is a tag of the runner; a job without tags only goes to ``run_untagged`` runners
-   (https://docs.gitlab.com/ci/yaml/#tags); a tag expanded at run time (``$VAR``) is ``possible``;
+   (https://docs.gitlab.com/ci/yaml/#tags); a tag expanded at run time (``$VAR``) is ``possible``, and so is every
+   runner for the jobs of a dynamic child pipeline (``GitLabJob.generated``: their tags are unknown);
 4. access level: a ``ref_protected`` runner takes only jobs on protected branches and tags; a ``not_protected``
    runner takes jobs of both, and so receives the protected variables of protected-ref jobs
-   (https://docs.gitlab.com/ci/runners/configure_runners/#prevent-runners-from-revealing-sensitive-information).
+   (https://docs.gitlab.com/ci/runners/configure_runners/#prevent-runners-from-revealing-sensitive-information);
+5. a job with tags that no GitLab runner of the graph serves runs on a runner the input does not list: an inferred
+   pool ``runner:inferred:{instance host}:{tags}`` (``possible``), as GitHub's self-hosted label sets get
+   (:func:`_pools`; not for a tag known only at run time, nor GitLab.com's hosted runners' ``saas-*`` tags).
 
 A trigger job (``trigger:``, a bridge) runs on no runner; a job with no trigger never runs.  Whether a ref is
 protected: the job's trigger says so (``$CI_COMMIT_REF_PROTECTED`` in its rules), else its literal ref names
@@ -57,7 +61,7 @@ from dataclasses import dataclass, field
 
 from graphkit.graph import Graph
 from graphkit.model import (Confidence, Edge, EdgeKind, Job, Lifetime, NodeKind, RevocationAction,
-                            Runner, Secret)
+                            Runner, Secret, ids)
 from graphkit.model.gitlab import GitLabJob, GitLabTrigger
 from graphkit.model.gitlab_runners import GitLabRunnerInfo, GitLabVariableInfo
 from graphkit.resolve.context import C, P, host_of, nodes_of_kind, weakest
@@ -203,7 +207,10 @@ def _in_scope(info: GitLabRunnerInfo, project: str) -> Confidence | None:
 
 
 def _tags(info: GitLabRunnerInfo, job: GitLabJob) -> Confidence | None:
-    """The job's tags against the runner's (``run_untagged`` for a job without tags)."""
+    """The job's tags against the runner's (``run_untagged`` for a job without tags); a dynamic child pipeline's
+    jobs (``generated``) may have any tags or none: possible on every runner."""
+    if job.generated:
+        return P
     if not job.tags and not job.dynamic_tags:
         return C if info.run_untagged else (P if info.run_untagged is None else None)
     if info.tag_list is None:
@@ -234,16 +241,71 @@ def _serves(runner: Runner, job: Job, project: dict) -> Confidence | None:
     return weakest(*parts, *(t.confidence for t in gl.triggers), P if info.paused is None else C)  # type: ignore[arg-type]
 
 
-def _route(ctx: GitLabContext, jobs: Iterable[Job]) -> None:
+#: GitLab.com's hosted runners take the jobs whose tags name their machine type (``saas-linux-small-amd64``,
+#: ``saas-macos-medium-m1``, ``saas-windows-medium-amd64``...; https://docs.gitlab.com/ci/runners/hosted_runners/):
+#: no runner of the project's owner, so no inferred pool (as for a GitHub-hosted ``runs-on``).
+_HOSTED = ("gitlab.com", "saas-")
+
+
+def _pool_tags(gl: GitLabJob) -> tuple[str, ...] | None:
+    """The tags of the inferred pool a job no runner of the graph serves stands for: its tags (with the values the
+    file gives their variables), None for a job without tags, with a tag known only at run time, or for GitLab.com's
+    hosted runners."""
+    tags = gl.expanded_tags if gl.dynamic_tags else gl.tags
+    if gl.generated or not tags or any("$" in t for t in tags) or gl.instance is None:
+        return None
+    if gl.instance == _HOSTED[0] and any(t.startswith(_HOSTED[1]) for t in tags):
+        return None
+    return tags
+
+
+def _pools(ctx: GitLabContext, unserved: list[tuple[Job, tuple[str, ...]]]) -> set[str]:
+    """Inferred pools (:func:`graphkit.model.ids.runner_pool`, owner: the instance host) for the tagged jobs no GitLab
+    runner of the graph serves: such a job runs only on a runner with all its tags
+    (https://docs.gitlab.com/ci/runners/configure_runners/#control-jobs-that-a-runner-can-run), one the input does
+    not list.  Made first, then each job linked (``possible``) to every pool of its instance holding its tags, as
+    GitHub's self-hosted label sets are (:mod:`graphkit.resolve.routing`)."""
+    pools: dict[str, Runner] = {}
+    for job, tags in unserved:
+        gl = job.gitlab
+        assert gl is not None and gl.instance is not None
+        try:
+            pid = ids.runner_pool(gl.instance, tags)
+        except ids.IdError:
+            continue  # a tag that cannot be part of an id: the job stays unrouted, as with no pool
+        if pid not in pools:
+            labels = ids.pool_labels(tags)
+            pools[pid] = Runner(id=pid, name=f"inferred GitLab runner pool {gl.instance} [{', '.join(labels)}]",
+                                labels=labels, scope=gl.instance, platform="gitlab", inferred=True,
+                                evidence=[gl.evidence])
+            ctx.graph.add_node(pools[pid])
+    for job, tags in unserved:
+        gl = job.gitlab
+        assert gl is not None
+        want = set(ids.pool_labels(tags))
+        for pool in pools.values():
+            if pool.scope == gl.instance and want <= set(pool.labels):
+                ctx.graph.add_edge(Edge(kind=EdgeKind.RECEIVES_JOB, source=pool.id, target=job.id,
+                                        evidence=[gl.evidence], confidence=P, lifetime=Lifetime.UNTIL_RUNNER_REMOVED,
+                                        revoked_by=RevocationAction.DELETE_GITLAB_RUNNER,
+                                        props={"tags": list(tags), "inferred_pool": True, "platform": "gitlab"}))
+    return set(pools)
+
+
+def _route(ctx: GitLabContext, jobs: Iterable[Job]) -> set[str]:
+    """``receives_job`` from the GitLab runners of the graph; the inferred pools made (:func:`_pools`)."""
+    unserved: list[tuple[Job, tuple[str, ...]]] = []
     for job in jobs:
         gl = job.gitlab
         if gl is None or gl.bridge is not None or not gl.triggers:
             continue  # a trigger job runs on no runner; a job with no trigger never runs
         project = ctx.project(gl.project)
+        served = False
         for runner in ctx.runners:
             conf = _serves(runner, job, project)
             if conf is None:
                 continue
+            served = True
             info = runner.gitlab
             ctx.graph.add_edge(Edge(kind=EdgeKind.RECEIVES_JOB, source=runner.id, target=job.id,
                                     evidence=[gl.evidence, *runner.evidence[:1]], confidence=conf,
@@ -251,6 +313,10 @@ def _route(ctx: GitLabContext, jobs: Iterable[Job]) -> None:
                                     revoked_by=RevocationAction.DELETE_GITLAB_RUNNER,
                                     props={"tags": list(gl.tags), "access_level": info.access_level if info else None,
                                            "platform": "gitlab"}))
+        tags = None if served else _pool_tags(gl)
+        if tags is not None:
+            unserved.append((job, tags))
+    return _pools(ctx, unserved)
 
 
 # --------------------------------------------------------------------------- variables
@@ -278,6 +344,8 @@ def _delivery(ctx: GitLabContext, job: Job, v: Secret) -> Confidence | None:
         return None
     env = gl.environment
     scoped = scope_matches(info.environment_scope, env.name if env else None, dynamic=bool(env and env.dynamic))
+    if gl.generated:  # a generated job may name any environment
+        scoped = C if info.environment_scope == "*" else P
     if scoped is None:
         return None
     protected: Confidence | None = C
@@ -368,7 +436,7 @@ def link_gitlab_persistence(graph: Graph, receives: Sequence[Edge]) -> None:
                                        + ((runner.gitlab.executor if runner.gitlab else None) or "unknown")}))
 
 
-def link_gitlab(graph: Graph) -> None:
+def link_gitlab(graph: Graph) -> set[str]:
     """Route GitLab jobs to GitLab runners and link the CI/CD variables they receive (module docstring).
 
     Parameters
@@ -378,13 +446,15 @@ def link_gitlab(graph: Graph) -> None:
 
     Returns
     -------
-    None
-        ``graph`` gains ``receives_job`` and ``reads_secret`` edges (idempotent).
+    set of str
+        the ids of the inferred pools made; ``graph`` gains them, ``receives_job`` and ``reads_secret`` edges
+        (idempotent).
     """
     ctx = GitLabContext.of(graph)
     jobs = _gitlab_jobs(graph)
     if not jobs:
-        return
-    _route(ctx, jobs)
+        return set()
+    pools = _route(ctx, jobs)
     _link_variables(ctx, jobs)
+    return pools
 

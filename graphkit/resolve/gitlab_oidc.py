@@ -10,7 +10,8 @@ the ``sub`` values its pipelines present) and ``job -> identity`` ``mints_oidc``
 role with a trust policy, :func:`graphkit.iam.web_identity_trust` (the evaluator GitHub identities use) decides
 ``identity -> role`` ``assumes_role`` with the request context ``{host}:sub`` (one per pipeline the job runs in;
 ``*`` for a ref name not known) and ``{host}:aud`` (each audience of the job's tokens: alternatives the attacker
-picks among).  A trust that accepts any branch of the project is marked ``broad_trust`` (narrowed first).  AWS STS evaluates no GitLab-specific claim: every other ``{host}:`` key is absent (data:
+picks among; the jobs of a dynamic child pipeline, ``GitLabJob.generated``, may request any audience: each the
+trust names, every edge ``possible``).  A trust that accepts any branch of the project is marked ``broad_trust`` (narrowed first).  AWS STS evaluates no GitLab-specific claim: every other ``{host}:`` key is absent (data:
 ``sts_condition_keys``).  ``certain`` when decided, ``possible`` when it depends on an unknown ref name.
 
 The instance: the identity's issuer when the ``gitlab-ci`` ingestor made it (the checkout's remote), else the
@@ -81,8 +82,19 @@ def gitlab_subjects(job: GitLabJob, default_branch: str | None = None) -> list[s
     return list(dict.fromkeys(out))
 
 
-def _audiences(job: GitLabJob) -> list[str]:
+def _audiences(job: GitLabJob, statements: list[Any] | None = None, host: str = "") -> list[str]:
+    """The ``aud`` values the job's tokens carry; a dynamic child pipeline's job (``generated``) may request any,
+    so every ``{host}:aud`` value the trust policy's conditions name (none named: no ``aud``)."""
+    if job.generated and statements is not None:
+        return _named_audiences(statements, host)
     return list(dict.fromkeys(a for tok in job.id_tokens for a in tok.aud))
+
+
+def _named_audiences(statements: list[Any], host: str) -> list[str]:
+    key = f"{host.lower()}:aud"
+    out = [v for st in statements for block in st.conditions.values() for k, values in block.items()
+           if k.lower() == key for v in values]
+    return list(dict.fromkeys(out))
 
 
 def _identity(graph: Graph, job: Job, gl: GitLabJob, host: str) -> OIDCIdentity:
@@ -99,7 +111,9 @@ def _identity(graph: Graph, job: Job, gl: GitLabJob, host: str) -> OIDCIdentity:
     stored = graph.add_node(node)
     graph.add_edge(Edge(kind=EdgeKind.MINTS_OIDC, source=job.id, target=oid,
                         evidence=[tok.evidence for tok in gl.id_tokens] or [gl.evidence],
-                        lifetime=Lifetime.OIDC_TOKEN, props={"aud": _audiences(gl), "platform": "gitlab"}))
+                        confidence=Confidence.POSSIBLE if gl.generated else Confidence.CERTAIN,
+                        lifetime=Lifetime.OIDC_TOKEN, props={"aud": _audiences(gl), "platform": "gitlab",
+                                                             **({"generated": True} if gl.generated else {})}))
     assert isinstance(stored, OIDCIdentity)
     return stored
 
@@ -134,7 +148,7 @@ def _mark_broad(graph: Graph, role: CloudRole, statements: list[Any], gl: GitLab
     if role.broad_trust:
         return
     any_branch = f"project_path:{gl.project}:ref_type:branch:ref:*"
-    result, _ = _evaluate(statements, role, host, [any_branch], _audiences(gl))
+    result, _ = _evaluate(statements, role, host, [any_branch], _audiences(gl, statements, host))
     if result is True:
         graph.replace_node(role.model_copy(update={"broad_trust": True}))
 
@@ -155,11 +169,11 @@ def _link_roles(graph: Graph, identity: OIDCIdentity, gl: GitLabJob, hosts: list
     from graphkit.cloud import _iam_evidence
     subjects = gitlab_subjects(gl, default_branch)  # from the job's pipelines (a fork's merge request: its own path)
     for role, statements in roles:
-        results = [(h, *_evaluate(statements, role, h, subjects, _audiences(gl))) for h in hosts]
+        results = [(h, *_evaluate(statements, role, h, subjects, _audiences(gl, statements, h))) for h in hosts]
         hits = [(h, r, s) for h, r, s in results if r is not False]
         if not hits:
             continue
-        certain = len(hosts) == 1 and hits[0][1] is True and role.trust == "known"  # unknown: every reading
+        certain = len(hosts) == 1 and hits[0][1] is True and role.trust == "known" and not gl.generated
         _mark_broad(graph, role, statements, gl, hits[0][0])
         base = _iam_evidence(role)
         graph.add_edge(Edge(kind=EdgeKind.ASSUMES_ROLE, source=identity.id, target=role.id,
@@ -183,7 +197,7 @@ def link_gitlab_oidc(graph: Graph) -> None:
         ``graph`` gains OIDC identities, ``mints_oidc`` and ``assumes_role`` edges (idempotent).
     """
     jobs = [j for j in nodes_of_kind(graph, NodeKind.JOB) if isinstance(j, Job) and j.platform == "gitlab" and j.gitlab
-            and j.gitlab.id_tokens and j.gitlab.triggers and j.gitlab.bridge is None]
+            and (j.gitlab.id_tokens or j.gitlab.generated) and j.gitlab.triggers and j.gitlab.bridge is None]
     if not jobs:
         return
     ctx = GitLabContext.of(graph)

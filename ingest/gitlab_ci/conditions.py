@@ -33,10 +33,19 @@ Semantics:
 - ``workflow:rules`` (https://docs.gitlab.com/ci/yaml/workflow/): decide whether the pipeline exists at all.
 - conditions of the wrong shape (:mod:`.shapes`; GitLab would reject the file) are unknown: the job may run
   (``possible``) in every pipeline, never "in no pipeline".
+- a child pipeline's job (``trigger: include:``, https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#parent-child-pipelines):
+  its own ``workflow:rules`` and conditions read ``$CI_PIPELINE_SOURCE`` as ``parent_pipeline``
+  (https://docs.gitlab.com/ci/jobs/job_rules/#ci_pipeline_source-predefined-variable; ``only: merge_requests``
+  therefore never matches there, https://gitlab.com/gitlab-org/gitlab/-/issues/208294), and the pipeline exists
+  only where one of its trigger jobs (``Conditions.parents``) runs: child pipelines "run under the same project,
+  ref, and commit SHA as the parent pipeline", so both are evaluated in one scenario (ref type, ref name,
+  protected or not, merge request from a fork or not), the trigger job with the parent pipeline's source.  A
+  trigger job's ``when: manual`` / ``delayed`` makes the child's jobs wait for it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -151,13 +160,28 @@ class Conditions:
     workflow_unknown: bool = False
     #: the project path of the checkout (every pipeline graphkit follows runs in it), None when not known
     project: str | None = None
+    #: a child pipeline's job: the conditions of the trigger jobs that start its pipeline (it exists where any of
+    #: them runs; none known: wherever its own conditions allow, as ``parent_pipeline``)
+    parents: tuple[Conditions, ...] = ()
 
     def key(self) -> str:
         """Identity of what decides the outcome (jobs sharing templates share it)."""
         return json.dumps([self.rules, self.only, self.except_, self.when, self.workflow, self.conditional, self.child,
                            self.unknown, self.workflow_unknown,
-                           self.project if "@" in json.dumps([self.only, self.except_], default=str) else None],
+                           self.project if "@" in json.dumps([self.only, self.except_], default=str) else None,
+                           [p.key() for p in self.parents]],
                           sort_keys=True, default=str)
+
+    def chain(self) -> list[Conditions]:
+        """These conditions and their trigger jobs', transitively (each once)."""
+        out: list[Conditions] = []
+        todo = [self]
+        while todo:
+            c = todo.pop(0)
+            if all(c is not o for o in out):
+                out.append(c)
+                todo += list(c.parents)
+        return out
 
 
 def _expr(text: Any) -> Expr | None:
@@ -310,14 +334,15 @@ def _written(c: Conditions) -> tuple[list[Expr], list[str]]:
     """The expressions (``rules:if``, ``only/except:variables``) and ``only``/``except`` refs entries of ``c``."""
     exprs: list[Expr] = []
     names: list[str] = []
-    for rule in _flat(c.rules) + (_flat(c.workflow.get("rules")) if isinstance(c.workflow, dict) else []):
-        e = _expr(rule.get("if")) if isinstance(rule, dict) else None
-        exprs += [e] if e is not None else []
-    for spec in (c.only, c.except_):
-        refs = spec.get("refs") if isinstance(spec, dict) else spec
-        names += [str(n) for n in (refs if isinstance(refs, list) else [refs] if isinstance(refs, str) else [])]
-        vs = spec.get("variables") if isinstance(spec, dict) else None
-        exprs += [e for e in map(_expr, vs if isinstance(vs, list) else [vs]) if e is not None]
+    for one in c.chain():
+        for rule in _flat(one.rules) + (_flat(one.workflow.get("rules")) if isinstance(one.workflow, dict) else []):
+            e = _expr(rule.get("if")) if isinstance(rule, dict) else None
+            exprs += [e] if e is not None else []
+        for spec in (one.only, one.except_):
+            refs = spec.get("refs") if isinstance(spec, dict) else spec
+            names += [str(n) for n in (refs if isinstance(refs, list) else [refs] if isinstance(refs, str) else [])]
+            vs = spec.get("variables") if isinstance(spec, dict) else None
+            exprs += [e for e in map(_expr, vs if isinstance(vs, list) else [vs]) if e is not None]
     return exprs, names
 
 
@@ -344,10 +369,15 @@ def _scenarios(c: Conditions) -> Iterable[tuple[Scenario, tuple[str, ...]]]:
     refs, named, default = _mentions(c)
     refs = [*refs, *([_DEFAULT] if default else []), _OTHER]
     for kind, all_sources in _SOURCES.items():
-        all_sources = ("parent_pipeline",) if c.child else all_sources
+        if c.child and not c.parents:
+            all_sources = ("parent_pipeline",)
+        elif c.parents:  # the source of the pipeline at the top (the trigger job's, or its own trigger job's)
+            all_sources = tuple(dict.fromkeys((*all_sources, "parent_pipeline")))
         mentioned = [s for s in all_sources if s in named]
         rest = tuple(s for s in all_sources if s not in named)
         groups = [(s, (s,)) for s in mentioned] + ([(rest[0], rest)] if rest else [])
+        if c.parents:  # a child pipeline's $CI_PIPELINE_SOURCE is parent_pipeline, whatever started the parent
+            groups = [(s, ("parent_pipeline",)) for s, _ in groups]
         variants = [(False, False), (False, True), (True, False)] if kind == "merge_request" else \
             [(None, False), (None, True)]
         for fork, protected in variants:
@@ -392,6 +422,34 @@ def _group(runs: dict[Scenario, tuple[tuple[str, ...], str, bool]], c: Condition
                                                t.sources, t.when))
 
 
+_WAITS = ("manual", "delayed")
+
+
+def _outcome(c: Conditions, sc: Scenario, compiled: dict[int, tuple[tuple[_Rule, ...], tuple[_Rule, ...] | None]],
+             seen: tuple[int, ...]) -> tuple[str, bool] | None:
+    """``(when, certain)`` of the job of ``c`` in the pipeline of ``sc`` (a child's own conditions read
+    ``$CI_PIPELINE_SOURCE`` as ``parent_pipeline``; its pipeline exists where one of its trigger jobs runs, in the
+    same scenario), None when it does not run there."""
+    own_sc = dataclasses.replace(sc, source="parent_pipeline") if c.child else sc
+    wf_rules, rules = compiled[id(c)]
+    wf = None if c.workflow_unknown else _workflow_outcome(wf_rules, own_sc)
+    job = _job_outcome(c, rules, own_sc) if wf is not False else None
+    if job is None:
+        return None
+    own = (job[0], job[1] and wf is True and not c.conditional)
+    if not c.parents:
+        return own
+    best: tuple[str, bool] | None = None
+    for p in c.parents:
+        got = None if id(p) in seen else _outcome(p, sc, compiled, (*seen, id(c)))
+        if got is not None and (best is None or (got[1] and not best[1])):
+            best = got
+    if best is None:
+        return None
+    when = best[0] if best[0] in _WAITS and own[0] not in _WAITS else own[0]
+    return when, own[1] and best[1]
+
+
 _CACHE: dict[str, tuple[GitLabTrigger, ...]] = {}
 _WORKFLOWS: dict[str, tuple[_Rule, ...]] = {}
 
@@ -420,15 +478,14 @@ def reduce_triggers(c: Conditions) -> tuple[GitLabTrigger, ...]:
     if key in _CACHE:
         return tuple(t.model_copy(update={"evidence": c.evidence}) for t in _CACHE[key])
     runs: dict[Scenario, tuple[tuple[str, ...], str, bool]] = {}
-    wf_rules = _workflow_rules(c.workflow)
-    rules = _compile_rules(c.rules) if c.rules is not None else None
+    compiled = {id(one): (_workflow_rules(one.workflow), _compile_rules(one.rules) if one.rules is not None else None)
+                for one in c.chain()}
     considered: set[tuple[str, Value]] = set()
     for sc, stands in _scenarios(c):
         considered.add((sc.kind, sc.ref))
-        wf = None if c.workflow_unknown else _workflow_outcome(wf_rules, sc)
-        job = _job_outcome(c, rules, sc) if wf is not False else None
-        if job is not None:
-            runs[sc] = (stands, job[0], job[1] and wf is True)
+        got = _outcome(c, sc, compiled, ())
+        if got is not None:
+            runs[sc] = (stands, got[0], got[1])
     result = tuple(_group(runs, c, considered))
     if len(_CACHE) > 4096:
         _CACHE.clear()

@@ -79,8 +79,12 @@ def _given(f: CIFile, given: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _include(inc: Include, values: dict[str, Any]) -> Include:
+    """``inc`` with this file's inputs interpolated in its target and in the inputs it passes on (a template that
+    includes a further template with ``inputs: {x: $[[ inputs.y ]]}`` passes its own ``y``)."""
     target = interpolate(inc.target, values)
-    return dataclasses.replace(inc, target=target if isinstance(target, str) else inc.target)
+    given = interpolate(inc.inputs, values) if inc.inputs is not None else None
+    return dataclasses.replace(inc, target=target if isinstance(target, str) else inc.target,
+                               inputs=given if isinstance(given, dict) else inc.inputs)
 
 
 def with_inputs(f: CIFile, given: dict[str, Any] | None) -> CIFile:
@@ -95,15 +99,34 @@ def with_inputs(f: CIFile, given: dict[str, Any] | None) -> CIFile:
                                children=[_include(i, values) for i in f.children])
 
 
+#: copies :func:`instances` makes at most (GitLab's limit of 150 includes per pipeline,
+#: https://docs.gitlab.com/ci/yaml/includes/#include-limits)
+MAX_INSTANCES = 150
+
+
 def instances(files: Iterable[CIFile]) -> list[CIFile]:
-    """``files`` and the copies their ``include: local`` entries with ``inputs`` make (one level), for what is
-    read from every copy (the child pipelines they trigger)."""
+    """``files`` as read without inputs (their ``spec:inputs`` defaults interpolated: the root configuration's own
+    ``$[[ inputs.X ]]``, https://docs.gitlab.com/ci/inputs/#define-input-parameters-with-specinputs) and the copies
+    their ``include: local`` entries with ``inputs`` make, transitively (a template passing inputs on to the
+    template it includes), for what is read from every copy (the child pipelines they trigger)."""
+    import json
+
     from .collect import local_targets  # collect follows includes with with_inputs: imported when used
     files = list(files)
     by_name = {f.file: f for f in files}
-    out = list(files)
-    for f in files:
+    out = [with_inputs(f, None) for f in files]
+    queue = list(out)
+    seen: set[str] = set()
+    while queue and len(seen) < MAX_INSTANCES:
+        f = queue.pop(0)
         for inc in f.includes:
-            if inc.kind == "local" and inc.inputs is not None:
-                out += [with_inputs(by_name[t], inc.inputs) for t in local_targets(inc, list(by_name))]
+            if inc.kind != "local" or inc.inputs is None:
+                continue
+            for t in local_targets(inc, list(by_name)):
+                key = json.dumps([t, inc.inputs], sort_keys=True, default=str)
+                if key not in seen and len(seen) < MAX_INSTANCES:
+                    seen.add(key)
+                    copy = with_inputs(by_name[t], inc.inputs)
+                    out.append(copy)
+                    queue.append(copy)
     return out

@@ -23,7 +23,8 @@ from .conditions import Conditions, reduce_triggers
 from .merge import Fragment, Pipeline, ResolvedJob
 from .shapes import policy_problems, rules_problems, when_problem, workflow_problems
 
-__all__ = ["global_variables", "job_facts", "variable_names", "workflow_shape"]
+__all__ = ["child_files", "forwarded_variables", "generated_children", "instance_host",
+           "global_variables", "job_conditions", "job_facts", "variable_names", "workflow_shape"]
 
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _SCRIPT_KEYS = ("script", "before_script", "after_script")
@@ -196,12 +197,36 @@ class _Facts:
 
     def children(self) -> tuple[str, ...]:
         """Local files of ``trigger: include`` (https://docs.gitlab.com/ci/yaml/#triggerinclude), from the
-        checkout root."""
-        raw = self.job.data.get("trigger")
-        inc = raw.get("include") if isinstance(raw, dict) else None
-        entries = inc if isinstance(inc, list) else [inc] if inc is not None else []
-        out = [e if isinstance(e, str) else e.get("local") if isinstance(e, dict) else None for e in entries]
-        return tuple(str(x).strip().lstrip("/") for x in out if isinstance(x, str) and "://" not in x)
+        checkout root, then the names of its generated ones (:func:`generated_children`)."""
+        out = [e if isinstance(e, str) else e.get("local") if isinstance(e, dict) else None
+               for e in _trigger_includes(self.job)]
+        local = [str(x).strip().lstrip("/") for x in out if isinstance(x, str) and "://" not in x]
+        return tuple(local + [name for name, _ in generated_children(self.job)])
+
+
+def _trigger_includes(job: ResolvedJob) -> list[Any]:
+    raw = job.data.get("trigger")
+    inc = raw.get("include") if isinstance(raw, dict) else None
+    return inc if isinstance(inc, list) else [inc] if inc is not None else []
+
+
+def generated_children(job: ResolvedJob) -> list[tuple[str, str]]:
+    """The dynamic child pipelines of a trigger job: ``trigger: include: - artifact: FILE job: JOB``
+    (https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#dynamic-child-pipelines), each as ``(name,
+    FILE)``: the name graphkit gives its configuration, ``FILE (artifact of JOB)`` (no checkout path of the
+    pipeline's files: the file exists only at run time)."""
+    out = []
+    for e in _trigger_includes(job):
+        if isinstance(e, dict) and isinstance(e.get("artifact"), (str, int, float)):
+            path, maker = str(e["artifact"]).strip().lstrip("/"), e.get("job")
+            out.append((f"{path} (artifact of {maker if isinstance(maker, (str, int, float)) else 'a job'})", path))
+    return out
+
+
+def child_files(job: ResolvedJob) -> tuple[str, ...]:
+    """The local files of the job's ``trigger: include`` (its child pipeline's configuration), from the checkout
+    root; ``()`` for any other job."""
+    return _Facts(job, []).children()
 
 
 def _conf(frag: Fragment) -> Confidence:
@@ -279,14 +304,52 @@ def _expanded(tags: tuple[str, ...], job: ResolvedJob) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def forwarded_variables(job: ResolvedJob, pipeline: Pipeline) -> tuple[GitLabVariable, ...]:
+    """The variables a trigger job passes to the pipeline it starts (scope ``trigger``): its own and the global ones
+    it inherits (``inherit:variables`` decides both, https://gitlab.com/gitlab-org/gitlab/-/issues/368759), none with
+    ``trigger:forward:yaml_variables: false`` (https://docs.gitlab.com/ci/yaml/#triggerforward;
+    pipeline variables, ``forward:pipeline_variables``, are set when a pipeline is run, never in the file)."""
+    raw = job.data.get("trigger")
+    forward = raw.get("forward") if isinstance(raw, dict) else None
+    if isinstance(forward, dict) and forward.get("yaml_variables") is False:
+        return ()
+    got = _Facts(job, []).variables(pipeline, global_variables(pipeline, []))
+    return tuple(v.model_copy(update={"scope": "trigger"}) for v in got)
+
+
+def instance_host(pipeline: Pipeline) -> str | None:
+    """The host of the pipeline's GitLab instance (``https://gitlab.com`` -> ``gitlab.com``), None when none."""
+    host = re.sub(r"^[a-z][a-z0-9+.-]*://", "", pipeline.root.project.instance.strip(), flags=re.I).split("/")[0]
+    return host.lower() or None
+
+
+def job_conditions(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError], workflow_unknown: bool,
+                   parents: tuple[Conditions, ...] = ()) -> Conditions:
+    """The :class:`~.conditions.Conditions` of a merged job (``problems``: its conditions of the wrong shape);
+    ``parents``: those of the trigger jobs that start its pipeline when it is a child pipeline."""
+    when, unknown = _Facts(job, problems).conditions_shape()
+    rules_frag = next((job.origin(k) for k in ("rules", "only", "except") if k in job.data), job.home)
+    rules_key = next((k for k in ("rules", "only", "except") if k in job.data), "")
+    wf = pipeline.workflow.value if pipeline.workflow is not None else None
+    return Conditions(rules=job.data.get("rules"), only=job.data.get("only"), except_=job.data.get("except"),
+                      when=when, workflow=wf, evidence=rules_frag.evidence(rules_key),
+                      conditional=job.conditional, child=pipeline.child, unknown=unknown,
+                      workflow_unknown=workflow_unknown,
+                      project=pipeline.root.project.path if pipeline.root.project.known else None,
+                      parents=parents if pipeline.child else ())
+
+
 def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
-              globals_: list[GitLabVariable] | None = None, workflow_unknown: bool | None = None) -> GitLabJob:
+              globals_: list[GitLabVariable] | None = None, workflow_unknown: bool | None = None,
+              parents: tuple[Conditions, ...] = (), forwarded: tuple[GitLabVariable, ...] = ()) -> GitLabJob:
     """The :class:`~graphkit.model.GitLabJob` of a merged job (shapes: see :mod:`graphkit.model.gitlab`).
 
     ``problems`` receives one entry per keyword left out (conditions of the wrong shape: the job's triggers are
     unknown, every pipeline ``possible``); ``globals_``: :func:`global_variables` of the pipeline (read here when
     not given); ``workflow_unknown``: the pipeline's ``workflow`` has the wrong shape (checked here when not
-    given; :func:`workflow_shape` reports it once per pipeline).
+    given; :func:`workflow_shape` reports it once per pipeline); ``parents``: a child pipeline's trigger jobs'
+    conditions (:func:`job_conditions`); ``forwarded``: the variables they pass on (:func:`forwarded_variables`),
+    which win over the job's own of the same name.
     """
     r = _Facts(job, problems)
     if globals_ is None:
@@ -295,26 +358,24 @@ def job_facts(job: ResolvedJob, pipeline: Pipeline, problems: list[InputError],
         workflow_unknown = workflow_shape(pipeline, [])
     tags = r.tags()
     image, services = r.images()
-    when, unknown = r.conditions_shape()
-    rules_frag = next((job.origin(k) for k in ("rules", "only", "except") if k in job.data), job.home)
-    rules_key = next((k for k in ("rules", "only", "except") if k in job.data), "")
-    wf = pipeline.workflow.value if pipeline.workflow is not None else None
-    cond = Conditions(rules=job.data.get("rules"), only=job.data.get("only"), except_=job.data.get("except"),
-                      when=when, workflow=wf, evidence=rules_frag.evidence(rules_key),
-                      conditional=job.conditional, child=pipeline.child, unknown=unknown,
-                      workflow_unknown=workflow_unknown,
-                      project=pipeline.root.project.path if pipeline.root.project.known else None)
+    cond = job_conditions(job, pipeline, problems, workflow_unknown, parents)
     refs = variable_names([job.data.get(k) for k in (*_SCRIPT_KEYS, "variables", "image", "services", "tags",
                                                       "environment")])
     return GitLabJob(project=pipeline.root.project.path, config_file=pipeline.root.file, file=job.home.file.file,
-                     name=job.name, stage=r.text("stage") or "test", tags=tags,
+                     name=job.name, instance=instance_host(pipeline), stage=r.text("stage") or "test", tags=tags,
                      dynamic_tags=tuple(t for t in tags if "$" in t), expanded_tags=_expanded(tags, job),
-                     bridge=r.bridge(), child_pipelines=r.children(), when=when,
-                     environment=r.environment(), triggers=reduce_triggers(cond), variables=r.variables(pipeline, globals_),
+                     bridge=r.bridge(), child_pipelines=r.children(), when=cond.when,
+                     environment=r.environment(), triggers=reduce_triggers(cond),
+                     variables=_with_forwarded(r.variables(pipeline, globals_), forwarded),
                      referenced_variables=tuple(refs), secrets=r.secrets(), id_tokens=r.id_tokens(), image=image,
                      services=services, extends=tuple(job.extends),
                      config_unresolved=tuple(f"{i.kind}: {i.target}" for i in pipeline.unresolved),
                      evidence=job.home.evidence())
+
+
+def _with_forwarded(own: tuple[GitLabVariable, ...], forwarded: tuple[GitLabVariable, ...]) -> tuple[GitLabVariable, ...]:
+    names = {v.name for v in forwarded}
+    return tuple([*dict((v.name, v) for v in forwarded).values(), *(v for v in own if v.name not in names)])
 
 
 def workflow_shape(pipeline: Pipeline, problems: list[InputError]) -> bool:

@@ -299,7 +299,7 @@ def assemble(root: CIFile, files: Iterable[CIFile], *, child: bool = False) -> P
         ``extends`` parent, a cycle, a dangling ``!reference``...).
     """
     asm = _Assembler(root, {f.file: f for f in files})
-    asm.visit(root, (root.file,), False)
+    asm.visit(with_inputs(root, None), (root.file,), False)  # its own spec:inputs defaults (https://docs.gitlab.com/ci/inputs/)
     top = asm.merged()
     frags = {k: v[-1] for k, v in asm.keys.items()}
     scratch: list[InputError] = []  # each fragment resolved again for its evidence: problems reported once
