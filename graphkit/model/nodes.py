@@ -369,7 +369,10 @@ class UntrustedCode(BaseModel):
     (or may have) it is told ``allow-unsafe-pr-checkout: true``, ``none`` for
     v1-v3 and for a v4-v6 minor or patch pin released before the backport (the
     guard does not exist there: https://github.com/actions/checkout/releases;
-    :mod:`ingest.github_actions.untrusted`), or not a checkout.
+    :mod:`ingest.github_actions.untrusted`), or not a checkout.  ``via``: where the code or text came in
+    from outside the file of ``evidence``, outermost first: the ``with:`` of a caller that passes outsider text
+    as an input of a reusable workflow or composite action (``${{ inputs.X }}``), the ``uses:`` step of a
+    composite action whose script writes outsider text itself (empty: the job's own step).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -379,6 +382,7 @@ class UntrustedCode(BaseModel):
     evidence: Evidence
     condition: tuple[IfVerdict, ...] = ()
     events: tuple[str, ...] = ()
+    via: tuple[Evidence, ...] = ()
 
 
 class Job(Node):

@@ -218,7 +218,8 @@ def _code_rules(code: UntrustedCode, event: str) -> list[str]:
 def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[str]] | None:
     """How surely a privileged job runs pull request code (rules 2-3), None when every way in is guarded: a
     step whose ``if`` skips it for ``event`` is no way in, one whose ``if`` is gated is ``possible`` (evidence:
-    the step, then its ``if``)."""
+    the step, where it came in from (``UntrustedCode.via``: a caller's ``with:``, a composite action's
+    ``uses:``), then its ``if``)."""
     best: tuple[Confidence, list[Evidence], list[str]] | None = None
     for code in job.untrusted_code:
         if (code.events and event not in code.events) or (event in _TEXT_ONLY and code.how != "injection"):
@@ -228,7 +229,7 @@ def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[s
                 verdict is not None and verdict.outcome == "skipped"):
             continue
         conf = P if code.how == "artifact" or (event in _PRIVILEGED and code.guard == "unknown") else C
-        rules, evs = _code_rules(code, event), [code.evidence]
+        rules, evs = _code_rules(code, event), [code.evidence, *code.via]
         if verdict is not None:
             conf, rules, evs = P, [*rules, *_g(*verdict.guards)], [*evs, verdict.evidence]
         if best is None or (best[0] is P and conf is C):
