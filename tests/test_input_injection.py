@@ -216,7 +216,8 @@ def test_a_reusable_workflow_writing_a_tainted_input(tmp_path):
     # the called job runs in the caller's run with its secrets: the entry is there; boolean and number inputs
     # hold no text
     assert _entries(g, called) == {"fork-pr/pull_request_target": (
-        "certain", PRT, [(WF.format("lint"), "jobs.lint.steps[1].run", 12), (WF.format("pr"), "jobs.call.with.title", 6)])}
+        "certain", PRT, [(WF.format("lint"), "jobs.lint.steps[1].run", 12),
+                         (WF.format("pr"), "jobs.call.with.title", 6)])}
     assert any(e.kind is EdgeKind.READS_SECRET for e in g.out_edges(called))
     # the instance for an unknown caller has no tainted input, the caller job runs no script
     assert _entries(g, ids.job("o/r", WF.format("lint"), "lint")) == {}

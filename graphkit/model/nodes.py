@@ -329,8 +329,8 @@ class SecretGrant(BaseModel):
 
 class IfVerdict(BaseModel):
     """What a job's or a step's ``if`` means for an outsider's run of ``event`` (``pull_request_target``,
-    ``workflow_run`` or ``issue_comment``: the base repository's workflow, whose condition the outsider cannot
-    change): ``skipped`` when it is false for every such run (no way in through it), ``gated`` when it is false
+    ``workflow_run``, ``issue_comment``... : the base repository's workflow, or for ``pull_request_review(_comment)``
+    the same-repository branch's, whose condition the outsider cannot change): ``skipped`` when it is false for every such run (no way in through it), ``gated`` when it is false
     for the outsider alone and ``guards`` (ids of ``graphkit/data/untrusted_guards.json``: a label that people
     with triage access add, a trusted commenter, a named author account, a head repository that is this one)
     decide it (a possible way in).  ``evidence``: the ``if`` (file, YAML path, line).  Read by :mod:`ingest.github_actions.conditions`

@@ -159,8 +159,8 @@ def injection_contexts() -> dict[str, tuple[str, ...]]:
 
 def injected(text: str, env: Mapping[str, Taint] | None = None,
              inputs: Mapping[str, Taint] | None = None) -> tuple[str, Taint] | None:
-    """The first ``${{ }}`` of ``text`` that writes outsider text, and what it writes (the events that carry it,
-    sorted; where it was passed in); None when there is none.  A path naming such a context, or an object
+    """The first ``${{ }}`` of ``text`` that writes outsider text, and what all of them write (the events that
+    carry it, sorted; where it was passed in); None when there is none.  A path naming such a context, or an object
     holding one, is outsider text; index syntax (``github.event['issue']['title']``) is read as the dotted
     path.  ``env``: variable name (lower case) -> the outsider text its value holds: ``${{ env.NAME }}`` writes
     that text into the script as well (the value is substituted like any expression; only ``$NAME`` read by the
@@ -176,13 +176,17 @@ def injected(text: str, env: Mapping[str, Taint] | None = None,
     ('pull_request_target',)
     >>> injected("echo '${{ env.TITLE }}'", {"title": Taint(("issues",))})
     ('${{ env.TITLE }}', Taint(events=('issues',), via=()))
-    >>> injected("echo ${{ inputs.Title }} ${{ inputs.n }}", inputs={"title": Taint(("issues",))})[0]
+    >>> injected("echo ${{ inputs.n }} ${{ inputs.Title }}", inputs={"title": Taint(("issues",))})[0]
     '${{ inputs.Title }}'
+    >>> injected('echo "${{ github.event.review.body }}" "${{ github.event.comment.body }}"')[1].events
+    ('discussion_comment', 'issue_comment', 'pull_request_review', 'pull_request_review_comment')
     """
     contexts = injection_contexts()
+    first: str | None = None
+    events: set[str] = set()
+    via: list[Evidence] = []
     for m in _EXPRESSION.finditer(text):
-        events: set[str] = set()
-        via: list[Evidence] = []
+        before = len(events), len(via)
         expression = _ARRAY_INDEX.sub(".*", _INDEX.sub(r".\1", m.group(1))).lower()
         for path in _CONTEXT_PATH.findall(expression):
             for ctx, evs in contexts.items():
@@ -195,9 +199,9 @@ def injected(text: str, env: Mapping[str, Taint] | None = None,
             if taint is not None:
                 events.update(taint.events)
                 via += [v for v in taint.via if v not in via]
-        if events:
-            return m.group(0), Taint(tuple(sorted(events)), tuple(via))
-    return None
+        if first is None and (len(events), len(via)) != before:
+            first = m.group(0)
+    return None if first is None else (first, Taint(tuple(sorted(events)), tuple(via)))
 
 
 def tainted_env(env: Mapping[str, Any], inputs: Mapping[str, Taint] | None = None) -> dict[str, Taint]:
