@@ -233,3 +233,26 @@ def test_a_tainted_input_passed_on_to_a_composite_in_a_called_workflow(tmp_path)
     assert _entries(g, called)["fork-pr/pull_request_target"][2] == [
         (GREET, "runs.steps[1].run", 10), (WF.format("pr"), "jobs.call.with.title", 6),
         (WF.format("lint"), "jobs.lint.steps[1].with.title", 13)]
+
+
+def test_the_callers_if_gates_the_called_job(tmp_path):
+    same = REUSABLE_CALLER.replace("    uses: ./.github/workflows/lint.yml\n",
+                                   "    if: github.event.pull_request.head.repo.full_name == github.repository\n"
+                                   "    uses: ./.github/workflows/lint.yml\n")
+    g = _build(tmp_path, {WF.format("pr"): same, WF.format("lint"): REUSABLE})
+    called = ids.job("o/r", WF.format("lint"), "lint", caller=ids.job("o/r", WF.format("pr"), "call"))
+    assert [(v.event, v.outcome, v.guards, v.evidence.yaml_path) for v in g.node(called).condition] == [
+        ("pull_request_target", "gated", ("same-repository-condition",), "jobs.call.if")]
+    assert _entries(g, called) == {"fork-pr/pull_request_target": (
+        "possible", ["script-injection", "same-repository-condition", "pull-request-target-privileged"],
+        [(WF.format("lint"), "jobs.lint.steps[1].run", 12), (WF.format("pr"), "jobs.call.with.title", 7),
+         (WF.format("pr"), "jobs.call.if", 4)])}
+
+
+def test_a_caller_if_false_for_the_event_closes_the_called_job(tmp_path):
+    push_only = REUSABLE_CALLER.replace("    uses: ./.github/workflows/lint.yml\n",
+                                        "    if: github.event_name == 'push'\n    uses: ./.github/workflows/lint.yml\n")
+    g = _build(tmp_path, {WF.format("pr"): push_only, WF.format("lint"): REUSABLE})
+    called = ids.job("o/r", WF.format("lint"), "lint", caller=ids.job("o/r", WF.format("pr"), "call"))
+    assert [c.evidence.yaml_path for c in g.node(called).untrusted_code] == ["jobs.lint.steps[1].run"]
+    assert _entries(g, called) == {}

@@ -409,7 +409,8 @@ class Job(Node):
       (:class:`UntrustedCode`; entry points: :mod:`graphkit.untrusted`).
     - ``condition``: what the job's ``if`` means for an outsider's privileged run of each of its events
       (:class:`IfVerdict`: ``skipped``, or ``gated`` by a label, a trusted commenter or a head repository that
-      is this one); steps carry their own in ``untrusted_code``.
+      is this one), a called job's with its callers' (each caller's ``if`` gates the jobs it calls); steps carry
+  their own in ``untrusted_code``.
     - ``triggers``: the events (with their branch/tag filters) of the run the
       job is part of: the top-level caller's for a called workflow
       (:class:`Trigger`; refs: :func:`graphkit.refs.job_refs`).

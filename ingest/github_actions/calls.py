@@ -6,7 +6,7 @@ import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from graphkit.model import Evidence
+from graphkit.model import Evidence, IfVerdict
 
 from .expressions import Val
 from .models import WorkflowFile
@@ -38,6 +38,9 @@ class Call:
     unknown_top: bool = False
     #: the inputs in which the caller passes outsider text (:func:`.untrusted.tainted_with`)
     taint: Mapping[str, Taint] = field(default_factory=dict)
+    #: what the callers' ``if`` means for an outsider's run (:func:`.untrusted.job_condition`): it gates every
+    #: called job
+    condition: tuple[IfVerdict, ...] = ()
 
 
 def uses_target(uses: str) -> tuple[str | None, str, str | None]:

@@ -56,7 +56,7 @@ from .permissions import (LEVEL, POSSIBLE_REPOSITORY_WRITE_SCOPES, effective_per
 from .secrets import SecretMap, secret_refs
 from .skipped import live_job, never_runs, skipped_needs
 from .steps import JobState, StepView, apply_step_rules
-from .untrusted import (Scope, composite_code, job_condition, job_scope, tainted_with, text_inputs,
+from .untrusted import (Scope, combined, composite_code, job_condition, job_scope, tainted_with, text_inputs,
                         untrusted_code)
 
 __all__ = ["MAX_COMPOSITE_DEPTH", "MAX_WORKFLOW_LEVELS", "to_graph"]
@@ -283,7 +283,8 @@ class _Builder:
                   secret_grants=state.grants, all_secrets=all_ev, permissions=perms,
                   permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
                   untrusted_code=untrusted_code(jd, src, call.top.events, run_repo, env, call.taint) + state.untrusted,
-                  condition=job_condition(jd, src, path, call.top.events, run_repo), evidence=[src.ev(path, jd.name)])
+                  condition=combined(call.condition, job_condition(jd, src, path, call.top.events, run_repo)),
+                  evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
         self._token(job, top_repo, src.ev(f"{path}.permissions" if jd.permissions is not None else
@@ -429,6 +430,8 @@ class _Builder:
                     inputs=self._call_inputs(callee, jd, ctx), secrets=smap, **self._cap(wf, jd, call, perms, src),
                     call_ev=ev, unknown_top=call.unknown_top, taint=tainted_with(
                         jd.with_args, src, f"{path}.with", {}, call.taint, text_inputs(callee)),
+                    condition=combined(call.condition, job_condition(
+                        jd, src, path, call.top.events, None if call.unknown_top else call.top.repository)),
                     job_workflow_ref=f"{callee.repository}/{callee.file}@{ref or '*'}")
         for cjd in callee.jobs.values():
             self.job(callee, cjd, sub)

@@ -78,7 +78,7 @@ from .evidence import Src
 from .models import ActionFile, JobDef, Step, WorkflowFile, scalar_text
 from .skipped import never_runs
 
-__all__ = ["Scope", "Taint", "composite_code", "condition_verdicts", "job_condition", "job_scope", "tainted_with",
+__all__ = ["Scope", "Taint", "combined", "composite_code", "condition_verdicts", "job_condition", "job_scope", "tainted_with",
            "text_inputs", "untrusted_code"]
 
 _PR_CODE = re.compile(r"github\.event\.pull_request\.(?:head\.(?:sha|ref|repo)|merge_commit_sha)|github\.head_ref"
@@ -373,10 +373,16 @@ def composite_code(action: ActionFile, src: Src, caller: Step, caller_src: Src,
         if step.condition is not None and never_runs(step.condition):
             continue
         code = _one(step, src, inner.events, inner.repository, inner.env, inner.inputs)
-        if code is not None:  # a skipped verdict first: it closes the way in whichever if says it
-            verdicts_ = sorted((*inner.condition, *code.condition), key=lambda v: v.outcome != "skipped")
-            out.append(code.model_copy(update={"via": code.via or inner.via, "condition": tuple(verdicts_)}))
+        if code is not None:
+            out.append(code.model_copy(update={"via": code.via or inner.via,
+                                               "condition": combined(inner.condition, code.condition)}))
     return out, inner
+
+
+def combined(outer: Sequence[IfVerdict], own: Sequence[IfVerdict]) -> tuple[IfVerdict, ...]:
+    """The verdicts of nested ``if`` s (a caller's, then a step's or a called job's own), a ``skipped`` one first:
+    it closes the way in whichever ``if`` says it (the first verdict of an event is the one read)."""
+    return tuple(sorted((*outer, *own), key=lambda v: v.outcome != "skipped"))
 
 
 def condition_verdicts(value: Any, src: Src, path: str, events: Mapping[str, Sequence[str] | None],
