@@ -206,3 +206,44 @@ def test_jobs_needing_a_job_that_never_runs(tmp_path):
     entered = {k for k in jobs if _entries(g, k)}
     assert entered == {"always", "notcancelled", "afteralways", "firstalways"}  # a status function first too
     assert not [e for e in g.out_edges(jobs["dep"].id) if e.kind is EdgeKind.READS_SECRET]
+
+
+@pytest.mark.parametrize("on, job_if, expected", [
+    # the reviewer's association is the outsider's: gated
+    ("[pull_request_review]", "github.event.review.author_association == 'MEMBER'",
+     {"comment/pull_request_review": ["possible", ["review-same-repository", "script-injection",
+                                                   "author-association"]]}),
+    ("[pull_request_review_comment]", "github.event.comment.user.login == 'trusted-bot'",
+     {"comment/pull_request_review_comment": ["possible", ["review-same-repository", "script-injection",
+                                                           "author-login"]]}),
+    # only on a fork's pull request, whose review runs get no secrets: no entry
+    ("[pull_request_review]", "github.event.pull_request.head.repo.full_name != github.repository", {}),
+    ("[pull_request_review]", "github.event.pull_request.head.repo.fork", {}),
+    # on a same-repository pull request: the entry as it is (the head repository is this one)
+    ("[pull_request_review]", "github.event.pull_request.head.repo.full_name == github.repository",
+     {"comment/pull_request_review": ["possible", ["review-same-repository", "script-injection"]]}),
+    # the pull request's author is not the reviewer: not a guard under a review event
+    ("[pull_request_review]", "github.event.pull_request.author_association == 'MEMBER'",
+     {"comment/pull_request_review": ["possible", ["review-same-repository", "script-injection"]]}),
+    ("[pull_request_review]", "github.event_name == 'pull_request'", {}),
+    ("{pull_request_review: {types: [dismissed]}}", "github.event.action == 'submitted'", {}),
+])
+def test_a_job_if_under_review_events(tmp_path, on, job_if, expected):
+    """The job ``if`` of a review run on a same-repository pull request is the branch's, not the reviewer's
+    (https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request_review)."""
+    text = 'echo "${{ github.event.review.body }}" "${{ github.event.comment.body }}"'
+    g = _build(tmp_path, STEP.format(on=on, run=text, job_if=f"    if: {job_if}\n"))
+    assert _entries(g, "j") == expected
+
+
+@pytest.mark.parametrize("event", ["pull_request_review", "pull_request_review_comment"])
+def test_a_forks_review_run_reaches_runners_not_the_job(tmp_path, event):
+    """A fork's review runs get a read-only token and no secrets, like pull_request: the fork's code reaches the
+    runners (rule 1), never the job's secrets, whatever it checks out."""
+    text = STEP.format(on=f"[{event}]", run="echo ok", job_if="").replace(
+        "      - run: echo ok\n", "      - uses: actions/checkout@v3\n        with: {ref: '${{ github.event.pull_request.head.sha }}'}\n"
+        "      - run: echo ok\n")
+    g = _build(tmp_path, text)
+    assert _entries(g, "j") == {}
+    fork = [(e.target, e.confidence.value, e.props["guards"]) for e in g.out_edges(ids.untrusted("fork-pr", "o"))]
+    assert fork == [(ids.runner("o", "sh1"), "certain", ["fork-pr-approval-public", "fork-pr-no-secrets"])]

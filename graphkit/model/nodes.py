@@ -334,8 +334,8 @@ class SecretGrant(BaseModel):
 
 class IfVerdict(BaseModel):
     """What a job's or a step's ``if`` means for an outsider's run of ``event`` (``pull_request_target``,
-    ``workflow_run`` or ``issue_comment``: the base repository's workflow, whose condition the outsider cannot
-    change): ``skipped`` when it is false for every such run (no way in through it), ``gated`` when it is false
+    ``workflow_run``, ``issue_comment``... : the base repository's workflow, or for ``pull_request_review(_comment)``
+    the same-repository branch's, whose condition the outsider cannot change): ``skipped`` when it is false for every such run (no way in through it), ``gated`` when it is false
     for the outsider alone and ``guards`` (ids of ``graphkit/data/untrusted_guards.json``: a label that people
     with triage access add, a trusted commenter, a named author account, a head repository that is this one)
     decide it (a possible way in).  ``evidence``: the ``if`` (file, YAML path, line).  Read by :mod:`ingest.github_actions.conditions`
@@ -374,7 +374,10 @@ class UntrustedCode(BaseModel):
     (or may have) it is told ``allow-unsafe-pr-checkout: true``, ``none`` for
     v1-v3 and for a v4-v6 minor or patch pin released before the backport (the
     guard does not exist there: https://github.com/actions/checkout/releases;
-    :mod:`ingest.github_actions.untrusted`), or not a checkout.
+    :mod:`ingest.github_actions.untrusted`), or not a checkout.  ``via``: where the code or text came in
+    from outside the file of ``evidence``, outermost first: the ``with:`` of a caller that passes outsider text
+    as an input of a reusable workflow or composite action (``${{ inputs.X }}``), the ``uses:`` step of a
+    composite action whose script writes outsider text itself (empty: the job's own step).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -384,6 +387,7 @@ class UntrustedCode(BaseModel):
     evidence: Evidence
     condition: tuple[IfVerdict, ...] = ()
     events: tuple[str, ...] = ()
+    via: tuple[Evidence, ...] = ()
 
 
 class Job(Node):
@@ -410,7 +414,8 @@ class Job(Node):
       (:class:`UntrustedCode`; entry points: :mod:`graphkit.untrusted`).
     - ``condition``: what the job's ``if`` means for an outsider's privileged run of each of its events
       (:class:`IfVerdict`: ``skipped``, or ``gated`` by a label, a trusted commenter or a head repository that
-      is this one); steps carry their own in ``untrusted_code``.
+      is this one), a called job's with its callers' (each caller's ``if`` gates the jobs it calls); steps carry
+  their own in ``untrusted_code``.
     - ``triggers``: the events (with their branch/tag filters) of the run the
       job is part of: the top-level caller's for a called workflow
       (:class:`Trigger`; refs: :func:`graphkit.refs.job_refs`).

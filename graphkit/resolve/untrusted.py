@@ -42,7 +42,12 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
    (https://docs.github.com/en/actions/concepts/security/script-injections), data ``injection_contexts``.
 4. ``org-member -> job``: a writer can push a branch whose workflow runs any
    code in the jobs triggered by ``push``, ``pull_request`` or
-   ``workflow_dispatch``, with their secrets: ``possible`` for every such job.
+   ``workflow_dispatch``, with their secrets: ``possible`` for every such job.  A job triggered by
+   ``merge_group`` (and none of those) gets the same edge with guard ``merge-queue-writers``: a writer adds a
+   pull request to the merge queue once it has passed the required branch protection checks, and the merge group
+   runs its code and workflow with the repository's secrets.  ``merge_group`` is no outsider entry: an outsider
+   cannot queue a pull request, and its code was let in by branch protection
+   (https://docs.github.com/en/repositories/configuring-branches-and-merges-in-your-repository/configuring-pull-request-merges/managing-a-merge-queue).
 5. ``org-member`` gets every ``fork-pr`` edge too: a writer can open the
    same pull request (from a fork or a branch), so "anyone on the internet"
    never reaches more than an organization member.
@@ -61,7 +66,8 @@ A job held by an environment with required reviewers (inventory
 (rules 2-4) are ``possible`` and name the guard.
 
 The ``if`` of a privileged job (rules 2, 3 and 7) and of each step that runs pull request code is the base
-repository's: the outsider cannot change it.  Read for an outsider's run of the event
+repository's (under ``pull_request_review`` / ``pull_request_review_comment``, whose entry needs a pull request
+from a branch of the repository, that branch's): the outsider cannot change it.  Read for an outsider's run of the event
 (:mod:`ingest.github_actions.conditions`, ``Job.condition`` and ``UntrustedCode.condition``), a condition that
 is false whatever anyone does (``github.event_name == 'push'``, a payload object the event lacks) leaves no
 edge through that job or step for that event; one that is false only for the outsider alone (a label that
@@ -218,7 +224,8 @@ def _code_rules(code: UntrustedCode, event: str) -> list[str]:
 def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[str]] | None:
     """How surely a privileged job runs pull request code (rules 2-3), None when every way in is guarded: a
     step whose ``if`` skips it for ``event`` is no way in, one whose ``if`` is gated is ``possible`` (evidence:
-    the step, then its ``if``)."""
+    the step, where it came in from (``UntrustedCode.via``: a caller's ``with:``, a composite action's
+    ``uses:``), then its ``if``)."""
     best: tuple[Confidence, list[Evidence], list[str]] | None = None
     for code in job.untrusted_code:
         if (code.events and event not in code.events) or (event in _TEXT_ONLY and code.how != "injection"):
@@ -228,7 +235,7 @@ def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[s
                 verdict is not None and verdict.outcome == "skipped"):
             continue
         conf = P if code.how == "artifact" or (event in _PRIVILEGED and code.guard == "unknown") else C
-        rules, evs = _code_rules(code, event), [code.evidence]
+        rules, evs = _code_rules(code, event), [code.evidence, *code.via]
         if verdict is not None:
             conf, rules, evs = P, [*rules, *_g(*verdict.guards)], [*evs, verdict.evidence]
         if best is None or (best[0] is P and conf is C):
@@ -384,10 +391,12 @@ def link_untrusted(ctx: Context, jobs: Sequence[Job]) -> None:
         out = _Reviewed(ctx.graph) if _reviewed(ctx, job) else plain
         for event in sorted(events.keys() & (_PRIVILEGED | _COMMENT_EVENTS.keys())):
             _privileged(ctx, out, job, event)
-        if events.keys() & _WRITER_EVENTS:
-            trig = next(events[e] for e in sorted(events.keys() & _WRITER_EVENTS))
+        if events.keys() & _WRITER_EVENTS or "merge_group" in events:  # rule 4
+            trig = next((events[e] for e in sorted(events.keys() & _WRITER_EVENTS)), None) or events["merge_group"]
+            rules = _g("org-member-write") if trig.event != "merge_group" else _g("merge-queue-writers",
+                                                                                   "org-member-write")
             out.edge("org-member", context_owner(job), job.id, trig.evidence, P, "write",
-                     {"job": job.id, "event": trig.event, "guards": _g("org-member-write")})
+                     {"job": job.id, "event": trig.event, "guards": rules})
 
 
 def add_absent_entries(graph: Graph, sources: Iterable[str]) -> list[str]:

@@ -3,7 +3,14 @@
 A ``pull_request_target``, ``workflow_run``, ``issue_comment``, ``issues``, ``discussion``, ``discussion_comment``
 or ``gollum`` run uses the workflow of the base
 repository, so the outsider cannot remove its ``if``: a condition that is false for every run the outsider can cause
-keeps them out.  This module reads the condition with GitHub's expression grammar (GitHub docs "Evaluate
+keeps them out.  So does a ``pull_request_review`` or ``pull_request_review_comment`` run on a pull request from a
+branch of the repository, the only one of those with secrets (from a fork: a read-only token and none, as
+``pull_request``; https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#pull_request_review):
+its workflow is that branch's, pushed by someone with write access, and the outsider only writes the review or
+the comment.  In such a run the pull request's head repository is this one (``head.repo.full_name`` is
+``github.repository``, ``head.repo.fork`` false), and its author (``pull_request.user.login``,
+``.author_association``) is not the outsider (unknown); the outsider is the reviewer (``github.event.review``)
+or the commenter (``github.event.comment``).  This module reads the condition with GitHub's expression grammar (GitHub docs "Evaluate
 expressions in workflows and actions",
 https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/evaluate-expressions-in-workflows-and-actions;
 ``jobs.<job_id>.if`` and ``jobs.<job_id>.steps[*].if``:
@@ -86,11 +93,13 @@ from typing import Any, NamedTuple
 __all__ = ["GUARDS", "MAX_CHARS", "MAX_DEPTH", "MAX_TOKENS", "PRIVILEGED_EVENTS", "Verdict", "always_false",
            "parse_condition", "verdicts"]
 
-#: The events whose run uses the base repository's workflow while an outsider starts it (the other events a
-#: fork can start, ``pull_request`` and its review events, run the pull request's own workflow: its ``if`` is
-#: the author's).
-PRIVILEGED_EVENTS = ("discussion", "discussion_comment", "gollum", "issue_comment", "issues", "pull_request_target",
-                     "workflow_run")
+#: The events whose run with secrets an outsider starts without choosing its workflow (the base repository's, or
+#: for the review events the same-repository branch's: module docstring); a fork's ``pull_request`` runs the pull
+#: request's own workflow, whose ``if`` is the author's.
+PRIVILEGED_EVENTS = ("discussion", "discussion_comment", "gollum", "issue_comment", "issues",
+                     "pull_request_review", "pull_request_review_comment", "pull_request_target", "workflow_run")
+#: The review events: their outsider run is on a pull request from a branch of this repository.
+_REVIEW_EVENTS = frozenset({"pull_request_review", "pull_request_review_comment"})
 #: Guard ids (see the module docstring), in the order they are named.
 GUARDS = ("same-repository-condition", "label-gate", "author-association", "author-login", "pull-request-merged")
 MAX_CHARS, MAX_TOKENS, MAX_DEPTH = 4096, 1024, 32
@@ -107,6 +116,8 @@ _ACTIONS: dict[str, frozenset[str] | None] = {
     "discussion_comment": frozenset({"created", "edited", "deleted"}),
     "gollum": None,
     "workflow_run": frozenset({"requested", "in_progress", "completed"}),
+    "pull_request_review": frozenset({"submitted", "edited", "dismissed"}),
+    "pull_request_review_comment": frozenset({"created", "edited", "deleted"}),
     "pull_request_target": frozenset({
         "assigned", "unassigned", "labeled", "unlabeled", "opened", "edited", "closed", "reopened", "synchronize",
         "converted_to_draft", "ready_for_review", "locked", "unlocked", "review_requested", "review_request_removed",
@@ -121,15 +132,17 @@ _LABEL_ACTIONS = frozenset({"labeled", "unlabeled"})
 _LABEL_EVENTS = frozenset({"pull_request_target", "issues", "discussion"})
 #: The author logins of the payload objects (``author-login``).
 _AUTHOR_LOGINS = frozenset({("pull_request", "user", "login"), ("issue", "user", "login"),
-                            ("comment", "user", "login"), ("discussion", "user", "login")})
+                            ("comment", "user", "login"), ("discussion", "user", "login"), ("review", "user", "login")})
 #: The associations an outsider's comment, issue or pull request can have (``CommentAuthorAssociation``).
 _OUTSIDER_ASSOCIATION = frozenset({"none", "contributor", "first_timer", "first_time_contributor", "mannequin"})
 #: Payload objects per event (the others are absent: ``null``).
 _PAYLOAD = {"issue_comment": {"comment", "issue"}, "issues": {"issue", "label"},
             "discussion": {"discussion", "label"}, "discussion_comment": {"comment", "discussion"},
             "gollum": {"pages"}, "pull_request_target": {"pull_request", "label"},
-            "workflow_run": {"workflow_run", "workflow"}}
-_PAYLOAD_OBJECTS = {"comment", "issue", "pull_request", "label", "workflow_run", "workflow", "discussion", "pages"}
+            "workflow_run": {"workflow_run", "workflow"}, "pull_request_review": {"pull_request", "review"},
+            "pull_request_review_comment": {"pull_request", "comment"}}
+_PAYLOAD_OBJECTS = {"comment", "issue", "pull_request", "label", "workflow_run", "workflow", "discussion", "pages",
+                    "review"}
 
 
 @lru_cache(maxsize=1)
@@ -502,11 +515,27 @@ def _call(name: str, args: list[Any]) -> Any:
 # ------------------------------------------------------------------------------------------------ contexts
 
 
+#: Under a review event, the pull request's values (module docstring): its head repository is this one, its author
+#: is not the outsider (unknown).
+_REVIEW_PR: dict[tuple[str, ...], Any] = {("pull_request", "head", "repo", "full_name"): _Sym("repo"),
+                                          ("pull_request", "head", "repo", "fork"): False,
+                                          ("pull_request", "user", "login"): _UNKNOWN,
+                                          ("pull_request", "author_association"): _UNKNOWN}
+
+#: A fork's head repository, for the outsider's other runs (``same-repository-condition``).
+_FORK_HEAD: dict[tuple[str, ...], Any] = {("pull_request", "head", "repo", "full_name"): _Sym("fork-head"),
+                                          ("workflow_run", "head_repository", "full_name"): _Sym("fork-head"),
+                                          ("pull_request", "head", "repo", "fork"): True,
+                                          ("workflow_run", "head_repository", "fork"): True}
+
+
 def _event_value(names: tuple[str, ...], scn: _Scenario) -> Any:
     """``github.event.<names>`` in the outsider's run."""
     head = names[0] if names else ""
     if head in _PAYLOAD_OBJECTS and head not in _PAYLOAD[scn.event]:
         return None  # the event's payload has no such object
+    if scn.event in _REVIEW_EVENTS and names in _REVIEW_PR:  # a same-repository pull request, not the outsider's
+        return _REVIEW_PR[names]
     labels = scn.event in _LABEL_EVENTS and (scn.actions is None or bool(scn.actions & _LABEL_ACTIONS))
     if names == ("action",):
         return scn.guarded("label-gate", _Str(scn.actions, _LABEL_ACTIONS)) if labels else _Str(scn.actions)
@@ -520,12 +549,10 @@ def _event_value(names: tuple[str, ...], scn: _Scenario) -> Any:
         return scn.guarded("pull-request-merged", False)
     if names[1:] == ("labels", "*", "name") and head in ("pull_request", "issue"):
         return scn.guarded("label-gate", [])
-    if names[1:] == ("author_association",) and head in ("pull_request", "issue", "comment", "discussion"):
+    if names[1:] == ("author_association",) and head in ("pull_request", "issue", "comment", "discussion", "review"):
         return scn.guarded("author-association", _Str(_OUTSIDER_ASSOCIATION))
-    if names in (("pull_request", "head", "repo", "full_name"), ("workflow_run", "head_repository", "full_name")):
-        return scn.guarded("same-repository-condition", _Sym("fork-head"))
-    if names in (("pull_request", "head", "repo", "fork"), ("workflow_run", "head_repository", "fork")):
-        return scn.guarded("same-repository-condition", True)
+    if names in _FORK_HEAD:
+        return scn.guarded("same-repository-condition", _FORK_HEAD[names])
     return _UNKNOWN
 
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 import json
 import posixpath
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from graphkit import limits
@@ -47,6 +46,7 @@ from graphkit.model import (Confidence, DeploymentTarget, EdgeKind, Evidence, Gi
 from graphkit.model.bounds import refuse
 from graphkit.oidc import default_subjects
 
+from .calls import Call, uses_target
 from .evidence import Src
 from .expressions import EvalContext, Val, resolve, run_outputs, truthy
 from .matrix import MATRIX_LIMIT_EFFECT, bind_inputs, expand_matrix, matrix_limit_reason, runs_on_candidates
@@ -56,7 +56,8 @@ from .permissions import (LEVEL, POSSIBLE_REPOSITORY_WRITE_SCOPES, effective_per
 from .secrets import SecretMap, secret_refs
 from .skipped import live_job, never_runs, skipped_needs
 from .steps import JobState, StepView, apply_step_rules
-from .untrusted import job_condition, untrusted_code
+from .untrusted import (Scope, combined, composite_code, job_condition, job_scope, tainted_with, text_inputs,
+                        untrusted_code)
 
 __all__ = ["MAX_COMPOSITE_DEPTH", "MAX_WORKFLOW_LEVELS", "to_graph"]
 
@@ -65,40 +66,6 @@ __all__ = ["MAX_COMPOSITE_DEPTH", "MAX_WORKFLOW_LEVELS", "to_graph"]
 MAX_WORKFLOW_LEVELS = 10
 #: Nested composite actions per workflow (same page: "up to 10 composite actions").
 MAX_COMPOSITE_DEPTH = 10
-
-
-@dataclass(frozen=True)
-class _Call:
-    """How a workflow's jobs are being instantiated."""
-
-    top: WorkflowFile                # the triggering workflow
-    chain: tuple[tuple[str, str], ...]  # (repo key, path) of each workflow level
-    caller_id: str | None = None
-    inputs: dict[str, list[Val] | None] | None = None
-    secrets: SecretMap = field(default_factory=SecretMap)
-    cap: dict[str, str] | None = None
-    #: where the cap is decided (the caller's ``permissions`` block), and whether it is the unknown default
-    cap_ev: Evidence | None = None
-    default_cap: bool = False
-    #: the calling job's ``uses`` (where GitHub reports a call it refuses)
-    call_ev: Evidence | None = None
-    job_workflow_ref: str | None = None
-    #: a reusable workflow no ingested workflow calls: its inputs come from an unknown caller
-    unknown_caller: bool = False
-    #: the run is that of a caller outside the ingested files (this level or above): everything is possible
-    unknown_top: bool = False
-
-
-def _uses_target(uses: str) -> tuple[str | None, str, str | None]:
-    """``(owner/repo or None for local, path, ref)`` of a ``uses:`` value."""
-    uses = uses.strip()
-    if uses.startswith("./"):
-        return None, posixpath.normpath(uses[2:]), None
-    ref = None
-    if "@" in uses:
-        uses, ref = uses.split("@", 1)
-    parts = uses.split("/")
-    return "/".join(parts[:2]), "/".join(parts[2:]), ref
 
 
 def _environment_names(jd: JobDef, ctx: EvalContext, ev: Evidence) -> tuple[str | None, list[Val], bool]:
@@ -232,11 +199,11 @@ class _Builder:
             standalone = bool(set(wf.triggers) - {"workflow_call"})
             inputs = None if standalone else {n.lower(): (None if d is None else [Val(d, False)])
                                               for n, d in wf.call_inputs.items()}
-            self.instance(wf, _Call(top=wf, chain=(key,), inputs=inputs, unknown_caller=not standalone,
+            self.instance(wf, Call(top=wf, chain=(key,), inputs=inputs, unknown_caller=not standalone,
                                     unknown_top=not standalone,
                                     secrets=SecretMap(any_name=not standalone)))
 
-    def instance(self, wf: WorkflowFile, call: _Call) -> None:
+    def instance(self, wf: WorkflowFile, call: Call) -> None:
         """Instantiate a triggered workflow's jobs; a run GitHub would refuse (a call it cannot make) adds none.
 
         GitHub validates the whole run, nested calls included, before any job
@@ -263,7 +230,7 @@ class _Builder:
         return InputError(file, place, reason)
 
     # ------------------------------------------------------------ jobs
-    def job(self, wf: WorkflowFile, jd: JobDef, call: _Call) -> None:
+    def job(self, wf: WorkflowFile, jd: JobDef, call: Call) -> None:
         """Add one job instance, what its steps give it, and the jobs it calls."""
         src = self.src(wf)
         path = f"jobs.{jd.key}"
@@ -303,7 +270,8 @@ class _Builder:
             runs_on = [c.model_copy(update={"confidence": Confidence.POSSIBLE}) for c in runs_on]
             if "inputs" in json.dumps(jsonable(jd.runs_on)):
                 unresolved = unresolved or src.ev(f"{path}.runs-on", f"{jd.runs_on} (input of an unknown caller)")
-        self._steps(jd.steps, src, ctx, state, {}, depth=0, seen=())
+        self._steps(jd.steps, src, ctx, state, {}, depth=0, seen=(), scope=job_scope(call.top.events, run_repo, env,
+                                                                                      call.taint))
         self._environments(jid, top_repo, env_names, src, src.ev(f"{path}.environment", jd.environment))
         if jd.uses:
             unresolved, all_ev = self._call(wf, jd.model_copy(update={"matrix": matrix}), src, call, jid,
@@ -314,14 +282,15 @@ class _Builder:
                   environment_optional=no_env and environment is not None, secret_refs=refs,
                   secret_grants=state.grants, all_secrets=all_ev, permissions=perms,
                   permissions_source=perm_source, caller=call.caller_id, triggers=list(call.top.events),
-                  untrusted_code=untrusted_code(jd, src, call.top.events, run_repo, env),
-                  condition=job_condition(jd, src, path, call.top.events, run_repo), evidence=[src.ev(path, jd.name)])
+                  untrusted_code=untrusted_code(jd, src, call.top.events, run_repo, env, call.taint) + state.untrusted,
+                  condition=combined(call.condition, job_condition(jd, src, path, call.top.events, run_repo)),
+                  evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
         self._token(job, top_repo, src.ev(f"{path}.permissions" if jd.permissions is not None else
                                           "permissions" if wf.permissions is not None else path))
 
-    def _never(self, wf: WorkflowFile, jd: JobDef, call: _Call, jid: str, perms: dict[str, str],
+    def _never(self, wf: WorkflowFile, jd: JobDef, call: Call, jid: str, perms: dict[str, str],
                perm_source: Any, dep: str | None = None) -> None:
         """A job whose ``if`` is false in every run, or that needs a job ``dep`` that never runs
         (:attr:`Job.never_runs`): its node, with the evidence of its ``if`` (of its ``needs``), and nothing it
@@ -335,12 +304,12 @@ class _Builder:
                   never_runs=never, evidence=[src.ev(path, jd.name)])
         self.out.node(job)
         self.out.edge(EdgeKind.HAS_JOB, ids.workflow(wf.repository, wf.file), jid, job.evidence[0])
-        owner_repo, callee_path, _ = _uses_target(jd.uses or "")
+        owner_repo, callee_path, _ = uses_target(jd.uses or "")
         callee = self.workflows.get((repo_key(owner_repo or wf.repository), callee_path)) if jd.uses else None
         if callee is not None:  # GitHub validates the call before any job runs, this one skipped or not
             self._missing(callee, jd, src)
 
-    def _over_cap(self, wf: WorkflowFile, jd: JobDef, call: _Call) -> None:
+    def _over_cap(self, wf: WorkflowFile, jd: JobDef, call: Call) -> None:
         """Record (in :attr:`refused`) a called job whose own block asks for more than its caller grants.
 
         Under the caller's default permissions only ``id-token: write`` is
@@ -363,7 +332,7 @@ class _Builder:
                 f"{wf.lines.get(place, '?')}) for {', '.join(over)}, more than {granted} grants: GitHub refuses "
                 f"the run, no job of it runs (line {where.line})"))
 
-    def _oidc(self, jid: str, wf: WorkflowFile, jd: JobDef, call: _Call, environments: list[str | None],
+    def _oidc(self, jid: str, wf: WorkflowFile, jd: JobDef, call: Call, environments: list[str | None],
               src: Src) -> str:
         """The job's OIDC identity (it has ``id-token: write``): the subjects describe the triggering workflow,
         in each of ``environments`` the run may have (None: no environment).
@@ -421,13 +390,13 @@ class _Builder:
                           props={"scopes": [], "reason": "default token permissions (repository/org setting)"})
 
     # ------------------------------------------------------------ reusable workflows
-    def _call(self, wf: WorkflowFile, jd: JobDef, src: Src, call: _Call, jid: str, perms: tuple[dict[str, str], str],
+    def _call(self, wf: WorkflowFile, jd: JobDef, src: Src, call: Call, jid: str, perms: tuple[dict[str, str], str],
               ctx: EvalContext, unresolved: Evidence | None,
               all_ev: Evidence | None) -> tuple[Evidence | None, Evidence | None]:
         """Instantiate the called workflow's jobs; returns the caller's ``(runs_on_unresolved, all_secrets)``."""
         path = f"jobs.{jd.key}"
         ev = src.ev(f"{path}.uses", jd.uses)
-        owner_repo, callee_path, ref = _uses_target(jd.uses or "")
+        owner_repo, callee_path, ref = uses_target(jd.uses or "")
         callee_repo = owner_repo or wf.repository
         key = (repo_key(callee_repo), callee_path)
         callee = self.workflows.get(key)
@@ -457,16 +426,19 @@ class _Builder:
         same_owner = repo_key(callee_repo).split("/")[0] == repo_key(wf.repository).split("/")[0]
         smap = call.secrets.inherited(same_owner) if jd.secrets == "inherit" else call.secrets.explicit(
             jd.secrets or {}, src, f"{path}.secrets")
-        sub = _Call(top=call.top, chain=call.chain + (key,), caller_id=jid,
+        sub = Call(top=call.top, chain=call.chain + (key,), caller_id=jid,
                     inputs=self._call_inputs(callee, jd, ctx), secrets=smap, **self._cap(wf, jd, call, perms, src),
-                    call_ev=ev, unknown_top=call.unknown_top,
+                    call_ev=ev, unknown_top=call.unknown_top, taint=tainted_with(
+                        jd.with_args, src, f"{path}.with", {}, call.taint, text_inputs(callee)),
+                    condition=combined(call.condition, job_condition(
+                        jd, src, path, call.top.events, None if call.unknown_top else call.top.repository)),
                     job_workflow_ref=f"{callee.repository}/{callee.file}@{ref or '*'}")
         for cjd in callee.jobs.values():
             self.job(callee, cjd, sub)
         return unresolved, all_ev
 
     @staticmethod
-    def _cap(wf: WorkflowFile, jd: JobDef, call: _Call, perms: tuple[dict[str, str], str], src: Src) -> dict:
+    def _cap(wf: WorkflowFile, jd: JobDef, call: Call, perms: tuple[dict[str, str], str], src: Src) -> dict:
         """The permission cap a calling job passes (its effective permissions) and where it is decided."""
         levels, source = perms
         if source == "default" and call.unknown_top:  # no block up to a caller we do not know: cap unknown
@@ -533,7 +505,7 @@ class _Builder:
 
     # ------------------------------------------------------------ steps and composite actions
     def _steps(self, steps: Sequence[Step], src: Src, ctx: EvalContext, state: JobState, subst: dict[str, str],
-               depth: int, seen: tuple[str, ...]) -> None:
+               depth: int, seen: tuple[str, ...], scope: Scope) -> None:
         for step in steps:
             if step.condition is not None and never_runs(step.condition):
                 continue  # a step that never runs reaches nothing
@@ -548,7 +520,7 @@ class _Builder:
             composite = self._find_action(step.uses or "", state)
             if composite is not None and composite.steps and depth < self.max_composite and composite.file not in seen \
                     and self._spend(len(composite.steps), src, f"{step.path}.uses"):
-                self._composite(sv, composite, ctx, depth, seen)
+                self._composite(sv, composite, ctx, depth, seen, scope)
 
     def _spend(self, n: int, src: Src, place: str) -> bool:
         """Take ``n`` jobs or steps from the expansion budget; past it, one problem and no more instantiation."""
@@ -575,14 +547,17 @@ class _Builder:
         self.out.update(sv.out)
 
     def _composite(self, sv: StepView, action: ActionFile, ctx: EvalContext, depth: int,
-                   seen: tuple[str, ...]) -> None:
-        """Run a composite action's steps in the job, with the inputs the step passes (else their defaults)."""
+                   seen: tuple[str, ...], scope: Scope) -> None:
+        """Run a composite action's steps in the job, with the inputs the step passes (else their defaults), and
+        record those that run pull request code (:func:`.untrusted.composite_code`)."""
         subst = {name.lower(): scalar_text(default) for name, default in action.inputs.items() if default is not None}
         subst.update({k.lower(): sv.arg(k) or "" for k in sv.step.with_args})
         cctx = EvalContext(inputs={k: (resolve(v, sv.ctx)[0] or None) for k, v in subst.items()},
                            env=sv.ctx.env, steps=ctx.steps)
+        found, inner = composite_code(action, self.src(action), sv.step, sv.src, scope)
+        sv.job.untrusted += found
         self._steps(action.steps, self.src(action), cctx, sv.job, subst,
-                    depth + 1, seen + (action.repository + ":" + action.file,))
+                    depth + 1, seen + (action.repository + ":" + action.file,), inner)
 
     def _record_checkout(self, sv: StepView) -> None:
         repo, path = sv.arg("repository"), sv.arg("path")
@@ -591,7 +566,7 @@ class _Builder:
             sv.job.checkouts[posixpath.normpath(path)] = target
 
     def _find_action(self, uses: str, state: JobState) -> ActionFile | None:
-        owner_repo, path, _ = _uses_target(uses)
+        owner_repo, path, _ = uses_target(uses)
         if owner_repo is not None:
             return self.actions.get((repo_key(owner_repo), path))
         path = "" if path == "." else path

@@ -1,6 +1,7 @@
 """Steps that run code a pull request author controls (pure): :class:`~graphkit.model.UntrustedCode`.
 
-Read from the job's own steps (composite actions are not followed):
+Read from the job's own steps and from the steps of the local composite actions they use (:func:`composite_code`;
+a remote action ``owner/repo@ref`` that is not among the files is not read, and says nothing):
 
 - ``actions/checkout`` whose ``ref`` (or ``repository``) names the pull
   request's code: ``github.event.pull_request.head.sha`` / ``.head.ref`` /
@@ -20,7 +21,16 @@ Read from the job's own steps (composite actions are not followed):
   as code (GitHub docs "Understanding the risk of script injections",
   https://docs.github.com/en/actions/reference/security/secure-use#understanding-the-risk-of-script-injections).
   The value passed through ``env:`` and used as a shell variable is the documented mitigation: not read as
-  an injection.  ``UntrustedCode.events`` names the events whose payload carries the text.
+  an injection.  ``UntrustedCode.events`` names the events whose payload carries the text;
+- the same text passed as an input and written as ``${{ inputs.NAME }}`` (or through a variable set from it):
+  by a caller job's ``with:`` into a reusable workflow (``on: workflow_call``), whose job runs in the caller's
+  run with what it passes (:func:`tainted_with`; a ``boolean`` or ``number`` input holds no text,
+  :func:`text_inputs`), or by a step's ``with:`` into a local composite action (:func:`composite_code`).  The
+  entry is the script that expands it, in the job that runs it; ``UntrustedCode.via`` names each ``with:`` it
+  went through.  zizmor's ``template-injection`` audit reports every ``${{ inputs.* }}`` in a script as a
+  low-confidence finding without reading the callers
+  (https://github.com/zizmorcore/zizmor/blob/main/crates/zizmor/src/audit/template_injection.rs); here an input is
+  outsider text only where a read caller passes some.
 
 Guard of a checkout (dated, 2026-06): ``actions/checkout`` refuses fork pull
 request code under ``pull_request_target`` and ``workflow_run`` unless
@@ -56,17 +66,20 @@ import json
 import re
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 from graphkit.model import Evidence, IfVerdict, Trigger, UntrustedCode
 
 from .conditions import PRIVILEGED_EVENTS, parse_condition, verdicts
 from .evidence import Src
-from .models import JobDef, Step, scalar_text
+from .models import ActionFile, JobDef, Step, WorkflowFile, scalar_text
+from .skipped import never_runs
 
-__all__ = ["condition_verdicts", "job_condition", "untrusted_code"]
+__all__ = ["Scope", "Taint", "combined", "composite_code", "condition_verdicts", "job_condition", "job_scope", "tainted_with",
+           "text_inputs", "untrusted_code"]
 
 _PR_CODE = re.compile(r"github\.event\.pull_request\.(?:head\.(?:sha|ref|repo)|merge_commit_sha)|github\.head_ref"
                       r"|refs/pull/|github\.event\.workflow_run\.(?:head_(?:sha|branch|repository)|head_commit\.id)",
@@ -124,6 +137,16 @@ _INDEX = re.compile(r"\[\s*'([^']*)'\s*\]")
 _ARRAY_INDEX = re.compile(r"\[\s*(?:\d+|\*)\s*\]")  # pages[0], pages[*]: read as pages.*
 _CONTEXT_PATH = re.compile(r"(?<![\w.-])github(?:\.[a-z0-9_*-]+)*")
 _ENV_PATH = re.compile(r"(?<![\w.-])env\.([a-z_][a-z0-9_]*)")
+#: ``inputs.NAME`` (``-`` allowed in a name), or the whole ``inputs`` object (``toJSON(inputs)``)
+_INPUTS_PATH = re.compile(r"(?<![\w.-])inputs(?![\w-])(?:\.([a-z_][a-z0-9_-]*))?")
+
+
+class Taint(NamedTuple):
+    """Outsider text that a variable or an input holds: the events whose payload carries it (sorted), and
+    where it was passed in (``via``: the callers' ``with:``, outermost first; :attr:`UntrustedCode.via`)."""
+
+    events: tuple[str, ...]
+    via: tuple[Evidence, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -134,79 +157,124 @@ def injection_contexts() -> dict[str, tuple[str, ...]]:
     return {k.lower(): tuple(v) for k, v in raw["injection_contexts"]["contexts"].items()}
 
 
-def injected(text: str, env: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, tuple[str, ...]] | None:
-    """The first ``${{ }}`` of ``text`` that writes outsider text, and the events that carry it (sorted); None
-    when there is none.  A path naming such a context, or an object holding one, is outsider text; index
-    syntax (``github.event['issue']['title']``) is read as the dotted path.  ``env``: variable name (lower
-    case) -> the events whose outsider text its value holds: ``${{ env.NAME }}`` writes that text into the
-    script as well (the value is substituted like any expression; only ``$NAME`` read by the shell is safe).
+def injected(text: str, env: Mapping[str, Taint] | None = None,
+             inputs: Mapping[str, Taint] | None = None) -> tuple[str, Taint] | None:
+    """The first ``${{ }}`` of ``text`` that writes outsider text, and what all of them write (the events that
+    carry it, sorted; where it was passed in); None when there is none.  A path naming such a context, or an object
+    holding one, is outsider text; index syntax (``github.event['issue']['title']``) is read as the dotted
+    path.  ``env``: variable name (lower case) -> the outsider text its value holds: ``${{ env.NAME }}`` writes
+    that text into the script as well (the value is substituted like any expression; only ``$NAME`` read by the
+    shell is safe).  ``inputs``: input name (lower case) -> the outsider text a caller passes in it (a reusable
+    workflow's or a composite action's ``${{ inputs.NAME }}``; ``inputs`` alone, as in ``toJSON(inputs)``,
+    holds every input).
 
     >>> injected("echo '${{ github.event.issue.title }}' ${{ github.event.issue.number }}")
-    ('${{ github.event.issue.title }}', ('issue_comment', 'issues'))
+    ('${{ github.event.issue.title }}', Taint(events=('issue_comment', 'issues'), via=()))
     >>> injected('echo "$TITLE" ${{ github.event.pull_request.head.sha }}') is None
     True
-    >>> injected("x=${{ toJSON(github.event.pull_request) }}")[1]
+    >>> injected("x=${{ toJSON(github.event.pull_request) }}")[1].events
     ('pull_request_target',)
-    >>> injected("echo '${{ env.TITLE }}'", {"title": ("issues",)})
-    ('${{ env.TITLE }}', ('issues',))
+    >>> injected("echo '${{ env.TITLE }}'", {"title": Taint(("issues",))})
+    ('${{ env.TITLE }}', Taint(events=('issues',), via=()))
+    >>> injected("echo ${{ inputs.n }} ${{ inputs.Title }}", inputs={"title": Taint(("issues",))})[0]
+    '${{ inputs.Title }}'
+    >>> injected('echo "${{ github.event.review.body }}" "${{ github.event.comment.body }}"')[1].events
+    ('discussion_comment', 'issue_comment', 'pull_request_review', 'pull_request_review_comment')
     """
     contexts = injection_contexts()
+    first: str | None = None
+    events: set[str] = set()
+    via: list[Evidence] = []
     for m in _EXPRESSION.finditer(text):
-        events: set[str] = set()
+        before = len(events), len(via)
         expression = _ARRAY_INDEX.sub(".*", _INDEX.sub(r".\1", m.group(1))).lower()
         for path in _CONTEXT_PATH.findall(expression):
             for ctx, evs in contexts.items():
                 if path == ctx or ctx.startswith(path + ".") or path.startswith(ctx + "."):
                     events.update(evs)
-        for name in _ENV_PATH.findall(expression) if env else ():
-            events.update(env.get(name, ()))
-        if events:
-            return m.group(0), tuple(sorted(events))
-    return None
+        held = [env.get(name) for name in _ENV_PATH.findall(expression)] if env else []
+        for name in _INPUTS_PATH.findall(expression) if inputs else ():
+            held += [inputs.get(name)] if name else list(inputs.values())
+        for taint in held:
+            if taint is not None:
+                events.update(taint.events)
+                via += [v for v in taint.via if v not in via]
+        if first is None and (len(events), len(via)) != before:
+            first = m.group(0)
+    return None if first is None else (first, Taint(tuple(sorted(events)), tuple(via)))
 
 
-def tainted_env(env: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
-    """Variable name (lower case) -> the events whose outsider text its value holds (:func:`injected`), for the
-    variables of ``env`` that hold any.
+def tainted_env(env: Mapping[str, Any], inputs: Mapping[str, Taint] | None = None) -> dict[str, Taint]:
+    """Variable name (lower case) -> the outsider text its value holds (:func:`injected`; ``inputs``: the
+    tainted inputs its value may name), for the variables of ``env`` that hold any.
 
     >>> tainted_env({"TITLE": "${{ github.event.issue.title }}", "N": "${{ github.event.issue.number }}"})
-    {'title': ('issue_comment', 'issues')}
+    {'title': Taint(events=('issue_comment', 'issues'), via=())}
     """
-    out: dict[str, tuple[str, ...]] = {}
+    out: dict[str, Taint] = {}
     for key, value in env.items():
-        found = injected(value) if isinstance(value, str) and "${{" in value else None
+        found = injected(value, None, inputs) if isinstance(value, str) and "${{" in value else None
         if found is not None:
             out[str(key).lower()] = found[1]
     return out
 
 
-def _injection(step: Step, name: str, src: Src, env: Mapping[str, tuple[str, ...]]) -> UntrustedCode | None:
+def tainted_with(args: Mapping[str, Any], src: Src, path: str, env: Mapping[str, Taint],
+                 inputs: Mapping[str, Taint], only: Iterable[str] | None = None) -> dict[str, Taint]:
+    """Input name (lower case) -> the outsider text a caller's ``with:`` (``args`` at YAML ``path``) passes in
+    it, read with the caller's tainted ``env`` and ``inputs``; ``only``: the input names that can hold text
+    (None: all).  Each taint's ``via`` ends with the ``with:`` entry (evidence: the expression)."""
+    keep = None if only is None else {n.lower() for n in only}
+    out: dict[str, Taint] = {}
+    for key, value in args.items():
+        name = str(key).lower()
+        found = injected(value, env, inputs) if isinstance(value, str) and "${{" in value else None
+        if found is not None and (keep is None or name in keep):
+            out[name] = Taint(found[1].events, (*found[1].via, src.ev(f"{path}.{key}", found[0])))
+    return out
+
+
+def text_inputs(wf: WorkflowFile) -> list[str]:
+    """The ``workflow_call`` inputs of ``wf`` that can hold text: every one but ``type: boolean`` and
+    ``type: number``, whose value is no text
+    (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_callinputsinput_idtype)."""
+    call = wf.triggers.get("workflow_call")
+    declared = call.get("inputs") if isinstance(call, dict) else None
+    if not isinstance(declared, dict):
+        return []
+    return [str(n) for n, spec in declared.items()
+            if not (isinstance(spec, dict) and str(spec.get("type", "")).lower() in ("boolean", "number"))]
+
+
+def _injection(step: Step, name: str, src: Src, env: Mapping[str, Taint],
+               inputs: Mapping[str, Taint]) -> UntrustedCode | None:
     """A run script or ``actions/github-script`` script writing outsider text (module docstring); ``env``: the
-    tainted variables of the workflow and job (:func:`tainted_env`).  The step's own ``env`` overrides them
-    while the step runs (a step variable of the same name holding no outsider text shadows a tainted one:
-    https://docs.github.com/en/actions/reference/workflows-and-actions/variables)."""
+    tainted variables of the workflow and job (:func:`tainted_env`), ``inputs``: the tainted inputs.  The step's
+    own ``env`` overrides them while the step runs (a step variable of the same name holding no outsider text
+    shadows a tainted one: https://docs.github.com/en/actions/reference/workflows-and-actions/variables)."""
     if step.env:
         own = {str(k).lower() for k in step.env}
-        env = {**{k: v for k, v in env.items() if k not in own}, **tainted_env(step.env)}
+        env = {**{k: v for k, v in env.items() if k not in own}, **tainted_env(step.env, inputs)}
     for path, text in ((step.path + ".run", step.run),
                        (step.path + ".with.script", scalar_text(step.with_args.get("script"))
                         if name == "actions/github-script" else None)):
-        found = injected(text, env) if text and "${{" in text else None
+        found = injected(text, env, inputs) if text and "${{" in text else None
         if found is not None:
-            return UntrustedCode(how="injection", events=found[1], evidence=src.ev(path, found[0]))
+            return UntrustedCode(how="injection", events=found[1].events, evidence=src.ev(path, found[0]),
+                                 via=found[1].via)
     return None
 
 
-def _one(step: Step, src: Src, events: Mapping[str, Sequence[str] | None],
-         repository: str | None, env: Mapping[str, tuple[str, ...]]) -> UntrustedCode | None:
-    code = _code(step, src, env)
+def _one(step: Step, src: Src, events: Mapping[str, Sequence[str] | None], repository: str | None,
+         env: Mapping[str, Taint], inputs: Mapping[str, Taint]) -> UntrustedCode | None:
+    code = _code(step, src, env, inputs)
     if code is None or step.condition is None:
         return code
     found = condition_verdicts(step.condition, src, f"{step.path}.if", events, repository)
     return code.model_copy(update={"condition": found}) if found else code
 
 
-def _code(step: Step, src: Src, env: Mapping[str, tuple[str, ...]]) -> UntrustedCode | None:
+def _code(step: Step, src: Src, env: Mapping[str, Taint], inputs: Mapping[str, Taint]) -> UntrustedCode | None:
     name, ref = _action(step)
     args = " ".join(scalar_text(step.with_args.get(k)) for k in ("ref", "repository"))
     if name == "actions/checkout" and _PR_CODE.search(args):
@@ -218,17 +286,19 @@ def _code(step: Step, src: Src, env: Mapping[str, tuple[str, ...]]) -> Untrusted
     m = _SCRIPT.search(step.run or "")
     if m:
         return UntrustedCode(how="script", evidence=src.ev(step.path + ".run", m.group(0)))
-    return _injection(step, name, src, env)
+    return _injection(step, name, src, env, inputs)
 
 
-def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = (),
-                   repository: str | None = None, env: Mapping[str, Any] | None = None) -> list[UntrustedCode]:
+def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = (), repository: str | None = None,
+                   env: Mapping[str, Any] | None = None, inputs: Mapping[str, Taint] | None = None
+                   ) -> list[UntrustedCode]:
     """The steps of ``jd`` that run pull request code (module docstring), in step order; each with what its
     ``if`` means for an outsider's run of the privileged events among ``triggers`` in ``repository`` (the run's,
     None when not known) (``condition``: :func:`condition_verdicts`; ``jobs.<job_id>.steps[*].if``,
     https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idstepsif).
     ``env``: the workflow's and job's ``env`` (None: the job's alone), whose variables holding outsider text
-    make ``${{ env.NAME }}`` in a script an injection.
+    make ``${{ env.NAME }}`` in a script an injection; ``inputs``: the inputs of a called workflow in which its
+    caller passes outsider text (:func:`tainted_with`), which make ``${{ inputs.NAME }}`` one.
 
     >>> from ingest.github_actions.models import Step
     >>> jd = JobDef(key="t", steps=[Step(index=0, path="jobs.t.steps[0]", uses="actions/checkout@v4",
@@ -237,9 +307,82 @@ def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = (),
     >>> [(u.how, u.guard) for u in untrusted_code(jd, Src("ci.yml", "acme/app", {}))]
     [('checkout', 'checkout-refuses'), ('script', 'none')]
     """
-    events = trigger_types(triggers)
-    tainted = tainted_env(jd.env if env is None else env)
-    return [u for u in (_one(s, src, events, repository, tainted) for s in jd.steps) if u is not None]
+    scope = job_scope(triggers, repository, jd.env if env is None else env, inputs)
+    return [u for u in (_one(s, src, scope.events, repository, scope.env, scope.inputs) for s in jd.steps)
+            if u is not None]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What the steps at one level of a job see of outsider text: the run's ``events`` (event -> activity types)
+    and ``repository``, the tainted variables (``env``) and inputs (``inputs``), and for the steps of a composite
+    action the ``uses:`` steps that led there (``via``, outermost first) and what their ``if`` says
+    (``condition``)."""
+
+    events: Mapping[str, Sequence[str] | None]
+    repository: str | None
+    env: Mapping[str, Taint] = field(default_factory=dict)
+    inputs: Mapping[str, Taint] = field(default_factory=dict)
+    via: tuple[Evidence, ...] = ()
+    condition: tuple[IfVerdict, ...] = ()
+
+
+def job_scope(triggers: Iterable[Trigger], repository: str | None, env: Mapping[str, Any],
+              inputs: Mapping[str, Taint] | None = None) -> Scope:
+    """The :class:`Scope` of a job's own steps: its workflow's and its ``env``, the tainted ``inputs`` of a
+    called workflow."""
+    return Scope(trigger_types(triggers), repository, tainted_env(env, inputs), dict(inputs or {}))
+
+
+def composite_code(action: ActionFile, src: Src, caller: Step, caller_src: Src,
+                   scope: Scope) -> tuple[list[UntrustedCode], Scope]:
+    """The steps of the local composite ``action`` (read from ``src``) that run pull request code when the step
+    ``caller`` (in ``caller_src``, seeing ``scope``) uses it, and the :class:`Scope` of its steps (for the
+    composite actions they use in turn).
+
+    A composite action's steps run in the caller's job, with its ``github`` context and its secrets; the
+    caller's ``with:`` sets the action's ``inputs`` (else an input's ``default``), and ``${{ inputs.NAME }}``
+    in a ``run:`` step is substituted before the shell runs, as any expression is (GitHub docs "Metadata syntax
+    for GitHub Actions", ``inputs`` and ``runs.steps[*].run``,
+    https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax#inputs; the ``inputs``
+    context, https://docs.github.com/en/actions/reference/workflows-and-actions/contexts#inputs-context; "Understanding
+    the risk of script injections",
+    https://docs.github.com/en/actions/reference/security/secure-use#understanding-the-risk-of-script-injections).
+    So outsider text passed in ``with:`` and written as ``${{ inputs.NAME }}`` (directly, or through a step
+    ``env:`` used as ``${{ env.NAME }}``) is an injection, its ``via`` the caller's ``with:``; outsider text the
+    action's own steps write (``${{ github.event.issue.title }}``), or a checkout of the pull request, has the
+    ``uses:`` step as ``via``.  The caller step's ``env`` applies to the action's steps, its ``if`` to each of
+    them.  An input's ``default`` is evaluated in the caller's run too (``${{ github.event... }}``).
+    """
+    uses_ev = caller_src.ev(caller.path + ".uses", caller.uses)
+    env = dict(scope.env)
+    if caller.env:
+        own = {str(k).lower() for k in caller.env}
+        env = {**{k: v for k, v in env.items() if k not in own}, **tainted_env(caller.env, scope.inputs)}
+    inputs = tainted_with(caller.with_args, caller_src, caller.path + ".with", env, scope.inputs)
+    passed = {str(k).lower() for k in caller.with_args}
+    for name, default in action.inputs.items():
+        found = injected(default) if isinstance(default, str) and "${{" in default else None
+        if found is not None and str(name).lower() not in passed:
+            inputs[str(name).lower()] = Taint(found[1].events, (*scope.via, uses_ev,
+                                                                src.ev(f"inputs.{name}.default", found[0])))
+    own_if = condition_verdicts(caller.condition, caller_src, caller.path + ".if", scope.events, scope.repository)
+    inner = Scope(scope.events, scope.repository, env, inputs, (*scope.via, uses_ev), (*scope.condition, *own_if))
+    out: list[UntrustedCode] = []
+    for step in action.steps:
+        if step.condition is not None and never_runs(step.condition):
+            continue
+        code = _one(step, src, inner.events, inner.repository, inner.env, inner.inputs)
+        if code is not None:
+            out.append(code.model_copy(update={"via": code.via or inner.via,
+                                               "condition": combined(inner.condition, code.condition)}))
+    return out, inner
+
+
+def combined(outer: Sequence[IfVerdict], own: Sequence[IfVerdict]) -> tuple[IfVerdict, ...]:
+    """The verdicts of nested ``if`` s (a caller's, then a step's or a called job's own), a ``skipped`` one first:
+    it closes the way in whichever ``if`` says it (the first verdict of an event is the one read)."""
+    return tuple(sorted((*outer, *own), key=lambda v: v.outcome != "skipped"))
 
 
 def condition_verdicts(value: Any, src: Src, path: str, events: Mapping[str, Sequence[str] | None],

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphkit.graph import GraphBuilder
-from graphkit.model import DeploymentTarget, EdgeKind, Evidence, SecretGrant, ids, repo_key
+from graphkit.model import DeploymentTarget, EdgeKind, Evidence, SecretGrant, UntrustedCode, ids, repo_key
 
 from ..evidence import Src
 from ..expressions import EvalContext, expressions, resolve, scan_secrets, substitute_inputs, truthy
@@ -69,6 +69,8 @@ class JobState:
     grants: list[SecretGrant] = field(default_factory=list)
     checkouts: dict[str, str] = field(default_factory=dict)  # checkout path -> repo key
     registries: list[str] = field(default_factory=list)
+    #: the steps of the composite actions the job uses that run pull request code (:mod:`..untrusted`)
+    untrusted: list[UntrustedCode] = field(default_factory=list)
 
     @property
     def rk(self) -> str:
