@@ -30,7 +30,8 @@ from graphkit.iam.policy import Statement
 from graphkit.iam.tri import Tri, and3, not3, or3
 from graphkit.iam.variables import Bindings, resolve_resource
 
-__all__ = ["action_matches", "expand_actions", "resource_matches", "resource_hit", "Grant", "allowed", "allowed_on"]
+__all__ = ["action_matches", "expand_actions", "resource_matches", "resource_hit", "Grant", "allowed", "allowed_on",
+           "denied_on"]
 
 
 def action_matches(patterns: Iterable[str], action: str) -> bool:
@@ -219,6 +220,24 @@ def allowed_on(statements: Sequence[Statement], action: str, resource: str, *,
     inside = True if boundary is None else None if not boundary_known else allowed_on(
         boundary, action, resource, context_known=context_known, variables=env)
     return and3([allow, not3(cut), inside])
+
+
+def denied_on(statements: Sequence[Statement], action: str, resource: str, *,
+              variables: Bindings | None = None) -> Tri:
+    """Whether an explicit ``Deny`` of ``statements`` cuts ``action`` on ``resource``: True, False, or None (a
+    conditional Deny, or one that covers only some instances of a pattern).
+
+    An explicit Deny in any policy that applies wins, whatever allows the request, a resource-based policy
+    (a role trust naming the principal) included (AWS "Policy evaluation logic",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html).
+
+    >>> from graphkit.iam import parse_policy
+    >>> st = parse_policy({"Statement": [{"Effect": "Deny", "Action": "sts:*", "Resource": "arn:aws:iam::1:role/a"}]})
+    >>> denied_on(st, "sts:AssumeRole", "arn:aws:iam::1:role/a"), denied_on(st, "sts:AssumeRole", "arn:aws:iam::1:role/b")
+    (True, False)
+    """
+    env = variables or Bindings()
+    return or3(_deny_hit(d, resource, env) for d in statements if d.effect == "Deny" and _acts(d, action))
 
 
 def _acts(st: Statement, action: str) -> bool:

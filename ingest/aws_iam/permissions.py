@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from graphkit.iam import (Grant, Statement, Tri, allowed, allowed_on, and3, control_policy_decision, or3,
+from graphkit.iam import (Grant, Statement, Tri, allowed, allowed_on, and3, control_policy_decision, denied_on, or3,
                           parse_policy, resource_matches)
 from graphkit.model import Evidence
 from graphkit.iam.variables import Bindings, principal_context
@@ -115,6 +115,14 @@ class Permissions:
         ok = allowed_on(rel, action, resource, boundary=self.boundary, boundary_known=self.boundary_known,
                         variables=bindings)
         return False if ok is False else and3([ok, self.cap(action, resource)])
+
+    def denies(self, action: str, resource: str) -> Tri:
+        """Whether an explicit Deny of the principal's identity policies or of its permissions boundary cuts
+        ``action`` on ``resource`` (:func:`graphkit.iam.denied_on`): it wins over a resource-based policy that
+        names the principal, a role trust included (AWS "Policy evaluation logic",
+        https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html)."""
+        return denied_on([*self.statements, *(self.boundary or [])], action, resource,
+                         variables=Bindings(*principal_context(self.arn, self.account)))
 
     def cap(self, action: str, resource: str) -> Tri:
         """What SCPs of the principal's account and RCPs of the resource's account let through.

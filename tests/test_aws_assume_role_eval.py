@@ -1,0 +1,112 @@
+"""sts:AssumeRole between IAM principals against what AWS documents: an explicit Deny in the caller's own policies
+wins over a trust that names it, and a role's session assuming a role (role chaining) lasts at most 1 hour."""
+
+from datetime import datetime, timezone
+
+from graphkit.analysis import blast_radius
+from graphkit.analysis.timeline import Issued, classify
+from graphkit.iam import denied_on, parse_policy
+from graphkit.model import EdgeKind, Lifetime, ids
+
+from test_aws_iam import A, R, graph_of, role, root_trust
+
+B = "444455556666"
+CALLER = f"arn:aws:iam::{A}:role/caller"
+
+
+def trust(principal: object) -> dict:
+    return {"Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": principal}]}
+
+
+def assumes(g, src: str) -> dict[str, tuple[str, str]]:
+    return {e.target: (e.confidence.value, e.lifetime.value) for e in g.out_edges(src)
+            if e.kind is EdgeKind.ASSUMES_ROLE}
+
+
+def user(name: str, inline: list | None = None, groups: list[str] | None = None) -> dict:
+    return {"UserName": name, "Arn": f"arn:aws:iam::{A}:user/{name}", "GroupList": groups or [],
+            "UserPolicyList": [{"PolicyName": "p", "PolicyDocument": {"Statement": inline}}] if inline else [],
+            "AttachedManagedPolicies": []}
+
+
+def test_explicit_deny_in_the_callers_policy_wins_over_a_trust_naming_it():
+    """AWS "Policy evaluation logic" (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html):
+    a trust naming the caller's ARN (same account) grants without an identity Allow, but "an explicit deny in any
+    of these policies overrides the allow".  graphkit skipped the caller's policies when the trust named it, so a
+    role denied ``sts:AssumeRole`` by its own policy kept a certain edge."""
+    deny_all = [{"Effect": "Deny", "Action": "sts:*", "Resource": "*"}]
+    deny_other = [{"Effect": "Deny", "Action": "sts:AssumeRole", "Resource": f"arn:aws:iam::{A}:role/other"}]
+    deny_if = [{"Effect": "Deny", "Action": "sts:AssumeRole", "Resource": "*",
+                "Condition": {"Bool": {"aws:MultiFactorAuthPresent": "false"}}}]
+    for inline, want in ((None, ("certain", "chained_session")), (deny_all, None),
+                         (deny_other, ("certain", "chained_session")), (deny_if, ("possible", "chained_session"))):
+        g = graph_of({"RoleDetailList": [role("caller", root_trust(), inline), role("target", trust({"AWS": CALLER}))]})
+        assert assumes(g, R("caller")) == ({R("target"): want} if want else {}), inline
+    # a user named by the trust, denied through the inline policy of its group
+    group = {"GroupName": "locked", "Arn": f"arn:aws:iam::{A}:group/locked", "AttachedManagedPolicies": [],
+             "GroupPolicyList": [{"PolicyName": "g", "PolicyDocument": {"Statement": deny_all}}]}
+    u = ids.cloud_user(f"arn:aws:iam::{A}:user/u")
+    named = trust({"AWS": f"arn:aws:iam::{A}:user/u"})
+    g = graph_of({"RoleDetailList": [role("target", named)], "UserDetailList": [user("u", groups=["locked"])],
+                  "GroupDetailList": [group]})
+    assert assumes(g, u) == {}
+    g = graph_of({"RoleDetailList": [role("target", named)], "UserDetailList": [user("u")]})
+    assert assumes(g, u) == {R("target"): ("certain", "cloud_session")}
+    # a trust naming one of the caller's sessions: the session name is chosen (possible), the Deny still cuts
+    session = trust({"AWS": f"arn:aws:sts::{A}:assumed-role/caller/ci"})
+    g = graph_of({"RoleDetailList": [role("caller", root_trust()), role("target", session)]})
+    assert assumes(g, R("caller")) == {R("target"): ("possible", "chained_session")}
+    g = graph_of({"RoleDetailList": [role("caller", root_trust(), deny_all), role("target", session)]})
+    assert assumes(g, R("caller")) == {}
+
+
+def test_denied_on():
+    st = parse_policy({"Statement": [{"Effect": "Deny", "NotAction": "s3:*", "Resource": f"arn:aws:iam::{A}:role/*"},
+                                     {"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}]})
+    assert denied_on(st, "sts:AssumeRole", f"arn:aws:iam::{A}:role/x") is True
+    assert denied_on(st, "s3:GetObject", f"arn:aws:iam::{A}:role/x") is False
+    assert denied_on(st, "sts:AssumeRole", f"arn:aws:iam::{B}:role/x") is False
+    assert denied_on(st, "sts:AssumeRole", "*") is None  # some instances only
+
+
+def test_role_chaining_lasts_at_most_one_hour():
+    """AWS "Roles terms and concepts", role chaining
+    (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_terms-and-concepts.html#iam-term-role-chaining):
+    a role assumed with another role's session credentials gets a session of at most 1 hour, whatever the role's
+    MaxSessionDuration.  graphkit gave role -> role edges the 12-hour web-identity session lifetime."""
+    allow = [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}]
+    target = role("target", root_trust(), [{"Effect": "Allow", "Action": "kms:Sign", "Resource": "*"}])
+    target["MaxSessionDuration"] = 43200
+    g = graph_of({"RoleDetailList": [role("a", root_trust(), allow), target], "UserDetailList": [user("u", allow)]})
+    assert assumes(g, R("a")) == {R("target"): ("certain", "chained_session")}
+    u = ids.cloud_user(f"arn:aws:iam::{A}:user/u")
+    assert assumes(g, u) == {R("a"): ("certain", "cloud_session"), R("target"): ("certain", "cloud_session")}
+    # the blast radius of the user: target directly (cloud_session) beats a -> target (chained)
+    br = blast_radius(g, u)
+    assert br[R("target")].lifetime is Lifetime.CLOUD_SESSION
+    br = blast_radius(g, R("a"))
+    assert br[R("target")].lifetime is Lifetime.CHAINED_SESSION
+    # a role of an account no export covers (inferred) chains too; that account's root does not
+    g = graph_of({"RoleDetailList": [role("x", trust({"AWS": [f"arn:aws:iam::{B}:role/ci", f"arn:aws:iam::{B}:root"]}))]})
+    got = {e.source: (e.confidence.value, e.lifetime.value) for e in g.edges(EdgeKind.ASSUMES_ROLE)}
+    assert got == {ids.cloud_role("aws", f"arn:aws:iam::{B}:role/ci"): ("possible", "chained_session"),
+                   ids.cloud_account(B): ("certain", "cloud_session")}
+
+
+def test_a_chained_sts_session_expires_after_one_hour():
+    """The tokens file: an ``sts_session`` record marked ``chained`` (CloudTrail ``AssumeRole`` by an
+    ``AssumedRole`` identity) lasts at most 1 hour even when the role allows 12 and 2 were requested."""
+    target = role("target", root_trust())
+    target["MaxSessionDuration"] = 43200
+    g = graph_of({"RoleDetailList": [target]})
+    at = datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 12, 1, 11, 30, tzinfo=timezone.utc)
+    chained = Issued(kind="sts_session", subject=R("target"), issued_at=at, duration_seconds=7200, chained=True)
+    plain = Issued(kind="sts_session", subject=R("target"), issued_at=at, duration_seconds=7200)
+    c, p = classify(chained, now=now, graph=g), classify(plain, now=now, graph=g)
+    assert (c.status, c.expires_at) == ("expired", datetime(2026, 12, 1, 11, 0, tzinfo=timezone.utc))
+    assert c.reason == "expired 2026-12-01T11:00:00Z (the requested duration, at most 1 hour: role chaining): no action needed"
+    assert (p.status, p.expires_at) == ("live", datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc))
+    short = Issued(kind="sts_session", subject=R("target"), issued_at=at, duration_seconds=900, chained=True)
+    assert classify(short, now=now, graph=g).expires_at == datetime(2026, 12, 1, 10, 15, tzinfo=timezone.utc)
