@@ -110,3 +110,29 @@ def test_a_chained_sts_session_expires_after_one_hour():
     assert (p.status, p.expires_at) == ("live", datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc))
     short = Issued(kind="sts_session", subject=R("target"), issued_at=at, duration_seconds=900, chained=True)
     assert classify(short, now=now, graph=g).expires_at == datetime(2026, 12, 1, 10, 15, tzinfo=timezone.utc)
+
+
+def test_principal_type_and_service_keys_of_an_iam_principal():
+    """AWS "Global condition context keys"
+    (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html): ``aws:PrincipalType``
+    (``User``; ``AssumedRole`` for a role's session) and ``aws:PrincipalIsAWSService`` (false for an IAM principal)
+    are in every signed request, ``aws:PrincipalServiceName`` only in a service principal's.  graphkit read them as
+    unknown keys: every such trust was only possible."""
+    allow = [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}]
+    u = ids.cloud_user(f"arn:aws:iam::{A}:user/u")
+
+    def edges(condition: dict) -> tuple[dict, dict]:
+        t = {"Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole", "Condition": condition,
+                            "Principal": {"AWS": f"arn:aws:iam::{A}:root"}}]}
+        g = graph_of({"RoleDetailList": [role("caller", root_trust(), allow), role("target", t)],
+                      "UserDetailList": [user("u", allow)]})
+        return ({k: v for k, v in assumes(g, R("caller")).items()},
+                {k: v for k, v in assumes(g, u).items() if k == R("target")})
+
+    role_only = {"StringEquals": {"aws:PrincipalType": "AssumedRole"}}
+    assert edges(role_only) == ({R("target"): ("certain", "chained_session")}, {})
+    users_only = {"StringEquals": {"aws:PrincipalType": "User"}}
+    assert edges(users_only) == ({}, {R("target"): ("certain", "cloud_session")})
+    assert edges({"Bool": {"aws:PrincipalIsAWSService": "true"}}) == ({}, {})
+    assert edges({"Bool": {"aws:PrincipalIsAWSService": "false"}, "Null": {"aws:PrincipalServiceName": "true"}}) == (
+        {R("target"): ("certain", "chained_session")}, {R("target"): ("certain", "cloud_session")})

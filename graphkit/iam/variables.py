@@ -246,7 +246,9 @@ def principal_context(arn: str, account: str) -> tuple[dict[str, Any], Callable[
 
     AWS "AWS global condition context keys"
     (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html): ``aws:PrincipalArn``
-    (for a role session, the role's ARN) and ``aws:PrincipalAccount`` are in every signed request;
+    (for a role session, the role's ARN), ``aws:PrincipalAccount``, ``aws:PrincipalType`` (``User``, or
+    ``AssumedRole`` for a role's session) and ``aws:PrincipalIsAWSService`` (``false``) are in every signed request
+    of an IAM principal, ``aws:PrincipalServiceName`` in none;
     ``aws:username`` only for an IAM user (its friendly name), "not present" for an assumed role (the variables
     page, "Principal key values").  Every other key (tags, ``aws:userid``, source IP...) stays unknown.
 
@@ -261,10 +263,15 @@ def principal_context(arn: str, account: str) -> tuple[dict[str, Any], Callable[
     ctx: dict[str, Any] = {"aws:principalaccount": [ClaimValue(account)]} if account else {}
     absent: set[str] = set()
     resource = arn.split(":", 5)[5] if arn.startswith("arn:") and arn.count(":") >= 5 else ""
-    if resource.startswith("user/"):
+    if resource.startswith(("user/", "role/")):
         ctx["aws:principalarn"] = [ClaimValue(arn)]
+        # an IAM user or a role's session: aws:PrincipalType User / AssumedRole, aws:PrincipalIsAWSService false
+        # ("present in the request context for all signed API requests"), aws:PrincipalServiceName absent
+        ctx["aws:principaltype"] = [ClaimValue("User" if resource.startswith("user/") else "AssumedRole")]
+        ctx["aws:principalisawsservice"] = [ClaimValue("false")]
+        absent.add("aws:principalservicename")
+    if resource.startswith("user/"):
         ctx["aws:username"] = [ClaimValue(resource.rsplit("/", 1)[1])]
     elif resource.startswith("role/"):
-        ctx["aws:principalarn"] = [ClaimValue(arn)]
         absent.add("aws:username")
     return ctx, absent.__contains__
