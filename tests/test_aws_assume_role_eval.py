@@ -136,3 +136,25 @@ def test_principal_type_and_service_keys_of_an_iam_principal():
     assert edges({"Bool": {"aws:PrincipalIsAWSService": "true"}}) == ({}, {})
     assert edges({"Bool": {"aws:PrincipalIsAWSService": "false"}, "Null": {"aws:PrincipalServiceName": "true"}}) == (
         {R("target"): ("certain", "chained_session")}, {R("target"): ("certain", "cloud_session")})
+
+
+def test_a_user_named_in_a_trust_still_needs_its_permissions_boundary_to_allow_assume_role():
+    """AWS IAM User Guide "Update a role trust policy"
+    (https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_update-role-trust-policy.html): "If a user is listed
+    as the principal in a role's trust policy but cannot assume the role, check the user's permissions boundary. If
+    a permissions boundary is set for the user, then it must allow the sts:AssumeRole action."  graphkit checked the
+    boundary of a role named in a trust, not of a user: the user kept a certain edge."""
+    bound = f"arn:aws:iam::{A}:policy/bound"
+
+    def graph(boundary_allows: list[str]) -> dict:
+        u = user("u", [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}])
+        u["PermissionsBoundary"] = {"PermissionsBoundaryType": "Policy", "PermissionsBoundaryArn": bound}
+        policy = {"PolicyName": "bound", "Arn": bound, "DefaultVersionId": "v1", "PolicyVersionList": [
+            {"VersionId": "v1", "IsDefaultVersion": True,
+             "Document": {"Statement": [{"Effect": "Allow", "Action": boundary_allows, "Resource": "*"}]}}]}
+        g = graph_of({"RoleDetailList": [role("target", trust({"AWS": f"arn:aws:iam::{A}:user/u"}))],
+                      "UserDetailList": [u], "Policies": [policy]})
+        return assumes(g, ids.cloud_user(f"arn:aws:iam::{A}:user/u"))
+
+    assert graph(["s3:*"]) == {}
+    assert graph(["s3:*", "sts:AssumeRole"]) == {R("target"): ("certain", "cloud_session")}

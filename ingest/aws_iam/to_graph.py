@@ -409,8 +409,7 @@ def _assume_role_edge(b: _Build, caller: Principal, role: Principal, grants: lis
                 if resource_matches(g.resource, role.arn) is not False][:2]
     else:  # the trust names the caller (or one of its sessions): no identity Allow needed, an explicit Deny cuts
         res = and3([res, not3(perms.denies("sts:AssumeRole", role.arn))])
-        if res is not False and caller.kind == "role" and any(caller.arn in st.principals.get("AWS", ())
-                                                              for st in match.allows):
+        if res is not False and any(caller.arn in st.principals.get("AWS", ()) for st in match.allows):
             res = and3([res, _boundary_allows(perms, role.arn)])
         if res is False:
             return
@@ -430,13 +429,16 @@ def _session_lifetime(caller_kind: str) -> Lifetime | None:
 
 
 def _boundary_allows(perms: Permissions, role_arn: str) -> Tri:
-    """Whether the caller role's permissions boundary lets it call ``sts:AssumeRole`` on ``role_arn`` (True without
-    one; None when set but not exported).  A trust naming the caller role's ARN grants without its identity
-    policy, but "an implicit deny in a permissions boundary does limit the permissions granted to the ARN of the
+    """Whether the caller's permissions boundary lets it call ``sts:AssumeRole`` on ``role_arn`` (True without
+    one; None when set but not exported).  A trust naming the caller's ARN grants without its identity policy, but
+    for a role "an implicit deny in a permissions boundary does limit the permissions granted to the ARN of the
     underlying IAM role" by a resource-based policy (AWS IAM User Guide "Policy evaluation logic", identity-based
     and resource-based policies,
     https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html; verified in
-    https://github.com/benkehoe/permissions-boundary-test); a trust naming one of its sessions is not limited."""
+    https://github.com/benkehoe/permissions-boundary-test), and for a user named in a role trust "If a permissions
+    boundary is set for the user, then it must allow the sts:AssumeRole action" (AWS IAM User Guide "Update a role
+    trust policy", https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_update-role-trust-policy.html); a
+    trust naming one of a role's sessions is not limited."""
     if perms.boundary is None and perms.boundary_known:
         return True
     if not perms.boundary_known:
