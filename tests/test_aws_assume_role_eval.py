@@ -158,3 +158,27 @@ def test_a_user_named_in_a_trust_still_needs_its_permissions_boundary_to_allow_a
 
     assert graph(["s3:*"]) == {}
     assert graph(["s3:*", "sts:AssumeRole"]) == {R("target"): ("certain", "cloud_session")}
+
+
+def test_identity_policy_conditions_on_the_callers_own_keys_are_decided():
+    """A condition of the caller's own policy on keys every signed request carries (``aws:PrincipalArn``,
+    ``aws:PrincipalAccount``, ``aws:PrincipalType``: AWS "Global condition context keys",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html) is decided, as in a
+    trust; other keys (tags, MFA, source IP) leave it possible.  graphkit made every conditional identity statement
+    possible, and a conditional Deny possibly cutting."""
+    def edge(inline: list) -> dict:
+        g = graph_of({"RoleDetailList": [role("caller", root_trust(), inline), role("target", root_trust())]})
+        return assumes(g, R("caller"))
+
+    allow = {"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}
+    assert edge([{**allow, "Condition": {"StringEquals": {"aws:PrincipalAccount": A}}}]) == {
+        R("target"): ("certain", "chained_session")}
+    assert edge([{**allow, "Condition": {"StringEquals": {"aws:PrincipalAccount": B}}}]) == {}
+    assert edge([{**allow, "Condition": {"StringEquals": {"aws:PrincipalTag/team": "ci"}}}]) == {
+        R("target"): ("possible", "chained_session")}
+    deny = {"Effect": "Deny", "Action": "sts:AssumeRole", "Resource": "*"}
+    assert edge([allow, {**deny, "Condition": {"ArnNotEquals": {"aws:PrincipalArn": CALLER}}}]) == {
+        R("target"): ("certain", "chained_session")}
+    assert edge([allow, {**deny, "Condition": {"ArnEquals": {"aws:PrincipalArn": CALLER}}}]) == {}
+    assert edge([allow, {**deny, "Condition": {"StringLike": {"aws:userid": "AROA*"}}}]) == {
+        R("target"): ("possible", "chained_session")}
