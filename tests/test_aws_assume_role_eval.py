@@ -182,3 +182,54 @@ def test_identity_policy_conditions_on_the_callers_own_keys_are_decided():
     assert edge([allow, {**deny, "Condition": {"ArnEquals": {"aws:PrincipalArn": CALLER}}}]) == {}
     assert edge([allow, {**deny, "Condition": {"StringLike": {"aws:userid": "AROA*"}}}]) == {
         R("target"): ("possible", "chained_session")}
+
+
+def test_configure_aws_credentials_role_chaining_keeps_the_chained_role():
+    """configure-aws-credentials ``role-chaining: true`` ("Use existing credentials from the environment to assume
+    a new role", https://github.com/aws-actions/configure-aws-credentials#role-chaining) calls ``sts:AssumeRole``
+    with the session an earlier step configured; the chained role's trust names that role, not the OIDC provider.
+    graphkit read the step as OIDC: once the IAM export was read, the workload role's trust rejected the token and
+    the job's only edge to it was removed (listed as denied)."""
+    import json
+
+    from graphkit.graph import Graph
+    from graphkit.resolve import resolve
+    from ingest import aws_iam
+    from ingest.github_actions import parse_workflow, to_graph
+
+    wf = """
+on: {push: {branches: [main]}}
+permissions: {id-token: write}
+jobs:
+  deploy:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: aws-actions/configure-aws-credentials@v4
+        with: {role-to-assume: "arn:aws:iam::%(A)s:role/hub", aws-region: us-east-1}
+      - uses: aws-actions/configure-aws-credentials@v4
+        with: {role-to-assume: "arn:aws:iam::%(B)s:role/workload", aws-region: us-east-1, role-chaining: true}
+""" % {"A": A, "B": B}
+    host = "token.actions.githubusercontent.com"
+    oidc = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+        "Principal": {"Federated": f"arn:aws:iam::{A}:oidc-provider/{host}"},
+        "Condition": {"StringEquals": {f"{host}:aud": "sts.amazonaws.com",
+                                       f"{host}:sub": "repo:acme/app:ref:refs/heads/main"}}}]}
+    hub = role("hub", oidc, [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": f"arn:aws:iam::{B}:role/*"}])
+    workload = role("workload", trust({"AWS": f"arn:aws:iam::{A}:role/hub"}), acct=B)
+    iam = aws_iam.to_graph([aws_iam.parse(json.dumps({"RoleDetailList": [hub]}), "a.json"),
+                            aws_iam.parse(json.dumps({"RoleDetailList": [workload]}), "b.json")])
+    res = to_graph([parse_workflow(wf, file=".github/workflows/d.yml", repository="acme/app")])
+    g = Graph()
+    g.update([*res.nodes, *iam.nodes], [*res.edges, *iam.edges])
+    g.meta.aws_iam = iam.meta[aws_iam.META_KEY]
+    resolve(g)
+    job = ids.job("acme/app", ".github/workflows/d.yml", "deploy")
+    hub_id, wl = R("hub"), ids.cloud_role("aws", f"arn:aws:iam::{B}:role/workload")
+    got = {(e.source, e.target, e.confidence.value, e.lifetime.value) for e in g.edges(EdgeKind.ASSUMES_ROLE)}
+    assert got == {(ids.oidc_identity(job), hub_id, "certain", "cloud_session"),
+                   (job, wl, "possible", "chained_session"),  # the step: kept, never evaluated as OIDC
+                   (hub_id, wl, "certain", "chained_session")}  # the IAM export: the hub's session chains in
+    assert g.meta.cloud.denied == []
+    br = blast_radius(g, job)
+    assert (br[wl].confidence.value, br[wl].lifetime) == ("certain", Lifetime.CHAINED_SESSION)
