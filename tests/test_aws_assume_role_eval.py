@@ -233,3 +233,27 @@ jobs:
     assert g.meta.cloud.denied == []
     br = blast_radius(g, job)
     assert (br[wl].confidence.value, br[wl].lifetime) == ("certain", Lifetime.CHAINED_SESSION)
+
+
+def test_principal_org_id_is_known_for_the_accounts_of_an_organizations_export():
+    """``aws:PrincipalOrgID`` is "included in the request context only if the principal is a member of an
+    organization" (AWS "Global condition context keys",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-principalorgid):
+    with an Organizations export (``describe-organization``'s ``Id``) the accounts it places in the organization
+    have it, so the common trust ``"AWS": "*"`` + ``StringEquals aws:PrincipalOrgID`` is decided for them; without
+    one it stays possible."""
+    allow = [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}]
+    t = {"Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": {"AWS": "*"},
+                        "Condition": {"StringEquals": {"aws:PrincipalOrgID": "o-abc123"}}}]}
+    exports = [{"RoleDetailList": [role("caller", root_trust(), allow), role("target", t)]}]
+
+    def org(org_id: str) -> dict:
+        return {"Organization": {"Id": org_id, "MasterAccountId": "999999999999"}, "Accounts": [{"Id": A}],
+                "OrganizationPolicies": []}
+
+    assert assumes(graph_of(*exports), R("caller")) == {R("target"): ("possible", "chained_session")}
+    assert assumes(graph_of(*exports, org("o-abc123")), R("caller")) == {R("target"): ("certain", "chained_session")}
+    assert assumes(graph_of(*exports, org("o-other99")), R("caller")) == {}
+    # the management account belongs to its organization too
+    mgmt = {"Organization": {"Id": "o-abc123", "MasterAccountId": A}, "Accounts": [], "OrganizationPolicies": []}
+    assert assumes(graph_of(*exports, mgmt), R("caller")) == {R("target"): ("certain", "chained_session")}

@@ -393,7 +393,8 @@ class _TrustedPrincipals:
 
 def _assume_role_edge(b: _Build, caller: Principal, role: Principal, grants: list[Grant],
                       perms: Permissions) -> None:
-    res, needs, match = principal_trust(role.trust or [], caller.arn, caller.account, role.account)
+    res, needs, match = principal_trust(role.trust or [], caller.arn, caller.account, role.account,
+                                        caller_org=b.index.caps.orgs.get(caller.account))
     if res is False:
         return
     res = and3([res, perms.cap("sts:AssumeRole", role.arn)])  # SCPs of the caller's account, RCPs of the role's
@@ -471,7 +472,8 @@ def _foreign_trust_edges(b: _Build) -> None:
                     b.problems.append(InputError(role.file, f"{st.place}.Principal.AWS", str(exc)))
                     continue
                 res, _, _ = principal_trust([st], value if ":root" not in value else f"arn:{partition}:iam::"
-                                            f"{account}:root", account, role.account)
+                                            f"{account}:root", account, role.account,
+                                            caller_org=b.index.caps.orgs.get(account))
                 if res is not False:
                     b.edge(EdgeKind.ASSUMES_ROLE, source, principal_id(role), [_ev(role.file, st.place, st.sid)],
                            res if source == ids.cloud_account(account) else None, via="sts:AssumeRole",
