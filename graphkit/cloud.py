@@ -248,6 +248,67 @@ def _evaluate(facts: JobFacts, role: CloudRole, statements: list[Statement],
     return result, list(dict.fromkeys(subs)), decided
 
 
+def _spelt(facts: JobFacts, names: dict[str, str]) -> tuple[JobFacts, bool]:
+    """``facts`` with the repository spelt as the inventory spells it (GitHub's spelling, the one OIDC claims
+    carry), and whether the spelling is known: the inventory's, or one with capitals (a name written all in lower
+    case may be a lower-cased copy, e.g. a checkout's ``owner__name`` folder; one with capitals was not lower-cased).
+    """
+    spelt = names.get(facts.repository.lower())
+    if spelt:
+        return (facts if spelt == facts.repository else replace(facts, repository=spelt)), True
+    return facts, facts.repository != facts.repository.lower()
+
+
+def _decide(facts: JobFacts, spelling_known: bool, role: CloudRole, statements: list[Statement],
+            rcps: list[list[Statement] | None], variants: list) -> tuple[Tri, list[str], list[Statement]]:
+    """:func:`_evaluate`, and when the repository's spelling is not known, :func:`_other_spelling`."""
+    base = _evaluate(facts, role, statements, rcps, variants)
+    return base if spelling_known else _other_spelling(facts, role, statements, rcps, base)
+
+
+def _other_spelling(facts: JobFacts, role: CloudRole, statements: list[Statement], rcps: list[list[Statement] | None],
+                    base: tuple[Tri, list[str], list[Statement]]) -> tuple[Tri, list[str], list[Statement]]:
+    """``base`` (:func:`_evaluate`'s answer), unless the trust spells the owner or repository name in another case
+    and the answer under that spelling differs: then ``None`` (possible), with the subjects and statements of the
+    spelling that lets the token in.
+
+    GitHub owner and repository names are case-insensitive, but the claims (``sub``, ``repository``,
+    ``job_workflow_ref``) carry GitHub's spelling and ``StringEquals``/``StringLike`` compare it case-sensitively
+    (AWS "Condition operators", string condition operators,
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html#Conditions_String).
+    The spelling graphkit has comes from its source (a checkout's folder or remote, an inventory), which may not be
+    GitHub's: a trust written in another spelling (``repo:Acme/App:*`` for a checkout of ``acme/app``) accepts the
+    token if that spelling is GitHub's, and one that excludes it (``StringNotLike``) rejects it -- possible either
+    way, never a certain answer.
+    """
+    result, subs, decided = base
+    for spelling in _spellings(facts.repository, statements):
+        other = _evaluate(replace(facts, repository=spelling), role, statements, rcps)
+        if other[0] != result:
+            return None, *(other[1:] if result is False else (subs, decided))
+    return base
+
+
+def _spellings(repository: str, statements: list[Statement]) -> list[str]:
+    """Other spellings of ``OWNER/NAME`` (case-insensitively equal) that the condition values of ``statements``
+    write: the owner where followed by ``/`` or ``@`` (immutable subjects), with the name when it follows."""
+    owner, _, name = repository.partition("/")
+    lo, ln = owner.lower(), name.lower()
+    found: dict[str, None] = {}
+    for st in statements:
+        for block in st.conditions.values():
+            for value in (v for values in block.values() for v in values):
+                low, at = value.lower(), value.lower().find(lo)
+                while at != -1 and len(found) < 8:
+                    end = at + len(lo)
+                    if low[end:end + 1] in ("/", "@") and (at == 0 or not low[at - 1].isalnum()):
+                        rest = value[end:].lstrip("@0123456789*").removeprefix("/")
+                        spelt = rest[:len(name)] if rest[:len(name)].lower() == ln else name
+                        found[f"{value[at:end]}/{spelt}"] = None
+                    at = low.find(lo, at + 1)
+    return [s for s in found if s != repository]
+
+
 def link_cloud(graph: Graph) -> None:
     """Add OIDC -> role, pattern-role and instance-profile edges (see module docstring).
 
@@ -299,8 +360,10 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
     index = TrustIndex(trusts)  # the roles a token may pass: the others reject it (no need to evaluate)
     order = sorted(trusts)
     roles: dict[str, _Role] = {}  # per role: its node, IAM evidence and trust class, read once
+    names = graph.meta.inventory.repository_names
     for o in identities:
         facts = _job_facts(graph, o, templates)
+        facts, spelling_known = _spelt(facts, names)
         variants = claim_variants(facts)  # the same for every role
         subjects = presented_subjects(variants)
         if subjects and subjects != o.subjects:  # the node shows what the evaluation uses (idempotent)
@@ -321,7 +384,8 @@ def _link_oidc(graph: Graph, known: list[CloudRole], templates: dict[str, Any]) 
                 role = roles[rid] = _Role(node, _iam_evidence(node), _same_trust(node, statements, rcps[node.account]))
             found = results.get(role.trust)
             if found is None:
-                result, subs, decided = _evaluate(facts, role.node, statements, rcps[role.node.account], variants)
+                result, subs, decided = _decide(facts, spelling_known, role.node, statements,
+                                                rcps[role.node.account], variants)
                 props = None if result is False else graph.shared_props(
                     {"via": "oidc", "trust": "evaluated", "subjects": subs[:5], "named": False})
                 found = results[role.trust] = result, subs, decided, props

@@ -67,6 +67,9 @@ class InventoryFacts(_Meta):
     self_hosted_labels: list[str] = Field(default_factory=list)
     secrets_complete: list[str] = Field(default_factory=list)
     oidc_sub_templates: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    #: ``owner/repo`` (lower-cased) -> the repository's name as the inventory spells it: GitHub's spelling, which
+    #: OIDC claims carry (a checkout's folder or remote may differ in case; :mod:`graphkit.cloud`)
+    repository_names: dict[str, str] = Field(default_factory=dict)
     unknown_selected_workflows: list[str] = Field(default_factory=list)
     runner_owners: list[str] = Field(default_factory=list)
     #: owners whose inventory says every runner (org and repository runners) is listed (``runners_complete``)

@@ -29,6 +29,7 @@ REPO = "acme/app"
 RULE_NODE_KINDS = {NodeKind.CLOUD_ROLE, NodeKind.SIGNING_KEY, NodeKind.DEPLOYMENT_TARGET, NodeKind.CACHE}
 
 OIDC = (("trust", "unknown"), ("via", "oidc"))
+CHAINED = (("via", "role chaining"),)
 KEYS = (("via", "static credentials"),)
 AMBIENT = (("via", "ambient runner credentials"),)
 LOGIN = (("via", "registry login"),)
@@ -81,6 +82,15 @@ EXPECTED: dict[str, Expect] = {
             ("static-keys", "AWS_ACCESS_KEY_ID", "assumes_role", "cloud_role:aws:key:acme/app:AWS_ACCESS_KEY_ID"),
             ("static-keys", "AWS_SECRET_ACCESS_KEY", "assumes_role", "cloud_role:aws:key:acme/app:AWS_ACCESS_KEY_ID"),
         }),
+    "cloud-auth/aws-chaining.yml": Expect(
+        nodes={"cloud_role:aws:arn:aws:iam::123456789012:role/hub": {"account": "123456789012"},
+               "cloud_role:aws:arn:aws:iam::210987654321:role/workload": {"account": "210987654321"},
+               "cloud_role:aws:arn:aws:iam::210987654321:role/not-chained": {"account": "210987654321"}},
+        edges={("chain/oidc", "assumes_role", "cloud_role:aws:arn:aws:iam::123456789012:role/hub", "possible", OIDC),
+               ("chain", "assumes_role", "cloud_role:aws:arn:aws:iam::210987654321:role/workload", "possible",
+                CHAINED),
+               ("chain/oidc", "assumes_role", "cloud_role:aws:arn:aws:iam::210987654321:role/not-chained",
+                "possible", OIDC)}),
     "cloud-auth/cognito.yml": Expect(
         nodes={"cloud_role:aws:arn:aws:iam::111111111111:role/chained": {"account": "111111111111"}},
         edges={("sync/oidc", "assumes_role", "cloud_role:aws:arn:aws:iam::111111111111:role/chained", "possible",

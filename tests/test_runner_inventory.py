@@ -101,7 +101,8 @@ def test_example_meta(example):
                              "target:environment:acme/app:staging"],
         "oidc_sub_templates": {"acme": {"use_default": True}}, "unknown_selected_workflows": [],
         "runner_owners": ["acme"], "runners_complete": [], "organizations": ["acme"],
-        "files": [str(EXAMPLE)], "gitlab_projects": {}, "gitlab_variables_complete": []}
+        "files": [str(EXAMPLE)], "gitlab_projects": {}, "gitlab_variables_complete": [],
+        "repository_names": {"acme/app": "acme/app", "acme/docs": "acme/docs", "acme/infra": "acme/infra"}}
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:

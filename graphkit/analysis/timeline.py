@@ -23,7 +23,10 @@ Documented lifetimes (:data:`LIFETIMES`):
 - STS session: the requested ``DurationSeconds`` (default 1 h), at most the
   role's ``MaxSessionDuration`` (1-12 h) (AWS STS API Reference,
   "AssumeRoleWithWebIdentity",
-  https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRoleWithWebIdentity.html);
+  https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRoleWithWebIdentity.html), and at most 1 hour
+  for a session assumed with another role's session (``chained``: role chaining, whatever the role's
+  ``MaxSessionDuration``; AWS IAM User Guide "Roles terms and concepts",
+  https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_terms-and-concepts.html#iam-term-role-chaining);
   sessions issued before a role's session-revocation policy (an inline Deny
   on ``aws:TokenIssueTime``, :attr:`graphkit.model.CloudRole.sessions_revoked_before`)
   are dead (AWS IAM User Guide, "Revoking IAM role temporary security
@@ -52,7 +55,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from graphkit.errors import InputError, validation_problems
 from graphkit.graph import Graph
-from graphkit.model import CloudRole, NodeKind, RevocationAction, ids
+from graphkit.model import LIFETIME_SECONDS, CloudRole, Lifetime, NodeKind, RevocationAction, ids
 
 __all__ = ["ISSUED_SCHEMA", "LIFETIMES", "SUBJECT_KINDS", "Issued", "IssuedFile", "TokenKind", "TokenStatus",
            "classify", "classify_all", "load_issued", "parse_time", "record_problem", "session_notes"]
@@ -103,6 +106,9 @@ LIFETIMES: dict[TokenKind, _Lifetime] = {
         RevocationAction.REMOVE_RUNNER_REGISTRATION, "single use", "remove the runner it registers"),
 }
 _REVOKE_DOC = "https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_use_revoke-sessions.html"
+#: Upper bound of a role-chaining session (module docstring): 1 hour, whatever the role's MaxSessionDuration.
+CHAINED_SESSION_SECONDS = int(LIFETIME_SECONDS[Lifetime.CHAINED_SESSION] or 3600)
+_CHAINED_TEXT = "the requested duration, at most 1 hour: role chaining"
 
 #: The node kinds a record's subject may be, per token kind: a registration token or JIT configuration registers a
 #: runner (its runner group, or the runner itself), a ``GITHUB_TOKEN`` or OIDC token belongs to one job, an STS
@@ -138,7 +144,9 @@ class Issued(BaseModel):
     registration tokens and JIT configs, the job for ``GITHUB_TOKEN`` and OIDC
     tokens, the cloud role for STS sessions).  ``ended_at``: when the job
     ended (``GITHUB_TOKEN``).  ``duration_seconds``: the session's requested
-    duration (STS).  ``used``: a JIT configuration already used.
+    duration (STS).  ``chained``: an STS session assumed with another role's session credentials (role chaining:
+    a CloudTrail ``AssumeRole`` event whose ``userIdentity.type`` is ``AssumedRole``), at most 1 hour.  ``used``: a
+    JIT configuration already used.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -148,6 +156,7 @@ class Issued(BaseModel):
     issued_at: datetime
     ended_at: datetime | None = None
     duration_seconds: int | None = Field(None, ge=1)
+    chained: bool | None = None
     used: bool | None = None
     note: str | None = None
     #: where the record is in its file (``tokens[3]``), for problems; None for a record built in code
@@ -336,6 +345,8 @@ def _expiry(issued: Issued, role: CloudRole | None) -> datetime | None:
     seconds = spec.seconds
     if issued.kind is TokenKind.STS_SESSION:
         cap = role.max_session_seconds if role is not None and role.max_session_seconds else spec.seconds
+        if issued.chained:
+            cap = min(cap, CHAINED_SESSION_SECONDS)
         seconds = min(issued.duration_seconds or cap, cap)
     end = start + timedelta(seconds=seconds)
     if issued.kind is TokenKind.GITHUB_TOKEN and issued.ended_at is not None:
@@ -390,9 +401,10 @@ def classify(issued: Issued, *, now: datetime, compromised_since: datetime | Non
             return status("used", "single use, already used: remove the runner it registered", action=spec.action)
         return status("live", "single use, not used yet: it still registers one runner", action=spec.action)
     assert expires is not None
+    text = _CHAINED_TEXT if issued.kind is TokenKind.STS_SESSION and issued.chained else spec.text
     if expires <= now:
-        return status("expired", f"expired {_iso(expires)} ({spec.text}): no action needed")
-    return status("live", f"live until {_iso(expires)} ({spec.text}): {spec.todo}", action=spec.action)
+        return status("expired", f"expired {_iso(expires)} ({text}): no action needed")
+    return status("live", f"live until {_iso(expires)} ({text}): {spec.todo}", action=spec.action)
 
 
 def classify_all(issued: Iterable[Issued], *, now: datetime, compromised_since: datetime | None = None,

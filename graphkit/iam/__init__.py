@@ -51,7 +51,7 @@ from graphkit.iam.globs import glob_covers, glob_intersects, glob_match
 from graphkit.iam.policy import PolicyError, Statement, parse_policy
 from graphkit.iam.conditions import (GITHUB_ISSUER_HOST, SINGLE_VALUED_KEYS, ClaimValue, evaluate_conditions,
                                      split_operator)
-from graphkit.iam.evaluate import (Grant, action_matches, allowed, allowed_on, expand_actions, resource_hit,
+from graphkit.iam.evaluate import (Grant, action_matches, allowed, allowed_on, denied_on, expand_actions, resource_hit,
                                   resource_matches)
 from graphkit.iam.control import control_policy_decision
 from graphkit.iam.anyone import ASSUME_ROLE, any_principal_statements
@@ -66,5 +66,5 @@ __all__ = [
     "web_identity_trust", "principal_trust", "SINGLE_VALUED_KEYS", "statements_text", "TrustIssue",
     "oidc_trust_issues", "resource_hit", "control_policy_decision", "VARIABLES_VERSION", "Bindings",
     "principal_context", "principal_names", "allowed_on", "session_of", "gitlab_trust_issues",
-    "ASSUME_ROLE", "any_principal_statements",
+    "ASSUME_ROLE", "any_principal_statements", "denied_on",
 ]

@@ -25,12 +25,14 @@ import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from graphkit.iam.conditions import evaluate_conditions
 from graphkit.iam.globs import glob_covers, glob_intersects, glob_match
 from graphkit.iam.policy import Statement
 from graphkit.iam.tri import Tri, and3, not3, or3
 from graphkit.iam.variables import Bindings, resolve_resource
 
-__all__ = ["action_matches", "expand_actions", "resource_matches", "resource_hit", "Grant", "allowed", "allowed_on"]
+__all__ = ["action_matches", "expand_actions", "resource_matches", "resource_hit", "Grant", "allowed", "allowed_on",
+           "denied_on"]
 
 
 def action_matches(patterns: Iterable[str], action: str) -> bool:
@@ -182,7 +184,7 @@ def allowed(statements: Sequence[Statement], action: str, *, boundary: Sequence[
         if st.effect != "Allow" or not _acts(st, action):
             continue
         for res, conf in _resources(st, env):
-            c = and3([conf, _condition(st, context_known), not3(or3(_deny_hit(d, res, env) for d in denies))])
+            c = and3([conf, _condition(st, context_known, env), not3(or3(_deny_hit(d, res, env) for d in denies))])
             if c is False:
                 continue
             c = and3([c, _within_boundary(boundary, boundary_known, action, res, context_known, env)])
@@ -211,7 +213,7 @@ def allowed_on(statements: Sequence[Statement], action: str, resource: str, *,
     (True, False)
     """
     env = variables or Bindings()
-    allow = or3(and3([resource_hit(st, resource, variables=env), _condition(st, context_known)])
+    allow = or3(and3([resource_hit(st, resource, variables=env), _condition(st, context_known, env)])
                 for st in statements if st.effect == "Allow" and _acts(st, action) and (st.resources or st.not_resources))
     if allow is False:
         return False
@@ -219,6 +221,24 @@ def allowed_on(statements: Sequence[Statement], action: str, resource: str, *,
     inside = True if boundary is None else None if not boundary_known else allowed_on(
         boundary, action, resource, context_known=context_known, variables=env)
     return and3([allow, not3(cut), inside])
+
+
+def denied_on(statements: Sequence[Statement], action: str, resource: str, *,
+              variables: Bindings | None = None) -> Tri:
+    """Whether an explicit ``Deny`` of ``statements`` cuts ``action`` on ``resource``: True, False, or None (a
+    conditional Deny, or one that covers only some instances of a pattern).
+
+    An explicit Deny in any policy that applies wins, whatever allows the request, a resource-based policy
+    (a role trust naming the principal) included (AWS "Policy evaluation logic",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html).
+
+    >>> from graphkit.iam import parse_policy
+    >>> st = parse_policy({"Statement": [{"Effect": "Deny", "Action": "sts:*", "Resource": "arn:aws:iam::1:role/a"}]})
+    >>> denied_on(st, "sts:AssumeRole", "arn:aws:iam::1:role/a"), denied_on(st, "sts:AssumeRole", "arn:aws:iam::1:role/b")
+    (True, False)
+    """
+    env = variables or Bindings()
+    return or3(_deny_hit(d, resource, env) for d in statements if d.effect == "Deny" and _acts(d, action))
 
 
 def _acts(st: Statement, action: str) -> bool:
@@ -255,9 +275,17 @@ def _resources(st: Statement, env: Bindings | None = None) -> list[tuple[str, Tr
     return []
 
 
-def _condition(st: Statement, context_known: bool) -> Tri:
-    """A conditional statement holds only with a known request context."""
-    return True if not st.conditions else (None if not context_known else True)
+def _condition(st: Statement, context_known: bool, env: Bindings | None = None) -> Tri:
+    """Whether a statement's ``Condition`` holds: True without one, or when the request context is taken as known
+    (``context_known``); else evaluated against the principal's request context ``env`` (``aws:PrincipalArn``,
+    ``aws:PrincipalAccount``, ``aws:username``...: :func:`graphkit.iam.variables.principal_context`), a key it does
+    not know making it None (AWS "Condition operators",
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_condition_operators.html)."""
+    if not st.conditions or context_known:
+        return True
+    if env is None or not env.context:
+        return None
+    return evaluate_conditions(st.conditions, env.context, known_keys=env.is_known, variables=st.variables)
 
 
 def _entry_hit(glob: str, certain: bool, resource: str) -> Tri:
@@ -294,7 +322,7 @@ def _deny_hit(deny: Statement, resource: str, env: Bindings | None = None) -> Tr
     grants outside the listed resources, not those inside them.
     """
     hit = resource_hit(deny, resource, variables=env) if (deny.resources or deny.not_resources) else False
-    return and3([hit, True if not deny.conditions else None])
+    return and3([hit, _condition(deny, False, env)])
 
 
 def _within_boundary(boundary: Sequence[Statement] | None, boundary_known: bool, action: str, resource: str,

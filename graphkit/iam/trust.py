@@ -157,7 +157,7 @@ def web_identity_trust(statements: Sequence[Statement], account: str, claims: Ma
 
 
 def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_account: str,
-                    role_account: str) -> tuple[Tri, bool, TrustMatch]:
+                    role_account: str, *, caller_org: str | None = None) -> tuple[Tri, bool, TrustMatch]:
     """Whether a trust policy lets an IAM principal call ``sts:AssumeRole``.
 
     Returns
@@ -171,8 +171,8 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
         Conditions are evaluated against the caller's request context as graphkit
         knows it (:func:`graphkit.iam.variables.principal_context`:
         ``aws:PrincipalArn``, ``aws:PrincipalAccount``, ``aws:username``, also for
-        policy variables); on other keys (MFA, source IP, external id) they give
-        ``None``.
+        policy variables; ``aws:PrincipalOrgID`` when ``caller_org``, the caller account's organization, is
+        known); on other keys (MFA, source IP, external id) they give ``None``.
 
     Examples
     --------
@@ -199,7 +199,7 @@ def principal_trust(statements: Sequence[Statement], caller_arn: str, caller_acc
                 res = None  # one session name of the caller role: whoever assumes it names the session
         return res
 
-    context, known = principal_context(caller_arn, caller_account)
+    context, known = principal_context(caller_arn, caller_account, caller_org)
     match = _trust(statements, "sts:AssumeRole", principal_ok, context, known)
     needs = delegated[0] or caller_account != role_account
     return match.result, needs, match

@@ -240,13 +240,17 @@ def resolve_resource(resource: str, bindings: Mapping[str, Binding]) -> Resolved
     return Resolved(":".join(parts[:5]) + ":" + out.glob, out.certain, out.none)
 
 
-def principal_context(arn: str, account: str) -> tuple[dict[str, Any], Callable[[str], bool]]:
+def principal_context(arn: str, account: str, org: str | None = None) -> tuple[dict[str, Any], Callable[[str], bool]]:
     """The request context graphkit knows of a request signed by IAM principal ``arn`` (a user, a role's session, or
     an account's root ARN meaning *some principal of that account*): ``(context, known)``.
 
     AWS "AWS global condition context keys"
     (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html): ``aws:PrincipalArn``
-    (for a role session, the role's ARN) and ``aws:PrincipalAccount`` are in every signed request;
+    (for a role session, the role's ARN), ``aws:PrincipalAccount``, ``aws:PrincipalType`` (``User``, or
+    ``AssumedRole`` for a role's session) and ``aws:PrincipalIsAWSService`` (``false``) are in every signed request
+    of an IAM principal, ``aws:PrincipalServiceName`` in none; ``aws:PrincipalOrgID`` is the id ``org`` of the
+    organization the account belongs to ("included in the request context only if the principal is a member of an
+    organization": unknown when ``org`` is None);
     ``aws:username`` only for an IAM user (its friendly name), "not present" for an assumed role (the variables
     page, "Principal key values").  Every other key (tags, ``aws:userid``, source IP...) stays unknown.
 
@@ -259,12 +263,19 @@ def principal_context(arn: str, account: str) -> tuple[dict[str, Any], Callable[
     from graphkit.iam.conditions import ClaimValue  # conditions imports this module
 
     ctx: dict[str, Any] = {"aws:principalaccount": [ClaimValue(account)]} if account else {}
+    if org:
+        ctx["aws:principalorgid"] = [ClaimValue(org)]
     absent: set[str] = set()
     resource = arn.split(":", 5)[5] if arn.startswith("arn:") and arn.count(":") >= 5 else ""
-    if resource.startswith("user/"):
+    if resource.startswith(("user/", "role/")):
         ctx["aws:principalarn"] = [ClaimValue(arn)]
+        # an IAM user or a role's session: aws:PrincipalType User / AssumedRole, aws:PrincipalIsAWSService false
+        # ("present in the request context for all signed API requests"), aws:PrincipalServiceName absent
+        ctx["aws:principaltype"] = [ClaimValue("User" if resource.startswith("user/") else "AssumedRole")]
+        ctx["aws:principalisawsservice"] = [ClaimValue("false")]
+        absent.add("aws:principalservicename")
+    if resource.startswith("user/"):
         ctx["aws:username"] = [ClaimValue(resource.rsplit("/", 1)[1])]
     elif resource.startswith("role/"):
-        ctx["aws:principalarn"] = [ClaimValue(arn)]
         absent.add("aws:username")
     return ctx, absent.__contains__

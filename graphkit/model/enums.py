@@ -67,6 +67,10 @@ class Lifetime(str, Enum):
     REGISTRATION_TOKEN = "registration_token"
     #: STS session bought with a web identity: 15 min to 12 h (role max session).
     CLOUD_SESSION = "cloud_session"
+    #: STS session of a role assumed with another role's session (role chaining): at most 1 hour, whatever the
+    #: role's MaxSessionDuration (AWS IAM User Guide "Roles terms and concepts", role chaining,
+    #: https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_terms-and-concepts.html#iam-term-role-chaining).
+    CHAINED_SESSION = "chained_session"
     #: Until the job ends, at most 24 h (GITHUB_TOKEN, a job's environment).
     PER_JOB = "per_job"
     #: Until the runner registration is removed (GitHub removes runners offline
@@ -84,12 +88,13 @@ class Lifetime(str, Enum):
 
 #: Upper bound in seconds of each lifetime; ``None`` = unbounded (until acted on).
 #: Sources: GitHub docs "Automatic token authentication" (24 h job limit),
-#: "OpenID Connect reference"; AWS STS ``DurationSeconds`` (900 s - 43,200 s).
+#: "OpenID Connect reference"; AWS STS ``DurationSeconds`` (900 s - 43,200 s; at most 3,600 s for role chaining).
 LIFETIME_SECONDS: dict[Lifetime, float | None] = {
     Lifetime.NOT_APPLICABLE: 0.0,
     Lifetime.OIDC_TOKEN: 300.0,
     Lifetime.REGISTRATION_TOKEN: 3600.0,
     Lifetime.CLOUD_SESSION: 43200.0,
+    Lifetime.CHAINED_SESSION: 3600.0,
     Lifetime.PER_JOB: 86400.0,
     Lifetime.UNTIL_RUNNER_REMOVED: None,
     Lifetime.UNTIL_ROTATED: None,

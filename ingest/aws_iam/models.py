@@ -156,6 +156,8 @@ class Organization:
     parents: dict[str, str]
     file: str
     policies: list[OrgPolicy] = field(default_factory=list)
+    #: the organization's id (``o-...``), None when the export does not say it
+    id: str | None = None
 
     def chain(self, account: str) -> list[str]:
         """``account`` then each parent up to the root (just ``[account]`` when its parents are unknown)."""
@@ -163,6 +165,12 @@ class Organization:
         while out[-1] in self.parents and self.parents[out[-1]] not in out:
             out.append(self.parents[out[-1]])
         return out
+
+    def accounts_in(self) -> set[str]:
+        """Every account the export places in the organization: listed, with known parents, or its management
+        account."""
+        return set(self.accounts) | {c for c in self.parents if c.isdigit()} | (
+            {self.management} if self.management else set())
 
     def member(self, account: str) -> bool:
         """Whether control policies restrict ``account``: a member (listed, or with known parents), not the

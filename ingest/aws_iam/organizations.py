@@ -53,8 +53,10 @@ def parse_organizations(data: dict[str, Any], file: str) -> ParsedFile:
     org = data.get("Organization") if isinstance(data.get("Organization"), dict) else {}
     management = org.get("MasterAccountId") or org.get("ManagementAccountId")
     accounts = [a["Id"] for a in data.get("Accounts") or [] if isinstance(a, dict) and isinstance(a.get("Id"), str)]
+    org_id = org.get("Id")
     out.organization = Organization(management=str(management) if management else None, accounts=accounts,
-                                    parents=_parents(data.get("Parents") or {}, file), file=file)
+                                    parents=_parents(data.get("Parents") or {}, file), file=file,
+                                    id=org_id if isinstance(org_id, str) and org_id else None)
     items = data.get("OrganizationPolicies") or []
     if not isinstance(items, list):
         raise InputError(file, "OrganizationPolicies", "expected a list")

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from graphkit.iam import (Grant, Statement, Tri, allowed, allowed_on, and3, control_policy_decision, or3,
+from graphkit.iam import (Grant, Statement, Tri, allowed, allowed_on, and3, control_policy_decision, denied_on, or3,
                           parse_policy, resource_matches)
 from graphkit.model import Evidence
 from graphkit.iam.variables import Bindings, principal_context
@@ -38,12 +38,16 @@ class Caps:
 
     scp: dict[str, list[list[Statement] | None]] = field(default_factory=dict)
     rcp: dict[str, list[list[Statement] | None]] = field(default_factory=dict)
+    #: account -> the id of the organization an export places it in (``aws:PrincipalOrgID``)
+    orgs: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, organizations: Sequence[Organization]) -> Caps:
         """Levels for every member account of every organization export."""
         out = cls()
         for org in organizations:
+            if org.id:
+                out.orgs.update((a, org.id) for a in org.accounts_in())
             for kind, into in (("scp", out.scp), ("rcp", out.rcp)):
                 by_target: dict[str, list[Statement]] = {}
                 for pol in org.policies:
@@ -93,7 +97,7 @@ class Permissions:
         service = action.split(":", 1)[0]
         rel = [s for s in self.statements if mentions_service(s, service)]
         found = allowed(rel, action, boundary=self.boundary, boundary_known=self.boundary_known,
-                        variables=Bindings(*principal_context(self.arn, self.account))) if rel else []
+                        variables=Bindings(*principal_context(self.arn, self.account, self.caps.orgs.get(self.account)))) if rel else []
         out = []
         for g in found:
             c = and3([g.confidence, self.cap(action, g.resource)])
@@ -108,13 +112,21 @@ class Permissions:
         if cached is None:
             service = action.split(":", 1)[0]
             cached = self._relevant[action] = ([s for s in self.statements if mentions_service(s, service)],
-                                               Bindings(*principal_context(self.arn, self.account)))
+                                               Bindings(*principal_context(self.arn, self.account, self.caps.orgs.get(self.account))))
         rel, bindings = cached
         if not rel:
             return False
         ok = allowed_on(rel, action, resource, boundary=self.boundary, boundary_known=self.boundary_known,
                         variables=bindings)
         return False if ok is False else and3([ok, self.cap(action, resource)])
+
+    def denies(self, action: str, resource: str) -> Tri:
+        """Whether an explicit Deny of the principal's identity policies or of its permissions boundary cuts
+        ``action`` on ``resource`` (:func:`graphkit.iam.denied_on`): it wins over a resource-based policy that
+        names the principal, a role trust included (AWS "Policy evaluation logic",
+        https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html)."""
+        return denied_on([*self.statements, *(self.boundary or [])], action, resource,
+                         variables=Bindings(*principal_context(self.arn, self.account, self.caps.orgs.get(self.account))))
 
     def cap(self, action: str, resource: str) -> Tri:
         """What SCPs of the principal's account and RCPs of the resource's account let through.

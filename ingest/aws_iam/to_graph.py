@@ -38,11 +38,11 @@ from typing import Any
 
 from graphkit.errors import InputError
 from graphkit.graph import GraphBuilder
-from graphkit.iam import (Grant, Tri, allowed_on, and3, oidc_trust_issues, or3, principal_trust, resource_matches,
-                          session_of)
+from graphkit.iam import (Grant, Tri, allowed_on, and3, not3, oidc_trust_issues, or3, principal_trust,
+                          resource_matches, session_of)
 from graphkit.ingestor import IngestResult
-from graphkit.model import (CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudUser, EdgeKind, Evidence, Node,
-                            OIDCProvider, ids)
+from graphkit.model import (CloudAccount, CloudGroup, CloudPolicy, CloudRole, CloudUser, EdgeKind, Evidence, Lifetime,
+                            Node, OIDCProvider, ids)
 from ingest.aws_iam.actions import (CREATE_COMPUTE, ESCALATION_ACTIONS, SENSITIVE_ACTIONS, ActionClass, actions_of,
                                     mentions_service, target_node)
 from ingest.aws_iam.models import (BUILTIN_POLICIES, ManagedPolicy, ParsedFile, Principal, account_of, evidence,
@@ -177,9 +177,11 @@ class _Build:
     unknown: set[str] = field(default_factory=set)
 
     def edge(self, kind: EdgeKind, source: str, target: str, evidence: list[Evidence], confidence: Tri, *,
-             key: str = "", **props: Any) -> None:
-        """An edge, ``certain`` when ``confidence`` is True, else ``possible``; ``props`` as given."""
-        self.graph.edge(kind, source, target, evidence, key=key, possible=confidence is not True, props=props)
+             key: str = "", lifetime: Lifetime | None = None, **props: Any) -> None:
+        """An edge, ``certain`` when ``confidence`` is True, else ``possible``; ``props`` as given; ``lifetime``
+        None: the kind's."""
+        self.graph.edge(kind, source, target, evidence, key=key, possible=confidence is not True, lifetime=lifetime,
+                        props=props)
 
 
 # --------------------------------------------------------------------------- steps 1-3: nodes
@@ -391,7 +393,8 @@ class _TrustedPrincipals:
 
 def _assume_role_edge(b: _Build, caller: Principal, role: Principal, grants: list[Grant],
                       perms: Permissions) -> None:
-    res, needs, match = principal_trust(role.trust or [], caller.arn, caller.account, role.account)
+    res, needs, match = principal_trust(role.trust or [], caller.arn, caller.account, role.account,
+                                        caller_org=b.index.caps.orgs.get(caller.account))
     if res is False:
         return
     res = and3([res, perms.cap("sts:AssumeRole", role.arn)])  # SCPs of the caller's account, RCPs of the role's
@@ -405,22 +408,38 @@ def _assume_role_edge(b: _Build, caller: Principal, role: Principal, grants: lis
         res = and3([res, ident])
         evs += [perms.evidence(g, g.statement.sid) for g in grants
                 if resource_matches(g.resource, role.arn) is not False][:2]
-    elif caller.kind == "role" and any(caller.arn in st.principals.get("AWS", ()) for st in match.allows):
-        res = and3([res, _boundary_allows(perms, role.arn)])
+    else:  # the trust names the caller (or one of its sessions): no identity Allow needed, an explicit Deny cuts
+        res = and3([res, not3(perms.denies("sts:AssumeRole", role.arn))])
+        if res is not False and any(caller.arn in st.principals.get("AWS", ()) for st in match.allows):
+            res = and3([res, _boundary_allows(perms, role.arn)])
         if res is False:
             return
     b.edge(EdgeKind.ASSUMES_ROLE, principal_id(caller), principal_id(role), evs or [_ev(role.file, role.place)], res,
-           via="sts:AssumeRole")
+           lifetime=_session_lifetime(caller.kind), via="sts:AssumeRole")
+
+
+def _session_lifetime(caller_kind: str) -> Lifetime | None:
+    """The lifetime of the session ``sts:AssumeRole`` gives a caller of that kind: a role's session assuming a role
+    is role chaining, at most 1 hour whatever the target's MaxSessionDuration (AWS IAM User Guide "Roles terms and
+    concepts", role chaining,
+    https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_terms-and-concepts.html#iam-term-role-chaining; STS
+    "AssumeRole", DurationSeconds,
+    https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRole.html); a user's (or an account's) session
+    lasts up to the role's maximum (None: the edge kind's lifetime)."""
+    return Lifetime.CHAINED_SESSION if caller_kind == "role" else None
 
 
 def _boundary_allows(perms: Permissions, role_arn: str) -> Tri:
-    """Whether the caller role's permissions boundary lets it call ``sts:AssumeRole`` on ``role_arn`` (True without
-    one; None when set but not exported).  A trust naming the caller role's ARN grants without its identity
-    policy, but "an implicit deny in a permissions boundary does limit the permissions granted to the ARN of the
+    """Whether the caller's permissions boundary lets it call ``sts:AssumeRole`` on ``role_arn`` (True without
+    one; None when set but not exported).  A trust naming the caller's ARN grants without its identity policy, but
+    for a role "an implicit deny in a permissions boundary does limit the permissions granted to the ARN of the
     underlying IAM role" by a resource-based policy (AWS IAM User Guide "Policy evaluation logic", identity-based
     and resource-based policies,
     https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html; verified in
-    https://github.com/benkehoe/permissions-boundary-test); a trust naming one of its sessions is not limited."""
+    https://github.com/benkehoe/permissions-boundary-test), and for a user named in a role trust "If a permissions
+    boundary is set for the user, then it must allow the sts:AssumeRole action" (AWS IAM User Guide "Update a role
+    trust policy", https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_update-role-trust-policy.html); a
+    trust naming one of a role's sessions is not limited."""
     if perms.boundary is None and perms.boundary_known:
         return True
     if not perms.boundary_known:
@@ -453,11 +472,12 @@ def _foreign_trust_edges(b: _Build) -> None:
                     b.problems.append(InputError(role.file, f"{st.place}.Principal.AWS", str(exc)))
                     continue
                 res, _, _ = principal_trust([st], value if ":root" not in value else f"arn:{partition}:iam::"
-                                            f"{account}:root", account, role.account)
+                                            f"{account}:root", account, role.account,
+                                            caller_org=b.index.caps.orgs.get(account))
                 if res is not False:
                     b.edge(EdgeKind.ASSUMES_ROLE, source, principal_id(role), [_ev(role.file, st.place, st.sid)],
                            res if source == ids.cloud_account(account) else None, via="sts:AssumeRole",
-                           foreign=True)
+                           lifetime=_session_lifetime("role" if ":role/" in value else "other"), foreign=True)
 
 
 def _root_account(value: str) -> str:

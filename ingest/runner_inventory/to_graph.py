@@ -52,6 +52,8 @@ class _FileGraph:
     complete: list[str] = field(default_factory=list)
     #: owner or owner/repo -> OIDC sub customisation
     oidc: dict[str, Any] = field(default_factory=dict)
+    #: owner/repo (lower-cased) -> the repository's name as the inventory spells it
+    names: dict[str, str] = field(default_factory=dict)
     #: runner groups restricted to workflows whose list is unknown
     unknown_workflows: list[str] = field(default_factory=list)
     #: owners whose runner list an inventory gives (not a host scan)
@@ -172,6 +174,7 @@ def _repository(fg: _FileGraph, repo: RepositoryEntry, p: str) -> None:
         fg.oidc[rk] = repo.oidc_sub_template.model_dump(exclude_none=True)
     if repo.id is not None:  # OIDC claim facts for graphkit.cloud (repository_id, immutable subjects)
         fg.oidc.setdefault(rk, {})["repository_id"] = repo.id
+    fg.names[rk] = repo.full_name  # the spelling OIDC claims carry (graphkit.cloud)
     for j, written in enumerate(repo.secrets or []):
         sp = fg.at(f"{p}.secrets", j)
         name = shown_secret_name(written)
@@ -439,7 +442,8 @@ def _facts(fg: _FileGraph, inv: RunnerInventory) -> InventoryFacts:
                                                   if o.runners_complete),
                           organizations=sorted(ids.owner_key(o.name) for o in inv.organizations or []),
                           files=[fg.file], **{k: v for k, v in (("gitlab_projects", fg.gitlab[0]),
-                                                                ("gitlab_variables_complete", fg.gitlab[1])) if v})
+                                                                ("gitlab_variables_complete", fg.gitlab[1]),
+                                                                ("repository_names", fg.names)) if v})
 
 
 def file_graph(parsed: ParsedInventory,

@@ -4,7 +4,7 @@
 // counterpart: union of blast_radius over every runner: secret, cloud_secret, cloud_user, signing_key nodes, and credential nodes of unbounded lifetime
 MATCH (c:{{node}})
 WHERE c:Secret OR c:CloudSecret OR c:CloudUser OR c:SigningKey
-   OR (c:Credential AND NOT c.lifetime IN ['oidc_token', 'registration_token', 'cloud_session', 'per_job', 'not_applicable'])
+   OR (c:Credential AND NOT c.lifetime IN ['oidc_token', 'registration_token', 'cloud_session', 'chained_session', 'per_job', 'not_applicable'])
 MATCH (r:Runner)
 MATCH p = shortestPath((r)-[:{{traversable}}*..{{max_hops}}]->(c))
 WITH c, collect(r.id) AS runners

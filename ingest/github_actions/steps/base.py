@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphkit.graph import GraphBuilder
-from graphkit.model import DeploymentTarget, EdgeKind, Evidence, SecretGrant, UntrustedCode, ids, repo_key
+from graphkit.model import DeploymentTarget, EdgeKind, Evidence, Lifetime, SecretGrant, UntrustedCode, ids, repo_key
 
 from ..evidence import Src
 from ..expressions import EvalContext, expressions, resolve, scan_secrets, substitute_inputs, truthy
@@ -148,9 +148,9 @@ class StepView:
         return [scalar_text(v.value) for v in vals if truthy(v.value)], pattern, all(v.certain for v in vals)
 
     def from_job(self, kind: EdgeKind, target: str, ev: Evidence, *, possible: bool = False,
-                 props: dict[str, Any] | None = None) -> None:
-        """Add the edge ``job -kind-> target``."""
-        self.out.edge(kind, self.job.id, target, ev, possible=possible, props=props)
+                 props: dict[str, Any] | None = None, lifetime: Lifetime | None = None) -> None:
+        """Add the edge ``job -kind-> target`` (``lifetime`` None: the kind's)."""
+        self.out.edge(kind, self.job.id, target, ev, possible=possible, props=props, lifetime=lifetime)
 
 
 def add_target(view: StepView, target_type: str, identifier: str, ev: Evidence) -> str:

@@ -7,6 +7,11 @@ One :class:`~graphkit.model.CloudRole` per role the step names, with an
   ``creds``/``client-secret`` read from secrets): from the job, granted by
   those secrets; a role known only through its keys is
   ``key:{owner}/{repo}:{SECRET}`` (the principal owning that access key);
+- else, for configure-aws-credentials with ``role-chaining: true`` ("Use existing credentials from the
+  environment to assume a new role", https://github.com/aws-actions/configure-aws-credentials#role-chaining):
+  from the job, ``possible``, lifetime ``chained_session`` (``sts:AssumeRole`` with the session an earlier step
+  configured: the role's trust names that role, not the OIDC provider, and role chaining lasts at most 1 hour,
+  https://docs.aws.amazon.com/IAM/latest/UserGuide/id_roles_terms-and-concepts.html#iam-term-role-chaining);
 - else through OIDC (the job has ``id-token: write``): from the job's OIDC
   identity, ``possible`` (the trust policy decides; :mod:`graphkit.resolve`);
 - else through the runner's ambient credentials (instance profile,
@@ -25,7 +30,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from graphkit.model import CloudRole, EdgeKind, Evidence, ids, secret_key
+from graphkit.model import CloudRole, EdgeKind, Evidence, Lifetime, ids, secret_key
 
 from ..expressions import expressions
 from .base import StepRule, StepView
@@ -80,6 +85,9 @@ def _assume(sv: StepView, provider: str, role: _Role, key_secrets: list[tuple[st
         sv.from_job(EdgeKind.ASSUMES_ROLE, rid, ev, possible=not role.certain, props={"via": "static credentials"})
         for name, secret in key_secrets:
             sv.job.grant([secret], EdgeKind.ASSUMES_ROLE, rid, sv.ev(f"with.{name}", f"${{{{ secrets.{secret} }}}}"))
+    elif provider == "aws" and (sv.arg("role-chaining") or "").strip().lower() == "true":
+        sv.from_job(EdgeKind.ASSUMES_ROLE, rid, ev, possible=True, props={"via": "role chaining"},
+                    lifetime=Lifetime.CHAINED_SESSION)
     elif sv.job.oidc_id:
         sv.out.edge(EdgeKind.ASSUMES_ROLE, sv.job.oidc_id, rid, ev, possible=True,
                     props={"via": "oidc", "trust": "unknown"})
