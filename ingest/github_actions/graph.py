@@ -54,7 +54,7 @@ from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_tex
 from .permissions import (LEVEL, POSSIBLE_REPOSITORY_WRITE_SCOPES, effective_permissions, possible_repository_writes,
                           repository_writes)
 from .secrets import SecretMap, secret_refs
-from .skipped import live_job, never_runs, skipped_needs
+from .skipped import live_job, never_runs, run_events, skipped_needs
 from .steps import JobState, StepView, apply_step_rules
 from .untrusted import job_condition, untrusted_code
 
@@ -159,7 +159,7 @@ class _Builder:
         self._repos: dict[str, tuple[Organization, Repository]] = {}
         self.workflows = {(repo_key(f.repository), f.file): f for f in files if isinstance(f, WorkflowFile)}
         self.actions = {(repo_key(f.repository), f.directory): f for f in files if isinstance(f, ActionFile)}
-        self._skipped: dict[tuple[str, str], dict[str, str]] = {}  # workflow -> skipped_needs of its jobs
+        self._skipped: dict[tuple, dict[str, str]] = {}  # (workflow, run events) -> skipped_needs of its jobs
 
     # ------------------------------------------------------------ structure
     def src(self, f: WorkflowFile | ActionFile) -> Src:
@@ -279,11 +279,13 @@ class _Builder:
         run_repo = None if call.unknown_top else top_repo  # github.repository of the run: the caller's
         self._over_cap(wf, jd, call)
         perms, perm_source = effective_permissions(wf.permissions, jd.permissions, call.cap)
-        wkey = (wf.repository, wf.file)
+        # the run's events decide an if on github.event_name (the top caller's for a called workflow)
+        events = run_events((t.event for t in call.top.events), unknown_caller=call.unknown_top)
+        wkey = (wf.repository, wf.file, events)
         if wkey not in self._skipped:
-            self._skipped[wkey] = skipped_needs(wf.jobs)
+            self._skipped[wkey] = skipped_needs(wf.jobs, events)
         dep = self._skipped[wkey].get(jd.key)
-        if dep is not None or never_runs(jd.raw.get("if")):
+        if dep is not None or never_runs(jd.raw.get("if"), events):
             self._never(wf, jd, call, jid, perms, perm_source, dep)
             return
         jd = live_job(jd)
@@ -327,7 +329,11 @@ class _Builder:
         (:attr:`Job.never_runs`): its node, with the evidence of its ``if`` (of its ``needs``), and nothing it
         would reach (no runner, token, OIDC, environment, secret, step or call)."""
         src, path = self.src(wf), f"jobs.{jd.key}"
-        never = src.ev(f"{path}.if", scalar_text(jd.raw.get("if"))) if dep is None else src.ev(
+        cond = scalar_text(jd.raw.get("if"))
+        if dep is None and not never_runs(jd.raw.get("if")):  # false for the events that start the run only
+            events = run_events((t.event for t in call.top.events), unknown_caller=call.unknown_top) or ()
+            cond = f"{cond} (false for every event that starts the workflow: {', '.join(events)})"
+        never = src.ev(f"{path}.if", cond) if dep is None else src.ev(
             f"{path}.needs", f"needs {dep}, which never runs")
         job = Job(id=jid, name=jd.name if jd.name and "${{" not in jd.name else jd.key, repository=wf.repository,
                   workflow_path=wf.file, job_key=jd.key, secrets_repository=call.top.repository, permissions=perms,
