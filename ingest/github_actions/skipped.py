@@ -27,9 +27,9 @@ from functools import lru_cache
 from typing import Any
 
 from .conditions import MAX_CHARS, always_false, false_for_events, parse_condition
-from .models import JobDef
+from .models import JobDef, scalar_text
 
-__all__ = ["live_job", "never_runs", "run_events", "runs_after_skipped", "skipped_needs"]
+__all__ = ["live_job", "never_detail", "never_runs", "run_events", "runs_after_skipped", "skipped_needs"]
 
 _STATUS = frozenset({"success", "failure", "cancelled", "always"})
 
@@ -64,6 +64,19 @@ def never_runs(value: Any, events: tuple[str, ...] | None = None) -> bool:
         return False
     tree = parse_condition(value)
     return always_false(tree) or bool(events) and false_for_events(tree, events)
+
+
+def never_detail(value: Any, events: tuple[str, ...] | None) -> str:
+    """The evidence text of a job ``if`` that never runs: the ``if`` as written, and the events when it is false
+    only for those (:func:`never_runs`).
+
+    >>> never_detail("github.event_name == 'push'", ("pull_request_target",))
+    "github.event_name == 'push' (false for every event that starts the workflow: pull_request_target)"
+    """
+    text = scalar_text(value)
+    if never_runs(value) or not events:
+        return text
+    return f"{text} (false for every event that starts the workflow: {', '.join(events)})"
 
 
 def run_events(events: Iterable[str], *, unknown_caller: bool) -> tuple[str, ...] | None:
