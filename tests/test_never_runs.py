@@ -180,16 +180,16 @@ def test_a_job_false_for_every_event_of_its_workflow_reaches_nothing(tmp_path):
     g = _events_graph(tmp_path, "[pull_request_target, schedule]")
     gated, after = g.node(WF + "gated"), g.node(WF + "after")
     assert (gated.never_runs.yaml_path, gated.never_runs.line, gated.never_runs.detail) == (
-        "jobs.gated.if", 4, "github.event_name == 'push' (false for every event that starts the workflow: "
-        "pull_request_target, schedule)")
+        "jobs.gated.if", 4, "false for every event that starts the workflow (pull_request_target, schedule): "
+        "github.event_name == 'push'")
     assert (after.never_runs.yaml_path, after.never_runs.detail) == ("jobs.after.needs", "needs gated, which never runs")
     assert _edges(g, WF + "gated") == [] and _edges(g, WF + "after") == []
     assert g.node(WF + "always_after").never_runs is None
     assert _secrets(g, WF + "always_after") == ["secret:acme/site:ALWAYS_SECRET"]
     assert ("receives_job", "runner:acme/build-1") in _edges(g, WF + "always_after")
     # the called job's if reads the caller's event: pull_request_target and schedule, never pull_request
-    assert g.node(INNER).never_runs.detail == ("${{ github.event_name == 'pull_request' }} (false for every event "
-                                               "that starts the workflow: pull_request_target, schedule)")
+    assert g.node(INNER).never_runs.detail == ("false for every event that starts the workflow (pull_request_target, "
+                                               "schedule): ${{ github.event_name == 'pull_request' }}")
     assert _edges(g, INNER) == []
     # the instance of a caller graphkit did not read: its event is unknown, the job may run
     assert g.node(UNKNOWN_CALLER).never_runs is None

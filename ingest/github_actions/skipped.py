@@ -71,12 +71,12 @@ def never_detail(value: Any, events: tuple[str, ...] | None) -> str:
     only for those (:func:`never_runs`).
 
     >>> never_detail("github.event_name == 'push'", ("pull_request_target",))
-    "github.event_name == 'push' (false for every event that starts the workflow: pull_request_target)"
+    "false for every event that starts the workflow (pull_request_target): github.event_name == 'push'"
     """
     text = scalar_text(value)
     if never_runs(value) or not events:
         return text
-    return f"{text} (false for every event that starts the workflow: {', '.join(events)})"
+    return f"false for every event that starts the workflow ({', '.join(events)}): {text}"  # kept when cut
 
 
 def run_events(events: Iterable[str], *, unknown_caller: bool) -> tuple[str, ...] | None:
