@@ -43,7 +43,7 @@ from graphkit.iam.evaluate import action_matches
 from graphkit.meta import CloudSummary
 from graphkit.model import (CloudPolicy, CloudRole, Confidence, Edge, EdgeKind, Evidence, Job, NodeKind, OIDCIdentity,
                             Repository, Workflow, ids)
-from graphkit.oidc import (JobFacts, Run, claim_variants, effective_template, is_github_issuer, issuer_host, runs_of,
+from graphkit.oidc import (JobFacts, Run, claim_variants, is_github_issuer, issuer_host, runs_of, template_choices,
                           runs_of_refs)
 from graphkit.refs import job_refs
 from graphkit.resolve.context import nodes_of_kind
@@ -110,9 +110,10 @@ def _job_facts(graph: Graph, identity: OIDCIdentity, templates: dict[str, Any]) 
         node = graph.node(callee) if callee in graph else None
         if isinstance(node, Repository) and node.default_branch:
             branches = (node.default_branch,)
-    template = effective_template(templates, repo)
+    choices = template_choices(templates, repo)  # two when the repository's opt-in is unknown
     return JobFacts(repository=repo, runs=runs, workflow_path=path, workflow=wf_name,
-                    called_ref=identity.job_workflow_ref, template=tuple(template) if template else None,
+                    called_ref=identity.job_workflow_ref, template=choices[0],
+                    template_unknown=choices[1] if len(choices) > 1 else None,
                     owner_id=_id(org.get("owner_id")), repository_id=_id(own.get("repository_id")),
                     immutable=immutable, branches=branches, host=issuer_host(identity.issuer))
 

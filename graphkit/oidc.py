@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,7 @@ from graphkit.iam.conditions import GITHUB_ISSUER_HOST, ClaimValue
 
 __all__ = ["SubjectParts", "SUB_PREFIX", "CLAIMS_DATA", "STS_CLAIMS", "subject", "any_branch_subject",
            "default_subjects", "split_subject", "subject_pattern", "subject_value", "render_subject",
-           "candidate_subjects", "effective_template", "is_github_issuer", "is_ghes_issuer", "issuer_host", "full_ref",
+           "candidate_subjects", "effective_template", "template_choices", "is_github_issuer", "is_ghes_issuer", "issuer_host", "full_ref",
            "job_workflow_ref", "Run",
            "runs_of", "runs_of_refs", "iam_glob", "JobFacts", "token_claims", "claim_variants"]
 
@@ -259,12 +259,12 @@ def subject_pattern(value: str) -> SubjectParts | None:
 
 
 def effective_template(templates: Mapping[str, Any], repository: str) -> list[str] | None:
-    """The ``include_claim_keys`` in force for ``repository`` (None: default template).
+    """The ``include_claim_keys`` in force for ``repository`` (None: default template), as far as known.
 
-    ``templates`` maps ``owner`` and ``owner/repo`` (lower-case) to
-    ``{use_default, include_claim_keys}`` as in the runner inventory.  A
-    repository entry with ``use_default: false`` opts in: its own keys, else
-    the organization's.
+    ``templates`` maps ``owner`` and ``owner/repo`` (lower-case) to ``{use_default, include_claim_keys}`` as in
+    the runner inventory.  A repository entry with ``use_default: false`` opts in: its own keys, else the
+    organization's.  The first of :func:`template_choices`: the default when the opt-in is unknown (then both
+    are candidates: use :func:`template_choices`).
 
     >>> effective_template({"acme": {"include_claim_keys": ["repository_owner", "context"]},
     ...                     "acme/app": {"use_default": False}}, "acme/app")
@@ -272,14 +272,43 @@ def effective_template(templates: Mapping[str, Any], repository: str) -> list[st
     >>> effective_template({"acme": {"include_claim_keys": ["repo"]}}, "acme/app") is None
     True
     """
+    keys = template_choices(templates, repository)[0]
+    return list(keys) if keys else None
+
+
+def template_choices(templates: Mapping[str, Any], repository: str) -> list[tuple[str, ...] | None]:
+    """The ``sub`` templates ``repository`` may use: one when known, the default and the organization's when
+    the repository's opt-in is unknown (None: the default template).
+
+    GitHub applies an organization template to a repository only after the repository opts in
+    (``PUT /repos/{owner}/{repo}/actions/oidc/customization/sub`` with ``use_default: false``,
+    https://docs.github.com/en/rest/actions/oidc, https://docs.github.com/en/actions/reference/security/oidc
+    "Customizing the subject claims for an organization or repository").  The repository's answer carries
+    ``use_default`` (the GitHub collector writes it), so a repository entry without ``use_default`` or keys (none,
+    or only ``repository_id``/``use_immutable_subject``) leaves the choice unknown when the organization has a
+    template: both subjects are candidates (:func:`claim_variants`).
+
+    >>> org = {"acme": {"include_claim_keys": ["repo", "context"]}}
+    >>> template_choices(org, "acme/app")
+    [None, ('repo', 'context')]
+    >>> template_choices({**org, "acme/app": {"use_default": True}}, "acme/app")
+    [None]
+    >>> template_choices({**org, "acme/app": {"use_default": False}}, "acme/app")
+    [('repo', 'context')]
+    >>> template_choices({**org, "acme/app": {"include_claim_keys": ["repo"]}}, "acme/app")
+    [('repo',)]
+    >>> template_choices({"acme/app": {"repository_id": 7}}, "acme/app")
+    [None]
+    """
     repo = templates.get(repository.lower()) or {}
-    if repo.get("use_default", True) is not False and not repo.get("include_claim_keys"):
-        return None
-    keys = repo.get("include_claim_keys")
-    if keys:
-        return list(keys)
+    if repo.get("include_claim_keys"):
+        return [tuple(repo["include_claim_keys"])]
     org = templates.get(repository.split("/", 1)[0].lower()) or {}
-    return list(org.get("include_claim_keys") or []) or None
+    org_keys = tuple(org.get("include_claim_keys") or ()) or None
+    use_default = repo.get("use_default")
+    if use_default is True or org_keys is None:
+        return [None]
+    return [org_keys] if use_default is False else [None, org_keys]
 
 
 def _ref_type(ref: str | None) -> str:
@@ -464,7 +493,8 @@ class JobFacts:
     ``repository``: the caller's (triggering) repository; ``workflow_path``/``workflow``: the triggering
     workflow's path and name (None: unknown); ``called_ref``: the called workflow's ``job_workflow_ref`` as
     written by the workflow ingestor (``@REF`` may be short, ``@*`` for a local call: the run's ref);
-    ``template``: ``include_claim_keys`` in force; ``owner_id``/``repository_id``: numeric ids (None: unknown);
+    ``template``: ``include_claim_keys`` in force; ``template_unknown``: the organization's keys when the
+    repository's opt-in is unknown (:func:`template_choices`: ``template`` and these are alternatives); ``owner_id``/``repository_id``: numeric ids (None: unknown);
     ``immutable``: whether the repository uses immutable subjects (None: unknown); ``branches``: names known
     to be branches of the called workflow's repository; ``host``: the issuer host (condition-key prefix).
     """
@@ -475,6 +505,7 @@ class JobFacts:
     workflow: str | None = None
     called_ref: str | None = None
     template: tuple[str, ...] | None = None
+    template_unknown: tuple[str, ...] | None = None
     owner_id: str | None = None
     repository_id: str | None = None
     immutable: bool | None = False
@@ -582,7 +613,8 @@ def claim_variants(facts: JobFacts) -> list[list[tuple[dict[str, list[ClaimValue
 
     Runs are alternatives the **attacker** picks (a branch, a pull request): a trust accepting one of them
     accepts the job.  Variants are facts graphkit does not know (whether the repository uses immutable
-    subjects): the job is certainly accepted only when every variant is.  ``known(key)`` tells the keys known
+    subjects, whether it opted in to its organization's ``sub`` template): the job is certainly accepted only when
+    every variant is.  ``known(key)`` tells the keys known
     absent when missing from the context (the issuer's keys but unknown ids; claims outside :data:`STS_CLAIMS`
     are absent); other keys are unknown.
 
@@ -592,14 +624,17 @@ def claim_variants(facts: JobFacts) -> list[list[tuple[dict[str, list[ClaimValue
     [['repo:acme/app:pull_request'], ['repo:acme@1/app@2:pull_request']]
     """
     choices = [False, True] if facts.immutable is None else [facts.immutable]
+    forms = [facts] if facts.template_unknown is None else [
+        facts, replace(facts, template=facts.template_unknown, template_unknown=None)]
     out = []
-    for immutable in choices:
-        runs = []
-        for run in facts.runs:
-            claims = token_claims(facts, run, immutable=immutable)
-            ctx, known = _context(facts, claims)
-            runs.append((ctx, known, claims["sub"] or ""))
-        out.append(runs)
+    for form in forms:
+        for immutable in choices:
+            runs = []
+            for run in form.runs:
+                claims = token_claims(form, run, immutable=immutable)
+                ctx, known = _context(form, claims)
+                runs.append((ctx, known, claims["sub"] or ""))
+            out.append(runs)
     return out
 
 

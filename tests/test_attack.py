@@ -232,7 +232,7 @@ def _issued(kind: TokenKind, minutes_ago: float, **kw) -> Issued:
 
 @pytest.mark.parametrize("kind, minutes_ago, kw, status", [
     (TokenKind.REGISTRATION_TOKEN, 59, {}, "live"),  # REST docs: expires after one hour
-    (TokenKind.REGISTRATION_TOKEN, 61, {}, "expired"),
+    (TokenKind.REGISTRATION_TOKEN, 61, {}, "runners_remain"),  # expired; what it registered stays registered
     (TokenKind.GITHUB_TOKEN, 23 * 60, {}, "live"),  # until the job ends, at most 24 h
     (TokenKind.GITHUB_TOKEN, 25 * 60, {}, "expired"),
     (TokenKind.GITHUB_TOKEN, 60, {"ended_at": NOW - timedelta(minutes=30)}, "expired"),  # the job ended
@@ -247,6 +247,19 @@ def test_documented_lifetimes(kind, minutes_ago, kw, status):
     assert s.status == status and s.doc.startswith("https://")
     if status == "expired":
         assert "no action needed" in s.reason and s.action is None
+
+
+def test_an_expired_registration_token_of_the_compromise_leaves_its_runners():
+    """GitHub REST "Create a registration token for an organization": "The token expires after one hour"; the
+    runners registered with it stay until deleted (same page, "Delete a self-hosted runner")."""
+    s = classify(_issued(TokenKind.REGISTRATION_TOKEN, 180), now=NOW, compromised_since=NOW - timedelta(hours=4))
+    assert (s.status, s.action, s.expires_at) == ("runners_remain", R.REMOVE_RUNNER_REGISTRATION,
+                                                  NOW - timedelta(hours=2))
+    assert s.reason == ("expired 2026-12-01T18:00:00Z (1 hour), but a runner registered with it between "
+                        "2026-12-01T17:00:00Z and 2026-12-01T18:00:00Z stays registered: list the runners of its "
+                        "scope and remove those registered then that you do not know")
+    before = classify(_issued(TokenKind.REGISTRATION_TOKEN, 180), now=NOW, compromised_since=NOW - timedelta(hours=1))
+    assert (before.status, before.action) == ("before_compromise", None)
 
 
 ROLE = "cloud_role:aws:arn:aws:iam::111122223333:role/deploy"
@@ -386,9 +399,21 @@ def test_cli_runbook_and_time_options(tmp_path):
     res = CliRunner().invoke(app, [*args, "--format", "json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
-    assert doc["time"]["tokens"][0]["status"] == "expired" and doc["revocations"][0]["target"].endswith("scaler/env")
+    token = doc["time"]["tokens"][0]
+    assert (token["status"], token["action"]) == ("runners_remain", "remove_runner_registration")
+    assert doc["revocations"][0]["target"].endswith("scaler/env")
     res = CliRunner().invoke(app, [*args, "--format", "runbook"])
-    assert res.exit_code == 0 and "**expired**" in res.stdout and "DRY_RUN" in res.stdout
+    assert res.exit_code == 0 and "**runners_remain**" in res.stdout and "DRY_RUN" in res.stdout
+    # the runbook's own runner listing command, for the group's organization, with the window
+    lines = res.stdout.splitlines()
+    at = lines.index(next(x for x in lines if x.startswith("- [ ] registration_token `runner_group:acme/shared-linux`")))
+    assert lines[at + 1:at + 3] == [
+        "  - List the runners of acme and remove the unknown ones registered between 2026-12-01T17:00:00Z and "
+        "2026-12-01T18:00:00Z (the audit log's register_self_hosted_runner events give the time) "
+        "([doc](https://docs.github.com/en/rest/actions/self-hosted-runners))",
+        "    `gh api --paginate /orgs/acme/actions/runners --jq '.runners[] | [.id, .name, .status] | @tsv'`"]
+    assert "run gh api --paginate /orgs/acme/actions/runners --jq '.runners[] | [.id, .name, .status] | @tsv'" \
+        in lines  # the same command text as the registrar step's
     bad = CliRunner().invoke(app, [*args[:5], "not-a-time"])
     assert bad.exit_code == 2
     both = CliRunner().invoke(app, [*args, "--format", "runbook", "--no-plan"])  # the runbook is the plan

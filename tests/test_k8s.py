@@ -79,13 +79,15 @@ def test_corpus_scale_set_values_file(corpus):
     assert isinstance(runner, Runner) and runner.pods is not None
     assert runner.scope == "actions/actions-runner-controller" and runner.ephemeral is True
     assert runner.labels == ["values_k8s_extra_role_rules"]
-    assert runner.pods.container_mode == "kubernetes" and runner.pods.escapes == ["hostPath /data"]
+    assert runner.pods.container_mode == "kubernetes" and runner.pods.escapes == [
+        "hostPath /data (a host folder: shared with the node and its other pods, not the node)"]
     secret = g.node(runner.pods.config_secret)
     assert isinstance(secret, KubeSecret) and secret.keys == ["github_token"] and secret.github_credential == "pat"
     assert "test" not in json.dumps(secret.model_dump(exclude={"evidence", "id", "name", "secret_name"}))
     reg = [e for e in g.out_edges(secret.id) if e.kind is EdgeKind.CAN_REGISTER_RUNNER]
     assert [e.target for e in reg] == [ids.repository("actions/actions-runner-controller")]
-    assert [e.kind for e in g.out_edges(runner.id) if e.kind is EdgeKind.RUNS_ON_HOST]
+    # a data directory is a channel to the node, not the node: possible (Pod Security Standards, HostPath volumes)
+    assert [e.confidence.value for e in g.out_edges(runner.id) if e.kind is EdgeKind.RUNS_ON_HOST] == ["possible"]
 
 
 def test_corpus_kube_mode_values_use_the_charts_kube_mode_service_account(corpus):
@@ -508,3 +510,78 @@ def test_document_numbers_are_the_yaml_streams_and_a_list_item_that_is_no_object
     assert [o.name for o in parsed.objects] == ["s"]
     result = build_graph({"k8s": [f]})
     assert [(p.file, p.place) for p in result.problems] == [(str(f), "items[0], line 4"), (str(f), "items[2], line 6")]
+
+
+# --------------------------------------------------------------------------- how far a hostPath reaches
+# Pod Security Standards, baseline "HostPath volumes" (https://kubernetes.io/docs/concepts/security/pod-security-standards/);
+# Kubernetes "Volumes", hostPath (https://kubernetes.io/docs/concepts/storage/volumes/#hostpath): a node path (or a
+# runtime socket) controls the node; another host folder is shared with the node and its other pods.
+
+SCALE_SET = """\
+apiVersion: actions.github.com/v1alpha1
+kind: AutoscalingRunnerSet
+metadata: {{name: {name}, namespace: arc}}
+spec:
+  githubConfigUrl: https://github.com/acme
+  githubConfigSecret: arc-app
+  runnerScaleSetName: {name}
+  template:
+    spec:
+      containers:
+      - name: runner
+        volumeMounts: [{{name: v, mountPath: /mnt, readOnly: {ro}}}]
+      volumes:
+      - name: v
+        hostPath: {{path: {path}}}
+"""
+
+
+def _arc(tmp_path: Path, *pools: tuple[str, str, str]) -> Graph:
+    (tmp_path / "k8s").mkdir()
+    text = "---\n".join(SCALE_SET.format(name=n, path=p, ro=ro) for n, p, ro in pools)
+    (tmp_path / "k8s" / "arc.yaml").write_text(text)
+    return build_graph({"k8s": [tmp_path / "k8s"]}).graph
+
+
+ANY_NODE = ids.k8s_node_pool("k8s", {})
+
+
+@pytest.mark.parametrize("path, ro, confidence, escape", [
+    ("/", "false", "certain", "hostPath /"),
+    ("/var/run/docker.sock", "true", "certain", "hostPath /var/run/docker.sock (container runtime socket)"),
+    ("/run/containerd/containerd.sock", "false", "certain",
+     "hostPath /run/containerd/containerd.sock (container runtime socket)"),
+    ("/var/lib/kubelet/pods", "true", "certain", "hostPath /var/lib/kubelet/pods"),
+    ("/etc", "false", "certain", "hostPath /etc"),
+    ("/var", "false", "certain", "hostPath /var"),
+    ("/home", "false", "certain", "hostPath /home"),
+    ("/data", "false", "possible",
+     "hostPath /data (a host folder: shared with the node and its other pods, not the node)"),
+    ("/home/runner/cache", "true", "possible",
+     "hostPath /home/runner/cache (a host folder, read-only: shared with the node and its other pods, not the node)"),
+    ("'{{ .Values.dir }}'", "false", "possible", "hostPath {{ .Values.dir }} (path not known: may be a node path)"),
+])
+def test_a_host_path_controls_the_node_only_when_it_is_a_node_path(tmp_path, path, ro, confidence, escape):
+    g = _arc(tmp_path, ("s", path, ro))
+    rid = ids.runner("acme", "s")
+    (edge,) = [e for e in g.out_edges(rid) if e.kind is EdgeKind.RUNS_ON_HOST]
+    assert (edge.target, edge.confidence.value, edge.props["escapes"]) == (ANY_NODE, confidence, [escape])
+    assert g.node(rid).pods.escapes == [escape]
+
+
+def test_an_any_node_host_co_locates_other_pools_only_possibly(tmp_path):
+    """Two scale sets without nodeSelector: the one mounting / takes its node for certain; the other's pods are on
+    that node only if the scheduler put them there (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/)."""
+    from graphkit.analysis import blast_radius
+
+    g = _arc(tmp_path, ("root", "/", "false"), ("data", "/data", "false"))
+    hosts = {e.target: (e.confidence.value, e.props) for e in g.out_edges(ANY_NODE) if e.kind is EdgeKind.HOSTS}
+    assert hosts == {ids.runner("acme", "root"): ("possible", {"shared": "any node"}),
+                     ids.runner("acme", "data"): ("possible", {"shared": "any node"})}
+    reached = {r.id: r.confidence.value for r in blast_radius(g, ids.runner("acme", "root")).reached}
+    assert (reached[ANY_NODE], reached[ids.runner("acme", "data")]) == ("certain", "possible")
+    from graphkit.findings import run_rules
+    assert [f.rule for f in run_rules(g, only=["runner-on-runner"])] == []  # not registrations of one host
+    # two pools on one nodeSelector's nodes are (the fixture cluster's pool=ci)
+    fixture = build_graph({"k8s": [FIX / "prod-eu"]}).graph
+    assert [(f.rule, f.subject) for f in run_rules(fixture, only=["runner-on-runner"])] == [("runner-on-runner", POOL)]

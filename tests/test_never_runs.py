@@ -131,3 +131,76 @@ def test_a_condition_not_false_in_every_run_changes_nothing(tmp_path, cond):
     ("false &&", False), ("${{ false }} ", False), (" ${{ false }}", False), ("${{ false }}\n", False)])
 def test_always_false(value, expected):
     assert always_false(parse_condition(value)) is expected
+
+
+# --------------------------------------------------------------------------- false for every event of the run
+# A job whose if is false for every event that starts its workflow never runs; a called workflow's github context
+# (github.event_name) is the caller's: https://docs.github.com/en/actions/sharing-automations/reusing-workflows
+
+EVENTS = """\
+on: {on}
+jobs:
+  gated:
+    if: github.event_name == 'push'
+    runs-on: [self-hosted, linux]
+    steps:
+      - run: echo ${{{{ secrets.GATED_SECRET }}}}
+  after:
+    needs: gated
+    runs-on: [self-hosted, linux]
+    steps:
+      - run: echo ${{{{ secrets.AFTER_SECRET }}}}
+  always_after:
+    needs: [gated]
+    if: always()
+    runs-on: [self-hosted, linux]
+    steps:
+      - run: echo ${{{{ secrets.ALWAYS_SECRET }}}}
+  call:
+    uses: ./.github/workflows/reuse.yml
+    secrets: inherit
+"""
+REUSE_PR = REUSE.replace("  inner:\n", "  inner:\n    if: ${{ github.event_name == 'pull_request' }}\n")
+
+
+def _events_graph(tmp_path: Path, on: str):
+    wf = tmp_path / "repos" / "acme__site" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "ci.yml").write_text(EVENTS.format(on=on), encoding="utf-8")
+    (wf / "reuse.yml").write_text(REUSE_PR, encoding="utf-8")
+    shutil.copy(INVENTORY, tmp_path / "inventory.yaml")
+    return build_graph({"github-actions": [tmp_path / "repos"], "runners": [tmp_path / "inventory.yaml"]}).graph
+
+
+INNER = WF + "call>acme/site/.github/workflows/reuse.yml#inner"
+UNKNOWN_CALLER = "job:acme/site/.github/workflows/reuse.yml#inner"
+
+
+def test_a_job_false_for_every_event_of_its_workflow_reaches_nothing(tmp_path):
+    g = _events_graph(tmp_path, "[pull_request_target, schedule]")
+    gated, after = g.node(WF + "gated"), g.node(WF + "after")
+    assert (gated.never_runs.yaml_path, gated.never_runs.line, gated.never_runs.detail) == (
+        "jobs.gated.if", 4, "false for every event that starts the workflow (pull_request_target, schedule): "
+        "github.event_name == 'push'")
+    assert (after.never_runs.yaml_path, after.never_runs.detail) == ("jobs.after.needs", "needs gated, which never runs")
+    assert _edges(g, WF + "gated") == [] and _edges(g, WF + "after") == []
+    assert g.node(WF + "always_after").never_runs is None
+    assert _secrets(g, WF + "always_after") == ["secret:acme/site:ALWAYS_SECRET"]
+    assert ("receives_job", "runner:acme/build-1") in _edges(g, WF + "always_after")
+    # the called job's if reads the caller's event: pull_request_target and schedule, never pull_request
+    assert g.node(INNER).never_runs.detail == ("false for every event that starts the workflow (pull_request_target, "
+                                               "schedule): ${{ github.event_name == 'pull_request' }}")
+    assert _edges(g, INNER) == []
+    # the instance of a caller graphkit did not read: its event is unknown, the job may run
+    assert g.node(UNKNOWN_CALLER).never_runs is None
+    assert _secrets(g, UNKNOWN_CALLER) == ["secret:acme/*:INNER_SECRET"]  # the unknown caller's secret
+
+
+@pytest.mark.parametrize("on, inner_runs", [("[push]", False), ("[pull_request_target, push]", False),
+                                             ("[pull_request, workflow_call]", True)])
+def test_a_job_true_for_some_event_or_an_unknown_one_is_kept(tmp_path, on, inner_runs):
+    g = _events_graph(tmp_path, on)
+    assert g.node(WF + "gated").never_runs is None
+    assert _secrets(g, WF + "after") == ["secret:acme/site:AFTER_SECRET"]
+    # pull_request among the caller's events: the called job may run (workflow_call alone would leave it unknown)
+    assert (g.node(INNER).never_runs is None) is inner_runs

@@ -170,7 +170,12 @@ def test_pattern_role_resolves_when_its_account_is_ingested():
 
 @pytest.mark.parametrize("template,expected", [
     ({"acme": {"include_claim_keys": ["repository_owner", "context"]}, "acme/app": {"use_default": False}}, {}),
-    ({"acme": {"include_claim_keys": ["repository_owner", "context"]}}, {"acme/app": "certain"}),
+    ({"acme": {"include_claim_keys": ["repository_owner", "context"]}, "acme/app": {"use_default": True}},
+     {"acme/app": "certain"}),
+    # the repository's opt-in unknown: the default and the organization's subject are both candidates
+    ({"acme": {"include_claim_keys": ["repository_owner", "context"]}}, {"acme/app": "possible"}),
+    ({"acme": {"include_claim_keys": ["repository_owner", "context"]}, "acme/app": {"repository_id": 22}},
+     {"acme/app": "possible"}),
 ])
 def test_custom_sub_template_changes_the_claim(template, expected):
     g = build(export({"StringLike": {SUB: "repo:acme/app:*"}}), ("acme/app", PUSH_MAIN))
@@ -179,6 +184,28 @@ def test_custom_sub_template_changes_the_claim(template, expected):
         g.nx.remove_edge(e.source, e.target, e.nx_key)
     resolve(g)
     assert reach(g) == expected
+
+
+# An organization template applies to a repository only after the repository opts in (use_default: false):
+# https://docs.github.com/en/rest/actions/oidc,
+# https://docs.github.com/en/actions/reference/security/oidc#customizing-the-subject-claims-for-an-organization-or-repository
+ORG_TEMPLATE = {"acme": {"include_claim_keys": ["repo", "context", "job_workflow_ref"]}}
+DEFAULT_SUB = "repo:acme/app:ref:refs/heads/main"
+CUSTOM_SUB = "repo:acme/app:ref:refs/heads/main:job_workflow_ref:acme/app/.github/workflows/w.yml@refs/heads/main"
+
+
+@pytest.mark.parametrize("repo,sub,expected", [
+    (None, DEFAULT_SUB, "possible"), (None, CUSTOM_SUB, "possible"),
+    ({"use_default": True}, DEFAULT_SUB, "certain"), ({"use_default": True}, CUSTOM_SUB, None),
+    ({"use_default": False}, DEFAULT_SUB, None), ({"use_default": False}, CUSTOM_SUB, "certain"),
+])
+def test_org_template_with_the_repository_opt_in_unknown(repo, sub, expected):
+    g = build(export({"StringEquals": {SUB: sub}}), ("acme/app", PUSH_MAIN))
+    templates = dict(ORG_TEMPLATE, **({"acme/app": repo} if repo else {}))
+    assert reach(resolved(g, templates)).get("acme/app") == expected
+    # a trust both subjects pass stays certain whatever the repository chose
+    g2 = build(export({"StringLike": {SUB: "repo:acme/app:*"}}), ("acme/app", PUSH_MAIN))
+    assert reach(resolved(g2, templates)) == {"acme/app": "certain"}
 
 
 # --------------------------------------------------------------------------- issue 10: every claim STS evaluates
@@ -410,3 +437,26 @@ def test_workflow_ref_only_trust_is_high_when_the_workflow_repository_is_private
         g.update([Repository(id=ids.repository("acme/tools"), name="acme/tools", full_name="acme/tools",
                              visibility=visibility)], [])
         assert [f.severity.value for f in run_rules(g, only=["oidc-trust-workflow-ref-only"])] == [severity]
+
+
+def test_collected_repository_setting_stays_certain(tmp_path):
+    """``collect github`` reads ``GET /repos/{owner}/{repo}/actions/oidc/customization/sub``, whose answer carries
+    ``use_default`` (https://docs.github.com/en/rest/actions/oidc): read, the template is known; unread (403),
+    both are candidates."""
+    import yaml
+
+    from ingest import runner_inventory as ri
+    from ingest.github_api.convert import inventory_document
+
+    def raw(name: str, answer: dict | None) -> dict:
+        return {"repository": {"full_name": name, "id": 5, "private": True, "visibility": "private",
+                               "default_branch": "main"}, "oidc_sub": answer}
+
+    org = {"organization": {"login": "acme", "id": 9}, "oidc_sub": {"include_claim_keys": ["repo", "context"]}}
+    doc = inventory_document("acme", org, [raw("acme/app", {"use_default": True}),
+                                           raw("acme/opt", {"use_default": False}), raw("acme/unread", None)],
+                             all_repositories=True)
+    (tmp_path / "inv.yaml").write_text(yaml.safe_dump(doc))
+    templates = ri.INGESTOR.ingest([tmp_path / "inv.yaml"]).meta["runner_inventory"].oidc_sub_templates
+    assert {r: oidc.template_choices(templates, r) for r in ("acme/app", "acme/opt", "acme/unread")} == {
+        "acme/app": [None], "acme/opt": [("repo", "context")], "acme/unread": [None, ("repo", "context")]}

@@ -258,7 +258,8 @@ def test_required_reviewers_hold_privileged_entries(tmp_path):
     # an alternative decided false for the fork's pull_request_target run (push): the guard alone decides
     ("github.event.pull_request.head.repo.full_name == github.repository || github.event_name == 'push'",
      "possible", True),
-    # a conjunct decided false for it: the job never runs for a pull_request_target event
+    # a conjunct decided false for it: the job never runs for a pull_request_target event, the workflow's only
+    # one (Job.never_runs: no verdicts, no entry)
     ("github.event.pull_request.head.repo.full_name == github.repository && github.event_name == 'push'",
      None, False),
     # not a guard: an alternative that may hold, a string template (always true), another condition
@@ -287,7 +288,9 @@ def test_a_job_if_that_requires_the_same_repository_makes_the_entry_possible(tmp
     if guarded:
         assert said == [("pull_request_target", "gated", ("same-repository-condition",), "jobs.preview.if", 5)]
     else:
-        assert said == ([] if confidence else [("pull_request_target", "skipped", (), "jobs.preview.if", 5)])
+        assert said == []
+    assert (pwn.never_runs.detail[:70] if pwn.never_runs else None) == (
+        None if confidence else "false for every event that starts the workflow (pull_request_target): ")
     edges = [e for e in res.graph.out_edges(FORK) if e.target == job("pwn", "preview")]
     assert [e.confidence.value for e in edges] == ([confidence] if confidence else [])
     assert not edges or ("same-repository-condition" in edges[0].props["guards"]) is guarded

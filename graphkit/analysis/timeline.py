@@ -13,7 +13,12 @@ Documented lifetimes (:data:`LIFETIMES`):
 
 - runner registration token: 1 hour (GitHub REST "Create a registration token
   for an organization": "The token expires after one hour",
-  https://docs.github.com/en/rest/actions/self-hosted-runners#create-a-registration-token-for-an-organization);
+  https://docs.github.com/en/rest/actions/self-hosted-runners#create-a-registration-token-for-an-organization).
+  Its expiry does not remove what it registered: a runner stays registered until it is removed (GitHub REST
+  "Delete a self-hosted runner from an organization", same page; GitHub docs "Removing self-hosted runners",
+  https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/removing-self-hosted-runners),
+  so one issued in the compromise and expired is ``runners_remain``: list the runners of its scope and remove
+  the unknown ones registered while it was valid;
 - ``GITHUB_TOKEN``: until the job ends, at most 24 hours (GitHub docs
   "Automatic token authentication",
   https://docs.github.com/en/actions/security-for-github-actions/security-guides/automatic-token-authentication);
@@ -179,7 +184,8 @@ def issued_schema() -> dict[str, Any]:
                    "$id": "https://graphkit.dev/schemas/issued-tokens.schema.json",
                    "title": "graphkit issued tokens (graphkit.issued-tokens/v1)",
                    "description": "Tokens and sessions known to have been issued (never their values), read by "
-                   "blast-radius --tokens and classified live, expired, revoked, used, before_compromise or "
+                   "blast-radius --tokens and classified live, expired, revoked, used, runners_remain, "
+                   "before_compromise or "
                    "problem at --now (graphkit.analysis.timeline)."})
     return schema
 
@@ -306,7 +312,9 @@ class TokenStatus:
 
     ``status``: ``live`` (needs its step), ``expired`` (no action),
     ``revoked`` (a session-revocation policy already kills it),
-    ``used`` (a JIT configuration: remove the runner it registered), or
+    ``used`` (a JIT configuration: remove the runner it registered),
+    ``runners_remain`` (an expired registration token issued in the compromise: the runners registered with it
+    stay registered until removed), or
     ``before_compromise`` (issued before ``--compromised-since``: not the
     attacker's), or ``problem`` (a record graphkit cannot classify: its
     subject is not in the graph or of a kind its token cannot have, it ended before it was issued
@@ -315,7 +323,7 @@ class TokenStatus:
     """
 
     issued: Issued
-    status: Literal["problem", "live", "expired", "revoked", "used", "before_compromise"]
+    status: Literal["problem", "live", "expired", "revoked", "used", "runners_remain", "before_compromise"]
     expires_at: datetime | None
     reason: str
     doc: str
@@ -401,6 +409,11 @@ def classify(issued: Issued, *, now: datetime, compromised_since: datetime | Non
             return status("used", "single use, already used: remove the runner it registered", action=spec.action)
         return status("live", "single use, not used yet: it still registers one runner", action=spec.action)
     assert expires is not None
+    if expires <= now and issued.kind is TokenKind.REGISTRATION_TOKEN:
+        # the token expiring does not remove the runners registered with it (module docstring)
+        return status("runners_remain", f"expired {_iso(expires)} ({spec.text}), but a runner registered with it "
+                      f"between {_iso(start)} and {_iso(expires)} stays registered: list the runners of its scope "
+                      "and remove those registered then that you do not know", action=spec.action)
     text = _CHAINED_TEXT if issued.kind is TokenKind.STS_SESSION and issued.chained else spec.text
     if expires <= now:
         return status("expired", f"expired {_iso(expires)} ({text}): no action needed")
@@ -410,7 +423,7 @@ def classify(issued: Issued, *, now: datetime, compromised_since: datetime | Non
 def classify_all(issued: Iterable[Issued], *, now: datetime, compromised_since: datetime | None = None,
                  graph: Graph | None = None) -> list[TokenStatus]:
     """:func:`classify` every record, ordered live first, then by expiry and subject."""
-    order = {"problem": 0, "live": 1, "used": 2, "revoked": 3, "expired": 4, "before_compromise": 5}
+    order = {"problem": 0, "live": 1, "used": 2, "runners_remain": 3, "revoked": 4, "expired": 5, "before_compromise": 6}
     out = [classify(i, now=now, compromised_since=compromised_since, graph=graph) for i in issued]
     far = datetime.max.replace(tzinfo=timezone.utc)
     return sorted(out, key=lambda s: (order[s.status], s.expires_at or far, s.issued.subject, s.issued.kind.value))

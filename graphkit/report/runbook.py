@@ -250,9 +250,35 @@ def _registered_meanwhile(node: Node, graph: Graph) -> list[Action]:
     """For a registrar (``can_register_runner``): list the runners it may have registered since the compromise."""
     scopes = sorted({e.props["scope"] for e in graph.out_edges(node.id)
                      if e.kind is EdgeKind.CAN_REGISTER_RUNNER and e.props.get("scope")})
-    return [Action(f"List the runners of {scope} and remove any registered since the compromise", _GH, "api",
-                   _cmd("gh", "api", "--paginate", _runner_api(scope), "--jq",
-                        ".runners[] | [.id, .name, .status] | @tsv")) for scope in scopes]
+    return [_list_runners(scope, "any registered since the compromise") for scope in scopes]
+
+
+def _list_runners(scope: str, which: str) -> Action:
+    """List the runners of ``scope`` (``GET .../actions/runners``) to remove ``which`` of them."""
+    return Action(f"List the runners of {scope} and remove {which}", _GH, "api",
+                  _cmd("gh", "api", "--paginate", _runner_api(scope), "--jq",
+                       ".runners[] | [.id, .name, .status] | @tsv"))
+
+
+def _token_scope(subject: str, graph: Graph) -> str | None:
+    """The scope whose runners a registration token's subject (its runner group or runner) registers: the
+    group's owner, the runner's scope; None when the graph does not have it."""
+    node = graph.node(subject) if subject in graph else None
+    if isinstance(node, RunnerGroup):
+        return node.owner
+    return node.scope if isinstance(node, Runner) else None
+
+
+def _token_actions(t: TokenStatus, graph: Graph) -> list[Action]:
+    """What a classified token calls for in the runbook: for a registration token expired after the compromise
+    began (``runners_remain``), the runners of its scope to list and clean up."""
+    scope = _token_scope(t.issued.subject, graph) if t.status == "runners_remain" else None
+    if scope is None:
+        return []
+    issued = t.issued.issued_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    until = t.expires_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if t.expires_at else "now"
+    return [_list_runners(scope, f"the unknown ones registered between {issued} and {until} (the audit log's "
+                                 "register_self_hosted_runner events give the time)")]
 
 
 def _rotate_credential(node: Node, graph: Graph) -> list[Action]:
@@ -566,6 +592,10 @@ def runbook_markdown(graph: Graph, plan: RevocationPlan, *, now: datetime,
             out.append(_line(f"- [{mark}] {t.issued.kind.value} `{t.issued.subject}` issued "
                              f"{t.issued.issued_at.astimezone(timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}: "
                              f"**{t.status}**, {t.reason} ([doc]({t.doc}))"))
+            for a in _token_actions(t, graph):
+                out.append(_line(f"  - {a.text} ([doc]({a.doc}))"))
+                if a.command:
+                    out.append(_line(f"    `{a.command}`"))
         out += [_line(f"- {n}") for n in notes]
     return "\n".join(out) + "\n"
 

@@ -19,14 +19,17 @@ from collections.abc import Iterator
 
 from graphkit.findings import Finding, FindingOptions, Severity, rule
 from graphkit.graph import Graph
-from graphkit.model import EdgeKind, NodeKind, Runner
+from graphkit.model import Confidence, EdgeKind, NodeKind, Runner
 
 __all__ = ["runners_on_host", "runner_on_runner"]
 
 
 def runners_on_host(graph: Graph, host_id: str) -> list[Runner]:
-    """Real (not inferred) runners a host runs (``hosts`` edges), in id order."""
-    ids = sorted({e.target for e in graph.out_edges(host_id) if e.kind is EdgeKind.HOSTS})
+    """Real (not inferred) runners a host certainly runs (``hosts`` edges that are ``certain``), in id order: the
+    pods of a Kubernetes pool on "any node", or on nodes another pool may share, are there only if the scheduler put
+    them there (``possible``, ``ingest/k8s/to_graph.py``), so they are no registrations of one host."""
+    ids = sorted({e.target for e in graph.out_edges(host_id)
+                  if e.kind is EdgeKind.HOSTS and e.confidence is Confidence.CERTAIN})
     return [r for r in (graph.node(i) for i in ids) if isinstance(r, Runner) and not r.inferred]
 
 

@@ -91,7 +91,7 @@ from importlib import resources
 from typing import Any, NamedTuple
 
 __all__ = ["GUARDS", "MAX_CHARS", "MAX_DEPTH", "MAX_TOKENS", "PRIVILEGED_EVENTS", "Verdict", "always_false",
-           "parse_condition", "verdicts"]
+           "false_for_events", "parse_condition", "verdicts"]
 
 #: The events whose run with secrets an outsider starts without choosing its workflow (the base repository's, or
 #: for the review events the same-repository branch's: module docstring); a fork's ``pull_request`` runs the pull
@@ -374,6 +374,8 @@ class _Scenario:
     relaxed: frozenset[str]
     #: the run's repository (``owner/name``, lower case), None when not known
     repo: str | None = None
+    #: False: any run of ``event`` (not the outsider's): ``github.event.*`` unknown (:func:`false_for_events`)
+    payload: bool = True
 
     def guarded(self, guard: str, value: Any) -> Any:
         return _UNKNOWN if guard in self.relaxed else value
@@ -564,7 +566,7 @@ def _path(names: tuple[str, ...], scn: _Scenario) -> Any:
     if names[1:] == ("repository",):
         return _Sym("repo")
     if names[1:2] == ("event",):
-        return _event_value(names[2:], scn)
+        return _event_value(names[2:], scn) if scn.payload else _UNKNOWN
     return _UNKNOWN
 
 
@@ -697,3 +699,23 @@ def always_false(tree: tuple | None) -> bool:
     [False, False, False, False, False, False]
     """
     return tree is not None and _truth(_eval(tree, _ANY_RUN)) is False
+
+
+def false_for_events(tree: tuple | None, events: Iterable[str]) -> bool:
+    """Whether the condition ``tree`` (:func:`parse_condition`) is false in every run of every one of ``events``
+    (the events that start the workflow, the caller's for a called one), whoever acts: ``github.event_name`` is
+    the run's event (GitHub docs "Contexts reference", ``github.event_name``,
+    https://docs.github.com/en/actions/reference/workflows-and-actions/contexts#github-context), every other
+    context (the payload included) and every status function but ``always()`` unknown, every guard unknown.
+    A job whose ``if`` is so never runs (:func:`always_false`'s reading, per event).  No events: not false.
+
+    >>> t = parse_condition("github.event_name == 'push' && github.ref == 'refs/heads/main'")
+    >>> false_for_events(t, ["pull_request_target"]), false_for_events(t, ["pull_request_target", "push"])
+    (True, False)
+    >>> [false_for_events(parse_condition(v), ["push"]) for v in ("github.event_name != 'push' || failure()",
+    ...  "always() || github.event_name == 'pull_request'", "github.event.pull_request.head.repo.fork")]
+    [False, False, False]
+    """
+    names = list(dict.fromkeys(events))
+    return tree is not None and bool(names) and all(
+        _truth(_eval(tree, _Scenario(e, None, frozenset(GUARDS), payload=False))) is False for e in names)

@@ -54,7 +54,7 @@ from .models import ActionFile, JobDef, Step, WorkflowFile, jsonable, scalar_tex
 from .permissions import (LEVEL, POSSIBLE_REPOSITORY_WRITE_SCOPES, effective_permissions, possible_repository_writes,
                           repository_writes)
 from .secrets import SecretMap, secret_refs
-from .skipped import live_job, never_runs, skipped_needs
+from .skipped import live_job, never_detail, never_runs, run_events, skipped_needs
 from .steps import JobState, StepView, apply_step_rules
 from .untrusted import (Scope, combined, composite_code, job_condition, job_scope, tainted_with, text_inputs,
                         untrusted_code)
@@ -126,7 +126,7 @@ class _Builder:
         self._repos: dict[str, tuple[Organization, Repository]] = {}
         self.workflows = {(repo_key(f.repository), f.file): f for f in files if isinstance(f, WorkflowFile)}
         self.actions = {(repo_key(f.repository), f.directory): f for f in files if isinstance(f, ActionFile)}
-        self._skipped: dict[tuple[str, str], dict[str, str]] = {}  # workflow -> skipped_needs of its jobs
+        self._skipped: dict[tuple, dict[str, str]] = {}  # (workflow, run events) -> skipped_needs of its jobs
 
     # ------------------------------------------------------------ structure
     def src(self, f: WorkflowFile | ActionFile) -> Src:
@@ -246,12 +246,10 @@ class _Builder:
         run_repo = None if call.unknown_top else top_repo  # github.repository of the run: the caller's
         self._over_cap(wf, jd, call)
         perms, perm_source = effective_permissions(wf.permissions, jd.permissions, call.cap)
-        wkey = (wf.repository, wf.file)
-        if wkey not in self._skipped:
-            self._skipped[wkey] = skipped_needs(wf.jobs)
-        dep = self._skipped[wkey].get(jd.key)
-        if dep is not None or never_runs(jd.raw.get("if")):
-            self._never(wf, jd, call, jid, perms, perm_source, dep)
+        events = run_events((t.event for t in call.top.events), unknown_caller=call.unknown_top)  # github.event_name
+        dep = self._skipped_needs(wf, events).get(jd.key)
+        if dep is not None or never_runs(jd.raw.get("if"), events):
+            self._never(wf, jd, call, jid, perms, perm_source, dep, events)
             return
         jd = live_job(jd)
         env = {**wf.env, **jd.env}
@@ -290,13 +288,18 @@ class _Builder:
         self._token(job, top_repo, src.ev(f"{path}.permissions" if jd.permissions is not None else
                                           "permissions" if wf.permissions is not None else path))
 
+    def _skipped_needs(self, wf: WorkflowFile, events: tuple[str, ...] | None) -> dict[str, str]:
+        if (wf.repository, wf.file, events) not in self._skipped:  # once per workflow and run events
+            self._skipped[wf.repository, wf.file, events] = skipped_needs(wf.jobs, events)
+        return self._skipped[wf.repository, wf.file, events]
+
     def _never(self, wf: WorkflowFile, jd: JobDef, call: Call, jid: str, perms: dict[str, str],
-               perm_source: Any, dep: str | None = None) -> None:
+               perm_source: Any, dep: str | None = None, events: tuple[str, ...] | None = None) -> None:
         """A job whose ``if`` is false in every run, or that needs a job ``dep`` that never runs
         (:attr:`Job.never_runs`): its node, with the evidence of its ``if`` (of its ``needs``), and nothing it
         would reach (no runner, token, OIDC, environment, secret, step or call)."""
         src, path = self.src(wf), f"jobs.{jd.key}"
-        never = src.ev(f"{path}.if", scalar_text(jd.raw.get("if"))) if dep is None else src.ev(
+        never = src.ev(f"{path}.if", never_detail(jd.raw.get("if"), events)) if dep is None else src.ev(
             f"{path}.needs", f"needs {dep}, which never runs")
         job = Job(id=jid, name=jd.name if jd.name and "${{" not in jd.name else jd.key, repository=wf.repository,
                   workflow_path=wf.file, job_key=jd.key, secrets_repository=call.top.repository, permissions=perms,

@@ -6,6 +6,9 @@ in every run (:func:`.conditions.always_false`: ``if: false``, ``if: ${{ false }
 ``false && ...``) never runs: such a job reaches nothing (:attr:`graphkit.model.Job.never_runs`), such a step
 runs no code and reads nothing.
 
+A job whose ``if`` is false for every event that can start its workflow (``github.event_name == 'push'`` in a
+workflow only ``pull_request_target`` starts: :func:`.conditions.false_for_events`) never runs either.
+
 A job whose ``needs`` names a job that never runs is skipped as well, unless its ``if`` holds a status function
 that continues after a skipped dependency: "If a job fails or is skipped, all jobs that need it are skipped
 unless the jobs use a conditional expression that causes the job to continue"
@@ -19,14 +22,14 @@ https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from .conditions import MAX_CHARS, always_false, parse_condition
-from .models import JobDef
+from .conditions import MAX_CHARS, always_false, false_for_events, parse_condition
+from .models import JobDef, scalar_text
 
-__all__ = ["live_job", "never_runs", "runs_after_skipped", "skipped_needs"]
+__all__ = ["live_job", "never_detail", "never_runs", "run_events", "runs_after_skipped", "skipped_needs"]
 
 _STATUS = frozenset({"success", "failure", "cancelled", "always"})
 
@@ -36,18 +39,61 @@ def _never_text(text: str) -> bool:
     return always_false(parse_condition(text))
 
 
-def never_runs(value: Any) -> bool:
+@lru_cache(maxsize=4096)
+def _never_for(text: str, events: tuple[str, ...]) -> bool:
+    return false_for_events(parse_condition(text), events)
+
+
+def never_runs(value: Any, events: tuple[str, ...] | None = None) -> bool:
     """Whether an ``if`` value (a job's as written, a step's text) is false in every run
-    (:func:`.conditions.always_false`): GitHub skips that job or step, which then runs nothing and reads
-    nothing (https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idif,
+    (:func:`.conditions.always_false`), or in every run of each of ``events`` (the events that can start the
+    workflow, :func:`run_events`; None: not known, :func:`.conditions.false_for_events`): GitHub skips that job
+    or step, which then runs nothing and reads nothing
+    (https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_idif,
     ``#jobsjob_idstepsif``).
 
     >>> never_runs(False), never_runs("${{ false }}"), never_runs("false || github.x"), never_runs(None)
     (True, True, False, False)
+    >>> c = "github.event_name == 'push'"
+    >>> never_runs(c), never_runs(c, ("pull_request_target",)), never_runs(c, ("push", "schedule"))
+    (False, True, False)
     """
     if isinstance(value, str):
-        return len(value) <= MAX_CHARS and _never_text(value)
-    return value is not None and always_false(parse_condition(value))
+        return len(value) <= MAX_CHARS and (_never_text(value) or bool(events) and _never_for(value, events))
+    if value is None:
+        return False
+    tree = parse_condition(value)
+    return always_false(tree) or bool(events) and false_for_events(tree, events)
+
+
+def never_detail(value: Any, events: tuple[str, ...] | None) -> str:
+    """The evidence text of a job ``if`` that never runs: the ``if`` as written, and the events when it is false
+    only for those (:func:`never_runs`).
+
+    >>> never_detail("github.event_name == 'push'", ("pull_request_target",))
+    "false for every event that starts the workflow (pull_request_target): github.event_name == 'push'"
+    """
+    text = scalar_text(value)
+    if never_runs(value) or not events:
+        return text
+    return f"false for every event that starts the workflow ({', '.join(events)}): {text}"  # kept when cut
+
+
+def run_events(events: Iterable[str], *, unknown_caller: bool) -> tuple[str, ...] | None:
+    """The events whose ``github.event_name`` a run of the workflow's jobs may have, for :func:`never_runs`: the
+    ``on:`` events of the triggering workflow (the top caller's for a called workflow: a called workflow's
+    ``github`` context is the caller's, GitHub docs "Reusing workflows",
+    https://docs.github.com/en/actions/sharing-automations/reusing-workflows#supported-keywords-for-jobs-that-call-a-reusable-workflow).
+    None (not known) for the run of a caller graphkit did not read (``unknown_caller``), when they include
+    ``workflow_call`` (some caller's events), or when there are none.
+
+    >>> run_events(["pull_request_target"], unknown_caller=False), run_events(["push"], unknown_caller=True)
+    (('pull_request_target',), None)
+    >>> run_events(["push", "workflow_call"], unknown_caller=False), run_events([], unknown_caller=False)
+    (None, None)
+    """
+    names = tuple(sorted({e.lower() for e in events}))
+    return None if unknown_caller or not names or "workflow_call" in names else names
 
 
 def live_job(jd: JobDef) -> JobDef:
@@ -116,10 +162,10 @@ def _needs(jd: JobDef) -> list[str]:
     return [x.lower() for x in items if isinstance(x, str)]
 
 
-def skipped_needs(jobs: Mapping[str, JobDef]) -> dict[str, str]:
+def skipped_needs(jobs: Mapping[str, JobDef], events: tuple[str, ...] | None = None) -> dict[str, str]:
     """Job key -> the key of a job in its ``needs`` that never runs, for the jobs of one workflow skipped for
-    that reason (module docstring), transitively; a job whose own ``if`` is false in every run is not listed
-    (:func:`never_runs` says so).  Keys are compared ignoring case.
+    that reason (module docstring), transitively; a job whose own ``if`` is false in every run (of ``events``,
+    :func:`never_runs`) is not listed (:func:`never_runs` says so).  Keys are compared ignoring case.
 
     >>> j = {k: JobDef(key=k, raw=r) for k, r in (("a", {"if": False}), ("b", {"needs": "a"}),
     ...      ("c", {"needs": ["b"]}), ("d", {"needs": "c", "if": "always()"}), ("e", {"needs": "d"}))}
@@ -127,7 +173,7 @@ def skipped_needs(jobs: Mapping[str, JobDef]) -> dict[str, str]:
     {'b': 'a', 'c': 'b'}
     """
     by_key = {k.lower(): jd for k, jd in jobs.items()}
-    dead = {k for k, jd in by_key.items() if never_runs(jd.raw.get("if"))}
+    dead = {k for k, jd in by_key.items() if never_runs(jd.raw.get("if"), events)}
     out: dict[str, str] = {}
     changed = True
     while changed:

@@ -44,8 +44,10 @@ class PodTemplate(_M):
     service_account: str | None = None
     automount_token: bool | None = None
     node_selector: dict[str, str] = Field(default_factory=dict)
-    #: why a process in the pod controls its node (privileged container, hostPath, docker socket)
+    #: why a process in the pod controls its node (privileged container, a hostPath of a node path, a runtime socket)
     escapes: list[str] = Field(default_factory=list)
+    #: why it may (a hostPath of another host folder or of a path not known: ``possible``)
+    weak_escapes: list[str] = Field(default_factory=list)
     #: Secrets the pod mounts or reads into its environment (names)
     secrets: list[str] = Field(default_factory=list)
     #: volumes that outlive the pod (persistentVolumeClaim claims, volumeClaimTemplates names)

@@ -19,13 +19,14 @@ https://github.com/actions/actions-runner-controller/tree/master/docs): ``reposi
 
 from __future__ import annotations
 
+import posixpath
 from typing import Any
 from urllib.parse import urlsplit
 
 from ingest.k8s.models import BindingDoc, PodTemplate, RoleDoc, Rule, RunnerPool, Subject, Where
 from ingest.k8s.read import Reader
 
-__all__ = ["pod_template", "config_scope", "scale_set", "values_file", "chart_rbac", "summerwind_pool"]
+__all__ = ["pod_template", "host_path_controls_node", "config_scope", "scale_set", "values_file", "chart_rbac", "summerwind_pool"]
 
 #: What the gha-runner-scale-set chart renders for the runner pods' service account when the values do not set
 #: ``template.spec.serviceAccountName`` (read at commit 11c4b95cbab314553e6df06dc4da825ee85e210a of
@@ -41,7 +42,69 @@ KUBE_MODE_RULES = (("", "pods", ("get", "list", "create", "delete", "update", "p
                    ("", "secrets", ("get", "list", "create", "delete")))
 _KUBE_MODES = ("kubernetes", "kubernetes-novolume")
 
-_DOCKER_SOCKET = "docker.sock"
+#: Container runtime sockets: whoever reaches one starts a privileged container on the node.
+_SOCKETS = ("docker.sock", "containerd.sock", "crio.sock")
+#: Host paths whose mount (the path, a folder that holds it, or a path inside it) controls the node: the kernel's
+#: and the devices' interfaces (/proc, /sys, /dev), configuration and root's home (/etc, /root), what root runs
+#: (/boot, /usr, /bin, /sbin, /lib, /lib64), the runtime sockets (/run, /var/run), the kubelet's and the runtimes'
+#: state with every pod's service account token and image layers (/var/lib/kubelet, /var/lib/docker,
+#: /var/lib/containerd) and /var/log (the kubelet follows a link written there as root).  Pod Security Standards,
+#: baseline "HostPath volumes" ("HostPath volumes must be forbidden"),
+#: https://kubernetes.io/docs/concepts/security/pod-security-standards/; Kubernetes "Volumes", hostPath ("access
+#: to the host filesystem ... can expose privileged system credentials (such as for the Kubelet) or privileged
+#: APIs (such as the container runtime socket)"), https://kubernetes.io/docs/concepts/storage/volumes/#hostpath.
+_NODE_PATHS = ("/proc", "/sys", "/dev", "/etc", "/root", "/boot", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/run",
+               "/var/run", "/var/lib/kubelet", "/var/lib/docker", "/var/lib/containerd", "/var/log")
+#: Controls the node when mounted whole (every user's home); a folder inside it is a host folder.
+_NODE_DIRS = ("/home",)
+
+
+def host_path_controls_node(path: str | None) -> bool | None:
+    """Whether a ``hostPath`` volume of ``path`` controls the node (see :data:`_NODE_PATHS`): True for a node path,
+    a folder holding one (``/``, ``/var``) or a path inside one, or a runtime socket anywhere; False for another
+    host folder (a data directory: shared with the node and its other pods, not the node); None when the path is
+    not known (missing, relative, a template placeholder).
+
+    >>> [host_path_controls_node(p) for p in ("/", "/var", "/var/run/docker.sock", "/etc/kubernetes", "/home",
+    ...                                       "/srv/x/docker.sock", "/proc/1/root")]
+    [True, True, True, True, True, True, True]
+    >>> [host_path_controls_node(p) for p in ("/data", "/home/runner/cache", "/var/lib/ci", "/tmp", None, "x",
+    ...                                       "{{ .Values.dir }}")]
+    [False, False, False, False, None, None, None]
+    """
+    if not path or not path.startswith("/") or "{{" in path or "$(" in path:
+        return None
+    p = posixpath.normpath(path)
+    p = "/" if p.startswith("//") and p.strip("/") == "" else p
+    if p.rsplit("/", 1)[-1] in _SOCKETS or p in _NODE_DIRS:
+        return True
+    return any(p == n or n.startswith(p.rstrip("/") + "/") or p.startswith(n + "/") for n in _NODE_PATHS)
+
+
+def _read_only(r: Reader, spec: dict[str, Any], path: str) -> set[str]:
+    """The volumes every container mounts read-only (``volumeMounts[].readOnly``), each mounted at least once."""
+    mounts: dict[str, bool] = {}
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(r.seq(spec.get(group), f"{path}.{group}")):
+            at = f"{path}.{group}[{i}]"
+            for j, m in enumerate(r.seq(r.mapping(c, at).get("volumeMounts"), f"{at}.volumeMounts")):
+                m = r.mapping(m, f"{at}.volumeMounts[{j}]")
+                if isinstance(name := m.get("name"), str):
+                    mounts[name] = mounts.get(name, True) and m.get("readOnly") is True
+    return {n for n, ro in mounts.items() if ro}
+
+
+def _host_path_escape(where: str | None, read_only: bool, escapes: list[str], weak: list[str]) -> None:
+    """Sort a ``hostPath`` volume into ``escapes`` (it controls the node) or ``weak`` (a host folder, possible)."""
+    control = host_path_controls_node(where)
+    if control:
+        socket = " (container runtime socket)" if (where or "").rsplit("/", 1)[-1] in _SOCKETS else ""
+        escapes.append(f"hostPath {where}{socket}")
+    elif control is None:
+        weak.append(f"hostPath {where or '?'} (path not known: may be a node path)")
+    else:
+        weak.append(f"hostPath {where} (a host folder{', read-only' if read_only else ''}: shared with the node and "
+                    f"its other pods, not the node)")
 
 
 def _container_facts(r: Reader, spec: dict[str, Any], path: str, escapes: list[str], secrets: list[str]) -> None:
@@ -62,15 +125,15 @@ def _container_facts(r: Reader, spec: dict[str, Any], path: str, escapes: list[s
                 secrets += [n for n in [r.name(ref.get("name"), f"{at}.envFrom[{j}].secretRef.name")] if n]
 
 
-def _volume_facts(r: Reader, spec: dict[str, Any], path: str, escapes: list[str], secrets: list[str],
-                  shared: list[str]) -> None:
+def _volume_facts(r: Reader, spec: dict[str, Any], path: str, escapes: tuple[list[str], list[str]],
+                  secrets: list[str], shared: list[str]) -> None:
+    read_only = _read_only(r, spec, path)
     for i, v in enumerate(r.seq(spec.get("volumes"), f"{path}.volumes")):
         at = f"{path}.volumes[{i}]"
         v = r.mapping(v, at)
         host = r.mapping(v.get("hostPath"), f"{at}.hostPath")
         if "hostPath" in v:
-            where = r.text(host.get("path"), f"{at}.hostPath.path") or "?"
-            escapes.append(f"hostPath {where}" + (" (docker socket)" if where.endswith(_DOCKER_SOCKET) else ""))
+            _host_path_escape(r.text(host.get("path"), f"{at}.hostPath.path"), v.get("name") in read_only, *escapes)
         secret = r.mapping(v.get("secret"), f"{at}.secret")
         secrets += [n for n in [r.name(secret.get("secretName"), f"{at}.secret.secretName")] if n]
         projected = r.mapping(v.get("projected"), f"{at}.projected")
@@ -91,17 +154,19 @@ def pod_template(r: Reader, spec: Any, path: str) -> PodTemplate:
     """
     spec = r.mapping(spec, path)
     escapes: list[str] = []
+    weak: list[str] = []
     secrets: list[str] = []
     shared: list[str] = []
     _container_facts(r, spec, path, escapes, secrets)
-    _volume_facts(r, spec, path, escapes, secrets, shared)
+    _volume_facts(r, spec, path, (escapes, weak), secrets, shared)
     selector = r.mapping(spec.get("nodeSelector"), f"{path}.nodeSelector")
     automount = spec.get("automountServiceAccountToken")
     return PodTemplate(service_account=r.name(spec.get("serviceAccountName") or spec.get("serviceAccount"),
                                               f"{path}.serviceAccountName"),
                        automount_token=automount if isinstance(automount, bool) else None,
                        node_selector={str(k): str(v) for k, v in selector.items()},
-                       escapes=list(dict.fromkeys(escapes)), secrets=list(dict.fromkeys(secrets)),
+                       escapes=list(dict.fromkeys(escapes)), weak_escapes=list(dict.fromkeys(weak)),
+                       secrets=list(dict.fromkeys(secrets)),
                        shared_volumes=list(dict.fromkeys(shared)))
 
 

@@ -16,10 +16,16 @@ is bound to.
 Edges (what they mean: ``graphkit/model/edges.py``):
 
 - ``hosts`` node pool -> pool (pods run there: root on the node controls them); pods of a pool without a
-  ``nodeSelector`` may land on any node, so the pools share nodes ``possible``-ly (taints not modelled);
-- ``runs_on_host`` pool -> node pool only when a pod can take its node (privileged container, ``hostPath``, the
-  docker socket; ``RunnerPods.escapes``), cut by ``replace_nodes``: the resolver's persistence step then gives
-  ``job -persists_on-> node pool`` (:mod:`graphkit.resolve.persistence`);
+  ``nodeSelector`` may land on any node, so the pools share nodes ``possible``-ly (taints not modelled), and the
+  "any node" host hosts them ``possible``-ly: a node taken by one pod holds another pool's pods only if the
+  scheduler put them there (Kubernetes "Assigning Pods to Nodes",
+  https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/);
+- ``runs_on_host`` pool -> node pool only when a pod can take its node (``RunnerPods.escapes``), cut by
+  ``replace_nodes``: ``certain`` for a privileged container, a ``hostPath`` of a node path or a runtime socket
+  (:func:`ingest.k8s.pods.host_path_controls_node`), ``possible`` when the only way out is a ``hostPath`` of
+  another host folder (a data directory shared with the node and its other pods) or of a path not known (Pod
+  Security Standards, baseline "HostPath volumes", https://kubernetes.io/docs/concepts/security/pod-security-standards/);
+  the resolver's persistence step then gives ``job -persists_on-> node pool`` (:mod:`graphkit.resolve.persistence`);
 - ``uses_service_account`` pool -> service account (unless ``automountServiceAccountToken: false`` on the PodSpec,
   or on the ServiceAccount when the PodSpec does not set it);
 - ``reads_secret`` pool -> Secrets its pods mount or read into their environment; service account or mapped AWS
@@ -147,7 +153,7 @@ def _pool(c: _Cluster, pool: RunnerPool, pools: list[tuple[str, dict[str, str]]]
         return  # an enterprise or a template placeholder: no GitHub owner to route jobs from (module docstring)
     resource = pool.resource if pool.resource == "values" else f"{pool.resource}/{pool.name}"
     pods = RunnerPods(cluster=c.cid, namespace=pool.namespace, resource=resource, service_account=sa,
-                      node_selector=pool.pod.node_selector, escapes=pool.pod.escapes,
+                      node_selector=pool.pod.node_selector, escapes=[*pool.pod.escapes, *pool.pod.weak_escapes],
                       container_mode=pool.container_mode, config_secret=config, mounted_secrets=mounted,
                       shared_volumes=pool.pod.shared_volumes)
     rid = c.g.node(Runner(id=ids.runner(pool.scope, pool.name), name=pool.name, scope=pool.scope,
@@ -159,13 +165,16 @@ def _pool(c: _Cluster, pool: RunnerPool, pools: list[tuple[str, dict[str, str]]]
         c.g.edge(EdgeKind.MEMBER_OF, rid, gid, ev)
         c.g.edge(EdgeKind.OWNS, _owner(c, pool.scope, ev), gid, ev)
     host = _node_pool(c, pool.pod.node_selector, ev)
-    c.g.edge(EdgeKind.HOSTS, host, rid, ev)
+    # any node of the cluster: its pods land on one of them, not known which (module docstring)
+    c.g.edge(EdgeKind.HOSTS, host, rid, ev, **({} if pool.pod.node_selector else
+                                               {"possible": True, "props": {"shared": "any node"}}))
     pools.append((rid, pool.pod.node_selector))
-    if pool.pod.escapes:
+    if escapes := pods.escapes:
         esc = pool.where.evidence("spec.template.spec" if pool.resource != "values" else "template.spec",
-                                  detail="; ".join(pool.pod.escapes))
+                                  detail="; ".join(escapes))
         c.g.add_edge(_edge(EdgeKind.RUNS_ON_HOST, rid, host, esc, revoked_by=R.REPLACE_NODES,
-                           props={"escapes": pool.pod.escapes}))
+                           confidence=Confidence.CERTAIN if pool.pod.escapes else Confidence.POSSIBLE,
+                           props={"escapes": escapes}))
     if _automounts(c, pool, sa_name):
         c.g.edge(EdgeKind.USES_SERVICE_ACCOUNT, rid, sa, ev)
     for sid in mounted:
