@@ -250,9 +250,22 @@ def test_the_callers_if_gates_the_called_job(tmp_path):
 
 
 def test_a_caller_if_false_for_the_event_closes_the_called_job(tmp_path):
+    # the workflow also runs on push, where the caller runs: the called job exists, but no pull_request_target
+    # run reaches it
     push_only = REUSABLE_CALLER.replace("    uses: ./.github/workflows/lint.yml\n",
                                         "    if: github.event_name == 'push'\n    uses: ./.github/workflows/lint.yml\n")
+    push_only = push_only.replace("on: pull_request_target\n", "on: [pull_request_target, push]\n")
     g = _build(tmp_path, {WF.format("pr"): push_only, WF.format("lint"): REUSABLE})
     called = ids.job("o/r", WF.format("lint"), "lint", caller=ids.job("o/r", WF.format("pr"), "call"))
     assert [c.evidence.yaml_path for c in g.node(called).untrusted_code] == ["jobs.lint.steps[1].run"]
     assert _entries(g, called) == {}
+
+
+def test_a_caller_that_never_runs_calls_nothing(tmp_path):
+    # pull_request_target alone starts the workflow and the caller's if wants push: the caller never runs
+    push_only = REUSABLE_CALLER.replace("    uses: ./.github/workflows/lint.yml\n",
+                                        "    if: github.event_name == 'push'\n    uses: ./.github/workflows/lint.yml\n")
+    g = _build(tmp_path, {WF.format("pr"): push_only, WF.format("lint"): REUSABLE})
+    caller = ids.job("o/r", WF.format("pr"), "call")
+    assert g.node(caller).never_runs
+    assert ids.job("o/r", WF.format("lint"), "lint", caller=caller) not in g
