@@ -216,7 +216,9 @@ def test_sarif_messages_escape_links_and_controls(hostile):
     assert mine, "a finding names the hostile runner"
     for t in texts:
         assert not any(c in t for c in OBEYED) and "\n" not in t
-        assert "[" not in t.replace("\\[", "")  # every bracket escaped: no embedded link (SARIF 3.11.6)
+        # plain text (SARIF 3.11): brackets as written, escaped only where ``](`` could close an embedded link
+        # (3.11.6), so no hostile name forms one
+        assert "[" not in t.replace("\\[", "") if "](" in t else "\\[" not in t
     finding = next(f for f in found if "pwned-title" in f.message)
     assert HOSTILE["ansi"] in finding.message  # the finding itself keeps the name verbatim
 
