@@ -395,6 +395,9 @@ def _print_summary(graph: Graph, doc: dict, top: int | None, named: Iterable[str
         else "no input problems"
     print_item(f"unknown: {possible} possible path(s), {unknown}", 2, "yellow" if possible or problems else "dim")
     fixable = [p for p in doc["problems"] if "; fix: " in p["reason"]]  # unreadable API scopes (collect github)
+    if fixable and out.is_terminal and err.is_terminal:  # one screen: stderr named each just above, fix included
+        print_item(f"{len(fixable)} unreadable scope(s), each named above with its fix", 4, "yellow")
+        return
     for p in fixable[:SUMMARY_STEPS]:
         _oneprint_item(term(p["reason"]), 4, "yellow")
     if len(fixable) > SUMMARY_STEPS:
