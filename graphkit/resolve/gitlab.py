@@ -163,10 +163,10 @@ def ref_protected(trigger: GitLabTrigger, project: dict) -> bool | None:
     if not patterns:
         return False
     if trigger.refs is None:  # any ref but the excluded ones: unprotected when they hold every protected ref
-        return False if trigger.refs_excluded and _excluded_cover(patterns, trigger.refs_excluded, project) else None
-    refs = [project.get("default_branch") if r == "$CI_DEFAULT_BRANCH" else r for r in trigger.refs or ()]
-    if trigger.refs is None or not all(r and _literal(r) and not r.startswith("$") for r in refs):
-        return None  # any ref, a /regex/, or a name known only at run time (the default branch unknown)
+        return False if _excluded_cover(patterns, trigger.refs_excluded, project) else None
+    refs = [project.get("default_branch") if r == "$CI_DEFAULT_BRANCH" else r for r in trigger.refs]
+    if not all(r and _literal(r) and not r.startswith("$") for r in refs):
+        return None  # a /regex/, or a name known only at run time (the default branch unknown)
     hits = {any(wildcard_match(p, ref) for p in patterns) for ref in refs if ref}
     return next(iter(hits)) if len(hits) == 1 else None
 
@@ -184,6 +184,8 @@ def _excluded_cover(patterns: list[str], excluded: tuple[str, ...], project: dic
     >>> _excluded_cover(["main", "release/*"], ("$CI_DEFAULT_BRANCH", "/^release\\//"), {"default_branch": "main"})
     True
     """
+    if not excluded:
+        return False
     names = {project.get("default_branch") if r == "$CI_DEFAULT_BRANCH" else r for r in excluded}
     literal = {n for n in names if n and _literal(n) and not n.startswith("$")}
     regexes = [n[1:-1] for n in names if n and not _literal(n)]
