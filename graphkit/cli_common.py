@@ -394,7 +394,16 @@ def _print_summary(graph: Graph, doc: dict, top: int | None, named: Iterable[str
     unknown = f"{problems} input problem(s) (skipped files or places: the radius may be larger)" if problems \
         else "no input problems"
     print_item(f"unknown: {possible} possible path(s), {unknown}", 2, "yellow" if possible or problems else "dim")
-    fixable = [p for p in doc["problems"] if "; fix: " in p["reason"]]  # unreadable API scopes (collect github)
+    _print_unreadable(doc)
+
+
+def _print_unreadable(doc: dict) -> None:
+    """The unreadable API scopes of the summary (collect github), with their fix; on one terminal with stderr,
+    which named each just above (fix included), their count only."""
+    fixable = [p for p in doc["problems"] if "; fix: " in p["reason"]]
+    if fixable and out.is_terminal and err.is_terminal:
+        print_item(f"{len(fixable)} unreadable scope(s), each named above with its fix", 4, "yellow")
+        return
     for p in fixable[:SUMMARY_STEPS]:
         _oneprint_item(term(p["reason"]), 4, "yellow")
     if len(fixable) > SUMMARY_STEPS:

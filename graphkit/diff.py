@@ -320,8 +320,8 @@ def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]]
         signal (high first), then kind, then id.  Added runners are ``high``
         (new enrollment), and so are changes that replace a registration
         (:data:`_REENROLL` fields that had a value) and new or changed registration
-        credentials; other credentials ``medium``; caches and removals
-        ``low``/``info``.
+        credentials; other credentials ``medium``; new caches, other changes and every removal ``low``; a new
+        host ``info``.
 
     Examples
     --------
@@ -353,8 +353,10 @@ def diff_graphs(old: Graph, new: Graph, unread: dict[str, list[tuple[str, str]]]
             changes.append(Change("unknown", n.spec.kind, nid, n.name, Severity.MEDIUM,
                                   f"{n.spec.kind.value} {n.name} was not read by the new scan ({why})"))
             continue
-        sig = Severity.LOW if n.spec.kind in (NodeKind.RUNNER, NodeKind.CREDENTIAL) else Severity.INFO
-        changes.append(Change("removed", n.spec.kind, nid, n.name, sig, f"{n.spec.kind.value} {n.name} is gone"))
+        # every removal is low (README): a runner, credential, host or cache that went may be cleanup, or an
+        # attacker clearing a poisoned cache or their traces; a responder lists them, below what was added
+        changes.append(Change("removed", n.spec.kind, nid, n.name, Severity.LOW,
+                              f"{n.spec.kind.value} {n.name} is gone"))
     unknown = {c.id for c in changes if c.change == "unknown"}
     for nid in sorted(before.keys() & after.keys()):
         a, b = _facts(before[nid]), _facts(after[nid])

@@ -191,15 +191,21 @@ def _descriptor(r: Rule) -> dict[str, Any]:
 
 
 def sarif_text(text: str) -> str:
-    """Plain SARIF message text from input-derived text: ``[``, ``]`` and ``\\`` escaped (SARIF 2.1.0 section
-    3.11.6: brackets otherwise form embedded links, whose target may be a URI), and terminal-obeyed characters
-    shown as escapes (:func:`graphkit.output.neutralise`).
+    """Plain SARIF message text from input-derived text, terminal-obeyed characters shown as escapes
+    (:func:`graphkit.output.neutralise`).  ``text`` is plain text, not Markdown (SARIF 2.1.0 section 3.11: only
+    ``markdown`` holds formatting), so it is written as it is (``hosts[0].credentials[2]``), but for the one
+    syntax plain text has: an embedded link ``[text](target)`` (section 3.11.6), whose target may be a URI.  Where
+    ``](`` could close one, ``[``, ``]`` and ``\\`` are escaped with a backslash, which section 3.11.6 reads as
+    the literal character.
     https://docs.oasis-open.org/sarif/sarif/v2.1.0/os/sarif-v2.1.0-os.html#_Toc34317468
 
-    >>> sarif_text("jobs.a.steps[2] [x](https://evil.test)\\x1b[2J")
-    'jobs.a.steps\\\\[2\\\\] \\\\[x\\\\](https://evil.test)\\\\\\\\x1b\\\\[2J'
+    >>> sarif_text("hosts[0].credentials[2]\\x1b[2J")
+    'hosts[0].credentials[2]\\\\x1b[2J'
+    >>> sarif_text("jobs.a.steps[2] [x](https://evil.test)")
+    'jobs.a.steps\\\\[2\\\\] \\\\[x\\\\](https://evil.test)'
     """
-    return re.sub(r"([\\\[\]])", r"\\\1", neutralise(text))
+    shown = neutralise(text)
+    return re.sub(r"([\\\[\]])", r"\\\1", shown) if "](" in shown else shown
 
 
 def _location(evidence: Evidence, root: str) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from graphkit.meta import GraphMeta
 from graphkit.model import (EDGE_SPECS, NODE_TYPES, AnyNode, Confidence, Edge, EdgeKind, EdgeSpec, Evidence,
                             Lifetime, Node, NodeKind, RevocationAction)
 from graphkit.model.bounds import plain_props
+from graphkit.redact import mark_tokens
 from graphkit.model.enums import CRITICALITY_WEIGHT
 from graphkit.model.node import MergeRule
 from graphkit.model.node import _combine as combine_values
@@ -198,7 +199,7 @@ def _valid_edge(kind: Any, source: Any, target: Any, key: Any, evidence: list[An
     field by field), or None when a value is not one validation keeps as it is (then ``Edge`` validates, or
     raises): members of the enums, strings, a non-empty list of :class:`Evidence`, a dict with string keys."""
     if not (type(kind) is EdgeKind and type(source) is str and type(target) is str and type(key) is str
-            and evidence and all(type(e) is Evidence for e in evidence) and type(confidence) is Confidence
+            and (not key or mark_tokens(key) is key) and evidence and all(type(e) is Evidence for e in evidence) and type(confidence) is Confidence
             and (lifetime is None or type(lifetime) is Lifetime)
             and (revoked_by is None or type(revoked_by) is RevocationAction)
             and _plain_props(props)):

@@ -24,14 +24,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 
 __all__ = ["FINGERPRINT_HEX", "FINGERPRINT_KEY", "REDACTED", "SECRET_CONDITION_KEYS", "CleanUrl", "CredentialMatch",
-           "find_credentials", "fingerprint", "looks_like_credential_name", "mark_credentials", "redact_text",
-           "redact_policy_secrets", "strip_embedded_urls", "strip_url_credentials", "strip_url_fields"]
+           "find_credentials", "fingerprint", "looks_like_credential_name", "mark_credentials", "mark_tokens",
+           "mark_value",
+           "redact_text", "redact_policy_secrets", "strip_embedded_urls", "strip_url_credentials", "strip_url_fields"]
 
 #: Default fingerprint key (documented, fixed): fingerprints stay comparable across runs and machines.
 #: A per-installation key stops anyone holding a snapshot from confirming a guessed low-entropy value.
@@ -353,9 +355,10 @@ def _line_matches(text: str, rx: re.Pattern[str], starts: list[int]) -> list[re.
     return [m for s, e in _line_runs(text, starts) for m in rx.finditer(text, s, e)]
 
 
-def _spans(text: str) -> list[tuple[str, int, int]]:
+def _spans(text: str, assignments: bool = True) -> list[tuple[str, int, int]]:
     """``(kind, start, end)`` of every credential in ``text``, unsorted, possibly overlapping; the matches of
-    :func:`_spans_reference`, with each format run only where its literal text (``_NEEDLES``) is."""
+    :func:`_spans_reference`, with each format run only where its literal text (``_NEEDLES``) is.  Without
+    ``assignments``, the token formats, key blocks and URL credentials only (:func:`mark_tokens`)."""
     low = text.lower() if text.isascii() else None
     found = [(kind, m.start(), m.end()) for kind, rx in _formats_to_run(text, low) for m in rx.finditer(text)]
     if "-----BEGIN" in text:
@@ -363,6 +366,8 @@ def _spans(text: str) -> list[tuple[str, int, int]]:
     urls = _line_matches(text, _URL_USERINFO, _found_at(text, text, ("://",), _URL_USERINFO))
     found += [("URL credential", m.start(1), m.end(1)) for m in urls if "$" not in m.group(1)]
     found += [("URL credential", m.start(2), m.end(2)) for m in _URL_PARAM.finditer(text) if "$" not in m.group(2)]
+    if not assignments:
+        return found
     words = _found_at(text, low, _ASSIGNMENT_NEEDLES, _ASSIGNMENT_NEEDLE_RE)
     found += [("High-entropy assignment", m.start(1), m.end(1)) for m in _line_matches(text, _ASSIGNMENT, words)
               if _plausible_value(m.group(1))]
@@ -381,8 +386,63 @@ def _spans_reference(text: str) -> list[tuple[str, int, int]]:
     return found
 
 
-def find_credentials(text: str, key: bytes = FINGERPRINT_KEY) -> list[CredentialMatch]:
-    """Literal credentials in ``text``, in order of position, overlaps merged (the first kind is kept).
+#: What :func:`mark_credentials` and :func:`redact_text` leave in place of a value: never a credential itself
+#: (``?token=***<hex>`` is not marked again: marking is idempotent).
+_MARK = re.compile(r"\*\*\*(?:[0-9a-f]{%d})?" % FINGERPRINT_HEX)
+
+
+#: The token formats without needles (``_NEEDLES``), by their own pattern: detect-secrets' Discord bot token
+#: (``tests/test_redact_fast.py`` checks this is every one of them).
+_BARE_FORMATS = (re.compile(r"[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"),)
+
+
+@lru_cache(maxsize=2)
+def _maybe_words(assignments: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(as written, lower-cased)``: the words every token format's match holds (``_NEEDLES``: one holding an
+    upper-case letter is literal text of a case-sensitive format, found as written; the others are compared
+    lower-cased, a superset), a key block's header, and with ``assignments`` the credential words of
+    assignments; without importing detect-secrets (a saved graph is loaded without it).  ``aws`` is left to
+    :func:`_may_hold_token`: every ARN holds it, and its format needs a quoted value."""
+    needles = {n for ns in _NEEDLES.values() for n in ns} | {"-----BEGIN"}
+    written = {n for n in needles if not n.islower()}
+    low = {n for n in needles - written if n != "aws"} | (set(_ASSIGNMENT_NEEDLES) if assignments else set())
+    return tuple(sorted(written)), tuple(sorted(low))
+
+
+def _may_hold_credential(text: str, assignments: bool = True) -> bool:
+    """False when ``text`` cannot hold a credential: the cheap test of :func:`mark_credentials` and
+    :func:`mark_tokens` (the latter runs on every string a node stores).  It can when it holds one of
+    :func:`_maybe_words`, ``://`` (URL userinfo), ``?``/``&`` and ``=`` (a token query parameter), or a match of
+    a format without needles (:data:`_BARE_FORMATS`)."""
+    if not text.isascii():
+        return True  # case-insensitive formats match characters that lower() does not map (Kelvin sign, long s)
+    return _may_hold_token(text, assignments) or _may_hold_url_credential(text)
+
+
+def _may_hold_token(text: str, assignments: bool) -> bool:
+    """:func:`_may_hold_credential` but for URL credentials (ASCII ``text``)."""
+    written, lowered = _maybe_words(assignments)
+    if any(w in text for w in written):
+        return True
+    low = text.lower()
+    if any(w in low for w in lowered) or ("aws" in low and ("'" in text or '"' in text)):
+        return True
+    return any(rx.search(text) for rx in _BARE_FORMATS)
+
+
+def _may_hold_url_credential(text: str) -> bool:
+    return "://" in text or ("=" in text and ("?" in text or "&" in text))
+
+
+def _url_credential(text: str) -> bool:
+    """Whether ``text`` holds a URL credential :func:`_spans` finds (its two URL expressions, no detect-secrets)."""
+    return any("$" not in m.group(1) for m in _URL_USERINFO.finditer(text)) or \
+        any("$" not in m.group(2) for m in _URL_PARAM.finditer(text))
+
+
+def find_credentials(text: str, key: bytes = FINGERPRINT_KEY, *, assignments: bool = True) -> list[CredentialMatch]:
+    """Literal credentials in ``text``, in order of position, overlaps merged (the first kind is kept); without
+    ``assignments``, not the high-entropy values assigned to credential-named keys (:func:`mark_tokens`).
 
     >>> [(m.kind, m.line) for m in find_credentials("a: 1\\nb: ghp_" + "A1b2" * 9 + "\\n")]
     [('GitHub Token', 2)]
@@ -390,7 +450,9 @@ def find_credentials(text: str, key: bytes = FINGERPRINT_KEY) -> list[Credential
     []
     """
     merged: list[list] = []
-    for kind, start, end in sorted(_spans(text), key=lambda s: (s[1], -s[2])):
+    for kind, start, end in sorted(_spans(text, assignments), key=lambda s: (s[1], -s[2])):
+        if _MARK.fullmatch(text, start, end):
+            continue  # a value already replaced (``?token=***<hex>``)
         if merged and start < merged[-1][2]:
             merged[-1][2] = max(merged[-1][2], end)
         else:
@@ -418,18 +480,131 @@ def redact_text(text: str) -> str:
 def mark_credentials(text: str, key: bytes = FINGERPRINT_KEY) -> str:
     """``text`` with every credential of :func:`find_credentials` replaced by :data:`REDACTED` and the keyed
     fingerprint of its value, as :func:`ingest._credentials.scrub` writes it in ids and names: two different
-    values stay told apart, and a value read from a user's file names the node scrubbed of the same value.
+    values stay told apart, and a value read from a user's file names the node scrubbed of the same value.  A
+    value already marked is left as it is.
 
     >>> mark_credentials("runner:acme/ghp_" + "A1b2" * 9) == "runner:acme/***" + fingerprint(b"ghp_" + b"A1b2" * 9)
     True
+    >>> m = mark_credentials("https://x.test/?token=s3cr3tS3cr3t"); m == mark_credentials(m), m[:27]
+    (True, 'https://x.test/?token=***c7')
     """
-    if not text:
+    if not text or not _may_hold_credential(text):
         return text
+    return _mark(text, key, True)
+
+
+def mark_tokens(text: str) -> str:
+    """``text`` with every credential of a precise format (the token formats, private key blocks and URL
+    credentials of :func:`find_credentials`, not the high-entropy assignments, whose keyword test would take
+    ``github_token:acme/...`` or ``secretsmanager:GetSecretValue`` for one) marked as :func:`mark_credentials`
+    marks it.
+
+    Every input-derived string a node, an edge, an evidence or an id stores goes through it (the model
+    validators, :meth:`graphkit.model.ids.IdForm.build`), whatever the source: the two sides of a join (a
+    workflow's ``runs-on`` label and an inventory runner's) are marked alike, and a value already marked is
+    left as it is.  Text without a format's needles (:func:`_may_hold_credential`) is returned at once.
+
+    >>> mark_tokens("lbl-ghp_" + "A1b2" * 9) == "lbl-***" + fingerprint(b"ghp_" + b"A1b2" * 9)
+    True
+    >>> mark_tokens("github_token:acme/app/.github/workflows/ci.yml#password=Xk3pQ9vLm2Zr")
+    'github_token:acme/app/.github/workflows/ci.yml#password=Xk3pQ9vLm2Zr'
+    """
+    return _mark_tokens(text) if text else text
+
+
+@lru_cache(maxsize=1 << 16)
+def _mark_tokens(text: str) -> str:
+    """:func:`mark_tokens`, once per distinct text (a build marks the same label, path or id thousands of
+    times)."""
+    if not text.isascii() or _may_hold_token(text, False):
+        return _mark(text, FINGERPRINT_KEY, False)
+    # only a URL credential may be there: its expressions decide, detect-secrets stays unloaded (a URL is the
+    # usual case: node fields lost their URL credentials before they are marked)
+    return _mark(text, FINGERPRINT_KEY, False) if _may_hold_url_credential(text) and _url_credential(text) else text
+
+
+def _mark(text: str, key: bytes, assignments: bool) -> str:
     parts, last = [], 0
-    for m in find_credentials(text, key):
+    for m in find_credentials(text, key, assignments=assignments):
         parts += [text[last:m.start], REDACTED + m.fingerprint]
         last = m.end
     return "".join(parts) + text[last:] if parts else text
+
+
+def mark_value(value: object) -> object:
+    """``value`` with :func:`mark_tokens` applied to every string in it: a string, or lists, tuples,
+    mappings (keys and values) and pydantic models (their fields, by ``model_copy``) holding strings, walked
+    without recursion (hostile nesting has no depth limit here).  ``value`` itself, not a copy, when no string
+    in it changes; other types are kept as they are.
+
+    >>> mark_value(["linux", {"ghp_" + "A1b2" * 9: (1, "x")}])[1] == {"***" + fingerprint(b"ghp_" + b"A1b2" * 9): (1, "x")}
+    True
+    >>> v = ["linux", ("x",)]; mark_value(v) is v
+    True
+    """
+    if type(value) is str:
+        return mark_tokens(value)
+    if not (isinstance(value, (list, tuple, dict)) or _is_model(value)) or not _holds_credential(value):
+        return value
+    stack: list[tuple[object, Iterator[object], list[object]]] = [(value, _children(value), [])]
+    while True:
+        node, items, out = stack[-1]
+        child = next(items, _END)
+        if child is _END:
+            stack.pop()
+            built = _assemble(node, out)
+            if not stack:
+                return built
+            stack[-1][2].append(built)
+        elif isinstance(child, (list, tuple, dict)) or _is_model(child):
+            stack.append((child, _children(child), []))
+        else:
+            out.append(mark_tokens(child) if type(child) is str else child)
+
+
+_END = object()
+
+
+def _is_model(value: object) -> bool:
+    """A pydantic model (told by its class's ``model_fields``: this module does not import pydantic, which the
+    CLI's ``--help`` never loads)."""
+    return hasattr(type(value), "model_fields") and hasattr(value, "model_copy")
+
+
+def _children(value: object) -> Iterator[object]:
+    """The values in a container, in order: a mapping's keys and values interleaved, a model's fields."""
+    if isinstance(value, dict):
+        return (x for kv in value.items() for x in kv)
+    if _is_model(value):
+        return iter(list(value.__dict__.values()))
+    return iter(value)  # type: ignore[call-overload]
+
+
+def _assemble(node: object, out: list[object]) -> object:
+    """``node`` rebuilt of its marked children ``out`` (:func:`_children`'s order)."""
+    if isinstance(node, dict):
+        return dict(zip(out[::2], out[1::2]))
+    if _is_model(node):
+        return node.model_copy(update=dict(zip(node.__dict__, out)))  # type: ignore[attr-defined]
+    return tuple(out) if isinstance(node, tuple) else out
+
+
+def _holds_credential(value: object) -> bool:
+    """Whether a string in ``value`` (lists, tuples, mappings, models) changes under :func:`mark_tokens`."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if type(v) is str:
+            if mark_tokens(v) != v:
+                return True
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v)
+            stack.extend(v.values())
+        elif _is_model(v):
+            stack.extend(v.__dict__.values())
+    return False
 
 
 # --------------------------------------------------------------------------- policy documents

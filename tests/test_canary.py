@@ -26,7 +26,8 @@ from typer.testing import CliRunner
 
 from graphkit.build import build_graph
 from graphkit.cli import app
-from graphkit.model import NodeKind
+from graphkit.model import NodeKind, ids
+from graphkit.redact import fingerprint
 from host_fixtures import make_root, write
 
 runner = CliRunner()
@@ -73,6 +74,10 @@ jobs:
     environment: {{name: prod, url: "https://u:CANARY-Env-Url-2k@deploy.example.invalid"}}
     steps:
       - run: echo ${{{{ matrix.api_token }}}}
+  labelled:
+    runs-on: {{group: "grp-{GH_TOKEN_2}", labels: ["lbl-{GH_TOKEN}"]}}
+    steps:
+      - run: make
 """)
     write(repo, ".github/actions/setup/action.yml", f"""\
 name: setup
@@ -90,19 +95,28 @@ runs:
     return root / "repos"
 
 
-INVENTORY = """\
+#: A runner inventory: URL credentials, and token-shaped strings where a name, label or path belongs (a runner
+#: label and group the ``labelled`` job asks for, a credential path): marked alike on both sides of each join.
+INVENTORY = f"""\
 schema: graphkit.runner-inventory/v1
-organizations: [{name: acme}]
+organizations: [{{name: acme, runner_groups: [{{name: "grp-{GH_TOKEN_2}", visibility: all}}]}}]
+repositories: [{{full_name: acme/app, visibility: private}}]
 hosts:
   - name: build-02
     credentials:
       - credential_type: kube
         path: /home/ci/.kube/config
         access: ["cluster:https://ci:CANARY-Inv-Kube-1@k8s.acme.example:6443"]
-        grants: [{access: deploys_to, target: "target:cluster:https://ci:CANARY-Inv-Kube-1@k8s.acme.example:6443"}]
+        grants: [{{access: deploys_to, target: "target:cluster:https://ci:CANARY-Inv-Kube-1@k8s.acme.example:6443"}}]
+      - credential_type: github_pat
+        path: /home/ci/.config/gh/{GH_TOKEN}/hosts.yml
+        fingerprint: a1b2c3d4e5f60718
+        scopes: [repo]
+        github_owner: acme
 runners:
   - name: inv-01
-    labels: [self-hosted, linux]
+    labels: [self-hosted, linux, "lbl-{GH_TOKEN}"]
+    runner_group: "grp-{GH_TOKEN_2}"
     scope: acme
     ephemeral: false
     host: build-02
@@ -131,6 +145,9 @@ def plant_host(tmp: Path) -> Path:
                 "gitHubUrl": "https://x-access-token:CANARY-Runner-Url-1@github.com/acme", "workFolder": "_work"}
     write(root, "srv/actions-runner-u/.runner", json.dumps(settings))
     write(root, "srv/actions-runner-u/.credentials", json.dumps({"scheme": "OAuth", "secret": "CANARY-cred-u"}))
+    write(root, "srv/actions-runner-t/.runner", json.dumps({  # a token pasted where the runner's name belongs
+        "agentId": 302, "agentName": f"t-{GH_TOKEN_2}", "poolId": 1, "poolName": "Default",
+        "gitHubUrl": "https://github.com/acme", "workFolder": "_work"}))
     write(root, f"{home}/.kube/config", "apiVersion: v1\nclusters:\n- name: prod\n  cluster:\n"
           "    server: https://admin:CANARY-Kube-Url-2@k8s.acme.example:6443\nusers:\n- name: ci\n  user:\n"
           "    token: CANARY-kube-token-x\n")
@@ -272,6 +289,32 @@ def test_inputs_really_hold_the_canaries(planted):
     assert "CANARY-K8s-Secret-6" in (planted["dir"] / "k8s" / "secrets.yaml").read_text()
     assert "CANARY-Gl-Field-8" in (planted["dir"] / "gitlab" / "acme__app" / ".gitlab-ci.yml").read_text()
     assert "CANARY-Irsa-Url-9" in (planted["dir"] / "k8s" / "irsa.yaml").read_text()
+
+
+def test_token_shaped_inventory_and_host_strings_are_marked_alike_and_still_join(planted, outputs):
+    """A token-shaped runner label, runner group, credential path (inventory) and runner name (host snapshot)
+    are stored as ``***`` and the keyed fingerprint of the value, as the same values written in a workflow
+    are: the ``labelled`` job (``runs-on: {group: grp-<token 2>, labels: [lbl-<token>]}``) still goes to
+    ``inv-01``, certain, and no pool is inferred for it (newuser-s29 defects 6 and 7)."""
+    mark, mark2 = "***" + fingerprint(GH_TOKEN.encode()), "***" + fingerprint(GH_TOKEN_2.encode())
+    job = "job:acme/app/.github/workflows/deploy.yml#labelled"
+    alone = build_graph({"github-actions": [planted["repos"]], "runners": [planted["inventory"]]}).graph
+    assert {(e.source, e.confidence.value) for e in alone.in_edges(job) if e.kind.value == "receives_job"} == \
+        {("runner:acme/inv-01", "certain")}
+    graph = json.loads(outputs["graph.json"])  # with the host snapshot too (whose groups make access possible)
+    nodes = {n["id"]: n for n in graph["nodes"]}
+    assert {e["source"] for e in graph["edges"] if e["kind"] == "receives_job" and e["target"] == job} == \
+        {"runner:acme/inv-01"}
+    assert not [i for i in nodes if i.startswith("runner:inferred:") and "lbl-" in i]
+    assert nodes["runner:acme/inv-01"]["labels"] == ["self-hosted", "linux", f"lbl-{mark}"]
+    assert nodes["runner:acme/inv-01"]["runner_group"] == f"grp-{mark2}"
+    # ids made from the raw values (graphkit.model.ids marks them) are the graph's
+    group, cred = ids.runner_group("acme", f"grp-{GH_TOKEN_2}"), ids.credential("build-02", f"/home/ci/.config/gh/{GH_TOKEN}/hosts.yml")
+    assert (group, cred) == (ids.runner_group("acme", f"grp-{mark2}"), ids.credential("build-02", f"/home/ci/.config/gh/{mark}/hosts.yml"))
+    assert group in nodes and cred in nodes and mark in cred
+    assert nodes[ids.runner("acme", f"t-{GH_TOKEN_2}")]["name"] == f"t-{mark2}"  # from the host snapshot
+    assert [r["name"] for r in json.loads(outputs["host.json"])["runners"] if r["name"].startswith("t-")] == \
+        [f"t-{mark2}"]
 
 
 def test_no_output_holds_a_canary(outputs):

@@ -40,7 +40,7 @@ def test_new_enrollment_rotation_and_removal(tmp_path):
     assert got[0] == ("added", "runner:acme/build-01-z", "high")  # new enrollment first
     assert ("added", "credential:build-01:/home/runner/.local/ar2/.credentials", "high") in got
     assert ("changed", "credential:build-01:/home/runner/.docker/config.json", "medium") in got
-    assert ("removed", "cache:host:build-01:/opt/hostedtoolcache", "info") in got
+    assert ("removed", "cache:host:build-01:/opt/hostedtoolcache", "low") in got  # a removal, as the README says
     docker = next(c for c in changes if c.id.endswith("docker/config.json"))
     assert docker.message.endswith("rotated or replaced")
     assert list(docker.fields) == ["fingerprint", "readable_by"]  # and the new runner's user can read it

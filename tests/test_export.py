@@ -122,6 +122,23 @@ def test_sarif_absolute_inputs_are_relative_to_the_input_root():
     assert doc["runs"][0]["results"][0]["locations"][2]["properties"]["repository"] == "acme/app"
 
 
+def test_sarif_message_text_is_plain_text():
+    """``message.text`` is plain text (SARIF 2.1.0 section 3.11; only ``markdown`` holds Markdown): a YAML path
+    and a message keep their brackets as written, no backslash (newuser-s29 defect 12); only text that could
+    close an embedded link ``[x](target)`` (section 3.11.6) has its brackets escaped, so no link is formed."""
+    ev = [Evidence(file="/in/inventory.yaml", yaml_path="hosts[0].credentials[2]", line=9)]
+    plain = Finding(id="GK-0123456789abcdef", rule="demo", title="Demo", severity=Severity.HIGH,
+                    message="credential hosts[0] on build-01", subject="credential:build-01:/x", evidence=ev)
+    link = Finding(id="GK-0123456789abcdee", rule="demo", title="Demo", severity=Severity.HIGH,
+                   message="runner [x](https://evil.test) is persistent", subject="runner:acme/x", evidence=ev)
+    doc = sarif_document([plain, link], registry={})
+    validator("sarif.schema.json").validate(doc)
+    first, second = doc["runs"][0]["results"]
+    assert first["message"] == {"text": "credential hosts[0] on build-01"}
+    assert first["locations"][0]["message"] == {"text": "hosts[0].credentials[2]"}
+    assert second["message"] == {"text": "runner \\[x\\](https://evil.test) is persistent"}
+
+
 def test_sarif_fingerprints_are_stable(graph, demo_rules):
     a = sarif_document(run_rules(graph, only=demo_rules))
     b = sarif_document(run_rules(graph, only=demo_rules))

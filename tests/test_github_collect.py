@@ -200,6 +200,25 @@ def test_cli_collects_without_the_token_anywhere(httpserver, tmp_path):
         assert FAKE_TOKEN not in req.url
 
 
+def test_an_organization_that_is_not_there_is_an_error_and_writes_nothing(httpserver, tmp_path):
+    """``GET /orgs/{org}`` answering 404 (a mistyped ``--org``, or an organization the token cannot see) ends the
+    collection with an error (exit 1) that says so, not a "partial" snapshot of an empty organization with
+    permission hints (newuser-s29 defect 13).  With ``--repos`` the owner may be a user account (whose
+    ``/orgs/`` is 404 too): the named repositories are still read."""
+    serve(httpserver, {"/orgs/acme": not_found()})
+    out = tmp_path / "snap"
+    res = CliRunner().invoke(app, ["collect", "github", "--org", "acme", "--api-url",
+                                   httpserver.url_for("").rstrip("/"), "-o", str(out), "--max-wait", "1"])
+    assert res.exit_code == 1, res.output
+    assert "organization 'acme' not found at" in res.output and "or not visible to this token" in res.output
+    assert "partial" not in res.output and "fix:" not in res.output
+    assert not (out / "snapshot.json").exists()
+    assert [req.path for req, _ in httpserver.log] == ["/orgs/acme"]  # nothing else asked of it
+    subset = collect(httpserver, tmp_path / "subset", repos=["acme/app"])
+    assert "acme/app" in subset.document["repos"]
+    assert any(p.reason.startswith("organization of org:acme unreadable (HTTP 404)") for p in subset.problems)
+
+
 def test_blast_radius_reads_the_snapshot_directly(httpserver, tmp_path):
     serve(httpserver)
     collect(httpserver, tmp_path / "snap")
@@ -281,6 +300,19 @@ def test_the_summary_lists_unreadable_scopes_with_their_fix(httpserver, tmp_path
     built = build_graph({"github-snapshot": [str(tmp_path / "snap")]}).graph
     assert {"secret:acme/app:PYPI_API_TOKEN", "secret:acme/app:CODECOV_TOKEN"} <= \
         set(built.meta.resolve.unknown_secrets)  # scope unknown, still read by the jobs
+
+
+def test_on_one_terminal_each_unreadable_scope_is_named_once(httpserver, tmp_path):
+    """stdout and stderr on one terminal: the skipped scopes are named on stderr (with their fix) and the
+    summary counts them instead of naming them again (newuser-s29 defect 13: nine scopes printed twice); piped,
+    the summary names them (the test above)."""
+    from test_hostile_names import run_on_pty
+    serve(httpserver, {"/repos/acme/app/actions/secrets": forbidden(), "/orgs/acme/actions/variables": forbidden()})
+    collect(httpserver, tmp_path / "snap")
+    shown = run_on_pty(["blast-radius", "--github-snapshot", "snap", "--from", "runner:acme/build-01-a"], tmp_path)
+    assert shown.count("secrets of repo:acme/app unreadable (HTTP 403)") == 1
+    assert shown.count("variables of org:acme unreadable (HTTP 403)") == 1
+    assert "2 unreadable scope(s), each named above with its fix" in shown
 
 
 def test_readme_lists_the_permission_of_every_resource():

@@ -83,9 +83,9 @@ PROJECT = "acme/platform/app"
 EV = Evidence(file=".gitlab-ci.yml", yaml_path="job")
 
 
-def _trigger(ref_type="branch", refs=None, protected=None, from_fork=None, sources=("push",)):
-    return GitLabTrigger(ref_type=ref_type, sources=sources, refs=refs, protected=protected, from_fork=from_fork,
-                         evidence=EV)
+def _trigger(ref_type="branch", refs=None, protected=None, from_fork=None, sources=("push",), excluded=()):
+    return GitLabTrigger(ref_type=ref_type, sources=sources, refs=refs, refs_excluded=excluded, protected=protected,
+                         from_fork=from_fork, evidence=EV)
 
 
 def _job(name, *, tags=(), triggers=None, environment=None, dynamic_env=False, bridge=None):
@@ -175,6 +175,62 @@ def test_protected_variable_is_possible_when_the_ref_is_undecided(inventory):
     job = _job("any", tags=["linux"])  # any branch: main (protected) or another
     g = _graph(inventory, job)
     assert _variables(g, job)["GROUP_DEPLOY_KEY"] == "possible"
+
+
+def test_a_job_on_every_ref_but_the_protected_ones_gets_no_protected_variable(inventory):
+    """A job on any ref but excluded ones (``except: [main]``, ``if: $CI_COMMIT_BRANCH != "main"``) runs on a
+    protected ref only if one is not excluded; protected variables are "only passed to pipelines running on
+    protected branches or protected tags" (https://docs.gitlab.com/ci/variables/#protect-a-cicd-variable).  The
+    project protects ``main``, ``release/*`` and tags ``v*`` (wildcards:
+    https://docs.gitlab.com/user/project/repository/branches/protected/): a literal exclusion cannot hold a
+    wildcard's endless names, a ``/^release\\//`` exclusion does."""
+    not_main = _job("not-main", tags=["linux"], triggers=[_trigger(excluded=("main",))])
+    neither = _job("neither", tags=["linux"], triggers=[_trigger(excluded=("$CI_DEFAULT_BRANCH", "/^release\\//"))])
+    other_rx = _job("other-rx", tags=["linux"], triggers=[_trigger(excluded=("main", "/rel(ease)?\\//"))])
+    no_v_tags = _job("no-v", tags=["linux"], triggers=[_trigger("tag", excluded=("/^v/",))])
+    some_tags = _job("some-tags", tags=["linux"], triggers=[_trigger("tag", excluded=("v1.0",))])
+    deploy = _job("deploy-neither", tags=["deploy"], triggers=[_trigger(excluded=("main", "/^release\\/.*$/"))])
+    g = _graph(inventory, not_main, neither, other_rx, no_v_tags, some_tags, deploy)
+    assert _variables(g, not_main)["GROUP_DEPLOY_KEY"] == "possible"  # release/1.2 is protected and not excluded
+    assert _variables(g, neither) == {"INSTANCE_NPM_TOKEN": "certain", "SONAR_TOKEN": "certain"}
+    assert _variables(g, other_rx)["GROUP_DEPLOY_KEY"] == "possible"  # a regex not read as covering release/*
+    assert _variables(g, no_v_tags) == {"INSTANCE_NPM_TOKEN": "certain", "SONAR_TOKEN": "certain"}
+    assert _variables(g, some_tags)["GROUP_DEPLOY_KEY"] == "possible"
+    assert _receivers(g, deploy) == {}  # a ref_protected runner never takes it
+
+
+def test_jobs_kept_off_the_protected_branch_by_their_rules_get_no_protected_variable(tmp_path):
+    """The rules of a real ``.gitlab-ci.yml`` (project protects ``main`` only, no tag): ``!= "main"`` with a
+    branch, and ``except: [main, tags]``, never run on a protected ref; ``!= "main"`` alone also runs in merge
+    request pipelines (``$CI_COMMIT_BRANCH`` is not set there:
+    https://docs.gitlab.com/ci/variables/predefined_variables/), whose source branch may be ``main``: possible."""
+    repo = tmp_path / "repos" / "acme__app"
+    repo.mkdir(parents=True)
+    (repo / ".gitlab-ci.yml").write_text(
+        "mr:\n  tags: [linux]\n  rules: [{if: '$CI_PIPELINE_SOURCE == \"merge_request_event\"'}]\n  script: [t]\n"
+        "feature:\n  tags: [linux]\n  rules: [{if: '$CI_COMMIT_BRANCH != \"main\" && $CI_COMMIT_BRANCH'}]\n"
+        "  script: [t]\n"
+        "deploy:\n  tags: [linux]\n  rules: [{if: '$CI_COMMIT_BRANCH == \"main\"'}]\n  script: [d]\n"
+        "notmain:\n  tags: [linux]\n  rules: [{if: '$CI_COMMIT_BRANCH != \"main\"'}]\n  script: [t]\n"
+        "exceptmain:\n  tags: [linux]\n  except: [main, tags]\n  script: [t]\n", encoding="utf-8")
+    inv = tmp_path / "inv.yaml"
+    inv.write_text("""schema: graphkit.runner-inventory/v1
+gitlab_groups:
+  - {instance: gitlab.com, full_path: acme, variables_complete: true,
+     variables: [{key: GROUP_DEPLOY_KEY, protected: true}]}
+gitlab_projects:
+  - {instance: gitlab.com, full_path: acme/app, default_branch: main, protected_branches: [main], protected_tags: [],
+     variables_complete: true, variables: []}
+runners:
+  - name: shell1
+    scope: gitlab.com
+    platform: gitlab
+    gitlab: {id: 1, runner_type: group_type, groups: [acme], tag_list: [linux], access_level: not_protected}
+""", encoding="utf-8")
+    g = build_graph({"gitlab-ci": [tmp_path / "repos"], "runners": [inv]}).graph
+    reads = {e.source.rsplit("#", 1)[1]: e.confidence.value for e in g.edges()
+             if e.kind is EdgeKind.READS_SECRET and e.target.endswith(":GROUP_DEPLOY_KEY:*")}
+    assert reads == {"deploy": "certain", "mr": "possible", "notmain": "possible"}
 
 
 def test_fork_merge_requests_are_not_protected_refs(inventory):

@@ -27,6 +27,7 @@ from graphkit.build import build_graph
 from graphkit.findings import run_rules
 from graphkit.graph import Graph
 from graphkit.model import NodeKind, ids
+from graphkit.redact import fingerprint
 
 #: Hostile values, by what they try.
 HOSTILE = {
@@ -216,7 +217,9 @@ def test_sarif_messages_escape_links_and_controls(hostile):
     assert mine, "a finding names the hostile runner"
     for t in texts:
         assert not any(c in t for c in OBEYED) and "\n" not in t
-        assert "[" not in t.replace("\\[", "")  # every bracket escaped: no embedded link (SARIF 3.11.6)
+        # plain text (SARIF 3.11): brackets as written, escaped only where ``](`` could close an embedded link
+        # (3.11.6), so no hostile name forms one
+        assert "[" not in t.replace("\\[", "") if "](" in t else "\\[" not in t
     finding = next(f for f in found if "pwned-title" in f.message)
     assert HOSTILE["ansi"] in finding.message  # the finding itself keeps the name verbatim
 
@@ -273,3 +276,49 @@ def test_neo4j_receives_names_only_as_parameters(hostile, bolt):
         wipe(driver, s.database)
     assert {r["key"]: r["name"] for r in rows} == {n.job_key: n.name for n in graph.nodes(NodeKind.JOB)}
     assert total >= len(list(graph.nodes()))  # nothing was deleted by a name
+
+
+def test_token_shaped_names_are_marked_alike_in_every_source_and_still_route(tmp_path):
+    """A token pasted where a name belongs (a runner's name, labels and host in an inventory, an ARC scale set's
+    name in a manifest, the ``runs-on`` labels asking for them) is stored nowhere: each source marks it as
+    ``***`` and the keyed fingerprint of the value (:func:`graphkit.redact.mark_tokens`, in the model), so the
+    workflow's label still meets the inventory's and the scale set's, certain (newuser-s29 defects 6 and 7)."""
+    tok = "ghp_" + "HOSTILE" + "7" * 29  # built here: no tracked file holds a token-shaped string
+    mark = "***" + fingerprint(tok.encode())
+    wf = tmp_path / "repos" / "acme__app" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "ci.yml").write_text(yaml.safe_dump({"on": "push", "jobs": {
+        "a": {"runs-on": ["self-hosted", f"lbl-{tok}"], "steps": [{"run": "make"}]},
+        "b": {"runs-on": f"arc-{tok}", "steps": [{"run": "make"}]}}}), encoding="utf-8")
+    inv = {"schema": "graphkit.runner-inventory/v1",
+           "organizations": [{"name": "acme", "runner_groups": [{"name": "Default", "visibility": "all"}]}],
+           "repositories": [{"full_name": "acme/app", "visibility": "private"}],
+           "hosts": [{"name": f"h-{tok}", "caches": [{"path": f"/opt/{tok}/cache", "kind": "toolcache"}]}],
+           "runners": [{"name": f"r-{tok}", "labels": ["self-hosted", f"lbl-{tok}"], "scope": "acme",
+                        "runner_group": "Default", "ephemeral": False, "host": f"h-{tok}"}]}
+    (tmp_path / "inv.json").write_text(json.dumps(inv), encoding="utf-8")
+    (tmp_path / "k8s").mkdir()
+    (tmp_path / "k8s" / "arc.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": "arc", "namespace": "ci"},
+        "spec": {"githubConfigUrl": "https://github.com/acme", "githubConfigSecret": "arc-app",
+                 "runnerScaleSetName": f"arc-{tok}", "runnerGroup": "Default", "template": {"spec": {"containers": [{"name": "runner"}]}}}}),
+        encoding="utf-8")
+    result = build_graph({"github-actions": [tmp_path / "repos"], "runners": [tmp_path / "inv.json"],
+                          "k8s": [tmp_path / "k8s"]})
+    g = result.graph
+    g.save(tmp_path / "g.json")
+    assert "hostile7" not in (tmp_path / "g.json").read_text(encoding="utf-8").lower()
+    routed = {(e.source, e.target.rsplit("#", 1)[1], e.confidence.value) for e in g.edges()
+              if e.kind.value == "receives_job"}
+    arc = next(n for n in g.nodes(NodeKind.RUNNER) if n.name == f"arc-{mark}")
+    rid = ids.runner("acme", f"r-{tok}")  # made from the raw name: the id the graph holds
+    assert rid == ids.runner("acme", f"r-{mark}") and mark in rid
+    # the scale set takes its name's jobs possible, as under a plain name (its registration is not observed)
+    assert routed == {(rid, "a", "certain"), (arc.id, "b", "possible")}
+    assert not [n.id for n in g.nodes(NodeKind.RUNNER) if n.inferred]
+    runner = g.node(rid)
+    assert runner.labels == ["self-hosted", f"lbl-{mark}"] and runner.host == f"h-{mark}"
+    assert g.node(ids.host(f"h-{tok}")).name == f"h-{mark}"
+    assert ids.cache_host(f"h-{tok}", f"/opt/{tok}/cache") in {n.id for n in g.nodes(NodeKind.CACHE)}
+    assert mark in ids.cache_host(f"h-{tok}", f"/opt/{tok}/cache")

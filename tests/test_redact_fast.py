@@ -19,6 +19,11 @@ CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 def _same(text: str) -> list[tuple[str, int, int]]:
     fast, ref = redact._spans(text), redact._spans_reference(text)
     assert fast == ref, text[:200]
+    if ref:  # the cheap tests of mark_credentials and mark_tokens never pass over a credential
+        assert redact._may_hold_credential(text), text[:200]
+    if redact._spans(text, assignments=False):
+        assert redact._may_hold_credential(text, assignments=False), text[:200]
+        assert redact.mark_tokens(text) != text, text[:200]  # and its cheap URL path marks it too
     return fast
 
 
@@ -29,6 +34,13 @@ def test_needles_name_only_formats_that_exist_and_every_needle_is_literal_text_o
     for pattern, needles in redact._NEEDLES.items():
         for n in needles:  # the needle's own text, as the regex would find it, holds the needle
             assert n.islower() or not formats[pattern].flags & 2, (pattern, n)
+
+
+def test_the_formats_without_needles_are_the_bare_formats_of_the_cheap_test():
+    """``mark_tokens``'s cheap test (run on every stored string, without importing detect-secrets) knows the
+    formats without needles by their own patterns: exactly those."""
+    formats = {rx.pattern for _, rx in redact._token_res() + redact._EXTRA_RES}
+    assert formats - set(redact._NEEDLES) == {rx.pattern for rx in redact._BARE_FORMATS}
 
 
 def test_no_needle_overlaps_a_needle_of_another_format():

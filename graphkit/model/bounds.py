@@ -29,6 +29,7 @@ from pydantic import BaseModel
 
 from graphkit import limits
 from graphkit.model.evidence import Evidence
+from graphkit.redact import mark_value
 
 __all__ = ["Refusal", "bounded_detail", "bounded_fields", "bounded_props", "plain_props", "refuse", "refusals",
            "take_refusals"]
@@ -181,13 +182,14 @@ def _where(evidence: Any) -> tuple[str, str]:
 
 
 def plain_props(props: dict[Any, Any]) -> bool:
-    """Whether every key of ``props`` is a string and no key or string in it is longer than
-    ``max_attribute_chars`` (one pass: the graph's fast paths ask it of every edge with props)."""
+    """Whether every key of ``props`` is a string, no key or string in it is longer than
+    ``max_attribute_chars``, and none holds a credential the edge's validation would mark
+    (:func:`graphkit.redact.mark_value`): the graph's fast paths ask it of every edge with props."""
     cap = limits.latest().max_attribute_chars
     for k in props:
         if type(k) is not str or len(k) > cap:
             return False
-    return not _any_too_long(props.values(), cap)
+    return not _any_too_long(props.values(), cap) and mark_value(props) is props
 
 
 def bounded_props(props: dict[str, Any], kind: str, evidence: Any) -> dict[str, Any]:

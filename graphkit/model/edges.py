@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from graphkit.model.bounds import bounded_props
 from graphkit.model.enums import Confidence, EdgeKind, Lifetime, NodeKind, RevocationAction
 from graphkit.model.evidence import Evidence, merge_evidence
+from graphkit.redact import mark_value
 
 __all__ = ["EdgeSpec", "EDGE_SPECS", "Edge"]
 
@@ -208,6 +209,17 @@ class Edge(BaseModel):
     lifetime: Lifetime | None = None
     revoked_by: RevocationAction | None = None
     props: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_credential(cls, data: Any) -> Any:
+        """No end, key or prop of an edge keeps a literal credential: marked as a node's text is
+        (:meth:`graphkit.model.node.Node._no_url_credentials`, :func:`graphkit.redact.mark_value`), so an edge
+        still names the nodes it joins."""
+        if not isinstance(data, dict):
+            return data
+        out = {k: mark_value(v) if k in ("source", "target", "key", "props") else v for k, v in data.items()}
+        return out if any(out[k] is not data[k] for k in data) else data
 
     @model_validator(mode="before")
     @classmethod

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from graphkit import limits
+from graphkit.redact import mark_tokens
 
 __all__ = ["Evidence", "merge_evidence"]
 
@@ -31,6 +32,13 @@ class Evidence(BaseModel):
     yaml_path: str | None = None
     line: int | None = None
     detail: str | None = None
+
+    @field_validator("file", "repository", "yaml_path", "detail", mode="before")
+    @classmethod
+    def _no_credential(cls, text: object) -> object:
+        """No place or excerpt keeps a literal credential (a token-shaped file name, YAML key or excerpt):
+        marked as every stored string is (:func:`graphkit.redact.mark_tokens`)."""
+        return mark_tokens(text) if type(text) is str else text
 
     @field_validator("detail")
     @classmethod

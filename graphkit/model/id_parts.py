@@ -141,7 +141,10 @@ WF_PATH = Part("workflow path", _path_key, r"[^#]+")
 #: ``_`` and contain only alphanumeric characters, ``-``, or ``_``"; GitHub refuses a workflow file with any other
 #: (https://docs.github.com/en/actions/writing-workflows/workflow-syntax-for-github-actions#jobsjob_id).  Keys
 #: outside it (``"a "``, ``"a\\n"``, ``x</script>``) are refused here, so two keys never become one job.
-JOB_KEY = Part("job key", str, r"[A-Za-z_][A-Za-z0-9_-]*")
+#: A job key as GitHub allows it; in an id, a credential in it is marked ``***`` and 16 hex digits
+#: (:func:`graphkit.redact.mark_tokens`), which the id reads back.
+JOB_KEY = Part("job key", str, r"[A-Za-z_][A-Za-z0-9_-]*",
+               id_pattern=r"(?:[A-Za-z_]|\*\*\*[0-9a-f]{16})(?:[A-Za-z0-9_-]|\*\*\*[0-9a-f]{16})*")
 LABELS = Part("label set", _keep, r".+")
 TEXT = Part("identifier", _keep, r".+")
 WORD = Part("type", lambda s: s.strip().lower(), r"[a-z0-9_-]+")

@@ -58,7 +58,7 @@ from graphkit.model.id_parts import (  # noqa: F401  (Part is re-exported)
     secret_key, ACCOUNT, ARN, CLUSTER, ENV, GL_ENV, GL_JOB, GL_KEY, GL_PATH, GL_PROJECT, GL_SCOPE, GROUP, HOSTNAME,
     JOB_KEY, JOB_NAME, JOB_REF, LABELS, NAME, NAMESPACE, OBJECT, OWNER, PATH, POOL, REPO, SCOPE, SECRET, TEXT,
     WF_PATH, WORD)
-from graphkit.redact import strip_url_credentials
+from graphkit.redact import REDACTED, mark_tokens, strip_url_credentials
 
 __all__ = [
     "IdError", "IdTooLong", "Part", "IdForm", "ParsedId", "ID_FORMS", "FORMS_BY_KIND", "PREFIXES", "parse", "canonical",
@@ -135,6 +135,10 @@ class IdForm:
     def build(self, /, **values: str) -> str:
         """The id of ``values`` (normalised).
 
+        A literal credential in a value (a token-shaped runner name or label) is marked, ``***`` and the keyed
+        fingerprint of its value (:func:`graphkit.redact.mark_tokens`), as in every node field: an id never
+        holds one, and the same value gives the same id whichever source names it.
+
         Raises
         ------
         IdError
@@ -146,9 +150,17 @@ class IdForm:
         for key, part in self.parts.items():
             if key not in values:
                 raise IdError(f"{self.kind.value} id: missing {key}")
-            value = part.normalize(str(values[key]))
-            if not re.fullmatch(part.pattern, value, re.S):
-                raise IdError(f"{self.kind.value} id: {values[key]!r} is not a valid {part.what}")
+            given = str(values[key])
+            value = part.normalize(given)
+            marked = mark_tokens(given)  # before normalising: the fingerprint of the value as written, as fields
+            if not re.fullmatch(part.pattern, value, re.S) and not (REDACTED in value and re.fullmatch(
+                    part.id_pattern or part.pattern, part.render(value), re.S)):  # else: a marked id read back
+                raise IdError(f"{self.kind.value} id: {marked!r} is not a valid {part.what}")
+            if marked is not given:
+                value = part.normalize(marked)
+                if not re.fullmatch(part.id_pattern or part.pattern, part.render(value), re.S):
+                    raise IdError(f"{self.kind.value} id: {marked!r} holds a credential where the id needs the "
+                                  f"{part.what}'s text")  # it would not read back (parse)
             text = text.replace("{" + key + "}", part.render(value), 1)
         return text
 

@@ -11,7 +11,7 @@ from graphkit.model.bounds import bounded_fields
 from graphkit.model.enums import CRITICALITY_WEIGHT, Criticality, Lifetime, NodeKind, RevocationAction
 from graphkit.model.evidence import Evidence, merge_evidence
 from graphkit.model.ids import FORMS_BY_KIND, IdForm
-from graphkit.redact import strip_embedded_urls
+from graphkit.redact import mark_tokens, mark_value, strip_embedded_urls
 
 __all__ = ["NodeSpec", "Node", "MergeRule"]
 
@@ -115,12 +115,17 @@ class Node(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _no_url_credentials(cls, data: Any) -> Any:
-        """No text field of a node (its name, a target's identifier, a path...) keeps a URL credential: a
-        registry or cluster server written ``https://user:token@host`` is stored without it.  The id is built
-        by :mod:`graphkit.model.ids`, which strips them too."""
+        """No text field of a node (its name, a target's identifier, a path, a label...) keeps a credential,
+        whichever source gave it: a registry or cluster server written ``https://user:token@host`` is stored
+        without its userinfo, and a literal credential (a token-shaped label, credential path or runner name) is
+        marked, ``***`` and the keyed fingerprint of its value (:func:`graphkit.redact.mark_value`), as a
+        workflow's values are (:func:`ingest._credentials.scrub`): the two sides of a join (a ``runs-on`` label
+        and an inventory runner's label) stay equal.  The id is built by :mod:`graphkit.model.ids`, which does
+        the same."""
         if not isinstance(data, dict):
             return data
-        return {k: v if k == "id" else _without_url_credentials(v) for k, v in data.items()}
+        return {k: v if k == "evidence" else mark_tokens(v) if k == "id" and type(v) is str
+                else mark_value(_without_url_credentials(v)) for k, v in data.items()}
 
     @model_validator(mode="before")
     @classmethod

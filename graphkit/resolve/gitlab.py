@@ -166,11 +166,66 @@ def ref_protected(trigger: GitLabTrigger, project: dict) -> bool | None:
         return None
     if not patterns:
         return False
-    refs = [project.get("default_branch") if r == "$CI_DEFAULT_BRANCH" else r for r in trigger.refs or ()]
-    if trigger.refs is None or not all(r and _literal(r) and not r.startswith("$") for r in refs):
-        return None  # any ref, a /regex/, or a name known only at run time (the default branch unknown)
+    if trigger.refs is None:  # any ref but the excluded ones: unprotected when they hold every protected ref
+        return False if _excluded_cover(patterns, trigger.refs_excluded, project) else None
+    refs = [project.get("default_branch") if r == "$CI_DEFAULT_BRANCH" else r for r in trigger.refs]
+    if not all(r and _literal(r) and not r.startswith("$") for r in refs):
+        return None  # a /regex/, or a name known only at run time (the default branch unknown)
     hits = {any(wildcard_match(p, ref) for p in patterns) for ref in refs if ref}
     return next(iter(hits)) if len(hits) == 1 else None
+
+
+def _excluded_cover(patterns: list[str], excluded: tuple[str, ...], project: dict) -> bool:
+    """Whether every ref the protected ``patterns`` name (GitLab's ``*`` wildcard,
+    https://docs.gitlab.com/user/project/repository/branches/protected/) is one of the ``excluded`` refs (literal
+    names, ``$CI_DEFAULT_BRANCH`` as the project's ``default_branch`` when known, ``/regex/`` patterns), so that
+    a job on any other ref never runs on a protected one and never receives protected variables
+    (https://docs.gitlab.com/ci/variables/#protect-a-cicd-variable).  A wildcard pattern names endless refs: only
+    a regex holding all of them covers it (:func:`_regex_covers`).
+
+    >>> _excluded_cover(["main"], ("main",), {}), _excluded_cover(["main", "release/*"], ("main",), {})
+    (True, False)
+    >>> _excluded_cover(["main", "release/*"], ("$CI_DEFAULT_BRANCH", "/^release\\//"), {"default_branch": "main"})
+    True
+    """
+    if not excluded:
+        return False
+    names = {project.get("default_branch") if r == "$CI_DEFAULT_BRANCH" else r for r in excluded}
+    literal = {n for n in names if n and _literal(n) and not n.startswith("$")}
+    regexes = [n[1:-1] for n in names if n and not _literal(n)]
+    for pattern in patterns:
+        if "*" not in pattern:
+            if pattern not in literal and not any(_regex_matches(rx, pattern) for rx in regexes):
+                return False
+        elif not any(_regex_covers(rx, pattern.split("*", 1)[0]) for rx in regexes):
+            return False
+    return True
+
+
+def _regex_matches(regex: str, name: str) -> bool:
+    """Whether a ``/regex/`` of ``only``/``except`` or ``=~`` finds ``name`` (unanchored, as GitLab's RE2 search;
+    https://docs.gitlab.com/ci/jobs/job_rules/#compare-a-variable-to-a-regular-expression); False when Python
+    cannot read it."""
+    try:
+        return re.search(regex, name) is not None
+    except re.error:
+        return False
+
+
+#: A regex that finds every name holding a literal text (``^`` at its start: every name starting with it), with
+#: an optional trailing ``.*`` or ``.*$``: ``^release\/``, ``/^release\/.*$/``, ``stable``.
+_PREFIX_REGEX = re.compile(r"(\^?)((?:[A-Za-z0-9_/-]|\\[./-])+)(?:\.\*\$?)?")
+
+
+def _regex_covers(regex: str, head: str) -> bool:
+    """Whether ``regex`` finds every name starting with ``head`` (the text of a wildcard pattern before its first
+    ``*``): a regex of :data:`_PREFIX_REGEX`'s form whose literal text ``head`` starts with (anchored) or holds.
+    Any other regex is not read as covering (the protected refs stay possible)."""
+    m = _PREFIX_REGEX.fullmatch(regex)
+    if m is None:
+        return False
+    text = re.sub(r"\\(.)", r"\1", m.group(2))
+    return head.startswith(text) if m.group(1) else text in head
 
 
 def _protected_runs(job: GitLabJob, project: dict) -> tuple[Confidence | None, Confidence | None]:

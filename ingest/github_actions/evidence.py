@@ -8,7 +8,7 @@ from typing import Any
 
 from graphkit import limits
 from graphkit.model import Evidence
-from graphkit.redact import redact_text
+from graphkit.redact import mark_tokens, redact_text
 from ingest._credentials import SCRUB_MIN, literal_credentials, scrub
 from ingest._yaml import line_of
 
@@ -55,7 +55,8 @@ class Src:
         if (type(file) is str and (repository is None or type(repository) is str)
                 and (yaml_path is None or type(yaml_path) is str) and (line is None or type(line) is int)
                 and (detail is None or (type(detail) is str
-                                        and len(detail) <= limits.latest().max_attribute_chars))):
+                                        and len(detail) <= limits.latest().max_attribute_chars))
+                and all(s is None or mark_tokens(s) is s for s in (file, repository, yaml_path, detail))):
             e = _new(Evidence)
             _setattr(e, "__dict__", {"file": file, "repository": repository, "yaml_path": yaml_path, "line": line,
                                      "detail": detail})

@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from graphkit.errors import GraphkitError
 from ingest._api import ApiClient, Unreadable
 from ingest.github_api.convert import decode_content, names_only, valid_full_name, workflow_paths
 from ingest.github_api.resources import resource
 
-__all__ = ["AUDIT_ACTIONS", "Reader", "Scope", "scope_name", "fetch_audit_log", "fetch_files", "fetch_history", "fetch_org",
+__all__ = ["AUDIT_ACTIONS", "OrganizationNotFound", "Reader", "Scope", "scope_name", "fetch_audit_log", "fetch_files", "fetch_history", "fetch_org",
            "fetch_repo", "list_repositories"]
 
 PER_PAGE = {"per_page": 100}
@@ -137,12 +138,30 @@ def list_repositories(rd: Reader, org: str, given: list[str]) -> list[dict] | No
     return kept
 
 
-def fetch_org(rd: Reader, org: str) -> dict[str, Any]:
-    """Everything read at the organization level (None per unreadable part)."""
+class OrganizationNotFound(GraphkitError):
+    """``GET /orgs/{org}`` answered 404: no such organization, or one the token (or an anonymous reader) cannot
+    see; GitHub answers 404, not 403, for what it hides
+    (https://docs.github.com/en/rest/using-the-rest-api/troubleshooting-the-rest-api#404-not-found-for-an-existing-resource)."""
+
+
+def fetch_org(rd: Reader, org: str, *, must_exist: bool = False) -> dict[str, Any]:
+    """Everything read at the organization level (None per unreadable part).
+
+    Raises
+    ------
+    OrganizationNotFound
+        with ``must_exist`` (every repository of the organization asked for), when ``GET /orgs/{org}`` answers
+        404: a mistyped ``--org`` is an error, not a snapshot of an empty organization with permission hints.
+    """
     c, s = rd.client, scope_name("org", org)
     base = f"orgs/{org}"
+    organization = rd.read("organization", s, _body(c, base))
+    if organization is None and must_exist and rd.scopes[("organization", s)].http_status == 404:
+        raise OrganizationNotFound(f"organization {org!r} not found at {rd.client.base_url}, or not visible to "
+                                   f"this token (GET /orgs/{org} answered 404): check --org and --api-url, and "
+                                   "that the token (or GitHub App installation) belongs to the organization")
     out: dict[str, Any] = {
-        "organization": rd.read("organization", s, _body(c, base)),
+        "organization": organization,
         "runners": rd.read("runners", s, _items(c, f"{base}/actions/runners", "runners")),
         "runner_groups": rd.read("runner-groups", s, _items(c, f"{base}/actions/runner-groups", "runner_groups")),
         "secrets": rd.read("secrets", s, _items(c, f"{base}/actions/secrets", "secrets")),

@@ -30,8 +30,8 @@ from graphkit.errors import GraphkitError, InputError
 from graphkit.registry import CollectResult
 from ingest._api import ApiClient, ClientConfig, GitHubAppAuth, RawStore, TokenAuth, token_from_env
 from ingest.github_api.convert import history_documents, inventory_document, runner_apps, safe_relative
-from ingest.github_api.fetch import (Reader, fetch_audit_log, fetch_files, fetch_history, fetch_org, fetch_repo,
-                                     list_repositories, scope_name)
+from ingest.github_api.fetch import (OrganizationNotFound, Reader, fetch_audit_log, fetch_files, fetch_history,
+                                     fetch_org, fetch_repo, list_repositories, scope_name)
 
 __all__ = ["COLLECTOR", "SCHEMA", "AppCredentials", "GitHubCollector", "collect_github", "write_snapshot"]
 
@@ -127,7 +127,7 @@ def _client(api_url: str, out: Path, app: AppCredentials | None, config: ClientC
 
 
 def _read_all(rd: Reader, org: str, repos: list[str], since: str | None) -> Collected:
-    got = Collected(org=fetch_org(rd, org), all_repositories=not repos)
+    got = Collected(org=fetch_org(rd, org, must_exist=not repos), all_repositories=not repos)
     listed = list_repositories(rd, org, repos)
     if listed is None:
         got.all_repositories = False
@@ -176,7 +176,8 @@ def collect_github(org: str, out: Path, *, repos: list[str] | None = None, since
     ------
     GraphkitError
         when the API cannot be read at all (401, a rate limit longer than allowed, retries exhausted) or the
-        folder cannot be written.
+        folder cannot be written; :class:`~ingest.github_api.fetch.OrganizationNotFound` when ``GET /orgs/{org}``
+        answers 404 and no ``repos`` were given (nothing is written).
     """
     started = _now()
     config = config or ClientConfig()
@@ -190,6 +191,8 @@ def collect_github(org: str, out: Path, *, repos: list[str] | None = None, since
         rd = Reader(client, progress)
         try:
             got = _read_all(rd, org, sorted(set(repos or [])), since)
+        except OrganizationNotFound:  # nothing to resume: no snapshot of an organization that is not there
+            raise
         except GraphkitError as exc:  # stopped (rate limit too long, 401...): say so; raw/ keeps what was read
             _stopped(out, meta, rd, str(exc))
             raise

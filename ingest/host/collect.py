@@ -29,6 +29,7 @@ from typing import Any
 
 from graphkit.errors import GraphkitError, InputError
 from graphkit.model import Evidence, ids
+from graphkit.redact import mark_value
 from graphkit.registry import CollectResult
 from ingest.host.credentials import (CredentialFacts, assumes_roles, aws_config_facts, is_private_key,
                                      parse_aws_credentials, parse_docker_config, parse_gh_hosts, parse_git_credentials,
@@ -357,6 +358,9 @@ def collect_host(root: Path | str = "/", *, hostname: str | None = None, key: by
                                   "scan": _scan_report(scan, found)}
     doc = {"schema": SCHEMA_ID, "hosts": [{k: v for k, v in host_entry.items() if v is not None}],
            "runners": [{k: v for k, v in i.entry.items() if v is not None} for i in found.installs]}
+    # a token-shaped runner name, label or path is marked as the graph marks it (graphkit.redact.mark_value):
+    # never written to the snapshot, and the snapshot names the nodes a build of the live inputs would
+    doc = mark_value(doc)
     summary = {"runners": len(found.installs), "credentials": len(creds), "caches": len(caches),
                "processes": len(found.processes), "paths not searched or read": sum(scan.skip_counts.values()),
                "problems": len(scan.problems)}
