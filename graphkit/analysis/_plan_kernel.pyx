@@ -23,6 +23,9 @@ every call.  Its methods replace, with the same results, the numpy passes of ``f
   ``fast._repush``), on the lazy queue it holds (:meth:`Plan.queue`, :meth:`Plan.pop`, :meth:`Plan.push`: a
   sorted run and a binary heap of ``(key, position)``, popped in ``fast._Queue``'s order) and the candidates
   handed over once (:meth:`Plan.prices`).
+
+Also :func:`stable_argsort`, the front end's and the fast loop's stable sorts of bounded integer keys (a counting
+sort, or least-significant-digit passes over 16 bits).
 """
 
 from libc.stdint cimport int8_t, int64_t, uint8_t
@@ -31,7 +34,7 @@ from libc.stdlib cimport free, realloc
 import numpy as np
 
 #: the interface graphkit.analysis.plan.fast was written against: it uses this module only when equal
-API = 4
+API = 5
 
 
 cdef class Plan:
@@ -52,7 +55,7 @@ cdef class Plan:
     # the companions (``companions``): the nodes that may have one pending, in id order; the position of each
     # node's companion candidate (-1: none); every candidate's phase code; scratch
     cdef const int64_t[::1] c_order, c_pos, p_phase
-    cdef int64_t[::1] c_idx, todo
+    cdef int64_t[::1] c_idx, todo, wit
     cdef uint8_t[::1] after
     cdef int64_t revoke
     cdef int64_t* hk
@@ -77,6 +80,7 @@ cdef class Plan:
         self.qk = self.qp = np.zeros(0, dtype=np.int64)
         self.c_order = self.c_pos = self.p_phase = np.zeros(0, dtype=np.int64)
         self.c_idx, self.todo = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        self.wit = np.array(in_ptr[:n], dtype=np.int64)
         self.after = np.zeros(n, dtype=np.uint8)
         self.revoke = -1
 
@@ -409,12 +413,19 @@ cdef class Plan:
             self.c_idx[self.c_order[i]] = i
 
     cdef inline bint _minted1(self, int64_t v, const uint8_t[::1] alive, const uint8_t[::1] reached) noexcept nogil:
-        cdef int64_t b, a, u
-        for b in range(self.in_ptr[v], self.in_ptr[v + 1]):
+        """Whether a live arc from a reached node other than ``v`` enters ``v`` (:meth:`minted` of one node), for
+        :meth:`run`'s states only: in one plan arcs only die and nodes only leave the reached set, so an in-arc
+        that failed once fails for good, and the scan resumes at the last arc that held (``wit``): O(in-degree)
+        per node over the whole plan."""
+        cdef int64_t b = self.wit[v], hi = self.in_ptr[v + 1], a, u
+        while b < hi:
             a = self.in_arc[b]
             u = self.src[a]
             if alive[a] and reached[u] and u != v:
+                self.wit[v] = b
                 return True
+            b += 1
+        self.wit[v] = hi
         return False
 
     cdef int64_t _todo(self, int64_t start, int64_t nt, const int8_t[::1] pend, const uint8_t[::1] alive,
@@ -457,12 +468,12 @@ cdef class Plan:
     cdef int64_t _flush(self, int8_t[::1] pend, uint8_t[::1] followed, uint8_t[::1] alive, uint8_t[::1] reached,
                         const uint8_t[::1] dead, uint8_t[::1] applied, int64_t* residual, int64_t* done,
                         int64_t steps, int64_t[:, ::1] out, int64_t[::1] cut_ptr, int64_t[::1] cut,
-                        int64_t* nstep) noexcept nogil:
+                        int64_t* nstep, int64_t* npend) noexcept nogil:
         """``fast._flush(only_closed=True)``: the pending companions nothing mints, in id order, each a step (a
         session revocation); returns 1 when one removed a live arc (the reached set was recomputed: the tree is
-        stale), else 0."""
+        stale), else 0.  ``npend``: how many are pending (kept up to date)."""
         cdef int64_t nt = self._todo(0, 0, pend, alive, reached), at = 0, v, pos, a, i, ph, w, nc
-        cdef int64_t stale = 0, npend
+        cdef int64_t stale = 0
         cdef bint live
         while at < nt:
             if done[0] >= steps:
@@ -471,6 +482,7 @@ cdef class Plan:
             at += 1
             ph = pend[v]
             pend[v] = -1
+            npend[0] -= 1
             followed[v] = 1
             pos = self.c_pos[v]
             live = False
@@ -499,10 +511,7 @@ cdef class Plan:
             done[0] += 1
             if live:
                 stale = 1
-                npend = 0
-                for i in range(self.c_order.shape[0]):
-                    npend += pend[self.c_order[i]] >= 0
-                if npend:  # what the next ones (after this one in id order) see
+                if npend[0]:  # what the next ones (after this one in id order) see
                     nt = self._todo(self.c_idx[v] + 1, at, pend, alive, reached)
         return stale
 
@@ -685,11 +694,8 @@ cdef class Plan:
                 pend[s] = self.p_phase[pos]
             if npend:
                 stale = self._flush(pend, followed, alive, reached, dead, applied, &residual, &done, steps, out,
-                                    cut_ptr, cut, &nstep)
+                                    cut_ptr, cut, &nstep, &npend)
                 nc = cut_ptr[nstep]
-                npend = 0
-                for i in range(self.c_order.shape[0]):
-                    npend += pend[self.c_order[i]] >= 0
                 if stale:
                     return 3, nstep, residual
         return 0, nstep, residual
@@ -1033,3 +1039,68 @@ cdef int64_t _snca(int64_t root, const int64_t[::1] sptr, const int64_t[::1] suc
             new = dom[new]
         dom[k] = new
     return cnt
+
+
+def stable_argsort(const int64_t[::1] keys, int64_t bound):
+    """``np.argsort(keys, kind="stable")`` of integer keys in ``[0, bound)``: one counting sort when ``bound`` is
+    at most ``max(65536, 2 * len(keys))``, else least-significant-digit passes (digits of 8 to 16 bits, about the
+    length's bits): the permutation of ``graphkit.analysis.plan.arrays.stable_argsort`` (both are stable).
+    O(len + bound), or O(passes * (len + 2 ** digit bits)).
+
+    Raises
+    ------
+    ValueError
+        If a key is outside ``[0, bound)``.
+    """
+    cdef int64_t n = keys.shape[0], i, k, d, shift = 0, bits = 8, mask
+    cdef bint bad = False
+    out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_a
+    with nogil:
+        for i in range(n):
+            if keys[i] < 0 or keys[i] >= bound:
+                bad = True
+                break
+    if bad:
+        raise ValueError("stable_argsort: a key is outside [0, bound)")
+    if bound <= max(65536, 2 * n):  # one counting sort
+        _counting(keys, out, np.zeros(bound + 1, dtype=np.int64), bound)
+        return out_a
+    while bits < 16 and (<int64_t> 1) << bits < n:
+        bits += 1
+    mask = ((<int64_t> 1) << bits) - 1
+    tmp_a = np.empty(n, dtype=np.int64)
+    count_a = np.empty(mask + 2, dtype=np.int64)
+    cdef int64_t[::1] tmp = tmp_a, count = count_a, src_p, dst_p
+    for i in range(n):
+        tmp[i] = i
+    src_p, dst_p = tmp, out
+    while True:
+        with nogil:
+            for d in range(mask + 2):
+                count[d] = 0
+            for i in range(n):
+                count[((keys[src_p[i]] >> shift) & mask) + 1] += 1
+            for d in range(mask + 1):
+                count[d + 1] += count[d]
+            for i in range(n):
+                k = (keys[src_p[i]] >> shift) & mask
+                dst_p[count[k]] = src_p[i]
+                count[k] += 1
+        shift += bits
+        src_p, dst_p = dst_p, src_p
+        if shift >= 63 or bound <= (<int64_t> 1) << shift:
+            break
+    return np.asarray(src_p)
+
+
+cdef void _counting(const int64_t[::1] keys, int64_t[::1] out, int64_t[::1] count, int64_t bound) noexcept nogil:
+    cdef int64_t i, n = keys.shape[0], k
+    for i in range(n):
+        count[keys[i] + 1] += 1
+    for i in range(bound):
+        count[i + 1] += count[i]
+    for i in range(n):
+        k = keys[i]
+        out[count[k]] = i
+        count[k] += 1

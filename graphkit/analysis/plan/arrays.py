@@ -30,6 +30,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from graphkit.analysis.plan import compiled
 from graphkit.analysis.plan.candidates import (
     _ACTION_RANK, _PHASE_RANK, Candidate, Candidates, Containment, Incident, containment)
 from graphkit.analysis.results import Phase
@@ -55,7 +56,8 @@ _NODES = "graphkit.analysis.plan.node_actions"
 def stable_argsort(keys: np.ndarray, bound: int | None = None) -> np.ndarray:
     """``np.argsort(keys, kind="stable")`` of non-negative integer ``keys`` below ``bound`` (default: their maximum
     plus one), by least-significant-digit passes over 16 bits each: numpy sorts 16-bit keys by radix, O(len) a pass,
-    where a stable sort of int64 keys is a merge sort.  The same permutation (both are stable).
+    where a stable sort of int64 keys is a merge sort.  The same permutation (both are stable).  With the compiled
+    plan passes (:mod:`graphkit.analysis.plan.compiled`), the kernel's counting or radix sort, the same permutation.
 
     >>> stable_argsort(np.array([5, 70000, 3, 5, 0])).tolist()
     [4, 2, 0, 3, 1]
@@ -63,6 +65,8 @@ def stable_argsort(keys: np.ndarray, bound: int | None = None) -> np.ndarray:
     keys = np.asarray(keys, dtype=np.int64)
     if bound is None:
         bound = int(keys.max(initial=0)) + 1
+    if compiled.ENABLED:  # the same permutation in C: one counting sort or radix passes (``_plan_kernel``)
+        return compiled.stable_argsort(keys, bound)
     perm, shift = None, 0
     while True:
         digit = (((keys if perm is None else keys[perm]) >> shift) & 0xFFFF).astype(np.uint16)

@@ -13,11 +13,11 @@ import numpy as np
 from graphkit.analysis.extensions import load_extension
 
 #: the kernel interface this module calls (``API`` in the .pyx): bump both when the interface changes
-_API = 4
+_API = 5
 
 _plan_kernel = load_extension("_plan_kernel", _API, "revocation-plan kernel")
 
-__all__ = ["AVAILABLE", "ENABLED", "plan_kernel"]
+__all__ = ["AVAILABLE", "ENABLED", "plan_kernel", "stable_argsort"]
 
 #: the extension was built and imports
 AVAILABLE = _plan_kernel is not None
@@ -46,3 +46,15 @@ def plan_kernel(src: np.ndarray, tgt: np.ndarray, via: np.ndarray, out_ptr: np.n
            for x in (src, tgt, via, out_ptr, in_ptr, in_arc, via_ptr, via_arc, seeds, weight)]
     masks = [np.ascontiguousarray(x, dtype=bool).view(np.uint8) for x in (is_seed, seedy)]
     return _plan_kernel.Plan(*i64, *masks, n, root)
+
+
+def stable_argsort(keys: np.ndarray, bound: int) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` of int64 ``keys`` in ``[0, bound)`` by the kernel (``_plan_kernel``'s
+    counting or radix sort; :func:`graphkit.analysis.plan.arrays.stable_argsort` calls it when :data:`ENABLED`).
+
+    Raises
+    ------
+    ValueError
+        If a key is outside ``[0, bound)``.
+    """
+    return _plan_kernel.stable_argsort(np.ascontiguousarray(keys, dtype=np.int64), bound)  # type: ignore[union-attr]
