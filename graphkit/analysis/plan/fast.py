@@ -331,7 +331,7 @@ def _cut_in_place(c: Candidate, s: _Static, st: _State) -> tuple[np.ndarray, np.
     if s.k is not None:
         return s.k.cut(tree.idom, tree.subw, tree.links, tree.gone.view(np.uint8),  # type: ignore
                        st.alive.view(np.uint8), st.reached.view(np.uint8), st.dead.view(np.uint8), c.subject,
-                       c.via_in, c.via_out, c.invalidates, s.prices.arcs[s.prices.pos[(c.action, c.subject)]],
+                       c.via_in, c.via_out, c.invalidates, s.prices.arcs[s.prices.find(c.action, c.subject)],
                        _cap(s))
     z = _cut_root(c, tree)  # type: ignore[arg-type]
     d = _subtree(tree, z)  # type: ignore[arg-type]
@@ -380,7 +380,7 @@ def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
     in_r[c.via_in] = in_r[c.via_out] = True
     d_real, d_virt = d[d < s.n], d[d >= s.n]  # the root is never cut
     a = np.concatenate([expand(s.out_ptr, d_real)[0], s.via_arc[expand(s.via_ptr, d_virt - s.n)[0]],
-                        s.prices.arcs[s.prices.pos[(c.action, c.subject)]]])
+                        s.prices.arcs[s.prices.find(c.action, c.subject)]])
     u, v, x = s.src[a], s.tgt[a], s.via[a]
     live = st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v)
     u, v, x = u[live], v[live], x[live]
@@ -450,7 +450,7 @@ def _two_or_more(owner: np.ndarray, src: np.ndarray) -> np.ndarray:
 def _apply(s: _Static, st: _State, c: Candidate, red: int) -> tuple[tuple, np.ndarray]:
     """Apply ``c`` (removing ``red``): the step's record (:func:`~graphkit.analysis.plan.kernel_loop.built`), and
     the nodes whose subtree weight may have grown on the kept tree (:func:`_repush`)."""
-    pos = s.prices.pos[(c.action, c.subject)]
+    pos = s.prices.find(c.action, c.subject)
     c.applied = st.applied[pos] = True
     found = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
     cut, grown = found if found is not None else (None, _NO_ARCS)
@@ -527,14 +527,14 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
         if not room():
             return
         if live is None:
-            base, live = at, _live_any(s, st, [p.pos.get((pending[x][0], x), -1) for x in todo[at:]])
+            base, live = at, _live_any(s, st, [_or(p.find(pending[x][0], x), -1) for x in todo[at:]])
         subject = todo[at]
         changes = live[at - base]
         at += 1
         action, phase = pending.pop(subject)
         if action is _REVOKE:
             followed.add(subject)
-        pos = p.pos.get((action, subject))
+        pos = p.find(action, subject)
         arcs = _NO_ARCS
         if pos is not None:
             st.applied[pos] = True
@@ -553,6 +553,10 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
         if only_closed and pending:  # what the next ones (after this one in id order) see
             last = order(subject)
             todo = todo[:at] + sorted((x for x in _closed(s, st, list(pending)) if order(x) > last), key=order)
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
 
 
 def _live_any(s: _Static, st: _State, poss: list[int]) -> list[bool]:

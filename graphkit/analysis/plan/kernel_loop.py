@@ -57,8 +57,8 @@ def kernel_prices(s: _Static, cands: Candidates, cols: Columns | None) -> None:
     i64 = [np.ascontiguousarray(x, dtype=np.int64) for x in (p.subject, p.via_in, p.via_out, p.base)]
     s.k.prices(*i64[:3], u8[0], u8[1], i64[3], u8[2], u8[3], wptr, wipes,  # type: ignore[attr-defined]
                np.ascontiguousarray(lo, dtype=np.int64), np.ascontiguousarray(hi, dtype=np.int64),
-               np.ascontiguousarray(flat, dtype=np.int64), np.array(p.subject_ptr, dtype=np.int64),
-               np.array(p.by_subject, dtype=np.int64), np.array(p.of_virtual, dtype=np.int64), p.shift)
+               np.ascontiguousarray(flat, dtype=np.int64), p.subject_ptr_a, p.by_subject_a(), p.of_virtual_a(),
+               p.shift)
 
 
 class KernelQueue:
@@ -95,9 +95,9 @@ def companions(s: _Static, live_sessions: frozenset[int]) -> bool:
     p = s.prices
     may = set(live_sessions) | set(p.subject[_FOLLOWED[p.action_c]].tolist())
     order = sorted(may, key=s.by_id.__getitem__)  # type: ignore[union-attr]
-    pos = np.full(s.n, -1, dtype=np.int64)
-    for v in order:
-        pos[v] = p.pos.get((_REVOKE, v), -1)
+    pos = np.full(s.n, -1, dtype=np.int64)  # the session revocation of each node (one per subject at most)
+    revoke = np.flatnonzero(p.action_c == _ACTION_RANK[_REVOKE])
+    pos[p.subject[revoke]] = revoke
     s.k.companions(np.array(order, dtype=np.int64), pos, np.ascontiguousarray(p.phase_c, dtype=np.int64),  # type: ignore
                    _ACTION_RANK[_REVOKE])
     return True
