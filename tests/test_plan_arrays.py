@@ -166,9 +166,9 @@ def test_arc_edges_reads_lazily(acme):
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_radix_sorts_are_numpys(seed):
-    """stable_argsort and _unique_first (16-bit radix passes) give numpy's stable argsort and unique, bound for
-    bound: one pass, two passes, four passes, ties, empty arrays."""
+def test_radix_sorts_are_numpys(seed, mode):
+    """stable_argsort and _unique_first (16-bit radix passes, or the kernel's counting and radix sorts) give
+    numpy's stable argsort and unique, bound for bound: one pass, two passes, four passes, ties, empty arrays."""
     rng = np.random.default_rng(seed)
     size = int(rng.integers(0, 3000))
     bound = int(rng.choice([1, 7, 1 << 16, (1 << 16) + 5, 1 << 31, 1 << 60]))
@@ -177,3 +177,52 @@ def test_radix_sorts_are_numpys(seed):
     assert np.array_equal(arrays.stable_argsort(keys), np.argsort(keys, kind="stable"))
     got, want = arrays._unique_first(keys, bound), np.unique(keys, return_index=True, return_inverse=True)
     assert all(np.array_equal(a, b.reshape(-1)) for a, b in zip(got, want))
+    for small in (bound, 1 << 12):  # numbered in order of first occurrence (the candidates' creation order)
+        cut = keys[keys < small]
+        got_n, got_c = arrays._numbered(cut, small)
+        u2, f2, i2 = np.unique(cut, return_index=True, return_inverse=True)
+        m2 = np.argsort(f2, kind="stable")
+        n2 = np.empty(m2.size, dtype=np.int64)
+        n2[m2] = np.arange(m2.size)
+        assert np.array_equal(got_n, n2[i2.reshape(-1)]) and np.array_equal(got_c, u2[m2])
+
+
+def test_compiled_sort_refuses_keys_out_of_bounds():
+    if not compiled.AVAILABLE:
+        pytest.skip("graphkit.analysis._plan_kernel is not built")
+    with pytest.raises(ValueError, match="outside"):
+        compiled.stable_argsort(np.array([0, 5], dtype=np.int64), 5)
+    with pytest.raises(ValueError, match="outside"):
+        compiled.stable_argsort(np.array([-1], dtype=np.int64), 1 << 40)
+    with pytest.raises(ValueError, match="outside"):
+        compiled.first_numbers(np.array([0, 3], dtype=np.int64), 3)
+
+
+def test_compiled_search_is_reach_order_then_unfold():
+    """``_plan_kernel.reach_arcs`` (the search and its arcs in one pass) gives ``reach_order`` then ``_unfold``
+    array for array on random graphs, the example's nodes and the golden cases, gives up exactly where
+    ``reach_order`` does, and hands its scratch back reset."""
+    if not compiled.AVAILABLE:
+        pytest.skip("graphkit.analysis._plan_kernel is not built")
+    from graphkit.analysis.snapshot import reach_order, snapshot
+    graphs = [random_incident(seed, random.Random(3000 + seed)) for seed in range(150)]
+    acme = build_graph(EXAMPLE).graph
+    graphs += [(acme, [x]) for x in sorted(acme.nx)]
+    graphs += [(g, srcs) for folder in gold.case_folders() for case, g in [gold.case_graph(folder)]
+               for srcs in case.sources]
+    gave_up = compared = 0
+    for g, sources in graphs:
+        snap = snapshot(g)
+        idx = np.array([snap.index[s] for s in reach.source_ids(g, sources)], dtype=np.int64)
+        want, got = reach_order(snap, idx), compiled.reach_arcs(snap, idx)
+        for name in ("plan_pos", "plan_cpos"):
+            assert (snap.scratch[(name, -1)] == -1).all()
+        if want is None:
+            assert got is None
+            gave_up += 1
+            continue
+        want = (*want, *arrays._unfold(snap, *want))
+        assert got is not None and len(got) == len(want) == 5
+        assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(got, want))
+        compared += 1
+    assert gave_up >= 1 and compared > 100, (gave_up, compared)

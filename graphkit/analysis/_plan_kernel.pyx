@@ -24,17 +24,19 @@ every call.  Its methods replace, with the same results, the numpy passes of ``f
   sorted run and a binary heap of ``(key, position)``, popped in ``fast._Queue``'s order) and the candidates
   handed over once (:meth:`Plan.prices`).
 
-Also :func:`stable_argsort`, the front end's and the fast loop's stable sorts of bounded integer keys (a counting
-sort, or least-significant-digit passes over 16 bits).
+Also, for the front end (:mod:`graphkit.analysis.plan.arrays`): :func:`reach_arcs`, the reached set and its arcs
+in one pass over the traversal snapshot (``snapshot.reach_order`` then ``arrays._unfold``), and
+:func:`stable_argsort`, the front end's and the fast loop's stable sorts of bounded integer keys (a counting sort,
+or least-significant-digit passes).
 """
 
-from libc.stdint cimport int8_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, realloc
 
 import numpy as np
 
 #: the interface graphkit.analysis.plan.fast was written against: it uses this module only when equal
-API = 5
+API = 7
 
 
 cdef class Plan:
@@ -429,12 +431,13 @@ cdef class Plan:
         return False
 
     cdef int64_t _todo(self, int64_t start, int64_t nt, const int8_t[::1] pend, const uint8_t[::1] alive,
-                       const uint8_t[::1] reached) noexcept nogil:
-        """Append to ``todo[:nt]`` the pending nodes nothing mints, from ``c_order[start]`` on (id order)."""
+                       const uint8_t[::1] reached, bint closed_only) noexcept nogil:
+        """Append to ``todo[:nt]`` the pending nodes nothing mints (every pending node unless ``closed_only``),
+        from ``c_order[start]`` on (id order)."""
         cdef int64_t i, v
         for i in range(start, self.c_order.shape[0]):
             v = self.c_order[i]
-            if pend[v] >= 0 and not self._minted1(v, alive, reached):
+            if pend[v] >= 0 and not (closed_only and self._minted1(v, alive, reached)):
                 self.todo[nt] = v
                 nt += 1
         return nt
@@ -468,11 +471,12 @@ cdef class Plan:
     cdef int64_t _flush(self, int8_t[::1] pend, uint8_t[::1] followed, uint8_t[::1] alive, uint8_t[::1] reached,
                         const uint8_t[::1] dead, uint8_t[::1] applied, int64_t* residual, int64_t* done,
                         int64_t steps, int64_t[:, ::1] out, int64_t[::1] cut_ptr, int64_t[::1] cut,
-                        int64_t* nstep, int64_t* npend) noexcept nogil:
-        """``fast._flush(only_closed=True)``: the pending companions nothing mints, in id order, each a step (a
-        session revocation); returns 1 when one removed a live arc (the reached set was recomputed: the tree is
-        stale), else 0.  ``npend``: how many are pending (kept up to date)."""
-        cdef int64_t nt = self._todo(0, 0, pend, alive, reached), at = 0, v, pos, a, i, ph, w, nc
+                        int64_t* nstep, int64_t* npend, bint closed_only) noexcept nogil:
+        """``fast._flush(only_closed=closed_only)``: the pending companions nothing mints (every pending one unless
+        ``closed_only``), in id order, each a step (a session revocation); returns 1 when one removed a live arc
+        (the reached set was recomputed: the tree is stale), else 0.  ``npend``: how many are pending (kept up to
+        date)."""
+        cdef int64_t nt = self._todo(0, 0, pend, alive, reached, closed_only), at = 0, v, pos, a, i, ph, w, nc
         cdef int64_t stale = 0
         cdef bint live
         while at < nt:
@@ -511,9 +515,24 @@ cdef class Plan:
             done[0] += 1
             if live:
                 stale = 1
-                if npend[0]:  # what the next ones (after this one in id order) see
-                    nt = self._todo(self.c_idx[v] + 1, at, pend, alive, reached)
+                if npend[0] and closed_only:  # what the next ones (after this one in id order) see
+                    nt = self._todo(self.c_idx[v] + 1, at, pend, alive, reached, True)
         return stale
+
+    def flush(self, bint closed_only, uint8_t[::1] alive, uint8_t[::1] reached, uint8_t[::1] dead,
+              uint8_t[::1] applied, int64_t residual, int64_t steps, int64_t[:, ::1] out, int64_t[::1] cut_ptr,
+              int64_t[::1] cut, int64_t nstep, int8_t[::1] pend, uint8_t[::1] followed):
+        """``fast._flush(only_closed=closed_only)`` for the Python loop: the pending companions (:meth:`run`'s
+        ``pend``, ``followed``) nothing mints, or every one at the plan's end, in id order, each a step in ``out``
+        from step ``nstep`` on, at most ``steps`` of them.  Returns ``(stale, nstep, residual)``: stale 1 when one
+        removed a live arc (the reached set was recomputed: the tree is stale)."""
+        cdef int64_t done = 0, npend = 0, i, stale = 0
+        for i in range(self.c_order.shape[0]):
+            npend += pend[self.c_order[i]] >= 0
+        if npend:
+            stale = self._flush(pend, followed, alive, reached, dead, applied, &residual, &done, steps, out, cut_ptr,
+                                cut, &nstep, &npend, closed_only)
+        return stale, nstep, residual
 
     def queue(self, keys, poss):
         """Start the lazy queue (``fast._Queue``): ``keys`` and ``poss`` (int64) sorted, an empty heap."""
@@ -694,7 +713,7 @@ cdef class Plan:
                 pend[s] = self.p_phase[pos]
             if npend:
                 stale = self._flush(pend, followed, alive, reached, dead, applied, &residual, &done, steps, out,
-                                    cut_ptr, cut, &nstep, &npend)
+                                    cut_ptr, cut, &nstep, &npend, True)
                 nc = cut_ptr[nstep]
                 if stale:
                     return 3, nstep, residual
@@ -1104,3 +1123,131 @@ cdef void _counting(const int64_t[::1] keys, int64_t[::1] out, int64_t[::1] coun
         k = keys[i]
         out[count[k]] = i
         count[k] += 1
+
+
+def reach_arcs(const int64_t[::1] pair_ptr, const int32_t[::1] pair_target, const uint8_t[::1] runs_code,
+               const uint8_t[:, ::1] has, const int64_t[::1] arc_ptr, const uint8_t[::1] arc_so,
+               const int64_t[::1] srcs, int64_t[::1] pos, int64_t[::1] cpos):
+    """``snapshot.reach_order`` (without its tree) and ``arrays._unfold`` in one pass over the snapshot's arrays:
+    ``(order, code, garc, src, tgt)``, or None where ``reach_order`` gives up.
+
+    A FIFO search from ``srcs`` (unique, in id order) over pairs (``pair_ptr``, ``pair_target``): a row is
+    scanned in discovery order, its pairs by target index; a node runs the attacker's code when it is a source
+    or entered through a ``runs_code`` pair (any pair of a scanned row), and its row then follows the pairs of
+    variant 1 (``has[1]``, else ``has[0]``).  ``reach_order`` marks a level's targets at once, checked against
+    the marks before the level: it gives up when a node not marked before the level is marked by a row at or
+    after its own position; so does this pass (``cpos``: the position of the row that marked a node, -2 for a
+    source).  Every reached row's pairs in its variant are then unfolded into arcs (``arc_ptr``; ``arc_so``:
+    a ``source_only`` arc, kept only from a row running the attacker's code): ``garc`` the snapshot's arc,
+    ``src``/``tgt`` local indexes (positions in ``order``).  ``pos`` and ``cpos`` (n,) int64 scratch preset to
+    -1, handed back reset.  O(reached pairs + arcs).
+    """
+    cdef int64_t n = pos.shape[0], ns = srcs.shape[0], cnt = 0, head = 0, nm = 0, level_end, level_start = 0
+    cdef int64_t u, pu, p, w, a, var, m = 0, i
+    cdef bint failed = False
+    order_a = np.empty(n, dtype=np.int64)
+    marked_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] order = order_a, marked = marked_a
+    with nogil:
+        for i in range(ns):
+            pos[srcs[i]] = cnt
+            order[cnt] = srcs[i]
+            cnt += 1
+            cpos[srcs[i]] = -2
+            marked[nm] = srcs[i]
+            nm += 1
+        level_end = cnt
+        while head < cnt and not failed:
+            if head == level_end:
+                level_start, level_end = head, cnt
+            u = order[head]
+            pu = head
+            head += 1
+            for p in range(pair_ptr[u], pair_ptr[u + 1]):
+                if runs_code[p]:
+                    w = pair_target[p]
+                    if cpos[w] == -1 or cpos[w] >= level_start:  # not marked before this level
+                        if pos[w] >= 0 and pos[w] <= pu:  # its row was scanned: reach_order gives up
+                            failed = True
+                            break
+                        if cpos[w] == -1:
+                            cpos[w] = pu
+                            marked[nm] = w
+                            nm += 1
+            if failed:
+                break
+            var = cpos[u] != -1
+            for p in range(pair_ptr[u], pair_ptr[u + 1]):
+                if has[var, p]:
+                    w = pair_target[p]
+                    if pos[w] < 0:
+                        pos[w] = cnt
+                        order[cnt] = w
+                        cnt += 1
+                    for a in range(arc_ptr[p], arc_ptr[p + 1]):
+                        if var or not arc_so[a]:
+                            m += 1
+    if failed:
+        _reset(pos, cpos, order, cnt, marked, nm)
+        return None
+    garc_a = np.empty(m, dtype=np.int64)
+    src_a = np.empty(m, dtype=np.int64)
+    tgt_a = np.empty(m, dtype=np.int64)
+    cdef int64_t[::1] garc = garc_a, src = src_a, tgt = tgt_a
+    m = 0
+    with nogil:
+        for pu in range(cnt):
+            u = order[pu]
+            var = cpos[u] != -1
+            for p in range(pair_ptr[u], pair_ptr[u + 1]):
+                if has[var, p]:
+                    w = pos[pair_target[p]]
+                    for a in range(arc_ptr[p], arc_ptr[p + 1]):
+                        if var or not arc_so[a]:
+                            garc[m], src[m], tgt[m] = a, pu, w
+                            m += 1
+    code_a = np.unique(marked_a[:nm])
+    _reset(pos, cpos, order, cnt, marked, nm)
+    return order_a[:cnt], code_a, garc_a, src_a, tgt_a
+
+
+cdef void _reset(int64_t[::1] pos, int64_t[::1] cpos, const int64_t[::1] order, int64_t cnt,
+                 const int64_t[::1] marked, int64_t nm) noexcept nogil:
+    cdef int64_t i
+    for i in range(cnt):
+        pos[order[i]] = -1
+    for i in range(nm):
+        cpos[marked[i]] = -1
+
+
+def first_numbers(const int64_t[::1] keys, int64_t bound):
+    """``(number, created)``: (len,) int64 the number of every key in order of first occurrence (0 for the first
+    distinct key), and (d,) int64 the distinct keys in that order; keys in ``[0, bound)`` (a table of ``bound``
+    entries).  What ``np.unique(keys, return_index=True, return_inverse=True)`` gives once renumbered by first
+    index (``graphkit.analysis.plan.arrays._numbered``).  O(len + bound).
+
+    Raises
+    ------
+    ValueError
+        If a key is outside ``[0, bound)``.
+    """
+    cdef int64_t n = keys.shape[0], i, k, cnt = 0
+    cdef bint bad = False
+    table_a = np.full(bound, -1, dtype=np.int64)
+    number_a = np.empty(n, dtype=np.int64)
+    created_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] table = table_a, number = number_a, created = created_a
+    with nogil:
+        for i in range(n):
+            k = keys[i]
+            if k < 0 or k >= bound:
+                bad = True
+                break
+            if table[k] < 0:
+                table[k] = cnt
+                created[cnt] = k
+                cnt += 1
+            number[i] = table[k]
+    if bad:
+        raise ValueError("first_numbers: a key is outside [0, bound)")
+    return number_a, created_a[:cnt].copy()
