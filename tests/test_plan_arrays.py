@@ -166,9 +166,9 @@ def test_arc_edges_reads_lazily(acme):
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_radix_sorts_are_numpys(seed):
-    """stable_argsort and _unique_first (16-bit radix passes) give numpy's stable argsort and unique, bound for
-    bound: one pass, two passes, four passes, ties, empty arrays."""
+def test_radix_sorts_are_numpys(seed, mode):
+    """stable_argsort and _unique_first (16-bit radix passes, or the kernel's counting and radix sorts) give
+    numpy's stable argsort and unique, bound for bound: one pass, two passes, four passes, ties, empty arrays."""
     rng = np.random.default_rng(seed)
     size = int(rng.integers(0, 3000))
     bound = int(rng.choice([1, 7, 1 << 16, (1 << 16) + 5, 1 << 31, 1 << 60]))
@@ -177,3 +177,88 @@ def test_radix_sorts_are_numpys(seed):
     assert np.array_equal(arrays.stable_argsort(keys), np.argsort(keys, kind="stable"))
     got, want = arrays._unique_first(keys, bound), np.unique(keys, return_index=True, return_inverse=True)
     assert all(np.array_equal(a, b.reshape(-1)) for a, b in zip(got, want))
+    for small in (bound, 1 << 12):  # numbered in order of first occurrence (the candidates' creation order)
+        cut = keys[keys < small]
+        got_n, got_c = arrays._numbered(cut, small)
+        u2, f2, i2 = np.unique(cut, return_index=True, return_inverse=True)
+        m2 = np.argsort(f2, kind="stable")
+        n2 = np.empty(m2.size, dtype=np.int64)
+        n2[m2] = np.arange(m2.size)
+        assert np.array_equal(got_n, n2[i2.reshape(-1)]) and np.array_equal(got_c, u2[m2])
+
+
+def test_compiled_sort_refuses_keys_out_of_bounds():
+    if not compiled.AVAILABLE:
+        pytest.skip("graphkit.analysis._plan_kernel is not built")
+    with pytest.raises(ValueError, match="outside"):
+        compiled.stable_argsort(np.array([0, 5], dtype=np.int64), 5)
+    with pytest.raises(ValueError, match="outside"):
+        compiled.stable_argsort(np.array([-1], dtype=np.int64), 1 << 40)
+    with pytest.raises(ValueError, match="outside"):
+        compiled.first_numbers(np.array([0, 3], dtype=np.int64), 3)
+
+
+def _same_search(snap, idx: np.ndarray) -> bool:
+    """``compiled.reach_arcs`` against ``reach_order`` then ``_unfold`` on one search: the same arrays, or both give
+    up (False); the scratch handed back reset."""
+    from graphkit.analysis.snapshot import reach_order
+    want, got = reach_order(snap, idx), compiled.reach_arcs(snap, idx)
+    for name in ("plan_pos", "plan_cpos"):
+        assert (snap.scratch[(name, -1)] == -1).all()
+    if want is None:
+        assert got is None
+        return False
+    want = (*want, *arrays._unfold(snap, *want))
+    assert got is not None and len(got) == len(want) == 5
+    assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(got, want))
+    return True
+
+
+def test_compiled_search_is_reach_order_then_unfold():
+    """``_plan_kernel.reach_arcs`` (the search and its arcs in one pass) gives ``reach_order`` then ``_unfold``
+    array for array on random graphs, the example's nodes and the golden cases."""
+    if not compiled.AVAILABLE:
+        pytest.skip("graphkit.analysis._plan_kernel is not built")
+    from graphkit.analysis.snapshot import snapshot
+    graphs = [random_incident(seed, random.Random(3000 + seed)) for seed in range(150)]
+    acme = build_graph(EXAMPLE).graph
+    graphs += [(acme, [x]) for x in sorted(acme.nx)]
+    graphs += [(g, srcs) for folder in gold.case_folders() if not gold.missing_inputs(gold.load_case(folder))
+               for case, g in [gold.case_graph(folder)] for srcs in case.sources]
+    compared = 0
+    for g, sources in graphs:
+        snap = snapshot(g)
+        compared += _same_search(snap, np.array([snap.index[s] for s in reach.source_ids(g, sources)],
+                                                dtype=np.int64))
+    assert compared > 100
+
+
+def _random_snapshot(rng: np.random.Generator):
+    """What ``reach_order``, ``_unfold`` and ``compiled.reach_arcs`` read of a snapshot, at random: rows of pairs
+    by target, ``runs_code`` pairs, variants, ``source_only`` arcs."""
+    from types import SimpleNamespace
+    n = int(rng.integers(2, 60))
+    rows = [np.unique(rng.integers(0, n, int(rng.integers(0, 6)))) for _ in range(n)]
+    pair_ptr = np.concatenate([[0], np.cumsum([r.size for r in rows])]).astype(np.int64)
+    p = int(pair_ptr[-1])
+    arcs = rng.integers(1, 4, p)
+    has0 = rng.random(p) < 0.7
+    return SimpleNamespace(
+        n=n, scratch={}, derived={}, pair_ptr=pair_ptr, pair_target=np.concatenate([[0], *rows])[1:].astype(np.int32),
+        runs_code=rng.random(p) < float(rng.choice([0.0, 0.1, 0.4])),
+        has=np.stack([has0, has0 | (rng.random(p) < 0.5)]), arc_ptr=np.concatenate([[0], np.cumsum(arcs)]).astype(
+            np.int64), arc_source_only=rng.random(int(arcs.sum())) < 0.3)
+
+
+def test_compiled_search_gives_up_where_reach_order_does():
+    """The same on random snapshots, where a node is often entered through a ``runs_code`` pair after its row was
+    scanned: both give up there, and give the same arrays elsewhere (both outcomes are met)."""
+    if not compiled.AVAILABLE:
+        pytest.skip("graphkit.analysis._plan_kernel is not built")
+    outcomes = []
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        snap = _random_snapshot(rng)
+        outcomes += [_same_search(snap, np.unique(rng.integers(0, snap.n, int(rng.integers(1, 4)))).astype(np.int64))
+                     for _ in range(30)]
+    assert outcomes.count(True) > 200 and outcomes.count(False) > 50, (outcomes.count(True), outcomes.count(False))

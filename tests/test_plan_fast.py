@@ -122,9 +122,9 @@ def test_the_kernel_loop_takes_steps(mode, monkeypatch):
     taken, companions = [], []
     run = fast._run
 
-    def counted(s, st, made, steps, max_steps, cap, pending, followed):
+    def counted(s, st, made, steps, max_steps, cap, comp):
         before, start = len(steps), made.n
-        status = run(s, st, made, steps, max_steps, cap, pending, followed)
+        status = run(s, st, made, steps, max_steps, cap, comp)
         taken.append(len(steps) - before)
         companions.append(int((made.out[0, start:made.n] < 0).sum()))
         return status

@@ -111,7 +111,8 @@ def test_queries_hand_their_work_arrays_back_clean(acme):
     snap = snap_mod.snapshot(acme)
     for node in sorted(acme.nx)[:40]:
         blast_radius(acme, node)
-    assert {name for name, _ in snap.scratch} <= {"pos", "code", "local", "cbfs.visit", "cbfs.pred"}
+    assert {name for name, _ in snap.scratch} <= {"pos", "code", "local", "cbfs.visit", "cbfs.pred", "plan_pos",
+                                                  "plan_cpos"}
     assert {"code", "local"} <= {name for name, _ in snap.scratch}
     for (name, fill), a in snap.scratch.items():
         assert a.shape[0] in (snap.n, snap.n + 1), name

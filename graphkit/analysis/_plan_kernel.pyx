@@ -23,15 +23,20 @@ every call.  Its methods replace, with the same results, the numpy passes of ``f
   ``fast._repush``), on the lazy queue it holds (:meth:`Plan.queue`, :meth:`Plan.pop`, :meth:`Plan.push`: a
   sorted run and a binary heap of ``(key, position)``, popped in ``fast._Queue``'s order) and the candidates
   handed over once (:meth:`Plan.prices`).
+
+Also, for the front end (:mod:`graphkit.analysis.plan.arrays`): :func:`reach_arcs`, the reached set and its arcs
+in one pass over the traversal snapshot (``snapshot.reach_order`` then ``arrays._unfold``), and
+:func:`stable_argsort`, the front end's and the fast loop's stable sorts of bounded integer keys (a counting sort,
+or least-significant-digit passes).
 """
 
-from libc.stdint cimport int8_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, realloc
 
 import numpy as np
 
 #: the interface graphkit.analysis.plan.fast was written against: it uses this module only when equal
-API = 4
+API = 7
 
 
 cdef class Plan:
@@ -52,7 +57,7 @@ cdef class Plan:
     # the companions (``companions``): the nodes that may have one pending, in id order; the position of each
     # node's companion candidate (-1: none); every candidate's phase code; scratch
     cdef const int64_t[::1] c_order, c_pos, p_phase
-    cdef int64_t[::1] c_idx, todo
+    cdef int64_t[::1] c_idx, todo, wit
     cdef uint8_t[::1] after
     cdef int64_t revoke
     cdef int64_t* hk
@@ -77,6 +82,7 @@ cdef class Plan:
         self.qk = self.qp = np.zeros(0, dtype=np.int64)
         self.c_order = self.c_pos = self.p_phase = np.zeros(0, dtype=np.int64)
         self.c_idx, self.todo = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        self.wit = np.array(in_ptr[:n], dtype=np.int64)
         self.after = np.zeros(n, dtype=np.uint8)
         self.revoke = -1
 
@@ -409,21 +415,29 @@ cdef class Plan:
             self.c_idx[self.c_order[i]] = i
 
     cdef inline bint _minted1(self, int64_t v, const uint8_t[::1] alive, const uint8_t[::1] reached) noexcept nogil:
-        cdef int64_t b, a, u
-        for b in range(self.in_ptr[v], self.in_ptr[v + 1]):
+        """Whether a live arc from a reached node other than ``v`` enters ``v`` (:meth:`minted` of one node), for
+        :meth:`run`'s states only: in one plan arcs only die and nodes only leave the reached set, so an in-arc
+        that failed once fails for good, and the scan resumes at the last arc that held (``wit``): O(in-degree)
+        per node over the whole plan."""
+        cdef int64_t b = self.wit[v], hi = self.in_ptr[v + 1], a, u
+        while b < hi:
             a = self.in_arc[b]
             u = self.src[a]
             if alive[a] and reached[u] and u != v:
+                self.wit[v] = b
                 return True
+            b += 1
+        self.wit[v] = hi
         return False
 
     cdef int64_t _todo(self, int64_t start, int64_t nt, const int8_t[::1] pend, const uint8_t[::1] alive,
-                       const uint8_t[::1] reached) noexcept nogil:
-        """Append to ``todo[:nt]`` the pending nodes nothing mints, from ``c_order[start]`` on (id order)."""
+                       const uint8_t[::1] reached, bint closed_only) noexcept nogil:
+        """Append to ``todo[:nt]`` the pending nodes nothing mints (every pending node unless ``closed_only``),
+        from ``c_order[start]`` on (id order)."""
         cdef int64_t i, v
         for i in range(start, self.c_order.shape[0]):
             v = self.c_order[i]
-            if pend[v] >= 0 and not self._minted1(v, alive, reached):
+            if pend[v] >= 0 and not (closed_only and self._minted1(v, alive, reached)):
                 self.todo[nt] = v
                 nt += 1
         return nt
@@ -457,12 +471,13 @@ cdef class Plan:
     cdef int64_t _flush(self, int8_t[::1] pend, uint8_t[::1] followed, uint8_t[::1] alive, uint8_t[::1] reached,
                         const uint8_t[::1] dead, uint8_t[::1] applied, int64_t* residual, int64_t* done,
                         int64_t steps, int64_t[:, ::1] out, int64_t[::1] cut_ptr, int64_t[::1] cut,
-                        int64_t* nstep) noexcept nogil:
-        """``fast._flush(only_closed=True)``: the pending companions nothing mints, in id order, each a step (a
-        session revocation); returns 1 when one removed a live arc (the reached set was recomputed: the tree is
-        stale), else 0."""
-        cdef int64_t nt = self._todo(0, 0, pend, alive, reached), at = 0, v, pos, a, i, ph, w, nc
-        cdef int64_t stale = 0, npend
+                        int64_t* nstep, int64_t* npend, bint closed_only) noexcept nogil:
+        """``fast._flush(only_closed=closed_only)``: the pending companions nothing mints (every pending one unless
+        ``closed_only``), in id order, each a step (a session revocation); returns 1 when one removed a live arc
+        (the reached set was recomputed: the tree is stale), else 0.  ``npend``: how many are pending (kept up to
+        date)."""
+        cdef int64_t nt = self._todo(0, 0, pend, alive, reached, closed_only), at = 0, v, pos, a, i, ph, w, nc
+        cdef int64_t stale = 0
         cdef bint live
         while at < nt:
             if done[0] >= steps:
@@ -471,6 +486,7 @@ cdef class Plan:
             at += 1
             ph = pend[v]
             pend[v] = -1
+            npend[0] -= 1
             followed[v] = 1
             pos = self.c_pos[v]
             live = False
@@ -499,12 +515,24 @@ cdef class Plan:
             done[0] += 1
             if live:
                 stale = 1
-                npend = 0
-                for i in range(self.c_order.shape[0]):
-                    npend += pend[self.c_order[i]] >= 0
-                if npend:  # what the next ones (after this one in id order) see
-                    nt = self._todo(self.c_idx[v] + 1, at, pend, alive, reached)
+                if npend[0] and closed_only:  # what the next ones (after this one in id order) see
+                    nt = self._todo(self.c_idx[v] + 1, at, pend, alive, reached, True)
         return stale
+
+    def flush(self, bint closed_only, uint8_t[::1] alive, uint8_t[::1] reached, uint8_t[::1] dead,
+              uint8_t[::1] applied, int64_t residual, int64_t steps, int64_t[:, ::1] out, int64_t[::1] cut_ptr,
+              int64_t[::1] cut, int64_t nstep, int8_t[::1] pend, uint8_t[::1] followed):
+        """``fast._flush(only_closed=closed_only)`` for the Python loop: the pending companions (:meth:`run`'s
+        ``pend``, ``followed``) nothing mints, or every one at the plan's end, in id order, each a step in ``out``
+        from step ``nstep`` on, at most ``steps`` of them.  Returns ``(stale, nstep, residual)``: stale 1 when one
+        removed a live arc (the reached set was recomputed: the tree is stale)."""
+        cdef int64_t done = 0, npend = 0, i, stale = 0
+        for i in range(self.c_order.shape[0]):
+            npend += pend[self.c_order[i]] >= 0
+        if npend:
+            stale = self._flush(pend, followed, alive, reached, dead, applied, &residual, &done, steps, out, cut_ptr,
+                                cut, &nstep, &npend, closed_only)
+        return stale, nstep, residual
 
     def queue(self, keys, poss):
         """Start the lazy queue (``fast._Queue``): ``keys`` and ``poss`` (int64) sorted, an empty heap."""
@@ -685,11 +713,8 @@ cdef class Plan:
                 pend[s] = self.p_phase[pos]
             if npend:
                 stale = self._flush(pend, followed, alive, reached, dead, applied, &residual, &done, steps, out,
-                                    cut_ptr, cut, &nstep)
+                                    cut_ptr, cut, &nstep, &npend, True)
                 nc = cut_ptr[nstep]
-                npend = 0
-                for i in range(self.c_order.shape[0]):
-                    npend += pend[self.c_order[i]] >= 0
                 if stale:
                     return 3, nstep, residual
         return 0, nstep, residual
@@ -1033,3 +1058,196 @@ cdef int64_t _snca(int64_t root, const int64_t[::1] sptr, const int64_t[::1] suc
             new = dom[new]
         dom[k] = new
     return cnt
+
+
+def stable_argsort(const int64_t[::1] keys, int64_t bound):
+    """``np.argsort(keys, kind="stable")`` of integer keys in ``[0, bound)``: one counting sort when ``bound`` is
+    at most ``max(65536, 2 * len(keys))``, else least-significant-digit passes (digits of 8 to 16 bits, about the
+    length's bits): the permutation of ``graphkit.analysis.plan.arrays.stable_argsort`` (both are stable).
+    O(len + bound), or O(passes * (len + 2 ** digit bits)).
+
+    Raises
+    ------
+    ValueError
+        If a key is outside ``[0, bound)``.
+    """
+    cdef int64_t n = keys.shape[0], i, k, d, shift = 0, bits = 8, mask
+    cdef bint bad = False
+    out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_a
+    with nogil:
+        for i in range(n):
+            if keys[i] < 0 or keys[i] >= bound:
+                bad = True
+                break
+    if bad:
+        raise ValueError("stable_argsort: a key is outside [0, bound)")
+    if bound <= max(65536, 2 * n):  # one counting sort
+        _counting(keys, out, np.zeros(bound + 1, dtype=np.int64), bound)
+        return out_a
+    while bits < 16 and (<int64_t> 1) << bits < n:
+        bits += 1
+    mask = ((<int64_t> 1) << bits) - 1
+    tmp_a = np.empty(n, dtype=np.int64)
+    count_a = np.empty(mask + 2, dtype=np.int64)
+    cdef int64_t[::1] tmp = tmp_a, count = count_a, src_p, dst_p
+    for i in range(n):
+        tmp[i] = i
+    src_p, dst_p = tmp, out
+    while True:
+        with nogil:
+            for d in range(mask + 2):
+                count[d] = 0
+            for i in range(n):
+                count[((keys[src_p[i]] >> shift) & mask) + 1] += 1
+            for d in range(mask + 1):
+                count[d + 1] += count[d]
+            for i in range(n):
+                k = (keys[src_p[i]] >> shift) & mask
+                dst_p[count[k]] = src_p[i]
+                count[k] += 1
+        shift += bits
+        src_p, dst_p = dst_p, src_p
+        if shift >= 63 or bound <= (<int64_t> 1) << shift:
+            break
+    return np.asarray(src_p)
+
+
+cdef void _counting(const int64_t[::1] keys, int64_t[::1] out, int64_t[::1] count, int64_t bound) noexcept nogil:
+    cdef int64_t i, n = keys.shape[0], k
+    for i in range(n):
+        count[keys[i] + 1] += 1
+    for i in range(bound):
+        count[i + 1] += count[i]
+    for i in range(n):
+        k = keys[i]
+        out[count[k]] = i
+        count[k] += 1
+
+
+def reach_arcs(const int64_t[::1] pair_ptr, const int32_t[::1] pair_target, const uint8_t[::1] runs_code,
+               const uint8_t[:, ::1] has, const int64_t[::1] arc_ptr, const uint8_t[::1] arc_so,
+               const int64_t[::1] srcs, int64_t[::1] pos, int64_t[::1] cpos):
+    """``snapshot.reach_order`` (without its tree) and ``arrays._unfold`` in one pass over the snapshot's arrays:
+    ``(order, code, garc, src, tgt)``, or None where ``reach_order`` gives up.
+
+    A FIFO search from ``srcs`` (unique, in id order) over pairs (``pair_ptr``, ``pair_target``): a row is
+    scanned in discovery order, its pairs by target index; a node runs the attacker's code when it is a source
+    or entered through a ``runs_code`` pair (any pair of a scanned row), and its row then follows the pairs of
+    variant 1 (``has[1]``, else ``has[0]``).  ``reach_order`` marks a level's targets at once, checked against
+    the marks before the level: it gives up when a node not marked before the level is marked by a row at or
+    after its own position; so does this pass (``cpos``: the position of the row that marked a node, -2 for a
+    source).  Every reached row's pairs in its variant are then unfolded into arcs (``arc_ptr``; ``arc_so``:
+    a ``source_only`` arc, kept only from a row running the attacker's code): ``garc`` the snapshot's arc,
+    ``src``/``tgt`` local indexes (positions in ``order``).  ``pos`` and ``cpos`` (n,) int64 scratch preset to
+    -1, handed back reset.  O(reached pairs + arcs).
+    """
+    cdef int64_t n = pos.shape[0], ns = srcs.shape[0], cnt = 0, head = 0, nm = 0, level_end, level_start = 0
+    cdef int64_t u, pu, p, w, a, var, m = 0, i
+    cdef bint failed = False
+    order_a = np.empty(n, dtype=np.int64)
+    marked_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] order = order_a, marked = marked_a
+    with nogil:
+        for i in range(ns):
+            pos[srcs[i]] = cnt
+            order[cnt] = srcs[i]
+            cnt += 1
+            cpos[srcs[i]] = -2
+            marked[nm] = srcs[i]
+            nm += 1
+        level_end = cnt
+        while head < cnt and not failed:
+            if head == level_end:
+                level_start, level_end = head, cnt
+            u = order[head]
+            pu = head
+            head += 1
+            for p in range(pair_ptr[u], pair_ptr[u + 1]):
+                if runs_code[p]:
+                    w = pair_target[p]
+                    if cpos[w] == -1 or cpos[w] >= level_start:  # not marked before this level
+                        if pos[w] >= 0 and pos[w] <= pu:  # its row was scanned: reach_order gives up
+                            failed = True
+                            break
+                        if cpos[w] == -1:
+                            cpos[w] = pu
+                            marked[nm] = w
+                            nm += 1
+            if failed:
+                break
+            var = cpos[u] != -1
+            for p in range(pair_ptr[u], pair_ptr[u + 1]):
+                if has[var, p]:
+                    w = pair_target[p]
+                    if pos[w] < 0:
+                        pos[w] = cnt
+                        order[cnt] = w
+                        cnt += 1
+                    for a in range(arc_ptr[p], arc_ptr[p + 1]):
+                        if var or not arc_so[a]:
+                            m += 1
+    if failed:
+        _reset(pos, cpos, order, cnt, marked, nm)
+        return None
+    garc_a = np.empty(m, dtype=np.int64)
+    src_a = np.empty(m, dtype=np.int64)
+    tgt_a = np.empty(m, dtype=np.int64)
+    cdef int64_t[::1] garc = garc_a, src = src_a, tgt = tgt_a
+    m = 0
+    with nogil:
+        for pu in range(cnt):
+            u = order[pu]
+            var = cpos[u] != -1
+            for p in range(pair_ptr[u], pair_ptr[u + 1]):
+                if has[var, p]:
+                    w = pos[pair_target[p]]
+                    for a in range(arc_ptr[p], arc_ptr[p + 1]):
+                        if var or not arc_so[a]:
+                            garc[m], src[m], tgt[m] = a, pu, w
+                            m += 1
+    code_a = np.unique(marked_a[:nm])
+    _reset(pos, cpos, order, cnt, marked, nm)
+    return order_a[:cnt], code_a, garc_a, src_a, tgt_a
+
+
+cdef void _reset(int64_t[::1] pos, int64_t[::1] cpos, const int64_t[::1] order, int64_t cnt,
+                 const int64_t[::1] marked, int64_t nm) noexcept nogil:
+    cdef int64_t i
+    for i in range(cnt):
+        pos[order[i]] = -1
+    for i in range(nm):
+        cpos[marked[i]] = -1
+
+
+def first_numbers(const int64_t[::1] keys, int64_t bound):
+    """``(number, created)``: (len,) int64 the number of every key in order of first occurrence (0 for the first
+    distinct key), and (d,) int64 the distinct keys in that order; keys in ``[0, bound)`` (a table of ``bound``
+    entries).  What ``np.unique(keys, return_index=True, return_inverse=True)`` gives once renumbered by first
+    index (``graphkit.analysis.plan.arrays._numbered``).  O(len + bound).
+
+    Raises
+    ------
+    ValueError
+        If a key is outside ``[0, bound)``.
+    """
+    cdef int64_t n = keys.shape[0], i, k, cnt = 0
+    cdef bint bad = False
+    table_a = np.full(bound, -1, dtype=np.int64)
+    number_a = np.empty(n, dtype=np.int64)
+    created_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] table = table_a, number = number_a, created = created_a
+    with nogil:
+        for i in range(n):
+            k = keys[i]
+            if k < 0 or k >= bound:
+                bad = True
+                break
+            if table[k] < 0:
+                table[k] = cnt
+                created[cnt] = k
+                cnt += 1
+            number[i] = table[k]
+    if bad:
+        raise ValueError("first_numbers: a key is outside [0, bound)")
+    return number_a, created_a[:cnt].copy()

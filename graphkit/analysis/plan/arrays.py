@@ -30,6 +30,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from graphkit.analysis.plan import compiled
 from graphkit.analysis.plan.candidates import (
     _ACTION_RANK, _PHASE_RANK, Candidate, Candidates, Containment, Incident, containment)
 from graphkit.analysis.results import Phase
@@ -55,7 +56,8 @@ _NODES = "graphkit.analysis.plan.node_actions"
 def stable_argsort(keys: np.ndarray, bound: int | None = None) -> np.ndarray:
     """``np.argsort(keys, kind="stable")`` of non-negative integer ``keys`` below ``bound`` (default: their maximum
     plus one), by least-significant-digit passes over 16 bits each: numpy sorts 16-bit keys by radix, O(len) a pass,
-    where a stable sort of int64 keys is a merge sort.  The same permutation (both are stable).
+    where a stable sort of int64 keys is a merge sort.  The same permutation (both are stable).  With the compiled
+    plan passes (:mod:`graphkit.analysis.plan.compiled`), the kernel's counting or radix sort, the same permutation.
 
     >>> stable_argsort(np.array([5, 70000, 3, 5, 0])).tolist()
     [4, 2, 0, 3, 1]
@@ -63,6 +65,8 @@ def stable_argsort(keys: np.ndarray, bound: int | None = None) -> np.ndarray:
     keys = np.asarray(keys, dtype=np.int64)
     if bound is None:
         bound = int(keys.max(initial=0)) + 1
+    if compiled.ENABLED and compiled.AVAILABLE:  # the same permutation in C (``_plan_kernel``)
+        return compiled.stable_argsort(keys, bound)
     perm, shift = None, 0
     while True:
         digit = (((keys if perm is None else keys[perm]) >> shift) & 0xFFFF).astype(np.uint16)
@@ -230,12 +234,18 @@ def incident_arrays(graph: Graph, srcs: tuple[str, ...], *,
     """
     snap = snapshot(graph)
     idx = np.array([snap.index[s] for s in srcs], dtype=np.int64)
-    found = reach_order(snap, idx)
-    if found is None:
-        return None
-    order, code = found
+    if compiled.ENABLED and compiled.AVAILABLE:  # the search and the arcs in one compiled pass (the same arrays)
+        found = compiled.reach_arcs(snap, idx)
+        if found is None:
+            return None
+        order, code, garc, src, tgt = found
+    else:
+        found = reach_order(snap, idx)
+        if found is None:
+            return None
+        order, code = found
+        garc, src, tgt = _unfold(snap, order, code)
     n_src, r = len(srcs), int(order.size)
-    garc, src, tgt = _unfold(snap, order, code)
     start = np.zeros(r + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=r), out=start[1:])
     forms, table = _arc_forms(snap, garc)
@@ -416,17 +426,13 @@ def candidate_columns(fast: tuple, cols: Columns, n_src: int, exposed: frozenset
     routed = np.flatnonzero(act >= 0)
     subj = np.where(into, tgt, src)[routed]
     key = act[routed] * n + subj
-    uniq, first, inv = _unique_first(key, (len(_ACTIONS) + 1) * n)
-    made = stable_argsort(first, len(src))  # creation order: first arc of each (action, subject)
-    number = np.empty(made.size, dtype=np.int64)
-    number[made] = np.arange(made.size)
-    cid = number[inv.reshape(-1)]
+    cid, created = _numbered(key, (len(_ACTIONS) + 1) * n)
     own = np.flatnonzero(node_act >= 0)
     made_by_arc = np.zeros((len(_ACTIONS) + 1) * n, dtype=bool)
-    made_by_arc[uniq] = True
+    made_by_arc[created] = True
     own = own[~made_by_arc[node_act[own] * n + own]]  # the nodes' own actions no arc made
-    c_act = np.concatenate([uniq[made] // n, node_act[own]])
-    c_subj = np.concatenate([uniq[made] % n, own])
+    c_act = np.concatenate([created // n, node_act[own]])
+    c_subj = np.concatenate([created % n, own])
     k = c_act.size
     via_in = n + 2 * np.arange(k, dtype=np.int64)
     via = np.full(len(src), -1, dtype=np.int64)
@@ -456,6 +462,19 @@ def candidate_columns(fast: tuple, cols: Columns, n_src: int, exposed: frozenset
     made_at = np.empty(k, dtype=np.int64)
     made_at[ranked] = np.arange(k, dtype=np.int64)
     cols.wipe_ptr, cols.wipe_tgt, cols.made = wptr, wtgt, made_at
+
+
+def _numbered(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(number, created)``: the number of every key in order of first occurrence, and the distinct keys in that
+    order (keys in ``[0, bound)``); compiled (``_plan_kernel.first_numbers``: a table of ``bound`` entries, when
+    that is not much more than the keys) or by :func:`_unique_first`."""
+    if compiled.ENABLED and compiled.AVAILABLE and bound <= 8 * key.size + (1 << 20):
+        return compiled.first_numbers(key, bound)
+    uniq, first, inv = _unique_first(key, bound)
+    made = stable_argsort(first, key.size)  # creation order: first arc of each (action, subject)
+    number = np.empty(made.size, dtype=np.int64)
+    number[made] = np.arange(made.size)
+    return number[inv.reshape(-1)], uniq[made]
 
 
 def _groups(c_act: np.ndarray, c_subj: np.ndarray, inv_long: np.ndarray, registrar: np.ndarray,
@@ -540,11 +559,10 @@ class _Ranked(Sequence):
         if not 0 <= pos < len(self):
             raise IndexError(pos)
         cols = self._cols
-        if self._lists is None:
-            self._lists = [x.tolist() for x in (cols.action, cols.subject, cols.via_in, cols.inv, cols.long,
-                                                 cols.wipes, cols.exposed, cols.group[0], cols.group[1], cols.arc_lo,
-                                                 cols.arc_hi)]
-        act, s, vi, iv, lg, wp, ex, g0, g1, lo, hi = (x[pos] for x in self._lists)
+        if self._lists is None:  # the columns one candidate reads (an element each: the loop reads a few hundred)
+            self._lists = (cols.action, cols.subject, cols.via_in, cols.inv, cols.long, cols.wipes, cols.exposed,
+                           cols.group[0], cols.group[1], cols.arc_lo, cols.arc_hi)
+        act, s, vi, iv, lg, wp, ex, g0, g1, lo, hi = (x[pos].item() for x in self._lists)
         wipes = cols.wipe_tgt[cols.wipe_ptr[s]:cols.wipe_ptr[s + 1]].tolist() if iv else []
         return Candidate(_ACTIONS[act], s, vi, vi + 1, cols.arc_flat[lo:hi].tolist(), iv, lg, wipes,
                          _PHASES[g0], (g0, g1), exposed=ex)

@@ -13,11 +13,13 @@ import numpy as np
 from graphkit.analysis.extensions import load_extension
 
 #: the kernel interface this module calls (``API`` in the .pyx): bump both when the interface changes
-_API = 4
+_API = 7
 
 _plan_kernel = load_extension("_plan_kernel", _API, "revocation-plan kernel")
 
-__all__ = ["AVAILABLE", "ENABLED", "plan_kernel"]
+__all__ = ["AVAILABLE", "ENABLED", "first_numbers", "plan_kernel", "reach_arcs", "stable_argsort"]
+
+_VIEWS = "graphkit.analysis.plan.kernel_views"
 
 #: the extension was built and imports
 AVAILABLE = _plan_kernel is not None
@@ -46,3 +48,49 @@ def plan_kernel(src: np.ndarray, tgt: np.ndarray, via: np.ndarray, out_ptr: np.n
            for x in (src, tgt, via, out_ptr, in_ptr, in_arc, via_ptr, via_arc, seeds, weight)]
     masks = [np.ascontiguousarray(x, dtype=bool).view(np.uint8) for x in (is_seed, seedy)]
     return _plan_kernel.Plan(*i64, *masks, n, root)
+
+
+def stable_argsort(keys: np.ndarray, bound: int) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` of int64 ``keys`` in ``[0, bound)`` by the kernel (``_plan_kernel``'s
+    counting or radix sort; :func:`graphkit.analysis.plan.arrays.stable_argsort` calls it when :data:`ENABLED`).
+
+    Raises
+    ------
+    ValueError
+        If a key is outside ``[0, bound)``.
+    """
+    return _plan_kernel.stable_argsort(np.ascontiguousarray(keys, dtype=np.int64), bound)  # type: ignore[union-attr]
+
+
+def reach_arcs(snap, srcs: np.ndarray) -> tuple[np.ndarray, ...] | None:
+    """``(order, code, garc, src, tgt)``: :func:`graphkit.analysis.snapshot.reach_order` (the reached nodes in
+    discovery order, the sorted nodes running the attacker's code) and ``graphkit.analysis.plan.arrays._unfold``
+    (every arc of the reached rows in its variant: the snapshot's arc, local source and target) in one compiled
+    pass (``_plan_kernel.reach_arcs``, when :data:`ENABLED`); None where ``reach_order`` gives up.  ``srcs``:
+    (k,) int64 source indexes in id order."""
+    views = snap.derived.get(_VIEWS)
+    if views is None:  # the snapshot's arrays as the kernel reads them, once per snapshot
+        u8 = [np.ascontiguousarray(x, dtype=bool).view(np.uint8) for x in (snap.runs_code, snap.has,
+                                                                           snap.arc_source_only)]
+        views = snap.derived[_VIEWS] = (np.ascontiguousarray(snap.pair_ptr, dtype=np.int64),
+                                        np.ascontiguousarray(snap.pair_target, dtype=np.int32), u8[0], u8[1],
+                                        np.ascontiguousarray(snap.arc_ptr, dtype=np.int64), u8[2])
+    from graphkit.analysis.snapshot import borrow, give_back
+    pos, cpos = borrow(snap, "plan_pos", np.int64, -1), borrow(snap, "plan_cpos", np.int64, -1)
+    try:
+        return _plan_kernel.reach_arcs(*views, np.ascontiguousarray(srcs, dtype=np.int64), pos, cpos)
+    finally:  # the kernel handed them back reset
+        give_back(snap, "plan_pos", pos, srcs[:0], -1)
+        give_back(snap, "plan_cpos", cpos, srcs[:0], -1)
+
+
+def first_numbers(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(number, created)`` of int64 ``keys`` in ``[0, bound)`` by the kernel (``_plan_kernel.first_numbers``):
+    each key's number in order of first occurrence, and the distinct keys in that order.
+
+    Raises
+    ------
+    ValueError
+        If a key is outside ``[0, bound)``.
+    """
+    return _plan_kernel.first_numbers(np.ascontiguousarray(keys, dtype=np.int64), bound)  # type: ignore[union-attr]

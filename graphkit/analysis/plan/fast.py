@@ -36,8 +36,9 @@ import numpy as np
 from graphkit.analysis.plan import compiled
 from graphkit.analysis.plan.arrays import Columns, stable_argsort
 from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
-from graphkit.analysis.plan.kernel_loop import KernelQueue, Made, StepLog, built, kernel_prices
+from graphkit.analysis.plan.kernel_loop import Companions, KernelQueue, Made, StepLog, built, kernel_prices
 from graphkit.analysis.plan.kernel_loop import companions as _companions
+from graphkit.analysis.plan.kernel_loop import flush as _kernel_flush
 from graphkit.analysis.plan.kernel_loop import run as _run
 from graphkit.analysis.plan.prices import Prices as _Prices
 from graphkit.analysis.plan.prices import prices as _prices
@@ -331,7 +332,7 @@ def _cut_in_place(c: Candidate, s: _Static, st: _State) -> tuple[np.ndarray, np.
     if s.k is not None:
         return s.k.cut(tree.idom, tree.subw, tree.links, tree.gone.view(np.uint8),  # type: ignore
                        st.alive.view(np.uint8), st.reached.view(np.uint8), st.dead.view(np.uint8), c.subject,
-                       c.via_in, c.via_out, c.invalidates, s.prices.arcs[s.prices.pos[(c.action, c.subject)]],
+                       c.via_in, c.via_out, c.invalidates, s.prices.arcs[s.prices.find(c.action, c.subject)],
                        _cap(s))
     z = _cut_root(c, tree)  # type: ignore[arg-type]
     d = _subtree(tree, z)  # type: ignore[arg-type]
@@ -380,7 +381,7 @@ def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
     in_r[c.via_in] = in_r[c.via_out] = True
     d_real, d_virt = d[d < s.n], d[d >= s.n]  # the root is never cut
     a = np.concatenate([expand(s.out_ptr, d_real)[0], s.via_arc[expand(s.via_ptr, d_virt - s.n)[0]],
-                        s.prices.arcs[s.prices.pos[(c.action, c.subject)]]])
+                        s.prices.arcs[s.prices.find(c.action, c.subject)]])
     u, v, x = s.src[a], s.tgt[a], s.via[a]
     live = st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v)
     u, v, x = u[live], v[live], x[live]
@@ -450,7 +451,7 @@ def _two_or_more(owner: np.ndarray, src: np.ndarray) -> np.ndarray:
 def _apply(s: _Static, st: _State, c: Candidate, red: int) -> tuple[tuple, np.ndarray]:
     """Apply ``c`` (removing ``red``): the step's record (:func:`~graphkit.analysis.plan.kernel_loop.built`), and
     the nodes whose subtree weight may have grown on the kept tree (:func:`_repush`)."""
-    pos = s.prices.pos[(c.action, c.subject)]
+    pos = s.prices.find(c.action, c.subject)
     c.applied = st.applied[pos] = True
     found = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
     cut, grown = found if found is not None else (None, _NO_ARCS)
@@ -527,14 +528,14 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
         if not room():
             return
         if live is None:
-            base, live = at, _live_any(s, st, [p.pos.get((pending[x][0], x), -1) for x in todo[at:]])
+            base, live = at, _live_any(s, st, [_or(p.find(pending[x][0], x), -1) for x in todo[at:]])
         subject = todo[at]
         changes = live[at - base]
         at += 1
         action, phase = pending.pop(subject)
         if action is _REVOKE:
             followed.add(subject)
-        pos = p.pos.get((action, subject))
+        pos = p.find(action, subject)
         arcs = _NO_ARCS
         if pos is not None:
             st.applied[pos] = True
@@ -555,6 +556,30 @@ def _flush(inc: Incident, cands: Candidates, s: _Static, st: _State, pending: di
             todo = todo[:at] + sorted((x for x in _closed(s, st, list(pending)) if order(x) > last), key=order)
 
 
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def _follow(c: Candidate, comp: Companions | None, pending: dict, followed: set[int]) -> None:
+    """After the Python loop took ``c``: its companion is pending (in ``comp`` where the kernel lists them)."""
+    follow = FOLLOW_UP.get(c.action)
+    if follow is not None and comp is not None:
+        comp.add(c.subject, c.phase)
+    elif follow is not None and c.subject not in followed:
+        pending[c.subject] = (follow, c.phase)
+
+
+def _listed(inc: Incident, cands: Candidates, s: _Static, st: _State, log: tuple, comp: Companions | None,
+            pending: dict, followed: set[int], *, only_closed: bool) -> None:
+    """:func:`_flush`, by the kernel where it lists the companions (``comp``); ``log``: ``(made, steps, max_steps,
+    room)``."""
+    made, steps, max_steps, room = log
+    if comp is not None:
+        _kernel_flush(s, st, made, steps, max_steps, comp, only_closed=only_closed)
+    else:
+        _flush(inc, cands, s, st, pending, steps, room, followed, only_closed=only_closed)
+
+
 def _live_any(s: _Static, st: _State, poss: list[int]) -> list[bool]:
     """Per candidate position (-1: none): whether an arc it removes is live and leaves a reached node into a valid
     one (another node).  One numpy pass over their arcs."""
@@ -572,12 +597,12 @@ def _live_any(s: _Static, st: _State, poss: list[int]) -> list[bool]:
     return out.tolist()
 
 
-def _kernel_steps(s: _Static, st: _State, made: Made, steps: StepLog, max_steps: int | None, pending: dict,
-                  followed: set[int]) -> bool:
+def _kernel_steps(s: _Static, st: _State, made: Made, steps: StepLog, max_steps: int | None,
+                  comp: Companions | None) -> bool:
     """The kernel's loop takes the steps it can (:func:`~graphkit.analysis.plan.kernel_loop.run`): True when the
     caller goes on from the top (it stopped, or a companion made the tree stale), False when the queue's top is for
     :func:`_pop_best`."""
-    status = _run(s, st, made, steps, max_steps, _cap(s), pending, followed)
+    status = _run(s, st, made, steps, max_steps, _cap(s), comp)
     if status == 3:  # a companion changed the reached set
         st.tree = None
     return status in (0, 3)
@@ -611,13 +636,15 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         return max_steps is None or len(steps) < max_steps
 
     pending: dict[int, tuple[RevocationAction, Phase]] = {r: (_REVOKE, Phase.CONTAIN) for r in sorted(live_sessions)}
+    #: with the kernel listing them: the companions as arrays, which its loop and flushes update in place
+    comp = Companions(s.n, pending) if listed and not VERIFY else None
     queue = _Queue([], [])
     while st.residual > 0 and room():
         if st.tree is None:
             st.tree = _tree(s, st)
             queue = _queue(cands, s, st)
-        if made is not None and not VERIFY and (listed or not pending) and \
-                _kernel_steps(s, st, made, steps, max_steps, pending, followed):
+        if made is not None and not VERIFY and (comp is not None or not pending) and \
+                _kernel_steps(s, st, made, steps, max_steps, comp):
             continue
         best = _pop_best(queue, cands, s, st)
         if best is None:
@@ -627,11 +654,9 @@ def fast_plan(inc: Incident, cands: Candidates, max_steps: int | None,
         steps.append(step)
         if grown.size and st.tree is not None:
             _repush(queue, grown, cands, s, st)
-        follow = FOLLOW_UP.get(c.action)
-        if follow is not None and c.subject not in followed:  # the kernel's steps are never companions
-            pending[c.subject] = (follow, c.phase)
-        _flush(inc, cands, s, st, pending, steps, room, followed, only_closed=True)
-    _flush(inc, cands, s, st, pending, steps, room, followed, only_closed=False)
+        _follow(c, comp, pending, followed)  # the kernel's steps are never companions
+        _listed(inc, cands, s, st, (made, steps, max_steps, room), comp, pending, followed, only_closed=True)
+    _listed(inc, cands, s, st, (made, steps, max_steps, room), comp, pending, followed, only_closed=False)
     ids = inc.sub.ids
     return RevocationPlan(sources=tuple(ids[:n_src]), initial_weight=initial, held=_held(ids, inc.held),
                           steps=built(ids, inc.sub.nodes, s, made, steps))

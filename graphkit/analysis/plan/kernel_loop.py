@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from graphkit.analysis.plan.arrays import Columns
     from graphkit.analysis.plan.fast import _State, _Static
 
-__all__ = ["KernelQueue", "Made", "StepColumns", "StepLog", "built", "companions", "kernel_prices", "run"]
+__all__ = ["Companions", "KernelQueue", "Made", "StepColumns", "StepLog", "built", "companions", "flush", "kernel_prices",
+           "run"]
 
 _NO_ARCS = np.zeros(0, dtype=np.int64)
 _ACTIONS: tuple[RevocationAction, ...] = tuple(RevocationAction)
@@ -57,8 +58,8 @@ def kernel_prices(s: _Static, cands: Candidates, cols: Columns | None) -> None:
     i64 = [np.ascontiguousarray(x, dtype=np.int64) for x in (p.subject, p.via_in, p.via_out, p.base)]
     s.k.prices(*i64[:3], u8[0], u8[1], i64[3], u8[2], u8[3], wptr, wipes,  # type: ignore[attr-defined]
                np.ascontiguousarray(lo, dtype=np.int64), np.ascontiguousarray(hi, dtype=np.int64),
-               np.ascontiguousarray(flat, dtype=np.int64), np.array(p.subject_ptr, dtype=np.int64),
-               np.array(p.by_subject, dtype=np.int64), np.array(p.of_virtual, dtype=np.int64), p.shift)
+               np.ascontiguousarray(flat, dtype=np.int64), p.subject_ptr_a, p.by_subject_a(), p.of_virtual_a(),
+               p.shift)
 
 
 class KernelQueue:
@@ -95,39 +96,64 @@ def companions(s: _Static, live_sessions: frozenset[int]) -> bool:
     p = s.prices
     may = set(live_sessions) | set(p.subject[_FOLLOWED[p.action_c]].tolist())
     order = sorted(may, key=s.by_id.__getitem__)  # type: ignore[union-attr]
-    pos = np.full(s.n, -1, dtype=np.int64)
-    for v in order:
-        pos[v] = p.pos.get((_REVOKE, v), -1)
+    pos = np.full(s.n, -1, dtype=np.int64)  # the session revocation of each node (one per subject at most)
+    revoke = np.flatnonzero(p.action_c == _ACTION_RANK[_REVOKE])
+    pos[p.subject[revoke]] = revoke
     s.k.companions(np.array(order, dtype=np.int64), pos, np.ascontiguousarray(p.phase_c, dtype=np.int64),  # type: ignore
                    _ACTION_RANK[_REVOKE])
     return True
 
 
+class Companions:
+    """The companions (session revocations) pending and listed, as the kernel reads and updates them: ``pend``
+    (n,) int8 the phase code of each node's pending companion (-1: none), ``done`` (n,) uint8 listed already."""
+
+    __slots__ = ("pend", "done")
+
+    def __init__(self, n: int, pending: dict | None = None) -> None:
+        self.pend = np.full(n, -1, dtype=np.int8)
+        for v, (_, phase) in (pending or {}).items():
+            self.pend[v] = _PHASE_RANK[phase]
+        self.done = np.zeros(n, dtype=np.uint8)
+
+    def add(self, subject: int, phase: Phase) -> None:
+        """A step with a companion on ``subject`` was taken: its companion is pending unless listed already."""
+        if not self.done[subject]:
+            self.pend[subject] = _PHASE_RANK[phase]
+
+
 def run(s: _Static, st: _State, made: Made, steps: StepLog, max_steps: int | None, cap: int,
-        pending: dict, followed: set[int]) -> int:
+        comp: Companions | None) -> int:
     """Steps taken by the kernel's loop while it can (``_plan_kernel.Plan.run``: the same choices and updates as
-    :func:`_pop_best`, :func:`_apply` and, with :func:`companions`, :func:`_flush`), appended to ``steps`` as their
-    indexes in ``made``; ``pending`` (node -> (action, phase)) and ``followed`` are updated.  Its status (0: it
-    stopped at the step bound or a residual of 0; 3: a companion changed the reached set, the tree is stale;
-    else the queue's top is for :func:`_pop_best`)."""
+    :func:`_pop_best`, :func:`_apply` and, with :func:`companions` and ``comp``, :func:`_flush`), appended to
+    ``steps`` as their indexes in ``made``.  Its status (0: it stopped at the step bound or a residual of 0; 3: a
+    companion changed the reached set, the tree is stale; else the queue's top is for :func:`_pop_best`)."""
     tree, u8 = st.tree, np.uint8
     left = (1 << 62) if max_steps is None else max_steps - len(steps)
-    pend = np.full(s.n, -1, dtype=np.int8)
-    for v, (_, phase) in pending.items():
-        pend[v] = _PHASE_RANK[phase]
-    done = np.zeros(s.n, dtype=np.uint8)
-    done[list(followed)] = 1
+    comp = comp if comp is not None else Companions(s.n)
     status, taken, st.residual = s.k.run(  # type: ignore[attr-defined]
         tree.idom, tree.subw, tree.links, tree.gone.view(u8), st.alive.view(u8), st.reached.view(u8),  # type: ignore
         st.dead.view(u8), st.applied.view(u8), st.residual, left, cap, made.out,
-        made.cut_ptr, made.cut, made.n, pend, done)
+        made.cut_ptr, made.cut, made.n, comp.pend, comp.done)
     steps.kernel(made.n, taken)
     made.n = taken
-    left_pending = np.flatnonzero(pend >= 0)
-    pending.clear()
-    pending.update(zip(left_pending.tolist(), ((_REVOKE, _PHASES[x]) for x in pend[left_pending].tolist())))
-    followed.update(np.flatnonzero(done).tolist())
     return status
+
+
+def flush(s: _Static, st: _State, made: Made, steps: StepLog, max_steps: int | None, comp: Companions, *,
+          only_closed: bool) -> None:
+    """``fast._flush`` by the kernel (``_plan_kernel.Plan.flush``), with :func:`companions` set: the pending
+    companions nothing mints (every one unless ``only_closed``: the plan's end) in id order, each a step appended
+    to ``steps`` as in :func:`run`; the tree is dropped when one changed the reached set."""
+    u8 = np.uint8
+    left = (1 << 62) if max_steps is None else max_steps - len(steps)
+    stale, taken, st.residual = s.k.flush(  # type: ignore[attr-defined]
+        only_closed, st.alive.view(u8), st.reached.view(u8), st.dead.view(u8), st.applied.view(u8), st.residual, left,
+        made.out, made.cut_ptr, made.cut, made.n, comp.pend, comp.done)
+    steps.kernel(made.n, taken)
+    made.n = taken
+    if stale:
+        st.tree = None
 
 
 class StepLog:
@@ -174,10 +200,10 @@ def built(ids, nodes, s: _Static, made: Made | None, steps: StepLog) -> Revocati
             a, b = part.start, part.stop
             pos = made.out[0, a:b]  # type: ignore[union-attr]
             comp, at = pos < 0, np.maximum(pos, 0)  # a companion: a session revocation, never long-lived
-            action += np.where(comp, _ACTION_RANK[_REVOKE], p.action_c[at]).tolist()
+            action += np.where(comp, _ACTION_RANK[_REVOKE], _at(p.action_c, at)).tolist()
             subject += made.out[3, a:b].tolist()  # type: ignore[union-attr]
-            long += (p.long_c[at] & ~comp).tolist()
-            phase += np.where(comp, made.out[4, a:b], p.phase_c[at]).tolist()  # type: ignore[union-attr]
+            long += (_at(p.long_c, at) & ~comp).tolist()
+            phase += np.where(comp, made.out[4, a:b], _at(p.phase_c, at)).tolist()  # type: ignore[union-attr]
             red += made.out[1, a:b].tolist()  # type: ignore[union-attr]
             res += made.out[2, a:b].tolist()  # type: ignore[union-attr]
             lo += ptr[a:b].tolist()
@@ -207,6 +233,11 @@ def built(ids, nodes, s: _Static, made: Made | None, steps: StepLog) -> Revocati
     cols.cut = nodes_cut[order].tolist()
     cols.cut_ptr = [0, *np.cumsum(np.bincount(step, minlength=k)).tolist()]
     return RevocationSteps(k, cols)
+
+
+def _at(column: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``column[at]``, zeros when there are no candidates (every step a companion)."""
+    return column[at] if column.size else np.zeros(at.size, dtype=column.dtype)
 
 
 class StepColumns:

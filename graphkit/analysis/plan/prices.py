@@ -5,8 +5,6 @@ objects (the reference's front end): the same arrays either way (``tests/test_pl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from graphkit.analysis.plan.arrays import Columns, stable_argsort
@@ -20,45 +18,98 @@ __all__ = ["ArcsOf", "Prices", "prices"]
 _REVOKE = RevocationAction.REVOKE_ROLE_SESSIONS
 
 
-@dataclass(slots=True)
 class Prices:
     """The candidates in tie-break order (``Candidates.ranked``; a candidate's index there is its ``pos``), as
-    arrays (and as lists, for pricing one at a time)."""
+    arrays; the lists and the ``(action, subject)`` index the Python loop reads one at a time are made on first
+    read (the kernel's loop reads the arrays)."""
 
-    subject: np.ndarray
-    via_in: np.ndarray
-    via_out: np.ndarray
-    #: it invalidates its subject
-    inv: np.ndarray
-    #: a contain candidate on a source, or a registrar: its own foothold while the subject is valid
-    own: np.ndarray
-    #: packed greedy-key prefix (``fast._key``)
-    base: np.ndarray
-    #: may be chosen (a session revocation only comes as a companion)
-    pool: np.ndarray
-    #: positions of the candidates that wipe other nodes
-    wiping: np.ndarray
-    #: the arcs each removes (``arcs[pos]``)
-    arcs: ArcsOf
-    #: bits of the reduction in the packed key
-    shift: int
-    pos: dict
-    #: positions by subject (``by_subject[subject_ptr[i]:subject_ptr[i + 1]]``: those on node ``i``), and the
-    #: position of the candidate of every virtual node (``of_virtual[x - n]``)
-    subject_ptr: list[int]
-    by_subject: list[int]
-    of_virtual: list[int]
-    subject_l: list[int]
-    via_in_l: list[int]
-    via_out_l: list[int]
-    inv_l: list[bool]
-    own_l: list[bool]
-    base_l: list[int]
-    #: (k,) per position: the action and the phase (int64, positions in RevocationAction and Phase), and
-    #: ``long_lived`` (bool): what a step reads
-    action_c: np.ndarray
-    phase_c: np.ndarray
-    long_c: np.ndarray
+    __slots__ = ("subject", "via_in", "via_out", "inv", "own", "base", "pool", "wiping", "arcs", "shift",
+                 "subject_ptr_a", "action_c", "phase_c", "long_c", "_pos", "_lists")
+
+    def __init__(self, subject: np.ndarray, via_in: np.ndarray, via_out: np.ndarray, inv: np.ndarray,
+                 own: np.ndarray, base: np.ndarray, pool: np.ndarray, wiping: np.ndarray, arcs: ArcsOf, shift: int,
+                 pos, subject_ptr: np.ndarray, action_c: np.ndarray, phase_c: np.ndarray,
+                 long_c: np.ndarray) -> None:
+        #: (k,) int64 subject and virtual nodes; bool: it invalidates its subject
+        self.subject, self.via_in, self.via_out, self.inv = subject, via_in, via_out, inv
+        #: a contain candidate on a source, or a registrar: its own foothold while the subject is valid
+        self.own = own
+        #: packed greedy-key prefix (``fast._key``)
+        self.base = base
+        #: may be chosen (a session revocation only comes as a companion)
+        self.pool = pool
+        #: positions of the candidates that wipe other nodes
+        self.wiping = wiping
+        #: the arcs each removes (``arcs[pos]``)
+        self.arcs = arcs
+        #: bits of the reduction in the packed key
+        self.shift = shift
+        #: the ``(action, subject)`` -> position dict, or a callable making it (:attr:`pos`)
+        self._pos = pos
+        #: (n + 1,) int64 positions by subject: ``by_subject[subject_ptr[i]:subject_ptr[i + 1]]`` are on node ``i``
+        self.subject_ptr_a = subject_ptr
+        #: (k,) per position: the action and the phase (int64, positions in RevocationAction and Phase), and
+        #: ``long_lived`` (bool): what a step reads
+        self.action_c, self.phase_c, self.long_c = action_c, phase_c, long_c
+        self._lists: dict = {}
+
+    @property
+    def pos(self) -> dict:
+        """``(RevocationAction, subject)`` -> position of every candidate (made on first read)."""
+        if callable(self._pos):
+            self._pos = self._pos()
+        return self._pos
+
+    def find(self, action: RevocationAction, subject: int) -> int | None:
+        """The position of candidate ``(action, subject)``, None when there is none: :attr:`pos`'s lookup, through
+        the positions on ``subject`` (a few), without making the whole index."""
+        if not callable(self._pos):
+            return self._pos.get((action, subject))
+        code, acts, by, ptr = _ACTION_RANK[action], self._list("action_l"), self.by_subject, self.subject_ptr
+        for pos in by[ptr[subject]:ptr[subject + 1]]:
+            if acts[pos] == code:
+                return pos
+        return None
+
+    def by_subject_a(self) -> np.ndarray:
+        """(k,) int64 the positions sorted by subject (stable)."""
+        found = self._lists.get("by_subject_a")
+        if found is None:
+            found = self._lists["by_subject_a"] = stable_argsort(self.subject, self.subject_ptr_a.size)
+        return found
+
+    def of_virtual_a(self) -> np.ndarray:
+        """(2k,) int64 the position of the candidate of every virtual node (``of_virtual[x - n]``)."""
+        found = self._lists.get("of_virtual_a")
+        if found is None:
+            count = int(self.subject.size)
+            found = np.zeros(2 * count, dtype=np.int64)
+            n = self.subject_ptr_a.size - 1
+            found[self.via_in - n] = found[self.via_out - n] = np.arange(count)
+            self._lists["of_virtual_a"] = found
+        return found
+
+    def _list(self, name: str) -> list:
+        found = self._lists.get(name)
+        if found is None:
+            arrays = {"subject_l": self.subject, "via_in_l": self.via_in, "via_out_l": self.via_out,
+                      "inv_l": self.inv, "own_l": self.own, "base_l": self.base, "subject_ptr": self.subject_ptr_a,
+                      "action_l": self.action_c}
+            found = self._lists[name] = (
+                self.by_subject_a() if name == "by_subject" else
+                self.of_virtual_a() if name == "of_virtual" else arrays[name]).tolist()
+        return found
+
+    #: the same as lists, for pricing one at a time (made on first read)
+    subject_l = property(lambda self: self._list("subject_l"))
+    via_in_l = property(lambda self: self._list("via_in_l"))
+    via_out_l = property(lambda self: self._list("via_out_l"))
+    inv_l = property(lambda self: self._list("inv_l"))
+    own_l = property(lambda self: self._list("own_l"))
+    base_l = property(lambda self: self._list("base_l"))
+    subject_ptr = property(lambda self: self._list("subject_ptr"))
+    by_subject = property(lambda self: self._list("by_subject"))
+    of_virtual = property(lambda self: self._list("of_virtual"))
 
 
 class ArcsOf:
@@ -86,7 +137,7 @@ def prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> Pri
     ValueError
         If the total weight does not fit the packed greedy key (beyond about 2**50).
     """
-    n_src, count = inc.sub.n_src, len(cands.ranked)
+    n_src = inc.sub.n_src
     if cols is not None and cols.group is not None:
         subject, via_in, via_out, inv, arcs, own, base, pool, wiping, pos, codes = _from_columns(cols, n_src)
     else:
@@ -96,12 +147,7 @@ def prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> Pri
         raise ValueError("revocation plan: total weight too large for the packed greedy key")
     subject_ptr = np.zeros(inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(subject, minlength=inc.n), out=subject_ptr[1:])
-    of_virtual = np.zeros(2 * count, dtype=np.int64)
-    of_virtual[via_in - inc.n] = of_virtual[via_out - inc.n] = np.arange(count)
-    return Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift, pos, subject_ptr.tolist(),
-                  stable_argsort(subject, inc.n).tolist(), of_virtual.tolist(),
-                  subject.tolist(), via_in.tolist(), via_out.tolist(), inv.tolist(), own.tolist(), base.tolist(),
-                  *codes)
+    return Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift, pos, subject_ptr, *codes)
 
 
 def _from_columns(cols: Columns, n_src: int) -> tuple:
@@ -114,7 +160,7 @@ def _from_columns(cols: Columns, n_src: int) -> tuple:
     base = (g0 * 8 + g1 + 3) * 4 + ~(cols.exposed & cols.long)
     pool = cols.action != _ACTION_RANK[_REVOKE]
     return (subject, cols.via_in, cols.via_out, cols.inv, ArcsOf(cols.arc_flat, cols.arc_lo, cols.arc_hi), own,
-            base, pool, np.flatnonzero(cols.wipes), cols.positions(), (cols.action, g0, cols.long))
+            base, pool, np.flatnonzero(cols.wipes), cols.positions, (cols.action, g0, cols.long))
 
 
 def _from_objects(cands: Candidates, n_src: int) -> tuple:
