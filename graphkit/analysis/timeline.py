@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import json
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from enum import StrEnum
@@ -404,6 +404,12 @@ def classify(issued: Issued, *, now: datetime, compromised_since: datetime | Non
         return status("revoked", f"issued before the role's session-revocation policy "
                       f"({role.sessions_revoked_before}): dead; the trust path that mints new sessions stays open "
                       "until it is narrowed", _REVOKE_DOC)
+    return _by_expiry(issued, spec, start, expires, now, status)
+
+
+def _by_expiry(issued: Issued, spec: _Lifetime, start: datetime, expires: datetime | None, now: datetime,
+               status: Callable[..., TokenStatus]) -> TokenStatus:
+    """The status of an attacker's token by its use or expiry (:func:`classify`'s last rules)."""
     if issued.kind is TokenKind.JIT_CONFIG:
         if issued.used:
             return status("used", "single use, already used: remove the runner it registered", action=spec.action)
