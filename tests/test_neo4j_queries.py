@@ -340,6 +340,8 @@ def test_backend_honours_runbook_no_plan_and_org_as_embedded(synced, bolt, tmp_p
              ["--from", "untrusted:comment", "--org", "nobody", "--format", "json"]]
     outputs = []
     for args in cases:
+        # one analysis time for both (the runbook's session-revocation Deny quotes it)
+        args = [*args, "--now", "2026-12-01T20:00:00Z"]
         emb = run(app, ["blast-radius", *args, "--graph", str(gfile)])
         neo = run(app, ["blast-radius", *args, "--backend", "neo4j"], env=env)
         assert emb.exit_code == neo.exit_code == 0, (args, neo.output)
