@@ -163,3 +163,16 @@ def test_org_member_runs_a_same_repository_pull_request_where_the_checkout_refus
     br = blast_radius(g, MEMBER)
     assert {"secret:repo:acme/web:NPM_TOKEN", R1, "host:h1"} <= br.ids
     assert FORK not in g  # no outsider entry at all
+
+
+def test_org_member_runbook_limits_the_runners_a_writer_can_name():
+    """The runbook step that closes org-member's entry (restrict_untrusted_trigger) says what cuts rule 8's edge to a
+    runner (its group's repository and workflow access), not the fork pull request advice."""
+    from datetime import datetime, timezone
+
+    from graphkit.output import Clock, runbook_text
+    g = _graph(HERE / "prt-same-repository")
+    text = runbook_text(g, MEMBER, clock=Clock(now=datetime(2026, 12, 6, tzinfo=timezone.utc)))
+    assert "restrict_untrusted_trigger" in text
+    assert "Limit which repositories and workflows may use this self-hosted runner" in text
+    assert "Keep pull request code off this self-hosted runner" not in text
