@@ -194,7 +194,7 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
               "pull_request, workflow_dispatch, repository_dispatch, schedule, create or release runs; a "
               "same-repository pull request's head in a pull_request_target or workflow_run job that checks it out) "
               "and on the runners and hosts such a job persists on (possible: branch protection is not read)",
-              Lifetime.PER_JOB, R.RESTRICT_ENVIRONMENT, "target", enters_run=True),
+              Lifetime.PER_JOB, R.RESTRICT_ENVIRONMENT, "target"),
         # a token that can change .github/workflows/: a classic PAT with repo and workflow scopes, a fine-grained
         # PAT or App with contents and workflows write (https://docs.github.com/en/apps/oauth-apps/building-oauth-
         # apps/scopes-for-oauth-apps, https://docs.github.com/en/rest/authentication/permissions-required-for-
@@ -204,7 +204,7 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.WRITES_WORKFLOWS, True, {K.SECRET, K.CREDENTIAL}, {K.RUNNER},
               "Token can push a workflow file to a repository that may use the runner: the workflow's runs-on names "
               "it (possible; the token's writes_repository leads to the repository's own jobs)",
-              Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL, "source", enters_run=True),
+              Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL, "source"),
     ]
 }
 del K, R

@@ -178,6 +178,15 @@ def _targets(ctx: Context, cred: Credential, public_only: bool) -> tuple[list[st
     return found, sure
 
 
+def _repository_id(repo: str) -> str | None:
+    """``repo:{owner}/{name}``, or None for a name that is no repository (a placeholder of a value past
+    ``max_attribute_chars``: the routing pass reported it)."""
+    try:
+        return ids.repository(repo)
+    except ids.IdError:
+        return None
+
+
 def _credential_writes(ctx: Context, by_repo: dict[str, list[Job]]) -> None:
     """Rule 3 (and rule 2 for the tokens that change workflow files)."""
     for cred in list(nodes_of_kind(ctx.graph, NodeKind.CREDENTIAL)):
@@ -185,7 +194,7 @@ def _credential_writes(ctx: Context, by_repo: dict[str, list[Job]]) -> None:
             continue
         workflows, conf, public_only = level
         repos, sure = _targets(ctx, cred, public_only)
-        repos = [r for r in repos if ids.repository(r) in ctx.graph]
+        repos = [r for r in repos if _repository_id(r) in ctx.graph]
         common = {"evidence": list(cred.evidence[:1]), "lifetime": cred.lifetime, "revoked_by": rotation(ctx, cred.id)}
         props = {"scopes": sorted(cred.scopes or []), "owner": cred.github_owner or "unknown"}
         for repo in repos:
@@ -213,8 +222,8 @@ def link_writers(ctx: Context, jobs: list[Job]) -> None:
             by_repo.setdefault(context_repo(job), []).append(job)
     _credential_writes(ctx, by_repo)
     for repo, repo_jobs in by_repo.items():
-        rid = ids.repository(repo)
-        if rid not in ctx.graph:
+        rid = _repository_id(repo)
+        if rid is None or rid not in ctx.graph:
             continue
         for job in repo_jobs:
             if (way := writer_way_in(ctx, job)) is None:
