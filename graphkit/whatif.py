@@ -108,11 +108,17 @@ def _replace_edge(graph: Graph, edge: Edge) -> None:
 
 
 def _drop(graph: Graph, edges: Iterable[Edge]) -> list[Edge]:
+    """Remove ``edges``; a ``persists_on`` edge takes with it the ``runs_code_in`` edges that mirror it (a writer's
+    code persisting where that job lands: key the job, :mod:`graphkit.resolve.writers`)."""
     gone = []
     for e in edges:
         if graph.nx.has_edge(e.source, e.target, e.nx_key):
             graph.nx.remove_edge(e.source, e.target, e.nx_key)
             gone.append(e)
+            if e.kind is EdgeKind.PERSISTS_ON and not any(x.kind is EdgeKind.PERSISTS_ON and x.source == e.source
+                                                          for x in graph.in_edges(e.target)):
+                gone += _drop(graph, [x for x in graph.in_edges(e.target)
+                                      if x.kind is EdgeKind.RUNS_CODE_IN and x.key == e.source])
     return gone
 
 

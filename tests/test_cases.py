@@ -536,7 +536,16 @@ def test_runner_elsewhere_never_reaches_another_hosts_cache(tmp_path: Path):
     g = build(tmp_path, "acme__app", inv=inventory(tmp_path, CACHE_INV)).graph
     br = blast_radius(g, "runner:acme/elsewhere-eph")
     assert jid("acme/app", "ci.yml", "test") in br
-    # elsewhere-eph is not on build-01: the test job's runs there never touch build-01's toolcache (issue 13)
+    # elsewhere-eph is not on build-01: the test job's runs there never touch build-01's toolcache (issue 13) ...
     cache = "cache:host:build-01:/opt/hostedtoolcache"
-    assert cache not in br and "secret:repo:acme/app:RELEASE_TOKEN" not in br
     assert blast_radius(g, "runner:acme/shared-persistent")[cache].confidence is Confidence.CERTAIN
+    # ... except through the repository: its default token may write acme/app, whose pushed code runs in release
+    # and test on build-01 (possible)
+    assert br[cache].confidence is Confidence.POSSIBLE
+    assert [h.kind.value for h in br[cache].path][:3] == ["receives_job", "has_token", "writes_repository"]
+    # with a read-only token nothing of build-01 is reached
+    write(tmp_path / "acme__app", f"{WF}/ci.yml", "permissions: {contents: read}\n" + CACHE_WF)
+    g = build(tmp_path, "acme__app", inv=inventory(tmp_path, CACHE_INV)).graph
+    br = blast_radius(g, "runner:acme/elsewhere-eph")
+    assert jid("acme/app", "ci.yml", "test") in br
+    assert cache not in br and "secret:repo:acme/app:RELEASE_TOKEN" not in br

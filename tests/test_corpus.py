@@ -337,9 +337,11 @@ def test_ephemeral_runner_reaches_build_gcc_oidc_role(g: Graph):
     for job in (gcc, clang):
         roles = {e.target for e in g.out_edges(ids.oidc_identity(job)) if e.kind is EdgeKind.ASSUMES_ROLE}
         assert roles == {"cloud_role:aws:arn:aws:iam::308535385114:role/arc"}
-    # never the host credential of pt-build-01 (not on that host)
-    assert "credential:pt-build-01:~/.aws/credentials" not in br
-    assert "cloud_role:aws:arn:aws:iam::308535385114:role/ossci-runner" not in br
+    # the host credential of pt-build-01 (not on that host) only through a repository write: a job's token pushes
+    # code that a job landing on pt-build-01 runs (writes_repository, runs_code_in: possible)
+    for far in ("credential:pt-build-01:~/.aws/credentials", "cloud_role:aws:arn:aws:iam::308535385114:role/ossci-runner"):
+        assert br[far].confidence is P
+        assert {EdgeKind.WRITES_REPOSITORY, EdgeKind.RUNS_CODE_IN} <= {h.kind for h in br[far].path}
 
 
 def test_a_run_time_runs_on_goes_to_the_runners_the_repository_can_use(g: Graph):
@@ -439,16 +441,16 @@ def test_runbook_top_computes_only_the_first_steps_and_says_the_plan_goes_on(bar
     top = CliRunner().invoke(app, [*args, "--top", "3"])
     assert whole.exit_code == top.exit_code == 0, top.output
     steps = [line for line in whole.output.splitlines() if line.startswith("- [ ] **")]
-    assert len(steps) == 14
+    assert len(steps) == 61  # the pool's jobs' tokens write pytorch repositories: their jobs lead on (runs_code_in)
     got = [line for line in top.output.splitlines() if line.startswith("- [ ] **")]
     assert got == steps[:3]
-    assert top.output.count("# --- step ") == 3 and whole.output.count("# --- step ") == 14
+    assert top.output.count("# --- step ") == 3 and whole.output.count("# --- step ") == 61
     note = "Only the first 3 steps were computed (--top 3): the plan goes on; run without --top for every step."
     assert note in top.output.splitlines() and f"# {note}" in top.output.splitlines()
     assert "the plan goes on" not in whole.output
-    assert "weighted blast radius 493 -> 180." in top.output and "weighted blast radius 493 -> 0." in whole.output
-    exact = CliRunner().invoke(app, [*args, "--top", "14"])
-    assert "the plan goes on" not in exact.output and exact.output.count("# --- step ") == 14
+    assert "weighted blast radius 3752 -> 740." in top.output and "weighted blast radius 3752 -> 0." in whole.output
+    exact = CliRunner().invoke(app, [*args, "--top", "61"])
+    assert "the plan goes on" not in exact.output and exact.output.count("# --- step ") == 61
 
 
 def test_runbook_texts_of_unenumerated_and_scope_unknown_secrets(bare: BuildResult):

@@ -12,7 +12,7 @@ from graphkit.analysis import blast_radius, revocation_plan
 from graphkit.build import build_graph
 from graphkit.cli import app
 from graphkit.findings import FindingOptions, Severity, finding_id, run_rules
-from graphkit.model import Cache, Credential, EdgeKind, NodeKind, ids
+from graphkit.model import Cache, Confidence, Credential, EdgeKind, NodeKind, ids
 from graphkit.model import RevocationAction as A
 from host_fixtures import HIDEOUTS, make_hideouts, make_root, runner_install
 from ingest.runner_inventory.models import runner_id
@@ -218,6 +218,15 @@ def test_example_host_local_state_is_reached_only_through_its_host():
     g = build_graph({"github-actions": [REPOS], "runners": [ROOT / "examples/acme/inventory.yaml"]}).graph
     runners = [n.id for n in g.nodes(NodeKind.RUNNER) if getattr(n, "host", None)]
     assert sorted(runners) == ["runner:acme/build-01-a", "runner:acme/build-01-b", "runner:acme/eph-7f3a"]
+    # the ephemeral runner's publish job holds a contents: write GITHUB_TOKEN: the code it pushes runs in acme/app's
+    # jobs that land on build-01 (repo -runs_code_in-> job, possible), so build-01's state is reached possible
+    eph = blast_radius(g, "runner:acme/eph-7f3a")
+    foreign = _foreign_host_local(g, "runner:acme/eph-7f3a")
+    assert "credential:build-01:/home/runner/.aws/credentials" in foreign
+    assert {eph[nid].confidence for nid in foreign} == {Confidence.POSSIBLE}
+    # without that way (no repository write leads on) no runner reaches another host's state
+    g.nx.remove_edges_from([(e.source, e.target, e.nx_key) for e in list(g.edges(EdgeKind.RUNS_CODE_IN))])
+    g.changed()
     assert {rid: sorted(_foreign_host_local(g, rid)) for rid in runners} == {rid: [] for rid in runners}
     # and each persistent runner does reach its own host's caches and credentials
     own = blast_radius(g, "runner:acme/build-01-a").ids

@@ -324,7 +324,7 @@ def _generated(text: str) -> str:
 def test_backend_honours_runbook_no_plan_and_org_as_embedded(synced, bolt, tmp_path: Path):
     """``blast-radius --backend neo4j`` with ``--format runbook``, ``--no-plan``, ``--org`` (and ``--top``): the
     output equals the embedded backend's byte for byte (the README promises the same document): the runbook's
-    checklist and script, no revocation with ``--no-plan``, ``untrusted:fork-pr --org acme`` expanded (70
+    checklist and script, no revocation with ``--no-plan``, ``untrusted:fork-pr --org acme`` expanded (72
     reached), without ``--org`` every fork-pr actor of the database, and an owner with no entry an empty radius."""
     _, g = synced
     gfile = tmp_path / "g.json"
@@ -351,7 +351,7 @@ def test_backend_honours_runbook_no_plan_and_org_as_embedded(synced, bolt, tmp_p
     runbook, short, no_plan, top2, fork, fork_all, _, nobody = outputs
     assert runbook.startswith("# ") and "```sh" in runbook and "svc.sh uninstall" in runbook and short != runbook
     doc = json.loads(no_plan)
-    assert doc["revocations"] == [] and doc["counts"]["revocations"] is None and doc["counts"]["reached"] == 67
+    assert doc["revocations"] == [] and doc["counts"]["revocations"] is None and doc["counts"]["reached"] == 69
     assert len(json.loads(top2)["revocations"]) == 2
-    assert json.loads(fork)["counts"]["reached"] == 70 and json.loads(fork) == json.loads(fork_all)
+    assert json.loads(fork)["counts"]["reached"] == 72 and json.loads(fork) == json.loads(fork_all)
     assert json.loads(nobody)["counts"]["reached"] == 0

@@ -78,7 +78,7 @@ def check(g: Graph, sources, *, same_labels: bool = False) -> int:
     ref_width, _ = reach.widest_widths(sub)
     valid = _valid_labels(sub, ref_width)
     fast_width = {arrays.snap.ids[i]: w for i, w in zip(arrays.order.tolist(), arrays.width.tolist())}
-    diffs = 0
+    diffs = ties = 0
     for x, y in zip(fast.reached, ref.reached, strict=True):
         assert (x.id, x.kind, x.name, x.criticality, x.confidence, x.path) == \
             (y.id, y.kind, y.name, y.criticality, y.confidence, y.path), x.id
@@ -87,8 +87,14 @@ def check(g: Graph, sources, *, same_labels: bool = False) -> int:
         assert x.lifetime in valid[i], (x.id, x.lifetime, valid[i])
         assert y.lifetime in valid[i]
         assert _strip(x.to_dict()) == _strip(y.to_dict())
-        diffs += x.lifetime is not y.lifetime
-    if same_labels or not diffs:
+        # a tie between widest paths whose labels last equally long (until_revoked and until_runner_removed: both
+        # unbounded) may go either way (radius_arrays.widths, documented); any other difference counts
+        tie = x.lifetime is not y.lifetime and reach.SECONDS[x.lifetime] == reach.SECONDS[y.lifetime]
+        diffs += x.lifetime is not y.lifetime and not tie
+        ties += tie
+    if same_labels:
+        assert not diffs
+    if not diffs and not ties:
         assert fast == ref
         assert fast.to_dict() == ref.to_dict()
     return diffs

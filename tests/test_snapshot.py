@@ -63,10 +63,24 @@ def acme() -> Graph:
     return build_graph(EXAMPLE).graph
 
 
+def _same_up_to_ties(fast, ref) -> bool:
+    """Equal results, but for a label decided by a tie between widest paths whose lifetimes last equally long
+    (``until_revoked`` and ``until_runner_removed``: both unbounded; ``radius_arrays.widths`` documents it)."""
+    if fast == ref:
+        return True
+    assert (fast.ids, fast.weight, fast.sources) == (ref.ids, ref.weight, ref.sources)
+    for x, y in zip(fast.reached, ref.reached, strict=True):
+        assert reach.SECONDS[x.lifetime] == reach.SECONDS[y.lifetime], x.id
+        dx, dy = x.to_dict(), y.to_dict()
+        assert {k: v for k, v in dx.items() if k not in ("lifetime", "path_lifetime")} == \
+            {k: v for k, v in dy.items() if k not in ("lifetime", "path_lifetime")}, x.id
+    return True
+
+
 def test_example_every_node_and_untrusted_entries_give_identical_results(monkeypatch, acme):
     for node in sorted(acme.nx):
         srcs = reach.source_ids(acme, node)
-        assert blast_radius(acme, srcs) == _reference(monkeypatch, blast_radius_reference, acme, srcs), node
+        assert _same_up_to_ties(blast_radius(acme, srcs), _reference(monkeypatch, blast_radius_reference, acme, srcs))
     entries = [e for e in expand_sources(acme, ["untrusted:fork-pr", "untrusted:comment", "untrusted:org-member"],
                                          "acme") if e in acme]
     assert entries  # acme/docs is public: a fork pull request runs its code (README, "Where an attacker comes in")

@@ -64,6 +64,8 @@ def test_entry_points_of_a_public_repository():
         # rule 5: a writer can open the same pull request as an outsider (from a branch, not approval-gated)
         (MEMBER, BUILD, "certain"), (MEMBER, GPU, "possible"), (MEMBER, job("pwn", "preview"), "certain"),
         (MEMBER, job("comment", "rebuild"), "certain"),
+        # rule 8: a writer pushes a workflow whose runs-on names any runner the repository can use
+        (MEMBER, BUILD, "possible"),
     }
     edge = next(e for e in g.out_edges(FORK) if e.target == job("pwn", "preview"))
     assert edge.props["guards"] == ["checkout-refuses-fork-code", "pull-request-target-privileged"]
@@ -72,7 +74,17 @@ def test_entry_points_of_a_public_repository():
 
 def test_guards_close_the_entries():
     g = build("negative")  # private, fork workflows off; checkout refuses; comment job builds no PR code
-    assert can_trigger(g) == {(MEMBER, job("pr", "test"), "possible")}
+    assert can_trigger(g) == {
+        (MEMBER, job("pr", "test"), "possible"),
+        # the checkout guard refuses forks only: a writer's same-repository pull request runs its head (rule 4)
+        (MEMBER, job("pwn", "preview"), "possible"),
+        # rule 8: a writer pushes a workflow whose runs-on names any runner the repository can use
+        (MEMBER, BUILD, "possible"), (MEMBER, GPU, "possible"),
+    }
+    edge = next(e for e in g.out_edges(MEMBER) if e.target == job("pwn", "preview"))
+    assert (edge.key, edge.props["event"], edge.props["guards"]) == (
+        "write", "pull_request_target", ["checkout-refuses-fork-code", "org-member-write"])
+    assert edge.evidence[0].yaml_path == "jobs.preview.steps[0]"
 
 
 def test_findings_name_each_path_onto_a_self_hosted_runner():

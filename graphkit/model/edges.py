@@ -179,6 +179,33 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.USES_SERVICE_ACCOUNT, True, {K.RUNNER, K.JOB}, {K.K8S_SERVICE_ACCOUNT},
               "The runner's pods (and the jobs they run) hold the Kubernetes service account's token",
               Lifetime.PER_JOB, R.ROTATE_SERVICE_ACCOUNT_TOKENS, "target"),
+        # whoever writes a repository runs its code in the jobs that run it (semantics §2: "a write token can push
+        # code or workflows: a path to other runners and secrets"; graphkit.resolve.writers).  Possible: branch
+        # protection, rulesets and environment deployment-branch rules are not read, and a push by a GITHUB_TOKEN
+        # starts no run except workflow_dispatch and repository_dispatch (https://docs.github.com/en/actions/
+        # security-for-github-actions/security-guides/automatic-token-authentication#using-the-github_token-in-a-
+        # workflow): the pushed code waits for the next run.  An environment with required reviewers and a
+        # deployment branch policy holds the job (restrict_environment on the job); the write credential upstream
+        # is cut by its own action (reduce_token_permissions, rotate_credential, rotate_secret).  The code can
+        # persist where such a job lands: an edge to each runner and host the job persists on, with that
+        # persists_on edge's lifetime and action (not runs_code on the job: a path through the job's runs_code
+        # mark would explain a persistence by a runner that merely receives the job)
+        _spec(EdgeKind.RUNS_CODE_IN, True, {K.REPOSITORY}, {K.JOB, K.RUNNER, K.HOST},
+              "Whoever writes the repository runs code in the job (a pushed branch's code in its push, "
+              "pull_request, workflow_dispatch, repository_dispatch, schedule, create or release runs; a "
+              "same-repository pull request's head in a pull_request_target or workflow_run job that checks it out) "
+              "and on the runners and hosts such a job persists on (possible: branch protection is not read)",
+              Lifetime.PER_JOB, R.RESTRICT_ENVIRONMENT, "target"),
+        # a token that can change .github/workflows/: a classic PAT with repo and workflow scopes, a fine-grained
+        # PAT or App with contents and workflows write (https://docs.github.com/en/apps/oauth-apps/building-oauth-
+        # apps/scopes-for-oauth-apps, https://docs.github.com/en/rest/authentication/permissions-required-for-
+        # fine-grained-personal-access-tokens); never a GITHUB_TOKEN (it has no workflows permission).  From the
+        # token, not from the repository: a repository -> runner edge would be followed by every writer of the
+        # repository, GITHUB_TOKENs included (graphkit.resolve.writers)
+        _spec(EdgeKind.WRITES_WORKFLOWS, True, {K.SECRET, K.CREDENTIAL}, {K.RUNNER},
+              "Token can push a workflow file to a repository that may use the runner: the workflow's runs-on names "
+              "it (possible; the token's writes_repository leads to the repository's own jobs)",
+              Lifetime.UNTIL_ROTATED, R.ROTATE_CREDENTIAL, "source"),
     ]
 }
 del K, R

@@ -292,5 +292,8 @@ class EdgeKind(str, Enum):
     # observed (job history: what actually ran)
     RAN_JOB = "ran_job"
     USES_SERVICE_ACCOUNT = "uses_service_account"
+    # what whoever writes a repository runs (graphkit.resolve.writers)
+    RUNS_CODE_IN = "runs_code_in"
+    WRITES_WORKFLOWS = "writes_workflows"
 
 

@@ -390,7 +390,9 @@ def _restrict_trigger(node: Node, graph: Graph) -> list[Action]:
                                "approval", "-f", "approval_policy=all_external_contributors")))
     for target in sorted({e.target for e in graph.out_edges(node.id) if e.kind is EdgeKind.CAN_TRIGGER}):
         text = (_UNTRUSTED_EDIT[actor] if not isinstance(graph.node(target), Runner) else
-                "Keep pull request code off this self-hosted runner (its runner group: allows_public_repositories "
+                "Limit which repositories and workflows may use this self-hosted runner (its runner group: selected "
+                "repositories, restricted_to_workflows): a writer's pushed workflow may name it" if actor == "org-member"
+                else "Keep pull request code off this self-hosted runner (its runner group: allows_public_repositories "
                 "false, or GitHub-hosted runners for the repository's pull request jobs)")
         out += _workflow_edit(text, _PRT_DOC)(graph.node(target), graph)
     return out or [Action(f"Close the untrusted entry {node.name}", _PRT_DOC, "manual")]

@@ -98,6 +98,13 @@ Untrusted entry points
 jobs (or, from fork ``pull_request`` runs, the runners) that run code of
 people who are not trusted (:mod:`~graphkit.resolve.untrusted`).
 
+Writers
+-------
+Whoever writes a repository (a ``writes_repository`` token, ``org-member``) runs code in the jobs that run its
+code (``repo -runs_code_in-> job``, and the runners and hosts they persist on); a token that can change workflow files also runs a workflow on every runner
+the repository can use (``token -writes_workflows-> runner``); on-disk tokens with known scopes write the
+repositories they act on (:mod:`~graphkit.resolve.writers`).
+
 Host caches (semantics §3 "Caches")
 -----------------------------------
 For every job a runner on a non-ephemeral host receives, every cache that host
@@ -172,6 +179,7 @@ from graphkit.resolve.registration import link_registration
 from graphkit.resolve.routing import route, top_level_workflow
 from graphkit.resolve.secrets import link_secrets, link_unknown_caller_tokens
 from graphkit.resolve.untrusted import link_untrusted
+from graphkit.resolve.writers import link_writers
 
 __all__ = ["resolve", "top_level_workflow"]
 
@@ -226,6 +234,7 @@ def resolve(graph: Graph) -> None:
     link_host_caches(ctx)
     link_persistence(graph)
     link_k8s(graph)
+    link_writers(ctx, jobs)  # what whoever writes a repository runs: its jobs and where they persist; token writes
     link_registration(ctx, jobs)
     graph.meta.resolve = ResolveSummary(**{k: sorted(v) for k, v in ctx.summary.items()})
     from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)

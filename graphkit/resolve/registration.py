@@ -17,16 +17,22 @@ the same permissions create a just-in-time runner configuration,
   https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/scopes-for-oauth-apps),
   a fine-grained PAT or GitHub App with the "Self-hosted runners" organization
   permission (write): ``organization_self_hosted_runners:write``;
-- repository: a classic PAT with ``repo`` (and admin on the repository), a
-  fine-grained PAT or GitHub App with "Administration" (write):
-  ``administration:write``.
+- repository: a classic PAT with ``repo`` (and admin on the repository: the
+  user's role is not read, so ``possible``), a fine-grained PAT or GitHub App
+  with "Administration" (write): ``administration:write``
+  (https://docs.github.com/en/rest/actions/self-hosted-runners#create-a-registration-token-for-a-repository).
+  A classic ``repo`` scope never mints an organization's tokens, whatever
+  organization the token is used with.
 
 Registrars come from three places:
 
 1. credentials with ``Credential.scopes`` (an inventory declaring a token's
    scopes or an App's permissions, or a host scan that read them): the
    organization or repository is ``Credential.github_owner``; when unknown,
-   the owners of the runners on the credential's host (``possible``);
+   the owners of the runners on the credential's host (``possible``).  A
+   repository-level credential naming an organization (or none) registers
+   into any repository of it (``possible``: which ones it administers is
+   unknown), scope ``owner/*``;
 2. credentials whose scopes are unknown but whose type can only be such a
    token (``github_app_key``: an App private key, e.g. an ARC controller's;
    ``github_pat`` with no scopes read): ``possible``;
@@ -39,7 +45,8 @@ the graph (the ``Default`` group, inferred, when none), and from each such
 group ``GROUP_RECEIVES_JOB`` to every job whose self-hosted ``runs-on`` the
 group may serve (repository and workflow access, ``{group:}`` pin; labels are
 the registrant's choice; :func:`graphkit.resolve.routing.group_access`).  For
-a repository: an edge to every self-hosted job of the repository.
+a repository: an edge to every self-hosted job of the repository (``owner/*``: of every repository of the
+owner), ``possible`` unless the credential is a fine-grained ``administration:write`` on that repository.
 """
 
 from __future__ import annotations
@@ -52,7 +59,8 @@ from graphkit.model.ids import owner_key, repo_key
 from graphkit.resolve.context import C, P, Context, context_owner, context_repo, edges_of_kind, nodes_of_kind, weakest
 from graphkit.resolve.routing import group_access
 
-__all__ = ["ORG_SCOPES", "REPO_SCOPES", "REGISTRAR_TYPES", "link_registration", "registration_scope"]
+__all__ = ["ORG_SCOPES", "REPO_SCOPES", "REGISTRAR_TYPES", "host_owners", "link_registration", "registration_scope",
+           "rotation"]
 
 #: Scopes or permissions that mint an organization's runner registration tokens (module docstring).
 ORG_SCOPES = frozenset({"admin:org", "manage_runners:org", "organization_self_hosted_runners:write"})
@@ -83,25 +91,35 @@ def registration_scope(scopes: list[str] | None) -> str | None:
     return "repo" if have & REPO_SCOPES else None
 
 
-def _host_owners(ctx: Context, cred: Credential) -> list[str]:
+def host_owners(ctx: Context, cred: Credential) -> list[str]:
     owners = {owner_key(r.scope.split("/")[0]) for r in ctx.runners if r.host and r.host.lower() == cred.host}
     return sorted(owners)
 
 
 def _from_credential(ctx: Context, cred: Credential) -> list[_Registrar]:
+    """Rule 1 and 2 of the module docstring for one credential.  An organization scope needs ``admin:org`` (or
+    ``manage_runners:org``, or the "Self-hosted runners" organization permission); a repository scope is
+    ``certain`` only for ``administration:write`` on a named repository: a classic ``repo`` scope acts as the user,
+    who must be an admin of the repository (unknown), and a credential naming an organization (or none) may act
+    on any of its repositories (scope ``owner/*``,
+    https://docs.github.com/en/rest/actions/self-hosted-runners#create-a-registration-token-for-a-repository)."""
     level = registration_scope(cred.scopes)
     if cred.scopes is None and cred.credential_type in REGISTRAR_TYPES:
         level, conf = "org", P
     elif level is None:
         return []
     else:
-        conf = C
+        have = {s.strip().lower() for s in cred.scopes or []}
+        conf = C if level == "org" or "administration:write" in have else P
     if cred.github_owner:
-        scopes = [repo_key(cred.github_owner)]
-        if level == "org":
-            scopes = [s.split("/")[0] for s in scopes]
+        owners = [repo_key(cred.github_owner)]
     else:
-        scopes, conf = _host_owners(ctx, cred), P
+        owners, conf = host_owners(ctx, cred), P
+    if level == "org":
+        scopes = list(dict.fromkeys(s.split("/")[0] for s in owners))
+    else:
+        scopes = [s if "/" in s else f"{s}/*" for s in owners]  # every repository of the owner
+        conf = conf if all("/" in s for s in owners) else P
     return [_Registrar(cred.id, s, conf, list(cred.evidence)) for s in scopes]
 
 
@@ -109,7 +127,7 @@ def _stated(ctx: Context) -> list[_Registrar]:
     """``CAN_REGISTER_RUNNER`` edges a source made to an organization or repository."""
     out = []
     for e in edges_of_kind(ctx.graph, EdgeKind.CAN_REGISTER_RUNNER):
-        action = _rotation(ctx, e.source)
+        action = rotation(ctx, e.source)
         if e.revoked_by is not action:  # a step rule's grant (secret -> org) is cut by rotating the secret
             ctx.graph.nx.edges[e.source, e.target, e.nx_key]["edge"] = e.model_copy(update={"revoked_by": action})
             ctx.graph.changed()  # changed in place: derived snapshots are stale
@@ -206,7 +224,7 @@ def _group_jobs(ctx: Context, group: RunnerGroup, jobs: list[_Asking]) -> None:
                                   [*group.evidence[:1], *job.evidence[:1]], confidence=weakest(want, access))
 
 
-def _rotation(ctx: Context, source: str) -> RevocationAction:
+def rotation(ctx: Context, source: str) -> RevocationAction:
     """What cuts a registrar's edges: its own kind's revocation (rotate a secret, rotate an on-disk credential);
     an ARC controller's Kubernetes Secret: rotate the GitHub App key or PAT it holds (:mod:`graphkit.resolve.k8s`)."""
     node = ctx.graph.node(source)
@@ -218,7 +236,7 @@ def _rotation(ctx: Context, source: str) -> RevocationAction:
 def _edge(ctx: Context, reg: _Registrar, target: str, conf: Confidence) -> None:
     ctx.graph.add_edge(Edge(kind=EdgeKind.CAN_REGISTER_RUNNER, source=reg.source, target=target,
                             evidence=reg.evidence, confidence=weakest(reg.confidence, conf),
-                            revoked_by=_rotation(ctx, reg.source), props={"scope": reg.scope}))
+                            revoked_by=rotation(ctx, reg.source), props={"scope": reg.scope}))
 
 
 def link_registration(ctx: Context, jobs: list[Job]) -> None:
@@ -232,13 +250,14 @@ def link_registration(ctx: Context, jobs: list[Job]) -> None:
     for job in jobs:  # (a group pin only narrows what a job asks: the others never reach a group)
         if (want := _wants(ctx, job, None)) is not None:
             asking.setdefault(context_owner(job), _OwnerJobs()).add(_asking(ctx, job, want))
-    repos = [context_repo(job) for job in jobs] if any("/" in reg.scope for reg in registrars) else []
     for reg in registrars:
-        if "/" in reg.scope:
-            for job, repo in zip(jobs, repos):
-                conf = _wants(ctx, job, None) if repo == reg.scope else None
-                if conf is not None:
-                    _edge(ctx, reg, job.id, conf)
+        if "/" in reg.scope:  # a repository's self-hosted jobs; ``owner/*``: every repository's of the owner
+            owner, _, name = reg.scope.partition("/")
+            owned = asking.get(owner_key(owner))
+            found = owned.jobs if owned and name == "*" else [a for _, a in owned.by_repo.get(reg.scope, [])] \
+                if owned else []
+            for a in found:
+                _edge(ctx, reg, a.job.id, a.want)
             continue
         for group in _groups(ctx, reg.scope, reg.evidence[0]):
             _edge(ctx, reg, group.id, C)

@@ -19,7 +19,8 @@ from graphkit.resolve.context import C, P, Context, canonical, context_owner, co
 from graphkit.resolve.labels import candidate_labels
 
 __all__ = ["ANY_CALLER", "caller_scopes", "group_access", "queued_forever", "route", "top_level_workflow",
-           "unknown_caller_repos", "unread_callee", "usable_runners"]
+           "unknown_caller_repos", "unread_callee", "usable_runners",
+           "usable_runners_shared"]
 
 
 # --------------------------------------------------------------------------- routing: group access
@@ -453,6 +454,12 @@ def usable_runners(ctx: Context, job: Job) -> list[Runner]:
     :func:`_access`), not once per runner: the list is the runners in scope whose class allows the job, in
     ``ctx.runners`` order (issue 19: per job and runner it took 37 s on a 15,000-repository organization).
     """
+    return list(usable_runners_shared(ctx, job))
+
+
+def usable_runners_shared(ctx: Context, job: Job) -> list[Runner]:
+    """:func:`usable_runners` without the copy: the one list every job of an access class shares (read it, never
+    change it; two jobs of one class get the same object, so a caller can skip a class it has seen)."""
     repo_full = context_repo(job)
     repo_part, org_part = ctx.scope_parts(repo_full)
     own = ctx.runners_of_scope(repo_part)  # repository runners: always usable
@@ -463,7 +470,7 @@ def usable_runners(ctx: Context, job: Job) -> list[Runner]:
     if got is None:
         kept = [(i, r) for (i, r), tag in zip(org_runners, tags) if tag in allowed]
         got = by_allowed[key] = [r for _, r in sorted([*own, *kept], key=lambda t: t[0])]
-    return list(got)
+    return got
 
 
 #: an owner's organization runners, their access classes, the first runner of each class, usable lists by class

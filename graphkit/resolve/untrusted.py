@@ -40,13 +40,16 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
    and ``pull_request_review`` / ``pull_request_review_comment`` (a review's or comment's body on a pull request
    from a branch of the repository, which runs with its secrets; ``possible``).  The contexts are GitHub's list
    (https://docs.github.com/en/actions/concepts/security/script-injections), data ``injection_contexts``.
-4. ``org-member -> job``: a writer can push a branch whose workflow runs any
-   code in the jobs triggered by ``push``, ``pull_request`` or
-   ``workflow_dispatch``, with their secrets: ``possible`` for every such job.  A job triggered by
-   ``merge_group`` (and none of those) gets the same edge with guard ``merge-queue-writers``: a writer adds a
-   pull request to the merge queue once it has passed the required branch protection checks, and the merge group
-   runs its code and workflow with the repository's secrets.  ``merge_group`` is no outsider entry: an outsider
-   cannot queue a pull request, and its code was let in by branch protection
+4. ``org-member -> job``: a writer runs code in every job a writer of its repository runs code in
+   (:func:`graphkit.resolve.writers.writer_way_in`, the one place for it): a pushed branch's code in the jobs
+   of ``push``, ``pull_request``, ``workflow_dispatch``, ``repository_dispatch``, ``schedule``, ``create`` and
+   ``release`` runs, and a same-repository pull request's head in a ``pull_request_target`` or ``workflow_run``
+   job that checks it out, even where ``actions/checkout`` refuses fork heads (it refuses forks only: guard
+   ``checkout-refuses-fork-code`` on the edge), with their secrets: ``possible`` for every such job.  A job triggered by ``merge_group`` (and none of those)
+   gets the same edge with guard ``merge-queue-writers``: a writer adds a pull request to the merge queue once it
+   has passed the required branch protection checks, and the merge group runs its code and workflow with the
+   repository's secrets.  ``merge_group`` is no outsider entry: an outsider cannot queue a pull request, and its
+   code was let in by branch protection
    (https://docs.github.com/en/repositories/configuring-branches-and-merges-in-your-repository/configuring-pull-request-merges/managing-a-merge-queue).
 5. ``org-member`` gets every ``fork-pr`` edge too: a writer can open the
    same pull request (from a fork or a branch), so "anyone on the internet"
@@ -60,6 +63,8 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
    passes (``secrets: inherit``: all of them), and may build the pull request's code
    (https://docs.github.com/en/actions/sharing-automations/reusing-workflows).  Where they run is unknown: the
    job's routing links the runners and pools its repository can use (``possible``) and invents no pool.
+8. ``org-member -> runner``: a writer pushes a workflow whose ``runs-on`` names any runner a repository of the
+   owner can use (:func:`graphkit.resolve.writers.writer_runners`): ``possible`` for each (key ``write``).
 
 A job held by an environment with required reviewers (inventory
 ``protection_rules``) runs only once a reviewer approves: its ``job`` edges
@@ -85,28 +90,26 @@ ids of the rules that decided them (prop ``guards``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Sequence
-from functools import lru_cache
-from importlib import resources
-from typing import Any, NamedTuple
+from typing import Any
 
 from graphkit.graph import Graph
-from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, IfVerdict, Job, NodeKind, Repository, UntrustedActor,
+from graphkit.model import (Confidence, Edge, EdgeKind, Evidence, Job, NodeKind, Repository, UntrustedActor,
                             UntrustedCode, Workflow, ids)
 from graphkit.model.ids import repo_key
 from graphkit.refs import matches
 from graphkit.resolve.context import Context, context_owner, context_repo, nodes_of_kind, weakest
+from graphkit.resolve.guards import Guard, guards, if_verdict, named, outsider_never_causes
 from graphkit.resolve.routing import unread_callee, usable_runners
+from graphkit.resolve.writers import reviewed, writer_runners, writer_way_in
 
-__all__ = ["ACTORS", "Guard", "expand_sources", "guards", "link_untrusted"]
+__all__ = ["ACTORS", "Guard", "expand_sources", "guards", "link_untrusted", "outsider_never_causes"]
 
 C, P = Confidence.CERTAIN, Confidence.POSSIBLE
 #: The untrusted actors, as their ids write them.
 ACTORS = ("fork-pr", "comment", "org-member")
 _PR_EVENTS = {"pull_request", "pull_request_review", "pull_request_review_comment"}
 _PRIVILEGED = {"pull_request_target", "workflow_run"}
-_WRITER_EVENTS = {"push", "pull_request", "workflow_dispatch"}
 #: Events an outsider starts by commenting or opening an issue -> the rule that says so.
 _COMMENT_EVENTS = {"issue_comment": "issue-comment-privileged", "issues": "issues-privileged",
                    "discussion": "discussion-privileged", "discussion_comment": "discussion-privileged",
@@ -121,35 +124,7 @@ _ALWAYS_POSSIBLE = frozenset({"gollum", "pull_request_review", "pull_request_rev
 _REVIEW_EVENTS = frozenset({"pull_request_review", "pull_request_review_comment"})
 
 
-class Guard(NamedTuple):
-    """One documented rule about untrusted runs: ``id``, ``rule`` (what it says), ``source`` (URL), ``date``
-    (when it took effect or was last checked, ``YYYY-MM-DD``)."""
-
-    id: str
-    rule: str
-    source: str
-    date: str
-
-
-@lru_cache(maxsize=1)
-def guards() -> dict[str, Guard]:
-    """The rules of ``graphkit/data/untrusted_guards.json`` by id."""
-    raw = json.loads(resources.files("graphkit.data").joinpath("untrusted_guards.json").read_text("utf-8"))
-    return {g["id"]: Guard(**g) for g in raw["guards"]}
-
-
-@lru_cache(maxsize=1)
-def outsider_never_causes() -> frozenset[str]:
-    """The events an outsider's activity never causes a run of (``outsider_never_causes`` of
-    ``graphkit/data/untrusted_guards.json``: write access, a dispatch or the schedule)."""
-    raw = json.loads(resources.files("graphkit.data").joinpath("untrusted_guards.json").read_text("utf-8"))
-    return frozenset(raw["outsider_never_causes"]["events"])
-
-
-def _g(*names: str) -> list[str]:
-    known = guards()
-    assert all(n in known for n in names), names
-    return list(names)
+_g = named
 
 
 # --------------------------------------------------------------------------- edges
@@ -207,9 +182,7 @@ def _fork_pr_runners(ctx: Context, out: _Out, job: Job, ev: Evidence) -> None:
                       "reason": "the pull request can rewrite the job's runs-on"})
 
 
-def _if_verdict(verdicts: Sequence[IfVerdict], event: str) -> IfVerdict | None:
-    """What an ``if`` means for an outsider's run of ``event`` (:class:`~graphkit.model.IfVerdict`), if said."""
-    return next((v for v in verdicts if v.event == event), None)
+_if_verdict = if_verdict
 
 
 def _code_rules(code: UntrustedCode, event: str) -> list[str]:
@@ -362,12 +335,6 @@ class _WritersOnly(_Out):
                                                                                  "org-member-write")]})
 
 
-def _reviewed(ctx: Context, job: Job) -> bool:
-    """The job names an environment whose required reviewers must approve it first."""
-    return any(e.kind is EdgeKind.DEPLOYS_TO and getattr(ctx.graph.node(e.target), "required_reviewers", None)
-               for e in ctx.graph.out_edges(job.id))
-
-
 class _Reviewed(_Out):
     """An :class:`_Out` for a job behind required reviewers: every edge ``possible``, naming the guard."""
 
@@ -388,15 +355,34 @@ def link_untrusted(ctx: Context, jobs: Sequence[Job]) -> None:
         if events.keys() & _PR_EVENTS:  # the fork run's workflow is the pull request's: it can drop the environment
             trig = next(events[e] for e in sorted(events.keys() & _PR_EVENTS))
             _fork_pr_runners(ctx, plain, job, trig.evidence)
-        out = _Reviewed(ctx.graph) if _reviewed(ctx, job) else plain
+        out = _Reviewed(ctx.graph) if reviewed(ctx, job) else plain
         for event in sorted(events.keys() & (_PRIVILEGED | _COMMENT_EVENTS.keys())):
             _privileged(ctx, out, job, event)
-        if events.keys() & _WRITER_EVENTS or "merge_group" in events:  # rule 4
-            trig = next((events[e] for e in sorted(events.keys() & _WRITER_EVENTS)), None) or events["merge_group"]
-            rules = _g("org-member-write") if trig.event != "merge_group" else _g("merge-queue-writers",
-                                                                                   "org-member-write")
-            out.edge("org-member", context_owner(job), job.id, trig.evidence, P, "write",
-                     {"job": job.id, "event": trig.event, "guards": rules})
+        way = writer_way_in(ctx, job)  # rule 4: what a writer runs (graphkit.resolve.writers)
+        if way is not None and not _member_entered(ctx, job):  # (not twice where rule 5 gave the job already)
+            plain.edge("org-member", context_owner(job), job.id, way.evidence, P, "write",
+                       {"job": job.id, "event": way.event, "guards": way.guards})
+    _writer_runners(ctx, plain, jobs)
+
+
+def _member_entered(ctx: Context, job: Job) -> bool:
+    """``org-member`` has a ``can_trigger`` edge to ``job`` already (rule 5: an outsider's way in)."""
+    return any(e.kind is EdgeKind.CAN_TRIGGER and e.source == ids.untrusted("org-member", context_owner(job))
+               for e in ctx.graph.in_edges(job.id))
+
+
+def _writer_runners(ctx: Context, out: _Out, jobs: Sequence[Job]) -> None:
+    """Rule 8: ``org-member -> runner`` (``possible``) for every runner a repository of the owner can use: a
+    writer pushes a workflow whose ``runs-on`` names it (:func:`graphkit.resolve.writers.writer_runners`)."""
+    by_owner: dict[str, list[Job]] = {}
+    for job in jobs:
+        if job.platform == "github":
+            by_owner.setdefault(context_owner(job), []).append(job)
+    for owner, owned in by_owner.items():
+        for runner, job in writer_runners(ctx, owned):
+            out.edge("org-member", owner, runner.id, job.evidence[:1], P, "write",
+                     {"job": job.id, "event": "push", "guards": _g("org-member-write"),
+                      "reason": "a writer can push a workflow whose runs-on names this runner"})
 
 
 def add_absent_entries(graph: Graph, sources: Iterable[str]) -> list[str]:
