@@ -411,13 +411,22 @@ VERIFY = False
 
 def _verify(s: _Static, st: _State) -> None:
     """Raise AssertionError unless the kept tree is the tree of the current graph (module docstring), up to
-    the stale immediate dominators :func:`_kept` allows (virtual nodes whose arcs all enter seeds)."""
+    the stale immediate dominators :func:`_kept` allows (virtual nodes whose arcs all enter seeds) and the
+    virtual nodes left with no arc: all their arcs entered a subject a cut invalidated (another candidate's
+    ``via_out``: a subject whose own candidate has no arc into it, e.g. a runner an arc of per-job lifetime
+    authenticates).  A cut leaves such a node in the tree, a leaf of weight 0 that no reduction reads (arcs only
+    go in a plan: it never gets one back), where a new tree leaves it out."""
     kept, fresh = st.tree, _tree(s, st)
     if not (_reach(s, st.alive, st.dead) == st.reached).all():
         raise AssertionError("kept tree: the reached set changed")
     live = ~kept.gone & (kept.idom >= 0)  # type: ignore[union-attr]
     live[s.root] = True
-    stale = s.seedy
+    a = s.via_arc
+    held = st.alive[a] & st.reached[s.src[a]] & ~st.dead[s.tgt[a]] & (s.src[a] != s.tgt[a])
+    orphan = np.zeros(s.root + 1, dtype=bool)
+    orphan[s.n:s.root] = kept.subw[s.n:s.root] == 0  # type: ignore[union-attr]
+    orphan[s.via[a[held]]] = False
+    stale = s.seedy | orphan
     in_fresh = fresh.idom >= 0
     in_fresh[s.root] = True
     same = (live == in_fresh) & ((kept.idom == fresh.idom) | ~in_fresh) & (kept.subw == fresh.subw)  # type: ignore
