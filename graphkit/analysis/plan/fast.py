@@ -485,9 +485,12 @@ def _apply(s: _Static, st: _State, c: Candidate, red: int) -> tuple[tuple, np.nd
 def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st: _State) -> None:
     """After a repaired tree (``grown``: nodes that moved or whose subtree may have grown), queue again, under
     their current keys, the candidates whose cut root is one of them (its subject or its ``via_out``): their
-    reductions may have grown, and the lazy queue holds for every candidate a key no larger than its own.  A
-    wiping candidate is queued with the whole residual as its reduction (as in :func:`_queue`).  With the kernel's
-    queue, the kernel does the same (``Plan.repush``, of the nodes its last cut touched: ``grown``)."""
+    reductions may have grown, and the lazy queue holds for every candidate a key no larger than its own.  Every
+    wiping candidate is queued again too, with the whole residual as its reduction (as in :func:`_queue`): its
+    reduction is no subtree (a trial reachability), and dominators that change can make it grow wherever its
+    subject is (random graphs 424 and 457: a reimage_host and a remove_runner_registration priced 0, dropped, then
+    worth 442 and 32 after a repair elsewhere).  With the kernel's queue, the kernel does the same
+    (``Plan.repush``, of the nodes its last cut touched: ``grown``)."""
     if isinstance(queue, KernelQueue):
         tree = st.tree
         s.k.repush(tree.idom, tree.subw, st.dead.view(np.uint8), st.applied.view(np.uint8),  # type: ignore
@@ -500,6 +503,7 @@ def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st:
             poss.update(p.by_subject[p.subject_ptr[t]:p.subject_ptr[t + 1]])
         elif t < s.root:
             poss.add(p.of_virtual[t - s.n])
+    poss.update(p.wiping.tolist())
     for pos in sorted(poss):
         if st.applied[pos] or not p.pool[pos]:
             continue
