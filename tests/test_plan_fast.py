@@ -18,9 +18,9 @@ from graphkit.analysis.plan.fast import fast_plan
 from graphkit.analysis.plan.greedy import greedy_plan
 from graphkit.build import build_graph
 from graphkit.graph import Graph
-from graphkit.model import NodeKind
+from graphkit.model import Criticality, Lifetime, NodeKind, RevocationAction, ids
 
-from test_analysis import random_graph, random_incident
+from test_analysis import K, build, cred, edge, job, random_graph, random_incident, repo, runner, secret, target
 from test_snapshot import EXAMPLE
 
 
@@ -92,6 +92,29 @@ def test_kept_trees_are_the_trees_of_the_residual_graph(seed, verify):
     g, sources = random_incident(seed, rng)
     ref, fast_ = _both(g, sources, exposed_every=rng.choice([0, 2]))
     assert fast_ == ref
+
+
+def test_a_wiping_candidate_worth_more_after_a_repair():
+    """``remove_runner_registration`` on ``r14`` wipes its registration credential ``cred21``; ``env24`` is reached
+    from ``S22`` and from ``cred21``, so the wiping step is worth nothing until ``rotate_secret`` on ``S22`` cuts
+    the other path: the kernel repairs the tree (``env24`` moves under ``cred21``) and the wiping candidate, dropped
+    at 0 and not under any moved node, is worth 5 (a trial reachability, no subtree).  Regression: its queue entry
+    was not renewed (``fast._repush``, ``Plan.repush``) and the plan took ``rotate_credential`` of the same
+    reduction instead (random graphs 424 and 457 with the full lifetime draw, this one minimised from 457)."""
+    j5, j9 = (ids.job("acme/app", "ci.yml", f"j{i}") for i in (5, 9))
+    s22, r14, c21 = ids.secret_repo("acme/app", "S22"), ids.runner("acme", "r14"), ids.credential("build-1", "/cred21")
+    env, src = ids.environment("acme/app", "env24"), ids.repository("acme/repo3")
+    none, low, medium, high = Criticality.NONE, Criticality.LOW, Criticality.MEDIUM, Criticality.HIGH
+    nodes = [repo(src, criticality=medium), job(j5, criticality=high), job(j9, criticality=low),
+             secret(s22, criticality=high), runner(r14, criticality=none),
+             cred(c21, criticality=none, lifetime=Lifetime.UNTIL_RUNNER_REMOVED), target(env, criticality=medium)]
+    edges = [edge(K.READS_SECRET, j5, s22), edge(K.PERSISTS_ON, j9, r14), edge(K.REGISTRATION_CREDENTIAL, r14, c21),
+             edge(K.ADMINISTERS, c21, env, lifetime=Lifetime.CLOUD_SESSION),
+             edge(K.PUBLISHES_TO, s22, env, lifetime=Lifetime.PER_JOB)]
+    ref, fast_ = _both(build(nodes, edges), [src])
+    assert fast_ == ref
+    assert [(x.action, x.subject_id, x.reduction) for x in ref.steps] == [
+        (RevocationAction.ROTATE_SECRET, s22, 20), (RevocationAction.REMOVE_RUNNER_REGISTRATION, r14, 5)]
 
 
 def test_repaired_trees_are_exercised(mode, verify, monkeypatch):

@@ -19,7 +19,8 @@ from graphkit.analysis.plan.candidates import candidates, incident
 from graphkit.build import build_graph
 from graphkit.graph import Graph
 
-from test_analysis import random_graph, random_incident
+from graphkit.model import Criticality, Lifetime, RevocationAction, ids
+from test_analysis import K, build, cache, cred, edge, host, job, random_graph, random_incident, runner
 from test_radius_arrays import CORPUS_GHA, EXAMPLE
 
 _TREE = ("idom", "subw", "kids_ptr", "kids", "gone", "links")
@@ -73,6 +74,16 @@ def _children(tree: fast._Tree) -> dict[int, set[int]]:
     return out
 
 
+def _orphans(s, st: fast._State, tree: fast._Tree) -> np.ndarray:
+    """The virtual nodes still in ``tree`` with no arc left in ``st``."""
+    a = s.via_arc
+    live = st.alive[a] & st.reached[s.src[a]] & ~st.dead[s.tgt[a]] & (s.src[a] != s.tgt[a])
+    orphan = np.ones(s.root + 1, dtype=bool)
+    orphan[:s.n] = orphan[s.root] = False
+    orphan[s.via[a[live]]] = False
+    return orphan & ~tree.gone & (tree.idom >= 0)
+
+
 def _repaired(s, st: fast._State, c, tree: fast._Tree, cut: np.ndarray, kernel) -> None:
     """A tree the kernel repaired is the tree a new dominator pass builds after ``c`` (``fast._verify``), and its
     children lists are its parents'."""
@@ -82,16 +93,11 @@ def _repaired(s, st: fast._State, c, tree: fast._Tree, cut: np.ndarray, kernel) 
         after.dead[c.subject] = True
     after.reached[cut] = False
     # a virtual node outside the cut whose arcs all entered the subject it invalidates stays a leaf of weight 0
-    # (no reduction reads it; a new tree leaves it out)
-    a = s.via_arc
-    live = after.alive[a] & after.reached[s.src[a]] & ~after.dead[s.tgt[a]] & (s.src[a] != s.tgt[a])
-    orphan = np.ones(s.root + 1, dtype=bool)
-    orphan[:s.n] = orphan[s.root] = False
-    orphan[s.via[a[live]]] = False
-    orphan &= ~tree.gone & (tree.idom >= 0)
-    assert not tree.subw[orphan].any() and not np.isin(tree.idom, np.flatnonzero(orphan)).any()
-    after.tree = _copy(tree)
-    after.tree.gone[orphan] = True
+    # (no reduction reads it; a new tree leaves it out, fast._verify allows it): no live node's parent.  The gone
+    # subject keeps it as its last parent (every cut node keeps its idom; only ~gone nodes are the tree)
+    orphan = _orphans(s, after, tree)
+    assert not tree.subw[orphan].any()
+    assert not np.isin(tree.idom[~tree.gone], np.flatnonzero(orphan)).any()
     s.k = None
     fast._verify(s, after)
     s.k = kernel
@@ -146,6 +152,62 @@ def check(g: Graph, sources, seed: int = 0, states: int = 4) -> tuple[int, int]:
 def test_random_graphs(seed):
     g, sources = random_incident(seed, random.Random(seed))
     check(g, sources, seed)
+
+
+def orphan_graph(repair: bool = True) -> tuple[Graph, list[str]]:
+    """Runner ``r59`` is reached only over ``authenticates_runner`` from the held ``cred30``: the arc is
+    ``reset_runner_token``'s (at the credential), so ``remove_runner_registration`` on ``r59`` has no arc into it and
+    invalidating ``r59`` leaves ``cred30``'s virtual node with no arc.  ``repair``: also the 7 more edges of random
+    graph 19 (``random_incident(19)`` when its lifetime draw held ``Lifetime.CHAINED_SESSION``) that make
+    ``r59``'s cut change the dominators of ``j79`` (reached over ``h74``'s cache and over ``r19``'s credential)."""
+    r19, r59, h74, j79, ca = (ids.runner("acme", "r19"), ids.runner("acme", "r59"), ids.host("h74"),
+                              ids.job("acme/app", "ci.yml", "j79"), ids.cache_actions("acme/app69"))
+    c30, c50, c75 = (ids.credential("build-1", f"/cred{i}") for i in (30, 50, 75))
+    nodes = [cred(c30, lifetime=Lifetime.UNTIL_RUNNER_REMOVED), runner(r59, criticality=Criticality.CRITICAL)]
+    arcs = [(K.AUTHENTICATES_RUNNER, c30, r59, Lifetime.PER_JOB)]
+    if repair:
+        nodes += [host(h74), cache(ca), job(j79, criticality=Criticality.MEDIUM),
+                  cred(c50, criticality=Criticality.CRITICAL), runner(r19, in_inventory=True),
+                  cred(c75, criticality=Criticality.HIGH, lifetime=Lifetime.UNTIL_RUNNER_REMOVED)]
+        arcs += [(K.RUNS_ON_HOST, r59, h74, None), (K.SHARES_CACHE, h74, ca, None),
+                 (K.RESTORES_INTO, ca, j79, None), (K.STORES_CREDENTIAL, h74, c50, None),
+                 (K.AUTHENTICATES_RUNNER, c50, r19, None), (K.STORES_CREDENTIAL, r19, c75, None),
+                 (K.CAN_REGISTER_RUNNER, c75, j79, None)]
+    edges = [edge(k, u, v, **({"lifetime": lt} if lt else {})) for k, u, v, lt in arcs]
+    return build(nodes, edges), [c30]
+
+
+@pytest.mark.parametrize("repair", [False, True], ids=["kept", "repaired"])
+def test_an_invalidated_subject_entered_only_through_another_candidates_arcs(repair):
+    """Cutting ``r59`` (``orphan_graph``) leaves ``cred30``'s virtual node in the tree with no arc, a leaf of weight
+    0 that the gone ``r59`` keeps as its parent: the kept tree (numpy and kernel alike) and the repaired one are the
+    trees of the graph after the cut up to that leaf (``fast._verify``).  Regression: ``_repaired`` read the gone
+    subject's parent as a live child of the leaf, and ``fast._verify`` took the leaf for a wrong tree."""
+    g, sources = orphan_graph(repair)
+    inc, cands, s = _setup(g, sources)
+    r59 = inc.sub.nodes.index(g.nx.nodes[ids.runner("acme", "r59")]["node"])
+    c = next(c for c in cands.ranked if c.subject == r59 and c.action is RevocationAction.REMOVE_RUNNER_REGISTRATION)
+    assert c.invalidates and not s.prices.arcs[s.prices.find(c.action, c.subject)].size
+    st = _state(s, cands, random.Random(0), 0.0, 0.0)
+    tree = fast._tree(s, st)
+    parent = int(tree.idom[r59])
+    assert parent >= s.n and parent not in (c.via_in, s.root)  # another candidate's virtual node
+    k = s.k
+    for kernel in (k, None):
+        s.k, st.tree = kernel, _copy(tree)
+        found = fast._cut_in_place(c, s, st)
+        if kernel is None and repair:
+            assert found is None  # numpy refuses: a new tree
+            continue
+        assert found is not None and bool(found[1].size) == (repair and kernel is not None)
+        after = fast._State(st.alive.copy(), st.dead.copy(), st.reached.copy(), 0, st.applied, st.tree)
+        after.dead[r59] = True
+        after.reached[found[0]] = False
+        assert np.flatnonzero(_orphans(s, after, st.tree)).tolist() == [parent]
+        assert st.tree.gone[r59] and st.tree.idom[r59] == parent and st.tree.subw[parent] == 0
+        fast._verify(s, after)
+    s.k = k
+    assert check(g, sources, states=0) == (3, 5 if repair else 0)  # (kept, repaired) over every candidate
 
 
 @pytest.mark.parametrize("cap", ["repair", "refuse"])

@@ -51,7 +51,7 @@ cdef class Plan:
     cdef int64_t nt
     # the candidates (``prices``) and the lazy queue: a sorted run and a heap (``queue``, ``pop``, ``push``)
     cdef const int64_t[::1] p_subject, p_via_in, p_via_out, p_base, p_wptr, p_wipes, p_alo, p_ahi, p_arcs
-    cdef const int64_t[::1] p_sptr, p_bysub, p_ofv, qk, qp
+    cdef const int64_t[::1] p_sptr, p_bysub, p_ofv, qk, qp, p_wiping
     cdef const uint8_t[::1] p_inv, p_own, p_pool, p_follow
     cdef int64_t shift, qat, hn, hcap
     # the companions (``companions``): the nodes that may have one pending, in id order; the position of each
@@ -404,6 +404,7 @@ cdef class Plan:
         self.p_inv, self.p_own, self.p_pool, self.p_follow = inv, own, pool, follow
         self.p_wptr, self.p_wipes, self.p_alo, self.p_ahi, self.p_arcs = wipes_ptr, wipes, arcs_lo, arcs_hi, arcs
         self.p_sptr, self.p_bysub, self.p_ofv, self.shift = subject_ptr, by_subject, of_virtual, shift
+        self.p_wiping = np.flatnonzero(np.diff(np.asarray(wipes_ptr)) > 0).astype(np.int64)
 
     def companions(self, order, pos, phase, int64_t revoke):
         """What the loop needs to list companions (``fast._flush``) itself: ``order`` (int64) the nodes that may
@@ -615,7 +616,8 @@ cdef class Plan:
 
     cdef int _repush(self, const int64_t[::1] idom, const int64_t[::1] subw, const uint8_t[::1] dead,
                      const uint8_t[::1] applied, int64_t residual) except -1:
-        """``fast._repush`` of the touched nodes (``tbuf[:nt]``)."""
+        """``fast._repush`` of the touched nodes (``tbuf[:nt]``), then of every wiping candidate (its reduction is
+        no subtree: it may grow wherever dominators changed)."""
         cdef int64_t i, j, t, pos, lo, hi, key, red, n = self.n
         for i in range(self.nt):
             t = self.tbuf[i]
@@ -632,6 +634,12 @@ cdef class Plan:
                 red = residual if self._wipes_now(pos, dead) else self._red(pos, idom, subw)
                 if self._key(pos, red, dead, &key):
                     self._hpush(key, pos)
+        for i in range(self.p_wiping.shape[0]):
+            pos = self.p_wiping[i]
+            if applied[pos] or not self.p_pool[pos] or not self._wipes_now(pos, dead):
+                continue
+            if self._key(pos, residual, dead, &key):
+                self._hpush(key, pos)
         return 0
 
     def repush(self, const int64_t[::1] idom, const int64_t[::1] subw, const uint8_t[::1] dead,

@@ -411,13 +411,22 @@ VERIFY = False
 
 def _verify(s: _Static, st: _State) -> None:
     """Raise AssertionError unless the kept tree is the tree of the current graph (module docstring), up to
-    the stale immediate dominators :func:`_kept` allows (virtual nodes whose arcs all enter seeds)."""
+    the stale immediate dominators :func:`_kept` allows (virtual nodes whose arcs all enter seeds) and the
+    virtual nodes left with no arc: all their arcs entered a subject a cut invalidated (another candidate's
+    ``via_out``: a subject whose own candidate has no arc into it, e.g. a runner an arc of per-job lifetime
+    authenticates).  A cut leaves such a node in the tree, a leaf of weight 0 that no reduction reads (arcs only
+    go in a plan: it never gets one back), where a new tree leaves it out."""
     kept, fresh = st.tree, _tree(s, st)
     if not (_reach(s, st.alive, st.dead) == st.reached).all():
         raise AssertionError("kept tree: the reached set changed")
     live = ~kept.gone & (kept.idom >= 0)  # type: ignore[union-attr]
     live[s.root] = True
-    stale = s.seedy
+    a = s.via_arc
+    held = st.alive[a] & st.reached[s.src[a]] & ~st.dead[s.tgt[a]] & (s.src[a] != s.tgt[a])
+    orphan = np.zeros(s.root + 1, dtype=bool)
+    orphan[s.n:s.root] = kept.subw[s.n:s.root] == 0  # type: ignore[union-attr]
+    orphan[s.via[a[held]]] = False
+    stale = s.seedy | orphan
     in_fresh = fresh.idom >= 0
     in_fresh[s.root] = True
     same = (live == in_fresh) & ((kept.idom == fresh.idom) | ~in_fresh) & (kept.subw == fresh.subw)  # type: ignore
@@ -476,9 +485,12 @@ def _apply(s: _Static, st: _State, c: Candidate, red: int) -> tuple[tuple, np.nd
 def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st: _State) -> None:
     """After a repaired tree (``grown``: nodes that moved or whose subtree may have grown), queue again, under
     their current keys, the candidates whose cut root is one of them (its subject or its ``via_out``): their
-    reductions may have grown, and the lazy queue holds for every candidate a key no larger than its own.  A
-    wiping candidate is queued with the whole residual as its reduction (as in :func:`_queue`).  With the kernel's
-    queue, the kernel does the same (``Plan.repush``, of the nodes its last cut touched: ``grown``)."""
+    reductions may have grown, and the lazy queue holds for every candidate a key no larger than its own.  Every
+    wiping candidate is queued again too, with the whole residual as its reduction (as in :func:`_queue`): its
+    reduction is no subtree (a trial reachability), and dominators that change can make it grow wherever its
+    subject is (random graphs 424 and 457: a reimage_host and a remove_runner_registration priced 0, dropped, then
+    worth 442 and 32 after a repair elsewhere).  With the kernel's queue, the kernel does the same
+    (``Plan.repush``, of the nodes its last cut touched: ``grown``)."""
     if isinstance(queue, KernelQueue):
         tree = st.tree
         s.k.repush(tree.idom, tree.subw, st.dead.view(np.uint8), st.applied.view(np.uint8),  # type: ignore
@@ -491,6 +503,7 @@ def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st:
             poss.update(p.by_subject[p.subject_ptr[t]:p.subject_ptr[t + 1]])
         elif t < s.root:
             poss.add(p.of_virtual[t - s.n])
+    poss.update(p.wiping.tolist())
     for pos in sorted(poss):
         if st.applied[pos] or not p.pool[pos]:
             continue
