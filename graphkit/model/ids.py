@@ -152,7 +152,9 @@ class IdForm:
                 raise IdError(f"{self.kind.value} id: missing {key}")
             given = str(values[key])
             value = part.normalize(given)
-            marked = mark_tokens(given)  # before normalising: the fingerprint of the value as written, as fields
+            # before normalising: the fingerprint of the value as written (case-folded where the platform folds
+            # case, :attr:`Part.caseless`), as fields
+            marked = mark_tokens(given, part.caseless)
             if not re.fullmatch(part.pattern, value, re.S) and not (REDACTED in value and re.fullmatch(
                     part.id_pattern or part.pattern, part.render(value), re.S)):  # else: a marked id read back
                 raise IdError(f"{self.kind.value} id: {marked!r} is not a valid {part.what}")
