@@ -365,18 +365,20 @@ def runner_ref(scope: str, name: str) -> str:
     return runner(scope, name).removeprefix(PREFIXES[NodeKind.RUNNER])
 
 
-def pool_labels(labels: Iterable[str]) -> list[str]:
-    """An inferred pool's labels: lower-cased, sorted, ``self-hosted`` included.
+def pool_labels(labels: Iterable[str], self_hosted: bool = True) -> list[str]:
+    """An inferred pool's labels: lower-cased, sorted, ``self-hosted`` included (GitHub gives every self-hosted
+    runner that label); ``self_hosted`` False: the labels alone (GitLab, whose runners have no implicit tag: a
+    runner takes a job when it has all the job's tags, https://docs.gitlab.com/ci/yaml/#tags).
 
-    >>> pool_labels(["Linux", "X64"])
-    ['linux', 'self-hosted', 'x64']
+    >>> pool_labels(["Linux", "X64"]), pool_labels(["Linux"], self_hosted=False)
+    (['linux', 'self-hosted', 'x64'], ['linux'])
     """
-    return sorted({x.strip().lower() for x in labels} | {"self-hosted"})
+    return sorted({x.strip().lower() for x in labels} | ({"self-hosted"} if self_hosted else set()))
 
 
-def runner_pool(owner: str, labels: Iterable[str]) -> str:
+def runner_pool(owner: str, labels: Iterable[str], self_hosted: bool = True) -> str:
     """An inferred runner pool: ``runner:inferred:{owner}:{label+label...}`` (see :func:`pool_labels`)."""
-    return _build(NodeKind.RUNNER, "pool", owner=owner, labels="+".join(pool_labels(labels)))
+    return _build(NodeKind.RUNNER, "pool", owner=owner, labels="+".join(pool_labels(labels, self_hosted)))
 
 
 def runner_group(owner: str, group: str) -> str:
