@@ -357,3 +357,6 @@ def test_token_shaped_labels_that_differ_only_in_case_still_route(tmp_path):
     assert labels["upper"] == ("self-hosted", f"LBL-{folded}") and labels["lower"] == ("self-hosted", f"lbl-{folded}")
     g.save(tmp_path / "g.json")
     assert "qqqqrrrr" not in (tmp_path / "g.json").read_text(encoding="utf-8").lower()
+    # an excerpt quoting the upper-cased value (an environment name, a label) is marked alike
+    from graphkit.model import Evidence
+    assert Evidence(file="w.yml", detail=f"environment: PROD-{tok.upper()}").detail == f"environment: PROD-{folded}"
