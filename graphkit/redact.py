@@ -493,7 +493,7 @@ def mark_credentials(text: str, key: bytes = FINGERPRINT_KEY) -> str:
     return _mark(text, key, True)
 
 
-def mark_tokens(text: str) -> str:
+def mark_tokens(text: str, fold: bool = False) -> str:
     """``text`` with every credential of a precise format (the token formats, private key blocks and URL
     credentials of :func:`find_credentials`, not the high-entropy assignments, whose keyword test would take
     ``github_token:acme/...`` or ``secretsmanager:GetSecretValue`` for one) marked as :func:`mark_credentials`
@@ -508,8 +508,44 @@ def mark_tokens(text: str) -> str:
     True
     >>> mark_tokens("github_token:acme/app/.github/workflows/ci.yml#password=Xk3pQ9vLm2Zr")
     'github_token:acme/app/.github/workflows/ci.yml#password=Xk3pQ9vLm2Zr'
+
+    ``fold``: the value is one the platform compares case-insensitively (a GitHub runner label, an owner,
+    repository or environment name; :attr:`graphkit.model.node.Node.caseless_fields`): a credential is looked
+    for in the text as written, lower-cased and upper-cased, and fingerprinted lower-cased, so two spellings that
+    differ only in case (which the platform takes for one) are marked alike, and an upper-cased token
+    (``LBL-GHP_...``) is marked too.
+
+    >>> mark_tokens("LBL-GHP_" + "A1B2" * 9, fold=True) == "LBL-***" + fingerprint(b"ghp_" + b"a1b2" * 9)
+    True
+    >>> mark_tokens("lbl-ghp_" + "A1b2" * 9, fold=True)[4:] == mark_tokens("lbl-GHP_" + "a1B2" * 9, fold=True)[4:]
+    True
     """
-    return _mark_tokens(text) if text else text
+    if not text:
+        return text
+    return _mark_folded(text) if fold else _mark_tokens(text)
+
+
+@lru_cache(maxsize=1 << 14)
+def _mark_folded(text: str) -> str:
+    """:func:`mark_tokens` with ``fold``: the spans of a credential in ``text``, ``text.lower()`` or
+    ``text.upper()`` (merged), each replaced by :data:`REDACTED` and the fingerprint of its lower-cased text.
+    A text whose case mapping changes its length (a few non-ASCII letters) is marked as written, not folded."""
+    low, up = text.lower(), text.upper()
+    if len(low) != len(text) or len(up) != len(text):
+        return _mark_tokens(text)
+    spans = sorted((m.start, m.end) for t in {text, low, up} if _may_hold_credential(t, False)
+                   for m in find_credentials(t, FINGERPRINT_KEY, assignments=False))
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    parts, last = [], 0
+    for start, end in merged:
+        parts += [text[last:start], REDACTED + fingerprint(low[start:end].encode("utf-8", "replace"))]
+        last = end
+    return "".join(parts) + text[last:] if parts else text
 
 
 @lru_cache(maxsize=1 << 16)
@@ -531,7 +567,7 @@ def _mark(text: str, key: bytes, assignments: bool) -> str:
     return "".join(parts) + text[last:] if parts else text
 
 
-def mark_value(value: object) -> object:
+def mark_value(value: object, fold: bool = False) -> object:
     """``value`` with :func:`mark_tokens` applied to every string in it: a string, or lists, tuples,
     mappings (keys and values) and pydantic models (their fields, by ``model_copy``) holding strings, walked
     without recursion (hostile nesting has no depth limit here).  ``value`` itself, not a copy, when no string
@@ -543,8 +579,8 @@ def mark_value(value: object) -> object:
     True
     """
     if type(value) is str:
-        return mark_tokens(value)
-    if not (isinstance(value, (list, tuple, dict)) or _is_model(value)) or not _holds_credential(value):
+        return mark_tokens(value, fold)
+    if not (isinstance(value, (list, tuple, dict)) or _is_model(value)) or not _holds_credential(value, fold):
         return value
     stack: list[tuple[object, Iterator[object], list[object]]] = [(value, _children(value), [])]
     while True:
@@ -559,7 +595,7 @@ def mark_value(value: object) -> object:
         elif isinstance(child, (list, tuple, dict)) or _is_model(child):
             stack.append((child, _children(child), []))
         else:
-            out.append(mark_tokens(child) if type(child) is str else child)
+            out.append(mark_tokens(child, fold) if type(child) is str else child)
 
 
 _END = object()
@@ -589,13 +625,13 @@ def _assemble(node: object, out: list[object]) -> object:
     return tuple(out) if isinstance(node, tuple) else out
 
 
-def _holds_credential(value: object) -> bool:
+def _holds_credential(value: object, fold: bool = False) -> bool:
     """Whether a string in ``value`` (lists, tuples, mappings, models) changes under :func:`mark_tokens`."""
     stack = [value]
     while stack:
         v = stack.pop()
         if type(v) is str:
-            if mark_tokens(v) != v:
+            if mark_tokens(v, fold) != v:
                 return True
         elif isinstance(v, (list, tuple)):
             stack.extend(v)

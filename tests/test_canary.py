@@ -306,11 +306,13 @@ def test_token_shaped_inventory_and_host_strings_are_marked_alike_and_still_join
     assert {e["source"] for e in graph["edges"] if e["kind"] == "receives_job" and e["target"] == job} == \
         {"runner:acme/inv-01"}
     assert not [i for i in nodes if i.startswith("runner:inferred:") and "lbl-" in i]
-    assert nodes["runner:acme/inv-01"]["labels"] == ["self-hosted", "linux", f"lbl-{mark}"]
-    assert nodes["runner:acme/inv-01"]["runner_group"] == f"grp-{mark2}"
+    # labels and group names are case-insensitive on GitHub: fingerprinted lower-cased (mark_tokens fold)
+    folded, folded2 = "***" + fingerprint(GH_TOKEN.lower().encode()), "***" + fingerprint(GH_TOKEN_2.lower().encode())
+    assert nodes["runner:acme/inv-01"]["labels"] == ["self-hosted", "linux", f"lbl-{folded}"]
+    assert nodes["runner:acme/inv-01"]["runner_group"] == f"grp-{folded2}"
     # ids made from the raw values (graphkit.model.ids marks them) are the graph's
     group, cred = ids.runner_group("acme", f"grp-{GH_TOKEN_2}"), ids.credential("build-02", f"/home/ci/.config/gh/{GH_TOKEN}/hosts.yml")
-    assert (group, cred) == (ids.runner_group("acme", f"grp-{mark2}"), ids.credential("build-02", f"/home/ci/.config/gh/{mark}/hosts.yml"))
+    assert (group, cred) == (ids.runner_group("acme", f"grp-{folded2}"), ids.credential("build-02", f"/home/ci/.config/gh/{mark}/hosts.yml"))
     assert group in nodes and cred in nodes and mark in cred
     assert nodes[ids.runner("acme", f"t-{GH_TOKEN_2}")]["name"] == f"t-{mark2}"  # from the host snapshot
     assert [r["name"] for r in json.loads(outputs["host.json"])["runners"] if r["name"].startswith("t-")] == \

@@ -198,6 +198,12 @@ FORMAT_JOBS = """\
       braces:
         runs-on: ${{ format('{{{0}', 'x') }}
         steps: [{run: make}]
+      escaped:
+        runs-on: ${{ format('{{0}}-{0}', 'linux') }}
+        steps: [{run: make}]
+      quoted:
+        runs-on: [self-hosted, "${{ format('it''s-}}{0}', 'x') }}"]
+        steps: [{run: make}]
       unknown:
         runs-on: ${{ format('linux-{0}', vars.SIZE) }}
         steps: [{run: make}]
@@ -218,6 +224,14 @@ def test_format_in_runs_on_is_evaluated(tmp_path):
     assert [(c.labels, c.confidence.value) for c in job("braces").runs_on] == [(("{x",), "certain")]
     assert job("unknown").runs_on == [] and job("unknown").runs_on_unresolved is not None
     assert job("sized").runs_on_unresolved is None
+    # a ``}}`` inside a string literal does not end the expression; ``{{``/``}}`` are escaped braces (newuser2-s29
+    # defect 2: the expression was cut at the first ``}}`` and its tail became a bogus pool every dynamic job joined)
+    assert [(c.labels, c.confidence.value) for c in job("escaped").runs_on] == [(("{0}-linux",), "certain")]
+    assert [(c.labels, c.confidence.value) for c in job("quoted").runs_on] == [(("self-hosted", "it's-}x"), "certain")]
+    assert sorted(n.id for n in g.nodes() if n.id.startswith("runner:inferred:")) == [
+        "runner:inferred:acme:it's-}x+self-hosted", "runner:inferred:acme:linux-gpu+self-hosted",
+        "runner:inferred:acme:linux-large+self-hosted", "runner:inferred:acme:linux-small+self-hosted",
+        "runner:inferred:acme:self-hosted+{0}-linux", "runner:inferred:acme:self-hosted+{x"]
 
 
 # --------------------------------------------------------------------------------------------- --no-default-labels

@@ -305,18 +305,37 @@ def test_tagged_jobs_no_listed_runner_serves_get_an_inferred_pool(tmp_path):
     assert res.problems == []
     g = res.graph
     receives = {(e.source, e.target, e.confidence) for e in g.edges(EdgeKind.RECEIVES_JOB)}
+    # keyed by the job's own tags: GitLab has no implicit ``self-hosted`` tag (newuser2-s29 defect 4)
     assert receives == {
-        ("runner:inferred:gitlab.com:gpu+linux+self-hosted", "job:gitlab:acme/app:.gitlab-ci.yml#train",
-         Confidence.POSSIBLE),
-        ("runner:inferred:gitlab.com:arm64+self-hosted", "job:gitlab:acme/app:.gitlab-ci.yml#cross",
-         Confidence.POSSIBLE)}
-    assert g.meta.resolve.inferred_pools == ["runner:inferred:gitlab.com:arm64+self-hosted",
-                                             "runner:inferred:gitlab.com:gpu+linux+self-hosted"]
-    pool = g.node("runner:inferred:gitlab.com:gpu+linux+self-hosted")
-    assert (pool.platform, pool.inferred, pool.scope) == ("gitlab", True, "gitlab.com")
+        ("runner:inferred:gitlab.com:gpu+linux", "job:gitlab:acme/app:.gitlab-ci.yml#train", Confidence.POSSIBLE),
+        ("runner:inferred:gitlab.com:arm64", "job:gitlab:acme/app:.gitlab-ci.yml#cross", Confidence.POSSIBLE)}
+    assert g.meta.resolve.inferred_pools == ["runner:inferred:gitlab.com:arm64", "runner:inferred:gitlab.com:gpu+linux"]
+    pool = g.node("runner:inferred:gitlab.com:gpu+linux")
+    assert (pool.platform, pool.inferred, pool.scope, pool.labels) == ("gitlab", True, "gitlab.com", ["gpu", "linux"])
     persists = {(e.source, e.target, e.confidence) for e in g.edges(EdgeKind.PERSISTS_ON)}
-    assert ("job:gitlab:acme/app:.gitlab-ci.yml#train", "runner:inferred:gitlab.com:gpu+linux+self-hosted",
+    assert ("job:gitlab:acme/app:.gitlab-ci.yml#train", "runner:inferred:gitlab.com:gpu+linux",
             Confidence.POSSIBLE) in persists
+
+
+def test_a_self_hosted_tag_is_a_tag_like_any_other(tmp_path):
+    """A runner takes a job when it has all the job's tags (https://docs.gitlab.com/ci/yaml/#tags), and GitLab adds
+    none: ``[linux]`` and ``[linux, self-hosted]`` are two pools, and only the first job may run on either."""
+    ci = "a: {tags: [linux], script: [make]}\nb: {tags: [linux, self-hosted], script: [make]}\n"
+    g = build_graph({"gitlab-ci": [_checkout(tmp_path, {".gitlab-ci.yml": ci}, "acme__app")]}).graph
+    assert {(e.source.rsplit(":", 1)[1], e.target.rsplit("#", 1)[1]) for e in g.edges(EdgeKind.RECEIVES_JOB)} == {
+        ("linux", "a"), ("linux+self-hosted", "a"), ("linux+self-hosted", "b")}
+
+
+def test_a_dynamic_child_pipeline_may_run_on_every_inferred_pool(tmp_path):
+    """The generated YAML may carry any tags (https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#dynamic-child-pipelines):
+    with no runner listed, the stand-in is linked ``possible`` to every inferred pool of its instance, as GitHub's
+    unresolved ``runs-on`` is (newuser2-s29 defect 3)."""
+    ci = DYNAMIC.replace("      stage: build\n", "      stage: build\n      tags: [linux]\n") + TAGGED.replace(
+        "    variables:\n      ARCH_TAG: arm64\n", "")
+    g = build_graph({"gitlab-ci": [_checkout(tmp_path, {".gitlab-ci.yml": ci}, "acme__app")]}).graph
+    stand_in = "job:gitlab:acme/app:generated-config.yml (artifact of generate-config)#*"
+    assert {(e.source, e.confidence) for e in g.edges(EdgeKind.RECEIVES_JOB) if e.target == stand_in} == {
+        (p, Confidence.POSSIBLE) for p in ("runner:inferred:gitlab.com:linux", "runner:inferred:gitlab.com:gpu+linux")}
 
 
 def test_an_inventory_runner_serving_the_tags_means_no_pool(tmp_path):
@@ -332,7 +351,7 @@ def test_an_inventory_runner_serving_the_tags_means_no_pool(tmp_path):
     assert train == {("runner:gitlab.example.com/deploy-protected", Confidence.POSSIBLE)}
     # saas-* tags name hosted runners on GitLab.com only: on another instance they are a runner of its own; `cross`
     # (a $VAR tag) may be taken by every listed runner already (possible), so it gets no pool
-    assert g.meta.resolve.inferred_pools == ["runner:inferred:gitlab.example.com:saas-linux-small-amd64+self-hosted"]
+    assert g.meta.resolve.inferred_pools == ["runner:inferred:gitlab.example.com:saas-linux-small-amd64"]
 
 
 def test_trigger_job_variables_reach_the_child_unless_forward_says_no(tmp_path):

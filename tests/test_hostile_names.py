@@ -318,7 +318,45 @@ def test_token_shaped_names_are_marked_alike_in_every_source_and_still_route(tmp
     assert routed == {(rid, "a", "certain"), (arc.id, "b", "possible")}
     assert not [n.id for n in g.nodes(NodeKind.RUNNER) if n.inferred]
     runner = g.node(rid)
-    assert runner.labels == ["self-hosted", f"lbl-{mark}"] and runner.host == f"h-{mark}"
+    folded = "***" + fingerprint(tok.lower().encode())  # labels are case-insensitive: fingerprinted lower-cased
+    assert runner.labels == ["self-hosted", f"lbl-{folded}"] and runner.host == f"h-{mark}"
     assert g.node(ids.host(f"h-{tok}")).name == f"h-{mark}"
     assert ids.cache_host(f"h-{tok}", f"/opt/{tok}/cache") in {n.id for n in g.nodes(NodeKind.CACHE)}
     assert mark in ids.cache_host(f"h-{tok}", f"/opt/{tok}/cache")
+
+
+def test_token_shaped_labels_that_differ_only_in_case_still_route(tmp_path):
+    """GitHub runner labels are case-insensitive ("Labels are case-insensitive",
+    https://docs.github.com/en/actions/hosting-your-own-runners/managing-self-hosted-runners/using-labels-with-self-hosted-runners):
+    a token-shaped label is fingerprinted case-folded on both sides (:func:`graphkit.redact.mark_tokens` ``fold``),
+    so ``runs-on`` spelled in another case, even all upper-case (``LBL-GHP_...``, which the token format alone
+    does not match), still reaches the runner certain, no job is queued forever, and no output holds the token
+    (newuser2-s29 defect 1)."""
+    tok = "ghp_" + "QQQQrrrrSSSSttttUUUUvvvvWWWWxxxx5678"
+    wf = tmp_path / "repos" / "acme__app" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    jobs = {"exact": f"lbl-{tok}", "lower": f"lbl-{tok.lower()}", "upper": f"LBL-{tok.upper()}", "control": "LBL-PLAIN"}
+    (wf / "w.yml").write_text(yaml.safe_dump({"on": "push", "jobs": {
+        k: {"runs-on": ["self-hosted", v], "steps": [{"run": "make"}]} for k, v in jobs.items()}}), encoding="utf-8")
+    inv = {"schema": "graphkit.runner-inventory/v1",
+           "organizations": [{"name": "acme", "runners_complete": True,
+                              "runner_groups": [{"name": "Default", "visibility": "all"}]}],
+           "repositories": [{"full_name": "acme/app", "visibility": "private"}],
+           "runners": [{"name": "r1", "labels": ["self-hosted", "Linux", "lbl-plain", f"lbl-{tok}"], "scope": "acme",
+                        "runner_group": "Default", "ephemeral": False}]}
+    (tmp_path / "inv.json").write_text(json.dumps(inv), encoding="utf-8")
+    g = build_graph({"github-actions": [tmp_path / "repos"], "runners": [tmp_path / "inv.json"]}).graph
+    routed = {(e.source, e.target.rsplit("#", 1)[1], e.confidence.value) for e in g.edges()
+              if e.kind.value == "receives_job"}
+    assert routed == {("runner:acme/r1", k, "certain") for k in jobs}
+    assert not [n.id for n in g.nodes(NodeKind.RUNNER) if n.inferred]
+    assert [f.subject for f in run_rules(g) if f.rule == "runs-on-queued-forever"] == []
+    folded = "***" + fingerprint(tok.lower().encode())
+    assert g.node("runner:acme/r1").labels == ["self-hosted", "Linux", "lbl-plain", f"lbl-{folded}"]
+    labels = {n.job_key: n.runs_on[0].labels for n in g.nodes(NodeKind.JOB)}
+    assert labels["upper"] == ("self-hosted", f"LBL-{folded}") and labels["lower"] == ("self-hosted", f"lbl-{folded}")
+    g.save(tmp_path / "g.json")
+    assert "qqqqrrrr" not in (tmp_path / "g.json").read_text(encoding="utf-8").lower()
+    # an excerpt quoting the upper-cased value (an environment name, a label) is marked alike
+    from graphkit.model import Evidence
+    assert Evidence(file="w.yml", detail=f"environment: PROD-{tok.upper()}").detail == f"environment: PROD-{folded}"

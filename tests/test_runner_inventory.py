@@ -298,6 +298,11 @@ NOT_A_TARGET = "not a cloud_role:, target:, signing_key: or repo: node id"
     ("deploys_to", "host:h", "target", f"'host:h': {NOT_A_TARGET}"),
     ("signs_with", "target:registry:ghcr.io", "access",
      "signs_with cannot point to a deployment_target (target:registry:ghcr.io)"),
+    ("authenticates_as", "cloud_role:aws:arn:aws:iam::111122223333:role/ci", "access",
+     "authenticates_as points only to an IAM user (cloud_user:aws:<user arn>), not to a cloud_role "
+     "(cloud_role:aws:arn:aws:iam::111122223333:role/ci): a role is written with assumes_role"),
+    ("authenticates_as", "repo:acme/app", "access",
+     "authenticates_as points only to an IAM user (cloud_user:aws:<user arn>), not to a repository (repo:acme/app)"),
 ])
 def test_malformed_grant_targets_say_what_was_expected(tmp_path, access, target, place, reason):
     f = _write(tmp_path, "inv.yaml", GRANTS.replace("deploys_to", access).replace("TARGET", target))
@@ -307,6 +312,20 @@ def test_malformed_grant_targets_say_what_was_expected(tmp_path, access, target,
     # the bad grant costs only itself (issue 18): the host and its credential stay, granting nothing
     assert {n.spec.kind.value for n in res.nodes} == {"host", "credential"}
     assert [e.kind for e in res.edges] == [EdgeKind.STORES_CREDENTIAL]
+
+
+@pytest.mark.parametrize("access", ["authenticates_as", "assumes_role"])
+def test_a_credential_reaches_an_iam_user_with_authenticates_as(tmp_path, access):
+    """The README's edge name is the inventory's access value (newuser2-s29 defect 6): an IAM user's access key
+    on the host ``authenticates_as`` the user; ``assumes_role`` on a cloud_user is read as it (older files)."""
+    user = "cloud_user:aws:arn:aws:iam::111122223333:user/deployer"
+    f = _write(tmp_path, "inv.yaml", GRANTS.replace("deploys_to", access).replace("TARGET", user))
+    res = ri.INGESTOR.ingest([f])
+    assert res.problems == []
+    assert sorted((e.kind.value, e.target, e.confidence.value) for e in res.edges) == [
+        ("authenticates_as", user, "certain"), ("stores_credential", "credential:h:/x", "certain")]
+    schema = json.loads((Path(__file__).parents[1] / "schemas" / "runner-inventory.schema.json").read_text())
+    assert "authenticates_as" in schema["$defs"]["CredentialGrant"]["properties"]["access"]["enum"]
 
 
 @pytest.mark.parametrize("entry, place, reason", [

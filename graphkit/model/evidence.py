@@ -37,8 +37,10 @@ class Evidence(BaseModel):
     @classmethod
     def _no_credential(cls, text: object) -> object:
         """No place or excerpt keeps a literal credential (a token-shaped file name, YAML key or excerpt):
-        marked as every stored string is (:func:`graphkit.redact.mark_tokens`)."""
-        return mark_tokens(text) if type(text) is str else text
+        marked as every stored string is (:func:`graphkit.redact.mark_tokens`), case-folded: an excerpt may quote a
+        value the platform compares case-insensitively (``runs-on: LBL-GHP_...``, an environment name), whose
+        other spellings are the same credential."""
+        return mark_tokens(text, True) if type(text) is str else text
 
     @field_validator("detail")
     @classmethod

@@ -100,15 +100,18 @@ class Part:
     render: Callable[[str], str] = _keep
     decode: Callable[[str], str] = _keep
     id_pattern: str | None = None
+    #: the platform compares the value case-insensitively: a credential in it is marked case-folded
+    #: (:func:`graphkit.redact.mark_tokens` ``fold``), as the node fields that hold it are
+    caseless: bool = False
 
 
-OWNER = Part("owner", owner_key, r"[^/:]+")
-REPO = Part("owner/name", repo_key, r"[^/:]+/[^/:]+")
-SCOPE = Part("owner or owner/name", repo_key, r"[^/:]+(?:/[^/:]+)?")
+OWNER = Part("owner", owner_key, r"[^/:]+", caseless=True)
+REPO = Part("owner/name", repo_key, r"[^/:]+/[^/:]+", caseless=True)
+SCOPE = Part("owner or owner/name", repo_key, r"[^/:]+(?:/[^/:]+)?", caseless=True)
 NAME = Part("runner name", _keep, r".+", render=lambda s: runner_name_part(s), decode=lambda s: runner_name_of_part(s),
             id_pattern=r"[^/]+")
-GROUP = Part("group name", owner_key, r".+")
-ENV = Part("environment name", env_key, r".+")
+GROUP = Part("group name", owner_key, r".+", caseless=True)
+ENV = Part("environment name", env_key, r".+", caseless=True)
 SECRET = Part("secret name", secret_key, r"[^:]+")
 HOSTNAME = Part("host name", lambda s: s.strip().lower(), r"[^:]+")
 def _path_key(path: str) -> str:
@@ -145,7 +148,7 @@ WF_PATH = Part("workflow path", _path_key, r"[^#]+")
 #: (:func:`graphkit.redact.mark_tokens`), which the id reads back.
 JOB_KEY = Part("job key", str, r"[A-Za-z_][A-Za-z0-9_-]*",
                id_pattern=r"(?:[A-Za-z_]|\*\*\*[0-9a-f]{16})(?:[A-Za-z0-9_-]|\*\*\*[0-9a-f]{16})*")
-LABELS = Part("label set", _keep, r".+")
+LABELS = Part("label set", _keep, r".+", caseless=True)
 TEXT = Part("identifier", _keep, r".+")
 WORD = Part("type", lambda s: s.strip().lower(), r"[a-z0-9_-]+")
 ACCOUNT = Part("account id", _keep, r"\d{12}|\*|aws|\$\{[^}]+\}")
@@ -159,7 +162,7 @@ GL_SCOPE = Part("environment scope", _keep, r"[^:\n]+")
 #: https://gitlab.com/gitlab-org/gitlab-foss/-/merge_requests/1330; the ``project_path`` OIDC claim is
 #: compared case-insensitively by relying parties, https://github.com/pypi/warehouse/pull/15512): lower-cased.
 GL_PROJECT = Part("GitLab project path GROUP[/SUBGROUP...]/PROJECT", lambda s: s.strip().strip("/").lower(),
-                  r"[^/:#\s]+(?:/[^/:#\s]+)+")
+                  r"[^/:#\s]+(?:/[^/:#\s]+)+", caseless=True)
 #: A GitLab job name: any text (``rspec:unit 1/2`` is a valid name, https://docs.gitlab.com/ci/jobs/#job-names),
 #: written last in the id, after the first ``#``.
 GL_JOB = Part("GitLab job name", _keep, r".+")

@@ -152,7 +152,9 @@ class IdForm:
                 raise IdError(f"{self.kind.value} id: missing {key}")
             given = str(values[key])
             value = part.normalize(given)
-            marked = mark_tokens(given)  # before normalising: the fingerprint of the value as written, as fields
+            # before normalising: the fingerprint of the value as written (case-folded where the platform folds
+            # case, :attr:`Part.caseless`), as fields
+            marked = mark_tokens(given, part.caseless)
             if not re.fullmatch(part.pattern, value, re.S) and not (REDACTED in value and re.fullmatch(
                     part.id_pattern or part.pattern, part.render(value), re.S)):  # else: a marked id read back
                 raise IdError(f"{self.kind.value} id: {marked!r} is not a valid {part.what}")
@@ -363,18 +365,20 @@ def runner_ref(scope: str, name: str) -> str:
     return runner(scope, name).removeprefix(PREFIXES[NodeKind.RUNNER])
 
 
-def pool_labels(labels: Iterable[str]) -> list[str]:
-    """An inferred pool's labels: lower-cased, sorted, ``self-hosted`` included.
+def pool_labels(labels: Iterable[str], self_hosted: bool = True) -> list[str]:
+    """An inferred pool's labels: lower-cased, sorted, ``self-hosted`` included (GitHub gives every self-hosted
+    runner that label); ``self_hosted`` False: the labels alone (GitLab, whose runners have no implicit tag: a
+    runner takes a job when it has all the job's tags, https://docs.gitlab.com/ci/yaml/#tags).
 
-    >>> pool_labels(["Linux", "X64"])
-    ['linux', 'self-hosted', 'x64']
+    >>> pool_labels(["Linux", "X64"]), pool_labels(["Linux"], self_hosted=False)
+    (['linux', 'self-hosted', 'x64'], ['linux'])
     """
-    return sorted({x.strip().lower() for x in labels} | {"self-hosted"})
+    return sorted({x.strip().lower() for x in labels} | ({"self-hosted"} if self_hosted else set()))
 
 
-def runner_pool(owner: str, labels: Iterable[str]) -> str:
+def runner_pool(owner: str, labels: Iterable[str], self_hosted: bool = True) -> str:
     """An inferred runner pool: ``runner:inferred:{owner}:{label+label...}`` (see :func:`pool_labels`)."""
-    return _build(NodeKind.RUNNER, "pool", owner=owner, labels="+".join(pool_labels(labels)))
+    return _build(NodeKind.RUNNER, "pool", owner=owner, labels="+".join(pool_labels(labels, self_hosted)))
 
 
 def runner_group(owner: str, group: str) -> str:

@@ -105,6 +105,17 @@ class Node(BaseModel):
     spec: ClassVar[NodeSpec]
     #: fields :mod:`graphkit.model.bounds` leaves alone (their text is bounded where it becomes ids)
     unbounded_fields: ClassVar[frozenset[str]] = frozenset()
+    #: fields whose values the platform compares case-insensitively: a credential in them is marked case-folded
+    #: (:func:`graphkit.redact.mark_tokens` ``fold``), as the id parts that hold them are
+    #: (:attr:`graphkit.model.id_parts.Part.caseless`), so two spellings that differ only in case still join.
+    #: GitHub runner labels: "Labels are case-insensitive" (https://docs.github.com/en/actions/hosting-your-own-
+    #: runners/managing-self-hosted-runners/using-labels-with-self-hosted-runners); owner and repository names
+    #: (ids lower-case them, :mod:`graphkit.model.id_parts`), environment names ("not case sensitive",
+    #: https://docs.github.com/en/actions/reference/workflows-and-actions/deployments-and-environments), runner
+    #: group names, GitLab project paths
+    caseless_fields: ClassVar[frozenset[str]] = frozenset({
+        "labels", "label_patterns", "runs_on", "scope", "runner_group", "owner", "repository", "secrets_repository",
+        "full_name", "selected_repositories", "environment", "github_owner"})
 
     id: str
     name: str
@@ -125,7 +136,7 @@ class Node(BaseModel):
         if not isinstance(data, dict):
             return data
         return {k: v if k == "evidence" else mark_tokens(v) if k == "id" and type(v) is str
-                else mark_value(_without_url_credentials(v)) for k, v in data.items()}
+                else mark_value(_without_url_credentials(v), k in cls.caseless_fields) for k, v in data.items()}
 
     @model_validator(mode="before")
     @classmethod

@@ -14,12 +14,14 @@ Routing (``runner -> job`` ``receives_job``, revoked by deleting the runner)
    subgroups, a project runner its projects (https://docs.gitlab.com/ci/runners/runners_scope/);
 3. tags: every tag of the job is a tag of the runner; a job without tags only goes to ``run_untagged`` runners
    (https://docs.gitlab.com/ci/yaml/#tags); a tag expanded at run time (``$VAR``) is ``possible``, and so is every
-   runner for the jobs of a dynamic child pipeline (``GitLabJob.generated``: their tags are unknown);
+   runner, inferred pools included, for the jobs of a dynamic child pipeline (``GitLabJob.generated``: their
+   tags are unknown);
 4. access level: a ``ref_protected`` runner takes only jobs on protected branches and tags; a ``not_protected``
    runner takes jobs of both, and so receives the protected variables of protected-ref jobs
    (https://docs.gitlab.com/ci/runners/configure_runners/#prevent-runners-from-revealing-sensitive-information);
 5. a job with tags that no GitLab runner of the graph serves runs on a runner the input does not list: an inferred
-   pool ``runner:inferred:{instance host}:{tags}`` (``possible``), as GitHub's self-hosted label sets get
+   pool ``runner:inferred:{instance host}:{tags}`` (``possible``; the job's own tags, no implicit ``self-hosted``),
+   as GitHub's self-hosted label sets get
    (:func:`_pools`; not for a tag known only at run time, nor GitLab.com's hosted runners' ``saas-*`` tags).
 
 A trigger job (``trigger:``, a bridge) runs on no runner; a job with no trigger never runs.  Whether a ref is
@@ -314,46 +316,53 @@ def _pool_tags(gl: GitLabJob) -> tuple[str, ...] | None:
     return tags
 
 
-def _pools(ctx: GitLabContext, unserved: list[tuple[Job, tuple[str, ...]]]) -> set[str]:
-    """Inferred pools (:func:`graphkit.model.ids.runner_pool`, owner: the instance host) for the tagged jobs no GitLab
-    runner of the graph serves: such a job runs only on a runner with all its tags
+def _pools(ctx: GitLabContext, unserved: list[tuple[Job, tuple[str, ...]]], generated: list[Job]) -> set[str]:
+    """Inferred pools (:func:`graphkit.model.ids.runner_pool`, owner: the instance host, keyed by the job's own tags:
+    GitLab adds no implicit tag, https://docs.gitlab.com/ci/yaml/#tags) for the tagged jobs no GitLab runner of the
+    graph serves: such a job runs only on a runner with all its tags
     (https://docs.gitlab.com/ci/runners/configure_runners/#control-jobs-that-a-runner-can-run), one the input does
     not list.  Made first, then each job linked (``possible``) to every pool of its instance holding its tags, as
-    GitHub's self-hosted label sets are (:mod:`graphkit.resolve.routing`)."""
+    GitHub's self-hosted label sets are (:mod:`graphkit.resolve.routing`), and the stand-in of a dynamic child
+    pipeline (``generated``: the generated YAML may carry any tags,
+    https://docs.gitlab.com/ci/pipelines/downstream_pipelines/#dynamic-child-pipelines) to every pool of its
+    instance, as GitHub's unresolved ``runs-on`` is."""
     pools: dict[str, Runner] = {}
     for job, tags in unserved:
         gl = job.gitlab
         assert gl is not None and gl.instance is not None
         try:
-            pid = ids.runner_pool(gl.instance, tags)
+            pid = ids.runner_pool(gl.instance, tags, self_hosted=False)
         except ids.IdError:
             continue  # a tag that cannot be part of an id: the job stays unrouted, as with no pool
         if pid not in pools:
-            labels = ids.pool_labels(tags)
+            labels = ids.pool_labels(tags, self_hosted=False)
             pools[pid] = Runner(id=pid, name=f"inferred GitLab runner pool {gl.instance} [{', '.join(labels)}]",
                                 labels=labels, scope=gl.instance, platform="gitlab", inferred=True,
                                 evidence=[gl.evidence])
             ctx.graph.add_node(pools[pid])
-    for job, tags in unserved:
+    wanted = [(job, set(ids.pool_labels(tags, self_hosted=False))) for job, tags in unserved]
+    for job, want in wanted + [(job, None) for job in generated]:
         gl = job.gitlab
         assert gl is not None
-        want = set(ids.pool_labels(tags))
         for pool in pools.values():
-            if pool.scope == gl.instance and want <= set(pool.labels):
+            if pool.scope == gl.instance and (want is None or want <= set(pool.labels)):
                 ctx.graph.add_edge(Edge(kind=EdgeKind.RECEIVES_JOB, source=pool.id, target=job.id,
                                         evidence=[gl.evidence], confidence=P, lifetime=Lifetime.UNTIL_RUNNER_REMOVED,
                                         revoked_by=RevocationAction.DELETE_GITLAB_RUNNER,
-                                        props={"tags": list(tags), "inferred_pool": True, "platform": "gitlab"}))
+                                        props={"tags": list(gl.tags), "inferred_pool": True, "platform": "gitlab"}))
     return set(pools)
 
 
 def _route(ctx: GitLabContext, jobs: Iterable[Job]) -> set[str]:
     """``receives_job`` from the GitLab runners of the graph; the inferred pools made (:func:`_pools`)."""
     unserved: list[tuple[Job, tuple[str, ...]]] = []
+    generated: list[Job] = []
     for job in jobs:
         gl = job.gitlab
         if gl is None or gl.bridge is not None or not gl.triggers:
             continue  # a trigger job runs on no runner; a job with no trigger never runs
+        if gl.generated and gl.instance is not None:
+            generated.append(job)
         project = ctx.project(gl.project)
         served = False
         for runner in ctx.runners:
@@ -371,7 +380,7 @@ def _route(ctx: GitLabContext, jobs: Iterable[Job]) -> set[str]:
         tags = None if served else _pool_tags(gl)
         if tags is not None:
             unserved.append((job, tags))
-    return _pools(ctx, unserved)
+    return _pools(ctx, unserved, generated)
 
 
 # --------------------------------------------------------------------------- variables

@@ -43,7 +43,9 @@ __all__ = ["link_observed", "name_matches", "HOSTED_GROUP"]
 
 #: The runner group of GitHub-hosted runners as the job history names it (``runner_group_name``).
 HOSTED_GROUP = "github actions"
-_EXPR = re.compile(r"\$\{\{.*?\}\}")
+#: a ``${{ }}`` expression, ended by the first ``}}`` outside a single-quoted string literal (as
+#: :data:`ingest.github_actions.expressions.EXPRESSION_PATTERN`: ``format('{{0}}', x)`` is one expression)
+_EXPR = re.compile(r"\$\{\{(?:(?:[^'}]|\}(?!\})|(?>'(?:[^']|'')*'))*?|.*?)\}\}", re.DOTALL)
 
 
 def _names(job: Job) -> list[str]:

@@ -56,7 +56,7 @@ class Src:
                 and (yaml_path is None or type(yaml_path) is str) and (line is None or type(line) is int)
                 and (detail is None or (type(detail) is str
                                         and len(detail) <= limits.latest().max_attribute_chars))
-                and all(s is None or mark_tokens(s) is s for s in (file, repository, yaml_path, detail))):
+                and all(s is None or mark_tokens(s, True) is s for s in (file, repository, yaml_path, detail))):
             e = _new(Evidence)
             _setattr(e, "__dict__", {"file": file, "repository": repository, "yaml_path": yaml_path, "line": line,
                                      "detail": detail})

@@ -25,11 +25,18 @@ from graphkit.model import secret_key
 from .models import scalar_text
 
 __all__ = [
-    "EvalContext", "Val", "evaluate", "expressions", "mentions_secrets", "resolve", "run_outputs", "scan_secrets",
+    "EXPRESSION_PATTERN", "EvalContext", "Val", "evaluate", "expressions", "mentions_secrets", "resolve", "run_outputs", "scan_secrets",
     "substitute_inputs", "truthy",
 ]
 
-_EXPR = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
+#: A ``${{ }}`` expression, its text in group 1.  It ends at the first ``}}`` outside a string literal: GitHub's
+#: strings are single-quoted, ``''`` a quote (https://docs.github.com/en/actions/reference/workflows-and-actions/
+#: expressions#literals), so ``format('{{0}}-{0}', 'linux')`` is one expression (its ``{{``/``}}`` are escaped
+#: braces, https://docs.github.com/en/actions/reference/workflows-and-actions/expressions#format).  A literal is
+#: an atomic group (no backtracking into it: linear on hostile quotes); an expression whose quote is never closed
+#: (GitHub refuses it) ends at its first ``}}``, as before.
+EXPRESSION_PATTERN = r"\$\{\{((?:[^'}]|\}(?!\})|(?>'(?:[^']|'')*'))*?|.*?)\}\}"
+_EXPR = re.compile(EXPRESSION_PATTERN, re.DOTALL)
 _SECRETS_WORD = re.compile(r"(?<![\w.\-])secrets(?![\w\-])", re.IGNORECASE)
 #: Property dereference: a name starts with a letter or ``_`` and holds letters, digits, ``-`` and ``_``
 #: (https://docs.github.com/en/actions/reference/workflows-and-actions/contexts, "property dereference"), so
@@ -73,6 +80,8 @@ def expressions(text: str, *, bare: bool = False) -> list[str]:
 
     >>> expressions("a ${{ matrix.os }} b ${{secrets.X}}"), expressions("x == 1", bare=True)
     (['matrix.os', 'secrets.X'], ['x == 1'])
+    >>> expressions("${{ format('{{0}}-{0}', 'it''s }}') }}-x ${{ 'open }}")
+    ["format('{{0}}-{0}', 'it''s }}')", "'open"]
     """
     found = [m.group(1).strip() for m in _EXPR.finditer(text)]
     return found if found or not bare else [text.strip()]

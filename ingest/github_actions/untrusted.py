@@ -75,6 +75,7 @@ from graphkit.model import Evidence, IfVerdict, Trigger, UntrustedCode
 
 from .conditions import PRIVILEGED_EVENTS, parse_condition, verdicts
 from .evidence import Src
+from .expressions import EXPRESSION_PATTERN
 from .models import ActionFile, JobDef, Step, WorkflowFile, scalar_text
 from .skipped import never_runs
 
@@ -132,7 +133,7 @@ def _release_guard(ref: str) -> str:
     return "none" if (minor, patch) <= _LAST_BEFORE_BACKPORT.get(major, (-1, -1)) else "unknown"
 
 
-_EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
+_EXPRESSION = re.compile(EXPRESSION_PATTERN, re.DOTALL)  # a ``}}`` in a string literal does not end it
 _INDEX = re.compile(r"\[\s*'([^']*)'\s*\]")
 _ARRAY_INDEX = re.compile(r"\[\s*(?:\d+|\*)\s*\]")  # pages[0], pages[*]: read as pages.*
 _CONTEXT_PATH = re.compile(r"(?<![\w.-])github(?:\.[a-z0-9_*-]+)*")

@@ -200,6 +200,11 @@ def resolve_grant(access: str, target: str, ev: Evidence) -> tuple[EdgeKind, Nod
     except ValueError as exc:
         raise GrantError("target", str(exc)) from None
     kind = grant_kind(access, node)
+    if kind is EdgeKind.AUTHENTICATES_AS and node.spec.kind is not NodeKind.CLOUD_USER:
+        raise GrantError("access", f"authenticates_as points only to an IAM user (cloud_user:aws:<user arn>), not to a "
+                                   f"{node.spec.kind.value} ({target})" + (
+                                       ": a role is written with assumes_role"
+                                       if node.spec.kind is NodeKind.CLOUD_ROLE else ""))
     if node.spec.kind not in EDGE_SPECS[kind].targets:
         raise GrantError("access", f"{access} cannot point to a {node.spec.kind.value} ({target})")
     return kind, node

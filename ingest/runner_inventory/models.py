@@ -215,12 +215,17 @@ class RepositoryEntry(_Model):
 class CredentialGrant(_Model):
     """What holding an on-disk credential gives: an edge ``credential -> target``.
 
-    ``target`` is a graphkit node id of kind cloud_role (``cloud_role:aws:<arn>``),
-    deployment_target (``target:<type>:<identifier>``), signing_key
+    ``target`` is a graphkit node id of kind cloud_role (``cloud_role:aws:<arn>``, ``access: assumes_role``),
+    cloud_user (``cloud_user:aws:<user arn>``, ``access: authenticates_as``: the user's access key; ``assumes_role``
+    is read as ``authenticates_as`` there), deployment_target (``target:<type>:<identifier>``), signing_key
     (``signing_key:<scheme>:<identifier>``) or repository (``repo:<owner>/<repo>``).
     """
 
-    access: Literal["assumes_role", "deploys_to", "publishes_to", "signs_with", "writes_repository"]
+    access: Literal["assumes_role", "authenticates_as", "deploys_to", "publishes_to", "signs_with",
+                    "writes_repository"] = Field(
+        description="The edge: `assumes_role` (a cloud_role), `authenticates_as` (a cloud_user: an IAM user's access "
+        "key; `assumes_role` on a cloud_user is read as it), `deploys_to`/`publishes_to` (a target), `signs_with` "
+        "(a signing_key), `writes_repository` (a repo).")
     target: str = Field(min_length=3)
 
 

@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 from graphkit.model import EdgeKind, Organization, Repository, ids
 
+from ..expressions import EXPRESSION_PATTERN
 from .base import StepRule, StepView, add_target
 from .publish import package_index, registry_host
 from .signing import key_from_secrets, keyless, signing_key
@@ -47,7 +48,7 @@ _KUBE_CHANGES = frozenset({"apply", "create", "replace", "patch", "delete", "set
                            "upgrade", "uninstall", "rollback"})
 
 
-_EXPR = re.compile(r"\$\{\{.*?\}\}", re.DOTALL)
+_EXPR = re.compile(EXPRESSION_PATTERN, re.DOTALL)  # a ``}}`` in a string literal does not end it
 #: kubectl/helm global options that take a value (``--context prod apply``: ``prod`` is not the verb).
 #: https://kubernetes.io/docs/reference/kubectl/kubectl/ , https://helm.sh/docs/helm/helm/
 _KUBE_VALUE_OPTIONS = frozenset({"--context", "--kube-context", "-n", "--namespace", "--kubeconfig", "--cluster",
@@ -128,7 +129,7 @@ def shell_pattern(text: str) -> str:
     >>> shell_pattern("s3://${BUCKET}-docs/$PREFIX")
     's3://*-docs/*'
     """
-    return re.sub(r"\$\{\{.*?\}\}|\$\{[^}]*\}|\$\w+", "*", text)
+    return re.sub(EXPRESSION_PATTERN + r"|\$\{[^}]*\}|\$\w+", "*", text, flags=re.DOTALL)
 
 
 # ---------------------------------------------------------------- signing commands
@@ -264,7 +265,7 @@ _REGISTRATION = re.compile(r"/(?:orgs/(?P<org>[^/\s\"']+)|repos/(?P<owner>[^/\s\
 
 def run_registration(sv: StepView) -> None:
     """Calls of the runner registration API: the script's secrets (or ``*TOKEN``/``*PAT``/``*KEY`` env secrets)."""
-    for m in _REGISTRATION.finditer(re.sub(r"\$\{\{.*?\}\}", "$expr", sv.run)):
+    for m in _REGISTRATION.finditer(_EXPR.sub("$expr", sv.run)):
         secrets = sv.secrets_in(sv.run) or sv.env_secrets(lambda k: any(w in k.upper() for w in ("TOKEN", "PAT",
                                                                                                  "KEY")))
         if not secrets:
