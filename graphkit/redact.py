@@ -533,7 +533,7 @@ def _mark_folded(text: str) -> str:
     low, up = text.lower(), text.upper()
     if len(low) != len(text) or len(up) != len(text):
         return _mark_tokens(text)
-    spans = sorted((m.start, m.end) for t in {text, low, up} if _may_hold_credential(t, False)
+    spans = sorted((m.start, m.end) for t in {text, low, up} if _needs_scan(t)
                    for m in find_credentials(t, FINGERPRINT_KEY, assignments=False))
     merged: list[list[int]] = []
     for start, end in spans:
@@ -552,11 +552,16 @@ def _mark_folded(text: str) -> str:
 def _mark_tokens(text: str) -> str:
     """:func:`mark_tokens`, once per distinct text (a build marks the same label, path or id thousands of
     times)."""
+    return _mark(text, FINGERPRINT_KEY, False) if _needs_scan(text) else text
+
+
+def _needs_scan(text: str) -> bool:
+    """Whether :func:`find_credentials` (without assignments) may find something in ``text``: a token format's
+    needle, else a URL credential that its two expressions find, so that detect-secrets stays unloaded for the
+    usual URL (node fields lost their URL credentials before they are marked) and for a saved graph's load."""
     if not text.isascii() or _may_hold_token(text, False):
-        return _mark(text, FINGERPRINT_KEY, False)
-    # only a URL credential may be there: its expressions decide, detect-secrets stays unloaded (a URL is the
-    # usual case: node fields lost their URL credentials before they are marked)
-    return _mark(text, FINGERPRINT_KEY, False) if _may_hold_url_credential(text) and _url_credential(text) else text
+        return True
+    return _may_hold_url_credential(text) and _url_credential(text)
 
 
 def _mark(text: str, key: bytes, assignments: bool) -> str:

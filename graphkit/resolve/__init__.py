@@ -155,10 +155,11 @@ Examples
 ...                    runs_on=[RunsOnCandidate(labels=("linux",), evidence=ev)]))
 >>> resolve(g)
 >>> sorted((e.kind.value, e.source, e.target, e.confidence.value) for e in g.edges())
-[('persists_on', 'job:acme/app/ci.yml#t', 'runner:acme/r1', 'possible'), ('receives_job', 'runner:acme/r1', 'job:acme/app/ci.yml#t', 'possible')]
+[('can_trigger', 'untrusted:org-member:acme', 'runner:acme/r1', 'possible'), ('persists_on', 'job:acme/app/ci.yml#t', 'runner:acme/r1', 'possible'), ('receives_job', 'runner:acme/r1', 'job:acme/app/ci.yml#t', 'possible')]
 
 (``possible``: the runner names no group and no group is in the graph; the job's code can persist on the
-runner, whose ``ephemeral`` is unknown.)
+runner, whose ``ephemeral`` is unknown; an organization member with write access can push a workflow whose
+``runs-on`` names it: :mod:`~graphkit.resolve.untrusted`, rule 8.)
 """
 
 from __future__ import annotations

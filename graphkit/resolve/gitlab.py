@@ -178,7 +178,7 @@ def ref_protected(trigger: GitLabTrigger, project: dict) -> bool | None:
 
 
 def _excluded_cover(patterns: list[str], excluded: tuple[str, ...], project: dict) -> bool:
-    """Whether every ref the protected ``patterns`` name (GitLab's ``*`` wildcard,
+    r"""Whether every ref the protected ``patterns`` name (GitLab's ``*`` wildcard,
     https://docs.gitlab.com/user/project/repository/branches/protected/) is one of the ``excluded`` refs (literal
     names, ``$CI_DEFAULT_BRANCH`` as the project's ``default_branch`` when known, ``/regex/`` patterns), so that
     a job on any other ref never runs on a protected one and never receives protected variables
@@ -187,7 +187,7 @@ def _excluded_cover(patterns: list[str], excluded: tuple[str, ...], project: dic
 
     >>> _excluded_cover(["main"], ("main",), {}), _excluded_cover(["main", "release/*"], ("main",), {})
     (True, False)
-    >>> _excluded_cover(["main", "release/*"], ("$CI_DEFAULT_BRANCH", "/^release\\//"), {"default_branch": "main"})
+    >>> _excluded_cover(["main", "release/*"], ("$CI_DEFAULT_BRANCH", r"/^release\//"), {"default_branch": "main"})
     True
     """
     if not excluded:
