@@ -36,14 +36,14 @@ from libc.stdlib cimport free, realloc
 import numpy as np
 
 #: the interface graphkit.analysis.plan.fast was written against: it uses this module only when equal
-API = 7
+API = 8
 
 
 cdef class Plan:
     """The incident's arcs and the scratch of one plan (arguments: ``fast._Static``'s arrays, int64 and the
     masks as uint8 views)."""
 
-    cdef const int64_t[::1] src, tgt, via, out_ptr, in_ptr, in_arc, via_ptr, via_arc, seeds, weight
+    cdef const int64_t[::1] src, tgt, via, out_ptr, in_ptr, in_arc, via_ptr, via_arc, seeds, weight, zof, lone
     cdef const uint8_t[::1] is_seed, seedy
     cdef int64_t n, root, m
     cdef uint8_t[::1] in_r, mark, in_a
@@ -51,7 +51,7 @@ cdef class Plan:
     cdef int64_t nt
     # the candidates (``prices``) and the lazy queue: a sorted run and a heap (``queue``, ``pop``, ``push``)
     cdef const int64_t[::1] p_subject, p_via_in, p_via_out, p_base, p_wptr, p_wipes, p_alo, p_ahi, p_arcs
-    cdef const int64_t[::1] p_sptr, p_bysub, p_ofv, qk, qp, p_wiping
+    cdef const int64_t[::1] p_sptr, p_bysub, p_ofv, qk, qp, p_wiping, p_zroot
     cdef const uint8_t[::1] p_inv, p_own, p_pool, p_follow
     cdef int64_t shift, qat, hn, hcap
     # the companions (``companions``): the nodes that may have one pending, in id order; the position of each
@@ -64,12 +64,13 @@ cdef class Plan:
     cdef int64_t* hp
 
     def __init__(self, src, tgt, via, out_ptr, in_ptr, in_arc, via_ptr, via_arc, seeds, weight, is_seed, seedy,
-                 int64_t n, int64_t root):
-        self.src, self.tgt, self.via = src, tgt, via
+                 zof, lone, int64_t n, int64_t root):
+        self.src, self.tgt, self.via, self.zof, self.lone = src, tgt, via, zof, lone
         self.out_ptr, self.in_ptr, self.in_arc, self.via_ptr, self.via_arc = out_ptr, in_ptr, in_arc, via_ptr, via_arc
         self.seeds, self.weight, self.is_seed, self.seedy = seeds, weight, is_seed, seedy
         self.n, self.root, self.m = n, root, src.shape[0]
-        if out_ptr.shape[0] != n + 1 or in_ptr.shape[0] != n + 1 or via_ptr.shape[0] != root - n + 1:
+        if (out_ptr.shape[0] != n + 1 or in_ptr.shape[0] != n + 1 or via_ptr.shape[0] != root - n + 1
+                or zof.shape[0] != n or lone.shape[0] != root + 1):
             raise ValueError("plan kernel: CSR pointers do not match the node counts")
         self.in_r = np.zeros(root + 1, dtype=np.uint8)
         self.mark = np.zeros(root + 1, dtype=np.uint8)
@@ -120,14 +121,25 @@ cdef class Plan:
         pdeg_a = np.zeros(total + 1, dtype=np.int64)
         cdef int64_t[::1] sptr = sdeg_a, pptr = pdeg_a
         cdef const int64_t[::1] src = self.src, tgt = self.tgt, via = self.via, seeds = self.seeds
-        # 1. degrees, then the CSRs of successors and predecessors (root -> live seeds, then the arcs)
+        cdef const int64_t[::1] zof = self.zof
+        cdef uint8_t[::1] mark = self.mark
+        # 1. degrees, then the CSRs of successors and predecessors (root -> live seeds, or root -> their wipe
+        # group -> them; then the arcs, none into a seed: ``prices.wipe_groups``)
         for i in range(seeds.shape[0]):
-            if not dead[seeds[i]]:
-                sptr[root + 1] += 1
-                pptr[seeds[i] + 1] += 1
+            v = seeds[i]
+            if not dead[v]:
+                p = zof[v]
+                if p < 0:
+                    p = root
+                elif not mark[p]:
+                    mark[p] = 1
+                    sptr[root + 1] += 1
+                    pptr[p + 1] += 1
+                sptr[p + 1] += 1
+                pptr[v + 1] += 1
         for a in range(self.m):
             u, v, x = src[a], tgt[a], via[a]
-            if alive[a] and reached[u] and not dead[v] and u != v:
+            if alive[a] and reached[u] and not dead[v] and not self.is_seed[v] and u != v:
                 if x < 0:
                     sptr[u + 1] += 1
                     pptr[v + 1] += 1
@@ -147,13 +159,22 @@ cdef class Plan:
         for i in range(seeds.shape[0]):
             v = seeds[i]
             if not dead[v]:
-                succ[sfill[root]] = v
-                sfill[root] += 1
-                pred[pfill[v]] = root
+                p = zof[v]
+                if p < 0:
+                    p = root
+                elif mark[p]:
+                    mark[p] = 0
+                    succ[sfill[root]] = p
+                    sfill[root] += 1
+                    pred[pfill[p]] = root
+                    pfill[p] += 1
+                succ[sfill[p]] = v
+                sfill[p] += 1
+                pred[pfill[v]] = p
                 pfill[v] += 1
         for a in range(self.m):
             u, v, x = src[a], tgt[a], via[a]
-            if alive[a] and reached[u] and not dead[v] and u != v:
+            if alive[a] and reached[u] and not dead[v] and not self.is_seed[v] and u != v:
                 if x < 0:
                     succ[sfill[u]] = v
                     sfill[u] += 1
@@ -218,17 +239,18 @@ cdef class Plan:
 
     cdef inline bint _live(self, int64_t a, const uint8_t[::1] alive, const uint8_t[::1] reached,
                            const uint8_t[::1] dead) noexcept nogil:
-        """Arc ``a`` is in the dominator graph after the cut: live, from a reached node, into a valid one, and
-        touching no node of ``R`` (``in_r``)."""
+        """Arc ``a`` is in the dominator graph after the cut: live, from a reached node, into a valid one that is
+        not a seed, and touching no node of ``R`` (``in_r``)."""
         cdef int64_t u = self.src[a], v = self.tgt[a], x = self.via[a]
-        return (alive[a] and reached[u] and not dead[v] and u != v and not self.in_r[u] and not self.in_r[v]
-                and (x < 0 or not self.in_r[x]))
+        return (alive[a] and reached[u] and not dead[v] and not self.is_seed[v] and u != v and not self.in_r[u]
+                and not self.in_r[v] and (x < 0 or not self.in_r[x]))
 
     def cut(self, int64_t[::1] idom, int64_t[::1] subw, int64_t[:, ::1] links, uint8_t[::1] gone,
             const uint8_t[::1] alive, const uint8_t[::1] reached, const uint8_t[::1] dead,
             int64_t subject, int64_t via_in, int64_t via_out, bint invalidates, const int64_t[::1] arcs,
-            int64_t cap):
-        """``fast._cut_in_place`` of a non-wiping candidate on the kept tree (``links``: the children lists
+            int64_t cap, int64_t zroot=-1):
+        """``fast._cut_in_place`` of a candidate priced by one subtree (``zroot``: its wipe group node, else -1) on
+        the kept tree (``links``: the children lists
         :meth:`tree` returned, edited here).
 
         The cut subtree ``D`` and the candidate's virtual nodes (``R``) go.  The exits that fail ``fast._kept``'s
@@ -241,7 +263,7 @@ cdef class Plan:
         when no exit failed); or None with nothing changed (``A`` too large: the caller builds a new tree).
         O(|D| + the arcs leaving D + the exits' in-degrees + depth), plus O(A's in-arcs + depth * |A|) to repair."""
         cdef int64_t nd = self._cut(idom, subw, links, gone, alive, reached, dead, subject, via_in, via_out,
-                                    invalidates, arcs, 0, arcs.shape[0], cap), i, nreal = 0
+                                    invalidates, arcs, 0, arcs.shape[0], cap, zroot), i, nreal = 0
         if nd < 0:
             return None
         out = np.empty(nd, dtype=np.int64)
@@ -255,12 +277,12 @@ cdef class Plan:
     cdef int64_t _cut(self, int64_t[::1] idom, int64_t[::1] subw, int64_t[:, ::1] links, uint8_t[::1] gone,
                       const uint8_t[::1] alive, const uint8_t[::1] reached, const uint8_t[::1] dead,
                       int64_t subject, int64_t via_in, int64_t via_out, bint invalidates, const int64_t[::1] arcs,
-                      int64_t alo, int64_t ahi, int64_t cap):
+                      int64_t alo, int64_t ahi, int64_t cap, int64_t zroot):
         """:meth:`cut` with the candidate's arcs ``arcs[alo:ahi]``: -1 (refused, nothing changed), else the size
         of ``D`` (``buf[:nd]``, virtual nodes included) with the touched nodes in ``tbuf[:nt]``."""
-        cdef int64_t z = subject if invalidates or idom[subject] == via_in else via_out
+        cdef int64_t z = zroot if zroot >= 0 else (subject if invalidates or idom[subject] == via_in else via_out)
         cdef int64_t n = self.n, nd = 0, nh = 0, nf = 0, head, i, a, b, u, v = 0, v2, x, h, par, s, first, w
-        cdef int64_t lo, hi, idom_h, na = 0
+        cdef int64_t lo, hi, idom_h, na = 0, top
         cdef int64_t[::1] d = self.buf, heads = self.heads, fails = self.fails
         cdef uint8_t[::1] in_r = self.in_r, mark = self.mark
         cdef const int64_t[::1] src = self.src, tgt = self.tgt, via = self.via
@@ -302,7 +324,7 @@ cdef class Plan:
                     else:
                         a = self.via_arc[b]
                     u, v2, x = src[a], tgt[a], via[a]
-                    if not (alive[a] and reached[u] and not dead[v2] and u != v2):
+                    if not (alive[a] and reached[u] and not dead[v2] and not self.is_seed[v2] and u != v2):
                         continue
                     if x < 0:
                         if in_r[u]:
@@ -313,7 +335,8 @@ cdef class Plan:
                         if in_r[x]:
                             nh = _mark(v2, mark, heads, nh)
             # each exit should keep the arc from its immediate dominator (or, under the root, arcs from two
-            # distinct seeds); the root's arcs into seeds stay, virtual nodes whose arcs all enter seeds are skipped.
+            # seeds the root enters through distinct nodes, directly or through a virtual node only the seed enters:
+            # ``lone``); the root's arcs into seeds stay, virtual nodes whose arcs all enter seeds are skipped.
             # The others fail: their dominators, and those of what they reach, are recomputed
             for i in range(nh):
                 h = heads[i]
@@ -335,15 +358,16 @@ cdef class Plan:
                         par = src[a]
                     s = src[a]
                     if not (alive[a] and reached[s] and not in_r[s] and not in_r[par] and s != tgt[a]
-                            and not dead[tgt[a]]):
+                            and not dead[tgt[a]] and not self.is_seed[tgt[a]]):
                         continue
                     if par == idom_h:
                         cleared = True
                         break
-                    if par == s and self.is_seed[s] and idom_h == self.root:
+                    if self.lone[par] == s and self.is_seed[s] and idom_h == self.root:
+                        top = self.zof[s] if self.zof[s] >= 0 else s
                         if first < 0:
-                            first = s
-                        elif s != first:
+                            first = top
+                        elif top != first:
                             cleared = True
                             break
                 if not cleared:
@@ -395,15 +419,17 @@ cdef class Plan:
     # ------------------------------------------------------------------ the greedy loop's steps (fast_plan)
 
     def prices(self, subject, via_in, via_out, inv, own, base, pool, follow, wipes_ptr, wipes, arcs_lo, arcs_hi,
-               arcs, subject_ptr, by_subject, of_virtual, int64_t shift):
+               arcs, subject_ptr, by_subject, of_virtual, zroot, int64_t shift):
         """The candidates as ``fast._Prices`` holds them (k in tie-break order: int64 ``subject``, ``via_in``,
         ``via_out``, ``base``; uint8 masks ``inv``, ``own``, ``pool`` and ``follow``, a companion follows it;
         the nodes each wipes, ``wipes[wipes_ptr[i]:wipes_ptr[i + 1]]``, and the arcs it removes,
-        ``arcs[arcs_lo[i]:arcs_hi[i]]``; positions by subject and by virtual node), for :meth:`run`."""
+        ``arcs[arcs_lo[i]:arcs_hi[i]]``; positions by subject and by virtual node, wipe group nodes included; int64
+        ``zroot`` each one's wipe group node or -1: ``prices.wipe_groups``), for :meth:`run`."""
         self.p_subject, self.p_via_in, self.p_via_out, self.p_base = subject, via_in, via_out, base
         self.p_inv, self.p_own, self.p_pool, self.p_follow = inv, own, pool, follow
         self.p_wptr, self.p_wipes, self.p_alo, self.p_ahi, self.p_arcs = wipes_ptr, wipes, arcs_lo, arcs_hi, arcs
         self.p_sptr, self.p_bysub, self.p_ofv, self.shift = subject_ptr, by_subject, of_virtual, shift
+        self.p_zroot = zroot
         self.p_wiping = np.flatnonzero(np.diff(np.asarray(wipes_ptr)) > 0).astype(np.int64)
 
     def companions(self, order, pos, phase, int64_t revoke):
@@ -592,16 +618,21 @@ cdef class Plan:
         self.hk[i], self.hp[i] = key, pos
         return 0
 
-    cdef inline bint _wipes_now(self, int64_t pos, const uint8_t[::1] dead) noexcept nogil:
+    cdef inline bint _trial(self, int64_t pos, const uint8_t[::1] dead) noexcept nogil:
+        """``fast._trial``: the candidate wipes nodes still valid and has no wipe group."""
         cdef int64_t i
+        if self.p_zroot[pos] >= 0:
+            return False
         for i in range(self.p_wptr[pos], self.p_wptr[pos + 1]):
             if not dead[self.p_wipes[i]]:
                 return True
         return False
 
     cdef inline int64_t _red(self, int64_t pos, const int64_t[::1] idom, const int64_t[::1] subw) noexcept nogil:
-        """A non-wiping candidate's reduction on the tree (``fast._reduction``)."""
+        """A reduction on the tree (``fast._reduction``) of a candidate without a trial."""
         cdef int64_t s = self.p_subject[pos]
+        if self.p_zroot[pos] >= 0:
+            return subw[self.p_zroot[pos]]
         if self.p_inv[pos] or idom[s] == self.p_via_in[pos]:
             return subw[s]
         return subw[self.p_via_out[pos]]
@@ -616,8 +647,8 @@ cdef class Plan:
 
     cdef int _repush(self, const int64_t[::1] idom, const int64_t[::1] subw, const uint8_t[::1] dead,
                      const uint8_t[::1] applied, int64_t residual) except -1:
-        """``fast._repush`` of the touched nodes (``tbuf[:nt]``), then of every wiping candidate (its reduction is
-        no subtree: it may grow wherever dominators changed)."""
+        """``fast._repush`` of the touched nodes (``tbuf[:nt]``), then of every wiping candidate without a wipe group
+        (its reduction is no subtree: it may grow wherever dominators changed)."""
         cdef int64_t i, j, t, pos, lo, hi, key, red, n = self.n
         for i in range(self.nt):
             t = self.tbuf[i]
@@ -631,12 +662,12 @@ cdef class Plan:
                 pos = self.p_ofv[t - n] if lo < 0 else self.p_bysub[j]
                 if applied[pos] or not self.p_pool[pos]:
                     continue
-                red = residual if self._wipes_now(pos, dead) else self._red(pos, idom, subw)
+                red = residual if self._trial(pos, dead) else self._red(pos, idom, subw)
                 if self._key(pos, red, dead, &key):
                     self._hpush(key, pos)
         for i in range(self.p_wiping.shape[0]):
             pos = self.p_wiping[i]
-            if applied[pos] or not self.p_pool[pos] or not self._wipes_now(pos, dead):
+            if applied[pos] or not self.p_pool[pos] or not self._trial(pos, dead):
                 continue
             if self._key(pos, residual, dead, &key):
                 self._hpush(key, pos)
@@ -651,13 +682,13 @@ cdef class Plan:
             uint8_t[::1] alive, uint8_t[::1] reached, uint8_t[::1] dead, uint8_t[::1] applied, int64_t residual,
             int64_t steps, int64_t cap, int64_t[:, ::1] out, int64_t[::1] cut_ptr, int64_t[::1] cut, int64_t nstep,
             int8_t[::1] pend, uint8_t[::1] followed):
-        """``fast_plan``'s steps on the kept tree, at most ``steps`` of them, while each is a non-wiping candidate
+        """``fast_plan``'s steps on the kept tree, at most ``steps`` of them, while each is a candidate priced by one subtree
         without a companion whose cut keeps or repairs the tree: the lazy queue's top re-priced and taken when its
         key holds (``fast._pop_best``), applied (``fast._apply``: the cut, its arcs, its subject invalidated),
         candidates queued again after a repair (``fast._repush``).  Step ``i`` goes to ``out[:, i]`` (position,
         reduction, residual after it) and its real nodes cut to ``cut[cut_ptr[i]:cut_ptr[i + 1]]``, from step
         ``nstep`` on.  Returns ``(status, nstep, residual)``: status 0, stopped (``steps`` taken, or the residual
-        is 0); 1, the queue's top is for ``fast._pop_best`` (a wiping candidate, one with a companion, or a cut
+        is 0); 1, the queue's top is for ``fast._pop_best`` (a wiping candidate without a wipe group, one with a companion, or a cut
         that needs a new tree; it stays in the queue); 2, the queue is empty; 3, a companion changed the reached
         set (the tree is stale).
 
@@ -675,7 +706,7 @@ cdef class Plan:
                 return 2, nstep, residual
             if applied[pos]:
                 continue
-            if self._wipes_now(pos, dead):
+            if self._trial(pos, dead):
                 self._hpush(key, pos)
                 return 1, nstep, residual
             red = self._red(pos, idom, subw)
@@ -689,7 +720,8 @@ cdef class Plan:
                 self._hpush(key, pos)
                 return 1, nstep, residual
             nd = self._cut(idom, subw, links, gone, alive, reached, dead, s, self.p_via_in[pos],
-                           self.p_via_out[pos], self.p_inv[pos], self.p_arcs, self.p_alo[pos], self.p_ahi[pos], cap)
+                           self.p_via_out[pos], self.p_inv[pos], self.p_arcs, self.p_alo[pos], self.p_ahi[pos], cap,
+                           self.p_zroot[pos])
             if nd < 0:
                 self._hpush(key, pos)
                 return 1, nstep, residual
@@ -697,7 +729,9 @@ cdef class Plan:
             for i in range(self.p_alo[pos], self.p_ahi[pos]):
                 alive[self.p_arcs[i]] = 0
             if self.p_inv[pos]:
-                dead[s] = 1  # what it wipes is gone already (not a wiping candidate now)
+                dead[s] = 1
+                for i in range(self.p_wptr[pos], self.p_wptr[pos + 1]):  # a wipe group's nodes go with it
+                    dead[self.p_wipes[i]] = 1
             for i in range(nd):
                 v = self.buf[i]
                 if v < n:
@@ -777,8 +811,8 @@ cdef class Plan:
         node of ``A`` unreached: never, the cut's own subtree is all that goes).
 
         ``H``: the root, ``A``, and the tree paths from the root to every node outside ``A`` with an arc into
-        ``A`` (its *entries*), with the tree's arcs on those paths, the arcs into ``A`` and the root's arcs into
-        the live seeds of ``A``.  Nodes outside ``A`` keep their dominators (``fast._kept``), so a path avoiding
+        ``A`` (its *entries*), with the tree's arcs on those paths and the arcs into ``A`` (``A`` holds no seed:
+        no arc of the dominator graph enters one but the root's or its wipe group's).  Nodes outside ``A`` keep their dominators (``fast._kept``), so a path avoiding
         ``x`` reaches an entry ``w`` iff ``x`` is not on ``w``'s tree path, and nothing leaves ``A`` (it is closed):
         the dominators of ``A`` in ``H`` are those after the cut.  An entry from a virtual node whose arcs all
         enter seeds (its parent may be stale) is left out: the root's arc into that seed makes it redundant."""
@@ -797,7 +831,7 @@ cdef class Plan:
                 lo, hi = self.in_ptr[y], self.in_ptr[y + 1]
             else:
                 lo, hi = self.via_ptr[y - n], self.via_ptr[y - n + 1]
-            ne += hi - lo + 1
+            ne += hi - lo
             for b in range(lo, hi):
                 a = self.in_arc[b] if y < n else self.via_arc[b]
                 par = self.via[a] if y < n and self.via[a] >= 0 else self.src[a]
@@ -822,10 +856,6 @@ cdef class Plan:
             ne += 1
         for i in range(na):
             y = abuf[i]
-            if y < n and self.is_seed[y]:
-                hs[ne] = 0
-                ht[ne] = 1 + i
-                ne += 1
             if y < n:
                 lo, hi = self.in_ptr[y], self.in_ptr[y + 1]
             else:

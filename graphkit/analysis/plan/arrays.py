@@ -318,15 +318,19 @@ def _arc_forms(snap: Snapshot, garc: np.ndarray) -> tuple[np.ndarray, _FormTable
     codes, known, rows = cache[0], cache[1], cache[2]
     need = garc[codes[garc] < 0]
     if need.size:
-        need = np.unique(need).tolist()
+        mark = np.zeros(codes.size, dtype=bool)  # each once, in order (a mask: no sort)
+        mark[need] = True
+        need = np.flatnonzero(mark).tolist()
         recs = list(map(snap.edges.record, need))
         try:  # the graph's edge records: their shared form (C-level loops)
             keys = list(map(_FORM_OF, recs))
         except AttributeError:  # some stored edge objects
             keys = [x.form if type(x) is EdgeRecord else (x.kind, x.lifetime, x.revoked_by) for x in recs]
-        fresh = [key for key in dict.fromkeys(keys) if key not in known]
+        fresh = [key for key in dict.fromkeys(keys) if key not in known]  # in order of first occurrence
+        at = 0
         for key in fresh:
-            e = snap.edges[need[keys.index(key)]]  # a real edge of this form: the reference's functions read it
+            at = keys.index(key, at)  # its first occurrence: after the previous fresh key's
+            e = snap.edges[need[at]]  # a real edge of this form: the reference's functions read it
             known[key] = len(rows)
             rows.append((e.kind, e.revoked_by, lasting_seconds(e) == _INF))
         codes[need] = np.fromiter(map(known.__getitem__, keys), np.int64, len(keys))
@@ -372,6 +376,7 @@ def _node_codes(snap: Snapshot, order: np.ndarray) -> tuple[np.ndarray, ...]:
     action, holdable, cont_src, cont_other, broad = cache
     need = order[action[order] == -2]
     nodes = snap.nodes
+    trusts: dict[type, bool] = {}  # per node class: it has ``broad_trust`` (a cloud role)
     for i in need.tolist():
         nd = nodes[i]
         act = nd.revoked_by
@@ -380,7 +385,11 @@ def _node_codes(snap: Snapshot, order: np.ndarray) -> tuple[np.ndarray, ...]:
         for out, is_source in ((cont_src, True), (cont_other, False)):
             order_ = containment(nd, is_source)
             out[i] = _NOT_CONTAINED if order_ is None else int(order_)
-        broad[i] = bool(getattr(nd, "broad_trust", False))
+        cls = type(nd)
+        has = trusts.get(cls)
+        if has is None:
+            has = trusts[cls] = "broad_trust" in cls.model_fields
+        broad[i] = has and nd.broad_trust  # type: ignore[attr-defined]
     return cache
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from graphkit.analysis.extensions import load_extension
 
 #: the kernel interface this module calls (``API`` in the .pyx): bump both when the interface changes
-_API = 7
+_API = 8
 
 _plan_kernel = load_extension("_plan_kernel", _API, "revocation-plan kernel")
 
@@ -29,13 +29,14 @@ ENABLED = AVAILABLE
 
 def plan_kernel(src: np.ndarray, tgt: np.ndarray, via: np.ndarray, out_ptr: np.ndarray, in_ptr: np.ndarray,
                 in_arc: np.ndarray, via_ptr: np.ndarray, via_arc: np.ndarray, seeds: np.ndarray, weight: np.ndarray,
-                is_seed: np.ndarray, seedy: np.ndarray, n: int, root: int):
+                is_seed: np.ndarray, seedy: np.ndarray, zof: np.ndarray, lone: np.ndarray, n: int, root: int):
     """The kernel of one plan (``_plan_kernel.Plan``), or None when it is not built or not :data:`ENABLED`.
 
     Parameters are ``fast._Static``'s: (m,) int64 ``src``, ``tgt``, ``via`` (-1: no virtual node); (n + 1,)
     int64 ``out_ptr`` and ``in_ptr`` with (m,) ``in_arc`` (arcs by target); (root - n + 1,) ``via_ptr`` with
     ``via_arc`` (arcs by virtual node); (s,) int64 ``seeds``; (n,) int64 ``weight``; (n,) bool ``is_seed``;
-    (root + 1,) bool ``seedy``.  Time O(root) once (the scratch masks).
+    (root + 1,) bool ``seedy``; (n,) int64 ``zof`` (each node's wipe group node, -1: none:
+    :func:`~graphkit.analysis.plan.prices.wipe_groups`); (root + 1,) int64 ``lone`` (``fast._Static.lone``).  Time O(root) once (the scratch masks).
 
     Raises
     ------
@@ -47,7 +48,7 @@ def plan_kernel(src: np.ndarray, tgt: np.ndarray, via: np.ndarray, out_ptr: np.n
     i64 = [np.ascontiguousarray(x, dtype=np.int64)
            for x in (src, tgt, via, out_ptr, in_ptr, in_arc, via_ptr, via_arc, seeds, weight)]
     masks = [np.ascontiguousarray(x, dtype=bool).view(np.uint8) for x in (is_seed, seedy)]
-    return _plan_kernel.Plan(*i64, *masks, n, root)
+    return _plan_kernel.Plan(*i64, *masks, *(np.ascontiguousarray(x, dtype=np.int64) for x in (zof, lone)), n, root)
 
 
 def stable_argsort(keys: np.ndarray, bound: int) -> np.ndarray:

@@ -8,14 +8,16 @@ compares them step for step), computed incrementally:
   through :mod:`graphkit.analysis.plan.compiled`: Cooper-Harvey-Kennedy straight from the arc arrays and masks,
   with subtree weights and children lists) when it was built, else by rustworkx ``immediate_dominators`` on
   numpy-built edges (:func:`_tree_rx`); immediate dominators are unique, so both give the same tree.  The
-  reached sets, the kept-tree cuts and the minted check run in the kernel too, else in numpy;
+  reached sets, the kept-tree cuts and the minted check run in the kernel too, else in numpy.  The tree's graph
+  has no arc into a seed but the root's, which enters the seeds a wiping candidate invalidates together through
+  one more virtual node, so that candidate is one subtree too (``prices.wipe_groups``);
 - applying a candidate cuts exactly one dominator subtree ``D``.  When every node outside ``D`` that loses an
   arc keeps the arc from its immediate dominator (:func:`_kept`: the lemma and its proof), no other dominator
   changes: the tree of the residual graph is the same tree without ``D``, so it is kept (subtree weights of
   ``D``'s ancestors lowered) and the step costs O(|D| + depth + the in-degrees of those nodes) instead of a new
   pass.  Otherwise the compiled cut repairs the tree where dominators may change, when that region is small
   (``docs/revocation-plan.md``, "Repairing the tree"; the candidates whose reduction may have grown are queued
-  again, :func:`_repush`); else (and after a step that wipes several nodes, or a companion that removes a live
+  again, :func:`_repush`); else (and after a step that wipes several nodes without a wipe group, or a companion that removes a live
   arc) the reached set is recomputed and the next step builds a new tree;
 - on a new tree every candidate is priced at once (numpy, :func:`_queue`: cut roots, subtree weights, the greedy
   key packed in one integer); between two trees a candidate's reduction can only shrink, so the sorted
@@ -36,6 +38,7 @@ import numpy as np
 from graphkit.analysis.plan import compiled
 from graphkit.analysis.plan.arrays import Columns, stable_argsort
 from graphkit.analysis.plan.candidates import FOLLOW_UP, Candidate, Candidates, Incident
+from graphkit.analysis.plan.domtree import _dg, _reach, _subtree, _tree, _Tree, _verify
 from graphkit.analysis.plan.kernel_loop import Companions, KernelQueue, Made, StepLog, built, kernel_prices
 from graphkit.analysis.plan.kernel_loop import companions as _companions
 from graphkit.analysis.plan.kernel_loop import flush as _kernel_flush
@@ -82,20 +85,12 @@ class _Static:
     n_src: int = 0
     #: per node, a sort key in id order (the node's snapshot index, or its id)
     by_id: list | None = None
-
-
-@dataclass(slots=True)
-class _Tree:
-    """A dominator tree of the live reached graph, minus the subtrees cut since it was built."""
-
-    idom: np.ndarray
-    subw: np.ndarray
-    kids_ptr: np.ndarray
-    kids: np.ndarray
-    gone: np.ndarray
-    #: (3, N) int64 the children as linked lists (first child, next sibling, previous sibling), which the compiled
-    #: cut edits (``kids_ptr`` and ``kids`` stay as built); None: numpy and rustworkx
-    links: np.ndarray | None = None
+    #: (n,) int64 per node the dominator-graph node the root enters it through: its wipe group node, else itself
+    #: (``prices.wipe_groups``)
+    top: np.ndarray | None = None
+    #: (N,) int64 per dominator-graph node the one real node every arc into it comes from: a real node itself, a
+    #: virtual node whose arcs all leave one node (a ``via_out``); -1: none (:func:`_kept`)
+    lone: np.ndarray | None = None
 
 
 @dataclass(slots=True)
@@ -121,7 +116,8 @@ def _static(inc: Incident, cands: Candidates, cols: Columns | None = None) -> _S
     order = stable_argsort(tgt, inc.n)
     in_ptr = np.zeros(inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(tgt, minlength=inc.n), out=in_ptr[1:])
-    root = inc.n + 2 * len(cands.ranked)
+    p = _prices(cands, inc, cols)
+    root = inc.n + 2 * len(cands.ranked) + p.groups
     routed = via >= 0
     seedy = np.zeros(root + 1, dtype=bool)
     seedy[via[routed]] = True
@@ -131,13 +127,29 @@ def _static(inc: Incident, cands: Candidates, cols: Columns | None = None) -> _S
     via_arc = np.flatnonzero(routed)[stable_argsort(via[routed] - inc.n, root - inc.n)]
     s = _Static(src, tgt, via, out_ptr, in_ptr, order.astype(np.int64), weight,
                 np.flatnonzero(is_seed).astype(np.int64), is_seed, seedy, via_ptr, via_arc, inc.n, root,
-                _prices(cands, inc, cols), rank=_rank(inc) if cols is None else cols.rank, n_src=inc.sub.n_src,
-                by_id=inc.sub.ids if cols is None else inc.sub.fast[1].tolist())
+                p, rank=_rank(inc) if cols is None else cols.rank, n_src=inc.sub.n_src,
+                by_id=inc.sub.ids if cols is None else inc.sub.fast[1].tolist(),
+                top=np.where(p.zof >= 0, p.zof, np.arange(inc.n, dtype=np.int64)))
+    s.lone = _lone(s)
     s.k = compiled.plan_kernel(s.src, s.tgt, s.via, s.out_ptr, s.in_ptr, s.in_arc, s.via_ptr, s.via_arc, s.seeds,
-                               s.weight, s.is_seed, s.seedy, s.n, s.root)
+                               s.weight, s.is_seed, s.seedy, p.zof, s.lone, s.n, s.root)
     if s.k is not None:
         kernel_prices(s, cands, cols)
     return s
+
+
+def _lone(s: _Static) -> np.ndarray:
+    """:attr:`_Static.lone`: real nodes themselves, a virtual node the source all its arcs share."""
+    lone = np.full(s.root + 1, -1, dtype=np.int64)
+    lone[:s.n] = np.arange(s.n, dtype=np.int64)
+    size = np.diff(s.via_ptr)
+    by = s.src[s.via_arc]
+    seg = np.repeat(np.arange(size.size, dtype=np.int64), size)
+    mixed = np.zeros(size.size, dtype=bool)
+    mixed[seg[1:][(by[1:] != by[:-1]) & (seg[1:] == seg[:-1])]] = True
+    one = np.flatnonzero((size > 0) & ~mixed)
+    lone[s.n + one] = by[s.via_ptr[one]]
+    return lone
 
 
 def _rank(inc: Incident) -> np.ndarray:
@@ -149,68 +161,12 @@ def _rank(inc: Incident) -> np.ndarray:
     return rank
 
 
-def _reach(s: _Static, alive: np.ndarray, dead: np.ndarray) -> np.ndarray:
-    """Nodes reached from the live seeds over live arcs into valid nodes (compiled, else numpy BFS; O(V + E))."""
-    if s.k is not None:
-        return s.k.reach(alive.view(np.uint8), dead.view(np.uint8))  # type: ignore[attr-defined]
-    seen = np.zeros(s.n, dtype=bool)
-    front = s.seeds[~dead[s.seeds]]
-    seen[front] = True
-    while front.size:
-        a, _ = expand(s.out_ptr, front)
-        t = s.tgt[a[alive[a]]]
-        front = np.unique(t[~seen[t] & ~dead[t]])
-        seen[front] = True
-    return seen
-
-
-def _tree(s: _Static, st: _State) -> _Tree:
-    """The dominator tree of the live reached graph from a root joined to the live seeds (see the reference's
-    ``_dominator_edges``), with subtree weights and children lists: compiled (``_plan_kernel.Plan.tree``), else
-    :func:`_tree_rx`; the same tree (immediate dominators are unique)."""
-    if s.k is not None:
-        idom, subw, kids_ptr, kids, links = s.k.tree(st.alive.view(np.uint8),  # type: ignore[attr-defined]
-                                                     st.reached.view(np.uint8), st.dead.view(np.uint8))
-        return _Tree(idom, subw, kids_ptr, kids, np.zeros(s.root + 1, dtype=bool), links)
-    return _tree_rx(s, st)
-
-
-def _tree_rx(s: _Static, st: _State) -> _Tree:
-    """:func:`_tree` through rustworkx ``immediate_dominators`` (Cooper-Harvey-Kennedy) on numpy-built edges."""
-    import rustworkx as rx
-
-    m = st.alive & st.reached[s.src] & ~st.dead[s.tgt] & (s.src != s.tgt)
-    a_src, a_tgt, a_via = s.src[m], s.tgt[m], s.via[m]
-    direct = a_via < 0
-    live_seeds = s.seeds[~st.dead[s.seeds]]
-    us = np.concatenate([np.full(live_seeds.size, s.root), a_src[direct], a_src[~direct], a_via[~direct]])
-    vs = np.concatenate([live_seeds, a_tgt[direct], a_via[~direct], a_tgt[~direct]])
-    g = rx.PyDiGraph()
-    g.add_nodes_from([None] * (s.root + 1))
-    g.add_edges_from_no_data(list(zip(us.tolist(), vs.tolist())))
-    found = rx.immediate_dominators(g, s.root)
-    total = s.root + 1
-    idom = np.full(total, -1, dtype=np.int64)
-    idom[np.fromiter(found.keys(), np.int64, len(found))] = np.fromiter(found.values(), np.int64, len(found))
-    idom[s.root] = -1
-    members = np.flatnonzero(idom >= 0)
-    kids = members[np.argsort(idom[members], kind="stable")]
-    kids_ptr = np.zeros(total + 1, dtype=np.int64)
-    np.cumsum(np.bincount(idom[members], minlength=total), out=kids_ptr[1:])
-    subw = np.zeros(total, dtype=np.int64)
-    real = members[members < s.n]
-    subw[real] = s.weight[real]
-    levels, front = [], np.array([s.root], dtype=np.int64)
-    while front.size:
-        front = kids[expand(kids_ptr, front)[0]]
-        levels.append(front)
-    for level in reversed(levels):
-        np.add.at(subw, idom[level], subw[level])
-    return _Tree(idom, subw, kids_ptr, kids, np.zeros(total, dtype=bool))
-
-
-def _cut_root(c: Candidate, tree: _Tree) -> int:
-    """The dominator-tree node whose subtree ``c`` cuts (the reference's ``_reduction``)."""
+def _cut_root(c: Candidate, tree: _Tree, s: _Static) -> int:
+    """The dominator-tree node whose subtree ``c`` cuts (the reference's ``_reduction``): its wipe group node
+    when it has one."""
+    z = int(s.prices.zroot[s.prices.find(c.action, c.subject)])
+    if z >= 0:
+        return z
     return c.subject if c.invalidates or tree.idom[c.subject] == c.via_in else c.via_out
 
 
@@ -218,14 +174,19 @@ def _wipes_now(c: Candidate, st: _State) -> bool:
     return bool(c.wipes) and any(not st.dead[w] for w in c.wipes)
 
 
+def _trial(c: Candidate, s: _Static, st: _State) -> bool:
+    """``c`` wipes nodes still valid and has no wipe group: a trial reachability prices it."""
+    return _wipes_now(c, st) and s.prices.zroot[s.prices.find(c.action, c.subject)] < 0
+
+
 def _reduction(c: Candidate, s: _Static, st: _State) -> int:
-    if _wipes_now(c, st):  # several nodes go at once: no single subtree (one trial reachability)
+    if _trial(c, s, st):  # several nodes go at once: no single subtree (one trial reachability)
         alive, dead = st.alive.copy(), st.dead.copy()
         alive[c.arcs] = False
         dead[[c.subject, *c.wipes]] = True
         return st.residual - int(s.weight[_reach(s, alive, dead)].sum())
     tree = st.tree
-    return int(tree.subw[_cut_root(c, tree)])  # type: ignore[union-attr]
+    return int(tree.subw[_cut_root(c, tree, s)])  # type: ignore[union-attr]
 
 
 def _key(p: _Prices, pos: int, red: int, dead: np.ndarray) -> int | None:
@@ -240,15 +201,17 @@ def _key(p: _Prices, pos: int, red: int, dead: np.ndarray) -> int | None:
 def _queue(cands: Candidates, s: _Static, st: _State) -> _Queue:
     """Every eligible candidate priced on the new tree at once (numpy), in greedy-key then tie-break order.
 
-    A candidate that wipes several nodes has no single subtree (its price is a trial reachability): it is queued
+    A candidate that wipes several nodes without a wipe group (``prices.wipe_groups``: with one, the subtree of its
+    group node) has no single subtree (its price is a trial reachability): it is queued
     with the whole residual as its reduction, a key no larger than its own (a step removes at most the residual;
     the packed key keeps it inside its group: ``_prices``' shift), so the lazy queue prices it only if it reaches
     the top (:func:`_pop_best` re-prices every popped item and pushes it back under its true key unless that is
     the key it was popped with): the order of the true keys, hence the plan, is unchanged."""
     p, tree = s.prices, st.tree
     cut = np.where(p.inv | (tree.idom[p.subject] == p.via_in), p.subject, p.via_out)  # type: ignore[union-attr]
+    cut = np.where(p.zroot >= 0, p.zroot, cut)
     red = tree.subw[cut]  # type: ignore[union-attr]
-    for pos in p.wiping.tolist():  # several nodes go at once: priced when popped (docstring)
+    for pos in p.wiping[p.zroot[p.wiping] < 0].tolist():  # several nodes go at once: priced when popped (docstring)
         if not st.applied[pos] and _wipes_now(cands.ranked[pos], st):
             red[pos] = st.residual
     own = p.own & ~st.dead[p.subject]
@@ -302,18 +265,6 @@ def _pop_best(queue: _Queue, cands: Candidates, s: _Static, st: _State) -> tuple
     return None
 
 
-def _subtree(tree: _Tree, z: int) -> np.ndarray:
-    """The live nodes of the subtree of ``z`` (empty when ``z`` is not in the tree any more)."""
-    if tree.gone[z] or tree.idom[z] < 0:
-        return np.zeros(0, dtype=np.int64)
-    parts, front = [np.array([z], dtype=np.int64)], np.array([z], dtype=np.int64)
-    while front.size:
-        front = tree.kids[expand(tree.kids_ptr, front)[0]]
-        front = front[~tree.gone[front]]
-        parts.append(front)
-    return np.concatenate(parts)
-
-
 #: the compiled cut repairs the tree when what may change dominators has at most ``(N + 1) // REPAIR + REPAIR_MIN``
 #: nodes (``_plan_kernel.Plan.cut``), else a new tree is built (the tests set both to refuse every repair)
 REPAIR, REPAIR_MIN = 8, 64
@@ -324,17 +275,16 @@ def _cap(s: _Static) -> int:
 
 
 def _cut_in_place(c: Candidate, s: _Static, st: _State) -> tuple[np.ndarray, np.ndarray] | None:
-    """Apply a non-wiping ``c`` on the kept tree: ``(the nodes it cuts, the nodes whose subtree weight may have
+    """Apply ``c`` (priced by one subtree: not :func:`_trial`) on the kept tree: ``(the nodes it cuts, the nodes whose subtree weight may have
     grown)``, or None when dominators may change (the caller recomputes).  Compiled (``_plan_kernel.Plan.cut``,
     the same steps in one call), which also repairs a tree whose dominators change in a small region (the nodes
     whose subtree may have grown are then not empty: :func:`_repush`)."""
-    tree = st.tree
+    tree, pos = st.tree, s.prices.find(c.action, c.subject)
     if s.k is not None:
         return s.k.cut(tree.idom, tree.subw, tree.links, tree.gone.view(np.uint8),  # type: ignore
                        st.alive.view(np.uint8), st.reached.view(np.uint8), st.dead.view(np.uint8), c.subject,
-                       c.via_in, c.via_out, c.invalidates, s.prices.arcs[s.prices.find(c.action, c.subject)],
-                       _cap(s))
-    z = _cut_root(c, tree)  # type: ignore[arg-type]
+                       c.via_in, c.via_out, c.invalidates, s.prices.arcs[pos], _cap(s), int(s.prices.zroot[pos]))
+    z = _cut_root(c, tree, s)  # type: ignore[arg-type]
     d = _subtree(tree, z)  # type: ignore[arg-type]
     if not _kept(c, s, st, d):
         return None
@@ -364,9 +314,11 @@ def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
     dominate ``v``, hence is not ``p``).  Any other path avoiding ``x`` to a node ``y`` outside ``R`` that met
     ``R`` is replaced by one to the exit after its last node of ``R``, then its own end: every non-dominator
     stays one, and dominators of ``y`` can only be gained, never lost, by removing nodes.  Exits that are
-    seeds keep the arc from the root.  An exit whose immediate dominator is the root may instead keep arcs
-    from two distinct seeds (the root enters each directly): a node ``x`` other than the root and the exit is
-    at most one of them, and the root's arc into the other, then its arc into the exit, avoid ``x``.  A
+    seeds keep the arc from the root (or their wipe group's).  An exit whose immediate dominator is the root
+    may instead keep arcs from two seeds the root enters through distinct nodes (:attr:`_Static.top`), each
+    directly or through a virtual node whose arcs all leave that seed (:attr:`_Static.lone`): the two paths
+    from the root share no other node, a node ``x`` other than the root and the exit is on at most one of them,
+    and the other avoids ``x``.  A
     virtual node all of whose arcs enter seeds is a leaf no reduction
     reads, and any path through it is replaced by the root's arc into the seed after it (its own immediate
     dominator may go stale: the check skips it).
@@ -383,7 +335,7 @@ def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
     a = np.concatenate([expand(s.out_ptr, d_real)[0], s.via_arc[expand(s.via_ptr, d_virt - s.n)[0]],
                         s.prices.arcs[s.prices.find(c.action, c.subject)]])
     u, v, x = s.src[a], s.tgt[a], s.via[a]
-    live = st.alive[a] & st.reached[u] & ~st.dead[v] & (u != v)
+    live = _dg(s, st.alive[a], st.reached, st.dead, u, v)
     u, v, x = u[live], v[live], x[live]
     routed = x >= 0
     exit_ = np.zeros(s.root + 1, dtype=bool)
@@ -397,41 +349,16 @@ def _kept(c: Candidate, s: _Static, st: _State, d: np.ndarray) -> bool:
         return True
     for b, owner, par in _entries(s, heads[heads < s.n], heads[heads >= s.n]):
         src = s.src[b]
-        ok = (st.alive[b] & st.reached[src] & ~in_r[src] & ~in_r[par] & (src != s.tgt[b]) & ~st.dead[s.tgt[b]])
+        ok = _dg(s, st.alive[b], st.reached, st.dead, src, s.tgt[b]) & ~in_r[src] & ~in_r[par]
         idom = tree.idom[owner]  # type: ignore[union-attr]
-        held = ok & (par == src) & s.is_seed[src] & (idom == s.root)
+        held = ok & (s.lone[par] == src) & s.is_seed[src] & (idom == s.root)  # type: ignore[index]
         exit_[owner[ok & (par == idom)]] = False
-        exit_[_two_or_more(owner[held], src[held])] = False
+        exit_[_two_or_more(owner[held], s.top[src[held]])] = False  # type: ignore[index]
     return not exit_.any()
 
 
 #: Tests set this: after every step that keeps the tree, compare it with a new one (a dominator pass a step).
 VERIFY = False
-
-
-def _verify(s: _Static, st: _State) -> None:
-    """Raise AssertionError unless the kept tree is the tree of the current graph (module docstring), up to
-    the stale immediate dominators :func:`_kept` allows (virtual nodes whose arcs all enter seeds) and the
-    virtual nodes left with no arc: all their arcs entered a subject a cut invalidated (another candidate's
-    ``via_out``: a subject whose own candidate has no arc into it, e.g. a runner an arc of per-job lifetime
-    authenticates).  A cut leaves such a node in the tree, a leaf of weight 0 that no reduction reads (arcs only
-    go in a plan: it never gets one back), where a new tree leaves it out."""
-    kept, fresh = st.tree, _tree(s, st)
-    if not (_reach(s, st.alive, st.dead) == st.reached).all():
-        raise AssertionError("kept tree: the reached set changed")
-    live = ~kept.gone & (kept.idom >= 0)  # type: ignore[union-attr]
-    live[s.root] = True
-    a = s.via_arc
-    held = st.alive[a] & st.reached[s.src[a]] & ~st.dead[s.tgt[a]] & (s.src[a] != s.tgt[a])
-    orphan = np.zeros(s.root + 1, dtype=bool)
-    orphan[s.n:s.root] = kept.subw[s.n:s.root] == 0  # type: ignore[union-attr]
-    orphan[s.via[a[held]]] = False
-    stale = s.seedy | orphan
-    in_fresh = fresh.idom >= 0
-    in_fresh[s.root] = True
-    same = (live == in_fresh) & ((kept.idom == fresh.idom) | ~in_fresh) & (kept.subw == fresh.subw)  # type: ignore
-    if not (same | stale).all():
-        raise AssertionError(f"kept tree differs at {np.flatnonzero(~(same | stale))[:10]}")
 
 
 def _entries(s: _Static, real: np.ndarray, virt: np.ndarray):
@@ -462,7 +389,7 @@ def _apply(s: _Static, st: _State, c: Candidate, red: int) -> tuple[tuple, np.nd
     the nodes whose subtree weight may have grown on the kept tree (:func:`_repush`)."""
     pos = s.prices.find(c.action, c.subject)
     c.applied = st.applied[pos] = True
-    found = _cut_in_place(c, s, st) if st.tree is not None and not _wipes_now(c, st) else None
+    found = _cut_in_place(c, s, st) if st.tree is not None and not _trial(c, s, st) else None
     cut, grown = found if found is not None else (None, _NO_ARCS)
     st.alive[s.prices.arcs[pos]] = False
     if c.invalidates:
@@ -484,9 +411,9 @@ def _apply(s: _Static, st: _State, c: Candidate, red: int) -> tuple[tuple, np.nd
 
 def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st: _State) -> None:
     """After a repaired tree (``grown``: nodes that moved or whose subtree may have grown), queue again, under
-    their current keys, the candidates whose cut root is one of them (its subject or its ``via_out``): their
-    reductions may have grown, and the lazy queue holds for every candidate a key no larger than its own.  Every
-    wiping candidate is queued again too, with the whole residual as its reduction (as in :func:`_queue`): its
+    their current keys, the candidates whose cut root is one of them (its subject, its ``via_out`` or its wipe
+    group node): their reductions may have grown, and the lazy queue holds for every candidate a key no larger
+    than its own.  Every wiping candidate without a wipe group is queued again too, with the whole residual as its reduction (as in :func:`_queue`): its
     reduction is no subtree (a trial reachability), and dominators that change can make it grow wherever its
     subject is (random graphs 424 and 457: a reimage_host and a remove_runner_registration priced 0, dropped, then
     worth 442 and 32 after a repair elsewhere).  With the kernel's queue, the kernel does the same
@@ -503,12 +430,12 @@ def _repush(queue: _Queue, grown: np.ndarray, cands: Candidates, s: _Static, st:
             poss.update(p.by_subject[p.subject_ptr[t]:p.subject_ptr[t + 1]])
         elif t < s.root:
             poss.add(p.of_virtual[t - s.n])
-    poss.update(p.wiping.tolist())
+    poss.update(p.wiping[p.zroot[p.wiping] < 0].tolist())
     for pos in sorted(poss):
         if st.applied[pos] or not p.pool[pos]:
             continue
         c = cands.ranked[pos]
-        key = _key(p, pos, st.residual if _wipes_now(c, st) else _reduction(c, s, st), st.dead)
+        key = _key(p, pos, st.residual if _trial(c, s, st) else _reduction(c, s, st), st.dead)
         if key is not None:
             queue.push(key, pos)
 

@@ -36,30 +36,20 @@ _FOLLOWED = np.array([a in FOLLOW_UP for a in _ACTIONS], dtype=bool)
 
 
 def kernel_prices(s: _Static, cands: Candidates, cols: Columns | None) -> None:
-    """Hand the candidates to the kernel's loop (``_plan_kernel.Plan.prices``): the arrays of ``s.prices``, which
-    have a companion, what each wipes and the arcs each removes as flat arrays."""
+    """Hand the candidates to the kernel's loop (``_plan_kernel.Plan.prices``): the arrays of ``s.prices`` (what
+    each wipes, its wipe group), which have a companion, and the arcs each removes as flat arrays."""
     p, ranked = s.prices, cands.ranked
     flat, lo, hi = p.arcs.flat, p.arcs.lo, p.arcs.hi
-    wlen = np.zeros(len(ranked), dtype=np.int64)
-    if cols is not None and cols.wipe_ptr is not None:  # from the arrays: what each wiping subject wipes
-        subj = p.subject[p.wiping]
-        wlen[p.wiping] = cols.wipe_ptr[subj + 1] - cols.wipe_ptr[subj]
-        wipes = cols.wipe_tgt[expand(cols.wipe_ptr, subj)[0]]
-    else:
-        wlen[p.wiping] = [len(ranked[i].wipes) for i in p.wiping.tolist()]
-        wipes = np.array([w for i in p.wiping.tolist() for w in ranked[i].wipes], dtype=np.int64)
-    wptr = np.zeros(len(ranked) + 1, dtype=np.int64)
-    np.cumsum(wlen, out=wptr[1:])
     if cols is not None and cols.action is not None:
         follow = _FOLLOWED[cols.action]
     else:
         follow = np.fromiter((c.action in FOLLOW_UP for c in ranked), bool, len(ranked))
     u8 = [np.ascontiguousarray(x, dtype=bool).view(np.uint8) for x in (p.inv, p.own, p.pool, follow)]
     i64 = [np.ascontiguousarray(x, dtype=np.int64) for x in (p.subject, p.via_in, p.via_out, p.base)]
-    s.k.prices(*i64[:3], u8[0], u8[1], i64[3], u8[2], u8[3], wptr, wipes,  # type: ignore[attr-defined]
+    s.k.prices(*i64[:3], u8[0], u8[1], i64[3], u8[2], u8[3], p.wptr, p.wipes,  # type: ignore[attr-defined]
                np.ascontiguousarray(lo, dtype=np.int64), np.ascontiguousarray(hi, dtype=np.int64),
                np.ascontiguousarray(flat, dtype=np.int64), p.subject_ptr_a, p.by_subject_a(), p.of_virtual_a(),
-               p.shift)
+               p.zroot, p.shift)
 
 
 class KernelQueue:

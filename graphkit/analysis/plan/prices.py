@@ -11,6 +11,7 @@ from graphkit.analysis.plan.arrays import Columns, stable_argsort
 from graphkit.analysis.plan.candidates import _ACTION_RANK, _PHASE_RANK, Candidates, Incident
 from graphkit.analysis.plan.greedy import _REGISTRAR
 from graphkit.analysis.results import Phase
+from graphkit.analysis.snapshot import expand
 from graphkit.model import RevocationAction
 
 __all__ = ["ArcsOf", "Prices", "prices"]
@@ -24,7 +25,8 @@ class Prices:
     read (the kernel's loop reads the arrays)."""
 
     __slots__ = ("subject", "via_in", "via_out", "inv", "own", "base", "pool", "wiping", "arcs", "shift",
-                 "subject_ptr_a", "action_c", "phase_c", "long_c", "_pos", "_lists")
+                 "subject_ptr_a", "action_c", "phase_c", "long_c", "_pos", "_lists", "wptr", "wipes", "zroot", "zof",
+                 "groups")
 
     def __init__(self, subject: np.ndarray, via_in: np.ndarray, via_out: np.ndarray, inv: np.ndarray,
                  own: np.ndarray, base: np.ndarray, pool: np.ndarray, wiping: np.ndarray, arcs: ArcsOf, shift: int,
@@ -52,6 +54,13 @@ class Prices:
         #: ``long_lived`` (bool): what a step reads
         self.action_c, self.phase_c, self.long_c = action_c, phase_c, long_c
         self._lists: dict = {}
+        #: (k + 1,) and (w,) int64: the nodes each candidate wipes (``wipes[wptr[pos]:wptr[pos + 1]]``)
+        self.wptr, self.wipes = np.zeros(subject.size + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        #: (k,) int64 the wipe group node of each wiping candidate whose reduction is one subtree (-1: none), (n,)
+        #: int64 the wipe group node of each node in one (-1: none), and how many there are (:func:`wipe_groups`)
+        self.zroot = np.full(subject.size, -1, dtype=np.int64)
+        self.zof = np.full(subject_ptr.size - 1, -1, dtype=np.int64)
+        self.groups = 0
 
     @property
     def pos(self) -> dict:
@@ -79,13 +88,16 @@ class Prices:
         return found
 
     def of_virtual_a(self) -> np.ndarray:
-        """(2k,) int64 the position of the candidate of every virtual node (``of_virtual[x - n]``)."""
+        """(2k + g,) int64 the position of the candidate of every virtual node (``of_virtual[x - n]``): its two
+        virtual nodes, and its wipe group node (:func:`wipe_groups`)."""
         found = self._lists.get("of_virtual_a")
         if found is None:
             count = int(self.subject.size)
-            found = np.zeros(2 * count, dtype=np.int64)
+            found = np.zeros(2 * count + self.groups, dtype=np.int64)
             n = self.subject_ptr_a.size - 1
             found[self.via_in - n] = found[self.via_out - n] = np.arange(count)
+            grouped = np.flatnonzero(self.zroot >= 0)
+            found[self.zroot[grouped] - n] = grouped
             self._lists["of_virtual_a"] = found
         return found
 
@@ -147,7 +159,55 @@ def prices(cands: Candidates, inc: Incident, cols: Columns | None = None) -> Pri
         raise ValueError("revocation plan: total weight too large for the packed greedy key")
     subject_ptr = np.zeros(inc.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(subject, minlength=inc.n), out=subject_ptr[1:])
-    return Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift, pos, subject_ptr, *codes)
+    p = Prices(subject, via_in, via_out, inv, own, base, pool, wiping, arcs, shift, pos, subject_ptr, *codes)
+    if wiping.size:
+        p.wptr, p.wipes = _wipe_lists(p, cands, cols)
+        is_seed = cols.seed if cols is not None else np.frombuffer(bytes(inc.seed), dtype=np.uint8).astype(bool)
+        wipe_groups(p, is_seed)
+    return p
+
+
+def _wipe_lists(p: Prices, cands: Candidates, cols: Columns | None) -> tuple[np.ndarray, np.ndarray]:
+    """``(wptr, wipes)``: what each candidate wipes as flat arrays (from the columns' per-node lists, else from
+    the objects)."""
+    wlen = np.zeros(p.subject.size, dtype=np.int64)
+    if cols is not None and cols.wipe_ptr is not None:
+        subj = p.subject[p.wiping]
+        wlen[p.wiping] = cols.wipe_ptr[subj + 1] - cols.wipe_ptr[subj]
+        wipes = cols.wipe_tgt[expand(cols.wipe_ptr, subj)[0]].astype(np.int64)
+    else:
+        ranked = cands.ranked
+        wlen[p.wiping] = [len(ranked[i].wipes) for i in p.wiping.tolist()]
+        wipes = np.array([w for i in p.wiping.tolist() for w in ranked[i].wipes], dtype=np.int64)
+    wptr = np.zeros(p.subject.size + 1, dtype=np.int64)
+    np.cumsum(wlen, out=wptr[1:])
+    return wptr, wipes
+
+
+def wipe_groups(p: Prices, is_seed: np.ndarray) -> None:
+    """Give each wiping candidate whose subject and wiped nodes are all seeds, none of them another such
+    candidate's, a *wipe group* node ``z`` (``p.zroot``, ``p.zof``, ``p.groups``): virtual node ``n + 2k + g``
+    of the dominator graph, between the root and those seeds (``fast._tree``).  The dominator graph has no arc
+    into a seed but the root's (or its group's): a path into a seed is replaced by the root's arc into it, so
+    dominators are those of the graph with them; then every path to a node avoids the group's seeds exactly when
+    it avoids ``z``, so what applying the candidate removes (the reference's trial reachability:
+    ``docs/revocation-plan.md``, "Wipe groups") is the subtree of ``z``, priced and cut as any other."""
+    n, k, wiping = p.zof.size, p.subject.size, p.wiping
+    size = p.wptr[wiping + 1] - p.wptr[wiping]
+    owner = np.concatenate([np.arange(wiping.size), np.repeat(np.arange(wiping.size), size)])
+    node = np.concatenate([p.subject[wiping], p.wipes[expand(p.wptr, wiping)[0]]])
+    pairs = np.unique(np.stack([owner, node]), axis=1)  # (candidate, node), each once
+    owner, node = pairs
+    seeded = np.ones(wiping.size, dtype=bool)
+    seeded[owner[~is_seed[node]]] = False
+    count = np.bincount(node[seeded[owner]], minlength=n)  # in how many all-seed candidates
+    ok = seeded.copy()
+    ok[owner[count[node] != 1]] = False
+    z = n + 2 * k + np.cumsum(ok) - 1  # in tie-break order
+    p.zroot[wiping[ok]] = z[ok]
+    keep = ok[owner]
+    p.zof[node[keep]] = z[owner[keep]]
+    p.groups = int(ok.sum())
 
 
 def _from_columns(cols: Columns, n_src: int) -> tuple:
