@@ -118,34 +118,57 @@ def _build(graph: Graph) -> Snapshot:
     edges: list[Edge] = []
     src_only: list[bool] = []
     rows: list[tuple] = []
+    bases: list[int] = []  # per pair, its first edge's index (``rows`` hold edge positions relative to it)
+    single: dict = {}  # per edge form: the row of a pair of that one edge (most pairs)
     for u in ids:
         nbrs = succ[u]
         for v in (sorted(nbrs) if len(nbrs) > 1 else nbrs):
-            data = [d for d in nbrs[v].values() if d["traversable"]]
+            multi = nbrs[v]
+            if len(multi) == 1:
+                (d,) = multi.values()
+                if type(d) is EdgeRecord:
+                    f = d.form
+                    if not f.traversable:
+                        continue
+                    row = single.get(f)
+                    if row is None:
+                        row = single[f] = _fold([d], [f.value in _SOURCE_ONLY])
+                    pair_target.append(index[v])
+                    rows.append(row)
+                    bases.append(len(edges))
+                    edges.append(d)
+                    src_only.append(f.value in _SOURCE_ONLY)
+                    arc_ptr.append(len(edges))
+                    continue
+            data = [d for d in multi.values() if d["traversable"]]
             if not data:
                 continue
             pair_target.append(index[v])
             # the graph's edge records read as edges (kind, confidence, lifetime, key) without making any
             views = [d if type(d) is EdgeRecord else d["edge"] for d in data]
             so = [d["kind"] in _SOURCE_ONLY for d in data]
-            rows.append(_fold(views, so, len(edges)))
+            rows.append(_fold(views, so))
+            bases.append(len(edges))
             edges += views
             src_only += so
             arc_ptr.append(len(edges))
         pair_ptr.append(len(pair_target))
     cols = list(zip(*rows)) if rows else [()] * 13
+    base = np.array(bases, dtype=np.int64)
     two = lambda a, b, dt: np.array([cols[a], cols[b]], dtype=dt).reshape(2, len(rows))  # noqa: E731
+    at = lambda a, b: np.where(two(0, 6, bool), two(a, b, np.int64) + base, -1)  # noqa: E731
     attrs = graph.nx._node
     return Snapshot(
         ids=ids, index=index, nodes=[attrs[v]["node"] for v in ids], pair_ptr=np.array(pair_ptr, dtype=np.int64),
         pair_target=np.array(pair_target, dtype=np.int32), arc_ptr=np.array(arc_ptr, dtype=np.int64),
         edges=EdgeList(edges), arc_source_only=np.array(src_only, dtype=bool),
-        has=two(0, 6, bool), best=two(1, 7, np.int64), longest=two(2, 8, np.int64), certain=two(3, 9, bool),
+        has=two(0, 6, bool), best=at(1, 7), longest=at(2, 8), certain=two(3, 9, bool),
         seconds=two(4, 10, np.float64), life=two(5, 11, np.int8), runs_code=np.array(cols[12], dtype=bool))
 
 
-def _fold(edges: list[Edge], so: list[bool], base: int) -> tuple:
-    """The 13 columns of one pair: (has, best, longest, certain, seconds, life) per variant, then runs_code."""
+def _fold(edges: list[Edge], so: list[bool]) -> tuple:
+    """The 13 columns of one pair: (has, best, longest, certain, seconds, life) per variant, then runs_code; best
+    and longest are positions in ``edges`` (-1: none)."""
     row: list = []
     for variant in (0, 1):
         pos = [i for i in range(len(edges)) if variant or not so[i]]
@@ -157,7 +180,7 @@ def _fold(edges: list[Edge], so: list[bool], base: int) -> tuple:
         else:
             b = min(pos, key=lambda i: _path_rank(edges[i]))
             lg = min(pos, key=lambda i: _life_rank(edges[i]))
-        row += [True, base + b, base + lg, edges[b].confidence is Confidence.CERTAIN,
+        row += [True, b, lg, edges[b].confidence is Confidence.CERTAIN,
                 lasting_seconds(edges[lg]), _LIFE_CODE[edges[lg].lifetime]]
     row.append(any(e.kind in _RUNS_CODE for e in edges))
     return tuple(row)
