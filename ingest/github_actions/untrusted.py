@@ -316,9 +316,10 @@ def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = (), repos
 @dataclass(frozen=True)
 class Scope:
     """What the steps at one level of a job see of outsider text: the run's ``events`` (event -> activity types)
-    and ``repository``, the tainted variables (``env``) and inputs (``inputs``), and for the steps of a composite
+    and ``repository``, the tainted variables (``env``) and inputs (``inputs``), for the steps of a composite
     action the ``uses:`` steps that led there (``via``, outermost first) and what their ``if`` says
-    (``condition``)."""
+    (``condition``), and the events whose ``github.event_name`` the run may have (``run_events``, None: not known;
+    :func:`.skipped.run_events`): a step whose ``if`` is false for all of them never runs."""
 
     events: Mapping[str, Sequence[str] | None]
     repository: str | None
@@ -326,13 +327,15 @@ class Scope:
     inputs: Mapping[str, Taint] = field(default_factory=dict)
     via: tuple[Evidence, ...] = ()
     condition: tuple[IfVerdict, ...] = ()
+    run_events: tuple[str, ...] | None = None
 
 
 def job_scope(triggers: Iterable[Trigger], repository: str | None, env: Mapping[str, Any],
-              inputs: Mapping[str, Taint] | None = None) -> Scope:
+              inputs: Mapping[str, Taint] | None = None, run_events: tuple[str, ...] | None = None) -> Scope:
     """The :class:`Scope` of a job's own steps: its workflow's and its ``env``, the tainted ``inputs`` of a
-    called workflow."""
-    return Scope(trigger_types(triggers), repository, tainted_env(env, inputs), dict(inputs or {}))
+    called workflow, the events of its run (``run_events``)."""
+    return Scope(trigger_types(triggers), repository, tainted_env(env, inputs), dict(inputs or {}),
+                 run_events=run_events)
 
 
 def composite_code(action: ActionFile, src: Src, caller: Step, caller_src: Src,
@@ -368,10 +371,11 @@ def composite_code(action: ActionFile, src: Src, caller: Step, caller_src: Src,
             inputs[str(name).lower()] = Taint(found[1].events, (*scope.via, uses_ev,
                                                                 src.ev(f"inputs.{name}.default", found[0])))
     own_if = condition_verdicts(caller.condition, caller_src, caller.path + ".if", scope.events, scope.repository)
-    inner = Scope(scope.events, scope.repository, env, inputs, (*scope.via, uses_ev), (*scope.condition, *own_if))
+    inner = Scope(scope.events, scope.repository, env, inputs, (*scope.via, uses_ev), (*scope.condition, *own_if),
+                  scope.run_events)
     out: list[UntrustedCode] = []
     for step in action.steps:
-        if step.condition is not None and never_runs(step.condition):
+        if step.condition is not None and never_runs(step.condition, scope.run_events):
             continue
         code = _one(step, src, inner.events, inner.repository, inner.env, inner.inputs)
         if code is not None:
