@@ -56,8 +56,7 @@ from .permissions import (LEVEL, POSSIBLE_REPOSITORY_WRITE_SCOPES, effective_per
 from .secrets import SecretMap, secret_refs
 from .skipped import live_job, never_detail, never_runs, run_events, skipped_needs
 from .steps import JobState, StepView, apply_step_rules
-from .untrusted import (Scope, combined, composite_code, job_condition, job_scope, tainted_with, text_inputs,
-                        untrusted_code)
+from .untrusted import Scope, combined, composite_code, job_condition, job_scope, tainted_call, untrusted_code
 
 __all__ = ["MAX_COMPOSITE_DEPTH", "MAX_WORKFLOW_LEVELS", "to_graph"]
 
@@ -431,8 +430,8 @@ class _Builder:
             jd.secrets or {}, src, f"{path}.secrets")
         sub = Call(top=call.top, chain=call.chain + (key,), caller_id=jid,
                     inputs=self._call_inputs(callee, jd, ctx), secrets=smap, **self._cap(wf, jd, call, perms, src),
-                    call_ev=ev, unknown_top=call.unknown_top, taint=tainted_with(
-                        jd.with_args, src, f"{path}.with", {}, call.taint, text_inputs(callee)),
+                    call_ev=ev, unknown_top=call.unknown_top, taint=tainted_call(
+                        callee, jd.with_args, src, f"{path}.with", call.taint, self.src(callee), ev),
                     condition=combined(call.condition, job_condition(
                         jd, src, path, call.top.events, None if call.unknown_top else call.top.repository)),
                     job_workflow_ref=f"{callee.repository}/{callee.file}@{ref or '*'}")
