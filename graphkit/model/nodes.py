@@ -376,8 +376,11 @@ class UntrustedCode(BaseModel):
     guard does not exist there: https://github.com/actions/checkout/releases;
     :mod:`ingest.github_actions.untrusted`), or not a checkout.  ``via``: where the code or text came in
     from outside the file of ``evidence``, outermost first: the ``with:`` of a caller that passes outsider text
-    as an input of a reusable workflow or composite action (``${{ inputs.X }}``), the ``uses:`` step of a
-    composite action whose script writes outsider text itself (empty: the job's own step).
+    as an input of a reusable workflow or composite action (``${{ inputs.X }}``: a script writing it, a checkout of
+    its ``ref`` or ``repository``), the ``uses:`` step of a composite action whose script writes outsider text or
+    that checks out the pull request itself (empty: the job's own step).  ``certain``: False for a checkout whose
+    ``ref`` or ``repository`` is known only at run time (another job's output, ``needs.<job>.outputs``, written
+    there or passed in): it may check out the pull request's code (the entry is ``possible``).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -388,6 +391,7 @@ class UntrustedCode(BaseModel):
     condition: tuple[IfVerdict, ...] = ()
     events: tuple[str, ...] = ()
     via: tuple[Evidence, ...] = ()
+    certain: bool = True
 
 
 class Job(Node):

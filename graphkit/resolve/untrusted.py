@@ -25,7 +25,11 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
    with the job's secrets and write token.  A checkout that
    ``actions/checkout`` refuses (guard ``checkout-refuses``) is no entry; a
    version that may predate the guard is ``possible``; an artifact is
-   ``possible`` (what the job does with it is not read).
+   ``possible`` (what the job does with it is not read), and so is a checkout
+   of another job's output (``UntrustedCode.certain`` False: it may be the
+   head).  A checkout in a called workflow or composite action of a head its
+   caller passes as an input is the called job's entry (evidence: the
+   checkout, then each ``with:``).
 3. ``comment -> job`` and ``fork-pr -> job``: an ``issue_comment`` job that
    checks out pull request code (the checkout guard does not cover this
    event): whoever comments triggers it, the pull request's author chose the
@@ -207,7 +211,8 @@ def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[s
         if (code.how == "checkout" and event in _PRIVILEGED and code.guard == "checkout-refuses") or (
                 verdict is not None and verdict.outcome == "skipped"):
             continue
-        conf = P if code.how == "artifact" or (event in _PRIVILEGED and code.guard == "unknown") else C
+        conf = P if code.how == "artifact" or not code.certain or (event in _PRIVILEGED and code.guard == "unknown") \
+            else C
         rules, evs = _code_rules(code, event), [code.evidence, *code.via]
         if verdict is not None:
             conf, rules, evs = P, [*rules, *_g(*verdict.guards)], [*evs, verdict.evidence]

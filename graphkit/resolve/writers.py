@@ -92,16 +92,17 @@ def reviewed(ctx: Context, job: Job) -> bool:
                for e in ctx.graph.out_edges(job.id))
 
 
-def _head_checkout(job: Job, event: str) -> tuple[Evidence, list[str]] | None:
+def _head_checkout(job: Job, event: str) -> tuple[list[Evidence], list[str]] | None:
     """The first step of ``job`` that runs the pull request's head under ``event`` (a checkout or a fetch in a
-    script) and whose ``if`` does not skip it, with the checkout guard when the guard keeps forks out."""
+    script) and whose ``if`` does not skip it (evidence: the step, then where the head came in,
+    ``UntrustedCode.via``), with the checkout guard when the guard keeps forks out."""
     for code in job.untrusted_code:
         if code.how not in ("checkout", "script") or (code.events and event not in code.events):
             continue
         verdict = if_verdict(code.condition, event)
         if verdict is not None and verdict.outcome == "skipped":
             continue
-        return code.evidence, named("checkout-refuses-fork-code") if code.guard == "checkout-refuses" else []
+        return [code.evidence, *code.via], named("checkout-refuses-fork-code") if code.guard == "checkout-refuses" else []
     return None
 
 
@@ -123,8 +124,8 @@ def writer_way_in(ctx: Context, job: Job) -> WayIn | None:
         if event not in events or (verdict is not None and verdict.outcome == "skipped"):
             continue
         if found := _head_checkout(job, event):
-            ev, rules = found
-            return WayIn(event, [ev], [*rules, *named("org-member-write"), *extra])
+            evs, rules = found
+            return WayIn(event, evs, [*rules, *named("org-member-write"), *extra])
     return None
 
 

@@ -56,8 +56,7 @@ from .permissions import (LEVEL, POSSIBLE_REPOSITORY_WRITE_SCOPES, effective_per
 from .secrets import SecretMap, secret_refs
 from .skipped import live_job, never_detail, never_runs, run_events, skipped_needs
 from .steps import JobState, StepView, apply_step_rules
-from .untrusted import (Scope, combined, composite_code, job_condition, job_scope, tainted_with, text_inputs,
-                        untrusted_code)
+from .untrusted import Scope, combined, composite_code, job_condition, job_scope, tainted_call, untrusted_code
 
 __all__ = ["MAX_COMPOSITE_DEPTH", "MAX_WORKFLOW_LEVELS", "to_graph"]
 
@@ -251,7 +250,7 @@ class _Builder:
         if dep is not None or never_runs(jd.raw.get("if"), events):
             self._never(wf, jd, call, jid, perms, perm_source, dep, events)
             return
-        jd = live_job(jd)
+        jd = live_job(jd, events)
         env = {**wf.env, **jd.env}
         ctx = EvalContext(inputs=call.inputs, env=env, steps=_step_outputs(jd))
         matrix = bind_inputs(jd.matrix, ctx)
@@ -269,7 +268,7 @@ class _Builder:
             if "inputs" in json.dumps(jsonable(jd.runs_on)):
                 unresolved = unresolved or src.ev(f"{path}.runs-on", f"{jd.runs_on} (input of an unknown caller)")
         self._steps(jd.steps, src, ctx, state, {}, depth=0, seen=(), scope=job_scope(call.top.events, run_repo, env,
-                                                                                      call.taint))
+                                                                                      call.taint, events))
         self._environments(jid, top_repo, env_names, src, src.ev(f"{path}.environment", jd.environment))
         if jd.uses:
             unresolved, all_ev = self._call(wf, jd.model_copy(update={"matrix": matrix}), src, call, jid,
@@ -431,8 +430,8 @@ class _Builder:
             jd.secrets or {}, src, f"{path}.secrets")
         sub = Call(top=call.top, chain=call.chain + (key,), caller_id=jid,
                     inputs=self._call_inputs(callee, jd, ctx), secrets=smap, **self._cap(wf, jd, call, perms, src),
-                    call_ev=ev, unknown_top=call.unknown_top, taint=tainted_with(
-                        jd.with_args, src, f"{path}.with", {}, call.taint, text_inputs(callee)),
+                    call_ev=ev, unknown_top=call.unknown_top, taint=tainted_call(
+                        callee, jd.with_args, src, f"{path}.with", call.taint, self.src(callee), ev),
                     condition=combined(call.condition, job_condition(
                         jd, src, path, call.top.events, None if call.unknown_top else call.top.repository)),
                     job_workflow_ref=f"{callee.repository}/{callee.file}@{ref or '*'}")
@@ -510,8 +509,8 @@ class _Builder:
     def _steps(self, steps: Sequence[Step], src: Src, ctx: EvalContext, state: JobState, subst: dict[str, str],
                depth: int, seen: tuple[str, ...], scope: Scope) -> None:
         for step in steps:
-            if step.condition is not None and never_runs(step.condition):
-                continue  # a step that never runs reaches nothing
+            if step.condition is not None and never_runs(step.condition, scope.run_events):
+                continue  # a step that never runs (in a run of the workflow's events) reaches nothing
             sv = StepView(step=step, src=src, ctx=EvalContext(matrix=ctx.matrix, inputs=ctx.inputs,
                                                                 env={**ctx.env, **step.env}, steps=ctx.steps),
                           job=state, subst=subst)

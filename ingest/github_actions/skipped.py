@@ -6,8 +6,10 @@ in every run (:func:`.conditions.always_false`: ``if: false``, ``if: ${{ false }
 ``false && ...``) never runs: such a job reaches nothing (:attr:`graphkit.model.Job.never_runs`), such a step
 runs no code and reads nothing.
 
-A job whose ``if`` is false for every event that can start its workflow (``github.event_name == 'push'`` in a
-workflow only ``pull_request_target`` starts: :func:`.conditions.false_for_events`) never runs either.
+A job or a step whose ``if`` is false for every event that can start its workflow (``github.event_name == 'push'``
+in a workflow only ``pull_request_target`` starts: :func:`.conditions.false_for_events`) never runs either: such a
+step (:func:`live_job`; a composite action's steps, :func:`never_runs` with the run's events) runs no code, reads
+no secret and is no way in for an outsider.
 
 A job whose ``needs`` names a job that never runs is skipped as well, unless its ``if`` holds a status function
 that continues after a skipped dependency: "If a job fails or is skipped, all jobs that need it are skipped
@@ -96,10 +98,21 @@ def run_events(events: Iterable[str], *, unknown_caller: bool) -> tuple[str, ...
     return None if unknown_caller or not names or "workflow_call" in names else names
 
 
-def live_job(jd: JobDef) -> JobDef:
-    """``jd`` without the steps whose ``if`` is false in every run (:func:`never_runs`): left out of ``steps``
-    and blanked in ``raw`` (so no secret read is attributed to them; the other steps keep their index)."""
-    dead = {s.index for s in jd.steps if s.condition is not None and never_runs(s.condition)}
+def live_job(jd: JobDef, events: tuple[str, ...] | None = None) -> JobDef:
+    """``jd`` without the steps whose ``if`` is false in every run, or in every run of each of ``events`` (the
+    events that start the workflow, :func:`run_events`; None: not known) (:func:`never_runs`, the job's reading:
+    a status function other than ``always()``, or anything not decided, keeps the step): left out of ``steps``
+    and blanked in ``raw`` (so no secret read, step rule or untrusted code is attributed to them; the other steps
+    keep their index).
+
+    >>> from ingest.github_actions.models import Step
+    >>> jd = JobDef(key="t", raw={"steps": [{"if": "github.event_name == 'push'"}, {"if": "failure()"}]},
+    ...             steps=[Step(index=0, path="s0", condition="github.event_name == 'push'"),
+    ...                    Step(index=1, path="s1", condition="failure()")])
+    >>> [s.index for s in live_job(jd).steps], [s.index for s in live_job(jd, ("pull_request_target",)).steps]
+    ([0, 1], [1])
+    """
+    dead = {s.index for s in jd.steps if s.condition is not None and never_runs(s.condition, events)}
     raw_steps = jd.raw.get("steps")
     if not dead or not isinstance(raw_steps, list):
         return jd

@@ -30,7 +30,20 @@ a remote action ``owner/repo@ref`` that is not among the files is not read, and 
   went through.  zizmor's ``template-injection`` audit reports every ``${{ inputs.* }}`` in a script as a
   low-confidence finding without reading the callers
   (https://github.com/zizmorcore/zizmor/blob/main/crates/zizmor/src/audit/template_injection.rs); here an input is
-  outsider text only where a read caller passes some.
+  outsider text only where a read caller passes some;
+- a checkout of the pull request's code through inputs: ``actions/checkout`` with ``ref`` (or ``repository``)
+  ``${{ inputs.NAME }}`` in a reusable workflow or a local composite action, where a caller's ``with:`` passes
+  the pull request's head (any of the first bullet's values; through nested composites and workflows, or the
+  input's ``default``, evaluated in the caller's run: :func:`tainted_defaults`) checks out the outsider's code
+  exactly as if the caller had: the called job runs in the caller's run with its ``github`` context and the
+  secrets it passes (GitHub docs "Reusing workflows",
+  https://docs.github.com/en/actions/sharing-automations/reusing-workflows; GitHub Security Lab "Preventing pwn
+  requests", https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/).  The entry is
+  the checkout step, ``via`` each ``with:`` the value went through (:func:`checkout_source`, read by the same
+  :func:`tainted_with` as the injection).  A value another job computes (``${{ needs.<job>.outputs.* }}``,
+  written in the checkout or passed in) is known only at run time: ``UntrustedCode.certain`` False (a
+  ``possible`` entry), and only in a run that ``pull_request_target``, ``workflow_run`` or ``issue_comment``
+  starts.  The checkout guard below and each ``if`` apply as to any checkout.
 
 Guard of a checkout (dated, 2026-06): ``actions/checkout`` refuses fork pull
 request code under ``pull_request_target`` and ``workflow_run`` unless
@@ -79,8 +92,8 @@ from .expressions import EXPRESSION_PATTERN
 from .models import ActionFile, JobDef, Step, WorkflowFile, scalar_text
 from .skipped import never_runs
 
-__all__ = ["Scope", "Taint", "combined", "composite_code", "condition_verdicts", "job_condition", "job_scope", "tainted_with",
-           "text_inputs", "untrusted_code"]
+__all__ = ["Scope", "Taint", "checkout_source", "combined", "composite_code", "condition_verdicts", "job_condition",
+           "job_scope", "tainted_call", "tainted_defaults", "tainted_with", "text_inputs", "untrusted_code"]
 
 _PR_CODE = re.compile(r"github\.event\.pull_request\.(?:head\.(?:sha|ref|repo)|merge_commit_sha)|github\.head_ref"
                       r"|refs/pull/|github\.event\.workflow_run\.(?:head_(?:sha|branch|repository)|head_commit\.id)",
@@ -143,11 +156,14 @@ _INPUTS_PATH = re.compile(r"(?<![\w.-])inputs(?![\w-])(?:\.([a-z_][a-z0-9_-]*))?
 
 
 class Taint(NamedTuple):
-    """Outsider text that a variable or an input holds: the events whose payload carries it (sorted), and
-    where it was passed in (``via``: the callers' ``with:``, outermost first; :attr:`UntrustedCode.via`)."""
+    """Outsider text that a variable or an input holds: the events whose payload carries it (sorted; empty: no
+    outsider text), where it was passed in (``via``: the callers' ``with:``, outermost first;
+    :attr:`UntrustedCode.via`), and whether it names the pull request's code for a checkout (``code``:
+    ``certain``, ``possible`` for a value known only at run time, ``""`` not; :func:`checkout_source`)."""
 
     events: tuple[str, ...]
     via: tuple[Evidence, ...] = ()
+    code: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -170,13 +186,13 @@ def injected(text: str, env: Mapping[str, Taint] | None = None,
     holds every input).
 
     >>> injected("echo '${{ github.event.issue.title }}' ${{ github.event.issue.number }}")
-    ('${{ github.event.issue.title }}', Taint(events=('issue_comment', 'issues'), via=()))
+    ('${{ github.event.issue.title }}', Taint(events=('issue_comment', 'issues'), via=(), code=''))
     >>> injected('echo "$TITLE" ${{ github.event.pull_request.head.sha }}') is None
     True
     >>> injected("x=${{ toJSON(github.event.pull_request) }}")[1].events
     ('pull_request_target',)
     >>> injected("echo '${{ env.TITLE }}'", {"title": Taint(("issues",))})
-    ('${{ env.TITLE }}', Taint(events=('issues',), via=()))
+    ('${{ env.TITLE }}', Taint(events=('issues',), via=(), code=''))
     >>> injected("echo ${{ inputs.n }} ${{ inputs.Title }}", inputs={"title": Taint(("issues",))})[0]
     '${{ inputs.Title }}'
     >>> injected('echo "${{ github.event.review.body }}" "${{ github.event.comment.body }}"')[1].events
@@ -197,7 +213,7 @@ def injected(text: str, env: Mapping[str, Taint] | None = None,
         for name in _INPUTS_PATH.findall(expression) if inputs else ():
             held += [inputs.get(name)] if name else list(inputs.values())
         for taint in held:
-            if taint is not None:
+            if taint is not None and taint.events:  # (an input naming the pull request's code holds no text)
                 events.update(taint.events)
                 via += [v for v in taint.via if v not in via]
         if first is None and (len(events), len(via)) != before:
@@ -205,12 +221,69 @@ def injected(text: str, env: Mapping[str, Taint] | None = None,
     return None if first is None else (first, Taint(tuple(sorted(events)), tuple(via)))
 
 
+#: The events whose run, with the base repository's secrets, is about a pull request an outsider wrote (rules 2-3
+#: of :mod:`graphkit.resolve.untrusted`): a job output checked out there may be its head (``possible``).
+_CODE_EVENTS = frozenset({"pull_request_target", "workflow_run", "issue_comment"})
+#: ``needs.<job>.outputs``: a value another job computes, known only at run time
+_NEEDS_OUTPUT = re.compile(r"(?<![\w.-])needs\.[a-z0-9_-]+\.outputs(?![\w-])")
+
+
+def checkout_source(text: str, inputs: Mapping[str, Taint] | None = None) -> tuple[str, Taint] | None:
+    """Whether ``text``, the ``ref`` or ``repository`` of ``actions/checkout`` or a value passed on to one as an
+    input, names the pull request's code: the part that does (an expression, else ``text``) and a
+    :class:`Taint` whose ``code`` says how surely (``via``: the ``with:`` entries of the inputs it read).  A
+    head SHA, ref or repository of the pull request (module docstring) is ``certain``; ``${{ inputs.NAME }}``
+    is what a caller passes in it (``inputs``: input name -> :class:`Taint`), as if the caller had written it
+    there; ``${{ needs.<job>.outputs.* }}`` (another job's output: known only at run time) is ``possible``,
+    never certain.  None when it names none of these.
+
+    >>> checkout_source("${{ github.event.pull_request.head.sha }}")
+    ('${{ github.event.pull_request.head.sha }}', Taint(events=(), via=(), code='certain'))
+    >>> checkout_source("${{ needs.check.outputs.sha }}")[1].code, checkout_source("${{ inputs.ref }}")
+    ('possible', None)
+    >>> checkout_source("${{ inputs.REF || github.sha }}", {"ref": Taint((), (), "possible")})[1].code
+    'possible'
+    """
+    code, first, via = "", None, []
+    if _PR_CODE.search(text):
+        code = "certain"
+        first = next((e.group(0) for e in _EXPRESSION.finditer(text) if _PR_CODE.search(e.group(0))), text.strip())
+    for m in _EXPRESSION.finditer(text):
+        expression = _INDEX.sub(r".\1", m.group(1)).lower()
+        found = ["possible"] if _NEEDS_OUTPUT.search(expression) else []
+        for name in _INPUTS_PATH.findall(expression) if inputs else ():
+            taint = inputs.get(name) if name else None
+            if taint is not None and taint.code:
+                found.append(taint.code)
+                via += [v for v in taint.via if v not in via]
+        if found:
+            first = first or m.group(0)
+            code = "certain" if "certain" in (code, *found) else "possible"
+    return None if not code or first is None else (first, Taint((), tuple(via), code))
+
+
+def _passed(value: Any, env: Mapping[str, Taint] | None,
+            inputs: Mapping[str, Taint] | None) -> tuple[str, Taint] | None:
+    """What a value passed as an input holds (as :func:`injected` and :func:`checkout_source` read it): outsider
+    text, the pull request's code, or both; None for neither."""
+    if not isinstance(value, str):
+        return None
+    text = injected(value, env, inputs) if "${{" in value else None
+    code = checkout_source(value, inputs)
+    first = text or code
+    if first is None:
+        return None
+    via = list(text[1].via) if text else []
+    via += [v for v in (code[1].via if code else ()) if v not in via]
+    return first[0], Taint(text[1].events if text else (), tuple(via), code[1].code if code else "")
+
+
 def tainted_env(env: Mapping[str, Any], inputs: Mapping[str, Taint] | None = None) -> dict[str, Taint]:
     """Variable name (lower case) -> the outsider text its value holds (:func:`injected`; ``inputs``: the
     tainted inputs its value may name), for the variables of ``env`` that hold any.
 
     >>> tainted_env({"TITLE": "${{ github.event.issue.title }}", "N": "${{ github.event.issue.number }}"})
-    {'title': Taint(events=('issue_comment', 'issues'), via=())}
+    {'title': Taint(events=('issue_comment', 'issues'), via=(), code='')}
     """
     out: dict[str, Taint] = {}
     for key, value in env.items():
@@ -223,15 +296,35 @@ def tainted_env(env: Mapping[str, Any], inputs: Mapping[str, Taint] | None = Non
 def tainted_with(args: Mapping[str, Any], src: Src, path: str, env: Mapping[str, Taint],
                  inputs: Mapping[str, Taint], only: Iterable[str] | None = None) -> dict[str, Taint]:
     """Input name (lower case) -> the outsider text a caller's ``with:`` (``args`` at YAML ``path``) passes in
-    it, read with the caller's tainted ``env`` and ``inputs``; ``only``: the input names that can hold text
-    (None: all).  Each taint's ``via`` ends with the ``with:`` entry (evidence: the expression)."""
+    it, read with the caller's tainted ``env`` and ``inputs``, and the inputs in which it passes the pull
+    request's code (:func:`checkout_source`: a checkout of ``${{ inputs.NAME }}`` checks it out); ``only``: the
+    input names that can hold text (None: all).  Each taint's ``via`` ends with the ``with:`` entry (evidence:
+    the expression)."""
     keep = None if only is None else {n.lower() for n in only}
     out: dict[str, Taint] = {}
     for key, value in args.items():
         name = str(key).lower()
-        found = injected(value, env, inputs) if isinstance(value, str) and "${{" in value else None
-        if found is not None and (keep is None or name in keep):
-            out[name] = Taint(found[1].events, (*found[1].via, src.ev(f"{path}.{key}", found[0])))
+        found = _passed(value, env, inputs) if keep is None or name in keep else None
+        if found is not None:
+            out[name] = found[1]._replace(via=(*found[1].via, src.ev(f"{path}.{key}", found[0])))
+    return out
+
+
+def tainted_defaults(defaults: Mapping[str, Any], args: Mapping[str, Any], src: Src, path: str,
+                     via: Sequence[Evidence] = ()) -> dict[str, Taint]:
+    """Input name (lower case) -> the outsider text or pull request code the ``default`` of an input the caller
+    does not pass (not in ``args``) holds: a default is evaluated in the caller's run, ``${{ github.event... }}``
+    included (GitHub docs "Contexts reference", context availability: ``on.workflow_call.inputs.<id>.default``
+    reads ``github``, https://docs.github.com/en/actions/reference/workflows-and-actions/contexts#context-availability;
+    an action's ``inputs.<id>.default``, :func:`composite_code`).  ``defaults``: name -> default as written,
+    at YAML ``path``.NAME.default of ``src``; each taint's ``via``: ``via`` (the ``uses:`` that led there), then
+    the default."""
+    passed = {str(k).lower() for k in args}
+    out: dict[str, Taint] = {}
+    for name, default in defaults.items():
+        found = _passed(default, None, None) if str(name).lower() not in passed else None
+        if found is not None:
+            out[str(name).lower()] = found[1]._replace(via=(*via, src.ev(f"{path}.{name}.default", found[0])))
     return out
 
 
@@ -245,6 +338,22 @@ def text_inputs(wf: WorkflowFile) -> list[str]:
         return []
     return [str(n) for n, spec in declared.items()
             if not (isinstance(spec, dict) and str(spec.get("type", "")).lower() in ("boolean", "number"))]
+
+
+def tainted_call(callee: WorkflowFile, args: Mapping[str, Any], src: Src, path: str, inputs: Mapping[str, Taint],
+                 callee_src: Src, uses_ev: Evidence) -> dict[str, Taint]:
+    """The tainted inputs of the reusable workflow ``callee``: what the calling job's ``with:`` (``args`` at
+    ``path`` of ``src``) passes in its text inputs (:func:`text_inputs`), read with the caller's own tainted
+    ``inputs`` (:func:`tainted_with`; a calling job has no ``env``), then the ``default`` of each text input it does
+    not pass, evaluated in the caller's run (:func:`tainted_defaults`; ``via``: the call ``uses_ev``, then the
+    default in ``callee_src``).  The called job runs in the caller's run with them (GitHub docs "Reusing
+    workflows", https://docs.github.com/en/actions/sharing-automations/reusing-workflows)."""
+    only = text_inputs(callee)
+    out = tainted_with(args, src, path, {}, inputs, only)
+    keep = {n.lower() for n in only}
+    out.update(tainted_defaults({n: d for n, d in callee.call_inputs.items() if n.lower() in keep}, args,
+                                callee_src, "on.workflow_call.inputs", (uses_ev,)))
+    return out
 
 
 def _injection(step: Step, name: str, src: Src, env: Mapping[str, Taint],
@@ -269,6 +378,8 @@ def _injection(step: Step, name: str, src: Src, env: Mapping[str, Taint],
 def _one(step: Step, src: Src, events: Mapping[str, Sequence[str] | None], repository: str | None,
          env: Mapping[str, Taint], inputs: Mapping[str, Taint]) -> UntrustedCode | None:
     code = _code(step, src, env, inputs)
+    if code is not None and not code.certain and not _CODE_EVENTS & events.keys():
+        return None  # another job's output holds an outsider's code only in a run of these events
     if code is None or step.condition is None:
         return code
     found = condition_verdicts(step.condition, src, f"{step.path}.if", events, repository)
@@ -278,8 +389,10 @@ def _one(step: Step, src: Src, events: Mapping[str, Sequence[str] | None], repos
 def _code(step: Step, src: Src, env: Mapping[str, Taint], inputs: Mapping[str, Taint]) -> UntrustedCode | None:
     name, ref = _action(step)
     args = " ".join(scalar_text(step.with_args.get(k)) for k in ("ref", "repository"))
-    if name == "actions/checkout" and _PR_CODE.search(args):
-        return UntrustedCode(how="checkout", guard=_checkout_guard(step, ref), evidence=src.ev(step.path, args))
+    found = checkout_source(args, inputs) if name == "actions/checkout" else None
+    if found is not None:  # the checkout step, then each with: that passed the pull request's code in
+        return UntrustedCode(how="checkout", guard=_checkout_guard(step, ref), certain=found[1].code == "certain",
+                             evidence=src.ev(step.path, args), via=found[1].via)
     if name == "actions/download-artifact" and "workflow_run" in scalar_text(step.with_args.get("run-id")):
         return UntrustedCode(how="artifact", evidence=src.ev(step.path, step.uses))
     if name == "dawidd6/action-download-artifact":
@@ -316,9 +429,10 @@ def untrusted_code(jd: JobDef, src: Src, triggers: Iterable[Trigger] = (), repos
 @dataclass(frozen=True)
 class Scope:
     """What the steps at one level of a job see of outsider text: the run's ``events`` (event -> activity types)
-    and ``repository``, the tainted variables (``env``) and inputs (``inputs``), and for the steps of a composite
+    and ``repository``, the tainted variables (``env``) and inputs (``inputs``), for the steps of a composite
     action the ``uses:`` steps that led there (``via``, outermost first) and what their ``if`` says
-    (``condition``)."""
+    (``condition``), and the events whose ``github.event_name`` the run may have (``run_events``, None: not known;
+    :func:`.skipped.run_events`): a step whose ``if`` is false for all of them never runs."""
 
     events: Mapping[str, Sequence[str] | None]
     repository: str | None
@@ -326,13 +440,15 @@ class Scope:
     inputs: Mapping[str, Taint] = field(default_factory=dict)
     via: tuple[Evidence, ...] = ()
     condition: tuple[IfVerdict, ...] = ()
+    run_events: tuple[str, ...] | None = None
 
 
 def job_scope(triggers: Iterable[Trigger], repository: str | None, env: Mapping[str, Any],
-              inputs: Mapping[str, Taint] | None = None) -> Scope:
+              inputs: Mapping[str, Taint] | None = None, run_events: tuple[str, ...] | None = None) -> Scope:
     """The :class:`Scope` of a job's own steps: its workflow's and its ``env``, the tainted ``inputs`` of a
-    called workflow."""
-    return Scope(trigger_types(triggers), repository, tainted_env(env, inputs), dict(inputs or {}))
+    called workflow, the events of its run (``run_events``)."""
+    return Scope(trigger_types(triggers), repository, tainted_env(env, inputs), dict(inputs or {}),
+                 run_events=run_events)
 
 
 def composite_code(action: ActionFile, src: Src, caller: Step, caller_src: Src,
@@ -361,17 +477,13 @@ def composite_code(action: ActionFile, src: Src, caller: Step, caller_src: Src,
         own = {str(k).lower() for k in caller.env}
         env = {**{k: v for k, v in env.items() if k not in own}, **tainted_env(caller.env, scope.inputs)}
     inputs = tainted_with(caller.with_args, caller_src, caller.path + ".with", env, scope.inputs)
-    passed = {str(k).lower() for k in caller.with_args}
-    for name, default in action.inputs.items():
-        found = injected(default) if isinstance(default, str) and "${{" in default else None
-        if found is not None and str(name).lower() not in passed:
-            inputs[str(name).lower()] = Taint(found[1].events, (*scope.via, uses_ev,
-                                                                src.ev(f"inputs.{name}.default", found[0])))
+    inputs.update(tainted_defaults(action.inputs, caller.with_args, src, "inputs", (*scope.via, uses_ev)))
     own_if = condition_verdicts(caller.condition, caller_src, caller.path + ".if", scope.events, scope.repository)
-    inner = Scope(scope.events, scope.repository, env, inputs, (*scope.via, uses_ev), (*scope.condition, *own_if))
+    inner = Scope(scope.events, scope.repository, env, inputs, (*scope.via, uses_ev), (*scope.condition, *own_if),
+                  scope.run_events)
     out: list[UntrustedCode] = []
     for step in action.steps:
-        if step.condition is not None and never_runs(step.condition):
+        if step.condition is not None and never_runs(step.condition, scope.run_events):
             continue
         code = _one(step, src, inner.events, inner.repository, inner.env, inner.inputs)
         if code is not None:
