@@ -285,3 +285,86 @@ def test_the_trees_hold_pair_indexes_turned_into_arcs_when_a_path_is_asked_for(m
     for bad in (-2, 2 * len(snap.pair_target) + int(snap.has[0].sum())):
         with pytest.raises(IndexError, match="pair index"):
             kernel.arcs(snap, np.array([0, bad], dtype=np.int64))
+
+
+def twin_graph(seed: int) -> Graph:
+    """:func:`untrusted_graph` plus twins: for a few nodes with at least ``TWIN_MIN`` traversable successors, one to
+    three new nodes of the same kind with the same out-edges (so the same variant-0 row, record for record), each
+    entered by some of the original's in-edges and some of another node's of that kind (so twins are reached at
+    other depths, widths and confidences than their original, some of them running the attacker's code)."""
+    from graphkit.analysis._radius_kernel import TWIN_MIN
+    rng = random.Random(seed)
+    g = untrusted_graph(seed)
+    nodes, edges = list(g.nodes()), list(g.edges())
+    rows = [u for u in sorted(g.nx) if len({e.target for e in g.out_edges(u) if e.spec.traversable}) >= TWIN_MIN]
+    made = 0
+    for u in rng.sample(rows, min(len(rows), 3)):
+        orig = g.node(u)
+        kind = orig.spec.kind
+        peers = sorted(n.id for n in g.nodes(kind))
+        for _ in range(1 + rng.randrange(3)):
+            made += 1
+            twin = orig.model_copy(update={"id": _twin_id(kind, 900 + made)})
+            nodes.append(twin)
+            edges += [e.model_copy(update={"source": twin.id}) for e in g.out_edges(u)]
+            other = rng.choice(peers)
+            edges += [e.model_copy(update={"target": twin.id}) for src in (u, other) for e in g.in_edges(src)
+                      if rng.random() < 0.6 and e.source != twin.id]
+    out = Graph()
+    out.update(nodes=nodes, edges=edges)
+    return out
+
+
+def _twin_id(kind: NodeKind, i: int) -> str:
+    from test_analysis import _ID
+    return _ID[kind](i) if kind in _ID else ids.untrusted("fork-pr", f"twin{i}")
+
+
+def test_twin_rows_are_scanned_once_per_search(monkeypatch):
+    """Nodes with the same variant-0 row (``_twin_classes``): every class holds rows equal record for record, every
+    two equal rows of ``TWIN_MIN`` records or more share a class, and the kernel, which scans one row per class and
+    search, still gives the scipy path's arrays (:func:`check`) while skipping rows."""
+    from graphkit.analysis import _radius_kernel
+    skipped = reached = 0
+    for seed in range(60):
+        g = twin_graph(seed)
+        snap = snapshot(g)
+        packed, _ = kernel.pack(snap)
+        node0, packed0, _ = kernel.split(snap.pair_ptr, packed, snap.has[0], snap.best[0])
+        classes, k = _radius_kernel._twin_classes(node0, packed0)
+        start = node0[0::2].astype(np.int64)
+        rows: dict[bytes, list[int]] = {}
+        for i in range(snap.n):
+            if start[i + 1] - start[i] >= _radius_kernel.TWIN_MIN:
+                rows.setdefault(packed0[start[i]:start[i + 1]].tobytes(), []).append(i)
+        groups = sorted(sorted(m) for m in rows.values() if len(m) > 1)
+        assert k == len(groups) and (classes > 0).sum() == sum(map(len, groups))
+        assert all(len({int(classes[i]) for i in m}) == 1 and classes[m[0]] > 0 for m in groups)
+        rng = random.Random(seed)
+        for srcs in [rng.sample(sorted(g.nx), 1 + seed % 3), sorted(n for n in g.nx if n.startswith("untrusted:"))]:
+            reached += check(monkeypatch, g, srcs)[0]
+            skipped += kernel.kernel_of(snap).twins_skipped
+    assert reached > 1000 and skipped > 50, (reached, skipped)
+
+
+def test_a_twin_skipped_from_a_certain_path_still_makes_its_targets_certain(monkeypatch):
+    """Two OIDC identities trusted by the same roles (twin rows): the first one scanned is entered over a possible
+    job, so the roles it reaches first have an uncertain tree path; the second, entered over certain arcs only, is
+    not scanned again, yet the roles are certain through it (the skipped row's certain pairs into such nodes make
+    the kernel run the certain-only search, as a scan would)."""
+    from test_analysis import C, P, build, edge, job, oidc, role, runner
+    K_ = EdgeKind
+    jobs = [ids.job("acme/app", "ci.yml", j) for j in ("a", "b")]
+    idents = [ids.oidc_identity(j) for j in jobs]
+    roles = [ids.cloud_role("aws", f"arn:aws:iam::123456789012:role/r{i}") for i in range(5)]
+    r = ids.runner("acme", "r1")
+    g = build([runner(r)] + [job(j) for j in jobs] + [oidc(o) for o in idents] + [role(x) for x in roles],
+              [edge(K_.RECEIVES_JOB, r, jobs[0], confidence=P), edge(K_.RECEIVES_JOB, r, jobs[1], confidence=C)]
+              + [edge(K_.MINTS_OIDC, j, o) for j, o in zip(jobs, idents)]
+              + [edge(K_.ASSUMES_ROLE, o, x) for o in idents for x in roles])
+    check(monkeypatch, g, r)
+    k = kernel.kernel_of(snapshot(g))
+    # the second identity's row in the reach (the widths and the certain-only search stop once every node is in)
+    assert k.twins_skipped == 1 and k.searches == 1
+    br = radius_arrays(g, (r,))
+    assert int(br.certain.sum()) == br.order.size - 2  # all but the source and the possible job

@@ -16,10 +16,14 @@ pair of ``source_only`` edges alone), with its row's start and first record side
 hold one pair, so one memory line).  The scans of those rows read 4 bytes a pair where they can (``target0``:
 the targets; the reach reads the records of a row only when one of its pairs runs code or is uncertain, the widths
 read a pair's attributes, ``attr0``, only when its target has no width yet), and a node no pair leaves (a sink:
-about half the reached nodes) is never queued for a scan of its row.  The searches over the reached rows use local
-indexes (the reach, the BFS trees); the widths use global ones (a byte per node: the rank of the width), so no
-target goes through the local index there.  The trees hold the pair index of each node's entering pair; its
-explanation arc is gathered when a path is asked for (:meth:`Kernel.arcs`).
+about half the reached nodes) is never queued for a scan of its row.  Nodes whose variant-0 rows are equal record
+for record (twins: OIDC identities trusted by the same roles, caches restored into the same jobs; ``_twin_classes``)
+share a class id kept beside their row's start: each search scans one row per class and skips the others, whose
+scan would find every target as the first one left it (about half the reached pairs in the synthetic org of 10^6
+edges).  The searches over the reached rows use local indexes (the reach, the BFS trees); the widths use global
+ones (a byte per node: the rank of the width), so no target goes through the local index there.  The trees hold
+the pair index of each node's entering pair; its explanation arc is gathered when a path is asked for
+(:meth:`Kernel.arcs`).
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -49,6 +53,8 @@ cdef extern from *:
     #define GK_START_MASK ((((uint64_t)1) << 40) - 1)
     #define GK_PBIT ((int32_t)1 << 30)
     #define GK_LOC_MASK ((int32_t)0x3FFFFFFF)
+    #define GK_TWIN_SHIFT 40
+    #define GK_TWIN_MASK ((uint64_t)0x7FFFFF)
     #if defined(__GNUC__) || defined(__clang__)
     #define GK_PREFETCH(p) __builtin_prefetch((const void*)(p))
     #else
@@ -68,7 +74,23 @@ cdef extern from *:
     const uint64_t START_MASK "GK_START_MASK"
     const int32_t PBIT "GK_PBIT"
     const int32_t LOC_MASK "GK_LOC_MASK"
+    const int TWIN_SHIFT "GK_TWIN_SHIFT"
+    const uint64_t TWIN_MASK "GK_TWIN_MASK"
     void prefetch "GK_PREFETCH"(const void* p) noexcept nogil
+
+
+#: the shortest variant-0 row given a twin class (:func:`_twin_classes`): a shorter row costs less to scan than
+#: to look its class up
+TWIN_MIN = 4
+#: what a query keeps per twin class (``Scratch.tw``): a row of the class was scanned by the reach's current search,
+#: a certain pair of that row enters a node whose tree path has an uncertain arc (the reach's P), a row of the class
+#: was scanned by the widths, by the certain-only BFS, by the BFS over every pair
+cdef enum:
+    TW_REACH = 1
+    TW_BAD = 2
+    TW_WIDTHS = 4
+    TW_CBFS = 8
+    TW_ABFS = 16
 
 
 cdef int _cmp_int64(const void* a, const void* b) noexcept nogil:
@@ -148,6 +170,64 @@ def _variant0_scan(node0, packed0):
     return nd, np.ascontiguousarray(target0), np.ascontiguousarray(attr0)
 
 
+def _twin_classes(node0, packed0, Py_ssize_t min_len=TWIN_MIN):
+    """Twin classes of the variant-0 rows: ``(classes, k)``, ``classes`` (n,) uint64 the class of every node (1..k),
+    or 0 for a node whose variant-0 row holds fewer than ``min_len`` records or is the only one with its records.
+    Two nodes of one class have the same variant-0 records, record for record (the same targets, flags and
+    attributes, in the same order), so once a search has scanned one of them, a scan of another finds every target
+    as the first one left it: :class:`Kernel` scans one row per class and search (the others are skipped), the
+    class id kept in bits 40-62 of the row's start (``k`` < 2**23: later classes get none).  ``node0`` (2 n + 2,)
+    uint64 and ``packed0`` (p0 + 1,) uint64 as :class:`Kernel` takes them.  Time O(n log n + p0) once per kernel
+    (a hash of every row, a sort, the rows of equal hash compared record for record)."""
+    cdef const uint64_t[::1] nd = np.ascontiguousarray(node0, dtype=np.uint64)
+    cdef const uint64_t[::1] pk = np.ascontiguousarray(packed0, dtype=np.uint64)
+    cdef Py_ssize_t n = (nd.shape[0] - 2) // 2, i, j, a, b, m, length, lo = 0, hi
+    cdef uint64_t x, k = 0
+    starts = (np.asarray(nd)[0::2] & np.uint64((1 << 40) - 1)).astype(np.int64)
+    cand_a = np.flatnonzero(np.diff(starts) >= max(min_len, 1)).astype(np.int64)
+    cdef const int64_t[::1] cand = cand_a
+    cdef const int64_t[::1] st = starts
+    hash_a = np.empty(cand.shape[0], dtype=np.uint64)
+    cdef uint64_t[::1] hashes = hash_a
+    for i in range(cand.shape[0]):
+        a, b = st[cand[i]], st[cand[i] + 1]
+        x = <uint64_t>0xcbf29ce484222325 ^ <uint64_t>(b - a)
+        for j in range(a, b):
+            x = (x ^ pk[j]) * <uint64_t>0x9E3779B97F4A7C15
+            x ^= x >> 29
+        hashes[i] = x
+    perm_a = np.lexsort((cand_a, hash_a)).astype(np.int64)
+    cdef const int64_t[::1] perm = perm_a
+    classes_a = np.zeros(n, dtype=np.uint64)
+    cdef uint64_t[::1] classes = classes_a
+    while lo < perm.shape[0]:  # a run of rows of one hash, grouped by their records (a collision: several groups)
+        hi = lo + 1
+        while hi < perm.shape[0] and hashes[perm[hi]] == hashes[perm[lo]]:
+            hi += 1
+        groups = []  # the members of every distinct row of the run, the first one first
+        for i in range(lo, hi):
+            a = cand[perm[i]]
+            length = st[a + 1] - st[a]
+            for group in groups:
+                b = group[0]
+                if st[b + 1] - st[b] == length:
+                    m = 0
+                    while m < length and pk[st[a] + m] == pk[st[b] + m]:
+                        m += 1
+                    if m == length:
+                        group.append(a)
+                        break
+            else:
+                groups.append([a])
+        for group in groups:
+            if len(group) > 1 and k < TWIN_MASK:
+                k += 1
+                for a in group:
+                    classes[a] = k
+        lo = hi
+    return classes_a, int(k)
+
+
 cdef struct Buf:
     int64_t* data
     Py_ssize_t size
@@ -211,6 +291,7 @@ cdef struct Work:
     Buf apar
     Buf akidx
     Bytes pset
+    Buf twins
     int simple
     int all_certain
     int certain_tree
@@ -226,6 +307,7 @@ cdef void work_init(Work* w) noexcept:
     w.apar = Buf(NULL, 0, 0)
     w.akidx = Buf(NULL, 0, 0)
     w.pset = Bytes(NULL, 0)
+    w.twins = Buf(NULL, 0, 0)
     w.simple = 1
     w.all_certain = 1
     w.certain_tree = 1
@@ -241,16 +323,19 @@ cdef void work_free(Work* w) noexcept:
     free(w.apar.data)
     free(w.akidx.data)
     free(w.pset.data)
+    free(w.twins.data)
 
 
 cdef struct Scratch:
     # the per-node scratch of one query: local index (-1 outside), code mark (0), visit buffer (global indexes),
-    # rank of the width (NO_WIDTH: none yet) and its lifetime code (no fill: written with the rank)
+    # rank of the width (NO_WIDTH: none yet) and its lifetime code (no fill: written with the rank); per twin class
+    # (:func:`_twin_classes`) the TW_* bits of the searches that scanned a row of it (0)
     int32_t* loc
     uint8_t* cd
     int32_t* vis
     uint8_t* gw
     int8_t* glab
+    uint8_t* tw
 
 
 cdef class Kernel:
@@ -290,11 +375,15 @@ cdef class Kernel:
     cdef int32_t[::1] visit
     cdef uint8_t[::1] gwidth
     cdef int8_t[::1] glabel
+    cdef uint8_t[::1] twin
     cdef Work work
     cdef bint busy
     #: how many BFS searches over the reached rows the last query ran besides the reach and the widths (0, 1 or
     #: 2: the certain-only tree, the one over every pair, when not read off the reach; for the tests)
     cdef public int searches
+    #: rows the last query's searches did not scan, a twin's row (:func:`_twin_classes`) having been scanned before
+    #: in the same search (for the tests)
+    cdef public Py_ssize_t twins_skipped
 
     def __cinit__(self):
         work_init(&self.work)
@@ -317,7 +406,11 @@ cdef class Kernel:
                 or node0[2 * self.n] != <uint64_t>best0.shape[0] or pair_ptr[self.n] != self.p
                 or best0.shape[0] >= 2 ** 40):
             raise ValueError("snapshot arrays of inconsistent shapes")
-        self.node0, self.tgt0, self.attr0 = _variant0_scan(node0, packed0)
+        nd, self.tgt0, self.attr0 = _variant0_scan(node0, packed0)
+        classes, k = _twin_classes(node0, packed0)
+        nd[0:2 * self.n:2] |= classes << np.uint64(TWIN_SHIFT)
+        self.node0 = nd
+        self.twin = np.zeros(k + 1, dtype=np.uint8)
         self.node_attr = _node_attr(weight, copy)
         self.local = np.full(max(self.n, 1), -1, dtype=np.int32)
         self.code = np.zeros(max(self.n, 1), dtype=np.uint8)
@@ -332,7 +425,7 @@ cdef class Kernel:
     def is_clean(self):
         """True when the per-node scratch arrays are back to their fill values (for the tests; O(n))."""
         return bool((np.asarray(self.local) == -1).all() and (np.asarray(self.code) == 0).all()
-                    and (np.asarray(self.gwidth) == NO_WIDTH).all())
+                    and (np.asarray(self.gwidth) == NO_WIDTH).all() and not np.asarray(self.twin).any())
 
     def radius(self, srcs):
         """The blast radius of ``srcs`` ((k,) int64 node indexes, distinct, sorted).
@@ -350,6 +443,7 @@ cdef class Kernel:
         cdef int32_t[::1] tv
         cdef uint8_t[::1] tw
         cdef int8_t[::1] tb
+        cdef uint8_t[::1] tt
         for i in range(s.shape[0]):
             if s[i] < 0 or s[i] >= self.n:
                 raise IndexError(f"source index {s[i]} outside 0..{self.n - 1}")
@@ -359,14 +453,15 @@ cdef class Kernel:
             tv = np.empty(max(self.n, 1), dtype=np.int32)
             tw = np.full(max(self.n, 1), NO_WIDTH, dtype=np.uint8)
             tb = np.zeros(max(self.n, 1), dtype=np.int8)
-            sc = Scratch(&tl[0], &tc[0], &tv[0], &tw[0], &tb[0])
+            tt = np.zeros(self.twin.shape[0], dtype=np.uint8)
+            sc = Scratch(&tl[0], &tc[0], &tv[0], &tw[0], &tb[0], &tt[0])
             work_init(&temp)
             try:
                 return self._radius(s, &sc, &temp)
             finally:
                 work_free(&temp)
         self.busy = True
-        sc = Scratch(&self.local[0], &self.code[0], &self.visit[0], &self.gwidth[0], &self.glabel[0])
+        sc = Scratch(&self.local[0], &self.code[0], &self.visit[0], &self.gwidth[0], &self.glabel[0], &self.twin[0])
         try:
             return self._radius(s, &sc, &self.work)
         finally:
@@ -377,7 +472,9 @@ cdef class Kernel:
         cdef int64_t total = 0
         cdef int64_t[::1] out
         w.codes.size = 0
+        w.twins.size = 0
         self.searches = 0
+        self.twins_skipped = 0
         try:
             r = self._reach(srcs, sc, w)
             order = np.empty(r, dtype=np.int64)
@@ -413,6 +510,9 @@ cdef class Kernel:
                 sc.cd[w.codes.data[i]] = 0
             for i in range(r):
                 sc.loc[sc.vis[i]] = -1
+            for i in range(w.twins.size):
+                sc.tw[w.twins.data[i]] = 0
+            w.twins.size = 0
         return order, code_out, certain, cparent, carc, cvisit, aparent, aarc, width, life, total
 
     cdef tuple _certain_of_reach(self, Work* w, Py_ssize_t r, aparent, aarc):
@@ -509,7 +609,9 @@ cdef class Kernel:
         cdef int64_t* ak
         cdef uint8_t* ps
         cdef uint8_t pu, code_row, pb
-        cdef uint64_t d0 = 0, sk
+        cdef uint8_t* tw = sc.tw
+        cdef Py_ssize_t tc, before
+        cdef uint64_t d0 = 0, sk, newc
         cdef uint32_t x
         cdef const uint32_t* tg0 = &self.tgt0[0]
         cdef int32_t bad
@@ -537,6 +639,9 @@ cdef class Kernel:
                 for i in range(count):
                     loc[vis[i]] = -1
                 count = 0
+                for i in range(w.twins.size):  # a new search: no twin class scanned yet
+                    tw[w.twins.data[i]] = 0
+                w.twins.size = 0
                 buf_reserve(&w.apar, w.seeds.size)
                 buf_reserve(&w.akidx, w.seeds.size)
                 bytes_reserve(&w.pset, w.seeds.size)
@@ -568,11 +673,20 @@ cdef class Kernel:
                     u = vis[lu]
                     head += 1
                     code_row = cd[u]
+                    tc = 0
                     if code_row:  # a code row: every pair (the full array), its variant-0 pairs followed
                         rows, q, q1, rec = packed, pptr[u], pptr[u + 1], packed[pptr[u]]
                         has_var, base, shift = HAS1, self.p, ATTR + 13
                     else:  # only the variant-0 pairs, in their own array (arc index 2 p + their position)
                         d0 = nd[2 * u]
+                        tc = <Py_ssize_t>((d0 >> TWIN_SHIFT) & TWIN_MASK)
+                        if tc and (tw[tc] & TW_REACH):
+                            # a twin's row was scanned in this search: its every target is reached and its code
+                            # marks made, so this scan would only check its certain pairs into P (the twin's answer)
+                            if (tw[tc] & TW_BAD) and not w.pset.data[lu]:
+                                w.certain_tree = 0
+                            self.twins_skipped += 1
+                            continue
                         q, q1 = <int64_t>(d0 & START_MASK), <int64_t>(nd[2 * u + 2] & START_MASK)
                         rows, rec = packed0, nd[2 * u + 1]
                         has_var, base, shift = HAS0, 2 * self.p, ATTR
@@ -589,6 +703,7 @@ cdef class Kernel:
                         # the loop below for a row of certain pairs running no code: only their targets are read
                         # (``target0``, 4 bytes a pair; the first one is beside the row's start)
                         bad = 0
+                        before = count
                         t = <int64_t>(rec & TARGET_MASK)
                         sk = rec & SINK
                         while True:
@@ -613,10 +728,15 @@ cdef class Kernel:
                             sk = x >> 31
                         if (bad & PBIT) and not pu:
                             w.certain_tree = 0
+                        if tc:  # its twins' scans are skipped; a certain pair of it enters P if one did before it,
+                            # or it entered a node and is in P itself
+                            tw[tc] = TW_REACH | (TW_BAD if (bad & PBIT) or (pu and count > before) else 0)
+                            buf_push(&w.twins, tc)
                         continue
                     if not code_row:  # the same as below, for a row of variant-0 pairs only
                         uncertain = 0
                         bad = 0
+                        newc = 0
                         while q < q1:
                             t = <int64_t>(rec & TARGET_MASK)
                             if rec & RUNS:
@@ -636,6 +756,7 @@ cdef class Kernel:
                                     qd[qt] = count
                                     qt += 1
                                 count += 1
+                                newc |= rec
                             else:  # PBIT (bit 30) of the target's, if the pair is certain (CERT0: bit 35)
                                 bad |= lt & <int32_t>(rec >> 5)
                             uncertain |= ~rec
@@ -643,6 +764,9 @@ cdef class Kernel:
                             rec = packed0[q]
                         if (bad & PBIT) and not pu:
                             w.certain_tree = 0
+                        if tc:  # as above: a certain pair of it entering a node makes that node's path the row's
+                            tw[tc] = TW_REACH | (TW_BAD if (bad & PBIT) or (pu and (newc & CERT0)) else 0)
+                            buf_push(&w.twins, tc)
                         if not (uncertain & CERT0):
                             continue
                         w.all_certain = 0
@@ -699,6 +823,9 @@ cdef class Kernel:
         cdef int32_t* loc = sc.loc
         cdef uint8_t* cd = sc.cd
         cdef int32_t* vis = sc.vis
+        cdef uint8_t* tw = sc.tw
+        cdef uint8_t bit = TW_CBFS if certain_only else TW_ABFS
+        cdef Py_ssize_t tc
         parent_a = np.full(r, -1, dtype=np.int64)
         cdef int64_t[::1] parent = parent_a
         cdef int64_t[::1] out
@@ -727,6 +854,14 @@ cdef class Kernel:
                 rows, q, q1, rec = packed, pptr[g], pptr[g + 1], packed[pptr[g]]
                 has_var, cert, base = HAS1, (<uint64_t>1) << (ATTR + 13), self.p
             else:  # the variant-0 pairs only, in their own array
+                tc = <Py_ssize_t>((nd[2 * g] >> TWIN_SHIFT) & TWIN_MASK)
+                if tc:  # a twin's row scanned before in this search saw every target this one would
+                    if tw[tc] & bit:
+                        self.twins_skipped += 1
+                        continue
+                    if not tw[tc]:
+                        buf_push(&w.twins, tc)
+                    tw[tc] |= bit
                 q, q1 = <int64_t>(nd[2 * g] & START_MASK), <int64_t>(nd[2 * g + 2] & START_MASK)
                 rows, rec = packed0, nd[2 * g + 1]
                 has_var, cert, base = HAS0, (<uint64_t>1) << ATTR, 2 * self.p
@@ -795,6 +930,9 @@ cdef class Kernel:
         cdef uint32_t x
         cdef int16_t c
         cdef Buf copies = Buf(NULL, 0, 0)
+        cdef uint8_t* tw = sc.tw
+        cdef Py_ssize_t tc
+        cdef uint64_t d0
         width_a = np.empty(r, dtype=np.float64)
         label_a = np.empty(r, dtype=np.int8)
         cdef double[::1] width = width_a
@@ -832,7 +970,17 @@ cdef class Kernel:
                     if not cd[u]:  # the variant-0 pairs only, as the loop below: their targets (``target0``; the
                         # first record is beside the row's start), and the attributes (``attr0``) of a pair into a
                         # node without a width
-                        q, q1 = <int64_t>(nd[2 * u] & START_MASK), <int64_t>(nd[2 * u + 2] & START_MASK)
+                        d0 = nd[2 * u]
+                        tc = <Py_ssize_t>((d0 >> TWIN_SHIFT) & TWIN_MASK)
+                        if tc:  # a twin's row scanned before (at this width or a wider one) left every target of
+                            # this row with a width or waiting ahead of this row's own pair (the same attributes)
+                            if tw[tc] & TW_WIDTHS:
+                                self.twins_skipped += 1
+                                continue
+                            if not tw[tc]:
+                                buf_push(&w.twins, tc)
+                            tw[tc] |= TW_WIDTHS
+                        q, q1 = <int64_t>(d0 & START_MASK), <int64_t>(nd[2 * u + 2] & START_MASK)
                         rec = nd[2 * u + 1]
                         t = <int64_t>(rec & TARGET_MASK)
                         sk = rec & SINK

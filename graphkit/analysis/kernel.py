@@ -9,7 +9,8 @@ widths) as FIFO loops in C, in one call: a query costs O(its reached pairs) with
 nanoseconds, instead of ~150 numpy calls and ~30 passes over the reached pairs.  Both BFS trees are read off the
 reach's own search whenever they provably equal it (no certain pair enters a node whose tree path has an
 uncertain arc: ``_radius_kernel.Kernel._reach``), so a query usually scans the reached rows twice: the reach and
-the widths.
+the widths, each skipping a row equal record for record to one it scanned already (``_radius_kernel._twin_classes``:
+that scan would change nothing).
 
 Its per-node work arrays (local index, code mark, visit buffer) are made once per snapshot, kept on it
 (``snap.derived``), and handed back clean after each query: only the entries a query touched are reset.
