@@ -44,9 +44,33 @@ def synth_cmd(
         fail(GraphkitError(f"{output}: {exc.strerror or exc}"))
     out.print(f"wrote {len(written)} files ({len(org.workflow_files())} workflows, {org.repos} repositories, "
               f"{org.runners} runners on {org.hosts} hosts) to {term(str(output))}", highlight=False)
+    _limit_note(output / "inventory.yaml")
     if build_it:
         from graphkit.build import build_graph
         inputs = {"github-actions": [output / "repos"], "runners": [output / "inventory.yaml"],
                   "aws-iam": [output / "aws-iam.json"]}
         g = build_graph(inputs).graph
         out.print(f"built: {g.nx.number_of_nodes()} nodes, {g.nx.number_of_edges()} edges", highlight=False)
+
+
+def _limit_note(path: Path) -> None:
+    """Say so when the written inventory holds more YAML nodes than ``max_yaml_nodes`` (:mod:`graphkit.limits`:
+    a build would refuse it), with the limit to build it with.  One C-level parse of the file (about 5,000
+    repositories: 2 s)."""
+    import yaml
+
+    from graphkit import limits
+
+    limit = limits.current().max_yaml_nodes
+    count, todo = 0, [yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)]
+    while todo:
+        node = todo.pop()
+        count += 1
+        if isinstance(node, yaml.MappingNode):
+            todo += [x for pair in node.value for x in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            todo += node.value
+    if count > limit:
+        out.print(f"note: {path.name} holds {count} YAML nodes, more than max_yaml_nodes={limit}: build with "
+                  f"`graphkit --limit max_yaml_nodes={count} build ...` or GRAPHKIT_LIMIT_MAX_YAML_NODES={count}",
+                  highlight=False)

@@ -2,7 +2,7 @@
 // purpose: Everything a build host reaches: all its runners and what each reaches, each asset with one shortest path.
 // param host_id: graphkit id of the host (list them with `graphkit nodes --kind host`)
 // :param host_id => 'host:build-01'
-// counterpart: graphkit.analysis.blast_radius from the host (same reached ids; hops = shortest path length)
+// counterpart: graphkit.analysis.blast_radius from the host (same reached ids within 20 hops, where this query stops: a longer path, such as a long role chain, is followed by `graphkit blast-radius --backend neo4j`, not here; hops = shortest path length)
 // rendered from templates/blast-radius-host.cypher by `python -m graphkit.docs` (edit the template, not this file)
 MATCH (h:Host {id: $host_id})
 MATCH (n:Graphkit)

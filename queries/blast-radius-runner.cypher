@@ -2,7 +2,7 @@
 // purpose: Everything a runner reaches over traversable relationships (its blast radius), each asset with one shortest path.
 // param runner_id: graphkit id of the runner (list them with `graphkit nodes --kind runner`)
 // :param runner_id => 'runner:acme/build-01-a'
-// counterpart: graphkit.analysis.blast_radius (same reached ids; hops = shortest path length over traversable edges)
+// counterpart: graphkit.analysis.blast_radius (same reached ids within 20 hops, where this query stops: a longer path, such as a long role chain, is followed by `graphkit blast-radius --backend neo4j`, not here; hops = shortest path length over traversable edges)
 // rendered from templates/blast-radius-runner.cypher by `python -m graphkit.docs` (edit the template, not this file)
 MATCH (s:Runner {id: $runner_id})
 MATCH (n:Graphkit)

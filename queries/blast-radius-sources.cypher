@@ -2,7 +2,7 @@
 // purpose: Several compromised nodes at once (runners, hosts, tokens...): everything any of them reaches, each asset with one shortest path from the nearest source.
 // param sources: list of graphkit ids assumed compromised
 // :param sources => ['runner:acme/build-01-a', 'host:build-01']
-// counterpart: graphkit.analysis.blast_radius from the list of sources (same reached ids; hops = shortest path length from the nearest source)
+// counterpart: graphkit.analysis.blast_radius from the list of sources (same reached ids within 20 hops, where this query stops: a longer path, such as a long role chain, is followed by `graphkit blast-radius --backend neo4j`, not here; hops = shortest path length from the nearest source)
 // rendered from templates/blast-radius-sources.cypher by `python -m graphkit.docs` (edit the template, not this file)
 MATCH (s:Graphkit)
 WHERE s.id IN $sources

@@ -107,7 +107,7 @@ def test_inventory_runner_name_past_the_limit_loses_that_runner_only(tmp_path):
     _no_long_value(result)
     assert _problems(result) == [("inventory.yaml", "runners[1].name",
                                   "Value error, runner id: " + REFUSED.format(what="runner name", n=5000)
-                                  + " (line 5)")]
+                                  + "; runners[1] is left out (line 5)")]
     assert "runner:acme/good" in result.graph
 
 

@@ -264,7 +264,7 @@ def test_inventory_bad_entries_are_reported_and_the_others_ingested(tmp_path: Pa
     res = ri.INGESTOR.ingest([f])
     assert _msgs(res.problems) == [
         f"{f}: organizations[0].runner_groups[0].visibility: Input should be 'all', 'selected' or 'private' (line 4)",
-        f"{f}: repositories[1].full_name: required field missing (line 8)",  # the line of its entry
+        f"{f}: repositories[1].full_name: required field missing; repositories[1] is left out (line 8)",
         f"{f}: repositories[2].secrets[1]: Input should be a valid string (line 9)",
         f"{f}: hosts[0].credentials[0].grants[0].access: assumes_role cannot point to a repository "
         "(repo:acme/app) (line 13)",
@@ -273,7 +273,8 @@ def test_inventory_bad_entries_are_reported_and_the_others_ingested(tmp_path: Pa
         "instance of RunnerLabel (line 19)",
         f"{f}: runners[2].labels[0].name: required field missing (line 20)",
         f"{f}: runners[2].labels[0].nam: unknown field (did you mean 'name'?) (line 20)",
-        f"{f}: runners[3].runnner_group: unknown field (did you mean 'runner_group'?) (line 24)",
+        f"{f}: runners[3].runnner_group: unknown field (did you mean 'runner_group'?); runners[3] is left out "
+        "(line 24)",
         f"{f}: runnerz: unknown field (did you mean 'runners'?) (line 26)",
         f"{f}: self_hosted_labels[1]: Input should be a valid string (line 27)",
     ]
@@ -301,7 +302,8 @@ def test_inventory_parse_returns_entry_problems():
                       "  - {name: b, labels: [x], scope: acme, runner_grop: g}\n", "inv.yaml")
     assert [r.name for r in parsed.inventory.runners] == ["a"]
     assert _msgs(parsed.problems) == [
-        "inv.yaml: runners[1].runner_grop: unknown field (did you mean 'runner_group'?) (line 4)"]
+        "inv.yaml: runners[1].runner_grop: unknown field (did you mean 'runner_group'?); runners[1] is left out "
+        "(line 4)"]
 
 
 def test_inventory_section_of_the_wrong_type(tmp_path: Path):

@@ -329,12 +329,14 @@ def test_a_credential_reaches_an_iam_user_with_authenticates_as(tmp_path, access
 
 
 @pytest.mark.parametrize("entry, place, reason", [
-    ("hosts:\n  - {name: 'build:01'}", "hosts[0].name", "Value error, host id: 'build:01' is not a valid host name"),
+    ("hosts:\n  - {name: 'build:01'}", "hosts[0].name",
+     "Value error, host id: 'build:01' is not a valid host name; hosts[0] is left out"),
     ("repositories:\n  - {full_name: acme/app, secrets: ['A:B']}", "repositories[0].secrets[0]",
      "Value error, secret id: 'A:B' is not a valid secret name"),
-    ("runners:\n  - {name: ' ', scope: acme}", "runners[0].name", "Value error, runner id: ' ' is not a valid runner name"),
+    ("runners:\n  - {name: ' ', scope: acme}", "runners[0].name",
+     "Value error, runner id: ' ' is not a valid runner name; runners[0] is left out"),
     ("runners:\n  - {name: a, scope: acme, host: ' '}", "runners[0].host",
-     "Value error, host id: ' ' is not a valid host name"),
+     "Value error, host id: ' ' is not a valid host name; runners[0] is left out"),
     ("hosts:\n  - {name: h, credentials: [{credential_type: x, path: /x, readable_by: [nobody]}]}",
      "hosts[0].credentials[0].readable_by[0]",
      "Value error, runner reference 'nobody' is not owner/name or owner/repo/name"),

@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -156,3 +157,21 @@ def test_a_manifest_or_output_file_that_is_a_link_or_fifo_is_never_written_throu
         assert "nothing deleted or written" in text, text
         assert ("passes through a link" if "link" in make else "is not a regular file") in text, text
         assert victim.read_text() == "precious\n" and not (out / "aws-iam.json").exists()
+
+
+def test_an_inventory_past_max_yaml_nodes_is_named_with_the_limit_to_build_it(tmp_path, monkeypatch):
+    """A build refuses a document of more than ``max_yaml_nodes`` YAML nodes (keys, values and collections, as
+    the bounded composer counts them): synth says so when it wrote one, with the limit that builds it, and a
+    build with that limit reads the whole inventory."""
+    res = runner.invoke(app, ["synth", "--repos", "6", "-o", str(tmp_path / "a")])
+    assert res.exit_code == 0 and "max_yaml_nodes" not in res.output  # the default limit holds it
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_YAML_NODES", "300")
+    res = runner.invoke(app, ["synth", "--repos", "6", "-o", str(tmp_path / "b")])
+    count = int(re.search(r"inventory\.yaml holds (\d+) YAML nodes, more than max_yaml_nodes=300", res.output)[1])
+    assert f"GRAPHKIT_LIMIT_MAX_YAML_NODES={count}" in res.output
+    inputs = {"runners": [tmp_path / "b" / "inventory.yaml"]}
+    assert any(p.reason.startswith("refused: more than 300 nodes") for p in build_graph(inputs).problems)
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_YAML_NODES", str(count))
+    assert build_graph(inputs).problems == []
+    monkeypatch.setenv("GRAPHKIT_LIMIT_MAX_YAML_NODES", str(count - 1))
+    assert build_graph(inputs).problems  # the count is the composer's: one node fewer is refused

@@ -194,7 +194,9 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
               "Whoever writes the repository runs code in the job (a pushed branch's code in its push, "
               "pull_request, workflow_dispatch, repository_dispatch, schedule, create or release runs; a "
               "same-repository pull request's head in a pull_request_target or workflow_run job that checks it out) "
-              "and on the runners and hosts such a job persists on (possible: branch protection is not read)",
+              "and on the runners and hosts such a job persists on (possible: branch protection is not read, and a "
+              "push made with a GITHUB_TOKEN starts no run but workflow_dispatch and repository_dispatch: the "
+              "pushed code runs in the next run another trigger starts)",
               Lifetime.PER_JOB, R.RESTRICT_ENVIRONMENT, "target"),
         # a token that can change .github/workflows/: a classic PAT with repo and workflow scopes, a fine-grained
         # PAT or App with contents and workflows write (https://docs.github.com/en/apps/oauth-apps/building-oauth-

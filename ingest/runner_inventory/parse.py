@@ -245,8 +245,10 @@ def _entry(item: Any, item_tp: Any, check: Callable[[Any, str], list[tuple[tuple
         for loc in locs:
             file_loc, clean, lists = _walk(item, loc, kept)
             target = _target(item, item_tp, loc, clean, lists)
-            if target is None:
-                return None, found + msgs
+            if target is None:  # an error in the entry's own fields: the whole entry goes, and the problems say so
+                whole = _place(prefix)
+                return None, found + [(place, reason if place == whole else f"{reason}; {whole} is left out")
+                                      for place, reason in msgs]
             targets[_place(prefix + file_loc)] = target
         unknown = {p for p, t in targets.items() if len(t) == 1 and t[0] in _UNKNOWN_WHEN_BAD}
         msgs = [(p, r + _LEFT_UNKNOWN if p in unknown else r) for p, r in msgs]

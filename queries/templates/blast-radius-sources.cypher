@@ -2,7 +2,7 @@
 // purpose: Several compromised nodes at once (runners, hosts, tokens...): everything any of them reaches, each asset with one shortest path from the nearest source.
 // param sources: list of graphkit ids assumed compromised
 // :param sources => ['runner:acme/build-01-a', 'host:build-01']
-// counterpart: graphkit.analysis.blast_radius from the list of sources (same reached ids; hops = shortest path length from the nearest source)
+// counterpart: graphkit.analysis.blast_radius from the list of sources (same reached ids within {{max_hops}} hops, where this query stops: a longer path, such as a long role chain, is followed by `graphkit blast-radius --backend neo4j`, not here; hops = shortest path length from the nearest source)
 MATCH (s:{{node}})
 WHERE s.id IN $sources
 MATCH (n:{{node}})
