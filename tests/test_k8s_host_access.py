@@ -19,7 +19,7 @@ from conftest import require
 from graphkit.build import build_graph
 from graphkit.model import EdgeKind, ids
 from ingest.k8s import parse
-from ingest.k8s.host_access import BASELINE_CAPABILITIES
+from ingest.k8s.host_access import BASELINE_CAPABILITIES, LINUX_CAPABILITIES
 from ingest.k8s.models import RunnerPool, WorkloadDoc
 
 ANY_NODE = ids.k8s_node_pool("k8s", {})
@@ -131,11 +131,22 @@ def test_what_the_baseline_allows_lets_nothing_out(tmp_path, spec):
     assert result.graph.node(RID).pods.escapes == []
 
 
+def test_a_name_that_is_no_capability_is_possible_and_never_shown(tmp_path):
+    """``capabilities.add`` holding free text (a Helm placeholder, a typo, anything): possible, the text not repeated."""
+    spec = "containers:\n- name: runner\n  securityContext: {capabilities: {add: ['{{ .Values.extraCap }}']}}\n"
+    result = _build(tmp_path, _scale_set(spec))
+    assert result.problems == []
+    assert _runs_on_host(result) == ("possible", [
+        f"{T}.containers[0].securityContext.capabilities.add[0]: capability not known added to container runner (not "
+        f"a Linux capability name: the runtime may refuse it or read it otherwise)"])
+
+
 def test_baseline_capabilities_are_the_documented_list():
     """Pod Security Standards, baseline "Capabilities", allowed values (13 names)."""
     assert sorted(BASELINE_CAPABILITIES) == [
         "AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE", "SETFCAP",
         "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"]
+    assert BASELINE_CAPABILITIES < LINUX_CAPABILITIES and len(LINUX_CAPABILITIES) == 42  # 41 in capabilities(7), ALL
 
 
 # --------------------------------------------------------------------------- hostile types: unknown, never false

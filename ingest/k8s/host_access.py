@@ -52,14 +52,13 @@ Every reason starts with the YAML path of the field (``spec.hostPID``,
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ingest._yaml import type_name
 from ingest.k8s.read import Reader
 
-__all__ = ["BASELINE_CAPABILITIES", "CONTAINER_GROUPS", "HostAccess", "host_access"]
+__all__ = ["BASELINE_CAPABILITIES", "CONTAINER_GROUPS", "LINUX_CAPABILITIES", "HostAccess", "host_access"]
 
 #: the container groups of a PodSpec; the baseline profile restricts all three
 CONTAINER_GROUPS = ("initContainers", "containers", "ephemeralContainers")
@@ -88,7 +87,14 @@ _NAMESPACE_WHY = {
     "hostNetwork": "the node's network namespace: services on its loopback, its network identity (cloud metadata "
                    "credentials)",
 }
-_CAP_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,39}")
+#: the Linux capabilities (capabilities(7), https://man7.org/linux/man-pages/man7/capabilities.7.html) and ``ALL``:
+#: a reason shows an added name only when it is one of these (anything else could be any text, a credential too)
+LINUX_CAPABILITIES = frozenset({
+    "ALL", "AUDIT_CONTROL", "AUDIT_READ", "AUDIT_WRITE", "BLOCK_SUSPEND", "BPF", "CHECKPOINT_RESTORE", "CHOWN",
+    "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "IPC_LOCK", "IPC_OWNER", "KILL", "LEASE", "LINUX_IMMUTABLE",
+    "MAC_ADMIN", "MAC_OVERRIDE", "MKNOD", "NET_ADMIN", "NET_BIND_SERVICE", "NET_BROADCAST", "NET_RAW", "PERFMON",
+    "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_ADMIN", "SYS_BOOT", "SYS_CHROOT", "SYS_MODULE", "SYS_NICE",
+    "SYS_PACCT", "SYS_PTRACE", "SYS_RAWIO", "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "SYSLOG", "WAKE_ALARM"})
 
 
 @dataclass
@@ -141,8 +147,10 @@ def _capabilities(acc: HostAccess, sc: dict[str, Any], at: str, name: str) -> li
         norm = cap.strip().upper().removeprefix("CAP_")
         if norm in BASELINE_CAPABILITIES:
             continue
-        label = norm if _CAP_NAME.fullmatch(norm) else "a capability not known"
-        why = _CAPABILITY_WHY.get(norm, "beyond the baseline set, a known privilege escalation")
+        if norm in LINUX_CAPABILITIES:
+            label, why = norm, _CAPABILITY_WHY.get(norm, "beyond the baseline set, a known privilege escalation")
+        else:
+            label, why = "not known", "not a Linux capability name: the runtime may refuse it or read it otherwise"
         acc.weak.append(f"{acc.r.full(path)}: capability {label} added to container {name} ({why})")
         out.append((norm, path))
     return out
