@@ -116,7 +116,7 @@ def test_names_are_stored_verbatim(hostile):
     assert HOSTILE["quote"] not in jobs  # a job key GitHub refuses is a problem (the fixture), never a job
     arc = [n for n in graph.nodes(NodeKind.RUNNER) if n.name == "s" + HOSTILE["ansi"]]  # an ARC scale set
     assert len(arc) == 1 and HOSTILE["html"] in arc[0].labels and arc[0].pods.escapes == [
-        f"privileged container {HOSTILE['rtl']}"]
+        f"spec.template.spec.containers[0].securityContext.privileged: privileged container {HOSTILE['rtl']}"]
     loaded = Graph.load(root / "g.json")
     assert {n.id: n.name for n in loaded.nodes()} == {n.id: n.name for n in graph.nodes()}
     runner = graph.node(ids.runner("acme", HOSTILE_RUNNER))

@@ -30,8 +30,10 @@ class RunnerPods(BaseModel):
     ``RunnerDeployment/x``, ``values.yaml`` of the gha-runner-scale-set chart).  ``service_account``: the id of
     the service account the pods run as (``default`` when the template names none).  ``node_selector``: the
     template's ``nodeSelector``.  ``escapes``: why a job in the pod controls the node it runs on (a privileged
-    container, a ``hostPath`` of a node path, a runtime socket) or may (a ``hostPath`` of another host folder, or of
-    a path not known: its ``runs_on_host`` edge is then ``possible``), empty when nothing lets it out.  ``container_mode``:
+    or Windows HostProcess container, ``hostPID`` with ``SYS_PTRACE``, a ``hostPath`` of a node path, a runtime
+    socket) or may (a ``hostPath`` of another host folder, or of a path not known, a host namespace, an added
+    capability, ``procMount: Unmasked``, a field of the wrong type: its ``runs_on_host`` edge is then ``possible``),
+    empty when nothing lets it out.  ``container_mode``:
     ``dind``, ``kubernetes``, ``kubernetes-novolume`` or None.  ``config_secret``: the id of the Secret holding
     the GitHub App key or PAT the controller registers the pods with (``githubConfigSecret``).
     ``mounted_secrets``: ids of the Secrets the pods mount or read into their environment.

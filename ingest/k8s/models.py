@@ -44,9 +44,11 @@ class PodTemplate(_M):
     service_account: str | None = None
     automount_token: bool | None = None
     node_selector: dict[str, str] = Field(default_factory=dict)
-    #: why a process in the pod controls its node (privileged container, a hostPath of a node path, a runtime socket)
+    #: why a process in the pod controls its node (privileged container, Windows HostProcess, hostPID with
+    #: SYS_PTRACE, a hostPath of a node path, a runtime socket; :mod:`ingest.k8s.host_access`), each naming its field
     escapes: list[str] = Field(default_factory=list)
-    #: why it may (a hostPath of another host folder or of a path not known: ``possible``)
+    #: why it may (``possible``): a hostPath of another host folder or of a path not known, a host namespace, a
+    #: capability beyond the baseline set, procMount Unmasked, a field of the wrong type
     weak_escapes: list[str] = Field(default_factory=list)
     #: Secrets the pod mounts or reads into its environment (names)
     secrets: list[str] = Field(default_factory=list)

@@ -3,8 +3,9 @@
 A file is a YAML (or JSON) stream of one or more documents (``---``); a ``kind: List`` document's ``items`` are
 objects too (``kubectl get -o yaml``).  Each document is read on its own: a document that is not YAML, or an
 object with a field of the wrong type, is one problem naming the file, the document index, the YAML path and the
-line, and the other documents are kept.  Objects of kinds graphkit does not model (StorageClass, Service...) are
-recognised and skipped; a file in which no document is a Kubernetes object, an ARC values file, a kubeconfig or a
+line, and the other documents are kept (a host namespace or security context field of the wrong type is a
+problem too, but its object is kept and the field unknown: :mod:`ingest.k8s.host_access`).  Objects of kinds
+graphkit does not model (StorageClass, Service...) are recognised and skipped; a file in which no document is a Kubernetes object, an ARC values file, a kubeconfig or a
 cluster descriptor is :class:`~graphkit.ingestor.NotRecognised` (ignored in a folder).
 
 What is read (Kubernetes API reference, https://kubernetes.io/docs/reference/kubernetes-api/; ARC, see
@@ -337,7 +338,7 @@ def _objects(d: _Doc, release: str) -> list[K8sObject] | None:
             if isinstance(item, dict):
                 sub = d.r.full(f"items[{i}]")
                 where = d.where.model_copy(update={"path": sub, "line": d.r.line(f"items[{i}]")})
-                out += _objects(_Doc(Reader(d.r.lines, sub), where, item, d.notes), release) or []
+                out += _objects(_Doc(Reader(d.r.lines, sub, d.notes), where, item, d.notes), release) or []
             else:  # a List's items are objects (kubectl get -o yaml): anything else is named, never dropped
                 d.notes.append(Bad(d.r.full(f"items[{i}]"), f"expected a mapping (a Kubernetes object), found "
                                    f"{_a(type_name(item))}: item left out"))
@@ -423,7 +424,7 @@ def parse(text: str, file: str, root: str = "") -> ParsedK8s:
             continue
         r = Reader(lines)
         first = min((n for k, n in lines.items() if k), default=lines[""])  # the document's first key, not its "---"
-        d = _Doc(r, Where(file=file, doc=i if multi else None, path="", line=first), data)
+        d = _Doc(r, Where(file=file, doc=i if multi else None, path="", line=first), data, r.notes)
         try:
             objects = _objects(d, _release(file))
         except Bad as exc:

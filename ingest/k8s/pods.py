@@ -1,8 +1,9 @@
 """Pod templates and ARC runner pools (pure): what a runner pod can reach, read from its spec.
 
 Sources: Kubernetes PodSpec (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#PodSpec);
-privileged containers and ``hostPath`` volumes give access to the node ("Pod Security Standards", baseline
-profile: "HostPath volumes", "Privileged Containers", https://kubernetes.io/docs/concepts/security/pod-security-standards/);
+``hostPath`` volumes give access to the node ("Pod Security Standards", baseline profile: "HostPath volumes",
+https://kubernetes.io/docs/concepts/security/pod-security-standards/); host namespaces, privileged and Windows
+HostProcess containers, added capabilities and ``procMount``: :mod:`ingest.k8s.host_access`;
 ARC scale sets (``AutoscalingRunnerSet``, gha-runner-scale-set values: ``githubConfigUrl``, ``githubConfigSecret``,
 ``runnerGroup``, ``runnerScaleSetName``, ``containerMode``), "Deploying runner scale sets with Actions Runner
 Controller", https://docs.github.com/en/actions/tutorials/use-actions-runner-controller/deploy-runner-scale-sets
@@ -23,6 +24,7 @@ import posixpath
 from typing import Any
 from urllib.parse import urlsplit
 
+from ingest.k8s.host_access import CONTAINER_GROUPS, host_access
 from ingest.k8s.models import BindingDoc, PodTemplate, RoleDoc, Rule, RunnerPool, Subject, Where
 from ingest.k8s.read import Reader
 
@@ -84,7 +86,7 @@ def host_path_controls_node(path: str | None) -> bool | None:
 def _read_only(r: Reader, spec: dict[str, Any], path: str) -> set[str]:
     """The volumes every container mounts read-only (``volumeMounts[].readOnly``), each mounted at least once."""
     mounts: dict[str, bool] = {}
-    for group in ("initContainers", "containers"):
+    for group in CONTAINER_GROUPS:
         for i, c in enumerate(r.seq(spec.get(group), f"{path}.{group}")):
             at = f"{path}.{group}[{i}]"
             for j, m in enumerate(r.seq(r.mapping(c, at).get("volumeMounts"), f"{at}.volumeMounts")):
@@ -107,15 +109,13 @@ def _host_path_escape(where: str | None, read_only: bool, escapes: list[str], we
                     f"its other pods, not the node)")
 
 
-def _container_facts(r: Reader, spec: dict[str, Any], path: str, escapes: list[str], secrets: list[str]) -> None:
-    for group in ("initContainers", "containers"):
+def _container_facts(r: Reader, spec: dict[str, Any], path: str, secrets: list[str]) -> None:
+    """The Secrets the containers read into their environment (their security contexts: :mod:`ingest.k8s.host_access`)."""
+    for group in CONTAINER_GROUPS:
         for i, c in enumerate(r.seq(spec.get(group), f"{path}.{group}")):
             at = f"{path}.{group}[{i}]"
             c = r.mapping(c, at)
-            name = r.text(c.get("name"), f"{at}.name") or f"#{i}"
-            sc = r.mapping(c.get("securityContext"), f"{at}.securityContext")
-            if sc.get("privileged") is True:
-                escapes.append(f"privileged container {name}")
+            r.text(c.get("name"), f"{at}.name")
             for j, env in enumerate(r.seq(c.get("env"), f"{at}.env")):
                 ref = r.mapping(r.mapping(r.mapping(env, f"{at}.env[{j}]").get("valueFrom"), f"{at}.env[{j}]")
                                 .get("secretKeyRef"), f"{at}.env[{j}].valueFrom.secretKeyRef")
@@ -147,17 +147,20 @@ def _volume_facts(r: Reader, spec: dict[str, Any], path: str, escapes: tuple[lis
 def pod_template(r: Reader, spec: Any, path: str) -> PodTemplate:
     """The facts of a PodSpec at ``path`` (a missing spec is an empty template).
 
+    A field of a security context or host namespace of the wrong type is a note on ``r`` (a problem naming its
+    place) and a ``possible`` reason, the object kept (:mod:`ingest.k8s.host_access`).
+
     Raises
     ------
     ingest.k8s.read.Bad
-        naming the YAML path of a field of the wrong type.
+        naming the YAML path of another field of the wrong type.
     """
     spec = r.mapping(spec, path)
-    escapes: list[str] = []
-    weak: list[str] = []
     secrets: list[str] = []
     shared: list[str] = []
-    _container_facts(r, spec, path, escapes, secrets)
+    _container_facts(r, spec, path, secrets)
+    access = host_access(r, spec, path)
+    escapes, weak = access.certain, access.weak
     _volume_facts(r, spec, path, (escapes, weak), secrets, shared)
     selector = r.mapping(spec.get("nodeSelector"), f"{path}.nodeSelector")
     automount = spec.get("automountServiceAccountToken")

@@ -8,7 +8,7 @@ holding an ``envsubst``/shell placeholder (``${NAME}``, as in ARC's acceptance m
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from graphkit.redact import strip_url_credentials
@@ -37,10 +37,18 @@ class Bad(Exception):
 
 @dataclass(frozen=True)
 class Reader:
-    """Reads fields of the object at ``prefix`` of a document whose YAML paths have the lines ``lines``."""
+    """Reads fields of the object at ``prefix`` of a document whose YAML paths have the lines ``lines``.
+
+    ``notes``: fields left out while the object is kept (:meth:`note`), as :class:`Bad` with the document's path;
+    the parser turns each into a problem naming file, place and line."""
 
     lines: dict[str, int]
     prefix: str = ""
+    notes: list[Bad] = field(default_factory=list, compare=False, repr=False)
+
+    def note(self, path: str, reason: str) -> None:
+        """Record a field of ``path`` that could not be read (the object is kept; ``reason`` never the value)."""
+        self.notes.append(Bad(self.full(path), reason))
 
     def full(self, path: str) -> str:
         """``path`` below the object, as a path of the document."""

@@ -21,10 +21,12 @@ Edges (what they mean: ``graphkit/model/edges.py``):
   scheduler put them there (Kubernetes "Assigning Pods to Nodes",
   https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/);
 - ``runs_on_host`` pool -> node pool only when a pod can take its node (``RunnerPods.escapes``), cut by
-  ``replace_nodes``: ``certain`` for a privileged container, a ``hostPath`` of a node path or a runtime socket
+  ``replace_nodes``: ``certain`` for a privileged or Windows HostProcess container, ``hostPID`` with a container
+  adding ``SYS_PTRACE`` (:mod:`ingest.k8s.host_access`), a ``hostPath`` of a node path or a runtime socket
   (:func:`ingest.k8s.pods.host_path_controls_node`), ``possible`` when the only way out is a ``hostPath`` of
-  another host folder (a data directory shared with the node and its other pods) or of a path not known (Pod
-  Security Standards, baseline "HostPath volumes", https://kubernetes.io/docs/concepts/security/pod-security-standards/);
+  another host folder (a data directory shared with the node and its other pods) or of a path not known, a host
+  namespace, an added capability, ``procMount: Unmasked`` or a field that could not be read (Pod Security
+  Standards, baseline, https://kubernetes.io/docs/concepts/security/pod-security-standards/);
   the resolver's persistence step then gives ``job -persists_on-> node pool`` (:mod:`graphkit.resolve.persistence`);
 - ``uses_service_account`` pool -> service account (unless ``automountServiceAccountToken: false`` on the PodSpec,
   or on the ServiceAccount when the PodSpec does not set it);
