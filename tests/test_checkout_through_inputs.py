@@ -174,8 +174,8 @@ def test_another_jobs_output_is_possible_never_certain(tmp_path):
     assert (code.certain, [(v.yaml_path, v.detail) for v in code.via]) == (
         False, [("jobs.call.with.ref", "${{ needs.sha.outputs.sha }}")])
     assert _entries(g, CALLED) == {"fork-pr/pull_request_target": (
-        "possible", ["pull-request-target-privileged"], [(BUILD_WF, "jobs.build.steps[0]", 9),
-                                                         (CALLER_WF, "jobs.call.with.ref", 14)])}
+        "possible", ["run-time-checkout-ref", "pull-request-target-privileged"],
+        [(BUILD_WF, "jobs.build.steps[0]", 9), (CALLER_WF, "jobs.call.with.ref", 14)])}
 
 
 def test_another_jobs_output_in_a_run_without_a_pull_request_is_nothing(tmp_path):

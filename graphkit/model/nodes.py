@@ -379,8 +379,9 @@ class UntrustedCode(BaseModel):
     as an input of a reusable workflow or composite action (``${{ inputs.X }}``: a script writing it, a checkout of
     its ``ref`` or ``repository``), the ``uses:`` step of a composite action whose script writes outsider text or
     that checks out the pull request itself (empty: the job's own step).  ``certain``: False for a checkout whose
-    ``ref`` or ``repository`` is known only at run time (another job's output, ``needs.<job>.outputs``, written
-    there or passed in): it may check out the pull request's code (the entry is ``possible``).
+    ``ref`` or ``repository`` is known only at run time (another job's output, ``needs.<job>.outputs``, an earlier
+    step's, ``steps.<id>.outputs``, or ``env.NAME`` set from one or at run time; written there or passed in): it
+    may check out the pull request's code (the entry is ``possible``, guard ``run-time-checkout-ref``).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -26,10 +26,11 @@ Source nodes (:class:`~graphkit.model.UntrustedActor`, ids
    ``actions/checkout`` refuses (guard ``checkout-refuses``) is no entry; a
    version that may predate the guard is ``possible``; an artifact is
    ``possible`` (what the job does with it is not read), and so is a checkout
-   of another job's output (``UntrustedCode.certain`` False: it may be the
-   head).  A checkout in a called workflow or composite action of a head its
-   caller passes as an input is the called job's entry (evidence: the
-   checkout, then each ``with:``).
+   of a value known only at run time (``UntrustedCode.certain`` False: another
+   job's or an earlier step's output, or a variable set from one or at run time;
+   it may be the head: guard ``run-time-checkout-ref``).  A checkout in a called
+   workflow or composite action of a head its caller passes as an input is the
+   called job's entry (evidence: the checkout, then each ``with:``).
 3. ``comment -> job`` and ``fork-pr -> job``: an ``issue_comment`` job that
    checks out pull request code (the checkout guard does not cover this
    event): whoever comments triggers it, the pull request's author chose the
@@ -192,10 +193,12 @@ _if_verdict = if_verdict
 def _code_rules(code: UntrustedCode, event: str) -> list[str]:
     """The rules that decided one way in: the checkout guard, only where the release has (or may have) it (a
     pin released before it, actions/checkout v1-v3 or v4-v6 minor or patch pins before the backport, never has
-    it); ``script-injection`` for an injection."""
+    it); ``run-time-checkout-ref`` for a checkout of a value known only at run time (``UntrustedCode.certain``
+    False); ``script-injection`` for an injection."""
+    rules = _g("run-time-checkout-ref") if code.how == "checkout" and not code.certain else []
     if code.how == "checkout" and event in _PRIVILEGED and code.guard in ("unknown", "opted-out"):
-        return _g("checkout-refuses-fork-code")
-    return _g("script-injection") if code.how == "injection" else []
+        return [*rules, *_g("checkout-refuses-fork-code")]
+    return _g("script-injection") if code.how == "injection" else rules
 
 
 def _code_conf(job: Job, event: str) -> tuple[Confidence, list[Evidence], list[str]] | None:

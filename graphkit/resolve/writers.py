@@ -95,14 +95,17 @@ def reviewed(ctx: Context, job: Job) -> bool:
 def _head_checkout(job: Job, event: str) -> tuple[list[Evidence], list[str]] | None:
     """The first step of ``job`` that runs the pull request's head under ``event`` (a checkout or a fetch in a
     script) and whose ``if`` does not skip it (evidence: the step, then where the head came in,
-    ``UntrustedCode.via``), with the checkout guard when the guard keeps forks out."""
+    ``UntrustedCode.via``), with the checkout guard when the guard keeps forks out and ``run-time-checkout-ref``
+    when the ref is known only at run time (``UntrustedCode.certain`` False)."""
     for code in job.untrusted_code:
         if code.how not in ("checkout", "script") or (code.events and event not in code.events):
             continue
         verdict = if_verdict(code.condition, event)
         if verdict is not None and verdict.outcome == "skipped":
             continue
-        return [code.evidence, *code.via], named("checkout-refuses-fork-code") if code.guard == "checkout-refuses" else []
+        rules = named("run-time-checkout-ref") if not code.certain else []
+        return [code.evidence, *code.via], [*rules, *(named("checkout-refuses-fork-code")
+                                                    if code.guard == "checkout-refuses" else [])]
     return None
 
 

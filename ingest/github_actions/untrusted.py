@@ -40,10 +40,16 @@ a remote action ``owner/repo@ref`` that is not among the files is not read, and 
   https://docs.github.com/en/actions/sharing-automations/reusing-workflows; GitHub Security Lab "Preventing pwn
   requests", https://securitylab.github.com/resources/github-actions-preventing-pwn-requests/).  The entry is
   the checkout step, ``via`` each ``with:`` the value went through (:func:`checkout_source`, read by the same
-  :func:`tainted_with` as the injection).  A value another job computes (``${{ needs.<job>.outputs.* }}``,
-  written in the checkout or passed in) is known only at run time: ``UntrustedCode.certain`` False (a
-  ``possible`` entry), and only in a run that ``pull_request_target``, ``workflow_run`` or ``issue_comment``
-  starts.  The checkout guard below and each ``if`` apply as to any checkout.
+  :func:`tainted_with` as the injection).  A value computed at run time (written in the checkout, or passed in)
+  may be the pull request's head, as when a step resolves it with ``gh api`` or ``actions/github-script``
+  (GitHub Security Lab "Preventing pwn requests"): another job's output (``${{ needs.<job>.outputs.* }}``), an
+  earlier step's (``${{ steps.<id>.outputs.* }}``; GitHub docs "Passing information between jobs",
+  https://docs.github.com/en/actions/writing-workflows/choosing-what-your-workflow-does/passing-information-between-jobs),
+  ``${{ env.NAME }}`` of a variable set from one of these or set in no ``env:`` (``$GITHUB_ENV``, at run
+  time): ``UntrustedCode.certain`` False (a ``possible`` entry, guard ``run-time-checkout-ref``), and only in a
+  run that ``pull_request_target``, ``workflow_run`` or ``issue_comment`` starts.  A variable an ``env:`` sets
+  from a value read above is what that value is (the head: certain; ``github.sha``, the base: nothing).  The
+  checkout guard below and each ``if`` apply as to any checkout.
 
 Guard of a checkout (dated, 2026-06): ``actions/checkout`` refuses fork pull
 request code under ``pull_request_target`` and ``workflow_run`` unless
@@ -222,20 +228,26 @@ def injected(text: str, env: Mapping[str, Taint] | None = None,
 
 
 #: The events whose run, with the base repository's secrets, is about a pull request an outsider wrote (rules 2-3
-#: of :mod:`graphkit.resolve.untrusted`): a job output checked out there may be its head (``possible``).
+#: of :mod:`graphkit.resolve.untrusted`): a value computed at run time checked out there may be its head
+#: (``possible``).
 _CODE_EVENTS = frozenset({"pull_request_target", "workflow_run", "issue_comment"})
-#: ``needs.<job>.outputs``: a value another job computes, known only at run time
-_NEEDS_OUTPUT = re.compile(r"(?<![\w.-])needs\.[a-z0-9_-]+\.outputs(?![\w-])")
+#: ``needs.<job>.outputs`` (a value another job computes) or ``steps.<id>.outputs`` (one an earlier step of the
+#: job computes, as with ``gh api`` or ``actions/github-script``): known only at run time
+_RUN_TIME_OUTPUT = re.compile(r"(?<![\w.-])(?:needs|steps)\.[a-z0-9_-]+\.outputs(?![\w-])")
 
 
-def checkout_source(text: str, inputs: Mapping[str, Taint] | None = None) -> tuple[str, Taint] | None:
+def checkout_source(text: str, inputs: Mapping[str, Taint] | None = None,
+                    env: Mapping[str, Taint] | None = None) -> tuple[str, Taint] | None:
     """Whether ``text``, the ``ref`` or ``repository`` of ``actions/checkout`` or a value passed on to one as an
     input, names the pull request's code: the part that does (an expression, else ``text``) and a
     :class:`Taint` whose ``code`` says how surely (``via``: the ``with:`` entries of the inputs it read).  A
     head SHA, ref or repository of the pull request (module docstring) is ``certain``; ``${{ inputs.NAME }}``
     is what a caller passes in it (``inputs``: input name -> :class:`Taint`), as if the caller had written it
-    there; ``${{ needs.<job>.outputs.* }}`` (another job's output: known only at run time) is ``possible``,
-    never certain.  None when it names none of these.
+    there; ``${{ env.NAME }}`` what the variable holds (``env``: every variable set in an ``env:`` the value
+    sees -> :class:`Taint`, :func:`tainted_env`; None: the ``env`` context is not read there), and a variable
+    set in none of them is set at run time (``$GITHUB_ENV``): ``possible``; ``${{ needs.<job>.outputs.* }}``
+    and ``${{ steps.<id>.outputs.* }}`` (a job's or a step's output: known only at run time) are ``possible``,
+    never certain.  None when it names none of these (a literal, ``github.sha``: the base of the run).
 
     >>> checkout_source("${{ github.event.pull_request.head.sha }}")
     ('${{ github.event.pull_request.head.sha }}', Taint(events=(), via=(), code='certain'))
@@ -243,33 +255,46 @@ def checkout_source(text: str, inputs: Mapping[str, Taint] | None = None) -> tup
     ('possible', None)
     >>> checkout_source("${{ inputs.REF || github.sha }}", {"ref": Taint((), (), "possible")})[1].code
     'possible'
+    >>> checkout_source("${{ fromJSON(steps.pr.outputs.result).sha }}")[1].code
+    'possible'
+    >>> [checkout_source("${{ env.%s }}" % n, None, {"ref": Taint(()), "head": Taint((), (), "certain")})
+    ...  for n in ("REF", "head", "unset")]  # doctest: +NORMALIZE_WHITESPACE
+    [None, ('${{ env.head }}', Taint(events=(), via=(), code='certain')),
+     ('${{ env.unset }}', Taint(events=(), via=(), code='possible'))]
     """
     code, first, via = "", None, []
     if _PR_CODE.search(text):
         code = "certain"
         first = next((e.group(0) for e in _EXPRESSION.finditer(text) if _PR_CODE.search(e.group(0))), text.strip())
     for m in _EXPRESSION.finditer(text):
-        expression = _INDEX.sub(r".\1", m.group(1)).lower()
-        found = ["possible"] if _NEEDS_OUTPUT.search(expression) else []
-        for name in _INPUTS_PATH.findall(expression) if inputs else ():
-            taint = inputs.get(name) if name else None
-            if taint is not None and taint.code:
-                found.append(taint.code)
-                via += [v for v in taint.via if v not in via]
+        found = _expression_code(_INDEX.sub(r".\1", m.group(1)).lower(), inputs, env)
+        via += [v for t in found if t.via for v in t.via if v not in via]
         if found:
             first = first or m.group(0)
-            code = "certain" if "certain" in (code, *found) else "possible"
+            code = "certain" if "certain" in (code, *(t.code for t in found)) else "possible"
     return None if not code or first is None else (first, Taint((), tuple(via), code))
+
+
+def _expression_code(expression: str, inputs: Mapping[str, Taint] | None,
+                     env: Mapping[str, Taint] | None) -> list[Taint]:
+    """The pull request's code that the (lower-case) ``expression`` may name, as :func:`checkout_source` reads it:
+    a run-time output, the inputs and variables it reads that hold some (a variable no ``env:`` sets: possible)."""
+    found = [Taint((), (), "possible")] if _RUN_TIME_OUTPUT.search(expression) else []
+    held = [inputs.get(name) for name in _INPUTS_PATH.findall(expression) if name] if inputs else []
+    if env is not None:
+        held += [env.get(name, Taint((), (), "possible")) for name in _ENV_PATH.findall(expression)]
+    return found + [t for t in held if t is not None and t.code]
 
 
 def _passed(value: Any, env: Mapping[str, Taint] | None,
             inputs: Mapping[str, Taint] | None) -> tuple[str, Taint] | None:
-    """What a value passed as an input holds (as :func:`injected` and :func:`checkout_source` read it): outsider
-    text, the pull request's code, or both; None for neither."""
+    """What a value passed as an input or set in an ``env:`` holds (as :func:`injected` and
+    :func:`checkout_source` read it; ``env`` None: the ``env`` context is not available there): outsider text,
+    the pull request's code, or both; None for neither."""
     if not isinstance(value, str):
         return None
     text = injected(value, env, inputs) if "${{" in value else None
-    code = checkout_source(value, inputs)
+    code = checkout_source(value, inputs, env)
     first = text or code
     if first is None:
         return None
@@ -278,22 +303,34 @@ def _passed(value: Any, env: Mapping[str, Taint] | None,
     return first[0], Taint(text[1].events if text else (), tuple(via), code[1].code if code else "")
 
 
-def tainted_env(env: Mapping[str, Any], inputs: Mapping[str, Taint] | None = None) -> dict[str, Taint]:
-    """Variable name (lower case) -> the outsider text its value holds (:func:`injected`; ``inputs``: the
-    tainted inputs its value may name), for the variables of ``env`` that hold any.
+def tainted_env(env: Mapping[str, Any], inputs: Mapping[str, Taint] | None = None,
+                outer: Mapping[str, Taint] | None = None) -> dict[str, Taint]:
+    """Variable name (lower case) -> the outsider text and the pull request's code its value holds
+    (:func:`_passed`; ``inputs``: the tainted inputs its value may name; ``outer``: the variables a step's
+    ``env`` may read as ``${{ env.NAME }}``, None for a workflow's or job's ``env``, where the ``env`` context is
+    not available: https://docs.github.com/en/actions/reference/workflows-and-actions/contexts#context-availability),
+    for every variable of ``env``: one that holds neither maps to ``Taint(())``, so that ``${{ env.NAME }}`` of a
+    variable no ``env:`` sets is known to be set at run time (:func:`checkout_source`).
 
     >>> tainted_env({"TITLE": "${{ github.event.issue.title }}", "N": "${{ github.event.issue.number }}"})
-    {'title': Taint(events=('issue_comment', 'issues'), via=(), code='')}
+    {'title': Taint(events=('issue_comment', 'issues'), via=(), code=''), 'n': Taint(events=(), via=(), code='')}
+    >>> tainted_env({"REF": "${{ env.SHA }}"}, None, {"sha": Taint((), (), "certain")})["ref"].code
+    'certain'
     """
     out: dict[str, Taint] = {}
     for key, value in env.items():
-        found = injected(value, None, inputs) if isinstance(value, str) and "${{" in value else None
-        if found is not None:
-            out[str(key).lower()] = found[1]
+        found = _passed(value, outer, inputs)
+        out[str(key).lower()] = found[1] if found is not None else Taint(())
     return out
 
 
-def tainted_with(args: Mapping[str, Any], src: Src, path: str, env: Mapping[str, Taint],
+def _step_env(own: Mapping[str, Any], env: Mapping[str, Taint], inputs: Mapping[str, Taint]) -> Mapping[str, Taint]:
+    """The variables a step sees: its own ``env`` (``own``) over the workflow's and job's (``env``), which it may
+    read (https://docs.github.com/en/actions/reference/workflows-and-actions/variables)."""
+    return {**env, **tainted_env(own, inputs, env)} if own else env
+
+
+def tainted_with(args: Mapping[str, Any], src: Src, path: str, env: Mapping[str, Taint] | None,
                  inputs: Mapping[str, Taint], only: Iterable[str] | None = None) -> dict[str, Taint]:
     """Input name (lower case) -> the outsider text a caller's ``with:`` (``args`` at YAML ``path``) passes in
     it, read with the caller's tainted ``env`` and ``inputs``, and the inputs in which it passes the pull
@@ -349,7 +386,7 @@ def tainted_call(callee: WorkflowFile, args: Mapping[str, Any], src: Src, path: 
     default in ``callee_src``).  The called job runs in the caller's run with them (GitHub docs "Reusing
     workflows", https://docs.github.com/en/actions/sharing-automations/reusing-workflows)."""
     only = text_inputs(callee)
-    out = tainted_with(args, src, path, {}, inputs, only)
+    out = tainted_with(args, src, path, None, inputs, only)
     keep = {n.lower() for n in only}
     out.update(tainted_defaults({n: d for n, d in callee.call_inputs.items() if n.lower() in keep}, args,
                                 callee_src, "on.workflow_call.inputs", (uses_ev,)))
@@ -361,10 +398,8 @@ def _injection(step: Step, name: str, src: Src, env: Mapping[str, Taint],
     """A run script or ``actions/github-script`` script writing outsider text (module docstring); ``env``: the
     tainted variables of the workflow and job (:func:`tainted_env`), ``inputs``: the tainted inputs.  The step's
     own ``env`` overrides them while the step runs (a step variable of the same name holding no outsider text
-    shadows a tainted one: https://docs.github.com/en/actions/reference/workflows-and-actions/variables)."""
-    if step.env:
-        own = {str(k).lower() for k in step.env}
-        env = {**{k: v for k, v in env.items() if k not in own}, **tainted_env(step.env, inputs)}
+    shadows a tainted one: https://docs.github.com/en/actions/reference/workflows-and-actions/variables;
+    :func:`_step_env`, applied by the caller)."""
     for path, text in ((step.path + ".run", step.run),
                        (step.path + ".with.script", scalar_text(step.with_args.get("script"))
                         if name == "actions/github-script" else None)):
@@ -377,9 +412,9 @@ def _injection(step: Step, name: str, src: Src, env: Mapping[str, Taint],
 
 def _one(step: Step, src: Src, events: Mapping[str, Sequence[str] | None], repository: str | None,
          env: Mapping[str, Taint], inputs: Mapping[str, Taint]) -> UntrustedCode | None:
-    code = _code(step, src, env, inputs)
+    code = _code(step, src, _step_env(step.env, env, inputs), inputs)
     if code is not None and not code.certain and not _CODE_EVENTS & events.keys():
-        return None  # another job's output holds an outsider's code only in a run of these events
+        return None  # a value computed at run time holds an outsider's code only in a run of these events
     if code is None or step.condition is None:
         return code
     found = condition_verdicts(step.condition, src, f"{step.path}.if", events, repository)
@@ -389,7 +424,7 @@ def _one(step: Step, src: Src, events: Mapping[str, Sequence[str] | None], repos
 def _code(step: Step, src: Src, env: Mapping[str, Taint], inputs: Mapping[str, Taint]) -> UntrustedCode | None:
     name, ref = _action(step)
     args = " ".join(scalar_text(step.with_args.get(k)) for k in ("ref", "repository"))
-    found = checkout_source(args, inputs) if name == "actions/checkout" else None
+    found = checkout_source(args, inputs, env) if name == "actions/checkout" else None
     if found is not None:  # the checkout step, then each with: that passed the pull request's code in
         return UntrustedCode(how="checkout", guard=_checkout_guard(step, ref), certain=found[1].code == "certain",
                              evidence=src.ev(step.path, args), via=found[1].via)
@@ -472,10 +507,7 @@ def composite_code(action: ActionFile, src: Src, caller: Step, caller_src: Src,
     them.  An input's ``default`` is evaluated in the caller's run too (``${{ github.event... }}``).
     """
     uses_ev = caller_src.ev(caller.path + ".uses", caller.uses)
-    env = dict(scope.env)
-    if caller.env:
-        own = {str(k).lower() for k in caller.env}
-        env = {**{k: v for k, v in env.items() if k not in own}, **tainted_env(caller.env, scope.inputs)}
+    env = dict(_step_env(caller.env, scope.env, scope.inputs))
     inputs = tainted_with(caller.with_args, caller_src, caller.path + ".with", env, scope.inputs)
     inputs.update(tainted_defaults(action.inputs, caller.with_args, src, "inputs", (*scope.via, uses_ev)))
     own_if = condition_verdicts(caller.condition, caller_src, caller.path + ".if", scope.events, scope.repository)
