@@ -180,3 +180,33 @@ def test_gitlab_job_and_global_variables(tmp_path):
     assert {(s, e["confidence"]) for s, e in glob.items()} == {(build, "certain"), (deploy, "certain")}
     own = _edges(graph, _cid(PAT, "grp/proj", "gitlab"))
     assert list(own) == [build] and own[build]["evidence"][0]["yaml_path"] == "build.variables.DEPLOY"
+
+
+def test_a_value_passed_to_a_reusable_workflow_reaches_its_called_jobs(tmp_path):
+    wf = tmp_path / "acme__app" / ".github" / "workflows"
+    wf.mkdir(parents=True)
+    (wf / "ci.yml").write_text("on: push\njobs:\n  call:\n    uses: ./.github/workflows/r.yml\n    with:\n"
+                               f"      token: {PAT}\n")                                          # line 6
+    (wf / "r.yml").write_text("on:\n  workflow_call:\n    inputs:\n      token: {type: string}\njobs:\n"
+                              "  deploy:\n    runs-on: [self-hosted]\n    steps: [{run: make}]\n")
+    out = tmp_path / "g.json"
+    res = runner.invoke(app, ["build", "--github-actions", str(tmp_path / "acme__app"), "-o", str(out)],
+                        catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    _assert_clean(res.output, out.read_text())
+    edges = _edges(json.loads(out.read_text()), _cid(PAT))
+    caller = ids.job("acme/app", WF, "call")
+    called = ids.job("acme/app", ".github/workflows/r.yml", "deploy", caller=caller)
+    assert {(s, e["confidence"], tuple(e["props"]["via"])) for s, e in edges.items()} == {
+        (caller, "certain", ("job",)), (called, "possible", ("called",))}
+    assert edges[called]["evidence"][0]["yaml_path"] == "jobs.call.with.token"
+
+
+def test_diff_names_a_new_literal_credential_by_its_file(tmp_path):
+    out, _ = _build(tmp_path)
+    empty = tmp_path / "empty.json"
+    assert runner.invoke(app, ["build", "--runners", str(tmp_path / "inventory.yaml"), "-o", str(empty)]).exit_code == 0
+    res = runner.invoke(app, ["diff", str(empty), str(out), "--format", "json"], catch_exceptions=False)
+    _assert_clean(res.output)
+    whats = {c["id"]: (c["signal"], c["message"]) for c in json.loads(res.output)["changes"] if c["kind"] == "credential"}
+    assert whats[_cid(PAT)] == ("high", f"new GitHub Token written in acme/app/{WF}")

@@ -50,22 +50,21 @@ def _segments(yaml_path: str | None) -> list[str]:
     return [s.split("[", 1)[0] for s in (yaml_path or "").split(".") if s.split("[", 1)[0]]
 
 
-def _called(job: Job, jobs: Sequence[Job]) -> list[Job]:
-    """The jobs of the reusable workflows ``job`` calls (id form ``called`` whose caller is ``job``, or a job
-    called by one of them)."""
-    out = []
+def _callers(jobs: Sequence[Job]) -> dict[str, list[Job]]:
+    """Caller job id -> the jobs of the reusable workflows it calls, however deep (id form ``called``)."""
+    out: dict[str, list[Job]] = {}
     for j in jobs:
+        if ">" not in j.id:  # a job key holds no ">" (ids.JOB_KEY): not a called job
+            continue
         parsed = ids.parse(j.id)
         while parsed.form == "called":
-            if parsed.parts["caller"] == job.id:
-                out.append(j)
-                break
+            out.setdefault(parsed.parts["caller"], []).append(j)
             parsed = ids.parse(parsed.parts["caller"])
     return out
 
 
 def _github_receivers(c: LiteralCredential, repo_jobs: Sequence[Job],
-                      all_jobs: Sequence[Job]) -> list[tuple[Job, Confidence, str]]:
+                      called: dict[str, list[Job]]) -> list[tuple[Job, Confidence, str]]:
     in_file = [j for j in repo_jobs if j.workflow_path == c.evidence.file]
     if not in_file:
         return [(j, P, "repository") for j in repo_jobs]
@@ -74,7 +73,7 @@ def _github_receivers(c: LiteralCredential, repo_jobs: Sequence[Job],
         own = [j for j in in_file if j.job_key == seg[1]]
         if own:
             out = [(j, C, "job") for j in own]
-            out += [(k, P, "called") for j in own for k in _called(j, all_jobs)]
+            out += [(k, P, "called") for j in own for k in called.get(j.id, ())]
             return out
     return [(j, C if seg[:1] == ["env"] else P, "workflow") for j in in_file]
 
@@ -111,6 +110,7 @@ def link_literal_credentials(graph: Graph, jobs: Sequence[Job]) -> None:
     if not repos:
         return
     by_repo = _by_repository(jobs)
+    called = _callers(jobs)
     for repo in repos:
         values: dict[str, list[LiteralCredential]] = {}
         for c in repo.literal_credentials:
@@ -122,21 +122,21 @@ def link_literal_credentials(graph: Graph, jobs: Sequence[Job]) -> None:
             except ids.IdError:
                 continue  # a repository no id holds was reported when it was read
             graph.add_node(_node(repo, found, nid))
-            for jid, (confidence, evidence, kinds, via) in _receivers(repo, found, repo_jobs, jobs).items():
+            for jid, (confidence, evidence, kinds, via) in _receivers(repo, found, repo_jobs, called).items():
                 graph.add_edge(Edge(kind=EdgeKind.READS_SECRET, source=jid, target=nid, evidence=evidence,
                                     confidence=confidence, revoked_by=RevocationAction.ROTATE_CREDENTIAL,
                                     props={"literal": kinds, "via": via}))
 
 
-def _receivers(repo: Repository, found: list[LiteralCredential], repo_jobs: Sequence[Job], jobs: Sequence[Job],
-               ) -> dict[str, tuple[Confidence, list, list[str], list[str]]]:
+def _receivers(repo: Repository, found: list[LiteralCredential], repo_jobs: Sequence[Job],
+               called: dict[str, list[Job]]) -> dict[str, tuple[Confidence, list, list[str], list[str]]]:
     """Per receiving job id: its confidence (``certain`` if one place hands it over for sure), the places
     (evidence), the token formats and how each place reaches it (``job``, ``called``, ``workflow``,
     ``pipeline``, ``repository``)."""
     out: dict[str, tuple[Confidence, list, list[str], list[str]]] = {}
     for c in sorted(found, key=lambda c: (c.evidence.file, c.evidence.line or 0, c.evidence.yaml_path or "")):
         receivers = (_gitlab_receivers(c, repo_jobs) if repo.platform == "gitlab"
-                     else _github_receivers(c, repo_jobs, jobs))
+                     else _github_receivers(c, repo_jobs, called))
         for job, confidence, via in receivers:
             conf, evs, kinds, vias = out.get(job.id, (P, [], [], []))
             out[job.id] = (C if C in (conf, confidence) else P, evs + [c.evidence] * (c.evidence not in evs),
