@@ -124,7 +124,12 @@ def test_a_runners_blast_radius_reaches_them_and_the_plan_rotates_them(tmp_path)
                                   "--format", fmt, "--top", "50"], catch_exceptions=False)
         assert res.exit_code == 0, res.output
         outputs[fmt] = res.output
-    _assert_clean(*outputs.values())
+    html = tmp_path / "report.html"
+    res = runner.invoke(app, ["report", "-g", str(out), "--from", "runner:acme/r2", "-o", str(html)],
+                        catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert _cid(PASSWORD) in html.read_text()
+    _assert_clean(*outputs.values(), res.output, html.read_text())
     radius = json.loads(outputs["json"])
     reached = {r["id"]: r for r in radius["reached"]}
     # r2 (gpu) receives fetch: the workflow's AWS key, the URL password and the action's token; build's PAT only
