@@ -213,6 +213,8 @@ def _added(node: Node) -> tuple[Severity, str]:
     if isinstance(node, Credential):
         if node.credential_type in _REGISTRATION_CREDENTIALS:
             return Severity.HIGH, f"new runner registration credential {node.path} on {node.host}"
+        if node.credential_type == "literal":  # written in a CI file (graphkit.resolve.literals)
+            return Severity.HIGH, f"new {node.literal_kind or 'credential'} written in {node.repository}/{node.path}"
         return Severity.MEDIUM, f"new {node.credential_type} credential {node.path} on {node.host}"
     if kind is NodeKind.CACHE:
         return Severity.LOW, f"new shared cache {node.name}"

@@ -153,6 +153,7 @@ SAMPLES: dict[str, tuple[str, str]] = {
     "namespace": ("arc-runners", "arc-runners"),
     "object name": ("Runner.SA", "Runner.SA"),
     "node selector": ("pool=ci,zone=a", "pool=ci,zone=a"),
+    "keyed fingerprint": ("6CE8E206EAE84C0B", "6ce8e206eae84c0b"),
 }
 #: Values a part must refuse (they would not read back, or are not what the part names); every part refuses
 #: the empty and the blank value.
@@ -175,6 +176,7 @@ HOSTILE: dict[str, list[str]] = {
     "cluster": ["prod#x"],
     "namespace": ["a/b", "a#b"],
     "object name": ["a/b", "a#b"],
+    "keyed fingerprint": ["6ce8e2", "6ce8e206:eae84c0b", "ghp_0123456789abcdef", "0123456789abcdeg"],
 }
 
 

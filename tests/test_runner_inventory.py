@@ -448,7 +448,10 @@ def test_a_token_shaped_secret_name_is_stored_as_its_fingerprint(tmp_path):
     assert result.graph.node(repo_secret).secret_name == shown
     job = ids.job("acme/app", ".github/workflows/ci.yml", "a")
     assert {(e.target, e.confidence.value) for e in result.graph.out_edges(job)
-            if e.kind is EdgeKind.READS_SECRET} == {(repo_secret, "certain")}
+            if e.kind is EdgeKind.READS_SECRET} == {(repo_secret, "certain"),
+                                                    # the token is written in the file too: a literal credential
+                                                    (ids.literal_credential("acme/app", fingerprint(token.encode())),
+                                                     "certain")}
 
 
 def test_only_real_booleans_are_booleans_and_a_bad_ephemeral_is_unknown(tmp_path):

@@ -93,10 +93,12 @@ EDGE_SPECS: dict[EdgeKind, EdgeSpec] = {
         _spec(EdgeKind.RECEIVES_JOB, True, {K.RUNNER}, {K.JOB}, "Runner is eligible for the job's future runs "
               "(labels, group access)", Lifetime.UNTIL_RUNNER_REMOVED, R.REMOVE_RUNNER_REGISTRATION, "source",
               enters_run=True),
+        # a credential written literally in the job's workflow, action or .gitlab-ci.yml file (credential_type
+        # "literal", graphkit.resolve.literals) is handed to the job as a secret is: the edge says rotate_credential
         _spec(EdgeKind.READS_SECRET, True, {K.JOB, K.CLOUD_ROLE, K.CLOUD_USER, K.K8S_SERVICE_ACCOUNT, K.RUNNER},
-              {K.SECRET, K.CLOUD_SECRET, K.K8S_SECRET},
+              {K.SECRET, K.CLOUD_SECRET, K.K8S_SECRET, K.CREDENTIAL},
               "Job (or cloud principal, Kubernetes service account by its RBAC, runner pod mounting it) receives the "
-              "secret value",
+              "secret value (a job: also a credential written literally in its CI file, cut by rotate_credential)",
               Lifetime.UNTIL_ROTATED, R.ROTATE_SECRET, "target"),
         _spec(EdgeKind.HAS_TOKEN, True, {K.JOB}, {K.GITHUB_TOKEN}, "Job receives its GITHUB_TOKEN",
               Lifetime.PER_JOB, R.REDUCE_TOKEN_PERMISSIONS, "target"),

@@ -163,6 +163,8 @@ GL_SCOPE = Part("environment scope", _keep, r"[^:\n]+")
 #: compared case-insensitively by relying parties, https://github.com/pypi/warehouse/pull/15512): lower-cased.
 GL_PROJECT = Part("GitLab project path GROUP[/SUBGROUP...]/PROJECT", lambda s: s.strip().strip("/").lower(),
                   r"[^/:#\s]+(?:/[^/:#\s]+)+", caseless=True)
+#: A keyed fingerprint of a secret value (:func:`graphkit.redact.fingerprint`: lower-case hex), never the value.
+FINGERPRINT = Part("keyed fingerprint", lambda s: s.strip().lower(), r"[0-9a-f]{8,64}")
 #: A GitLab job name: any text (``rspec:unit 1/2`` is a valid name, https://docs.gitlab.com/ci/jobs/#job-names),
 #: written last in the id, after the first ``#``.
 GL_JOB = Part("GitLab job name", _keep, r".+")

@@ -57,7 +57,7 @@ from graphkit.model.id_parts import (  # noqa: F401  (Part is re-exported)
     Part, _keep, _path_key, env_key, job_name_part, owner_key, repo_key, runner_name_of_part, runner_name_part,
     secret_key, ACCOUNT, ARN, CLUSTER, ENV, GL_ENV, GL_JOB, GL_KEY, GL_PATH, GL_PROJECT, GL_SCOPE, GROUP, HOSTNAME,
     JOB_KEY, JOB_NAME, JOB_REF, LABELS, NAME, NAMESPACE, OBJECT, OWNER, PATH, POOL, REPO, SCOPE, SECRET, TEXT,
-    WF_PATH, WORD)
+    WF_PATH, WORD, FINGERPRINT)
 from graphkit.redact import REDACTED, mark_tokens, strip_url_credentials
 
 __all__ = [
@@ -67,7 +67,7 @@ __all__ = [
     "workflow", "job", "job_observed", "job_name_part", "github_token", "oidc_identity", "secret_org", "secret_repo",
     "secret_env", "secret_unknown", "secret_all", "secret_gitlab", "cloud_role", "signing_key", "environment",
     "target", "cache_actions",
-    "cache_host", "credential", "cloud_user", "cloud_group", "cloud_policy", "cloud_policy_file",
+    "cache_host", "credential", "literal_credential", "cloud_user", "cloud_group", "cloud_policy", "cloud_policy_file",
     "oidc_provider", "cloud_account", "cloud_secret", "untrusted", "owner_key", "repo_key", "secret_key", "env_key",
     "runner_name_part", "runner_name_of_part", "runner_ref", "gitlab_project", "gitlab_pipeline", "gitlab_job",
     "gitlab_environment", "external_secret",
@@ -233,6 +233,14 @@ ID_FORMS: tuple[IdForm, ...] = (
     _form(K.DEPLOYMENT_TARGET, "target", "target:{target_type}:{identifier}", target_type=WORD, identifier=TEXT),
     _form(K.CACHE, "actions", "cache:actions:{repo}", repo=REPO),
     _form(K.CACHE, "host", "cache:host:{hostname}:{path}", hostname=HOSTNAME, path=PATH),
+    # a credential written in a repository's CI file: the value's keyed fingerprint, never the value; tried
+    # before ``file`` (which would read ``literal`` as a host name)
+    _form(K.CREDENTIAL, "literal_gitlab", "credential:literal:gitlab:{project}:{fingerprint}", "a credential "
+          "written in a GitLab project's .gitlab-ci.yml (or a file it includes): its keyed fingerprint",
+          project=GL_PROJECT, fingerprint=FINGERPRINT),
+    _form(K.CREDENTIAL, "literal", "credential:literal:{repo}:{fingerprint}", "a credential written in a "
+          "workflow or action file of the repository: its keyed fingerprint (graphkit.redact.fingerprint)",
+          repo=REPO, fingerprint=FINGERPRINT),
     _form(K.CREDENTIAL, "file", "credential:{hostname}:{path}", hostname=HOSTNAME, path=PATH),
     _form(K.CLOUD_USER, "aws", "cloud_user:aws:{arn}", arn=ARN),
     _form(K.CLOUD_GROUP, "aws", "cloud_group:aws:{arn}", arn=ARN),
@@ -564,6 +572,15 @@ def cache_host(hostname: str, path: str) -> str:
 def credential(hostname: str, path: str) -> str:
     """A credential file on a host: ``credential:{hostname}:{path}``."""
     return _build(NodeKind.CREDENTIAL, "file", hostname=hostname, path=path)
+
+
+def literal_credential(repository: str, fingerprint: str, platform: str = "github") -> str:
+    """A credential written literally in a repository's CI file, by the keyed fingerprint of its value (never
+    the value): ``credential:literal:{owner}/{repo}:{fingerprint}``, for a GitLab project
+    ``credential:literal:gitlab:{project}:{fingerprint}``."""
+    if platform == "gitlab":
+        return _build(NodeKind.CREDENTIAL, "literal_gitlab", project=repository, fingerprint=fingerprint)
+    return _build(NodeKind.CREDENTIAL, "literal", repo=repository, fingerprint=fingerprint)
 
 
 def cloud_user(arn: str) -> str:

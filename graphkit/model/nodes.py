@@ -604,18 +604,27 @@ class Cache(Node):
 
 
 class Credential(Node):
-    """A credential stored on a host (presence and fingerprint only, never the value).
+    """A credential stored on a host (presence and fingerprint only, never the value), or written literally in
+    a repository's CI file.
 
     ``credential_type``: e.g. ``aws``, ``docker``, ``kube``, ``npm``, ``pypi``,
     ``gh``, ``git``, ``ssh``, ``gpg``, ``cosign``, ``runner``.  ``grants``: what
     it gives access to when readable from the file (profile, registry host...).
     ``fingerprint``: a truncated keyed hash, never reversible.
+
+    ``credential_type="literal"`` (id :func:`graphkit.model.ids.literal_credential`): a value written in a
+    workflow, action or ``.gitlab-ci.yml`` file of ``repository`` (finding ``literal-credential-in-workflow``):
+    ``host`` is empty, ``path`` the first file holding it, ``literal_kind`` its token format
+    (:class:`LiteralCredential`), ``evidence`` every place it is written.  Every job that receives it reads it
+    (``reads_secret``, cut by ``rotate_credential``): anyone who reads the repository or holds a runner of such
+    a job has it until it is rotated (semantics §2).
     """
 
     spec: ClassVar[NodeSpec] = NodeSpec(kind=NodeKind.CREDENTIAL, revoked_by=RevocationAction.ROTATE_CREDENTIAL, label="Credential",
                                         copyable=True,
                                         default_criticality=Criticality.HIGH,
-                                        description="A credential stored on a host")
+                                        description="A credential stored on a host, or written literally in "
+                                        "a repository's CI file")
     kind: Literal["credential"] = "credential"
     credential_type: str
     host: str
@@ -635,6 +644,10 @@ class Credential(Node):
     #: the GitHub owner (``org``) or repository (``owner/name``) the token or App installation acts on;
     #: None = unknown (then the owners of the host's runners, ``possible``)
     github_owner: str | None = None
+    #: ``credential_type="literal"``: the repository (GitHub ``owner/name``, GitLab project path) whose file holds it
+    repository: str | None = None
+    #: ``credential_type="literal"``: the token format found (``GitHub Token``, ``AWS Access Key``...)
+    literal_kind: str | None = None
 
     @property
     def revoked_by(self) -> RevocationAction | None:

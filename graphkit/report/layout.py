@@ -51,8 +51,9 @@ def kind_layers() -> dict[NodeKind, int]:
     kg.add_nodes_from(NodeKind)
     for spec in EDGE_SPECS.values():
         # edges back to a foothold (a job's code persisting on runners and hosts, a credential that attaches a
-        # runner to a group, a repository writer's code run in jobs and on runners and hosts) would fold runners,
-        # jobs, tokens, repositories and credentials into one layer: the layout leaves them out
+        # runner to a group or polls a runner's jobs, a repository writer's code run in jobs and on runners and
+        # hosts) would fold runners, jobs, tokens, repositories and credentials into one layer: the layout leaves
+        # them out
         if spec.traversable and not spec.source_only and spec.kind not in _BACK_TO_FOOTHOLD:
             kg.add_edges_from((s, t) for s in spec.sources for t in spec.targets if s != t)
     cond = nx.condensation(kg)
@@ -65,7 +66,8 @@ def kind_layers() -> dict[NodeKind, int]:
 
 
 #: edge kinds that lead back to a foothold whatever their ends (see :func:`kind_layers`)
-_BACK_TO_FOOTHOLD = frozenset({EdgeKind.CAN_REGISTER_RUNNER, EdgeKind.WRITES_WORKFLOWS, EdgeKind.RUNS_CODE_IN})
+_BACK_TO_FOOTHOLD = frozenset({EdgeKind.CAN_REGISTER_RUNNER, EdgeKind.WRITES_WORKFLOWS, EdgeKind.RUNS_CODE_IN,
+                               EdgeKind.AUTHENTICATES_RUNNER})
 
 
 def kind_colors() -> dict[NodeKind, str]:

@@ -281,9 +281,26 @@ def _token_actions(t: TokenStatus, graph: Graph) -> list[Action]:
                                  "register_self_hosted_runner events give the time)")]
 
 
+_LITERAL_DOC = ("https://docs.github.com/en/actions/security-for-github-actions/security-guides/"
+                "security-hardening-for-github-actions#using-secrets")
+
+
+def _rotate_literal(node: Credential) -> list[Action]:
+    """A credential written in a CI file: revoke it at its issuer (it is in the git history and every clone),
+    then replace the text by a reference to a secret (a GitLab masked, protected CI/CD variable)."""
+    places = ", ".join(dict.fromkeys(f"{e.file}:{e.line}" if e.line else e.file for e in node.evidence))
+    store = ("a masked, protected CI/CD variable" if node.id.startswith("credential:literal:gitlab:")
+             else "an Actions secret referenced as ${{ secrets.NAME }}")
+    return [Action(f"Revoke the {node.literal_kind or 'credential'} written in {node.repository} ({places}) at "
+                   "its issuer and issue a new value (the old one stays in the git history)", _LITERAL_DOC, "manual"),
+            Action(f"Remove it from the file(s) and store the new value as {store}", _LITERAL_DOC, "manual")]
+
+
 def _rotate_credential(node: Node, graph: Graph) -> list[Action]:
     if not isinstance(node, Credential):
         return [Action(f"Rotate {node.name} at its issuer", _HARDEN, "manual")]
+    if node.credential_type == "literal":
+        return _rotate_literal(node)
     text, doc = _ISSUER.get(node.credential_type, (f"Rotate the {node.credential_type} credential at its issuer",
                                                     _HARDEN))
     out = [Action(text, doc, "manual"), *_registered_meanwhile(node, graph)]

@@ -85,6 +85,12 @@ repositories (:func:`~graphkit.resolve.routing.unknown_caller_repos`: ``owner/*`
 else ``*/*``, any repository), e.g. ``secret:all:{owner}/*`` and ``secret:{owner}/*:{NAME}``, and its token's
 ``writes_repository`` goes to ``repo:{owner}/*`` (or ``repo:*/*``), never to the called repository.
 
+Literal credentials
+-------------------
+A credential written in a workflow, action or ``.gitlab-ci.yml`` file is a ``credential`` node
+(``credential:literal:{repo}:{fingerprint}``) read (``reads_secret``, cut by ``rotate_credential``) by the jobs it
+is handed to (:mod:`~graphkit.resolve.literals`).
+
 Environment branch policies
 ---------------------------
 A job reaches an environment (``deploys_to``) and its secrets only when its
@@ -174,6 +180,7 @@ from graphkit.resolve.gitlab import link_gitlab
 from graphkit.resolve.gitlab_join import join_gitlab_registrations
 from graphkit.resolve.gitlab_untrusted import link_gitlab_untrusted
 from graphkit.resolve.observed import link_observed
+from graphkit.resolve.literals import link_literal_credentials
 from graphkit.resolve.k8s import link_k8s
 from graphkit.resolve.persistence import link_persistence
 from graphkit.resolve.registration import link_registration
@@ -237,6 +244,7 @@ def resolve(graph: Graph) -> None:
     link_k8s(graph)
     link_writers(ctx, jobs)  # what whoever writes a repository runs: its jobs and where they persist; token writes
     link_registration(ctx, jobs)
+    link_literal_credentials(graph, jobs)  # values written in CI files: read by the jobs they are handed to
     graph.meta.resolve = ResolveSummary(**{k: sorted(v) for k, v in ctx.summary.items()})
     from graphkit.cloud import link_cloud  # OIDC trust evaluation, pattern roles (graphkit/cloud.py)
     link_cloud(graph)

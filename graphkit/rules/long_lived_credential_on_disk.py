@@ -44,7 +44,7 @@ def _readers(graph: Graph, c: Credential) -> tuple[list[str], Confidence]:
       "to the cloud, registry and package index; keyless signing), scoped to the job that needs them.")
 def long_lived_credential_on_disk(graph: Graph, options: FindingOptions) -> Iterator[Finding]:
     for c in graph.nodes(NodeKind.CREDENTIAL):
-        if not isinstance(c, Credential) or c.lifetime is not Lifetime.UNTIL_ROTATED:
+        if not isinstance(c, Credential) or c.lifetime is not Lifetime.UNTIL_ROTATED or not c.host:
             continue
         readers, confidence = _readers(graph, c)
         if not readers:
