@@ -167,7 +167,8 @@ REVOCATION_SPECS: dict[RevocationAction, RevocationSpec] = {
         RevocationSpec(action=RevocationAction.ROTATE_SECRET,
                        description="Rotate the secret at its issuer, then update the stored value"),
         RevocationSpec(action=RevocationAction.ROTATE_CREDENTIAL,
-                       description="Rotate the on-disk credential at its issuer and delete the file"),
+                       description="Rotate the credential at its issuer, then delete the file that held it (on disk) or "
+                                   "replace the literal with a secret (written in a workflow)"),
         RevocationSpec(action=RevocationAction.ROTATE_SIGNING_KEY,
                        description="Rotate the signing key and revoke signatures made after the compromise"),
         RevocationSpec(action=RevocationAction.REDUCE_TOKEN_PERMISSIONS,
