@@ -181,8 +181,11 @@ def test_every_command_on_a_saved_partial_graph_says_why_and_exits_3(tmp_path):
             f"  skipped {src}/test.gitlab-ci.yml"], args
         assert note[3].endswith("fuzz variable mask.extends: extends '.fuzz_base': no such job or template (or in an "
                                 "include graphkit does not fetch: component ${CI_SERVER_FQDN}/components/dependency-"
-                                "scanning/main@1.1.1, component ${CI_SERVER_FQDN}/components/sast/sast@3.4.0, component "
-                                "${CI_SERVER_FQDN}/gitlab-org/components/danger-review/danger-review@2.1.0) (line 181)")
+                                "scanning/main@1.1.1, project gitlab-com/gl-security/security-operations/infrastructure-"
+                                "security-public/oidc-modules:templates/gcp_auth.yaml@3.4.0, template Security/Coverage-"
+                                "Fuzzing.latest.gitlab-ci.yml, component ${CI_SERVER_FQDN}/components/sast/sast@3.4.0, "
+                                "component ${CI_SERVER_FQDN}/gitlab-org/components/danger-review/danger-review@2.1.0) "
+                                "(line 181)")
         assert "some files or places were skipped" not in res.stderr  # one note, not two
 
 

@@ -332,8 +332,12 @@ def _noted(asm: _Assembler) -> list[InputError]:
     """The problems; what is not found may be defined by an include that was not read: said so."""
     if not asm.unresolved:
         return asm.problems
-    note = " (or in an include graphkit does not fetch: " + ", ".join(
-        sorted({f"{i.kind} {i.target}" for i in asm.unresolved})[:3]) + ")"
+    names = sorted({(i.kind, i.target) for i in asm.unresolved})
+    # the first of each kind (a template or project include among many components is named), then up to 5 in all
+    shown = list(dict.fromkeys([*(next(n for n in names if n[0] == k) for k in dict.fromkeys(k for k, _ in names)),
+                                *names]))[:max(5, len({k for k, _ in names}))]
+    more = f" and {len(names) - len(shown)} more" if len(names) > len(shown) else ""
+    note = " (or in an include graphkit does not fetch: " + ", ".join(f"{k} {t}" for k, t in shown) + more + ")"
     return [InputError(p.file, p.place, p.reason.replace(" (line", note + " (line", 1))
             if "names nothing" in p.reason or "no such job" in p.reason else p for p in asm.problems]
 
