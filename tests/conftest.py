@@ -81,3 +81,17 @@ def bolt():
             "no Bolt server: arcadedb-embedded is not installed (pip install -e '.[test]') and NEO4J_URI is not set")
     with server_settings() as settings:
         yield settings
+
+
+def workflows_graph(tmp_path, files: dict[str, str]):
+    """The graph built from one repository ``o/r`` holding ``files`` (path inside the checkout -> text), read as
+    GitHub Actions workflows and actions; the build must report no problem."""
+    from graphkit.build import build_graph
+
+    root = tmp_path / "repos" / "o__r"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    res = build_graph({"github-actions": [tmp_path / "repos"]})
+    assert res.problems == []
+    return res.graph

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from graphkit.build import build_graph
 from graphkit.model import EdgeKind, ids
+from conftest import workflows_graph
 
 WF = ".github/workflows/pr.yml"
 JOB = ids.job("o/r", WF, "build")
@@ -47,19 +47,9 @@ on: {on}
 """
 
 
-def _graph(tmp_path: Path, files: dict[str, str]):
-    root = tmp_path / "repos" / "o__r"
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    res = build_graph({"github-actions": [tmp_path / "repos"]})
-    assert res.problems == []
-    return res.graph
-
-
 def _build(tmp_path: Path, ref: str, on: str = "pull_request_target", version: str = "v3", extra: str = "",
            wf_env: str = "", job_env: str = "", step_env: str = ""):
-    return _graph(tmp_path, {WF: RESOLVE.format(on=on, ref=ref, version=version, extra=extra, wf_env=wf_env,
+    return workflows_graph(tmp_path, {WF: RESOLVE.format(on=on, ref=ref, version=version, extra=extra, wf_env=wf_env,
                                                 job_env=job_env, step_env=step_env)})
 
 
@@ -159,7 +149,7 @@ def test_another_jobs_output_names_the_run_time_guard(tmp_path):
     wf = RESOLVE.format(on="pull_request_target", ref="${{ needs.sha.outputs.sha }}", version="v3", extra="",
                         wf_env="", job_env="    needs: sha\n", step_env="").replace(
         "jobs:\n", "jobs:\n  sha:\n    runs-on: ubuntu-latest\n    outputs: {sha: x}\n    steps: [{run: 'true'}]\n")
-    g = _graph(tmp_path, {WF: wf})
+    g = workflows_graph(tmp_path, {WF: wf})
     assert _codes(g)[0][2] is False
     assert _entries(g)["fork-pr/pull_request_target"][:2] == (
         "possible", ["run-time-checkout-ref", "pull-request-target-privileged"])
@@ -183,7 +173,7 @@ def test_a_step_output_passed_to_a_composite_actions_checkout(tmp_path):
                         step_env="").replace("actions/checkout@v3\n        with:\n          ref: \n",
                                              "./.github/actions/co\n        with:\n"
                                              "          ref: ${{ steps.pr.outputs.sha }}\n")
-    g = _graph(tmp_path, {WF: wf, ".github/actions/co/action.yml": ACTION})
+    g = workflows_graph(tmp_path, {WF: wf, ".github/actions/co/action.yml": ACTION})
     (code,) = g.node(JOB).untrusted_code
     assert (code.certain, code.evidence.file, code.evidence.yaml_path) == (
         False, ".github/actions/co/action.yml", "runs.steps[0]")
@@ -207,6 +197,6 @@ jobs:
           T: ${{ env.TITLE }}
         run: echo "${{ env.T }}"
 """
-    g = _graph(tmp_path, {WF: wf})
+    g = workflows_graph(tmp_path, {WF: wf})
     assert [(c.how, c.events, c.evidence.yaml_path, c.evidence.detail) for c in g.node(JOB).untrusted_code] == [
         ("injection", ("issue_comment", "issues"), "jobs.build.steps[0].run", "${{ env.T }}")]

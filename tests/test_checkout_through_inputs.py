@@ -20,25 +20,13 @@ checkout written in the caller.  Real values on workflows written to ``tmp_path`
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from graphkit.build import build_graph
 from graphkit.model import EdgeKind, ids
+from conftest import workflows_graph
 
 WF = ".github/workflows/{}.yml"
 CALLER_WF, BUILD_WF = WF.format("pr"), WF.format("build")
-
-
-def _build(tmp_path: Path, files: dict[str, str]):
-    root = tmp_path / "repos" / "o__r"
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    res = build_graph({"github-actions": [tmp_path / "repos"]})
-    assert res.problems == []
-    return res.graph
 
 
 def _entries(graph, jid: str, members: bool = False) -> dict[str, tuple]:
@@ -78,7 +66,7 @@ HEAD_SHA = "${{ github.event.pull_request.head.sha }}"
 
 
 def _reusable(tmp_path, on="pull_request_target", ref=HEAD_SHA, version="v3", extra="", default=""):
-    return _build(tmp_path, {CALLER_WF: CALLER.format(on=on, ref=ref),
+    return workflows_graph(tmp_path, {CALLER_WF: CALLER.format(on=on, ref=ref),
                              BUILD_WF: BUILD.format(version=version, extra=extra, default=default)})
 
 
@@ -124,7 +112,7 @@ def test_a_repository_input_and_a_workflow_run_caller(tmp_path):
     build = BUILD.format(version="v3", extra="\n          repository: ${{ inputs.repo }}", default="") \
         .replace("      ref: {type: string, required: false}\n",
                  "      ref: {type: string, required: false}\n      repo: {type: string}\n")
-    g = _build(tmp_path, {CALLER_WF: caller, BUILD_WF: build})
+    g = workflows_graph(tmp_path, {CALLER_WF: caller, BUILD_WF: build})
     (code,) = g.node(CALLED).untrusted_code
     assert (code.evidence.detail, [(v.yaml_path, v.line) for v in code.via]) == (
         "${{ inputs.ref }} ${{ inputs.repo }}", [("jobs.call.with.ref", 6), ("jobs.call.with.repo", 7)])
@@ -168,7 +156,7 @@ jobs:
 
 
 def test_another_jobs_output_is_possible_never_certain(tmp_path):
-    g = _build(tmp_path, {CALLER_WF: NEEDS_CALLER.format(on="pull_request_target"),
+    g = workflows_graph(tmp_path, {CALLER_WF: NEEDS_CALLER.format(on="pull_request_target"),
                           BUILD_WF: BUILD.format(version="v3", extra="", default="")})
     (code,) = g.node(CALLED).untrusted_code
     assert (code.certain, [(v.yaml_path, v.detail) for v in code.via]) == (
@@ -180,14 +168,14 @@ def test_another_jobs_output_is_possible_never_certain(tmp_path):
 
 def test_another_jobs_output_in_a_run_without_a_pull_request_is_nothing(tmp_path):
     # push and pull_request runs: no outsider's code with the repository's secrets
-    g = _build(tmp_path, {CALLER_WF: NEEDS_CALLER.format(on="[push, pull_request]"),
+    g = workflows_graph(tmp_path, {CALLER_WF: NEEDS_CALLER.format(on="[push, pull_request]"),
                           BUILD_WF: BUILD.format(version="v3", extra="", default="")})
     assert g.node(CALLED).untrusted_code == []
 
 
 def test_the_inputs_default_is_evaluated_in_the_callers_run(tmp_path):
     caller = CALLER.format(on="pull_request_target", ref="").replace("    with:\n      ref: \n", "")
-    g = _build(tmp_path, {CALLER_WF: caller, BUILD_WF: BUILD.format(
+    g = workflows_graph(tmp_path, {CALLER_WF: caller, BUILD_WF: BUILD.format(
         version="v3", extra="", default=", default: '${{ github.head_ref }}'")})
     (code,) = g.node(CALLED).untrusted_code
     assert [(v.file, v.yaml_path, v.line, v.detail) for v in code.via] == [
@@ -195,7 +183,7 @@ def test_the_inputs_default_is_evaluated_in_the_callers_run(tmp_path):
         (BUILD_WF, "on.workflow_call.inputs.ref.default", 4, "${{ github.head_ref }}")]
     assert _entries(g, CALLED)["fork-pr/pull_request_target"][0] == "certain"
     # a value the caller passes replaces the default
-    g = _build(tmp_path / "passed", {CALLER_WF: CALLER.format(on="pull_request_target", ref="main"),
+    g = workflows_graph(tmp_path / "passed", {CALLER_WF: CALLER.format(on="pull_request_target", ref="main"),
                                      BUILD_WF: BUILD.format(version="v3", extra="",
                                                             default=", default: '${{ github.head_ref }}'")})
     assert g.node(CALLED).untrusted_code == []
@@ -204,7 +192,7 @@ def test_the_inputs_default_is_evaluated_in_the_callers_run(tmp_path):
 def test_the_callers_if_gates_the_called_checkout(tmp_path):
     caller = CALLER.format(on="pull_request_target", ref=HEAD_SHA).replace(
         "    uses:", "    if: github.event.pull_request.head.repo.full_name == github.repository\n    uses:")
-    g = _build(tmp_path, {CALLER_WF: caller, BUILD_WF: BUILD.format(version="v3", extra="", default="")})
+    g = workflows_graph(tmp_path, {CALLER_WF: caller, BUILD_WF: BUILD.format(version="v3", extra="", default="")})
     assert _entries(g, CALLED) == {"fork-pr/pull_request_target": (
         "possible", ["same-repository-condition", "pull-request-target-privileged"],
         [(BUILD_WF, "jobs.build.steps[0]", 9), (CALLER_WF, "jobs.call.with.ref", 7), (CALLER_WF, "jobs.call.if", 4)])}
@@ -226,7 +214,7 @@ jobs:
 def test_nested_reusable_workflows(tmp_path):
     caller = CALLER.format(on="pull_request_target", ref=HEAD_SHA).replace(
         "./.github/workflows/build.yml\n    with:\n      ref:", "./.github/workflows/mid.yml\n    with:\n      sha:")
-    g = _build(tmp_path, {CALLER_WF: caller, WF.format("mid"): MID,
+    g = workflows_graph(tmp_path, {CALLER_WF: caller, WF.format("mid"): MID,
                           BUILD_WF: BUILD.format(version="v3", extra="", default="")})
     leaf = ids.job("o/r", BUILD_WF, "build", caller=ids.job("o/r", WF.format("mid"), "mid", caller=CALL))
     (code,) = g.node(leaf).untrusted_code
@@ -277,7 +265,7 @@ jobs:
 
 
 def test_nested_composite_actions_and_an_actions_default(tmp_path):
-    g = _build(tmp_path, {CALLER_WF: COMPOSITE_CALLER, ".github/actions/outer/action.yml": OUTER,
+    g = workflows_graph(tmp_path, {CALLER_WF: COMPOSITE_CALLER, ".github/actions/outer/action.yml": OUTER,
                           ".github/actions/inner/action.yml": INNER})
     jid = ids.job("o/r", CALLER_WF, "t")
     assert [(c.how, c.certain, c.evidence.file, c.evidence.yaml_path, [(v.file, v.yaml_path) for v in c.via])
@@ -299,7 +287,7 @@ def test_nested_composite_actions_and_an_actions_default(tmp_path):
                                        ("${{ github.head_ref }}", ["checkout", "injection"])])  # a branch name is
 def test_an_input_naming_the_head_is_an_injection_only_when_it_holds_text(tmp_path, ref, hows):
     build = BUILD.format(version="v3", extra="", default="").replace("make &&", 'make "${{ inputs.ref }}" &&')
-    g = _build(tmp_path, {CALLER_WF: CALLER.format(on="pull_request_target", ref=ref), BUILD_WF: build})
+    g = workflows_graph(tmp_path, {CALLER_WF: CALLER.format(on="pull_request_target", ref=ref), BUILD_WF: build})
     assert [c.how for c in g.node(CALLED).untrusted_code] == hows
 
 
@@ -313,7 +301,7 @@ def test_a_checkout_of_another_jobs_output_written_in_the_job(tmp_path):
       - uses: actions/checkout@v3
         with: {ref: "${{ needs.sha.outputs.sha }}"}
 """)
-    g = _build(tmp_path, {CALLER_WF: wf})
+    g = workflows_graph(tmp_path, {CALLER_WF: wf})
     (code,) = g.node(CALL).untrusted_code
     assert (code.certain, code.via, code.evidence.yaml_path) == (False, (), "jobs.call.steps[0]")
     assert _entries(g, CALL)["fork-pr/pull_request_target"][0] == "possible"

@@ -17,23 +17,11 @@ The entry is the script that expands the text, in the job that runs it; its evid
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from graphkit.build import build_graph
 from graphkit.model import EdgeKind, ids
+from conftest import workflows_graph
 
 WF = ".github/workflows/{}.yml"
 GREET = ".github/actions/greet/action.yml"
-
-
-def _build(tmp_path: Path, files: dict[str, str]):
-    root = tmp_path / "repos" / "o__r"
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    res = build_graph({"github-actions": [tmp_path / "repos"]})
-    assert res.problems == []
-    return res.graph
 
 
 def _entries(graph, jid: str) -> dict[str, tuple]:
@@ -74,7 +62,7 @@ PRT = ["script-injection", "pull-request-target-privileged"]
 
 
 def test_a_composite_run_step_writing_a_tainted_input(tmp_path):
-    g = _build(tmp_path, {WF.format("pr"): CALLER.format(on="pull_request_target", step_if=""),
+    g = workflows_graph(tmp_path, {WF.format("pr"): CALLER.format(on="pull_request_target", step_if=""),
                           GREET: ACTION.format(steps='    - run: echo "${{ inputs.title }}"\n      shell: bash\n')})
     (code,) = g.node(JOB).untrusted_code
     assert (code.how, code.events, code.evidence.file, code.evidence.yaml_path, code.evidence.detail) == (
@@ -97,7 +85,7 @@ def test_composite_forms_github_script_and_env(tmp_path):
       with:
         script: console.log("${{ inputs.title }}")
 """
-    g = _build(tmp_path, {WF.format("pr"): CALLER.format(on="pull_request_target", step_if=""),
+    g = workflows_graph(tmp_path, {WF.format("pr"): CALLER.format(on="pull_request_target", step_if=""),
                           GREET: ACTION.format(steps=steps)})
     # the shell variable is the documented mitigation; ${{ env.T }} and the script are substituted first
     assert [(c.evidence.yaml_path, c.evidence.detail, [v.yaml_path for v in c.via])
@@ -108,14 +96,14 @@ def test_composite_forms_github_script_and_env(tmp_path):
 
 def test_a_composite_under_pull_request_is_no_entry_into_the_job(tmp_path):
     # a fork's pull_request run has no secrets and runs the fork's own workflow: no job entry
-    g = _build(tmp_path, {WF.format("pr"): CALLER.format(on="pull_request", step_if=""),
+    g = workflows_graph(tmp_path, {WF.format("pr"): CALLER.format(on="pull_request", step_if=""),
                           GREET: ACTION.format(steps='    - run: echo "${{ inputs.title }}"\n      shell: bash\n')})
     assert _entries(g, JOB) == {}
 
 
 def test_the_caller_steps_if_gates_the_composite_steps(tmp_path):
     cond = "        if: github.event.pull_request.head.repo.full_name == github.repository\n"
-    g = _build(tmp_path, {WF.format("pr"): CALLER.format(on="pull_request_target", step_if=cond),
+    g = workflows_graph(tmp_path, {WF.format("pr"): CALLER.format(on="pull_request_target", step_if=cond),
                           GREET: ACTION.format(steps='    - run: echo "${{ inputs.title }}"\n      shell: bash\n')})
     assert _entries(g, JOB) == {"fork-pr/pull_request_target": (
         "possible", ["script-injection", "same-repository-condition", "pull-request-target-privileged"],
@@ -159,7 +147,7 @@ jobs:
         with:
           title: ${{ github.event.issue.title }}
 """
-    g = _build(tmp_path, {WF.format("issue"): caller, ".github/actions/outer/action.yml": outer,
+    g = workflows_graph(tmp_path, {WF.format("issue"): caller, ".github/actions/outer/action.yml": outer,
                           ".github/actions/inner/action.yml": inner})
     jid = ids.job("o/r", WF.format("issue"), "triage")
     assert [(c.evidence.file, c.evidence.yaml_path, c.events, [(v.file, v.yaml_path) for v in c.via])
@@ -178,7 +166,7 @@ jobs:
 
 def test_a_remote_action_that_is_not_read_says_nothing(tmp_path):
     caller = CALLER.format(on="pull_request_target", step_if="").replace("./.github/actions/greet", "acme/greet@v1")
-    g = _build(tmp_path, {WF.format("pr"): caller})
+    g = workflows_graph(tmp_path, {WF.format("pr"): caller})
     assert g.node(JOB).untrusted_code == []
     assert _entries(g, JOB) == {}
 
@@ -211,7 +199,7 @@ jobs:
 
 
 def test_a_reusable_workflow_writing_a_tainted_input(tmp_path):
-    g = _build(tmp_path, {WF.format("pr"): REUSABLE_CALLER, WF.format("lint"): REUSABLE})
+    g = workflows_graph(tmp_path, {WF.format("pr"): REUSABLE_CALLER, WF.format("lint"): REUSABLE})
     called = ids.job("o/r", WF.format("lint"), "lint", caller=ids.job("o/r", WF.format("pr"), "call"))
     # the called job runs in the caller's run with its secrets: the entry is there; boolean and number inputs
     # hold no text
@@ -227,7 +215,7 @@ def test_a_reusable_workflow_writing_a_tainted_input(tmp_path):
 def test_a_tainted_input_passed_on_to_a_composite_in_a_called_workflow(tmp_path):
     reusable = REUSABLE.replace('      - run: echo "${{ inputs.title }}" ${{ secrets.S1 }}\n',
                                 "      - uses: ./.github/actions/greet\n        with: {title: '${{ inputs.title }}'}\n")
-    g = _build(tmp_path, {WF.format("pr"): REUSABLE_CALLER, WF.format("lint"): reusable,
+    g = workflows_graph(tmp_path, {WF.format("pr"): REUSABLE_CALLER, WF.format("lint"): reusable,
                           GREET: ACTION.format(steps='    - run: echo "${{ inputs.title }}"\n      shell: bash\n')})
     called = ids.job("o/r", WF.format("lint"), "lint", caller=ids.job("o/r", WF.format("pr"), "call"))
     assert _entries(g, called)["fork-pr/pull_request_target"][2] == [
@@ -239,7 +227,7 @@ def test_the_callers_if_gates_the_called_job(tmp_path):
     same = REUSABLE_CALLER.replace("    uses: ./.github/workflows/lint.yml\n",
                                    "    if: github.event.pull_request.head.repo.full_name == github.repository\n"
                                    "    uses: ./.github/workflows/lint.yml\n")
-    g = _build(tmp_path, {WF.format("pr"): same, WF.format("lint"): REUSABLE})
+    g = workflows_graph(tmp_path, {WF.format("pr"): same, WF.format("lint"): REUSABLE})
     called = ids.job("o/r", WF.format("lint"), "lint", caller=ids.job("o/r", WF.format("pr"), "call"))
     assert [(v.event, v.outcome, v.guards, v.evidence.yaml_path) for v in g.node(called).condition] == [
         ("pull_request_target", "gated", ("same-repository-condition",), "jobs.call.if")]
@@ -255,7 +243,7 @@ def test_a_caller_if_false_for_the_event_closes_the_called_job(tmp_path):
     push_only = REUSABLE_CALLER.replace("    uses: ./.github/workflows/lint.yml\n",
                                         "    if: github.event_name == 'push'\n    uses: ./.github/workflows/lint.yml\n")
     push_only = push_only.replace("on: pull_request_target\n", "on: [pull_request_target, push]\n")
-    g = _build(tmp_path, {WF.format("pr"): push_only, WF.format("lint"): REUSABLE})
+    g = workflows_graph(tmp_path, {WF.format("pr"): push_only, WF.format("lint"): REUSABLE})
     called = ids.job("o/r", WF.format("lint"), "lint", caller=ids.job("o/r", WF.format("pr"), "call"))
     assert [c.evidence.yaml_path for c in g.node(called).untrusted_code] == ["jobs.lint.steps[1].run"]
     assert _entries(g, called) == {}
@@ -265,7 +253,7 @@ def test_a_caller_that_never_runs_calls_nothing(tmp_path):
     # pull_request_target alone starts the workflow and the caller's if wants push: the caller never runs
     push_only = REUSABLE_CALLER.replace("    uses: ./.github/workflows/lint.yml\n",
                                         "    if: github.event_name == 'push'\n    uses: ./.github/workflows/lint.yml\n")
-    g = _build(tmp_path, {WF.format("pr"): push_only, WF.format("lint"): REUSABLE})
+    g = workflows_graph(tmp_path, {WF.format("pr"): push_only, WF.format("lint"): REUSABLE})
     caller = ids.job("o/r", WF.format("pr"), "call")
     assert g.node(caller).never_runs
     assert ids.job("o/r", WF.format("lint"), "lint", caller=caller) not in g

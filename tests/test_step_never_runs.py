@@ -14,12 +14,10 @@ decided, keeps the step.  Real values on workflows written to ``tmp_path``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from graphkit.build import build_graph
 from graphkit.model import EdgeKind, ids
+from conftest import workflows_graph
 
 WF = ".github/workflows/{}.yml"
 
@@ -39,16 +37,6 @@ jobs:
 """
 
 
-def _build(tmp_path: Path, files: dict[str, str]):
-    root = tmp_path / "repos" / "o__r"
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    res = build_graph({"github-actions": [tmp_path / "repos"]})
-    assert res.problems == []
-    return res.graph
-
-
 def _secrets(g, jid):
     return sorted(e.target for e in g.out_edges(jid) if e.kind is EdgeKind.READS_SECRET)
 
@@ -65,7 +53,7 @@ JOB = ids.job("o/r", WF.format("pr"), "t")
                                   "github.event_name == 'push' && github.ref == 'refs/heads/main'",
                                   "always() && github.event_name == 'push'"])
 def test_a_step_false_for_every_event_counts_for_nothing(tmp_path, cond):
-    g = _build(tmp_path, {WF.format("pr"): STEPS.format(on="[pull_request_target, issues]", cond=cond)})
+    g = workflows_graph(tmp_path, {WF.format("pr"): STEPS.format(on="[pull_request_target, issues]", cond=cond)})
     job = g.node(JOB)
     assert job.never_runs is None and job.untrusted_code == []
     assert _secrets(g, JOB) == ["secret:o/r:LIVE"]
@@ -75,7 +63,7 @@ def test_a_step_false_for_every_event_counts_for_nothing(tmp_path, cond):
 @pytest.mark.parametrize("cond", ["failure() || github.event_name == 'push'", "always()", "cancelled()",
                                   "success()", "github.actor == 'octocat'", "github.event_name != 'push'"])
 def test_a_status_function_or_an_undecided_if_keeps_the_step(tmp_path, cond):
-    g = _build(tmp_path, {WF.format("pr"): STEPS.format(on="[pull_request_target, issues]", cond=cond)})
+    g = workflows_graph(tmp_path, {WF.format("pr"): STEPS.format(on="[pull_request_target, issues]", cond=cond)})
     assert [(c.how, c.evidence.yaml_path) for c in g.node(JOB).untrusted_code] == [
         ("injection", "jobs.t.steps[1].run"), ("checkout", "jobs.t.steps[2]")]
     assert _secrets(g, JOB) == ["secret:o/r:DEAD", "secret:o/r:LIVE"]
@@ -84,7 +72,7 @@ def test_a_status_function_or_an_undecided_if_keeps_the_step(tmp_path, cond):
 
 def test_a_step_true_for_one_of_the_events_is_kept_and_gated_per_event(tmp_path):
     # push starts the workflow too: the step runs on push; for pull_request_target its if says skipped
-    g = _build(tmp_path, {WF.format("pr"): STEPS.format(on="[pull_request_target, push]",
+    g = workflows_graph(tmp_path, {WF.format("pr"): STEPS.format(on="[pull_request_target, push]",
                                                         cond="github.event_name == 'push'")})
     codes = g.node(JOB).untrusted_code
     assert [(c.how, [(v.event, v.outcome) for v in c.condition]) for c in codes] == [
@@ -122,7 +110,7 @@ jobs:
 
 
 def test_composite_action_steps_false_for_every_event(tmp_path):
-    g = _build(tmp_path, {WF.format("pr"): COMPOSITE_CALLER, ".github/actions/build/action.yml": ACTION})
+    g = workflows_graph(tmp_path, {WF.format("pr"): COMPOSITE_CALLER, ".github/actions/build/action.yml": ACTION})
     # the third step runs: it alone is an entry (its via: the uses: step)
     assert [(c.how, c.evidence.file, c.evidence.yaml_path, [v.yaml_path for v in c.via])
             for c in g.node(JOB).untrusted_code] == [
@@ -149,7 +137,7 @@ jobs:
 
 
 def test_a_called_workflows_step_reads_the_callers_events(tmp_path):
-    g = _build(tmp_path, {WF.format("pr"): REUSABLE_CALLER, WF.format("reuse"): REUSABLE})
+    g = workflows_graph(tmp_path, {WF.format("pr"): REUSABLE_CALLER, WF.format("reuse"): REUSABLE})
     called = ids.job("o/r", WF.format("reuse"), "inner", caller=ids.job("o/r", WF.format("pr"), "call"))
     assert g.node(called).untrusted_code == []
     assert _secrets(g, called) == ["secret:o/r:LIVE"]

@@ -1,9 +1,9 @@
-"""What a GitLab CI/CD job says about itself (the ``gitlab`` field of a :class:`~graphkit.model.nodes.Job`).
+"""What a GitLab CI/CD job says about itself (the ``gitlab`` field of a :class:`~graphkit.model.jobs.Job`).
 
 Shape decision: a GitLab job is a **job node** (``NodeKind.JOB``, ``platform="gitlab"``), not a kind of its own,
 so that every edge kind, analysis, finding, report and export that reads jobs (``receives_job``,
 ``persists_on``, ``reads_secret``, ``mints_oidc``, blast radius, revocation plan) treats it as it treats a
-GitHub job.  The GitHub routing fields of :class:`~graphkit.model.nodes.Job` (``runs_on``, ``triggers``,
+GitHub job.  The GitHub routing fields of :class:`~graphkit.model.jobs.Job` (``runs_on``, ``triggers``,
 ``permissions``...) stay empty for it; everything GitLab-specific is in :class:`GitLabJob`, written by the
 ``gitlab-ci`` ingestor (``ingest/gitlab_ci``) from the merged pipeline configuration (``extends``,
 ``default:``, ``inherit:``, anchors, ``!reference`` and local ``include:`` already applied).
