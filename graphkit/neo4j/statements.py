@@ -235,9 +235,12 @@ r.update_tag = CASE WHEN r.update_tag > $tag THEN r.update_tag ELSE $tag END
                       "RETURN count(*) AS removed" for k in NODE_TYPES}
     stale_edges = {k: f"MATCH ()-[x:{rel_type_of(k)}]->() WHERE {_STALE} "
                       "WITH x LIMIT $limit DELETE x RETURN count(*) AS removed" for k in EDGE_SPECS}
-    # the newest sync's bookkeeping stays when an older one, run beside it, finishes last
-    sync_meta = (f"MERGE (m:{SYNC_LABEL} {{id: $id}}) WITH m WHERE m.{UPDATE_TAG} IS NULL "
-                 f"OR m.{UPDATE_TAG} <= $props.{UPDATE_TAG} SET m += $props")
+    # the newest sync's bookkeeping stays when an older one, run beside it, finishes last: the write lock is taken
+    # first (a property written then removed), so the tag is read after a concurrent sync's write has committed,
+    # never before it (a lost update: an older sync that read the tag first overwrote a newer one's)
+    sync_meta = (f"MERGE (m:{SYNC_LABEL} {{id: $id}}) SET m.sync_lock = true "
+                 f"WITH m, (m.{UPDATE_TAG} IS NULL OR m.{UPDATE_TAG} <= $props.{UPDATE_TAG}) AS newer "
+                 "SET m += CASE WHEN newer THEN $props ELSE {} END REMOVE m.sync_lock")
     sync_inputs = f"MERGE (m:{SYNC_LABEL} {{id: $id}}) SET m.inputs_json = $inputs_json"
     return Statements(constraints, relabel, create, nodes, edges, from_target, stale_nodes, stale_edges, sync_meta,
                       sync_inputs)
